@@ -1,0 +1,322 @@
+//! n-d arrays of f32, i32 or bool: the values every device computes on.
+//!
+//! An [`Array`] is always contiguous and row-major; its buffer sits behind an
+//! `Arc`, so cloning an array (which the evaluators do constantly when a value
+//! feeds several equations) is a reference-count bump. Operations live in the
+//! submodules, one family per file; each returns a new array.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::bail;
+use crate::error::Result;
+
+/// Element type of an array. JAX's default floating type on CPU is float32 and
+/// its default integer type int32 (x64 disabled), which is what shardlab mirrors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    /// Python `bool` / `jnp.bool_`.
+    Bool,
+    /// `jnp.int32`.
+    I32,
+    /// `jnp.float32`.
+    F32,
+}
+
+impl DType {
+    /// The name JAX prints, e.g. `float32`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "int32",
+            DType::F32 => "float32",
+        }
+    }
+
+    /// The short name used in jaxprs, e.g. `f32`.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "i32",
+            DType::F32 => "f32",
+        }
+    }
+
+    /// The result type of a binary operation: NumPy's promotion restricted to
+    /// these three types (bool < int32 < float32).
+    pub fn promote(self, other: DType) -> DType {
+        self.max(other)
+    }
+}
+
+/// The elements of an array, by type.
+#[derive(Clone, PartialEq)]
+pub enum Buffer {
+    /// float32 elements.
+    F32(Arc<[f32]>),
+    /// int32 elements.
+    I32(Arc<[i32]>),
+    /// bool elements.
+    Bool(Arc<[bool]>),
+}
+
+/// A contiguous row-major n-d array.
+#[derive(Clone, PartialEq)]
+pub struct Array {
+    shape: Vec<usize>,
+    buffer: Buffer,
+}
+
+/// Number of elements of a shape (1 for a scalar).
+pub fn numel(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// Row-major strides, in elements, of a contiguous array of `shape`.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+impl Array {
+    /// Builds an f32 array; fails if `data` does not have `numel(shape)` elements.
+    pub fn from_f32(shape: &[usize], data: Vec<f32>) -> Result<Array> {
+        Self::check_len(shape, data.len())?;
+        Ok(Array {
+            shape: shape.to_vec(),
+            buffer: Buffer::F32(data.into()),
+        })
+    }
+
+    /// Builds an i32 array; fails if `data` does not have `numel(shape)` elements.
+    pub fn from_i32(shape: &[usize], data: Vec<i32>) -> Result<Array> {
+        Self::check_len(shape, data.len())?;
+        Ok(Array {
+            shape: shape.to_vec(),
+            buffer: Buffer::I32(data.into()),
+        })
+    }
+
+    /// Builds a bool array; fails if `data` does not have `numel(shape)` elements.
+    pub fn from_bool(shape: &[usize], data: Vec<bool>) -> Result<Array> {
+        Self::check_len(shape, data.len())?;
+        Ok(Array {
+            shape: shape.to_vec(),
+            buffer: Buffer::Bool(data.into()),
+        })
+    }
+
+    /// Builds an array from a buffer; fails if the lengths disagree.
+    pub fn from_buffer(shape: &[usize], buffer: Buffer) -> Result<Array> {
+        let len = match &buffer {
+            Buffer::F32(d) => d.len(),
+            Buffer::I32(d) => d.len(),
+            Buffer::Bool(d) => d.len(),
+        };
+        Self::check_len(shape, len)?;
+        Ok(Array {
+            shape: shape.to_vec(),
+            buffer,
+        })
+    }
+
+    fn check_len(shape: &[usize], len: usize) -> Result<()> {
+        if numel(shape) != len {
+            bail!(
+                ValueError,
+                "cannot build an array of shape {:?} ({} elements) from {} values",
+                shape,
+                numel(shape),
+                len
+            );
+        }
+        Ok(())
+    }
+
+    /// A 0-d f32 array.
+    pub fn scalar_f32(v: f32) -> Array {
+        Array {
+            shape: vec![],
+            buffer: Buffer::F32(vec![v].into()),
+        }
+    }
+
+    /// A 0-d i32 array.
+    pub fn scalar_i32(v: i32) -> Array {
+        Array {
+            shape: vec![],
+            buffer: Buffer::I32(vec![v].into()),
+        }
+    }
+
+    /// A 0-d bool array.
+    pub fn scalar_bool(v: bool) -> Array {
+        Array {
+            shape: vec![],
+            buffer: Buffer::Bool(vec![v].into()),
+        }
+    }
+
+    /// An array of `shape` and `dtype` filled with `value` (converted to dtype).
+    pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
+        let n = numel(shape);
+        let buffer = match dtype {
+            DType::F32 => Buffer::F32(vec![value as f32; n].into()),
+            DType::I32 => Buffer::I32(vec![value as i32; n].into()),
+            DType::Bool => Buffer::Bool(vec![value != 0.0; n].into()),
+        };
+        Array {
+            shape: shape.to_vec(),
+            buffer,
+        }
+    }
+
+    /// Zeros of `shape` and `dtype`.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Array {
+        Self::full(shape, 0.0, dtype)
+    }
+
+    /// The dimensions.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        numel(&self.shape)
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self.buffer {
+            Buffer::F32(_) => DType::F32,
+            Buffer::I32(_) => DType::I32,
+            Buffer::Bool(_) => DType::Bool,
+        }
+    }
+
+    /// The elements.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+
+    /// The f32 elements, or a TypeError naming the actual dtype.
+    pub fn f32_data(&self) -> Result<&[f32]> {
+        match &self.buffer {
+            Buffer::F32(d) => Ok(d),
+            _ => bail!(
+                TypeError,
+                "expected a float32 array, got {}",
+                self.dtype().name()
+            ),
+        }
+    }
+
+    /// The i32 elements, or a TypeError naming the actual dtype.
+    pub fn i32_data(&self) -> Result<&[i32]> {
+        match &self.buffer {
+            Buffer::I32(d) => Ok(d),
+            _ => bail!(
+                TypeError,
+                "expected an int32 array, got {}",
+                self.dtype().name()
+            ),
+        }
+    }
+
+    /// The bool elements, or a TypeError naming the actual dtype.
+    pub fn bool_data(&self) -> Result<&[bool]> {
+        match &self.buffer {
+            Buffer::Bool(d) => Ok(d),
+            _ => bail!(
+                TypeError,
+                "expected a bool array, got {}",
+                self.dtype().name()
+            ),
+        }
+    }
+
+    /// Every element as f64 (exact for all three dtypes), row-major.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        match &self.buffer {
+            Buffer::F32(d) => d.iter().map(|&v| v as f64).collect(),
+            Buffer::I32(d) => d.iter().map(|&v| v as f64).collect(),
+            Buffer::Bool(d) => d.iter().map(|&v| v as u8 as f64).collect(),
+        }
+    }
+
+    /// Element `i` (row-major flat index) as f64.
+    pub fn get_f64(&self, i: usize) -> f64 {
+        match &self.buffer {
+            Buffer::F32(d) => d[i] as f64,
+            Buffer::I32(d) => d[i] as f64,
+            Buffer::Bool(d) => d[i] as u8 as f64,
+        }
+    }
+
+    /// The same elements under a new shape with the same element count.
+    pub fn with_shape(&self, shape: &[usize]) -> Result<Array> {
+        if numel(shape) != self.size() {
+            bail!(
+                TypeError,
+                "cannot reshape array of shape {:?} (size {}) into shape {:?} (size {})",
+                self.shape,
+                self.size(),
+                shape,
+                numel(shape)
+            );
+        }
+        Ok(Array {
+            shape: shape.to_vec(),
+            buffer: self.buffer.clone(),
+        })
+    }
+
+    /// Each element's bits as a u32 word (f32 bits, i32 bits, bool as 0/1):
+    /// the form in which devices exchange arrays through the fabric.
+    pub fn to_words(&self) -> Vec<u32> {
+        match &self.buffer {
+            Buffer::F32(d) => d.iter().map(|v| v.to_bits()).collect(),
+            Buffer::I32(d) => d.iter().map(|&v| v as u32).collect(),
+            Buffer::Bool(d) => d.iter().map(|&v| v as u32).collect(),
+        }
+    }
+
+    /// The inverse of [`Array::to_words`].
+    pub fn from_words(shape: &[usize], dtype: DType, words: &[u32]) -> Result<Array> {
+        let buffer = match dtype {
+            DType::F32 => Buffer::F32(words.iter().map(|&w| f32::from_bits(w)).collect()),
+            DType::I32 => Buffer::I32(words.iter().map(|&w| w as i32).collect()),
+            DType::Bool => Buffer::Bool(words.iter().map(|&w| w != 0).collect()),
+        };
+        Array::from_buffer(shape, buffer)
+    }
+
+    /// True when both arrays have the same shape, dtype and bits (NaNs with
+    /// equal bits compare equal, unlike `==`).
+    pub fn bitwise_eq(&self, other: &Array) -> bool {
+        self.shape == other.shape
+            && self.dtype() == other.dtype()
+            && self.to_words() == other.to_words()
+    }
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Array({}{:?}, {:?})",
+            self.dtype().short_name(),
+            self.shape,
+            self.to_f64_vec()
+        )
+    }
+}

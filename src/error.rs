@@ -1,0 +1,106 @@
+//! One error type for the whole engine.
+//!
+//! Every failure a user can cause is an [`Error`] carrying the kind of exception
+//! JAX (or Python) would raise for the same mistake, so front ends can report
+//! `ValueError: ...` exactly where JAX would, plus a message that says what to
+//! change: which argument, which dimension, which sizes, which names exist.
+
+use std::fmt;
+
+/// The Python exception class a failure corresponds to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// Wrong value for an otherwise well-typed argument (shapes, specs, divisibility).
+    ValueError,
+    /// Wrong type or dtype, wrong number of arguments.
+    TypeError,
+    /// An axis name (or variable name) that nothing binds.
+    NameError,
+    /// An index out of range.
+    IndexError,
+    /// A missing key in a dict or pytree.
+    KeyError,
+    /// A missing attribute.
+    AttributeError,
+    /// `assert` failed.
+    AssertionError,
+    /// Division by zero in Python arithmetic.
+    ZeroDivisionError,
+    /// Something JAX supports but shardlab does not yet, or no derivative rule.
+    NotImplementedError,
+    /// Python control flow on a traced value (JAX's `ConcretizationTypeError`).
+    ConcretizationTypeError,
+    /// A device failed, the barrier timed out, or a resource limit was hit.
+    RuntimeError,
+    /// The caller cancelled the run.
+    Cancelled,
+    /// The program text does not parse.
+    SyntaxError,
+}
+
+impl ErrorKind {
+    /// The exception's class name as Python prints it.
+    pub fn python_name(self) -> &'static str {
+        match self {
+            ErrorKind::ValueError => "ValueError",
+            ErrorKind::TypeError => "TypeError",
+            ErrorKind::NameError => "NameError",
+            ErrorKind::IndexError => "IndexError",
+            ErrorKind::KeyError => "KeyError",
+            ErrorKind::AttributeError => "AttributeError",
+            ErrorKind::AssertionError => "AssertionError",
+            ErrorKind::ZeroDivisionError => "ZeroDivisionError",
+            ErrorKind::NotImplementedError => "NotImplementedError",
+            ErrorKind::ConcretizationTypeError => "ConcretizationTypeError",
+            ErrorKind::RuntimeError => "RuntimeError",
+            ErrorKind::Cancelled => "Cancelled",
+            ErrorKind::SyntaxError => "SyntaxError",
+        }
+    }
+}
+
+/// A failure with its kind and a message a person can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// Which exception this is.
+    pub kind: ErrorKind,
+    /// What went wrong and what would fix it.
+    pub message: String,
+}
+
+impl Error {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.python_name(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The engine's result type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Returns early with an [`Error`] of the given kind and a formatted message.
+#[macro_export]
+macro_rules! bail {
+    ($kind:ident, $($arg:tt)*) => {
+        return Err($crate::error::Error::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
+    };
+}
+
+/// Builds an [`Error`] of the given kind with a formatted message.
+#[macro_export]
+macro_rules! err {
+    ($kind:ident, $($arg:tt)*) => {
+        $crate::error::Error::new($crate::error::ErrorKind::$kind, format!($($arg)*))
+    };
+}
