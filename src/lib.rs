@@ -7,13 +7,29 @@
 //! - [`array`]: n-d f32/i32/bool arrays and the jnp operations;
 //! - [`mesh`], [`sharding`]: meshes, PartitionSpec, splitting and assembling shards;
 //! - [`ir`]: the jaxpr-like program the front end traces and the devices run;
+//! - [`primitives`]: the primitive table — shape rule, implementation, jvp and
+//!   vjp of each primitive, side by side;
+//! - [`trace`]: building jaxprs from calls on values; [`ops`]: those calls (jnp, lax);
+//! - [`transforms`]: jvp, vjp, grad;
 //! - [`fabric`]: N devices, exchange slots and a barrier;
-//! - [`collectives`]: psum, all_gather, ... written once over the fabric.
+//! - [`collectives`]: psum, all_gather, ... written once over the fabric;
+//! - [`exec`]: running jaxprs on devices, in lockstep or in parallel.
 
 pub mod array;
+pub mod collectives;
 pub mod error;
+pub mod exec;
+pub mod fabric;
+pub mod ir;
 pub mod mesh;
+pub mod ops;
+pub mod primitives;
+pub mod sharding;
+pub mod trace;
+pub mod transforms;
 
 pub use array::{Array, DType};
 pub use error::{Error, ErrorKind, Result};
 pub use mesh::Mesh;
+pub use sharding::PartitionSpec;
+pub use trace::Value;

@@ -1,0 +1,168 @@
+//! How an evaluator's lanes communicate: the one seam between "many devices in
+//! one thread" and "one device per thread".
+//!
+//! An evaluator runs a jaxpr for some number of *lanes* at once (one lane per
+//! device or per vmapped index), equation by equation. A [`Comm`] performs a
+//! collective for all of its lanes together:
+//! - [`Solo`]: one lane and no axes (top level; collectives are unbound);
+//! - [`Lockstep`]: every device of a mesh as lanes of one thread;
+//! - [`OnFabric`]: one device of a mesh, on its own thread, over the fabric;
+//! - [`Nested`]: a vmap inside any of these, its lanes being (outer lane,
+//!   index) pairs; collectives over the vmapped axis run in lockstep, and
+//!   collectives over the outer axes go to the outer comm index by index.
+
+use crate::array::Array;
+use crate::bail;
+use crate::collectives::{self as coll, lockstep, DeviceCtx};
+use crate::error::Result;
+use crate::mesh::Mesh;
+use crate::primitives::collectives::group_size;
+use crate::primitives::{AxisEnv, CollectiveKind};
+
+/// Collectives for a set of lanes.
+pub trait Comm: Sync {
+    /// Number of lanes evaluated together.
+    fn lanes(&self) -> usize;
+    /// Runs `kind` with one operand per lane (ignored for axis_index); returns
+    /// one result per lane.
+    fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>>;
+    /// True at top level, where a shard_map or pmap may start devices.
+    fn is_top(&self) -> bool {
+        false
+    }
+}
+
+/// The top level: one lane, no named axes.
+pub struct Solo;
+
+impl Comm for Solo {
+    fn lanes(&self) -> usize {
+        1
+    }
+
+    fn collective(&self, kind: &CollectiveKind, _xs: Vec<Array>) -> Result<Vec<Array>> {
+        group_size(kind.axes(), &AxisEnv::default())?;
+        bail!(NameError, "unbound axis name: {}", kind.axes().join(", "))
+    }
+
+    fn is_top(&self) -> bool {
+        true
+    }
+}
+
+/// Every device of `mesh` as lanes of this thread.
+pub struct Lockstep<'a> {
+    /// The (possibly virtual) mesh whose positions are the lanes.
+    pub mesh: &'a Mesh,
+}
+
+/// Runs a collective for every position of `mesh` in one thread.
+pub fn lockstep_collective(mesh: &Mesh, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+    use CollectiveKind::*;
+    match kind {
+        Psum { axes } | PsumInvariant { axes } => lockstep::psum(mesh, &xs, axes),
+        Pmax { axes } => lockstep::pmax(mesh, &xs, axes),
+        Pmin { axes } => lockstep::pmin(mesh, &xs, axes),
+        AllGather { axes, axis, tiled } => lockstep::all_gather(mesh, &xs, axes, *axis, *tiled),
+        PsumScatter { axes, dim, tiled } => lockstep::psum_scatter(mesh, &xs, axes, *dim, *tiled),
+        Ppermute { axes, perm } => lockstep::ppermute(mesh, &xs, axes, perm),
+        AllToAll { axes, split_axis, concat_axis, tiled } => {
+            lockstep::all_to_all(mesh, &xs, axes, *split_axis, *concat_axis, *tiled)
+        }
+        AxisIndex { axes } => lockstep::axis_index(mesh, axes),
+        Pvary { .. } => Ok(xs),
+    }
+}
+
+impl Comm for Lockstep<'_> {
+    fn lanes(&self) -> usize {
+        self.mesh.size()
+    }
+
+    fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+        lockstep_collective(self.mesh, kind, xs)
+    }
+}
+
+/// One device of a mesh, exchanging with the others through the fabric.
+pub struct OnFabric<'a> {
+    /// The device's fabric, mesh and position.
+    pub ctx: DeviceCtx<'a>,
+}
+
+impl Comm for OnFabric<'_> {
+    fn lanes(&self) -> usize {
+        1
+    }
+
+    fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+        use CollectiveKind::*;
+        let ctx = &self.ctx;
+        let x = xs.into_iter().next().unwrap_or_else(|| Array::scalar_i32(0));
+        let out = match kind {
+            Psum { axes } | PsumInvariant { axes } => coll::psum(ctx, &x, axes)?,
+            Pmax { axes } => coll::pmax(ctx, &x, axes)?,
+            Pmin { axes } => coll::pmin(ctx, &x, axes)?,
+            AllGather { axes, axis, tiled } => coll::all_gather(ctx, &x, axes, *axis, *tiled)?,
+            PsumScatter { axes, dim, tiled } => coll::psum_scatter(ctx, &x, axes, *dim, *tiled)?,
+            Ppermute { axes, perm } => coll::ppermute(ctx, &x, axes, perm)?,
+            AllToAll { axes, split_axis, concat_axis, tiled } => {
+                coll::all_to_all(ctx, &x, axes, *split_axis, *concat_axis, *tiled)?
+            }
+            AxisIndex { axes } => coll::axis_index(ctx.mesh, ctx.position, axes)?,
+            Pvary { .. } => x,
+        };
+        Ok(vec![out])
+    }
+}
+
+/// A vmapped axis inside another comm: lane `l * size + b` is index `b` of
+/// outer lane `l`.
+pub struct Nested<'a> {
+    /// The enclosing comm.
+    pub outer: &'a dyn Comm,
+    /// The vmapped axis's name, if it has one.
+    pub name: Option<String>,
+    /// The vmapped axis's size.
+    pub size: usize,
+}
+
+impl Comm for Nested<'_> {
+    fn lanes(&self) -> usize {
+        self.outer.lanes() * self.size
+    }
+
+    fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+        let axes = kind.axes();
+        let inner = |a: &String| self.name.as_deref() == Some(a.as_str());
+        let (b, outer_lanes) = (self.size, self.outer.lanes());
+        if !axes.is_empty() && axes.iter().all(inner) {
+            let name = self.name.clone().unwrap_or_default();
+            let mesh = Mesh::new(&[name.as_str()], &[b])?;
+            let mut out = Vec::with_capacity(xs.len());
+            for chunk in xs.chunks(b) {
+                out.extend(lockstep_collective(&mesh, kind, chunk.to_vec())?);
+            }
+            return Ok(out);
+        }
+        if axes.iter().any(inner) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {} over both a vmapped axis and other axes ({:?})",
+                kind.name(),
+                axes
+            );
+        }
+        // Outer axes only: index b of every outer lane forms one outer call.
+        let mut out: Vec<Option<Array>> = vec![None; xs.len()];
+        for i in 0..b {
+            let column: Vec<Array> = (0..outer_lanes).map(|l| xs[l * b + i].clone()).collect();
+            for (l, r) in self.outer.collective(kind, column)?.into_iter().enumerate() {
+                out[l * b + i] = Some(r);
+            }
+        }
+        out.into_iter()
+            .map(|o| o.ok_or_else(|| crate::err!(RuntimeError, "collective returned too few lanes")))
+            .collect()
+    }
+}

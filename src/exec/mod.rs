@@ -1,0 +1,226 @@
+//! Evaluating jaxprs on devices.
+//!
+//! [`eval_lanes`] is the one evaluator: it runs a jaxpr for all lanes of a
+//! [`Comm`] equation by equation. In lockstep mode a whole mesh is the lanes of
+//! one thread; in parallel mode every device runs `eval_lanes` with one lane on
+//! its own thread and exchanges through the fabric. vmap is a nested set of
+//! lanes in either. Both modes run the same collective arithmetic in the same
+//! order, so they agree bit for bit.
+
+pub mod comm;
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::array::Array;
+use crate::bail;
+use crate::collectives::DeviceCtx;
+use crate::error::Result;
+use crate::fabric::threads::{run_on_threads, ThreadFabric};
+use crate::ir::{Atom, Jaxpr};
+use crate::mesh::Mesh;
+use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
+use comm::{Comm, Lockstep, Nested, OnFabric, Solo};
+
+/// How maps run their devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One OS thread per device, exchanging through a fabric.
+    Parallel,
+    /// Every device in the calling thread, equation by equation.
+    Lockstep,
+}
+
+/// Execution settings of the current thread.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Parallel or lockstep.
+    pub mode: Mode,
+    /// How many devices `jax.devices()` reports (pmap may use at most this many).
+    pub devices: usize,
+    /// How long a device waits at a collective for the others before failing.
+    pub timeout: Duration,
+    /// Capacity of each device's exchange slot, in 4-byte words.
+    pub slot_words: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { mode: Mode::Parallel, devices: 8, timeout: Duration::from_secs(30), slot_words: 1 << 18 }
+    }
+}
+
+thread_local! {
+    static CONFIG: RefCell<Config> = RefCell::new(Config::default());
+}
+
+/// The current thread's settings.
+pub fn config() -> Config {
+    CONFIG.with(|c| c.borrow().clone())
+}
+
+/// Replaces the current thread's settings.
+pub fn set_config(config: Config) {
+    CONFIG.with(|c| *c.borrow_mut() = config);
+}
+
+/// Runs a primitive on concrete operands at top level (no trace active).
+pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
+    let lanes: Vec<Vec<Array>> = ins.iter().map(|a| vec![a.clone()]).collect();
+    let outs = eval_eqn(prim, lanes, &Solo)?;
+    Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
+}
+
+/// Runs `jaxpr` for every lane of `comm`. `args[i][l]` is input `i` on lane
+/// `l`; the result is indexed the same way.
+pub fn eval_lanes(jaxpr: &Jaxpr, args: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
+    let lanes = comm.lanes();
+    if args.len() != jaxpr.invars.len() {
+        bail!(TypeError, "program takes {} inputs, got {}", jaxpr.invars.len(), args.len());
+    }
+    let mut env: Vec<Option<Vec<Array>>> = vec![None; jaxpr.avals.len()];
+    for (v, a) in jaxpr.invars.iter().zip(args) {
+        if a.len() != lanes {
+            bail!(RuntimeError, "input has {} lanes, expected {lanes}", a.len());
+        }
+        env[v.0 as usize] = Some(a);
+    }
+    let read = |env: &[Option<Vec<Array>>], a: &Atom| -> Result<Vec<Array>> {
+        match a {
+            Atom::Var(v) => env[v.0 as usize]
+                .clone()
+                .ok_or_else(|| crate::err!(RuntimeError, "variable read before it was written")),
+            Atom::Lit(x) => Ok(vec![x.clone(); lanes]),
+        }
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Vec<Array>> = eqn.inputs.iter().map(|a| read(&env, a)).collect::<Result<_>>()?;
+        let outs = eval_eqn(&eqn.prim, ins, comm)?;
+        for (v, o) in eqn.outputs.iter().zip(outs) {
+            env[v.0 as usize] = Some(o);
+        }
+    }
+    jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+/// One equation for all lanes: `ins[i][l]` in, `[output][lane]` out.
+fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
+    let lanes = comm.lanes();
+    match prim {
+        Prim::Collective(kind) => {
+            let xs = ins.into_iter().next().unwrap_or_else(|| vec![Array::scalar_i32(0); lanes]);
+            Ok(vec![comm.collective(kind, xs)?])
+        }
+        Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
+        Prim::ShardMap(_) | Prim::Map(_) if !(comm.is_top() && lanes == 1) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {} inside a shard_map, pmap or vmap body",
+            prim.name()
+        ),
+        Prim::ShardMap(p) => {
+            let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
+            Ok(run_shard_map(p, &flat)?.into_iter().map(|a| vec![a]).collect())
+        }
+        Prim::Map(m) => {
+            let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
+            Ok(run_pmap(m, &flat)?.into_iter().map(|a| vec![a]).collect())
+        }
+        _ => {
+            let mut outs: Vec<Vec<Array>> = Vec::new();
+            for l in 0..lanes {
+                let lane: Vec<Array> = ins.iter().map(|x| x[l].clone()).collect();
+                let r = prim.apply(&lane)?;
+                if outs.is_empty() {
+                    outs = r.iter().map(|_| Vec::with_capacity(lanes)).collect();
+                }
+                for (o, a) in outs.iter_mut().zip(r) {
+                    o.push(a);
+                }
+            }
+            Ok(outs)
+        }
+    }
+}
+
+/// A vmap inside the lanes of `comm`: each lane fans out into `size` lanes.
+fn eval_vmap(m: &MapParams, ins: &[Vec<Array>], comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
+    let (lanes, b) = (comm.lanes(), m.size);
+    let mut inner = Vec::with_capacity(ins.len());
+    for (x, ax) in ins.iter().zip(&m.in_axes) {
+        let mut v = Vec::with_capacity(lanes * b);
+        for lane in x {
+            for i in 0..b {
+                v.push(match ax {
+                    Some(a) => lane.index(i as i64, *a)?,
+                    None => lane.clone(),
+                });
+            }
+        }
+        inner.push(v);
+    }
+    let nested = Nested { outer: comm, name: m.axis_name.clone(), size: b };
+    let outs = eval_lanes(&m.body, inner, &nested)?;
+    outs.iter()
+        .zip(&m.out_axes)
+        .map(|(o, &ax)| (0..lanes).map(|l| Array::stack(&o[l * b..(l + 1) * b], ax)).collect())
+        .collect()
+}
+
+/// Runs a body on every device of `mesh`: `args[i][p]` is input `i` on the
+/// device at position `p`; returns `[output][position]`.
+pub fn run_devices(body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>> {
+    let cfg = config();
+    match cfg.mode {
+        Mode::Lockstep => eval_lanes(body, args, &Lockstep { mesh }),
+        Mode::Parallel => {
+            let fabric = Arc::new(ThreadFabric::new(mesh.size(), cfg.slot_words, cfg.timeout)?);
+            let fab = Arc::clone(&fabric);
+            let per_device = run_on_threads(fabric, |position| {
+                let lane: Vec<Vec<Array>> = args.iter().map(|a| vec![a[position].clone()]).collect();
+                let comm = OnFabric { ctx: DeviceCtx { fabric: &*fab, mesh, position } };
+                let outs = eval_lanes(body, lane, &comm)?;
+                Ok(outs.into_iter().map(|mut l| l.remove(0)).collect::<Vec<Array>>())
+            })?;
+            let n_out = body.outvars.len();
+            let mut outs: Vec<Vec<Array>> = (0..n_out).map(|_| Vec::with_capacity(mesh.size())).collect();
+            for dev in per_device {
+                for (o, a) in outs.iter_mut().zip(dev) {
+                    o.push(a);
+                }
+            }
+            Ok(outs)
+        }
+    }
+}
+
+/// Splits the inputs by `in_specs`, runs the body on every device, and
+/// assembles the outputs by `out_specs`.
+pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
+    let shards: Vec<Vec<Array>> =
+        ins.iter().zip(&p.in_specs).map(|(x, s)| s.split(&p.mesh, x)).collect::<Result<_>>()?;
+    let outs = run_devices(&p.body, &p.mesh, shards)?;
+    outs.iter()
+        .zip(&p.out_specs)
+        .zip(p.body.out_avals())
+        .map(|((blocks, spec), local)| {
+            let global = p.global_aval(&local, spec)?;
+            spec.assemble(&p.mesh, blocks, &global.shape)
+        })
+        .collect()
+}
+
+/// Runs a pmap: one device per index of the mapped axis.
+pub fn run_pmap(m: &MapParams, ins: &[Array]) -> Result<Vec<Array>> {
+    let name = m.axis_name.clone().unwrap_or_else(|| "<pmap axis>".into());
+    let mesh = Mesh::new(&[name.as_str()], &[m.size])?;
+    let mut args = Vec::with_capacity(ins.len());
+    for (x, ax) in ins.iter().zip(&m.in_axes) {
+        args.push(match ax {
+            Some(a) => (0..m.size).map(|i| x.index(i as i64, *a)).collect::<Result<Vec<_>>>()?,
+            None => vec![x.clone(); m.size],
+        });
+    }
+    let outs = run_devices(&m.body, &mesh, args)?;
+    outs.iter().zip(&m.out_axes).map(|(o, &ax)| Array::stack(o, ax)).collect()
+}

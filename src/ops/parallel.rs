@@ -1,0 +1,301 @@
+//! The SPMD operations: collectives over named axes (jax.lax.psum, ...) and
+//! the maps that bind those names (shard_map, pmap, vmap).
+
+use std::sync::Arc;
+
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::ir::{AxisSet, Aval};
+use crate::mesh::{fmt_names, Mesh};
+use crate::primitives::collectives::group_size;
+use crate::primitives::maps::spec_axes;
+use crate::primitives::{CollectiveKind, MapKind, MapParams, Prim, ShardMapParams};
+use crate::sharding::PartitionSpec;
+use crate::trace::{axis_env, bind, bind1, trace, Value};
+
+use super::{div, scalar};
+
+/// True when VMA is tracked for every one of `axes` (inside shard_map with
+/// check_vma), in which case collectives use their invariant-typed forms.
+fn tracked(axes: &[String]) -> bool {
+    let env = axis_env();
+    !axes.is_empty() && axes.iter().all(|a| env.tracked.contains(a))
+}
+
+/// Makes `x` vary over `axes` if it is tracked and does not yet: JAX inserts
+/// this pvary before a collective over axes the operand is invariant along.
+fn vary_over(x: &Value, axes: &[String]) -> Result<Value> {
+    if !tracked(axes) {
+        return Ok(x.clone());
+    }
+    let vma = x.aval().vma;
+    let missing: Vec<String> = axes.iter().filter(|a| !vma.contains(*a)).cloned().collect();
+    if missing.is_empty() {
+        return Ok(x.clone());
+    }
+    bind1(Prim::Collective(CollectiveKind::Pvary { axes: missing }), &[x.clone()])
+}
+
+fn collective(kind: CollectiveKind, x: &Value) -> Result<Value> {
+    let x = vary_over(x, kind.axes())?;
+    bind1(Prim::Collective(kind), &[x])
+}
+
+/// `jax.lax.psum`.
+pub fn psum(x: &Value, axes: &[String]) -> Result<Value> {
+    let axes = axes.to_vec();
+    if tracked(&axes) {
+        collective(CollectiveKind::PsumInvariant { axes }, x)
+    } else {
+        bind1(Prim::Collective(CollectiveKind::Psum { axes }), &[x.clone()])
+    }
+}
+
+/// `jax.lax.pmean`: psum divided by the group size.
+pub fn pmean(x: &Value, axes: &[String]) -> Result<Value> {
+    let n = group_size(axes, &axis_env())?;
+    let x = if x.dtype() == DType::F32 { x.clone() } else { super::convert(x, DType::F32)? };
+    div(&psum(&x, axes)?, &scalar(n as f64, DType::F32))
+}
+
+/// `jax.lax.pmax`.
+pub fn pmax(x: &Value, axes: &[String]) -> Result<Value> {
+    collective(CollectiveKind::Pmax { axes: axes.to_vec() }, x)
+}
+
+/// `jax.lax.pmin`.
+pub fn pmin(x: &Value, axes: &[String]) -> Result<Value> {
+    collective(CollectiveKind::Pmin { axes: axes.to_vec() }, x)
+}
+
+/// `jax.lax.all_gather(x, axes, axis=axis, tiled=tiled)`.
+pub fn all_gather(x: &Value, axes: &[String], axis: i64, tiled: bool) -> Result<Value> {
+    let rank = x.ndim() + usize::from(!tiled);
+    let axis = super::norm_axis(axis, rank)?;
+    collective(CollectiveKind::AllGather { axes: axes.to_vec(), axis, tiled }, x)
+}
+
+/// `jax.lax.psum_scatter(x, axes, scatter_dimension=dim, tiled=tiled)`.
+pub fn psum_scatter(x: &Value, axes: &[String], dim: i64, tiled: bool) -> Result<Value> {
+    let dim = super::norm_axis(dim, x.ndim())?;
+    collective(CollectiveKind::PsumScatter { axes: axes.to_vec(), dim, tiled }, x)
+}
+
+/// `jax.lax.ppermute(x, axes, perm)`.
+pub fn ppermute(x: &Value, axes: &[String], perm: &[(usize, usize)]) -> Result<Value> {
+    collective(CollectiveKind::Ppermute { axes: axes.to_vec(), perm: perm.to_vec() }, x)
+}
+
+/// `jax.lax.all_to_all(x, axes, split_axis, concat_axis, tiled=tiled)`.
+pub fn all_to_all(
+    x: &Value,
+    axes: &[String],
+    split_axis: i64,
+    concat_axis: i64,
+    tiled: bool,
+) -> Result<Value> {
+    let split_axis = super::norm_axis(split_axis, x.ndim())?;
+    let concat_axis = super::norm_axis(concat_axis, x.ndim())?;
+    collective(CollectiveKind::AllToAll { axes: axes.to_vec(), split_axis, concat_axis, tiled }, x)
+}
+
+/// `jax.lax.axis_index(axes)`.
+pub fn axis_index(axes: &[String]) -> Result<Value> {
+    bind1(Prim::Collective(CollectiveKind::AxisIndex { axes: axes.to_vec() }), &[])
+}
+
+/// `jax.lax.axis_size(axes)`: the group size, a Python int at trace time.
+pub fn axis_size(axes: &[String]) -> Result<usize> {
+    group_size(axes, &axis_env())
+}
+
+/// `jax.lax.pvary(x, axes)`.
+pub fn pvary(x: &Value, axes: &[String]) -> Result<Value> {
+    if !tracked(axes) {
+        return Ok(x.clone());
+    }
+    vary_over(x, axes)
+}
+
+/// A function traced as a map body: positional arguments in, outputs out.
+pub type BodyFn<'a> = Box<dyn FnOnce(&[Value]) -> Result<Vec<Value>> + 'a>;
+
+/// `jax.shard_map(f, mesh=mesh, in_specs=..., out_specs=..., check_vma=...)(*args)`
+/// with flat argument and output lists (pytrees are flattened by the caller).
+pub fn shard_map(
+    f: BodyFn<'_>,
+    mesh: &Mesh,
+    in_specs: &[PartitionSpec],
+    out_specs: &[PartitionSpec],
+    check_vma: bool,
+    args: &[Value],
+) -> Result<Vec<Value>> {
+    if in_specs.len() != args.len() {
+        bail!(
+            ValueError,
+            "shard_map in_specs has {} entries but the function was called with {} arguments",
+            in_specs.len(),
+            args.len()
+        );
+    }
+    let proto = ShardMapParams {
+        mesh: mesh.clone(),
+        in_specs: in_specs.to_vec(),
+        out_specs: out_specs.to_vec(),
+        body: crate::ir::Jaxpr { avals: vec![], invars: vec![], eqns: vec![], outvars: vec![] },
+        check_vma,
+    };
+    let mut local = Vec::with_capacity(args.len());
+    for (i, (a, spec)) in args.iter().zip(in_specs).enumerate() {
+        let aval = a.aval();
+        spec.validate(mesh, aval.shape.len()).map_err(|e| {
+            crate::err!(ValueError, "shard_map in_specs[{i}] {spec} for argument {i} of shape {}: {}", crate::ir::fmt_shape(&aval.shape), e.message)
+        })?;
+        local.push(proto.local_aval(&aval, spec).map_err(|e| {
+            crate::err!(ValueError, "shard_map argument {i} of shape {} with in_specs[{i}] {spec}: {}", crate::ir::fmt_shape(&aval.shape), e.message)
+        })?);
+    }
+    let traced = trace(&local, proto.frame(), f)?;
+    let outs = traced.jaxpr.out_avals();
+    if outs.len() != out_specs.len() {
+        bail!(
+            ValueError,
+            "shard_map out_specs has {} entries but the function returned {} outputs",
+            out_specs.len(),
+            outs.len()
+        );
+    }
+    for (i, (o, spec)) in outs.iter().zip(out_specs).enumerate() {
+        if spec.0.len() > o.shape.len() {
+            bail!(
+                ValueError,
+                "shard_map out_specs[{i}] is {spec} which has length {}, but output {i} has shape {o}, which has rank {} (and {} < {}). For scalar outputs use P().",
+                spec.0.len(),
+                o.shape.len(),
+                o.shape.len(),
+                spec.0.len()
+            );
+        }
+        spec.validate(mesh, o.shape.len())?;
+        if check_vma {
+            let named = spec_axes(spec);
+            let unsafe_axes: AxisSet = o.vma.difference(&named).cloned().collect();
+            if !unsafe_axes.is_empty() {
+                let names: Vec<String> = unsafe_axes.into_iter().collect();
+                bail!(
+                    ValueError,
+                    "shard_map out_specs[{i}] is {spec}, which does not mention mesh axes {}, but \
+                     output {i} (of type {o}) varies over them: it can only be returned \
+                     replicated over an axis after a psum/pmean/pmax over it (or all_gather). \
+                     Either add those axes to out_specs[{i}], reduce over them, or pass \
+                     check_vma=False to return the first device's block unchecked.",
+                    fmt_names(&names)
+                );
+            }
+        }
+    }
+    let mut specs = in_specs.to_vec();
+    specs.extend(traced.captured.iter().map(|_| PartitionSpec::replicated()));
+    let mut all = args.to_vec();
+    all.extend(traced.captured.iter().cloned());
+    let params = ShardMapParams { in_specs: specs, body: traced.jaxpr, ..proto };
+    bind(Prim::ShardMap(Arc::new(params)), &all)
+}
+
+/// The size of the mapped axis, from the inputs' mapped dimensions.
+fn mapped_size(what: &str, args: &[Value], in_axes: &[Option<usize>]) -> Result<usize> {
+    let mut size = None;
+    for (i, (a, ax)) in args.iter().zip(in_axes).enumerate() {
+        let Some(ax) = ax else { continue };
+        let shape = a.shape();
+        if *ax >= shape.len() {
+            bail!(
+                ValueError,
+                "{what} was requested to map its argument along axis {ax}, which implies that \
+                 its rank should be at least {}, but argument {i} is of rank {} (shape {})",
+                ax + 1,
+                shape.len(),
+                crate::ir::fmt_shape(&shape)
+            );
+        }
+        match size {
+            None => size = Some(shape[*ax]),
+            Some(s) if s != shape[*ax] => bail!(
+                ValueError,
+                "{what} got inconsistent sizes for the array axes to be mapped: argument {i} \
+                 has size {} along axis {ax}, earlier arguments have size {s}",
+                shape[*ax]
+            ),
+            _ => {}
+        }
+    }
+    size.ok_or_else(|| crate::err!(ValueError, "{what} must have at least one non-None value in in_axes"))
+}
+
+/// `jax.vmap` / `jax.pmap` with flat arguments: `in_axes` per argument,
+/// `out_axes` per output (a single entry applies to every output).
+pub fn map(
+    kind: MapKind,
+    f: BodyFn<'_>,
+    axis_name: Option<&str>,
+    in_axes: &[Option<usize>],
+    out_axes: &[usize],
+    args: &[Value],
+) -> Result<Vec<Value>> {
+    let what = match kind {
+        MapKind::Pmap => "pmap",
+        MapKind::Vmap => "vmap",
+    };
+    if in_axes.len() != args.len() {
+        bail!(ValueError, "{what} in_axes has {} entries for {} arguments", in_axes.len(), args.len());
+    }
+    let size = mapped_size(what, args, in_axes)?;
+    if kind == MapKind::Pmap {
+        let available = crate::exec::config().devices;
+        if size > available {
+            bail!(
+                ValueError,
+                "compiling computation that requires {size} logical devices, but only {available} \
+                 XLA devices are available (num_replicas={size})"
+            );
+        }
+    }
+    let local: Vec<Aval> = args
+        .iter()
+        .zip(in_axes)
+        .map(|(a, ax)| {
+            let mut aval = a.aval();
+            if let Some(ax) = ax {
+                aval.shape.remove(*ax);
+            }
+            aval
+        })
+        .collect();
+    let mut proto = MapParams {
+        kind,
+        axis_name: axis_name.map(|s| s.to_string()),
+        size,
+        in_axes: in_axes.to_vec(),
+        out_axes: vec![],
+        body: crate::ir::Jaxpr { avals: vec![], invars: vec![], eqns: vec![], outvars: vec![] },
+    };
+    let traced = trace(&local, proto.frame(), f)?;
+    let n_out = traced.jaxpr.outvars.len();
+    let outs = traced.jaxpr.out_avals();
+    proto.out_axes = match out_axes.len() {
+        1 => vec![out_axes[0]; n_out],
+        n if n == n_out => out_axes.to_vec(),
+        n => bail!(ValueError, "{what} out_axes has {n} entries for {n_out} outputs"),
+    };
+    for (o, &ax) in outs.iter().zip(&proto.out_axes) {
+        if ax > o.shape.len() {
+            bail!(ValueError, "{what} out_axes {ax} is out of bounds for an output of rank {}", o.shape.len());
+        }
+    }
+    proto.in_axes.extend(traced.captured.iter().map(|_| None));
+    let mut all = args.to_vec();
+    all.extend(traced.captured.iter().cloned());
+    proto.body = traced.jaxpr;
+    bind(Prim::Map(Arc::new(proto)), &all)
+}

@@ -1,0 +1,334 @@
+//! Collective primitives over named axes: their shape and VMA rules and their
+//! derivatives. How they move data is in `collectives` (over the fabric) and
+//! `exec` (which picks fabric or lockstep).
+//!
+//! Transposes follow JAX. With VMA tracked (shard_map, check_vma=True) a psum
+//! makes a value invariant, so its transpose is `pvary` (no data movement) and
+//! the transpose of `pvary` is `psum_invariant`. Untracked (pmap, vmap,
+//! check_vma=False) psum transposes to psum.
+
+use crate::error::Result;
+use crate::ir::{AxisSet, Aval};
+use crate::mesh::fmt_names;
+use crate::primitives::{AxisEnv, Prim};
+use crate::trace::{bind1, Value};
+use crate::{bail, err};
+
+/// A collective and its parameters. `axes` are the mesh (or map) axes whose
+/// devices form each group, major to minor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CollectiveKind {
+    /// Sum over the group (untracked VMA: transposes to psum).
+    Psum {
+        /// Group axes.
+        axes: Vec<String>,
+    },
+    /// Sum over the group of a varying value, giving an invariant one.
+    PsumInvariant {
+        /// Group axes.
+        axes: Vec<String>,
+    },
+    /// Elementwise maximum over the group.
+    Pmax {
+        /// Group axes.
+        axes: Vec<String>,
+    },
+    /// Elementwise minimum over the group.
+    Pmin {
+        /// Group axes.
+        axes: Vec<String>,
+    },
+    /// Every member's value, stacked (or concatenated when tiled) along `axis`.
+    AllGather {
+        /// Group axes.
+        axes: Vec<String>,
+        /// Where the gathered dimension goes.
+        axis: usize,
+        /// Concatenate instead of stacking.
+        tiled: bool,
+    },
+    /// Sum over the group, each member keeping its block of `dim`.
+    PsumScatter {
+        /// Group axes.
+        axes: Vec<String>,
+        /// The dimension scattered.
+        dim: usize,
+        /// Keep the dimension (size/p) instead of removing it (size must be p).
+        tiled: bool,
+    },
+    /// Sends each member's value to another: (source rank, destination rank) pairs.
+    Ppermute {
+        /// Group axes.
+        axes: Vec<String>,
+        /// (source, destination) pairs of group ranks.
+        perm: Vec<(usize, usize)>,
+    },
+    /// Member i's block j of `split_axis` goes to member j, stacked at `concat_axis`.
+    AllToAll {
+        /// Group axes.
+        axes: Vec<String>,
+        /// The dimension cut into one block per member.
+        split_axis: usize,
+        /// The dimension along which received blocks are joined.
+        concat_axis: usize,
+        /// Keep dimensions (blocks concatenated) instead of removing/inserting one.
+        tiled: bool,
+    },
+    /// The device's index along `axes` (an int32 scalar).
+    AxisIndex {
+        /// Axes, major to minor.
+        axes: Vec<String>,
+    },
+    /// Marks an invariant value as varying over `axes` (no data movement).
+    Pvary {
+        /// Axes added to the VMA.
+        axes: Vec<String>,
+    },
+}
+
+impl CollectiveKind {
+    /// The group axes.
+    pub fn axes(&self) -> &[String] {
+        use CollectiveKind::*;
+        match self {
+            Psum { axes }
+            | PsumInvariant { axes }
+            | Pmax { axes }
+            | Pmin { axes }
+            | AllGather { axes, .. }
+            | PsumScatter { axes, .. }
+            | Ppermute { axes, .. }
+            | AllToAll { axes, .. }
+            | AxisIndex { axes }
+            | Pvary { axes } => axes,
+        }
+    }
+
+    /// JAX's primitive name.
+    pub fn name(&self) -> &'static str {
+        use CollectiveKind::*;
+        match self {
+            Psum { .. } => "psum",
+            PsumInvariant { .. } => "psum_invariant",
+            Pmax { .. } => "pmax",
+            Pmin { .. } => "pmin",
+            AllGather { .. } => "all_gather",
+            PsumScatter { .. } => "reduce_scatter",
+            Ppermute { .. } => "ppermute",
+            AllToAll { .. } => "all_to_all",
+            AxisIndex { .. } => "axis_index",
+            Pvary { .. } => "pvary",
+        }
+    }
+
+    /// Parameters for the jaxpr printer.
+    pub fn params(&self) -> Vec<(String, String)> {
+        use CollectiveKind::*;
+        let axes = fmt_names(self.axes());
+        let b = |v: bool| if v { "True" } else { "False" }.to_string();
+        match self {
+            Psum { .. } | PsumInvariant { .. } | Pmax { .. } | Pmin { .. } | Pvary { .. } => {
+                vec![("axes".into(), axes)]
+            }
+            AllGather { axis, tiled, .. } => vec![
+                ("all_gather_dimension".into(), axis.to_string()),
+                ("axis_name".into(), axes),
+                ("tiled".into(), b(*tiled)),
+            ],
+            PsumScatter { dim, tiled, .. } => vec![
+                ("axis_name".into(), axes),
+                ("scatter_dimension".into(), dim.to_string()),
+                ("tiled".into(), b(*tiled)),
+            ],
+            Ppermute { perm, .. } => {
+                let p: Vec<String> = perm.iter().map(|(a, b)| format!("({a}, {b})")).collect();
+                let perm = if p.len() == 1 { format!("({},)", p[0]) } else { format!("({})", p.join(", ")) };
+                vec![("axis_name".into(), axes), ("perm".into(), perm)]
+            }
+            AllToAll { split_axis, concat_axis, tiled, .. } => vec![
+                ("axis_name".into(), axes),
+                ("concat_axis".into(), concat_axis.to_string()),
+                ("split_axis".into(), split_axis.to_string()),
+                ("tiled".into(), b(*tiled)),
+            ],
+            AxisIndex { axes, .. } => vec![("axis_name".into(), axes.join(","))],
+        }
+    }
+}
+
+/// The number of devices in each group over `axes`, or JAX's NameError for an
+/// axis no enclosing map binds (listing those that are bound).
+pub fn group_size(axes: &[String], env: &AxisEnv) -> Result<usize> {
+    let mut n = 1;
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].contains(a) {
+            bail!(ValueError, "axis name '{a}' appears twice in {}", fmt_names(axes));
+        }
+        let size = env.sizes.get(a).ok_or_else(|| {
+            let bound: Vec<String> = env.sizes.keys().cloned().collect();
+            if bound.is_empty() {
+                err!(
+                    NameError,
+                    "unbound axis name: {a}. No axis names are bound here: collectives must be \
+                     called inside shard_map, pmap or vmap(axis_name=...)"
+                )
+            } else {
+                err!(
+                    NameError,
+                    "unbound axis name: {a}. The axis names bound here are {}",
+                    fmt_names(&bound)
+                )
+            }
+        })?;
+        n *= size;
+    }
+    Ok(n)
+}
+
+/// Validates a permutation of group ranks.
+pub fn check_perm(perm: &[(usize, usize)], n: usize) -> Result<()> {
+    let mut src = vec![false; n];
+    let mut dst = vec![false; n];
+    for &(s, d) in perm {
+        if s >= n || d >= n {
+            bail!(ValueError, "ppermute: pair ({s}, {d}) names a rank outside the group of size {n}");
+        }
+        if std::mem::replace(&mut src[s], true) {
+            bail!(ValueError, "ppermute sources and destinations must be unique, got {perm:?}: source {s} repeats");
+        }
+        if std::mem::replace(&mut dst[d], true) {
+            bail!(ValueError, "ppermute sources and destinations must be unique, got {perm:?}: destination {d} repeats");
+        }
+    }
+    Ok(())
+}
+
+/// The output shape of a collective applied to `shape` with groups of `n`.
+pub fn out_shape(kind: &CollectiveKind, shape: &[usize], n: usize) -> Result<Vec<usize>> {
+    use CollectiveKind::*;
+    let mut s = shape.to_vec();
+    let check_dim = |d: usize, what: &str| -> Result<()> {
+        if d >= shape.len() {
+            bail!(ValueError, "{}: {what} {d} is out of bounds for shape {shape:?}", kind.name());
+        }
+        Ok(())
+    };
+    match kind {
+        Psum { .. } | PsumInvariant { .. } | Pmax { .. } | Pmin { .. } | Pvary { .. } => {}
+        AxisIndex { .. } => s = vec![],
+        Ppermute { perm, .. } => check_perm(perm, n)?,
+        AllGather { axis, tiled, .. } => {
+            if *tiled {
+                check_dim(*axis, "all_gather_dimension")?;
+                s[*axis] *= n;
+            } else {
+                if *axis > shape.len() {
+                    bail!(ValueError, "all_gather: axis {axis} is out of bounds for shape {shape:?}");
+                }
+                s.insert(*axis, n);
+            }
+        }
+        PsumScatter { dim, tiled, .. } => {
+            check_dim(*dim, "scatter_dimension")?;
+            if *tiled {
+                if s[*dim] % n != 0 {
+                    bail!(ValueError, "psum_scatter: scatter_dimension {dim} of shape {shape:?} has size {}, which is not divisible by the group size {n}", s[*dim]);
+                }
+                s[*dim] /= n;
+            } else {
+                if s[*dim] != n {
+                    bail!(ValueError, "psum_scatter: scatter_dimension {dim} of shape {shape:?} has size {}, but with tiled=False it must equal the group size {n}", s[*dim]);
+                }
+                s.remove(*dim);
+            }
+        }
+        AllToAll { split_axis, concat_axis, tiled, .. } => {
+            check_dim(*split_axis, "split_axis")?;
+            if *tiled {
+                check_dim(*concat_axis, "concat_axis")?;
+                if s[*split_axis] % n != 0 {
+                    bail!(ValueError, "all_to_all: split_axis {split_axis} of shape {shape:?} has size {}, which is not divisible by the group size {n}", s[*split_axis]);
+                }
+                s[*split_axis] /= n;
+                s[*concat_axis] *= n;
+            } else {
+                if s[*split_axis] != n {
+                    bail!(ValueError, "all_to_all: split_axis {split_axis} of shape {shape:?} has size {}, but with tiled=False it must equal the group size {n}", s[*split_axis]);
+                }
+                s.remove(*split_axis);
+                if *concat_axis > s.len() {
+                    bail!(ValueError, "all_to_all: concat_axis {concat_axis} is out of bounds");
+                }
+                s.insert(*concat_axis, n);
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// Shape and VMA rule.
+pub fn abstract_eval(kind: &CollectiveKind, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
+    use CollectiveKind::*;
+    let n = group_size(kind.axes(), env)?;
+    let axes: AxisSet = kind.axes().iter().cloned().collect();
+    let (shape, dtype, vma) = match kind {
+        AxisIndex { .. } => (vec![], crate::array::DType::I32, axes.intersection(&env.tracked).cloned().collect()),
+        _ => {
+            let x = &ins[0];
+            let vma: AxisSet = match kind {
+                PsumInvariant { .. } => {
+                    if let Some(a) = axes.iter().find(|a| !x.vma.contains(*a)) {
+                        bail!(ValueError, "psum_invariant over {} of a value that does not vary over '{a}' (its varying axes are {:?})", fmt_names(kind.axes()), x.vma);
+                    }
+                    x.vma.difference(&axes).cloned().collect()
+                }
+                Psum { .. } | Pmax { .. } | Pmin { .. } => x.vma.difference(&axes).cloned().collect(),
+                Pvary { .. } => x.vma.union(&axes).cloned().collect(),
+                _ => x.vma.union(&axes.intersection(&env.tracked).cloned().collect()).cloned().collect(),
+            };
+            (out_shape(kind, &x.shape, n)?, x.dtype, vma)
+        }
+    };
+    Ok(vec![Aval { shape, dtype, vma }])
+}
+
+/// The transpose of a linear collective, or None for the nonlinear ones.
+fn transpose_kind(kind: &CollectiveKind) -> Option<CollectiveKind> {
+    use CollectiveKind::*;
+    Some(match kind.clone() {
+        Psum { axes } => Psum { axes },
+        PsumInvariant { axes } => Pvary { axes },
+        Pvary { axes } => PsumInvariant { axes },
+        AllGather { axes, axis, tiled } => PsumScatter { axes, dim: axis, tiled },
+        PsumScatter { axes, dim, tiled } => AllGather { axes, axis: dim, tiled },
+        Ppermute { axes, perm } => Ppermute { axes, perm: perm.iter().map(|&(s, d)| (d, s)).collect() },
+        AllToAll { axes, split_axis, concat_axis, tiled } => {
+            AllToAll { axes, split_axis: concat_axis, concat_axis: split_axis, tiled }
+        }
+        Pmax { .. } | Pmin { .. } | AxisIndex { .. } => return None,
+    })
+}
+
+fn no_rule(kind: &CollectiveKind) -> crate::error::Error {
+    err!(NotImplementedError, "Differentiation rule for '{}' not implemented", kind.name())
+}
+
+/// Forward-mode rule: linear collectives apply themselves to the tangent.
+pub fn jvp(kind: &CollectiveKind, _p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+    match (kind, &t.first()) {
+        (CollectiveKind::AxisIndex { .. }, _) => Ok(vec![None]),
+        (CollectiveKind::Pmax { .. } | CollectiveKind::Pmin { .. }, Some(Some(_))) => Err(no_rule(kind)),
+        (_, Some(Some(tx))) => Ok(vec![Some(bind1(Prim::Collective(kind.clone()), &[tx.clone()])?)]),
+        _ => Ok(vec![None]),
+    }
+}
+
+/// Reverse-mode rule: the transpose collective applied to the cotangent.
+pub fn vjp(kind: &CollectiveKind, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+    let Some(ct) = &cts[0] else { return Ok(vec![None; p.len()]) };
+    if p.is_empty() || p[0].dtype() != crate::array::DType::F32 {
+        return Ok(vec![None; p.len()]);
+    }
+    let t = transpose_kind(kind).ok_or_else(|| no_rule(kind))?;
+    Ok(vec![Some(bind1(Prim::Collective(t), &[ct.clone()])?)])
+}

@@ -1,0 +1,327 @@
+//! Elementwise primitives: unary and binary functions, integer_pow, select and
+//! convert_element_type. Binary operands broadcast as in NumPy, so each
+//! cotangent is summed back to its operand's shape.
+
+use crate::array::{broadcast_shapes, Array, BinaryOp, DType, UnaryOp};
+use crate::bail;
+use crate::error::Result;
+use crate::ir::Aval;
+use crate::ops::{self, scalar};
+use crate::primitives::{join_vma, Prim};
+use crate::trace::Value;
+
+/// JAX's name for a unary primitive.
+pub fn unary_name(op: UnaryOp) -> &'static str {
+    use UnaryOp::*;
+    match op {
+        Neg => "neg",
+        Abs => "abs",
+        Sign => "sign",
+        Exp => "exp",
+        Log => "log",
+        Log1p => "log1p",
+        Expm1 => "expm1",
+        Sqrt => "sqrt",
+        Rsqrt => "rsqrt",
+        Tanh => "tanh",
+        Logistic => "logistic",
+        Sin => "sin",
+        Cos => "cos",
+        Floor => "floor",
+        Ceil => "ceil",
+        Round => "round",
+        Not => "not",
+        Erf => "erf",
+        ErfInv => "erf_inv",
+        IsFinite => "is_finite",
+    }
+}
+
+/// JAX's name for a binary primitive.
+pub fn binary_name(op: BinaryOp) -> &'static str {
+    use BinaryOp::*;
+    match op {
+        Add => "add",
+        Sub => "sub",
+        Mul => "mul",
+        Div => "div",
+        FloorDiv => "floor_divide",
+        Rem => "rem",
+        Pow => "pow",
+        Max => "max",
+        Min => "min",
+        Atan2 => "atan2",
+        Eq => "eq",
+        Ne => "ne",
+        Lt => "lt",
+        Le => "le",
+        Gt => "gt",
+        Ge => "ge",
+        And => "and",
+        Or => "or",
+        Xor => "xor",
+    }
+}
+
+fn unary_dtype(op: UnaryOp, d: DType) -> DType {
+    use UnaryOp::*;
+    match op {
+        Neg | Abs | Sign | Not => d,
+        IsFinite => DType::Bool,
+        _ => DType::F32,
+    }
+}
+
+fn binary_dtype(op: BinaryOp, a: DType, b: DType) -> DType {
+    use BinaryOp::*;
+    match op {
+        Eq | Ne | Lt | Le | Gt | Ge => DType::Bool,
+        Div | Atan2 => DType::F32,
+        Pow if a.promote(b) != DType::F32 => DType::I32,
+        _ => a.promote(b),
+    }
+}
+
+/// Shape rule of the elementwise family.
+pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
+    let vma = join_vma(ins);
+    let (shape, dtype) = match prim {
+        Prim::Unary(op) => (ins[0].shape.clone(), unary_dtype(*op, ins[0].dtype)),
+        Prim::Binary(op) => (
+            broadcast_shapes(&ins[0].shape, &ins[1].shape).map_err(|e| {
+                crate::err!(TypeError, "{}: {}", binary_name(*op), e.message)
+            })?,
+            binary_dtype(*op, ins[0].dtype, ins[1].dtype),
+        ),
+        Prim::IntegerPow(_) => (ins[0].shape.clone(), ins[0].dtype),
+        Prim::Select => {
+            let s = broadcast_shapes(&ins[0].shape, &ins[1].shape)
+                .and_then(|s| broadcast_shapes(&s, &ins[2].shape))?;
+            (s, ins[1].dtype.promote(ins[2].dtype))
+        }
+        Prim::Convert(d) => (ins[0].shape.clone(), *d),
+        _ => bail!(RuntimeError, "not an elementwise primitive: {}", prim.name()),
+    };
+    Ok(vec![Aval { shape, dtype, vma }])
+}
+
+/// Implementation on arrays.
+pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
+    let out = match prim {
+        Prim::Unary(op) => ins[0].unary(*op)?,
+        Prim::Binary(op) => ins[0].binary(*op, &ins[1])?,
+        Prim::IntegerPow(n) => ins[0].integer_pow(*n)?,
+        Prim::Select => Array::select(&ins[0], &ins[1], &ins[2])?,
+        Prim::Convert(d) => ins[0].astype(*d)?,
+        _ => bail!(RuntimeError, "not an elementwise primitive: {}", prim.name()),
+    };
+    Ok(vec![out])
+}
+
+fn is_float(v: &Value) -> bool {
+    v.dtype() == DType::F32
+}
+
+/// Derivative of a unary function at `x` (with output `y`), times `g`.
+fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Value>> {
+    use UnaryOp::*;
+    let f = DType::F32;
+    Ok(Some(match op {
+        Neg => ops::neg(g)?,
+        Abs => ops::mul(g, &ops::sign(x)?)?,
+        Exp => ops::mul(g, y)?,
+        Log => ops::div(g, x)?,
+        Log1p => ops::div(g, &ops::add(x, &scalar(1.0, f))?)?,
+        Expm1 => ops::mul(g, &ops::add(y, &scalar(1.0, f))?)?,
+        Sqrt => ops::div(g, &ops::mul_scalar(y, 2.0)?)?,
+        Rsqrt => ops::mul(g, &ops::mul_scalar(&ops::div(y, x)?, -0.5)?)?,
+        Tanh => {
+            let one_minus = ops::sub(&scalar(1.0, f), &ops::integer_pow(y, 2)?)?;
+            ops::mul(g, &one_minus)?
+        }
+        Logistic => ops::mul(g, &ops::mul(y, &ops::sub(&scalar(1.0, f), y)?)?)?,
+        Sin => ops::mul(g, &ops::cos(x)?)?,
+        Cos => ops::neg(&ops::mul(g, &ops::sin(x)?)?)?,
+        Erf => {
+            let k = 2.0 / std::f64::consts::PI.sqrt();
+            let e = ops::exp(&ops::neg(&ops::integer_pow(x, 2)?)?)?;
+            ops::mul(g, &ops::mul_scalar(&e, k)?)?
+        }
+        ErfInv => {
+            let k = std::f64::consts::PI.sqrt() / 2.0;
+            let e = ops::exp(&ops::integer_pow(y, 2)?)?;
+            ops::mul(g, &ops::mul_scalar(&e, k)?)?
+        }
+        Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
+    }))
+}
+
+/// The weights with which `max`/`min` pass a gradient to `x` (1 where x is the
+/// result alone, 0.5 at ties), as JAX balances ties.
+fn balanced(x: &Value, y: &Value, out: &Value) -> Result<Value> {
+    let f = DType::F32;
+    let x_is = ops::convert(&ops::equal(x, out)?, f)?;
+    let y_is = ops::convert(&ops::equal(y, out)?, f)?;
+    ops::div(&x_is, &ops::add(&scalar(1.0, f), &y_is)?)
+}
+
+/// Partial derivatives of a binary op: `(d out/d x, d out/d y)` as multipliers
+/// (None for zero), evaluated at the primals.
+fn binary_partials(
+    op: BinaryOp,
+    x: &Value,
+    y: &Value,
+    out: &Value,
+) -> Result<(Option<Value>, Option<Value>)> {
+    use BinaryOp::*;
+    let f = DType::F32;
+    let one = scalar(1.0, f);
+    Ok(match op {
+        Add => (Some(one.clone()), Some(one)),
+        Sub => (Some(one), Some(scalar(-1.0, f))),
+        Mul => (Some(y.clone()), Some(x.clone())),
+        Div => {
+            let inv = ops::div(&one, y)?;
+            (Some(inv.clone()), Some(ops::neg(&ops::mul(out, &inv)?)?))
+        }
+        Pow => {
+            // d/dx x^y = y x^(y-1); d/dy x^y = log(x) x^y, taken as 0 where x == 0.
+            let dx = ops::mul(y, &ops::pow(x, &ops::sub(y, &one)?)?)?;
+            let zero = scalar(0.0, f);
+            let is_zero = ops::equal(x, &zero)?;
+            let safe_x = ops::select(&is_zero, &one, x)?;
+            let dy = ops::select(&is_zero, &zero, &ops::mul(&ops::log(&safe_x)?, out)?)?;
+            (Some(dx), Some(dy))
+        }
+        Max | Min => (Some(balanced(x, y, out)?), Some(balanced(y, x, out)?)),
+        Atan2 => {
+            let denom = ops::add(&ops::integer_pow(x, 2)?, &ops::integer_pow(y, 2)?)?;
+            (Some(ops::div(y, &denom)?), Some(ops::neg(&ops::div(x, &denom)?)?))
+        }
+        Rem => {
+            let q = ops::unary(UnaryOp::Floor, &ops::div(x, y)?)?;
+            (Some(one), Some(ops::neg(&q)?))
+        }
+        FloorDiv | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => (None, None),
+    })
+}
+
+/// Forward-mode rule.
+pub fn jvp(
+    prim: &Prim,
+    p: &[Value],
+    t: &[Option<Value>],
+    outs: &[Value],
+) -> Result<Vec<Option<Value>>> {
+    if !is_float(&outs[0]) {
+        return Ok(vec![None]);
+    }
+    let out = &outs[0];
+    let tangent = match prim {
+        Prim::Unary(op) => match &t[0] {
+            Some(g) => unary_deriv(*op, &p[0], out, g)?,
+            None => None,
+        },
+        Prim::Binary(op) => {
+            let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
+            let tx = match (&t[0], dx) {
+                (Some(g), Some(d)) => Some(ops::broadcast_to(&ops::mul(g, &d)?, &out.shape())?),
+                _ => None,
+            };
+            let ty = match (&t[1], dy) {
+                (Some(g), Some(d)) => Some(ops::broadcast_to(&ops::mul(g, &d)?, &out.shape())?),
+                _ => None,
+            };
+            add_opt(tx, ty)?
+        }
+        Prim::IntegerPow(n) => match &t[0] {
+            Some(g) => Some(pow_deriv(&p[0], *n, g)?),
+            None => None,
+        },
+        Prim::Select => {
+            let zero = scalar(0.0, DType::F32);
+            let tx = match &t[1] {
+                Some(g) => Some(ops::select(&p[0], g, &zero)?),
+                None => None,
+            };
+            let ty = match &t[2] {
+                Some(g) => Some(ops::select(&p[0], &zero, g)?),
+                None => None,
+            };
+            match add_opt(tx, ty)? {
+                Some(v) => Some(ops::broadcast_to(&v, &out.shape())?),
+                None => None,
+            }
+        }
+        Prim::Convert(_) => match &t[0] {
+            Some(g) if is_float(&p[0]) => Some(g.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(vec![tangent])
+}
+
+fn pow_deriv(x: &Value, n: i32, g: &Value) -> Result<Value> {
+    match n {
+        0 => ops::mul_scalar(g, 0.0),
+        1 => Ok(g.clone()),
+        _ => ops::mul(g, &ops::mul_scalar(&ops::integer_pow(x, n - 1)?, n as f64)?),
+    }
+}
+
+/// Adds two optional tangents (None is zero).
+pub fn add_opt(a: Option<Value>, b: Option<Value>) -> Result<Option<Value>> {
+    Ok(match (a, b) {
+        (Some(a), Some(b)) => Some(ops::add(&a, &b)?),
+        (a, None) => a,
+        (None, b) => b,
+    })
+}
+
+/// Reverse-mode rule.
+pub fn vjp(
+    prim: &Prim,
+    p: &[Value],
+    outs: &[Value],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>> {
+    let Some(ct) = &cts[0] else { return Ok(vec![None; p.len()]) };
+    let out = &outs[0];
+    let float_in = |i: usize| is_float(&p[i]);
+    Ok(match prim {
+        Prim::Unary(op) => {
+            vec![if float_in(0) { unary_deriv(*op, &p[0], out, ct)? } else { None }]
+        }
+        Prim::Binary(op) => {
+            let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
+            let back = |i: usize, d: Option<Value>| -> Result<Option<Value>> {
+                match d {
+                    Some(d) if float_in(i) => {
+                        Ok(Some(ops::sum_to_shape(&ops::mul(ct, &d)?, &p[i].shape())?))
+                    }
+                    _ => Ok(None),
+                }
+            };
+            vec![back(0, dx)?, back(1, dy)?]
+        }
+        Prim::IntegerPow(n) => vec![Some(pow_deriv(&p[0], *n, ct)?)],
+        Prim::Select => {
+            let zero = scalar(0.0, DType::F32);
+            let back = |i: usize, v: Value| -> Result<Option<Value>> {
+                if float_in(i) {
+                    Ok(Some(ops::sum_to_shape(&v, &p[i].shape())?))
+                } else {
+                    Ok(None)
+                }
+            };
+            vec![
+                None,
+                back(1, ops::select(&p[0], ct, &zero)?)?,
+                back(2, ops::select(&p[0], &zero, ct)?)?,
+            ]
+        }
+        Prim::Convert(_) => vec![if float_in(0) { Some(ct.clone()) } else { None }],
+        _ => vec![None; p.len()],
+    })
+}

@@ -1,0 +1,387 @@
+//! Map primitives: `shard_map` (a body per device of a mesh, inputs and outputs
+//! laid out by PartitionSpecs) and `pmap`/`vmap` (a body per index of one
+//! mapped axis). Their derivatives are maps of the body's derivative.
+//!
+//! The reverse rule recomputes the body's forward pass inside the backward map
+//! instead of saving residuals: the backward body is `vjp(body)` applied to the
+//! primal inputs and the output cotangents. Every collective of the forward
+//! body therefore runs again during the backward pass.
+
+use crate::array::{Array, DType};
+use crate::bail;
+use crate::error::Result;
+use crate::ir::{AxisSet, Aval, Jaxpr};
+use crate::mesh::{fmt_names, Mesh};
+use crate::ops;
+use crate::primitives::Prim;
+use crate::sharding::PartitionSpec;
+use crate::trace::{bind, trace, FrameAxes, Value};
+use crate::transforms::{jvp_jaxpr_eval, vjp_jaxpr_eval};
+use std::sync::Arc;
+
+/// Parameters of a `shard_map` equation.
+#[derive(Debug, Clone)]
+pub struct ShardMapParams {
+    /// The devices and their axis names.
+    pub mesh: Mesh,
+    /// How each input is split over the mesh.
+    pub in_specs: Vec<PartitionSpec>,
+    /// How each output is assembled from the devices' blocks.
+    pub out_specs: Vec<PartitionSpec>,
+    /// The per-device program.
+    pub body: Jaxpr,
+    /// Whether VMA is tracked (JAX's `check_vma`, formerly `check_rep`).
+    pub check_vma: bool,
+}
+
+/// The axes a spec names.
+pub fn spec_axes(spec: &PartitionSpec) -> AxisSet {
+    spec.0.iter().flatten().flatten().cloned().collect()
+}
+
+impl ShardMapParams {
+    /// The trace frame of the body: the mesh axes, tracked when `check_vma`.
+    pub fn frame(&self) -> FrameAxes {
+        let axes: Vec<(String, usize)> = self
+            .mesh
+            .axis_names()
+            .iter()
+            .cloned()
+            .zip(self.mesh.shape().iter().copied())
+            .collect();
+        let tracked = if self.check_vma { axes.iter().map(|(n, _)| n.clone()).collect() } else { AxisSet::new() };
+        FrameAxes { axes, tracked }
+    }
+
+    /// The local (per-device) aval of an argument split by `spec`.
+    pub fn local_aval(&self, global: &Aval, spec: &PartitionSpec) -> Result<Aval> {
+        let shape = spec.shard_shape(&self.mesh, &global.shape)?;
+        let vma = if self.check_vma { spec_axes(spec) } else { AxisSet::new() };
+        Ok(Aval { shape, dtype: global.dtype, vma })
+    }
+
+    /// The global aval of a body output assembled by `spec`.
+    pub fn global_aval(&self, local: &Aval, spec: &PartitionSpec) -> Result<Aval> {
+        let mut shape = local.shape.clone();
+        for (d, entry) in spec.0.iter().enumerate() {
+            if let Some(axes) = entry {
+                shape[d] *= self.mesh.axes_size(axes)?;
+            }
+        }
+        Ok(Aval::new(&shape, local.dtype))
+    }
+
+    /// Parameters for the printer (the body is printed by the printer itself).
+    pub fn params(&self) -> Vec<(String, String)> {
+        let specs = |s: &[PartitionSpec]| {
+            let v: Vec<String> = s.iter().map(|p| p.to_string()).collect();
+            if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) }
+        };
+        let mesh: Vec<String> = self
+            .mesh
+            .axis_names()
+            .iter()
+            .zip(self.mesh.shape())
+            .map(|(n, s)| format!("'{n}': {s}"))
+            .collect();
+        vec![
+            ("check_vma".into(), if self.check_vma { "True" } else { "False" }.into()),
+            ("in_specs".into(), specs(&self.in_specs)),
+            ("mesh".into(), format!("Mesh({})", mesh.join(", "))),
+            ("out_specs".into(), specs(&self.out_specs)),
+        ]
+    }
+
+    /// Shape rule: global output shapes from the body's local ones.
+    pub fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>> {
+        if ins.len() != self.in_specs.len() {
+            bail!(TypeError, "shard_map got {} arguments for {} in_specs", ins.len(), self.in_specs.len());
+        }
+        self.body
+            .out_avals()
+            .iter()
+            .zip(&self.out_specs)
+            .map(|(a, s)| self.global_aval(a, s))
+            .collect()
+    }
+
+    fn with(&self, body: Jaxpr, in_specs: Vec<PartitionSpec>, out_specs: Vec<PartitionSpec>) -> Prim {
+        Prim::ShardMap(Arc::new(ShardMapParams {
+            mesh: self.mesh.clone(),
+            in_specs,
+            out_specs,
+            body,
+            check_vma: self.check_vma,
+        }))
+    }
+
+    /// Forward mode: a shard_map of the body's jvp over (primals, tangents).
+    pub fn jvp(&self, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+        let in_avals = self.body.in_avals();
+        let fl: Vec<usize> = (0..p.len()).filter(|&i| p[i].dtype() == DType::F32).collect();
+        let mut avals = in_avals.clone();
+        avals.extend(fl.iter().map(|&i| in_avals[i].clone()));
+        let out_avals = self.body.out_avals();
+        let fo: Vec<usize> = (0..out_avals.len()).filter(|&i| out_avals[i].dtype == DType::F32).collect();
+        let n = p.len();
+        let body = &self.body;
+        let new_body = trace(&avals, self.frame(), |args| {
+            let mut ts: Vec<Option<Value>> = vec![None; n];
+            for (k, &i) in fl.iter().enumerate() {
+                ts[i] = Some(args[n + k].clone());
+            }
+            let (outs, touts) = jvp_jaxpr_eval(body, &args[..n], &ts)?;
+            let mut res = outs;
+            for &i in &fo {
+                res.push(match &touts[i] {
+                    Some(v) => v.clone(),
+                    None => ops::zeros_like(&res[i]),
+                });
+            }
+            Ok(res)
+        })?
+        .jaxpr;
+        let mut in_specs = self.in_specs.clone();
+        in_specs.extend(fl.iter().map(|&i| self.in_specs[i].clone()));
+        let mut out_specs = self.out_specs.clone();
+        out_specs.extend(fo.iter().map(|&i| self.out_specs[i].clone()));
+        let mut args = p.to_vec();
+        args.extend(fl.iter().map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))));
+        let res = bind(self.with(new_body, in_specs, out_specs), &args)?;
+        let mut touts = vec![None; out_avals.len()];
+        for (k, &i) in fo.iter().enumerate() {
+            touts[i] = Some(res[out_avals.len() + k].clone());
+        }
+        Ok(touts)
+    }
+
+    /// Reverse mode: a shard_map of the body's vjp over (primals, output
+    /// cotangents), whose outputs are laid out like the inputs. Without VMA
+    /// tracking, JAX divides each output cotangent by the number of devices
+    /// that replicate it and sums input cotangents over the axes their spec
+    /// does not split; with tracking the pvary/psum transposes do that.
+    pub fn vjp(&self, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+        let n = p.len();
+        let out_avals = self.body.out_avals();
+        let mut ct_args = Vec::new();
+        for (i, spec) in self.out_specs.iter().enumerate() {
+            let global = self.global_aval(&out_avals[i], spec)?;
+            let ct = match &cts[i] {
+                Some(c) => c.clone(),
+                None => Value::Concrete(Array::zeros(&global.shape, global.dtype)),
+            };
+            let ct = if self.check_vma {
+                ct
+            } else {
+                let unmapped: Vec<String> = self.unmapped(spec);
+                let reps = self.mesh.axes_size(&unmapped)?;
+                if reps > 1 { ops::div(&ct, &ops::scalar(reps as f64, ct.dtype()))? } else { ct }
+            };
+            ct_args.push(ct);
+        }
+        let mut avals = self.body.in_avals();
+        for (a, spec) in out_avals.iter().zip(&self.out_specs) {
+            let vma = if self.check_vma { spec_axes(spec) } else { AxisSet::new() };
+            avals.push(a.with_vma(vma));
+        }
+        let body = &self.body;
+        let check_vma = self.check_vma;
+        let unmapped_in: Vec<Vec<String>> = self.in_specs.iter().map(|s| self.unmapped(s)).collect();
+        let in_avals = self.body.in_avals();
+        let new_body = trace(&avals, self.frame(), |args| {
+            let (_, ct_ins) = vjp_jaxpr_eval(body, &args[..n], &args[n..].iter().cloned().map(Some).collect::<Vec<_>>())?;
+            ct_ins
+                .into_iter()
+                .enumerate()
+                .map(|(i, ct)| {
+                    let ct = ct.unwrap_or_else(|| Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype)));
+                    if !check_vma && !unmapped_in[i].is_empty() && ct.dtype() == DType::F32 {
+                        ops::psum(&ct, &unmapped_in[i])
+                    } else {
+                        Ok(ct)
+                    }
+                })
+                .collect()
+        })?
+        .jaxpr;
+        let mut in_specs = self.in_specs.clone();
+        in_specs.extend(self.out_specs.iter().cloned());
+        let mut args = p.to_vec();
+        args.extend(ct_args);
+        let res = bind(self.with(new_body, in_specs, self.in_specs.clone()), &args)?;
+        Ok(res
+            .into_iter()
+            .zip(p)
+            .map(|(c, x)| if x.dtype() == DType::F32 { Some(c) } else { None })
+            .collect())
+    }
+
+    /// The mesh axes a spec does not mention (over which the value is replicated).
+    fn unmapped(&self, spec: &PartitionSpec) -> Vec<String> {
+        let named = spec_axes(spec);
+        self.mesh.axis_names().iter().filter(|a| !named.contains(*a)).cloned().collect()
+    }
+}
+
+/// Which mapping a [`MapParams`] describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapKind {
+    /// One device per index (runs on the fabric).
+    Pmap,
+    /// Vectorisation (runs in lockstep on the current device).
+    Vmap,
+}
+
+impl MapKind {
+    /// The primitive's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MapKind::Pmap => "xla_pmap",
+            MapKind::Vmap => "vmap",
+        }
+    }
+}
+
+/// Parameters of a pmap or vmap equation.
+#[derive(Debug, Clone)]
+pub struct MapParams {
+    /// pmap or vmap.
+    pub kind: MapKind,
+    /// The name collectives use for the mapped axis, if any.
+    pub axis_name: Option<String>,
+    /// Number of indices mapped over.
+    pub size: usize,
+    /// For each input, the mapped dimension, or None for broadcast inputs.
+    pub in_axes: Vec<Option<usize>>,
+    /// For each output, where the mapped dimension goes.
+    pub out_axes: Vec<usize>,
+    /// The per-index program.
+    pub body: Jaxpr,
+}
+
+impl MapParams {
+    /// The trace frame of the body.
+    pub fn frame(&self) -> FrameAxes {
+        FrameAxes {
+            axes: self.axis_name.iter().map(|n| (n.clone(), self.size)).collect(),
+            tracked: AxisSet::new(),
+        }
+    }
+
+    /// Parameters for the printer.
+    pub fn params(&self) -> Vec<(String, String)> {
+        let ax = |v: Vec<String>| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
+        vec![
+            ("axis_name".into(), self.axis_name.clone().map(|n| fmt_names(&[n])).unwrap_or("None".into())),
+            ("axis_size".into(), self.size.to_string()),
+            ("in_axes".into(), ax(self.in_axes.iter().map(|a| a.map(|x| x.to_string()).unwrap_or("None".into())).collect())),
+            ("out_axes".into(), ax(self.out_axes.iter().map(|a| a.to_string()).collect())),
+        ]
+    }
+
+    /// Shape rule: the mapped dimension inserted at each output's out_axis.
+    pub fn abstract_eval(&self, _ins: &[Aval]) -> Result<Vec<Aval>> {
+        self.body
+            .out_avals()
+            .iter()
+            .zip(&self.out_axes)
+            .map(|(a, &ax)| {
+                let mut s = a.shape.clone();
+                if ax > s.len() {
+                    bail!(ValueError, "{}: out_axes {ax} out of bounds for output of rank {}", self.kind.name(), s.len());
+                }
+                s.insert(ax, self.size);
+                Ok(Aval::new(&s, a.dtype))
+            })
+            .collect()
+    }
+
+    fn with(&self, body: Jaxpr, in_axes: Vec<Option<usize>>, out_axes: Vec<usize>) -> Prim {
+        Prim::Map(Arc::new(MapParams { kind: self.kind, axis_name: self.axis_name.clone(), size: self.size, in_axes, out_axes, body }))
+    }
+
+    /// Forward mode: a map of the body's jvp.
+    pub fn jvp(&self, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+        let n = p.len();
+        let in_avals = self.body.in_avals();
+        let fl: Vec<usize> = (0..n).filter(|&i| p[i].dtype() == DType::F32).collect();
+        let out_avals = self.body.out_avals();
+        let fo: Vec<usize> = (0..out_avals.len()).filter(|&i| out_avals[i].dtype == DType::F32).collect();
+        let mut avals = in_avals.clone();
+        avals.extend(fl.iter().map(|&i| in_avals[i].clone()));
+        let body = &self.body;
+        let new_body = trace(&avals, self.frame(), |args| {
+            let mut ts: Vec<Option<Value>> = vec![None; n];
+            for (k, &i) in fl.iter().enumerate() {
+                ts[i] = Some(args[n + k].clone());
+            }
+            let (mut outs, touts) = jvp_jaxpr_eval(body, &args[..n], &ts)?;
+            for &i in &fo {
+                let z = ops::zeros_like(&outs[i]);
+                outs.push(touts[i].clone().unwrap_or(z));
+            }
+            Ok(outs)
+        })?
+        .jaxpr;
+        let mut in_axes = self.in_axes.clone();
+        in_axes.extend(fl.iter().map(|&i| self.in_axes[i]));
+        let mut out_axes = self.out_axes.clone();
+        out_axes.extend(fo.iter().map(|&i| self.out_axes[i]));
+        let mut args = p.to_vec();
+        args.extend(fl.iter().map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))));
+        let res = bind(self.with(new_body, in_axes, out_axes), &args)?;
+        let mut touts = vec![None; out_avals.len()];
+        for (k, &i) in fo.iter().enumerate() {
+            touts[i] = Some(res[out_avals.len() + k].clone());
+        }
+        Ok(touts)
+    }
+
+    /// Reverse mode: a map of the body's vjp. Cotangents of broadcast
+    /// (in_axes=None) inputs come out stacked and are summed over the map.
+    pub fn vjp(&self, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+        let n = p.len();
+        let out_avals = self.body.out_avals();
+        let mut avals = self.body.in_avals();
+        avals.extend(out_avals.iter().cloned());
+        let body = &self.body;
+        let in_avals = self.body.in_avals();
+        let new_body = trace(&avals, self.frame(), |args| {
+            let cts: Vec<Option<Value>> = args[n..].iter().cloned().map(Some).collect();
+            let (_, ct_ins) = vjp_jaxpr_eval(body, &args[..n], &cts)?;
+            Ok(ct_ins
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| c.unwrap_or_else(|| Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype))))
+                .collect())
+        })?
+        .jaxpr;
+        let mut in_axes = self.in_axes.clone();
+        in_axes.extend(self.out_axes.iter().map(|&a| Some(a)));
+        let out_axes: Vec<usize> = self.in_axes.iter().map(|a| a.unwrap_or(0)).collect();
+        let mut args = p.to_vec();
+        for (i, ct) in cts.iter().enumerate() {
+            args.push(match ct {
+                Some(c) => c.clone(),
+                None => {
+                    let mut s = out_avals[i].shape.clone();
+                    s.insert(self.out_axes[i], self.size);
+                    Value::Concrete(Array::zeros(&s, out_avals[i].dtype))
+                }
+            });
+        }
+        let res = bind(self.with(new_body, in_axes, out_axes), &args)?;
+        res.into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if p[i].dtype() != DType::F32 {
+                    return Ok(None);
+                }
+                Ok(Some(match self.in_axes[i] {
+                    Some(_) => c,
+                    None => ops::sum(&c, Some(&[0]), false)?,
+                }))
+            })
+            .collect()
+    }
+}

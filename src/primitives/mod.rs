@@ -1,0 +1,306 @@
+//! The primitive table: every operation a jaxpr can contain.
+//!
+//! Each family lives in one file holding, side by side, its shape rule
+//! (`abstract_eval`), its implementation on arrays (`apply`), its forward-mode
+//! rule (`jvp`) and its reverse-mode rule (`vjp`, the transpose for linear
+//! primitives). There are no batching rules: `vmap` runs its body once per
+//! batch element in lockstep, the same way one thread simulates many devices
+//! (see `exec`), so every primitive is batched for free.
+//!
+//! The jvp and vjp rules are written with the user-level operations of `ops`,
+//! on [`Value`]s: applied under a trace they emit equations, applied to
+//! concrete arrays they compute. That is what makes `grad` of `grad`, and
+//! `grad` outside a `shard_map` as well as inside it, one mechanism.
+
+pub mod collectives;
+pub mod dot;
+pub mod elementwise;
+pub mod maps;
+pub mod reduce;
+pub mod structural;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub use collectives::CollectiveKind;
+pub use maps::{MapKind, MapParams, ShardMapParams};
+
+use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
+use crate::error::Result;
+use crate::ir::Aval;
+use crate::trace::Value;
+
+/// The named axes bound where an equation is traced.
+#[derive(Debug, Clone, Default)]
+pub struct AxisEnv {
+    /// Every bound axis name with its size.
+    pub sizes: BTreeMap<String, usize>,
+    /// The bound axes whose VMA is tracked (shard_map with check_vma=True).
+    pub tracked: crate::ir::AxisSet,
+}
+
+/// A primitive with its parameters.
+#[derive(Debug, Clone)]
+pub enum Prim {
+    /// An elementwise function of one operand.
+    Unary(UnaryOp),
+    /// An elementwise function of two operands, NumPy-broadcast.
+    Binary(BinaryOp),
+    /// `x ** n` for a fixed integer `n`.
+    IntegerPow(i32),
+    /// `where(cond, x, y)`, broadcast over all three.
+    Select,
+    /// Change of element type.
+    Convert(DType),
+    /// Reduction over `axes` (no keepdims: reshape afterwards).
+    Reduce {
+        /// Which reduction.
+        op: ReduceOp,
+        /// Axes removed.
+        axes: Vec<usize>,
+    },
+    /// Index of the maximum (or minimum, with `min`) along `axis`.
+    ArgReduce {
+        /// True for argmin.
+        min: bool,
+        /// The axis removed.
+        axis: usize,
+    },
+    /// Same elements, new shape.
+    Reshape(Vec<usize>),
+    /// Permutation of axes.
+    Transpose(Vec<usize>),
+    /// lax.broadcast_in_dim: operand dimension i becomes output dimension `dims[i]`.
+    BroadcastInDim {
+        /// Output shape.
+        shape: Vec<usize>,
+        /// Where each operand dimension goes.
+        dims: Vec<usize>,
+    },
+    /// Concatenation of all operands along `axis`.
+    Concatenate(usize),
+    /// Static strided slice, as lax.slice.
+    Slice {
+        /// Start of each dimension.
+        starts: Vec<usize>,
+        /// End (exclusive) of each dimension.
+        limits: Vec<usize>,
+        /// Step of each dimension.
+        strides: Vec<usize>,
+    },
+    /// Slice of `sizes` at start indices given as scalar operands (clamped).
+    DynamicSlice(Vec<usize>),
+    /// Writes operand 1 into operand 0 at start indices given as scalar operands.
+    DynamicUpdateSlice,
+    /// Zero-or-value padding, low and high per dimension.
+    Pad {
+        /// Elements added before each dimension.
+        lo: Vec<usize>,
+        /// Elements added after each dimension.
+        hi: Vec<usize>,
+    },
+    /// Reverses the given axes.
+    Rev(Vec<usize>),
+    /// Integer-array indexing of operand 0 along `axis` by operand 1.
+    Take(usize),
+    /// Transpose of `Take`: adds operand 1 (updates) into zeros of `shape` at operand 0's indices.
+    ScatterAdd {
+        /// The axis indexed.
+        axis: usize,
+        /// The result's shape.
+        shape: Vec<usize>,
+    },
+    /// lax.dot_general.
+    DotGeneral {
+        /// Contracted dimensions of lhs and rhs.
+        contracting: (Vec<usize>, Vec<usize>),
+        /// Batch dimensions of lhs and rhs.
+        batch: (Vec<usize>, Vec<usize>),
+    },
+    /// A collective over named axes (psum, all_gather, ...).
+    Collective(CollectiveKind),
+    /// shard_map: a body run on every device of a mesh.
+    ShardMap(Arc<ShardMapParams>),
+    /// pmap or vmap: a body mapped over one axis.
+    Map(Arc<MapParams>),
+}
+
+impl Prim {
+    /// The name JAX gives this primitive in a jaxpr.
+    pub fn name(&self) -> String {
+        match self {
+            Prim::Unary(op) => elementwise::unary_name(*op).to_string(),
+            Prim::Binary(op) => elementwise::binary_name(*op).to_string(),
+            Prim::IntegerPow(_) => "integer_pow".into(),
+            Prim::Select => "select_n".into(),
+            Prim::Convert(_) => "convert_element_type".into(),
+            Prim::Reduce { op, .. } => reduce::reduce_name(*op).into(),
+            Prim::ArgReduce { min, .. } => if *min { "argmin" } else { "argmax" }.into(),
+            Prim::Reshape(_) => "reshape".into(),
+            Prim::Transpose(_) => "transpose".into(),
+            Prim::BroadcastInDim { .. } => "broadcast_in_dim".into(),
+            Prim::Concatenate(_) => "concatenate".into(),
+            Prim::Slice { .. } => "slice".into(),
+            Prim::DynamicSlice(_) => "dynamic_slice".into(),
+            Prim::DynamicUpdateSlice => "dynamic_update_slice".into(),
+            Prim::Pad { .. } => "pad".into(),
+            Prim::Rev(_) => "rev".into(),
+            Prim::Take(_) => "gather".into(),
+            Prim::ScatterAdd { .. } => "scatter-add".into(),
+            Prim::DotGeneral { .. } => "dot_general".into(),
+            Prim::Collective(c) => c.name().into(),
+            Prim::ShardMap(_) => "shard_map".into(),
+            Prim::Map(m) => m.kind.name().into(),
+        }
+    }
+
+    /// The parameters as `key=value` pairs, for the jaxpr printer.
+    pub fn params(&self) -> Vec<(String, String)> {
+        let list = |v: &[usize]| {
+            let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            if s.len() == 1 {
+                format!("({},)", s[0])
+            } else {
+                format!("({})", s.join(", "))
+            }
+        };
+        match self {
+            Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
+            Prim::Convert(d) => vec![("new_dtype".into(), d.name().into())],
+            Prim::Reduce { axes, .. } => vec![("axes".into(), list(axes))],
+            Prim::ArgReduce { axis, .. } => vec![
+                ("axes".into(), list(&[*axis])),
+                ("index_dtype".into(), "int32".into()),
+            ],
+            Prim::Reshape(s) => vec![("new_sizes".into(), list(s))],
+            Prim::Transpose(p) => vec![("permutation".into(), list(p))],
+            Prim::BroadcastInDim { shape, dims } => vec![
+                ("broadcast_dimensions".into(), list(dims)),
+                ("shape".into(), list(shape)),
+            ],
+            Prim::Concatenate(a) => vec![("dimension".into(), a.to_string())],
+            Prim::Slice { starts, limits, strides } => vec![
+                ("start_indices".into(), list(starts)),
+                ("limit_indices".into(), list(limits)),
+                ("strides".into(), list(strides)),
+            ],
+            Prim::DynamicSlice(s) => vec![("slice_sizes".into(), list(s))],
+            Prim::Pad { lo, hi } => vec![("low".into(), list(lo)), ("high".into(), list(hi))],
+            Prim::Rev(a) => vec![("dimensions".into(), list(a))],
+            Prim::Take(a) | Prim::ScatterAdd { axis: a, .. } => {
+                vec![("axis".into(), a.to_string())]
+            }
+            Prim::DotGeneral { contracting, batch } => vec![(
+                "dimension_numbers".into(),
+                format!(
+                    "(({}, {}), ({}, {}))",
+                    list(&contracting.0),
+                    list(&contracting.1),
+                    list(&batch.0),
+                    list(&batch.1)
+                ),
+            )],
+            Prim::Collective(c) => c.params(),
+            Prim::ShardMap(p) => p.params(),
+            Prim::Map(m) => m.params(),
+            Prim::Unary(_) | Prim::Binary(_) | Prim::Select | Prim::DynamicUpdateSlice => vec![],
+        }
+    }
+
+    /// The shape rule: output avals from input avals, or the error JAX would
+    /// raise at trace time.
+    pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
+        match self {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow(_)
+            | Prim::Select
+            | Prim::Convert(_) => elementwise::abstract_eval(self, ins),
+            Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::abstract_eval(self, ins),
+            Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
+            Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
+            Prim::ShardMap(p) => p.abstract_eval(ins),
+            Prim::Map(m) => m.abstract_eval(ins),
+            _ => structural::abstract_eval(self, ins),
+        }
+    }
+
+    /// Runs a device-local primitive on arrays. Collectives and maps need the
+    /// devices and are run by `exec` instead.
+    pub fn apply(&self, ins: &[Array]) -> Result<Vec<Array>> {
+        match self {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow(_)
+            | Prim::Select
+            | Prim::Convert(_) => elementwise::apply(self, ins),
+            Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
+            Prim::DotGeneral { .. } => dot::apply(self, ins),
+            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) => {
+                crate::bail!(RuntimeError, "{} cannot run outside an evaluator", self.name())
+            }
+            _ => structural::apply(self, ins),
+        }
+    }
+
+    /// Forward mode: tangents of the outputs from the primals and the tangents
+    /// of the inputs (`None` is a symbolic zero).
+    pub fn jvp(
+        &self,
+        primals: &[Value],
+        tangents: &[Option<Value>],
+        outs: &[Value],
+    ) -> Result<Vec<Option<Value>>> {
+        match self {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow(_)
+            | Prim::Select
+            | Prim::Convert(_) => elementwise::jvp(self, primals, tangents, outs),
+            Prim::Reduce { .. } | Prim::ArgReduce { .. } => {
+                reduce::jvp(self, primals, tangents, outs)
+            }
+            Prim::DotGeneral { .. } => dot::jvp(self, primals, tangents),
+            Prim::Collective(c) => collectives::jvp(c, primals, tangents),
+            Prim::ShardMap(p) => p.jvp(primals, tangents),
+            Prim::Map(m) => m.jvp(primals, tangents),
+            _ => structural::jvp(self, primals, tangents),
+        }
+    }
+
+    /// Reverse mode: cotangents of the inputs from the primals, the outputs and
+    /// the cotangents of the outputs (`None` is a symbolic zero; a `None` input
+    /// cotangent means "not differentiable" or zero).
+    pub fn vjp(
+        &self,
+        primals: &[Value],
+        outs: &[Value],
+        cts: &[Option<Value>],
+    ) -> Result<Vec<Option<Value>>> {
+        match self {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow(_)
+            | Prim::Select
+            | Prim::Convert(_) => elementwise::vjp(self, primals, outs, cts),
+            Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::vjp(self, primals, outs, cts),
+            Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),
+            Prim::Collective(c) => collectives::vjp(c, primals, cts),
+            Prim::ShardMap(p) => p.vjp(primals, cts),
+            Prim::Map(m) => m.vjp(primals, cts),
+            _ => structural::vjp(self, primals, cts),
+        }
+    }
+
+    /// True for primitives whose operands are combined elementwise or
+    /// contracted together, so mixing an invariant and a varying operand
+    /// needs an implicit `pvary` on the invariant one (as JAX inserts).
+    pub fn joins_vma(&self) -> bool {
+        !matches!(self, Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_))
+    }
+}
+
+/// Broadcast result of several avals' VMAs: the union.
+pub fn join_vma(ins: &[Aval]) -> crate::ir::AxisSet {
+    ins.iter().flat_map(|a| a.vma.iter().cloned()).collect()
+}

@@ -1,0 +1,325 @@
+//! Tracing: turning calls on values into a [`Jaxpr`].
+//!
+//! A [`Value`] is either a concrete array or a tracer standing for a variable
+//! of a jaxpr being built. Every operation goes through [`bind`]: with no trace
+//! active it computes at once (eager, as JAX does outside transformations);
+//! otherwise it records an equation in the innermost trace, capturing operands
+//! that belong to outer traces as extra inputs (closure conversion). Traces
+//! nest: tracing a `grad` inside a `shard_map` body pushes a second frame that
+//! sees the body's mesh axes.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use crate::array::Array;
+use crate::bail;
+use crate::error::Result;
+use crate::ir::{Atom, AxisSet, Aval, Eqn, Jaxpr, Var};
+use crate::primitives::{AxisEnv, CollectiveKind, Prim};
+
+/// A value flowing through a program: concrete data or a traced variable.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// Data, computed eagerly.
+    Concrete(Array),
+    /// A variable of the jaxpr being traced at `level`.
+    Traced(Tracer),
+}
+
+/// A stand-in for a variable of a jaxpr under construction.
+#[derive(Debug, Clone)]
+pub struct Tracer {
+    /// Depth of the trace frame the variable belongs to.
+    pub level: usize,
+    /// The variable.
+    pub var: Var,
+    /// Its shape, dtype and VMA.
+    pub aval: Aval,
+}
+
+impl Value {
+    /// The abstract value.
+    pub fn aval(&self) -> Aval {
+        match self {
+            Value::Concrete(a) => Aval::of(a),
+            Value::Traced(t) => t.aval.clone(),
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> Vec<usize> {
+        match self {
+            Value::Concrete(a) => a.shape().to_vec(),
+            Value::Traced(t) => t.aval.shape.clone(),
+        }
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> crate::array::DType {
+        match self {
+            Value::Concrete(a) => a.dtype(),
+            Value::Traced(t) => t.aval.dtype,
+        }
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// The data, or JAX's concretization error when the value is traced:
+    /// Python control flow and conversions need data that a tracer lacks.
+    pub fn concrete(&self, what: &str) -> Result<&Array> {
+        match self {
+            Value::Concrete(a) => Ok(a),
+            Value::Traced(t) => bail!(
+                ConcretizationTypeError,
+                "Abstract tracer value encountered where concrete value is expected: {what} \
+                 needs the value of a traced array {} (inside a transformation such as jit, \
+                 grad, vmap or shard_map, arrays have no values yet; use jnp.where or \
+                 lax.cond-style code instead of Python control flow on them)",
+                t.aval
+            ),
+        }
+    }
+}
+
+impl From<Array> for Value {
+    fn from(a: Array) -> Value {
+        Value::Concrete(a)
+    }
+}
+
+/// What a trace frame binds: named axes and whether VMA is tracked for them.
+#[derive(Debug, Clone, Default)]
+pub struct FrameAxes {
+    /// Axis names bound by this frame (a map body), with sizes.
+    pub axes: Vec<(String, usize)>,
+    /// Of those, the axes whose VMA is tracked (shard_map with check_vma).
+    pub tracked: AxisSet,
+}
+
+struct Frame {
+    axes: FrameAxes,
+    avals: Vec<Aval>,
+    invars: Vec<Var>,
+    eqns: Vec<Eqn>,
+    /// Outer values captured as extra inputs, keyed by (level, var).
+    captured: Vec<Value>,
+    captured_index: HashMap<(usize, Var), Var>,
+}
+
+impl Frame {
+    fn new_var(&mut self, aval: Aval) -> Var {
+        self.avals.push(aval);
+        Var(self.avals.len() as u32 - 1)
+    }
+}
+
+thread_local! {
+    static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+}
+
+/// True when some trace is active on this thread.
+pub fn tracing() -> bool {
+    STACK.with(|s| !s.borrow().is_empty())
+}
+
+/// Every axis bound by the active traces, innermost last.
+pub fn axis_env() -> AxisEnv {
+    STACK.with(|s| {
+        let mut env = AxisEnv::default();
+        for f in s.borrow().iter() {
+            for (n, size) in &f.axes.axes {
+                env.sizes.insert(n.clone(), *size);
+            }
+            env.tracked.extend(f.axes.tracked.iter().cloned());
+        }
+        env
+    })
+}
+
+/// Applies a primitive: computes it on concrete operands when nothing is being
+/// traced, and otherwise records it in the innermost trace.
+pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
+    if !tracing() {
+        let arrays: Vec<Array> = inputs
+            .iter()
+            .map(|v| v.concrete(&prim.name()).cloned())
+            .collect::<Result<_>>()?;
+        return crate::exec::apply_eager(&prim, &arrays)
+            .map(|outs| outs.into_iter().map(Value::Concrete).collect());
+    }
+    let inputs = if prim.joins_vma() { insert_pvary(inputs)? } else { inputs.to_vec() };
+    let env = axis_env();
+    STACK.with(|s| {
+        let mut stack = s.borrow_mut();
+        let level = stack.len() - 1;
+        let atoms: Vec<Atom> =
+            inputs.iter().map(|v| to_atom(&mut stack, level, v)).collect::<Result<_>>()?;
+        let in_avals: Vec<Aval> = inputs.iter().map(|v| v.aval()).collect();
+        let out_avals = prim.abstract_eval(&in_avals, &env)?;
+        let frame = &mut stack[level];
+        let outputs: Vec<Var> = out_avals.iter().map(|a| frame.new_var(a.clone())).collect();
+        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outputs.clone() });
+        Ok(outputs
+            .into_iter()
+            .zip(out_avals)
+            .map(|(var, aval)| Value::Traced(Tracer { level, var, aval }))
+            .collect())
+    })
+}
+
+/// Binds a primitive with exactly one output.
+pub fn bind1(prim: Prim, inputs: &[Value]) -> Result<Value> {
+    Ok(bind(prim, inputs)?.remove(0))
+}
+
+/// Where operands vary over different tracked axes, makes the less varying ones
+/// vary too with an explicit `pvary`, as JAX does; the transpose of that pvary
+/// (a psum) is what sums gradients of replicated inputs.
+fn insert_pvary(inputs: &[Value]) -> Result<Vec<Value>> {
+    if inputs.len() < 2 {
+        return Ok(inputs.to_vec());
+    }
+    let all: AxisSet = inputs.iter().flat_map(|v| v.aval().vma).collect();
+    if all.is_empty() {
+        return Ok(inputs.to_vec());
+    }
+    inputs
+        .iter()
+        .map(|v| {
+            let missing: Vec<String> = all.difference(&v.aval().vma).cloned().collect();
+            if missing.is_empty() {
+                Ok(v.clone())
+            } else {
+                bind1(Prim::Collective(CollectiveKind::Pvary { axes: missing }), &[v.clone()])
+            }
+        })
+        .collect()
+}
+
+fn to_atom(stack: &mut [Frame], level: usize, v: &Value) -> Result<Atom> {
+    match v {
+        Value::Concrete(a) => Ok(Atom::Lit(a.clone())),
+        Value::Traced(t) if t.level == level => Ok(Atom::Var(t.var)),
+        Value::Traced(t) if t.level < level && t.level < stack.len() => {
+            Ok(Atom::Var(capture(stack, level, t)))
+        }
+        Value::Traced(t) => bail!(
+            RuntimeError,
+            "Encountered an unexpected tracer {}: a value computed inside a transformed \
+             function was used after that function returned",
+            t.aval
+        ),
+    }
+}
+
+fn capture(stack: &mut [Frame], level: usize, t: &Tracer) -> Var {
+    let frame = &mut stack[level];
+    if let Some(v) = frame.captured_index.get(&(t.level, t.var)) {
+        return *v;
+    }
+    let var = frame.new_var(t.aval.clone());
+    frame.captured.push(Value::Traced(t.clone()));
+    frame.captured_index.insert((t.level, t.var), var);
+    var
+}
+
+/// A traced function: its jaxpr, whose inputs are the explicit arguments
+/// followed by the outer values it closed over, and those outer values.
+#[derive(Debug, Clone)]
+pub struct Traced {
+    /// The program.
+    pub jaxpr: Jaxpr,
+    /// Outer values the function closed over, in the order of the extra inputs.
+    pub captured: Vec<Value>,
+}
+
+/// Traces `f` on abstract arguments of `in_avals` inside a frame binding `axes`.
+pub fn trace<F>(in_avals: &[Aval], axes: FrameAxes, f: F) -> Result<Traced>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let level = STACK.with(|s| {
+        let mut stack = s.borrow_mut();
+        stack.push(Frame {
+            axes,
+            avals: vec![],
+            invars: vec![],
+            eqns: vec![],
+            captured: vec![],
+            captured_index: HashMap::new(),
+        });
+        stack.len() - 1
+    });
+    // Pops the frame however `f` exits, so an error leaves the stack as it was.
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            STACK.with(|s| s.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
+    let args: Vec<Value> = STACK.with(|s| {
+        let mut stack = s.borrow_mut();
+        let frame = &mut stack[level];
+        in_avals
+            .iter()
+            .map(|a| {
+                let var = frame.new_var(a.clone());
+                frame.invars.push(var);
+                Value::Traced(Tracer { level, var, aval: a.clone() })
+            })
+            .collect()
+    });
+    let outs = f(&args)?;
+    STACK.with(|s| {
+        let mut stack = s.borrow_mut();
+        let outvars: Vec<Atom> =
+            outs.iter().map(|v| to_atom(&mut stack, level, v)).collect::<Result<_>>()?;
+        let frame = &mut stack[level];
+        let mut invars = std::mem::take(&mut frame.invars);
+        let mut order: Vec<(&(usize, Var), &Var)> = frame.captured_index.iter().collect();
+        order.sort_by_key(|(_, v)| **v);
+        invars.extend(order.iter().map(|(_, v)| **v));
+        Ok(Traced {
+            jaxpr: Jaxpr {
+                avals: std::mem::take(&mut frame.avals),
+                invars,
+                eqns: std::mem::take(&mut frame.eqns),
+                outvars,
+            },
+            captured: std::mem::take(&mut frame.captured),
+        })
+    })
+}
+
+/// Evaluates a jaxpr by binding each equation: under a trace this inlines the
+/// jaxpr into the current one; with no trace it computes.
+pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Value]) -> Result<Vec<Value>> {
+    let mut env: HashMap<Var, Value> = HashMap::new();
+    if args.len() != jaxpr.invars.len() {
+        bail!(
+            TypeError,
+            "program takes {} inputs, got {}",
+            jaxpr.invars.len(),
+            args.len()
+        );
+    }
+    for (v, a) in jaxpr.invars.iter().zip(args) {
+        env.insert(*v, a.clone());
+    }
+    let read = |env: &HashMap<Var, Value>, a: &Atom| match a {
+        Atom::Var(v) => env[v].clone(),
+        Atom::Lit(x) => Value::Concrete(x.clone()),
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs = bind(eqn.prim.clone(), &ins)?;
+        for (v, o) in eqn.outputs.iter().zip(outs) {
+            env.insert(*v, o);
+        }
+    }
+    Ok(jaxpr.outvars.iter().map(|a| read(&env, a)).collect())
+}

@@ -1,0 +1,284 @@
+//! Differentiation: forward mode (jvp) and reverse mode (vjp, grad) as
+//! interpreters of a jaxpr that apply each primitive's rule.
+//!
+//! Both drivers bind as they go, so under a trace they emit the derivative
+//! program and with no trace they compute it. A transformed function is
+//! traced once into a jaxpr, then interpreted; closed-over values of outer
+//! traces become extra inputs that are not differentiated here (an outer
+//! transformation differentiates through them, since the derivative program is
+//! inlined into its trace).
+
+use std::collections::HashMap;
+
+use crate::array::{Array, DType};
+use crate::bail;
+use crate::error::Result;
+use crate::ir::{Atom, Aval, Jaxpr, Var};
+use crate::ops;
+use crate::primitives::{CollectiveKind, Prim};
+use crate::trace::{bind, bind1, trace, FrameAxes, Value};
+
+fn read(env: &HashMap<Var, Value>, a: &Atom) -> Value {
+    match a {
+        Atom::Var(v) => env[v].clone(),
+        Atom::Lit(x) => Value::Concrete(x.clone()),
+    }
+}
+
+/// Makes a cotangent or tangent vary over the same axes as its primal, as JAX
+/// types them: a constant seed (say 1.0) for a varying output is pvary'd.
+fn match_vma(v: Value, aval: &Aval) -> Result<Value> {
+    let missing: Vec<String> = aval.vma.difference(&v.aval().vma).cloned().collect();
+    if missing.is_empty() || !crate::trace::tracing() {
+        return Ok(v);
+    }
+    bind1(Prim::Collective(CollectiveKind::Pvary { axes: missing }), &[v])
+}
+
+/// Runs `jaxpr` on `primals` and pushes `tangents` (None = zero) forward.
+/// Returns the outputs and their tangents (None where zero).
+pub fn jvp_jaxpr_eval(
+    jaxpr: &Jaxpr,
+    primals: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<(Vec<Value>, Vec<Option<Value>>)> {
+    let mut env = HashMap::new();
+    let mut tan: HashMap<Var, Value> = HashMap::new();
+    for (i, v) in jaxpr.invars.iter().enumerate() {
+        env.insert(*v, primals[i].clone());
+        if let Some(Some(t)) = tangents.get(i) {
+            tan.insert(*v, t.clone());
+        }
+    }
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let ts: Vec<Option<Value>> = eqn
+            .inputs
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) => tan.get(v).cloned(),
+                Atom::Lit(_) => None,
+            })
+            .collect();
+        let outs = bind(eqn.prim.clone(), &ins)?;
+        if ts.iter().any(|t| t.is_some()) {
+            let touts = eqn.prim.jvp(&ins, &ts, &outs)?;
+            for ((v, t), o) in eqn.outputs.iter().zip(touts).zip(&outs) {
+                if let Some(t) = t {
+                    tan.insert(*v, match_vma(t, &o.aval())?);
+                }
+            }
+        }
+        for (v, o) in eqn.outputs.iter().zip(outs) {
+            env.insert(*v, o);
+        }
+    }
+    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    let touts = jaxpr
+        .outvars
+        .iter()
+        .map(|a| match a {
+            Atom::Var(v) => tan.get(v).cloned(),
+            Atom::Lit(_) => None,
+        })
+        .collect();
+    Ok((outs, touts))
+}
+
+/// Runs `jaxpr` on `primals`, then pulls the output cotangents `cts` (None =
+/// zero) back. Returns the outputs and the inputs' cotangents (None where
+/// zero or not differentiable).
+pub fn vjp_jaxpr_eval(
+    jaxpr: &Jaxpr,
+    primals: &[Value],
+    cts: &[Option<Value>],
+) -> Result<(Vec<Value>, Vec<Option<Value>>)> {
+    let mut env = HashMap::new();
+    for (v, p) in jaxpr.invars.iter().zip(primals) {
+        env.insert(*v, p.clone());
+    }
+    let mut tape: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(jaxpr.eqns.len());
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs = bind(eqn.prim.clone(), &ins)?;
+        for (v, o) in eqn.outputs.iter().zip(&outs) {
+            env.insert(*v, o.clone());
+        }
+        tape.push((ins, outs));
+    }
+    let outs: Vec<Value> = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    let mut ct_env: HashMap<Var, Value> = HashMap::new();
+    let accumulate = |ct_env: &mut HashMap<Var, Value>, v: Var, c: Value| -> Result<()> {
+        let c = match_vma(c, jaxpr.aval(v))?;
+        let total = match ct_env.remove(&v) {
+            Some(prev) => ops::add(&prev, &c)?,
+            None => c,
+        };
+        ct_env.insert(v, total);
+        Ok(())
+    };
+    for (a, c) in jaxpr.outvars.iter().zip(cts) {
+        if let (Atom::Var(v), Some(c)) = (a, c) {
+            if jaxpr.aval(*v).dtype == DType::F32 {
+                accumulate(&mut ct_env, *v, c.clone())?;
+            }
+        }
+    }
+    for (eqn, (ins, outs)) in jaxpr.eqns.iter().zip(tape).rev() {
+        let out_cts: Vec<Option<Value>> = eqn.outputs.iter().map(|v| ct_env.remove(v)).collect();
+        if out_cts.iter().all(|c| c.is_none()) {
+            continue;
+        }
+        let in_cts = eqn.prim.vjp(&ins, &outs, &out_cts)?;
+        for (a, c) in eqn.inputs.iter().zip(in_cts) {
+            if let (Atom::Var(v), Some(c)) = (a, c) {
+                if jaxpr.aval(*v).dtype == DType::F32 {
+                    accumulate(&mut ct_env, *v, c)?;
+                }
+            }
+        }
+    }
+    let in_cts = jaxpr.invars.iter().map(|v| ct_env.remove(v)).collect();
+    Ok((outs, in_cts))
+}
+
+/// Traces `f` on the avals of `args` (no new axes).
+fn trace_fn<F>(f: F, args: &[Value]) -> Result<crate::trace::Traced>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let avals: Vec<Aval> = args.iter().map(|a| a.aval()).collect();
+    trace(&avals, FrameAxes::default(), f)
+}
+
+fn with_captured(args: &[Value], traced: &crate::trace::Traced) -> Vec<Value> {
+    let mut all = args.to_vec();
+    all.extend(traced.captured.iter().cloned());
+    all
+}
+
+/// `jax.jvp(f, primals, tangents)`: outputs and output tangents (zeros where
+/// the output does not depend on the inputs).
+pub fn jvp<F>(f: F, primals: &[Value], tangents: &[Value]) -> Result<(Vec<Value>, Vec<Value>)>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    if primals.len() != tangents.len() {
+        bail!(TypeError, "jvp: {} primals but {} tangents", primals.len(), tangents.len());
+    }
+    for (i, (p, t)) in primals.iter().zip(tangents).enumerate() {
+        if p.shape() != t.shape() {
+            bail!(
+                ValueError,
+                "jvp called with different primal and tangent shapes: primal {i} has shape {:?} \
+                 and tangent {i} has shape {:?}",
+                p.shape(),
+                t.shape()
+            );
+        }
+    }
+    let traced = trace_fn(f, primals)?;
+    let mut ts: Vec<Option<Value>> = tangents.iter().cloned().map(Some).collect();
+    ts.extend(traced.captured.iter().map(|_| None));
+    let (outs, touts) = jvp_jaxpr_eval(&traced.jaxpr, &with_captured(primals, &traced), &ts)?;
+    let touts = touts.into_iter().zip(&outs).map(|(t, o)| t.unwrap_or_else(|| ops::zeros_like(o))).collect();
+    Ok((outs, touts))
+}
+
+/// The pullback of a function at a point, from [`vjp`].
+pub struct Pullback {
+    jaxpr: Jaxpr,
+    primals: Vec<Value>,
+    n_args: usize,
+}
+
+impl Pullback {
+    /// Cotangents of the arguments for the given output cotangents.
+    pub fn call(&self, cts: &[Value]) -> Result<Vec<Value>> {
+        let outs = self.jaxpr.out_avals();
+        if cts.len() != outs.len() {
+            bail!(TypeError, "vjp function takes {} cotangents, got {}", outs.len(), cts.len());
+        }
+        for (i, (c, o)) in cts.iter().zip(&outs).enumerate() {
+            if c.shape() != o.shape {
+                bail!(
+                    ValueError,
+                    "unexpected JAX type (e.g. shape/dtype) for argument {i} to vjp function: \
+                     got shape {:?}, expected shape {:?}",
+                    c.shape(),
+                    o.shape
+                );
+            }
+        }
+        let cts: Vec<Option<Value>> = cts.iter().cloned().map(Some).collect();
+        let (_, in_cts) = vjp_jaxpr_eval(&self.jaxpr, &self.primals, &cts)?;
+        Ok(in_cts
+            .into_iter()
+            .take(self.n_args)
+            .zip(&self.primals)
+            .map(|(c, p)| c.unwrap_or_else(|| ops::zeros_like(p)))
+            .collect())
+    }
+}
+
+/// `jax.vjp(f, *primals)`: the outputs and a pullback.
+pub fn vjp<F>(f: F, primals: &[Value]) -> Result<(Vec<Value>, Pullback)>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let traced = trace_fn(f, primals)?;
+    let all = with_captured(primals, &traced);
+    let outs = crate::trace::eval_jaxpr(&traced.jaxpr, &all)?;
+    Ok((outs, Pullback { jaxpr: traced.jaxpr, primals: all, n_args: primals.len() }))
+}
+
+/// `jax.value_and_grad(f, argnums)(*args)`: `f` returns the scalar loss
+/// followed by any auxiliary outputs. Returns (loss and aux outputs, the
+/// gradients of the loss with respect to `args[argnums]`).
+pub fn value_and_grad<F>(f: F, args: &[Value], argnums: &[usize]) -> Result<(Vec<Value>, Vec<Value>)>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    for &i in argnums {
+        let Some(a) = args.get(i) else {
+            bail!(ValueError, "argnums {i} is out of range for a function of {} positional arguments", args.len());
+        };
+        if a.dtype() != DType::F32 {
+            bail!(
+                TypeError,
+                "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of \
+                 np.inexact), but got {}. If you want to use Boolean- or integer-valued inputs, \
+                 use vjp or set allow_int to True.",
+                a.dtype().name()
+            );
+        }
+    }
+    let traced = trace_fn(f, args)?;
+    let out_avals = traced.jaxpr.out_avals();
+    let Some(loss) = out_avals.first() else {
+        bail!(TypeError, "grad: the function returned no outputs");
+    };
+    if !loss.shape.is_empty() {
+        bail!(
+            TypeError,
+            "Gradient only defined for scalar-output functions. Output had shape: {}",
+            crate::ir::fmt_shape(&loss.shape)
+        );
+    }
+    if loss.dtype != DType::F32 {
+        bail!(
+            TypeError,
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), \
+             but got {}",
+            loss.dtype.name()
+        );
+    }
+    let mut cts: Vec<Option<Value>> = vec![None; out_avals.len()];
+    cts[0] = Some(Value::Concrete(Array::scalar_f32(1.0)));
+    let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
+    let grads = argnums
+        .iter()
+        .map(|&i| in_cts[i].clone().unwrap_or_else(|| ops::zeros_like(&args[i])))
+        .collect();
+    Ok((outs, grads))
+}
