@@ -15,8 +15,10 @@ pub mod broadcast;
 pub mod elementwise;
 pub mod reduce;
 pub mod shape_ops;
+pub mod special;
 
 pub use broadcast::broadcast_shapes;
+pub use elementwise::{BinaryOp, UnaryOp};
 pub use reduce::ReduceOp;
 
 /// Element type of an array. JAX's default floating type on CPU is float32 and
