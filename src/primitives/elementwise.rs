@@ -112,7 +112,7 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::Binary(op) => ins[0].binary(*op, &ins[1])?,
         Prim::IntegerPow(n) => ins[0].integer_pow(*n)?,
         Prim::Select => Array::select(&ins[0], &ins[1], &ins[2])?,
-        Prim::Convert(d) => ins[0].astype(*d)?,
+        Prim::Convert(d) => ins[0].astype(*d),
         _ => bail!(RuntimeError, "not an elementwise primitive: {}", prim.name()),
     };
     Ok(vec![out])

@@ -156,7 +156,7 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::Transpose(p) => x.transpose(p)?,
         Prim::BroadcastInDim { shape, dims } => x.broadcast_in_dim(shape, dims)?,
         Prim::Concatenate(axis) => Array::concatenate(ins, *axis)?,
-        Prim::Slice { starts, limits, strides } => x.slice(starts, limits, strides)?,
+        Prim::Slice { starts, limits, strides } => x.slice(starts, limits, Some(strides))?,
         Prim::DynamicSlice(sizes) => x.dynamic_slice(&starts_of(&ins[1..])?, sizes)?,
         Prim::DynamicUpdateSlice => x.dynamic_update_slice(&ins[1], &starts_of(&ins[2..])?)?,
         Prim::Pad { lo, hi } => x.pad(lo, hi, 0.0)?,
