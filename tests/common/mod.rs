@@ -1,0 +1,81 @@
+//! Helpers shared by the engine's integration tests.
+#![allow(dead_code)]
+
+use shardlab::array::Array;
+use shardlab::exec::{self, Mode};
+use shardlab::sharding::PartitionSpec;
+use shardlab::trace::Value;
+
+/// A float32 array of `shape` holding 0, 1, 2, ... (like `jnp.arange(n).reshape(shape)`).
+pub fn arange(shape: &[usize]) -> Value {
+    let n: usize = shape.iter().product();
+    Value::Concrete(Array::from_f32(shape, (0..n).map(|i| i as f32).collect()).unwrap())
+}
+
+/// A float32 array from data.
+pub fn array(shape: &[usize], data: &[f32]) -> Value {
+    Value::Concrete(Array::from_f32(shape, data.to_vec()).unwrap())
+}
+
+/// A PartitionSpec: each entry is a list of mesh axes (empty = None).
+pub fn spec(entries: &[&[&str]]) -> PartitionSpec {
+    PartitionSpec(
+        entries
+            .iter()
+            .map(|e| if e.is_empty() { None } else { Some(e.iter().map(|s| s.to_string()).collect()) })
+            .collect(),
+    )
+}
+
+/// Axis names as owned strings.
+pub fn names(axes: &[&str]) -> Vec<String> {
+    axes.iter().map(|s| s.to_string()).collect()
+}
+
+/// The data of a concrete value as f64.
+pub fn data(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Concrete(a) => a.to_f64_vec(),
+        Value::Traced(_) => panic!("expected a concrete value"),
+    }
+}
+
+/// The shape of a value.
+pub fn shape(v: &Value) -> Vec<usize> {
+    v.shape()
+}
+
+/// Asserts two float lists agree to 1e-5 relative / 1e-6 absolute.
+pub fn assert_close(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "length: got {got:?}, want {want:?}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-6 + 1e-5 * w.abs(),
+            "element {i}: got {g}, want {w} (got {got:?}, want {want:?})"
+        );
+    }
+}
+
+/// Runs `f` once in each execution mode and checks both give identical bits;
+/// returns the parallel result.
+pub fn both_modes<F: Fn() -> Vec<Value>>(f: F) -> Vec<Value> {
+    let mut cfg = exec::config();
+    cfg.mode = Mode::Parallel;
+    exec::set_config(cfg.clone());
+    let parallel = f();
+    cfg.mode = Mode::Lockstep;
+    exec::set_config(cfg.clone());
+    let lockstep = f();
+    cfg.mode = Mode::Parallel;
+    exec::set_config(cfg);
+    assert_eq!(parallel.len(), lockstep.len());
+    for (p, l) in parallel.iter().zip(&lockstep) {
+        match (p, l) {
+            (Value::Concrete(a), Value::Concrete(b)) => {
+                assert!(a.bitwise_eq(b), "parallel {a:?} != lockstep {b:?}")
+            }
+            _ => panic!("expected concrete results"),
+        }
+    }
+    parallel
+}
