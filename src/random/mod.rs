@@ -10,9 +10,14 @@
 //! - [`threefry`]: the block cipher;
 //! - [`special`]: XLA's float32 `erf`, `erf_inv` and `log1p`;
 //! - [`distributions`]: `uniform`, `normal`, `truncated_normal`, `bernoulli`,
-//!   `randint`, `permutation`, `choice`.
+//!   `randint`, `permutation`, `choice`;
+//! - [`initializers`]: `jax.nn.initializers` / `flax.nnx.initializers`;
+//! - [`flax`]: which key each parameter of a linen or nnx module receives.
 
 pub mod distributions;
+pub mod flax;
+pub mod initializers;
+mod sha1;
 pub mod special;
 pub mod threefry;
 
