@@ -12,7 +12,10 @@ use crate::bail;
 use crate::error::Result;
 
 pub mod broadcast;
+pub mod create;
 pub mod elementwise;
+pub mod index;
+pub mod matmul;
 pub mod reduce;
 pub mod shape_ops;
 pub mod special;
