@@ -5,7 +5,8 @@
 mod common;
 
 use common::*;
-use shardlab::ops::{self, MapKind};
+use shardlab::ops;
+use shardlab::primitives::MapKind;
 use shardlab::transforms;
 use shardlab::{ErrorKind, Mesh, Value};
 
@@ -16,7 +17,12 @@ fn seed_000_psum_under_shard_map() {
     let out = both_modes(|| {
         let x = array(&[3], &[1.0, 2.0, 3.0]);
         ops::shard_map(
-            Box::new(|a| Ok(vec![ops::psum(&ops::sum(&a[0], None, false)?, &names(&["data"]))?])),
+            Box::new(|a| {
+                Ok(vec![ops::psum(
+                    &ops::sum(&a[0], None, false)?,
+                    &names(&["data"]),
+                )?])
+            }),
             &mesh,
             &[spec(&[&["data"]])],
             &[spec(&[])],
@@ -36,7 +42,12 @@ fn seed_000_on_eight_devices() {
     let mesh = Mesh::new(&["data"], &[8]).unwrap();
     let out = both_modes(|| {
         ops::shard_map(
-            Box::new(|a| Ok(vec![ops::psum(&ops::sum(&a[0], None, false)?, &names(&["data"]))?])),
+            Box::new(|a| {
+                Ok(vec![ops::psum(
+                    &ops::sum(&a[0], None, false)?,
+                    &names(&["data"]),
+                )?])
+            }),
             &mesh,
             &[spec(&[&["data"]])],
             &[spec(&[])],
@@ -216,7 +227,11 @@ fn unbound_axis_name_is_a_name_error() {
     )
     .unwrap_err();
     assert_eq!(err.kind, ErrorKind::NameError);
-    assert!(err.message.contains("batch") && err.message.contains("'data'"), "{}", err.message);
+    assert!(
+        err.message.contains("batch") && err.message.contains("'data'"),
+        "{}",
+        err.message
+    );
 }
 
 /// out_specs that omit an axis the output still varies over are refused at
@@ -262,5 +277,9 @@ fn indivisible_dimension_is_refused() {
     )
     .unwrap_err();
     assert_eq!(err.kind, ErrorKind::ValueError);
-    assert!(err.message.contains('6') && err.message.contains('4'), "{}", err.message);
+    assert!(
+        err.message.contains('6') && err.message.contains('4'),
+        "{}",
+        err.message
+    );
 }

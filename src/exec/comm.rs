@@ -50,6 +50,16 @@ impl Comm for Solo {
     }
 }
 
+/// `axes` sorted into the mesh's major-to-minor order. JAX 0.10 ranks the
+/// devices of a ppermute over a tuple of axes in mesh order whatever order the
+/// tuple lists them in (unlike axis_index, all_gather, psum_scatter and
+/// all_to_all, which follow the listed order); shardlab does the same.
+fn mesh_order(mesh: &Mesh, axes: &[String]) -> Vec<String> {
+    let mut sorted = axes.to_vec();
+    sorted.sort_by_key(|a| mesh.axis_names().iter().position(|n| n == a).unwrap_or(usize::MAX));
+    sorted
+}
+
 /// Every device of `mesh` as lanes of this thread.
 pub struct Lockstep<'a> {
     /// The (possibly virtual) mesh whose positions are the lanes.
@@ -63,9 +73,9 @@ pub fn lockstep_collective(mesh: &Mesh, kind: &CollectiveKind, xs: Vec<Array>) -
         Psum { axes } | PsumInvariant { axes } => lockstep::psum(mesh, &xs, axes),
         Pmax { axes } => lockstep::pmax(mesh, &xs, axes),
         Pmin { axes } => lockstep::pmin(mesh, &xs, axes),
-        AllGather { axes, axis, tiled } => lockstep::all_gather(mesh, &xs, axes, *axis, *tiled),
+        AllGather { axes, axis, tiled, .. } => lockstep::all_gather(mesh, &xs, axes, *axis, *tiled),
         PsumScatter { axes, dim, tiled } => lockstep::psum_scatter(mesh, &xs, axes, *dim, *tiled),
-        Ppermute { axes, perm } => lockstep::ppermute(mesh, &xs, axes, perm),
+        Ppermute { axes, perm } => lockstep::ppermute(mesh, &xs, &mesh_order(mesh, axes), perm),
         AllToAll { axes, split_axis, concat_axis, tiled } => {
             lockstep::all_to_all(mesh, &xs, axes, *split_axis, *concat_axis, *tiled)
         }
@@ -103,9 +113,9 @@ impl Comm for OnFabric<'_> {
             Psum { axes } | PsumInvariant { axes } => coll::psum(ctx, &x, axes)?,
             Pmax { axes } => coll::pmax(ctx, &x, axes)?,
             Pmin { axes } => coll::pmin(ctx, &x, axes)?,
-            AllGather { axes, axis, tiled } => coll::all_gather(ctx, &x, axes, *axis, *tiled)?,
+            AllGather { axes, axis, tiled, .. } => coll::all_gather(ctx, &x, axes, *axis, *tiled)?,
             PsumScatter { axes, dim, tiled } => coll::psum_scatter(ctx, &x, axes, *dim, *tiled)?,
-            Ppermute { axes, perm } => coll::ppermute(ctx, &x, axes, perm)?,
+            Ppermute { axes, perm } => coll::ppermute(ctx, &x, &mesh_order(ctx.mesh, axes), perm)?,
             AllToAll { axes, split_axis, concat_axis, tiled } => {
                 coll::all_to_all(ctx, &x, axes, *split_axis, *concat_axis, *tiled)?
             }

@@ -69,11 +69,14 @@ pub fn pmin(x: &Value, axes: &[String]) -> Result<Value> {
     collective(CollectiveKind::Pmin { axes: axes.to_vec() }, x)
 }
 
-/// `jax.lax.all_gather(x, axes, axis=axis, tiled=tiled)`.
-pub fn all_gather(x: &Value, axes: &[String], axis: i64, tiled: bool) -> Result<Value> {
+/// `jax.lax.all_gather(x, axes, axis=axis, tiled=tiled, to=...)`: with
+/// `invariant` (JAX's `to='invarying'`) the result is typed invariant over
+/// `axes`, so it may be returned with an out_spec that does not name them.
+pub fn all_gather(x: &Value, axes: &[String], axis: i64, tiled: bool, invariant: bool) -> Result<Value> {
     let rank = x.ndim() + usize::from(!tiled);
     let axis = super::norm_axis(axis, rank)?;
-    collective(CollectiveKind::AllGather { axes: axes.to_vec(), axis, tiled }, x)
+    let invariant = invariant && tracked(axes);
+    collective(CollectiveKind::AllGather { axes: axes.to_vec(), axis, tiled, invariant }, x)
 }
 
 /// `jax.lax.psum_scatter(x, axes, scatter_dimension=dim, tiled=tiled)`.

@@ -46,6 +46,9 @@ pub enum CollectiveKind {
         axis: usize,
         /// Concatenate instead of stacking.
         tiled: bool,
+        /// The result is typed invariant over `axes` (JAX's `to='invarying'`,
+        /// the primitive `all_gather_invariant`) instead of varying.
+        invariant: bool,
     },
     /// Sum over the group, each member keeping its block of `dim`.
     PsumScatter {
@@ -112,7 +115,8 @@ impl CollectiveKind {
             PsumInvariant { .. } => "psum_invariant",
             Pmax { .. } => "pmax",
             Pmin { .. } => "pmin",
-            AllGather { .. } => "all_gather",
+            AllGather { invariant: false, .. } => "all_gather",
+            AllGather { invariant: true, .. } => "all_gather_invariant",
             PsumScatter { .. } => "reduce_scatter",
             Ppermute { .. } => "ppermute",
             AllToAll { .. } => "all_to_all",
@@ -282,7 +286,9 @@ pub fn abstract_eval(kind: &CollectiveKind, ins: &[Aval], env: &AxisEnv) -> Resu
                     }
                     x.vma.difference(&axes).cloned().collect()
                 }
-                Psum { .. } | Pmax { .. } | Pmin { .. } => x.vma.difference(&axes).cloned().collect(),
+                Psum { .. } | Pmax { .. } | Pmin { .. } | AllGather { invariant: true, .. } => {
+                    x.vma.difference(&axes).cloned().collect()
+                }
                 Pvary { .. } => x.vma.union(&axes).cloned().collect(),
                 _ => x.vma.union(&axes.intersection(&env.tracked).cloned().collect()).cloned().collect(),
             };
@@ -299,13 +305,15 @@ fn transpose_kind(kind: &CollectiveKind) -> Option<CollectiveKind> {
         Psum { axes } => Psum { axes },
         PsumInvariant { axes } => Pvary { axes },
         Pvary { axes } => PsumInvariant { axes },
-        AllGather { axes, axis, tiled } => PsumScatter { axes, dim: axis, tiled },
-        PsumScatter { axes, dim, tiled } => AllGather { axes, axis: dim, tiled },
+        AllGather { axes, axis, tiled, invariant: false } => PsumScatter { axes, dim: axis, tiled },
+        PsumScatter { axes, dim, tiled } => AllGather { axes, axis: dim, tiled, invariant: false },
         Ppermute { axes, perm } => Ppermute { axes, perm: perm.iter().map(|&(s, d)| (d, s)).collect() },
         AllToAll { axes, split_axis, concat_axis, tiled } => {
             AllToAll { axes, split_axis: concat_axis, concat_axis: split_axis, tiled }
         }
-        Pmax { .. } | Pmin { .. } | AxisIndex { .. } => return None,
+        AllGather { invariant: true, .. } | Pmax { .. } | Pmin { .. } | AxisIndex { .. } => {
+            return None
+        }
     })
 }
 
@@ -329,6 +337,23 @@ pub fn vjp(kind: &CollectiveKind, p: &[Value], cts: &[Option<Value>]) -> Result<
     if p.is_empty() || p[0].dtype() != crate::array::DType::F32 {
         return Ok(vec![None; p.len()]);
     }
+    if let CollectiveKind::AllGather { axes, axis, tiled, invariant: true } = kind {
+        return Ok(vec![Some(own_block(ct, axes, *axis, *tiled, &p[0].shape())?)]);
+    }
     let t = transpose_kind(kind).ok_or_else(|| no_rule(kind))?;
     Ok(vec![Some(bind1(Prim::Collective(t), &[ct.clone()])?)])
+}
+
+/// The transpose of an invariant all_gather: the cotangent is one value shared
+/// by the group, and each member's input contributed only its own block of it.
+fn own_block(ct: &Value, axes: &[String], axis: usize, tiled: bool, in_shape: &[usize]) -> Result<Value> {
+    let idx = crate::ops::axis_index(axes)?;
+    if tiled {
+        let size = in_shape[axis];
+        let start = crate::ops::mul(&idx, &crate::ops::scalar(size as f64, crate::array::DType::I32))?;
+        crate::ops::dynamic_slice_in_dim(ct, &start, size, axis as i64)
+    } else {
+        let block = crate::ops::dynamic_slice_in_dim(ct, &idx, 1, axis as i64)?;
+        crate::ops::reshape(&block, in_shape)
+    }
 }

@@ -22,7 +22,13 @@ pub fn spec(entries: &[&[&str]]) -> PartitionSpec {
     PartitionSpec(
         entries
             .iter()
-            .map(|e| if e.is_empty() { None } else { Some(e.iter().map(|s| s.to_string()).collect()) })
+            .map(|e| {
+                if e.is_empty() {
+                    None
+                } else {
+                    Some(e.iter().map(|s| s.to_string()).collect())
+                }
+            })
             .collect(),
     )
 }
@@ -78,4 +84,79 @@ pub fn both_modes<F: Fn() -> Vec<Value>>(f: F) -> Vec<Value> {
         }
     }
     parallel
+}
+
+/// Parses the Python text of a PartitionSpec as the fixtures record it:
+/// `P()`, `P('x')`, `P('x', None)`, `P(('x', 'y'),)`.
+pub fn parse_spec(text: &str) -> PartitionSpec {
+    let inner = text
+        .trim()
+        .strip_prefix("P(")
+        .and_then(|s| s.strip_suffix(')'))
+        .expect(text);
+    let mut entries = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for ch in inner.chars().chain(std::iter::once(',')) {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                let t = cur.trim().to_string();
+                cur.clear();
+                if t.is_empty() {
+                    continue;
+                }
+                entries.push(if t == "None" {
+                    None
+                } else {
+                    Some(parse_names(&t))
+                });
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    PartitionSpec(entries)
+}
+
+/// Parses `'x'` or `('x', 'y')` into axis names.
+pub fn parse_names(text: &str) -> Vec<String> {
+    text.split(|c: char| c == ',' || c == '(' || c == ')')
+        .map(|s| s.trim().trim_matches('\'').to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// An array from the fixtures' `{"shape", "dtype", "data"}` form.
+pub fn fixture_array(j: &serde_json::Value) -> Array {
+    let shape: Vec<usize> = j["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    let data = j["data"].as_array().unwrap();
+    match j["dtype"].as_str().unwrap() {
+        "float32" => Array::from_f32(
+            &shape,
+            data.iter().map(|v| v.as_f64().unwrap() as f32).collect(),
+        ),
+        "int32" => Array::from_i32(
+            &shape,
+            data.iter().map(|v| v.as_i64().unwrap() as i32).collect(),
+        ),
+        "bool" => Array::from_bool(&shape, data.iter().map(|v| v.as_bool().unwrap()).collect()),
+        d => panic!("dtype {d}"),
+    }
+    .unwrap()
+}
+
+/// Loads a fixture file's cases.
+pub fn fixture_cases(file: &str) -> Vec<serde_json::Value> {
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect(&path);
+    let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+    j["cases"].as_array().unwrap().clone()
 }
