@@ -13,6 +13,7 @@
 pub mod array;
 pub mod error;
 pub mod mesh;
+pub mod sharding;
 
 pub use array::{Array, DType};
 pub use error::{Error, ErrorKind, Result};
