@@ -14,6 +14,7 @@ use crate::error::Result;
 pub mod broadcast;
 pub mod create;
 pub mod elementwise;
+pub mod format;
 pub mod index;
 pub mod matmul;
 pub mod reduce;
@@ -22,6 +23,7 @@ pub mod special;
 
 pub use broadcast::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
+pub use format::{format_jax_repr, format_numpy};
 pub use reduce::ReduceOp;
 
 /// Element type of an array. JAX's default floating type on CPU is float32 and
