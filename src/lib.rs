@@ -11,7 +11,9 @@
 //! - [`collectives`]: psum, all_gather, ... written once over the fabric.
 
 pub mod array;
+
 pub mod error;
+pub mod fabric;
 pub mod mesh;
 
 pub use array::{Array, DType};
