@@ -11,7 +11,7 @@
 //! - [`collectives`]: psum, all_gather, ... written once over the fabric.
 
 pub mod array;
-
+pub mod collectives;
 pub mod error;
 pub mod fabric;
 pub mod mesh;
