@@ -15,6 +15,7 @@ pub mod collectives;
 pub mod error;
 pub mod fabric;
 pub mod mesh;
+pub mod sharding;
 
 pub use array::{Array, DType};
 pub use error::{Error, ErrorKind, Result};

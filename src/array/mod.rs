@@ -11,6 +11,19 @@ use std::sync::Arc;
 use crate::bail;
 use crate::error::Result;
 
+pub mod broadcast;
+pub mod create;
+pub mod elementwise;
+pub mod index;
+pub mod matmul;
+pub mod reduce;
+pub mod shape_ops;
+pub mod special;
+
+pub use broadcast::broadcast_shapes;
+pub use elementwise::{BinaryOp, UnaryOp};
+pub use reduce::ReduceOp;
+
 /// Element type of an array. JAX's default floating type on CPU is float32 and
 /// its default integer type int32 (x64 disabled), which is what shardlab mirrors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -307,6 +320,60 @@ impl Array {
             && self.dtype() == other.dtype()
             && self.to_words() == other.to_words()
     }
+}
+
+/// Applies `$e` to the typed elements `$d` of a buffer, rebuilding a buffer of
+/// the same dtype from what `$e` returns (anything that collects into `Arc<[T]>`).
+macro_rules! map_buffer {
+    ($buf:expr, $d:ident => $e:expr) => {
+        match $buf {
+            $crate::array::Buffer::F32($d) => $crate::array::Buffer::F32($e),
+            $crate::array::Buffer::I32($d) => $crate::array::Buffer::I32($e),
+            $crate::array::Buffer::Bool($d) => $crate::array::Buffer::Bool($e),
+        }
+    };
+}
+
+impl Array {
+    /// An array of `shape` whose element `k` is `self`'s flat element `idx[k]`.
+    /// Every data-movement operation reduces to this gather.
+    pub(crate) fn gather_flat(&self, shape: &[usize], idx: &[usize]) -> Array {
+        debug_assert_eq!(numel(shape), idx.len());
+        let buffer = map_buffer!(&self.buffer, d => idx.iter().map(|&i| d[i]).collect());
+        Array {
+            shape: shape.to_vec(),
+            buffer,
+        }
+    }
+}
+
+/// Flat indices of a strided view: for each row-major multi-index `i` of
+/// `out_shape`, `offset + sum(i[k] * strides[k])`. Strides may be zero
+/// (broadcasting) or negative (reversal).
+pub(crate) fn strided_indices(out_shape: &[usize], strides: &[isize], offset: isize) -> Vec<usize> {
+    let n = numel(out_shape);
+    let mut out = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let nd = out_shape.len();
+    let mut counter = vec![0usize; nd];
+    let mut pos = offset;
+    for _ in 0..n {
+        out.push(pos as usize);
+        // Advance the odometer from the last axis, undoing the stride of every
+        // axis that wraps around.
+        for k in (0..nd).rev() {
+            counter[k] += 1;
+            pos += strides[k];
+            if counter[k] < out_shape[k] {
+                break;
+            }
+            pos -= strides[k] * out_shape[k] as isize;
+            counter[k] = 0;
+        }
+    }
+    out
 }
 
 impl fmt::Debug for Array {

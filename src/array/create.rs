@@ -1,0 +1,185 @@
+//! Arrays built from a rule rather than data: `arange`, `linspace`, `eye`,
+//! `iota`.
+
+use super::shape_ops::fmt_shape;
+use super::{numel, strided_indices, Array, DType};
+use crate::bail;
+use crate::error::Result;
+
+impl Array {
+    /// `jnp.arange(start, stop, step, dtype)`: `ceil((stop - start) / step)`
+    /// values. float32 values are filled as NumPy does: `start + i * delta`
+    /// in float32, where `delta` is the float32 difference of the first two
+    /// values (so `arange(0, 1, 0.1)` ends in `0.90000004`, as in JAX).
+    pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
+        if step == 0.0 || !step.is_finite() || !start.is_finite() || !stop.is_finite() {
+            bail!(
+                ValueError,
+                "arange: start {start}, stop {stop} and step {step} must be finite and step nonzero"
+            );
+        }
+        let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        match dtype {
+            DType::F32 => {
+                let a0 = start as f32;
+                let delta = (start + step) as f32 - a0;
+                let v = (0..n)
+                    .map(|i| if i == 0 { a0 } else { a0 + i as f32 * delta })
+                    .collect();
+                Array::from_f32(&[n], v)
+            }
+            DType::I32 => {
+                let (s, d) = (start as i64, step as i64);
+                Array::from_i32(&[n], (0..n as i64).map(|i| (s + i * d) as i32).collect())
+            }
+            DType::Bool => {
+                if n > 2 {
+                    bail!(
+                        ValueError,
+                        "arange: a bool range can hold at most 2 values, {n} requested"
+                    );
+                }
+                Array::from_bool(
+                    &[n],
+                    (0..n).map(|i| start + i as f64 * step != 0.0).collect(),
+                )
+            }
+        }
+    }
+
+    /// `jnp.linspace(start, stop, num, endpoint)` in float32, computed as JAX
+    /// does: `start * (1 - t) + stop * t` with `t = i * (1 / div)` (`div` is
+    /// `num - 1` with the endpoint, `num` without), and the endpoint exactly
+    /// `stop`.
+    pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+        let (a, b) = (start as f32, stop as f32);
+        if num == 0 {
+            return Array::from_f32(&[0], vec![]);
+        }
+        if num == 1 {
+            return Array::from_f32(&[1], vec![a]);
+        }
+        let div = if endpoint { num - 1 } else { num };
+        let inv = 1.0f32 / div as f32;
+        let mut v: Vec<f32> = (0..div)
+            .map(|i| {
+                let t = i as f32 * inv;
+                a * (1.0 - t) + b * t
+            })
+            .collect();
+        if endpoint {
+            v.push(b);
+        }
+        Array::from_f32(&[num], v)
+    }
+
+    /// `jnp.eye(n, m, k, dtype)`: ones where `col - row == k`.
+    pub fn eye(n: usize, m: usize, k: i64, dtype: DType) -> Array {
+        let mut v = vec![0.0f32; n * m];
+        for r in 0..n {
+            let c = r as i64 + k;
+            if c >= 0 && (c as usize) < m {
+                v[r * m + c as usize] = 1.0;
+            }
+        }
+        Array::from_f32(&[n, m], v)
+            .expect("n * m values")
+            .astype(dtype)
+    }
+
+    /// `lax.iota(dtype, ...)` broadcast along `dimension` of `shape`: each
+    /// element is its index along that dimension.
+    pub fn iota(shape: &[usize], dimension: usize, dtype: DType) -> Result<Array> {
+        if dimension >= shape.len() {
+            bail!(
+                ValueError,
+                "iota: dimension {dimension} is out of range for shape {}",
+                fmt_shape(shape)
+            );
+        }
+        let n = shape[dimension];
+        let line: Vec<i32> = (0..n as i32).collect();
+        let base = Array::from_i32(&[n], line)?;
+        let mut st = vec![0isize; shape.len()];
+        st[dimension] = 1;
+        let idx = strided_indices(shape, &st, 0);
+        debug_assert_eq!(idx.len(), numel(shape));
+        Ok(base.gather_flat(shape, &idx).astype(dtype))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(a: &Array) -> Vec<u32> {
+        a.f32_data().unwrap().iter().map(|v| v.to_bits()).collect()
+    }
+
+    #[test]
+    fn arange_float_accumulates_in_f32() {
+        let a = Array::arange(0.0, 1.0, 0.1, DType::F32).unwrap();
+        assert_eq!(a.shape(), &[10]);
+        // JAX 0.10.2 prints the last value as 0.90000004.
+        assert_eq!(a.f32_data().unwrap()[9], 0.900_000_04);
+        let i = Array::arange(0.0, 10.0, 3.0, DType::I32).unwrap();
+        assert_eq!(i.i32_data().unwrap(), &[0, 3, 6, 9]);
+        assert_eq!(
+            Array::arange(5.0, 0.0, -2.0, DType::I32)
+                .unwrap()
+                .i32_data()
+                .unwrap(),
+            &[5, 3, 1]
+        );
+        assert_eq!(Array::arange(3.0, 1.0, 1.0, DType::F32).unwrap().size(), 0);
+        assert!(Array::arange(0.0, 1.0, 0.0, DType::F32).is_err());
+    }
+
+    #[test]
+    fn linspace_matches_jax_bits() {
+        // jnp.linspace(0., 1., 7) and jnp.linspace(-1.3, 2.9, 6, endpoint=False)
+        // in JAX 0.10.2, as float32 bit patterns.
+        let a = Array::linspace(0.0, 1.0, 7, true).unwrap();
+        assert_eq!(
+            bits(&a),
+            vec![
+                0,
+                0x3e2a_aaab,
+                0x3eaa_aaab,
+                0x3f00_0000,
+                0x3f2a_aaab,
+                0x3f55_5556,
+                0x3f80_0000
+            ]
+        );
+        let b = Array::linspace(-1.3, 2.9, 6, false).unwrap();
+        assert_eq!(
+            bits(&b),
+            vec![
+                0xbfa6_6666,
+                0xbf19_9998,
+                0x3dcc_cce0,
+                0x3f4c_ccce,
+                0x3fc0_0001,
+                0x400c_cccd
+            ]
+        );
+        assert_eq!(
+            Array::linspace(2.0, 3.0, 1, true).unwrap().to_f64_vec(),
+            vec![2.0]
+        );
+    }
+
+    #[test]
+    fn eye_and_iota() {
+        let e = Array::eye(2, 3, 1, DType::I32);
+        assert_eq!(e.i32_data().unwrap(), &[0, 1, 0, 0, 0, 1]);
+        let e = Array::eye(3, 2, -1, DType::F32);
+        assert_eq!(e.to_f64_vec(), vec![0., 0., 1., 0., 0., 1.]);
+        let i = Array::iota(&[2, 3], 1, DType::I32).unwrap();
+        assert_eq!(i.i32_data().unwrap(), &[0, 1, 2, 0, 1, 2]);
+        let j = Array::iota(&[2, 3], 0, DType::F32).unwrap();
+        assert_eq!(j.to_f64_vec(), vec![0., 0., 0., 1., 1., 1.]);
+        assert!(Array::iota(&[2], 1, DType::I32).is_err());
+    }
+}

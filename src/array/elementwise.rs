@@ -1,0 +1,765 @@
+//! Elementwise operations: unary math, binary arithmetic and comparisons with
+//! NumPy broadcasting and promotion, `where`, integer powers and dtype
+//! conversion.
+//!
+//! Integer semantics follow what `jnp` does on XLA, which never traps:
+//! arithmetic wraps, `x // 0` is XLA's division by zero (-1) with the floor
+//! correction applied (so `5 // 0 == -2`, `0 // 0 == -1`), and `x % 0 == 0`.
+
+use super::broadcast::broadcast_shapes;
+use super::shape_ops::fmt_shape;
+use super::{Array, Buffer, DType};
+use crate::bail;
+use crate::error::Result;
+
+pub use super::special::{erf, erf_inv};
+
+/// A one-operand elementwise operation (`jnp` / `lax` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`; wraps on int32, refused on bool.
+    Neg,
+    /// `|x|`; wraps on `i32::MIN`.
+    Abs,
+    /// -1, 0 or 1 (NaN stays NaN, -0. stays -0.).
+    Sign,
+    /// `e^x`.
+    Exp,
+    /// Natural logarithm.
+    Log,
+    /// `log(1 + x)`.
+    Log1p,
+    /// `e^x - 1`.
+    Expm1,
+    /// Square root.
+    Sqrt,
+    /// `1 / sqrt(x)`.
+    Rsqrt,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// `1 / (1 + e^-x)` (`jax.nn.sigmoid`).
+    Logistic,
+    /// Sine.
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Round toward -inf (identity on integers).
+    Floor,
+    /// Round toward +inf (identity on integers).
+    Ceil,
+    /// Round half to even, as `jnp.round` (identity on integers).
+    Round,
+    /// Logical not on bool, bitwise not on int32.
+    Not,
+    /// The error function.
+    Erf,
+    /// The inverse error function.
+    ErfInv,
+    /// `jnp.isfinite`: a bool, always true for integers.
+    IsFinite,
+}
+
+impl UnaryOp {
+    /// The `jnp` name, used in messages.
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "negative",
+            Abs => "abs",
+            Sign => "sign",
+            Exp => "exp",
+            Log => "log",
+            Log1p => "log1p",
+            Expm1 => "expm1",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Tanh => "tanh",
+            Logistic => "logistic",
+            Sin => "sin",
+            Cos => "cos",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Not => "invert",
+            Erf => "erf",
+            ErfInv => "erf_inv",
+            IsFinite => "isfinite",
+        }
+    }
+
+    fn apply_f32(self, x: f32) -> f32 {
+        use UnaryOp::*;
+        match self {
+            Neg => -x,
+            Abs => x.abs(),
+            Sign => {
+                if x.is_nan() || x == 0.0 {
+                    x
+                } else {
+                    x.signum()
+                }
+            }
+            Exp => x.exp(),
+            Log => x.ln(),
+            Log1p => x.ln_1p(),
+            Expm1 => x.exp_m1(),
+            Sqrt => x.sqrt(),
+            Rsqrt => 1.0 / x.sqrt(),
+            Tanh => x.tanh(),
+            Logistic => 1.0 / (1.0 + (-x).exp()),
+            Sin => x.sin(),
+            Cos => x.cos(),
+            Floor => x.floor(),
+            Ceil => x.ceil(),
+            Round => x.round_ties_even(),
+            Erf => erf(x),
+            ErfInv => erf_inv(x),
+            Not | IsFinite => unreachable!("not a float-valued operation"),
+        }
+    }
+}
+
+/// A two-operand elementwise operation (`jnp` / `lax` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `x + y` (logical or on bool).
+    Add,
+    /// `x - y` (refused on two bools, as NumPy does).
+    Sub,
+    /// `x * y` (logical and on bool).
+    Mul,
+    /// True division: integers divide as float32.
+    Div,
+    /// `x // y`: floor of the quotient (Python/NumPy sign convention).
+    FloorDiv,
+    /// `x % y`: remainder with the divisor's sign.
+    Rem,
+    /// `x ** y`.
+    Pow,
+    /// `jnp.maximum` (NaN propagates).
+    Max,
+    /// `jnp.minimum` (NaN propagates).
+    Min,
+    /// `jnp.arctan2(y=x, x=other)`.
+    Atan2,
+    /// `==`.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+    /// `&`: logical on bool, bitwise on int32.
+    And,
+    /// `|`: logical on bool, bitwise on int32.
+    Or,
+    /// `^`: logical on bool, bitwise on int32.
+    Xor,
+}
+
+impl BinaryOp {
+    /// The `jnp` name, used in messages.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "subtract",
+            Mul => "multiply",
+            Div => "true_divide",
+            FloorDiv => "floor_divide",
+            Rem => "remainder",
+            Pow => "power",
+            Max => "maximum",
+            Min => "minimum",
+            Atan2 => "arctan2",
+            Eq => "equal",
+            Ne => "not_equal",
+            Lt => "less",
+            Le => "less_equal",
+            Gt => "greater",
+            Ge => "greater_equal",
+            And => "bitwise_and",
+            Or => "bitwise_or",
+            Xor => "bitwise_xor",
+        }
+    }
+
+    /// True for the six comparisons, which produce bool.
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+}
+
+fn compare<T: PartialOrd>(op: BinaryOp, a: T, b: T) -> bool {
+    use BinaryOp::*;
+    match op {
+        Eq => a == b,
+        Ne => a != b,
+        Lt => a < b,
+        Le => a <= b,
+        Gt => a > b,
+        Ge => a >= b,
+        _ => unreachable!("not a comparison"),
+    }
+}
+
+/// XLA's integer division: truncating, wrapping on `MIN / -1`, -1 when
+/// dividing by zero.
+fn xla_div(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        -1
+    } else {
+        a.wrapping_div(b)
+    }
+}
+
+/// XLA's integer remainder: sign of the dividend, `x rem 0 == x`.
+fn xla_rem(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        a
+    } else {
+        a.wrapping_rem(b)
+    }
+}
+
+/// `jnp.floor_divide` on int32, built on XLA's division as jnp does.
+fn floor_div_i32(a: i32, b: i32) -> i32 {
+    let q = xla_div(a, b);
+    let r = xla_rem(a, b);
+    if r != 0 && a.signum() != b.signum() {
+        q.wrapping_sub(1)
+    } else {
+        q
+    }
+}
+
+/// `jnp.remainder` on int32: the divisor's sign, and 0 for a zero divisor.
+fn rem_i32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        return 0;
+    }
+    let r = a.wrapping_rem(b);
+    if r != 0 && (r < 0) != (b < 0) {
+        r.wrapping_add(b)
+    } else {
+        r
+    }
+}
+
+/// `jnp.power` on int32 as JAX computes it: square-and-multiply over the
+/// exponent's low 6 bits only (any larger power overflows for |x| > 1), and
+/// `0 ** y == 0` for `y != 0`. Negative exponents thus give JAX's wrapped
+/// values rather than an error.
+fn pow_i32(mut x: i32, y: i32) -> i32 {
+    let mut e = y as u32;
+    let mut acc = if x == 0 && y != 0 { 0 } else { 1i32 };
+    for _ in 0..6 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(x);
+        }
+        x = x.wrapping_mul(x);
+        e >>= 1;
+    }
+    acc
+}
+
+/// NumPy's float floor division (via fmod, so the quotient is consistent with
+/// the remainder); a zero divisor gives `x / 0`.
+fn floor_div_f32(a: f32, b: f32) -> f32 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && (b < 0.0) != (m < 0.0) {
+        div -= 1.0;
+    }
+    if div == 0.0 {
+        return 0.0f32.copysign(a / b);
+    }
+    let f = div.floor();
+    if div - f > 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+
+/// `jnp.remainder` on float32: the divisor's sign (NaN for a zero divisor).
+fn rem_f32(a: f32, b: f32) -> f32 {
+    let r = a % b;
+    if r != 0.0 && (r < 0.0) != (b < 0.0) {
+        r + b
+    } else {
+        r
+    }
+}
+
+/// `jnp.maximum`: NaN propagates; 0. beats -0.
+fn max_f32(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// `jnp.minimum`: NaN propagates; -0. beats 0.
+fn min_f32(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else if a < b || (a == b && a.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+impl Array {
+    /// Applies a unary operation. Transcendental operations on int32 or bool
+    /// compute in float32, as `jnp` promotes them.
+    pub fn unary(&self, op: UnaryOp) -> Result<Array> {
+        use UnaryOp::*;
+        let shape = self.shape();
+        let buffer = match (op, self.buffer()) {
+            (IsFinite, Buffer::F32(d)) => Buffer::Bool(d.iter().map(|v| v.is_finite()).collect()),
+            (IsFinite, _) => Buffer::Bool(vec![true; self.size()].into()),
+            (Not, Buffer::Bool(d)) => Buffer::Bool(d.iter().map(|&v| !v).collect()),
+            (Not, Buffer::I32(d)) => Buffer::I32(d.iter().map(|&v| !v).collect()),
+            (Not, Buffer::F32(_)) => bail!(
+                TypeError,
+                "invert is only defined for integer and boolean types, got a float32 array of shape {}",
+                fmt_shape(shape)
+            ),
+            (Neg, Buffer::Bool(_)) => bail!(
+                TypeError,
+                "negative is not supported for bool arrays (shape {}); use logical_not",
+                fmt_shape(shape)
+            ),
+            (Neg, Buffer::I32(d)) => Buffer::I32(d.iter().map(|v| v.wrapping_neg()).collect()),
+            (Abs, Buffer::I32(d)) => Buffer::I32(d.iter().map(|v| v.wrapping_abs()).collect()),
+            (Sign, Buffer::I32(d)) => Buffer::I32(d.iter().map(|v| v.signum()).collect()),
+            (Floor | Ceil | Round, Buffer::I32(_) | Buffer::Bool(_))
+            | (Abs | Sign, Buffer::Bool(_)) => self.buffer().clone(),
+            (_, Buffer::F32(d)) => Buffer::F32(d.iter().map(|&v| op.apply_f32(v)).collect()),
+            (_, _) => return self.astype(DType::F32).unary(op),
+        };
+        Array::from_buffer(shape, buffer)
+    }
+
+    /// Applies a binary operation with NumPy broadcasting and promotion
+    /// (bool < int32 < float32). Comparisons give bool; `Div` and `Atan2`
+    /// of integers give float32.
+    pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
+        use BinaryOp::*;
+        let shape = broadcast_shapes(self.shape(), other.shape()).map_err(|_| {
+            crate::err!(
+                ValueError,
+                "{}: shapes {} and {} cannot be broadcast together",
+                op.name(),
+                fmt_shape(self.shape()),
+                fmt_shape(other.shape())
+            )
+        })?;
+        let mut dtype = self.dtype().promote(other.dtype());
+        if matches!(op, Div | Atan2) {
+            dtype = DType::F32;
+        }
+        if dtype == DType::Bool && matches!(op, Sub) {
+            bail!(
+                TypeError,
+                "subtract: the numpy boolean subtract, the `-` operator, is not supported on two bool arrays (shapes {} and {}); use logical_xor",
+                fmt_shape(self.shape()),
+                fmt_shape(other.shape())
+            );
+        }
+        if dtype == DType::F32 && matches!(op, And | Or | Xor) {
+            bail!(
+                TypeError,
+                "{} is only defined for integer and boolean types, got float32 operands of shapes {} and {}",
+                op.name(),
+                fmt_shape(self.shape()),
+                fmt_shape(other.shape())
+            );
+        }
+        // Bool arithmetic runs on 0/1 integers.
+        let compute =
+            if dtype == DType::Bool && !matches!(op, And | Or | Xor) && !op.is_comparison() {
+                DType::I32
+            } else {
+                dtype
+            };
+        let a = self.astype(compute).broadcast_to(&shape)?;
+        let b = other.astype(compute).broadcast_to(&shape)?;
+        let buffer = match (a.buffer(), b.buffer()) {
+            (Buffer::F32(x), Buffer::F32(y)) => {
+                let it = x.iter().zip(y.iter()).map(|(&p, &q)| (p, q));
+                if op.is_comparison() {
+                    Buffer::Bool(it.map(|(p, q)| compare(op, p, q)).collect())
+                } else {
+                    Buffer::F32(
+                        it.map(|(p, q)| match op {
+                            Add => p + q,
+                            Sub => p - q,
+                            Mul => p * q,
+                            Div => p / q,
+                            FloorDiv => floor_div_f32(p, q),
+                            Rem => rem_f32(p, q),
+                            Pow => p.powf(q),
+                            Max => max_f32(p, q),
+                            Min => min_f32(p, q),
+                            Atan2 => p.atan2(q),
+                            _ => unreachable!("handled above"),
+                        })
+                        .collect(),
+                    )
+                }
+            }
+            (Buffer::I32(x), Buffer::I32(y)) => {
+                let it = x.iter().zip(y.iter()).map(|(&p, &q)| (p, q));
+                if op.is_comparison() {
+                    Buffer::Bool(it.map(|(p, q)| compare(op, p, q)).collect())
+                } else {
+                    Buffer::I32(
+                        it.map(|(p, q)| match op {
+                            Add => p.wrapping_add(q),
+                            Sub => p.wrapping_sub(q),
+                            Mul => p.wrapping_mul(q),
+                            FloorDiv => floor_div_i32(p, q),
+                            Rem => rem_i32(p, q),
+                            Pow => pow_i32(p, q),
+                            Max => p.max(q),
+                            Min => p.min(q),
+                            And => p & q,
+                            Or => p | q,
+                            Xor => p ^ q,
+                            _ => unreachable!("float-valued operations compute in f32"),
+                        })
+                        .collect(),
+                    )
+                }
+            }
+            (Buffer::Bool(x), Buffer::Bool(y)) => {
+                let it = x.iter().zip(y.iter()).map(|(&p, &q)| (p, q));
+                Buffer::Bool(
+                    it.map(|(p, q)| match op {
+                        And => p & q,
+                        Or => p | q,
+                        Xor => p ^ q,
+                        _ => compare(op, p, q),
+                    })
+                    .collect(),
+                )
+            }
+            _ => unreachable!("both operands were cast to one dtype"),
+        };
+        let out = Array::from_buffer(&shape, buffer)?;
+        // Bool operands: add/mul/max/min return bool as in jnp; floor_divide,
+        // remainder and power return int32 (jnp's int8 is not represented).
+        if dtype == DType::Bool && compute == DType::I32 && matches!(op, Add | Mul | Max | Min) {
+            return Ok(out.astype(DType::Bool));
+        }
+        Ok(out)
+    }
+
+    /// `lax.integer_pow(x, n)`: repeated multiplication by squaring (so `n = 2`
+    /// is exactly `x * x`); a negative `n` takes the reciprocal of `x^|n|`,
+    /// which int32 refuses.
+    pub fn integer_pow(&self, n: i32) -> Result<Array> {
+        fn pow_by_squaring<T: Copy + std::ops::Mul<Output = T>>(x: T, mut e: u32, one: T) -> T {
+            let mut acc: Option<T> = None;
+            let mut base = x;
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = Some(match acc {
+                        None => base,
+                        Some(a) => a * base,
+                    });
+                }
+                e >>= 1;
+                if e > 0 {
+                    base = base * base;
+                }
+            }
+            acc.unwrap_or(one)
+        }
+        let e = n.unsigned_abs();
+        match self.buffer() {
+            Buffer::F32(d) => {
+                let out: Vec<f32> = d
+                    .iter()
+                    .map(|&x| {
+                        let p = pow_by_squaring(x, e, 1.0f32);
+                        if n < 0 {
+                            1.0 / p
+                        } else {
+                            p
+                        }
+                    })
+                    .collect();
+                Array::from_f32(self.shape(), out)
+            }
+            Buffer::I32(d) => {
+                if n < 0 {
+                    bail!(
+                        ValueError,
+                        "integer_pow: integers to negative integer powers are not allowed (exponent {n}, int32 operand of shape {})",
+                        fmt_shape(self.shape())
+                    );
+                }
+                #[derive(Clone, Copy)]
+                struct W(i32);
+                impl std::ops::Mul for W {
+                    type Output = W;
+                    fn mul(self, o: W) -> W {
+                        W(self.0.wrapping_mul(o.0))
+                    }
+                }
+                let out: Vec<i32> = d
+                    .iter()
+                    .map(|&x| pow_by_squaring(W(x), e, W(1)).0)
+                    .collect();
+                Array::from_i32(self.shape(), out)
+            }
+            Buffer::Bool(_) => self.astype(DType::I32).integer_pow(n),
+        }
+    }
+
+    /// `jnp.where(cond, on_true, on_false)`: all three broadcast together;
+    /// `cond` is taken as `cond != 0`; the branches promote.
+    pub fn select(cond: &Array, on_true: &Array, on_false: &Array) -> Result<Array> {
+        let fail = || {
+            crate::err!(
+                ValueError,
+                "where: shapes {}, {} and {} cannot be broadcast together",
+                fmt_shape(cond.shape()),
+                fmt_shape(on_true.shape()),
+                fmt_shape(on_false.shape())
+            )
+        };
+        let s = broadcast_shapes(on_true.shape(), on_false.shape()).map_err(|_| fail())?;
+        let shape = broadcast_shapes(cond.shape(), &s).map_err(|_| fail())?;
+        let dtype = on_true.dtype().promote(on_false.dtype());
+        let c = cond.astype(DType::Bool).broadcast_to(&shape)?;
+        let t = on_true.astype(dtype).broadcast_to(&shape)?;
+        let f = on_false.astype(dtype).broadcast_to(&shape)?;
+        let c = c.bool_data()?;
+        fn pick<T: Copy>(c: &[bool], t: &[T], f: &[T]) -> Vec<T> {
+            c.iter()
+                .zip(t.iter().zip(f))
+                .map(|(&c, (&t, &f))| if c { t } else { f })
+                .collect()
+        }
+        let buffer = match (t.buffer(), f.buffer()) {
+            (Buffer::F32(t), Buffer::F32(f)) => Buffer::F32(pick(c, t, f).into()),
+            (Buffer::I32(t), Buffer::I32(f)) => Buffer::I32(pick(c, t, f).into()),
+            (Buffer::Bool(t), Buffer::Bool(f)) => Buffer::Bool(pick(c, t, f).into()),
+            _ => unreachable!("both branches were cast to one dtype"),
+        };
+        Array::from_buffer(&shape, buffer)
+    }
+
+    /// `x.astype(dtype)`: float to int truncates toward zero (saturating, NaN
+    /// to 0, as XLA converts); anything to bool is `x != 0`; bool to number is
+    /// 0/1.
+    pub fn astype(&self, dtype: DType) -> Array {
+        if self.dtype() == dtype {
+            return self.clone();
+        }
+        let buffer = match (self.buffer(), dtype) {
+            (Buffer::F32(d), DType::I32) => Buffer::I32(d.iter().map(|&v| v as i32).collect()),
+            (Buffer::F32(d), DType::Bool) => Buffer::Bool(d.iter().map(|&v| v != 0.0).collect()),
+            (Buffer::I32(d), DType::F32) => Buffer::F32(d.iter().map(|&v| v as f32).collect()),
+            (Buffer::I32(d), DType::Bool) => Buffer::Bool(d.iter().map(|&v| v != 0).collect()),
+            (Buffer::Bool(d), DType::F32) => {
+                Buffer::F32(d.iter().map(|&v| v as u8 as f32).collect())
+            }
+            (Buffer::Bool(d), DType::I32) => Buffer::I32(d.iter().map(|&v| v as i32).collect()),
+            _ => unreachable!("same-dtype conversion returned above"),
+        };
+        Array::from_buffer(self.shape(), buffer).expect("conversion keeps the element count")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(v: &[f32]) -> Array {
+        Array::from_f32(&[v.len()], v.to_vec()).unwrap()
+    }
+
+    fn i(v: &[i32]) -> Array {
+        Array::from_i32(&[v.len()], v.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn integer_floor_division_and_remainder_follow_jax() {
+        // jnp on int32 in JAX 0.10.2: a // b and a % b.
+        let a = i(&[7, -7, 7, -7, 0, 5, -7, i32::MIN]);
+        let b = i(&[2, 2, -2, -2, 0, 0, 0, -1]);
+        let q = a.binary(BinaryOp::FloorDiv, &b).unwrap();
+        assert_eq!(q.i32_data().unwrap(), &[3, -4, -4, 3, -1, -2, -2, i32::MIN]);
+        let r = a.binary(BinaryOp::Rem, &b).unwrap();
+        assert_eq!(r.i32_data().unwrap(), &[1, 1, -1, -1, 0, 0, 0, 0]);
+        let d = a.binary(BinaryOp::Div, &b).unwrap();
+        assert_eq!(d.dtype(), DType::F32);
+        assert_eq!(d.f32_data().unwrap()[..2], [3.5, -3.5]);
+    }
+
+    #[test]
+    fn float_floor_division_and_remainder() {
+        let a = f(&[7., -7., 1., -1., 0., -0.]);
+        let b = f(&[2., 2., 0., 0., 0., 3.]);
+        let q = a.binary(BinaryOp::FloorDiv, &b).unwrap();
+        let q = q.f32_data().unwrap();
+        assert_eq!(q[..4], [3., -4., f32::INFINITY, f32::NEG_INFINITY]);
+        assert!(q[4].is_nan());
+        let r = a.binary(BinaryOp::Rem, &b).unwrap();
+        let r = r.f32_data().unwrap();
+        assert_eq!(r[..2], [1., 1.]);
+        assert!(r[2].is_nan());
+        assert!(r[5] == 0.0 && r[5].is_sign_negative());
+    }
+
+    #[test]
+    fn broadcasting_errors_name_both_shapes() {
+        let a = Array::zeros(&[3, 4], DType::F32);
+        let e = a
+            .binary(BinaryOp::Add, &f(&[1., 2., 3., 4., 5.]))
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "add: shapes (3, 4) and (5,) cannot be broadcast together"
+        );
+        let ok = a.binary(BinaryOp::Mul, &f(&[1., 2., 3., 4.])).unwrap();
+        assert_eq!(ok.shape(), &[3, 4]);
+    }
+
+    #[test]
+    fn promotion_and_comparisons() {
+        let s = i(&[1, 2]).binary(BinaryOp::Add, &f(&[0.5, 0.5])).unwrap();
+        assert_eq!(s.dtype(), DType::F32);
+        assert_eq!(s.to_f64_vec(), vec![1.5, 2.5]);
+        let c = i(&[1, 2]).binary(BinaryOp::Lt, &f(&[1.5, 1.5])).unwrap();
+        assert_eq!(c.bool_data().unwrap(), &[true, false]);
+        let t = Array::from_bool(&[2], vec![true, false]).unwrap();
+        let tt = t.binary(BinaryOp::Add, &t).unwrap();
+        assert_eq!(tt.bool_data().unwrap(), &[true, false]);
+        assert!(t.binary(BinaryOp::Sub, &t).is_err());
+        let bits = i(&[6, 5]).binary(BinaryOp::Xor, &i(&[3, 3])).unwrap();
+        assert_eq!(bits.i32_data().unwrap(), &[5, 6]);
+        assert!(f(&[1.]).binary(BinaryOp::And, &f(&[1.])).is_err());
+    }
+
+    #[test]
+    fn max_min_nan_and_signed_zero() {
+        let m = f(&[1., f32::NAN, -0.])
+            .binary(BinaryOp::Max, &f(&[f32::NAN, 2., 0.]))
+            .unwrap();
+        let m = m.f32_data().unwrap();
+        assert!(m[0].is_nan() && m[1].is_nan());
+        assert!(m[2] == 0.0 && m[2].is_sign_positive());
+        let n = f(&[-0.]).binary(BinaryOp::Min, &f(&[0.])).unwrap();
+        assert!(n.f32_data().unwrap()[0].is_sign_negative());
+    }
+
+    #[test]
+    fn integer_power_wraps_like_jax() {
+        // JAX 0.10.2: jnp.array([2, 3]) ** jnp.array([3, -1]) == [8, 2111105451].
+        let p = i(&[2, 3]).binary(BinaryOp::Pow, &i(&[3, -1])).unwrap();
+        assert_eq!(p.i32_data().unwrap(), &[8, 2111105451]);
+        let q = f(&[2., -8.])
+            .binary(BinaryOp::Pow, &f(&[0.5, 1. / 3.]))
+            .unwrap();
+        assert_eq!(q.f32_data().unwrap()[0], 2f32.sqrt());
+        assert!(q.f32_data().unwrap()[1].is_nan());
+    }
+
+    #[test]
+    fn unary_dtypes_and_rounding() {
+        let r = f(&[0.5, 1.5, 2.5, -0.5, -1.5])
+            .unary(UnaryOp::Round)
+            .unwrap();
+        assert_eq!(r.f32_data().unwrap(), &[0., 2., 2., -0., -2.]);
+        assert!(r.f32_data().unwrap()[3].is_sign_negative());
+        assert_eq!(
+            i(&[1, -2]).unary(UnaryOp::Not).unwrap().i32_data().unwrap(),
+            &[-2, 1]
+        );
+        let b = Array::from_bool(&[2], vec![true, false]).unwrap();
+        assert_eq!(
+            b.unary(UnaryOp::Not).unwrap().bool_data().unwrap(),
+            &[false, true]
+        );
+        assert_eq!(
+            i(&[-3, 0, 4])
+                .unary(UnaryOp::Sign)
+                .unwrap()
+                .i32_data()
+                .unwrap(),
+            &[-1, 0, 1]
+        );
+        let e = i(&[0, 1]).unary(UnaryOp::Exp).unwrap();
+        assert_eq!(e.dtype(), DType::F32);
+        assert_eq!(e.f32_data().unwrap(), &[1.0, std::f32::consts::E]);
+        assert_eq!(i(&[3]).unary(UnaryOp::Floor).unwrap().dtype(), DType::I32);
+        let fin = f(&[1., f32::INFINITY, f32::NAN])
+            .unary(UnaryOp::IsFinite)
+            .unwrap();
+        assert_eq!(fin.bool_data().unwrap(), &[true, false, false]);
+        assert_eq!(
+            i(&[i32::MIN])
+                .unary(UnaryOp::Abs)
+                .unwrap()
+                .i32_data()
+                .unwrap(),
+            &[i32::MIN]
+        );
+        let s = f(&[0.]).unary(UnaryOp::Logistic).unwrap();
+        assert_eq!(s.f32_data().unwrap(), &[0.5]);
+    }
+
+    #[test]
+    fn integer_pow_by_squaring() {
+        let x = f(&[3., -2.]);
+        assert_eq!(x.integer_pow(2).unwrap().f32_data().unwrap(), &[9., 4.]);
+        assert_eq!(
+            x.integer_pow(-2).unwrap().f32_data().unwrap(),
+            &[1. / 9., 0.25]
+        );
+        assert_eq!(x.integer_pow(0).unwrap().f32_data().unwrap(), &[1., 1.]);
+        assert_eq!(
+            i(&[2, 3]).integer_pow(3).unwrap().i32_data().unwrap(),
+            &[8, 27]
+        );
+        assert!(i(&[2]).integer_pow(-1).is_err());
+    }
+
+    #[test]
+    fn select_broadcasts_all_three() {
+        let c = Array::from_bool(&[2, 1], vec![true, false]).unwrap();
+        let out = Array::select(&c, &i(&[1, 2, 3]), &Array::scalar_f32(-1.0)).unwrap();
+        assert_eq!(out.shape(), &[2, 3]);
+        assert_eq!(out.dtype(), DType::F32);
+        assert_eq!(out.to_f64_vec(), vec![1., 2., 3., -1., -1., -1.]);
+        assert!(Array::select(&f(&[1., 0.]), &i(&[1, 2, 3]), &i(&[1])).is_err());
+    }
+
+    #[test]
+    fn astype_truncates_and_saturates() {
+        // JAX 0.10.2: [1.7, -1.7, nan, 3e10, -3e10].astype(int32).
+        let a = f(&[1.7, -1.7, f32::NAN, 3e10, -3e10]).astype(DType::I32);
+        assert_eq!(a.i32_data().unwrap(), &[1, -1, 0, i32::MAX, i32::MIN]);
+        let b = f(&[0.0, -0.0, 0.1]).astype(DType::Bool);
+        assert_eq!(b.bool_data().unwrap(), &[false, false, true]);
+    }
+}

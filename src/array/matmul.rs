@@ -1,0 +1,554 @@
+//! Contractions: `lax.dot_general` and the `jnp` functions built on it
+//! (`matmul`, `dot`, two-operand `einsum`).
+//!
+//! float32 products run through `matrixmultiply::sgemm`, one call per batch
+//! element, after the operands have been transposed into contiguous
+//! `[batch, rows, contraction]` and `[batch, contraction, cols]` blocks.
+
+use super::broadcast::broadcast_shapes;
+use super::reduce::ReduceOp;
+use super::shape_ops::fmt_shape;
+use super::{numel, strided_indices, strides, Array, Buffer, DType};
+use crate::error::Result;
+use crate::{bail, err};
+
+/// `C[b] = A[b] @ B[b]` for row-major `A: [nb, m, k]`, `B: [nb, k, n]`.
+fn sgemm_batched(a: &[f32], b: &[f32], nb: usize, m: usize, k: usize, n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; nb * m * n];
+    if k == 0 || m == 0 || n == 0 {
+        return c;
+    }
+    for i in 0..nb {
+        let (ab, bb) = (
+            &a[i * m * k..(i + 1) * m * k],
+            &b[i * k * n..(i + 1) * k * n],
+        );
+        let cb = &mut c[i * m * n..(i + 1) * m * n];
+        // SAFETY: the slices hold exactly m*k, k*n and m*n elements laid out
+        // row-major with the strides given, and `cb` is exclusively borrowed.
+        unsafe {
+            matrixmultiply::sgemm(
+                m,
+                k,
+                n,
+                1.0,
+                ab.as_ptr(),
+                k as isize,
+                1,
+                bb.as_ptr(),
+                n as isize,
+                1,
+                0.0,
+                cb.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+    }
+    c
+}
+
+/// The same batched product on wrapping int32.
+fn igemm_batched(a: &[i32], b: &[i32], nb: usize, m: usize, k: usize, n: usize) -> Vec<i32> {
+    let mut c = vec![0i32; nb * m * n];
+    for bi in 0..nb {
+        for i in 0..m {
+            for p in 0..k {
+                let av = a[bi * m * k + i * k + p];
+                let brow = &b[bi * k * n + p * n..bi * k * n + (p + 1) * n];
+                let crow = &mut c[bi * m * n + i * n..bi * m * n + (i + 1) * n];
+                for (cv, &bv) in crow.iter_mut().zip(brow) {
+                    *cv = cv.wrapping_add(av.wrapping_mul(bv));
+                }
+            }
+        }
+    }
+    c
+}
+
+/// Checks one side's dimension list: in range and not repeated.
+fn check_dims(what: &str, dims: &[usize], shape: &[usize], other: &[usize]) -> Result<()> {
+    for (i, &d) in dims.iter().enumerate() {
+        if d >= shape.len() || dims[..i].contains(&d) || other.contains(&d) {
+            bail!(
+                TypeError,
+                "dot_general requires {what} dimensions to be distinct, in range and not also batch dimensions; got {:?} for shape {}",
+                dims,
+                fmt_shape(shape)
+            );
+        }
+    }
+    Ok(())
+}
+
+impl Array {
+    /// `lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)))`. The result's axes
+    /// are the batch dimensions (in `lb`'s order), then `lhs`'s free
+    /// dimensions, then `rhs`'s, each in their original order. Operands
+    /// promote; bool operands multiply as integers and give bool.
+    pub fn dot_general(
+        lhs: &Array,
+        rhs: &Array,
+        contracting: (&[usize], &[usize]),
+        batch: (&[usize], &[usize]),
+    ) -> Result<Array> {
+        let (lc, rc) = contracting;
+        let (lb, rb) = batch;
+        let (ls, rs) = (lhs.shape(), rhs.shape());
+        if lc.len() != rc.len() || lb.len() != rb.len() {
+            bail!(
+                TypeError,
+                "dot_general requires equal numbers of lhs and rhs contracting ({:?} vs {:?}) and batch ({:?} vs {:?}) dimensions, for shapes {} and {}",
+                lc,
+                rc,
+                lb,
+                rb,
+                fmt_shape(ls),
+                fmt_shape(rs)
+            );
+        }
+        check_dims("lhs batch", lb, ls, &[])?;
+        check_dims("rhs batch", rb, rs, &[])?;
+        check_dims("lhs contracting", lc, ls, lb)?;
+        check_dims("rhs contracting", rc, rs, rb)?;
+        for (kind, l, r) in [("batch", lb, rb), ("contracting", lc, rc)] {
+            for (&a, &b) in l.iter().zip(r) {
+                if ls[a] != rs[b] {
+                    bail!(
+                        TypeError,
+                        "dot_general requires {kind} dimensions to have the same size: lhs dimension {a} has size {} but rhs dimension {b} has size {} (shapes {} and {})",
+                        ls[a],
+                        rs[b],
+                        fmt_shape(ls),
+                        fmt_shape(rs)
+                    );
+                }
+            }
+        }
+        let lfree: Vec<usize> = (0..ls.len())
+            .filter(|d| !lb.contains(d) && !lc.contains(d))
+            .collect();
+        let rfree: Vec<usize> = (0..rs.len())
+            .filter(|d| !rb.contains(d) && !rc.contains(d))
+            .collect();
+        let nb: usize = lb.iter().map(|&d| ls[d]).product();
+        let m: usize = lfree.iter().map(|&d| ls[d]).product();
+        let k: usize = lc.iter().map(|&d| ls[d]).product();
+        let n: usize = rfree.iter().map(|&d| rs[d]).product();
+        let lperm: Vec<usize> = lb.iter().chain(&lfree).chain(lc).copied().collect();
+        let rperm: Vec<usize> = rb.iter().chain(rc).chain(&rfree).copied().collect();
+        let dtype = lhs.dtype().promote(rhs.dtype());
+        let compute = if dtype == DType::Bool {
+            DType::I32
+        } else {
+            dtype
+        };
+        let a = lhs.astype(compute).transpose(&lperm)?;
+        let b = rhs.astype(compute).transpose(&rperm)?;
+        let mut out_shape: Vec<usize> = lb.iter().map(|&d| ls[d]).collect();
+        out_shape.extend(lfree.iter().map(|&d| ls[d]));
+        out_shape.extend(rfree.iter().map(|&d| rs[d]));
+        let buffer = match (a.buffer(), b.buffer()) {
+            (Buffer::F32(x), Buffer::F32(y)) => {
+                Buffer::F32(sgemm_batched(x, y, nb, m, k, n).into())
+            }
+            (Buffer::I32(x), Buffer::I32(y)) => {
+                Buffer::I32(igemm_batched(x, y, nb, m, k, n).into())
+            }
+            _ => unreachable!("operands were cast to one numeric dtype"),
+        };
+        let out = Array::from_buffer(&out_shape, buffer)?;
+        Ok(if dtype == DType::Bool {
+            out.astype(DType::Bool)
+        } else {
+            out
+        })
+    }
+
+    /// `jnp.matmul(a, b)` / `a @ b`: a 1-D operand acts as a row (left) or
+    /// column (right) vector and its axis is dropped from the result; leading
+    /// batch dimensions broadcast.
+    pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
+        if a.ndim() == 0 || b.ndim() == 0 {
+            bail!(
+                ValueError,
+                "matmul: operands must have at least one dimension, got shapes {} and {}",
+                fmt_shape(a.shape()),
+                fmt_shape(b.shape())
+            );
+        }
+        let a2 = if a.ndim() == 1 {
+            a.expand_dims(0)?
+        } else {
+            a.clone()
+        };
+        let b2 = if b.ndim() == 1 {
+            b.expand_dims(1)?
+        } else {
+            b.clone()
+        };
+        let (an, bn) = (a2.ndim(), b2.ndim());
+        let k = a2.shape()[an - 1];
+        if k != b2.shape()[bn - 2] {
+            bail!(
+                TypeError,
+                "matmul: contracting dimensions differ: lhs shape {} has {} in its last dimension but rhs shape {} has {} in dimension {}",
+                fmt_shape(a.shape()),
+                k,
+                fmt_shape(b.shape()),
+                b2.shape()[bn - 2],
+                b.ndim().saturating_sub(2)
+            );
+        }
+        let batch =
+            broadcast_shapes(&a2.shape()[..an - 2], &b2.shape()[..bn - 2]).map_err(|_| {
+                err!(
+                    ValueError,
+                    "matmul: batch dimensions of shapes {} and {} cannot be broadcast together",
+                    fmt_shape(a.shape()),
+                    fmt_shape(b.shape())
+                )
+            })?;
+        let nbd = batch.len();
+        let mut ash = batch.clone();
+        ash.extend(&a2.shape()[an - 2..]);
+        let mut bsh = batch.clone();
+        bsh.extend(&b2.shape()[bn - 2..]);
+        let bd: Vec<usize> = (0..nbd).collect();
+        let out = Array::dot_general(
+            &a2.broadcast_to(&ash)?,
+            &b2.broadcast_to(&bsh)?,
+            (&[nbd + 1], &[nbd]),
+            (&bd, &bd),
+        )?;
+        let mut squeeze = Vec::new();
+        if a.ndim() == 1 {
+            squeeze.push(nbd);
+        }
+        if b.ndim() == 1 {
+            squeeze.push(nbd + 1);
+        }
+        out.squeeze(&squeeze)
+    }
+
+    /// `jnp.dot(a, b)`: a product with a scalar, the inner product of two
+    /// vectors, or a contraction of `a`'s last axis with `b`'s second-to-last
+    /// (its only axis when 1-D); the result has `a`'s other axes then `b`'s.
+    pub fn dot(a: &Array, b: &Array) -> Result<Array> {
+        if a.ndim() == 0 || b.ndim() == 0 {
+            return a.binary(super::BinaryOp::Mul, b);
+        }
+        let la = a.ndim() - 1;
+        let rb = if b.ndim() == 1 { 0 } else { b.ndim() - 2 };
+        if a.shape()[la] != b.shape()[rb] {
+            bail!(
+                TypeError,
+                "dot: shapes {} and {} are not aligned: dimension {} of the first (size {}) != dimension {} of the second (size {})",
+                fmt_shape(a.shape()),
+                fmt_shape(b.shape()),
+                la,
+                a.shape()[la],
+                rb,
+                b.shape()[rb]
+            );
+        }
+        Array::dot_general(a, b, (&[la], &[rb]), (&[], &[]))
+    }
+
+    /// `jnp.einsum(spec, a, b)` for two operands: explicit (`"ij,jk->ik"`) or
+    /// implicit (`"ij,jk"`: the labels used once, alphabetically) output.
+    /// A label repeated within one operand takes the diagonal; labels absent
+    /// from the output are summed.
+    pub fn einsum(spec: &str, a: &Array, b: &Array) -> Result<Array> {
+        let spec: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+        let (inputs, output) = match spec.split_once("->") {
+            Some((i, o)) => (i.to_string(), Some(o.to_string())),
+            None => (spec.clone(), None),
+        };
+        let terms: Vec<&str> = inputs.split(',').collect();
+        if terms.len() != 2 {
+            bail!(
+                ValueError,
+                "einsum: expected two operands in {spec:?}, found {}",
+                terms.len()
+            );
+        }
+        let la: Vec<char> = terms[0].chars().collect();
+        let lb: Vec<char> = terms[1].chars().collect();
+        for (labels, arr, which) in [(&la, a, 0), (&lb, b, 1)] {
+            if let Some(c) = labels.iter().find(|c| !c.is_ascii_alphabetic()) {
+                bail!(
+                    ValueError,
+                    "einsum: invalid subscript {c:?} in {spec:?} (only letters are supported)"
+                );
+            }
+            if labels.len() != arr.ndim() {
+                bail!(
+                    ValueError,
+                    "einsum: operand {which} has shape {} ({} dimensions) but its subscripts {:?} name {}",
+                    fmt_shape(arr.shape()),
+                    arr.ndim(),
+                    labels.iter().collect::<String>(),
+                    labels.len()
+                );
+            }
+        }
+        let out: Vec<char> = match output {
+            Some(o) => {
+                let o: Vec<char> = o.chars().collect();
+                for (i, c) in o.iter().enumerate() {
+                    if o[..i].contains(c) {
+                        bail!(
+                            ValueError,
+                            "einsum: output subscript {c:?} appears more than once in {spec:?}"
+                        );
+                    }
+                    if !la.contains(c) && !lb.contains(c) {
+                        bail!(ValueError, "einsum: output subscript {c:?} does not appear in the inputs of {spec:?}");
+                    }
+                }
+                o
+            }
+            None => {
+                let mut once: Vec<char> = la
+                    .iter()
+                    .chain(&lb)
+                    .copied()
+                    .filter(|c| la.iter().chain(&lb).filter(|d| *d == c).count() == 1)
+                    .collect();
+                once.sort_unstable();
+                once
+            }
+        };
+        // Each label must have one size across both operands.
+        for (i, c) in la.iter().enumerate() {
+            for (j, d) in la
+                .iter()
+                .enumerate()
+                .chain(lb.iter().enumerate().map(|(j, d)| (j + la.len(), d)))
+            {
+                let sj = if j < la.len() {
+                    a.shape()[j]
+                } else {
+                    b.shape()[j - la.len()]
+                };
+                if c == d && a.shape()[i] != sj {
+                    bail!(
+                        ValueError,
+                        "einsum: subscript {c:?} has size {} in one place and {} in another (shapes {} and {})",
+                        a.shape()[i],
+                        sj,
+                        fmt_shape(a.shape()),
+                        fmt_shape(b.shape())
+                    );
+                }
+            }
+        }
+        for (i, c) in lb.iter().enumerate() {
+            if let Some(j) = lb[..i].iter().position(|d| d == c) {
+                if b.shape()[i] != b.shape()[j] {
+                    bail!(
+                        ValueError,
+                        "einsum: subscript {c:?} has sizes {} and {} in operand 1 of shape {}",
+                        b.shape()[j],
+                        b.shape()[i],
+                        fmt_shape(b.shape())
+                    );
+                }
+            }
+        }
+        let (a1, la1) = diagonal_and_sum(a, &la, &lb, &out)?;
+        let (b1, lb1) = diagonal_and_sum(b, &lb, &la1, &out)?;
+        let batch: Vec<char> = la1
+            .iter()
+            .copied()
+            .filter(|c| lb1.contains(c) && out.contains(c))
+            .collect();
+        let contract: Vec<char> = la1
+            .iter()
+            .copied()
+            .filter(|c| lb1.contains(c) && !out.contains(c))
+            .collect();
+        let pos = |labels: &[char], cs: &[char]| -> Vec<usize> {
+            cs.iter()
+                .map(|c| labels.iter().position(|d| d == c).expect("label present"))
+                .collect()
+        };
+        let r = Array::dot_general(
+            &a1,
+            &b1,
+            (&pos(&la1, &contract), &pos(&lb1, &contract)),
+            (&pos(&la1, &batch), &pos(&lb1, &batch)),
+        )?;
+        let mut rl = batch.clone();
+        rl.extend(la1.iter().filter(|c| !lb1.contains(c)));
+        rl.extend(lb1.iter().filter(|c| !la1.contains(c)));
+        r.transpose(&pos(&rl, &out))
+    }
+}
+
+/// Reduces one einsum operand to distinct labels: repeated labels take the
+/// diagonal, and labels in neither the other operand nor the output are
+/// summed away. Returns the array and its remaining labels.
+fn diagonal_and_sum(
+    x: &Array,
+    labels: &[char],
+    other: &[char],
+    out: &[char],
+) -> Result<(Array, Vec<char>)> {
+    let mut uniq: Vec<char> = Vec::new();
+    for &c in labels {
+        if !uniq.contains(&c) {
+            uniq.push(c);
+        }
+    }
+    let mut arr = x.clone();
+    if uniq.len() != labels.len() {
+        // A label's stride in the diagonal view is the sum of the strides of
+        // all the axes it names.
+        let st = strides(x.shape());
+        let shape: Vec<usize> = uniq
+            .iter()
+            .map(|c| x.shape()[labels.iter().position(|d| d == c).expect("label present")])
+            .collect();
+        let ust: Vec<isize> = uniq
+            .iter()
+            .map(|c| {
+                labels
+                    .iter()
+                    .zip(&st)
+                    .filter(|(d, _)| *d == c)
+                    .map(|(_, &s)| s as isize)
+                    .sum()
+            })
+            .collect();
+        let idx = strided_indices(&shape, &ust, 0);
+        debug_assert_eq!(idx.len(), numel(&shape));
+        arr = x.gather_flat(&shape, &idx);
+    }
+    let sum_axes: Vec<usize> = (0..uniq.len())
+        .filter(|&i| !other.contains(&uniq[i]) && !out.contains(&uniq[i]))
+        .collect();
+    if sum_axes.is_empty() {
+        return Ok((arr, uniq));
+    }
+    let dtype = arr.dtype();
+    let mut summed = arr.reduce(ReduceOp::Sum, &sum_axes, false)?;
+    if dtype == DType::Bool {
+        summed = summed.astype(DType::Bool);
+    }
+    let kept: Vec<char> = (0..uniq.len())
+        .filter(|i| !sum_axes.contains(i))
+        .map(|i| uniq[i])
+        .collect();
+    Ok((summed, kept))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iota(shape: &[usize]) -> Array {
+        Array::from_f32(shape, (0..numel(shape)).map(|i| i as f32).collect()).unwrap()
+    }
+
+    #[test]
+    fn matmul_2d_by_hand() {
+        // [[0,1,2],[3,4,5]] @ [[0,1],[2,3],[4,5]] = [[10,13],[28,40]]
+        let c = Array::matmul(&iota(&[2, 3]), &iota(&[3, 2])).unwrap();
+        assert_eq!(c.shape(), &[2, 2]);
+        assert_eq!(c.to_f64_vec(), vec![10., 13., 28., 40.]);
+        let ci = Array::matmul(
+            &iota(&[2, 3]).astype(DType::I32),
+            &iota(&[3, 2]).astype(DType::I32),
+        )
+        .unwrap();
+        assert_eq!(ci.dtype(), DType::I32);
+        assert_eq!(ci.to_f64_vec(), vec![10., 13., 28., 40.]);
+    }
+
+    #[test]
+    fn matmul_vectors_and_batches() {
+        let v = iota(&[3]);
+        let m = iota(&[3, 2]);
+        let vm = Array::matmul(&v, &m).unwrap();
+        assert_eq!(vm.shape(), &[2]);
+        assert_eq!(vm.to_f64_vec(), vec![10., 13.]);
+        assert_eq!(Array::matmul(&v, &v).unwrap().shape(), &[] as &[usize]);
+        assert_eq!(Array::matmul(&v, &v).unwrap().to_f64_vec(), vec![5.]);
+        let a = iota(&[2, 1, 2, 3]);
+        let b = iota(&[4, 3, 5]);
+        let c = Array::matmul(&a, &b).unwrap();
+        assert_eq!(c.shape(), &[2, 4, 2, 5]);
+        let e = Array::matmul(&iota(&[2, 3]), &iota(&[4, 2])).unwrap_err();
+        assert!(
+            e.message.contains("(2, 3)") && e.message.contains("(4, 2)"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn dot_general_layout() {
+        // Batch over lhs axis 1 / rhs axis 0; contract lhs 2 with rhs 1.
+        let l = iota(&[4, 2, 3]);
+        let r = iota(&[2, 3, 5]);
+        let o = Array::dot_general(&l, &r, (&[2], &[1]), (&[1], &[0])).unwrap();
+        assert_eq!(o.shape(), &[2, 4, 5]);
+        // o[1, 2, 3] = sum_k l[2, 1, k] * r[1, k, 3]
+        let want: f64 = (0..3)
+            .map(|k| ((2 * 6 + 3 + k) * (15 + k * 5 + 3)) as f64)
+            .sum();
+        assert_eq!(o.get_f64(20 + 2 * 5 + 3), want);
+        assert!(Array::dot_general(&l, &r, (&[2], &[2]), (&[1], &[0])).is_err());
+    }
+
+    #[test]
+    fn dot_follows_jnp() {
+        let a = iota(&[2, 3]);
+        let b = iota(&[4, 3, 5]);
+        assert_eq!(Array::dot(&a, &b).unwrap().shape(), &[2, 4, 5]);
+        assert_eq!(
+            Array::dot(&a, &iota(&[3])).unwrap().to_f64_vec(),
+            vec![5., 14.]
+        );
+        assert_eq!(
+            Array::dot(&Array::scalar_f32(2.), &a).unwrap().shape(),
+            &[2, 3]
+        );
+        assert!(Array::dot(&a, &iota(&[2])).is_err());
+    }
+
+    #[test]
+    fn einsum_modes() {
+        let a = iota(&[2, 3]);
+        let b = iota(&[3, 2]);
+        let mm = Array::einsum("ij,jk->ik", &a, &b).unwrap();
+        assert_eq!(mm.to_f64_vec(), vec![10., 13., 28., 40.]);
+        let implicit = Array::einsum("ij,jk", &a, &b).unwrap();
+        assert_eq!(implicit.to_f64_vec(), vec![10., 13., 28., 40.]);
+        let t = Array::einsum("ij,jk->ki", &a, &b).unwrap();
+        assert_eq!(t.to_f64_vec(), vec![10., 28., 13., 40.]);
+        // Batch: bij,bjk->bik.
+        let x = iota(&[2, 2, 3]);
+        let y = iota(&[2, 3, 1]);
+        let bm = Array::einsum("bij,bjk->bik", &x, &y).unwrap();
+        assert_eq!(bm.shape(), &[2, 2, 1]);
+        assert_eq!(bm.to_f64_vec(), vec![5., 14., 86., 122.]);
+        // Outer product and a summed-away label.
+        assert_eq!(
+            Array::einsum("i,j->ij", &iota(&[2]), &iota(&[3]))
+                .unwrap()
+                .shape(),
+            &[2, 3]
+        );
+        let s = Array::einsum("ij,k->i", &a, &iota(&[4])).unwrap();
+        assert_eq!(s.to_f64_vec(), vec![3. * 6., 12. * 6.]);
+        // Diagonal: trace of a 2x2 times a scalar vector.
+        let sq = iota(&[2, 2]);
+        let tr = Array::einsum("ii,j->j", &sq, &Array::from_f32(&[1], vec![2.]).unwrap()).unwrap();
+        assert_eq!(tr.to_f64_vec(), vec![6.]);
+        let e = Array::einsum("ij,jk->ik", &a, &a).unwrap_err();
+        assert!(e.message.contains("'j'"), "{}", e.message);
+    }
+}

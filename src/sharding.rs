@@ -1,0 +1,735 @@
+//! PartitionSpec and NamedSharding: how a global array is laid out over a
+//! mesh, splitting it into per-device shards and assembling shards back.
+//!
+//! Entry `d` of a spec names the mesh axes that split array dimension `d`,
+//! major to minor: the device at mesh coordinates `c` holds block
+//! `index_along(c, axes)` of `product(sizes of axes)` equal blocks. Mesh axes
+//! a spec does not name replicate: every device along them holds the same
+//! block. This is what `jax.device_put(x, NamedSharding(mesh, spec))` does.
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::array::shape_ops::fmt_shape;
+use crate::array::Array;
+use crate::error::Result;
+use crate::mesh::{fmt_names, Mesh};
+use crate::{bail, err};
+
+/// `jax.sharding.PartitionSpec`: one entry per leading array dimension,
+/// `None` (replicated) or the mesh axes that split it, major to minor.
+/// Dimensions past the last entry are replicated.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct PartitionSpec(pub Vec<Option<Vec<String>>>);
+
+impl PartitionSpec {
+    /// A spec from its entries.
+    pub fn new(entries: Vec<Option<Vec<String>>>) -> PartitionSpec {
+        PartitionSpec(entries)
+    }
+
+    /// `P()`: every dimension replicated.
+    pub fn replicated() -> PartitionSpec {
+        PartitionSpec(Vec::new())
+    }
+
+    /// The entries.
+    pub fn entries(&self) -> &[Option<Vec<String>>] {
+        &self.0
+    }
+
+    /// The mesh axes splitting dimension `d` (empty when replicated).
+    pub fn axes_of(&self, d: usize) -> &[String] {
+        match self.0.get(d) {
+            Some(Some(axes)) => axes,
+            _ => &[],
+        }
+    }
+
+    /// Every mesh axis the spec names, in order of appearance.
+    pub fn used_axes(&self) -> Vec<&str> {
+        self.0
+            .iter()
+            .flatten()
+            .flat_map(|axes| axes.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// Checks the spec against a mesh and an array rank, failing as JAX does
+    /// (all ValueErrors): an axis the mesh lacks, an axis used twice, or more
+    /// entries than the array has dimensions.
+    pub fn validate(&self, mesh: &Mesh, ndim: usize) -> Result<()> {
+        let used = self.used_axes();
+        for (i, a) in used.iter().enumerate() {
+            if !mesh.axis_names().iter().any(|n| n == a) {
+                bail!(
+                    ValueError,
+                    "Resource axis: {a} of {self} is not found in mesh: {}.",
+                    fmt_names(mesh.axis_names())
+                );
+            }
+            if used[..i].contains(a) {
+                bail!(
+                    ValueError,
+                    "A single NamedSharding spec specification can map every mesh axis to at most one positional dimension, but {self} has duplicate entries for `{a}`"
+                );
+            }
+        }
+        if self.0.len() > ndim {
+            bail!(
+                ValueError,
+                "{self} is only valid for values of rank at least {}, but was applied to a value of rank {ndim}",
+                self.0.len()
+            );
+        }
+        Ok(())
+    }
+
+    /// The number of blocks each dimension is split into.
+    fn tiling(&self, mesh: &Mesh, ndim: usize) -> Result<Vec<usize>> {
+        (0..ndim).map(|d| mesh.axes_size(self.axes_of(d))).collect()
+    }
+
+    /// The shape of every shard of an array of `global_shape`; fails when a
+    /// dimension does not divide evenly among its axes.
+    pub fn shard_shape(&self, mesh: &Mesh, global_shape: &[usize]) -> Result<Vec<usize>> {
+        self.validate(mesh, global_shape.len())?;
+        let tiling = self.tiling(mesh, global_shape.len())?;
+        for (d, (&n, &t)) in global_shape.iter().zip(&tiling).enumerate() {
+            if n % t != 0 {
+                bail!(
+                    ValueError,
+                    "{self} implies that array axis {d} is partitioned {t} times (by mesh axes {}), but the dimension size is {n} (full shape: {}, per-dimension tiling factors: {:?} should evenly divide the shape)",
+                    fmt_names(self.axes_of(d)),
+                    fmt_shape(global_shape),
+                    tiling
+                );
+            }
+        }
+        Ok(global_shape
+            .iter()
+            .zip(&tiling)
+            .map(|(n, t)| n / t)
+            .collect())
+    }
+
+    /// The block index (per dimension) of the shard the device at
+    /// `position` holds.
+    fn block_of(&self, mesh: &Mesh, position: usize, ndim: usize) -> Result<Vec<usize>> {
+        (0..ndim)
+            .map(|d| mesh.index_along(position, self.axes_of(d)))
+            .collect()
+    }
+
+    /// The part of the global array the device at mesh `position` holds: one
+    /// range per dimension.
+    pub fn shard_slices(
+        &self,
+        mesh: &Mesh,
+        position: usize,
+        global_shape: &[usize],
+    ) -> Result<Vec<Range<usize>>> {
+        if position >= mesh.size() {
+            bail!(
+                IndexError,
+                "device position {position} is out of range for a mesh of {} devices",
+                mesh.size()
+            );
+        }
+        let shard = self.shard_shape(mesh, global_shape)?;
+        let block = self.block_of(mesh, position, global_shape.len())?;
+        Ok(block
+            .iter()
+            .zip(&shard)
+            .map(|(&b, &s)| b * s..(b + 1) * s)
+            .collect())
+    }
+
+    /// Every device's shard of `global`, in row-major mesh position order.
+    pub fn split(&self, mesh: &Mesh, global: &Array) -> Result<Vec<Array>> {
+        (0..mesh.size())
+            .map(|p| {
+                let r = self.shard_slices(mesh, p, global.shape())?;
+                let starts: Vec<usize> = r.iter().map(|x| x.start).collect();
+                let limits: Vec<usize> = r.iter().map(|x| x.end).collect();
+                global.slice(&starts, &limits, None)
+            })
+            .collect()
+    }
+
+    /// For every block (row-major over the per-dimension block grid), the
+    /// positions that hold it, ascending. More than one means replication.
+    pub fn holders(&self, mesh: &Mesh, global_shape: &[usize]) -> Result<Vec<Vec<usize>>> {
+        self.shard_shape(mesh, global_shape)?;
+        let tiling = self.tiling(mesh, global_shape.len())?;
+        let nblocks: usize = tiling.iter().product();
+        let mut out = vec![Vec::new(); nblocks];
+        for p in 0..mesh.size() {
+            let block = self.block_of(mesh, p, global_shape.len())?;
+            let flat = block
+                .iter()
+                .zip(&tiling)
+                .fold(0, |acc, (&b, &t)| acc * t + b);
+            out[flat].push(p);
+        }
+        Ok(out)
+    }
+
+    /// The global array from one shard per position: each block comes from
+    /// the lowest position that holds it (replicas are not compared, as JAX
+    /// does without its consistency check).
+    pub fn assemble(&self, mesh: &Mesh, shards: &[Array], global_shape: &[usize]) -> Result<Array> {
+        let shard_shape = self.shard_shape(mesh, global_shape)?;
+        if shards.len() != mesh.size() {
+            bail!(
+                ValueError,
+                "assemble: got {} shards for a mesh of {} devices",
+                shards.len(),
+                mesh.size()
+            );
+        }
+        let dtype = shards
+            .first()
+            .map(Array::dtype)
+            .ok_or_else(|| err!(ValueError, "assemble: no shards"))?;
+        for (p, s) in shards.iter().enumerate() {
+            if s.shape() != shard_shape.as_slice() || s.dtype() != dtype {
+                bail!(
+                    ValueError,
+                    "assemble: shard {p} has shape {} and dtype {}, expected shape {} and dtype {} for global shape {} under {self}",
+                    fmt_shape(s.shape()),
+                    s.dtype().name(),
+                    fmt_shape(&shard_shape),
+                    dtype.name(),
+                    fmt_shape(global_shape)
+                );
+            }
+        }
+        let mut out = Array::zeros(global_shape, dtype);
+        for holders in self.holders(mesh, global_shape)? {
+            let p = holders[0];
+            let r = self.shard_slices(mesh, p, global_shape)?;
+            let starts: Vec<i64> = r.iter().map(|x| x.start as i64).collect();
+            out = out.dynamic_update_slice(&shards[p], &starts)?;
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Display for PartitionSpec {
+    /// JAX 0.10's repr: `P('x', None)`, `P(('x', 'y'),)`, `P()`. A
+    /// one-axis entry prints as the bare name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items: Vec<String> = self
+            .0
+            .iter()
+            .map(|e| match e {
+                None => "None".to_string(),
+                Some(axes) if axes.len() == 1 => format!("'{}'", axes[0]),
+                Some(axes) => fmt_names(axes),
+            })
+            .collect();
+        if items.len() == 1 {
+            write!(f, "P({},)", items[0])
+        } else {
+            write!(f, "P({})", items.join(", "))
+        }
+    }
+}
+
+/// `jax.sharding.NamedSharding`: a mesh and a spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedSharding {
+    /// The devices.
+    pub mesh: Mesh,
+    /// How each array dimension maps onto mesh axes.
+    pub spec: PartitionSpec,
+}
+
+impl NamedSharding {
+    /// A sharding of `spec` over `mesh`.
+    pub fn new(mesh: Mesh, spec: PartitionSpec) -> NamedSharding {
+        NamedSharding { mesh, spec }
+    }
+
+    /// See [`PartitionSpec::shard_shape`].
+    pub fn shard_shape(&self, global_shape: &[usize]) -> Result<Vec<usize>> {
+        self.spec.shard_shape(&self.mesh, global_shape)
+    }
+
+    /// See [`PartitionSpec::shard_slices`].
+    pub fn shard_slices(
+        &self,
+        position: usize,
+        global_shape: &[usize],
+    ) -> Result<Vec<Range<usize>>> {
+        self.spec.shard_slices(&self.mesh, position, global_shape)
+    }
+
+    /// See [`PartitionSpec::split`].
+    pub fn split(&self, global: &Array) -> Result<Vec<Array>> {
+        self.spec.split(&self.mesh, global)
+    }
+
+    /// See [`PartitionSpec::assemble`].
+    pub fn assemble(&self, shards: &[Array], global_shape: &[usize]) -> Result<Array> {
+        self.spec.assemble(&self.mesh, shards, global_shape)
+    }
+
+    /// See [`PartitionSpec::holders`].
+    pub fn holders(&self, global_shape: &[usize]) -> Result<Vec<Vec<usize>>> {
+        self.spec.holders(&self.mesh, global_shape)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    fn spec(entries: &[Option<&[&str]>]) -> PartitionSpec {
+        PartitionSpec::new(
+            entries
+                .iter()
+                .map(|e| e.map(|axes| axes.iter().map(|a| a.to_string()).collect()))
+                .collect(),
+        )
+    }
+
+    type Case = (
+        &'static [usize],
+        &'static [&'static str],
+        &'static [Option<&'static [&'static str]>],
+        [[usize; 4]; 8],
+    );
+
+    /// Row and column ranges `[r0, r1, c0, c1]` of each device's shard of an
+    /// (8, 8) array, devices 0..8 in order: the `.index` of each of
+    /// `jax.device_put(x, NamedSharding(mesh, spec)).addressable_shards` in
+    /// JAX 0.10.2 with 8 host devices.
+    const JAX_SHARDS: &[Case] = &[
+        (
+            &[8],
+            &["x"],
+            &[Some(&["x"])],
+            [
+                [0, 1, 0, 8],
+                [1, 2, 0, 8],
+                [2, 3, 0, 8],
+                [3, 4, 0, 8],
+                [4, 5, 0, 8],
+                [5, 6, 0, 8],
+                [6, 7, 0, 8],
+                [7, 8, 0, 8],
+            ],
+        ),
+        (
+            &[8],
+            &["x"],
+            &[],
+            [
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 4],
+            &["x", "y"],
+            &[Some(&["x"])],
+            [
+                [0, 4, 0, 8],
+                [0, 4, 0, 8],
+                [0, 4, 0, 8],
+                [0, 4, 0, 8],
+                [4, 8, 0, 8],
+                [4, 8, 0, 8],
+                [4, 8, 0, 8],
+                [4, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 4],
+            &["x", "y"],
+            &[None, Some(&["y"])],
+            [
+                [0, 8, 0, 2],
+                [0, 8, 2, 4],
+                [0, 8, 4, 6],
+                [0, 8, 6, 8],
+                [0, 8, 0, 2],
+                [0, 8, 2, 4],
+                [0, 8, 4, 6],
+                [0, 8, 6, 8],
+            ],
+        ),
+        (
+            &[2, 4],
+            &["x", "y"],
+            &[Some(&["x", "y"])],
+            [
+                [0, 1, 0, 8],
+                [1, 2, 0, 8],
+                [2, 3, 0, 8],
+                [3, 4, 0, 8],
+                [4, 5, 0, 8],
+                [5, 6, 0, 8],
+                [6, 7, 0, 8],
+                [7, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 4],
+            &["x", "y"],
+            &[Some(&["y", "x"])],
+            [
+                [0, 1, 0, 8],
+                [2, 3, 0, 8],
+                [4, 5, 0, 8],
+                [6, 7, 0, 8],
+                [1, 2, 0, 8],
+                [3, 4, 0, 8],
+                [5, 6, 0, 8],
+                [7, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 4],
+            &["x", "y"],
+            &[Some(&["y"]), Some(&["x"])],
+            [
+                [0, 2, 0, 4],
+                [2, 4, 0, 4],
+                [4, 6, 0, 4],
+                [6, 8, 0, 4],
+                [0, 2, 4, 8],
+                [2, 4, 4, 8],
+                [4, 6, 4, 8],
+                [6, 8, 4, 8],
+            ],
+        ),
+        (
+            &[2, 4],
+            &["x", "y"],
+            &[],
+            [
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+            ],
+        ),
+        (
+            &[4, 2],
+            &["x", "y"],
+            &[Some(&["x"])],
+            [
+                [0, 2, 0, 8],
+                [0, 2, 0, 8],
+                [2, 4, 0, 8],
+                [2, 4, 0, 8],
+                [4, 6, 0, 8],
+                [4, 6, 0, 8],
+                [6, 8, 0, 8],
+                [6, 8, 0, 8],
+            ],
+        ),
+        (
+            &[4, 2],
+            &["x", "y"],
+            &[None, Some(&["y"])],
+            [
+                [0, 8, 0, 4],
+                [0, 8, 4, 8],
+                [0, 8, 0, 4],
+                [0, 8, 4, 8],
+                [0, 8, 0, 4],
+                [0, 8, 4, 8],
+                [0, 8, 0, 4],
+                [0, 8, 4, 8],
+            ],
+        ),
+        (
+            &[4, 2],
+            &["x", "y"],
+            &[Some(&["x", "y"])],
+            [
+                [0, 1, 0, 8],
+                [1, 2, 0, 8],
+                [2, 3, 0, 8],
+                [3, 4, 0, 8],
+                [4, 5, 0, 8],
+                [5, 6, 0, 8],
+                [6, 7, 0, 8],
+                [7, 8, 0, 8],
+            ],
+        ),
+        (
+            &[4, 2],
+            &["x", "y"],
+            &[Some(&["y", "x"])],
+            [
+                [0, 1, 0, 8],
+                [4, 5, 0, 8],
+                [1, 2, 0, 8],
+                [5, 6, 0, 8],
+                [2, 3, 0, 8],
+                [6, 7, 0, 8],
+                [3, 4, 0, 8],
+                [7, 8, 0, 8],
+            ],
+        ),
+        (
+            &[4, 2],
+            &["x", "y"],
+            &[Some(&["y"]), Some(&["x"])],
+            [
+                [0, 4, 0, 2],
+                [4, 8, 0, 2],
+                [0, 4, 2, 4],
+                [4, 8, 2, 4],
+                [0, 4, 4, 6],
+                [4, 8, 4, 6],
+                [0, 4, 6, 8],
+                [4, 8, 6, 8],
+            ],
+        ),
+        (
+            &[4, 2],
+            &["x", "y"],
+            &[],
+            [
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 2, 2],
+            &["x", "y", "z"],
+            &[Some(&["x"])],
+            [
+                [0, 4, 0, 8],
+                [0, 4, 0, 8],
+                [0, 4, 0, 8],
+                [0, 4, 0, 8],
+                [4, 8, 0, 8],
+                [4, 8, 0, 8],
+                [4, 8, 0, 8],
+                [4, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 2, 2],
+            &["x", "y", "z"],
+            &[None, Some(&["y"])],
+            [
+                [0, 8, 0, 4],
+                [0, 8, 0, 4],
+                [0, 8, 4, 8],
+                [0, 8, 4, 8],
+                [0, 8, 0, 4],
+                [0, 8, 0, 4],
+                [0, 8, 4, 8],
+                [0, 8, 4, 8],
+            ],
+        ),
+        (
+            &[2, 2, 2],
+            &["x", "y", "z"],
+            &[Some(&["x", "y"])],
+            [
+                [0, 2, 0, 8],
+                [0, 2, 0, 8],
+                [2, 4, 0, 8],
+                [2, 4, 0, 8],
+                [4, 6, 0, 8],
+                [4, 6, 0, 8],
+                [6, 8, 0, 8],
+                [6, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 2, 2],
+            &["x", "y", "z"],
+            &[Some(&["y", "x"])],
+            [
+                [0, 2, 0, 8],
+                [0, 2, 0, 8],
+                [4, 6, 0, 8],
+                [4, 6, 0, 8],
+                [2, 4, 0, 8],
+                [2, 4, 0, 8],
+                [6, 8, 0, 8],
+                [6, 8, 0, 8],
+            ],
+        ),
+        (
+            &[2, 2, 2],
+            &["x", "y", "z"],
+            &[Some(&["y"]), Some(&["x"])],
+            [
+                [0, 4, 0, 4],
+                [0, 4, 0, 4],
+                [4, 8, 0, 4],
+                [4, 8, 0, 4],
+                [0, 4, 4, 8],
+                [0, 4, 4, 8],
+                [4, 8, 4, 8],
+                [4, 8, 4, 8],
+            ],
+        ),
+        (
+            &[2, 2, 2],
+            &["x", "y", "z"],
+            &[],
+            [
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+                [0, 8, 0, 8],
+            ],
+        ),
+    ];
+
+    #[test]
+    fn shard_slices_match_jax_addressable_shards() {
+        for (shape, names, entries, want) in JAX_SHARDS {
+            let mesh = Mesh::new(names, shape).unwrap();
+            let s = spec(entries);
+            for (p, w) in want.iter().enumerate() {
+                let r = s.shard_slices(&mesh, p, &[8, 8]).unwrap();
+                assert_eq!(
+                    [r[0].start, r[0].end, r[1].start, r[1].end],
+                    *w,
+                    "mesh {shape:?}, {s}, device {p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn split_then_assemble_round_trips() {
+        let x = Array::from_i32(&[8, 8], (0..64).collect()).unwrap();
+        for (shape, names, entries, want) in JAX_SHARDS {
+            let mesh = Mesh::new(names, shape).unwrap();
+            let s = spec(entries);
+            let shards = s.split(&mesh, &x).unwrap();
+            for (p, w) in want.iter().enumerate() {
+                // The shard's first element is x[r0, c0] = 8 * r0 + c0.
+                assert_eq!(shards[p].i32_data().unwrap()[0] as usize, 8 * w[0] + w[2]);
+            }
+            let back = s.assemble(&mesh, &shards, &[8, 8]).unwrap();
+            assert!(back.bitwise_eq(&x), "mesh {shape:?}, {s}");
+        }
+    }
+
+    #[test]
+    fn split_by_hand_on_a_2x2_mesh() {
+        // P('x') on mesh {'x': 2, 'y': 2}: devices 0, 1 hold rows 0..2 and
+        // devices 2, 3 rows 2..4.
+        let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+        let x = Array::from_f32(&[4, 1], vec![1., 2., 3., 4.]).unwrap();
+        let shards = spec(&[Some(&["x"])]).split(&mesh, &x).unwrap();
+        let got: Vec<Vec<f64>> = shards.iter().map(|s| s.to_f64_vec()).collect();
+        assert_eq!(
+            got,
+            vec![vec![1., 2.], vec![1., 2.], vec![3., 4.], vec![3., 4.]]
+        );
+    }
+
+    #[test]
+    fn assemble_takes_the_lowest_holder() {
+        let mesh = Mesh::new(&["x"], &[2]).unwrap();
+        let s = PartitionSpec::replicated();
+        let a = Array::from_f32(&[2], vec![1., 2.]).unwrap();
+        let b = Array::from_f32(&[2], vec![9., 9.]).unwrap();
+        let g = s.assemble(&mesh, &[a.clone(), b], &[2]).unwrap();
+        assert!(g.bitwise_eq(&a));
+        assert!(s.assemble(&mesh, std::slice::from_ref(&a), &[2]).is_err());
+        assert!(s
+            .assemble(&mesh, &[a.clone(), a.reshape(&[2, 1]).unwrap()], &[2])
+            .is_err());
+    }
+
+    #[test]
+    fn holders_list_replicas() {
+        let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+        let h = spec(&[Some(&["x"])]).holders(&mesh, &[4, 4]).unwrap();
+        assert_eq!(h, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+        let h = spec(&[None, Some(&["y"])]).holders(&mesh, &[4, 4]).unwrap();
+        assert_eq!(h, vec![vec![0, 4], vec![1, 5], vec![2, 6], vec![3, 7]]);
+        let sharding = NamedSharding::new(mesh, spec(&[Some(&["y", "x"])]));
+        assert_eq!(sharding.holders(&[8]).unwrap()[1], vec![4]);
+        assert_eq!(sharding.shard_shape(&[8, 3]).unwrap(), vec![1, 3]);
+    }
+
+    #[test]
+    fn display_matches_jax_repr() {
+        // repr() of these specs in JAX 0.10.2.
+        assert_eq!(spec(&[Some(&["x"]), None]).to_string(), "P('x', None)");
+        assert_eq!(spec(&[Some(&["x", "y"])]).to_string(), "P(('x', 'y'),)");
+        assert_eq!(PartitionSpec::replicated().to_string(), "P()");
+        assert_eq!(spec(&[None]).to_string(), "P(None,)");
+        assert_eq!(
+            spec(&[Some(&["x"]), Some(&["y"])]).to_string(),
+            "P('x', 'y')"
+        );
+    }
+
+    #[test]
+    fn validation_errors_follow_jax() {
+        let mesh = Mesh::new(&["x"], &[2]).unwrap();
+        let e = spec(&[Some(&["z"])]).validate(&mesh, 2).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::ValueError);
+        assert_eq!(
+            e.message,
+            "Resource axis: z of P('z',) is not found in mesh: ('x',)."
+        );
+        let e = spec(&[Some(&["x"]), Some(&["x"])])
+            .validate(&mesh, 2)
+            .unwrap_err();
+        assert!(
+            e.message.contains("duplicate entries for `x`"),
+            "{}",
+            e.message
+        );
+        let e = spec(&[None, None, Some(&["x"])])
+            .validate(&mesh, 2)
+            .unwrap_err();
+        assert!(
+            e.message.contains("rank at least 3") && e.message.contains("rank 2"),
+            "{}",
+            e.message
+        );
+        let m24 = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+        let e = spec(&[Some(&["y"])])
+            .shard_shape(&m24, &[6, 4])
+            .unwrap_err();
+        assert!(
+            e.message.contains("axis 0 is partitioned 4 times")
+                && e.message.contains("('y',)")
+                && e.message.contains("size is 6"),
+            "{}",
+            e.message
+        );
+    }
+}
