@@ -954,32 +954,57 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[test]
 #[ignore = "measurement; run in release"]
 fn measure_barrier_round_trip() {
-    for devices in [2, 4, 8, 16] {
-        let f = fabric(devices, 8);
-        let shared = f.clone();
-        let rounds = 20_000 / devices;
-        let times = run_on_threads(f, |d| {
-            let mut times = Vec::with_capacity(rounds);
-            for _ in 0..rounds {
-                let t = Instant::now();
-                shared.barrier(d, "measure")?;
-                times.push(t.elapsed().as_secs_f64());
-            }
-            Ok(times)
-        })
-        .unwrap();
-        // A device's wait includes the others' lateness; the round trip of a
-        // barrier is best seen from the device that arrived last, so take the
-        // median over rounds of the shortest wait among devices.
-        let per_round: Vec<f64> = (0..rounds)
-            .map(|r| times.iter().map(|t| t[r]).fold(f64::INFINITY, f64::min))
-            .collect();
-        let all: Vec<f64> = times.concat();
-        println!(
-            "barrier, {devices} devices: median shortest wait {:.2} us, median wait {:.2} us",
-            median(per_round) * 1e6,
-            median(all) * 1e6
-        );
+    use shardlab::fabric::threads::WaitPolicy;
+    let policies = [
+        ("default", WaitPolicy::default()),
+        (
+            "sleep only",
+            WaitPolicy {
+                spins: 0,
+                yields: 0,
+            },
+        ),
+        (
+            "spin 20000",
+            WaitPolicy {
+                spins: 20_000,
+                yields: 0,
+            },
+        ),
+        (
+            "yield 2000",
+            WaitPolicy {
+                spins: 100,
+                yields: 2000,
+            },
+        ),
+    ];
+    for (name, policy) in policies {
+        for devices in [2, 4, 8, 16] {
+            let f = Arc::new(
+                ThreadFabric::with_policy(devices, 8, Duration::from_secs(20), policy).unwrap(),
+            );
+            let shared = f.clone();
+            let rounds = 4000;
+            // Each device times batches of 20 barriers: a batch's time / 20
+            // is the barrier's round trip, waits for late devices included.
+            let times = run_on_threads(f, |d| {
+                let mut times = Vec::with_capacity(rounds / 20);
+                for _ in 0..rounds / 20 {
+                    let t = Instant::now();
+                    for _ in 0..20 {
+                        shared.barrier(d, "measure")?;
+                    }
+                    times.push(t.elapsed().as_secs_f64() / 20.0);
+                }
+                Ok(times)
+            })
+            .unwrap();
+            println!(
+                "barrier, {name}, {devices} devices: median round trip {:.2} us",
+                median(times.concat()) * 1e6
+            );
+        }
     }
 }
 
@@ -996,6 +1021,16 @@ fn measure_psum_bandwidth() {
     }
     let memcpy = (4 << 20) as f64 * 20.0 / t.elapsed().as_secs_f64() / 1e9;
     println!("memcpy, one thread: {memcpy:.2} GB/s");
+    for devices in [2, 4] {
+        let mesh = Mesh::new(&["x"], &[devices]).unwrap();
+        let xs = vec![Array::from_f32(&[n], vec![1.0; n]).unwrap(); devices];
+        let t = Instant::now();
+        lockstep::psum(&mesh, &xs, &names(&["x"])).unwrap();
+        println!(
+            "lockstep psum 4 MiB/device, {devices} devices, one thread: {:.2} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     for devices in [2, 4] {
         let mesh = Mesh::new(&["x"], &[devices]).unwrap();
         let axes = names(&["x"]);

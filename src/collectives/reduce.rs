@@ -49,27 +49,21 @@ pub fn fold(op: ReduceOp, dtype: DType, acc: &mut [u32], next: &[u32]) {
         next.len(),
         "fold over ranges of different lengths"
     );
-    match dtype {
-        DType::F32 => {
-            let f = match op {
-                ReduceOp::Sum => add_f32,
-                ReduceOp::Max => max_f32,
-                ReduceOp::Min => min_f32,
-            };
-            for (a, &b) in acc.iter_mut().zip(next) {
-                *a = f(*a, b);
-            }
-        }
-        DType::I32 | DType::Bool => {
-            let f = match op {
-                ReduceOp::Sum => add_i32,
-                ReduceOp::Max => max_i32,
-                ReduceOp::Min => min_i32,
-            };
-            for (a, &b) in acc.iter_mut().zip(next) {
-                *a = f(*a, b);
-            }
-        }
+    // One loop per operation, so each is compiled with its operation inlined.
+    match (dtype, op) {
+        (DType::F32, ReduceOp::Sum) => fold_with(acc, next, add_f32),
+        (DType::F32, ReduceOp::Max) => fold_with(acc, next, max_f32),
+        (DType::F32, ReduceOp::Min) => fold_with(acc, next, min_f32),
+        (DType::I32 | DType::Bool, ReduceOp::Sum) => fold_with(acc, next, add_i32),
+        (DType::I32 | DType::Bool, ReduceOp::Max) => fold_with(acc, next, max_i32),
+        (DType::I32 | DType::Bool, ReduceOp::Min) => fold_with(acc, next, min_i32),
+    }
+}
+
+#[inline(always)]
+fn fold_with(acc: &mut [u32], next: &[u32], f: impl Fn(u32, u32) -> u32) {
+    for (a, &b) in acc.iter_mut().zip(next) {
+        *a = f(*a, b);
     }
 }
 
