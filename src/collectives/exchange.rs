@@ -1,0 +1,184 @@
+//! The two exchange patterns every fabric collective is built from, pipelined
+//! through the slot halves (see [`crate::fabric`] for the epoch protocol).
+//!
+//! Arrays larger than half a slot are cut into pieces. In each epoch a device
+//! both consumes the piece the others wrote in the previous epoch and writes
+//! its next piece, so `K` pieces cost `K` barriers, not `2K`.
+
+use super::reduce::{fold, ReduceOp};
+use super::DeviceCtx;
+use crate::array::DType;
+use crate::err;
+use crate::error::Result;
+use crate::fabric::{half_offset, half_words};
+
+/// Reductions of at most this many words per device skip the reduce-scatter:
+/// every member folds the whole array itself after a single barrier. For
+/// such sizes a second barrier costs far more than the redundant additions.
+pub const SMALL_ALLREDUCE_WORDS: usize = 1024;
+
+fn too_small(ctx: &DeviceCtx, what: &str, need: usize) -> crate::error::Error {
+    err!(
+        RuntimeError,
+        "{what}: the fabric's slots ({} words) are too small: this exchange needs at \
+         least {} words per slot",
+        ctx.fabric.slot_words(),
+        2 * need
+    )
+}
+
+/// An exchange where every device sends `chunks` chunks of `chunk_words`
+/// words (`send`, chunk after chunk; `None` for a device that sends nothing)
+/// and reads chunk `chunk` of every device in `sources`, in order. `consume`
+/// receives `(index in sources, start within the chunk, words)` for each piece,
+/// sources in order within a piece.
+///
+/// Every device of the fabric must call this with the same `chunks`,
+/// `chunk_words` and `group_size`: they fix the number of barriers. With a
+/// group of one, the device's own words are consumed without a barrier.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn transfer(
+    ctx: &DeviceCtx,
+    what: &str,
+    group_size: usize,
+    send: Option<&[u32]>,
+    chunks: usize,
+    chunk_words: usize,
+    sources: &[usize],
+    chunk: usize,
+    mut consume: impl FnMut(usize, usize, &[u32]),
+) -> Result<()> {
+    if chunk_words == 0 {
+        return Ok(());
+    }
+    if group_size == 1 {
+        if let Some(send) = send {
+            for i in 0..sources.len() {
+                consume(i, 0, &send[chunk * chunk_words..(chunk + 1) * chunk_words]);
+            }
+        }
+        return Ok(());
+    }
+    let (fabric, me) = (ctx.fabric, ctx.position);
+    let m = chunk_words.min(half_words(fabric) / chunks);
+    if m == 0 {
+        return Err(too_small(ctx, what, chunks));
+    }
+    let pieces = chunk_words.div_ceil(m);
+    let piece = |k: usize| (k * m, ((k + 1) * m).min(chunk_words));
+    let mut buf = vec![0u32; m];
+    let e0 = fabric.epoch(me);
+    for t in 0..=pieces {
+        let epoch = e0 + t as u64;
+        if t >= 1 {
+            let (start, end) = piece(t - 1);
+            let len = end - start;
+            let base = half_offset(fabric, epoch - 1) + chunk * len;
+            for (i, &src) in sources.iter().enumerate() {
+                fabric.read(src, base, &mut buf[..len]);
+                consume(i, start, &buf[..len]);
+            }
+        }
+        if t < pieces {
+            let (start, end) = piece(t);
+            let len = end - start;
+            if let Some(send) = send {
+                let base = half_offset(fabric, epoch);
+                for j in 0..chunks {
+                    let from = j * chunk_words + start;
+                    fabric.write(me, base + j * len, &send[from..from + len]);
+                }
+            }
+            fabric.barrier(me, what)?;
+        }
+    }
+    Ok(())
+}
+
+/// All-reduce of `words` (values of `dtype`) over the group `members`, in
+/// which this device has rank `rank`: reduce-scatter then all-gather, so each
+/// member reduces `1/p` of the data, reading its share from every member in
+/// rank order. Small arrays take a single exchange instead
+/// ([`SMALL_ALLREDUCE_WORDS`]).
+pub(crate) fn all_reduce(
+    ctx: &DeviceCtx,
+    what: &str,
+    op: ReduceOp,
+    dtype: DType,
+    members: &[usize],
+    rank: usize,
+    words: &[u32],
+) -> Result<Vec<u32>> {
+    let (fabric, me) = (ctx.fabric, ctx.position);
+    let (n, p) = (words.len(), members.len());
+    if n == 0 || p == 1 {
+        return Ok(words.to_vec());
+    }
+    let half = half_words(fabric);
+    if n <= SMALL_ALLREDUCE_WORDS && n <= half {
+        let e0 = fabric.epoch(me);
+        fabric.write(me, half_offset(fabric, e0), words);
+        fabric.barrier(me, what)?;
+        let base = half_offset(fabric, e0);
+        let mut acc = vec![0u32; n];
+        let mut buf = vec![0u32; n];
+        fabric.read(members[0], base, &mut acc);
+        for &src in &members[1..] {
+            fabric.read(src, base, &mut buf);
+            fold(op, dtype, &mut acc, &buf);
+        }
+        return Ok(acc);
+    }
+
+    // Each half holds [this member's reduced share of a piece | a piece].
+    let mut m = (half * p / (p + 1)).min(n);
+    while m > 0 && m + m.div_ceil(p) > half {
+        m -= 1;
+    }
+    if m == 0 {
+        return Err(too_small(ctx, what, 2));
+    }
+    let share_cap = m.div_ceil(p);
+    let pieces = n.div_ceil(m);
+    let piece = |k: usize| (k * m, ((k + 1) * m).min(n));
+    // Member r's share of a piece of `len` words.
+    let share = |r: usize, len: usize| (r * len / p, (r + 1) * len / p);
+
+    let mut out = vec![0u32; n];
+    let mut acc = vec![0u32; share_cap];
+    let mut buf = vec![0u32; share_cap];
+    let e0 = fabric.epoch(me);
+    for t in 0..=pieces + 1 {
+        let epoch = e0 + t as u64;
+        let write_base = half_offset(fabric, epoch);
+        let read_base = half_offset(fabric, epoch.wrapping_sub(1));
+        if t >= 2 {
+            // Gather the reduced shares of piece t - 2.
+            let (start, end) = piece(t - 2);
+            for (r, &src) in members.iter().enumerate() {
+                let (s, e) = share(r, end - start);
+                fabric.read(src, read_base, &mut out[start + s..start + e]);
+            }
+        }
+        if (1..=pieces).contains(&t) {
+            // Reduce this member's share of piece t - 1, in rank order.
+            let (start, end) = piece(t - 1);
+            let (s, e) = share(rank, end - start);
+            let (acc, buf) = (&mut acc[..e - s], &mut buf[..e - s]);
+            fabric.read(members[0], read_base + share_cap + s, acc);
+            for &src in &members[1..] {
+                fabric.read(src, read_base + share_cap + s, buf);
+                fold(op, dtype, acc, buf);
+            }
+            fabric.write(me, write_base, acc);
+        }
+        if t < pieces {
+            let (start, end) = piece(t);
+            fabric.write(me, write_base + share_cap, &words[start..end]);
+        }
+        if t <= pieces {
+            fabric.barrier(me, what)?;
+        }
+    }
+    Ok(out)
+}

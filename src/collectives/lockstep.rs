@@ -1,0 +1,254 @@
+//! The collectives for every device at once, in one thread.
+//!
+//! Used where many virtual devices are evaluated by one thread (vmap, and
+//! runs without threads). Each function takes the operands of all devices,
+//! indexed by mesh position, and returns the results in the same order, bit
+//! for bit what the fabric collectives in [`super`] give: the same checks,
+//! the same layouts, and the same rank-order [`fold`].
+
+use super::layout::{
+    all_groups, all_to_all_plan, gather_plan, in_mesh_order, perm_sources, place, scatter_plan,
+    split_pieces,
+};
+use super::reduce::{fold, mean_words, ReduceOp};
+use crate::array::{Array, DType};
+use crate::bail;
+use crate::error::Result;
+use crate::mesh::Mesh;
+
+/// Checks that there is one operand per device, all of one shape and dtype
+/// (the same program runs everywhere, so anything else is a caller's bug).
+fn check_operands(mesh: &Mesh, xs: &[Array], name: &str) -> Result<()> {
+    if xs.len() != mesh.size() {
+        bail!(
+            ValueError,
+            "{name}: got {} operands for a mesh of {} devices; pass one per device",
+            xs.len(),
+            mesh.size()
+        );
+    }
+    if let Some(i) = xs
+        .iter()
+        .position(|x| x.shape() != xs[0].shape() || x.dtype() != xs[0].dtype())
+    {
+        bail!(
+            ValueError,
+            "{name}: the operands differ between devices: device 0 has {}{:?}, device {i} \
+             has {}{:?}",
+            xs[0].dtype().short_name(),
+            xs[0].shape(),
+            xs[i].dtype().short_name(),
+            xs[i].shape()
+        );
+    }
+    Ok(())
+}
+
+/// Reduces the words of `xs` at `members` in rank order.
+fn reduce_group(op: ReduceOp, dtype: DType, words: &[Vec<u32>], members: &[usize]) -> Vec<u32> {
+    let mut acc = words[members[0]].clone();
+    for &m in &members[1..] {
+        fold(op, dtype, &mut acc, &words[m]);
+    }
+    acc
+}
+
+/// The groups of a collective (positions in rank order) and every device's
+/// operand as words.
+type Prepared = (Vec<Vec<usize>>, Vec<Vec<u32>>);
+
+/// Every device's group over `axes` (checked) and the operands as words.
+fn prepare(mesh: &Mesh, xs: &[Array], axes: &[String], name: &str) -> Result<Prepared> {
+    check_operands(mesh, xs, name)?;
+    let groups = all_groups(mesh, axes)?;
+    Ok((groups, xs.iter().map(Array::to_words).collect()))
+}
+
+/// [`super::axis_index`] of every device.
+pub fn axis_index(mesh: &Mesh, axes: &[String]) -> Result<Vec<Array>> {
+    (0..mesh.size())
+        .map(|p| super::axis_index(mesh, p, axes))
+        .collect()
+}
+
+/// [`super::psum`] of every device.
+pub fn psum(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
+    preduce(mesh, xs, axes, ReduceOp::Sum)
+}
+
+/// [`super::pmax`] of every device.
+pub fn pmax(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
+    preduce(mesh, xs, axes, ReduceOp::Max)
+}
+
+/// [`super::pmin`] of every device.
+pub fn pmin(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
+    preduce(mesh, xs, axes, ReduceOp::Min)
+}
+
+/// [`super::preduce`] of every device.
+pub fn preduce(mesh: &Mesh, xs: &[Array], axes: &[String], op: ReduceOp) -> Result<Vec<Array>> {
+    let (groups, words) = prepare(mesh, xs, axes, op.name())?;
+    if axes.is_empty() {
+        return Ok(xs.to_vec());
+    }
+    let (shape, dtype) = (xs[0].shape(), xs[0].dtype());
+    let mut out = vec![None; xs.len()];
+    for members in &groups {
+        let sum = Array::from_words(
+            shape,
+            op.result_dtype(dtype),
+            &reduce_group(op, dtype, &words, members),
+        )?;
+        for &m in members {
+            out[m] = Some(sum.clone());
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// [`super::pmean`] of every device.
+pub fn pmean(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
+    let (groups, words) = prepare(mesh, xs, axes, "pmean")?;
+    let (shape, dtype) = (xs[0].shape(), xs[0].dtype());
+    let mut out = vec![None; xs.len()];
+    for members in &groups {
+        let sum = if axes.is_empty() {
+            words[members[0]].clone()
+        } else {
+            reduce_group(ReduceOp::Sum, dtype, &words, members)
+        };
+        let mean = Array::from_words(shape, DType::F32, &mean_words(&sum, dtype, members.len()))?;
+        for &m in members {
+            out[m] = Some(mean.clone());
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// [`super::all_gather`] of every device.
+pub fn all_gather(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    axis: usize,
+    tiled: bool,
+) -> Result<Vec<Array>> {
+    let (groups, words) = prepare(mesh, xs, axes, "all_gather")?;
+    if axes.is_empty() {
+        return Ok(xs.to_vec());
+    }
+    let p = groups[0].len();
+    let plan = gather_plan(xs[0].shape(), p, axis, tiled)?;
+    let mut out = vec![None; xs.len()];
+    for members in &groups {
+        let mut gathered = vec![0u32; xs[0].size() * p];
+        for (r, &m) in members.iter().enumerate() {
+            place(&mut gathered, &plan, p, r, 0, &words[m]);
+        }
+        let gathered = Array::from_words(&plan.out_shape, xs[0].dtype(), &gathered)?;
+        for &m in members {
+            out[m] = Some(gathered.clone());
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// [`super::psum_scatter`] of every device.
+pub fn psum_scatter(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    scatter_dimension: usize,
+    tiled: bool,
+) -> Result<Vec<Array>> {
+    let (groups, words) = prepare(mesh, xs, axes, "psum_scatter")?;
+    if axes.is_empty() {
+        return Ok(xs.to_vec());
+    }
+    let p = groups[0].len();
+    let dtype = xs[0].dtype();
+    let (split, out_shape) = scatter_plan(xs[0].shape(), p, scatter_dimension, tiled)?;
+    let pieces: Vec<Vec<u32>> = words.iter().map(|w| split_pieces(w, &split, p)).collect();
+    let c = split.piece_words();
+    let mut out = vec![None; xs.len()];
+    for members in &groups {
+        let sum = reduce_group(ReduceOp::Sum, dtype, &pieces, members);
+        for (r, &m) in members.iter().enumerate() {
+            let part = &sum[r * c..(r + 1) * c];
+            out[m] = Some(Array::from_words(
+                &out_shape,
+                ReduceOp::Sum.result_dtype(dtype),
+                part,
+            )?);
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// [`super::ppermute`] of every device.
+pub fn ppermute(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    perm: &[(usize, usize)],
+) -> Result<Vec<Array>> {
+    prepare(mesh, xs, axes, "ppermute")?;
+    let groups = all_groups(mesh, &in_mesh_order(mesh, axes))?;
+    let source_of = perm_sources(perm, groups[0].len())?;
+    let zeros = Array::zeros(xs[0].shape(), xs[0].dtype());
+    let mut out = vec![None; xs.len()];
+    for members in &groups {
+        for (r, &m) in members.iter().enumerate() {
+            out[m] = Some(match source_of[r] {
+                Some(s) => xs[members[s]].clone(),
+                None => zeros.clone(),
+            });
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// [`super::all_to_all`] of every device.
+pub fn all_to_all(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    split_axis: usize,
+    concat_axis: usize,
+    tiled: bool,
+) -> Result<Vec<Array>> {
+    let (groups, words) = prepare(mesh, xs, axes, "all_to_all")?;
+    if axes.is_empty() {
+        return Ok(xs.to_vec());
+    }
+    let p = groups[0].len();
+    let plan = all_to_all_plan(xs[0].shape(), p, split_axis, concat_axis, tiled)?;
+    let pieces: Vec<Vec<u32>> = words
+        .iter()
+        .map(|w| split_pieces(w, &plan.split, p))
+        .collect();
+    let c = plan.split.piece_words();
+    let mut out = vec![None; xs.len()];
+    for members in &groups {
+        for (r, &m) in members.iter().enumerate() {
+            let mut received = vec![0u32; c * p];
+            for (i, &src) in members.iter().enumerate() {
+                place(
+                    &mut received,
+                    &plan.gather,
+                    p,
+                    i,
+                    0,
+                    &pieces[src][r * c..(r + 1) * c],
+                );
+            }
+            out[m] = Some(Array::from_words(
+                &plan.gather.out_shape,
+                xs[0].dtype(),
+                &received,
+            )?);
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}

@@ -1,0 +1,294 @@
+//! JAX's named-axis collectives, written once over a [`Fabric`].
+//!
+//! Each function runs on one device (the `position` of a [`DeviceCtx`]) and
+//! combines its array with those of the devices in its *group*: the devices
+//! that differ from it only along the named `axes`, ranked by their index
+//! along `axes` in the order given (so `('y', 'x')` ranks minor-first, as in
+//! JAX). Every device of the fabric must make the same calls in the same
+//! order, as in any SPMD program.
+//!
+//! Arguments are checked before the fabric is touched, from values that are
+//! the same on every device, so a bad call fails alike everywhere instead of
+//! leaving some devices waiting. [`lockstep`] computes the same collectives
+//! for all devices in one thread, with the same bits.
+//!
+//! Empty `axes` name a group of one: as in JAX every collective then returns
+//! its operand unchanged, except `pmean`, which still divides (by 1).
+
+mod exchange;
+mod layout;
+pub mod lockstep;
+pub mod reduce;
+
+pub use exchange::SMALL_ALLREDUCE_WORDS;
+pub use reduce::ReduceOp;
+
+use crate::array::{Array, DType};
+use crate::bail;
+use crate::error::Result;
+use crate::fabric::Fabric;
+use crate::mesh::{fmt_names, Mesh};
+
+use exchange::{all_reduce, transfer};
+use layout::{
+    all_to_all_plan, gather_plan, group_of, in_mesh_order, perm_sources, place, scatter_plan,
+    split_pieces,
+};
+
+/// One device's view of a run: the fabric it exchanges through, the mesh
+/// naming the axes, and its position in the mesh (which is also its device
+/// number on the fabric).
+#[derive(Clone, Copy)]
+pub struct DeviceCtx<'a> {
+    /// The fabric shared by all devices of the mesh.
+    pub fabric: &'a dyn Fabric,
+    /// The mesh the axis names refer to.
+    pub mesh: &'a Mesh,
+    /// This device's row-major position in the mesh.
+    pub position: usize,
+}
+
+impl DeviceCtx<'_> {
+    /// Checks that the fabric has a device for every mesh position and that
+    /// the position exists.
+    fn check(&self) -> Result<()> {
+        if self.fabric.devices() != self.mesh.size() {
+            bail!(
+                RuntimeError,
+                "the fabric has {} devices but the mesh of shape {:?} has {}",
+                self.fabric.devices(),
+                self.mesh.shape(),
+                self.mesh.size()
+            );
+        }
+        if self.position >= self.mesh.size() {
+            bail!(
+                RuntimeError,
+                "device position {} is outside the mesh of {} devices",
+                self.position,
+                self.mesh.size()
+            );
+        }
+        Ok(())
+    }
+
+    /// This device's group over `axes` (positions in rank order) and its rank.
+    fn group(&self, axes: &[String]) -> Result<(Vec<usize>, usize)> {
+        self.check()?;
+        group_of(self.mesh, self.position, axes)
+    }
+}
+
+/// How a collective is named in errors: `psum over ('x',)`.
+fn describe(name: &str, axes: &[String]) -> String {
+    format!("{name} over {}", fmt_names(axes))
+}
+
+/// The number of devices in each group over `axes`: `jax.lax.psum(1, axes)`.
+/// Fails with a NameError on an axis the mesh does not have.
+pub fn axis_size(mesh: &Mesh, axes: &[String]) -> Result<usize> {
+    mesh.group(0, axes).map(|g| g.len())
+}
+
+/// `jax.lax.axis_index(axes)` on the device at `position`: its rank along
+/// `axes` (major to minor in the order given), as an int32 scalar.
+pub fn axis_index(mesh: &Mesh, position: usize, axes: &[String]) -> Result<Array> {
+    if position >= mesh.size() {
+        bail!(
+            RuntimeError,
+            "device position {position} is outside the mesh of {} devices",
+            mesh.size()
+        );
+    }
+    axis_size(mesh, axes)?;
+    Ok(Array::scalar_i32(mesh.index_along(position, axes)? as i32))
+}
+
+/// `jax.lax.psum`: the sum of `x` over the group, on every member. Booleans
+/// are counted into int32, as in JAX.
+pub fn psum(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
+    preduce(ctx, x, axes, ReduceOp::Sum)
+}
+
+/// `jax.lax.pmax`: the element-wise maximum over the group.
+pub fn pmax(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
+    preduce(ctx, x, axes, ReduceOp::Max)
+}
+
+/// `jax.lax.pmin`: the element-wise minimum over the group.
+pub fn pmin(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
+    preduce(ctx, x, axes, ReduceOp::Min)
+}
+
+/// An all-reduce with `op` over the group: [`psum`], [`pmax`] or [`pmin`].
+pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Result<Array> {
+    let (members, rank) = ctx.group(axes)?;
+    if axes.is_empty() {
+        return Ok(x.clone());
+    }
+    let what = describe(op.name(), axes);
+    let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, &x.to_words())?;
+    Array::from_words(x.shape(), op.result_dtype(x.dtype()), &words)
+}
+
+/// `jax.lax.pmean`: [`psum`] divided by the group size. The result is
+/// float32 whatever the operand's dtype, as `psum(x) / n` is in JAX.
+pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
+    let (members, rank) = ctx.group(axes)?;
+    let what = describe("pmean", axes);
+    let words = x.to_words();
+    let sum = if axes.is_empty() {
+        words
+    } else {
+        all_reduce(ctx, &what, ReduceOp::Sum, x.dtype(), &members, rank, &words)?
+    };
+    let mean = reduce::mean_words(&sum, x.dtype(), members.len());
+    Array::from_words(x.shape(), DType::F32, &mean)
+}
+
+/// `jax.lax.all_gather`: every member's `x`, in rank order, stacked along a
+/// new axis at `axis` (`tiled = false`) or concatenated along `axis`
+/// (`tiled = true`).
+pub fn all_gather(
+    ctx: &DeviceCtx,
+    x: &Array,
+    axes: &[String],
+    axis: usize,
+    tiled: bool,
+) -> Result<Array> {
+    let (members, _) = ctx.group(axes)?;
+    let p = members.len();
+    if axes.is_empty() {
+        return Ok(x.clone());
+    }
+    let plan = gather_plan(x.shape(), p, axis, tiled)?;
+    let words = x.to_words();
+    let mut out = vec![0u32; words.len() * p];
+    transfer(
+        ctx,
+        &describe("all_gather", axes),
+        p,
+        Some(&words),
+        1,
+        words.len(),
+        &members,
+        0,
+        |r, start, data| place(&mut out, &plan, p, r, start, data),
+    )?;
+    Array::from_words(&plan.out_shape, x.dtype(), &out)
+}
+
+/// `jax.lax.psum_scatter`: the group's sum of `x`, of which the member of
+/// rank `r` keeps the `r`-th part along `scatter_dimension`. Untiled, that
+/// dimension must equal the group size and is removed; tiled, it must be a
+/// multiple of it and shrinks by that factor.
+pub fn psum_scatter(
+    ctx: &DeviceCtx,
+    x: &Array,
+    axes: &[String],
+    scatter_dimension: usize,
+    tiled: bool,
+) -> Result<Array> {
+    let (members, rank) = ctx.group(axes)?;
+    let p = members.len();
+    if axes.is_empty() {
+        return Ok(x.clone());
+    }
+    let (split, out_shape) = scatter_plan(x.shape(), p, scatter_dimension, tiled)?;
+    let dtype = x.dtype();
+    let pieces = split_pieces(&x.to_words(), &split, p);
+    let c = split.piece_words();
+    let mut acc = vec![0u32; c];
+    transfer(
+        ctx,
+        &describe("psum_scatter", axes),
+        p,
+        Some(&pieces),
+        p,
+        c,
+        &members,
+        rank,
+        |r, start, data| {
+            let acc = &mut acc[start..start + data.len()];
+            if r == 0 {
+                acc.copy_from_slice(data);
+            } else {
+                reduce::fold(ReduceOp::Sum, dtype, acc, data);
+            }
+        },
+    )?;
+    Array::from_words(&out_shape, ReduceOp::Sum.result_dtype(dtype), &acc)
+}
+
+/// `jax.lax.ppermute`: sends `x` from the member of rank `source` to the
+/// member of rank `destination` for each pair of `perm`, within every group.
+/// Members that receive nothing get zeros. Sources and destinations must be
+/// unique ranks of the group.
+///
+/// As in JAX, ranks here count along the named axes in the mesh's order,
+/// whatever order `axes` lists them in: over `('y', 'x')` of a mesh
+/// `('x', 'y')`, rank 1 is the device at `x = 0, y = 1`, although its
+/// `axis_index(('y', 'x'))` is 2.
+pub fn ppermute(
+    ctx: &DeviceCtx,
+    x: &Array,
+    axes: &[String],
+    perm: &[(usize, usize)],
+) -> Result<Array> {
+    ctx.group(axes)?;
+    let (members, rank) = ctx.group(&in_mesh_order(ctx.mesh, axes))?;
+    let p = members.len();
+    let source_of = perm_sources(perm, p)?;
+    let words = x.to_words();
+    let sends = perm.iter().any(|&(src, _)| src == rank);
+    let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
+    let mut out = vec![0u32; words.len()];
+    transfer(
+        ctx,
+        &describe("ppermute", axes),
+        p,
+        sends.then_some(&words[..]),
+        1,
+        words.len(),
+        &sources,
+        0,
+        |_, start, data| out[start..start + data.len()].copy_from_slice(data),
+    )?;
+    Array::from_words(x.shape(), x.dtype(), &out)
+}
+
+/// `jax.lax.all_to_all`: cuts `x` into as many parts along `split_axis` as
+/// the group has members, sends part `r` to the member of rank `r`, and
+/// concatenates the parts received along `concat_axis` in rank order.
+/// Untiled, `split_axis` must equal the group size; it disappears and the
+/// received parts are stacked along a new `concat_axis`.
+pub fn all_to_all(
+    ctx: &DeviceCtx,
+    x: &Array,
+    axes: &[String],
+    split_axis: usize,
+    concat_axis: usize,
+    tiled: bool,
+) -> Result<Array> {
+    let (members, rank) = ctx.group(axes)?;
+    let p = members.len();
+    if axes.is_empty() {
+        return Ok(x.clone());
+    }
+    let plan = all_to_all_plan(x.shape(), p, split_axis, concat_axis, tiled)?;
+    let pieces = split_pieces(&x.to_words(), &plan.split, p);
+    let c = plan.split.piece_words();
+    let mut out = vec![0u32; c * p];
+    transfer(
+        ctx,
+        &describe("all_to_all", axes),
+        p,
+        Some(&pieces),
+        p,
+        c,
+        &members,
+        rank,
+        |r, start, data| place(&mut out, &plan.gather, p, r, start, data),
+    )?;
+    Array::from_words(&plan.gather.out_shape, x.dtype(), &out)
+}

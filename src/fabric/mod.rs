@@ -1,0 +1,88 @@
+//! The fabric: N devices, one exchange slot per device, and a barrier.
+//!
+//! Everything the collectives need from the machine they run on is here, so
+//! that they can be written once and run over OS threads ([`ThreadFabric`]) or
+//! Web Workers sharing memory.
+//!
+//! # The exchange protocol
+//!
+//! Each device owns a slot of [`Fabric::slot_words`] `u32` words. Time is cut
+//! into *epochs* by barriers: epoch `k` of a device is the stretch between its
+//! `k`-th and `(k+1)`-th call to [`Fabric::barrier`]. Because every device runs
+//! the same program, every device passes the same barriers in the same order,
+//! so a single barrier over all devices separates the epochs of everyone even
+//! when a collective only combines smaller groups.
+//!
+//! To need only one barrier per exchange, each slot is split into two halves
+//! used alternately ([`half_offset`]):
+//! - in epoch `k` a device writes only into half `k % 2` of its own slot;
+//! - in epoch `k` a device reads only half `(k - 1) % 2` of other slots, which
+//!   their owners finished writing before barrier `k`.
+//!
+//! No two devices then ever touch the same word concurrently with one of them
+//! writing: when a device is in epoch `k`, every other device has finished
+//! epoch `k - 1` (it reached barrier `k`) and has not started epoch `k + 1`
+//! (that needs this device at barrier `k + 1`), so everyone else is reading
+//! half `(k - 1) % 2` of this slot while its owner writes half `k % 2`. The
+//! barrier gives the release/acquire ordering that makes the words written in
+//! epoch `k - 1` visible in epoch `k`. The rule holds across collectives, so
+//! consecutive collectives need no barrier in between.
+
+pub mod threads;
+
+pub use threads::{run_on_threads, ThreadFabric};
+
+use crate::error::Result;
+
+/// N devices that exchange words through per-device slots and meet at a
+/// barrier. See the module documentation for the protocol callers follow.
+pub trait Fabric: Send + Sync {
+    /// Number of devices.
+    fn devices(&self) -> usize;
+
+    /// Capacity of each device's slot, in `u32` words.
+    fn slot_words(&self) -> usize;
+
+    /// Writes `data` at `offset` into `device`'s own slot.
+    ///
+    /// Only `device` itself may call this, and only into the half of its slot
+    /// that belongs to its current epoch. Panics if the range exceeds the
+    /// slot: callers size their exchanges from [`Fabric::slot_words`].
+    fn write(&self, device: usize, offset: usize, data: &[u32]);
+
+    /// Reads `out.len()` words at `offset` from the slot of device `from`
+    /// (the previous epoch's half when `from` is another device). Panics if the
+    /// range exceeds the slot.
+    fn read(&self, from: usize, offset: usize, out: &mut [u32]);
+
+    /// Waits until every device has called `barrier` as many times as
+    /// `device` has (including this call). `what` names the collective for
+    /// error messages, e.g. `psum over ('x',)`.
+    ///
+    /// Fails with a RuntimeError naming `what` and the devices that never
+    /// arrived when the wait exceeds the fabric's timeout, when the fabric is
+    /// aborted, or when the devices disagree on which collective they are in.
+    fn barrier(&self, device: usize, what: &str) -> Result<()>;
+
+    /// Number of barriers `device` has passed: its current epoch.
+    fn epoch(&self, device: usize) -> u64;
+
+    /// Stops the run: wakes every device waiting in a barrier, and makes this
+    /// and every later barrier fail with `reason`. The first reason is kept.
+    fn abort(&self, reason: &str);
+
+    /// The reason of the first [`Fabric::abort`], if any.
+    fn aborted(&self) -> Option<String>;
+}
+
+/// Words available to one epoch's writes: half a slot.
+pub fn half_words(fabric: &dyn Fabric) -> usize {
+    fabric.slot_words() / 2
+}
+
+/// Offset of the slot half used by epoch `epoch`: writes in epoch `k` go to
+/// `half_offset(f, k)`, reads of others' data in epoch `k` come from
+/// `half_offset(f, k - 1)`.
+pub fn half_offset(fabric: &dyn Fabric, epoch: u64) -> usize {
+    (epoch % 2) as usize * half_words(fabric)
+}

@@ -1,0 +1,425 @@
+//! The fabric over OS threads: one thread per device, slots in shared memory.
+//!
+//! Slots are arrays of `AtomicU32` accessed with relaxed loads and stores,
+//! which compile to plain moves: no `unsafe` is needed, and a caller that broke
+//! the exchange protocol would read stale words rather than cause undefined
+//! behaviour. The barrier supplies the ordering (release on arrival, acquire on
+//! departure) that makes one epoch's writes visible in the next.
+//!
+//! The barrier spins briefly, then yields, then sleeps on a condition variable:
+//! with more device threads than cores, a waiter that kept spinning would take
+//! the core from the very device it is waiting for.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::Fabric;
+use crate::err;
+use crate::error::{Error, Result};
+
+/// How long a barrier waits for the other devices unless told otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest a sleeping waiter goes without re-checking the abort flag, the
+/// departed devices and its deadline; condition-variable notifications make
+/// the common wake-ups immediate, this only bounds missed ones.
+const SLEEP_SLICE: Duration = Duration::from_millis(20);
+
+/// How a waiting device passes time before it sleeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitPolicy {
+    /// Iterations of a spin-loop hint while polling the barrier.
+    pub spins: u32,
+    /// Calls to `thread::yield_now` while polling, after the spins.
+    pub yields: u32,
+}
+
+impl Default for WaitPolicy {
+    /// Measured on a 2-core machine with 2 to 16 device threads (see the
+    /// `fabric_bench` example): a short spin catches arrivals that are
+    /// already under way, yielding lets an oversubscribed core run the
+    /// late device, and sleeping beyond that costs little.
+    fn default() -> Self {
+        WaitPolicy {
+            spins: 200,
+            yields: 50,
+        }
+    }
+}
+
+/// Per-device barrier bookkeeping, each field written only by its device.
+struct DeviceState {
+    /// Barriers this device has entered.
+    arrived: AtomicU64,
+    /// Hash of the `what` of the barrier it entered last, to detect devices
+    /// that reached different collectives.
+    what_hash: AtomicU64,
+    /// The `what` itself, read only to word an error.
+    what: Mutex<String>,
+    /// Set when the device's program has returned: it will arrive nowhere.
+    departed: AtomicBool,
+}
+
+/// A [`Fabric`] for devices running as OS threads of one process.
+pub struct ThreadFabric {
+    slots: Vec<Box<[AtomicU32]>>,
+    slot_words: usize,
+    timeout: Duration,
+    policy: WaitPolicy,
+    states: Vec<DeviceState>,
+    /// Total barrier arrivals over the fabric's life; barrier `k` (1-based)
+    /// is complete when it reaches `k * devices`.
+    arrivals: AtomicU64,
+    /// Number of completed barriers.
+    generation: AtomicU64,
+    aborted: AtomicBool,
+    reason: Mutex<Option<String>>,
+    sleepers: AtomicUsize,
+    sleep_lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl ThreadFabric {
+    /// A fabric of `devices` devices whose slots hold `slot_words` words each,
+    /// with barriers that give up after `timeout`.
+    pub fn new(devices: usize, slot_words: usize, timeout: Duration) -> Result<ThreadFabric> {
+        Self::with_policy(devices, slot_words, timeout, WaitPolicy::default())
+    }
+
+    /// As [`ThreadFabric::new`], with an explicit way of waiting.
+    pub fn with_policy(
+        devices: usize,
+        slot_words: usize,
+        timeout: Duration,
+        policy: WaitPolicy,
+    ) -> Result<ThreadFabric> {
+        if devices == 0 {
+            return Err(err!(ValueError, "a fabric needs at least one device"));
+        }
+        if slot_words < 2 {
+            return Err(err!(
+                ValueError,
+                "a fabric slot needs at least 2 words (one per half), got {slot_words}"
+            ));
+        }
+        let slots = (0..devices)
+            .map(|_| (0..slot_words).map(|_| AtomicU32::new(0)).collect())
+            .collect();
+        let states = (0..devices)
+            .map(|_| DeviceState {
+                arrived: AtomicU64::new(0),
+                what_hash: AtomicU64::new(0),
+                what: Mutex::new(String::new()),
+                departed: AtomicBool::new(false),
+            })
+            .collect();
+        Ok(ThreadFabric {
+            slots,
+            slot_words,
+            timeout,
+            policy,
+            states,
+            arrivals: AtomicU64::new(0),
+            generation: AtomicU64::new(0),
+            aborted: AtomicBool::new(false),
+            reason: Mutex::new(None),
+            sleepers: AtomicUsize::new(0),
+            sleep_lock: Mutex::new(()),
+            wake: Condvar::new(),
+        })
+    }
+
+    /// Records that `device`'s program has returned, so that devices waiting
+    /// for it in a barrier fail at once instead of timing out.
+    pub fn depart(&self, device: usize) {
+        if let Some(s) = self.states.get(device) {
+            s.departed.store(true, Ordering::SeqCst);
+            self.wake_all();
+        }
+    }
+
+    /// Clears the departures of a previous run so the fabric can be reused.
+    /// Only meaningful between runs that all completed.
+    fn rejoin_all(&self) {
+        for s in &self.states {
+            s.departed.store(false, Ordering::SeqCst);
+        }
+    }
+
+    fn wake_all(&self) {
+        let _guard = lock(&self.sleep_lock);
+        self.wake.notify_all();
+    }
+
+    fn abort_error(&self, what: &str) -> Error {
+        let reason = self.aborted().unwrap_or_default();
+        err!(RuntimeError, "{what}: the run was stopped: {reason}")
+    }
+
+    /// Devices that have not entered barrier `target`.
+    fn missing(&self, target: u64) -> Vec<usize> {
+        (0..self.states.len())
+            .filter(|&d| self.states[d].arrived.load(Ordering::SeqCst) < target)
+            .collect()
+    }
+
+    /// Called by the last device to arrive: checks that everyone is in the
+    /// same collective. Returns the error message if not.
+    fn check_same_collective(&self, device: usize, hash: u64) -> Option<String> {
+        let other = (0..self.states.len())
+            .find(|&d| self.states[d].what_hash.load(Ordering::Acquire) != hash)?;
+        let mine = lock(&self.states[device].what).clone();
+        let theirs = lock(&self.states[other].what).clone();
+        Some(format!(
+            "devices reached different collectives: device {device} is in {mine} \
+             but device {other} is in {theirs}; every device must run the same \
+             collectives in the same order"
+        ))
+    }
+
+    /// The slow part of waiting: sleep until barrier `target` completes, the
+    /// fabric is aborted, a device it waits for has departed, or time is up.
+    fn sleep_until(&self, device: usize, target: u64, what: &str, start: Instant) -> Result<()> {
+        let deadline = start + self.timeout;
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut guard = lock(&self.sleep_lock);
+        let outcome = loop {
+            if self.generation.load(Ordering::SeqCst) >= target {
+                break Ok(());
+            }
+            if self.aborted.load(Ordering::SeqCst) {
+                break Err(self.abort_error(what));
+            }
+            let missing = self.missing(target);
+            if let Some(&gone) = missing
+                .iter()
+                .find(|&&d| self.states[d].departed.load(Ordering::SeqCst))
+            {
+                break Err(err!(
+                    RuntimeError,
+                    "{what}: device {gone} finished its program without reaching this \
+                     collective (device {device} waited for it); every device must run \
+                     the same collectives in the same order"
+                ));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break Err(err!(
+                    RuntimeError,
+                    "{what}: timed out after {:.3} s waiting for device(s) {:?}, which \
+                     never reached this collective (device {device} waited)",
+                    self.timeout.as_secs_f64(),
+                    missing
+                ));
+            }
+            let slice = SLEEP_SLICE.min(deadline - now);
+            guard = match self.wake.wait_timeout(guard, slice) {
+                Ok((g, _)) => g,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        };
+        drop(guard);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        outcome
+    }
+}
+
+/// Locks a mutex, ignoring poisoning: the data behind these locks (a reason
+/// string, nothing at all) stays valid whatever a panicking holder did.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// FNV-1a: a fixed, cheap hash so that every device hashes `what` alike.
+fn hash_str(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl Fabric for ThreadFabric {
+    fn devices(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn slot_words(&self) -> usize {
+        self.slot_words
+    }
+
+    fn write(&self, device: usize, offset: usize, data: &[u32]) {
+        let dst = &self.slots[device][offset..offset + data.len()];
+        for (cell, &w) in dst.iter().zip(data) {
+            cell.store(w, Ordering::Relaxed);
+        }
+    }
+
+    fn read(&self, from: usize, offset: usize, out: &mut [u32]) {
+        let src = &self.slots[from][offset..offset + out.len()];
+        for (w, cell) in out.iter_mut().zip(src) {
+            *w = cell.load(Ordering::Relaxed);
+        }
+    }
+
+    fn barrier(&self, device: usize, what: &str) -> Result<()> {
+        let n = self.slots.len();
+        if device >= n {
+            return Err(err!(
+                RuntimeError,
+                "{what}: device {device} does not exist (the fabric has {n} devices)"
+            ));
+        }
+        if self.aborted.load(Ordering::SeqCst) {
+            return Err(self.abort_error(what));
+        }
+        let state = &self.states[device];
+        let target = state.arrived.load(Ordering::Relaxed) + 1;
+        let hash = hash_str(what);
+        state.what_hash.store(hash, Ordering::Relaxed);
+        {
+            let mut w = lock(&state.what);
+            w.clear();
+            w.push_str(what);
+        }
+        state.arrived.store(target, Ordering::SeqCst);
+
+        // The arrivals counter is one chain of read-modify-writes, so the last
+        // device to arrive acquires every earlier arrival's writes; storing the
+        // generation then releases them all to the waiters.
+        let before = self.arrivals.fetch_add(1, Ordering::AcqRel);
+        if before + 1 == target * n as u64 {
+            if let Some(message) = self.check_same_collective(device, hash) {
+                self.abort(&message);
+                return Err(err!(RuntimeError, "{message}"));
+            }
+            self.generation.store(target, Ordering::SeqCst);
+            if self.sleepers.load(Ordering::SeqCst) > 0 {
+                self.wake_all();
+            }
+            return Ok(());
+        }
+
+        let start = Instant::now();
+        for _ in 0..self.policy.spins {
+            if self.generation.load(Ordering::Acquire) >= target {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+        for _ in 0..self.policy.yields {
+            if self.generation.load(Ordering::Acquire) >= target {
+                return Ok(());
+            }
+            if self.aborted.load(Ordering::Relaxed) {
+                return Err(self.abort_error(what));
+            }
+            thread::yield_now();
+        }
+        self.sleep_until(device, target, what, start)
+    }
+
+    fn epoch(&self, device: usize) -> u64 {
+        self.states[device].arrived.load(Ordering::Relaxed)
+    }
+
+    fn abort(&self, reason: &str) {
+        {
+            let mut r = lock(&self.reason);
+            if r.is_none() {
+                *r = Some(reason.to_string());
+            }
+        }
+        self.aborted.store(true, Ordering::SeqCst);
+        self.wake_all();
+    }
+
+    fn aborted(&self) -> Option<String> {
+        if !self.aborted.load(Ordering::SeqCst) {
+            return None;
+        }
+        lock(&self.reason).clone()
+    }
+}
+
+/// Turns a panic payload into an error message.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}
+
+/// Runs `f(device)` for every device of `fabric`, each on its own OS thread,
+/// and returns the results in device order.
+///
+/// When a device fails (returns `Err` or panics) the fabric is aborted so that
+/// the devices waiting for it are released, and the caller gets that first
+/// failure, its message prefixed with the device; the errors the abort causes
+/// on the other devices are dropped. A fabric that has run a failed program
+/// stays aborted: build a new one for the next run.
+pub fn run_on_threads<T: Send>(
+    fabric: Arc<ThreadFabric>,
+    f: impl Fn(usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let n = fabric.devices();
+    fabric.rejoin_all();
+    let first: Mutex<Option<Error>> = Mutex::new(None);
+    let fail = |device: usize, e: Error| {
+        let mut first = lock(&first);
+        if first.is_none() {
+            let e = Error::new(e.kind, format!("device {device}: {}", e.message));
+            fabric.abort(&e.to_string());
+            *first = Some(e);
+        }
+    };
+    let results: Vec<Option<T>> = thread::scope(|s| {
+        let mut handles = Vec::with_capacity(n);
+        for device in 0..n {
+            let (fabric, f, fail) = (&fabric, &f, &fail);
+            let spawned = thread::Builder::new()
+                .name(format!("device {device}"))
+                .spawn_scoped(s, move || {
+                    let r = catch_unwind(AssertUnwindSafe(|| f(device))).unwrap_or_else(|p| {
+                        Err(err!(RuntimeError, "panicked: {}", panic_message(&*p)))
+                    });
+                    match r {
+                        Ok(v) => {
+                            fabric.depart(device);
+                            Some(v)
+                        }
+                        Err(e) => {
+                            fail(device, e);
+                            None
+                        }
+                    }
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    fail(
+                        device,
+                        err!(RuntimeError, "could not start its thread: {e}"),
+                    );
+                    break;
+                }
+            }
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    if let Some(e) = lock(&first).take() {
+        return Err(e);
+    }
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(d, r)| r.ok_or_else(|| err!(RuntimeError, "device {d} produced no result")))
+        .collect()
+}

@@ -1,0 +1,6459 @@
+//! The collectives over threads and in lockstep: against values computed by
+//! real JAX, against each other bit for bit, and on bad input.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use shardlab::collectives::{self, lockstep, DeviceCtx};
+use shardlab::fabric::{run_on_threads, Fabric, ThreadFabric};
+use shardlab::{Array, DType, ErrorKind, Mesh, Result};
+
+/// A collective and its static arguments.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Psum,
+    Pmax,
+    Pmin,
+    Pmean,
+    AllGather {
+        axis: usize,
+        tiled: bool,
+    },
+    PsumScatter {
+        dim: usize,
+        tiled: bool,
+    },
+    Ppermute(&'static [(usize, usize)]),
+    AllToAll {
+        split: usize,
+        concat: usize,
+        tiled: bool,
+    },
+    AxisIndex,
+}
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Runs `op` on one device through the fabric.
+fn on_device(ctx: &DeviceCtx, op: Op, x: &Array, axes: &[String]) -> Result<Array> {
+    match op {
+        Op::Psum => collectives::psum(ctx, x, axes),
+        Op::Pmax => collectives::pmax(ctx, x, axes),
+        Op::Pmin => collectives::pmin(ctx, x, axes),
+        Op::Pmean => collectives::pmean(ctx, x, axes),
+        Op::AllGather { axis, tiled } => collectives::all_gather(ctx, x, axes, axis, tiled),
+        Op::PsumScatter { dim, tiled } => collectives::psum_scatter(ctx, x, axes, dim, tiled),
+        Op::Ppermute(perm) => collectives::ppermute(ctx, x, axes, perm),
+        Op::AllToAll {
+            split,
+            concat,
+            tiled,
+        } => collectives::all_to_all(ctx, x, axes, split, concat, tiled),
+        Op::AxisIndex => collectives::axis_index(ctx.mesh, ctx.position, axes),
+    }
+}
+
+/// Runs `op` for every device in one thread.
+fn in_lockstep(mesh: &Mesh, op: Op, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
+    match op {
+        Op::Psum => lockstep::psum(mesh, xs, axes),
+        Op::Pmax => lockstep::pmax(mesh, xs, axes),
+        Op::Pmin => lockstep::pmin(mesh, xs, axes),
+        Op::Pmean => lockstep::pmean(mesh, xs, axes),
+        Op::AllGather { axis, tiled } => lockstep::all_gather(mesh, xs, axes, axis, tiled),
+        Op::PsumScatter { dim, tiled } => lockstep::psum_scatter(mesh, xs, axes, dim, tiled),
+        Op::Ppermute(perm) => lockstep::ppermute(mesh, xs, axes, perm),
+        Op::AllToAll {
+            split,
+            concat,
+            tiled,
+        } => lockstep::all_to_all(mesh, xs, axes, split, concat, tiled),
+        Op::AxisIndex => lockstep::axis_index(mesh, axes),
+    }
+}
+
+fn fabric(devices: usize, slot_words: usize) -> Arc<ThreadFabric> {
+    Arc::new(ThreadFabric::new(devices, slot_words, Duration::from_secs(20)).unwrap())
+}
+
+/// Runs `op` on every device of `mesh`, one thread each.
+fn on_threads(
+    mesh: &Mesh,
+    slot_words: usize,
+    op: Op,
+    xs: &[Array],
+    axes: &[String],
+) -> Result<Vec<Array>> {
+    let f = fabric(mesh.size(), slot_words);
+    let shared = f.clone();
+    run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh,
+            position,
+        };
+        on_device(&ctx, op, &xs[position], axes)
+    })
+}
+
+/// The operand of the JAX cases on the device at `position`: element `i` is
+/// `(position * 37 + i * 11) % 17 - 8`.
+fn jax_operand(position: usize, shape: &[usize], dtype: DType) -> Array {
+    let n: usize = shape.iter().product();
+    let v: Vec<i32> = (0..n)
+        .map(|i| ((position * 37 + i * 11) % 17) as i32 - 8)
+        .collect();
+    match dtype {
+        DType::F32 => Array::from_f32(shape, v.iter().map(|&x| x as f32).collect()).unwrap(),
+        DType::I32 => Array::from_i32(shape, v).unwrap(),
+        DType::Bool => Array::from_bool(shape, v.iter().map(|&x| x > 0).collect()).unwrap(),
+    }
+}
+
+/// The smallest slot `op` runs with: every exchange is cut into one-word
+/// pieces, and reductions take the pipelined reduce-scatter path.
+fn smallest_slot(mesh: &Mesh, op: Op, axes: &[String]) -> usize {
+    let p = collectives::axis_size(mesh, axes).unwrap();
+    match op {
+        Op::Psum | Op::Pmax | Op::Pmin | Op::Pmean => 4,
+        Op::PsumScatter { .. } | Op::AllToAll { .. } => 2 * p,
+        _ => 2,
+    }
+}
+
+/// One collective on one mesh with the results real JAX gave.
+struct JaxCase {
+    mesh: &'static [usize],
+    names: &'static [&'static str],
+    axes: &'static [&'static str],
+    op: Op,
+    dtype: DType,
+    local: &'static [usize],
+    out_shape: &'static [usize],
+    out_dtype: DType,
+    expected: &'static [&'static [f64]],
+}
+
+/// Checks the cases `pick` selects on threads (with slots that hold them
+/// whole, and with slots small enough to cut them into pieces) and in
+/// lockstep. Returns how many cases it checked.
+fn check_jax_cases(pick: fn(&Op) -> bool) -> usize {
+    let mut checked = 0;
+    for case in JAX_CASES.iter().filter(|c| pick(&c.op)) {
+        let mesh = Mesh::new(case.names, case.mesh).unwrap();
+        let axes = names(case.axes);
+        let xs: Vec<Array> = (0..mesh.size())
+            .map(|p| jax_operand(p, case.local, case.dtype))
+            .collect();
+        let label = format!("{:?} over {:?} on mesh {:?}", case.op, case.axes, case.mesh);
+        let runs = [
+            ("threads", on_threads(&mesh, 1 << 12, case.op, &xs, &axes)),
+            (
+                "threads, smallest slots",
+                on_threads(
+                    &mesh,
+                    smallest_slot(&mesh, case.op, &axes),
+                    case.op,
+                    &xs,
+                    &axes,
+                ),
+            ),
+            ("lockstep", in_lockstep(&mesh, case.op, &xs, &axes)),
+        ];
+        for (how, got) in runs {
+            let got = got.unwrap_or_else(|e| panic!("{label} ({how}): {e}"));
+            for (p, (g, want)) in got.iter().zip(case.expected).enumerate() {
+                assert_eq!(g.shape(), case.out_shape, "{label} ({how}) device {p}");
+                assert_eq!(g.dtype(), case.out_dtype, "{label} ({how}) device {p}");
+                assert_eq!(&g.to_f64_vec(), want, "{label} ({how}) device {p}");
+            }
+        }
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn psum_pmax_pmin_match_jax() {
+    let n = check_jax_cases(|op| matches!(op, Op::Psum | Op::Pmax | Op::Pmin));
+    assert_eq!(n, 48);
+}
+
+#[test]
+fn pmean_matches_jax_and_turns_ints_into_floats() {
+    assert_eq!(check_jax_cases(|op| matches!(op, Op::Pmean)), 24);
+}
+
+#[test]
+fn all_gather_matches_jax() {
+    assert_eq!(check_jax_cases(|op| matches!(op, Op::AllGather { .. })), 36);
+}
+
+#[test]
+fn psum_scatter_matches_jax() {
+    assert_eq!(
+        check_jax_cases(|op| matches!(op, Op::PsumScatter { .. })),
+        24
+    );
+}
+
+#[test]
+fn ppermute_matches_jax() {
+    assert_eq!(check_jax_cases(|op| matches!(op, Op::Ppermute(_))), 12);
+}
+
+#[test]
+fn all_to_all_matches_jax() {
+    assert_eq!(check_jax_cases(|op| matches!(op, Op::AllToAll { .. })), 36);
+}
+
+#[test]
+fn axis_index_matches_jax() {
+    assert_eq!(check_jax_cases(|op| matches!(op, Op::AxisIndex)), 12);
+}
+
+// ---------------------------------------------------------------------------
+// Values computed by hand.
+
+/// Float32 values whose sum depends on the order of the additions:
+/// `1e8 + 1` rounds back to `1e8`.
+fn order_sensitive(position: usize, n: usize) -> Array {
+    let v = [1e8f32, 1.0, -1e8, 1.0][position];
+    Array::from_f32(&[n], vec![v; n]).unwrap()
+}
+
+#[test]
+fn psum_folds_in_rank_order_of_the_axes_as_listed() {
+    // Positions 0..3 of a (2, 2) mesh hold 1e8, 1, -1e8, 1.
+    // Over ('x', 'y') ranks follow positions: ((1e8 + 1) - 1e8) + 1 = 1.
+    // Over ('y', 'x') rank 1 is position 2: ((1e8 - 1e8) + 1) + 1 = 2.
+    // A tree, (1e8 + 1) + (-1e8 + 1), would give 0.
+    let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+    for n in [3, 3000] {
+        let xs: Vec<Array> = (0..4).map(|p| order_sensitive(p, n)).collect();
+        for (axes, want) in [(["x", "y"], 1.0), (["y", "x"], 2.0)] {
+            let axes = names(&axes);
+            for slot in [8, 1 << 10, 1 << 14] {
+                let got = on_threads(&mesh, slot, Op::Psum, &xs, &axes).unwrap();
+                for g in &got {
+                    assert!(
+                        g.f32_data().unwrap().iter().all(|&v| v == want),
+                        "{axes:?} n={n} slot={slot}"
+                    );
+                }
+            }
+            let got = lockstep::psum(&mesh, &xs, &axes).unwrap();
+            assert!(got[3].f32_data().unwrap().iter().all(|&v| v == want));
+        }
+    }
+}
+
+#[test]
+fn large_psum_goes_through_small_slots_in_pieces() {
+    // Device d holds x[i] = i % 7 + d; the sum over 8 devices is 8 (i % 7) + 28.
+    let mesh = Mesh::new(&["x"], &[8]).unwrap();
+    let n = 5000;
+    let xs: Vec<Array> = (0..8)
+        .map(|d| Array::from_i32(&[n], (0..n).map(|i| (i % 7 + d) as i32).collect()).unwrap())
+        .collect();
+    let want: Vec<i32> = (0..n).map(|i| (8 * (i % 7) + 28) as i32).collect();
+    for slot in [4, 256, 1 << 14] {
+        let got = on_threads(&mesh, slot, Op::Psum, &xs, &names(&["x"])).unwrap();
+        for g in got {
+            assert_eq!(g.i32_data().unwrap(), &want[..], "slot {slot}");
+        }
+    }
+}
+
+#[test]
+fn ppermute_within_groups_sends_zeros_to_devices_without_a_source() {
+    // Mesh (2, 4); over 'y' each row is a group of 4. Device (r, c) holds
+    // [10 r + c]. perm [(0, 2), (3, 0)]: rank 2 gets rank 0, rank 0 gets rank 3.
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    let xs: Vec<Array> = (0..8)
+        .map(|p| Array::from_f32(&[1], vec![(10 * (p / 4) + p % 4) as f32]).unwrap())
+        .collect();
+    let want = [3.0, 0.0, 0.0, 0.0, 13.0, 0.0, 10.0, 0.0];
+    let op = Op::Ppermute(&[(0, 2), (3, 0)]);
+    for got in [
+        on_threads(&mesh, 64, op, &xs, &names(&["y"])).unwrap(),
+        lockstep::ppermute(&mesh, &xs, &names(&["y"]), &[(0, 2), (3, 0)]).unwrap(),
+    ] {
+        let got: Vec<f64> = got.iter().map(|a| a.get_f64(0)).collect();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn booleans_are_counted_by_psum_and_kept_by_pmax() {
+    // Devices 0..4 hold [d > 1, d == 0]: two and one of them are true.
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let xs: Vec<Array> = (0..4)
+        .map(|d| Array::from_bool(&[2], vec![d > 1, d == 0]).unwrap())
+        .collect();
+    let axes = names(&["x"]);
+    let sum = on_threads(&mesh, 64, Op::Psum, &xs, &axes).unwrap();
+    assert_eq!(sum[0].i32_data().unwrap(), &[2, 1]);
+    let max = on_threads(&mesh, 64, Op::Pmax, &xs, &axes).unwrap();
+    assert_eq!(max[1].bool_data().unwrap(), &[true, true]);
+    let min = lockstep::pmin(&mesh, &xs, &axes).unwrap();
+    assert_eq!(min[2].bool_data().unwrap(), &[false, false]);
+    let mean = on_threads(&mesh, 64, Op::Pmean, &xs, &axes).unwrap();
+    assert_eq!(mean[3].f32_data().unwrap(), &[0.5, 0.25]);
+}
+
+#[test]
+fn empty_axes_leave_operands_unchanged_except_pmean() {
+    let mesh = Mesh::new(&["x"], &[2]).unwrap();
+    let xs: Vec<Array> = (0..2)
+        .map(|d| Array::from_i32(&[2], vec![d, 3]).unwrap())
+        .collect();
+    for op in [
+        Op::Psum,
+        Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        Op::AllToAll {
+            split: 0,
+            concat: 0,
+            tiled: false,
+        },
+    ] {
+        let got = on_threads(&mesh, 64, op, &xs, &[]).unwrap();
+        assert!(got[1].bitwise_eq(&xs[1]), "{op:?}");
+    }
+    let mean = on_threads(&mesh, 64, Op::Pmean, &xs, &[]).unwrap();
+    assert_eq!(mean[1].f32_data().unwrap(), &[1.0, 3.0]);
+}
+
+// ---------------------------------------------------------------------------
+// Threads against lockstep, bit for bit, on random input.
+
+/// SplitMix64: a small deterministic generator, so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+fn random_array(rng: &mut Rng, shape: &[usize], dtype: DType) -> Array {
+    let n: usize = shape.iter().product();
+    match dtype {
+        // Mixed magnitudes, so that sums round and their order shows.
+        DType::F32 => {
+            let v = (0..n)
+                .map(|_| {
+                    let m = (rng.next() % 2_000_001) as f32 - 1_000_000.0;
+                    m * [1e-3, 1.0, 1e3][rng.below(3)]
+                })
+                .collect();
+            Array::from_f32(shape, v).unwrap()
+        }
+        DType::I32 => Array::from_i32(shape, (0..n).map(|_| rng.next() as i32).collect()).unwrap(),
+        DType::Bool => {
+            Array::from_bool(shape, (0..n).map(|_| rng.next() % 2 == 0).collect()).unwrap()
+        }
+    }
+}
+
+/// A random collective with arguments valid for an operand of `shape`
+/// (adjusted so that split and scatter dimensions fit the group size `p`).
+fn random_op(
+    rng: &mut Rng,
+    shape: &mut Vec<usize>,
+    p: usize,
+    perms: &'static [Vec<(usize, usize)>],
+) -> Op {
+    let tiled = rng.below(2) == 0;
+    let kind = rng.below(8);
+    if shape.is_empty() && (kind == 5 || kind == 6 || (kind == 4 && tiled)) {
+        shape.push(1 + rng.below(3));
+    }
+    let ndim = shape.len();
+    match kind {
+        0 => Op::Psum,
+        1 => Op::Pmax,
+        2 => Op::Pmin,
+        3 => Op::Pmean,
+        4 => Op::AllGather {
+            axis: rng.below(if tiled { ndim } else { ndim + 1 }),
+            tiled,
+        },
+        5 => {
+            let dim = rng.below(ndim);
+            shape[dim] = if tiled { p * (1 + rng.below(3)) } else { p };
+            Op::PsumScatter { dim, tiled }
+        }
+        6 => {
+            let (split, concat) = (rng.below(ndim), rng.below(ndim));
+            shape[split] = if tiled { p * (1 + rng.below(3)) } else { p };
+            Op::AllToAll {
+                split,
+                concat,
+                tiled,
+            }
+        }
+        _ => Op::Ppermute(&rng.pick(perms)[..]),
+    }
+}
+
+#[test]
+fn threads_and_lockstep_agree_bit_for_bit() {
+    let meshes: &[(&[&str], &[usize])] = &[
+        (&["x"], &[8]),
+        (&["x"], &[3]),
+        (&["x", "y"], &[2, 4]),
+        (&["x", "y"], &[4, 2]),
+        (&["x", "y"], &[1, 4]),
+        (&["x", "y", "z"], &[2, 2, 2]),
+    ];
+    // Permutations valid for any group of 1 to 8 ranks are those among ranks
+    // below the group size; others are filtered per case.
+    let perms: &'static [Vec<(usize, usize)>] = Box::leak(Box::new(vec![
+        vec![],
+        vec![(0, 0)],
+        vec![(0, 1), (1, 0)],
+        vec![(1, 0), (2, 1), (0, 2)],
+        (0..8).map(|i| (i, (i + 3) % 8)).collect(),
+        (0..4).map(|i| (i, 3 - i)).collect(),
+    ]));
+    let mut rng = Rng(0x05ee_dc01_1ec7_17e5);
+    let mut compared = 0;
+    while compared < 160 {
+        let (axis_names, mesh_shape) = *rng.pick(meshes);
+        let mesh = Mesh::new(axis_names, mesh_shape).unwrap();
+        let mut axes: Vec<String> = names(axis_names);
+        axes.retain(|_| rng.below(4) != 0);
+        for i in (1..axes.len()).rev() {
+            axes.swap(i, rng.below(i + 1));
+        }
+        let p = collectives::axis_size(&mesh, &axes).unwrap();
+        let ndim = rng.below(4);
+        let big = rng.below(4) == 0;
+        let mut shape: Vec<usize> = (0..ndim)
+            .map(|_| 1 + rng.below(if big { 24 } else { 5 }))
+            .collect();
+        let op = random_op(&mut rng, &mut shape, p, perms);
+        if let Op::Ppermute(perm) = op {
+            if perm.iter().any(|&(a, b)| a >= p || b >= p) {
+                continue;
+            }
+        }
+        let dtype = *rng.pick(&[DType::F32, DType::F32, DType::I32, DType::Bool]);
+        let xs: Vec<Array> = (0..mesh.size())
+            .map(|_| random_array(&mut rng, &shape, dtype))
+            .collect();
+        let slot = smallest_slot(&mesh, op, &axes) + rng.below(3) * rng.below(3000);
+        let label =
+            format!("{op:?} over {axes:?} on {mesh_shape:?}, {dtype:?}{shape:?}, slot {slot}");
+        let want = in_lockstep(&mesh, op, &xs, &axes).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let got =
+            on_threads(&mesh, slot, op, &xs, &axes).unwrap_or_else(|e| panic!("{label}: {e}"));
+        for (p, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(g.bitwise_eq(w), "{label}: device {p}: {g:?} != {w:?}");
+        }
+        compared += 1;
+    }
+}
+
+#[test]
+fn a_sequence_of_collectives_shares_the_slots_without_a_barrier_in_between() {
+    // Back-to-back exchanges rely on the alternating slot halves: run many,
+    // mixing kinds and piece counts, and compare with lockstep at every step.
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    let (x, y) = (names(&["x"]), names(&["y"]));
+    let mut rng = Rng(7);
+    let xs: Vec<Array> = (0..8)
+        .map(|_| random_array(&mut rng, &[4, 40], DType::F32))
+        .collect();
+    let steps = |ctx: Option<&DeviceCtx>, xs: &[Array]| -> Vec<Array> {
+        let step = |op: Op, axes: &[String], xs: &[Array]| -> Vec<Array> {
+            match ctx {
+                Some(ctx) => vec![on_device(ctx, op, &xs[0], axes).unwrap()],
+                None => in_lockstep(&mesh, op, xs, axes).unwrap(),
+            }
+        };
+        let mut v = xs.to_vec();
+        for round in 0..6 {
+            v = step(Op::Psum, &y, &v);
+            v = step(Op::Ppermute(&[(0, 1), (1, 0)]), &x, &v);
+            v = step(
+                Op::AllToAll {
+                    split: 0,
+                    concat: 1,
+                    tiled: true,
+                },
+                &y,
+                &v,
+            );
+            v = step(
+                Op::PsumScatter {
+                    dim: 1,
+                    tiled: true,
+                },
+                &x,
+                &v,
+            );
+            v = step(
+                Op::AllGather {
+                    axis: 1,
+                    tiled: true,
+                },
+                &x,
+                &v,
+            );
+            v = step(
+                Op::AllToAll {
+                    split: 1,
+                    concat: 0,
+                    tiled: true,
+                },
+                &y,
+                &v,
+            );
+            if round % 2 == 0 {
+                v = step(Op::Pmax, &x, &v);
+            }
+        }
+        v
+    };
+    let want = steps(None, &xs);
+    for slot in [16, 100, 1 << 12] {
+        let f = fabric(8, slot);
+        let shared = f.clone();
+        let got = run_on_threads(f, |position| {
+            let ctx = DeviceCtx {
+                fabric: &*shared,
+                mesh: &mesh,
+                position,
+            };
+            Ok(steps(Some(&ctx), &xs[position..position + 1]).remove(0))
+        })
+        .unwrap();
+        for (p, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(g.bitwise_eq(w), "slot {slot}, device {p}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Bad calls and failing devices.
+
+/// Runs `op` on threads and in lockstep, expecting both to fail alike.
+fn expect_error(
+    mesh: &Mesh,
+    op: Op,
+    shape: &[usize],
+    axes: &[&str],
+    kind: ErrorKind,
+    words: &[&str],
+) {
+    let xs: Vec<Array> = (0..mesh.size())
+        .map(|_| Array::zeros(shape, DType::F32))
+        .collect();
+    let axes = names(axes);
+    let start = Instant::now();
+    let threads = on_threads(mesh, 1 << 10, op, &xs, &axes).unwrap_err();
+    // Every device refuses before touching the fabric, so nobody waits.
+    assert!(start.elapsed() < Duration::from_secs(5), "{op:?} waited");
+    let single = in_lockstep(mesh, op, &xs, &axes).unwrap_err();
+    for e in [&threads, &single] {
+        assert_eq!(e.kind, kind, "{op:?}: {e}");
+        for w in words {
+            assert!(e.message.contains(w), "{op:?}: {e:?} should mention {w}");
+        }
+    }
+    assert!(threads.message.starts_with("device "), "{threads}");
+}
+
+#[test]
+fn unknown_axes_are_name_errors_listing_the_mesh_axes() {
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    for op in [
+        Op::Psum,
+        Op::Pmean,
+        Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        Op::AxisIndex,
+    ] {
+        expect_error(
+            &mesh,
+            op,
+            &[4],
+            &["x", "batch"],
+            ErrorKind::NameError,
+            &["batch", "('x', 'y')"],
+        );
+    }
+    expect_error(
+        &mesh,
+        Op::Psum,
+        &[4],
+        &["x", "x"],
+        ErrorKind::ValueError,
+        &["twice"],
+    );
+}
+
+#[test]
+fn bad_permutations_are_refused() {
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    expect_error(
+        &mesh,
+        Op::Ppermute(&[(0, 1), (2, 1)]),
+        &[2],
+        &["x"],
+        ErrorKind::ValueError,
+        &["unique", "((0, 1), (2, 1))"],
+    );
+    expect_error(
+        &mesh,
+        Op::Ppermute(&[(0, 1), (0, 2)]),
+        &[2],
+        &["x"],
+        ErrorKind::ValueError,
+        &["unique"],
+    );
+    expect_error(
+        &mesh,
+        Op::Ppermute(&[(0, 4)]),
+        &[2],
+        &["x"],
+        ErrorKind::IndexError,
+        &["(0, 4)", "0 to 3"],
+    );
+}
+
+#[test]
+fn shapes_that_do_not_fit_the_group_are_refused() {
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    let scatter = Op::PsumScatter {
+        dim: 1,
+        tiled: true,
+    };
+    expect_error(
+        &mesh,
+        scatter,
+        &[2, 6],
+        &["y"],
+        ErrorKind::ValueError,
+        &["6", "divisible", "4"],
+    );
+    let scatter = Op::PsumScatter {
+        dim: 0,
+        tiled: false,
+    };
+    expect_error(
+        &mesh,
+        scatter,
+        &[4, 2],
+        &["x"],
+        ErrorKind::ValueError,
+        &["4", "match", "2"],
+    );
+    let scatter = Op::PsumScatter {
+        dim: 2,
+        tiled: false,
+    };
+    expect_error(
+        &mesh,
+        scatter,
+        &[4, 2],
+        &["x"],
+        ErrorKind::IndexError,
+        &["scatter_dimension 2"],
+    );
+    let a2a = Op::AllToAll {
+        split: 0,
+        concat: 0,
+        tiled: false,
+    };
+    expect_error(
+        &mesh,
+        a2a,
+        &[4, 2],
+        &["x"],
+        ErrorKind::ValueError,
+        &["split_axis", "4"],
+    );
+    let a2a = Op::AllToAll {
+        split: 1,
+        concat: 0,
+        tiled: true,
+    };
+    expect_error(
+        &mesh,
+        a2a,
+        &[4, 3],
+        &["y"],
+        ErrorKind::ValueError,
+        &["divisible", "(3"],
+    );
+    let a2a = Op::AllToAll {
+        split: 0,
+        concat: 2,
+        tiled: true,
+    };
+    expect_error(
+        &mesh,
+        a2a,
+        &[4, 3],
+        &["y"],
+        ErrorKind::IndexError,
+        &["concat_axis 2"],
+    );
+    let gather = Op::AllGather {
+        axis: 2,
+        tiled: false,
+    };
+    expect_error(
+        &mesh,
+        gather,
+        &[4],
+        &["y"],
+        ErrorKind::ValueError,
+        &["axis 2", "dimension 2"],
+    );
+    let gather = Op::AllGather {
+        axis: 0,
+        tiled: true,
+    };
+    expect_error(
+        &mesh,
+        gather,
+        &[],
+        &["y"],
+        ErrorKind::ValueError,
+        &["axis 0"],
+    );
+}
+
+#[test]
+fn slots_too_small_for_an_exchange_are_reported() {
+    let mesh = Mesh::new(&["x"], &[8]).unwrap();
+    let xs: Vec<Array> = (0..8).map(|_| Array::zeros(&[8, 2], DType::F32)).collect();
+    let op = Op::AllToAll {
+        split: 0,
+        concat: 0,
+        tiled: true,
+    };
+    let e = on_threads(&mesh, 4, op, &xs, &names(&["x"])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::RuntimeError);
+    assert!(
+        e.message.contains("too small") && e.message.contains("16 words"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_device_stuck_outside_a_collective_times_the_barrier_out() {
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let f = Arc::new(ThreadFabric::new(4, 64, Duration::from_millis(200)).unwrap());
+    let shared = f.clone();
+    let x = Array::zeros(&[3], DType::F32);
+    let start = Instant::now();
+    let e = run_on_threads(f, |position| {
+        if position == 3 {
+            std::thread::sleep(Duration::from_millis(500));
+            return Ok(x.clone());
+        }
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        collectives::psum(&ctx, &x, &names(&["x"]))
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::RuntimeError);
+    for w in ["psum over ('x',)", "timed out", "[3]"] {
+        assert!(e.message.contains(w), "{e} should mention {w}");
+    }
+    assert!(start.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn a_device_that_finishes_early_releases_the_others_at_once() {
+    let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+    let f = Arc::new(ThreadFabric::new(4, 64, Duration::from_secs(20)).unwrap());
+    let shared = f.clone();
+    let x = Array::zeros(&[3], DType::F32);
+    let start = Instant::now();
+    let e = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        let x = collectives::psum(&ctx, &x, &names(&["x"]))?;
+        if position == 2 {
+            return Ok(x);
+        }
+        collectives::all_gather(&ctx, &x, &names(&["y"]), 0, false)
+    })
+    .unwrap_err();
+    for w in ["all_gather over ('y',)", "device 2 finished"] {
+        assert!(e.message.contains(w), "{e} should mention {w}");
+    }
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn devices_in_different_collectives_are_told_so() {
+    let mesh = Mesh::new(&["x"], &[2]).unwrap();
+    let f = fabric(2, 64);
+    let shared = f.clone();
+    let x = Array::zeros(&[3], DType::F32);
+    let e = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        if position == 0 {
+            collectives::psum(&ctx, &x, &names(&["x"]))
+        } else {
+            collectives::all_gather(&ctx, &x, &names(&["x"]), 0, true)
+        }
+    })
+    .unwrap_err();
+    for w in [
+        "different collectives",
+        "psum over ('x',)",
+        "all_gather over ('x',)",
+    ] {
+        assert!(e.message.contains(w), "{e} should mention {w}");
+    }
+}
+
+#[test]
+fn a_panicking_device_releases_the_others() {
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let f = fabric(4, 64);
+    let shared = f.clone();
+    let x = Array::zeros(&[3], DType::F32);
+    let start = Instant::now();
+    let e = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        let x = collectives::psum(&ctx, &x, &names(&["x"]))?;
+        if position == 2 {
+            panic!("device two gives up");
+        }
+        collectives::psum(&ctx, &x, &names(&["x"]))
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::RuntimeError);
+    assert!(
+        e.message.starts_with("device 2: ") && e.message.contains("device two gives up"),
+        "{e}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "the others were not released"
+    );
+}
+
+#[test]
+fn a_failing_device_reports_its_own_error_not_the_others() {
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let f = fabric(4, 64);
+    let shared = f.clone();
+    let x = Array::zeros(&[3], DType::F32);
+    let e = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        if position == 1 {
+            return Err(shardlab::Error::new(ErrorKind::ValueError, "bad value"));
+        }
+        collectives::psum(&ctx, &x, &names(&["x"]))
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::ValueError);
+    assert_eq!(e.message, "device 1: bad value");
+}
+
+#[test]
+fn abort_wakes_waiting_devices_promptly() {
+    let f = fabric(3, 8);
+    let woke = std::thread::scope(|s| {
+        let waiters: Vec<_> = (0..2)
+            .map(|d| {
+                let f = &f;
+                s.spawn(move || {
+                    let e = f.barrier(d, "pmax over ('x',)").unwrap_err();
+                    (Instant::now(), e)
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(150));
+        let aborted = Instant::now();
+        f.abort("cancelled by the caller");
+        waiters
+            .into_iter()
+            .map(|h| {
+                let (t, e) = h.join().unwrap();
+                (t.duration_since(aborted), e)
+            })
+            .collect::<Vec<_>>()
+    });
+    for (delay, e) in woke {
+        assert!(
+            delay < Duration::from_millis(100),
+            "woke {delay:?} after the abort"
+        );
+        assert!(
+            e.message.contains("pmax over ('x',)") && e.message.contains("cancelled by the caller"),
+            "{e}"
+        );
+    }
+    assert!(
+        f.barrier(2, "psum over ('x',)").is_err(),
+        "later barriers fail too"
+    );
+    assert_eq!(f.aborted().as_deref(), Some("cancelled by the caller"));
+}
+
+// ---------------------------------------------------------------------------
+// Measurements: `cargo test --release --test collectives -- --ignored --nocapture`.
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+#[test]
+#[ignore = "measurement; run in release"]
+fn measure_barrier_round_trip() {
+    use shardlab::fabric::threads::WaitPolicy;
+    let policies = [
+        ("default", WaitPolicy::default()),
+        (
+            "sleep only",
+            WaitPolicy {
+                spins: 0,
+                yields: 0,
+            },
+        ),
+        (
+            "spin 20000",
+            WaitPolicy {
+                spins: 20_000,
+                yields: 0,
+            },
+        ),
+        (
+            "yield 2000",
+            WaitPolicy {
+                spins: 100,
+                yields: 2000,
+            },
+        ),
+    ];
+    for (name, policy) in policies {
+        for devices in [2, 4, 8, 16] {
+            let f = Arc::new(
+                ThreadFabric::with_policy(devices, 8, Duration::from_secs(20), policy).unwrap(),
+            );
+            let shared = f.clone();
+            let rounds = 4000;
+            // Each device times batches of 20 barriers: a batch's time / 20
+            // is the barrier's round trip, waits for late devices included.
+            let times = run_on_threads(f, |d| {
+                let mut times = Vec::with_capacity(rounds / 20);
+                for _ in 0..rounds / 20 {
+                    let t = Instant::now();
+                    for _ in 0..20 {
+                        shared.barrier(d, "measure")?;
+                    }
+                    times.push(t.elapsed().as_secs_f64() / 20.0);
+                }
+                Ok(times)
+            })
+            .unwrap();
+            println!(
+                "barrier, {name}, {devices} devices: median round trip {:.2} us",
+                median(times.concat()) * 1e6
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "measurement; run in release"]
+fn measure_psum_bandwidth() {
+    let n = (4 << 20) / 4;
+    let src = vec![1u32; n];
+    let mut dst = vec![0u32; n];
+    let t = Instant::now();
+    for _ in 0..20 {
+        dst.copy_from_slice(std::hint::black_box(&src));
+        std::hint::black_box(&mut dst);
+    }
+    let memcpy = (4 << 20) as f64 * 20.0 / t.elapsed().as_secs_f64() / 1e9;
+    println!("memcpy, one thread: {memcpy:.2} GB/s");
+    for devices in [2, 4] {
+        let mesh = Mesh::new(&["x"], &[devices]).unwrap();
+        let xs = vec![Array::from_f32(&[n], vec![1.0; n]).unwrap(); devices];
+        let t = Instant::now();
+        lockstep::psum(&mesh, &xs, &names(&["x"])).unwrap();
+        println!(
+            "lockstep psum 4 MiB/device, {devices} devices, one thread: {:.2} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    for devices in [2, 4] {
+        let mesh = Mesh::new(&["x"], &[devices]).unwrap();
+        let axes = names(&["x"]);
+        for slot in [1 << 16, 2 * n + 2 * n / devices] {
+            let f = fabric(devices, slot);
+            let shared = f.clone();
+            let x = Array::from_f32(&[n], vec![1.0; n]).unwrap();
+            let reps = 5;
+            let times = run_on_threads(f, |position| {
+                let ctx = DeviceCtx {
+                    fabric: &*shared,
+                    mesh: &mesh,
+                    position,
+                };
+                collectives::psum(&ctx, &x, &axes)?;
+                let t = Instant::now();
+                for _ in 0..reps {
+                    collectives::psum(&ctx, &x, &axes)?;
+                }
+                Ok(t.elapsed().as_secs_f64() / reps as f64)
+            })
+            .unwrap();
+            let secs = times.iter().cloned().fold(0.0, f64::max);
+            let alg = (4 << 20) as f64 / secs / 1e9;
+            let bus = alg * 2.0 * (devices - 1) as f64 / devices as f64;
+            println!(
+                "psum 4 MiB/device, {devices} devices, slot {} KiB: {:.2} ms, algbw {alg:.2} GB/s, busbw {bus:.2} GB/s",
+                slot * 4 / 1024,
+                secs * 1e3
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reference values. Generated by running each collective under
+// `jax.shard_map` (jax 0.10.2, XLA_FLAGS=--xla_force_host_platform_device_count=8)
+// on a `jax.make_mesh(mesh, names)` whose device at position d holds
+// `(d * 37 + i * 11) % 17 - 8` at flat index i of an operand of shape `local`,
+// e.g. for the first case:
+//   jax.lax.psum(v, ('x',)) on jax.make_mesh((8,), ('x',)), v float32[3];
+// `expected[d]` is the flattened result on the device at position d.
+const JAX_CASES: &[JaxCase] = &[
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-8.0, -5.0],
+            &[15.0, 1.0],
+            &[4.0, 7.0],
+            &[-7.0, -4.0],
+            &[-1.0, -15.0],
+            &[5.0, 8.0],
+            &[-6.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 16],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0, 0.0, -14.0],
+            &[-8.0, -5.0, 6.0, -8.0],
+            &[15.0, 1.0, -5.0, 15.0],
+            &[4.0, 7.0, 1.0, 4.0],
+            &[-7.0, -4.0, 7.0, -7.0],
+            &[-1.0, -15.0, -4.0, -1.0],
+            &[5.0, 8.0, -15.0, 5.0],
+            &[-6.0, 14.0, 8.0, -6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0,
+                7.0,
+            ],
+            &[
+                -3.0, 0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0,
+                -5.0,
+            ],
+            &[
+                2.0, 5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0,
+                0.0,
+            ],
+            &[
+                7.0, -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, 1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0,
+                5.0,
+            ],
+            &[
+                -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, 7.0,
+                -7.0,
+            ],
+            &[
+                0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -5.0,
+                -2.0,
+            ],
+            &[
+                5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 0.0,
+                3.0,
+            ],
+            &[
+                -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[8, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0, 4.0, 4.0, 7.0, 7.0, -7.0, -7.0, -4.0, -4.0,
+                -1.0,
+            ],
+            &[
+                3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0, 4.0, 4.0, 7.0, 7.0,
+                -7.0,
+            ],
+            &[
+                -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0,
+                4.0,
+            ],
+            &[
+                8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0,
+                -2.0,
+            ],
+            &[
+                2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0,
+            ],
+            &[
+                -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0,
+                3.0,
+            ],
+            &[
+                7.0, -7.0, -7.0, -4.0, -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0,
+                -3.0,
+            ],
+            &[
+                1.0, 4.0, 4.0, 7.0, 7.0, -7.0, -7.0, -4.0, -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[16, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0,
+                -6.0, 5.0,
+            ],
+            &[
+                -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0,
+                -7.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0,
+                4.0, -2.0,
+            ],
+            &[
+                5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0,
+                3.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0,
+                -3.0, 8.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0,
+                -4.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0,
+                7.0, 1.0,
+            ],
+            &[
+                8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0,
+                6.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0,
+                0.0, -6.0,
+            ],
+            &[
+                1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0,
+                -1.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0,
+                -7.0, 4.0,
+            ],
+            &[
+                -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0,
+                -8.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0,
+                3.0, -3.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[8],
+        names: &["x"],
+        axes: &["x"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[1.0],
+            &[2.0],
+            &[3.0],
+            &[4.0],
+            &[5.0],
+            &[6.0],
+            &[7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-4.0, 1.0, -11.0],
+            &[2.0, 7.0, -5.0],
+            &[-9.0, -4.0, 1.0],
+            &[-3.0, 2.0, 7.0],
+            &[-4.0, 1.0, -11.0],
+            &[2.0, 7.0, -5.0],
+            &[-9.0, -4.0, 1.0],
+            &[-3.0, 2.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-4.0, 1.0],
+            &[2.0, 7.0],
+            &[-9.0, -4.0],
+            &[-3.0, 2.0],
+            &[-4.0, 1.0],
+            &[2.0, 7.0],
+            &[-9.0, -4.0],
+            &[-3.0, 2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[4.0, 3.0, -3.0],
+            &[7.0, 6.0, 0.0],
+            &[-2.0, 4.0, 3.0],
+            &[1.0, 7.0, 6.0],
+            &[4.0, 3.0, -3.0],
+            &[7.0, 6.0, 0.0],
+            &[-2.0, 4.0, 3.0],
+            &[1.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -2.0, -8.0],
+            &[-5.0, 1.0, -5.0],
+            &[-7.0, -8.0, -2.0],
+            &[-4.0, -5.0, 1.0],
+            &[-8.0, -2.0, -8.0],
+            &[-5.0, 1.0, -5.0],
+            &[-7.0, -8.0, -2.0],
+            &[-4.0, -5.0, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 0.5, -5.5],
+            &[1.0, 3.5, -2.5],
+            &[-4.5, -2.0, 0.5],
+            &[-1.5, 1.0, 3.5],
+            &[-2.0, 0.5, -5.5],
+            &[1.0, 3.5, -2.5],
+            &[-4.5, -2.0, 0.5],
+            &[-1.5, 1.0, 3.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 0.5],
+            &[1.0, 3.5],
+            &[-4.5, -2.0],
+            &[-1.5, 1.0],
+            &[-2.0, 0.5],
+            &[1.0, 3.5],
+            &[-4.5, -2.0],
+            &[-1.5, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, 4.0, -2.0],
+            &[-5.0, 6.0, 7.0, 1.0],
+            &[-2.0, -8.0, -7.0, 4.0],
+            &[1.0, -5.0, -4.0, 7.0],
+            &[-8.0, 3.0, 4.0, -2.0],
+            &[-5.0, 6.0, 7.0, 1.0],
+            &[-2.0, -8.0, -7.0, 4.0],
+            &[1.0, -5.0, -4.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, 4.0, -2.0, -3.0, 8.0, -8.0, 3.0],
+            &[-5.0, 6.0, 7.0, 1.0, 0.0, -6.0, -5.0, 6.0],
+            &[-2.0, -8.0, -7.0, 4.0, 3.0, -3.0, -2.0, -8.0],
+            &[1.0, -5.0, -4.0, 7.0, 6.0, 0.0, 1.0, -5.0],
+            &[-8.0, 3.0, 4.0, -2.0, -3.0, 8.0, -8.0, 3.0],
+            &[-5.0, 6.0, 7.0, 1.0, 0.0, -6.0, -5.0, 6.0],
+            &[-2.0, -8.0, -7.0, 4.0, 3.0, -3.0, -2.0, -8.0],
+            &[1.0, -5.0, -4.0, 7.0, 6.0, 0.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 3.0, 4.0, -2.0, -3.0, 8.0, -8.0, 3.0],
+            &[-5.0, 6.0, 7.0, 1.0, 0.0, -6.0, -5.0, 6.0],
+            &[-2.0, -8.0, -7.0, 4.0, 3.0, -3.0, -2.0, -8.0],
+            &[1.0, -5.0, -4.0, 7.0, 6.0, 0.0, 1.0, -5.0],
+            &[-8.0, 3.0, 4.0, -2.0, -3.0, 8.0, -8.0, 3.0],
+            &[-5.0, 6.0, 7.0, 1.0, 0.0, -6.0, -5.0, 6.0],
+            &[-2.0, -8.0, -7.0, 4.0, 3.0, -3.0, -2.0, -8.0],
+            &[1.0, -5.0, -4.0, 7.0, 6.0, 0.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-4.0, 1.0],
+            &[2.0, 7.0],
+            &[-9.0, -4.0],
+            &[-3.0, 2.0],
+            &[-11.0, 11.0],
+            &[-5.0, 0.0],
+            &[1.0, -11.0],
+            &[7.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 4],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-4.0, 1.0, -1.0, 4.0],
+            &[2.0, 7.0, 5.0, -7.0],
+            &[-9.0, -4.0, 11.0, -1.0],
+            &[-3.0, 2.0, 0.0, 5.0],
+            &[-11.0, 11.0, 9.0, -3.0],
+            &[-5.0, 0.0, -2.0, 3.0],
+            &[1.0, -11.0, 4.0, 9.0],
+            &[7.0, -5.0, -7.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::Ppermute(&[(0, 1)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[0.0, 0.0],
+            &[0.0, 0.0],
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 4.0, 3.0, -2.0],
+            &[-5.0, 7.0, 6.0, 1.0],
+            &[-2.0, -7.0, -8.0, 4.0],
+            &[1.0, -4.0, -5.0, 7.0],
+            &[-3.0, -8.0, 8.0, 3.0],
+            &[0.0, -5.0, -6.0, 6.0],
+            &[3.0, -2.0, -3.0, -8.0],
+            &[6.0, 1.0, 0.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -3.0, 4.0, -8.0],
+            &[-5.0, 0.0, 7.0, -5.0],
+            &[-2.0, 3.0, -7.0, -2.0],
+            &[1.0, 6.0, -4.0, 1.0],
+            &[3.0, 8.0, -2.0, 3.0],
+            &[6.0, -6.0, 1.0, 6.0],
+            &[-8.0, -3.0, 4.0, -8.0],
+            &[-5.0, 0.0, 7.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, 4.0, -2.0, -3.0, 8.0, -8.0, 3.0],
+            &[-5.0, 6.0, 7.0, 1.0, 0.0, -6.0, -5.0, 6.0],
+            &[-2.0, -8.0, -7.0, 4.0, 3.0, -3.0, -2.0, -8.0],
+            &[1.0, -5.0, -4.0, 7.0, 6.0, 0.0, 1.0, -5.0],
+            &[2.0, -4.0, -3.0, 8.0, 7.0, 1.0, 2.0, -4.0],
+            &[5.0, -1.0, 0.0, -6.0, -7.0, 4.0, 5.0, -1.0],
+            &[8.0, 2.0, 3.0, -3.0, -4.0, 7.0, 8.0, 2.0],
+            &[-6.0, 5.0, 6.0, 0.0, -1.0, -7.0, -6.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[0.0],
+            &[0.0],
+            &[0.0],
+            &[1.0],
+            &[1.0],
+            &[1.0],
+            &[1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, -4.0, 6.0],
+            &[-14.0, -4.0, 6.0],
+            &[-14.0, -4.0, 6.0],
+            &[-14.0, -4.0, 6.0],
+            &[0.0, 10.0, -14.0],
+            &[0.0, 10.0, -14.0],
+            &[0.0, 10.0, -14.0],
+            &[0.0, 10.0, -14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, -4.0],
+            &[-14.0, -4.0],
+            &[-14.0, -4.0],
+            &[-14.0, -4.0],
+            &[0.0, 10.0],
+            &[0.0, 10.0],
+            &[0.0, 10.0],
+            &[0.0, 10.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[1.0, 6.0, 6.0],
+            &[1.0, 6.0, 6.0],
+            &[1.0, 6.0, 6.0],
+            &[1.0, 6.0, 6.0],
+            &[7.0, 7.0, 1.0],
+            &[7.0, 7.0, 1.0],
+            &[7.0, 7.0, 1.0],
+            &[7.0, 7.0, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -3.0],
+            &[-8.0, -8.0, -3.0],
+            &[-8.0, -8.0, -3.0],
+            &[-8.0, -8.0, -3.0],
+            &[-7.0, -2.0, -8.0],
+            &[-7.0, -2.0, -8.0],
+            &[-7.0, -2.0, -8.0],
+            &[-7.0, -2.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-3.5, -1.0, 1.5],
+            &[-3.5, -1.0, 1.5],
+            &[-3.5, -1.0, 1.5],
+            &[-3.5, -1.0, 1.5],
+            &[0.0, 2.5, -3.5],
+            &[0.0, 2.5, -3.5],
+            &[0.0, 2.5, -3.5],
+            &[0.0, 2.5, -3.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-3.5, -1.0],
+            &[-3.5, -1.0],
+            &[-3.5, -1.0],
+            &[-3.5, -1.0],
+            &[0.0, 2.5],
+            &[0.0, 2.5],
+            &[0.0, 2.5],
+            &[0.0, 2.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[4, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0],
+            &[-8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0],
+            &[-8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0],
+            &[-8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0],
+            &[4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0],
+            &[4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0],
+            &[4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0],
+            &[4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 4, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, -4.0],
+            &[6.0, -1.0],
+            &[9.0, 2.0],
+            &[-5.0, 5.0],
+            &[0.0, 10.0],
+            &[-14.0, -4.0],
+            &[6.0, -1.0],
+            &[9.0, 2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, -4.0, -2.0, -9.0],
+            &[6.0, -1.0, 1.0, -6.0],
+            &[9.0, 2.0, 4.0, 14.0],
+            &[-5.0, 5.0, -10.0, 0.0],
+            &[0.0, 10.0, -5.0, 5.0],
+            &[-14.0, -4.0, -2.0, -9.0],
+            &[6.0, -1.0, 1.0, -6.0],
+            &[9.0, 2.0, 4.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[0.0, 0.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, -5.0, -2.0, 1.0, 3.0, 6.0, -8.0, -5.0],
+            &[-3.0, 0.0, 3.0, 6.0, 8.0, -6.0, -3.0, 0.0],
+            &[2.0, 5.0, 8.0, -6.0, -4.0, -1.0, 2.0, 5.0],
+            &[7.0, -7.0, -4.0, -1.0, 1.0, 4.0, 7.0, -7.0],
+            &[4.0, 7.0, -7.0, -4.0, -2.0, 1.0, 4.0, 7.0],
+            &[-8.0, -5.0, -2.0, 1.0, 3.0, 6.0, -8.0, -5.0],
+            &[-3.0, 0.0, 3.0, 6.0, 8.0, -6.0, -3.0, 0.0],
+            &[2.0, 5.0, 8.0, -6.0, -4.0, -1.0, 2.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 4],
+        out_shape: &[4, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 2.0, -5.0, 5.0, -2.0, 8.0, 1.0, -6.0],
+            &[3.0, -4.0, 6.0, -1.0, -8.0, 2.0, -5.0, 5.0],
+            &[-3.0, 7.0, 0.0, -7.0, 3.0, -4.0, 6.0, -1.0],
+            &[8.0, 1.0, -6.0, 4.0, -3.0, 7.0, 0.0, -7.0],
+            &[4.0, -3.0, 7.0, 0.0, -7.0, 3.0, -4.0, 6.0],
+            &[-2.0, 8.0, 1.0, -6.0, 4.0, -3.0, 7.0, 0.0],
+            &[-8.0, 2.0, -5.0, 5.0, -2.0, 8.0, 1.0, -6.0],
+            &[3.0, -4.0, 6.0, -1.0, -8.0, 2.0, -5.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0,
+            ],
+            &[
+                2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0,
+                -7.0,
+            ],
+            &[
+                -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0,
+                3.0,
+            ],
+            &[
+                5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0,
+                -4.0,
+            ],
+            &[
+                4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0,
+                5.0,
+            ],
+            &[
+                7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0,
+                -2.0,
+            ],
+            &[
+                0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[1.0],
+            &[2.0],
+            &[3.0],
+            &[0.0],
+            &[1.0],
+            &[2.0],
+            &[3.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-8.0, -5.0],
+            &[15.0, 1.0],
+            &[4.0, 7.0],
+            &[-7.0, -4.0],
+            &[-1.0, -15.0],
+            &[5.0, 8.0],
+            &[-6.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 16],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0, 0.0, -14.0],
+            &[-8.0, -5.0, 6.0, -8.0],
+            &[15.0, 1.0, -5.0, 15.0],
+            &[4.0, 7.0, 1.0, 4.0],
+            &[-7.0, -4.0, 7.0, -7.0],
+            &[-1.0, -15.0, -4.0, -1.0],
+            &[5.0, 8.0, -15.0, 5.0],
+            &[-6.0, 14.0, 8.0, -6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0,
+                7.0,
+            ],
+            &[
+                -3.0, 0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0,
+                -5.0,
+            ],
+            &[
+                2.0, 5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0,
+                0.0,
+            ],
+            &[
+                7.0, -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, 1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0,
+                5.0,
+            ],
+            &[
+                -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, 7.0,
+                -7.0,
+            ],
+            &[
+                0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -5.0,
+                -2.0,
+            ],
+            &[
+                5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 0.0,
+                3.0,
+            ],
+            &[
+                -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[8, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0, 4.0, 4.0, 7.0, 7.0, -7.0, -7.0, -4.0, -4.0,
+                -1.0,
+            ],
+            &[
+                3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0, 4.0, 4.0, 7.0, 7.0,
+                -7.0,
+            ],
+            &[
+                -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0,
+                4.0,
+            ],
+            &[
+                8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0,
+                -2.0,
+            ],
+            &[
+                2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0,
+            ],
+            &[
+                -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0,
+                3.0,
+            ],
+            &[
+                7.0, -7.0, -7.0, -4.0, -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0,
+                -3.0,
+            ],
+            &[
+                1.0, 4.0, 4.0, 7.0, 7.0, -7.0, -7.0, -4.0, -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[16, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0,
+                -6.0, 5.0,
+            ],
+            &[
+                -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0,
+                -7.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0,
+                4.0, -2.0,
+            ],
+            &[
+                5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0,
+                3.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0,
+                -3.0, 8.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0,
+                -4.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0,
+                7.0, 1.0,
+            ],
+            &[
+                8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0,
+                6.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0,
+                0.0, -6.0,
+            ],
+            &[
+                1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0,
+                -1.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0,
+                -7.0, 4.0,
+            ],
+            &[
+                -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0,
+                -8.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0,
+                3.0, -3.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[1.0],
+            &[2.0],
+            &[3.0],
+            &[4.0],
+            &[5.0],
+            &[6.0],
+            &[7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[15.0, 1.0],
+            &[-7.0, -4.0],
+            &[5.0, 8.0],
+            &[-8.0, -5.0],
+            &[4.0, 7.0],
+            &[-1.0, -15.0],
+            &[-6.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 16],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0, 0.0, -14.0],
+            &[15.0, 1.0, -5.0, 15.0],
+            &[-7.0, -4.0, 7.0, -7.0],
+            &[5.0, 8.0, -15.0, 5.0],
+            &[-8.0, -5.0, 6.0, -8.0],
+            &[4.0, 7.0, 1.0, 4.0],
+            &[-1.0, -15.0, -4.0, -1.0],
+            &[-6.0, 14.0, 8.0, -6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 4.0, -5.0, 7.0, -2.0, -7.0, 1.0, -4.0, 3.0, -2.0, 6.0, 1.0, -8.0, 4.0, -5.0,
+                7.0,
+            ],
+            &[
+                2.0, -3.0, 5.0, 0.0, 8.0, 3.0, -6.0, 6.0, -4.0, 8.0, -1.0, -6.0, 2.0, -3.0, 5.0,
+                0.0,
+            ],
+            &[
+                -5.0, 7.0, -2.0, -7.0, 1.0, -4.0, 4.0, -1.0, 6.0, 1.0, -8.0, 4.0, -5.0, 7.0, -2.0,
+                -7.0,
+            ],
+            &[
+                5.0, 0.0, 8.0, 3.0, -6.0, 6.0, -3.0, -8.0, -1.0, -6.0, 2.0, -3.0, 5.0, 0.0, 8.0,
+                3.0,
+            ],
+            &[
+                -3.0, -8.0, 0.0, -5.0, 3.0, -2.0, 6.0, 1.0, 8.0, 3.0, -6.0, 6.0, -3.0, -8.0, 0.0,
+                -5.0,
+            ],
+            &[
+                7.0, 2.0, -7.0, 5.0, -4.0, 8.0, -1.0, -6.0, 1.0, -4.0, 4.0, -1.0, 7.0, 2.0, -7.0,
+                5.0,
+            ],
+            &[
+                0.0, -5.0, 3.0, -2.0, 6.0, 1.0, -8.0, 4.0, -6.0, 6.0, -3.0, -8.0, 0.0, -5.0, 3.0,
+                -2.0,
+            ],
+            &[
+                -7.0, 5.0, -4.0, 8.0, -1.0, -6.0, 2.0, -3.0, 4.0, -1.0, 7.0, 2.0, -7.0, 5.0, -4.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[8, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, -5.0, 4.0, 7.0, -5.0, -2.0, 7.0, -7.0, -2.0, 1.0, -7.0, -4.0, 1.0, 4.0, -4.0,
+                -1.0,
+            ],
+            &[
+                -3.0, 0.0, -8.0, -5.0, 0.0, 3.0, -5.0, -2.0, 3.0, 6.0, -2.0, 1.0, 6.0, -8.0, 1.0,
+                4.0,
+            ],
+            &[
+                2.0, 5.0, -3.0, 0.0, 5.0, 8.0, 0.0, 3.0, 8.0, -6.0, 3.0, 6.0, -6.0, -3.0, 6.0, -8.0,
+            ],
+            &[
+                7.0, -7.0, 2.0, 5.0, -7.0, -4.0, 5.0, 8.0, -4.0, -1.0, 8.0, -6.0, -1.0, 2.0, -6.0,
+                -3.0,
+            ],
+            &[
+                3.0, 6.0, -2.0, 1.0, 6.0, -8.0, 1.0, 4.0, -8.0, -5.0, 4.0, 7.0, -5.0, -2.0, 7.0,
+                -7.0,
+            ],
+            &[
+                8.0, -6.0, 3.0, 6.0, -6.0, -3.0, 6.0, -8.0, -3.0, 0.0, -8.0, -5.0, 0.0, 3.0, -5.0,
+                -2.0,
+            ],
+            &[
+                -4.0, -1.0, 8.0, -6.0, -1.0, 2.0, -6.0, -3.0, 2.0, 5.0, -3.0, 0.0, 5.0, 8.0, 0.0,
+                3.0,
+            ],
+            &[
+                1.0, 4.0, -4.0, -1.0, 4.0, 7.0, -1.0, 2.0, 7.0, -7.0, 2.0, 5.0, -7.0, -4.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[16, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 4.0, -2.0, -1.0,
+                -7.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0, -5.0, -8.0, 3.0,
+                4.0, -2.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 4.0, -2.0, -1.0, -7.0, 7.0, 1.0, 2.0,
+                -4.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0, -5.0, -8.0, 3.0, 4.0, -2.0, -5.0, 6.0,
+                7.0, 1.0,
+            ],
+            &[
+                1.0, -5.0, -4.0, 7.0, 4.0, -2.0, -1.0, -7.0, 7.0, 1.0, 2.0, -4.0, -7.0, 4.0, 5.0,
+                -1.0, 6.0, 0.0, 1.0, -5.0, -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -2.0, -8.0,
+                -7.0, 4.0,
+            ],
+            &[
+                2.0, -4.0, -3.0, 8.0, 5.0, -1.0, 0.0, -6.0, 8.0, 2.0, 3.0, -3.0, -6.0, 5.0, 6.0,
+                0.0, 7.0, 1.0, 2.0, -4.0, -7.0, 4.0, 5.0, -1.0, -4.0, 7.0, 8.0, 2.0, -1.0, -7.0,
+                -6.0, 5.0,
+            ],
+            &[
+                5.0, -1.0, 0.0, -6.0, 8.0, 2.0, 3.0, -3.0, -6.0, 5.0, 6.0, 0.0, -3.0, 8.0, -8.0,
+                3.0, -7.0, 4.0, 5.0, -1.0, -4.0, 7.0, 8.0, 2.0, -1.0, -7.0, -6.0, 5.0, 2.0, -4.0,
+                -3.0, 8.0,
+            ],
+            &[
+                8.0, 2.0, 3.0, -3.0, -6.0, 5.0, 6.0, 0.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0, -4.0, 7.0, 8.0, 2.0, -1.0, -7.0, -6.0, 5.0, 2.0, -4.0, -3.0, 8.0, 5.0, -1.0,
+                0.0, -6.0,
+            ],
+            &[
+                -6.0, 5.0, 6.0, 0.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0,
+                -8.0, -1.0, -7.0, -6.0, 5.0, 2.0, -4.0, -3.0, 8.0, 5.0, -1.0, 0.0, -6.0, 8.0, 2.0,
+                3.0, -3.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 4],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[2.0],
+            &[4.0],
+            &[6.0],
+            &[1.0],
+            &[3.0],
+            &[5.0],
+            &[7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-13.0, 9.0, -3.0],
+            &[-13.0, 9.0, -3.0],
+            &[-1.0, -13.0, 9.0],
+            &[-1.0, -13.0, 9.0],
+            &[11.0, -1.0, -13.0],
+            &[11.0, -1.0, -13.0],
+            &[-11.0, 11.0, -1.0],
+            &[-11.0, 11.0, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-13.0, 9.0],
+            &[-13.0, 9.0],
+            &[-1.0, -13.0],
+            &[-1.0, -13.0],
+            &[11.0, -1.0],
+            &[11.0, -1.0],
+            &[-11.0, 11.0],
+            &[-11.0, 11.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-5.0, 6.0, 0.0],
+            &[-5.0, 6.0, 0.0],
+            &[1.0, -5.0, 6.0],
+            &[1.0, -5.0, 6.0],
+            &[7.0, 1.0, -5.0],
+            &[7.0, 1.0, -5.0],
+            &[-4.0, 7.0, 1.0],
+            &[-4.0, 7.0, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 3.0, -3.0],
+            &[-8.0, 3.0, -3.0],
+            &[-2.0, -8.0, 3.0],
+            &[-2.0, -8.0, 3.0],
+            &[4.0, -2.0, -8.0],
+            &[4.0, -2.0, -8.0],
+            &[-7.0, 4.0, -2.0],
+            &[-7.0, 4.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-6.5, 4.5, -1.5],
+            &[-6.5, 4.5, -1.5],
+            &[-0.5, -6.5, 4.5],
+            &[-0.5, -6.5, 4.5],
+            &[5.5, -0.5, -6.5],
+            &[5.5, -0.5, -6.5],
+            &[-5.5, 5.5, -0.5],
+            &[-5.5, 5.5, -0.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-6.5, 4.5],
+            &[-6.5, 4.5],
+            &[-0.5, -6.5],
+            &[-0.5, -6.5],
+            &[5.5, -0.5],
+            &[5.5, -0.5],
+            &[-5.5, 5.5],
+            &[-5.5, 5.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -5.0, 6.0],
+            &[-8.0, 3.0, -5.0, 6.0],
+            &[-2.0, -8.0, 1.0, -5.0],
+            &[-2.0, -8.0, 1.0, -5.0],
+            &[4.0, -2.0, 7.0, 1.0],
+            &[4.0, -2.0, 7.0, 1.0],
+            &[-7.0, 4.0, -4.0, 7.0],
+            &[-7.0, 4.0, -4.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -5.0, 6.0, -3.0, 8.0, 0.0, -6.0],
+            &[-8.0, 3.0, -5.0, 6.0, -3.0, 8.0, 0.0, -6.0],
+            &[-2.0, -8.0, 1.0, -5.0, 3.0, -3.0, 6.0, 0.0],
+            &[-2.0, -8.0, 1.0, -5.0, 3.0, -3.0, 6.0, 0.0],
+            &[4.0, -2.0, 7.0, 1.0, -8.0, 3.0, -5.0, 6.0],
+            &[4.0, -2.0, 7.0, 1.0, -8.0, 3.0, -5.0, 6.0],
+            &[-7.0, 4.0, -4.0, 7.0, -2.0, -8.0, 1.0, -5.0],
+            &[-7.0, 4.0, -4.0, 7.0, -2.0, -8.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 3.0, -5.0, 6.0, -3.0, 8.0, 0.0, -6.0],
+            &[-8.0, 3.0, -5.0, 6.0, -3.0, 8.0, 0.0, -6.0],
+            &[-2.0, -8.0, 1.0, -5.0, 3.0, -3.0, 6.0, 0.0],
+            &[-2.0, -8.0, 1.0, -5.0, 3.0, -3.0, 6.0, 0.0],
+            &[4.0, -2.0, 7.0, 1.0, -8.0, 3.0, -5.0, 6.0],
+            &[4.0, -2.0, 7.0, 1.0, -8.0, 3.0, -5.0, 6.0],
+            &[-7.0, 4.0, -4.0, 7.0, -2.0, -8.0, 1.0, -5.0],
+            &[-7.0, 4.0, -4.0, 7.0, -2.0, -8.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-13.0, 9.0],
+            &[-3.0, 2.0],
+            &[-1.0, -13.0],
+            &[9.0, -3.0],
+            &[11.0, -1.0],
+            &[-13.0, 9.0],
+            &[-11.0, 11.0],
+            &[-1.0, -13.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 4],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-13.0, 9.0, 7.0, -5.0],
+            &[-3.0, 2.0, 0.0, 5.0],
+            &[-1.0, -13.0, 2.0, 7.0],
+            &[9.0, -3.0, -5.0, 0.0],
+            &[11.0, -1.0, -3.0, 2.0],
+            &[-13.0, 9.0, 7.0, -5.0],
+            &[-11.0, 11.0, 9.0, -3.0],
+            &[-1.0, -13.0, 2.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::Ppermute(&[(0, 1)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[0.0, 0.0],
+            &[-2.0, -8.0],
+            &[0.0, 0.0],
+            &[4.0, -2.0],
+            &[0.0, 0.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, -5.0, 3.0, 6.0],
+            &[-3.0, 0.0, 8.0, -6.0],
+            &[-2.0, 1.0, -8.0, -5.0],
+            &[3.0, 6.0, -3.0, 0.0],
+            &[4.0, 7.0, -2.0, 1.0],
+            &[-8.0, -5.0, 3.0, 6.0],
+            &[-7.0, -4.0, 4.0, 7.0],
+            &[-2.0, 1.0, -8.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -3.0, -5.0, 0.0],
+            &[3.0, 8.0, 6.0, -6.0],
+            &[-2.0, 3.0, 1.0, 6.0],
+            &[-8.0, -3.0, -5.0, 0.0],
+            &[4.0, -8.0, 7.0, -5.0],
+            &[-2.0, 3.0, 1.0, 6.0],
+            &[-7.0, -2.0, -4.0, 1.0],
+            &[4.0, -8.0, 7.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -5.0, 6.0, -3.0, 8.0, 0.0, -6.0],
+            &[2.0, -4.0, 5.0, -1.0, 7.0, 1.0, -7.0, 4.0],
+            &[-2.0, -8.0, 1.0, -5.0, 3.0, -3.0, 6.0, 0.0],
+            &[8.0, 2.0, -6.0, 5.0, -4.0, 7.0, -1.0, -7.0],
+            &[4.0, -2.0, 7.0, 1.0, -8.0, 3.0, -5.0, 6.0],
+            &[-3.0, 8.0, 0.0, -6.0, 2.0, -4.0, 5.0, -1.0],
+            &[-7.0, 4.0, -4.0, 7.0, -2.0, -8.0, 1.0, -5.0],
+            &[3.0, -3.0, 6.0, 0.0, 8.0, 2.0, -6.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[1.0],
+            &[0.0],
+            &[1.0],
+            &[0.0],
+            &[1.0],
+            &[0.0],
+            &[1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-8.0, -5.0],
+            &[15.0, 1.0],
+            &[4.0, 7.0],
+            &[-7.0, -4.0],
+            &[-1.0, -15.0],
+            &[5.0, 8.0],
+            &[-6.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 16],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0, 0.0, -14.0],
+            &[-8.0, -5.0, 6.0, -8.0],
+            &[15.0, 1.0, -5.0, 15.0],
+            &[4.0, 7.0, 1.0, 4.0],
+            &[-7.0, -4.0, 7.0, -7.0],
+            &[-1.0, -15.0, -4.0, -1.0],
+            &[5.0, 8.0, -15.0, 5.0],
+            &[-6.0, 14.0, 8.0, -6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0,
+                7.0,
+            ],
+            &[
+                -3.0, 0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0,
+                -5.0,
+            ],
+            &[
+                2.0, 5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0,
+                0.0,
+            ],
+            &[
+                7.0, -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, 1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0,
+                5.0,
+            ],
+            &[
+                -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, 7.0,
+                -7.0,
+            ],
+            &[
+                0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -5.0,
+                -2.0,
+            ],
+            &[
+                5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 0.0,
+                3.0,
+            ],
+            &[
+                -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[8, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0, 4.0, 4.0, 7.0, 7.0, -7.0, -7.0, -4.0, -4.0,
+                -1.0,
+            ],
+            &[
+                3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0, 4.0, 4.0, 7.0, 7.0,
+                -7.0,
+            ],
+            &[
+                -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0, -2.0, -2.0, 1.0, 1.0,
+                4.0,
+            ],
+            &[
+                8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0, -8.0, -5.0, -5.0,
+                -2.0,
+            ],
+            &[
+                2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0, 3.0, 3.0, 6.0, 6.0, -8.0,
+            ],
+            &[
+                -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0, -3.0, -3.0, 0.0, 0.0,
+                3.0,
+            ],
+            &[
+                7.0, -7.0, -7.0, -4.0, -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0, 8.0, 8.0, -6.0, -6.0,
+                -3.0,
+            ],
+            &[
+                1.0, 4.0, 4.0, 7.0, 7.0, -7.0, -7.0, -4.0, -4.0, -1.0, -1.0, 2.0, 2.0, 5.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[16, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0,
+                7.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0,
+                1.0, -5.0,
+            ],
+            &[
+                2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0,
+                0.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0,
+                -6.0, 5.0,
+            ],
+            &[
+                -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0,
+                -7.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0,
+                4.0, -2.0,
+            ],
+            &[
+                5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0,
+                3.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0,
+                -3.0, 8.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0,
+                -4.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0,
+                7.0, 1.0,
+            ],
+            &[
+                8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0,
+                6.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0,
+                0.0, -6.0,
+            ],
+            &[
+                1.0, -5.0, 4.0, -2.0, 7.0, 1.0, -7.0, 4.0, -4.0, 7.0, -1.0, -7.0, 2.0, -4.0, 5.0,
+                -1.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0, -8.0, 1.0, -5.0, 4.0, -2.0, 7.0, 1.0,
+                -7.0, 4.0,
+            ],
+            &[
+                -6.0, 5.0, -3.0, 8.0, 0.0, -6.0, 3.0, -3.0, 6.0, 0.0, -8.0, 3.0, -5.0, 6.0, -2.0,
+                -8.0, -1.0, -7.0, 2.0, -4.0, 5.0, -1.0, 8.0, 2.0, -6.0, 5.0, -3.0, 8.0, 0.0, -6.0,
+                3.0, -3.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["x", "y"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[1.0],
+            &[2.0],
+            &[3.0],
+            &[4.0],
+            &[5.0],
+            &[6.0],
+            &[7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-7.0, -4.0],
+            &[-8.0, -5.0],
+            &[-1.0, -15.0],
+            &[15.0, 1.0],
+            &[5.0, 8.0],
+            &[4.0, 7.0],
+            &[-6.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 16],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0, 0.0, -14.0],
+            &[-7.0, -4.0, 7.0, -7.0],
+            &[-8.0, -5.0, 6.0, -8.0],
+            &[-1.0, -15.0, -4.0, -1.0],
+            &[15.0, 1.0, -5.0, 15.0],
+            &[5.0, 8.0, -15.0, 5.0],
+            &[4.0, 7.0, 1.0, 4.0],
+            &[-6.0, 14.0, 8.0, -6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, -2.0, 4.0, -7.0, -5.0, 1.0, 7.0, -4.0, 3.0, -8.0, -2.0, 4.0, 6.0, -5.0, 1.0,
+                7.0,
+            ],
+            &[
+                -5.0, 1.0, 7.0, -4.0, -2.0, 4.0, -7.0, -1.0, 6.0, -5.0, 1.0, 7.0, -8.0, -2.0, 4.0,
+                -7.0,
+            ],
+            &[
+                -3.0, 3.0, -8.0, -2.0, 0.0, 6.0, -5.0, 1.0, 8.0, -3.0, 3.0, -8.0, -6.0, 0.0, 6.0,
+                -5.0,
+            ],
+            &[
+                0.0, 6.0, -5.0, 1.0, 3.0, -8.0, -2.0, 4.0, -6.0, 0.0, 6.0, -5.0, -3.0, 3.0, -8.0,
+                -2.0,
+            ],
+            &[
+                2.0, 8.0, -3.0, 3.0, 5.0, -6.0, 0.0, 6.0, -4.0, 2.0, 8.0, -3.0, -1.0, 5.0, -6.0,
+                0.0,
+            ],
+            &[
+                5.0, -6.0, 0.0, 6.0, 8.0, -3.0, 3.0, -8.0, -1.0, 5.0, -6.0, 0.0, 2.0, 8.0, -3.0,
+                3.0,
+            ],
+            &[
+                7.0, -4.0, 2.0, 8.0, -7.0, -1.0, 5.0, -6.0, 1.0, 7.0, -4.0, 2.0, 4.0, -7.0, -1.0,
+                5.0,
+            ],
+            &[
+                -7.0, -1.0, 5.0, -6.0, -4.0, 2.0, 8.0, -3.0, 4.0, -7.0, -1.0, 5.0, 7.0, -4.0, 2.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[8, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0, -5.0, -2.0, 1.0, 4.0, 7.0, -7.0, -4.0,
+                -1.0,
+            ],
+            &[
+                2.0, 5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, 5.0, 8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0,
+            ],
+            &[
+                3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, 7.0, 6.0, -8.0, -5.0, -2.0, 1.0, 4.0, 7.0,
+                -7.0,
+            ],
+            &[
+                -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 0.0, -1.0, 2.0, 5.0, 8.0, -6.0, -3.0, 0.0,
+                3.0,
+            ],
+            &[
+                -3.0, 0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0, 0.0, 3.0, 6.0, -8.0, -5.0, -2.0, 1.0,
+                4.0,
+            ],
+            &[
+                7.0, -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0, -7.0, -4.0, -1.0, 2.0, 5.0, 8.0, -6.0,
+                -3.0,
+            ],
+            &[
+                8.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -5.0, -6.0, -3.0, 0.0, 3.0, 6.0, -8.0, -5.0,
+                -2.0,
+            ],
+            &[
+                1.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0, 5.0, 4.0, 7.0, -7.0, -4.0, -1.0, 2.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[16, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0,
+                7.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0,
+                1.0, -5.0,
+            ],
+            &[
+                -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -1.0, -7.0, 1.0, -5.0, 7.0, 1.0, -4.0, 7.0, 2.0,
+                -4.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0, 4.0, -2.0, 6.0, 0.0, -5.0, 6.0, 1.0, -5.0,
+                7.0, 1.0,
+            ],
+            &[
+                2.0, -4.0, 8.0, 2.0, -3.0, 8.0, 3.0, -3.0, 5.0, -1.0, -6.0, 5.0, 0.0, -6.0, 6.0,
+                0.0, 7.0, 1.0, -4.0, 7.0, 2.0, -4.0, 8.0, 2.0, -7.0, 4.0, -1.0, -7.0, 5.0, -1.0,
+                -6.0, 5.0,
+            ],
+            &[
+                8.0, 2.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -6.0, 5.0, 0.0, -6.0, 6.0, 0.0, -5.0,
+                6.0, -4.0, 7.0, 2.0, -4.0, 8.0, 2.0, -3.0, 8.0, -1.0, -7.0, 5.0, -1.0, -6.0, 5.0,
+                0.0, -6.0,
+            ],
+            &[
+                -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -4.0, 7.0, -2.0, -8.0, 4.0, -2.0, -7.0, 4.0, -1.0,
+                -7.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0, 1.0, -5.0, 3.0, -3.0, -8.0, 3.0, -2.0, -8.0,
+                4.0, -2.0,
+            ],
+            &[
+                1.0, -5.0, 7.0, 1.0, -4.0, 7.0, 2.0, -4.0, 4.0, -2.0, -7.0, 4.0, -1.0, -7.0, 5.0,
+                -1.0, 6.0, 0.0, -5.0, 6.0, 1.0, -5.0, 7.0, 1.0, -8.0, 3.0, -2.0, -8.0, 4.0, -2.0,
+                -7.0, 4.0,
+            ],
+            &[
+                5.0, -1.0, -6.0, 5.0, 0.0, -6.0, 6.0, 0.0, 8.0, 2.0, -3.0, 8.0, 3.0, -3.0, -8.0,
+                3.0, -7.0, 4.0, -1.0, -7.0, 5.0, -1.0, -6.0, 5.0, -4.0, 7.0, 2.0, -4.0, 8.0, 2.0,
+                -3.0, 8.0,
+            ],
+            &[
+                -6.0, 5.0, 0.0, -6.0, 6.0, 0.0, -5.0, 6.0, -3.0, 8.0, 3.0, -3.0, -8.0, 3.0, -2.0,
+                -8.0, -1.0, -7.0, 5.0, -1.0, -6.0, 5.0, 0.0, -6.0, 2.0, -4.0, 8.0, 2.0, -3.0, 8.0,
+                3.0, -3.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[4, 2],
+        names: &["x", "y"],
+        axes: &["y", "x"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[4.0],
+            &[1.0],
+            &[5.0],
+            &[2.0],
+            &[6.0],
+            &[3.0],
+            &[7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-10.0, -5.0, 0.0],
+            &[-4.0, 1.0, 6.0],
+            &[-10.0, -5.0, 0.0],
+            &[-4.0, 1.0, 6.0],
+            &[-3.0, 2.0, -10.0],
+            &[3.0, 8.0, -4.0],
+            &[-3.0, 2.0, -10.0],
+            &[3.0, 8.0, -4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-10.0, -5.0],
+            &[-4.0, 1.0],
+            &[-10.0, -5.0],
+            &[-4.0, 1.0],
+            &[-3.0, 2.0],
+            &[3.0, 8.0],
+            &[-3.0, 2.0],
+            &[3.0, 8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 3.0, 3.0],
+            &[1.0, 6.0, 6.0],
+            &[-2.0, 3.0, 3.0],
+            &[1.0, 6.0, 6.0],
+            &[4.0, 4.0, -2.0],
+            &[7.0, 7.0, 1.0],
+            &[4.0, 4.0, -2.0],
+            &[7.0, 7.0, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -3.0],
+            &[-5.0, -5.0, 0.0],
+            &[-8.0, -8.0, -3.0],
+            &[-5.0, -5.0, 0.0],
+            &[-7.0, -2.0, -8.0],
+            &[-4.0, 1.0, -5.0],
+            &[-7.0, -2.0, -8.0],
+            &[-4.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-5.0, -2.5, 0.0],
+            &[-2.0, 0.5, 3.0],
+            &[-5.0, -2.5, 0.0],
+            &[-2.0, 0.5, 3.0],
+            &[-1.5, 1.0, -5.0],
+            &[1.5, 4.0, -2.0],
+            &[-1.5, 1.0, -5.0],
+            &[1.5, 4.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-5.0, -2.5],
+            &[-2.0, 0.5],
+            &[-5.0, -2.5],
+            &[-2.0, 0.5],
+            &[-1.5, 1.0],
+            &[1.5, 4.0],
+            &[-1.5, 1.0],
+            &[1.5, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -2.0, -8.0],
+            &[-5.0, 6.0, 1.0, -5.0],
+            &[-8.0, 3.0, -2.0, -8.0],
+            &[-5.0, 6.0, 1.0, -5.0],
+            &[4.0, -2.0, -7.0, 4.0],
+            &[7.0, 1.0, -4.0, 7.0],
+            &[4.0, -2.0, -7.0, 4.0],
+            &[7.0, 1.0, -4.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -2.0, -8.0, -3.0, 8.0, 3.0, -3.0],
+            &[-5.0, 6.0, 1.0, -5.0, 0.0, -6.0, 6.0, 0.0],
+            &[-8.0, 3.0, -2.0, -8.0, -3.0, 8.0, 3.0, -3.0],
+            &[-5.0, 6.0, 1.0, -5.0, 0.0, -6.0, 6.0, 0.0],
+            &[4.0, -2.0, -7.0, 4.0, -8.0, 3.0, -2.0, -8.0],
+            &[7.0, 1.0, -4.0, 7.0, -5.0, 6.0, 1.0, -5.0],
+            &[4.0, -2.0, -7.0, 4.0, -8.0, 3.0, -2.0, -8.0],
+            &[7.0, 1.0, -4.0, 7.0, -5.0, 6.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 3.0, -2.0, -8.0, -3.0, 8.0, 3.0, -3.0],
+            &[-5.0, 6.0, 1.0, -5.0, 0.0, -6.0, 6.0, 0.0],
+            &[-8.0, 3.0, -2.0, -8.0, -3.0, 8.0, 3.0, -3.0],
+            &[-5.0, 6.0, 1.0, -5.0, 0.0, -6.0, 6.0, 0.0],
+            &[4.0, -2.0, -7.0, 4.0, -8.0, 3.0, -2.0, -8.0],
+            &[7.0, 1.0, -4.0, 7.0, -5.0, 6.0, 1.0, -5.0],
+            &[4.0, -2.0, -7.0, 4.0, -8.0, 3.0, -2.0, -8.0],
+            &[7.0, 1.0, -4.0, 7.0, -5.0, 6.0, 1.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-10.0, -5.0],
+            &[-4.0, 1.0],
+            &[0.0, 5.0],
+            &[6.0, -6.0],
+            &[-3.0, 2.0],
+            &[3.0, 8.0],
+            &[-10.0, -5.0],
+            &[-4.0, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 4],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-10.0, -5.0, 10.0, -2.0],
+            &[-4.0, 1.0, -1.0, 4.0],
+            &[0.0, 5.0, 3.0, 8.0],
+            &[6.0, -6.0, -8.0, -3.0],
+            &[-3.0, 2.0, 0.0, 5.0],
+            &[3.0, 8.0, 6.0, -6.0],
+            &[-10.0, -5.0, 10.0, -2.0],
+            &[-4.0, 1.0, -1.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::Ppermute(&[(0, 1)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[0.0, 0.0],
+            &[0.0, 0.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, -2.0, 3.0, -8.0],
+            &[-5.0, 1.0, 6.0, -5.0],
+            &[-3.0, 3.0, 8.0, -3.0],
+            &[0.0, 6.0, -6.0, 0.0],
+            &[4.0, -7.0, -2.0, 4.0],
+            &[7.0, -4.0, 1.0, 7.0],
+            &[-8.0, -2.0, 3.0, -8.0],
+            &[-5.0, 1.0, 6.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -3.0, -2.0, 3.0],
+            &[-5.0, 0.0, 1.0, 6.0],
+            &[3.0, 8.0, -8.0, -3.0],
+            &[6.0, -6.0, -5.0, 0.0],
+            &[4.0, -8.0, -7.0, -2.0],
+            &[7.0, -5.0, -4.0, 1.0],
+            &[-2.0, 3.0, 4.0, -8.0],
+            &[1.0, 6.0, 7.0, -5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -2.0, -8.0, -3.0, 8.0, 3.0, -3.0],
+            &[-5.0, 6.0, 1.0, -5.0, 0.0, -6.0, 6.0, 0.0],
+            &[2.0, -4.0, 8.0, 2.0, 7.0, 1.0, -4.0, 7.0],
+            &[5.0, -1.0, -6.0, 5.0, -7.0, 4.0, -1.0, -7.0],
+            &[4.0, -2.0, -7.0, 4.0, -8.0, 3.0, -2.0, -8.0],
+            &[7.0, 1.0, -4.0, 7.0, -5.0, 6.0, 1.0, -5.0],
+            &[-3.0, 8.0, 3.0, -3.0, 2.0, -4.0, 8.0, 2.0],
+            &[0.0, -6.0, 6.0, 0.0, 5.0, -1.0, -6.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["y"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[0.0],
+            &[1.0],
+            &[1.0],
+            &[0.0],
+            &[0.0],
+            &[1.0],
+            &[1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 8.0, -16.0],
+            &[-2.0, 8.0, -16.0],
+            &[-12.0, -2.0, 8.0],
+            &[-12.0, -2.0, 8.0],
+            &[-2.0, 8.0, -16.0],
+            &[-2.0, 8.0, -16.0],
+            &[-12.0, -2.0, 8.0],
+            &[-12.0, -2.0, 8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-2.0, 8.0],
+            &[-2.0, 8.0],
+            &[-12.0, -2.0],
+            &[-12.0, -2.0],
+            &[-2.0, 8.0],
+            &[-2.0, 8.0],
+            &[-12.0, -2.0],
+            &[-12.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 6.0, 0.0],
+            &[7.0, 6.0, 0.0],
+            &[1.0, 7.0, 6.0],
+            &[1.0, 7.0, 6.0],
+            &[7.0, 6.0, 0.0],
+            &[7.0, 6.0, 0.0],
+            &[1.0, 7.0, 6.0],
+            &[1.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -2.0, -8.0],
+            &[-8.0, -2.0, -8.0],
+            &[-7.0, -8.0, -2.0],
+            &[-7.0, -8.0, -2.0],
+            &[-8.0, -2.0, -8.0],
+            &[-8.0, -2.0, -8.0],
+            &[-7.0, -8.0, -2.0],
+            &[-7.0, -8.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-0.5, 2.0, -4.0],
+            &[-0.5, 2.0, -4.0],
+            &[-3.0, -0.5, 2.0],
+            &[-3.0, -0.5, 2.0],
+            &[-0.5, 2.0, -4.0],
+            &[-0.5, 2.0, -4.0],
+            &[-3.0, -0.5, 2.0],
+            &[-3.0, -0.5, 2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-0.5, 2.0],
+            &[-0.5, 2.0],
+            &[-3.0, -0.5],
+            &[-3.0, -0.5],
+            &[-0.5, 2.0],
+            &[-0.5, 2.0],
+            &[-3.0, -0.5],
+            &[-3.0, -0.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[4, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0],
+            &[-8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0],
+            &[-2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0],
+            &[-2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0],
+            &[-8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0],
+            &[-8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0],
+            &[-2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0],
+            &[-2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 4, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 8.0],
+            &[-16.0, 11.0],
+            &[-12.0, -2.0],
+            &[8.0, -16.0],
+            &[4.0, -3.0],
+            &[7.0, 0.0],
+            &[11.0, 4.0],
+            &[-3.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-2.0, 8.0, -7.0, 3.0],
+            &[-16.0, 11.0, -4.0, -11.0],
+            &[-12.0, -2.0, 0.0, -7.0],
+            &[8.0, -16.0, 3.0, -4.0],
+            &[4.0, -3.0, 16.0, -8.0],
+            &[7.0, 0.0, 2.0, 12.0],
+            &[11.0, 4.0, -11.0, 16.0],
+            &[-3.0, 7.0, -8.0, 2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[0.0, 0.0],
+            &[-2.0, -8.0],
+            &[-5.0, 6.0],
+            &[4.0, -2.0],
+            &[1.0, -5.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, -5.0, 4.0, 7.0, 3.0, 6.0, -2.0, 1.0],
+            &[-3.0, 0.0, -8.0, -5.0, 8.0, -6.0, 3.0, 6.0],
+            &[-2.0, 1.0, -7.0, -4.0, -8.0, -5.0, 4.0, 7.0],
+            &[3.0, 6.0, -2.0, 1.0, -3.0, 0.0, -8.0, -5.0],
+            &[2.0, 5.0, -3.0, 0.0, -4.0, -1.0, 8.0, -6.0],
+            &[7.0, -7.0, 2.0, 5.0, 1.0, 4.0, -4.0, -1.0],
+            &[8.0, -6.0, 3.0, 6.0, 2.0, 5.0, -3.0, 0.0],
+            &[-4.0, -1.0, 8.0, -6.0, 7.0, -7.0, 2.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 4],
+        out_shape: &[4, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 2.0, -5.0, 5.0, 4.0, -3.0, 7.0, 0.0],
+            &[3.0, -4.0, 6.0, -1.0, -2.0, 8.0, 1.0, -6.0],
+            &[-2.0, 8.0, 1.0, -6.0, -7.0, 3.0, -4.0, 6.0],
+            &[-8.0, 2.0, -5.0, 5.0, 4.0, -3.0, 7.0, 0.0],
+            &[-3.0, 7.0, 0.0, -7.0, -8.0, 2.0, -5.0, 5.0],
+            &[8.0, 1.0, -6.0, 4.0, 3.0, -4.0, 6.0, -1.0],
+            &[3.0, -4.0, 6.0, -1.0, -2.0, 8.0, 1.0, -6.0],
+            &[-3.0, 7.0, 0.0, -7.0, -8.0, 2.0, -5.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, -5.0, 6.0, 4.0, -2.0, 7.0, 1.0, -3.0, 8.0, 0.0, -6.0, -8.0, 3.0, -5.0,
+                6.0,
+            ],
+            &[
+                2.0, -4.0, 5.0, -1.0, -3.0, 8.0, 0.0, -6.0, 7.0, 1.0, -7.0, 4.0, 2.0, -4.0, 5.0,
+                -1.0,
+            ],
+            &[
+                -2.0, -8.0, 1.0, -5.0, -7.0, 4.0, -4.0, 7.0, 3.0, -3.0, 6.0, 0.0, -2.0, -8.0, 1.0,
+                -5.0,
+            ],
+            &[
+                8.0, 2.0, -6.0, 5.0, 3.0, -3.0, 6.0, 0.0, -4.0, 7.0, -1.0, -7.0, 8.0, 2.0, -6.0,
+                5.0,
+            ],
+            &[
+                -5.0, 6.0, -2.0, -8.0, 7.0, 1.0, -7.0, 4.0, 0.0, -6.0, 3.0, -3.0, -5.0, 6.0, -2.0,
+                -8.0,
+            ],
+            &[
+                5.0, -1.0, 8.0, 2.0, 0.0, -6.0, 3.0, -3.0, -7.0, 4.0, -4.0, 7.0, 5.0, -1.0, 8.0,
+                2.0,
+            ],
+            &[
+                1.0, -5.0, 4.0, -2.0, -4.0, 7.0, -1.0, -7.0, 6.0, 0.0, -8.0, 3.0, 1.0, -5.0, 4.0,
+                -2.0,
+            ],
+            &[
+                -6.0, 5.0, -3.0, 8.0, 6.0, 0.0, -8.0, 3.0, -1.0, -7.0, 2.0, -4.0, -6.0, 5.0, -3.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["x", "z"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[1.0],
+            &[0.0],
+            &[1.0],
+            &[2.0],
+            &[3.0],
+            &[2.0],
+            &[3.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 8.0, -16.0],
+            &[-2.0, 8.0, -16.0],
+            &[-12.0, -2.0, 8.0],
+            &[-12.0, -2.0, 8.0],
+            &[-2.0, 8.0, -16.0],
+            &[-2.0, 8.0, -16.0],
+            &[-12.0, -2.0, 8.0],
+            &[-12.0, -2.0, 8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-2.0, 8.0],
+            &[-2.0, 8.0],
+            &[-12.0, -2.0],
+            &[-12.0, -2.0],
+            &[-2.0, 8.0],
+            &[-2.0, 8.0],
+            &[-12.0, -2.0],
+            &[-12.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 6.0, 0.0],
+            &[7.0, 6.0, 0.0],
+            &[1.0, 7.0, 6.0],
+            &[1.0, 7.0, 6.0],
+            &[7.0, 6.0, 0.0],
+            &[7.0, 6.0, 0.0],
+            &[1.0, 7.0, 6.0],
+            &[1.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -2.0, -8.0],
+            &[-8.0, -2.0, -8.0],
+            &[-7.0, -8.0, -2.0],
+            &[-7.0, -8.0, -2.0],
+            &[-8.0, -2.0, -8.0],
+            &[-8.0, -2.0, -8.0],
+            &[-7.0, -8.0, -2.0],
+            &[-7.0, -8.0, -2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-0.5, 2.0, -4.0],
+            &[-0.5, 2.0, -4.0],
+            &[-3.0, -0.5, 2.0],
+            &[-3.0, -0.5, 2.0],
+            &[-0.5, 2.0, -4.0],
+            &[-0.5, 2.0, -4.0],
+            &[-3.0, -0.5, 2.0],
+            &[-3.0, -0.5, 2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-0.5, 2.0],
+            &[-0.5, 2.0],
+            &[-3.0, -0.5],
+            &[-3.0, -0.5],
+            &[-0.5, 2.0],
+            &[-0.5, 2.0],
+            &[-3.0, -0.5],
+            &[-3.0, -0.5],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[4, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0],
+            &[-8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0],
+            &[-2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0],
+            &[-2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0],
+            &[-8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0],
+            &[-8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0],
+            &[-2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0],
+            &[-2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 4, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-2.0, 8.0],
+            &[4.0, -3.0],
+            &[-12.0, -2.0],
+            &[11.0, 4.0],
+            &[-16.0, 11.0],
+            &[7.0, 0.0],
+            &[8.0, -16.0],
+            &[-3.0, 7.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-2.0, 8.0, -7.0, 3.0],
+            &[4.0, -3.0, 16.0, -8.0],
+            &[-12.0, -2.0, 0.0, -7.0],
+            &[11.0, 4.0, -11.0, 16.0],
+            &[-16.0, 11.0, -4.0, -11.0],
+            &[7.0, 0.0, 2.0, 12.0],
+            &[8.0, -16.0, 3.0, -4.0],
+            &[-3.0, 7.0, -8.0, 2.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[0.0, 0.0],
+            &[-2.0, -8.0],
+            &[-5.0, 6.0],
+            &[4.0, -2.0],
+            &[1.0, -5.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[4, 2],
+        out_shape: &[2, 4],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-8.0, 4.0, -5.0, 7.0, 3.0, -2.0, 6.0, 1.0],
+            &[2.0, -3.0, 5.0, 0.0, -4.0, 8.0, -1.0, -6.0],
+            &[-2.0, -7.0, 1.0, -4.0, -8.0, 4.0, -5.0, 7.0],
+            &[8.0, 3.0, -6.0, 6.0, 2.0, -3.0, 5.0, 0.0],
+            &[-3.0, -8.0, 0.0, -5.0, 8.0, 3.0, -6.0, 6.0],
+            &[7.0, 2.0, -7.0, 5.0, 1.0, -4.0, 4.0, -1.0],
+            &[3.0, -2.0, 6.0, 1.0, -3.0, -8.0, 0.0, -5.0],
+            &[-4.0, 8.0, -1.0, -6.0, 7.0, 2.0, -7.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 4],
+        out_shape: &[4, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, 2.0, 4.0, -3.0, -5.0, 5.0, 7.0, 0.0],
+            &[-3.0, 7.0, -8.0, 2.0, 0.0, -7.0, -5.0, 5.0],
+            &[-2.0, 8.0, -7.0, 3.0, 1.0, -6.0, -4.0, 6.0],
+            &[3.0, -4.0, -2.0, 8.0, 6.0, -1.0, 1.0, -6.0],
+            &[3.0, -4.0, -2.0, 8.0, 6.0, -1.0, 1.0, -6.0],
+            &[8.0, 1.0, 3.0, -4.0, -6.0, 4.0, 6.0, -1.0],
+            &[-8.0, 2.0, 4.0, -3.0, -5.0, 5.0, 7.0, 0.0],
+            &[-3.0, 7.0, -8.0, 2.0, 0.0, -7.0, -5.0, 5.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -5.0, 6.0, 7.0, 1.0, -3.0, 8.0, -8.0, 3.0, 0.0, -6.0, -5.0,
+                6.0,
+            ],
+            &[
+                -5.0, 6.0, 7.0, 1.0, -2.0, -8.0, -7.0, 4.0, 0.0, -6.0, -5.0, 6.0, 3.0, -3.0, -2.0,
+                -8.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 1.0, -5.0, -4.0, 7.0, 3.0, -3.0, -2.0, -8.0, 6.0, 0.0, 1.0,
+                -5.0,
+            ],
+            &[
+                1.0, -5.0, -4.0, 7.0, 4.0, -2.0, -1.0, -7.0, 6.0, 0.0, 1.0, -5.0, -8.0, 3.0, 4.0,
+                -2.0,
+            ],
+            &[
+                2.0, -4.0, -3.0, 8.0, 5.0, -1.0, 0.0, -6.0, 7.0, 1.0, 2.0, -4.0, -7.0, 4.0, 5.0,
+                -1.0,
+            ],
+            &[
+                5.0, -1.0, 0.0, -6.0, 8.0, 2.0, 3.0, -3.0, -7.0, 4.0, 5.0, -1.0, -4.0, 7.0, 8.0,
+                2.0,
+            ],
+            &[
+                8.0, 2.0, 3.0, -3.0, -6.0, 5.0, 6.0, 0.0, -4.0, 7.0, 8.0, 2.0, -1.0, -7.0, -6.0,
+                5.0,
+            ],
+            &[
+                -6.0, 5.0, 6.0, 0.0, -3.0, 8.0, -8.0, 3.0, -1.0, -7.0, -6.0, 5.0, 2.0, -4.0, -3.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "x"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[2.0],
+            &[0.0],
+            &[2.0],
+            &[1.0],
+            &[3.0],
+            &[1.0],
+            &[3.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Psum,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+            &[-14.0, 6.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Psum,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+            &[-14.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Pmax,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+            &[7.0, 7.0, 6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Pmin,
+        dtype: DType::I32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+            &[-8.0, -8.0, -8.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Pmean,
+        dtype: DType::F32,
+        local: &[3],
+        out_shape: &[3],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+            &[-1.75, 0.75, -1.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Pmean,
+        dtype: DType::I32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+            &[-1.75, 0.75],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AllGather {
+            axis: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[2, 2],
+        out_shape: &[2, 8, 2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AllGather {
+            axis: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[-14.0, 6.0],
+            &[-7.0, -4.0],
+            &[15.0, 1.0],
+            &[5.0, 8.0],
+            &[-8.0, -5.0],
+            &[-1.0, -15.0],
+            &[4.0, 7.0],
+            &[-6.0, 14.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::PsumScatter {
+            dim: 1,
+            tiled: true,
+        },
+        dtype: DType::I32,
+        local: &[2, 16],
+        out_shape: &[2, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[-14.0, 6.0, 0.0, -14.0],
+            &[-7.0, -4.0, 7.0, -7.0],
+            &[15.0, 1.0, -5.0, 15.0],
+            &[5.0, 8.0, -15.0, 5.0],
+            &[-8.0, -5.0, 6.0, -8.0],
+            &[-1.0, -15.0, -4.0, -1.0],
+            &[4.0, 7.0, 1.0, 4.0],
+            &[-6.0, 14.0, 8.0, -6.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::Ppermute(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+        dtype: DType::F32,
+        local: &[2],
+        out_shape: &[2],
+        out_dtype: DType::F32,
+        expected: &[
+            &[0.0, 0.0],
+            &[-8.0, 3.0],
+            &[-5.0, 6.0],
+            &[-2.0, -8.0],
+            &[1.0, -5.0],
+            &[4.0, -2.0],
+            &[7.0, 1.0],
+            &[-7.0, 4.0],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: false,
+        },
+        dtype: DType::F32,
+        local: &[8, 2],
+        out_shape: &[2, 8],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 4.0, -2.0, -7.0, -5.0, 7.0, 1.0, -4.0, 3.0, -2.0, -8.0, 4.0, 6.0, 1.0, -5.0,
+                7.0,
+            ],
+            &[
+                -5.0, 7.0, 1.0, -4.0, -2.0, -7.0, 4.0, -1.0, 6.0, 1.0, -5.0, 7.0, -8.0, 4.0, -2.0,
+                -7.0,
+            ],
+            &[
+                2.0, -3.0, 8.0, 3.0, 5.0, 0.0, -6.0, 6.0, -4.0, 8.0, 2.0, -3.0, -1.0, -6.0, 5.0,
+                0.0,
+            ],
+            &[
+                5.0, 0.0, -6.0, 6.0, 8.0, 3.0, -3.0, -8.0, -1.0, -6.0, 5.0, 0.0, 2.0, -3.0, 8.0,
+                3.0,
+            ],
+            &[
+                -3.0, -8.0, 3.0, -2.0, 0.0, -5.0, 6.0, 1.0, 8.0, 3.0, -3.0, -8.0, -6.0, 6.0, 0.0,
+                -5.0,
+            ],
+            &[
+                0.0, -5.0, 6.0, 1.0, 3.0, -2.0, -8.0, 4.0, -6.0, 6.0, 0.0, -5.0, -3.0, -8.0, 3.0,
+                -2.0,
+            ],
+            &[
+                7.0, 2.0, -4.0, 8.0, -7.0, 5.0, -1.0, -6.0, 1.0, -4.0, 7.0, 2.0, 4.0, -1.0, -7.0,
+                5.0,
+            ],
+            &[
+                -7.0, 5.0, -1.0, -6.0, -4.0, 8.0, 2.0, -3.0, 4.0, -1.0, -7.0, 5.0, 7.0, 2.0, -4.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AllToAll {
+            split: 1,
+            concat: 0,
+            tiled: false,
+        },
+        dtype: DType::I32,
+        local: &[2, 8],
+        out_shape: &[8, 2],
+        out_dtype: DType::I32,
+        expected: &[
+            &[
+                -8.0, -5.0, 4.0, 7.0, -2.0, 1.0, -7.0, -4.0, -5.0, -2.0, 7.0, -7.0, 1.0, 4.0, -4.0,
+                -1.0,
+            ],
+            &[
+                2.0, 5.0, -3.0, 0.0, 8.0, -6.0, 3.0, 6.0, 5.0, 8.0, 0.0, 3.0, -6.0, -3.0, 6.0, -8.0,
+            ],
+            &[
+                -3.0, 0.0, -8.0, -5.0, 3.0, 6.0, -2.0, 1.0, 0.0, 3.0, -5.0, -2.0, 6.0, -8.0, 1.0,
+                4.0,
+            ],
+            &[
+                7.0, -7.0, 2.0, 5.0, -4.0, -1.0, 8.0, -6.0, -7.0, -4.0, 5.0, 8.0, -1.0, 2.0, -6.0,
+                -3.0,
+            ],
+            &[
+                3.0, 6.0, -2.0, 1.0, -8.0, -5.0, 4.0, 7.0, 6.0, -8.0, 1.0, 4.0, -5.0, -2.0, 7.0,
+                -7.0,
+            ],
+            &[
+                -4.0, -1.0, 8.0, -6.0, 2.0, 5.0, -3.0, 0.0, -1.0, 2.0, -6.0, -3.0, 5.0, 8.0, 0.0,
+                3.0,
+            ],
+            &[
+                8.0, -6.0, 3.0, 6.0, -3.0, 0.0, -8.0, -5.0, -6.0, -3.0, 6.0, -8.0, 0.0, 3.0, -5.0,
+                -2.0,
+            ],
+            &[
+                1.0, 4.0, -4.0, -1.0, 7.0, -7.0, 2.0, 5.0, 4.0, 7.0, -1.0, 2.0, -7.0, -4.0, 5.0,
+                8.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AllToAll {
+            split: 0,
+            concat: 1,
+            tiled: true,
+        },
+        dtype: DType::F32,
+        local: &[16, 2],
+        out_shape: &[2, 16],
+        out_dtype: DType::F32,
+        expected: &[
+            &[
+                -8.0, 3.0, 4.0, -2.0, -2.0, -8.0, -7.0, 4.0, -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0,
+                7.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0, -8.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0,
+                1.0, -5.0,
+            ],
+            &[
+                -2.0, -8.0, -7.0, 4.0, 4.0, -2.0, -1.0, -7.0, 1.0, -5.0, -4.0, 7.0, 7.0, 1.0, 2.0,
+                -4.0, 3.0, -3.0, -2.0, -8.0, -8.0, 3.0, 4.0, -2.0, 6.0, 0.0, 1.0, -5.0, -5.0, 6.0,
+                7.0, 1.0,
+            ],
+            &[
+                -5.0, 6.0, 7.0, 1.0, 1.0, -5.0, -4.0, 7.0, -2.0, -8.0, -7.0, 4.0, 4.0, -2.0, -1.0,
+                -7.0, 0.0, -6.0, -5.0, 6.0, 6.0, 0.0, 1.0, -5.0, 3.0, -3.0, -2.0, -8.0, -8.0, 3.0,
+                4.0, -2.0,
+            ],
+            &[
+                1.0, -5.0, -4.0, 7.0, 7.0, 1.0, 2.0, -4.0, 4.0, -2.0, -1.0, -7.0, -7.0, 4.0, 5.0,
+                -1.0, 6.0, 0.0, 1.0, -5.0, -5.0, 6.0, 7.0, 1.0, -8.0, 3.0, 4.0, -2.0, -2.0, -8.0,
+                -7.0, 4.0,
+            ],
+            &[
+                2.0, -4.0, -3.0, 8.0, 8.0, 2.0, 3.0, -3.0, 5.0, -1.0, 0.0, -6.0, -6.0, 5.0, 6.0,
+                0.0, 7.0, 1.0, 2.0, -4.0, -4.0, 7.0, 8.0, 2.0, -7.0, 4.0, 5.0, -1.0, -1.0, -7.0,
+                -6.0, 5.0,
+            ],
+            &[
+                8.0, 2.0, 3.0, -3.0, -3.0, 8.0, -8.0, 3.0, -6.0, 5.0, 6.0, 0.0, 0.0, -6.0, -5.0,
+                6.0, -4.0, 7.0, 8.0, 2.0, 2.0, -4.0, -3.0, 8.0, -1.0, -7.0, -6.0, 5.0, 5.0, -1.0,
+                0.0, -6.0,
+            ],
+            &[
+                5.0, -1.0, 0.0, -6.0, -6.0, 5.0, 6.0, 0.0, 8.0, 2.0, 3.0, -3.0, -3.0, 8.0, -8.0,
+                3.0, -7.0, 4.0, 5.0, -1.0, -1.0, -7.0, -6.0, 5.0, -4.0, 7.0, 8.0, 2.0, 2.0, -4.0,
+                -3.0, 8.0,
+            ],
+            &[
+                -6.0, 5.0, 6.0, 0.0, 0.0, -6.0, -5.0, 6.0, -3.0, 8.0, -8.0, 3.0, 3.0, -3.0, -2.0,
+                -8.0, -1.0, -7.0, -6.0, 5.0, 5.0, -1.0, 0.0, -6.0, 2.0, -4.0, -3.0, 8.0, 8.0, 2.0,
+                3.0, -3.0,
+            ],
+        ],
+    },
+    JaxCase {
+        mesh: &[2, 2, 2],
+        names: &["x", "y", "z"],
+        axes: &["z", "y", "x"],
+        op: Op::AxisIndex,
+        dtype: DType::I32,
+        local: &[1],
+        out_shape: &[],
+        out_dtype: DType::I32,
+        expected: &[
+            &[0.0],
+            &[4.0],
+            &[2.0],
+            &[6.0],
+            &[1.0],
+            &[5.0],
+            &[3.0],
+            &[7.0],
+        ],
+    },
+];
