@@ -93,7 +93,7 @@ fn seed_003_shard_map_vs_vmap() {
             None,
             &[Some(0)],
             &[0],
-            &[rows.clone()],
+            std::slice::from_ref(rows),
         )
     };
     let out = both_modes(|| {
@@ -104,7 +104,7 @@ fn seed_003_shard_map_vs_vmap() {
             &[spec(&[&["data"]])],
             &[spec(&[&["data"]])],
             true,
-            &[x.clone()],
+            std::slice::from_ref(&x),
         )
         .unwrap();
         let vm = row_sq(&x).unwrap();

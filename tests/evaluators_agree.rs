@@ -26,8 +26,12 @@ const MESHES: &[(&[&str], &[usize])] = &[
 /// output can be laid out with the input's spec.
 fn step(op: u8, pick: usize, x: &Value, axes_all: &[String]) -> shardlab::Result<Value> {
     // A non-empty subset of the mesh axes, in a pick-dependent order.
-    let mut axes: Vec<String> =
-        axes_all.iter().enumerate().filter(|(i, _)| (pick >> i) & 1 == 1).map(|(_, a)| a.clone()).collect();
+    let mut axes: Vec<String> = axes_all
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (pick >> i) & 1 == 1)
+        .map(|(_, a)| a.clone())
+        .collect();
     if axes.is_empty() {
         axes.push(axes_all[pick % axes_all.len()].clone());
     }
@@ -75,7 +79,9 @@ fn run(mesh_i: usize, spec_i: usize, ops_list: &[(u8, usize)], seed: u64) -> Vec
     let mut state = seed | 1;
     let data: Vec<f32> = (0..128)
         .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((state >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0
         })
         .collect();

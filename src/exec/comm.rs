@@ -56,7 +56,12 @@ impl Comm for Solo {
 /// all_to_all, which follow the listed order); shardlab does the same.
 fn mesh_order(mesh: &Mesh, axes: &[String]) -> Vec<String> {
     let mut sorted = axes.to_vec();
-    sorted.sort_by_key(|a| mesh.axis_names().iter().position(|n| n == a).unwrap_or(usize::MAX));
+    sorted.sort_by_key(|a| {
+        mesh.axis_names()
+            .iter()
+            .position(|n| n == a)
+            .unwrap_or(usize::MAX)
+    });
     sorted
 }
 
@@ -67,18 +72,27 @@ pub struct Lockstep<'a> {
 }
 
 /// Runs a collective for every position of `mesh` in one thread.
-pub fn lockstep_collective(mesh: &Mesh, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+pub fn lockstep_collective(
+    mesh: &Mesh,
+    kind: &CollectiveKind,
+    xs: Vec<Array>,
+) -> Result<Vec<Array>> {
     use CollectiveKind::*;
     match kind {
         Psum { axes } | PsumInvariant { axes } => lockstep::psum(mesh, &xs, axes),
         Pmax { axes } => lockstep::pmax(mesh, &xs, axes),
         Pmin { axes } => lockstep::pmin(mesh, &xs, axes),
-        AllGather { axes, axis, tiled, .. } => lockstep::all_gather(mesh, &xs, axes, *axis, *tiled),
+        AllGather {
+            axes, axis, tiled, ..
+        } => lockstep::all_gather(mesh, &xs, axes, *axis, *tiled),
         PsumScatter { axes, dim, tiled } => lockstep::psum_scatter(mesh, &xs, axes, *dim, *tiled),
         Ppermute { axes, perm } => lockstep::ppermute(mesh, &xs, &mesh_order(mesh, axes), perm),
-        AllToAll { axes, split_axis, concat_axis, tiled } => {
-            lockstep::all_to_all(mesh, &xs, axes, *split_axis, *concat_axis, *tiled)
-        }
+        AllToAll {
+            axes,
+            split_axis,
+            concat_axis,
+            tiled,
+        } => lockstep::all_to_all(mesh, &xs, axes, *split_axis, *concat_axis, *tiled),
         AxisIndex { axes } => lockstep::axis_index(mesh, axes),
         Pvary { .. } => Ok(xs),
     }
@@ -108,17 +122,25 @@ impl Comm for OnFabric<'_> {
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
         use CollectiveKind::*;
         let ctx = &self.ctx;
-        let x = xs.into_iter().next().unwrap_or_else(|| Array::scalar_i32(0));
+        let x = xs
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Array::scalar_i32(0));
         let out = match kind {
             Psum { axes } | PsumInvariant { axes } => coll::psum(ctx, &x, axes)?,
             Pmax { axes } => coll::pmax(ctx, &x, axes)?,
             Pmin { axes } => coll::pmin(ctx, &x, axes)?,
-            AllGather { axes, axis, tiled, .. } => coll::all_gather(ctx, &x, axes, *axis, *tiled)?,
+            AllGather {
+                axes, axis, tiled, ..
+            } => coll::all_gather(ctx, &x, axes, *axis, *tiled)?,
             PsumScatter { axes, dim, tiled } => coll::psum_scatter(ctx, &x, axes, *dim, *tiled)?,
             Ppermute { axes, perm } => coll::ppermute(ctx, &x, &mesh_order(ctx.mesh, axes), perm)?,
-            AllToAll { axes, split_axis, concat_axis, tiled } => {
-                coll::all_to_all(ctx, &x, axes, *split_axis, *concat_axis, *tiled)?
-            }
+            AllToAll {
+                axes,
+                split_axis,
+                concat_axis,
+                tiled,
+            } => coll::all_to_all(ctx, &x, axes, *split_axis, *concat_axis, *tiled)?,
             AxisIndex { axes } => coll::axis_index(ctx.mesh, ctx.position, axes)?,
             Pvary { .. } => x,
         };
@@ -172,7 +194,9 @@ impl Comm for Nested<'_> {
             }
         }
         out.into_iter()
-            .map(|o| o.ok_or_else(|| crate::err!(RuntimeError, "collective returned too few lanes")))
+            .map(|o| {
+                o.ok_or_else(|| crate::err!(RuntimeError, "collective returned too few lanes"))
+            })
             .collect()
     }
 }

@@ -47,7 +47,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { mode: Mode::Parallel, devices: 8, timeout: Duration::from_secs(30), slot_words: 1 << 18 }
+        Config {
+            mode: Mode::Parallel,
+            devices: 8,
+            timeout: Duration::from_secs(30),
+            slot_words: 1 << 18,
+        }
     }
 }
 
@@ -74,15 +79,28 @@ pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
 
 /// Runs `jaxpr` for every lane of `comm`. `args[i][l]` is input `i` on lane
 /// `l`; the result is indexed the same way.
-pub fn eval_lanes(jaxpr: &Jaxpr, args: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
+pub fn eval_lanes(
+    jaxpr: &Jaxpr,
+    args: Vec<Vec<Array>>,
+    comm: &dyn Comm,
+) -> Result<Vec<Vec<Array>>> {
     let lanes = comm.lanes();
     if args.len() != jaxpr.invars.len() {
-        bail!(TypeError, "program takes {} inputs, got {}", jaxpr.invars.len(), args.len());
+        bail!(
+            TypeError,
+            "program takes {} inputs, got {}",
+            jaxpr.invars.len(),
+            args.len()
+        );
     }
     let mut env: Vec<Option<Vec<Array>>> = vec![None; jaxpr.avals.len()];
     for (v, a) in jaxpr.invars.iter().zip(args) {
         if a.len() != lanes {
-            bail!(RuntimeError, "input has {} lanes, expected {lanes}", a.len());
+            bail!(
+                RuntimeError,
+                "input has {} lanes, expected {lanes}",
+                a.len()
+            );
         }
         env[v.0 as usize] = Some(a);
     }
@@ -95,7 +113,11 @@ pub fn eval_lanes(jaxpr: &Jaxpr, args: Vec<Vec<Array>>, comm: &dyn Comm) -> Resu
         }
     };
     for eqn in &jaxpr.eqns {
-        let ins: Vec<Vec<Array>> = eqn.inputs.iter().map(|a| read(&env, a)).collect::<Result<_>>()?;
+        let ins: Vec<Vec<Array>> = eqn
+            .inputs
+            .iter()
+            .map(|a| read(&env, a))
+            .collect::<Result<_>>()?;
         let outs = eval_eqn(&eqn.prim, ins, comm)?;
         for (v, o) in eqn.outputs.iter().zip(outs) {
             env[v.0 as usize] = Some(o);
@@ -109,7 +131,10 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
     let lanes = comm.lanes();
     match prim {
         Prim::Collective(kind) => {
-            let xs = ins.into_iter().next().unwrap_or_else(|| vec![Array::scalar_i32(0); lanes]);
+            let xs = ins
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| vec![Array::scalar_i32(0); lanes]);
             Ok(vec![comm.collective(kind, xs)?])
         }
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
@@ -120,7 +145,10 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         ),
         Prim::ShardMap(p) => {
             let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
-            Ok(run_shard_map(p, &flat)?.into_iter().map(|a| vec![a]).collect())
+            Ok(run_shard_map(p, &flat)?
+                .into_iter()
+                .map(|a| vec![a])
+                .collect())
         }
         Prim::Map(m) => {
             let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
@@ -159,11 +187,19 @@ fn eval_vmap(m: &MapParams, ins: &[Vec<Array>], comm: &dyn Comm) -> Result<Vec<V
         }
         inner.push(v);
     }
-    let nested = Nested { outer: comm, name: m.axis_name.clone(), size: b };
+    let nested = Nested {
+        outer: comm,
+        name: m.axis_name.clone(),
+        size: b,
+    };
     let outs = eval_lanes(&m.body, inner, &nested)?;
     outs.iter()
         .zip(&m.out_axes)
-        .map(|(o, &ax)| (0..lanes).map(|l| Array::stack(&o[l * b..(l + 1) * b], ax)).collect())
+        .map(|(o, &ax)| {
+            (0..lanes)
+                .map(|l| Array::stack(&o[l * b..(l + 1) * b], ax))
+                .collect()
+        })
         .collect()
 }
 
@@ -177,13 +213,25 @@ pub fn run_devices(body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<V
             let fabric = Arc::new(ThreadFabric::new(mesh.size(), cfg.slot_words, cfg.timeout)?);
             let fab = Arc::clone(&fabric);
             let per_device = run_on_threads(fabric, |position| {
-                let lane: Vec<Vec<Array>> = args.iter().map(|a| vec![a[position].clone()]).collect();
-                let comm = OnFabric { ctx: DeviceCtx { fabric: &*fab, mesh, position } };
+                let lane: Vec<Vec<Array>> =
+                    args.iter().map(|a| vec![a[position].clone()]).collect();
+                let comm = OnFabric {
+                    ctx: DeviceCtx {
+                        fabric: &*fab,
+                        mesh,
+                        position,
+                    },
+                };
                 let outs = eval_lanes(body, lane, &comm)?;
-                Ok(outs.into_iter().map(|mut l| l.remove(0)).collect::<Vec<Array>>())
+                Ok(outs
+                    .into_iter()
+                    .map(|mut l| l.remove(0))
+                    .collect::<Vec<Array>>())
             })?;
             let n_out = body.outvars.len();
-            let mut outs: Vec<Vec<Array>> = (0..n_out).map(|_| Vec::with_capacity(mesh.size())).collect();
+            let mut outs: Vec<Vec<Array>> = (0..n_out)
+                .map(|_| Vec::with_capacity(mesh.size()))
+                .collect();
             for dev in per_device {
                 for (o, a) in outs.iter_mut().zip(dev) {
                     o.push(a);
@@ -197,8 +245,11 @@ pub fn run_devices(body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<V
 /// Splits the inputs by `in_specs`, runs the body on every device, and
 /// assembles the outputs by `out_specs`.
 pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
-    let shards: Vec<Vec<Array>> =
-        ins.iter().zip(&p.in_specs).map(|(x, s)| s.split(&p.mesh, x)).collect::<Result<_>>()?;
+    let shards: Vec<Vec<Array>> = ins
+        .iter()
+        .zip(&p.in_specs)
+        .map(|(x, s)| s.split(&p.mesh, x))
+        .collect::<Result<_>>()?;
     let outs = run_devices(&p.body, &p.mesh, shards)?;
     outs.iter()
         .zip(&p.out_specs)
@@ -217,10 +268,15 @@ pub fn run_pmap(m: &MapParams, ins: &[Array]) -> Result<Vec<Array>> {
     let mut args = Vec::with_capacity(ins.len());
     for (x, ax) in ins.iter().zip(&m.in_axes) {
         args.push(match ax {
-            Some(a) => (0..m.size).map(|i| x.index(i as i64, *a)).collect::<Result<Vec<_>>>()?,
+            Some(a) => (0..m.size)
+                .map(|i| x.index(i as i64, *a))
+                .collect::<Result<Vec<_>>>()?,
             None => vec![x.clone(); m.size],
         });
     }
     let outs = run_devices(&m.body, &mesh, args)?;
-    outs.iter().zip(&m.out_axes).map(|(o, &ax)| Array::stack(o, ax)).collect()
+    outs.iter()
+        .zip(&m.out_axes)
+        .map(|(o, &ax)| Array::stack(o, ax))
+        .collect()
 }

@@ -33,7 +33,11 @@ pub struct Aval {
 impl Aval {
     /// An aval that varies over no axis.
     pub fn new(shape: &[usize], dtype: DType) -> Aval {
-        Aval { shape: shape.to_vec(), dtype, vma: AxisSet::new() }
+        Aval {
+            shape: shape.to_vec(),
+            dtype,
+            vma: AxisSet::new(),
+        }
     }
 
     /// The aval of a concrete array.
@@ -43,17 +47,29 @@ impl Aval {
 
     /// The same shape and dtype with another VMA.
     pub fn with_vma(&self, vma: AxisSet) -> Aval {
-        Aval { shape: self.shape.clone(), dtype: self.dtype, vma }
+        Aval {
+            shape: self.shape.clone(),
+            dtype: self.dtype,
+            vma,
+        }
     }
 
     /// The same VMA and dtype with another shape.
     pub fn with_shape(&self, shape: Vec<usize>) -> Aval {
-        Aval { shape, dtype: self.dtype, vma: self.vma.clone() }
+        Aval {
+            shape,
+            dtype: self.dtype,
+            vma: self.vma.clone(),
+        }
     }
 
     /// The same shape and VMA with another dtype.
     pub fn with_dtype(&self, dtype: DType) -> Aval {
-        Aval { shape: self.shape.clone(), dtype, vma: self.vma.clone() }
+        Aval {
+            shape: self.shape.clone(),
+            dtype,
+            vma: self.vma.clone(),
+        }
     }
 }
 

@@ -14,7 +14,14 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     match shape {
         [] => "()".into(),
         [d] => format!("({d},)"),
-        _ => format!("({})", shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -67,7 +74,9 @@ impl Printer {
     }
 
     fn jaxpr(&mut self, j: &Jaxpr, indent: usize) {
-        let mut scope = Scope { names: HashMap::new() };
+        let mut scope = Scope {
+            names: HashMap::new(),
+        };
         let mut binders = Vec::new();
         for v in &j.invars {
             let n = self.fresh();
@@ -97,11 +106,19 @@ impl Printer {
             let inline = format!(
                 "{}[{}]",
                 eqn.prim.name(),
-                params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+                params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
             let _ = write!(self.out, "{pad}{} = ", lhs.join(" "));
             if body.is_none() && (params.is_empty() || inline.len() + pad.len() < 80) {
-                let head = if params.is_empty() { eqn.prim.name() } else { inline };
+                let head = if params.is_empty() {
+                    eqn.prim.name()
+                } else {
+                    inline
+                };
                 let _ = writeln!(self.out, "{head} {}", args.join(" "));
                 continue;
             }
@@ -129,14 +146,21 @@ impl Printer {
             let _ = writeln!(self.out, "{pad}] {}", args.join(" "));
         }
         let outs: Vec<String> = j.outvars.iter().map(|a| self.atom(&scope, a)).collect();
-        let tuple = if outs.len() == 1 { format!("({},)", outs[0]) } else { format!("({})", outs.join(", ")) };
+        let tuple = if outs.len() == 1 {
+            format!("({},)", outs[0])
+        } else {
+            format!("({})", outs.join(", "))
+        };
         let _ = write!(self.out, "{}in {tuple} }}", " ".repeat(indent + 2));
     }
 }
 
 impl fmt::Display for Jaxpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut p = Printer { next: 0, out: String::new() };
+        let mut p = Printer {
+            next: 0,
+            out: String::new(),
+        };
         p.jaxpr(self, 0);
         f.write_str(&p.out)
     }

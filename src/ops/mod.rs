@@ -34,12 +34,16 @@ pub fn norm_axis(axis: i64, ndim: usize) -> Result<usize> {
             "axis {axis} is out of bounds for array of dimension {ndim}"
         );
     }
-    Ok(if axis < 0 { (axis + n) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + n) as usize
+    } else {
+        axis as usize
+    })
 }
 
 /// An elementwise function of one operand.
 pub fn unary(op: UnaryOp, x: &Value) -> Result<Value> {
-    bind1(Prim::Unary(op), &[x.clone()])
+    bind1(Prim::Unary(op), std::slice::from_ref(x))
 }
 
 /// An elementwise function of two operands, with NumPy broadcasting.
@@ -77,7 +81,7 @@ pub fn mul_scalar(x: &Value, c: f64) -> Result<Value> {
 
 /// `x ** n` for a fixed integer.
 pub fn integer_pow(x: &Value, n: i32) -> Result<Value> {
-    bind1(Prim::IntegerPow(n), &[x.clone()])
+    bind1(Prim::IntegerPow(n), std::slice::from_ref(x))
 }
 
 /// `jnp.where(cond, x, y)`.
@@ -90,17 +94,24 @@ pub fn convert(x: &Value, dtype: DType) -> Result<Value> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
-    bind1(Prim::Convert(dtype), &[x.clone()])
+    bind1(Prim::Convert(dtype), std::slice::from_ref(x))
 }
 
 fn norm_axes(axes: Option<&[i64]>, ndim: usize) -> Result<Vec<usize>> {
     let mut out = match axes {
         None => (0..ndim).collect(),
-        Some(a) => a.iter().map(|&x| norm_axis(x, ndim)).collect::<Result<Vec<_>>>()?,
+        Some(a) => a
+            .iter()
+            .map(|&x| norm_axis(x, ndim))
+            .collect::<Result<Vec<_>>>()?,
     };
     out.sort_unstable();
     if out.windows(2).any(|w| w[0] == w[1]) {
-        bail!(ValueError, "duplicate value in 'axis': {:?}", axes.unwrap_or(&[]));
+        bail!(
+            ValueError,
+            "duplicate value in 'axis': {:?}",
+            axes.unwrap_or(&[])
+        );
     }
     Ok(out)
 }
@@ -117,7 +128,13 @@ fn keep_dims(x: &Value, shape: &[usize], axes: &[usize]) -> Result<Value> {
 pub fn reduce(op: ReduceOp, x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
     let shape = x.shape();
     let axes = norm_axes(axes, shape.len())?;
-    let r = bind1(Prim::Reduce { op, axes: axes.clone() }, &[x.clone()])?;
+    let r = bind1(
+        Prim::Reduce {
+            op,
+            axes: axes.clone(),
+        },
+        std::slice::from_ref(x),
+    )?;
     if keepdims {
         keep_dims(&r, &shape, &axes)
     } else {
@@ -133,8 +150,15 @@ pub fn sum(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
 /// `jnp.mean`: the sum divided by the number of reduced elements (floats out).
 pub fn mean(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
     let shape = x.shape();
-    let n: usize = norm_axes(axes, shape.len())?.iter().map(|&a| shape[a]).product();
-    let x = if x.dtype() == DType::F32 { x.clone() } else { convert(x, DType::F32)? };
+    let n: usize = norm_axes(axes, shape.len())?
+        .iter()
+        .map(|&a| shape[a])
+        .product();
+    let x = if x.dtype() == DType::F32 {
+        x.clone()
+    } else {
+        convert(x, DType::F32)?
+    };
     let s = sum(&x, axes, keepdims)?;
     div(&s, &scalar(n as f64, DType::F32))
 }
@@ -159,21 +183,35 @@ pub fn reshape(x: &Value, shape: &[usize]) -> Result<Value> {
     if x.shape() == shape {
         return Ok(x.clone());
     }
-    bind1(Prim::Reshape(shape.to_vec()), &[x.clone()])
+    bind1(Prim::Reshape(shape.to_vec()), std::slice::from_ref(x))
 }
 
 /// Resolves one -1 in a requested shape against `size` elements.
 pub fn infer_shape(requested: &[i64], size: usize, from: &[usize]) -> Result<Vec<usize>> {
-    let unknown: Vec<usize> =
-        requested.iter().enumerate().filter(|(_, &d)| d == -1).map(|(i, _)| i).collect();
+    let unknown: Vec<usize> = requested
+        .iter()
+        .enumerate()
+        .filter(|(_, &d)| d == -1)
+        .map(|(i, _)| i)
+        .collect();
     if unknown.len() > 1 || requested.iter().any(|&d| d < -1) {
-        bail!(ValueError, "can only specify one unknown dimension, got shape {requested:?}");
+        bail!(
+            ValueError,
+            "can only specify one unknown dimension, got shape {requested:?}"
+        );
     }
-    let known: usize = requested.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+    let known: usize = requested
+        .iter()
+        .filter(|&&d| d >= 0)
+        .map(|&d| d as usize)
+        .product();
     let mut out: Vec<usize> = requested.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(&i) = unknown.first() {
         if known == 0 || size % known != 0 {
-            bail!(TypeError, "cannot reshape array of shape {from:?} (size {size}) into shape {requested:?}");
+            bail!(
+                TypeError,
+                "cannot reshape array of shape {from:?} (size {size}) into shape {requested:?}"
+            );
         }
         out[i] = size / known;
     }
@@ -192,7 +230,7 @@ pub fn transpose(x: &Value, perm: &[usize]) -> Result<Value> {
     if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == x.ndim() {
         return Ok(x.clone());
     }
-    bind1(Prim::Transpose(perm.to_vec()), &[x.clone()])
+    bind1(Prim::Transpose(perm.to_vec()), std::slice::from_ref(x))
 }
 
 /// `jnp.moveaxis` for one axis.
@@ -207,25 +245,41 @@ pub fn broadcast_in_dim(x: &Value, shape: &[usize], dims: &[usize]) -> Result<Va
     if x.shape() == shape {
         return Ok(x.clone());
     }
-    bind1(Prim::BroadcastInDim { shape: shape.to_vec(), dims: dims.to_vec() }, &[x.clone()])
+    bind1(
+        Prim::BroadcastInDim {
+            shape: shape.to_vec(),
+            dims: dims.to_vec(),
+        },
+        std::slice::from_ref(x),
+    )
 }
 
 /// `jnp.broadcast_to` with NumPy's rules (trailing alignment).
 pub fn broadcast_to(x: &Value, shape: &[usize]) -> Result<Value> {
     let xs = x.shape();
     if xs.len() > shape.len() {
-        bail!(ValueError, "cannot broadcast array of shape {xs:?} to shape {shape:?}");
+        bail!(
+            ValueError,
+            "cannot broadcast array of shape {xs:?} to shape {shape:?}"
+        );
     }
     let off = shape.len() - xs.len();
     for (i, &d) in xs.iter().enumerate() {
         if d != 1 && d != shape[off + i] {
-            bail!(ValueError, "cannot broadcast array of shape {xs:?} to shape {shape:?}");
+            bail!(
+                ValueError,
+                "cannot broadcast array of shape {xs:?} to shape {shape:?}"
+            );
         }
     }
     // Squeeze the size-1 dims that grow, then place the rest.
     let keep: Vec<usize> = (0..xs.len()).filter(|&i| xs[i] == shape[off + i]).collect();
     let squeezed = reshape(x, &keep.iter().map(|&i| xs[i]).collect::<Vec<_>>())?;
-    broadcast_in_dim(&squeezed, shape, &keep.iter().map(|&i| off + i).collect::<Vec<_>>())
+    broadcast_in_dim(
+        &squeezed,
+        shape,
+        &keep.iter().map(|&i| off + i).collect::<Vec<_>>(),
+    )
 }
 
 /// Sums `x` down to `shape`, undoing a NumPy broadcast: the cotangent rule of
@@ -257,7 +311,10 @@ pub fn squeeze(x: &Value, axes: Option<&[i64]>) -> Result<Value> {
     let shape = x.shape();
     let axes: Vec<usize> = match axes {
         None => (0..shape.len()).filter(|&i| shape[i] == 1).collect(),
-        Some(a) => a.iter().map(|&i| norm_axis(i, shape.len())).collect::<Result<_>>()?,
+        Some(a) => a
+            .iter()
+            .map(|&i| norm_axis(i, shape.len()))
+            .collect::<Result<_>>()?,
     };
     for &a in &axes {
         if shape[a] != 1 {
@@ -269,8 +326,10 @@ pub fn squeeze(x: &Value, axes: Option<&[i64]>) -> Result<Value> {
             );
         }
     }
-    let new: Vec<usize> =
-        (0..shape.len()).filter(|i| !axes.contains(i)).map(|i| shape[i]).collect();
+    let new: Vec<usize> = (0..shape.len())
+        .filter(|i| !axes.contains(i))
+        .map(|i| shape[i])
+        .collect();
     reshape(x, &new)
 }
 
@@ -284,7 +343,10 @@ pub fn concatenate(xs: &[Value], axis: i64) -> Result<Value> {
         return Ok(xs[0].clone());
     }
     let dtype = xs.iter().map(|x| x.dtype()).max().unwrap_or(DType::F32);
-    let xs: Vec<Value> = xs.iter().map(|x| convert(x, dtype)).collect::<Result<_>>()?;
+    let xs: Vec<Value> = xs
+        .iter()
+        .map(|x| convert(x, dtype))
+        .collect::<Result<_>>()?;
     bind1(Prim::Concatenate(axis), &xs)
 }
 
@@ -304,8 +366,10 @@ pub fn stack(xs: &[Value], axis: i64) -> Result<Value> {
             );
         }
     }
-    let expanded: Vec<Value> =
-        xs.iter().map(|x| expand_dims(x, a as i64)).collect::<Result<_>>()?;
+    let expanded: Vec<Value> = xs
+        .iter()
+        .map(|x| expand_dims(x, a as i64))
+        .collect::<Result<_>>()?;
     concatenate(&expanded, a as i64)
 }
 
@@ -318,22 +382,36 @@ pub fn slice(x: &Value, starts: &[usize], limits: &[usize], strides: &[usize]) -
         return Ok(x.clone());
     }
     bind1(
-        Prim::Slice { starts: starts.to_vec(), limits: limits.to_vec(), strides: strides.to_vec() },
-        &[x.clone()],
+        Prim::Slice {
+            starts: starts.to_vec(),
+            limits: limits.to_vec(),
+            strides: strides.to_vec(),
+        },
+        std::slice::from_ref(x),
     )
 }
 
 /// `lax.dynamic_slice`: start indices are scalar values (clamped into range).
 pub fn dynamic_slice(x: &Value, starts: &[Value], sizes: &[usize]) -> Result<Value> {
     let mut ins = vec![x.clone()];
-    ins.extend(starts.iter().map(|s| convert(s, DType::I32)).collect::<Result<Vec<_>>>()?);
+    ins.extend(
+        starts
+            .iter()
+            .map(|s| convert(s, DType::I32))
+            .collect::<Result<Vec<_>>>()?,
+    );
     bind1(Prim::DynamicSlice(sizes.to_vec()), &ins)
 }
 
 /// `lax.dynamic_update_slice`.
 pub fn dynamic_update_slice(x: &Value, update: &Value, starts: &[Value]) -> Result<Value> {
     let mut ins = vec![x.clone(), convert(update, x.dtype())?];
-    ins.extend(starts.iter().map(|s| convert(s, DType::I32)).collect::<Result<Vec<_>>>()?);
+    ins.extend(
+        starts
+            .iter()
+            .map(|s| convert(s, DType::I32))
+            .collect::<Result<Vec<_>>>()?,
+    );
     bind1(Prim::DynamicUpdateSlice, &ins)
 }
 
@@ -342,8 +420,15 @@ pub fn dynamic_slice_in_dim(x: &Value, start: &Value, size: usize, axis: i64) ->
     let shape = x.shape();
     let axis = norm_axis(axis, shape.len())?;
     let zero = scalar(0.0, DType::I32);
-    let starts: Vec<Value> =
-        (0..shape.len()).map(|i| if i == axis { start.clone() } else { zero.clone() }).collect();
+    let starts: Vec<Value> = (0..shape.len())
+        .map(|i| {
+            if i == axis {
+                start.clone()
+            } else {
+                zero.clone()
+            }
+        })
+        .collect();
     let mut sizes = shape.clone();
     sizes[axis] = size;
     dynamic_slice(x, &starts, &sizes)
@@ -351,18 +436,27 @@ pub fn dynamic_slice_in_dim(x: &Value, start: &Value, size: usize, axis: i64) ->
 
 /// `lax.pad` with zeros (no interior padding).
 pub fn pad(x: &Value, lo: &[usize], hi: &[usize]) -> Result<Value> {
-    bind1(Prim::Pad { lo: lo.to_vec(), hi: hi.to_vec() }, &[x.clone()])
+    bind1(
+        Prim::Pad {
+            lo: lo.to_vec(),
+            hi: hi.to_vec(),
+        },
+        std::slice::from_ref(x),
+    )
 }
 
 /// `lax.rev`.
 pub fn rev(x: &Value, axes: &[usize]) -> Result<Value> {
-    bind1(Prim::Rev(axes.to_vec()), &[x.clone()])
+    bind1(Prim::Rev(axes.to_vec()), std::slice::from_ref(x))
 }
 
 /// Integer-array indexing along `axis`: `jnp.take(x, idx, axis)`.
 pub fn take(x: &Value, indices: &Value, axis: i64) -> Result<Value> {
     let axis = norm_axis(axis, x.ndim())?;
-    bind1(Prim::Take(axis), &[x.clone(), convert(indices, DType::I32)?])
+    bind1(
+        Prim::Take(axis),
+        &[x.clone(), convert(indices, DType::I32)?],
+    )
 }
 
 /// `lax.dot_general`.
@@ -386,10 +480,21 @@ pub fn dot_general(
 pub fn matmul(x: &Value, y: &Value) -> Result<Value> {
     let (xs, ys) = (x.shape(), y.shape());
     if xs.is_empty() || ys.is_empty() {
-        bail!(ValueError, "matmul: inputs must be at least 1-D, got shapes {xs:?} and {ys:?}");
+        bail!(
+            ValueError,
+            "matmul: inputs must be at least 1-D, got shapes {xs:?} and {ys:?}"
+        );
     }
-    let x2 = if xs.len() == 1 { expand_dims(x, 0)? } else { x.clone() };
-    let y2 = if ys.len() == 1 { expand_dims(y, 1)? } else { y.clone() };
+    let x2 = if xs.len() == 1 {
+        expand_dims(x, 0)?
+    } else {
+        x.clone()
+    };
+    let y2 = if ys.len() == 1 {
+        expand_dims(y, 1)?
+    } else {
+        y.clone()
+    };
     let (a, b) = (x2.shape(), y2.shape());
     let (ka, kb) = (a[a.len() - 1], b[b.len() - 2]);
     if ka != kb {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
-use crate::ir::{AxisSet, Aval};
+use crate::ir::{Aval, AxisSet};
 use crate::mesh::{fmt_names, Mesh};
 use crate::primitives::collectives::group_size;
 use crate::primitives::maps::spec_axes;
@@ -34,7 +34,10 @@ fn vary_over(x: &Value, axes: &[String]) -> Result<Value> {
     if missing.is_empty() {
         return Ok(x.clone());
     }
-    bind1(Prim::Collective(CollectiveKind::Pvary { axes: missing }), &[x.clone()])
+    bind1(
+        Prim::Collective(CollectiveKind::Pvary { axes: missing }),
+        std::slice::from_ref(x),
+    )
 }
 
 fn collective(kind: CollectiveKind, x: &Value) -> Result<Value> {
@@ -48,46 +51,90 @@ pub fn psum(x: &Value, axes: &[String]) -> Result<Value> {
     if tracked(&axes) {
         collective(CollectiveKind::PsumInvariant { axes }, x)
     } else {
-        bind1(Prim::Collective(CollectiveKind::Psum { axes }), &[x.clone()])
+        bind1(
+            Prim::Collective(CollectiveKind::Psum { axes }),
+            std::slice::from_ref(x),
+        )
     }
 }
 
 /// `jax.lax.pmean`: psum divided by the group size.
 pub fn pmean(x: &Value, axes: &[String]) -> Result<Value> {
     let n = group_size(axes, &axis_env())?;
-    let x = if x.dtype() == DType::F32 { x.clone() } else { super::convert(x, DType::F32)? };
+    let x = if x.dtype() == DType::F32 {
+        x.clone()
+    } else {
+        super::convert(x, DType::F32)?
+    };
     div(&psum(&x, axes)?, &scalar(n as f64, DType::F32))
 }
 
 /// `jax.lax.pmax`.
 pub fn pmax(x: &Value, axes: &[String]) -> Result<Value> {
-    collective(CollectiveKind::Pmax { axes: axes.to_vec() }, x)
+    collective(
+        CollectiveKind::Pmax {
+            axes: axes.to_vec(),
+        },
+        x,
+    )
 }
 
 /// `jax.lax.pmin`.
 pub fn pmin(x: &Value, axes: &[String]) -> Result<Value> {
-    collective(CollectiveKind::Pmin { axes: axes.to_vec() }, x)
+    collective(
+        CollectiveKind::Pmin {
+            axes: axes.to_vec(),
+        },
+        x,
+    )
 }
 
 /// `jax.lax.all_gather(x, axes, axis=axis, tiled=tiled, to=...)`: with
 /// `invariant` (JAX's `to='invarying'`) the result is typed invariant over
 /// `axes`, so it may be returned with an out_spec that does not name them.
-pub fn all_gather(x: &Value, axes: &[String], axis: i64, tiled: bool, invariant: bool) -> Result<Value> {
+pub fn all_gather(
+    x: &Value,
+    axes: &[String],
+    axis: i64,
+    tiled: bool,
+    invariant: bool,
+) -> Result<Value> {
     let rank = x.ndim() + usize::from(!tiled);
     let axis = super::norm_axis(axis, rank)?;
     let invariant = invariant && tracked(axes);
-    collective(CollectiveKind::AllGather { axes: axes.to_vec(), axis, tiled, invariant }, x)
+    collective(
+        CollectiveKind::AllGather {
+            axes: axes.to_vec(),
+            axis,
+            tiled,
+            invariant,
+        },
+        x,
+    )
 }
 
 /// `jax.lax.psum_scatter(x, axes, scatter_dimension=dim, tiled=tiled)`.
 pub fn psum_scatter(x: &Value, axes: &[String], dim: i64, tiled: bool) -> Result<Value> {
     let dim = super::norm_axis(dim, x.ndim())?;
-    collective(CollectiveKind::PsumScatter { axes: axes.to_vec(), dim, tiled }, x)
+    collective(
+        CollectiveKind::PsumScatter {
+            axes: axes.to_vec(),
+            dim,
+            tiled,
+        },
+        x,
+    )
 }
 
 /// `jax.lax.ppermute(x, axes, perm)`.
 pub fn ppermute(x: &Value, axes: &[String], perm: &[(usize, usize)]) -> Result<Value> {
-    collective(CollectiveKind::Ppermute { axes: axes.to_vec(), perm: perm.to_vec() }, x)
+    collective(
+        CollectiveKind::Ppermute {
+            axes: axes.to_vec(),
+            perm: perm.to_vec(),
+        },
+        x,
+    )
 }
 
 /// `jax.lax.all_to_all(x, axes, split_axis, concat_axis, tiled=tiled)`.
@@ -100,12 +147,25 @@ pub fn all_to_all(
 ) -> Result<Value> {
     let split_axis = super::norm_axis(split_axis, x.ndim())?;
     let concat_axis = super::norm_axis(concat_axis, x.ndim())?;
-    collective(CollectiveKind::AllToAll { axes: axes.to_vec(), split_axis, concat_axis, tiled }, x)
+    collective(
+        CollectiveKind::AllToAll {
+            axes: axes.to_vec(),
+            split_axis,
+            concat_axis,
+            tiled,
+        },
+        x,
+    )
 }
 
 /// `jax.lax.axis_index(axes)`.
 pub fn axis_index(axes: &[String]) -> Result<Value> {
-    bind1(Prim::Collective(CollectiveKind::AxisIndex { axes: axes.to_vec() }), &[])
+    bind1(
+        Prim::Collective(CollectiveKind::AxisIndex {
+            axes: axes.to_vec(),
+        }),
+        &[],
+    )
 }
 
 /// `jax.lax.axis_size(axes)`: the group size, a Python int at trace time.
@@ -146,17 +206,32 @@ pub fn shard_map(
         mesh: mesh.clone(),
         in_specs: in_specs.to_vec(),
         out_specs: out_specs.to_vec(),
-        body: crate::ir::Jaxpr { avals: vec![], invars: vec![], eqns: vec![], outvars: vec![] },
+        body: crate::ir::Jaxpr {
+            avals: vec![],
+            invars: vec![],
+            eqns: vec![],
+            outvars: vec![],
+        },
         check_vma,
     };
     let mut local = Vec::with_capacity(args.len());
     for (i, (a, spec)) in args.iter().zip(in_specs).enumerate() {
         let aval = a.aval();
         spec.validate(mesh, aval.shape.len()).map_err(|e| {
-            crate::err!(ValueError, "shard_map in_specs[{i}] {spec} for argument {i} of shape {}: {}", crate::ir::fmt_shape(&aval.shape), e.message)
+            crate::err!(
+                ValueError,
+                "shard_map in_specs[{i}] {spec} for argument {i} of shape {}: {}",
+                crate::ir::fmt_shape(&aval.shape),
+                e.message
+            )
         })?;
         local.push(proto.local_aval(&aval, spec).map_err(|e| {
-            crate::err!(ValueError, "shard_map argument {i} of shape {} with in_specs[{i}] {spec}: {}", crate::ir::fmt_shape(&aval.shape), e.message)
+            crate::err!(
+                ValueError,
+                "shard_map argument {i} of shape {} with in_specs[{i}] {spec}: {}",
+                crate::ir::fmt_shape(&aval.shape),
+                e.message
+            )
         })?);
     }
     let traced = trace(&local, proto.frame(), f)?;
@@ -202,7 +277,11 @@ pub fn shard_map(
     specs.extend(traced.captured.iter().map(|_| PartitionSpec::replicated()));
     let mut all = args.to_vec();
     all.extend(traced.captured.iter().cloned());
-    let params = ShardMapParams { in_specs: specs, body: traced.jaxpr, ..proto };
+    let params = ShardMapParams {
+        in_specs: specs,
+        body: traced.jaxpr,
+        ..proto
+    };
     bind(Prim::ShardMap(Arc::new(params)), &all)
 }
 
@@ -233,7 +312,12 @@ fn mapped_size(what: &str, args: &[Value], in_axes: &[Option<usize>]) -> Result<
             _ => {}
         }
     }
-    size.ok_or_else(|| crate::err!(ValueError, "{what} must have at least one non-None value in in_axes"))
+    size.ok_or_else(|| {
+        crate::err!(
+            ValueError,
+            "{what} must have at least one non-None value in in_axes"
+        )
+    })
 }
 
 /// `jax.vmap` / `jax.pmap` with flat arguments: `in_axes` per argument,
@@ -251,7 +335,12 @@ pub fn map(
         MapKind::Vmap => "vmap",
     };
     if in_axes.len() != args.len() {
-        bail!(ValueError, "{what} in_axes has {} entries for {} arguments", in_axes.len(), args.len());
+        bail!(
+            ValueError,
+            "{what} in_axes has {} entries for {} arguments",
+            in_axes.len(),
+            args.len()
+        );
     }
     let size = mapped_size(what, args, in_axes)?;
     if kind == MapKind::Pmap {
@@ -281,7 +370,12 @@ pub fn map(
         size,
         in_axes: in_axes.to_vec(),
         out_axes: vec![],
-        body: crate::ir::Jaxpr { avals: vec![], invars: vec![], eqns: vec![], outvars: vec![] },
+        body: crate::ir::Jaxpr {
+            avals: vec![],
+            invars: vec![],
+            eqns: vec![],
+            outvars: vec![],
+        },
     };
     let traced = trace(&local, proto.frame(), f)?;
     let n_out = traced.jaxpr.outvars.len();
@@ -289,11 +383,18 @@ pub fn map(
     proto.out_axes = match out_axes.len() {
         1 => vec![out_axes[0]; n_out],
         n if n == n_out => out_axes.to_vec(),
-        n => bail!(ValueError, "{what} out_axes has {n} entries for {n_out} outputs"),
+        n => bail!(
+            ValueError,
+            "{what} out_axes has {n} entries for {n_out} outputs"
+        ),
     };
     for (o, &ax) in outs.iter().zip(&proto.out_axes) {
         if ax > o.shape.len() {
-            bail!(ValueError, "{what} out_axes {ax} is out of bounds for an output of rank {}", o.shape.len());
+            bail!(
+                ValueError,
+                "{what} out_axes {ax} is out of bounds for an output of rank {}",
+                o.shape.len()
+            );
         }
     }
     proto.in_axes.extend(traced.captured.iter().map(|_| None));

@@ -8,7 +8,7 @@
 //! check_vma=False) psum transposes to psum.
 
 use crate::error::Result;
-use crate::ir::{AxisSet, Aval};
+use crate::ir::{Aval, AxisSet};
 use crate::mesh::fmt_names;
 use crate::primitives::{AxisEnv, Prim};
 use crate::trace::{bind1, Value};
@@ -115,8 +115,12 @@ impl CollectiveKind {
             PsumInvariant { .. } => "psum_invariant",
             Pmax { .. } => "pmax",
             Pmin { .. } => "pmin",
-            AllGather { invariant: false, .. } => "all_gather",
-            AllGather { invariant: true, .. } => "all_gather_invariant",
+            AllGather {
+                invariant: false, ..
+            } => "all_gather",
+            AllGather {
+                invariant: true, ..
+            } => "all_gather_invariant",
             PsumScatter { .. } => "reduce_scatter",
             Ppermute { .. } => "ppermute",
             AllToAll { .. } => "all_to_all",
@@ -146,10 +150,19 @@ impl CollectiveKind {
             ],
             Ppermute { perm, .. } => {
                 let p: Vec<String> = perm.iter().map(|(a, b)| format!("({a}, {b})")).collect();
-                let perm = if p.len() == 1 { format!("({},)", p[0]) } else { format!("({})", p.join(", ")) };
+                let perm = if p.len() == 1 {
+                    format!("({},)", p[0])
+                } else {
+                    format!("({})", p.join(", "))
+                };
                 vec![("axis_name".into(), axes), ("perm".into(), perm)]
             }
-            AllToAll { split_axis, concat_axis, tiled, .. } => vec![
+            AllToAll {
+                split_axis,
+                concat_axis,
+                tiled,
+                ..
+            } => vec![
                 ("axis_name".into(), axes),
                 ("concat_axis".into(), concat_axis.to_string()),
                 ("split_axis".into(), split_axis.to_string()),
@@ -166,7 +179,11 @@ pub fn group_size(axes: &[String], env: &AxisEnv) -> Result<usize> {
     let mut n = 1;
     for (i, a) in axes.iter().enumerate() {
         if axes[..i].contains(a) {
-            bail!(ValueError, "axis name '{a}' appears twice in {}", fmt_names(axes));
+            bail!(
+                ValueError,
+                "axis name '{a}' appears twice in {}",
+                fmt_names(axes)
+            );
         }
         let size = env.sizes.get(a).ok_or_else(|| {
             let bound: Vec<String> = env.sizes.keys().cloned().collect();
@@ -195,7 +212,10 @@ pub fn check_perm(perm: &[(usize, usize)], n: usize) -> Result<()> {
     let mut dst = vec![false; n];
     for &(s, d) in perm {
         if s >= n || d >= n {
-            bail!(ValueError, "ppermute: pair ({s}, {d}) names a rank outside the group of size {n}");
+            bail!(
+                ValueError,
+                "ppermute: pair ({s}, {d}) names a rank outside the group of size {n}"
+            );
         }
         if std::mem::replace(&mut src[s], true) {
             bail!(ValueError, "ppermute sources and destinations must be unique, got {perm:?}: source {s} repeats");
@@ -213,7 +233,11 @@ pub fn out_shape(kind: &CollectiveKind, shape: &[usize], n: usize) -> Result<Vec
     let mut s = shape.to_vec();
     let check_dim = |d: usize, what: &str| -> Result<()> {
         if d >= shape.len() {
-            bail!(ValueError, "{}: {what} {d} is out of bounds for shape {shape:?}", kind.name());
+            bail!(
+                ValueError,
+                "{}: {what} {d} is out of bounds for shape {shape:?}",
+                kind.name()
+            );
         }
         Ok(())
     };
@@ -227,7 +251,10 @@ pub fn out_shape(kind: &CollectiveKind, shape: &[usize], n: usize) -> Result<Vec
                 s[*axis] *= n;
             } else {
                 if *axis > shape.len() {
-                    bail!(ValueError, "all_gather: axis {axis} is out of bounds for shape {shape:?}");
+                    bail!(
+                        ValueError,
+                        "all_gather: axis {axis} is out of bounds for shape {shape:?}"
+                    );
                 }
                 s.insert(*axis, n);
             }
@@ -246,7 +273,12 @@ pub fn out_shape(kind: &CollectiveKind, shape: &[usize], n: usize) -> Result<Vec
                 s.remove(*dim);
             }
         }
-        AllToAll { split_axis, concat_axis, tiled, .. } => {
+        AllToAll {
+            split_axis,
+            concat_axis,
+            tiled,
+            ..
+        } => {
             check_dim(*split_axis, "split_axis")?;
             if *tiled {
                 check_dim(*concat_axis, "concat_axis")?;
@@ -261,7 +293,10 @@ pub fn out_shape(kind: &CollectiveKind, shape: &[usize], n: usize) -> Result<Vec
                 }
                 s.remove(*split_axis);
                 if *concat_axis > s.len() {
-                    bail!(ValueError, "all_to_all: concat_axis {concat_axis} is out of bounds");
+                    bail!(
+                        ValueError,
+                        "all_to_all: concat_axis {concat_axis} is out of bounds"
+                    );
                 }
                 s.insert(*concat_axis, n);
             }
@@ -276,7 +311,11 @@ pub fn abstract_eval(kind: &CollectiveKind, ins: &[Aval], env: &AxisEnv) -> Resu
     let n = group_size(kind.axes(), env)?;
     let axes: AxisSet = kind.axes().iter().cloned().collect();
     let (shape, dtype, vma) = match kind {
-        AxisIndex { .. } => (vec![], crate::array::DType::I32, axes.intersection(&env.tracked).cloned().collect()),
+        AxisIndex { .. } => (
+            vec![],
+            crate::array::DType::I32,
+            axes.intersection(&env.tracked).cloned().collect(),
+        ),
         _ => {
             let x = &ins[0];
             let vma: AxisSet = match kind {
@@ -286,11 +325,18 @@ pub fn abstract_eval(kind: &CollectiveKind, ins: &[Aval], env: &AxisEnv) -> Resu
                     }
                     x.vma.difference(&axes).cloned().collect()
                 }
-                Psum { .. } | Pmax { .. } | Pmin { .. } | AllGather { invariant: true, .. } => {
-                    x.vma.difference(&axes).cloned().collect()
-                }
+                Psum { .. }
+                | Pmax { .. }
+                | Pmin { .. }
+                | AllGather {
+                    invariant: true, ..
+                } => x.vma.difference(&axes).cloned().collect(),
                 Pvary { .. } => x.vma.union(&axes).cloned().collect(),
-                _ => x.vma.union(&axes.intersection(&env.tracked).cloned().collect()).cloned().collect(),
+                _ => x
+                    .vma
+                    .union(&axes.intersection(&env.tracked).cloned().collect())
+                    .cloned()
+                    .collect(),
             };
             (out_shape(kind, &x.shape, n)?, x.dtype, vma)
         }
@@ -305,52 +351,119 @@ fn transpose_kind(kind: &CollectiveKind) -> Option<CollectiveKind> {
         Psum { axes } => Psum { axes },
         PsumInvariant { axes } => Pvary { axes },
         Pvary { axes } => PsumInvariant { axes },
-        AllGather { axes, axis, tiled, invariant: false } => PsumScatter { axes, dim: axis, tiled },
-        PsumScatter { axes, dim, tiled } => AllGather { axes, axis: dim, tiled, invariant: false },
-        Ppermute { axes, perm } => Ppermute { axes, perm: perm.iter().map(|&(s, d)| (d, s)).collect() },
-        AllToAll { axes, split_axis, concat_axis, tiled } => {
-            AllToAll { axes, split_axis: concat_axis, concat_axis: split_axis, tiled }
+        AllGather {
+            axes,
+            axis,
+            tiled,
+            invariant: false,
+        } => PsumScatter {
+            axes,
+            dim: axis,
+            tiled,
+        },
+        PsumScatter { axes, dim, tiled } => AllGather {
+            axes,
+            axis: dim,
+            tiled,
+            invariant: false,
+        },
+        Ppermute { axes, perm } => Ppermute {
+            axes,
+            perm: perm.iter().map(|&(s, d)| (d, s)).collect(),
+        },
+        AllToAll {
+            axes,
+            split_axis,
+            concat_axis,
+            tiled,
+        } => AllToAll {
+            axes,
+            split_axis: concat_axis,
+            concat_axis: split_axis,
+            tiled,
+        },
+        AllGather {
+            invariant: true, ..
         }
-        AllGather { invariant: true, .. } | Pmax { .. } | Pmin { .. } | AxisIndex { .. } => {
-            return None
-        }
+        | Pmax { .. }
+        | Pmin { .. }
+        | AxisIndex { .. } => return None,
     })
 }
 
 fn no_rule(kind: &CollectiveKind) -> crate::error::Error {
-    err!(NotImplementedError, "Differentiation rule for '{}' not implemented", kind.name())
+    err!(
+        NotImplementedError,
+        "Differentiation rule for '{}' not implemented",
+        kind.name()
+    )
 }
 
 /// Forward-mode rule: linear collectives apply themselves to the tangent.
 pub fn jvp(kind: &CollectiveKind, _p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
     match (kind, &t.first()) {
         (CollectiveKind::AxisIndex { .. }, _) => Ok(vec![None]),
-        (CollectiveKind::Pmax { .. } | CollectiveKind::Pmin { .. }, Some(Some(_))) => Err(no_rule(kind)),
-        (_, Some(Some(tx))) => Ok(vec![Some(bind1(Prim::Collective(kind.clone()), &[tx.clone()])?)]),
+        (CollectiveKind::Pmax { .. } | CollectiveKind::Pmin { .. }, Some(Some(_))) => {
+            Err(no_rule(kind))
+        }
+        (_, Some(Some(tx))) => Ok(vec![Some(bind1(
+            Prim::Collective(kind.clone()),
+            std::slice::from_ref(tx),
+        )?)]),
         _ => Ok(vec![None]),
     }
 }
 
 /// Reverse-mode rule: the transpose collective applied to the cotangent.
-pub fn vjp(kind: &CollectiveKind, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-    let Some(ct) = &cts[0] else { return Ok(vec![None; p.len()]) };
+pub fn vjp(
+    kind: &CollectiveKind,
+    p: &[Value],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>> {
+    let Some(ct) = &cts[0] else {
+        return Ok(vec![None; p.len()]);
+    };
     if p.is_empty() || p[0].dtype() != crate::array::DType::F32 {
         return Ok(vec![None; p.len()]);
     }
-    if let CollectiveKind::AllGather { axes, axis, tiled, invariant: true } = kind {
-        return Ok(vec![Some(own_block(ct, axes, *axis, *tiled, &p[0].shape())?)]);
+    if let CollectiveKind::AllGather {
+        axes,
+        axis,
+        tiled,
+        invariant: true,
+    } = kind
+    {
+        return Ok(vec![Some(own_block(
+            ct,
+            axes,
+            *axis,
+            *tiled,
+            &p[0].shape(),
+        )?)]);
     }
     let t = transpose_kind(kind).ok_or_else(|| no_rule(kind))?;
-    Ok(vec![Some(bind1(Prim::Collective(t), &[ct.clone()])?)])
+    Ok(vec![Some(bind1(
+        Prim::Collective(t),
+        std::slice::from_ref(ct),
+    )?)])
 }
 
 /// The transpose of an invariant all_gather: the cotangent is one value shared
 /// by the group, and each member's input contributed only its own block of it.
-fn own_block(ct: &Value, axes: &[String], axis: usize, tiled: bool, in_shape: &[usize]) -> Result<Value> {
+fn own_block(
+    ct: &Value,
+    axes: &[String],
+    axis: usize,
+    tiled: bool,
+    in_shape: &[usize],
+) -> Result<Value> {
     let idx = crate::ops::axis_index(axes)?;
     if tiled {
         let size = in_shape[axis];
-        let start = crate::ops::mul(&idx, &crate::ops::scalar(size as f64, crate::array::DType::I32))?;
+        let start = crate::ops::mul(
+            &idx,
+            &crate::ops::scalar(size as f64, crate::array::DType::I32),
+        )?;
         crate::ops::dynamic_slice_in_dim(ct, &start, size, axis as i64)
     } else {
         let block = crate::ops::dynamic_slice_in_dim(ct, &idx, 1, axis as i64)?;

@@ -16,16 +16,19 @@ struct Dims {
 
 fn dims(prim: &Prim) -> Result<Dims> {
     match prim {
-        Prim::DotGeneral { contracting, batch } => {
-            Ok(Dims { contracting: contracting.clone(), batch: batch.clone() })
-        }
+        Prim::DotGeneral { contracting, batch } => Ok(Dims {
+            contracting: contracting.clone(),
+            batch: batch.clone(),
+        }),
         _ => bail!(RuntimeError, "not dot_general: {}", prim.name()),
     }
 }
 
 /// The dimensions of an operand that are neither batch nor contracted, ascending.
 fn free(ndim: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> {
-    (0..ndim).filter(|d| !batch.contains(d) && !contracting.contains(d)).collect()
+    (0..ndim)
+        .filter(|d| !batch.contains(d) && !contracting.contains(d))
+        .collect()
 }
 
 /// Shape rule, with errors naming both shapes and the mismatched dimensions.
@@ -34,7 +37,10 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     let (x, y) = (&ins[0].shape, &ins[1].shape);
     let check = |a: &[usize], b: &[usize], what: &str| -> Result<()> {
         if a.len() != b.len() || a.iter().chain(b).any(|&i| i >= x.len().max(y.len())) {
-            bail!(TypeError, "dot_general: bad {what} dimensions {a:?} and {b:?} for shapes {x:?} and {y:?}");
+            bail!(
+                TypeError,
+                "dot_general: bad {what} dimensions {a:?} and {b:?} for shapes {x:?} and {y:?}"
+            );
         }
         for (&i, &j) in a.iter().zip(b) {
             if i >= x.len() || j >= y.len() || x[i] != y[j] {
@@ -50,9 +56,21 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     check(&d.contracting.0, &d.contracting.1, "contracting")?;
     check(&d.batch.0, &d.batch.1, "batch")?;
     let mut shape: Vec<usize> = d.batch.0.iter().map(|&i| x[i]).collect();
-    shape.extend(free(x.len(), &d.batch.0, &d.contracting.0).iter().map(|&i| x[i]));
-    shape.extend(free(y.len(), &d.batch.1, &d.contracting.1).iter().map(|&i| y[i]));
-    Ok(vec![Aval { shape, dtype: ins[0].dtype.promote(ins[1].dtype), vma: join_vma(ins) }])
+    shape.extend(
+        free(x.len(), &d.batch.0, &d.contracting.0)
+            .iter()
+            .map(|&i| x[i]),
+    );
+    shape.extend(
+        free(y.len(), &d.batch.1, &d.contracting.1)
+            .iter()
+            .map(|&i| y[i]),
+    );
+    Ok(vec![Aval {
+        shape,
+        dtype: ins[0].dtype.promote(ins[1].dtype),
+        vma: join_vma(ins),
+    }])
 }
 
 /// Implementation on arrays (the GEMM kernel lives in `array::matmul`).
@@ -68,7 +86,12 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
 
 fn bind_dims(prim: &Prim, x: &Value, y: &Value) -> Result<Value> {
     let d = dims(prim)?;
-    ops::dot_general(x, y, (&d.contracting.0, &d.contracting.1), (&d.batch.0, &d.batch.1))
+    ops::dot_general(
+        x,
+        y,
+        (&d.contracting.0, &d.contracting.1),
+        (&d.batch.0, &d.batch.1),
+    )
 }
 
 /// Forward-mode rule: bilinear, so d(x.y) = dx.y + x.dy.
@@ -99,7 +122,12 @@ fn transpose_side(
     let nb = mine.0.len();
     let other_free = free(other.ndim(), theirs.0, theirs.1);
     let ct_batch: Vec<usize> = (0..nb).collect();
-    let r = ops::dot_general(ct, other, (&ct_free_other, &other_free), (&ct_batch, theirs.0))?;
+    let r = ops::dot_general(
+        ct,
+        other,
+        (&ct_free_other, &other_free),
+        (&ct_batch, theirs.0),
+    )?;
     // r's dims: batch, then my free dims, then the other's contracting dims in
     // ascending order of the other's dimension index.
     let my_free = free(my_ndim, mine.0, mine.1);
@@ -113,7 +141,10 @@ fn transpose_side(
         perm[d] = nb + j;
     }
     for (k, &d) in mine.1.iter().enumerate() {
-        let r_k = sorted_theirs.iter().position(|&s| s == theirs.1[k]).unwrap_or(0);
+        let r_k = sorted_theirs
+            .iter()
+            .position(|&s| s == theirs.1[k])
+            .unwrap_or(0);
         perm[d] = nb + my_free.len() + r_k;
     }
     ops::transpose(&r, &perm)
@@ -121,7 +152,9 @@ fn transpose_side(
 
 /// Reverse-mode rule (the transpose of a bilinear map in each argument).
 pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-    let Some(ct) = &cts[0] else { return Ok(vec![None, None]) };
+    let Some(ct) = &cts[0] else {
+        return Ok(vec![None, None]);
+    };
     let d = dims(prim)?;
     let (x, y) = (&p[0], &p[1]);
     let nb = d.batch.0.len();

@@ -88,9 +88,8 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     let (shape, dtype) = match prim {
         Prim::Unary(op) => (ins[0].shape.clone(), unary_dtype(*op, ins[0].dtype)),
         Prim::Binary(op) => (
-            broadcast_shapes(&ins[0].shape, &ins[1].shape).map_err(|e| {
-                crate::err!(TypeError, "{}: {}", binary_name(*op), e.message)
-            })?,
+            broadcast_shapes(&ins[0].shape, &ins[1].shape)
+                .map_err(|e| crate::err!(TypeError, "{}: {}", binary_name(*op), e.message))?,
             binary_dtype(*op, ins[0].dtype, ins[1].dtype),
         ),
         Prim::IntegerPow(_) => (ins[0].shape.clone(), ins[0].dtype),
@@ -100,7 +99,11 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             (s, ins[1].dtype.promote(ins[2].dtype))
         }
         Prim::Convert(d) => (ins[0].shape.clone(), *d),
-        _ => bail!(RuntimeError, "not an elementwise primitive: {}", prim.name()),
+        _ => bail!(
+            RuntimeError,
+            "not an elementwise primitive: {}",
+            prim.name()
+        ),
     };
     Ok(vec![Aval { shape, dtype, vma }])
 }
@@ -113,7 +116,11 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::IntegerPow(n) => ins[0].integer_pow(*n)?,
         Prim::Select => Array::select(&ins[0], &ins[1], &ins[2])?,
         Prim::Convert(d) => ins[0].astype(*d),
-        _ => bail!(RuntimeError, "not an elementwise primitive: {}", prim.name()),
+        _ => bail!(
+            RuntimeError,
+            "not an elementwise primitive: {}",
+            prim.name()
+        ),
     };
     Ok(vec![out])
 }
@@ -196,7 +203,10 @@ fn binary_partials(
         Max | Min => (Some(balanced(x, y, out)?), Some(balanced(y, x, out)?)),
         Atan2 => {
             let denom = ops::add(&ops::integer_pow(x, 2)?, &ops::integer_pow(y, 2)?)?;
-            (Some(ops::div(y, &denom)?), Some(ops::neg(&ops::div(x, &denom)?)?))
+            (
+                Some(ops::div(y, &denom)?),
+                Some(ops::neg(&ops::div(x, &denom)?)?),
+            )
         }
         Rem => {
             let q = ops::unary(UnaryOp::Floor, &ops::div(x, y)?)?;
@@ -286,12 +296,18 @@ pub fn vjp(
     outs: &[Value],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>> {
-    let Some(ct) = &cts[0] else { return Ok(vec![None; p.len()]) };
+    let Some(ct) = &cts[0] else {
+        return Ok(vec![None; p.len()]);
+    };
     let out = &outs[0];
     let float_in = |i: usize| is_float(&p[i]);
     Ok(match prim {
         Prim::Unary(op) => {
-            vec![if float_in(0) { unary_deriv(*op, &p[0], out, ct)? } else { None }]
+            vec![if float_in(0) {
+                unary_deriv(*op, &p[0], out, ct)?
+            } else {
+                None
+            }]
         }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;

@@ -10,7 +10,7 @@
 use crate::array::{Array, DType};
 use crate::bail;
 use crate::error::Result;
-use crate::ir::{AxisSet, Aval, Jaxpr};
+use crate::ir::{Aval, AxisSet, Jaxpr};
 use crate::mesh::{fmt_names, Mesh};
 use crate::ops;
 use crate::primitives::Prim;
@@ -49,15 +49,27 @@ impl ShardMapParams {
             .cloned()
             .zip(self.mesh.shape().iter().copied())
             .collect();
-        let tracked = if self.check_vma { axes.iter().map(|(n, _)| n.clone()).collect() } else { AxisSet::new() };
+        let tracked = if self.check_vma {
+            axes.iter().map(|(n, _)| n.clone()).collect()
+        } else {
+            AxisSet::new()
+        };
         FrameAxes { axes, tracked }
     }
 
     /// The local (per-device) aval of an argument split by `spec`.
     pub fn local_aval(&self, global: &Aval, spec: &PartitionSpec) -> Result<Aval> {
         let shape = spec.shard_shape(&self.mesh, &global.shape)?;
-        let vma = if self.check_vma { spec_axes(spec) } else { AxisSet::new() };
-        Ok(Aval { shape, dtype: global.dtype, vma })
+        let vma = if self.check_vma {
+            spec_axes(spec)
+        } else {
+            AxisSet::new()
+        };
+        Ok(Aval {
+            shape,
+            dtype: global.dtype,
+            vma,
+        })
     }
 
     /// The global aval of a body output assembled by `spec`.
@@ -75,7 +87,11 @@ impl ShardMapParams {
     pub fn params(&self) -> Vec<(String, String)> {
         let specs = |s: &[PartitionSpec]| {
             let v: Vec<String> = s.iter().map(|p| p.to_string()).collect();
-            if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) }
+            if v.len() == 1 {
+                format!("({},)", v[0])
+            } else {
+                format!("({})", v.join(", "))
+            }
         };
         let mesh: Vec<String> = self
             .mesh
@@ -85,7 +101,10 @@ impl ShardMapParams {
             .map(|(n, s)| format!("'{n}': {s}"))
             .collect();
         vec![
-            ("check_vma".into(), if self.check_vma { "True" } else { "False" }.into()),
+            (
+                "check_vma".into(),
+                if self.check_vma { "True" } else { "False" }.into(),
+            ),
             ("in_specs".into(), specs(&self.in_specs)),
             ("mesh".into(), format!("Mesh({})", mesh.join(", "))),
             ("out_specs".into(), specs(&self.out_specs)),
@@ -95,7 +114,12 @@ impl ShardMapParams {
     /// Shape rule: global output shapes from the body's local ones.
     pub fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>> {
         if ins.len() != self.in_specs.len() {
-            bail!(TypeError, "shard_map got {} arguments for {} in_specs", ins.len(), self.in_specs.len());
+            bail!(
+                TypeError,
+                "shard_map got {} arguments for {} in_specs",
+                ins.len(),
+                self.in_specs.len()
+            );
         }
         self.body
             .out_avals()
@@ -105,7 +129,12 @@ impl ShardMapParams {
             .collect()
     }
 
-    fn with(&self, body: Jaxpr, in_specs: Vec<PartitionSpec>, out_specs: Vec<PartitionSpec>) -> Prim {
+    fn with(
+        &self,
+        body: Jaxpr,
+        in_specs: Vec<PartitionSpec>,
+        out_specs: Vec<PartitionSpec>,
+    ) -> Prim {
         Prim::ShardMap(Arc::new(ShardMapParams {
             mesh: self.mesh.clone(),
             in_specs,
@@ -118,11 +147,15 @@ impl ShardMapParams {
     /// Forward mode: a shard_map of the body's jvp over (primals, tangents).
     pub fn jvp(&self, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
         let in_avals = self.body.in_avals();
-        let fl: Vec<usize> = (0..p.len()).filter(|&i| p[i].dtype() == DType::F32).collect();
+        let fl: Vec<usize> = (0..p.len())
+            .filter(|&i| p[i].dtype() == DType::F32)
+            .collect();
         let mut avals = in_avals.clone();
         avals.extend(fl.iter().map(|&i| in_avals[i].clone()));
         let out_avals = self.body.out_avals();
-        let fo: Vec<usize> = (0..out_avals.len()).filter(|&i| out_avals[i].dtype == DType::F32).collect();
+        let fo: Vec<usize> = (0..out_avals.len())
+            .filter(|&i| out_avals[i].dtype == DType::F32)
+            .collect();
         let n = p.len();
         let body = &self.body;
         let new_body = trace(&avals, self.frame(), |args| {
@@ -146,7 +179,10 @@ impl ShardMapParams {
         let mut out_specs = self.out_specs.clone();
         out_specs.extend(fo.iter().map(|&i| self.out_specs[i].clone()));
         let mut args = p.to_vec();
-        args.extend(fl.iter().map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))));
+        args.extend(
+            fl.iter()
+                .map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))),
+        );
         let res = bind(self.with(new_body, in_specs, out_specs), &args)?;
         let mut touts = vec![None; out_avals.len()];
         for (k, &i) in fo.iter().enumerate() {
@@ -175,26 +211,41 @@ impl ShardMapParams {
             } else {
                 let unmapped: Vec<String> = self.unmapped(spec);
                 let reps = self.mesh.axes_size(&unmapped)?;
-                if reps > 1 { ops::div(&ct, &ops::scalar(reps as f64, ct.dtype()))? } else { ct }
+                if reps > 1 {
+                    ops::div(&ct, &ops::scalar(reps as f64, ct.dtype()))?
+                } else {
+                    ct
+                }
             };
             ct_args.push(ct);
         }
         let mut avals = self.body.in_avals();
         for (a, spec) in out_avals.iter().zip(&self.out_specs) {
-            let vma = if self.check_vma { spec_axes(spec) } else { AxisSet::new() };
+            let vma = if self.check_vma {
+                spec_axes(spec)
+            } else {
+                AxisSet::new()
+            };
             avals.push(a.with_vma(vma));
         }
         let body = &self.body;
         let check_vma = self.check_vma;
-        let unmapped_in: Vec<Vec<String>> = self.in_specs.iter().map(|s| self.unmapped(s)).collect();
+        let unmapped_in: Vec<Vec<String>> =
+            self.in_specs.iter().map(|s| self.unmapped(s)).collect();
         let in_avals = self.body.in_avals();
         let new_body = trace(&avals, self.frame(), |args| {
-            let (_, ct_ins) = vjp_jaxpr_eval(body, &args[..n], &args[n..].iter().cloned().map(Some).collect::<Vec<_>>())?;
+            let (_, ct_ins) = vjp_jaxpr_eval(
+                body,
+                &args[..n],
+                &args[n..].iter().cloned().map(Some).collect::<Vec<_>>(),
+            )?;
             ct_ins
                 .into_iter()
                 .enumerate()
                 .map(|(i, ct)| {
-                    let ct = ct.unwrap_or_else(|| Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype)));
+                    let ct = ct.unwrap_or_else(|| {
+                        Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype))
+                    });
                     if !check_vma && !unmapped_in[i].is_empty() && ct.dtype() == DType::F32 {
                         ops::psum(&ct, &unmapped_in[i])
                     } else {
@@ -212,14 +263,25 @@ impl ShardMapParams {
         Ok(res
             .into_iter()
             .zip(p)
-            .map(|(c, x)| if x.dtype() == DType::F32 { Some(c) } else { None })
+            .map(|(c, x)| {
+                if x.dtype() == DType::F32 {
+                    Some(c)
+                } else {
+                    None
+                }
+            })
             .collect())
     }
 
     /// The mesh axes a spec does not mention (over which the value is replicated).
     fn unmapped(&self, spec: &PartitionSpec) -> Vec<String> {
         let named = spec_axes(spec);
-        self.mesh.axis_names().iter().filter(|a| !named.contains(*a)).cloned().collect()
+        self.mesh
+            .axis_names()
+            .iter()
+            .filter(|a| !named.contains(*a))
+            .cloned()
+            .collect()
     }
 }
 
@@ -263,19 +325,45 @@ impl MapParams {
     /// The trace frame of the body.
     pub fn frame(&self) -> FrameAxes {
         FrameAxes {
-            axes: self.axis_name.iter().map(|n| (n.clone(), self.size)).collect(),
+            axes: self
+                .axis_name
+                .iter()
+                .map(|n| (n.clone(), self.size))
+                .collect(),
             tracked: AxisSet::new(),
         }
     }
 
     /// Parameters for the printer.
     pub fn params(&self) -> Vec<(String, String)> {
-        let ax = |v: Vec<String>| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
+        let ax = |v: Vec<String>| {
+            if v.len() == 1 {
+                format!("({},)", v[0])
+            } else {
+                format!("({})", v.join(", "))
+            }
+        };
         vec![
-            ("axis_name".into(), self.axis_name.clone().map(|n| fmt_names(&[n])).unwrap_or("None".into())),
+            (
+                "axis_name".into(),
+                self.axis_name
+                    .clone()
+                    .map(|n| fmt_names(&[n]))
+                    .unwrap_or("None".into()),
+            ),
             ("axis_size".into(), self.size.to_string()),
-            ("in_axes".into(), ax(self.in_axes.iter().map(|a| a.map(|x| x.to_string()).unwrap_or("None".into())).collect())),
-            ("out_axes".into(), ax(self.out_axes.iter().map(|a| a.to_string()).collect())),
+            (
+                "in_axes".into(),
+                ax(self
+                    .in_axes
+                    .iter()
+                    .map(|a| a.map(|x| x.to_string()).unwrap_or("None".into()))
+                    .collect()),
+            ),
+            (
+                "out_axes".into(),
+                ax(self.out_axes.iter().map(|a| a.to_string()).collect()),
+            ),
         ]
     }
 
@@ -288,7 +376,12 @@ impl MapParams {
             .map(|(a, &ax)| {
                 let mut s = a.shape.clone();
                 if ax > s.len() {
-                    bail!(ValueError, "{}: out_axes {ax} out of bounds for output of rank {}", self.kind.name(), s.len());
+                    bail!(
+                        ValueError,
+                        "{}: out_axes {ax} out of bounds for output of rank {}",
+                        self.kind.name(),
+                        s.len()
+                    );
                 }
                 s.insert(ax, self.size);
                 Ok(Aval::new(&s, a.dtype))
@@ -297,7 +390,14 @@ impl MapParams {
     }
 
     fn with(&self, body: Jaxpr, in_axes: Vec<Option<usize>>, out_axes: Vec<usize>) -> Prim {
-        Prim::Map(Arc::new(MapParams { kind: self.kind, axis_name: self.axis_name.clone(), size: self.size, in_axes, out_axes, body }))
+        Prim::Map(Arc::new(MapParams {
+            kind: self.kind,
+            axis_name: self.axis_name.clone(),
+            size: self.size,
+            in_axes,
+            out_axes,
+            body,
+        }))
     }
 
     /// Forward mode: a map of the body's jvp.
@@ -306,7 +406,9 @@ impl MapParams {
         let in_avals = self.body.in_avals();
         let fl: Vec<usize> = (0..n).filter(|&i| p[i].dtype() == DType::F32).collect();
         let out_avals = self.body.out_avals();
-        let fo: Vec<usize> = (0..out_avals.len()).filter(|&i| out_avals[i].dtype == DType::F32).collect();
+        let fo: Vec<usize> = (0..out_avals.len())
+            .filter(|&i| out_avals[i].dtype == DType::F32)
+            .collect();
         let mut avals = in_avals.clone();
         avals.extend(fl.iter().map(|&i| in_avals[i].clone()));
         let body = &self.body;
@@ -328,7 +430,10 @@ impl MapParams {
         let mut out_axes = self.out_axes.clone();
         out_axes.extend(fo.iter().map(|&i| self.out_axes[i]));
         let mut args = p.to_vec();
-        args.extend(fl.iter().map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))));
+        args.extend(
+            fl.iter()
+                .map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))),
+        );
         let res = bind(self.with(new_body, in_axes, out_axes), &args)?;
         let mut touts = vec![None; out_avals.len()];
         for (k, &i) in fo.iter().enumerate() {
@@ -352,7 +457,11 @@ impl MapParams {
             Ok(ct_ins
                 .into_iter()
                 .enumerate()
-                .map(|(i, c)| c.unwrap_or_else(|| Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype))))
+                .map(|(i, c)| {
+                    c.unwrap_or_else(|| {
+                        Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype))
+                    })
+                })
                 .collect())
         })?
         .jaxpr;

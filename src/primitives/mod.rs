@@ -179,7 +179,11 @@ impl Prim {
                 ("shape".into(), list(shape)),
             ],
             Prim::Concatenate(a) => vec![("dimension".into(), a.to_string())],
-            Prim::Slice { starts, limits, strides } => vec![
+            Prim::Slice {
+                starts,
+                limits,
+                strides,
+            } => vec![
                 ("start_indices".into(), list(starts)),
                 ("limit_indices".into(), list(limits)),
                 ("strides".into(), list(strides)),
@@ -237,7 +241,11 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
             Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) => {
-                crate::bail!(RuntimeError, "{} cannot run outside an evaluator", self.name())
+                crate::bail!(
+                    RuntimeError,
+                    "{} cannot run outside an evaluator",
+                    self.name()
+                )
             }
             _ => structural::apply(self, ins),
         }

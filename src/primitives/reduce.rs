@@ -21,7 +21,10 @@ pub fn reduce_name(op: ReduceOp) -> &'static str {
 }
 
 fn removed(shape: &[usize], axes: &[usize]) -> Vec<usize> {
-    (0..shape.len()).filter(|i| !axes.contains(i)).map(|i| shape[i]).collect()
+    (0..shape.len())
+        .filter(|i| !axes.contains(i))
+        .map(|i| shape[i])
+        .collect()
 }
 
 /// Shape rule.
@@ -30,10 +33,13 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     match prim {
         Prim::Reduce { op, axes } => {
             if let Some(&a) = axes.iter().find(|&&a| a >= x.shape.len()) {
-                bail!(ValueError, "reduction axis {a} out of range for shape {:?}", x.shape);
+                bail!(
+                    ValueError,
+                    "reduction axis {a} out of range for shape {:?}",
+                    x.shape
+                );
             }
-            if matches!(op, ReduceOp::Max | ReduceOp::Min)
-                && axes.iter().any(|&a| x.shape[a] == 0)
+            if matches!(op, ReduceOp::Max | ReduceOp::Min) && axes.iter().any(|&a| x.shape[a] == 0)
             {
                 bail!(
                     ValueError,
@@ -46,16 +52,28 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                 (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => DType::I32,
                 (_, d) => d,
             };
-            Ok(vec![Aval { shape: removed(&x.shape, axes), dtype, vma: x.vma.clone() }])
+            Ok(vec![Aval {
+                shape: removed(&x.shape, axes),
+                dtype,
+                vma: x.vma.clone(),
+            }])
         }
         Prim::ArgReduce { axis, .. } => {
             if *axis >= x.shape.len() {
-                bail!(ValueError, "axis {axis} out of range for shape {:?}", x.shape);
+                bail!(
+                    ValueError,
+                    "axis {axis} out of range for shape {:?}",
+                    x.shape
+                );
             }
             if x.shape[*axis] == 0 {
                 bail!(ValueError, "attempt to get argmax of an empty sequence");
             }
-            Ok(vec![Aval { shape: removed(&x.shape, &[*axis]), dtype: DType::I32, vma: x.vma.clone() }])
+            Ok(vec![Aval {
+                shape: removed(&x.shape, &[*axis]),
+                dtype: DType::I32,
+                vma: x.vma.clone(),
+            }])
         }
         _ => bail!(RuntimeError, "not a reduction: {}", prim.name()),
     }
@@ -87,7 +105,11 @@ fn routing(op: ReduceOp, x: &Value, out: &Value, axes: &[usize]) -> Result<Optio
         ReduceOp::Sum => None,
         ReduceOp::Max | ReduceOp::Min => {
             let hit = ops::convert(&ops::equal(x, &unreduce(out, &shape, axes)?)?, f)?;
-            let count = ops::sum(&hit, Some(&axes.iter().map(|&a| a as i64).collect::<Vec<_>>()), false)?;
+            let count = ops::sum(
+                &hit,
+                Some(&axes.iter().map(|&a| a as i64).collect::<Vec<_>>()),
+                false,
+            )?;
             Some(ops::div(&hit, &unreduce(&count, &shape, axes)?)?)
         }
         ReduceOp::Prod => Some(ops::div(&unreduce(out, &shape, axes)?, x)?),
@@ -102,7 +124,9 @@ pub fn jvp(
     t: &[Option<Value>],
     outs: &[Value],
 ) -> Result<Vec<Option<Value>>> {
-    let (Prim::Reduce { op, axes }, Some(g)) = (prim, &t[0]) else { return Ok(vec![None]) };
+    let (Prim::Reduce { op, axes }, Some(g)) = (prim, &t[0]) else {
+        return Ok(vec![None]);
+    };
     if p[0].dtype() != DType::F32 || matches!(op, ReduceOp::Any | ReduceOp::All) {
         return Ok(vec![None]);
     }
@@ -121,7 +145,9 @@ pub fn vjp(
     outs: &[Value],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>> {
-    let (Prim::Reduce { op, axes }, Some(ct)) = (prim, &cts[0]) else { return Ok(vec![None]) };
+    let (Prim::Reduce { op, axes }, Some(ct)) = (prim, &cts[0]) else {
+        return Ok(vec![None]);
+    };
     if p[0].dtype() != DType::F32 || matches!(op, ReduceOp::Any | ReduceOp::All) {
         return Ok(vec![None]);
     }

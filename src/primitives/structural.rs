@@ -60,7 +60,10 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         Prim::Concatenate(axis) => {
             let mut out = s.clone();
             if *axis >= s.len() {
-                bail!(ValueError, "concatenate: axis {axis} out of bounds for shape {s:?}");
+                bail!(
+                    ValueError,
+                    "concatenate: axis {axis} out of bounds for shape {s:?}"
+                );
             }
             out[*axis] = 0;
             for a in ins {
@@ -79,14 +82,25 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             }
             out
         }
-        Prim::Slice { starts, limits, strides } => {
+        Prim::Slice {
+            starts,
+            limits,
+            strides,
+        } => {
             same_rank("slice", starts, s)?;
             same_rank("slice", limits, s)?;
             same_rank("slice", strides, s)?;
             (0..s.len())
                 .map(|d| {
                     if starts[d] > limits[d] || limits[d] > s[d] || strides[d] == 0 {
-                        bail!(IndexError, "slice [{}:{}:{}] out of bounds for dimension {d} of size {}", starts[d], limits[d], strides[d], s[d]);
+                        bail!(
+                            IndexError,
+                            "slice [{}:{}:{}] out of bounds for dimension {d} of size {}",
+                            starts[d],
+                            limits[d],
+                            strides[d],
+                            s[d]
+                        );
                     }
                     Ok((limits[d] - starts[d]).div_ceil(strides[d]))
                 })
@@ -95,17 +109,30 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         Prim::DynamicSlice(sizes) => {
             same_rank("dynamic_slice", sizes, s)?;
             if ins.len() != s.len() + 1 {
-                bail!(TypeError, "dynamic_slice: {} start indices for rank {}", ins.len() - 1, s.len());
+                bail!(
+                    TypeError,
+                    "dynamic_slice: {} start indices for rank {}",
+                    ins.len() - 1,
+                    s.len()
+                );
             }
             if let Some(d) = (0..s.len()).find(|&d| sizes[d] > s[d]) {
-                bail!(TypeError, "dynamic_slice: slice size {} larger than dimension {d} of size {}", sizes[d], s[d]);
+                bail!(
+                    TypeError,
+                    "dynamic_slice: slice size {} larger than dimension {d} of size {}",
+                    sizes[d],
+                    s[d]
+                );
             }
             sizes.clone()
         }
         Prim::DynamicUpdateSlice => {
             let u = &ins[1].shape;
             if u.len() != s.len() || (0..s.len()).any(|d| u[d] > s[d]) {
-                bail!(TypeError, "dynamic_update_slice: update shape {u:?} does not fit in operand shape {s:?}");
+                bail!(
+                    TypeError,
+                    "dynamic_update_slice: update shape {u:?} does not fit in operand shape {s:?}"
+                );
             }
             s.clone()
         }
@@ -116,13 +143,19 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         }
         Prim::Rev(axes) => {
             if axes.iter().any(|&a| a >= s.len()) {
-                bail!(ValueError, "rev: axes {axes:?} out of bounds for shape {s:?}");
+                bail!(
+                    ValueError,
+                    "rev: axes {axes:?} out of bounds for shape {s:?}"
+                );
             }
             s.clone()
         }
         Prim::Take(axis) => {
             if *axis >= s.len() {
-                bail!(ValueError, "take: axis {axis} out of bounds for shape {s:?}");
+                bail!(
+                    ValueError,
+                    "take: axis {axis} out of bounds for shape {s:?}"
+                );
             }
             let mut out = s[..*axis].to_vec();
             out.extend_from_slice(&ins[1].shape);
@@ -131,9 +164,16 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         }
         Prim::ScatterAdd { axis, shape } => {
             if *axis >= shape.len() {
-                bail!(ValueError, "scatter-add: axis {axis} out of bounds for {shape:?}");
+                bail!(
+                    ValueError,
+                    "scatter-add: axis {axis} out of bounds for {shape:?}"
+                );
             }
-            return Ok(vec![Aval { shape: shape.clone(), dtype: ins[1].dtype, vma: join_vma(ins) }]);
+            return Ok(vec![Aval {
+                shape: shape.clone(),
+                dtype: ins[1].dtype,
+                vma: join_vma(ins),
+            }]);
         }
         _ => bail!(RuntimeError, "not a structural primitive: {}", prim.name()),
     };
@@ -141,7 +181,11 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         Prim::Concatenate(_) => ins.iter().map(|a| a.dtype).max().unwrap_or(x.dtype),
         _ => x.dtype,
     };
-    Ok(vec![Aval { shape, dtype, vma: join_vma(ins) }])
+    Ok(vec![Aval {
+        shape,
+        dtype,
+        vma: join_vma(ins),
+    }])
 }
 
 fn starts_of(ins: &[Array]) -> Result<Vec<i64>> {
@@ -156,7 +200,11 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::Transpose(p) => x.transpose(p)?,
         Prim::BroadcastInDim { shape, dims } => x.broadcast_in_dim(shape, dims)?,
         Prim::Concatenate(axis) => Array::concatenate(ins, *axis)?,
-        Prim::Slice { starts, limits, strides } => x.slice(starts, limits, Some(strides))?,
+        Prim::Slice {
+            starts,
+            limits,
+            strides,
+        } => x.slice(starts, limits, Some(strides))?,
         Prim::DynamicSlice(sizes) => x.dynamic_slice(&starts_of(&ins[1..])?, sizes)?,
         Prim::DynamicUpdateSlice => x.dynamic_update_slice(&ins[1], &starts_of(&ins[2..])?)?,
         Prim::Pad { lo, hi } => x.pad(lo, hi, 0.0)?,
@@ -214,7 +262,9 @@ pub fn jvp(prim: &Prim, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<V
 
 /// Reverse-mode rule: the adjoint data movement.
 pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-    let Some(ct) = &cts[0] else { return Ok(vec![None; p.len()]) };
+    let Some(ct) = &cts[0] else {
+        return Ok(vec![None; p.len()]);
+    };
     let x = &p[0];
     let xs = x.shape();
     let float = |v: &Value| v.dtype() == DType::F32;
@@ -254,9 +304,16 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
                 }
             }
         }
-        Prim::Slice { starts, limits, strides } => {
+        Prim::Slice {
+            starts,
+            limits,
+            strides,
+        } => {
             if strides.iter().any(|&s| s != 1) {
-                bail!(NotImplementedError, "not supported by shardlab yet: gradient of a strided slice");
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: gradient of a strided slice"
+                );
             }
             let hi: Vec<usize> = (0..xs.len()).map(|d| xs[d] - limits[d]).collect();
             out[0] = Some(ops::pad(ct, starts, &hi)?);
@@ -278,7 +335,10 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
         Prim::Rev(axes) => out[0] = Some(ops::rev(ct, axes)?),
         Prim::Take(axis) => {
             out[0] = Some(bind1(
-                Prim::ScatterAdd { axis: *axis, shape: xs.clone() },
+                Prim::ScatterAdd {
+                    axis: *axis,
+                    shape: xs.clone(),
+                },
                 &[p[1].clone(), ct.clone()],
             )?);
         }

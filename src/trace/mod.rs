@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use crate::array::Array;
 use crate::bail;
 use crate::error::Result;
-use crate::ir::{Atom, AxisSet, Aval, Eqn, Jaxpr, Var};
+use crate::ir::{Atom, Aval, AxisSet, Eqn, Jaxpr, Var};
 use crate::primitives::{AxisEnv, CollectiveKind, Prim};
 
 /// A value flowing through a program: concrete data or a traced variable.
@@ -150,18 +150,28 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         return crate::exec::apply_eager(&prim, &arrays)
             .map(|outs| outs.into_iter().map(Value::Concrete).collect());
     }
-    let inputs = if prim.joins_vma() { insert_pvary(inputs)? } else { inputs.to_vec() };
+    let inputs = if prim.joins_vma() {
+        insert_pvary(inputs)?
+    } else {
+        inputs.to_vec()
+    };
     let env = axis_env();
     STACK.with(|s| {
         let mut stack = s.borrow_mut();
         let level = stack.len() - 1;
-        let atoms: Vec<Atom> =
-            inputs.iter().map(|v| to_atom(&mut stack, level, v)).collect::<Result<_>>()?;
+        let atoms: Vec<Atom> = inputs
+            .iter()
+            .map(|v| to_atom(&mut stack, level, v))
+            .collect::<Result<_>>()?;
         let in_avals: Vec<Aval> = inputs.iter().map(|v| v.aval()).collect();
         let out_avals = prim.abstract_eval(&in_avals, &env)?;
         let frame = &mut stack[level];
         let outputs: Vec<Var> = out_avals.iter().map(|a| frame.new_var(a.clone())).collect();
-        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outputs.clone() });
+        frame.eqns.push(Eqn {
+            prim,
+            inputs: atoms,
+            outputs: outputs.clone(),
+        });
         Ok(outputs
             .into_iter()
             .zip(out_avals)
@@ -193,7 +203,10 @@ fn insert_pvary(inputs: &[Value]) -> Result<Vec<Value>> {
             if missing.is_empty() {
                 Ok(v.clone())
             } else {
-                bind1(Prim::Collective(CollectiveKind::Pvary { axes: missing }), &[v.clone()])
+                bind1(
+                    Prim::Collective(CollectiveKind::Pvary { axes: missing }),
+                    std::slice::from_ref(v),
+                )
             }
         })
         .collect()
@@ -269,15 +282,21 @@ where
             .map(|a| {
                 let var = frame.new_var(a.clone());
                 frame.invars.push(var);
-                Value::Traced(Tracer { level, var, aval: a.clone() })
+                Value::Traced(Tracer {
+                    level,
+                    var,
+                    aval: a.clone(),
+                })
             })
             .collect()
     });
     let outs = f(&args)?;
     STACK.with(|s| {
         let mut stack = s.borrow_mut();
-        let outvars: Vec<Atom> =
-            outs.iter().map(|v| to_atom(&mut stack, level, v)).collect::<Result<_>>()?;
+        let outvars: Vec<Atom> = outs
+            .iter()
+            .map(|v| to_atom(&mut stack, level, v))
+            .collect::<Result<_>>()?;
         let frame = &mut stack[level];
         let mut invars = std::mem::take(&mut frame.invars);
         let mut order: Vec<(&(usize, Var), &Var)> = frame.captured_index.iter().collect();

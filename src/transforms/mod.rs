@@ -32,7 +32,10 @@ fn match_vma(v: Value, aval: &Aval) -> Result<Value> {
     if missing.is_empty() || !crate::trace::tracing() {
         return Ok(v);
     }
-    bind1(Prim::Collective(CollectiveKind::Pvary { axes: missing }), &[v])
+    bind1(
+        Prim::Collective(CollectiveKind::Pvary { axes: missing }),
+        &[v],
+    )
 }
 
 /// Runs `jaxpr` on `primals` and pushes `tangents` (None = zero) forward.
@@ -164,7 +167,12 @@ where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
     if primals.len() != tangents.len() {
-        bail!(TypeError, "jvp: {} primals but {} tangents", primals.len(), tangents.len());
+        bail!(
+            TypeError,
+            "jvp: {} primals but {} tangents",
+            primals.len(),
+            tangents.len()
+        );
     }
     for (i, (p, t)) in primals.iter().zip(tangents).enumerate() {
         if p.shape() != t.shape() {
@@ -181,7 +189,11 @@ where
     let mut ts: Vec<Option<Value>> = tangents.iter().cloned().map(Some).collect();
     ts.extend(traced.captured.iter().map(|_| None));
     let (outs, touts) = jvp_jaxpr_eval(&traced.jaxpr, &with_captured(primals, &traced), &ts)?;
-    let touts = touts.into_iter().zip(&outs).map(|(t, o)| t.unwrap_or_else(|| ops::zeros_like(o))).collect();
+    let touts = touts
+        .into_iter()
+        .zip(&outs)
+        .map(|(t, o)| t.unwrap_or_else(|| ops::zeros_like(o)))
+        .collect();
     Ok((outs, touts))
 }
 
@@ -197,7 +209,12 @@ impl Pullback {
     pub fn call(&self, cts: &[Value]) -> Result<Vec<Value>> {
         let outs = self.jaxpr.out_avals();
         if cts.len() != outs.len() {
-            bail!(TypeError, "vjp function takes {} cotangents, got {}", outs.len(), cts.len());
+            bail!(
+                TypeError,
+                "vjp function takes {} cotangents, got {}",
+                outs.len(),
+                cts.len()
+            );
         }
         for (i, (c, o)) in cts.iter().zip(&outs).enumerate() {
             if c.shape() != o.shape {
@@ -229,19 +246,34 @@ where
     let traced = trace_fn(f, primals)?;
     let all = with_captured(primals, &traced);
     let outs = crate::trace::eval_jaxpr(&traced.jaxpr, &all)?;
-    Ok((outs, Pullback { jaxpr: traced.jaxpr, primals: all, n_args: primals.len() }))
+    Ok((
+        outs,
+        Pullback {
+            jaxpr: traced.jaxpr,
+            primals: all,
+            n_args: primals.len(),
+        },
+    ))
 }
 
 /// `jax.value_and_grad(f, argnums)(*args)`: `f` returns the scalar loss
 /// followed by any auxiliary outputs. Returns (loss and aux outputs, the
 /// gradients of the loss with respect to `args[argnums]`).
-pub fn value_and_grad<F>(f: F, args: &[Value], argnums: &[usize]) -> Result<(Vec<Value>, Vec<Value>)>
+pub fn value_and_grad<F>(
+    f: F,
+    args: &[Value],
+    argnums: &[usize],
+) -> Result<(Vec<Value>, Vec<Value>)>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
     for &i in argnums {
         let Some(a) = args.get(i) else {
-            bail!(ValueError, "argnums {i} is out of range for a function of {} positional arguments", args.len());
+            bail!(
+                ValueError,
+                "argnums {i} is out of range for a function of {} positional arguments",
+                args.len()
+            );
         };
         if a.dtype() != DType::F32 {
             bail!(
@@ -278,7 +310,11 @@ where
     let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
     let grads = argnums
         .iter()
-        .map(|&i| in_cts[i].clone().unwrap_or_else(|| ops::zeros_like(&args[i])))
+        .map(|&i| {
+            in_cts[i]
+                .clone()
+                .unwrap_or_else(|| ops::zeros_like(&args[i]))
+        })
         .collect();
     Ok((outs, grads))
 }

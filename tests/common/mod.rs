@@ -123,7 +123,7 @@ pub fn parse_spec(text: &str) -> PartitionSpec {
 
 /// Parses `'x'` or `('x', 'y')` into axis names.
 pub fn parse_names(text: &str) -> Vec<String> {
-    text.split(|c: char| c == ',' || c == '(' || c == ')')
+    text.split([',', '(', ')'])
         .map(|s| s.trim().trim_matches('\'').to_string())
         .filter(|s| !s.is_empty())
         .collect()
