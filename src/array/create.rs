@@ -18,7 +18,16 @@ impl Array {
                 "arange: start {start}, stop {stop} and step {step} must be finite and step nonzero"
             );
         }
-        let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        let count = ((stop - start) / step).ceil().max(0.0);
+        // An int32 length bounds what JAX (x64 off) can build, and keeps a
+        // huge range from exhausting memory.
+        if count > i32::MAX as f64 {
+            bail!(
+                ValueError,
+                "arange: start {start}, stop {stop}, step {step} would give {count} elements, more than an array can hold"
+            );
+        }
+        let n = count as usize;
         match dtype {
             DType::F32 => {
                 let a0 = start as f32;
@@ -133,6 +142,7 @@ mod tests {
         );
         assert_eq!(Array::arange(3.0, 1.0, 1.0, DType::F32).unwrap().size(), 0);
         assert!(Array::arange(0.0, 1.0, 0.0, DType::F32).is_err());
+        assert!(Array::arange(0.0, 1e30, 1.0, DType::F32).is_err());
     }
 
     #[test]

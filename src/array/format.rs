@@ -298,7 +298,7 @@ impl Layout<'_> {
             return (self.word)(offset);
         }
         let next_indent = format!("{indent} ");
-        let next_width = width - 1;
+        let next_width = width.saturating_sub(1);
         let n = self.shape[axis];
         let show_summary = self.summarise && 2 * EDGE_ITEMS < n;
         let (leading, trailing) = if show_summary {
@@ -310,7 +310,7 @@ impl Layout<'_> {
         let axes_left = self.shape.len() - axis;
         let mut s = String::new();
         if axes_left == 1 {
-            let elem_width = width - self.separator.trim_end().len().max(1);
+            let elem_width = width.saturating_sub(self.separator.trim_end().len().max(1));
             let mut line = indent.to_string();
             for i in 0..leading {
                 let w = self.recurse(axis + 1, at(i), &next_indent, next_width);
