@@ -333,6 +333,43 @@ fn empty_axes_leave_operands_unchanged_except_pmean() {
     assert_eq!(mean[1].f32_data().unwrap(), &[1.0, 3.0]);
 }
 
+#[test]
+fn collectives_take_the_documented_number_of_barriers() {
+    // Slots of 2 x 600 words, 4 devices over 'x'.
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let f = fabric(4, 1200);
+    let shared = f.clone();
+    let axes = names(&["x"]);
+    let counts = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        let mut counts = vec![];
+        let mut count = |r: Result<Array>| -> Result<()> {
+            r?;
+            counts.push(shared.epoch(position));
+            Ok(())
+        };
+        let small = Array::zeros(&[500], DType::F32);
+        let large = Array::zeros(&[2000], DType::F32);
+        count(collectives::psum(&ctx, &small, &axes))?; // one exchange: 1
+                                                        // 2000 words in pieces of 480 (480 + 120 fill a 600-word half): 5 + 1.
+        count(collectives::psum(&ctx, &large, &axes))?;
+        count(collectives::all_gather(&ctx, &small, &axes, 0, false))?; // 1
+        count(collectives::all_gather(&ctx, &large, &axes, 0, true))?; // 2000 / 600 -> 4
+        count(collectives::psum_scatter(&ctx, &large, &axes, 0, true))?; // 4 parts of 500 in pieces of 150: 4
+        count(collectives::axis_index(&mesh, position, &axes))?; // 0
+        count(collectives::pmax(&ctx, &small, &[]))?; // 0
+        Ok(counts)
+    })
+    .unwrap();
+    for c in counts {
+        assert_eq!(c, vec![1, 7, 8, 12, 16, 16, 16]);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Threads against lockstep, bit for bit, on random input.
 

@@ -14,6 +14,17 @@
 //!
 //! Empty `axes` name a group of one: as in JAX every collective then returns
 //! its operand unchanged, except `pmean`, which still divides (by 1).
+//!
+//! # Barriers
+//!
+//! Consecutive collectives need no barrier between them (the slot halves
+//! alternate, see [`crate::fabric`]). With `K` the number of pieces an
+//! operand is cut into to fit half a slot (1 when it fits):
+//! - `psum`, `pmax`, `pmin`, `pmean`: 1 barrier up to
+//!   [`SMALL_ALLREDUCE_WORDS`] words, otherwise `K + 1` (reduce-scatter and
+//!   all-gather overlap, one piece apart);
+//! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`;
+//! - `axis_index`, groups of one, empty arrays: none.
 
 mod exchange;
 mod layout;
