@@ -5,17 +5,62 @@
 //! both consumes the piece the others wrote in the previous epoch and writes
 //! its next piece, so `K` pieces cost `K` barriers, not `2K`.
 
+use super::layout::{array_words, BLOCK};
 use super::reduce::{fold, ReduceOp};
 use super::DeviceCtx;
-use crate::array::DType;
+use crate::array::{Array, DType};
 use crate::err;
 use crate::error::Result;
-use crate::fabric::{half_offset, half_words};
+use crate::fabric::{half_offset, half_words, Fabric};
 
 /// Reductions of at most this many words per device skip the reduce-scatter:
 /// every member folds the whole array itself after a single barrier. For
 /// such sizes a second barrier costs far more than the redundant additions.
 pub const SMALL_ALLREDUCE_WORDS: usize = 1024;
+
+/// What a device sends: words, or an array whose words are produced block by
+/// block on their way into the slot, which spares a copy of the whole array.
+#[derive(Clone, Copy)]
+pub(crate) enum Words<'a> {
+    /// Words ready to send.
+    Slice(&'a [u32]),
+    /// An array's elements as [`Array::to_words`] gives them.
+    Array(&'a Array),
+}
+
+impl Words<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Words::Slice(w) => w.len(),
+            Words::Array(x) => x.size(),
+        }
+    }
+
+    /// Writes words `start..start + len` into `device`'s slot at `offset`.
+    fn write(&self, fabric: &dyn Fabric, device: usize, offset: usize, start: usize, len: usize) {
+        match *self {
+            Words::Slice(w) => fabric.write(device, offset, &w[start..start + len]),
+            Words::Array(x) => {
+                let mut block = [0u32; BLOCK];
+                for s in (0..len).step_by(BLOCK) {
+                    let block = &mut block[..BLOCK.min(len - s)];
+                    array_words(x, start + s, block);
+                    fabric.write(device, offset + s, block);
+                }
+            }
+        }
+    }
+
+    /// Words `start..start + len`.
+    fn range(&self, start: usize, len: usize) -> Vec<u32> {
+        let mut out = vec![0u32; len];
+        match *self {
+            Words::Slice(w) => out.copy_from_slice(&w[start..start + len]),
+            Words::Array(x) => array_words(x, start, &mut out),
+        }
+        out
+    }
+}
 
 fn too_small(ctx: &DeviceCtx, what: &str, need: usize) -> crate::error::Error {
     err!(
@@ -41,7 +86,7 @@ pub(crate) fn transfer(
     ctx: &DeviceCtx,
     what: &str,
     group_size: usize,
-    send: Option<&[u32]>,
+    send: Option<Words>,
     chunks: usize,
     chunk_words: usize,
     sources: &[usize],
@@ -53,8 +98,9 @@ pub(crate) fn transfer(
     }
     if group_size == 1 {
         if let Some(send) = send {
+            let words = send.range(chunk * chunk_words, chunk_words);
             for i in 0..sources.len() {
-                consume(i, 0, &send[chunk * chunk_words..(chunk + 1) * chunk_words]);
+                consume(i, 0, &words);
             }
         }
         return Ok(());
@@ -85,8 +131,7 @@ pub(crate) fn transfer(
             if let Some(send) = send {
                 let base = half_offset(fabric, epoch);
                 for j in 0..chunks {
-                    let from = j * chunk_words + start;
-                    fabric.write(me, base + j * len, &send[from..from + len]);
+                    send.write(fabric, me, base + j * len, j * chunk_words + start, len);
                 }
             }
             fabric.barrier(me, what)?;
@@ -107,17 +152,17 @@ pub(crate) fn all_reduce(
     dtype: DType,
     members: &[usize],
     rank: usize,
-    words: &[u32],
+    words: Words,
 ) -> Result<Vec<u32>> {
     let (fabric, me) = (ctx.fabric, ctx.position);
     let (n, p) = (words.len(), members.len());
     if n == 0 || p == 1 {
-        return Ok(words.to_vec());
+        return Ok(words.range(0, n));
     }
     let half = half_words(fabric);
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
         let e0 = fabric.epoch(me);
-        fabric.write(me, half_offset(fabric, e0), words);
+        words.write(fabric, me, half_offset(fabric, e0), 0, n);
         fabric.barrier(me, what)?;
         let base = half_offset(fabric, e0);
         let mut acc = vec![0u32; n];
@@ -174,7 +219,7 @@ pub(crate) fn all_reduce(
         }
         if t < pieces {
             let (start, end) = piece(t);
-            fabric.write(me, write_base + share_cap, &words[start..end]);
+            words.write(fabric, me, write_base + share_cap, start, end - start);
         }
         if t <= pieces {
             fabric.barrier(me, what)?;

@@ -14,6 +14,17 @@
 //!
 //! Empty `axes` name a group of one: as in JAX every collective then returns
 //! its operand unchanged, except `pmean`, which still divides (by 1).
+//!
+//! # Barriers
+//!
+//! Consecutive collectives need no barrier between them (the slot halves
+//! alternate, see [`crate::fabric`]). With `K` the number of pieces an
+//! operand is cut into to fit half a slot (1 when it fits):
+//! - `psum`, `pmax`, `pmin`, `pmean`: 1 barrier up to
+//!   [`SMALL_ALLREDUCE_WORDS`] words, otherwise `K + 1` (reduce-scatter and
+//!   all-gather overlap, one piece apart);
+//! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`;
+//! - `axis_index`, groups of one, empty arrays: none.
 
 mod exchange;
 mod layout;
@@ -29,7 +40,7 @@ use crate::error::Result;
 use crate::fabric::Fabric;
 use crate::mesh::{fmt_names, Mesh};
 
-use exchange::{all_reduce, transfer};
+use exchange::{all_reduce, transfer, Words};
 use layout::{
     all_to_all_plan, gather_plan, group_of, in_mesh_order, perm_sources, place, scatter_plan,
     split_pieces,
@@ -127,7 +138,7 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
         return Ok(x.clone());
     }
     let what = describe(op.name(), axes);
-    let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, &x.to_words())?;
+    let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, Words::Array(x))?;
     Array::from_words(x.shape(), op.result_dtype(x.dtype()), &words)
 }
 
@@ -136,11 +147,18 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
 pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let (members, rank) = ctx.group(axes)?;
     let what = describe("pmean", axes);
-    let words = x.to_words();
     let sum = if axes.is_empty() {
-        words
+        x.to_words()
     } else {
-        all_reduce(ctx, &what, ReduceOp::Sum, x.dtype(), &members, rank, &words)?
+        all_reduce(
+            ctx,
+            &what,
+            ReduceOp::Sum,
+            x.dtype(),
+            &members,
+            rank,
+            Words::Array(x),
+        )?
     };
     let mean = reduce::mean_words(&sum, x.dtype(), members.len());
     Array::from_words(x.shape(), DType::F32, &mean)
@@ -162,15 +180,14 @@ pub fn all_gather(
         return Ok(x.clone());
     }
     let plan = gather_plan(x.shape(), p, axis, tiled)?;
-    let words = x.to_words();
-    let mut out = vec![0u32; words.len() * p];
+    let mut out = vec![0u32; x.size() * p];
     transfer(
         ctx,
         &describe("all_gather", axes),
         p,
-        Some(&words),
+        Some(Words::Array(x)),
         1,
-        words.len(),
+        x.size(),
         &members,
         0,
         |r, start, data| place(&mut out, &plan, p, r, start, data),
@@ -203,7 +220,7 @@ pub fn psum_scatter(
         ctx,
         &describe("psum_scatter", axes),
         p,
-        Some(&pieces),
+        Some(Words::Slice(&pieces)),
         p,
         c,
         &members,
@@ -239,17 +256,16 @@ pub fn ppermute(
     let (members, rank) = ctx.group(&in_mesh_order(ctx.mesh, axes))?;
     let p = members.len();
     let source_of = perm_sources(perm, p)?;
-    let words = x.to_words();
     let sends = perm.iter().any(|&(src, _)| src == rank);
     let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
-    let mut out = vec![0u32; words.len()];
+    let mut out = vec![0u32; x.size()];
     transfer(
         ctx,
         &describe("ppermute", axes),
         p,
-        sends.then_some(&words[..]),
+        sends.then_some(Words::Array(x)),
         1,
-        words.len(),
+        x.size(),
         &sources,
         0,
         |_, start, data| out[start..start + data.len()].copy_from_slice(data),
@@ -283,7 +299,7 @@ pub fn all_to_all(
         ctx,
         &describe("all_to_all", axes),
         p,
-        Some(&pieces),
+        Some(Words::Slice(&pieces)),
         p,
         c,
         &members,
