@@ -31,13 +31,21 @@ fn axes(names: &[&str]) -> Vec<String> {
 fn main() -> Result<()> {
     let arange = |shape: &[usize]| -> Result<Value> {
         let n = shape.iter().product::<usize>();
-        Ok(Value::Concrete(Array::from_f32(shape, (0..n).map(|i| i as f32).collect())?))
+        Ok(Value::Concrete(Array::from_f32(
+            shape,
+            (0..n).map(|i| i as f32).collect(),
+        )?))
     };
 
     // psum of per-device sums on 8 devices: every device ends with 120.
     let mesh = Mesh::new(&["data"], &[8])?;
     let total = ops::shard_map(
-        Box::new(|a| Ok(vec![ops::psum(&ops::sum(&a[0], None, false)?, &axes(&["data"]))?])),
+        Box::new(|a| {
+            Ok(vec![ops::psum(
+                &ops::sum(&a[0], None, false)?,
+                &axes(&["data"]),
+            )?])
+        }),
         &mesh,
         &[spec(&[&["data"]])],
         &[spec(&[])],
@@ -49,7 +57,12 @@ fn main() -> Result<()> {
     // pmap with a named axis: each device holds one element.
     let scaled = ops::map(
         MapKind::Pmap,
-        Box::new(|a| Ok(vec![ops::psum(&ops::mul_scalar(&a[0], 2.0)?, &axes(&["devices"]))?])),
+        Box::new(|a| {
+            Ok(vec![ops::psum(
+                &ops::mul_scalar(&a[0], 2.0)?,
+                &axes(&["devices"]),
+            )?])
+        }),
         Some("devices"),
         &[Some(0)],
         &[0],
@@ -67,7 +80,10 @@ fn main() -> Result<()> {
         true,
         &[arange(&[4, 8])?],
     )?;
-    show("psum over 'y' on a 2x4 mesh of arange(32).reshape(4, 8)", &rows[0])?;
+    show(
+        "psum over 'y' on a 2x4 mesh of arange(32).reshape(4, 8)",
+        &rows[0],
+    )?;
 
     // d/dw of psum(sum(x * w)) with w replicated: the column sums of x.
     let w = Value::Concrete(Array::from_f32(&[3], vec![1.0, 2.0, 3.0])?);
@@ -75,7 +91,10 @@ fn main() -> Result<()> {
     let loss = |args: &[Value]| {
         ops::shard_map(
             Box::new(|a| {
-                Ok(vec![ops::psum(&ops::sum(&ops::mul(&a[1], &a[0])?, None, false)?, &axes(&["x"]))?])
+                Ok(vec![ops::psum(
+                    &ops::sum(&ops::mul(&a[1], &a[0])?, None, false)?,
+                    &axes(&["x"]),
+                )?])
             }),
             &mesh4,
             &[spec(&[]), spec(&[&["x"]])],

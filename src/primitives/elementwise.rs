@@ -88,8 +88,15 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     let (shape, dtype) = match prim {
         Prim::Unary(op) => (ins[0].shape.clone(), unary_dtype(*op, ins[0].dtype)),
         Prim::Binary(op) => (
-            broadcast_shapes(&ins[0].shape, &ins[1].shape)
-                .map_err(|e| crate::err!(TypeError, "{}: {}", binary_name(*op), e.message))?,
+            broadcast_shapes(&ins[0].shape, &ins[1].shape).map_err(|_| {
+                crate::err!(
+                    TypeError,
+                    "{} got incompatible shapes for broadcasting: {}, {}.",
+                    binary_name(*op),
+                    crate::ir::fmt_shape(&ins[0].shape),
+                    crate::ir::fmt_shape(&ins[1].shape)
+                )
+            })?,
             binary_dtype(*op, ins[0].dtype, ins[1].dtype),
         ),
         Prim::IntegerPow(_) => (ins[0].shape.clone(), ins[0].dtype),
