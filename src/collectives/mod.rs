@@ -40,7 +40,7 @@ use crate::error::Result;
 use crate::fabric::Fabric;
 use crate::mesh::{fmt_names, Mesh};
 
-use exchange::{all_reduce, transfer, Words};
+use exchange::{all_reduce, Exchange, Words};
 use layout::{
     all_to_all_plan, gather_plan, group_of, in_mesh_order, perm_sources, place, scatter_plan,
     split_pieces,
@@ -181,17 +181,15 @@ pub fn all_gather(
     }
     let plan = gather_plan(x.shape(), p, axis, tiled)?;
     let mut out = vec![0u32; x.size() * p];
-    transfer(
-        ctx,
-        &describe("all_gather", axes),
-        p,
-        Some(Words::Array(x)),
-        1,
-        x.size(),
-        &members,
-        0,
-        |r, start, data| place(&mut out, &plan, p, r, start, data),
-    )?;
+    Exchange {
+        what: &describe("all_gather", axes),
+        group_size: p,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(ctx, Some(Words::Array(x)), &members, 0, |r, start, data| {
+        place(&mut out, &plan, p, r, start, data)
+    })?;
     Array::from_words(&plan.out_shape, x.dtype(), &out)
 }
 
@@ -216,13 +214,15 @@ pub fn psum_scatter(
     let pieces = split_pieces(&x.to_words(), &split, p);
     let c = split.piece_words();
     let mut acc = vec![0u32; c];
-    transfer(
+    Exchange {
+        what: &describe("psum_scatter", axes),
+        group_size: p,
+        chunks: p,
+        chunk_words: c,
+    }
+    .run(
         ctx,
-        &describe("psum_scatter", axes),
-        p,
         Some(Words::Slice(&pieces)),
-        p,
-        c,
         &members,
         rank,
         |r, start, data| {
@@ -259,13 +259,15 @@ pub fn ppermute(
     let sends = perm.iter().any(|&(src, _)| src == rank);
     let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
     let mut out = vec![0u32; x.size()];
-    transfer(
+    Exchange {
+        what: &describe("ppermute", axes),
+        group_size: p,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(
         ctx,
-        &describe("ppermute", axes),
-        p,
         sends.then_some(Words::Array(x)),
-        1,
-        x.size(),
         &sources,
         0,
         |_, start, data| out[start..start + data.len()].copy_from_slice(data),
@@ -295,13 +297,15 @@ pub fn all_to_all(
     let pieces = split_pieces(&x.to_words(), &plan.split, p);
     let c = plan.split.piece_words();
     let mut out = vec![0u32; c * p];
-    transfer(
+    Exchange {
+        what: &describe("all_to_all", axes),
+        group_size: p,
+        chunks: p,
+        chunk_words: c,
+    }
+    .run(
         ctx,
-        &describe("all_to_all", axes),
-        p,
         Some(Words::Slice(&pieces)),
-        p,
-        c,
         &members,
         rank,
         |r, start, data| place(&mut out, &plan.gather, p, r, start, data),
