@@ -401,6 +401,16 @@ fn random_array(rng: &mut Rng, shape: &[usize], dtype: DType) -> Array {
         DType::F32 => {
             let v = (0..n)
                 .map(|_| {
+                    if rng.below(200) == 0 {
+                        // Now and then a value whose propagation must agree too.
+                        return *rng.pick(&[
+                            f32::NAN,
+                            -f32::NAN,
+                            f32::INFINITY,
+                            f32::NEG_INFINITY,
+                            -0.0,
+                        ]);
+                    }
                     let m = (rng.next() % 2_000_001) as f32 - 1_000_000.0;
                     m * [1e-3, 1.0, 1e3][rng.below(3)]
                 })
