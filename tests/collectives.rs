@@ -897,6 +897,26 @@ fn devices_in_different_collectives_are_told_so() {
 }
 
 #[test]
+fn devices_with_different_shapes_are_told_so() {
+    let mesh = Mesh::new(&["x"], &[2]).unwrap();
+    let f = fabric(2, 64);
+    let shared = f.clone();
+    let e = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        let x = Array::zeros(&[2, 1 + position], DType::F32);
+        collectives::all_gather(&ctx, &x, &names(&["x"]), 0, true)
+    })
+    .unwrap_err();
+    for w in ["different collectives", "of f32[2,1]", "of f32[2,2]"] {
+        assert!(e.message.contains(w), "{e} should mention {w}");
+    }
+}
+
+#[test]
 fn a_panicking_device_releases_the_others() {
     let mesh = Mesh::new(&["x"], &[4]).unwrap();
     let f = fabric(4, 64);

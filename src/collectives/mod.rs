@@ -90,9 +90,19 @@ impl DeviceCtx<'_> {
     }
 }
 
-/// How a collective is named in errors: `psum over ('x',)`.
-fn describe(name: &str, axes: &[String]) -> String {
-    format!("{name} over {}", fmt_names(axes))
+/// How a collective is named in errors and at the barrier: `psum over
+/// ('x',) of f32[2,3]`. The operand's type is part of it so that devices
+/// calling a collective with different shapes (a bug in the program that
+/// drives them, as SPMD programs give every device the same shapes) are told
+/// so by the barrier instead of exchanging mismatched data.
+fn describe(name: &str, axes: &[String], x: &Array) -> String {
+    let dims: Vec<String> = x.shape().iter().map(|d| d.to_string()).collect();
+    format!(
+        "{name} over {} of {}[{}]",
+        fmt_names(axes),
+        x.dtype().short_name(),
+        dims.join(",")
+    )
 }
 
 /// The number of devices in each group over `axes`: `jax.lax.psum(1, axes)`.
@@ -137,7 +147,7 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
     if axes.is_empty() {
         return Ok(x.clone());
     }
-    let what = describe(op.name(), axes);
+    let what = describe(op.name(), axes, x);
     let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, Words::Array(x))?;
     Array::from_words(x.shape(), op.result_dtype(x.dtype()), &words)
 }
@@ -146,7 +156,7 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
 /// float32 whatever the operand's dtype, as `psum(x) / n` is in JAX.
 pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let (members, rank) = ctx.group(axes)?;
-    let what = describe("pmean", axes);
+    let what = describe("pmean", axes, x);
     let sum = if axes.is_empty() {
         x.to_words()
     } else {
@@ -182,7 +192,7 @@ pub fn all_gather(
     let plan = gather_plan(x.shape(), p, axis, tiled)?;
     let mut out = vec![0u32; x.size() * p];
     Exchange {
-        what: &describe("all_gather", axes),
+        what: &describe("all_gather", axes, x),
         group_size: p,
         chunks: 1,
         chunk_words: x.size(),
@@ -215,7 +225,7 @@ pub fn psum_scatter(
     let c = split.piece_words();
     let mut acc = vec![0u32; c];
     Exchange {
-        what: &describe("psum_scatter", axes),
+        what: &describe("psum_scatter", axes, x),
         group_size: p,
         chunks: p,
         chunk_words: c,
@@ -260,7 +270,7 @@ pub fn ppermute(
     let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
     let mut out = vec![0u32; x.size()];
     Exchange {
-        what: &describe("ppermute", axes),
+        what: &describe("ppermute", axes, x),
         group_size: p,
         chunks: 1,
         chunk_words: x.size(),
@@ -298,7 +308,7 @@ pub fn all_to_all(
     let c = plan.split.piece_words();
     let mut out = vec![0u32; c * p];
     Exchange {
-        what: &describe("all_to_all", axes),
+        what: &describe("all_to_all", axes, x),
         group_size: p,
         chunks: p,
         chunk_words: c,
