@@ -401,6 +401,16 @@ fn random_array(rng: &mut Rng, shape: &[usize], dtype: DType) -> Array {
         DType::F32 => {
             let v = (0..n)
                 .map(|_| {
+                    if rng.below(200) == 0 {
+                        // Now and then a value whose propagation must agree too.
+                        return *rng.pick(&[
+                            f32::NAN,
+                            -f32::NAN,
+                            f32::INFINITY,
+                            f32::NEG_INFINITY,
+                            -0.0,
+                        ]);
+                    }
                     let m = (rng.next() % 2_000_001) as f32 - 1_000_000.0;
                     m * [1e-3, 1.0, 1e3][rng.below(3)]
                 })
@@ -882,6 +892,26 @@ fn devices_in_different_collectives_are_told_so() {
         "psum over ('x',)",
         "all_gather over ('x',)",
     ] {
+        assert!(e.message.contains(w), "{e} should mention {w}");
+    }
+}
+
+#[test]
+fn devices_with_different_shapes_are_told_so() {
+    let mesh = Mesh::new(&["x"], &[2]).unwrap();
+    let f = fabric(2, 64);
+    let shared = f.clone();
+    let e = run_on_threads(f, |position| {
+        let ctx = DeviceCtx {
+            fabric: &*shared,
+            mesh: &mesh,
+            position,
+        };
+        let x = Array::zeros(&[2, 1 + position], DType::F32);
+        collectives::all_gather(&ctx, &x, &names(&["x"]), 0, true)
+    })
+    .unwrap_err();
+    for w in ["different collectives", "of f32[2,1]", "of f32[2,2]"] {
         assert!(e.message.contains(w), "{e} should mention {w}");
     }
 }

@@ -72,72 +72,88 @@ fn too_small(ctx: &DeviceCtx, what: &str, need: usize) -> crate::error::Error {
     )
 }
 
-/// An exchange where every device sends `chunks` chunks of `chunk_words`
-/// words (`send`, chunk after chunk; `None` for a device that sends nothing)
-/// and reads chunk `chunk` of every device in `sources`, in order. `consume`
-/// receives `(index in sources, start within the chunk, words)` for each piece,
-/// sources in order within a piece.
+/// The shape of an exchange in which every device sends `chunks` chunks of
+/// `chunk_words` words each and reads one chunk from each of some devices.
 ///
-/// Every device of the fabric must call this with the same `chunks`,
-/// `chunk_words` and `group_size`: they fix the number of barriers. With a
-/// group of one, the device's own words are consumed without a barrier.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn transfer(
-    ctx: &DeviceCtx,
-    what: &str,
-    group_size: usize,
-    send: Option<Words>,
-    chunks: usize,
-    chunk_words: usize,
-    sources: &[usize],
-    chunk: usize,
-    mut consume: impl FnMut(usize, usize, &[u32]),
-) -> Result<()> {
-    if chunk_words == 0 {
-        return Ok(());
-    }
-    if group_size == 1 {
-        if let Some(send) = send {
-            let words = send.range(chunk * chunk_words, chunk_words);
-            for i in 0..sources.len() {
-                consume(i, 0, &words);
-            }
+/// Every device of the fabric must run the same exchange (same fields): they
+/// fix the number of barriers.
+pub(crate) struct Exchange<'a> {
+    /// The collective, for errors: `all_gather over ('x',)`.
+    pub what: &'a str,
+    /// Members of each group. With groups of one, a device's own words are
+    /// consumed without a barrier.
+    pub group_size: usize,
+    /// Chunks each device sends.
+    pub chunks: usize,
+    /// Words in each chunk.
+    pub chunk_words: usize,
+}
+
+impl Exchange<'_> {
+    /// Sends `send` (the chunks one after another; `None` for a device that
+    /// sends nothing) and reads chunk `chunk` of every device in `sources`.
+    /// `consume` receives `(index in sources, start within the chunk, words)`
+    /// for each piece, sources in order within a piece.
+    pub fn run(
+        &self,
+        ctx: &DeviceCtx,
+        send: Option<Words>,
+        sources: &[usize],
+        chunk: usize,
+        mut consume: impl FnMut(usize, usize, &[u32]),
+    ) -> Result<()> {
+        let Exchange {
+            what,
+            group_size,
+            chunks,
+            chunk_words,
+        } = *self;
+        if chunk_words == 0 {
+            return Ok(());
         }
-        return Ok(());
-    }
-    let (fabric, me) = (ctx.fabric, ctx.position);
-    let m = chunk_words.min(half_words(fabric) / chunks);
-    if m == 0 {
-        return Err(too_small(ctx, what, chunks));
-    }
-    let pieces = chunk_words.div_ceil(m);
-    let piece = |k: usize| (k * m, ((k + 1) * m).min(chunk_words));
-    let mut buf = vec![0u32; m];
-    let e0 = fabric.epoch(me);
-    for t in 0..=pieces {
-        let epoch = e0 + t as u64;
-        if t >= 1 {
-            let (start, end) = piece(t - 1);
-            let len = end - start;
-            let base = half_offset(fabric, epoch - 1) + chunk * len;
-            for (i, &src) in sources.iter().enumerate() {
-                fabric.read(src, base, &mut buf[..len]);
-                consume(i, start, &buf[..len]);
-            }
-        }
-        if t < pieces {
-            let (start, end) = piece(t);
-            let len = end - start;
+        if group_size == 1 {
             if let Some(send) = send {
-                let base = half_offset(fabric, epoch);
-                for j in 0..chunks {
-                    send.write(fabric, me, base + j * len, j * chunk_words + start, len);
+                let words = send.range(chunk * chunk_words, chunk_words);
+                for i in 0..sources.len() {
+                    consume(i, 0, &words);
                 }
             }
-            fabric.barrier(me, what)?;
+            return Ok(());
         }
+        let (fabric, me) = (ctx.fabric, ctx.position);
+        let m = chunk_words.min(half_words(fabric) / chunks);
+        if m == 0 {
+            return Err(too_small(ctx, what, chunks));
+        }
+        let pieces = chunk_words.div_ceil(m);
+        let piece = |k: usize| (k * m, ((k + 1) * m).min(chunk_words));
+        let mut buf = vec![0u32; m];
+        let e0 = fabric.epoch(me);
+        for t in 0..=pieces {
+            let epoch = e0 + t as u64;
+            if t >= 1 {
+                let (start, end) = piece(t - 1);
+                let len = end - start;
+                let base = half_offset(fabric, epoch - 1) + chunk * len;
+                for (i, &src) in sources.iter().enumerate() {
+                    fabric.read(src, base, &mut buf[..len]);
+                    consume(i, start, &buf[..len]);
+                }
+            }
+            if t < pieces {
+                let (start, end) = piece(t);
+                let len = end - start;
+                if let Some(send) = send {
+                    let base = half_offset(fabric, epoch);
+                    for j in 0..chunks {
+                        send.write(fabric, me, base + j * len, j * chunk_words + start, len);
+                    }
+                }
+                fabric.barrier(me, what)?;
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// All-reduce of `words` (values of `dtype`) over the group `members`, in

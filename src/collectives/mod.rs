@@ -40,7 +40,7 @@ use crate::error::Result;
 use crate::fabric::Fabric;
 use crate::mesh::{fmt_names, Mesh};
 
-use exchange::{all_reduce, transfer, Words};
+use exchange::{all_reduce, Exchange, Words};
 use layout::{
     all_to_all_plan, gather_plan, group_of, in_mesh_order, perm_sources, place, scatter_plan,
     split_pieces,
@@ -90,9 +90,19 @@ impl DeviceCtx<'_> {
     }
 }
 
-/// How a collective is named in errors: `psum over ('x',)`.
-fn describe(name: &str, axes: &[String]) -> String {
-    format!("{name} over {}", fmt_names(axes))
+/// How a collective is named in errors and at the barrier: `psum over
+/// ('x',) of f32[2,3]`. The operand's type is part of it so that devices
+/// calling a collective with different shapes (a bug in the program that
+/// drives them, as SPMD programs give every device the same shapes) are told
+/// so by the barrier instead of exchanging mismatched data.
+fn describe(name: &str, axes: &[String], x: &Array) -> String {
+    let dims: Vec<String> = x.shape().iter().map(|d| d.to_string()).collect();
+    format!(
+        "{name} over {} of {}[{}]",
+        fmt_names(axes),
+        x.dtype().short_name(),
+        dims.join(",")
+    )
 }
 
 /// The number of devices in each group over `axes`: `jax.lax.psum(1, axes)`.
@@ -137,7 +147,7 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
     if axes.is_empty() {
         return Ok(x.clone());
     }
-    let what = describe(op.name(), axes);
+    let what = describe(op.name(), axes, x);
     let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, Words::Array(x))?;
     Array::from_words(x.shape(), op.result_dtype(x.dtype()), &words)
 }
@@ -146,7 +156,7 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
 /// float32 whatever the operand's dtype, as `psum(x) / n` is in JAX.
 pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let (members, rank) = ctx.group(axes)?;
-    let what = describe("pmean", axes);
+    let what = describe("pmean", axes, x);
     let sum = if axes.is_empty() {
         x.to_words()
     } else {
@@ -181,17 +191,15 @@ pub fn all_gather(
     }
     let plan = gather_plan(x.shape(), p, axis, tiled)?;
     let mut out = vec![0u32; x.size() * p];
-    transfer(
-        ctx,
-        &describe("all_gather", axes),
-        p,
-        Some(Words::Array(x)),
-        1,
-        x.size(),
-        &members,
-        0,
-        |r, start, data| place(&mut out, &plan, p, r, start, data),
-    )?;
+    Exchange {
+        what: &describe("all_gather", axes, x),
+        group_size: p,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(ctx, Some(Words::Array(x)), &members, 0, |r, start, data| {
+        place(&mut out, &plan, p, r, start, data)
+    })?;
     Array::from_words(&plan.out_shape, x.dtype(), &out)
 }
 
@@ -216,13 +224,15 @@ pub fn psum_scatter(
     let pieces = split_pieces(&x.to_words(), &split, p);
     let c = split.piece_words();
     let mut acc = vec![0u32; c];
-    transfer(
+    Exchange {
+        what: &describe("psum_scatter", axes, x),
+        group_size: p,
+        chunks: p,
+        chunk_words: c,
+    }
+    .run(
         ctx,
-        &describe("psum_scatter", axes),
-        p,
         Some(Words::Slice(&pieces)),
-        p,
-        c,
         &members,
         rank,
         |r, start, data| {
@@ -259,13 +269,15 @@ pub fn ppermute(
     let sends = perm.iter().any(|&(src, _)| src == rank);
     let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
     let mut out = vec![0u32; x.size()];
-    transfer(
+    Exchange {
+        what: &describe("ppermute", axes, x),
+        group_size: p,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(
         ctx,
-        &describe("ppermute", axes),
-        p,
         sends.then_some(Words::Array(x)),
-        1,
-        x.size(),
         &sources,
         0,
         |_, start, data| out[start..start + data.len()].copy_from_slice(data),
@@ -295,13 +307,15 @@ pub fn all_to_all(
     let pieces = split_pieces(&x.to_words(), &plan.split, p);
     let c = plan.split.piece_words();
     let mut out = vec![0u32; c * p];
-    transfer(
+    Exchange {
+        what: &describe("all_to_all", axes, x),
+        group_size: p,
+        chunks: p,
+        chunk_words: c,
+    }
+    .run(
         ctx,
-        &describe("all_to_all", axes),
-        p,
         Some(Words::Slice(&pieces)),
-        p,
-        c,
         &members,
         rank,
         |r, start, data| place(&mut out, &plan.gather, p, r, start, data),
