@@ -43,6 +43,14 @@ pub struct Config {
     pub timeout: Duration,
     /// Capacity of each device's exchange slot, in 4-byte words.
     pub slot_words: usize,
+    /// What runs the devices in parallel mode.
+    pub devices_backend: Arc<dyn Devices>,
+}
+
+impl std::fmt::Debug for dyn Devices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Devices")
+    }
 }
 
 impl Default for Config {
@@ -52,6 +60,7 @@ impl Default for Config {
             devices: 8,
             timeout: Duration::from_secs(30),
             slot_words: 1 << 18,
+            devices_backend: Arc::new(ThreadDevices),
         }
     }
 }
@@ -203,42 +212,63 @@ fn eval_vmap(m: &MapParams, ins: &[Vec<Array>], comm: &dyn Comm) -> Result<Vec<V
         .collect()
 }
 
-/// Runs a body on every device of `mesh`: `args[i][p]` is input `i` on the
-/// device at position `p`; returns `[output][position]`.
+/// Something that runs one program on every device of a mesh at once, each
+/// device exchanging through a fabric: OS threads natively
+/// ([`ThreadDevices`]), Web Workers in the browser.
+pub trait Devices: Send + Sync {
+    /// Runs `body` on every device: `args[i][p]` is input `i` on the device at
+    /// position `p`; returns `[output][position]`.
+    fn run(&self, body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>>;
+}
+
+/// One OS thread per device over a fresh [`ThreadFabric`].
+pub struct ThreadDevices;
+
+impl Devices for ThreadDevices {
+    fn run(&self, body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>> {
+        let cfg = config();
+        let fabric = Arc::new(ThreadFabric::new(mesh.size(), cfg.slot_words, cfg.timeout)?);
+        let fab = Arc::clone(&fabric);
+        let per_device = run_on_threads(fabric, |position| {
+            let lane: Vec<Vec<Array>> = args.iter().map(|a| vec![a[position].clone()]).collect();
+            let comm = OnFabric {
+                ctx: DeviceCtx {
+                    fabric: &*fab,
+                    mesh,
+                    position,
+                },
+            };
+            let outs = eval_lanes(body, lane, &comm)?;
+            Ok(outs
+                .into_iter()
+                .map(|mut l| l.remove(0))
+                .collect::<Vec<Array>>())
+        })?;
+        Ok(by_output(per_device, body.outvars.len()))
+    }
+}
+
+/// Regroups per-device results `[position][output]` as `[output][position]`.
+pub fn by_output(per_device: Vec<Vec<Array>>, n_out: usize) -> Vec<Vec<Array>> {
+    let mut outs: Vec<Vec<Array>> = (0..n_out)
+        .map(|_| Vec::with_capacity(per_device.len()))
+        .collect();
+    for dev in per_device {
+        for (o, a) in outs.iter_mut().zip(dev) {
+            o.push(a);
+        }
+    }
+    outs
+}
+
+/// Runs a body on every device of `mesh`, in lockstep or on the configured
+/// parallel devices: `args[i][p]` is input `i` on the device at position `p`;
+/// returns `[output][position]`.
 pub fn run_devices(body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>> {
     let cfg = config();
     match cfg.mode {
         Mode::Lockstep => eval_lanes(body, args, &Lockstep { mesh }),
-        Mode::Parallel => {
-            let fabric = Arc::new(ThreadFabric::new(mesh.size(), cfg.slot_words, cfg.timeout)?);
-            let fab = Arc::clone(&fabric);
-            let per_device = run_on_threads(fabric, |position| {
-                let lane: Vec<Vec<Array>> =
-                    args.iter().map(|a| vec![a[position].clone()]).collect();
-                let comm = OnFabric {
-                    ctx: DeviceCtx {
-                        fabric: &*fab,
-                        mesh,
-                        position,
-                    },
-                };
-                let outs = eval_lanes(body, lane, &comm)?;
-                Ok(outs
-                    .into_iter()
-                    .map(|mut l| l.remove(0))
-                    .collect::<Vec<Array>>())
-            })?;
-            let n_out = body.outvars.len();
-            let mut outs: Vec<Vec<Array>> = (0..n_out)
-                .map(|_| Vec::with_capacity(mesh.size()))
-                .collect();
-            for dev in per_device {
-                for (o, a) in outs.iter_mut().zip(dev) {
-                    o.push(a);
-                }
-            }
-            Ok(outs)
-        }
+        Mode::Parallel => cfg.devices_backend.run(body, mesh, args),
     }
 }
 
