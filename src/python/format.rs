@@ -90,6 +90,7 @@ pub fn str_of(o: &Obj) -> String {
         Obj::Array(v) => array_str(v),
         Obj::Exc(e) => e.1.clone(),
         Obj::Jaxpr(j) => j.to_string(),
+        Obj::DType(d) => d.name().to_string(),
         _ => repr_of(o),
     }
 }
@@ -158,6 +159,8 @@ pub fn repr_of(o: &Obj) -> String {
             format!("array({})", repr_nested(&items, &d.shape))
         }
         Obj::ExcClass(k) => format!("<class '{}'>", k.python_name()),
+        // A KeyError's message is already the repr of the missing key.
+        Obj::Exc(e) if e.0 == crate::error::ErrorKind::KeyError => format!("KeyError({})", e.1),
         Obj::Exc(e) => format!("{}({})", e.0.python_name(), str_repr(&e.1)),
         Obj::Jaxpr(j) => j.to_string(),
         Obj::Type(t) => format!("<class '{t}'>"),

@@ -831,6 +831,8 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             "name" => Ok(Obj::str(d.name())),
             _ => Err(missing()),
         },
+        Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
+        Obj::ExcClass(k) if name == "__name__" => Ok(Obj::str(k.python_name())),
         Obj::Float(f) if name == "real" => Ok(Obj::Float(*f)),
         Obj::Float(f) if name == "is_integer" => {
             let f = *f;
