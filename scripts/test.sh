@@ -12,4 +12,8 @@ step "cargo clippy (warnings are errors)"
 cargo clippy --all-targets --quiet -- -D warnings
 
 step "cargo test"
-cargo test --quiet 2>&1 | tee target/test.log
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test 2>&1 | tee "$log"
+# One closing line for the whole run (cargo prints one per test binary).
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

@@ -283,3 +283,143 @@ fn indivisible_dimension_is_refused() {
         err.message
     );
 }
+
+/// Elementwise operations on shapes that do not broadcast name both shapes.
+#[test]
+fn shape_mismatch_names_both_shapes() {
+    let err = ops::add(&arange(&[3, 4]), &arange(&[5])).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TypeError);
+    assert!(
+        err.message.contains("(3, 4)") && err.message.contains("(5,)"),
+        "{}",
+        err.message
+    );
+    let err = ops::matmul(&arange(&[2, 3]), &arange(&[4, 2])).unwrap_err();
+    assert!(
+        err.message.contains("[2, 3]") && err.message.contains("[4, 2]"),
+        "{}",
+        err.message
+    );
+}
+
+/// A spec naming a mesh axis twice, or longer than the array's rank, is refused.
+#[test]
+fn bad_specs_are_refused() {
+    let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+    let run = |s| {
+        ops::shard_map(
+            Box::new(|a| Ok(vec![a[0].clone()])),
+            &mesh,
+            &[s],
+            &[spec(&[])],
+            false,
+            &[arange(&[4, 4])],
+        )
+        .unwrap_err()
+    };
+    let twice = run(spec(&[&["x"], &["x"]]));
+    assert_eq!(twice.kind, ErrorKind::ValueError);
+    assert!(twice.message.contains('x'), "{}", twice.message);
+    let long = run(spec(&[&["x"], &["y"], &[]]));
+    assert_eq!(long.kind, ErrorKind::ValueError);
+    assert!(
+        long.message.contains('3') && long.message.contains('2'),
+        "{}",
+        long.message
+    );
+}
+
+/// Differentiating with respect to an integer input is JAX's TypeError, and
+/// a non-scalar loss names its shape.
+#[test]
+fn grad_input_and_output_checks() {
+    let ints = Value::Concrete(shardlab::Array::from_i32(&[2], vec![1, 2]).unwrap());
+    let err = transforms::value_and_grad(|a| Ok(vec![a[0].clone()]), &[ints], &[0]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TypeError);
+    assert!(err.message.contains("int32"), "{}", err.message);
+    let err =
+        transforms::value_and_grad(|a| Ok(vec![a[0].clone()]), &[arange(&[3])], &[0]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TypeError);
+    assert!(err.message.contains("(3,)"), "{}", err.message);
+}
+
+/// jvp and vjp of a shard_map with a psum inside: y = psum(x) over 4 devices
+/// of x = arange(8) is [12, 16]; the tangent of ones is [4, 4]; the pullback
+/// of [1, 2] is [1, 2] on every device's block (hand computation).
+#[test]
+fn jvp_and_vjp_through_shard_map() {
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let f = |a: &[Value]| {
+        ops::shard_map(
+            Box::new(|b| Ok(vec![ops::psum(&b[0], &names(&["x"]))?])),
+            &mesh,
+            &[spec(&[&["x"]])],
+            &[spec(&[])],
+            true,
+            a,
+        )
+    };
+    let ones = array(&[8], &[1.0; 8]);
+    let (y, t) = transforms::jvp(f, &[arange(&[8])], &[ones]).unwrap();
+    assert_close(&data(&y[0]), &[12.0, 16.0]);
+    assert_close(&data(&t[0]), &[4.0, 4.0]);
+    let (_, pullback) = transforms::vjp(f, &[arange(&[8])]).unwrap();
+    let ct = pullback.call(&[array(&[2], &[1.0, 2.0])]).unwrap();
+    assert_close(&data(&ct[0]), &[1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
+}
+
+/// vmap with an axis name: psum over the vmapped axis of arange(4) is 6 for
+/// every index; all_gather gives every index the whole batch (hand computed).
+#[test]
+fn vmap_collectives_over_the_vmapped_axis() {
+    let out = both_modes(|| {
+        ops::map(
+            MapKind::Vmap,
+            Box::new(|a| {
+                let i = names(&["i"]);
+                Ok(vec![
+                    ops::psum(&a[0], &i)?,
+                    ops::all_gather(&a[0], &i, 0, false, false)?,
+                ])
+            }),
+            Some("i"),
+            &[Some(0)],
+            &[0],
+            &[arange(&[4])],
+        )
+        .unwrap()
+    });
+    assert_close(&data(&out[0]), &[6.0; 4]);
+    assert_eq!(shape(&out[1]), vec![4, 4]);
+    let want: Vec<f64> = (0..4).flat_map(|_| [0.0, 1.0, 2.0, 3.0]).collect();
+    assert_close(&data(&out[1]), &want);
+}
+
+/// A mesh collective inside a vmap inside shard_map: each of 2 devices holds
+/// two rows of arange(8).reshape(4, 2); vmapping over its rows and psumming
+/// over 'x' adds row r of device 0 to row r of device 1: [[4, 6], [8, 10]].
+#[test]
+fn mesh_collective_inside_vmap_inside_shard_map() {
+    let mesh = Mesh::new(&["x"], &[2]).unwrap();
+    let out = both_modes(|| {
+        ops::shard_map(
+            Box::new(|a| {
+                ops::map(
+                    MapKind::Vmap,
+                    Box::new(|r| Ok(vec![ops::psum(&r[0], &names(&["x"]))?])),
+                    None,
+                    &[Some(0)],
+                    &[0],
+                    std::slice::from_ref(&a[0]),
+                )
+            }),
+            &mesh,
+            &[spec(&[&["x"]])],
+            &[spec(&[])],
+            false,
+            &[arange(&[4, 2])],
+        )
+        .unwrap()
+    });
+    assert_close(&data(&out[0]), &[4.0, 6.0, 8.0, 10.0]);
+}

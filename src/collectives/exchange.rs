@@ -5,17 +5,62 @@
 //! both consumes the piece the others wrote in the previous epoch and writes
 //! its next piece, so `K` pieces cost `K` barriers, not `2K`.
 
+use super::layout::{array_words, BLOCK};
 use super::reduce::{fold, ReduceOp};
 use super::DeviceCtx;
-use crate::array::DType;
+use crate::array::{Array, DType};
 use crate::err;
 use crate::error::Result;
-use crate::fabric::{half_offset, half_words};
+use crate::fabric::{half_offset, half_words, Fabric};
 
 /// Reductions of at most this many words per device skip the reduce-scatter:
 /// every member folds the whole array itself after a single barrier. For
 /// such sizes a second barrier costs far more than the redundant additions.
 pub const SMALL_ALLREDUCE_WORDS: usize = 1024;
+
+/// What a device sends: words, or an array whose words are produced block by
+/// block on their way into the slot, which spares a copy of the whole array.
+#[derive(Clone, Copy)]
+pub(crate) enum Words<'a> {
+    /// Words ready to send.
+    Slice(&'a [u32]),
+    /// An array's elements as [`Array::to_words`] gives them.
+    Array(&'a Array),
+}
+
+impl Words<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Words::Slice(w) => w.len(),
+            Words::Array(x) => x.size(),
+        }
+    }
+
+    /// Writes words `start..start + len` into `device`'s slot at `offset`.
+    fn write(&self, fabric: &dyn Fabric, device: usize, offset: usize, start: usize, len: usize) {
+        match *self {
+            Words::Slice(w) => fabric.write(device, offset, &w[start..start + len]),
+            Words::Array(x) => {
+                let mut block = [0u32; BLOCK];
+                for s in (0..len).step_by(BLOCK) {
+                    let block = &mut block[..BLOCK.min(len - s)];
+                    array_words(x, start + s, block);
+                    fabric.write(device, offset + s, block);
+                }
+            }
+        }
+    }
+
+    /// Words `start..start + len`.
+    fn range(&self, start: usize, len: usize) -> Vec<u32> {
+        let mut out = vec![0u32; len];
+        match *self {
+            Words::Slice(w) => out.copy_from_slice(&w[start..start + len]),
+            Words::Array(x) => array_words(x, start, &mut out),
+        }
+        out
+    }
+}
 
 fn too_small(ctx: &DeviceCtx, what: &str, need: usize) -> crate::error::Error {
     err!(
@@ -27,72 +72,88 @@ fn too_small(ctx: &DeviceCtx, what: &str, need: usize) -> crate::error::Error {
     )
 }
 
-/// An exchange where every device sends `chunks` chunks of `chunk_words`
-/// words (`send`, chunk after chunk; `None` for a device that sends nothing)
-/// and reads chunk `chunk` of every device in `sources`, in order. `consume`
-/// receives `(index in sources, start within the chunk, words)` for each piece,
-/// sources in order within a piece.
+/// The shape of an exchange in which every device sends `chunks` chunks of
+/// `chunk_words` words each and reads one chunk from each of some devices.
 ///
-/// Every device of the fabric must call this with the same `chunks`,
-/// `chunk_words` and `group_size`: they fix the number of barriers. With a
-/// group of one, the device's own words are consumed without a barrier.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn transfer(
-    ctx: &DeviceCtx,
-    what: &str,
-    group_size: usize,
-    send: Option<&[u32]>,
-    chunks: usize,
-    chunk_words: usize,
-    sources: &[usize],
-    chunk: usize,
-    mut consume: impl FnMut(usize, usize, &[u32]),
-) -> Result<()> {
-    if chunk_words == 0 {
-        return Ok(());
-    }
-    if group_size == 1 {
-        if let Some(send) = send {
-            for i in 0..sources.len() {
-                consume(i, 0, &send[chunk * chunk_words..(chunk + 1) * chunk_words]);
-            }
+/// Every device of the fabric must run the same exchange (same fields): they
+/// fix the number of barriers.
+pub(crate) struct Exchange<'a> {
+    /// The collective, for errors: `all_gather over ('x',)`.
+    pub what: &'a str,
+    /// Members of each group. With groups of one, a device's own words are
+    /// consumed without a barrier.
+    pub group_size: usize,
+    /// Chunks each device sends.
+    pub chunks: usize,
+    /// Words in each chunk.
+    pub chunk_words: usize,
+}
+
+impl Exchange<'_> {
+    /// Sends `send` (the chunks one after another; `None` for a device that
+    /// sends nothing) and reads chunk `chunk` of every device in `sources`.
+    /// `consume` receives `(index in sources, start within the chunk, words)`
+    /// for each piece, sources in order within a piece.
+    pub fn run(
+        &self,
+        ctx: &DeviceCtx,
+        send: Option<Words>,
+        sources: &[usize],
+        chunk: usize,
+        mut consume: impl FnMut(usize, usize, &[u32]),
+    ) -> Result<()> {
+        let Exchange {
+            what,
+            group_size,
+            chunks,
+            chunk_words,
+        } = *self;
+        if chunk_words == 0 {
+            return Ok(());
         }
-        return Ok(());
-    }
-    let (fabric, me) = (ctx.fabric, ctx.position);
-    let m = chunk_words.min(half_words(fabric) / chunks);
-    if m == 0 {
-        return Err(too_small(ctx, what, chunks));
-    }
-    let pieces = chunk_words.div_ceil(m);
-    let piece = |k: usize| (k * m, ((k + 1) * m).min(chunk_words));
-    let mut buf = vec![0u32; m];
-    let e0 = fabric.epoch(me);
-    for t in 0..=pieces {
-        let epoch = e0 + t as u64;
-        if t >= 1 {
-            let (start, end) = piece(t - 1);
-            let len = end - start;
-            let base = half_offset(fabric, epoch - 1) + chunk * len;
-            for (i, &src) in sources.iter().enumerate() {
-                fabric.read(src, base, &mut buf[..len]);
-                consume(i, start, &buf[..len]);
-            }
-        }
-        if t < pieces {
-            let (start, end) = piece(t);
-            let len = end - start;
+        if group_size == 1 {
             if let Some(send) = send {
-                let base = half_offset(fabric, epoch);
-                for j in 0..chunks {
-                    let from = j * chunk_words + start;
-                    fabric.write(me, base + j * len, &send[from..from + len]);
+                let words = send.range(chunk * chunk_words, chunk_words);
+                for i in 0..sources.len() {
+                    consume(i, 0, &words);
                 }
             }
-            fabric.barrier(me, what)?;
+            return Ok(());
         }
+        let (fabric, me) = (ctx.fabric, ctx.position);
+        let m = chunk_words.min(half_words(fabric) / chunks);
+        if m == 0 {
+            return Err(too_small(ctx, what, chunks));
+        }
+        let pieces = chunk_words.div_ceil(m);
+        let piece = |k: usize| (k * m, ((k + 1) * m).min(chunk_words));
+        let mut buf = vec![0u32; m];
+        let e0 = fabric.epoch(me);
+        for t in 0..=pieces {
+            let epoch = e0 + t as u64;
+            if t >= 1 {
+                let (start, end) = piece(t - 1);
+                let len = end - start;
+                let base = half_offset(fabric, epoch - 1) + chunk * len;
+                for (i, &src) in sources.iter().enumerate() {
+                    fabric.read(src, base, &mut buf[..len]);
+                    consume(i, start, &buf[..len]);
+                }
+            }
+            if t < pieces {
+                let (start, end) = piece(t);
+                let len = end - start;
+                if let Some(send) = send {
+                    let base = half_offset(fabric, epoch);
+                    for j in 0..chunks {
+                        send.write(fabric, me, base + j * len, j * chunk_words + start, len);
+                    }
+                }
+                fabric.barrier(me, what)?;
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// All-reduce of `words` (values of `dtype`) over the group `members`, in
@@ -107,17 +168,17 @@ pub(crate) fn all_reduce(
     dtype: DType,
     members: &[usize],
     rank: usize,
-    words: &[u32],
+    words: Words,
 ) -> Result<Vec<u32>> {
     let (fabric, me) = (ctx.fabric, ctx.position);
     let (n, p) = (words.len(), members.len());
     if n == 0 || p == 1 {
-        return Ok(words.to_vec());
+        return Ok(words.range(0, n));
     }
     let half = half_words(fabric);
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
         let e0 = fabric.epoch(me);
-        fabric.write(me, half_offset(fabric, e0), words);
+        words.write(fabric, me, half_offset(fabric, e0), 0, n);
         fabric.barrier(me, what)?;
         let base = half_offset(fabric, e0);
         let mut acc = vec![0u32; n];
@@ -174,7 +235,7 @@ pub(crate) fn all_reduce(
         }
         if t < pieces {
             let (start, end) = piece(t);
-            fabric.write(me, write_base + share_cap, &words[start..end]);
+            words.write(fabric, me, write_base + share_cap, start, end - start);
         }
         if t <= pieces {
             fabric.barrier(me, what)?;

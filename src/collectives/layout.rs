@@ -6,7 +6,7 @@
 //! `[outer, p, inner]`, where `p` is the group size: gathering places member
 //! `r`'s data at `[:, r, :]`, scattering sends `[:, r, :]` to member `r`.
 
-use crate::array::numel;
+use crate::array::{numel, Array, Buffer};
 use crate::bail;
 use crate::error::Result;
 use crate::mesh::Mesh;
@@ -322,6 +322,32 @@ pub(crate) fn place(
         let dst = (o * p + rank) * inner + i;
         out[dst..dst + run].copy_from_slice(&data[done..done + run]);
         done += run;
+    }
+}
+
+/// Words converted at a time when an array is streamed rather than
+/// converted whole: small enough to stay in the L1 cache.
+pub(crate) const BLOCK: usize = 1024;
+
+/// Elements `start..start + out.len()` of `x` as words.
+pub(crate) fn array_words(x: &Array, start: usize, out: &mut [u32]) {
+    let end = start + out.len();
+    match x.buffer() {
+        Buffer::F32(d) => {
+            for (o, v) in out.iter_mut().zip(&d[start..end]) {
+                *o = v.to_bits();
+            }
+        }
+        Buffer::I32(d) => {
+            for (o, &v) in out.iter_mut().zip(&d[start..end]) {
+                *o = v as u32;
+            }
+        }
+        Buffer::Bool(d) => {
+            for (o, &v) in out.iter_mut().zip(&d[start..end]) {
+                *o = v as u32;
+            }
+        }
     }
 }
 

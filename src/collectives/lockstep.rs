@@ -7,8 +7,8 @@
 //! the same layouts, and the same rank-order [`fold`].
 
 use super::layout::{
-    all_groups, all_to_all_plan, gather_plan, in_mesh_order, perm_sources, place, scatter_plan,
-    split_pieces,
+    all_groups, all_to_all_plan, array_words, gather_plan, in_mesh_order, perm_sources, place,
+    scatter_plan, split_pieces, BLOCK,
 };
 use super::reduce::{fold, mean_words, ReduceOp};
 use crate::array::{Array, DType};
@@ -44,8 +44,26 @@ fn check_operands(mesh: &Mesh, xs: &[Array], name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Reduces the words of `xs` at `members` in rank order.
-fn reduce_group(op: ReduceOp, dtype: DType, words: &[Vec<u32>], members: &[usize]) -> Vec<u32> {
+/// Reduces the arrays at `members` (words of `dtype`) in rank order. Works
+/// through the elements block by block, folding every member into a block
+/// while it is in the cache; each element still sees the members in rank
+/// order, so the bits are those of the fabric collectives.
+fn reduce_arrays(op: ReduceOp, xs: &[Array], members: &[usize]) -> Vec<u32> {
+    let dtype = xs[0].dtype();
+    let mut acc = xs[members[0]].to_words();
+    let mut block = [0u32; BLOCK];
+    for start in (0..acc.len()).step_by(BLOCK) {
+        let len = BLOCK.min(acc.len() - start);
+        for &m in &members[1..] {
+            array_words(&xs[m], start, &mut block[..len]);
+            fold(op, dtype, &mut acc[start..start + len], &block[..len]);
+        }
+    }
+    acc
+}
+
+/// Reduces the word vectors at `members` (words of `dtype`) in rank order.
+fn reduce_words(op: ReduceOp, dtype: DType, words: &[Vec<u32>], members: &[usize]) -> Vec<u32> {
     let mut acc = words[members[0]].clone();
     for &m in &members[1..] {
         fold(op, dtype, &mut acc, &words[m]);
@@ -53,15 +71,10 @@ fn reduce_group(op: ReduceOp, dtype: DType, words: &[Vec<u32>], members: &[usize
     acc
 }
 
-/// The groups of a collective (positions in rank order) and every device's
-/// operand as words.
-type Prepared = (Vec<Vec<usize>>, Vec<Vec<u32>>);
-
-/// Every device's group over `axes` (checked) and the operands as words.
-fn prepare(mesh: &Mesh, xs: &[Array], axes: &[String], name: &str) -> Result<Prepared> {
+/// Checks the operands and `axes`, and returns every group over `axes`.
+fn prepare(mesh: &Mesh, xs: &[Array], axes: &[String], name: &str) -> Result<Vec<Vec<usize>>> {
     check_operands(mesh, xs, name)?;
-    let groups = all_groups(mesh, axes)?;
-    Ok((groups, xs.iter().map(Array::to_words).collect()))
+    all_groups(mesh, axes)
 }
 
 /// [`super::axis_index`] of every device.
@@ -88,7 +101,7 @@ pub fn pmin(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
 
 /// [`super::preduce`] of every device.
 pub fn preduce(mesh: &Mesh, xs: &[Array], axes: &[String], op: ReduceOp) -> Result<Vec<Array>> {
-    let (groups, words) = prepare(mesh, xs, axes, op.name())?;
+    let groups = prepare(mesh, xs, axes, op.name())?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
@@ -98,7 +111,7 @@ pub fn preduce(mesh: &Mesh, xs: &[Array], axes: &[String], op: ReduceOp) -> Resu
         let sum = Array::from_words(
             shape,
             op.result_dtype(dtype),
-            &reduce_group(op, dtype, &words, members),
+            &reduce_arrays(op, xs, members),
         )?;
         for &m in members {
             out[m] = Some(sum.clone());
@@ -109,14 +122,14 @@ pub fn preduce(mesh: &Mesh, xs: &[Array], axes: &[String], op: ReduceOp) -> Resu
 
 /// [`super::pmean`] of every device.
 pub fn pmean(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
-    let (groups, words) = prepare(mesh, xs, axes, "pmean")?;
+    let groups = prepare(mesh, xs, axes, "pmean")?;
     let (shape, dtype) = (xs[0].shape(), xs[0].dtype());
     let mut out = vec![None; xs.len()];
     for members in &groups {
         let sum = if axes.is_empty() {
-            words[members[0]].clone()
+            xs[members[0]].to_words()
         } else {
-            reduce_group(ReduceOp::Sum, dtype, &words, members)
+            reduce_arrays(ReduceOp::Sum, xs, members)
         };
         let mean = Array::from_words(shape, DType::F32, &mean_words(&sum, dtype, members.len()))?;
         for &m in members {
@@ -134,10 +147,11 @@ pub fn all_gather(
     axis: usize,
     tiled: bool,
 ) -> Result<Vec<Array>> {
-    let (groups, words) = prepare(mesh, xs, axes, "all_gather")?;
+    let groups = prepare(mesh, xs, axes, "all_gather")?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
+    let words: Vec<Vec<u32>> = xs.iter().map(Array::to_words).collect();
     let p = groups[0].len();
     let plan = gather_plan(xs[0].shape(), p, axis, tiled)?;
     let mut out = vec![None; xs.len()];
@@ -162,10 +176,11 @@ pub fn psum_scatter(
     scatter_dimension: usize,
     tiled: bool,
 ) -> Result<Vec<Array>> {
-    let (groups, words) = prepare(mesh, xs, axes, "psum_scatter")?;
+    let groups = prepare(mesh, xs, axes, "psum_scatter")?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
+    let words: Vec<Vec<u32>> = xs.iter().map(Array::to_words).collect();
     let p = groups[0].len();
     let dtype = xs[0].dtype();
     let (split, out_shape) = scatter_plan(xs[0].shape(), p, scatter_dimension, tiled)?;
@@ -173,7 +188,7 @@ pub fn psum_scatter(
     let c = split.piece_words();
     let mut out = vec![None; xs.len()];
     for members in &groups {
-        let sum = reduce_group(ReduceOp::Sum, dtype, &pieces, members);
+        let sum = reduce_words(ReduceOp::Sum, dtype, &pieces, members);
         for (r, &m) in members.iter().enumerate() {
             let part = &sum[r * c..(r + 1) * c];
             out[m] = Some(Array::from_words(
@@ -218,10 +233,11 @@ pub fn all_to_all(
     concat_axis: usize,
     tiled: bool,
 ) -> Result<Vec<Array>> {
-    let (groups, words) = prepare(mesh, xs, axes, "all_to_all")?;
+    let groups = prepare(mesh, xs, axes, "all_to_all")?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
+    let words: Vec<Vec<u32>> = xs.iter().map(Array::to_words).collect();
     let p = groups[0].len();
     let plan = all_to_all_plan(xs[0].shape(), p, split_axis, concat_axis, tiled)?;
     let pieces: Vec<Vec<u32>> = words

@@ -14,6 +14,17 @@
 //!
 //! Empty `axes` name a group of one: as in JAX every collective then returns
 //! its operand unchanged, except `pmean`, which still divides (by 1).
+//!
+//! # Barriers
+//!
+//! Consecutive collectives need no barrier between them (the slot halves
+//! alternate, see [`crate::fabric`]). With `K` the number of pieces an
+//! operand is cut into to fit half a slot (1 when it fits):
+//! - `psum`, `pmax`, `pmin`, `pmean`: 1 barrier up to
+//!   [`SMALL_ALLREDUCE_WORDS`] words, otherwise `K + 1` (reduce-scatter and
+//!   all-gather overlap, one piece apart);
+//! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`;
+//! - `axis_index`, groups of one, empty arrays: none.
 
 mod exchange;
 mod layout;
@@ -29,7 +40,7 @@ use crate::error::Result;
 use crate::fabric::Fabric;
 use crate::mesh::{fmt_names, Mesh};
 
-use exchange::{all_reduce, transfer};
+use exchange::{all_reduce, Exchange, Words};
 use layout::{
     all_to_all_plan, gather_plan, group_of, in_mesh_order, perm_sources, place, scatter_plan,
     split_pieces,
@@ -79,9 +90,19 @@ impl DeviceCtx<'_> {
     }
 }
 
-/// How a collective is named in errors: `psum over ('x',)`.
-fn describe(name: &str, axes: &[String]) -> String {
-    format!("{name} over {}", fmt_names(axes))
+/// How a collective is named in errors and at the barrier: `psum over
+/// ('x',) of f32[2,3]`. The operand's type is part of it so that devices
+/// calling a collective with different shapes (a bug in the program that
+/// drives them, as SPMD programs give every device the same shapes) are told
+/// so by the barrier instead of exchanging mismatched data.
+fn describe(name: &str, axes: &[String], x: &Array) -> String {
+    let dims: Vec<String> = x.shape().iter().map(|d| d.to_string()).collect();
+    format!(
+        "{name} over {} of {}[{}]",
+        fmt_names(axes),
+        x.dtype().short_name(),
+        dims.join(",")
+    )
 }
 
 /// The number of devices in each group over `axes`: `jax.lax.psum(1, axes)`.
@@ -126,8 +147,8 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
     if axes.is_empty() {
         return Ok(x.clone());
     }
-    let what = describe(op.name(), axes);
-    let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, &x.to_words())?;
+    let what = describe(op.name(), axes, x);
+    let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, Words::Array(x))?;
     Array::from_words(x.shape(), op.result_dtype(x.dtype()), &words)
 }
 
@@ -135,12 +156,19 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
 /// float32 whatever the operand's dtype, as `psum(x) / n` is in JAX.
 pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let (members, rank) = ctx.group(axes)?;
-    let what = describe("pmean", axes);
-    let words = x.to_words();
+    let what = describe("pmean", axes, x);
     let sum = if axes.is_empty() {
-        words
+        x.to_words()
     } else {
-        all_reduce(ctx, &what, ReduceOp::Sum, x.dtype(), &members, rank, &words)?
+        all_reduce(
+            ctx,
+            &what,
+            ReduceOp::Sum,
+            x.dtype(),
+            &members,
+            rank,
+            Words::Array(x),
+        )?
     };
     let mean = reduce::mean_words(&sum, x.dtype(), members.len());
     Array::from_words(x.shape(), DType::F32, &mean)
@@ -162,19 +190,16 @@ pub fn all_gather(
         return Ok(x.clone());
     }
     let plan = gather_plan(x.shape(), p, axis, tiled)?;
-    let words = x.to_words();
-    let mut out = vec![0u32; words.len() * p];
-    transfer(
-        ctx,
-        &describe("all_gather", axes),
-        p,
-        Some(&words),
-        1,
-        words.len(),
-        &members,
-        0,
-        |r, start, data| place(&mut out, &plan, p, r, start, data),
-    )?;
+    let mut out = vec![0u32; x.size() * p];
+    Exchange {
+        what: &describe("all_gather", axes, x),
+        group_size: p,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(ctx, Some(Words::Array(x)), &members, 0, |r, start, data| {
+        place(&mut out, &plan, p, r, start, data)
+    })?;
     Array::from_words(&plan.out_shape, x.dtype(), &out)
 }
 
@@ -199,13 +224,15 @@ pub fn psum_scatter(
     let pieces = split_pieces(&x.to_words(), &split, p);
     let c = split.piece_words();
     let mut acc = vec![0u32; c];
-    transfer(
+    Exchange {
+        what: &describe("psum_scatter", axes, x),
+        group_size: p,
+        chunks: p,
+        chunk_words: c,
+    }
+    .run(
         ctx,
-        &describe("psum_scatter", axes),
-        p,
-        Some(&pieces),
-        p,
-        c,
+        Some(Words::Slice(&pieces)),
         &members,
         rank,
         |r, start, data| {
@@ -239,17 +266,18 @@ pub fn ppermute(
     let (members, rank) = ctx.group(&in_mesh_order(ctx.mesh, axes))?;
     let p = members.len();
     let source_of = perm_sources(perm, p)?;
-    let words = x.to_words();
     let sends = perm.iter().any(|&(src, _)| src == rank);
     let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
-    let mut out = vec![0u32; words.len()];
-    transfer(
+    let mut out = vec![0u32; x.size()];
+    Exchange {
+        what: &describe("ppermute", axes, x),
+        group_size: p,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(
         ctx,
-        &describe("ppermute", axes),
-        p,
-        sends.then_some(&words[..]),
-        1,
-        words.len(),
+        sends.then_some(Words::Array(x)),
         &sources,
         0,
         |_, start, data| out[start..start + data.len()].copy_from_slice(data),
@@ -279,13 +307,15 @@ pub fn all_to_all(
     let pieces = split_pieces(&x.to_words(), &plan.split, p);
     let c = plan.split.piece_words();
     let mut out = vec![0u32; c * p];
-    transfer(
+    Exchange {
+        what: &describe("all_to_all", axes, x),
+        group_size: p,
+        chunks: p,
+        chunk_words: c,
+    }
+    .run(
         ctx,
-        &describe("all_to_all", axes),
-        p,
-        Some(&pieces),
-        p,
-        c,
+        Some(Words::Slice(&pieces)),
         &members,
         rank,
         |r, start, data| place(&mut out, &plan.gather, p, r, start, data),

@@ -30,7 +30,7 @@
 
 pub mod threads;
 
-pub use threads::{run_on_threads, ThreadFabric};
+pub use threads::{run_on_threads, ThreadFabric, WaitPolicy, DEFAULT_TIMEOUT};
 
 use crate::error::Result;
 

@@ -10,30 +10,14 @@ use crate::ops::{self, scalar};
 use crate::primitives::{join_vma, Prim};
 use crate::trace::Value;
 
-/// JAX's name for a unary primitive.
+/// JAX's name for a unary primitive: lax's name where it differs from the
+/// NumPy-style name the array operation carries.
 pub fn unary_name(op: UnaryOp) -> &'static str {
-    use UnaryOp::*;
     match op {
-        Neg => "neg",
-        Abs => "abs",
-        Sign => "sign",
-        Exp => "exp",
-        Log => "log",
-        Log1p => "log1p",
-        Expm1 => "expm1",
-        Sqrt => "sqrt",
-        Rsqrt => "rsqrt",
-        Tanh => "tanh",
-        Logistic => "logistic",
-        Sin => "sin",
-        Cos => "cos",
-        Floor => "floor",
-        Ceil => "ceil",
-        Round => "round",
-        Not => "not",
-        Erf => "erf",
-        ErfInv => "erf_inv",
-        IsFinite => "is_finite",
+        UnaryOp::Neg => "neg",
+        UnaryOp::Not => "not",
+        UnaryOp::IsFinite => "is_finite",
+        other => other.name(),
     }
 }
 
@@ -88,8 +72,15 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     let (shape, dtype) = match prim {
         Prim::Unary(op) => (ins[0].shape.clone(), unary_dtype(*op, ins[0].dtype)),
         Prim::Binary(op) => (
-            broadcast_shapes(&ins[0].shape, &ins[1].shape)
-                .map_err(|e| crate::err!(TypeError, "{}: {}", binary_name(*op), e.message))?,
+            broadcast_shapes(&ins[0].shape, &ins[1].shape).map_err(|_| {
+                crate::err!(
+                    TypeError,
+                    "{} got incompatible shapes for broadcasting: {}, {}.",
+                    binary_name(*op),
+                    crate::ir::fmt_shape(&ins[0].shape),
+                    crate::ir::fmt_shape(&ins[1].shape)
+                )
+            })?,
             binary_dtype(*op, ins[0].dtype, ins[1].dtype),
         ),
         Prim::IntegerPow(_) => (ins[0].shape.clone(), ins[0].dtype),

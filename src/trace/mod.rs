@@ -147,6 +147,10 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
             .iter()
             .map(|v| v.concrete(&prim.name()).cloned())
             .collect::<Result<_>>()?;
+        // The shape rule runs eagerly too, so a mistake raises the same error
+        // whether or not the operation is being traced.
+        let avals: Vec<Aval> = arrays.iter().map(Aval::of).collect();
+        prim.abstract_eval(&avals, &AxisEnv::default())?;
         return crate::exec::apply_eager(&prim, &arrays)
             .map(|outs| outs.into_iter().map(Value::Concrete).collect());
     }
