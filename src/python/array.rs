@@ -150,7 +150,7 @@ pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
 /// The two operands of a binary operation, with Python scalars weakly typed:
 /// they take the array's dtype (`x * 2` stays float32), except that a float
 /// scalar with an integer array gives float32.
-pub fn operand_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+pub fn weak_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
     fn weak(s: &Obj, other: DType) -> Option<Value> {
         match s {
             Obj::Float(f) => Some(jops::scalar(*f, DType::F32)),
@@ -166,18 +166,36 @@ pub fn operand_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
             _ => None,
         }
     }
-    match (a, b) {
-        (Obj::Array(x), Obj::Array(y)) => Ok((x.clone(), y.clone())),
-        (Obj::Array(x), s) => Ok((
+    let (x, y) = match (a, b) {
+        (Obj::Array(x), Obj::Array(y)) => (x.clone(), y.clone()),
+        (Obj::Array(x), s) => (
             x.clone(),
             weak(s, x.dtype()).map_or_else(|| to_value(s), Ok)?,
-        )),
-        (s, Obj::Array(y)) => Ok((
+        ),
+        (s, Obj::Array(y)) => (
             weak(s, y.dtype()).map_or_else(|| to_value(s), Ok)?,
             y.clone(),
-        )),
-        _ => Ok((to_value(a)?, to_value(b)?)),
+        ),
+        _ => (to_value(a)?, to_value(b)?),
+    };
+    Ok((x, y))
+}
+
+/// [`weak_pair`] for elementwise operations: the shapes must broadcast.
+pub fn operand_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+    let (x, y) = weak_pair(a, b)?;
+    // jnp broadcasts before lax sees the operands, and reports a mismatch as
+    // a ValueError naming both shapes.
+    let (sx, sy) = (x.shape(), y.shape());
+    if crate::array::broadcast_shapes(&sx, &sy).is_err() {
+        bail!(
+            ValueError,
+            "Incompatible shapes for broadcasting: shapes=[{}, {}]",
+            crate::ir::fmt_shape(&sx),
+            crate::ir::fmt_shape(&sy)
+        );
     }
+    Ok((x, y))
 }
 
 /// `x[i]` along the first axis (for iteration).

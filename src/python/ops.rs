@@ -506,6 +506,10 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
             return Ok(Obj::Array(jops::integer_pow(x, *n as i32)?));
         }
     }
+    if let Operator::MatMult = op {
+        let (x, y) = super::array::weak_pair(a, b)?;
+        return Ok(Obj::Array(jops::matmul(&x, &y)?));
+    }
     let (x, y) = operand_pair(a, b)?;
     let bop = match op {
         Operator::Add => BinaryOp::Add,
