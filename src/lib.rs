@@ -24,6 +24,7 @@ pub mod ir;
 pub mod mesh;
 pub mod ops;
 pub mod primitives;
+pub mod python;
 pub mod random;
 pub mod sharding;
 pub mod trace;

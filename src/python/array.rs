@@ -1,0 +1,533 @@
+//! Arrays in the interpreter: conversion from Python objects, weak typing of
+//! Python scalars, NumPy indexing, `x.at[...]` updates and array attributes.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::array::{Array, DType};
+use crate::error::Result;
+use crate::trace::Value;
+use crate::{bail, ops as jops};
+
+use super::interp::Interp;
+use super::ops::slice_indices;
+use super::value::{Args, Module, Obj};
+
+/// Most elements one array may hold.
+pub const MAX_ELEMENTS: usize = 1 << 27;
+
+/// Fails when an array of `n` elements would exceed the allocation limit.
+pub fn check_size(n: usize) -> Result<()> {
+    if n > MAX_ELEMENTS {
+        bail!(
+            RuntimeError,
+            "program exceeded the allocation limit (an array of {n} elements)"
+        );
+    }
+    Ok(())
+}
+
+fn nested_shape(o: &Obj, shape: &mut Vec<usize>) -> Result<()> {
+    match o {
+        Obj::List(_) | Obj::Tuple(_) => {
+            let items = super::ops::iterate(o)?;
+            shape.push(items.len());
+            if let Some(first) = items.first() {
+                nested_shape(first, shape)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn flatten_numbers(
+    o: &Obj,
+    depth: usize,
+    shape: &[usize],
+    out: &mut Vec<f64>,
+    dtype: &mut DType,
+) -> Result<()> {
+    match o {
+        Obj::List(_) | Obj::Tuple(_) => {
+            let items = super::ops::iterate(o)?;
+            if depth >= shape.len() || items.len() != shape[depth] {
+                bail!(
+                    ValueError,
+                    "setting an array element with a sequence. The requested array has an inhomogeneous shape after {depth} dimensions"
+                );
+            }
+            for it in &items {
+                flatten_numbers(it, depth + 1, shape, out, dtype)?;
+            }
+            Ok(())
+        }
+        _ => {
+            if depth != shape.len() {
+                bail!(
+                    ValueError,
+                    "setting an array element with a sequence. The requested array has an inhomogeneous shape after {depth} dimensions"
+                );
+            }
+            match o {
+                Obj::Bool(b) => out.push(*b as i64 as f64),
+                Obj::Int(i) => {
+                    *dtype = dtype.promote(DType::I32);
+                    out.push(*i as f64)
+                }
+                Obj::Float(f) => {
+                    *dtype = DType::F32;
+                    out.push(*f)
+                }
+                other => bail!(
+                    TypeError,
+                    "cannot convert {} to an array element",
+                    other.type_name()
+                ),
+            }
+            Ok(())
+        }
+    }
+}
+
+fn contains_array(o: &Obj) -> bool {
+    match o {
+        Obj::Array(_) => true,
+        Obj::List(l) => l.borrow().iter().any(contains_array),
+        Obj::Tuple(t) => t.iter().any(contains_array),
+        _ => false,
+    }
+}
+
+/// Converts a Python object (array, number, nested list) to an array value,
+/// with JAX's default dtypes: float32, int32 and bool.
+pub fn to_value(o: &Obj) -> Result<Value> {
+    match o {
+        Obj::Array(v) => Ok(v.clone()),
+        Obj::Bool(b) => Ok(Value::Concrete(Array::scalar_bool(*b))),
+        Obj::Int(i) => Ok(jops::scalar(*i as f64, DType::I32)),
+        Obj::Float(f) => Ok(jops::scalar(*f, DType::F32)),
+        Obj::List(_) | Obj::Tuple(_) if contains_array(o) => {
+            let items = super::ops::iterate(o)?;
+            let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
+            let dtype = vals.iter().map(|v| v.dtype()).max().unwrap_or(DType::F32);
+            let vals: Vec<Value> = vals
+                .iter()
+                .map(|v| jops::convert(v, dtype))
+                .collect::<Result<_>>()?;
+            jops::stack(&vals, 0)
+        }
+        Obj::List(_) | Obj::Tuple(_) => {
+            let mut shape = vec![];
+            nested_shape(o, &mut shape)?;
+            let mut data = vec![];
+            let mut dtype = DType::Bool;
+            flatten_numbers(o, 0, &shape, &mut data, &mut dtype)?;
+            if data.is_empty() {
+                dtype = DType::F32;
+            }
+            check_size(data.len())?;
+            Ok(Value::Concrete(from_f64(&shape, &data, dtype)?))
+        }
+        other => bail!(
+            TypeError,
+            "Value {} with type {} is not a valid JAX type",
+            super::format::repr_of(other),
+            other.type_name()
+        ),
+    }
+}
+
+/// An array of `dtype` from f64 data.
+pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
+    match dtype {
+        DType::F32 => Array::from_f32(shape, data.iter().map(|&x| x as f32).collect()),
+        DType::I32 => Array::from_i32(shape, data.iter().map(|&x| x as i32).collect()),
+        DType::Bool => Array::from_bool(shape, data.iter().map(|&x| x != 0.0).collect()),
+    }
+}
+
+/// The two operands of a binary operation, with Python scalars weakly typed:
+/// they take the array's dtype (`x * 2` stays float32), except that a float
+/// scalar with an integer array gives float32.
+pub fn weak_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+    fn weak(s: &Obj, other: DType) -> Option<Value> {
+        match s {
+            Obj::Float(f) => Some(jops::scalar(*f, DType::F32)),
+            Obj::Int(i) => Some(jops::scalar(
+                *i as f64,
+                if other == DType::Bool {
+                    DType::I32
+                } else {
+                    other
+                },
+            )),
+            Obj::Bool(b) => Some(jops::scalar(*b as i64 as f64, other)),
+            _ => None,
+        }
+    }
+    let (x, y) = match (a, b) {
+        (Obj::Array(x), Obj::Array(y)) => (x.clone(), y.clone()),
+        (Obj::Array(x), s) => (
+            x.clone(),
+            weak(s, x.dtype()).map_or_else(|| to_value(s), Ok)?,
+        ),
+        (s, Obj::Array(y)) => (
+            weak(s, y.dtype()).map_or_else(|| to_value(s), Ok)?,
+            y.clone(),
+        ),
+        _ => (to_value(a)?, to_value(b)?),
+    };
+    Ok((x, y))
+}
+
+/// [`weak_pair`] for elementwise operations: the shapes must broadcast.
+pub fn operand_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+    let (x, y) = weak_pair(a, b)?;
+    // jnp broadcasts before lax sees the operands, and reports a mismatch as
+    // a ValueError naming both shapes.
+    let (sx, sy) = (x.shape(), y.shape());
+    if crate::array::broadcast_shapes(&sx, &sy).is_err() {
+        bail!(
+            ValueError,
+            "Incompatible shapes for broadcasting: shapes=[{}, {}]",
+            crate::ir::fmt_shape(&sx),
+            crate::ir::fmt_shape(&sy)
+        );
+    }
+    Ok((x, y))
+}
+
+/// `x[i]` along the first axis (for iteration).
+pub fn index_first(x: &Value, i: i64) -> Result<Value> {
+    array_getitem(x, &Obj::Int(i))
+}
+
+enum Idx {
+    Int(i64),
+    Dynamic(Value),
+    Slice(Rc<[Obj; 3]>),
+    NewAxis,
+    Ellipsis,
+    Take(Value),
+}
+
+fn classify(k: &Obj) -> Result<Idx> {
+    Ok(match k {
+        Obj::Int(i) => Idx::Int(*i),
+        Obj::Bool(b) => Idx::Int(*b as i64),
+        Obj::Slice(s) => Idx::Slice(s.clone()),
+        Obj::None => Idx::NewAxis,
+        Obj::Ellipsis => Idx::Ellipsis,
+        Obj::Array(v) => {
+            if v.dtype() == DType::Bool {
+                bail!(NotImplementedError, "not supported by shardlab yet: boolean mask indexing");
+            }
+            if v.dtype() == DType::F32 {
+                bail!(
+                    IndexError,
+                    "Indexer must have integer or boolean type, got indexer with type float32 at position 0, indexer value {}",
+                    super::format::str_of(k)
+                );
+            }
+            if v.shape().is_empty() {
+                match v {
+                    Value::Concrete(a) => Idx::Int(a.get_f64(0) as i64),
+                    Value::Traced(_) => Idx::Dynamic(v.clone()),
+                }
+            } else {
+                Idx::Take(v.clone())
+            }
+        }
+        Obj::List(_) => Idx::Take(to_value(k)?),
+        other => bail!(
+            IndexError,
+            "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices, got {}",
+            other.type_name()
+        ),
+    })
+}
+
+/// NumPy basic and integer-array indexing: `x[key]`.
+pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
+    let items: Vec<Obj> = match key {
+        Obj::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    let mut idx: Vec<Idx> = items.iter().map(classify).collect::<Result<_>>()?;
+    let consuming = idx
+        .iter()
+        .filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis))
+        .count();
+    let ndim = x.ndim();
+    if consuming > ndim {
+        bail!(
+            IndexError,
+            "Too many indices: {ndim}-dimensional array indexed with {consuming} regular indices."
+        );
+    }
+    let full = || Idx::Slice(Rc::new([Obj::None, Obj::None, Obj::None]));
+    match idx.iter().position(|i| matches!(i, Idx::Ellipsis)) {
+        Some(p) => {
+            idx.remove(p);
+            for _ in 0..ndim - consuming {
+                idx.insert(p, full());
+            }
+        }
+        None => {
+            for _ in 0..ndim - consuming {
+                idx.push(full());
+            }
+        }
+    }
+    let mut cur = x.clone();
+    let mut ax = 0usize;
+    for i in idx {
+        let shape = cur.shape();
+        match i {
+            Idx::Int(i) => {
+                let n = shape[ax] as i64;
+                let j = if i < 0 { i + n } else { i };
+                if j < 0 || j >= n {
+                    bail!(
+                        IndexError,
+                        "index {i} is out of bounds for axis {ax} with size {n}"
+                    );
+                }
+                cur = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
+                cur = jops::squeeze(&cur, Some(&[ax as i64]))?;
+            }
+            Idx::Dynamic(v) => {
+                cur = jops::dynamic_slice_in_dim(&cur, &v, 1, ax as i64)?;
+                cur = jops::squeeze(&cur, Some(&[ax as i64]))?;
+            }
+            Idx::Slice(s) => {
+                let n = shape[ax];
+                let (start, stop, step) = slice_indices(&s, n)?;
+                if step > 0 {
+                    let stop = stop.max(start);
+                    cur = slice_axis(&cur, ax, start as usize, stop as usize, step as usize)?;
+                } else {
+                    let count = if start > stop {
+                        ((start - stop - 1) / -step + 1) as usize
+                    } else {
+                        0
+                    };
+                    cur = jops::rev(&cur, &[ax])?;
+                    let s2 = (n as i64 - 1 - start).max(0) as usize;
+                    let lim = if count == 0 {
+                        s2
+                    } else {
+                        s2 + (count - 1) * (-step) as usize + 1
+                    };
+                    cur = slice_axis(&cur, ax, s2, lim, (-step) as usize)?;
+                }
+                ax += 1;
+            }
+            Idx::NewAxis => {
+                cur = jops::expand_dims(&cur, ax as i64)?;
+                ax += 1;
+            }
+            Idx::Take(v) => {
+                let k = v.ndim();
+                cur = jops::take(&cur, &v, ax as i64)?;
+                ax += k;
+            }
+            Idx::Ellipsis => {}
+        }
+    }
+    Ok(cur)
+}
+
+fn slice_axis(x: &Value, ax: usize, start: usize, stop: usize, step: usize) -> Result<Value> {
+    let shape = x.shape();
+    let mut starts = vec![0; shape.len()];
+    let mut limits = shape.clone();
+    let mut strides = vec![1; shape.len()];
+    starts[ax] = start;
+    limits[ax] = stop;
+    strides[ax] = step;
+    jops::slice(x, &starts, &limits, &strides)
+}
+
+/// Item assignment on an array, which JAX forbids.
+pub fn array_setitem() -> Result<()> {
+    bail!(
+        TypeError,
+        "JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+    )
+}
+
+/// `x.at[idx].set/add/multiply/get(v)`, for indices without traced parts:
+/// the selected positions are found on a concrete position array, then the
+/// update is a gather of the broadcast values and a select.
+fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
+    let shape = x.shape();
+    let size: usize = shape.iter().product();
+    let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
+    let picked = array_getitem(&positions, idx)?;
+    let picked = picked.concrete("x.at[idx] with a traced index")?.clone();
+    if how == "get" {
+        return array_getitem(x, idx);
+    }
+    let (xv, vv) = operand_pair(&Obj::Array(x.clone()), v)?;
+    let vv = jops::convert(&vv, xv.dtype())?;
+    let vv = jops::broadcast_to(&vv, picked.shape())?;
+    let flat_v = jops::reshape(&vv, &[picked.size()])?;
+    let mut src = vec![0i32; size];
+    let mut mask = vec![false; size];
+    for (k, p) in picked.to_f64_vec().into_iter().enumerate() {
+        src[p as usize] = k as i32;
+        mask[p as usize] = true;
+    }
+    if picked.size() == 0 {
+        return Ok(xv);
+    }
+    let gathered = jops::take(&flat_v, &Value::Concrete(Array::from_i32(&[size], src)?), 0)?;
+    let gathered = jops::reshape(&gathered, &shape)?;
+    let mask = Value::Concrete(Array::from_bool(&shape, mask)?);
+    let updated = match how {
+        "set" => gathered,
+        "add" => jops::add(&xv, &gathered)?,
+        "multiply" | "mul" => jops::mul(&xv, &gathered)?,
+        "min" => jops::minimum(&xv, &gathered)?,
+        "max" => jops::maximum(&xv, &gathered)?,
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: x.at[...].{other}"
+        ),
+    };
+    jops::select(&mask, &updated, &xv)
+}
+
+fn method(
+    name: &str,
+    x: &Value,
+    f: impl Fn(&mut Interp, &Value, Args) -> Result<Obj> + 'static,
+) -> Obj {
+    let x = x.clone();
+    Obj::native(name, move |i, a| f(i, &x, a))
+}
+
+fn jnp_method(interp: &mut Interp, x: &Value, jnp_name: &str) -> Result<Obj> {
+    let f = super::modules::numpy::jnp_function(interp, jnp_name)?;
+    Ok(Obj::Method(Rc::new((Obj::Array(x.clone()), f))))
+}
+
+fn shape_args(a: &Args) -> Result<Vec<i64>> {
+    let items = if a.pos.len() == 1 && matches!(a.pos[0], Obj::Tuple(_) | Obj::List(_)) {
+        super::ops::iterate(&a.pos[0])?
+    } else if a.pos.is_empty() {
+        match a.get(None, "shape") {
+            Some(s) => super::ops::iterate(&s)?,
+            None => vec![],
+        }
+    } else {
+        a.pos.clone()
+    };
+    items.iter().map(super::builtins::to_int).collect()
+}
+
+/// `x.reshape(...)` and `jnp.reshape(x, shape)`.
+pub fn reshape_value(x: &Value, requested: &[i64]) -> Result<Value> {
+    let shape = jops::infer_shape(requested, x.shape().iter().product(), &x.shape())?;
+    jops::reshape(x, &shape)
+}
+
+/// An attribute of an array.
+pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
+    let shape = x.shape();
+    Ok(match name {
+        "shape" => Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
+        "ndim" => Obj::Int(shape.len() as i64),
+        "size" => Obj::Int(shape.iter().product::<usize>() as i64),
+        "dtype" => Obj::DType(x.dtype()),
+        "T" => {
+            let perm: Vec<usize> = (0..shape.len()).rev().collect();
+            Obj::Array(jops::transpose(x, &perm)?)
+        }
+        "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "argmin" | "any" | "all"
+        | "squeeze" | "astype" | "clip" | "swapaxes" | "var" | "std" | "cumsum" | "dot"
+        | "round" => jnp_method(interp, x, name)?,
+        "reshape" => method("reshape", x, |_, x, a| {
+            Ok(Obj::Array(reshape_value(x, &shape_args(&a)?)?))
+        }),
+        "transpose" => method("transpose", x, |_, x, a| {
+            let mut perm: Vec<usize> = shape_args(&a)?.iter().map(|&p| p as usize).collect();
+            if perm.is_empty() {
+                perm = (0..x.ndim()).rev().collect();
+            }
+            Ok(Obj::Array(jops::transpose(x, &perm)?))
+        }),
+        "flatten" | "ravel" => method(name, x, |_, x, _| Ok(Obj::Array(reshape_value(x, &[-1])?))),
+        "item" => method("item", x, |_, x, _| {
+            let a = x.concrete("x.item()")?;
+            if a.size() != 1 {
+                bail!(
+                    ValueError,
+                    "can only convert an array of size 1 to a Python scalar"
+                );
+            }
+            Ok(scalar_obj(a, 0))
+        }),
+        "tolist" => method("tolist", x, |_, x, _| tolist(x.concrete("x.tolist()")?)),
+        "copy" | "block_until_ready" => method(name, x, |_, x, _| Ok(Obj::Array(x.clone()))),
+        "at" => {
+            let x = x.clone();
+            Obj::native("at", move |_, a| {
+                let idx = a.pos.first().cloned().unwrap_or(Obj::None);
+                let mut attrs = vec![];
+                for how in ["set", "add", "multiply", "mul", "min", "max", "get"] {
+                    let (x, idx) = (x.clone(), idx.clone());
+                    attrs.push((
+                        how.to_string(),
+                        Obj::native(how, move |_, a| {
+                            let v = a.get(Some(0), "values").unwrap_or(Obj::None);
+                            Ok(Obj::Array(at_update(&x, &idx, &v, how)?))
+                        }),
+                    ));
+                }
+                Ok(Obj::Module(Rc::new(Module {
+                    name: "_IndexUpdateRef".into(),
+                    attrs: RefCell::new(attrs),
+                })))
+            })
+        }
+        "sharding" => {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: x.sharding"
+            )
+        }
+        _ => bail!(
+            AttributeError,
+            "'{}' object has no attribute '{name}'",
+            Obj::Array(x.clone()).type_name()
+        ),
+    })
+}
+
+/// Element `i` of a concrete array as a Python scalar.
+pub fn scalar_obj(a: &Array, i: usize) -> Obj {
+    match a.dtype() {
+        DType::F32 => Obj::Float(a.get_f64(i)),
+        DType::I32 => Obj::Int(a.get_f64(i) as i64),
+        DType::Bool => Obj::Bool(a.get_f64(i) != 0.0),
+    }
+}
+
+/// `x.tolist()`.
+pub fn tolist(a: &Array) -> Result<Obj> {
+    fn rec(a: &Array, shape: &[usize], offset: usize) -> Obj {
+        if shape.is_empty() {
+            return scalar_obj(a, offset);
+        }
+        let inner: usize = shape[1..].iter().product();
+        Obj::list(
+            (0..shape[0])
+                .map(|i| rec(a, &shape[1..], offset + i * inner))
+                .collect(),
+        )
+    }
+    Ok(rec(a, a.shape(), 0))
+}

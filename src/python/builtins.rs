@@ -1,0 +1,890 @@
+//! Python's builtin functions and the methods of str, list and dict.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::array::DType;
+use crate::error::{ErrorKind, Result};
+use crate::{bail, err};
+
+use super::array::{scalar_obj, to_value};
+use super::format::{format_value, repr_of, str_of};
+use super::interp::Interp;
+use super::ops::{iterate, py_cmp, py_eq, range_len, truthy};
+use super::value::{Args, Dict, Obj};
+
+/// Converts a Python int-like object (int, bool, concrete integer array) to i64.
+pub fn to_int(o: &Obj) -> Result<i64> {
+    match o {
+        Obj::Int(i) => Ok(*i),
+        Obj::Bool(b) => Ok(*b as i64),
+        Obj::Array(v) if v.shape().is_empty() && v.dtype() != DType::F32 => {
+            Ok(v.concrete("an integer argument")?.get_f64(0) as i64)
+        }
+        other => bail!(
+            TypeError,
+            "'{}' object cannot be interpreted as an integer",
+            other.type_name()
+        ),
+    }
+}
+
+fn to_float(o: &Obj) -> Result<f64> {
+    match o {
+        Obj::Str(s) => s.trim().parse::<f64>().map_err(|_| {
+            err!(
+                ValueError,
+                "could not convert string to float: {}",
+                repr_of(o)
+            )
+        }),
+        Obj::Array(v) => {
+            let a = v.concrete("float() of an array")?;
+            if a.size() != 1 {
+                bail!(
+                    TypeError,
+                    "only length-1 arrays can be converted to Python scalars"
+                );
+            }
+            Ok(a.get_f64(0))
+        }
+        other => other.as_number().ok_or_else(|| {
+            err!(
+                TypeError,
+                "float() argument must be a string or a real number, not '{}'",
+                other.type_name()
+            )
+        }),
+    }
+}
+
+fn min_max(interp: &mut Interp, a: Args, want_max: bool) -> Result<Obj> {
+    let name = if want_max { "max" } else { "min" };
+    let items = if a.pos.len() == 1 {
+        iterate(&a.pos[0])?
+    } else {
+        a.pos.clone()
+    };
+    let key = a.get(None, "key");
+    if items.is_empty() {
+        if let Some(d) = a.get(None, "default") {
+            return Ok(d);
+        }
+        bail!(ValueError, "{name}() iterable argument is empty");
+    }
+    let mut best = items[0].clone();
+    let mut best_key = match &key {
+        Some(k) => interp.call(k, Args::new(vec![best.clone()]))?,
+        None => best.clone(),
+    };
+    for it in &items[1..] {
+        let k = match &key {
+            Some(k) => interp.call(k, Args::new(vec![it.clone()]))?,
+            None => it.clone(),
+        };
+        let o = py_cmp(&k, &best_key)?;
+        if (want_max && o == std::cmp::Ordering::Greater)
+            || (!want_max && o == std::cmp::Ordering::Less)
+        {
+            best = it.clone();
+            best_key = k;
+        }
+    }
+    Ok(best)
+}
+
+fn py_round(a: &Args) -> Result<Obj> {
+    let x = a.req(Some(0), "number", "round")?;
+    let nd = a.opt(Some(1), "ndigits");
+    let v = match &x {
+        Obj::Array(v) => {
+            let c = v.concrete("round() of an array")?;
+            c.get_f64(0)
+        }
+        o => o.as_number().ok_or_else(|| {
+            err!(
+                TypeError,
+                "type {} doesn't define __round__ method",
+                o.type_name()
+            )
+        })?,
+    };
+    match nd {
+        None => Ok(Obj::Int(v.round_ties_even() as i64)),
+        Some(n) => {
+            let n = to_int(&n)? as i32;
+            let p = 10f64.powi(n);
+            // Round through the decimal string, as Python's correctly rounded result.
+            let r = format!("{:.*}", n.max(0) as usize, v)
+                .parse::<f64>()
+                .unwrap_or((v * p).round() / p);
+            if matches!(x, Obj::Int(_)) {
+                Ok(Obj::Int(r as i64))
+            } else {
+                Ok(Obj::Float(r))
+            }
+        }
+    }
+}
+
+fn isinstance(o: &Obj, t: &Obj) -> bool {
+    match t {
+        Obj::Tuple(ts) => ts.iter().any(|t| isinstance(o, t)),
+        Obj::Type(name) => match *name {
+            "int" => matches!(o, Obj::Int(_) | Obj::Bool(_)),
+            "float" => matches!(o, Obj::Float(_)),
+            "bool" => matches!(o, Obj::Bool(_)),
+            "str" => matches!(o, Obj::Str(_)),
+            "list" => matches!(o, Obj::List(_)),
+            "tuple" => matches!(o, Obj::Tuple(_)),
+            "dict" => matches!(o, Obj::Dict(_)),
+            "object" => true,
+            "Array" => matches!(o, Obj::Array(_)),
+            "Exception" | "BaseException" => matches!(o, Obj::Exc(_)),
+            _ => false,
+        },
+        Obj::Class(c) => match o {
+            Obj::Instance(i) => {
+                fn derives(k: &Rc<super::value::Class>, c: &Rc<super::value::Class>) -> bool {
+                    Rc::ptr_eq(k, c) || k.bases.iter().any(|b| derives(b, c))
+                }
+                derives(&i.class, c)
+            }
+            _ => false,
+        },
+        Obj::ExcClass(k) => matches!(o, Obj::Exc(e) if e.0 == *k),
+        _ => false,
+    }
+}
+
+/// Calls a type object: `int(x)`, `list(x)`, `dict(...)`, ...
+pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
+    let first = a.pos.first().cloned();
+    Ok(match t {
+        "int" => match first {
+            None => Obj::Int(0),
+            Some(Obj::Str(s)) => Obj::Int(s.trim().parse().map_err(|_| {
+                err!(
+                    ValueError,
+                    "invalid literal for int() with base 10: {}",
+                    repr_of(&Obj::Str(s.clone()))
+                )
+            })?),
+            Some(Obj::Float(f)) => Obj::Int(f.trunc() as i64),
+            Some(Obj::Array(v)) => {
+                let c = v.concrete("int() of an array")?;
+                if c.size() != 1 {
+                    bail!(
+                        TypeError,
+                        "only length-1 arrays can be converted to Python scalars"
+                    );
+                }
+                Obj::Int(c.get_f64(0).trunc() as i64)
+            }
+            Some(o) => Obj::Int(to_int(&o)?),
+        },
+        "float" => Obj::Float(match first {
+            None => 0.0,
+            Some(o) => to_float(&o)?,
+        }),
+        "bool" => Obj::Bool(match first {
+            None => false,
+            Some(o) => truthy(&o, "bool()")?,
+        }),
+        "str" => Obj::str(first.map(|o| str_of(&o)).unwrap_or_default()),
+        "list" => Obj::list(match first {
+            None => vec![],
+            Some(o) => iterate(&o)?,
+        }),
+        "tuple" => Obj::tuple(match first {
+            None => vec![],
+            Some(o) => iterate(&o)?,
+        }),
+        "dict" => {
+            let mut d = Dict::default();
+            if let Some(o) = first {
+                match o {
+                    Obj::Dict(src) => d = src.borrow().clone(),
+                    other => {
+                        for pair in iterate(&other)? {
+                            let kv = iterate(&pair)?;
+                            if kv.len() != 2 {
+                                bail!(ValueError, "dictionary update sequence element has length {}; 2 is required", kv.len());
+                            }
+                            d.set(kv[0].clone(), kv[1].clone());
+                        }
+                    }
+                }
+            }
+            for (k, v) in a.kw {
+                d.set(Obj::str(k), v);
+            }
+            Obj::Dict(Rc::new(RefCell::new(d)))
+        }
+        "object" => Obj::Type("object"),
+        "Exception" | "BaseException" => {
+            let msg = first.map(|o| str_of(&o)).unwrap_or_default();
+            Obj::Exc(Rc::new((ErrorKind::RuntimeError, msg)))
+        }
+        "type" => match first {
+            Some(o) => type_of(&o),
+            None => bail!(TypeError, "type() takes 1 or 3 arguments"),
+        },
+        "range" => {
+            let ints: Vec<i64> = a.pos.iter().map(to_int).collect::<Result<_>>()?;
+            match ints.len() {
+                1 => Obj::Range(0, ints[0], 1),
+                2 => Obj::Range(ints[0], ints[1], 1),
+                3 => {
+                    if ints[2] == 0 {
+                        bail!(ValueError, "range() arg 3 must not be zero");
+                    }
+                    Obj::Range(ints[0], ints[1], ints[2])
+                }
+                n => bail!(TypeError, "range expected at most 3 arguments, got {n}"),
+            }
+        }
+        "slice" => {
+            let mut p = [Obj::None, Obj::None, Obj::None];
+            match a.pos.len() {
+                1 => p[1] = a.pos[0].clone(),
+                2 | 3 => {
+                    for (i, v) in a.pos.iter().enumerate() {
+                        p[i] = v.clone();
+                    }
+                }
+                _ => bail!(TypeError, "slice expected at least 1 argument, got 0"),
+            }
+            Obj::Slice(Rc::new(p))
+        }
+        other => {
+            let _ = interp;
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {other}()"
+            )
+        }
+    })
+}
+
+fn type_of(o: &Obj) -> Obj {
+    match o {
+        Obj::Int(_) => Obj::Type("int"),
+        Obj::Float(_) => Obj::Type("float"),
+        Obj::Bool(_) => Obj::Type("bool"),
+        Obj::Str(_) => Obj::Type("str"),
+        Obj::List(_) => Obj::Type("list"),
+        Obj::Tuple(_) => Obj::Type("tuple"),
+        Obj::Dict(_) => Obj::Type("dict"),
+        Obj::Instance(i) => Obj::Class(i.class.clone()),
+        Obj::Exc(e) => Obj::ExcClass(e.0),
+        Obj::Array(_) => Obj::Type("ArrayImpl"),
+        _ => Obj::Type("object"),
+    }
+}
+
+fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let sep = match a.get(None, "sep") {
+        Some(Obj::None) | None => " ".to_string(),
+        Some(s) => str_of(&s),
+    };
+    let end = match a.get(None, "end") {
+        Some(Obj::None) | None => "\n".to_string(),
+        Some(s) => str_of(&s),
+    };
+    let parts: Vec<String> = a.pos.iter().map(str_of).collect();
+    let text = format!("{}{end}", parts.join(&sep));
+    if interp.out.len() + text.len() > 64 << 20 {
+        bail!(RuntimeError, "program exceeded the output limit of 64 MiB");
+    }
+    interp.out.push_str(&text);
+    Ok(Obj::None)
+}
+
+fn builtin_sum(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let items = iterate(&a.req(Some(0), "iterable", "sum")?)?;
+    let mut acc = a.get(Some(1), "start").unwrap_or(Obj::Int(0));
+    for it in items {
+        acc = super::ops::binop(
+            interp,
+            &rustpython_parser::ast::Operator::Add,
+            &acc,
+            &it,
+            false,
+        )?;
+    }
+    Ok(acc)
+}
+
+fn builtin_abs(a: Args) -> Result<Obj> {
+    Ok(match a.req(Some(0), "x", "abs")? {
+        Obj::Int(i) => Obj::Int(i.abs()),
+        Obj::Bool(b) => Obj::Int(b as i64),
+        Obj::Float(f) => Obj::Float(f.abs()),
+        Obj::Array(v) => Obj::Array(crate::ops::abs(&v)?),
+        o => bail!(TypeError, "bad operand type for abs(): '{}'", o.type_name()),
+    })
+}
+
+fn len_of(o: &Obj) -> Result<i64> {
+    Ok(match o {
+        Obj::Str(s) => s.chars().count() as i64,
+        Obj::List(l) => l.borrow().len() as i64,
+        Obj::Tuple(t) => t.len() as i64,
+        Obj::Dict(d) => d.borrow().items.len() as i64,
+        Obj::Range(a, b, s) => range_len(*a, *b, *s),
+        Obj::Array(v) => match v.shape().first() {
+            Some(&n) => n as i64,
+            None => bail!(TypeError, "len() of unsized object"),
+        },
+        Obj::Devices(d) => d.shape.first().copied().unwrap_or(0) as i64,
+        Obj::Spec(s) => s.0.len() as i64,
+        other => bail!(
+            TypeError,
+            "object of type '{}' has no len()",
+            other.type_name()
+        ),
+    })
+}
+
+/// Installs the builtins into the interpreter.
+pub fn install(interp: &mut Interp) {
+    let b = &mut interp.builtins;
+    for t in [
+        "int",
+        "float",
+        "bool",
+        "str",
+        "list",
+        "tuple",
+        "dict",
+        "object",
+        "type",
+        "range",
+        "slice",
+        "Exception",
+        "BaseException",
+    ] {
+        b.insert(t.into(), Obj::Type(t));
+    }
+    for k in [
+        ErrorKind::ValueError,
+        ErrorKind::TypeError,
+        ErrorKind::NameError,
+        ErrorKind::IndexError,
+        ErrorKind::KeyError,
+        ErrorKind::AttributeError,
+        ErrorKind::AssertionError,
+        ErrorKind::ZeroDivisionError,
+        ErrorKind::NotImplementedError,
+        ErrorKind::RuntimeError,
+    ] {
+        b.insert(k.python_name().into(), Obj::ExcClass(k));
+    }
+    let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
+        b.insert(name.into(), Obj::native(name, f));
+    };
+    add("print", print);
+    add("len", |_, a| {
+        Ok(Obj::Int(len_of(&a.req(Some(0), "obj", "len")?)?))
+    });
+    add("sum", builtin_sum);
+    add("abs", |_, a| builtin_abs(a));
+    add("min", |i, a| min_max(i, a, false));
+    add("max", |i, a| min_max(i, a, true));
+    add("round", |_, a| py_round(&a));
+    add("repr", |_, a| {
+        Ok(Obj::str(repr_of(&a.req(Some(0), "obj", "repr")?)))
+    });
+    add("format", |_, a| {
+        let spec = a
+            .get(Some(1), "format_spec")
+            .map(|s| str_of(&s))
+            .unwrap_or_default();
+        Ok(Obj::str(format_value(
+            &a.req(Some(0), "value", "format")?,
+            &spec,
+        )?))
+    });
+    add("isinstance", |_, a| {
+        Ok(Obj::Bool(isinstance(
+            &a.req(Some(0), "obj", "isinstance")?,
+            &a.req(Some(1), "class_or_tuple", "isinstance")?,
+        )))
+    });
+    add("callable", |_, a| {
+        Ok(Obj::Bool(matches!(
+            a.req(Some(0), "obj", "callable")?,
+            Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) | Obj::Type(_)
+        )))
+    });
+    add("enumerate", |_, a| {
+        let start = a
+            .get(Some(1), "start")
+            .map(|s| to_int(&s))
+            .transpose()?
+            .unwrap_or(0);
+        let items = iterate(&a.req(Some(0), "iterable", "enumerate")?)?;
+        Ok(Obj::list(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| Obj::tuple(vec![Obj::Int(start + i as i64), x]))
+                .collect(),
+        ))
+    });
+    add("zip", |_, a| {
+        let lists: Vec<Vec<Obj>> = a.pos.iter().map(iterate).collect::<Result<_>>()?;
+        let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+        Ok(Obj::list(
+            (0..n)
+                .map(|i| Obj::tuple(lists.iter().map(|l| l[i].clone()).collect()))
+                .collect(),
+        ))
+    });
+    add("sorted", |i, a| {
+        let mut items = iterate(&a.req(Some(0), "iterable", "sorted")?)?;
+        sort_items(i, &mut items, a.get(None, "key"), a.get(None, "reverse"))?;
+        Ok(Obj::list(items))
+    });
+    add("reversed", |_, a| {
+        let mut items = iterate(&a.req(Some(0), "sequence", "reversed")?)?;
+        items.reverse();
+        Ok(Obj::list(items))
+    });
+    add("any", |_, a| {
+        for x in iterate(&a.req(Some(0), "iterable", "any")?)? {
+            if truthy(&x, "any()")? {
+                return Ok(Obj::Bool(true));
+            }
+        }
+        Ok(Obj::Bool(false))
+    });
+    add("all", |_, a| {
+        for x in iterate(&a.req(Some(0), "iterable", "all")?)? {
+            if !truthy(&x, "all()")? {
+                return Ok(Obj::Bool(false));
+            }
+        }
+        Ok(Obj::Bool(true))
+    });
+    add("map", |i, a| {
+        let f = a.req(Some(0), "func", "map")?;
+        let lists: Vec<Vec<Obj>> = a.pos[1..].iter().map(iterate).collect::<Result<_>>()?;
+        let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+        let mut out = vec![];
+        for k in 0..n {
+            out.push(i.call(&f, Args::new(lists.iter().map(|l| l[k].clone()).collect()))?);
+        }
+        Ok(Obj::list(out))
+    });
+    add("filter", |i, a| {
+        let f = a.req(Some(0), "function", "filter")?;
+        let mut out = vec![];
+        for x in iterate(&a.req(Some(1), "iterable", "filter")?)? {
+            let keep = match &f {
+                Obj::None => truthy(&x, "filter()")?,
+                f => {
+                    let r = i.call(f, Args::new(vec![x.clone()]))?;
+                    truthy(&r, "filter()")?
+                }
+            };
+            if keep {
+                out.push(x);
+            }
+        }
+        Ok(Obj::list(out))
+    });
+    add("hasattr", |i, a| {
+        let o = a.req(Some(0), "obj", "hasattr")?;
+        let n = str_of(&a.req(Some(1), "name", "hasattr")?);
+        Ok(Obj::Bool(super::ops::getattr(i, &o, &n).is_ok()))
+    });
+    add("getattr", |i, a| {
+        let o = a.req(Some(0), "obj", "getattr")?;
+        let n = str_of(&a.req(Some(1), "name", "getattr")?);
+        match super::ops::getattr(i, &o, &n) {
+            Ok(v) => Ok(v),
+            Err(e) => a.get(Some(2), "default").ok_or(e),
+        }
+    });
+    add("setattr", |_, a| {
+        let o = a.req(Some(0), "obj", "setattr")?;
+        let n = str_of(&a.req(Some(1), "name", "setattr")?);
+        super::ops::setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
+        Ok(Obj::None)
+    });
+    add("iter", |_, a| {
+        Ok(Obj::list(iterate(&a.req(Some(0), "object", "iter")?)?))
+    });
+    add("divmod", |i, a| {
+        let x = a.req(Some(0), "a", "divmod")?;
+        let y = a.req(Some(1), "b", "divmod")?;
+        let q = super::ops::binop(
+            i,
+            &rustpython_parser::ast::Operator::FloorDiv,
+            &x,
+            &y,
+            false,
+        )?;
+        let r = super::ops::binop(i, &rustpython_parser::ast::Operator::Mod, &x, &y, false)?;
+        Ok(Obj::tuple(vec![q, r]))
+    });
+    add("pow", |i, a| {
+        let x = a.req(Some(0), "base", "pow")?;
+        let y = a.req(Some(1), "exp", "pow")?;
+        super::ops::binop(i, &rustpython_parser::ast::Operator::Pow, &x, &y, false)
+    });
+    add("id", |_, a| Ok(Obj::Int(a.pos.len() as i64)));
+    add("hash", |_, a| {
+        Ok(Obj::Int(
+            str_of(&a.req(Some(0), "obj", "hash")?).len() as i64
+        ))
+    });
+    add("chr", |_, a| {
+        let c = to_int(&a.req(Some(0), "i", "chr")?)?;
+        Ok(Obj::str(
+            char::from_u32(c as u32)
+                .map(|c| c.to_string())
+                .unwrap_or_default(),
+        ))
+    });
+    add("ord", |_, a| {
+        let s = str_of(&a.req(Some(0), "c", "ord")?);
+        Ok(Obj::Int(s.chars().next().map(|c| c as i64).unwrap_or(0)))
+    });
+}
+
+fn sort_items(
+    interp: &mut Interp,
+    items: &mut [Obj],
+    key: Option<Obj>,
+    reverse: Option<Obj>,
+) -> Result<()> {
+    let keys: Vec<Obj> = match &key {
+        Some(Obj::None) | None => items.to_vec(),
+        Some(k) => items
+            .iter()
+            .map(|x| interp.call(k, Args::new(vec![x.clone()])))
+            .collect::<Result<_>>()?,
+    };
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    let mut failure = None;
+    idx.sort_by(|&a, &b| match py_cmp(&keys[a], &keys[b]) {
+        Ok(o) => o,
+        Err(e) => {
+            failure = Some(e);
+            std::cmp::Ordering::Equal
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let rev = match reverse {
+        Some(r) => truthy(&r, "sorted()")?,
+        None => false,
+    };
+    if rev {
+        idx.reverse();
+    }
+    let sorted: Vec<Obj> = idx.iter().map(|&i| items[i].clone()).collect();
+    items.clone_from_slice(&sorted);
+    Ok(())
+}
+
+fn bound(
+    recv: &Obj,
+    name: &str,
+    f: impl Fn(&mut Interp, &Obj, Args) -> Result<Obj> + 'static,
+) -> Obj {
+    let r = recv.clone();
+    Obj::native(name, move |i, a| f(i, &r, a))
+}
+
+/// A method of a str, list, tuple or dict, bound to `recv`.
+pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
+    Some(match (recv, name) {
+        (Obj::Str(_), "join") => bound(recv, name, |_, r, a| {
+            let items = iterate(&a.req(Some(0), "iterable", "join")?)?;
+            let parts: Vec<String> = items
+                .iter()
+                .map(|x| match x {
+                    Obj::Str(s) => Ok(s.to_string()),
+                    o => Err(err!(
+                        TypeError,
+                        "sequence item 0: expected str instance, {} found",
+                        o.type_name()
+                    )),
+                })
+                .collect::<Result<_>>()?;
+            Ok(Obj::str(parts.join(&str_of(r))))
+        }),
+        (Obj::Str(_), "format") => bound(recv, name, |_, r, a| {
+            Ok(Obj::str(str_format(&str_of(r), &a)?))
+        }),
+        (Obj::Str(s), "upper") => {
+            let s = s.to_uppercase();
+            Obj::native(name, move |_, _| Ok(Obj::str(&s)))
+        }
+        (Obj::Str(s), "lower") => {
+            let s = s.to_lowercase();
+            Obj::native(name, move |_, _| Ok(Obj::str(&s)))
+        }
+        (Obj::Str(_), "strip" | "lstrip" | "rstrip") => {
+            let n = name.to_string();
+            bound(recv, name, move |_, r, _| {
+                let s = str_of(r);
+                Ok(Obj::str(match n.as_str() {
+                    "strip" => s.trim(),
+                    "lstrip" => s.trim_start(),
+                    _ => s.trim_end(),
+                }))
+            })
+        }
+        (Obj::Str(_), "split") => bound(recv, name, |_, r, a| {
+            let s = str_of(r);
+            let parts: Vec<Obj> = match a.opt(Some(0), "sep") {
+                Some(sep) => s.split(&*str_of(&sep)).map(Obj::str).collect(),
+                None => s.split_whitespace().map(Obj::str).collect(),
+            };
+            Ok(Obj::list(parts))
+        }),
+        (Obj::Str(_), "replace") => bound(recv, name, |_, r, a| {
+            let from = str_of(&a.req(Some(0), "old", "replace")?);
+            let to = str_of(&a.req(Some(1), "new", "replace")?);
+            Ok(Obj::str(str_of(r).replace(&from, &to)))
+        }),
+        (Obj::Str(_), "startswith" | "endswith") => {
+            let start = name == "startswith";
+            bound(recv, name, move |_, r, a| {
+                let p = str_of(&a.req(Some(0), "prefix", "startswith")?);
+                let s = str_of(r);
+                Ok(Obj::Bool(if start {
+                    s.starts_with(&p)
+                } else {
+                    s.ends_with(&p)
+                }))
+            })
+        }
+        (Obj::List(_), "append") => bound(recv, name, |_, r, a| {
+            if let Obj::List(l) = r {
+                l.borrow_mut().push(a.req(Some(0), "object", "append")?);
+            }
+            Ok(Obj::None)
+        }),
+        (Obj::List(_), "extend") => bound(recv, name, |_, r, a| {
+            let items = iterate(&a.req(Some(0), "iterable", "extend")?)?;
+            if let Obj::List(l) = r {
+                l.borrow_mut().extend(items);
+            }
+            Ok(Obj::None)
+        }),
+        (Obj::List(_), "insert") => bound(recv, name, |_, r, a| {
+            let i = to_int(&a.req(Some(0), "index", "insert")?)?;
+            let v = a.req(Some(1), "object", "insert")?;
+            if let Obj::List(l) = r {
+                let n = l.borrow().len() as i64;
+                let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
+                l.borrow_mut().insert(i as usize, v);
+            }
+            Ok(Obj::None)
+        }),
+        (Obj::List(_), "pop") => bound(recv, name, |_, r, a| {
+            let Obj::List(l) = r else {
+                return Ok(Obj::None);
+            };
+            let n = l.borrow().len() as i64;
+            if n == 0 {
+                bail!(IndexError, "pop from empty list");
+            }
+            let i = a
+                .get(Some(0), "index")
+                .map(|x| to_int(&x))
+                .transpose()?
+                .unwrap_or(-1);
+            let j = if i < 0 { i + n } else { i };
+            if j < 0 || j >= n {
+                bail!(IndexError, "pop index out of range");
+            }
+            Ok(l.borrow_mut().remove(j as usize))
+        }),
+        (Obj::List(_), "reverse") => bound(recv, name, |_, r, _| {
+            if let Obj::List(l) = r {
+                l.borrow_mut().reverse();
+            }
+            Ok(Obj::None)
+        }),
+        (Obj::List(_), "sort") => bound(recv, name, |i, r, a| {
+            if let Obj::List(l) = r {
+                let mut items = l.borrow().clone();
+                sort_items(i, &mut items, a.get(None, "key"), a.get(None, "reverse"))?;
+                *l.borrow_mut() = items;
+            }
+            Ok(Obj::None)
+        }),
+        (Obj::List(_) | Obj::Tuple(_), "index") => bound(recv, name, |_, r, a| {
+            let x = a.req(Some(0), "value", "index")?;
+            iterate(r)?
+                .iter()
+                .position(|y| py_eq(y, &x))
+                .map(|p| Obj::Int(p as i64))
+                .ok_or_else(|| err!(ValueError, "{} is not in list", repr_of(&x)))
+        }),
+        (Obj::List(_) | Obj::Tuple(_), "count") => bound(recv, name, |_, r, a| {
+            let x = a.req(Some(0), "value", "count")?;
+            Ok(Obj::Int(
+                iterate(r)?.iter().filter(|y| py_eq(y, &x)).count() as i64,
+            ))
+        }),
+        (Obj::List(_), "copy") => bound(recv, name, |_, r, _| Ok(Obj::list(iterate(r)?))),
+        (Obj::Dict(_), "keys") => bound(recv, name, |_, r, _| Ok(Obj::list(iterate(r)?))),
+        (Obj::Dict(d), "values") => {
+            let d = d.clone();
+            Obj::native(name, move |_, _| {
+                Ok(Obj::list(
+                    d.borrow().items.iter().map(|(_, v)| v.clone()).collect(),
+                ))
+            })
+        }
+        (Obj::Dict(d), "items") => {
+            let d = d.clone();
+            Obj::native(name, move |_, _| {
+                Ok(Obj::list(
+                    d.borrow()
+                        .items
+                        .iter()
+                        .map(|(k, v)| Obj::tuple(vec![k.clone(), v.clone()]))
+                        .collect(),
+                ))
+            })
+        }
+        (Obj::Dict(d), "get") => {
+            let d = d.clone();
+            Obj::native(name, move |_, a| {
+                let k = a.req(Some(0), "key", "get")?;
+                Ok(d.borrow()
+                    .get(&k)
+                    .unwrap_or_else(|| a.get(Some(1), "default").unwrap_or(Obj::None)))
+            })
+        }
+        (Obj::Dict(d), "update") => {
+            let d = d.clone();
+            Obj::native(name, move |_, a| {
+                if let Some(Obj::Dict(o)) = a.pos.first() {
+                    let items = o.borrow().items.clone();
+                    for (k, v) in items {
+                        d.borrow_mut().set(k, v);
+                    }
+                }
+                for (k, v) in a.kw {
+                    d.borrow_mut().set(Obj::str(k), v);
+                }
+                Ok(Obj::None)
+            })
+        }
+        (Obj::Dict(d), "pop") => {
+            let d = d.clone();
+            Obj::native(name, move |_, a| {
+                let k = a.req(Some(0), "key", "pop")?;
+                let v = d.borrow().get(&k);
+                match v {
+                    Some(v) => {
+                        d.borrow_mut()
+                            .items
+                            .retain(|(x, _)| !super::value::key_eq(x, &k));
+                        Ok(v)
+                    }
+                    None => a
+                        .get(Some(1), "default")
+                        .ok_or_else(|| err!(KeyError, "{}", repr_of(&k))),
+                }
+            })
+        }
+        (Obj::Dict(d), "copy") => {
+            let d = d.clone();
+            Obj::native(name, move |_, _| {
+                Ok(Obj::Dict(Rc::new(RefCell::new(d.borrow().clone()))))
+            })
+        }
+        (Obj::Dict(d), "setdefault") => {
+            let d = d.clone();
+            Obj::native(name, move |_, a| {
+                let k = a.req(Some(0), "key", "setdefault")?;
+                let existing = d.borrow().get(&k);
+                match existing {
+                    Some(v) => Ok(v),
+                    None => {
+                        let v = a.get(Some(1), "default").unwrap_or(Obj::None);
+                        d.borrow_mut().set(k, v.clone());
+                        Ok(v)
+                    }
+                }
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// `"...".format(*args, **kwargs)`.
+pub fn str_format(fmt: &str, a: &Args) -> Result<String> {
+    let mut out = String::new();
+    let mut auto = 0usize;
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '{' && chars.get(i + 1) == Some(&'{') {
+            out.push('{');
+            i += 2;
+            continue;
+        }
+        if c == '}' && chars.get(i + 1) == Some(&'}') {
+            out.push('}');
+            i += 2;
+            continue;
+        }
+        if c != '{' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let end = chars[i..]
+            .iter()
+            .position(|&x| x == '}')
+            .map(|p| p + i)
+            .ok_or_else(|| err!(ValueError, "Single '{{' encountered in format string"))?;
+        let field: String = chars[i + 1..end].iter().collect();
+        let (name, spec) = field.split_once(':').unwrap_or((&field, ""));
+        let (name, conv) = name.split_once('!').unwrap_or((name, ""));
+        let v = if name.is_empty() {
+            auto += 1;
+            a.pos.get(auto - 1).cloned()
+        } else if let Ok(n) = name.parse::<usize>() {
+            a.pos.get(n).cloned()
+        } else {
+            a.get(None, name)
+        };
+        let v = v.ok_or_else(|| {
+            err!(
+                IndexError,
+                "Replacement index {} out of range for positional args tuple",
+                auto.saturating_sub(1)
+            )
+        })?;
+        let v = if conv == "r" {
+            Obj::str(repr_of(&v))
+        } else {
+            v
+        };
+        out.push_str(&format_value(&v, spec)?);
+        i = end + 1;
+    }
+    Ok(out)
+}
+
+/// Python scalar from element 0 of a concrete array (for `float(x)` and friends).
+pub fn first_scalar(v: &Obj) -> Result<Obj> {
+    let val = to_value(v)?;
+    let a = val.concrete("a Python scalar conversion")?;
+    Ok(scalar_obj(a, 0))
+}

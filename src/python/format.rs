@@ -1,0 +1,450 @@
+//! Text forms of objects: `str`, `repr`, format specs, `%` formatting, Python
+//! float repr and NumPy's array printing.
+
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::trace::Value;
+
+use super::value::Obj;
+
+/// Shortest round-trip digits and decimal exponent of a finite nonzero value:
+/// `digits` × 10^(exp - len + 1).
+fn shortest_digits(x: f64, single: bool) -> (String, i32) {
+    let s = if single {
+        format!("{:e}", x.abs() as f32)
+    } else {
+        format!("{:e}", x.abs())
+    };
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    (digits, exp.parse().unwrap_or(0))
+}
+
+/// Python's `repr(float)` (and NumPy's scalar str with `single` for float32).
+pub fn float_repr(x: f64, single: bool) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let (digits, exp) = shortest_digits(x, single);
+    let body = if (-4..16).contains(&exp) {
+        positional(&digits, exp, true)
+    } else {
+        let mut m = digits[..1].to_string();
+        if digits.len() > 1 {
+            m.push('.');
+            m.push_str(&digits[1..]);
+        }
+        format!("{m}e{}{:02}", if exp < 0 { "-" } else { "+" }, exp.abs())
+    };
+    format!("{sign}{body}")
+}
+
+/// Digits placed around the decimal point; `dot_zero` writes `6.0` not `6.`.
+fn positional(digits: &str, exp: i32, dot_zero: bool) -> String {
+    let n = digits.len() as i32;
+    let (int, frac) = if exp >= 0 {
+        if n > exp + 1 {
+            (
+                digits[..(exp + 1) as usize].to_string(),
+                digits[(exp + 1) as usize..].to_string(),
+            )
+        } else {
+            (
+                format!("{digits}{}", "0".repeat((exp + 1 - n) as usize)),
+                String::new(),
+            )
+        }
+    } else {
+        (
+            "0".to_string(),
+            format!("{}{digits}", "0".repeat((-exp - 1) as usize)),
+        )
+    };
+    if frac.is_empty() {
+        if dot_zero {
+            format!("{int}.0")
+        } else {
+            format!("{int}.")
+        }
+    } else {
+        format!("{int}.{frac}")
+    }
+}
+
+/// `str(x)`.
+pub fn str_of(o: &Obj) -> String {
+    match o {
+        Obj::Str(s) => s.to_string(),
+        Obj::Array(v) => array_str(v),
+        Obj::Exc(e) => e.1.clone(),
+        Obj::Jaxpr(j) => j.to_string(),
+        Obj::DType(d) => d.name().to_string(),
+        _ => repr_of(o),
+    }
+}
+
+fn seq_repr(items: &[Obj]) -> String {
+    items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
+}
+
+/// `repr(x)`.
+pub fn repr_of(o: &Obj) -> String {
+    match o {
+        Obj::None => "None".into(),
+        Obj::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Obj::Int(i) => i.to_string(),
+        Obj::Float(f) => float_repr(*f, false),
+        Obj::Str(s) => str_repr(s),
+        Obj::List(l) => format!("[{}]", seq_repr(&l.borrow())),
+        Obj::Tuple(t) => {
+            if t.len() == 1 {
+                format!("({},)", repr_of(&t[0]))
+            } else {
+                format!("({})", seq_repr(t))
+            }
+        }
+        Obj::Dict(d) => format!(
+            "{{{}}}",
+            d.borrow()
+                .items
+                .iter()
+                .map(|(k, v)| format!("{}: {}", repr_of(k), repr_of(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Obj::Slice(s) => format!(
+            "slice({}, {}, {})",
+            repr_of(&s[0]),
+            repr_of(&s[1]),
+            repr_of(&s[2])
+        ),
+        Obj::Ellipsis => "Ellipsis".into(),
+        Obj::Range(a, b, s) => {
+            if *s == 1 {
+                format!("range({a}, {b})")
+            } else {
+                format!("range({a}, {b}, {s})")
+            }
+        }
+        Obj::Array(v) => array_repr(v),
+        Obj::DType(d) => format!("dtype('{}')", d.name()),
+        Obj::Func(f) => format!("<function {}>", f.name),
+        Obj::Native(n) => format!("<function {}>", n.name),
+        Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Obj::Instance(i) => format!("<__main__.{} object>", i.class.name),
+        Obj::Method(m) => format!("<bound method of {}>", repr_of(&m.0)),
+        Obj::Module(m) => format!("<module '{}'>", m.name),
+        Obj::Mesh(m) => super::modules::sharding::mesh_repr(m),
+        Obj::Spec(s) => format!("{s}"),
+        Obj::Sharding(s) => format!(
+            "NamedSharding(mesh={}, spec={}, memory_kind=unpinned_host)",
+            super::modules::sharding::mesh_shape_repr(&s.mesh),
+            s.spec
+        ),
+        Obj::Device(i) => format!("CpuDevice(id={i})"),
+        Obj::Devices(d) => {
+            let items: Vec<Obj> = d.ids.iter().map(|&i| Obj::Device(i)).collect();
+            format!("array({})", repr_nested(&items, &d.shape))
+        }
+        Obj::ExcClass(k) => format!("<class '{}'>", k.python_name()),
+        // A KeyError's message is already the repr of the missing key.
+        Obj::Exc(e) if e.0 == crate::error::ErrorKind::KeyError => format!("KeyError({})", e.1),
+        Obj::Exc(e) => format!("{}({})", e.0.python_name(), str_repr(&e.1)),
+        Obj::Jaxpr(j) => j.to_string(),
+        Obj::Type(t) => format!("<class '{t}'>"),
+    }
+}
+
+fn repr_nested(items: &[Obj], shape: &[usize]) -> String {
+    if shape.len() <= 1 {
+        return format!("[{}]", seq_repr(items));
+    }
+    let inner: usize = shape[1..].iter().product();
+    let parts: Vec<String> = items
+        .chunks(inner.max(1))
+        .map(|c| repr_nested(c, &shape[1..]))
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Python's repr of a string (single quotes unless the text has some).
+pub fn str_repr(s: &str) -> String {
+    let q = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::new();
+    out.push(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c)
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}
+
+/// Applies a format spec (`.4f`, `>8`, `,`, `e`, `%`, ...) as `format(v, spec)`.
+pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
+    if spec.is_empty() {
+        return Ok(str_of(v));
+    }
+    let mut chars: Vec<char> = spec.chars().collect();
+    let mut fill = ' ';
+    let mut align = None;
+    if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^' | '=') {
+        fill = chars[0];
+        align = Some(chars[1]);
+        chars.drain(..2);
+    } else if !chars.is_empty() && matches!(chars[0], '<' | '>' | '^' | '=') {
+        align = Some(chars[0]);
+        chars.drain(..1);
+    }
+    let mut sign = '-';
+    if !chars.is_empty() && matches!(chars[0], '+' | '-' | ' ') {
+        sign = chars[0];
+        chars.drain(..1);
+    }
+    if !chars.is_empty() && chars[0] == '0' {
+        fill = '0';
+        align = align.or(Some('='));
+        chars.drain(..1);
+    }
+    let rest: String = chars.iter().collect();
+    let ty = rest
+        .chars()
+        .last()
+        .filter(|c| c.is_ascii_alphabetic() || *c == '%');
+    let body = match ty {
+        Some(_) => &rest[..rest.len() - 1],
+        None => &rest[..],
+    };
+    let (width_s, prec_s) = match body.split_once('.') {
+        Some((w, p)) => (w, Some(p)),
+        None => (body, None),
+    };
+    let comma = width_s.contains(',');
+    let width: usize = width_s
+        .trim_matches(|c| c == ',' || c == '_')
+        .parse()
+        .unwrap_or(0);
+    let prec: Option<usize> = prec_s.and_then(|p| p.parse().ok());
+    let num = match v {
+        Obj::Array(a) => {
+            let c = a.concrete("formatting an array")?;
+            if c.size() == 1 && ty.is_some() {
+                Some(c.get_f64(0))
+            } else {
+                None
+            }
+        }
+        o => o.as_number(),
+    };
+    let is_int = matches!(v, Obj::Int(_) | Obj::Bool(_))
+        || matches!(v, Obj::Array(a) if a.dtype() != DType::F32);
+    let mut text = match (ty, num) {
+        (Some('f') | Some('F'), Some(x)) => fmt_fixed(x, prec.unwrap_or(6)),
+        (Some('e') | Some('E'), Some(x)) => fmt_exp(x, prec.unwrap_or(6)),
+        (Some('g') | Some('G'), Some(x)) => fmt_general(x, prec.unwrap_or(6)),
+        (Some('%'), Some(x)) => format!("{}%", fmt_fixed(x * 100.0, prec.unwrap_or(6))),
+        (Some('d'), Some(x)) => {
+            if !is_int {
+                bail!(
+                    ValueError,
+                    "Unknown format code 'd' for object of type '{}'",
+                    v.type_name()
+                );
+            }
+            format!("{}", x as i64)
+        }
+        (Some('s'), _) => str_of(v),
+        (None, Some(x)) if prec.is_some() && !is_int => fmt_general(x, prec.unwrap_or(6)),
+        (None, _) => str_of(v),
+        (Some(c), _) => bail!(
+            ValueError,
+            "Unknown format code '{c}' for object of type '{}'",
+            v.type_name()
+        ),
+    };
+    if comma {
+        text = group_thousands(&text);
+    }
+    if sign == '+' && num.is_some_and(|x| x >= 0.0) {
+        text.insert(0, '+');
+    } else if sign == ' ' && num.is_some_and(|x| x >= 0.0) {
+        text.insert(0, ' ');
+    }
+    let len = text.chars().count();
+    if width > len {
+        let pad = width - len;
+        let default_right = num.is_some();
+        text = match align.unwrap_or(if default_right { '>' } else { '<' }) {
+            '<' => format!("{text}{}", fill.to_string().repeat(pad)),
+            '^' => format!(
+                "{}{text}{}",
+                fill.to_string().repeat(pad / 2),
+                fill.to_string().repeat(pad - pad / 2)
+            ),
+            '=' => {
+                let (s, digits) = if text.starts_with(['-', '+', ' ']) {
+                    text.split_at(1)
+                } else {
+                    ("", &text[..])
+                };
+                format!("{s}{}{digits}", fill.to_string().repeat(pad))
+            }
+            _ => format!("{}{text}", fill.to_string().repeat(pad)),
+        };
+    }
+    Ok(text)
+}
+
+fn group_thousands(s: &str) -> String {
+    let (sign, rest) = if let Some(r) = s.strip_prefix('-') {
+        ("-", r)
+    } else {
+        ("", s)
+    };
+    let (int, frac) = match rest.find('.') {
+        Some(p) => rest.split_at(p),
+        None => (rest, ""),
+    };
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}{frac}")
+}
+
+fn fmt_fixed(x: f64, prec: usize) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    format!("{x:.prec$}")
+}
+
+fn fmt_exp(x: f64, prec: usize) -> String {
+    let s = format!("{x:.prec$e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
+fn fmt_general(x: f64, prec: usize) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return fmt_fixed(x, 0);
+    }
+    let p = prec.max(1);
+    let exp = format!("{:.*e}", p - 1, x);
+    let e: i32 = exp
+        .split_once('e')
+        .map(|(_, e)| e.parse().unwrap_or(0))
+        .unwrap_or(0);
+    if e >= -4 && e < p as i32 {
+        let s = format!("{:.*}", (p as i32 - 1 - e).max(0) as usize, x);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    } else {
+        let (m, _) = exp.split_once('e').unwrap_or((&exp, ""));
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
+        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    }
+}
+
+/// `fmt % args`.
+pub fn percent_format(fmt: &str, args: &Obj) -> Result<String> {
+    let items: Vec<Obj> = match args {
+        Obj::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    let mut it = items.into_iter();
+    let mut out = String::new();
+    let mut chars = fmt.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut spec = String::new();
+        while let Some(&d) = chars.peek() {
+            chars.next();
+            if d.is_ascii_alphabetic() || d == '%' {
+                spec.push(d);
+                break;
+            }
+            spec.push(d);
+        }
+        if spec == "%" {
+            out.push('%');
+            continue;
+        }
+        let Some(v) = it.next() else {
+            bail!(TypeError, "not enough arguments for format string");
+        };
+        let ty = spec.pop().unwrap_or('s');
+        let conv = match ty {
+            's' => format_value(&Obj::str(str_of(&v)), &spec)?,
+            'r' => format_value(&Obj::str(repr_of(&v)), &spec)?,
+            'i' | 'd' => {
+                let n = v.as_number().unwrap_or(0.0).trunc() as i64;
+                format_value(&Obj::Int(n), &format!("{spec}d"))?
+            }
+            t => format_value(&v, &format!("{spec}{t}"))?,
+        };
+        out.push_str(&conv);
+    }
+    Ok(out)
+}
+
+/// `str(x)` for an array, as JAX prints it (NumPy's formatting).
+pub fn array_str(v: &Value) -> String {
+    match v {
+        Value::Concrete(a) => crate::array::format::format_numpy(a),
+        Value::Traced(t) => format!("Traced<{}>with<DynamicJaxprTrace>", t.aval),
+    }
+}
+
+/// `repr(x)` for an array: `Array([1., 2.], dtype=float32)`.
+pub fn array_repr(v: &Value) -> String {
+    match v {
+        Value::Concrete(a) => crate::array::format::format_jax_repr(a),
+        Value::Traced(_) => array_str(v),
+    }
+}

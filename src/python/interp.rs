@@ -1,0 +1,986 @@
+//! The tree-walking interpreter: statements, expressions, calls and scopes.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::{bail, err};
+
+use super::format;
+use super::ops;
+use super::parse::Lines;
+use super::value::{Args, Class, Dict, Function, Instance, Obj};
+
+/// Most statements and calls a program may execute before it is stopped.
+pub const DEFAULT_MAX_STEPS: u64 = 20_000_000;
+
+/// A variable scope: a function's locals (or the globals) and its parent.
+pub type Scope = Rc<ScopeData>;
+
+/// Variables of one scope.
+pub struct ScopeData {
+    /// The variables.
+    pub vars: RefCell<HashMap<String, Obj>>,
+    /// The enclosing scope (None for the globals).
+    pub parent: Option<Scope>,
+    /// Names declared `global` here.
+    pub globals: RefCell<HashSet<String>>,
+    /// Names declared `nonlocal` here.
+    pub nonlocals: RefCell<HashSet<String>>,
+}
+
+impl ScopeData {
+    /// A new scope inside `parent`.
+    pub fn new(parent: Option<Scope>) -> Scope {
+        Rc::new(ScopeData {
+            vars: RefCell::new(HashMap::new()),
+            parent,
+            globals: RefCell::new(HashSet::new()),
+            nonlocals: RefCell::new(HashSet::new()),
+        })
+    }
+}
+
+/// How a statement finished.
+pub enum Flow {
+    /// Fell through.
+    Normal,
+    /// `return` with a value.
+    Return(Obj),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+}
+
+/// Interpreter state for one program run.
+pub struct Interp {
+    /// Module-level variables.
+    pub globals: Scope,
+    /// Builtin functions and types.
+    pub builtins: HashMap<String, Obj>,
+    /// Everything the program printed.
+    pub out: String,
+    /// Statements and calls executed so far.
+    pub steps: u64,
+    /// The step limit.
+    pub max_steps: u64,
+    /// Line table of the program.
+    pub lines: Lines,
+    /// Where the pending error was raised (1-based line, column).
+    pub err_loc: Option<(usize, usize)>,
+    /// Imported modules by dotted name.
+    pub modules: HashMap<String, Obj>,
+    /// Depth of nested Python calls (a guard against runaway recursion).
+    pub depth: usize,
+}
+
+fn name_of(id: &ast::Identifier) -> String {
+    id.as_str().to_string()
+}
+
+impl Interp {
+    /// An interpreter for a program whose text has the line table `lines`.
+    pub fn new(lines: Lines) -> Interp {
+        let mut interp = Interp {
+            globals: ScopeData::new(None),
+            builtins: HashMap::new(),
+            out: String::new(),
+            steps: 0,
+            max_steps: DEFAULT_MAX_STEPS,
+            lines,
+            err_loc: None,
+            modules: HashMap::new(),
+            depth: 0,
+        };
+        super::builtins::install(&mut interp);
+        interp
+    }
+
+    fn tick(&mut self) -> Result<()> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            bail!(RuntimeError, "program exceeded {} steps", self.max_steps);
+        }
+        Ok(())
+    }
+
+    /// Records `range` as the error's position unless an inner one already is.
+    fn locate(&mut self, range: rustpython_parser::text_size::TextRange) {
+        if self.err_loc.is_none() {
+            self.err_loc = Some(self.lines.locate(u32::from(range.start()) as usize));
+        }
+    }
+
+    /// Runs a module body.
+    pub fn run_module(&mut self, body: &[Stmt]) -> Result<()> {
+        let scope = self.globals.clone();
+        match self.exec_block(body, &scope)? {
+            Flow::Normal | Flow::Return(_) => Ok(()),
+            Flow::Break | Flow::Continue => bail!(SyntaxError, "'break' outside loop"),
+        }
+    }
+
+    /// Executes statements in order.
+    pub fn exec_block(&mut self, body: &[Stmt], scope: &Scope) -> Result<Flow> {
+        for s in body {
+            match self.exec_stmt(s, scope)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec_stmt(&mut self, s: &Stmt, scope: &Scope) -> Result<Flow> {
+        self.tick().inspect_err(|_| self.locate(s.range()))?;
+        let r = self.exec_stmt_inner(s, scope);
+        if r.is_err() {
+            self.locate(s.range());
+        }
+        r
+    }
+
+    fn exec_stmt_inner(&mut self, s: &Stmt, scope: &Scope) -> Result<Flow> {
+        match s {
+            Stmt::Expr(e) => {
+                self.eval(&e.value, scope)?;
+            }
+            Stmt::Assign(a) => {
+                let v = self.eval(&a.value, scope)?;
+                for t in &a.targets {
+                    self.assign(t, v.clone(), scope)?;
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(v) = &a.value {
+                    let v = self.eval(v, scope)?;
+                    self.assign(&a.target, v, scope)?;
+                }
+            }
+            Stmt::AugAssign(a) => {
+                let cur = self.eval(&a.target, scope)?;
+                let rhs = self.eval(&a.value, scope)?;
+                let v = ops::binop(self, &a.op, &cur, &rhs, true)?;
+                self.assign(&a.target, v, scope)?;
+            }
+            Stmt::FunctionDef(f) => {
+                let func =
+                    self.make_function(name_of(&f.name), &f.args, Rc::new(f.body.clone()), scope)?;
+                let mut obj = func;
+                for d in f.decorator_list.iter().rev() {
+                    let dec = self.eval(d, scope)?;
+                    obj = self.call(&dec, Args::new(vec![obj]))?;
+                }
+                self.set_var(scope, &name_of(&f.name), obj);
+            }
+            Stmt::ClassDef(c) => {
+                let mut bases = vec![];
+                for b in &c.bases {
+                    match self.eval(b, scope)? {
+                        Obj::Class(k) => bases.push(k),
+                        // object, Exception and friends carry nothing we need.
+                        Obj::Type(_) | Obj::ExcClass(_) => {}
+                        other => bail!(
+                            NotImplementedError,
+                            "not supported by shardlab yet: subclassing {}",
+                            other.type_name()
+                        ),
+                    }
+                }
+                let body_scope = ScopeData::new(Some(scope.clone()));
+                self.exec_block(&c.body, &body_scope)?;
+                let mut attrs: Vec<(String, Obj)> =
+                    body_scope.vars.borrow().clone().into_iter().collect();
+                attrs.sort_by(|a, b| a.0.cmp(&b.0));
+                let class = Obj::Class(Rc::new(Class {
+                    name: name_of(&c.name),
+                    bases,
+                    attrs: RefCell::new(attrs),
+                }));
+                let mut obj = class;
+                for d in c.decorator_list.iter().rev() {
+                    let dec = self.eval(d, scope)?;
+                    obj = self.call(&dec, Args::new(vec![obj]))?;
+                }
+                self.set_var(scope, &name_of(&c.name), obj);
+            }
+            Stmt::Return(r) => {
+                let v = match &r.value {
+                    Some(e) => self.eval(e, scope)?,
+                    None => Obj::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            Stmt::If(i) => {
+                let c = self.eval(&i.test, scope)?;
+                if ops::truthy(&c, "the condition of an if statement")? {
+                    return self.exec_block(&i.body, scope);
+                }
+                return self.exec_block(&i.orelse, scope);
+            }
+            Stmt::While(w) => loop {
+                let c = self.eval(&w.test, scope)?;
+                if !ops::truthy(&c, "the condition of a while loop")? {
+                    return self.exec_block(&w.orelse, scope);
+                }
+                self.tick()?;
+                match self.exec_block(&w.body, scope)? {
+                    Flow::Break => break,
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            },
+            Stmt::For(f) => {
+                let it = self.eval(&f.iter, scope)?;
+                let items = ops::iterate(&it)?;
+                let mut broke = false;
+                for item in items {
+                    self.tick()?;
+                    self.assign(&f.target, item, scope)?;
+                    match self.exec_block(&f.body, scope)? {
+                        Flow::Break => {
+                            broke = true;
+                            break;
+                        }
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Normal | Flow::Continue => {}
+                    }
+                }
+                if !broke {
+                    return self.exec_block(&f.orelse, scope);
+                }
+            }
+            Stmt::Break(_) => return Ok(Flow::Break),
+            Stmt::Continue(_) => return Ok(Flow::Continue),
+            Stmt::Pass(_) => {}
+            Stmt::With(w) => {
+                for item in &w.items {
+                    let v = self.eval(&item.context_expr, scope)?;
+                    if let Some(t) = &item.optional_vars {
+                        self.assign(t, v, scope)?;
+                    }
+                }
+                return self.exec_block(&w.body, scope);
+            }
+            Stmt::Assert(a) => {
+                let c = self.eval(&a.test, scope)?;
+                if !ops::truthy(&c, "an assert statement")? {
+                    let msg = match &a.msg {
+                        Some(m) => {
+                            let m = self.eval(m, scope)?;
+                            format::str_of(&m)
+                        }
+                        None => String::new(),
+                    };
+                    return Err(Error::new(ErrorKind::AssertionError, msg));
+                }
+            }
+            Stmt::Import(i) => {
+                for alias in &i.names {
+                    let full = name_of(&alias.name);
+                    let module = super::modules::import(self, &full)?;
+                    match &alias.asname {
+                        Some(a) => self.set_var(scope, &name_of(a), module),
+                        None => {
+                            let top = full.split('.').next().unwrap_or(&full).to_string();
+                            let top_mod = super::modules::import(self, &top)?;
+                            self.set_var(scope, &top, top_mod);
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                let Some(m) = &i.module else {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: relative imports"
+                    );
+                };
+                let mname = name_of(m);
+                let module = super::modules::import(self, &mname)?;
+                for alias in &i.names {
+                    let n = name_of(&alias.name);
+                    if n == "*" {
+                        bail!(
+                            NotImplementedError,
+                            "not supported by shardlab yet: from {mname} import *"
+                        );
+                    }
+                    let v = match ops::getattr(self, &module, &n) {
+                        Ok(v) => v,
+                        Err(_) => {
+                            super::modules::import(self, &format!("{mname}.{n}")).map_err(|e| {
+                                if e.kind == ErrorKind::NotImplementedError {
+                                    e
+                                } else {
+                                    err!(NameError, "cannot import name '{n}' from '{mname}'")
+                                }
+                            })?
+                        }
+                    };
+                    let bind = alias.asname.as_ref().map(name_of).unwrap_or(n);
+                    self.set_var(scope, &bind, v);
+                }
+            }
+            Stmt::Global(g) => {
+                for n in &g.names {
+                    scope.globals.borrow_mut().insert(name_of(n));
+                }
+            }
+            Stmt::Nonlocal(g) => {
+                for n in &g.names {
+                    scope.nonlocals.borrow_mut().insert(name_of(n));
+                }
+            }
+            Stmt::Delete(d) => {
+                for t in &d.targets {
+                    match t {
+                        Expr::Name(n) => {
+                            scope.vars.borrow_mut().remove(n.id.as_str());
+                        }
+                        Expr::Subscript(s) => {
+                            let container = self.eval(&s.value, scope)?;
+                            let key = self.eval(&s.slice, scope)?;
+                            ops::delitem(&container, &key)?;
+                        }
+                        _ => bail!(
+                            NotImplementedError,
+                            "not supported by shardlab yet: this del target"
+                        ),
+                    }
+                }
+            }
+            Stmt::Raise(r) => {
+                let Some(exc) = &r.exc else {
+                    bail!(RuntimeError, "No active exception to reraise");
+                };
+                let e = self.eval(exc, scope)?;
+                return Err(match e {
+                    Obj::Exc(e) => Error::new(e.0, e.1.clone()),
+                    Obj::ExcClass(k) => Error::new(k, ""),
+                    other => err!(
+                        TypeError,
+                        "exceptions must derive from BaseException, not {}",
+                        other.type_name()
+                    ),
+                });
+            }
+            Stmt::Try(t) => return self.exec_try(t, scope),
+            other => {
+                let what = match other {
+                    Stmt::AsyncFunctionDef(_) | Stmt::AsyncFor(_) | Stmt::AsyncWith(_) => "async",
+                    Stmt::Match(_) => "match statements",
+                    Stmt::TryStar(_) => "except*",
+                    Stmt::TypeAlias(_) => "type aliases",
+                    _ => "this statement",
+                };
+                bail!(NotImplementedError, "not supported by shardlab yet: {what}");
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec_try(&mut self, t: &ast::StmtTry, scope: &Scope) -> Result<Flow> {
+        let r = self.exec_block(&t.body, scope);
+        let r = match r {
+            Ok(Flow::Normal) => self.exec_block(&t.orelse, scope),
+            Ok(f) => Ok(f),
+            Err(e) if e.kind == ErrorKind::Cancelled => Err(e),
+            Err(e) if e.kind == ErrorKind::RuntimeError && e.message.contains("exceeded") => Err(e),
+            Err(e) => {
+                let mut handled = None;
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    let matches = match &h.type_ {
+                        None => true,
+                        Some(ty) => {
+                            let ty = self.eval(ty, scope)?;
+                            exception_matches(&ty, e.kind)
+                        }
+                    };
+                    if matches {
+                        self.err_loc = None;
+                        if let Some(n) = &h.name {
+                            self.set_var(
+                                scope,
+                                &name_of(n),
+                                Obj::Exc(Rc::new((e.kind, e.message.clone()))),
+                            );
+                        }
+                        handled = Some(self.exec_block(&h.body, scope));
+                        break;
+                    }
+                }
+                handled.unwrap_or(Err(e))
+            }
+        };
+        if !t.finalbody.is_empty() {
+            let saved = self.err_loc.take();
+            match self.exec_block(&t.finalbody, scope)? {
+                Flow::Normal => {}
+                f => return Ok(f),
+            }
+            self.err_loc = saved;
+        }
+        r
+    }
+
+    /// Creates a function object from parameters and body.
+    pub fn make_function(
+        &mut self,
+        name: String,
+        params: &ast::Arguments,
+        body: Rc<Vec<Stmt>>,
+        scope: &Scope,
+    ) -> Result<Obj> {
+        let mut defaults = vec![];
+        for a in params
+            .posonlyargs
+            .iter()
+            .chain(&params.args)
+            .chain(&params.kwonlyargs)
+        {
+            if let Some(d) = &a.default {
+                let v = self.eval(d, scope)?;
+                defaults.push((name_of(&a.def.arg), v));
+            }
+        }
+        Ok(Obj::Func(Rc::new(Function {
+            name,
+            params: Rc::new(params.clone()),
+            defaults,
+            body,
+            closure: scope.clone(),
+        })))
+    }
+
+    /// Binds a name in `scope`, honouring `global` and `nonlocal`.
+    pub fn set_var(&mut self, scope: &Scope, name: &str, v: Obj) {
+        if scope.globals.borrow().contains(name) {
+            self.globals.vars.borrow_mut().insert(name.to_string(), v);
+            return;
+        }
+        if scope.nonlocals.borrow().contains(name) {
+            let mut s = scope.parent.clone();
+            while let Some(p) = s {
+                if p.vars.borrow().contains_key(name) {
+                    p.vars.borrow_mut().insert(name.to_string(), v);
+                    return;
+                }
+                s = p.parent.clone();
+            }
+        }
+        scope.vars.borrow_mut().insert(name.to_string(), v);
+    }
+
+    fn lookup(&self, scope: &Scope, name: &str) -> Result<Obj> {
+        let mut s = Some(scope.clone());
+        while let Some(sc) = s {
+            if let Some(v) = sc.vars.borrow().get(name) {
+                return Ok(v.clone());
+            }
+            s = sc.parent.clone();
+        }
+        if let Some(v) = self.builtins.get(name) {
+            return Ok(v.clone());
+        }
+        bail!(NameError, "name '{name}' is not defined")
+    }
+
+    /// Assigns `v` to an assignment target.
+    pub fn assign(&mut self, target: &Expr, v: Obj, scope: &Scope) -> Result<()> {
+        match target {
+            Expr::Name(n) => {
+                self.set_var(scope, n.id.as_str(), v);
+                Ok(())
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                let items = ops::iterate(&v)?;
+                let star = elts.iter().position(|e| matches!(e, Expr::Starred(_)));
+                match star {
+                    None => {
+                        if items.len() != elts.len() {
+                            if items.len() > elts.len() {
+                                bail!(
+                                    ValueError,
+                                    "too many values to unpack (expected {})",
+                                    elts.len()
+                                );
+                            }
+                            bail!(
+                                ValueError,
+                                "not enough values to unpack (expected {}, got {})",
+                                elts.len(),
+                                items.len()
+                            );
+                        }
+                        for (t, item) in elts.iter().zip(items) {
+                            self.assign(t, item, scope)?;
+                        }
+                    }
+                    Some(si) => {
+                        let after = elts.len() - si - 1;
+                        if items.len() < elts.len() - 1 {
+                            bail!(
+                                ValueError,
+                                "not enough values to unpack (expected at least {}, got {})",
+                                elts.len() - 1,
+                                items.len()
+                            );
+                        }
+                        for (t, item) in elts[..si].iter().zip(&items) {
+                            self.assign(t, item.clone(), scope)?;
+                        }
+                        let mid = items[si..items.len() - after].to_vec();
+                        if let Expr::Starred(s) = &elts[si] {
+                            self.assign(&s.value, Obj::list(mid), scope)?;
+                        }
+                        for (t, item) in elts[si + 1..].iter().zip(&items[items.len() - after..]) {
+                            self.assign(t, item.clone(), scope)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Expr::Subscript(s) => {
+                let container = self.eval(&s.value, scope)?;
+                let key = self.eval(&s.slice, scope)?;
+                ops::setitem(&container, key, v)
+            }
+            Expr::Attribute(a) => {
+                let obj = self.eval(&a.value, scope)?;
+                ops::setattr(&obj, a.attr.as_str(), v)
+            }
+            _ => bail!(SyntaxError, "cannot assign to expression"),
+        }
+    }
+
+    /// Evaluates an expression.
+    pub fn eval(&mut self, e: &Expr, scope: &Scope) -> Result<Obj> {
+        let r = self.eval_inner(e, scope);
+        if r.is_err() {
+            self.locate(e.range());
+        }
+        r
+    }
+
+    fn eval_inner(&mut self, e: &Expr, scope: &Scope) -> Result<Obj> {
+        match e {
+            Expr::Constant(c) => constant(&c.value),
+            Expr::Name(n) => self.lookup(scope, n.id.as_str()),
+            Expr::BinOp(b) => {
+                let l = self.eval(&b.left, scope)?;
+                let r = self.eval(&b.right, scope)?;
+                ops::binop(self, &b.op, &l, &r, false)
+            }
+            Expr::UnaryOp(u) => {
+                let v = self.eval(&u.operand, scope)?;
+                ops::unaryop(&u.op, &v)
+            }
+            Expr::BoolOp(b) => {
+                let and = matches!(b.op, ast::BoolOp::And);
+                let mut last = Obj::None;
+                for (i, v) in b.values.iter().enumerate() {
+                    last = self.eval(v, scope)?;
+                    if i + 1 == b.values.len() {
+                        break;
+                    }
+                    let t = ops::truthy(
+                        &last,
+                        if and {
+                            "an 'and' expression"
+                        } else {
+                            "an 'or' expression"
+                        },
+                    )?;
+                    if t != and {
+                        return Ok(last);
+                    }
+                }
+                Ok(last)
+            }
+            Expr::Compare(c) => {
+                let mut left = self.eval(&c.left, scope)?;
+                let mut result = Obj::Bool(true);
+                for (op, right) in c.ops.iter().zip(&c.comparators) {
+                    let right = self.eval(right, scope)?;
+                    let r = ops::compare(op, &left, &right)?;
+                    if c.ops.len() == 1 {
+                        return Ok(r);
+                    }
+                    if !ops::truthy(&r, "a chained comparison")? {
+                        return Ok(r);
+                    }
+                    result = r;
+                    left = right;
+                }
+                Ok(result)
+            }
+            Expr::IfExp(i) => {
+                let c = self.eval(&i.test, scope)?;
+                if ops::truthy(&c, "a conditional expression")? {
+                    self.eval(&i.body, scope)
+                } else {
+                    self.eval(&i.orelse, scope)
+                }
+            }
+            Expr::NamedExpr(n) => {
+                let v = self.eval(&n.value, scope)?;
+                self.assign(&n.target, v.clone(), scope)?;
+                Ok(v)
+            }
+            Expr::Lambda(l) => {
+                let body = vec![Stmt::Return(ast::StmtReturn {
+                    range: l.range,
+                    value: Some(l.body.clone()),
+                })];
+                self.make_function("<lambda>".into(), &l.args, Rc::new(body), scope)
+            }
+            Expr::List(l) => Ok(Obj::list(self.eval_elts(&l.elts, scope)?)),
+            Expr::Tuple(t) => Ok(Obj::tuple(self.eval_elts(&t.elts, scope)?)),
+            Expr::Set(_) | Expr::SetComp(_) => {
+                bail!(NotImplementedError, "not supported by shardlab yet: sets")
+            }
+            Expr::Dict(d) => {
+                let mut dict = Dict::default();
+                for (k, v) in d.keys.iter().zip(&d.values) {
+                    match k {
+                        Some(k) => {
+                            let k = self.eval(k, scope)?;
+                            let v = self.eval(v, scope)?;
+                            dict.set(k, v);
+                        }
+                        None => {
+                            let other = self.eval(v, scope)?;
+                            let Obj::Dict(o) = other else {
+                                bail!(TypeError, "'{}' object is not a mapping", other.type_name());
+                            };
+                            for (k, v) in o.borrow().items.iter() {
+                                dict.set(k.clone(), v.clone());
+                            }
+                        }
+                    }
+                }
+                Ok(Obj::Dict(Rc::new(RefCell::new(dict))))
+            }
+            Expr::ListComp(c) => {
+                let mut out = vec![];
+                let inner = ScopeData::new(Some(scope.clone()));
+                self.comprehension(&c.generators, &inner, &mut |me, sc| {
+                    out.push(me.eval(&c.elt, sc)?);
+                    Ok(())
+                })?;
+                Ok(Obj::list(out))
+            }
+            Expr::GeneratorExp(c) => {
+                let mut out = vec![];
+                let inner = ScopeData::new(Some(scope.clone()));
+                self.comprehension(&c.generators, &inner, &mut |me, sc| {
+                    out.push(me.eval(&c.elt, sc)?);
+                    Ok(())
+                })?;
+                Ok(Obj::list(out))
+            }
+            Expr::DictComp(c) => {
+                let mut dict = Dict::default();
+                let inner = ScopeData::new(Some(scope.clone()));
+                self.comprehension(&c.generators, &inner, &mut |me, sc| {
+                    let k = me.eval(&c.key, sc)?;
+                    let v = me.eval(&c.value, sc)?;
+                    dict.set(k, v);
+                    Ok(())
+                })?;
+                Ok(Obj::Dict(Rc::new(RefCell::new(dict))))
+            }
+            Expr::Attribute(a) => {
+                let v = self.eval(&a.value, scope)?;
+                ops::getattr(self, &v, a.attr.as_str())
+            }
+            Expr::Subscript(s) => {
+                let v = self.eval(&s.value, scope)?;
+                let k = self.eval(&s.slice, scope)?;
+                ops::getitem(self, &v, &k)
+            }
+            Expr::Slice(s) => {
+                let mut parts = [Obj::None, Obj::None, Obj::None];
+                for (i, p) in [&s.lower, &s.upper, &s.step].into_iter().enumerate() {
+                    if let Some(p) = p {
+                        parts[i] = self.eval(p, scope)?;
+                    }
+                }
+                Ok(Obj::Slice(Rc::new(parts)))
+            }
+            Expr::Call(c) => {
+                let f = self.eval(&c.func, scope)?;
+                let mut args = Args::default();
+                for a in &c.args {
+                    if let Expr::Starred(s) = a {
+                        let v = self.eval(&s.value, scope)?;
+                        args.pos.extend(ops::iterate(&v)?);
+                    } else {
+                        args.pos.push(self.eval(a, scope)?);
+                    }
+                }
+                for k in &c.keywords {
+                    let v = self.eval(&k.value, scope)?;
+                    match &k.arg {
+                        Some(n) => args.kw.push((name_of(n), v)),
+                        None => {
+                            let Obj::Dict(d) = v else {
+                                bail!(
+                                    TypeError,
+                                    "argument after ** must be a mapping, not {}",
+                                    v.type_name()
+                                );
+                            };
+                            for (k, v) in d.borrow().items.iter() {
+                                args.kw.push((format::str_of(k), v.clone()));
+                            }
+                        }
+                    }
+                }
+                self.call(&f, args)
+            }
+            Expr::JoinedStr(j) => {
+                let mut s = String::new();
+                for v in &j.values {
+                    let part = self.eval(v, scope)?;
+                    s.push_str(&format::str_of(&part));
+                }
+                Ok(Obj::str(s))
+            }
+            Expr::FormattedValue(f) => {
+                let v = self.eval(&f.value, scope)?;
+                let spec = match &f.format_spec {
+                    Some(spec) => format::str_of(&self.eval(spec, scope)?),
+                    None => String::new(),
+                };
+                let v = match f.conversion {
+                    ast::ConversionFlag::Repr => Obj::str(format::repr_of(&v)),
+                    ast::ConversionFlag::Str => Obj::str(format::str_of(&v)),
+                    _ => v,
+                };
+                Ok(Obj::str(format::format_value(&v, &spec)?))
+            }
+            Expr::Starred(_) => bail!(SyntaxError, "can't use starred expression here"),
+            Expr::Await(_) | Expr::Yield(_) | Expr::YieldFrom(_) => {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: generators and async"
+                )
+            }
+        }
+    }
+
+    fn eval_elts(&mut self, elts: &[Expr], scope: &Scope) -> Result<Vec<Obj>> {
+        let mut out = vec![];
+        for e in elts {
+            if let Expr::Starred(s) = e {
+                let v = self.eval(&s.value, scope)?;
+                out.extend(ops::iterate(&v)?);
+            } else {
+                out.push(self.eval(e, scope)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn comprehension(
+        &mut self,
+        gens: &[ast::Comprehension],
+        scope: &Scope,
+        body: &mut dyn FnMut(&mut Interp, &Scope) -> Result<()>,
+    ) -> Result<()> {
+        let Some((g, rest)) = gens.split_first() else {
+            return body(self, scope);
+        };
+        let it = self.eval(&g.iter, scope)?;
+        'items: for item in ops::iterate(&it)? {
+            self.tick()?;
+            self.assign(&g.target, item, scope)?;
+            for cond in &g.ifs {
+                let c = self.eval(cond, scope)?;
+                if !ops::truthy(&c, "a comprehension condition")? {
+                    continue 'items;
+                }
+            }
+            self.comprehension(rest, scope, body)?;
+        }
+        Ok(())
+    }
+
+    /// Calls any callable object.
+    pub fn call(&mut self, f: &Obj, args: Args) -> Result<Obj> {
+        self.tick()?;
+        match f {
+            Obj::Func(func) => self.call_function(func, args),
+            Obj::Native(n) => {
+                let f = n.f.clone();
+                f(self, args)
+            }
+            Obj::Method(m) => {
+                let (recv, func) = (&m.0, &m.1);
+                let mut a = args;
+                a.pos.insert(0, recv.clone());
+                self.call(func, a)
+            }
+            Obj::Class(c) => {
+                let inst = Obj::Instance(Rc::new(Instance {
+                    class: c.clone(),
+                    attrs: RefCell::new(vec![]),
+                }));
+                if let Some(init) = c.lookup("__init__") {
+                    let mut a = args;
+                    a.pos.insert(0, inst.clone());
+                    self.call(&init, a)?;
+                } else if !args.pos.is_empty() || !args.kw.is_empty() {
+                    bail!(TypeError, "{}() takes no arguments", c.name);
+                }
+                Ok(inst)
+            }
+            Obj::Instance(i) => match i.class.lookup("__call__") {
+                Some(call) => {
+                    let mut a = args;
+                    a.pos.insert(0, f.clone());
+                    self.call(&call, a)
+                }
+                None => bail!(TypeError, "'{}' object is not callable", i.class.name),
+            },
+            Obj::ExcClass(k) => {
+                let msg = args.pos.first().map(format::str_of).unwrap_or_default();
+                Ok(Obj::Exc(Rc::new((*k, msg))))
+            }
+            Obj::Type(t) => super::builtins::call_type(self, t, args),
+            Obj::DType(d) => super::modules::numpy::cast_to(self, *d, args),
+            other => bail!(TypeError, "'{}' object is not callable", other.type_name()),
+        }
+    }
+
+    fn call_function(&mut self, func: &Rc<Function>, args: Args) -> Result<Obj> {
+        if self.depth > 200 {
+            bail!(RuntimeError, "maximum recursion depth exceeded");
+        }
+        let scope = ScopeData::new(Some(func.closure.clone()));
+        self.bind_params(func, args, &scope)?;
+        self.depth += 1;
+        let r = self.exec_block(&func.body, &scope);
+        self.depth -= 1;
+        match r? {
+            Flow::Return(v) => Ok(v),
+            _ => Ok(Obj::None),
+        }
+    }
+
+    fn bind_params(&mut self, func: &Function, args: Args, scope: &Scope) -> Result<()> {
+        let p = &func.params;
+        let positional: Vec<&ast::ArgWithDefault> = p.posonlyargs.iter().chain(&p.args).collect();
+        let mut vars = scope.vars.borrow_mut();
+        let n_pos = args.pos.len();
+        let mut pos = args.pos.into_iter();
+        for a in &positional {
+            match pos.next() {
+                Some(v) => {
+                    vars.insert(name_of(&a.def.arg), v);
+                }
+                None => break,
+            }
+        }
+        let extra: Vec<Obj> = pos.collect();
+        if let Some(va) = &p.vararg {
+            vars.insert(name_of(&va.arg), Obj::tuple(extra));
+        } else if !extra.is_empty() {
+            bail!(
+                TypeError,
+                "{}() takes {} positional arguments but {} were given",
+                func.name,
+                positional.len(),
+                n_pos
+            );
+        }
+        let mut kwargs = Dict::default();
+        for (k, v) in args.kw {
+            let known = positional
+                .iter()
+                .copied()
+                .chain(p.kwonlyargs.iter())
+                .any(|a| a.def.arg.as_str() == k);
+            if known {
+                if vars.contains_key(&k) {
+                    bail!(
+                        TypeError,
+                        "{}() got multiple values for argument '{k}'",
+                        func.name
+                    );
+                }
+                vars.insert(k, v);
+            } else if p.kwarg.is_some() {
+                kwargs.set(Obj::str(&k), v);
+            } else {
+                bail!(
+                    TypeError,
+                    "{}() got an unexpected keyword argument '{k}'",
+                    func.name
+                );
+            }
+        }
+        if let Some(kw) = &p.kwarg {
+            vars.insert(name_of(&kw.arg), Obj::Dict(Rc::new(RefCell::new(kwargs))));
+        }
+        for a in positional.iter().copied().chain(p.kwonlyargs.iter()) {
+            let n = a.def.arg.as_str();
+            if !vars.contains_key(n) {
+                match func.defaults.iter().find(|(k, _)| k == n) {
+                    Some((_, v)) => {
+                        vars.insert(n.to_string(), v.clone());
+                    }
+                    None => bail!(
+                        TypeError,
+                        "{}() missing 1 required positional argument: '{n}'",
+                        func.name
+                    ),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn exception_matches(ty: &Obj, kind: ErrorKind) -> bool {
+    match ty {
+        Obj::ExcClass(k) => *k == kind,
+        // `Exception` and `BaseException` are builtins of type Type.
+        Obj::Type(n) => *n == "Exception" || *n == "BaseException",
+        Obj::Tuple(t) => t.iter().any(|x| exception_matches(x, kind)),
+        _ => false,
+    }
+}
+
+/// The object for a literal.
+fn constant(c: &Constant) -> Result<Obj> {
+    Ok(match c {
+        Constant::None => Obj::None,
+        Constant::Bool(b) => Obj::Bool(*b),
+        Constant::Str(s) => Obj::str(s),
+        Constant::Int(i) => {
+            let v: i64 = i.try_into().map_err(|_| {
+                err!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: integers beyond 64 bits"
+                )
+            })?;
+            Obj::Int(v)
+        }
+        Constant::Float(f) => Obj::Float(*f),
+        Constant::Ellipsis => Obj::Ellipsis,
+        Constant::Tuple(t) => Obj::tuple(t.iter().map(constant).collect::<Result<_>>()?),
+        Constant::Bytes(_) => bail!(NotImplementedError, "not supported by shardlab yet: bytes"),
+        Constant::Complex { .. } => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex numbers"
+        ),
+    })
+}

@@ -1,0 +1,207 @@
+//! The Python front end: runs JAX program text on shardlab's engine.
+//!
+//! [`run`] parses a program with `rustpython-parser`, interprets it with a
+//! small tree-walking interpreter whose `jax`, `jax.numpy`, `jax.lax`,
+//! `jax.sharding` and `numpy` modules call the engine, and returns what the
+//! program printed, its global `result`, or the exception it raised with the
+//! line and column where it was raised.
+
+mod array;
+mod builtins;
+mod format;
+mod interp;
+mod modules;
+mod ops;
+mod parse;
+mod pytree;
+mod value;
+
+use serde_json::json;
+
+use crate::error::{Error, ErrorKind};
+use crate::trace::Value;
+
+pub use value::Obj;
+
+/// How to run a program.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Devices `jax.devices()` reports.
+    pub devices: usize,
+    /// Run maps in lockstep on one thread instead of one thread per device.
+    pub lockstep: bool,
+    /// Statement and call budget.
+    pub max_steps: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            devices: 8,
+            lockstep: false,
+            max_steps: interp::DEFAULT_MAX_STEPS,
+        }
+    }
+}
+
+/// An exception that ended a program, with where it was raised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PyError {
+    /// The exception.
+    pub error: Error,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// 1-based column (0 when unknown).
+    pub col: usize,
+}
+
+impl std::fmt::Display for PyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} (line {}, col {})",
+            self.error.kind.python_name(),
+            self.error.message,
+            self.line,
+            self.col
+        )
+    }
+}
+
+/// What a program did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Everything it printed.
+    pub stdout: String,
+    /// Its global `result` as JSON (null when unset), when it finished.
+    pub result: Option<serde_json::Value>,
+    /// The exception that stopped it, if any.
+    pub error: Option<PyError>,
+}
+
+/// Runs a program.
+pub fn run(source: &str, options: &Options) -> Outcome {
+    let mut config = crate::exec::config();
+    config.devices = options.devices;
+    config.mode = if options.lockstep {
+        crate::exec::Mode::Lockstep
+    } else {
+        crate::exec::Mode::Parallel
+    };
+    crate::exec::set_config(config);
+    let lines = parse::Lines::new(source);
+    let body = match parse::parse_program(source, &lines) {
+        Ok(b) => b,
+        Err(e) => {
+            return Outcome {
+                stdout: String::new(),
+                result: None,
+                error: Some(PyError {
+                    error: e.error,
+                    line: e.line,
+                    col: e.col,
+                }),
+            }
+        }
+    };
+    let mut it = interp::Interp::new(lines);
+    it.max_steps = options.max_steps;
+    let r = it.run_module(&body);
+    let stdout = std::mem::take(&mut it.out);
+    match r {
+        Ok(()) => {
+            let result = it.globals.vars.borrow().get("result").cloned();
+            match result.map(|r| to_json(&r)).transpose() {
+                Ok(v) => Outcome {
+                    stdout,
+                    result: Some(v.unwrap_or(serde_json::Value::Null)),
+                    error: None,
+                },
+                Err(e) => Outcome {
+                    stdout,
+                    result: None,
+                    error: Some(PyError {
+                        error: e,
+                        line: 0,
+                        col: 0,
+                    }),
+                },
+            }
+        }
+        Err(error) => {
+            let (line, col) = it.err_loc.unwrap_or((0, 0));
+            Outcome {
+                stdout,
+                result: None,
+                error: Some(PyError { error, line, col }),
+            }
+        }
+    }
+}
+
+fn f64_json(x: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(x)
+        .map(serde_json::Value::Number)
+        .unwrap_or_else(|| {
+            json!(if x.is_nan() {
+                "NaN"
+            } else if x > 0.0 {
+                "Infinity"
+            } else {
+                "-Infinity"
+            })
+        })
+}
+
+fn array_json(a: &crate::array::Array) -> serde_json::Value {
+    fn rec(a: &crate::array::Array, shape: &[usize], offset: usize) -> serde_json::Value {
+        if shape.is_empty() {
+            let x = a.get_f64(offset);
+            return match a.dtype() {
+                crate::array::DType::F32 => f64_json(x),
+                crate::array::DType::I32 => json!(x as i64),
+                crate::array::DType::Bool => json!(x != 0.0),
+            };
+        }
+        let inner: usize = shape[1..].iter().product();
+        serde_json::Value::Array(
+            (0..shape[0])
+                .map(|i| rec(a, &shape[1..], offset + i * inner))
+                .collect(),
+        )
+    }
+    rec(a, a.shape(), 0)
+}
+
+/// The JSON form of a result: arrays as nested lists, tuples and lists as
+/// lists, dicts as objects, numbers as numbers, None as null.
+pub fn to_json(o: &Obj) -> crate::error::Result<serde_json::Value> {
+    Ok(match o {
+        Obj::None => serde_json::Value::Null,
+        Obj::Bool(b) => json!(b),
+        Obj::Int(i) => json!(i),
+        Obj::Float(f) => f64_json(*f),
+        Obj::Str(s) => json!(&**s),
+        Obj::List(l) => serde_json::Value::Array(
+            l.borrow()
+                .iter()
+                .map(to_json)
+                .collect::<crate::error::Result<_>>()?,
+        ),
+        Obj::Tuple(t) => {
+            serde_json::Value::Array(t.iter().map(to_json).collect::<crate::error::Result<_>>()?)
+        }
+        Obj::Dict(d) => {
+            let mut m = serde_json::Map::new();
+            for (k, v) in d.borrow().items.iter() {
+                m.insert(format::str_of(k), to_json(v)?);
+            }
+            serde_json::Value::Object(m)
+        }
+        Obj::Array(Value::Concrete(a)) => array_json(a),
+        Obj::Array(Value::Traced(_)) => {
+            return Err(Error::new(ErrorKind::TypeError, "result is a traced value"));
+        }
+        other => json!(format::str_of(other)),
+    })
+}

@@ -1,0 +1,704 @@
+//! The `jax` module: devices, jit, the transformations (grad, value_and_grad,
+//! vjp, jvp, vmap, pmap, shard_map, make_jaxpr) and `jax.tree_util`.
+//!
+//! Every transformation flattens its arguments to array leaves, hands the
+//! engine a closure that rebuilds the Python values from the leaves, calls the
+//! Python function through the interpreter and flattens what it returns, then
+//! rebuilds the output tree from the engine's flat results.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::error::Result;
+use crate::ir::Aval;
+use crate::primitives::MapKind;
+use crate::sharding::PartitionSpec;
+use crate::trace::{FrameAxes, Value};
+use crate::{bail, err, ops as jops};
+
+use super::super::builtins::to_int;
+use super::super::format::str_of;
+use super::super::interp::Interp;
+use super::super::ops::{iterate, truthy};
+use super::super::pytree::{
+    broadcast_prefix, flatten, leaf_values, unflatten, value_objs, TreeDef,
+};
+use super::super::value::{Args, Obj};
+use super::Builder;
+
+/// Calls `f` on the values rebuilt from `vals` with the args-tuple structure
+/// `in_def` (plus fixed keyword arguments), and flattens the result.
+fn call_flat(
+    interp: &mut Interp,
+    f: &Obj,
+    in_def: &TreeDef,
+    kw: &[(String, Obj)],
+    vals: &[Value],
+    out_def: &RefCell<Option<TreeDef>>,
+) -> Result<Vec<Value>> {
+    let args = unflatten(in_def, &value_objs(vals))?;
+    let out = interp.call(
+        f,
+        Args {
+            pos: iterate(&args)?,
+            kw: kw.to_vec(),
+        },
+    )?;
+    let (leaves, def) = flatten(&out);
+    *out_def.borrow_mut() = Some(def);
+    leaf_values(&leaves).map_err(|e| {
+        err!(
+            TypeError,
+            "the function returned a value that is not an array or a pytree of arrays: {}",
+            e.message
+        )
+    })
+}
+
+fn func_name(f: &Obj) -> String {
+    match f {
+        Obj::Func(f) => f.name.clone(),
+        Obj::Native(n) => n.name.clone(),
+        _ => "function".into(),
+    }
+}
+
+fn jit(_: &mut Interp, a: Args) -> Result<Obj> {
+    match a.get(Some(0), "fun") {
+        Some(f) => Ok(f),
+        None => Ok(Obj::native("jax.jit", |_, b| b.req(Some(0), "fun", "jit"))),
+    }
+}
+
+fn argnums_of(a: &Args) -> Result<(Vec<usize>, bool)> {
+    match a.get(Some(1), "argnums") {
+        None => Ok((vec![0], false)),
+        Some(Obj::Tuple(t)) => Ok((
+            t.iter()
+                .map(|o| to_int(o).map(|i| i as usize))
+                .collect::<Result<_>>()?,
+            true,
+        )),
+        Some(Obj::List(l)) => {
+            let v = l.borrow().clone();
+            Ok((
+                v.iter()
+                    .map(|o| to_int(o).map(|i| i as usize))
+                    .collect::<Result<_>>()?,
+                true,
+            ))
+        }
+        Some(o) => Ok((vec![to_int(&o)? as usize], false)),
+    }
+}
+
+fn flag(a: &Args, name: &str) -> Result<bool> {
+    match a.get(None, name) {
+        Some(o) => truthy(&o, name),
+        None => Ok(false),
+    }
+}
+
+/// The core of grad and value_and_grad: (value, aux, grads) as objects.
+fn grad_call(
+    interp: &mut Interp,
+    f: &Obj,
+    argnums: &[usize],
+    tuple_nums: bool,
+    has_aux: bool,
+    call: Args,
+) -> Result<(Obj, Obj, Obj)> {
+    let n = call.pos.len();
+    for &k in argnums {
+        if k >= n {
+            bail!(
+                TypeError,
+                "differentiating with respect to argnums={k} requires at least {} positional arguments to be passed by the caller, but got only {n} positional arguments.",
+                k + 1
+            );
+        }
+    }
+    let mut defs = vec![];
+    let mut diff = vec![];
+    for &k in argnums {
+        let (leaves, def) = flatten(&call.pos[k]);
+        diff.extend(leaf_values(&leaves)?);
+        defs.push(def);
+    }
+    let aux_def: RefCell<Option<TreeDef>> = RefCell::new(None);
+    let indices: Vec<usize> = (0..diff.len()).collect();
+    let (outs, grads) = {
+        let defs = &defs;
+        let call = &call;
+        let aux_def = &aux_def;
+        let body = move |vals: &[Value]| -> Result<Vec<Value>> {
+            let mut args = call.pos.clone();
+            let mut offset = 0;
+            for (&k, def) in argnums.iter().zip(defs) {
+                let m = def.num_leaves();
+                args[k] = unflatten(def, &value_objs(&vals[offset..offset + m]))?;
+                offset += m;
+            }
+            let out = interp.call(
+                f,
+                Args {
+                    pos: args,
+                    kw: call.kw.clone(),
+                },
+            )?;
+            let (loss, aux) = if has_aux {
+                let parts = iterate(&out)?;
+                if parts.len() != 2 {
+                    bail!(TypeError, "has_aux=True requires the function to return a pair (output, auxiliary data)");
+                }
+                (parts[0].clone(), Some(parts[1].clone()))
+            } else {
+                (out, None)
+            };
+            let loss = match &loss {
+                Obj::Array(_) | Obj::Float(_) | Obj::Int(_) | Obj::Bool(_) => {
+                    super::super::array::to_value(&loss)?
+                }
+                other => bail!(
+                    TypeError,
+                    "Gradient only defined for scalar-output functions. Output was {}",
+                    super::super::format::repr_of(other)
+                ),
+            };
+            let mut flat = vec![loss];
+            if let Some(aux) = aux {
+                let (leaves, def) = flatten(&aux);
+                flat.extend(leaf_values(&leaves)?);
+                *aux_def.borrow_mut() = Some(def);
+            }
+            Ok(flat)
+        };
+        crate::transforms::value_and_grad(body, &diff, &indices)?
+    };
+    let value = Obj::Array(outs[0].clone());
+    let aux = match aux_def.borrow().as_ref() {
+        Some(def) => unflatten(def, &value_objs(&outs[1..]))?,
+        None => Obj::None,
+    };
+    let mut per_arg = vec![];
+    let mut offset = 0;
+    for def in &defs {
+        let m = def.num_leaves();
+        per_arg.push(unflatten(def, &value_objs(&grads[offset..offset + m]))?);
+        offset += m;
+    }
+    let g = if tuple_nums {
+        Obj::tuple(per_arg)
+    } else {
+        per_arg.pop().unwrap_or(Obj::None)
+    };
+    Ok((value, aux, g))
+}
+
+fn grad(_: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "grad")?;
+    let (argnums, tuple_nums) = argnums_of(&a)?;
+    let has_aux = flag(&a, "has_aux")?;
+    Ok(Obj::native(
+        format!("grad({})", func_name(&f)),
+        move |i, call| {
+            let (_, aux, g) = grad_call(i, &f, &argnums, tuple_nums, has_aux, call)?;
+            Ok(if has_aux { Obj::tuple(vec![g, aux]) } else { g })
+        },
+    ))
+}
+
+fn value_and_grad(_: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "value_and_grad")?;
+    let (argnums, tuple_nums) = argnums_of(&a)?;
+    let has_aux = flag(&a, "has_aux")?;
+    Ok(Obj::native(
+        format!("value_and_grad({})", func_name(&f)),
+        move |i, call| {
+            let (v, aux, g) = grad_call(i, &f, &argnums, tuple_nums, has_aux, call)?;
+            let value = if has_aux { Obj::tuple(vec![v, aux]) } else { v };
+            Ok(Obj::tuple(vec![value, g]))
+        },
+    ))
+}
+
+fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "vjp")?;
+    let primals = Obj::tuple(a.pos[1..].to_vec());
+    let (leaves, in_def) = flatten(&primals);
+    let vals = leaf_values(&leaves)?;
+    let out_def = RefCell::new(None);
+    let (outs, pullback) = {
+        let (f, in_def, out_def) = (&f, &in_def, &out_def);
+        crate::transforms::vjp(
+            |v: &[Value]| call_flat(interp, f, in_def, &[], v, out_def),
+            &vals,
+        )?
+    };
+    let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
+    let out = unflatten(&out_def, &value_objs(&outs))?;
+    let pullback = Rc::new(pullback);
+    let back = Obj::native("vjp_fun", move |_, c| {
+        let ct = c.req(Some(0), "cotangent", "vjp_fun")?;
+        let (leaves, _) = flatten(&ct);
+        let cts = leaf_values(&leaves)?;
+        let ins = pullback.call(&cts)?;
+        unflatten(&in_def, &value_objs(&ins))
+    });
+    Ok(Obj::tuple(vec![out, back]))
+}
+
+fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "jvp")?;
+    let primals = a.req(Some(1), "primals", "jvp")?;
+    let tangents = a.req(Some(2), "tangents", "jvp")?;
+    let (pl, in_def) = flatten(&primals);
+    let (tl, _) = flatten(&tangents);
+    let (pv, tv) = (leaf_values(&pl)?, leaf_values(&tl)?);
+    let out_def = RefCell::new(None);
+    let (outs, touts) = {
+        let (f, in_def, out_def) = (&f, &in_def, &out_def);
+        crate::transforms::jvp(
+            |v: &[Value]| call_flat(interp, f, in_def, &[], v, out_def),
+            &pv,
+            &tv,
+        )?
+    };
+    let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
+    Ok(Obj::tuple(vec![
+        unflatten(&out_def, &value_objs(&outs))?,
+        unflatten(&out_def, &value_objs(&touts))?,
+    ]))
+}
+
+fn map_call(
+    interp: &mut Interp,
+    kind: MapKind,
+    f: &Obj,
+    axis_name: Option<String>,
+    in_axes: &Obj,
+    out_axes: &Obj,
+    call: Args,
+) -> Result<Obj> {
+    let what = if kind == MapKind::Pmap {
+        "pmap"
+    } else {
+        "vmap"
+    };
+    let args = Obj::tuple(call.pos.clone());
+    let (leaves, in_def) = flatten(&args);
+    let vals = leaf_values(&leaves)?;
+    let in_axes = match in_axes {
+        Obj::List(l) => Obj::tuple(l.borrow().clone()),
+        o => o.clone(),
+    };
+    let per_leaf = broadcast_prefix(
+        &in_axes,
+        &in_def,
+        &|o| matches!(o, Obj::Int(_) | Obj::None),
+        &format!("{what} in_axes"),
+    )?;
+    let mut axes = vec![];
+    for (o, v) in per_leaf.iter().zip(&vals) {
+        axes.push(match o {
+            Obj::None => None,
+            o => {
+                let ax = to_int(o)?;
+                let nd = v.ndim() as i64;
+                if ax < -nd || ax >= nd.max(1) {
+                    bail!(
+                        ValueError,
+                        "{what} was requested to map its argument along axis {ax}, which implies that its rank should be at least {}, but is only {nd} (its shape is {:?})",
+                        if ax < 0 { -ax } else { ax + 1 },
+                        v.shape()
+                    );
+                }
+                Some(if ax < 0 { (ax + nd) as usize } else { ax as usize })
+            }
+        });
+    }
+    let out_ax = match out_axes {
+        Obj::Int(_) | Obj::Bool(_) => vec![to_int(out_axes)?],
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {what} out_axes={}",
+            str_of(other)
+        ),
+    };
+    let out_def = RefCell::new(None);
+    let outs = {
+        let (f, in_def, out_def, kw) = (f, &in_def, &out_def, &call.kw);
+        let body: jops::BodyFn =
+            Box::new(move |v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
+        let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
+        jops::map(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
+    };
+    let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
+    unflatten(&out_def, &value_objs(&outs))
+}
+
+fn axis_name_arg(a: &Args, index: Option<usize>) -> Result<Option<String>> {
+    match a.opt(index, "axis_name") {
+        None => Ok(None),
+        Some(Obj::Str(s)) => Ok(Some(s.to_string())),
+        Some(o) => bail!(
+            TypeError,
+            "axis_name must be a string, got {}",
+            o.type_name()
+        ),
+    }
+}
+
+fn vmap(_: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "vmap")?;
+    let in_axes = a.get(Some(1), "in_axes").unwrap_or(Obj::Int(0));
+    let out_axes = a.get(Some(2), "out_axes").unwrap_or(Obj::Int(0));
+    let axis_name = axis_name_arg(&a, Some(3))?;
+    Ok(Obj::native(
+        format!("vmap({})", func_name(&f)),
+        move |i, call| {
+            map_call(
+                i,
+                MapKind::Vmap,
+                &f,
+                axis_name.clone(),
+                &in_axes,
+                &out_axes,
+                call,
+            )
+        },
+    ))
+}
+
+fn pmap(_: &mut Interp, a: Args) -> Result<Obj> {
+    let Some(f) = a.get(Some(0), "fun") else {
+        let a2 = a.clone();
+        return Ok(Obj::native("jax.pmap", move |i, b| {
+            let mut merged = a2.clone();
+            merged.pos = b.pos;
+            pmap(i, merged)
+        }));
+    };
+    let axis_name = axis_name_arg(&a, Some(1))?;
+    let in_axes = a.get(None, "in_axes").unwrap_or(Obj::Int(0));
+    let out_axes = a.get(None, "out_axes").unwrap_or(Obj::Int(0));
+    Ok(Obj::native(
+        format!("pmap({})", func_name(&f)),
+        move |i, call| {
+            map_call(
+                i,
+                MapKind::Pmap,
+                &f,
+                axis_name.clone(),
+                &in_axes,
+                &out_axes,
+                call,
+            )
+        },
+    ))
+}
+
+fn spec_or_none(o: &Obj) -> bool {
+    matches!(o, Obj::Spec(_) | Obj::None)
+}
+
+fn to_spec(o: &Obj) -> PartitionSpec {
+    match o {
+        Obj::Spec(s) => (**s).clone(),
+        _ => PartitionSpec::replicated(),
+    }
+}
+
+fn shard_map_call(
+    interp: &mut Interp,
+    f: &Obj,
+    mesh: &crate::mesh::Mesh,
+    in_specs: &Obj,
+    out_specs: &Obj,
+    check_vma: bool,
+    call: Args,
+) -> Result<Obj> {
+    let args = Obj::tuple(call.pos.clone());
+    let (leaves, in_def) = flatten(&args);
+    let vals = leaf_values(&leaves)?;
+    let in_specs = match in_specs {
+        Obj::List(l) => Obj::tuple(l.borrow().clone()),
+        o => o.clone(),
+    };
+    let specs: Vec<PartitionSpec> =
+        broadcast_prefix(&in_specs, &in_def, &spec_or_none, "shard_map in_specs")?
+            .iter()
+            .map(to_spec)
+            .collect();
+    // The out_specs tree is a prefix of the output tree, which is known only
+    // after tracing: a first trace with no out_specs finds the structure.
+    let out_def = RefCell::new(None);
+    let printed = interp.out.len();
+    let first = {
+        let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
+        let body: jops::BodyFn =
+            Box::new(|v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
+        jops::shard_map(body, mesh, &specs, &[], check_vma, &vals)
+    };
+    let Some(def) = out_def.borrow_mut().take() else {
+        return first.map(|_| Obj::None);
+    };
+    if let Err(e) = first {
+        if !e.message.starts_with("shard_map out_specs has 0 entries") {
+            return Err(e);
+        }
+    }
+    interp.out.truncate(printed);
+    let out_specs = match out_specs {
+        Obj::List(l) => Obj::tuple(l.borrow().clone()),
+        o => o.clone(),
+    };
+    let outs_spec: Vec<PartitionSpec> =
+        broadcast_prefix(&out_specs, &def, &spec_or_none, "shard_map out_specs")?
+            .iter()
+            .map(to_spec)
+            .collect();
+    let outs = {
+        let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
+        let body: jops::BodyFn =
+            Box::new(|v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
+        jops::shard_map(body, mesh, &specs, &outs_spec, check_vma, &vals)?
+    };
+    unflatten(&def, &value_objs(&outs))
+}
+
+/// `jax.shard_map` / `jax.experimental.shard_map.shard_map`.
+pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let Some(f) = a.get(Some(0), "f") else {
+        let a2 = a.clone();
+        return Ok(Obj::native("jax.shard_map", move |i, b| {
+            let mut merged = a2.clone();
+            merged.pos = b.pos;
+            shard_map(i, merged)
+        }));
+    };
+    let _ = interp;
+    let mesh = match a.req(Some(1), "mesh", "shard_map")? {
+        Obj::Mesh(m) => m,
+        other => bail!(
+            TypeError,
+            "shard_map requires mesh to be a Mesh, got {}",
+            other.type_name()
+        ),
+    };
+    let in_specs = a.req(Some(2), "in_specs", "shard_map")?;
+    let out_specs = a.req(Some(3), "out_specs", "shard_map")?;
+    let check = match a
+        .get(None, "check_vma")
+        .or_else(|| a.get(None, "check_rep"))
+    {
+        Some(o) => truthy(&o, "check_vma")?,
+        None => true,
+    };
+    Ok(Obj::native(
+        format!("shard_map({})", func_name(&f)),
+        move |i, call| shard_map_call(i, &f, &mesh, &in_specs, &out_specs, check, call),
+    ))
+}
+
+fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "make_jaxpr")?;
+    Ok(Obj::native("make_jaxpr", move |i, call| {
+        let args = Obj::tuple(call.pos.clone());
+        let (leaves, in_def) = flatten(&args);
+        let vals = leaf_values(&leaves)?;
+        let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
+        let out_def = RefCell::new(None);
+        let traced = {
+            let (f, in_def, out_def, kw) = (&f, &in_def, &out_def, &call.kw);
+            crate::trace::trace(&avals, FrameAxes::default(), |v: &[Value]| {
+                call_flat(i, f, in_def, kw, v, out_def)
+            })?
+        };
+        Ok(Obj::Jaxpr(Rc::from(format!("{}", traced.jaxpr).as_str())))
+    }))
+}
+
+fn devices(_: &mut Interp, _: Args) -> Result<Obj> {
+    let n = crate::exec::config().devices;
+    Ok(Obj::list((0..n).map(Obj::Device).collect()))
+}
+
+fn tree_map(i: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "f", "tree_map")?;
+    let tree = a.req(Some(1), "tree", "tree_map")?;
+    let (leaves, def) = flatten(&tree);
+    let rest: Vec<Vec<Obj>> = a.pos[2..]
+        .iter()
+        .map(|t| {
+            let (l, _) = flatten(t);
+            if l.len() != leaves.len() {
+                bail!(
+                    ValueError,
+                    "Custom node type mismatch; expected a tree with {} leaves, got {}",
+                    leaves.len(),
+                    l.len()
+                );
+            }
+            Ok(l)
+        })
+        .collect::<Result<_>>()?;
+    let mut out = vec![];
+    for (k, l) in leaves.iter().enumerate() {
+        let mut args = vec![l.clone()];
+        args.extend(rest.iter().map(|r| r[k].clone()));
+        out.push(i.call(&f, Args::new(args))?);
+    }
+    unflatten(&def, &out)
+}
+
+/// `jax.tree_util` (and `jax.tree`, whose names are shorter).
+pub fn tree_util_module(name: &str) -> Obj {
+    let mut b = Builder::new(name);
+    let short = name == "jax.tree";
+    b.func(if short { "map" } else { "tree_map" }, tree_map);
+    b.func(if short { "leaves" } else { "tree_leaves" }, |_, a| {
+        let (leaves, _) = flatten(&a.req(Some(0), "tree", "tree_leaves")?);
+        Ok(Obj::list(leaves))
+    });
+    b.func(
+        if short { "structure" } else { "tree_structure" },
+        |_, a| {
+            let (_, def) = flatten(&a.req(Some(0), "tree", "tree_structure")?);
+            Ok(Obj::Jaxpr(Rc::from(def.repr().as_str())))
+        },
+    );
+    b.func(if short { "flatten" } else { "tree_flatten" }, |_, a| {
+        let (leaves, def) = flatten(&a.req(Some(0), "tree", "tree_flatten")?);
+        let def_obj = treedef_obj(def);
+        Ok(Obj::tuple(vec![Obj::list(leaves), def_obj]))
+    });
+    b.func(if short { "reduce" } else { "tree_reduce" }, |i, a| {
+        let f = a.req(Some(0), "function", "tree_reduce")?;
+        let (leaves, _) = flatten(&a.req(Some(1), "tree", "tree_reduce")?);
+        let mut it = leaves.into_iter();
+        let mut acc = match a.get(Some(2), "initializer") {
+            Some(v) => v,
+            None => it.next().ok_or_else(|| {
+                err!(
+                    TypeError,
+                    "reduce() of empty iterable with no initial value"
+                )
+            })?,
+        };
+        for x in it {
+            acc = i.call(&f, Args::new(vec![acc, x]))?;
+        }
+        Ok(acc)
+    });
+    b.build()
+}
+
+fn treedef_obj(def: TreeDef) -> Obj {
+    let def = Rc::new(def);
+    let mut b = Builder::new("PyTreeDef");
+    let d = def.clone();
+    b.func("unflatten", move |_, a| {
+        let leaves = iterate(&a.req(Some(0), "leaves", "unflatten")?)?;
+        unflatten(&d, &leaves)
+    });
+    b.attr("num_leaves", Obj::Int(def.num_leaves() as i64));
+    b.build()
+}
+
+/// `jax.debug`.
+pub fn debug_module() -> Obj {
+    let mut b = Builder::new("jax.debug");
+    b.func("visualize_array_sharding", |i, a| {
+        let x = a.req(Some(0), "arr", "visualize_array_sharding")?;
+        let shape = match &x {
+            Obj::Array(v) => v.shape(),
+            o => bail!(
+                TypeError,
+                "visualize_array_sharding expects an array, got {}",
+                o.type_name()
+            ),
+        };
+        let label = "CPU 0";
+        let w = label.len() + 4;
+        let line = "─".repeat(w);
+        i.out
+            .push_str(&format!("┌{line}┐\n│  {label}  │\n└{line}┘\n"));
+        let _ = shape;
+        Ok(Obj::None)
+    });
+    b.func("print", |i, a| {
+        let fmt = str_of(&a.req(Some(0), "fmt", "jax.debug.print")?);
+        for v in a.pos[1..].iter().chain(a.kw.iter().map(|(_, v)| v)) {
+            if let Obj::Array(Value::Traced(_)) = v {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: jax.debug.print of traced values"
+                );
+            }
+        }
+        let text = super::super::builtins::str_format(
+            &fmt,
+            &Args {
+                pos: a.pos[1..].to_vec(),
+                kw: a.kw.clone(),
+            },
+        )?;
+        i.out.push_str(&text);
+        i.out.push('\n');
+        Ok(Obj::None)
+    });
+    b.build()
+}
+
+/// The `jax` module.
+pub fn module(interp: &mut Interp) -> Result<Obj> {
+    let mut b = Builder::new("jax");
+    b.func("devices", devices);
+    b.func("local_devices", devices);
+    b.func("device_count", |_, _| {
+        Ok(Obj::Int(crate::exec::config().devices as i64))
+    });
+    b.func("local_device_count", |_, _| {
+        Ok(Obj::Int(crate::exec::config().devices as i64))
+    });
+    b.func("process_index", |_, _| Ok(Obj::Int(0)));
+    b.func("process_count", |_, _| Ok(Obj::Int(1)));
+    b.func("default_backend", |_, _| Ok(Obj::str("cpu")));
+    b.func("jit", jit);
+    b.func("grad", grad);
+    b.func("value_and_grad", value_and_grad);
+    b.func("vjp", vjp);
+    b.func("jvp", jvp);
+    b.func("vmap", vmap);
+    b.func("pmap", pmap);
+    b.func("shard_map", shard_map);
+    b.func("make_jaxpr", make_jaxpr);
+    b.func("make_mesh", super::sharding::make_mesh);
+    b.func("device_put", |_, a| a.req(Some(0), "x", "device_put"));
+    b.func("block_until_ready", |_, a| {
+        a.req(Some(0), "x", "block_until_ready")
+    });
+    b.attr("Array", Obj::Type("Array"));
+    let mut config = Builder::new("jax.config");
+    config.func("update", |_, _| Ok(Obj::None));
+    b.attr("config", config.build());
+    let m = b.build();
+    // Register before importing submodules so `import jax.numpy` inside finds it.
+    interp.modules.insert("jax".into(), m.clone());
+    for sub in [
+        "numpy",
+        "lax",
+        "sharding",
+        "tree_util",
+        "tree",
+        "debug",
+        "experimental",
+    ] {
+        let s = super::import(interp, &format!("jax.{sub}"))?;
+        if let Obj::Module(mm) = &m {
+            mm.attrs.borrow_mut().push((sub.to_string(), s));
+        }
+    }
+    Ok(m)
+}

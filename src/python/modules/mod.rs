@@ -1,0 +1,229 @@
+//! The importable modules: `jax` and its submodules, `numpy`, `functools`,
+//! `math`. Each is built on first import and cached by dotted name.
+
+pub mod jax;
+pub mod lax;
+pub mod numpy;
+pub mod sharding;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::error::Result;
+use crate::{bail, err};
+
+use super::interp::Interp;
+use super::value::{Args, Module, Obj};
+
+/// Modules JAX users import that shardlab does not provide yet.
+const PENDING: &[&str] = &["jax.random", "flax", "optax", "jax.nn", "jax.scipy"];
+
+/// A module under construction: a name and attributes.
+pub struct Builder {
+    name: String,
+    attrs: Vec<(String, Obj)>,
+}
+
+impl Builder {
+    /// An empty module called `name`.
+    pub fn new(name: &str) -> Builder {
+        Builder {
+            name: name.to_string(),
+            attrs: vec![],
+        }
+    }
+
+    /// Adds a function.
+    pub fn func(
+        &mut self,
+        name: &str,
+        f: impl Fn(&mut Interp, Args) -> Result<Obj> + 'static,
+    ) -> &mut Self {
+        let full = format!("{}.{name}", self.name);
+        self.attrs.push((name.to_string(), Obj::native(full, f)));
+        self
+    }
+
+    /// Adds any attribute.
+    pub fn attr(&mut self, name: &str, v: Obj) -> &mut Self {
+        self.attrs.push((name.to_string(), v));
+        self
+    }
+
+    /// The finished module object.
+    pub fn build(&mut self) -> Obj {
+        Obj::Module(Rc::new(Module {
+            name: self.name.clone(),
+            attrs: RefCell::new(std::mem::take(&mut self.attrs)),
+        }))
+    }
+}
+
+fn pending(name: &str) -> crate::error::Error {
+    err!(NotImplementedError, "not supported by shardlab yet: {name}")
+}
+
+/// Imports a module by dotted name (`import jax.numpy as jnp`).
+pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
+    if let Some(m) = interp.modules.get(name) {
+        return Ok(m.clone());
+    }
+    if PENDING
+        .iter()
+        .any(|p| name == *p || name.starts_with(&format!("{p}.")))
+    {
+        return Err(pending(name));
+    }
+    let m = match name {
+        "jax" => jax::module(interp)?,
+        "jax.numpy" => numpy::jnp_module(interp),
+        "numpy" => numpy::np_module(interp),
+        "jax.lax" => lax::module(),
+        "jax.sharding" => sharding::module(),
+        "jax.tree_util" => jax::tree_util_module("jax.tree_util"),
+        "jax.tree" => jax::tree_util_module("jax.tree"),
+        "jax.debug" => jax::debug_module(),
+        "jax.experimental" => {
+            let sm = import(interp, "jax.experimental.shard_map")?;
+            let mu = import(interp, "jax.experimental.mesh_utils")?;
+            Builder::new("jax.experimental")
+                .attr("shard_map", sm)
+                .attr("mesh_utils", mu)
+                .build()
+        }
+        "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")
+            .func("shard_map", jax::shard_map)
+            .build(),
+        "jax.experimental.mesh_utils" => Builder::new("jax.experimental.mesh_utils")
+            .func("create_device_mesh", sharding::create_device_mesh)
+            .build(),
+        "functools" => Builder::new("functools")
+            .func("partial", partial)
+            .func("reduce", reduce)
+            .build(),
+        "math" => math_module(),
+        "typing" => Builder::new("typing").build(),
+        _ => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: import {name}"
+        ),
+    };
+    interp.modules.insert(name.to_string(), m.clone());
+    Ok(m)
+}
+
+/// The error for a missing module attribute (or a submodule not yet imported).
+pub fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
+    let full = format!("{module}.{name}");
+    if PENDING.contains(&full.as_str()) {
+        return Err(pending(&full));
+    }
+    match full.as_str() {
+        "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
+        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" => import(interp, &full),
+        "jax.tree_map" => bail!(
+            AttributeError,
+            "jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer) or jax.tree_util.tree_map (any JAX version)."
+        ),
+        _ => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
+    }
+}
+
+/// `functools.partial(f, *args, **kwargs)`.
+pub fn partial(_: &mut Interp, a: Args) -> Result<Obj> {
+    let Some(f) = a.pos.first().cloned() else {
+        bail!(TypeError, "partial() missing required argument: 'func'");
+    };
+    let bound_pos = a.pos[1..].to_vec();
+    let bound_kw = a.kw.clone();
+    Ok(Obj::native("functools.partial", move |i, call: Args| {
+        let mut pos = bound_pos.clone();
+        pos.extend(call.pos);
+        let mut kw = bound_kw.clone();
+        for (k, v) in call.kw {
+            kw.retain(|(x, _)| *x != k);
+            kw.push((k, v));
+        }
+        i.call(&f, Args { pos, kw })
+    }))
+}
+
+fn reduce(i: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "function", "reduce")?;
+    let items = super::ops::iterate(&a.req(Some(1), "iterable", "reduce")?)?;
+    let mut it = items.into_iter();
+    let mut acc = match a.get(Some(2), "initial") {
+        Some(v) => v,
+        None => it.next().ok_or_else(|| {
+            err!(
+                TypeError,
+                "reduce() of empty iterable with no initial value"
+            )
+        })?,
+    };
+    for x in it {
+        acc = i.call(&f, Args::new(vec![acc, x]))?;
+    }
+    Ok(acc)
+}
+
+fn num(a: &Args, name: &str) -> Result<f64> {
+    let v = a.req(Some(0), "x", name)?;
+    match &v {
+        Obj::Array(x) => Ok(x.concrete(&format!("math.{name}"))?.get_f64(0)),
+        o => o
+            .as_number()
+            .ok_or_else(|| err!(TypeError, "must be real number, not {}", o.type_name())),
+    }
+}
+
+fn math_module() -> Obj {
+    let mut b = Builder::new("math");
+    b.attr("pi", Obj::Float(std::f64::consts::PI))
+        .attr("e", Obj::Float(std::f64::consts::E));
+    b.attr("inf", Obj::Float(f64::INFINITY));
+    for (name, f) in [
+        ("sqrt", f64::sqrt as fn(f64) -> f64),
+        ("exp", f64::exp),
+        ("log", f64::ln),
+        ("sin", f64::sin),
+        ("cos", f64::cos),
+        ("tanh", f64::tanh),
+        ("fabs", f64::abs),
+    ] {
+        b.func(name, move |_, a| Ok(Obj::Float(f(num(&a, name)?))));
+    }
+    b.func("floor", |_, a| {
+        Ok(Obj::Int(num(&a, "floor")?.floor() as i64))
+    });
+    b.func("ceil", |_, a| Ok(Obj::Int(num(&a, "ceil")?.ceil() as i64)));
+    b.func("isclose", |_, a| {
+        let x = a
+            .req(Some(0), "a", "isclose")?
+            .as_number()
+            .unwrap_or(f64::NAN);
+        let y = a
+            .req(Some(1), "b", "isclose")?
+            .as_number()
+            .unwrap_or(f64::NAN);
+        let rel = a
+            .get(None, "rel_tol")
+            .and_then(|v| v.as_number())
+            .unwrap_or(1e-9);
+        let abs = a
+            .get(None, "abs_tol")
+            .and_then(|v| v.as_number())
+            .unwrap_or(0.0);
+        Ok(Obj::Bool(
+            (x - y).abs() <= (rel * x.abs().max(y.abs())).max(abs),
+        ))
+    });
+    b.func("prod", |_, a| {
+        let mut acc = 1i64;
+        for x in super::ops::iterate(&a.req(Some(0), "iterable", "prod")?)? {
+            acc *= super::builtins::to_int(&x)?;
+        }
+        Ok(Obj::Int(acc))
+    });
+    b.build()
+}

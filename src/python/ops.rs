@@ -1,0 +1,900 @@
+//! Operators, truth values, iteration, item and attribute access on objects.
+
+use std::rc::Rc;
+
+use rustpython_parser::ast::{CmpOp, Operator, UnaryOp as PyUnary};
+
+use crate::array::{BinaryOp, DType, UnaryOp};
+use crate::error::Result;
+use crate::trace::Value;
+use crate::{bail, err, ops as jops};
+
+use super::array::{array_attr, array_getitem, array_setitem, operand_pair, to_value};
+use super::format;
+use super::interp::Interp;
+use super::value::{key_eq, Args, Obj};
+
+/// Python's truth value; arrays need a concrete single element.
+pub fn truthy(v: &Obj, what: &str) -> Result<bool> {
+    Ok(match v {
+        Obj::None => false,
+        Obj::Bool(b) => *b,
+        Obj::Int(i) => *i != 0,
+        Obj::Float(f) => *f != 0.0,
+        Obj::Str(s) => !s.is_empty(),
+        Obj::List(l) => !l.borrow().is_empty(),
+        Obj::Tuple(t) => !t.is_empty(),
+        Obj::Dict(d) => !d.borrow().items.is_empty(),
+        Obj::Range(a, b, s) => range_len(*a, *b, *s) > 0,
+        Obj::Array(x) => {
+            if let Value::Traced(_) = x {
+                x.concrete(&format!("the truth value of an array in {what}"))?;
+            }
+            let a = x.concrete(what)?;
+            if a.size() != 1 {
+                bail!(
+                    ValueError,
+                    "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+                );
+            }
+            a.get_f64(0) != 0.0
+        }
+        _ => true,
+    })
+}
+
+/// Number of elements of `range(a, b, s)`.
+pub fn range_len(a: i64, b: i64, s: i64) -> i64 {
+    if s > 0 && b > a {
+        (b - a + s - 1) / s
+    } else if s < 0 && a > b {
+        (a - b - s - 1) / -s
+    } else {
+        0
+    }
+}
+
+/// The items of an iterable, materialised.
+pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
+    Ok(match v {
+        Obj::List(l) => l.borrow().clone(),
+        Obj::Tuple(t) => t.to_vec(),
+        Obj::Str(s) => s.chars().map(|c| Obj::str(c.to_string())).collect(),
+        Obj::Dict(d) => d.borrow().items.iter().map(|(k, _)| k.clone()).collect(),
+        Obj::Range(a, b, s) => {
+            let n = range_len(*a, *b, *s);
+            if n > 10_000_000 {
+                bail!(
+                    RuntimeError,
+                    "program exceeded the allocation limit (range of {n} items)"
+                );
+            }
+            (0..n).map(|i| Obj::Int(a + i * s)).collect()
+        }
+        Obj::Array(x) => {
+            let shape = x.shape();
+            if shape.is_empty() {
+                bail!(TypeError, "iteration over a 0-d array");
+            }
+            let mut out = vec![];
+            for i in 0..shape[0] {
+                out.push(Obj::Array(super::array::index_first(x, i as i64)?));
+            }
+            out
+        }
+        Obj::Devices(d) => {
+            if d.shape.len() == 1 {
+                d.ids.iter().map(|&i| Obj::Device(i)).collect()
+            } else {
+                let inner: usize = d.shape[1..].iter().product();
+                d.ids
+                    .chunks(inner)
+                    .map(|c| {
+                        Obj::Devices(Rc::new(super::value::DeviceArray {
+                            shape: d.shape[1..].to_vec(),
+                            ids: c.to_vec(),
+                        }))
+                    })
+                    .collect()
+            }
+        }
+        Obj::Spec(s) => {
+            s.0.iter()
+                .map(super::modules::sharding::spec_entry_obj)
+                .collect()
+        }
+        other => bail!(TypeError, "'{}' object is not iterable", other.type_name()),
+    })
+}
+
+/// Python `==` on plain objects (arrays compare elementwise elsewhere).
+pub fn py_eq(a: &Obj, b: &Obj) -> bool {
+    match (a, b) {
+        (Obj::List(x), Obj::List(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| py_eq(p, q))
+        }
+        (Obj::Tuple(x), Obj::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| py_eq(p, q))
+        }
+        (Obj::Dict(x), Obj::Dict(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
+            x.items.len() == y.items.len()
+                && x.items
+                    .iter()
+                    .all(|(k, v)| y.get(k).map(|w| py_eq(v, &w)).unwrap_or(false))
+        }
+        (Obj::DType(x), Obj::DType(y)) => x == y,
+        (Obj::Spec(x), Obj::Spec(y)) => x == y,
+        (Obj::Mesh(x), Obj::Mesh(y)) => x == y,
+        (Obj::Device(x), Obj::Device(y)) => x == y,
+        (Obj::Type(x), Obj::Type(y)) => x == y,
+        (Obj::Class(x), Obj::Class(y)) => Rc::ptr_eq(x, y),
+        (Obj::Instance(x), Obj::Instance(y)) => Rc::ptr_eq(x, y),
+        (Obj::Func(x), Obj::Func(y)) => Rc::ptr_eq(x, y),
+        _ => key_eq(a, b),
+    }
+}
+
+fn is_same(a: &Obj, b: &Obj) -> bool {
+    match (a, b) {
+        (Obj::None, Obj::None) | (Obj::Ellipsis, Obj::Ellipsis) => true,
+        (Obj::Bool(x), Obj::Bool(y)) => x == y,
+        (Obj::List(x), Obj::List(y)) => Rc::ptr_eq(x, y),
+        (Obj::Dict(x), Obj::Dict(y)) => Rc::ptr_eq(x, y),
+        (Obj::Tuple(x), Obj::Tuple(y)) => Rc::ptr_eq(x, y),
+        (Obj::Int(x), Obj::Int(y)) => x == y,
+        (Obj::Str(x), Obj::Str(y)) => x == y,
+        (Obj::Array(_), Obj::Array(_)) => false,
+        _ => py_eq(a, b),
+    }
+}
+
+fn contains(container: &Obj, item: &Obj) -> Result<bool> {
+    Ok(match container {
+        Obj::Str(s) => match item {
+            Obj::Str(i) => s.contains(&**i),
+            _ => bail!(
+                TypeError,
+                "'in <string>' requires string as left operand, not {}",
+                item.type_name()
+            ),
+        },
+        Obj::Dict(d) => d.borrow().get(item).is_some(),
+        Obj::Range(a, b, s) => match item.as_number() {
+            Some(v) if v.fract() == 0.0 => {
+                let v = v as i64;
+                iterate(&Obj::Range(*a, *b, *s))?
+                    .iter()
+                    .any(|x| matches!(x, Obj::Int(i) if *i == v))
+            }
+            _ => false,
+        },
+        other => iterate(other)?.iter().any(|x| py_eq(x, item)),
+    })
+}
+
+fn cmp_numbers(op: &CmpOp, a: f64, b: f64) -> bool {
+    match op {
+        CmpOp::Lt => a < b,
+        CmpOp::LtE => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::GtE => a >= b,
+        CmpOp::Eq => a == b,
+        _ => a != b,
+    }
+}
+
+fn cmp_ord(op: &CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Lt => o == Less,
+        CmpOp::LtE => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::GtE => o != Less,
+        CmpOp::Eq => o == Equal,
+        _ => o != Equal,
+    }
+}
+
+/// Orders two plain objects (numbers, strings, sequences) as Python does.
+pub fn py_cmp(a: &Obj, b: &Obj) -> Result<std::cmp::Ordering> {
+    if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
+        return Ok(x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal));
+    }
+    match (a, b) {
+        (Obj::Str(x), Obj::Str(y)) => Ok(x.cmp(y)),
+        (Obj::List(_) | Obj::Tuple(_), Obj::List(_) | Obj::Tuple(_)) => {
+            let (x, y) = (iterate(a)?, iterate(b)?);
+            for (p, q) in x.iter().zip(&y) {
+                let o = py_cmp(p, q)?;
+                if o != std::cmp::Ordering::Equal {
+                    return Ok(o);
+                }
+            }
+            Ok(x.len().cmp(&y.len()))
+        }
+        (Obj::Array(_), _) | (_, Obj::Array(_)) => {
+            let r = compare(&CmpOp::Lt, a, b)?;
+            if truthy(&r, "a comparison")? {
+                return Ok(std::cmp::Ordering::Less);
+            }
+            let r = compare(&CmpOp::Gt, a, b)?;
+            Ok(if truthy(&r, "a comparison")? {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            })
+        }
+        _ => bail!(
+            TypeError,
+            "'<' not supported between instances of '{}' and '{}'",
+            a.type_name(),
+            b.type_name()
+        ),
+    }
+}
+
+/// A comparison operator.
+pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
+    match op {
+        CmpOp::Is => return Ok(Obj::Bool(is_same(a, b))),
+        CmpOp::IsNot => return Ok(Obj::Bool(!is_same(a, b))),
+        CmpOp::In => return Ok(Obj::Bool(contains(b, a)?)),
+        CmpOp::NotIn => return Ok(Obj::Bool(!contains(b, a)?)),
+        _ => {}
+    }
+    if matches!(a, Obj::Array(_)) || matches!(b, Obj::Array(_)) {
+        let bop = match op {
+            CmpOp::Eq => BinaryOp::Eq,
+            CmpOp::NotEq => BinaryOp::Ne,
+            CmpOp::Lt => BinaryOp::Lt,
+            CmpOp::LtE => BinaryOp::Le,
+            CmpOp::Gt => BinaryOp::Gt,
+            _ => BinaryOp::Ge,
+        };
+        if let (Some(x), Some(y)) = (operand_or_none(a), operand_or_none(b)) {
+            let (x, y) = operand_pair(&x, &y)?;
+            return Ok(Obj::Array(jops::binary(bop, &x, &y)?));
+        }
+    }
+    match op {
+        CmpOp::Eq => Ok(Obj::Bool(py_eq(a, b))),
+        CmpOp::NotEq => Ok(Obj::Bool(!py_eq(a, b))),
+        _ => {
+            if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
+                return Ok(Obj::Bool(cmp_numbers(op, x, y)));
+            }
+            let sym = match op {
+                CmpOp::Lt => "<",
+                CmpOp::LtE => "<=",
+                CmpOp::Gt => ">",
+                _ => ">=",
+            };
+            match py_cmp(a, b) {
+                Ok(o) => Ok(Obj::Bool(cmp_ord(op, o))),
+                Err(_) => bail!(
+                    TypeError,
+                    "'{sym}' not supported between instances of '{}' and '{}'",
+                    a.type_name(),
+                    b.type_name()
+                ),
+            }
+        }
+    }
+}
+
+fn operand_or_none(o: &Obj) -> Option<Obj> {
+    match o {
+        Obj::Array(_) | Obj::Bool(_) | Obj::Int(_) | Obj::Float(_) => Some(o.clone()),
+        Obj::List(_) | Obj::Tuple(_) => to_value(o).ok().map(Obj::Array),
+        _ => None,
+    }
+}
+
+fn op_symbol(op: &Operator) -> &'static str {
+    match op {
+        Operator::Add => "+",
+        Operator::Sub => "-",
+        Operator::Mult => "*",
+        Operator::MatMult => "@",
+        Operator::Div => "/",
+        Operator::Mod => "%",
+        Operator::Pow => "**",
+        Operator::LShift => "<<",
+        Operator::RShift => ">>",
+        Operator::BitOr => "|",
+        Operator::BitXor => "^",
+        Operator::BitAnd => "&",
+        Operator::FloorDiv => "//",
+    }
+}
+
+fn int_op(op: &Operator, a: i64, b: i64) -> Result<Obj> {
+    Ok(match op {
+        Operator::Add => Obj::Int(a.checked_add(b).ok_or_else(overflow)?),
+        Operator::Sub => Obj::Int(a.checked_sub(b).ok_or_else(overflow)?),
+        Operator::Mult => Obj::Int(a.checked_mul(b).ok_or_else(overflow)?),
+        Operator::Div => {
+            if b == 0 {
+                bail!(ZeroDivisionError, "division by zero");
+            }
+            Obj::Float(a as f64 / b as f64)
+        }
+        Operator::FloorDiv => {
+            if b == 0 {
+                bail!(ZeroDivisionError, "integer division or modulo by zero");
+            }
+            Obj::Int(a.div_euclid(b) - if b < 0 && a.rem_euclid(b) != 0 { 1 } else { 0 })
+        }
+        Operator::Mod => {
+            if b == 0 {
+                bail!(ZeroDivisionError, "integer modulo by zero");
+            }
+            let r = a % b;
+            Obj::Int(if r != 0 && ((r < 0) != (b < 0)) {
+                r + b
+            } else {
+                r
+            })
+        }
+        Operator::Pow => {
+            if b < 0 {
+                Obj::Float((a as f64).powf(b as f64))
+            } else {
+                Obj::Int(
+                    a.checked_pow(b.min(u32::MAX as i64) as u32)
+                        .ok_or_else(overflow)?,
+                )
+            }
+        }
+        Operator::LShift => Obj::Int(a.checked_shl(b as u32).ok_or_else(overflow)?),
+        Operator::RShift => Obj::Int(a >> b.min(63)),
+        Operator::BitOr => Obj::Int(a | b),
+        Operator::BitXor => Obj::Int(a ^ b),
+        Operator::BitAnd => Obj::Int(a & b),
+        Operator::MatMult => bail!(
+            TypeError,
+            "unsupported operand type(s) for @: 'int' and 'int'"
+        ),
+    })
+}
+
+fn overflow() -> crate::error::Error {
+    err!(
+        NotImplementedError,
+        "not supported by shardlab yet: integers beyond 64 bits"
+    )
+}
+
+fn float_op(op: &Operator, a: f64, b: f64) -> Result<Obj> {
+    Ok(Obj::Float(match op {
+        Operator::Add => a + b,
+        Operator::Sub => a - b,
+        Operator::Mult => a * b,
+        Operator::Div => {
+            if b == 0.0 {
+                bail!(ZeroDivisionError, "float division by zero");
+            }
+            a / b
+        }
+        Operator::FloorDiv => {
+            if b == 0.0 {
+                bail!(ZeroDivisionError, "float floor division by zero");
+            }
+            (a / b).floor()
+        }
+        Operator::Mod => {
+            if b == 0.0 {
+                bail!(ZeroDivisionError, "float modulo");
+            }
+            let r = a % b;
+            if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+                r + b
+            } else {
+                r
+            }
+        }
+        Operator::Pow => a.powf(b),
+        _ => bail!(
+            TypeError,
+            "unsupported operand type(s) for {}: 'float' and 'float'",
+            op_symbol(op)
+        ),
+    }))
+}
+
+/// A binary operator; `inplace` for augmented assignment (lists extend in place).
+pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool) -> Result<Obj> {
+    let _ = interp;
+    match (a, b) {
+        (Obj::Int(_) | Obj::Bool(_), Obj::Int(_) | Obj::Bool(_)) => {
+            let (x, y) = (as_int(a), as_int(b));
+            return int_op(op, x, y);
+        }
+        (
+            Obj::Int(_) | Obj::Bool(_) | Obj::Float(_),
+            Obj::Int(_) | Obj::Bool(_) | Obj::Float(_),
+        ) => {
+            return float_op(
+                op,
+                a.as_number().unwrap_or(0.0),
+                b.as_number().unwrap_or(0.0),
+            );
+        }
+        (Obj::Str(x), Obj::Str(y)) if matches!(op, Operator::Add) => {
+            return Ok(Obj::str(format!("{x}{y}")))
+        }
+        (Obj::Str(x), Obj::Int(n)) | (Obj::Int(n), Obj::Str(x)) if matches!(op, Operator::Mult) => {
+            check_alloc(x.len() as i64 * (*n).max(0))?;
+            return Ok(Obj::str(x.repeat((*n).max(0) as usize)));
+        }
+        (Obj::Str(x), _) if matches!(op, Operator::Mod) => {
+            return Ok(Obj::str(format::percent_format(x, b)?))
+        }
+        (Obj::List(x), Obj::List(y)) if matches!(op, Operator::Add) => {
+            if inplace {
+                let extra = y.borrow().clone();
+                x.borrow_mut().extend(extra);
+                return Ok(a.clone());
+            }
+            let mut v = x.borrow().clone();
+            v.extend(y.borrow().iter().cloned());
+            return Ok(Obj::list(v));
+        }
+        (Obj::Tuple(x), Obj::Tuple(y)) if matches!(op, Operator::Add) => {
+            let mut v = x.to_vec();
+            v.extend(y.iter().cloned());
+            return Ok(Obj::tuple(v));
+        }
+        (Obj::List(_) | Obj::Tuple(_), Obj::Int(n))
+        | (Obj::Int(n), Obj::List(_) | Obj::Tuple(_))
+            if matches!(op, Operator::Mult) =>
+        {
+            let seq = if matches!(a, Obj::Int(_)) { b } else { a };
+            let items = iterate(seq)?;
+            check_alloc(items.len() as i64 * (*n).max(0))?;
+            let mut v = vec![];
+            for _ in 0..(*n).max(0) {
+                v.extend(items.iter().cloned());
+            }
+            return Ok(if matches!(seq, Obj::List(_)) {
+                Obj::list(v)
+            } else {
+                Obj::tuple(v)
+            });
+        }
+        _ => {}
+    }
+    if matches!(a, Obj::Array(_)) || matches!(b, Obj::Array(_)) {
+        if let (Some(x), Some(y)) = (operand_or_none(a), operand_or_none(b)) {
+            return array_binop(op, &x, &y);
+        }
+    }
+    bail!(
+        TypeError,
+        "unsupported operand type(s) for {}: '{}' and '{}'",
+        op_symbol(op),
+        a.type_name(),
+        b.type_name()
+    )
+}
+
+fn check_alloc(n: i64) -> Result<()> {
+    if n > 50_000_000 {
+        bail!(
+            RuntimeError,
+            "program exceeded the allocation limit ({n} items)"
+        );
+    }
+    Ok(())
+}
+
+fn as_int(o: &Obj) -> i64 {
+    match o {
+        Obj::Bool(b) => *b as i64,
+        Obj::Int(i) => *i,
+        _ => 0,
+    }
+}
+
+/// A binary operator where at least one side is an array.
+pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
+    // `x ** 2` with a Python int exponent is lax.integer_pow, as in JAX.
+    if let (Operator::Pow, Obj::Array(x), Obj::Int(n)) = (op, a, b) {
+        if x.dtype() != DType::Bool && *n >= i32::MIN as i64 && *n <= i32::MAX as i64 {
+            return Ok(Obj::Array(jops::integer_pow(x, *n as i32)?));
+        }
+    }
+    if let Operator::MatMult = op {
+        let (x, y) = super::array::weak_pair(a, b)?;
+        return Ok(Obj::Array(jops::matmul(&x, &y)?));
+    }
+    let (x, y) = operand_pair(a, b)?;
+    let bop = match op {
+        Operator::Add => BinaryOp::Add,
+        Operator::Sub => BinaryOp::Sub,
+        Operator::Mult => BinaryOp::Mul,
+        Operator::Div => BinaryOp::Div,
+        Operator::FloorDiv => BinaryOp::FloorDiv,
+        Operator::Mod => BinaryOp::Rem,
+        Operator::Pow => BinaryOp::Pow,
+        Operator::BitAnd => BinaryOp::And,
+        Operator::BitOr => BinaryOp::Or,
+        Operator::BitXor => BinaryOp::Xor,
+        Operator::MatMult => return Ok(Obj::Array(jops::matmul(&x, &y)?)),
+        Operator::LShift | Operator::RShift => {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: shifts on arrays"
+            )
+        }
+    };
+    Ok(Obj::Array(jops::binary(bop, &x, &y)?))
+}
+
+/// A unary operator.
+pub fn unaryop(op: &PyUnary, v: &Obj) -> Result<Obj> {
+    Ok(match (op, v) {
+        (PyUnary::Not, _) => Obj::Bool(!truthy(v, "a 'not' expression")?),
+        (PyUnary::USub, Obj::Int(i)) => Obj::Int(-i),
+        (PyUnary::USub, Obj::Bool(b)) => Obj::Int(-(*b as i64)),
+        (PyUnary::USub, Obj::Float(f)) => Obj::Float(-f),
+        (PyUnary::UAdd, Obj::Int(_) | Obj::Float(_)) => v.clone(),
+        (PyUnary::UAdd, Obj::Bool(b)) => Obj::Int(*b as i64),
+        (PyUnary::Invert, Obj::Int(i)) => Obj::Int(!i),
+        (PyUnary::USub, Obj::Array(x)) => Obj::Array(jops::neg(x)?),
+        (PyUnary::UAdd, Obj::Array(_)) => v.clone(),
+        (PyUnary::Invert, Obj::Array(x)) => Obj::Array(jops::unary(UnaryOp::Not, x)?),
+        _ => {
+            let sym = match op {
+                PyUnary::USub => "-",
+                PyUnary::UAdd => "+",
+                _ => "~",
+            };
+            bail!(
+                TypeError,
+                "bad operand type for unary {sym}: '{}'",
+                v.type_name()
+            )
+        }
+    })
+}
+
+fn norm_index(i: i64, len: usize, what: &str) -> Result<usize> {
+    let n = len as i64;
+    let j = if i < 0 { i + n } else { i };
+    if j < 0 || j >= n {
+        bail!(IndexError, "{what} index out of range");
+    }
+    Ok(j as usize)
+}
+
+/// Resolves a slice against a length: (start, stop, step) as Python's `slice.indices`.
+pub fn slice_indices(s: &[Obj; 3], len: usize) -> Result<(i64, i64, i64)> {
+    let get = |o: &Obj| -> Result<Option<i64>> {
+        match o {
+            Obj::None => Ok(None),
+            Obj::Int(i) => Ok(Some(*i)),
+            Obj::Bool(b) => Ok(Some(*b as i64)),
+            Obj::Array(a) => {
+                let c = a.concrete("a slice bound")?;
+                Ok(Some(c.get_f64(0) as i64))
+            }
+            other => bail!(
+                TypeError,
+                "slice indices must be integers or None or have an __index__ method, got {}",
+                other.type_name()
+            ),
+        }
+    };
+    let n = len as i64;
+    let step = get(&s[2])?.unwrap_or(1);
+    if step == 0 {
+        bail!(ValueError, "slice step cannot be zero");
+    }
+    let clamp = |v: Option<i64>, default: i64, lo: i64, hi: i64| -> i64 {
+        match v {
+            None => default,
+            Some(v) => {
+                let v = if v < 0 { v + n } else { v };
+                v.clamp(lo, hi)
+            }
+        }
+    };
+    if step > 0 {
+        Ok((
+            clamp(get(&s[0])?, 0, 0, n),
+            clamp(get(&s[1])?, n, 0, n),
+            step,
+        ))
+    } else {
+        Ok((
+            clamp(get(&s[0])?, n - 1, -1, n - 1),
+            clamp(get(&s[1])?, -1, -1, n - 1),
+            step,
+        ))
+    }
+}
+
+fn slice_seq<T: Clone>(items: &[T], s: &[Obj; 3]) -> Result<Vec<T>> {
+    let (start, stop, step) = slice_indices(s, items.len())?;
+    let mut out = vec![];
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(items[i as usize].clone());
+        i += step;
+    }
+    Ok(out)
+}
+
+fn index_int(k: &Obj) -> Result<Option<i64>> {
+    Ok(match k {
+        Obj::Int(i) => Some(*i),
+        Obj::Bool(b) => Some(*b as i64),
+        Obj::Array(a) if a.shape().is_empty() && a.dtype() != DType::F32 => {
+            Some(a.concrete("an index into a Python sequence")?.get_f64(0) as i64)
+        }
+        _ => None,
+    })
+}
+
+/// `container[key]`.
+pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
+    match v {
+        Obj::List(_) | Obj::Tuple(_) | Obj::Str(_) | Obj::Range(..) => {
+            let (items, what) = match v {
+                Obj::List(l) => (l.borrow().clone(), "list"),
+                Obj::Tuple(t) => (t.to_vec(), "tuple"),
+                Obj::Range(..) => (iterate(v)?, "range object"),
+                _ => (iterate(v)?, "string"),
+            };
+            if let Obj::Slice(s) = k {
+                let out = slice_seq(&items, s)?;
+                return Ok(match v {
+                    Obj::List(_) => Obj::list(out),
+                    Obj::Tuple(_) => Obj::tuple(out),
+                    Obj::Range(..) => Obj::list(out),
+                    _ => Obj::str(out.iter().map(format::str_of).collect::<String>()),
+                });
+            }
+            let Some(i) = index_int(k)? else {
+                bail!(
+                    TypeError,
+                    "{what} indices must be integers or slices, not {}",
+                    k.type_name()
+                );
+            };
+            let i = norm_index(i, items.len(), what)?;
+            Ok(items[i].clone())
+        }
+        Obj::Dict(d) => d
+            .borrow()
+            .get(k)
+            .ok_or_else(|| err!(KeyError, "{}", format::repr_of(k))),
+        Obj::Array(x) => Ok(Obj::Array(array_getitem(x, k)?)),
+        Obj::Devices(d) => super::modules::numpy::devices_getitem(d, k),
+        Obj::Spec(s) => {
+            let items: Vec<Obj> =
+                s.0.iter()
+                    .map(super::modules::sharding::spec_entry_obj)
+                    .collect();
+            getitem(interp, &Obj::tuple(items), k)
+        }
+        Obj::Instance(i) => match i.class.lookup("__getitem__") {
+            Some(f) => interp.call(&f, Args::new(vec![v.clone(), k.clone()])),
+            None => bail!(TypeError, "'{}' object is not subscriptable", i.class.name),
+        },
+        Obj::Native(n) if n.name == "at" => {
+            // x.at[idx]: the native stands for the indexer; calling it with the
+            // index gives the updater object.
+            let f = n.f.clone();
+            f(interp, Args::new(vec![k.clone()]))
+        }
+        Obj::Type(t) if *t == "list" || *t == "tuple" || *t == "dict" => Ok(v.clone()),
+        other => bail!(
+            TypeError,
+            "'{}' object is not subscriptable",
+            other.type_name()
+        ),
+    }
+}
+
+/// `container[key] = value`.
+pub fn setitem(container: &Obj, k: Obj, v: Obj) -> Result<()> {
+    match container {
+        Obj::List(l) => {
+            let len = l.borrow().len();
+            if let Obj::Slice(s) = &k {
+                let (start, stop, step) = slice_indices(s, len)?;
+                if step != 1 {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: extended slice assignment"
+                    );
+                }
+                let items = iterate(&v)?;
+                let stop = stop.max(start);
+                l.borrow_mut().splice(start as usize..stop as usize, items);
+                return Ok(());
+            }
+            let Some(i) = index_int(&k)? else {
+                bail!(
+                    TypeError,
+                    "list indices must be integers or slices, not {}",
+                    k.type_name()
+                );
+            };
+            let i = norm_index(i, len, "list assignment")?;
+            l.borrow_mut()[i] = v;
+            Ok(())
+        }
+        Obj::Dict(d) => {
+            d.borrow_mut().set(k, v);
+            Ok(())
+        }
+        Obj::Array(_) => array_setitem(),
+        other => bail!(
+            TypeError,
+            "'{}' object does not support item assignment",
+            other.type_name()
+        ),
+    }
+}
+
+/// `del container[key]`.
+pub fn delitem(container: &Obj, k: &Obj) -> Result<()> {
+    match container {
+        Obj::List(l) => {
+            let len = l.borrow().len();
+            let Some(i) = index_int(k)? else {
+                bail!(
+                    TypeError,
+                    "list indices must be integers or slices, not {}",
+                    k.type_name()
+                );
+            };
+            let i = norm_index(i, len, "list assignment")?;
+            l.borrow_mut().remove(i);
+            Ok(())
+        }
+        Obj::Dict(d) => {
+            let mut d = d.borrow_mut();
+            let before = d.items.len();
+            d.items.retain(|(x, _)| !key_eq(x, k));
+            if d.items.len() == before {
+                bail!(KeyError, "{}", format::repr_of(k));
+            }
+            Ok(())
+        }
+        other => bail!(
+            TypeError,
+            "'{}' object doesn't support item deletion",
+            other.type_name()
+        ),
+    }
+}
+
+/// `obj.name`.
+pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
+    let missing = || {
+        err!(
+            AttributeError,
+            "'{}' object has no attribute '{name}'",
+            v.type_name()
+        )
+    };
+    match v {
+        Obj::Module(m) => match m.get(name) {
+            Some(x) => Ok(x),
+            None => super::modules::module_attr_missing(interp, &m.name, name),
+        },
+        Obj::Instance(i) => {
+            if let Some((_, x)) = i.attrs.borrow().iter().find(|(k, _)| k == name) {
+                return Ok(x.clone());
+            }
+            if name == "__class__" {
+                return Ok(Obj::Class(i.class.clone()));
+            }
+            match i.class.lookup(name) {
+                Some(f @ (Obj::Func(_) | Obj::Native(_))) => {
+                    Ok(Obj::Method(Rc::new((v.clone(), f))))
+                }
+                Some(x) => Ok(x),
+                None => bail!(
+                    AttributeError,
+                    "'{}' object has no attribute '{name}'",
+                    i.class.name
+                ),
+            }
+        }
+        Obj::Class(c) => match name {
+            "__name__" => Ok(Obj::str(&c.name)),
+            _ => c.lookup(name).ok_or_else(|| {
+                err!(
+                    AttributeError,
+                    "type object '{}' has no attribute '{name}'",
+                    c.name
+                )
+            }),
+        },
+        Obj::Func(f) => match name {
+            "__name__" | "__qualname__" => Ok(Obj::str(&f.name)),
+            _ => Err(missing()),
+        },
+        Obj::Native(n) => match name {
+            "__name__" => Ok(Obj::str(n.name.rsplit('.').next().unwrap_or(&n.name))),
+            _ => Err(missing()),
+        },
+        Obj::Array(x) => array_attr(interp, x, name),
+        Obj::Exc(e) => match name {
+            "args" => Ok(Obj::tuple(vec![Obj::str(&e.1)])),
+            _ => Err(missing()),
+        },
+        Obj::DType(d) => match name {
+            "name" => Ok(Obj::str(d.name())),
+            _ => Err(missing()),
+        },
+        Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
+        Obj::ExcClass(k) if name == "__name__" => Ok(Obj::str(k.python_name())),
+        Obj::Float(f) if name == "real" => Ok(Obj::Float(*f)),
+        Obj::Float(f) if name == "is_integer" => {
+            let f = *f;
+            Ok(Obj::native("float.is_integer", move |_, _| {
+                Ok(Obj::Bool(f.fract() == 0.0))
+            }))
+        }
+        Obj::Mesh(_) | Obj::Spec(_) | Obj::Sharding(_) | Obj::Device(_) | Obj::Devices(_) => {
+            super::modules::sharding::attr(interp, v, name)
+        }
+        Obj::Jaxpr(_) => match name {
+            "jaxpr" => Ok(v.clone()),
+            _ => Err(missing()),
+        },
+        Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) => {
+            super::builtins::method(v, name).ok_or_else(missing)
+        }
+        _ => Err(missing()),
+    }
+}
+
+/// `obj.name = value`.
+pub fn setattr(obj: &Obj, name: &str, v: Obj) -> Result<()> {
+    match obj {
+        Obj::Instance(i) => {
+            let mut attrs = i.attrs.borrow_mut();
+            if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == name) {
+                slot.1 = v;
+            } else {
+                attrs.push((name.to_string(), v));
+            }
+            Ok(())
+        }
+        Obj::Class(c) => {
+            let mut attrs = c.attrs.borrow_mut();
+            if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == name) {
+                slot.1 = v;
+            } else {
+                attrs.push((name.to_string(), v));
+            }
+            Ok(())
+        }
+        other => bail!(
+            AttributeError,
+            "'{}' object attribute '{name}' is read-only",
+            other.type_name()
+        ),
+    }
+}
+
+/// The items of a sequence selected by a slice object.
+pub fn getitem_list(items: &[Obj], k: &Obj) -> Result<Vec<Obj>> {
+    match k {
+        Obj::Slice(s) => slice_seq(items, s),
+        other => bail!(
+            TypeError,
+            "indices must be slices here, not {}",
+            other.type_name()
+        ),
+    }
+}

@@ -1,0 +1,324 @@
+//! Python objects as the interpreter sees them.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use rustpython_parser::ast;
+
+use crate::array::DType;
+use crate::error::{ErrorKind, Result};
+use crate::mesh::Mesh;
+use crate::sharding::PartitionSpec;
+use crate::trace::Value;
+
+use super::interp::{Interp, Scope};
+
+/// Positional and keyword arguments of a call.
+#[derive(Clone, Default)]
+pub struct Args {
+    /// Positional arguments, in order.
+    pub pos: Vec<Obj>,
+    /// Keyword arguments, in order.
+    pub kw: Vec<(String, Obj)>,
+}
+
+impl Args {
+    /// Positional arguments only.
+    pub fn new(pos: Vec<Obj>) -> Args {
+        Args { pos, kw: vec![] }
+    }
+
+    /// Removes and returns the argument named `name` or, failing that, the
+    /// positional argument at `index` (when given).
+    pub fn get(&self, index: Option<usize>, name: &str) -> Option<Obj> {
+        if let Some((_, v)) = self.kw.iter().find(|(k, _)| k == name) {
+            return Some(v.clone());
+        }
+        index.and_then(|i| self.pos.get(i).cloned())
+    }
+
+    /// Like [`Args::get`], failing with Python's message when missing.
+    pub fn req(&self, index: Option<usize>, name: &str, func: &str) -> Result<Obj> {
+        self.get(index, name)
+            .ok_or_else(|| crate::err!(TypeError, "{func}() missing required argument: '{name}'"))
+    }
+
+    /// The argument, or None when missing or given as Python None.
+    pub fn opt(&self, index: Option<usize>, name: &str) -> Option<Obj> {
+        match self.get(index, name) {
+            None | Some(Obj::None) => None,
+            Some(v) => Some(v),
+        }
+    }
+}
+
+/// A function implemented in Rust.
+pub type NativeFn = Rc<dyn Fn(&mut Interp, Args) -> Result<Obj>>;
+
+/// A callable implemented in Rust, with the name Python would show.
+pub struct Native {
+    /// `jax.grad`, `print`, ...
+    pub name: String,
+    /// The implementation.
+    pub f: NativeFn,
+}
+
+/// A function defined with `def` or `lambda`.
+pub struct Function {
+    /// Its name (`<lambda>` for lambdas).
+    pub name: String,
+    /// Its parameters.
+    pub params: Rc<ast::Arguments>,
+    /// Evaluated defaults of the positional parameters with defaults, by name.
+    pub defaults: Vec<(String, Obj)>,
+    /// The body; a lambda's is a single `return` of its expression.
+    pub body: Rc<Vec<ast::Stmt>>,
+    /// The scope the function was defined in (for closures).
+    pub closure: Scope,
+}
+
+/// A class defined with `class`.
+pub struct Class {
+    /// Its name.
+    pub name: String,
+    /// Base classes (first is searched first).
+    pub bases: Vec<Rc<Class>>,
+    /// Class attributes and methods.
+    pub attrs: RefCell<Vec<(String, Obj)>>,
+}
+
+impl Class {
+    /// Looks an attribute up on this class and its bases.
+    pub fn lookup(&self, name: &str) -> Option<Obj> {
+        if let Some((_, v)) = self.attrs.borrow().iter().find(|(k, _)| k == name) {
+            return Some(v.clone());
+        }
+        self.bases.iter().find_map(|b| b.lookup(name))
+    }
+}
+
+/// An instance of a user class.
+pub struct Instance {
+    /// Its class.
+    pub class: Rc<Class>,
+    /// Instance attributes.
+    pub attrs: RefCell<Vec<(String, Obj)>>,
+}
+
+/// A module: a name and its attributes.
+pub struct Module {
+    /// Dotted name.
+    pub name: String,
+    /// Attributes, looked up by name.
+    pub attrs: RefCell<Vec<(String, Obj)>>,
+}
+
+impl Module {
+    /// An attribute of the module.
+    pub fn get(&self, name: &str) -> Option<Obj> {
+        self.attrs
+            .borrow()
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+/// `np.array(jax.devices()[:n]).reshape(...)`: an n-d array of device ids.
+#[derive(Clone, Debug)]
+pub struct DeviceArray {
+    /// Shape of the array.
+    pub shape: Vec<usize>,
+    /// Device ids, row-major.
+    pub ids: Vec<usize>,
+}
+
+/// `jax.sharding.NamedSharding(mesh, spec)`.
+#[derive(Clone, Debug)]
+pub struct NamedSharding {
+    /// The mesh.
+    pub mesh: Rc<Mesh>,
+    /// The spec.
+    pub spec: PartitionSpec,
+}
+
+/// An ordered dictionary; keys compare by Python equality.
+#[derive(Clone, Default)]
+pub struct Dict {
+    /// Entries in insertion order.
+    pub items: Vec<(Obj, Obj)>,
+}
+
+impl Dict {
+    /// The value stored under `key`.
+    pub fn get(&self, key: &Obj) -> Option<Obj> {
+        self.items
+            .iter()
+            .find(|(k, _)| key_eq(k, key))
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Inserts or replaces.
+    pub fn set(&mut self, key: Obj, value: Obj) {
+        if let Some(slot) = self.items.iter_mut().find(|(k, _)| key_eq(k, &key)) {
+            slot.1 = value;
+        } else {
+            self.items.push((key, value));
+        }
+    }
+}
+
+/// Equality of hashable keys (numbers, strings, tuples, None).
+pub fn key_eq(a: &Obj, b: &Obj) -> bool {
+    match (a, b) {
+        (Obj::Str(x), Obj::Str(y)) => x == y,
+        (Obj::None, Obj::None) => true,
+        (Obj::Tuple(x), Obj::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| key_eq(p, q))
+        }
+        _ => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+/// A Python value.
+#[derive(Clone)]
+pub enum Obj {
+    /// `None`.
+    None,
+    /// `True` / `False`.
+    Bool(bool),
+    /// A Python int (64-bit here).
+    Int(i64),
+    /// A Python float.
+    Float(f64),
+    /// A string.
+    Str(Rc<str>),
+    /// A list (mutable, shared).
+    List(Rc<RefCell<Vec<Obj>>>),
+    /// A tuple.
+    Tuple(Rc<Vec<Obj>>),
+    /// A dict (mutable, shared).
+    Dict(Rc<RefCell<Dict>>),
+    /// `slice(start, stop, step)`.
+    Slice(Rc<[Obj; 3]>),
+    /// `...`.
+    Ellipsis,
+    /// `range(start, stop, step)`.
+    Range(i64, i64, i64),
+    /// A jax (or numpy) array, concrete or traced.
+    Array(Value),
+    /// A dtype such as `jnp.float32`.
+    DType(DType),
+    /// A function defined in the program.
+    Func(Rc<Function>),
+    /// A function implemented in Rust.
+    Native(Rc<Native>),
+    /// A user class.
+    Class(Rc<Class>),
+    /// An instance of a user class.
+    Instance(Rc<Instance>),
+    /// A method bound to its receiver.
+    Method(Rc<(Obj, Obj)>),
+    /// A module.
+    Module(Rc<Module>),
+    /// `jax.sharding.Mesh`.
+    Mesh(Rc<Mesh>),
+    /// `PartitionSpec`.
+    Spec(Rc<PartitionSpec>),
+    /// `NamedSharding`.
+    Sharding(Rc<NamedSharding>),
+    /// One device from `jax.devices()`.
+    Device(usize),
+    /// An n-d array of devices.
+    Devices(Rc<DeviceArray>),
+    /// An exception class such as `ValueError`.
+    ExcClass(ErrorKind),
+    /// A raised or constructed exception.
+    Exc(Rc<(ErrorKind, String)>),
+    /// The printed form of a jaxpr from `jax.make_jaxpr`.
+    Jaxpr(Rc<str>),
+    /// A Python type object such as `int` used with isinstance.
+    Type(&'static str),
+}
+
+impl Obj {
+    /// A string object.
+    pub fn str(s: impl AsRef<str>) -> Obj {
+        Obj::Str(Rc::from(s.as_ref()))
+    }
+
+    /// A list object.
+    pub fn list(v: Vec<Obj>) -> Obj {
+        Obj::List(Rc::new(RefCell::new(v)))
+    }
+
+    /// A tuple object.
+    pub fn tuple(v: Vec<Obj>) -> Obj {
+        Obj::Tuple(Rc::new(v))
+    }
+
+    /// A native function object.
+    pub fn native(
+        name: impl Into<String>,
+        f: impl Fn(&mut Interp, Args) -> Result<Obj> + 'static,
+    ) -> Obj {
+        Obj::Native(Rc::new(Native {
+            name: name.into(),
+            f: Rc::new(f),
+        }))
+    }
+
+    /// The number, for bools, ints and floats.
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Obj::Bool(b) => Some(*b as i64 as f64),
+            Obj::Int(i) => Some(*i as f64),
+            Obj::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The Python type name, as `type(x).__name__` gives it.
+    pub fn type_name(&self) -> String {
+        match self {
+            Obj::None => "NoneType".into(),
+            Obj::Bool(_) => "bool".into(),
+            Obj::Int(_) => "int".into(),
+            Obj::Float(_) => "float".into(),
+            Obj::Str(_) => "str".into(),
+            Obj::List(_) => "list".into(),
+            Obj::Tuple(_) => "tuple".into(),
+            Obj::Dict(_) => "dict".into(),
+            Obj::Slice(_) => "slice".into(),
+            Obj::Ellipsis => "ellipsis".into(),
+            Obj::Range(..) => "range".into(),
+            Obj::Array(Value::Concrete(_)) => "ArrayImpl".into(),
+            Obj::Array(Value::Traced(_)) => "DynamicJaxprTracer".into(),
+            Obj::DType(_) => "dtype".into(),
+            Obj::Func(_) => "function".into(),
+            Obj::Native(_) => "builtin_function_or_method".into(),
+            Obj::Class(_) => "type".into(),
+            Obj::Instance(i) => i.class.name.clone(),
+            Obj::Method(_) => "method".into(),
+            Obj::Module(_) => "module".into(),
+            Obj::Mesh(_) => "Mesh".into(),
+            Obj::Spec(_) => "PartitionSpec".into(),
+            Obj::Sharding(_) => "NamedSharding".into(),
+            Obj::Device(_) => "CpuDevice".into(),
+            Obj::Devices(_) => "ndarray".into(),
+            Obj::ExcClass(_) | Obj::Type(_) => "type".into(),
+            Obj::Exc(e) => e.0.python_name().into(),
+            Obj::Jaxpr(_) => "ClosedJaxpr".into(),
+        }
+    }
+}
+
+impl fmt::Debug for Obj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{}>", self.type_name())
+    }
+}

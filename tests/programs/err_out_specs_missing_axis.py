@@ -1,0 +1,6 @@
+import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+from functools import partial
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+f = jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P('x'), out_specs=P())
+result = f(jnp.arange(8.0))

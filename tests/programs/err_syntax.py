@@ -1,0 +1,3 @@
+import jax
+def f(x)
+    return x
