@@ -423,3 +423,17 @@ fn mesh_collective_inside_vmap_inside_shard_map() {
     });
     assert_close(&data(&out[0]), &[4.0, 6.0, 8.0, 10.0]);
 }
+
+/// stop_gradient passes values and blocks derivatives: d/dx (x * sg(x)) at
+/// x = 3 is sg(x) = 3, not 2x = 6 (hand computation).
+#[test]
+fn stop_gradient_blocks_the_derivative() {
+    let (out, g) = transforms::value_and_grad(
+        |a| Ok(vec![ops::mul(&a[0], &ops::stop_gradient(&a[0])?)?]),
+        &[array(&[], &[3.0])],
+        &[0],
+    )
+    .unwrap();
+    assert_close(&data(&out[0]), &[9.0]);
+    assert_close(&data(&g[0]), &[3.0]);
+}

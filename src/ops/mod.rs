@@ -445,6 +445,11 @@ pub fn pad(x: &Value, lo: &[usize], hi: &[usize]) -> Result<Value> {
     )
 }
 
+/// `lax.stop_gradient`: `x`, through which no derivative flows.
+pub fn stop_gradient(x: &Value) -> Result<Value> {
+    bind1(Prim::StopGradient, std::slice::from_ref(x))
+}
+
 /// `lax.rev`.
 pub fn rev(x: &Value, axes: &[usize]) -> Result<Value> {
     bind1(Prim::Rev(axes.to_vec()), std::slice::from_ref(x))

@@ -101,6 +101,8 @@ pub enum Prim {
     },
     /// Reverses the given axes.
     Rev(Vec<usize>),
+    /// The identity, with a zero derivative (`lax.stop_gradient`).
+    StopGradient,
     /// Integer-array indexing of operand 0 along `axis` by operand 1.
     Take(usize),
     /// Transpose of `Take`: adds operand 1 (updates) into zeros of `shape` at operand 0's indices.
@@ -145,6 +147,7 @@ impl Prim {
             Prim::DynamicUpdateSlice => "dynamic_update_slice".into(),
             Prim::Pad { .. } => "pad".into(),
             Prim::Rev(_) => "rev".into(),
+            Prim::StopGradient => "stop_gradient".into(),
             Prim::Take(_) => "gather".into(),
             Prim::ScatterAdd { .. } => "scatter-add".into(),
             Prim::DotGeneral { .. } => "dot_general".into(),
@@ -207,7 +210,11 @@ impl Prim {
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
-            Prim::Unary(_) | Prim::Binary(_) | Prim::Select | Prim::DynamicUpdateSlice => vec![],
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::Select
+            | Prim::DynamicUpdateSlice
+            | Prim::StopGradient => vec![],
         }
     }
 

@@ -141,6 +141,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             same_rank("pad", hi, s)?;
             (0..s.len()).map(|d| s[d] + lo[d] + hi[d]).collect()
         }
+        Prim::StopGradient => s.clone(),
         Prim::Rev(axes) => {
             if axes.iter().any(|&a| a >= s.len()) {
                 bail!(
@@ -209,6 +210,7 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::DynamicUpdateSlice => x.dynamic_update_slice(&ins[1], &starts_of(&ins[2..])?)?,
         Prim::Pad { lo, hi } => x.pad(lo, hi, 0.0)?,
         Prim::Rev(axes) => x.rev(axes)?,
+        Prim::StopGradient => x.clone(),
         Prim::Take(axis) => x.take(&ins[1], *axis)?,
         Prim::ScatterAdd { axis, shape } => Array::scatter_add(*axis, &ins[0], &ins[1], shape)?,
         _ => bail!(RuntimeError, "not a structural primitive: {}", prim.name()),
@@ -225,6 +227,9 @@ fn materialize(t: &Option<Value>, like: &Value) -> Value {
 
 /// Forward-mode rule: the same data movement applied to the tangents.
 pub fn jvp(prim: &Prim, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+    if matches!(prim, Prim::StopGradient) {
+        return Ok(vec![None]);
+    }
     if p[0].dtype() != DType::F32 && !matches!(prim, Prim::ScatterAdd { .. }) {
         return Ok(vec![None]);
     }
@@ -265,6 +270,9 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
     let Some(ct) = &cts[0] else {
         return Ok(vec![None; p.len()]);
     };
+    if matches!(prim, Prim::StopGradient) {
+        return Ok(vec![None]);
+    }
     let x = &p[0];
     let xs = x.shape();
     let float = |v: &Value| v.dtype() == DType::F32;
