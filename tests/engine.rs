@@ -437,3 +437,33 @@ fn stop_gradient_blocks_the_derivative() {
     assert_close(&data(&out[0]), &[9.0]);
     assert_close(&data(&g[0]), &[3.0]);
 }
+
+/// At top level, `grad` traces eagerly as JAX does outside `jit`: the function
+/// may branch on its argument's value. f(x) = x^2 if x > 0 else -x, so
+/// f'(3) = 6 and f'(-2) = -1 (hand computation). Under a map, the same
+/// branch is JAX's ConcretizationTypeError.
+#[test]
+fn grad_at_top_level_allows_python_branches_on_values() {
+    let f = |a: &[Value]| -> shardlab::Result<Vec<Value>> {
+        let positive = a[0].concrete("if")?.get_f64(0) > 0.0;
+        Ok(vec![if positive {
+            ops::integer_pow(&a[0], 2)?
+        } else {
+            ops::neg(&a[0])?
+        }])
+    };
+    let (_, g) = transforms::value_and_grad(f, &[array(&[], &[3.0])], &[0]).unwrap();
+    assert_close(&data(&g[0]), &[6.0]);
+    let (_, g) = transforms::value_and_grad(f, &[array(&[], &[-2.0])], &[0]).unwrap();
+    assert_close(&data(&g[0]), &[-1.0]);
+    let err = ops::map(
+        MapKind::Vmap,
+        Box::new(move |a| Ok(transforms::value_and_grad(f, a, &[0])?.1)),
+        None,
+        &[Some(0)],
+        &[0],
+        &[arange(&[2])],
+    )
+    .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::ConcretizationTypeError);
+}

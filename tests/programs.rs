@@ -101,9 +101,6 @@ fn same_but_float_digits(ours: &str, jax: &str) -> bool {
 /// They still run; their differences are printed, not counted.
 const KNOWN: &[(&str, &str)] = &[
     ("err_unbound_axis_vma", "JAX raises a bare AssertionError for an unbound axis under check_vma=True; shardlab raises the NameError JAX gives elsewhere"),
-    ("seed002_example2", "pmap of a scalar with in_axes=0: JAX fails inside pmap with IndexError, shardlab reports the rank mismatch as ValueError"),
-    ("err_if_traced_grad", "JAX's grad outside jit runs Python control flow on concrete values; shardlab traces grad and raises ConcretizationTypeError"),
-    ("make_jaxpr_simple", "JAX 0.10.2 prints reduce_sum[axes=(0,) out_sharding=None]; shardlab's jaxpr printer omits out_sharding"),
 ];
 
 /// Checks one program in one mode; the list of differences.
@@ -184,8 +181,15 @@ fn programs_match_jax() {
         let program = dir.join(format!("{name}.py"));
         for lockstep in [false, true] {
             let mode = if lockstep { "lockstep" } else { "parallel" };
-            for p in check(name, &fixture, &run(&program, lockstep)) {
-                match KNOWN.iter().find(|(n, _)| n == name) {
+            let found = check(name, &fixture, &run(&program, lockstep));
+            let known = KNOWN.iter().find(|(n, _)| n == name);
+            if found.is_empty() && known.is_some() {
+                problems.push(format!(
+                    "[{mode}] {name} now matches JAX: remove it from KNOWN"
+                ));
+            }
+            for p in found {
+                match known {
                     Some((_, why)) => eprintln!("known difference [{mode}] {p}\n  ({why})\n"),
                     None => problems.push(format!("[{mode}] {p}")),
                 }

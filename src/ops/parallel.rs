@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::array::DType;
 use crate::bail;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::ir::{Aval, AxisSet};
 use crate::mesh::{fmt_names, Mesh};
 use crate::primitives::collectives::group_size;
@@ -292,14 +292,22 @@ fn mapped_size(what: &str, args: &[Value], in_axes: &[Option<usize>]) -> Result<
         let Some(ax) = ax else { continue };
         let shape = a.shape();
         if *ax >= shape.len() {
-            bail!(
-                ValueError,
-                "{what} was requested to map its argument along axis {ax}, which implies that \
+            // JAX's pmap fails here with an IndexError (its vmap with a ValueError).
+            let kind = if what == "pmap" {
+                ErrorKind::IndexError
+            } else {
+                ErrorKind::ValueError
+            };
+            return Err(crate::error::Error::new(
+                kind,
+                format!(
+                    "{what} was requested to map its argument along axis {ax}, which implies that \
                  its rank should be at least {}, but argument {i} is of rank {} (shape {})",
-                ax + 1,
-                shape.len(),
-                crate::ir::fmt_shape(&shape)
-            );
+                    ax + 1,
+                    shape.len(),
+                    crate::ir::fmt_shape(&shape)
+                ),
+            ));
         }
         match size {
             None => size = Some(shape[*ax]),

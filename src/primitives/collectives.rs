@@ -135,9 +135,12 @@ impl CollectiveKind {
         let axes = fmt_names(self.axes());
         let b = |v: bool| if v { "True" } else { "False" }.to_string();
         match self {
-            Psum { .. } | PsumInvariant { .. } | Pmax { .. } | Pmin { .. } | Pvary { .. } => {
-                vec![("axes".into(), axes)]
-            }
+            // JAX prints the (always None) axis_index_groups of the untyped forms.
+            Psum { .. } | Pmax { .. } | Pmin { .. } => vec![
+                ("axes".into(), axes),
+                ("axis_index_groups".into(), "None".into()),
+            ],
+            PsumInvariant { .. } | Pvary { .. } => vec![("axes".into(), axes)],
             AllGather { axis, tiled, .. } => vec![
                 ("all_gather_dimension".into(), axis.to_string()),
                 ("axis_name".into(), axes),

@@ -106,7 +106,30 @@ impl ShardMapParams {
                 if self.check_vma { "True" } else { "False" }.into(),
             ),
             ("in_specs".into(), specs(&self.in_specs)),
-            ("mesh".into(), format!("Mesh({})", mesh.join(", "))),
+            (
+                "mesh".into(),
+                format!(
+                    "Mesh({}, axis_types=({}))",
+                    mesh.join(", "),
+                    if self.mesh.shape().len() == 1 {
+                        "Auto,".to_string()
+                    } else {
+                        vec!["Auto"; self.mesh.shape().len()].join(", ")
+                    }
+                ),
+            ),
+            (
+                "newly_manual_axes".into(),
+                format!(
+                    "frozenset({{{}}})",
+                    self.mesh
+                        .axis_names()
+                        .iter()
+                        .map(|n| format!("'{n}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
             ("out_specs".into(), specs(&self.out_specs)),
         ]
     }

@@ -170,7 +170,10 @@ impl Prim {
         match self {
             Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
             Prim::Convert(d) => vec![("new_dtype".into(), d.name().into())],
-            Prim::Reduce { axes, .. } => vec![("axes".into(), list(axes))],
+            Prim::Reduce { axes, .. } => vec![
+                ("axes".into(), list(axes)),
+                ("out_sharding".into(), "None".into()),
+            ],
             Prim::ArgReduce { axis, .. } => vec![
                 ("axes".into(), list(&[*axis])),
                 ("index_dtype".into(), "int32".into()),
@@ -197,16 +200,30 @@ impl Prim {
             Prim::Take(a) | Prim::ScatterAdd { axis: a, .. } => {
                 vec![("axis".into(), a.to_string())]
             }
-            Prim::DotGeneral { contracting, batch } => vec![(
-                "dimension_numbers".into(),
-                format!(
-                    "(({}, {}), ({}, {}))",
-                    list(&contracting.0),
-                    list(&contracting.1),
-                    list(&batch.0),
-                    list(&batch.1)
-                ),
-            )],
+            Prim::DotGeneral { contracting, batch } => {
+                let brackets = |v: &[usize]| {
+                    format!(
+                        "[{}]",
+                        v.iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                vec![
+                    (
+                        "dimension_numbers".into(),
+                        format!(
+                            "(({}, {}), ({}, {}))",
+                            brackets(&contracting.0),
+                            brackets(&contracting.1),
+                            brackets(&batch.0),
+                            brackets(&batch.1)
+                        ),
+                    ),
+                    ("preferred_element_type".into(), "float32".into()),
+                ]
+            }
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),

@@ -35,6 +35,8 @@ pub struct Tracer {
     pub var: Var,
     /// Its shape, dtype and VMA.
     pub aval: Aval,
+    /// Its value, when the trace is eager (see [`trace_values`]).
+    pub known: Option<Array>,
 }
 
 impl Value {
@@ -72,6 +74,7 @@ impl Value {
     pub fn concrete(&self, what: &str) -> Result<&Array> {
         match self {
             Value::Concrete(a) => Ok(a),
+            Value::Traced(Tracer { known: Some(a), .. }) => Ok(a),
             Value::Traced(t) => bail!(
                 ConcretizationTypeError,
                 "Abstract tracer value encountered where concrete value is expected: {what} \
@@ -101,6 +104,10 @@ pub struct FrameAxes {
 
 struct Frame {
     axes: FrameAxes,
+    /// Every tracer of an eager frame also carries its value: equations are
+    /// computed as they are recorded. Differentiation at top level traces this
+    /// way, so Python control flow on values works inside `grad` as in JAX.
+    eager: bool,
     avals: Vec<Aval>,
     invars: Vec<Var>,
     eqns: Vec<Eqn>,
@@ -160,6 +167,11 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         inputs.to_vec()
     };
     let env = axis_env();
+    let known = if STACK.with(|s| s.borrow().last().is_some_and(|f| f.eager)) {
+        known_outputs(&prim, &inputs)?
+    } else {
+        None
+    };
     STACK.with(|s| {
         let mut stack = s.borrow_mut();
         let level = stack.len() - 1;
@@ -176,12 +188,39 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
             inputs: atoms,
             outputs: outputs.clone(),
         });
+        let mut known = known.map(|k| k.into_iter().map(Some).collect::<Vec<_>>());
         Ok(outputs
             .into_iter()
             .zip(out_avals)
-            .map(|(var, aval)| Value::Traced(Tracer { level, var, aval }))
+            .enumerate()
+            .map(|(i, (var, aval))| {
+                let known = known.as_mut().and_then(|k| k[i].take());
+                Value::Traced(Tracer {
+                    level,
+                    var,
+                    aval,
+                    known,
+                })
+            })
             .collect())
     })
+}
+
+/// In an eager frame, the outputs' values when every input has one.
+fn known_outputs(prim: &Prim, inputs: &[Value]) -> Result<Option<Vec<Array>>> {
+    let arrays: Option<Vec<Array>> = inputs.iter().map(known_value).collect();
+    match arrays {
+        Some(a) => Ok(Some(crate::exec::apply_eager(prim, &a)?)),
+        None => Ok(None),
+    }
+}
+
+/// The value of a concrete value or an eager tracer.
+fn known_value(v: &Value) -> Option<Array> {
+    match v {
+        Value::Concrete(a) => Some(a.clone()),
+        Value::Traced(t) => t.known.clone(),
+    }
 }
 
 /// Binds a primitive with exactly one output.
@@ -258,10 +297,40 @@ pub fn trace<F>(in_avals: &[Aval], axes: FrameAxes, f: F) -> Result<Traced>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
+    let known = vec![None; in_avals.len()];
+    trace_frame(in_avals, &known, axes, false, f)
+}
+
+/// Traces `f` on arguments shaped like `args`. When `args` all have values
+/// and every active frame is eager (or none is active), the frame is eager:
+/// its tracers carry values, as JAX's JVP tracers do outside `jit`, so `f`
+/// may branch on them. Otherwise this is [`trace`] with no new axes.
+pub fn trace_values<F>(args: &[Value], f: F) -> Result<Traced>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let avals: Vec<Aval> = args.iter().map(|a| a.aval()).collect();
+    let known: Vec<Option<Array>> = args.iter().map(known_value).collect();
+    let outer_eager = STACK.with(|s| s.borrow().last().is_none_or(|f| f.eager));
+    let eager = outer_eager && known.iter().all(|k| k.is_some());
+    trace_frame(&avals, &known, FrameAxes::default(), eager, f)
+}
+
+fn trace_frame<F>(
+    in_avals: &[Aval],
+    known: &[Option<Array>],
+    axes: FrameAxes,
+    eager: bool,
+    f: F,
+) -> Result<Traced>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
     let level = STACK.with(|s| {
         let mut stack = s.borrow_mut();
         stack.push(Frame {
             axes,
+            eager,
             avals: vec![],
             invars: vec![],
             eqns: vec![],
@@ -283,13 +352,15 @@ where
         let frame = &mut stack[level];
         in_avals
             .iter()
-            .map(|a| {
+            .zip(known)
+            .map(|(a, k)| {
                 let var = frame.new_var(a.clone());
                 frame.invars.push(var);
                 Value::Traced(Tracer {
                     level,
                     var,
                     aval: a.clone(),
+                    known: k.clone(),
                 })
             })
             .collect()

@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::ir::{Atom, Aval, Jaxpr, Var};
 use crate::ops;
 use crate::primitives::{CollectiveKind, Prim};
-use crate::trace::{bind, bind1, trace, FrameAxes, Value};
+use crate::trace::{bind, bind1, Value};
 
 fn read(env: &HashMap<Var, Value>, a: &Atom) -> Value {
     match a {
@@ -150,8 +150,7 @@ fn trace_fn<F>(f: F, args: &[Value]) -> Result<crate::trace::Traced>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
-    let avals: Vec<Aval> = args.iter().map(|a| a.aval()).collect();
-    trace(&avals, FrameAxes::default(), f)
+    crate::trace::trace_values(args, f)
 }
 
 fn with_captured(args: &[Value], traced: &crate::trace::Traced) -> Vec<Value> {
