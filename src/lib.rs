@@ -26,6 +26,7 @@ pub mod ops;
 pub mod primitives;
 pub mod python;
 pub mod random;
+pub mod report;
 pub mod sharding;
 pub mod trace;
 pub mod transforms;

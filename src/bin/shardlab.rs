@@ -10,7 +10,7 @@ const USAGE: &str = "\
 shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulated devices
 
 Usage:
-  shardlab run FILE.py [--devices N] [--json] [--lockstep]
+  shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
   shardlab --help
 
 Commands:
@@ -18,7 +18,7 @@ Commands:
 ";
 
 const RUN_USAGE: &str = "\
-Usage: shardlab run FILE.py [--devices N] [--json] [--lockstep]
+Usage: shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
 
 Runs FILE.py as JAX would, on N simulated devices.
 
@@ -28,6 +28,11 @@ Options:
                 result is the program's global `result`; on failure
                 {\"error\": {\"type\", \"message\", \"line\", \"col\"}}
   --lockstep    Run all devices in one thread, equation by equation
+  --report OUT.json
+                Write what the run did to OUT.json: for every shard_map and
+                pmap, the mesh, each device's input and output shards, every
+                collective with each device's value before and after, and
+                per-device timings
   -h, --help    Show this help
 ";
 
@@ -55,6 +60,7 @@ fn main() -> ExitCode {
     let mut file = None;
     let mut options = Options::default();
     let mut as_json = false;
+    let mut report_path: Option<String> = None;
     let mut rest = args[1..].iter();
     while let Some(a) = rest.next() {
         match a.as_str() {
@@ -64,6 +70,10 @@ fn main() -> ExitCode {
             }
             "--json" => as_json = true,
             "--lockstep" => options.lockstep = true,
+            "--report" => match rest.next() {
+                Some(p) if !p.starts_with('-') => report_path = Some(p.clone()),
+                _ => return usage_error("--report needs an output file"),
+            },
             "--devices" => match rest.next().and_then(|n| n.parse::<usize>().ok()) {
                 Some(n) if n > 0 => options.devices = n,
                 _ => return usage_error("--devices needs a positive integer"),
@@ -91,7 +101,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if report_path.is_some() {
+        shardlab::report::start();
+    }
     let outcome = run(&source, &options);
+    if let Some(path) = &report_path {
+        let report = shardlab::report::take();
+        let text = serde_json::to_string(&report).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("error: cannot write the report to {path}: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     if as_json {
         let obj = match &outcome.error {

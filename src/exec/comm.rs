@@ -30,6 +30,11 @@ pub trait Comm: Sync {
     fn is_top(&self) -> bool {
         false
     }
+    /// The mesh positions of the lanes, when the lanes are devices (not
+    /// vmapped indices): what a report attributes collectives to.
+    fn device_positions(&self) -> Option<Vec<usize>> {
+        None
+    }
 }
 
 /// The top level: one lane, no named axes.
@@ -54,7 +59,7 @@ impl Comm for Solo {
 /// devices of a ppermute over a tuple of axes in mesh order whatever order the
 /// tuple lists them in (unlike axis_index, all_gather, psum_scatter and
 /// all_to_all, which follow the listed order); shardlab does the same.
-fn mesh_order(mesh: &Mesh, axes: &[String]) -> Vec<String> {
+pub fn mesh_order(mesh: &Mesh, axes: &[String]) -> Vec<String> {
     let mut sorted = axes.to_vec();
     sorted.sort_by_key(|a| {
         mesh.axis_names()
@@ -106,6 +111,10 @@ impl Comm for Lockstep<'_> {
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
         lockstep_collective(self.mesh, kind, xs)
     }
+
+    fn device_positions(&self) -> Option<Vec<usize>> {
+        Some((0..self.mesh.size()).collect())
+    }
 }
 
 /// One device of a mesh, exchanging with the others through the fabric.
@@ -117,6 +126,10 @@ pub struct OnFabric<'a> {
 impl Comm for OnFabric<'_> {
     fn lanes(&self) -> usize {
         1
+    }
+
+    fn device_positions(&self) -> Option<Vec<usize>> {
+        Some(vec![self.ctx.position])
     }
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {

@@ -21,6 +21,7 @@ use crate::fabric::threads::{run_on_threads, ThreadFabric};
 use crate::ir::{Atom, Jaxpr};
 use crate::mesh::Mesh;
 use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
+use crate::report::device;
 use comm::{Comm, Lockstep, Nested, OnFabric, Solo};
 
 /// How maps run their devices.
@@ -144,7 +145,21 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
                 .into_iter()
                 .next()
                 .unwrap_or_else(|| vec![Array::scalar_i32(0); lanes]);
-            Ok(vec![comm.collective(kind, xs)?])
+            match comm.device_positions().filter(|_| device::logging()) {
+                None => Ok(vec![comm.collective(kind, xs)?]),
+                Some(positions) => {
+                    let start = device::now_us();
+                    let outs = comm.collective(kind, xs.clone())?;
+                    device::log(device::Event {
+                        kind: kind.clone(),
+                        positions,
+                        before: xs,
+                        after: outs.clone(),
+                        elapsed_us: device::now_us() - start,
+                    });
+                    Ok(vec![outs])
+                }
+            }
         }
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
         Prim::ShardMap(_) | Prim::Map(_) if !(comm.is_top() && lanes == 1) => bail!(
@@ -229,23 +244,54 @@ impl Devices for ThreadDevices {
         let cfg = config();
         let fabric = Arc::new(ThreadFabric::new(mesh.size(), cfg.slot_words, cfg.timeout)?);
         let fab = Arc::clone(&fabric);
+        let record = crate::report::recording();
         let per_device = run_on_threads(fabric, |position| {
             let lane: Vec<Vec<Array>> = args.iter().map(|a| vec![a[position].clone()]).collect();
-            let comm = OnFabric {
-                ctx: DeviceCtx {
-                    fabric: &*fab,
-                    mesh,
-                    position,
-                },
+            let ctx = DeviceCtx {
+                fabric: &*fab,
+                mesh,
+                position,
             };
-            let outs = eval_lanes(body, lane, &comm)?;
-            Ok(outs
-                .into_iter()
-                .map(|mut l| l.remove(0))
-                .collect::<Vec<Array>>())
+            let comm = OnFabric { ctx };
+            let (outs, log) = logged(record, position, || eval_lanes(body, lane, &comm))?;
+            Ok((
+                outs.into_iter()
+                    .map(|mut l| l.remove(0))
+                    .collect::<Vec<Array>>(),
+                log,
+            ))
         })?;
-        Ok(by_output(per_device, body.outvars.len()))
+        let (outs, logs): (Vec<_>, Vec<_>) = per_device.into_iter().unzip();
+        if record {
+            device::hand_back(logs.into_iter().flatten().collect());
+        }
+        Ok(by_output(outs, body.outvars.len()))
     }
+}
+
+/// Runs `f` as the device at `position`, logging its collectives when
+/// `record` is set.
+pub fn logged<T>(
+    record: bool,
+    position: usize,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<(T, Option<device::DeviceLog>)> {
+    if !record {
+        return Ok((f()?, None));
+    }
+    device::begin();
+    let start = device::now_us();
+    let result = f();
+    let total_us = device::now_us() - start;
+    let events = device::end();
+    Ok((
+        result?,
+        Some(device::DeviceLog {
+            position,
+            events,
+            total_us,
+        }),
+    ))
 }
 
 /// Regroups per-device results `[position][output]` as `[output][position]`.
@@ -267,7 +313,14 @@ pub fn by_output(per_device: Vec<Vec<Array>>, n_out: usize) -> Vec<Vec<Array>> {
 pub fn run_devices(body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>> {
     let cfg = config();
     match cfg.mode {
-        Mode::Lockstep => eval_lanes(body, args, &Lockstep { mesh }),
+        Mode::Lockstep => {
+            let record = crate::report::recording();
+            let (outs, log) = logged(record, 0, || eval_lanes(body, args, &Lockstep { mesh }))?;
+            if let Some(log) = log {
+                device::hand_back(vec![log]);
+            }
+            Ok(outs)
+        }
         Mode::Parallel => cfg.devices_backend.run(body, mesh, args),
     }
 }
@@ -280,15 +333,23 @@ pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
         .zip(&p.in_specs)
         .map(|(x, s)| s.split(&p.mesh, x))
         .collect::<Result<_>>()?;
-    let outs = run_devices(&p.body, &p.mesh, shards)?;
-    outs.iter()
+    let outs = run_devices(&p.body, &p.mesh, shards.clone())?;
+    let globals: Vec<Array> = outs
+        .iter()
         .zip(&p.out_specs)
         .zip(p.body.out_avals())
         .map(|((blocks, spec), local)| {
             let global = p.global_aval(&local, spec)?;
             spec.assemble(&p.mesh, blocks, &global.shape)
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    if crate::report::recording() {
+        let inputs = crate::report::sharded_all(&p.mesh, &p.in_specs, ins, &shards)?;
+        let outputs = crate::report::sharded_all(&p.mesh, &p.out_specs, &globals, &outs)?;
+        let run = crate::report::map_run("shard_map", &p.mesh, &p.body, inputs, outputs)?;
+        crate::report::push(run);
+    }
+    Ok(globals)
 }
 
 /// Runs a pmap: one device per index of the mapped axis.
@@ -304,9 +365,18 @@ pub fn run_pmap(m: &MapParams, ins: &[Array]) -> Result<Vec<Array>> {
             None => vec![x.clone(); m.size],
         });
     }
-    let outs = run_devices(&m.body, &mesh, args)?;
-    outs.iter()
+    let outs = run_devices(&m.body, &mesh, args.clone())?;
+    let globals: Vec<Array> = outs
+        .iter()
         .zip(&m.out_axes)
         .map(|(o, &ax)| Array::stack(o, ax))
-        .collect()
+        .collect::<Result<_>>()?;
+    if crate::report::recording() {
+        let out_axes: Vec<Option<usize>> = m.out_axes.iter().map(|&a| Some(a)).collect();
+        let inputs = crate::report::mapped(&mesh, ins, &args, &m.in_axes);
+        let outputs = crate::report::mapped(&mesh, &globals, &outs, &out_axes);
+        let run = crate::report::map_run("pmap", &mesh, &m.body, inputs, outputs)?;
+        crate::report::push(run);
+    }
+    Ok(globals)
 }

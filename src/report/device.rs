@@ -1,0 +1,93 @@
+//! Per-device logs of collectives, kept while a report is being recorded.
+//!
+//! A device (an OS thread, a worker, or the lockstep evaluator standing for all
+//! devices) calls [`begin`], the evaluator calls [`log`] at each collective, and
+//! [`end`] returns the device's log. The device backend then calls
+//! [`hand_back`] with every device's log on the thread that started the run,
+//! where `exec` picks them up with [`take_handed`].
+
+use std::cell::RefCell;
+
+use crate::array::Array;
+use crate::primitives::CollectiveKind;
+
+/// One collective on one device (or on every lane of a lockstep evaluator).
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// The collective.
+    pub kind: CollectiveKind,
+    /// The positions of the lanes that ran it, in lane order.
+    pub positions: Vec<usize>,
+    /// Each lane's operand.
+    pub before: Vec<Array>,
+    /// Each lane's result.
+    pub after: Vec<Array>,
+    /// Microseconds spent inside the collective.
+    pub elapsed_us: f64,
+}
+
+/// Everything one device logged during one run.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceLog {
+    /// The device's position (for lockstep: the first lane's).
+    pub position: usize,
+    /// Its collectives, in program order.
+    pub events: Vec<Event>,
+    /// Wall time of its whole program, in microseconds.
+    pub total_us: f64,
+}
+
+thread_local! {
+    static LOG: RefCell<Option<Vec<Event>>> = const { RefCell::new(None) };
+    static HANDED: RefCell<Option<Vec<DeviceLog>>> = const { RefCell::new(None) };
+}
+
+/// Starts logging collectives on this thread.
+pub fn begin() {
+    LOG.with(|l| *l.borrow_mut() = Some(Vec::new()));
+}
+
+/// True while this thread logs collectives.
+pub fn logging() -> bool {
+    LOG.with(|l| l.borrow().is_some())
+}
+
+/// Records one collective, if logging.
+pub fn log(event: Event) {
+    LOG.with(|l| {
+        if let Some(events) = l.borrow_mut().as_mut() {
+            events.push(event);
+        }
+    });
+}
+
+/// Stops logging and returns this thread's events.
+pub fn end() -> Vec<Event> {
+    LOG.with(|l| l.borrow_mut().take()).unwrap_or_default()
+}
+
+/// Hands the devices' logs of the run that just finished to this thread.
+pub fn hand_back(logs: Vec<DeviceLog>) {
+    HANDED.with(|h| *h.borrow_mut() = Some(logs));
+}
+
+/// The logs handed back by the last run on this thread, if any.
+pub fn take_handed() -> Option<Vec<DeviceLog>> {
+    HANDED.with(|h| h.borrow_mut().take())
+}
+
+/// Microseconds on a monotonic clock (0 where the platform has none: the web
+/// build measures time on the JavaScript side).
+pub fn now_us() -> f64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        use std::time::Instant;
+        static EPOCH: OnceLock<Instant> = OnceLock::new();
+        EPOCH.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e6
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        0.0
+    }
+}

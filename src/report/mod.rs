@@ -1,0 +1,375 @@
+//! What a run shows a person: for every map (shard_map or pmap) that ran, the
+//! mesh, each device's shards of the inputs and outputs, every collective with
+//! each device's value before and after it, and per-device timings.
+//!
+//! Recording is off unless [`start`] is called; [`take`] ends it and returns
+//! the [`Report`]. The evaluator logs collectives per device (see [`device`]),
+//! the device backend hands those logs back on the calling thread, and
+//! `exec` assembles them into [`MapRun`]s.
+
+pub mod device;
+
+use std::cell::RefCell;
+
+use serde::Serialize;
+
+use crate::array::{Array, Buffer};
+use crate::error::Result;
+use crate::ir::Jaxpr;
+use crate::mesh::Mesh;
+use crate::primitives::CollectiveKind;
+use crate::sharding::PartitionSpec;
+
+/// An array's shape, dtype and elements (row-major).
+#[derive(Debug, Clone, Serialize)]
+pub struct ArrayData {
+    /// Dimensions.
+    pub shape: Vec<usize>,
+    /// `float32`, `int32` or `bool`.
+    pub dtype: &'static str,
+    /// Elements in row-major order (bools as 0/1).
+    pub data: Vec<f64>,
+}
+
+impl From<&Array> for ArrayData {
+    fn from(a: &Array) -> ArrayData {
+        let data = match a.buffer() {
+            Buffer::F32(d) => d.iter().map(|&v| v as f64).collect(),
+            Buffer::I32(d) => d.iter().map(|&v| v as f64).collect(),
+            Buffer::Bool(d) => d.iter().map(|&v| v as u8 as f64).collect(),
+        };
+        ArrayData {
+            shape: a.shape().to_vec(),
+            dtype: a.dtype().name(),
+            data,
+        }
+    }
+}
+
+/// One device's block of a global array.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shard {
+    /// The device's position in the mesh (row-major).
+    pub position: usize,
+    /// Its mesh coordinates.
+    pub coords: Vec<usize>,
+    /// `[start, stop)` of each dimension of the global array it holds.
+    pub index: Vec<[usize; 2]>,
+    /// The block.
+    pub value: ArrayData,
+}
+
+/// A global array laid out over a mesh by a spec.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardedArray {
+    /// The spec, as JAX prints it (`P('x', None)`).
+    pub spec: String,
+    /// The global array.
+    pub global: ArrayData,
+    /// Every device's block, by position.
+    pub shards: Vec<Shard>,
+    /// For each distinct block, the positions holding it (more than one means
+    /// the block is replicated over those devices).
+    pub holders: Vec<Vec<usize>>,
+}
+
+/// One collective as every device saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CollectiveRun {
+    /// JAX's primitive name (`psum_invariant`, `all_gather`, ...).
+    pub name: String,
+    /// Its parameters as the jaxpr prints them.
+    pub params: Vec<(String, String)>,
+    /// The groups of positions that combined their values.
+    pub groups: Vec<Vec<usize>>,
+    /// Each device's operand, by position.
+    pub before: Vec<ArrayData>,
+    /// Each device's result, by position.
+    pub after: Vec<ArrayData>,
+    /// Bytes that crossed between devices, summed over devices (a lower bound
+    /// for the algorithm used).
+    pub bytes_moved: usize,
+}
+
+/// How long one device spent.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timing {
+    /// The device's position.
+    pub position: usize,
+    /// Wall time of the device's whole program, in microseconds.
+    pub total_us: f64,
+    /// Of which, time inside collectives (waiting and exchanging).
+    pub collective_us: f64,
+}
+
+/// One shard_map or pmap, as it ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapRun {
+    /// `shard_map` or `pmap`.
+    pub kind: &'static str,
+    /// Mesh axis names.
+    pub axis_names: Vec<String>,
+    /// Mesh shape.
+    pub mesh_shape: Vec<usize>,
+    /// Device ids by position.
+    pub device_ids: Vec<usize>,
+    /// `parallel` or `lockstep`.
+    pub mode: &'static str,
+    /// The per-device program, printed as a jaxpr.
+    pub jaxpr: String,
+    /// The inputs, laid out by in_specs.
+    pub inputs: Vec<ShardedArray>,
+    /// The outputs, laid out by out_specs.
+    pub outputs: Vec<ShardedArray>,
+    /// Every collective, in program order.
+    pub collectives: Vec<CollectiveRun>,
+    /// Per-device timings (parallel mode).
+    pub timings: Vec<Timing>,
+}
+
+/// Everything recorded between [`start`] and [`take`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    /// Every map run at top level, in execution order.
+    pub maps: Vec<MapRun>,
+}
+
+thread_local! {
+    static REPORT: RefCell<Option<Report>> = const { RefCell::new(None) };
+}
+
+/// Starts recording on this thread (discarding anything recorded before).
+pub fn start() {
+    REPORT.with(|r| *r.borrow_mut() = Some(Report::default()));
+}
+
+/// Stops recording and returns what was recorded.
+pub fn take() -> Report {
+    REPORT.with(|r| r.borrow_mut().take()).unwrap_or_default()
+}
+
+/// True while recording on this thread.
+pub fn recording() -> bool {
+    REPORT.with(|r| r.borrow().is_some())
+}
+
+/// Adds a map run to the report being recorded.
+pub fn push(run: MapRun) {
+    REPORT.with(|r| {
+        if let Some(rep) = r.borrow_mut().as_mut() {
+            rep.maps.push(run);
+        }
+    });
+}
+
+/// Describes `global` laid out over `mesh` by `spec`, with every device's block.
+pub fn sharded(
+    mesh: &Mesh,
+    spec: &PartitionSpec,
+    global: &Array,
+    blocks: &[Array],
+) -> Result<ShardedArray> {
+    let shards = blocks
+        .iter()
+        .enumerate()
+        .map(|(p, b)| {
+            let index = spec
+                .shard_slices(mesh, p, global.shape())?
+                .into_iter()
+                .map(|r| [r.start, r.end])
+                .collect();
+            Ok(Shard {
+                position: p,
+                coords: mesh.coords(p),
+                index,
+                value: b.into(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(ShardedArray {
+        spec: spec.to_string(),
+        global: global.into(),
+        shards,
+        holders: spec.holders(mesh, global.shape())?,
+    })
+}
+
+/// [`sharded`] for every array of a map's inputs or outputs: `blocks[i][p]`
+/// is array `i` on the device at position `p`.
+pub fn sharded_all(
+    mesh: &Mesh,
+    specs: &[PartitionSpec],
+    globals: &[Array],
+    blocks: &[Vec<Array>],
+) -> Result<Vec<ShardedArray>> {
+    globals
+        .iter()
+        .zip(blocks)
+        .zip(specs)
+        .map(|((g, b), s)| sharded(mesh, s, g, b))
+        .collect()
+}
+
+/// Describes pmap's inputs or outputs: device `p` holds index `p` of the
+/// mapped axis (or all of an unmapped input).
+pub fn mapped(
+    mesh: &Mesh,
+    globals: &[Array],
+    blocks: &[Vec<Array>],
+    axes: &[Option<usize>],
+) -> Vec<ShardedArray> {
+    globals
+        .iter()
+        .zip(blocks)
+        .zip(axes)
+        .map(|((g, b), ax)| {
+            let shards = b
+                .iter()
+                .enumerate()
+                .map(|(p, block)| {
+                    let index = (0..g.ndim())
+                        .map(|d| {
+                            if Some(d) == *ax {
+                                [p, p + 1]
+                            } else {
+                                [0, g.shape()[d]]
+                            }
+                        })
+                        .collect();
+                    Shard {
+                        position: p,
+                        coords: mesh.coords(p),
+                        index,
+                        value: block.into(),
+                    }
+                })
+                .collect();
+            let holders = match ax {
+                Some(_) => (0..b.len()).map(|p| vec![p]).collect(),
+                None => vec![(0..b.len()).collect()],
+            };
+            let spec = match ax {
+                Some(a) => format!("axis {a}"),
+                None => "None".into(),
+            };
+            ShardedArray {
+                spec,
+                global: g.into(),
+                shards,
+                holders,
+            }
+        })
+        .collect()
+}
+
+/// Bytes that cross between devices for one collective of an operand of
+/// `bytes` on each of `p` devices of a group, summed over the group's devices.
+fn bytes_moved(kind: &CollectiveKind, bytes: usize, p: usize) -> usize {
+    use CollectiveKind::*;
+    if p <= 1 {
+        return 0;
+    }
+    match kind {
+        // Reduce-scatter then all-gather: each device sends and receives
+        // (p-1)/p of its operand twice.
+        Psum { .. } | PsumInvariant { .. } | Pmax { .. } | Pmin { .. } => 2 * (p - 1) * bytes,
+        // Each device receives the other p-1 operands.
+        AllGather { .. } => p * (p - 1) * bytes,
+        // Each device receives its 1/p block from the other p-1.
+        PsumScatter { .. } | AllToAll { .. } => (p - 1) * bytes,
+        Ppermute { perm, .. } => perm.iter().filter(|(s, d)| s != d).count() * bytes,
+        AxisIndex { .. } | Pvary { .. } => 0,
+    }
+}
+
+/// Merges the devices' logs of one run into one record per collective.
+pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<CollectiveRun>> {
+    let n = mesh.size();
+    let count = logs.iter().map(|l| l.events.len()).max().unwrap_or(0);
+    let mut runs = Vec::with_capacity(count);
+    for k in 0..count {
+        let mut before: Vec<Option<ArrayData>> = vec![None; n];
+        let mut after: Vec<Option<ArrayData>> = vec![None; n];
+        let mut kind = None;
+        for log in logs {
+            let Some(ev) = log.events.get(k) else {
+                continue;
+            };
+            kind.get_or_insert_with(|| ev.kind.clone());
+            for (i, &p) in ev.positions.iter().enumerate() {
+                before[p] = ev.before.get(i).map(ArrayData::from);
+                after[p] = ev.after.get(i).map(ArrayData::from);
+            }
+        }
+        let Some(kind) = kind else { continue };
+        let axes = match &kind {
+            CollectiveKind::Ppermute { axes, .. } => crate::exec::comm::mesh_order(mesh, axes),
+            other => other.axes().to_vec(),
+        };
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for p in 0..n {
+            let g = mesh.group(p, &axes)?;
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+        let operand_bytes = before
+            .iter()
+            .flatten()
+            .next()
+            .map_or(0, |a| a.data.len() * 4);
+        let p = groups.first().map_or(1, |g| g.len());
+        let empty = || ArrayData {
+            shape: vec![],
+            dtype: "float32",
+            data: vec![],
+        };
+        runs.push(CollectiveRun {
+            name: kind.name().to_string(),
+            params: kind.params(),
+            bytes_moved: bytes_moved(&kind, operand_bytes, p) * groups.len(),
+            groups,
+            before: before
+                .into_iter()
+                .map(|a| a.unwrap_or_else(empty))
+                .collect(),
+            after: after.into_iter().map(|a| a.unwrap_or_else(empty)).collect(),
+        });
+    }
+    Ok(runs)
+}
+
+/// Assembles a [`MapRun`] from the run that just finished on this thread.
+pub fn map_run(
+    kind: &'static str,
+    mesh: &Mesh,
+    body: &Jaxpr,
+    inputs: Vec<ShardedArray>,
+    outputs: Vec<ShardedArray>,
+) -> Result<MapRun> {
+    let logs = device::take_handed().unwrap_or_default();
+    let lockstep = crate::exec::config().mode == crate::exec::Mode::Lockstep;
+    let timings = if lockstep {
+        vec![]
+    } else {
+        logs.iter()
+            .map(|l| Timing {
+                position: l.position,
+                total_us: l.total_us,
+                collective_us: l.events.iter().map(|e| e.elapsed_us).sum(),
+            })
+            .collect()
+    };
+    Ok(MapRun {
+        kind,
+        axis_names: mesh.axis_names().to_vec(),
+        mesh_shape: mesh.shape().to_vec(),
+        device_ids: mesh.device_ids().to_vec(),
+        mode: if lockstep { "lockstep" } else { "parallel" },
+        jaxpr: body.to_string(),
+        inputs,
+        outputs,
+        collectives: collective_runs(mesh, &logs)?,
+        timings,
+    })
+}

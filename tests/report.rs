@@ -1,0 +1,77 @@
+//! The run report: shards, collectives before/after, groups and timings of a
+//! shard_map, identical in both evaluators except for timings (hand computed).
+
+mod common;
+
+use common::*;
+use shardlab::exec::{self, Mode};
+use shardlab::{ops, report, Mesh};
+
+fn record(mode: Mode) -> report::Report {
+    let mut cfg = exec::config();
+    cfg.mode = mode;
+    exec::set_config(cfg);
+    let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+    report::start();
+    ops::shard_map(
+        Box::new(|a| Ok(vec![ops::psum(&a[0], &names(&["y"]))?])),
+        &mesh,
+        &[spec(&[&["x"], &["y"]])],
+        &[spec(&[&["x"]])],
+        true,
+        &[arange(&[2, 4])],
+    )
+    .unwrap();
+    let rep = report::take();
+    exec::set_config(exec::Config::default());
+    rep
+}
+
+#[test]
+fn report_shows_shards_and_collectives() {
+    for mode in [Mode::Parallel, Mode::Lockstep] {
+        let rep = record(mode);
+        assert_eq!(rep.maps.len(), 1);
+        let run = &rep.maps[0];
+        assert_eq!(run.kind, "shard_map");
+        assert_eq!(run.mesh_shape, vec![2, 2]);
+        // arange(8).reshape(2, 4) over P('x', 'y'): device (1, 0) holds row 1, columns 0..2.
+        let input = &run.inputs[0];
+        assert_eq!(input.shards[2].coords, vec![1, 0]);
+        assert_eq!(input.shards[2].index, vec![[1, 2], [0, 2]]);
+        assert_eq!(input.shards[2].value.data, vec![4.0, 5.0]);
+        // One psum over 'y': groups are the rows of the mesh.
+        assert_eq!(run.collectives.len(), 1);
+        let c = &run.collectives[0];
+        assert_eq!(c.name, "psum_invariant");
+        assert_eq!(c.groups, vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(c.before[3].data, vec![6.0, 7.0]);
+        assert_eq!(c.after[3].data, vec![10.0, 12.0]);
+        assert_eq!(c.after[2].data, vec![10.0, 12.0]);
+        // 2 groups of 2 devices, 8 bytes each: 2 * (2 - 1) * 8 per group.
+        assert_eq!(c.bytes_moved, 32);
+        // The output P('x', None): replicated over 'y', so each block has 2 holders.
+        assert_eq!(run.outputs[0].holders, vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(run.outputs[0].global.data, vec![2.0, 4.0, 10.0, 12.0]);
+        assert!(run.jaxpr.contains("psum_invariant"), "{}", run.jaxpr);
+        match mode {
+            Mode::Parallel => assert_eq!(run.timings.len(), 4),
+            Mode::Lockstep => assert!(run.timings.is_empty()),
+        }
+    }
+}
+
+#[test]
+fn nothing_is_recorded_unless_asked() {
+    let mesh = Mesh::new(&["x"], &[2]).unwrap();
+    ops::shard_map(
+        Box::new(|a| Ok(vec![ops::psum(&a[0], &names(&["x"]))?])),
+        &mesh,
+        &[spec(&[&["x"]])],
+        &[spec(&[])],
+        true,
+        &[arange(&[2])],
+    )
+    .unwrap();
+    assert!(report::take().maps.is_empty());
+}
