@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds shardlab and runs its main job: the SPMD tour on 8 simulated devices.
+# Builds shardlab and runs its main job: the `shardlab` CLI running the SPMD
+# tour (examples/tour.py, real JAX code) on 8 simulated devices.
 # Installs what is missing first (see setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
 step "cargo build --release"
-cargo build --release --quiet --examples
-step "the SPMD tour (examples/spmd_tour.rs)"
-cargo run --release --quiet --example spmd_tour
+cargo build --release --quiet --bin shardlab
+step "shardlab run examples/tour.py"
+./target/release/shardlab run examples/tour.py
