@@ -25,6 +25,7 @@ pub use broadcast::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use format::{format_jax_repr, format_numpy};
 pub use reduce::ReduceOp;
+pub use shape_ops::fmt_shape;
 
 /// Element type of an array. JAX's default floating type on CPU is float32 and
 /// its default integer type int32 (x64 disabled), which is what shardlab mirrors.

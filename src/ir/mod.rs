@@ -7,7 +7,8 @@
 
 mod print;
 
-pub use print::fmt_shape;
+/// Shapes print as Python tuples everywhere: `(3,)`, `(2, 4)`.
+pub use crate::array::fmt_shape;
 
 use std::collections::BTreeSet;
 use std::fmt;

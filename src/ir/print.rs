@@ -5,25 +5,9 @@
 use std::collections::HashMap;
 use std::fmt::{self, Write};
 
-use crate::array::{Array, DType};
+use crate::array::{fmt_shape, Array, DType};
 use crate::ir::{Atom, Jaxpr, Var};
 use crate::primitives::Prim;
-
-/// Formats a shape as Python prints a tuple: `()`, `(3,)`, `(2, 4)`.
-pub fn fmt_shape(shape: &[usize]) -> String {
-    match shape {
-        [] => "()".into(),
-        [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
 
 /// JAX's variable names: 0 -> a, 25 -> z, 26 -> ba, 27 -> bb, ...
 fn var_name(mut n: usize) -> String {
@@ -176,12 +160,5 @@ mod tests {
         assert_eq!(var_name(25), "z");
         assert_eq!(var_name(26), "ba");
         assert_eq!(var_name(27), "bb");
-    }
-
-    #[test]
-    fn shapes_print_as_tuples() {
-        assert_eq!(fmt_shape(&[]), "()");
-        assert_eq!(fmt_shape(&[3]), "(3,)");
-        assert_eq!(fmt_shape(&[2, 4]), "(2, 4)");
     }
 }

@@ -169,49 +169,14 @@ impl ShardMapParams {
 
     /// Forward mode: a shard_map of the body's jvp over (primals, tangents).
     pub fn jvp(&self, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-        let in_avals = self.body.in_avals();
-        let fl: Vec<usize> = (0..p.len())
-            .filter(|&i| p[i].dtype() == DType::F32)
-            .collect();
-        let mut avals = in_avals.clone();
-        avals.extend(fl.iter().map(|&i| in_avals[i].clone()));
-        let out_avals = self.body.out_avals();
-        let fo: Vec<usize> = (0..out_avals.len())
-            .filter(|&i| out_avals[i].dtype == DType::F32)
-            .collect();
-        let n = p.len();
-        let body = &self.body;
-        let new_body = trace(&avals, self.frame(), |args| {
-            let mut ts: Vec<Option<Value>> = vec![None; n];
-            for (k, &i) in fl.iter().enumerate() {
-                ts[i] = Some(args[n + k].clone());
-            }
-            let (outs, touts) = jvp_jaxpr_eval(body, &args[..n], &ts)?;
-            let mut res = outs;
-            for &i in &fo {
-                res.push(match &touts[i] {
-                    Some(v) => v.clone(),
-                    None => ops::zeros_like(&res[i]),
-                });
-            }
-            Ok(res)
-        })?
-        .jaxpr;
-        let mut in_specs = self.in_specs.clone();
-        in_specs.extend(fl.iter().map(|&i| self.in_specs[i].clone()));
-        let mut out_specs = self.out_specs.clone();
-        out_specs.extend(fo.iter().map(|&i| self.out_specs[i].clone()));
-        let mut args = p.to_vec();
-        args.extend(
-            fl.iter()
-                .map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))),
-        );
-        let res = bind(self.with(new_body, in_specs, out_specs), &args)?;
-        let mut touts = vec![None; out_avals.len()];
-        for (k, &i) in fo.iter().enumerate() {
-            touts[i] = Some(res[out_avals.len() + k].clone());
-        }
-        Ok(touts)
+        let jb = JvpBody::trace(&self.body, self.frame(), p)?;
+        let in_specs = jb.extend_in(&self.in_specs);
+        let out_specs = jb.extend_out(&self.out_specs);
+        let res = bind(
+            self.with(jb.jaxpr.clone(), in_specs, out_specs),
+            &jb.args(p, t),
+        )?;
+        Ok(jb.tangents(res, self.out_specs.len()))
     }
 
     /// Reverse mode: a shard_map of the body's vjp over (primals, output
@@ -220,7 +185,6 @@ impl ShardMapParams {
     /// that replicate it and sums input cotangents over the axes their spec
     /// does not split; with tracking the pvary/psum transposes do that.
     pub fn vjp(&self, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-        let n = p.len();
         let out_avals = self.body.out_avals();
         let mut ct_args = Vec::new();
         for (i, spec) in self.out_specs.iter().enumerate() {
@@ -242,42 +206,27 @@ impl ShardMapParams {
             };
             ct_args.push(ct);
         }
-        let mut avals = self.body.in_avals();
-        for (a, spec) in out_avals.iter().zip(&self.out_specs) {
-            let vma = if self.check_vma {
-                spec_axes(spec)
-            } else {
-                AxisSet::new()
-            };
-            avals.push(a.with_vma(vma));
-        }
-        let body = &self.body;
+        let ct_avals: Vec<Aval> = out_avals
+            .iter()
+            .zip(&self.out_specs)
+            .map(|(a, spec)| {
+                a.with_vma(if self.check_vma {
+                    spec_axes(spec)
+                } else {
+                    AxisSet::new()
+                })
+            })
+            .collect();
         let check_vma = self.check_vma;
         let unmapped_in: Vec<Vec<String>> =
             self.in_specs.iter().map(|s| self.unmapped(s)).collect();
-        let in_avals = self.body.in_avals();
-        let new_body = trace(&avals, self.frame(), |args| {
-            let (_, ct_ins) = vjp_jaxpr_eval(
-                body,
-                &args[..n],
-                &args[n..].iter().cloned().map(Some).collect::<Vec<_>>(),
-            )?;
-            ct_ins
-                .into_iter()
-                .enumerate()
-                .map(|(i, ct)| {
-                    let ct = ct.unwrap_or_else(|| {
-                        Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype))
-                    });
-                    if !check_vma && !unmapped_in[i].is_empty() && ct.dtype() == DType::F32 {
-                        ops::psum(&ct, &unmapped_in[i])
-                    } else {
-                        Ok(ct)
-                    }
-                })
-                .collect()
-        })?
-        .jaxpr;
+        let new_body = vjp_body(&self.body, self.frame(), ct_avals, |i, ct| {
+            if !check_vma && !unmapped_in[i].is_empty() && ct.dtype() == DType::F32 {
+                ops::psum(&ct, &unmapped_in[i])
+            } else {
+                Ok(ct)
+            }
+        })?;
         let mut in_specs = self.in_specs.clone();
         in_specs.extend(self.out_specs.iter().cloned());
         let mut args = p.to_vec();
@@ -425,69 +374,21 @@ impl MapParams {
 
     /// Forward mode: a map of the body's jvp.
     pub fn jvp(&self, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-        let n = p.len();
-        let in_avals = self.body.in_avals();
-        let fl: Vec<usize> = (0..n).filter(|&i| p[i].dtype() == DType::F32).collect();
-        let out_avals = self.body.out_avals();
-        let fo: Vec<usize> = (0..out_avals.len())
-            .filter(|&i| out_avals[i].dtype == DType::F32)
-            .collect();
-        let mut avals = in_avals.clone();
-        avals.extend(fl.iter().map(|&i| in_avals[i].clone()));
-        let body = &self.body;
-        let new_body = trace(&avals, self.frame(), |args| {
-            let mut ts: Vec<Option<Value>> = vec![None; n];
-            for (k, &i) in fl.iter().enumerate() {
-                ts[i] = Some(args[n + k].clone());
-            }
-            let (mut outs, touts) = jvp_jaxpr_eval(body, &args[..n], &ts)?;
-            for &i in &fo {
-                let z = ops::zeros_like(&outs[i]);
-                outs.push(touts[i].clone().unwrap_or(z));
-            }
-            Ok(outs)
-        })?
-        .jaxpr;
-        let mut in_axes = self.in_axes.clone();
-        in_axes.extend(fl.iter().map(|&i| self.in_axes[i]));
-        let mut out_axes = self.out_axes.clone();
-        out_axes.extend(fo.iter().map(|&i| self.out_axes[i]));
-        let mut args = p.to_vec();
-        args.extend(
-            fl.iter()
-                .map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i]))),
-        );
-        let res = bind(self.with(new_body, in_axes, out_axes), &args)?;
-        let mut touts = vec![None; out_avals.len()];
-        for (k, &i) in fo.iter().enumerate() {
-            touts[i] = Some(res[out_avals.len() + k].clone());
-        }
-        Ok(touts)
+        let jb = JvpBody::trace(&self.body, self.frame(), p)?;
+        let in_axes = jb.extend_in(&self.in_axes);
+        let out_axes = jb.extend_out(&self.out_axes);
+        let res = bind(
+            self.with(jb.jaxpr.clone(), in_axes, out_axes),
+            &jb.args(p, t),
+        )?;
+        Ok(jb.tangents(res, self.out_axes.len()))
     }
 
     /// Reverse mode: a map of the body's vjp. Cotangents of broadcast
     /// (in_axes=None) inputs come out stacked and are summed over the map.
     pub fn vjp(&self, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-        let n = p.len();
         let out_avals = self.body.out_avals();
-        let mut avals = self.body.in_avals();
-        avals.extend(out_avals.iter().cloned());
-        let body = &self.body;
-        let in_avals = self.body.in_avals();
-        let new_body = trace(&avals, self.frame(), |args| {
-            let cts: Vec<Option<Value>> = args[n..].iter().cloned().map(Some).collect();
-            let (_, ct_ins) = vjp_jaxpr_eval(body, &args[..n], &cts)?;
-            Ok(ct_ins
-                .into_iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    c.unwrap_or_else(|| {
-                        Value::Concrete(Array::zeros(&in_avals[i].shape, in_avals[i].dtype))
-                    })
-                })
-                .collect())
-        })?
-        .jaxpr;
+        let new_body = vjp_body(&self.body, self.frame(), out_avals.clone(), |_, ct| Ok(ct))?;
         let mut in_axes = self.in_axes.clone();
         in_axes.extend(self.out_axes.iter().map(|&a| Some(a)));
         let out_axes: Vec<usize> = self.in_axes.iter().map(|a| a.unwrap_or(0)).collect();
@@ -516,4 +417,111 @@ impl MapParams {
             })
             .collect()
     }
+}
+
+/// A map body's forward-mode derivative, traced as a new body taking the
+/// primals and then the tangents of the float inputs, and returning the
+/// outputs and then the tangents of the float outputs.
+struct JvpBody {
+    jaxpr: Jaxpr,
+    float_in: Vec<usize>,
+    float_out: Vec<usize>,
+}
+
+impl JvpBody {
+    fn trace(body: &Jaxpr, frame: FrameAxes, p: &[Value]) -> Result<JvpBody> {
+        let n = p.len();
+        let in_avals = body.in_avals();
+        let out_avals = body.out_avals();
+        let float_in: Vec<usize> = (0..n).filter(|&i| p[i].dtype() == DType::F32).collect();
+        let float_out: Vec<usize> = (0..out_avals.len())
+            .filter(|&i| out_avals[i].dtype == DType::F32)
+            .collect();
+        let mut avals = in_avals.clone();
+        avals.extend(float_in.iter().map(|&i| in_avals[i].clone()));
+        let jaxpr = trace(&avals, frame, |args| {
+            let mut ts: Vec<Option<Value>> = vec![None; n];
+            for (k, &i) in float_in.iter().enumerate() {
+                ts[i] = Some(args[n + k].clone());
+            }
+            let (mut outs, touts) = jvp_jaxpr_eval(body, &args[..n], &ts)?;
+            for &i in &float_out {
+                let zero = ops::zeros_like(&outs[i]);
+                outs.push(touts[i].clone().unwrap_or(zero));
+            }
+            Ok(outs)
+        })?
+        .jaxpr;
+        Ok(JvpBody {
+            jaxpr,
+            float_in,
+            float_out,
+        })
+    }
+
+    /// `v` followed by its entries at the float inputs (in_specs, in_axes).
+    fn extend_in<T: Clone>(&self, v: &[T]) -> Vec<T> {
+        v.iter()
+            .cloned()
+            .chain(self.float_in.iter().map(|&i| v[i].clone()))
+            .collect()
+    }
+
+    /// `v` followed by its entries at the float outputs (out_specs, out_axes).
+    fn extend_out<T: Clone>(&self, v: &[T]) -> Vec<T> {
+        v.iter()
+            .cloned()
+            .chain(self.float_out.iter().map(|&i| v[i].clone()))
+            .collect()
+    }
+
+    /// The new map's arguments: the primals, then the float inputs' tangents
+    /// (zeros where symbolic).
+    fn args(&self, p: &[Value], t: &[Option<Value>]) -> Vec<Value> {
+        let tangents = self
+            .float_in
+            .iter()
+            .map(|&i| t[i].clone().unwrap_or_else(|| ops::zeros_like(&p[i])));
+        p.iter().cloned().chain(tangents).collect()
+    }
+
+    /// The output tangents among the new map's results.
+    fn tangents(&self, res: Vec<Value>, n_out: usize) -> Vec<Option<Value>> {
+        let mut touts = vec![None; n_out];
+        for (k, &i) in self.float_out.iter().enumerate() {
+            touts[i] = Some(res[n_out + k].clone());
+        }
+        touts
+    }
+}
+
+/// Traces a map body's reverse-mode derivative as a new body taking the
+/// primals and then the output cotangents (of `ct_avals`), and returning each
+/// input's cotangent (zeros where symbolic) passed through `finish(i, ct)`.
+fn vjp_body(
+    body: &Jaxpr,
+    frame: FrameAxes,
+    ct_avals: Vec<Aval>,
+    finish: impl Fn(usize, Value) -> Result<Value>,
+) -> Result<Jaxpr> {
+    let in_avals = body.in_avals();
+    let n = in_avals.len();
+    let mut avals = in_avals.clone();
+    avals.extend(ct_avals);
+    Ok(trace(&avals, frame, |args| {
+        let cts: Vec<Option<Value>> = args[n..].iter().cloned().map(Some).collect();
+        let (_, ct_ins) = vjp_jaxpr_eval(body, &args[..n], &cts)?;
+        ct_ins
+            .into_iter()
+            .enumerate()
+            .map(|(i, ct)| {
+                let a = &in_avals[i];
+                finish(
+                    i,
+                    ct.unwrap_or_else(|| Value::Concrete(Array::zeros(&a.shape, a.dtype))),
+                )
+            })
+            .collect()
+    })?
+    .jaxpr)
 }
