@@ -57,7 +57,13 @@ impl std::fmt::Debug for dyn Devices {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            mode: Mode::Parallel,
+            // In the browser, parallel devices need a worker pool, which the
+            // web layer installs; until then everything runs in lockstep.
+            mode: if cfg!(target_arch = "wasm32") {
+                Mode::Lockstep
+            } else {
+                Mode::Parallel
+            },
             devices: 8,
             timeout: Duration::from_secs(30),
             slot_words: 1 << 18,

@@ -193,11 +193,17 @@ impl ThreadFabric {
             if self.aborted.load(Ordering::SeqCst) {
                 break Err(self.abort_error(what));
             }
-            let missing = self.missing(target);
-            if let Some(&gone) = missing
+            // Read who has departed before who is missing: a departed device's
+            // arrivals never change, so one that is both really skipped this
+            // collective. (The other order blames a device that arrived and
+            // departed between the two reads.)
+            let departed: Vec<bool> = self
+                .states
                 .iter()
-                .find(|&&d| self.states[d].departed.load(Ordering::SeqCst))
-            {
+                .map(|s| s.departed.load(Ordering::SeqCst))
+                .collect();
+            let missing = self.missing(target);
+            if let Some(&gone) = missing.iter().find(|&&d| departed[d]) {
                 break Err(err!(
                     RuntimeError,
                     "{what}: device {gone} finished its program without reaching this \
