@@ -691,7 +691,7 @@ fn dense_apply(x: &Value, kernel: &Value, bias: Option<&Value>) -> Result<Value>
     match bias {
         None => Ok(y),
         Some(b) => {
-            let mut shape = vec![1; y.ndim() - 1];
+            let mut shape = vec![1; y.ndim().saturating_sub(1)];
             shape.push(b.shape().iter().product());
             jops::add(&y, &jops::reshape(b, &shape)?)
         }

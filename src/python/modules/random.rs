@@ -269,7 +269,11 @@ fn format_ints(vals: &[u64], shape: &[usize], sep: &str, indent: usize) -> Strin
             let start = indent + depth + 1;
             for (i, v) in vals.iter().enumerate().take(n) {
                 let word = format!("{v:>width$}");
-                let limit = if i + 1 == n { 75 - closing - 1 } else { 75 };
+                let limit = if i + 1 == n {
+                    75usize.saturating_sub(closing + 1)
+                } else {
+                    75
+                };
                 let cur = if line.is_empty() { start } else { line.len() };
                 if cur + word.len() > limit && !line.trim().is_empty() {
                     s.push_str(line.trim_end());
