@@ -339,6 +339,9 @@ fn len_of(o: &Obj) -> Result<i64> {
         },
         Obj::Devices(d) => d.shape.first().copied().unwrap_or(0) as i64,
         Obj::Spec(s) => s.0.len() as i64,
+        Obj::Instance(i) if super::modules::instance_items(i).is_some() => {
+            super::modules::instance_items(i).map_or(Ok(0), |r| r.map(|v| v.len() as i64))?
+        }
         other => bail!(
             TypeError,
             "object of type '{}' has no len()",

@@ -91,6 +91,7 @@ pub fn str_of(o: &Obj) -> String {
         Obj::Exc(e) => e.1.clone(),
         Obj::Jaxpr(j) => j.to_string(),
         Obj::DType(d) => d.name().to_string(),
+        Obj::Instance(i) => super::modules::instance_str(i).unwrap_or_else(|| repr_of(o)),
         _ => repr_of(o),
     }
 }
@@ -143,7 +144,8 @@ pub fn repr_of(o: &Obj) -> String {
         Obj::Func(f) => format!("<function {}>", f.name),
         Obj::Native(n) => format!("<function {}>", n.name),
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
-        Obj::Instance(i) => format!("<__main__.{} object>", i.class.name),
+        Obj::Instance(i) => super::modules::instance_repr(i)
+            .unwrap_or_else(|| format!("<__main__.{} object>", i.class.name)),
         Obj::Method(m) => format!("<bound method of {}>", repr_of(&m.0)),
         Obj::Module(m) => format!("<module '{}'>", m.name),
         Obj::Mesh(m) => super::modules::sharding::mesh_repr(m),

@@ -196,6 +196,21 @@ impl Interp {
                 let mut attrs: Vec<(String, Obj)> =
                     body_scope.vars.borrow().clone().into_iter().collect();
                 attrs.sort_by(|a, b| a.0.cmp(&b.0));
+                // Annotated names in body order (dataclass fields of flax modules).
+                let mut annotations = Dict::default();
+                for st in &c.body {
+                    if let Stmt::AnnAssign(ast::StmtAnnAssign { target, .. }) = st {
+                        if let Expr::Name(n) = &**target {
+                            annotations.set(Obj::str(n.id.as_str()), Obj::None);
+                        }
+                    }
+                }
+                if !annotations.items.is_empty() {
+                    attrs.push((
+                        "__annotations__".into(),
+                        Obj::Dict(Rc::new(RefCell::new(annotations))),
+                    ));
+                }
                 let class = Obj::Class(Rc::new(Class {
                     name: name_of(&c.name),
                     bases,

@@ -103,6 +103,10 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
                 .map(super::modules::sharding::spec_entry_obj)
                 .collect()
         }
+        Obj::Instance(i) => match super::modules::instance_items(i) {
+            Some(items) => items?,
+            None => bail!(TypeError, "'{}' object is not iterable", i.class.name),
+        },
         other => bail!(TypeError, "'{}' object is not iterable", other.type_name()),
     })
 }
@@ -288,6 +292,7 @@ fn operand_or_none(o: &Obj) -> Option<Obj> {
     match o {
         Obj::Array(_) | Obj::Bool(_) | Obj::Int(_) | Obj::Float(_) => Some(o.clone()),
         Obj::List(_) | Obj::Tuple(_) => to_value(o).ok().map(Obj::Array),
+        Obj::Instance(i) => super::modules::instance_array(i),
         _ => None,
     }
 }
@@ -466,7 +471,12 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
         }
         _ => {}
     }
-    if matches!(a, Obj::Array(_)) || matches!(b, Obj::Array(_)) {
+    let is_array = |o: &Obj| match o {
+        Obj::Array(_) => true,
+        Obj::Instance(i) => super::modules::instance_array(i).is_some(),
+        _ => false,
+    };
+    if is_array(a) || is_array(b) {
         if let (Some(x), Some(y)) = (operand_or_none(a), operand_or_none(b)) {
             return array_binop(op, &x, &y);
         }

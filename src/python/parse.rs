@@ -61,7 +61,7 @@ pub fn parse_program(
     source: &str,
     lines: &Lines,
 ) -> std::result::Result<Vec<ast::Stmt>, SyntaxErr> {
-    ast::Suite::parse(source, "<program>").map_err(|e| {
+    let body = ast::Suite::parse(source, "<program>").map_err(|e| {
         let (line, col) = lines.locate(u32::from(e.offset) as usize);
         let message = match &e.error {
             rustpython_parser::ParseErrorType::Eof => "unexpected EOF while parsing".to_string(),
@@ -72,5 +72,38 @@ pub fn parse_program(
             line,
             col,
         }
+    })?;
+    if let Some(offset) = return_outside_function(&body) {
+        let (line, col) = lines.locate(offset);
+        return Err(SyntaxErr {
+            error: Error::new(ErrorKind::SyntaxError, "'return' outside function"),
+            line,
+            col,
+        });
+    }
+    Ok(body)
+}
+
+/// The offset of a `return` that no function encloses, which Python rejects
+/// when it compiles the program.
+fn return_outside_function(body: &[ast::Stmt]) -> Option<usize> {
+    use ast::{Ranged, Stmt};
+    body.iter().find_map(|s| match s {
+        Stmt::Return(r) => Some(u32::from(r.range().start()) as usize),
+        Stmt::If(i) => {
+            return_outside_function(&i.body).or_else(|| return_outside_function(&i.orelse))
+        }
+        Stmt::For(f) => {
+            return_outside_function(&f.body).or_else(|| return_outside_function(&f.orelse))
+        }
+        Stmt::While(w) => {
+            return_outside_function(&w.body).or_else(|| return_outside_function(&w.orelse))
+        }
+        Stmt::With(w) => return_outside_function(&w.body),
+        Stmt::Try(t) => return_outside_function(&t.body)
+            .or_else(|| return_outside_function(&t.orelse))
+            .or_else(|| return_outside_function(&t.finalbody)),
+        Stmt::ClassDef(c) => return_outside_function(&c.body),
+        _ => None,
     })
 }

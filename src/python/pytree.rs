@@ -11,7 +11,7 @@ use crate::{bail, err};
 use super::array::to_value;
 use super::format::repr_of;
 use super::ops::py_cmp;
-use super::value::{Dict, Obj};
+use super::value::{Dict, Instance, Obj};
 
 /// The structure of a pytree.
 #[derive(Clone, Debug)]
@@ -26,6 +26,10 @@ pub enum TreeDef {
     List(Vec<TreeDef>),
     /// A dict; keys in sorted order, as JAX flattens them.
     Dict(Vec<(Obj, TreeDef)>),
+    /// An instance registered as a pytree node (see
+    /// `modules::pytree_children`): its class, the attributes kept as they
+    /// are, and the subtrees of its child attributes.
+    Instance(Obj, Vec<(String, Obj)>, Vec<(String, TreeDef)>),
 }
 
 impl TreeDef {
@@ -36,6 +40,7 @@ impl TreeDef {
             TreeDef::None => 0,
             TreeDef::Tuple(c) | TreeDef::List(c) => c.iter().map(|t| t.num_leaves()).sum(),
             TreeDef::Dict(c) => c.iter().map(|(_, t)| t.num_leaves()).sum(),
+            TreeDef::Instance(_, _, c) => c.iter().map(|(_, t)| t.num_leaves()).sum(),
         }
     }
 
@@ -60,6 +65,18 @@ impl TreeDef {
                         .map(|(k, t)| format!("{}: {}", repr_of(k), r(t)))
                         .collect::<Vec<_>>()
                         .join(", ")
+                ),
+                TreeDef::Instance(class, _, c) => format!(
+                    "CustomNode({}[{}], [{}])",
+                    match class {
+                        Obj::Class(k) => k.name.clone(),
+                        _ => "?".into(),
+                    },
+                    c.iter()
+                        .map(|(k, _)| format!("'{k}'"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    c.iter().map(|(_, t)| r(t)).collect::<Vec<_>>().join(", ")
                 ),
             }
         }
@@ -94,6 +111,32 @@ fn flatten_into(o: &Obj, leaves: &mut Vec<Obj>) -> TreeDef {
                     .collect(),
             )
         }
+        Obj::Instance(i) => match super::modules::pytree_children(i) {
+            Some(names) => {
+                let attrs = i.attrs.borrow().clone();
+                let statics = attrs
+                    .iter()
+                    .filter(|(k, _)| !names.contains(k))
+                    .cloned()
+                    .collect();
+                let children = names
+                    .iter()
+                    .map(|n| {
+                        let v = attrs
+                            .iter()
+                            .find(|(k, _)| k == n)
+                            .map(|(_, v)| v.clone())
+                            .unwrap_or(Obj::None);
+                        (n.clone(), flatten_into(&v, leaves))
+                    })
+                    .collect();
+                TreeDef::Instance(Obj::Class(i.class.clone()), statics, children)
+            }
+            None => {
+                leaves.push(o.clone());
+                TreeDef::Leaf
+            }
+        },
         other => {
             leaves.push(other.clone());
             TreeDef::Leaf
@@ -137,6 +180,19 @@ fn unflatten_from(def: &TreeDef, it: &mut dyn Iterator<Item = Obj>) -> Result<Ob
                 d.set(k.clone(), unflatten_from(t, it)?);
             }
             Obj::Dict(Rc::new(RefCell::new(d)))
+        }
+        TreeDef::Instance(class, statics, children) => {
+            let Obj::Class(class) = class else {
+                bail!(TypeError, "a pytree node without a class");
+            };
+            let mut attrs = statics.clone();
+            for (k, t) in children {
+                attrs.push((k.clone(), unflatten_from(t, it)?));
+            }
+            Obj::Instance(Rc::new(Instance {
+                class: class.clone(),
+                attrs: RefCell::new(attrs),
+            }))
         }
     })
 }

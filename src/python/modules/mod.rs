@@ -1,9 +1,13 @@
 //! The importable modules: `jax` and its submodules, `numpy`, `functools`,
 //! `math`. Each is built on first import and cached by dotted name.
 
+pub mod flax;
 pub mod jax;
 pub mod lax;
+pub mod nn;
 pub mod numpy;
+pub mod optax;
+pub mod random;
 pub mod sharding;
 
 use std::cell::RefCell;
@@ -13,10 +17,7 @@ use crate::error::Result;
 use crate::{bail, err};
 
 use super::interp::Interp;
-use super::value::{Args, Module, Obj};
-
-/// Modules JAX users import that shardlab does not provide yet.
-const PENDING: &[&str] = &["jax.random", "flax", "optax", "jax.nn", "jax.scipy"];
+use super::value::{Args, Instance, Module, Obj};
 
 /// A module under construction: a name and attributes.
 pub struct Builder {
@@ -59,20 +60,10 @@ impl Builder {
     }
 }
 
-fn pending(name: &str) -> crate::error::Error {
-    err!(NotImplementedError, "not supported by shardlab yet: {name}")
-}
-
 /// Imports a module by dotted name (`import jax.numpy as jnp`).
 pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
     if let Some(m) = interp.modules.get(name) {
         return Ok(m.clone());
-    }
-    if PENDING
-        .iter()
-        .any(|p| name == *p || name.starts_with(&format!("{p}.")))
-    {
-        return Err(pending(name));
     }
     let m = match name {
         "jax" => jax::module(interp)?,
@@ -103,6 +94,25 @@ pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
             .build(),
         "math" => math_module(),
         "typing" => Builder::new("typing").build(),
+        "jax.random" => random::module(),
+        "jax.nn" => nn::module(),
+        "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
+        "jax.scipy" => {
+            let sp = import(interp, "jax.scipy.special")?;
+            Builder::new("jax.scipy").attr("special", sp).build()
+        }
+        "jax.scipy.special" => nn::scipy_special_module(),
+        "flax" => {
+            let linen = import(interp, "flax.linen")?;
+            let nnx = import(interp, "flax.nnx")?;
+            Builder::new("flax")
+                .attr("linen", linen)
+                .attr("nnx", nnx)
+                .build()
+        }
+        "flax.linen" => flax::linen_module(interp)?,
+        "flax.nnx" => flax::nnx_module(interp)?,
+        "optax" => optax::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"
@@ -115,18 +125,46 @@ pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
 /// The error for a missing module attribute (or a submodule not yet imported).
 pub fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
     let full = format!("{module}.{name}");
-    if PENDING.contains(&full.as_str()) {
-        return Err(pending(&full));
-    }
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
-        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" => import(interp, &full),
+        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
+        | "jax.scipy" | "jax.scipy.special" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" => {
+            import(interp, &full)
+        }
         "jax.tree_map" => bail!(
             AttributeError,
             "jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer) or jax.tree_util.tree_map (any JAX version)."
         ),
         _ => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
     }
+}
+
+/// The attributes holding the children of an instance that is a pytree node
+/// (an `nnx.Module`, an `nnx.Variable`, an optax state), in flattening order.
+pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
+    flax::pytree_children(i).or_else(|| optax::pytree_children(i))
+}
+
+/// `repr(x)` of instances of classes defined here (keys, variables, states).
+pub fn instance_repr(i: &Instance) -> Option<String> {
+    random::key_repr(i)
+        .or_else(|| flax::instance_repr(i))
+        .or_else(|| optax::instance_repr(i))
+}
+
+/// `str(x)` of instances of classes defined here.
+pub fn instance_str(i: &Instance) -> Option<String> {
+    random::key_str(i).or_else(|| instance_repr(i))
+}
+
+/// The items of an iterable instance (a batch of PRNG keys).
+pub fn instance_items(i: &Instance) -> Option<Result<Vec<Obj>>> {
+    random::key_items(i)
+}
+
+/// The array an instance stands for in arithmetic (an `nnx.Variable`'s value).
+pub fn instance_array(i: &Instance) -> Option<Obj> {
+    flax::variable_value(i)
 }
 
 /// `functools.partial(f, *args, **kwargs)`.

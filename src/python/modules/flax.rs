@@ -1,0 +1,1669 @@
+//! `flax.linen` and `flax.nnx` on top of the interpreter's classes.
+//!
+//! linen: `nn.Module` is a class whose `__init__` fills the dataclass fields
+//! declared by annotations. `init`/`apply` start a run that holds the
+//! variables, the rng roots and the per-scope rng counters; methods of user
+//! modules are wrapped (on first instantiation, as Flax does when a subclass
+//! is defined) so that each call runs inside the module's scope, which names
+//! submodules `Dense_0`, `Dense_1`, ... and draws parameter keys with
+//! `crate::random::flax::linen_rng_key`.
+//!
+//! nnx: modules are ordinary instances whose data attributes (variables,
+//! arrays, submodules) make them pytree nodes; `nnx.Param` and the other
+//! variables hold a `value`; `nnx.State` is a nested mapping of variables.
+//! `nnx.grad` differentiates with respect to the model's `Param`s by setting
+//! their values to the traced inputs for the duration of the call.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::array::DType;
+use crate::error::Result;
+use crate::random::flax::{linen_rng_key, Rngs};
+use crate::random::Key;
+use crate::trace::Value;
+use crate::{bail, err, ops as jops};
+
+use super::super::array::to_value;
+use super::super::builtins::to_int;
+use super::super::format::{repr_of, str_of};
+use super::super::interp::Interp;
+use super::super::ops::{iterate, truthy};
+use super::super::pytree::{flatten, leaf_values, unflatten, value_objs};
+use super::super::value::{Args, Class, Dict, Instance, Obj};
+use super::random::{keys_of, one_key};
+use super::Builder;
+
+// ---------------------------------------------------------------- helpers
+
+fn iattr(i: &Instance, name: &str) -> Option<Obj> {
+    i.attrs
+        .borrow()
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+}
+
+fn set_iattr(i: &Instance, name: &str, v: Obj) {
+    let mut attrs = i.attrs.borrow_mut();
+    if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == name) {
+        slot.1 = v;
+    } else {
+        attrs.push((name.to_string(), v));
+    }
+}
+
+fn marked(i: &Instance, marker: &str) -> bool {
+    matches!(i.class.lookup(marker), Some(Obj::Bool(true)))
+}
+
+fn new_class(name: &str, bases: Vec<Rc<Class>>, attrs: Vec<(String, Obj)>) -> Rc<Class> {
+    Rc::new(Class {
+        name: name.to_string(),
+        bases,
+        attrs: RefCell::new(attrs),
+    })
+}
+
+fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
+    Obj::Instance(Rc::new(Instance {
+        class: class.clone(),
+        attrs: RefCell::new(attrs),
+    }))
+}
+
+fn self_arg(a: &Args, func: &str) -> Result<Rc<Instance>> {
+    match a.pos.first() {
+        Some(Obj::Instance(i)) => Ok(i.clone()),
+        _ => bail!(TypeError, "{func}() needs a module instance as self"),
+    }
+}
+
+fn derives(k: &Rc<Class>, c: &Rc<Class>) -> bool {
+    Rc::ptr_eq(k, c) || k.bases.iter().any(|b| derives(b, c))
+}
+
+/// Orders keys as nnx does: integers (list positions) numerically, names
+/// alphabetically.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+fn indent(s: &str, by: usize) -> String {
+    let pad = " ".repeat(by);
+    s.lines()
+        .enumerate()
+        .map(|(k, l)| {
+            if k == 0 {
+                l.to_string()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ------------------------------------------------------ pytree and repr
+
+fn is_variable(i: &Instance) -> bool {
+    marked(i, "__nnx_variable__")
+}
+
+fn is_nnx_module(i: &Instance) -> bool {
+    marked(i, "__nnx_module__")
+}
+
+fn is_state(i: &Instance) -> bool {
+    marked(i, "__nnx_state__")
+}
+
+fn is_data(o: &Obj) -> bool {
+    match o {
+        Obj::Array(_) => true,
+        Obj::Instance(i) => super::pytree_children(i).is_some(),
+        Obj::List(l) => l.borrow().iter().any(is_data),
+        Obj::Tuple(t) => t.iter().any(is_data),
+        Obj::Dict(d) => d.borrow().items.iter().any(|(_, v)| is_data(v)),
+        _ => false,
+    }
+}
+
+/// Children of nnx modules (data attributes, sorted), variables (`value`)
+/// and states (their keys).
+pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
+    if is_variable(i) {
+        return Some(vec!["value".into()]);
+    }
+    if is_state(i) {
+        let mut names: Vec<String> = i.attrs.borrow().iter().map(|(k, _)| k.clone()).collect();
+        names.sort_by(|a, b| key_order(a, b));
+        return Some(names);
+    }
+    if is_nnx_module(i) {
+        let mut names: Vec<String> = i
+            .attrs
+            .borrow()
+            .iter()
+            .filter(|(k, v)| !k.starts_with("_nnx") && is_data(v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        names.sort_by(|a, b| key_order(a, b));
+        return Some(names);
+    }
+    None
+}
+
+/// The value of an `nnx.Variable`, for arithmetic on it.
+pub fn variable_value(i: &Instance) -> Option<Obj> {
+    if is_variable(i) {
+        iattr(i, "value")
+    } else {
+        None
+    }
+}
+
+fn variable_repr(i: &Instance) -> String {
+    let v = iattr(i, "value").unwrap_or(Obj::None);
+    let head = match &v {
+        Obj::Array(a) => {
+            let n: usize = a.shape().iter().product();
+            format!(
+                "{}( # {} ({} B)",
+                i.class.name,
+                fmt_count(n),
+                fmt_count(n * 4)
+            )
+        }
+        _ => format!("{}(", i.class.name),
+    };
+    format!("{head}\n  value={}\n)", indent(&repr_of(&v), 2))
+}
+
+fn fmt_count(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, ch) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn state_body(i: &Instance) -> String {
+    let mut items: Vec<(String, Obj)> = i.attrs.borrow().clone();
+    items.sort_by(|a, b| key_order(&a.0, &b.0));
+    if items.is_empty() {
+        return "{}".into();
+    }
+    let parts: Vec<String> = items
+        .iter()
+        .map(|(k, v)| {
+            let key = if k.parse::<u64>().is_ok() {
+                k.clone()
+            } else {
+                repr_of(&Obj::str(k))
+            };
+            let val = match v {
+                Obj::Instance(s) if is_state(s) => state_body(s),
+                other => repr_of(other),
+            };
+            format!("  {key}: {}", indent(&val, 2))
+        })
+        .collect();
+    format!("{{\n{}\n}}", parts.join(",\n"))
+}
+
+/// `repr` of variables and states.
+pub fn instance_repr(i: &Instance) -> Option<String> {
+    if is_variable(i) {
+        return Some(variable_repr(i));
+    }
+    if is_state(i) {
+        return Some(format!("State({})", state_body(i)));
+    }
+    None
+}
+
+// ------------------------------------------------------------------- nnx
+
+/// The nnx classes of one interpreter.
+#[derive(Clone)]
+struct Nnx {
+    module: Rc<Class>,
+    variable: Rc<Class>,
+    param: Rc<Class>,
+    state: Rc<Class>,
+    opt_state: Rc<Class>,
+}
+
+thread_local! {
+    static RNGS: RefCell<Vec<(Rc<Instance>, Rngs)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn rngs_next(inst: &Rc<Instance>, stream: &str) -> Result<Key> {
+    RNGS.with(|r| {
+        let mut r = r.borrow_mut();
+        match r.iter_mut().find(|(i, _)| Rc::ptr_eq(i, inst)) {
+            Some((_, rngs)) => rngs.next_key(stream),
+            None => bail!(TypeError, "not an nnx.Rngs object"),
+        }
+    })
+}
+
+fn key_or_seed(o: &Obj) -> Result<Key> {
+    if let Some(k) = keys_of(o) {
+        if k.batch.is_empty() {
+            return Ok(k.keys[0]);
+        }
+    }
+    Ok(Key::from_seed(to_int(o)?))
+}
+
+fn rngs_init(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Rngs")?;
+    let mut streams: Vec<(String, Key)> = vec![];
+    if let Some(d) = a.pos.get(1) {
+        streams.push(("default".into(), key_or_seed(d)?));
+    }
+    for (k, v) in &a.kw {
+        streams.push((k.clone(), key_or_seed(v)?));
+    }
+    let refs: Vec<(&str, Key)> = streams.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let rngs = Rngs::from_streams(&refs);
+    RNGS.with(|r| r.borrow_mut().push((me.clone(), rngs)));
+    for (name, _) in &streams {
+        let (inst, n) = (me.clone(), name.clone());
+        set_iattr(
+            &me,
+            name,
+            Obj::native(format!("RngStream.{name}"), move |_, _| {
+                one_key(rngs_next(&inst, &n)?, true)
+            }),
+        );
+    }
+    // Streams not created fall back to `default` (`rngs.params()` with `Rngs(0)`).
+    for name in ["params", "dropout"] {
+        if !streams.iter().any(|(k, _)| k == name) {
+            let (inst, n) = (me.clone(), name.to_string());
+            set_iattr(
+                &me,
+                name,
+                Obj::native(format!("RngStream.{name}"), move |_, _| {
+                    one_key(rngs_next(&inst, &n)?, true)
+                }),
+            );
+        }
+    }
+    Ok(Obj::None)
+}
+
+fn rngs_of(o: &Obj) -> Result<Rc<Instance>> {
+    match o {
+        Obj::Instance(i) if i.class.name == "Rngs" => Ok(i.clone()),
+        other => bail!(
+            TypeError,
+            "rngs must be an nnx.Rngs, got {}",
+            other.type_name()
+        ),
+    }
+}
+
+fn variable_init(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Variable")?;
+    let v = a.req(Some(1), "value", "Variable")?;
+    set_iattr(&me, "value", v);
+    Ok(Obj::None)
+}
+
+fn variable_getitem(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "__getitem__")?;
+    let v = iattr(&me, "value").unwrap_or(Obj::None);
+    let idx = a.req(Some(1), "key", "__getitem__")?;
+    match (&idx, &v) {
+        (Obj::Ellipsis, _) => Ok(v),
+        (_, Obj::Array(x)) => Ok(Obj::Array(super::super::array::array_getitem(x, &idx)?)),
+        _ => bail!(TypeError, "'{}' value is not subscriptable", v.type_name()),
+    }
+}
+
+fn make_param(class: &Rc<Class>, v: Obj) -> Obj {
+    instance(class, vec![("value".into(), v)])
+}
+
+/// The variables of a module matching `filter`, with their paths, in the
+/// order nnx flattens a state.
+fn collect_vars(
+    o: &Obj,
+    path: &mut Vec<String>,
+    filter: &dyn Fn(&Rc<Instance>) -> bool,
+    out: &mut Vec<(Vec<String>, Rc<Instance>)>,
+) {
+    match o {
+        Obj::Instance(i) if is_variable(i) && filter(i) => {
+            out.push((path.clone(), i.clone()));
+        }
+        Obj::Instance(i) if is_variable(i) => {}
+        Obj::Instance(i) if is_nnx_module(i) || is_state(i) => {
+            let Some(names) = pytree_children(i) else {
+                return;
+            };
+            for n in names {
+                if let Some(v) = iattr(i, &n) {
+                    path.push(n);
+                    collect_vars(&v, path, filter, out);
+                    path.pop();
+                }
+            }
+        }
+        Obj::List(_) | Obj::Tuple(_) => {
+            if let Ok(items) = iterate(o) {
+                for (k, v) in items.iter().enumerate() {
+                    path.push(k.to_string());
+                    collect_vars(v, path, filter, out);
+                    path.pop();
+                }
+            }
+        }
+        Obj::Dict(d) => {
+            let mut items = d.borrow().items.clone();
+            items.sort_by(|a, b| key_order(&str_of(&a.0), &str_of(&b.0)));
+            for (k, v) in items {
+                path.push(str_of(&k));
+                collect_vars(&v, path, filter, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Which variables a filter (`nnx.Param`, `...`, a tuple of filters) selects.
+type Filter = Rc<dyn Fn(&Rc<Instance>) -> bool>;
+
+fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
+    Ok(match f {
+        None => {
+            let p = nnx.param.clone();
+            Rc::new(move |i: &Rc<Instance>| derives(&i.class, &p))
+        }
+        Some(Obj::Ellipsis) | Some(Obj::Bool(true)) => Rc::new(|_: &Rc<Instance>| true),
+        Some(Obj::Class(c)) => Rc::new(move |i: &Rc<Instance>| derives(&i.class, &c)),
+        Some(Obj::Tuple(t)) => {
+            let fs: Vec<Filter> = t
+                .iter()
+                .map(|o| filter_fn(Some(o.clone()), nnx))
+                .collect::<Result<_>>()?;
+            Rc::new(move |i: &Rc<Instance>| fs.iter().any(|f| f(i)))
+        }
+        Some(other) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx filter {}",
+            repr_of(&other)
+        ),
+    })
+}
+
+/// A nested `nnx.State` from paths and variables.
+fn build_state(nnx: &Nnx, entries: Vec<(Vec<String>, Obj)>) -> Obj {
+    let root = Rc::new(Instance {
+        class: nnx.state.clone(),
+        attrs: RefCell::new(vec![]),
+    });
+    for (path, v) in entries {
+        let mut cur = root.clone();
+        for (k, name) in path.iter().enumerate() {
+            if k + 1 == path.len() {
+                set_iattr(&cur, name, v.clone());
+            } else {
+                let next = match iattr(&cur, name) {
+                    Some(Obj::Instance(s)) if is_state(&s) => s,
+                    _ => {
+                        let s = Rc::new(Instance {
+                            class: nnx.state.clone(),
+                            attrs: RefCell::new(vec![]),
+                        });
+                        set_iattr(&cur, name, Obj::Instance(s.clone()));
+                        s
+                    }
+                };
+                cur = next;
+            }
+        }
+    }
+    Obj::Instance(root)
+}
+
+fn snapshot_state(nnx: &Nnx, model: &Obj, filter: &dyn Fn(&Rc<Instance>) -> bool) -> Obj {
+    let mut vars = vec![];
+    collect_vars(model, &mut vec![], filter, &mut vars);
+    build_state(
+        nnx,
+        vars.into_iter()
+            .map(|(p, v)| {
+                let value = iattr(&v, "value").unwrap_or(Obj::None);
+                (p, make_param(&v.class, value))
+            })
+            .collect(),
+    )
+}
+
+/// nnx.grad / nnx.value_and_grad: (value, aux, grads).
+fn nnx_grad_call(
+    interp: &mut Interp,
+    nnx: &Nnx,
+    f: &Obj,
+    argnum: usize,
+    has_aux: bool,
+    call: Args,
+) -> Result<(Obj, Obj, Obj)> {
+    let Some(target) = call.pos.get(argnum).cloned() else {
+        bail!(
+            TypeError,
+            "differentiating with respect to argnums={argnum} requires at least {} positional arguments",
+            argnum + 1
+        );
+    };
+    let module_target = matches!(&target, Obj::Instance(i) if is_nnx_module(i));
+    let mut vars = vec![];
+    let (diff, def) = if module_target {
+        let filter = filter_fn(None, nnx)?;
+        collect_vars(&target, &mut vec![], &*filter, &mut vars);
+        let vals: Vec<Value> = vars
+            .iter()
+            .map(|(_, v)| to_value(&iattr(v, "value").unwrap_or(Obj::None)))
+            .collect::<Result<_>>()?;
+        (vals, None)
+    } else {
+        let (leaves, def) = flatten(&target);
+        (leaf_values(&leaves)?, Some(def))
+    };
+    let originals: Vec<Obj> = vars
+        .iter()
+        .map(|(_, v)| iattr(v, "value").unwrap_or(Obj::None))
+        .collect();
+    let aux_def = RefCell::new(None);
+    let indices: Vec<usize> = (0..diff.len()).collect();
+    let r = {
+        let (vars, call, aux_def, def) = (&vars, &call, &aux_def, &def);
+        let body = move |vals: &[Value]| -> Result<Vec<Value>> {
+            let mut args = call.pos.clone();
+            match def {
+                None => {
+                    for ((_, v), x) in vars.iter().zip(vals) {
+                        set_iattr(v, "value", Obj::Array(x.clone()));
+                    }
+                }
+                Some(def) => args[argnum] = unflatten(def, &value_objs(vals))?,
+            }
+            let out = interp.call(
+                f,
+                Args {
+                    pos: args,
+                    kw: call.kw.clone(),
+                },
+            )?;
+            let (loss, aux) = if has_aux {
+                let parts = iterate(&out)?;
+                if parts.len() != 2 {
+                    bail!(TypeError, "has_aux=True requires the function to return a pair (output, auxiliary data)");
+                }
+                (parts[0].clone(), Some(parts[1].clone()))
+            } else {
+                (out, None)
+            };
+            let loss = match &loss {
+                Obj::Array(_) | Obj::Float(_) | Obj::Int(_) => to_value(&loss)?,
+                other => bail!(
+                    TypeError,
+                    "Gradient only defined for scalar-output functions. Output was {}",
+                    repr_of(other)
+                ),
+            };
+            if !loss.shape().is_empty() {
+                bail!(
+                    TypeError,
+                    "Gradient only defined for scalar-output functions. Output had shape: {:?}",
+                    loss.shape()
+                );
+            }
+            let mut flat = vec![loss];
+            if let Some(aux) = aux {
+                let (leaves, d) = flatten(&aux);
+                flat.extend(leaf_values(&leaves)?);
+                *aux_def.borrow_mut() = Some(d);
+            }
+            Ok(flat)
+        };
+        crate::transforms::value_and_grad(body, &diff, &indices)
+    };
+    for ((_, v), o) in vars.iter().zip(originals) {
+        set_iattr(v, "value", o);
+    }
+    let (outs, grads) = r?;
+    let value = Obj::Array(outs[0].clone());
+    let aux = match aux_def.borrow().as_ref() {
+        Some(d) => unflatten(d, &value_objs(&outs[1..]))?,
+        None => Obj::None,
+    };
+    let g = match def {
+        Some(def) => unflatten(&def, &value_objs(&grads))?,
+        None => build_state(
+            nnx,
+            vars.iter()
+                .zip(grads)
+                .map(|((p, v), g)| (p.clone(), make_param(&v.class, Obj::Array(g))))
+                .collect(),
+        ),
+    };
+    Ok((value, aux, g))
+}
+
+fn grad_factory(nnx: &Nnx, a: &Args, with_value: bool) -> Result<Obj> {
+    let f = a.req(Some(0), "f", "grad")?;
+    let argnum = match a.get(Some(1), "argnums") {
+        None => 0,
+        Some(Obj::Int(i)) if i >= 0 => i as usize,
+        Some(o) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.grad with argnums={}",
+            repr_of(&o)
+        ),
+    };
+    let has_aux = match a.get(Some(2), "has_aux") {
+        Some(o) => truthy(&o, "has_aux")?,
+        None => false,
+    };
+    if a.opt(None, "wrt").is_some() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.grad with wrt"
+        );
+    }
+    let nnx = nnx.clone();
+    Ok(Obj::native("nnx.grad", move |i, call| {
+        let (v, aux, g) = nnx_grad_call(i, &nnx, &f, argnum, has_aux, call)?;
+        Ok(if with_value {
+            let value = if has_aux { Obj::tuple(vec![v, aux]) } else { v };
+            Obj::tuple(vec![value, g])
+        } else if has_aux {
+            Obj::tuple(vec![g, aux])
+        } else {
+            g
+        })
+    }))
+}
+
+fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    let nnx = nnx.clone();
+    move |interp, a| {
+        let me = self_arg(&a, "Linear")?;
+        let din = to_int(&a.req(Some(1), "in_features", "Linear")?)?;
+        let dout = to_int(&a.req(Some(2), "out_features", "Linear")?)?;
+        if din < 0 || dout < 0 {
+            bail!(ValueError, "negative dimensions are not allowed");
+        }
+        let use_bias = match a.get(None, "use_bias") {
+            Some(o) => truthy(&o, "use_bias")?,
+            None => true,
+        };
+        let rngs = rngs_of(&a.req(None, "rngs", "Linear")?)?;
+        let shape_k = Obj::tuple(vec![Obj::Int(din), Obj::Int(dout)]);
+        let kernel = match a.opt(None, "kernel_init") {
+            None => Obj::Array(Value::Concrete(crate::random::initializers::lecun_normal(
+                rngs_next(&rngs, "params")?,
+                &[din as usize, dout as usize],
+            )?)),
+            Some(init) => {
+                let k = one_key(rngs_next(&rngs, "params")?, true)?;
+                interp.call(&init, Args::new(vec![k, shape_k, Obj::DType(DType::F32)]))?
+            }
+        };
+        let bias = if use_bias {
+            let k = rngs_next(&rngs, "params")?;
+            Some(match a.opt(None, "bias_init") {
+                None => Obj::Array(Value::Concrete(crate::random::initializers::zeros(&[
+                    dout as usize,
+                ])?)),
+                Some(init) => interp.call(
+                    &init,
+                    Args::new(vec![
+                        one_key(k, true)?,
+                        Obj::tuple(vec![Obj::Int(dout)]),
+                        Obj::DType(DType::F32),
+                    ]),
+                )?,
+            })
+        } else {
+            None
+        };
+        set_iattr(&me, "in_features", Obj::Int(din));
+        set_iattr(&me, "out_features", Obj::Int(dout));
+        set_iattr(&me, "use_bias", Obj::Bool(use_bias));
+        set_iattr(&me, "kernel", make_param(&nnx.param, kernel));
+        set_iattr(
+            &me,
+            "bias",
+            match bias {
+                Some(b) => make_param(&nnx.param, b),
+                None => Obj::None,
+            },
+        );
+        Ok(Obj::None)
+    }
+}
+
+fn value_of(o: &Obj) -> Result<Value> {
+    match o {
+        Obj::Instance(i) if is_variable(i) => to_value(&iattr(i, "value").unwrap_or(Obj::None)),
+        other => to_value(other),
+    }
+}
+
+/// `y = x @ kernel + bias` over the last axis of `x`, as Dense/Linear do.
+fn dense_apply(x: &Value, kernel: &Value, bias: Option<&Value>) -> Result<Value> {
+    let x = if x.dtype() == DType::F32 {
+        x.clone()
+    } else {
+        jops::convert(x, DType::F32)?
+    };
+    if x.ndim() == 0 {
+        bail!(
+            TypeError,
+            "dot_general requires at least one dimension in the input"
+        );
+    }
+    let kin = kernel.shape().first().copied().unwrap_or(0);
+    let xin = x.shape()[x.ndim() - 1];
+    if kin != xin {
+        bail!(
+            TypeError,
+            "dot_general requires contracting dimensions to have the same shape, got ({xin},) and ({kin},)."
+        );
+    }
+    let y = jops::dot_general(&x, kernel, (&[x.ndim() - 1], &[0]), (&[], &[]))?;
+    match bias {
+        None => Ok(y),
+        Some(b) => {
+            let mut shape = vec![1; y.ndim().saturating_sub(1)];
+            shape.push(b.shape().iter().product());
+            jops::add(&y, &jops::reshape(b, &shape)?)
+        }
+    }
+}
+
+fn linear_call(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Linear.__call__")?;
+    let x = to_value(&a.req(Some(1), "inputs", "Linear.__call__")?)?;
+    let k = value_of(&iattr(&me, "kernel").unwrap_or(Obj::None))?;
+    let b = match iattr(&me, "bias") {
+        Some(Obj::None) | None => None,
+        Some(b) => Some(value_of(&b)?),
+    };
+    Ok(Obj::Array(dense_apply(&x, &k, b.as_ref())?))
+}
+
+fn optimizer_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    let nnx = nnx.clone();
+    move |interp, a| {
+        let me = self_arg(&a, "Optimizer")?;
+        let model = a.req(Some(1), "model", "Optimizer")?;
+        let tx = a.req(Some(2), "tx", "Optimizer")?;
+        let Some(wrt) = a.get(None, "wrt") else {
+            bail!(
+                TypeError,
+                "Missing required argument `wrt`. As of Flax 0.11.0 the `wrt` argument is required, if you want to keep the previous use nnx.ModelAndOptimizer instead of nnx.Optimizer."
+            );
+        };
+        let filter = filter_fn(Some(wrt.clone()), &nnx)?;
+        let params = snapshot_state(&nnx, &model, &*filter);
+        let init = super::super::ops::getattr(interp, &tx, "init")?;
+        let opt_state = interp.call(&init, Args::new(vec![params]))?;
+        set_iattr(
+            &me,
+            "step",
+            make_param(
+                &nnx.opt_state,
+                Obj::Array(Value::Concrete(crate::array::Array::scalar_i32(0))),
+            ),
+        );
+        set_iattr(&me, "tx", tx);
+        set_iattr(&me, "opt_state", opt_state);
+        set_iattr(&me, "wrt", wrt);
+        Ok(Obj::None)
+    }
+}
+
+fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    let nnx = nnx.clone();
+    move |interp, a| {
+        let me = self_arg(&a, "Optimizer.update")?;
+        let model = a.req(Some(1), "model", "update")?;
+        let grads = a.req(Some(2), "grads", "update")?;
+        if !matches!(&model, Obj::Instance(i) if is_nnx_module(i)) {
+            bail!(
+                TypeError,
+                "Optimizer.update(model, grads) expects the model first, got {}",
+                model.type_name()
+            );
+        }
+        let filter = filter_fn(iattr(&me, "wrt"), &nnx)?;
+        let mut vars = vec![];
+        collect_vars(&model, &mut vec![], &*filter, &mut vars);
+        let params = snapshot_state(&nnx, &model, &*filter);
+        let tx = iattr(&me, "tx").unwrap_or(Obj::None);
+        let update = super::super::ops::getattr(interp, &tx, "update")?;
+        let opt_state = iattr(&me, "opt_state").unwrap_or(Obj::None);
+        let r = interp.call(&update, Args::new(vec![grads, opt_state, params.clone()]))?;
+        let parts = iterate(&r)?;
+        if parts.len() != 2 {
+            bail!(TypeError, "tx.update must return (updates, state)");
+        }
+        let (p_leaves, _) = flatten(&params);
+        let (u_leaves, _) = flatten(&parts[0]);
+        if p_leaves.len() != u_leaves.len() || p_leaves.len() != vars.len() {
+            bail!(
+                ValueError,
+                "the gradients have {} leaves but the model has {} parameters",
+                u_leaves.len(),
+                vars.len()
+            );
+        }
+        for (((_, var), p), u) in vars.iter().zip(&p_leaves).zip(&u_leaves) {
+            let (p, u) = (to_value(p)?, to_value(u)?);
+            let new = jops::convert(&jops::add(&p, &u)?, p.dtype())?;
+            set_iattr(var, "value", Obj::Array(new));
+        }
+        set_iattr(&me, "opt_state", parts[1].clone());
+        if let Some(Obj::Instance(step)) = iattr(&me, "step") {
+            let s = to_value(&iattr(&step, "value").unwrap_or(Obj::Int(0)))?;
+            let s = jops::add(&s, &jops::scalar(1.0, s.dtype()))?;
+            set_iattr(&step, "value", Obj::Array(s));
+        }
+        Ok(Obj::None)
+    }
+}
+
+fn state_getitem(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "State.__getitem__")?;
+    let k = a.req(Some(1), "key", "__getitem__")?;
+    let name = str_of(&k);
+    iattr(&me, &name).ok_or_else(|| err!(KeyError, "{}", repr_of(&k)))
+}
+
+fn state_items(me: &Instance) -> Vec<(String, Obj)> {
+    let mut items = me.attrs.borrow().clone();
+    items.sort_by(|a, b| key_order(&a.0, &b.0));
+    items
+}
+
+fn key_obj_of(k: &str) -> Obj {
+    match k.parse::<i64>() {
+        Ok(i) => Obj::Int(i),
+        Err(_) => Obj::str(k),
+    }
+}
+
+/// Builds `flax.nnx`.
+pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
+    let t = Obj::Bool(true);
+    let module = new_class("Module", vec![], vec![("__nnx_module__".into(), t.clone())]);
+    let variable = new_class(
+        "Variable",
+        vec![],
+        vec![
+            ("__nnx_variable__".into(), t.clone()),
+            (
+                "__init__".into(),
+                Obj::native("Variable.__init__", variable_init),
+            ),
+            (
+                "__getitem__".into(),
+                Obj::native("Variable.__getitem__", variable_getitem),
+            ),
+            (
+                "get_value".into(),
+                Obj::native("Variable.get_value", |_, a| {
+                    let me = self_arg(&a, "get_value")?;
+                    Ok(iattr(&me, "value").unwrap_or(Obj::None))
+                }),
+            ),
+            (
+                "set_value".into(),
+                Obj::native("Variable.set_value", |_, a| {
+                    let me = self_arg(&a, "set_value")?;
+                    set_iattr(&me, "value", a.req(Some(1), "value", "set_value")?);
+                    Ok(Obj::None)
+                }),
+            ),
+        ],
+    );
+    let sub = |name: &str| new_class(name, vec![variable.clone()], vec![]);
+    let param = sub("Param");
+    let batch_stat = sub("BatchStat");
+    let opt_state = sub("OptState");
+    let intermediate = sub("Intermediate");
+    let cache = sub("Cache");
+    let state = new_class(
+        "State",
+        vec![],
+        vec![
+            ("__nnx_state__".into(), t.clone()),
+            (
+                "__getitem__".into(),
+                Obj::native("State.__getitem__", state_getitem),
+            ),
+            (
+                "keys".into(),
+                Obj::native("State.keys", |_, a| {
+                    let me = self_arg(&a, "keys")?;
+                    Ok(Obj::list(
+                        state_items(&me)
+                            .iter()
+                            .map(|(k, _)| key_obj_of(k))
+                            .collect(),
+                    ))
+                }),
+            ),
+            (
+                "values".into(),
+                Obj::native("State.values", |_, a| {
+                    let me = self_arg(&a, "values")?;
+                    Ok(Obj::list(
+                        state_items(&me).into_iter().map(|(_, v)| v).collect(),
+                    ))
+                }),
+            ),
+            (
+                "items".into(),
+                Obj::native("State.items", |_, a| {
+                    let me = self_arg(&a, "items")?;
+                    Ok(Obj::list(
+                        state_items(&me)
+                            .into_iter()
+                            .map(|(k, v)| Obj::tuple(vec![key_obj_of(&k), v]))
+                            .collect(),
+                    ))
+                }),
+            ),
+        ],
+    );
+    let nnx = Nnx {
+        module: module.clone(),
+        variable: variable.clone(),
+        param: param.clone(),
+        state: state.clone(),
+        opt_state: opt_state.clone(),
+    };
+    let rngs = new_class(
+        "Rngs",
+        vec![],
+        vec![("__init__".into(), Obj::native("Rngs.__init__", rngs_init))],
+    );
+    let rngs_call = Obj::native("Rngs.__call__", |_, a| {
+        let me = self_arg(&a, "Rngs.__call__")?;
+        one_key(rngs_next(&me, "default")?, true)
+    });
+    rngs.attrs.borrow_mut().push(("__call__".into(), rngs_call));
+    let linear = new_class(
+        "Linear",
+        vec![module.clone()],
+        vec![
+            (
+                "__init__".into(),
+                Obj::native("Linear.__init__", linear_init(&nnx)),
+            ),
+            (
+                "__call__".into(),
+                Obj::native("Linear.__call__", linear_call),
+            ),
+        ],
+    );
+    let sequential = new_class(
+        "Sequential",
+        vec![module.clone()],
+        vec![
+            (
+                "__init__".into(),
+                Obj::native("Sequential.__init__", |_, a| {
+                    let me = self_arg(&a, "Sequential")?;
+                    set_iattr(&me, "layers", Obj::list(a.pos[1..].to_vec()));
+                    Ok(Obj::None)
+                }),
+            ),
+            (
+                "__call__".into(),
+                Obj::native("Sequential.__call__", |i, a| {
+                    let me = self_arg(&a, "Sequential.__call__")?;
+                    let layers = iterate(&iattr(&me, "layers").unwrap_or(Obj::list(vec![])))?;
+                    let mut args = a.pos[1..].to_vec();
+                    for l in layers {
+                        let out = i.call(
+                            &l,
+                            Args {
+                                pos: args,
+                                kw: a.kw.clone(),
+                            },
+                        )?;
+                        args = vec![out];
+                    }
+                    Ok(args.pop().unwrap_or(Obj::None))
+                }),
+            ),
+        ],
+    );
+    let optimizer = new_class(
+        "Optimizer",
+        vec![module.clone()],
+        vec![
+            (
+                "__init__".into(),
+                Obj::native("Optimizer.__init__", optimizer_init(&nnx)),
+            ),
+            (
+                "update".into(),
+                Obj::native("Optimizer.update", optimizer_update(&nnx)),
+            ),
+        ],
+    );
+    let mut b = Builder::new("flax.nnx");
+    b.attr("Module", Obj::Class(module))
+        .attr("Variable", Obj::Class(variable))
+        .attr("Param", Obj::Class(param))
+        .attr("BatchStat", Obj::Class(batch_stat))
+        .attr("OptState", Obj::Class(opt_state))
+        .attr("Intermediate", Obj::Class(intermediate))
+        .attr("Cache", Obj::Class(cache))
+        .attr("State", Obj::Class(state))
+        .attr("Rngs", Obj::Class(rngs))
+        .attr("Linear", Obj::Class(linear))
+        .attr("Sequential", Obj::Class(sequential))
+        .attr("Optimizer", Obj::Class(optimizer));
+    super::nn::add_activations(&mut b);
+    b.attr(
+        "initializers",
+        super::nn::initializers_module("flax.nnx.initializers"),
+    );
+    let n1 = nnx.clone();
+    b.func("grad", move |_, a| grad_factory(&n1, &a, false));
+    let n2 = nnx.clone();
+    b.func("value_and_grad", move |_, a| grad_factory(&n2, &a, true));
+    b.func("jit", |_, a| match a.get(Some(0), "fun") {
+        Some(f) => Ok(f),
+        None => Ok(Obj::native("nnx.jit", |_, b| b.req(Some(0), "fun", "jit"))),
+    });
+    b.func("List", |_, a| {
+        Ok(Obj::list(match a.get(Some(0), "iterable") {
+            Some(o) => iterate(&o)?,
+            None => vec![],
+        }))
+    });
+    b.func("data", |_, a| a.req(Some(0), "value", "data"));
+    let n3 = nnx.clone();
+    b.func("state", move |_, a| {
+        let model = a.req(Some(0), "node", "state")?;
+        let filter = match a.pos.len() {
+            0 | 1 => filter_fn(Some(Obj::Ellipsis), &n3)?,
+            2 => filter_fn(Some(a.pos[1].clone()), &n3)?,
+            _ => filter_fn(Some(Obj::tuple(a.pos[1..].to_vec())), &n3)?,
+        };
+        Ok(snapshot_state(&n3, &model, &*filter))
+    });
+    let n4 = nnx.clone();
+    b.func("update", move |_, a| {
+        let model = a.req(Some(0), "node", "update")?;
+        let st = a.req(Some(1), "state", "update")?;
+        let all = filter_fn(Some(Obj::Ellipsis), &n4)?;
+        let mut targets = vec![];
+        collect_vars(&model, &mut vec![], &*all, &mut targets);
+        let mut sources = vec![];
+        collect_vars(&st, &mut vec![], &*all, &mut sources);
+        for (path, src) in sources {
+            match targets.iter().find(|(p, _)| *p == path) {
+                Some((_, dst)) => {
+                    set_iattr(dst, "value", iattr(&src, "value").unwrap_or(Obj::None))
+                }
+                None => bail!(
+                    ValueError,
+                    "the state has a variable at {} that the module does not have",
+                    path.join("/")
+                ),
+            }
+        }
+        Ok(Obj::None)
+    });
+    let _ = (&nnx.module, &nnx.variable);
+    Ok(b.build())
+}
+
+// ----------------------------------------------------------------- linen
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Init,
+    Apply,
+}
+
+struct Frame {
+    path: Vec<String>,
+    in_setup: bool,
+}
+
+struct Run {
+    mode: Mode,
+    root: Rc<Instance>,
+    /// `{'params': {...}, ...}`.
+    variables: Rc<RefCell<Dict>>,
+    rngs: Vec<(String, Key, bool)>,
+    counters: HashMap<(Vec<String>, String), u32>,
+    cursors: HashMap<Vec<String>, HashMap<String, u32>>,
+    setup_done: Vec<*const Instance>,
+    frames: Vec<Frame>,
+}
+
+thread_local! {
+    static RUNS: RefCell<Vec<Run>> = const { RefCell::new(Vec::new()) };
+}
+
+fn with_run<T>(f: impl FnOnce(&mut Run) -> Result<T>) -> Result<T> {
+    RUNS.with(|r| {
+        let mut r = r.borrow_mut();
+        match r.last_mut() {
+            Some(run) => f(run),
+            None => bail!(
+                AttributeError,
+                "Can't access variables on unbound modules: call the module through init or apply"
+            ),
+        }
+    })
+}
+
+fn in_run() -> bool {
+    RUNS.with(|r| !r.borrow().is_empty())
+}
+
+fn module_path(me: &Rc<Instance>) -> Result<Vec<String>> {
+    let root = RUNS.with(|r| r.borrow().last().map(|run| run.root.clone()));
+    if let Some(root) = root {
+        if Rc::ptr_eq(&root, me) {
+            return Ok(vec![]);
+        }
+    }
+    match iattr(me, "_linen_path") {
+        Some(Obj::Tuple(t)) => Ok(t.iter().map(str_of).collect()),
+        _ => bail!(
+            AttributeError,
+            "Can't call methods of an unbound module {}: call it through init or apply, or inside a parent module",
+            me.class.name
+        ),
+    }
+}
+
+/// The fields of a linen module class: annotated names, bases first.
+fn fields(c: &Rc<Class>) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for b in &c.bases {
+        for f in fields(b) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    if let Some((_, Obj::Dict(d))) = c
+        .attrs
+        .borrow()
+        .iter()
+        .find(|(k, _)| k == "__annotations__")
+    {
+        for (k, _) in d.borrow().items.iter() {
+            let k = str_of(k);
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+fn wrap_methods(c: &Rc<Class>) {
+    if c.attrs
+        .borrow()
+        .iter()
+        .any(|(k, _)| k == "__linen_wrapped__")
+    {
+        return;
+    }
+    for b in &c.bases {
+        wrap_methods(b);
+    }
+    let mut attrs = c.attrs.borrow_mut();
+    for (name, v) in attrs.iter_mut() {
+        let Obj::Func(f) = v else { continue };
+        if name == "setup" || (name.starts_with("__") && name != "__call__") {
+            continue;
+        }
+        let func = Obj::Func(f.clone());
+        let label = format!("{}.{name}", c.name);
+        *v = Obj::native(label, move |i, a| {
+            let me = self_arg(&a, "method")?;
+            call_in_scope(i, &me, &func, a)
+        });
+    }
+    attrs.push(("__linen_wrapped__".into(), Obj::Bool(true)));
+}
+
+fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<()> {
+    let Some(setup) = me.class.lookup("setup") else {
+        return Ok(());
+    };
+    let ptr = Rc::as_ptr(me);
+    let done = with_run(|run| Ok(run.setup_done.contains(&ptr)))?;
+    if done {
+        return Ok(());
+    }
+    with_run(|run| {
+        run.setup_done.push(ptr);
+        run.frames.push(Frame {
+            path: path.to_vec(),
+            in_setup: true,
+        });
+        Ok(())
+    })?;
+    let r = interp.call(&setup, Args::new(vec![Obj::Instance(me.clone())]));
+    with_run(|run| {
+        run.frames.pop();
+        Ok(())
+    })?;
+    r?;
+    // Submodules assigned in setup take their attribute names.
+    let attrs = me.attrs.borrow().clone();
+    for (name, v) in attrs {
+        let name_sub = |o: &Obj, n: String| {
+            if let Obj::Instance(s) = o {
+                if marked(s, "__linen_module__")
+                    && matches!(iattr(s, "_linen_path"), Some(Obj::None))
+                {
+                    let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
+                    p.push(Obj::str(&n));
+                    set_iattr(s, "_linen_path", Obj::tuple(p));
+                    set_iattr(s, "name", Obj::str(&n));
+                }
+            }
+        };
+        match &v {
+            Obj::List(_) | Obj::Tuple(_) => {
+                for (k, o) in iterate(&v)?.iter().enumerate() {
+                    name_sub(o, format!("{name}_{k}"));
+                }
+            }
+            o => name_sub(o, name.clone()),
+        }
+    }
+    Ok(())
+}
+
+fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Result<Obj> {
+    if !in_run() {
+        bail!(
+            AttributeError,
+            "Can't call compact methods on unbound modules: use {}.init or .apply",
+            me.class.name
+        );
+    }
+    let path = module_path(me)?;
+    run_setup(interp, me, &path)?;
+    with_run(|run| {
+        run.frames.push(Frame {
+            path: path.clone(),
+            in_setup: false,
+        });
+        Ok(())
+    })?;
+    let r = interp.call(f, a);
+    with_run(|run| {
+        run.frames.pop();
+        Ok(())
+    })?;
+    r
+}
+
+fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Module.__init__")?;
+    let _ = interp;
+    wrap_methods(&me.class);
+    let names = fields(&me.class);
+    let mut given: Vec<(String, Obj)> = vec![];
+    if a.pos.len() - 1 > names.len() {
+        bail!(
+            TypeError,
+            "{}.__init__() takes {} positional arguments but {} were given",
+            me.class.name,
+            names.len() + 1,
+            a.pos.len()
+        );
+    }
+    for (n, v) in names.iter().zip(&a.pos[1..]) {
+        given.push((n.clone(), v.clone()));
+    }
+    let mut explicit_name = None;
+    let mut explicit_parent = None;
+    for (k, v) in &a.kw {
+        if k == "name" {
+            explicit_name = Some(v.clone());
+        } else if k == "parent" {
+            explicit_parent = Some(v.clone());
+        } else if names.contains(k) {
+            if given.iter().any(|(g, _)| g == k) {
+                bail!(
+                    TypeError,
+                    "{}.__init__() got multiple values for argument '{k}'",
+                    me.class.name
+                );
+            }
+            given.push((k.clone(), v.clone()));
+        } else {
+            bail!(
+                TypeError,
+                "{}.__init__() got an unexpected keyword argument '{k}'",
+                me.class.name
+            );
+        }
+    }
+    for n in &names {
+        let v = match given.iter().find(|(g, _)| g == n) {
+            Some((_, v)) => v.clone(),
+            None => match me.class.lookup(n) {
+                Some(d) => d,
+                None => bail!(
+                    TypeError,
+                    "{}.__init__() missing 1 required positional argument: '{n}'",
+                    me.class.name
+                ),
+            },
+        };
+        set_iattr(&me, n, v);
+    }
+    // Bind to the module whose method is running, as Flax does.
+    let parent_frame = if matches!(explicit_parent, Some(Obj::None)) {
+        None
+    } else {
+        RUNS.with(|r| {
+            r.borrow()
+                .last()
+                .and_then(|run| run.frames.last().map(|f| (f.path.clone(), f.in_setup)))
+        })
+    };
+    match parent_frame {
+        None => {
+            set_iattr(&me, "name", explicit_name.unwrap_or(Obj::None));
+        }
+        Some((path, in_setup)) => {
+            let name = match explicit_name {
+                Some(Obj::Str(s)) => Some(s.to_string()),
+                _ if in_setup => None,
+                _ => Some(with_run(|run| {
+                    let cur = run.cursors.entry(path.clone()).or_default();
+                    let n = cur.entry(me.class.name.clone()).or_insert(0);
+                    let name = format!("{}_{}", me.class.name, n);
+                    *n += 1;
+                    Ok(name)
+                })?),
+            };
+            match name {
+                Some(n) => {
+                    let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
+                    p.push(Obj::str(&n));
+                    set_iattr(&me, "_linen_path", Obj::tuple(p));
+                    set_iattr(&me, "name", Obj::str(n));
+                }
+                None => {
+                    set_iattr(&me, "_linen_path", Obj::None);
+                    set_iattr(&me, "name", Obj::None);
+                }
+            }
+        }
+    }
+    Ok(Obj::None)
+}
+
+fn nested_get(d: &Rc<RefCell<Dict>>, path: &[String]) -> Option<Rc<RefCell<Dict>>> {
+    let mut cur = d.clone();
+    for p in path {
+        let next = match cur.borrow().get(&Obj::str(p)) {
+            Some(Obj::Dict(n)) => n,
+            _ => return None,
+        };
+        cur = next;
+    }
+    Some(cur)
+}
+
+fn nested_make(d: &Rc<RefCell<Dict>>, path: &[String]) -> Rc<RefCell<Dict>> {
+    let mut cur = d.clone();
+    for p in path {
+        let existing = cur.borrow().get(&Obj::str(p));
+        let next = match existing {
+            Some(Obj::Dict(n)) => n,
+            _ => {
+                let n = Rc::new(RefCell::new(Dict::default()));
+                cur.borrow_mut().set(Obj::str(p), Obj::Dict(n.clone()));
+                n
+            }
+        };
+        cur = next;
+    }
+    cur
+}
+
+fn make_rng(path: &[String], collection: &str) -> Result<Obj> {
+    let (key, typed) = with_run(|run| {
+        let Some((_, root, typed)) = run.rngs.iter().find(|(n, _, _)| n == collection).cloned()
+        else {
+            bail!(
+                ValueError,
+                "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``. (no rng named \"{collection}\")"
+            );
+        };
+        let c = run
+            .counters
+            .entry((path.to_vec(), collection.to_string()))
+            .or_insert(0);
+        *c += 1;
+        let names: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+        Ok((linen_rng_key(root, &names, *c), typed))
+    })?;
+    one_key(key, typed)
+}
+
+fn param(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    name: &str,
+    init: &Obj,
+    rest: Vec<Obj>,
+) -> Result<Obj> {
+    let path = module_path(me)?;
+    let (mode, vars) = with_run(|run| Ok((run.mode, run.variables.clone())))?;
+    let mut full = vec!["params".to_string()];
+    full.extend(path.iter().cloned());
+    if let Some(d) = nested_get(&vars, &full) {
+        if let Some(v) = d.borrow().get(&Obj::str(name)) {
+            return Ok(v);
+        }
+    }
+    if mode == Mode::Apply {
+        bail!(
+            ValueError,
+            "Could not find parameter named \"{name}\" in scope \"/{}\".",
+            path.join("/")
+        );
+    }
+    let key = make_rng(&path, "params")?;
+    let mut args = vec![key];
+    args.extend(rest);
+    let v = interp.call(init, Args::new(args))?;
+    let d = nested_make(&vars, &full);
+    d.borrow_mut().set(Obj::str(name), v.clone());
+    Ok(v)
+}
+
+fn rngs_arg(o: &Obj) -> Result<Vec<(String, Key, bool)>> {
+    if let Obj::Dict(d) = o {
+        let mut out = vec![];
+        for (k, v) in d.borrow().items.iter() {
+            let ks = keys_of(v).ok_or_else(|| err!(TypeError, "rngs values must be PRNG keys"))?;
+            if !ks.batch.is_empty() {
+                bail!(ValueError, "rngs values must be single PRNG keys");
+            }
+            out.push((str_of(k), ks.keys[0], ks.typed));
+        }
+        return Ok(out);
+    }
+    let ks = keys_of(o).ok_or_else(|| {
+        err!(
+            TypeError,
+            "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``."
+        )
+    })?;
+    if !ks.batch.is_empty() {
+        bail!(
+            ValueError,
+            "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``."
+        );
+    }
+    Ok(vec![("params".into(), ks.keys[0], ks.typed)])
+}
+
+fn run_module(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    mode: Mode,
+    variables: Rc<RefCell<Dict>>,
+    rngs: Vec<(String, Key, bool)>,
+    a: &Args,
+) -> Result<Obj> {
+    let method = match a.opt(None, "method") {
+        None => me
+            .class
+            .lookup("__call__")
+            .ok_or_else(|| err!(AttributeError, "'{}' has no __call__", me.class.name))?,
+        Some(Obj::Str(s)) => me
+            .class
+            .lookup(&s)
+            .ok_or_else(|| err!(AttributeError, "'{}' has no method {s}", me.class.name))?,
+        Some(Obj::Method(m)) => m.1.clone(),
+        Some(other) => other,
+    };
+    let kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "method" | "rngs" | "mutable"))
+            .cloned()
+            .collect();
+    RUNS.with(|r| {
+        r.borrow_mut().push(Run {
+            mode,
+            root: me.clone(),
+            variables,
+            rngs,
+            counters: HashMap::new(),
+            cursors: HashMap::new(),
+            setup_done: vec![],
+            frames: vec![],
+        })
+    });
+    let mut pos = vec![Obj::Instance(me.clone())];
+    pos.extend(a.pos[2..].iter().cloned());
+    let r = interp.call(&method, Args { pos, kw });
+    RUNS.with(|r| r.borrow_mut().pop());
+    r
+}
+
+fn linen_init(interp: &mut Interp, a: Args, with_output: bool) -> Result<Obj> {
+    let me = self_arg(&a, "init")?;
+    let rngs = rngs_arg(&a.req(Some(1), "rngs", "init")?)?;
+    let vars = Rc::new(RefCell::new(Dict::default()));
+    let out = run_module(interp, &me, Mode::Init, vars.clone(), rngs, &a)?;
+    let v = Obj::Dict(vars);
+    Ok(if with_output {
+        Obj::tuple(vec![out, v])
+    } else {
+        v
+    })
+}
+
+fn deep_copy_dicts(o: &Obj) -> Obj {
+    match o {
+        Obj::Dict(d) => {
+            let mut n = Dict::default();
+            for (k, v) in d.borrow().items.iter() {
+                n.set(k.clone(), deep_copy_dicts(v));
+            }
+            Obj::Dict(Rc::new(RefCell::new(n)))
+        }
+        other => other.clone(),
+    }
+}
+
+fn linen_apply(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "apply")?;
+    let variables = a.req(Some(1), "variables", "apply")?;
+    let Obj::Dict(vars) = deep_copy_dicts(&variables) else {
+        bail!(
+            TypeError,
+            "apply expects the variables as a dict such as {{'params': ...}}, got {}",
+            variables.type_name()
+        );
+    };
+    let rngs = match a.opt(None, "rngs") {
+        Some(r) => rngs_arg(&r)?,
+        None => vec![],
+    };
+    if a.opt(None, "mutable")
+        .map(|m| truthy(&m, "mutable"))
+        .transpose()?
+        == Some(true)
+    {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: apply with mutable collections"
+        );
+    }
+    run_module(interp, &me, Mode::Apply, vars, rngs, &a)
+}
+
+fn dense_call(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Dense.__call__")?;
+    let x = to_value(&a.req(Some(1), "inputs", "Dense.__call__")?)?;
+    let features = to_int(&iattr(&me, "features").unwrap_or(Obj::None))?;
+    let use_bias = truthy(
+        &iattr(&me, "use_bias").unwrap_or(Obj::Bool(true)),
+        "use_bias",
+    )?;
+    if x.ndim() == 0 {
+        bail!(IndexError, "tuple index out of range");
+    }
+    let din = x.shape()[x.ndim() - 1] as i64;
+    let kinit = iattr(&me, "kernel_init").unwrap_or(Obj::None);
+    let binit = iattr(&me, "bias_init").unwrap_or(Obj::None);
+    let dt = Obj::DType(DType::F32);
+    let k = param(
+        interp,
+        &me,
+        "kernel",
+        &kinit,
+        vec![
+            Obj::tuple(vec![Obj::Int(din), Obj::Int(features)]),
+            dt.clone(),
+        ],
+    )?;
+    let b = if use_bias {
+        Some(param(
+            interp,
+            &me,
+            "bias",
+            &binit,
+            vec![Obj::tuple(vec![Obj::Int(features)]), dt],
+        )?)
+    } else {
+        None
+    };
+    let kv = to_value(&k)?;
+    let bv = b.map(|b| to_value(&b)).transpose()?;
+    Ok(Obj::Array(dense_apply(&x, &kv, bv.as_ref())?))
+}
+
+/// Builds `flax.linen`.
+pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
+    let inits = super::import(interp, "jax.nn.initializers")?;
+    let lecun = match &inits {
+        Obj::Module(m) => match m.get("lecun_normal") {
+            Some(f) => interp.call(&f, Args::default())?,
+            None => Obj::None,
+        },
+        _ => Obj::None,
+    };
+    let zeros = match &inits {
+        Obj::Module(m) => m.get("zeros").unwrap_or(Obj::None),
+        _ => Obj::None,
+    };
+    let t = Obj::Bool(true);
+    let module = new_class(
+        "Module",
+        vec![],
+        vec![
+            ("__linen_module__".into(), t.clone()),
+            ("__linen_wrapped__".into(), t.clone()),
+            (
+                "__init__".into(),
+                Obj::native("Module.__init__", linen_module_init),
+            ),
+            (
+                "init".into(),
+                Obj::native("Module.init", |i, a| linen_init(i, a, false)),
+            ),
+            (
+                "init_with_output".into(),
+                Obj::native("Module.init_with_output", |i, a| linen_init(i, a, true)),
+            ),
+            ("apply".into(), Obj::native("Module.apply", linen_apply)),
+            (
+                "param".into(),
+                Obj::native("Module.param", |i, a| {
+                    let me = self_arg(&a, "param")?;
+                    let name = str_of(&a.req(Some(1), "name", "param")?);
+                    let init = a.req(Some(2), "init_fn", "param")?;
+                    param(i, &me, &name, &init, a.pos[3.min(a.pos.len())..].to_vec())
+                }),
+            ),
+            (
+                "make_rng".into(),
+                Obj::native("Module.make_rng", |_, a| {
+                    let me = self_arg(&a, "make_rng")?;
+                    let name = a
+                        .get(Some(1), "name")
+                        .map(|o| str_of(&o))
+                        .unwrap_or_else(|| "params".into());
+                    make_rng(&module_path(&me)?, &name)
+                }),
+            ),
+            (
+                "is_initializing".into(),
+                Obj::native("Module.is_initializing", |_, _| {
+                    with_run(|run| Ok(Obj::Bool(run.mode == Mode::Init)))
+                }),
+            ),
+        ],
+    );
+    let mut ann = Dict::default();
+    for f in ["features", "use_bias", "kernel_init", "bias_init"] {
+        ann.set(Obj::str(f), Obj::None);
+    }
+    let dense = new_class(
+        "Dense",
+        vec![module.clone()],
+        vec![
+            ("__linen_wrapped__".into(), t.clone()),
+            (
+                "__annotations__".into(),
+                Obj::Dict(Rc::new(RefCell::new(ann))),
+            ),
+            ("use_bias".into(), Obj::Bool(true)),
+            ("kernel_init".into(), lecun),
+            ("bias_init".into(), zeros),
+            ("__call__".into(), Obj::native("Dense.__call__", dense_call)),
+        ],
+    );
+    let mut b = Builder::new("flax.linen");
+    b.attr("Module", Obj::Class(module))
+        .attr("Dense", Obj::Class(dense))
+        .attr("initializers", inits);
+    b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
+    super::nn::add_activations(&mut b);
+    Ok(b.build())
+}

@@ -1,0 +1,381 @@
+//! `jax.nn` (activations, softmax, one_hot), `jax.nn.initializers` and
+//! `jax.scipy.special.logsumexp`, built from engine operations so that they
+//! differentiate, in the operation order JAX uses.
+
+use crate::array::{DType, ReduceOp, UnaryOp};
+use crate::error::Result;
+use crate::random::initializers as init;
+use crate::trace::Value;
+use crate::{bail, err, ops as jops};
+
+use super::super::array::to_value;
+use super::super::builtins::to_int;
+use super::super::interp::Interp;
+use super::super::ops::{iterate, truthy};
+use super::super::value::{Args, Obj};
+use super::Builder;
+
+fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
+    let x = to_value(&a.req(Some(index), name, func)?)?;
+    if x.dtype() == DType::F32 {
+        Ok(x)
+    } else {
+        jops::convert(&x, DType::F32)
+    }
+}
+
+fn c(v: f64) -> Value {
+    jops::scalar(v, DType::F32)
+}
+
+/// `jax.nn.relu`: `max(x, 0)` whose derivative is 0 at 0, as JAX defines it.
+pub fn relu(x: &Value) -> Result<Value> {
+    let zero = jops::scalar(0.0, x.dtype());
+    let m = jops::maximum(x, &zero)?;
+    let pos = jops::greater(x, &zero)?;
+    jops::select(
+        &pos,
+        x,
+        &jops::stop_gradient(&jops::broadcast_to(&m, &x.shape())?)?,
+    )
+}
+
+/// `jax.nn.gelu` (tanh approximation by default).
+pub fn gelu(x: &Value, approximate: bool) -> Result<Value> {
+    if approximate {
+        let sqrt_2_over_pi = c((2.0 / std::f64::consts::PI).sqrt());
+        let cube = jops::integer_pow(x, 3)?;
+        let inner = jops::add(x, &jops::mul(&c(0.044715), &cube)?)?;
+        let t = jops::tanh(&jops::mul(&sqrt_2_over_pi, &inner)?)?;
+        let cdf = jops::mul(&c(0.5), &jops::add(&c(1.0), &t)?)?;
+        jops::mul(x, &cdf)
+    } else {
+        // 0.5 * x * erfc(-x * sqrt(0.5)), with erfc(z) = 1 - erf(z).
+        let sqrt_half = c(0.5f64.sqrt());
+        let z = jops::mul(&jops::neg(x)?, &sqrt_half)?;
+        let erfc = jops::sub(&c(1.0), &jops::unary(UnaryOp::Erf, &z)?)?;
+        jops::mul(&jops::mul(&c(0.5), x)?, &erfc)
+    }
+}
+
+/// `jax.nn.sigmoid`.
+pub fn sigmoid(x: &Value) -> Result<Value> {
+    jops::logistic(x)
+}
+
+/// `jax.nn.silu`: `x * sigmoid(x)`.
+pub fn silu(x: &Value) -> Result<Value> {
+    jops::mul(x, &sigmoid(x)?)
+}
+
+fn axes_of(o: Option<Obj>, default: Option<Vec<i64>>) -> Result<Option<Vec<i64>>> {
+    match o {
+        None => Ok(default),
+        Some(Obj::None) => Ok(None),
+        Some(o @ (Obj::Tuple(_) | Obj::List(_))) => Ok(Some(
+            iterate(&o)?.iter().map(to_int).collect::<Result<_>>()?,
+        )),
+        Some(o) => Ok(Some(vec![to_int(&o)?])),
+    }
+}
+
+fn all_axes(x: &Value, axes: Option<Vec<i64>>) -> Vec<i64> {
+    axes.unwrap_or_else(|| (0..x.ndim() as i64).collect())
+}
+
+/// `jax.nn.softmax(x, axis)`.
+pub fn softmax(x: &Value, axes: &[i64]) -> Result<Value> {
+    let m = jops::stop_gradient(&jops::reduce(ReduceOp::Max, x, Some(axes), true)?)?;
+    let e = jops::exp(&jops::sub(x, &m)?)?;
+    jops::div(&e, &jops::sum(&e, Some(axes), true)?)
+}
+
+/// `jax.nn.log_softmax(x, axis)`.
+pub fn log_softmax(x: &Value, axes: &[i64]) -> Result<Value> {
+    let m = jops::stop_gradient(&jops::reduce(ReduceOp::Max, x, Some(axes), true)?)?;
+    let shifted = jops::sub(x, &m)?;
+    let lse = jops::log(&jops::sum(&jops::exp(&shifted)?, Some(axes), true)?)?;
+    jops::sub(&shifted, &lse)
+}
+
+/// `jax.nn.logsumexp(a, axis, keepdims)` without `b` or `where`.
+pub fn logsumexp(a: &Value, axes: &[i64], keepdims: bool) -> Result<Value> {
+    let amax = jops::reduce(ReduceOp::Max, a, Some(axes), keepdims)?;
+    let finite = jops::unary(UnaryOp::IsFinite, &amax)?;
+    let amax = jops::stop_gradient(&jops::select(&finite, &amax, &jops::zeros_like(&amax))?)?;
+    let mut with_dims = amax.clone();
+    if !keepdims {
+        let mut sorted: Vec<usize> = axes
+            .iter()
+            .map(|&ax| jops::norm_axis(ax, a.ndim()))
+            .collect::<Result<_>>()?;
+        sorted.sort();
+        for ax in sorted {
+            with_dims = jops::expand_dims(&with_dims, ax as i64)?;
+        }
+    }
+    let e = jops::exp(&jops::sub(a, &with_dims)?)?;
+    let s = jops::abs(&jops::sum(&e, Some(axes), keepdims)?)?;
+    jops::add(&jops::log(&s)?, &amax)
+}
+
+fn logsumexp_call(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = float_arg(&a, 0, "a", "logsumexp")?;
+    if a.opt(Some(2), "b").is_some() || a.opt(None, "where").is_some() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: logsumexp with b or where"
+        );
+    }
+    let axes = all_axes(&x, axes_of(a.get(Some(1), "axis"), None)?);
+    let keep = match a.get(Some(3), "keepdims") {
+        Some(o) => truthy(&o, "keepdims")?,
+        None => false,
+    };
+    Ok(Obj::Array(logsumexp(&x, &axes, keep)?))
+}
+
+fn one_hot(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = to_value(&a.req(Some(0), "x", "one_hot")?)?;
+    let n = to_int(&a.req(Some(1), "num_classes", "one_hot")?)?;
+    if n < 0 {
+        bail!(ValueError, "num_classes must be non-negative, got {n}");
+    }
+    let dtype = match a.opt(None, "dtype") {
+        Some(d) => super::numpy::dtype_of(&d)?,
+        None => DType::F32,
+    };
+    let axis = match a.opt(None, "axis") {
+        Some(o) => to_int(&o)?,
+        None => -1,
+    };
+    let out_axis = jops::norm_axis(axis, x.ndim() + 1)?;
+    let lhs = jops::expand_dims(&x, out_axis as i64)?;
+    let mut rhs_shape = vec![1usize; x.ndim()];
+    rhs_shape.insert(out_axis, n as usize);
+    let iota = crate::array::Array::arange(0.0, n as f64, 1.0, x.dtype())?;
+    let iota = jops::reshape(&Value::Concrete(iota), &rhs_shape)?;
+    let eq = jops::equal(&lhs, &iota)?;
+    Ok(Obj::Array(jops::convert(&eq, dtype)?))
+}
+
+fn elementwise(
+    name: &'static str,
+    f: fn(&Value) -> Result<Value>,
+) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    move |_, a| Ok(Obj::Array(f(&float_arg(&a, 0, "x", name)?)?))
+}
+
+fn softmax_like(
+    name: &'static str,
+    f: fn(&Value, &[i64]) -> Result<Value>,
+) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    move |_, a| {
+        let x = float_arg(&a, 0, "x", name)?;
+        if a.opt(Some(2), "where").is_some() {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {name} with where"
+            );
+        }
+        let axes = all_axes(&x, axes_of(a.get(Some(1), "axis"), Some(vec![-1]))?);
+        Ok(Obj::Array(f(&x, &axes)?))
+    }
+}
+
+fn softplus(x: &Value) -> Result<Value> {
+    // jnp.logaddexp(x, 0): amax + log1p(exp(-|x - 0|)).
+    let zero = c(0.0);
+    let amax = jops::maximum(x, &zero)?;
+    let delta = jops::sub(x, &zero)?;
+    let t = jops::unary(
+        UnaryOp::Log1p,
+        &jops::exp(&jops::neg(&jops::abs(&delta)?)?)?,
+    )?;
+    jops::add(&amax, &t)
+}
+
+/// Fills a builder with the activation functions (shared by `jax.nn`,
+/// `flax.linen` and `flax.nnx`).
+pub fn add_activations(b: &mut Builder) {
+    b.func("relu", elementwise("relu", relu));
+    b.func("gelu", |_, a| {
+        let x = float_arg(&a, 0, "x", "gelu")?;
+        let approximate = match a.get(Some(1), "approximate") {
+            Some(o) => truthy(&o, "approximate")?,
+            None => true,
+        };
+        Ok(Obj::Array(gelu(&x, approximate)?))
+    });
+    b.func("sigmoid", elementwise("sigmoid", sigmoid));
+    b.func("silu", elementwise("silu", silu));
+    b.func("swish", elementwise("swish", silu));
+    b.func("tanh", elementwise("tanh", jops::tanh));
+    b.func("softplus", elementwise("softplus", softplus));
+    b.func(
+        "log_sigmoid",
+        elementwise("log_sigmoid", |x| jops::neg(&softplus(&jops::neg(x)?)?)),
+    );
+    b.func("leaky_relu", |_, a| {
+        let x = float_arg(&a, 0, "x", "leaky_relu")?;
+        let slope = match a.get(Some(1), "negative_slope") {
+            Some(o) => o
+                .as_number()
+                .ok_or_else(|| err!(TypeError, "negative_slope must be a number"))?,
+            None => 1e-2,
+        };
+        let ge = jops::greater_equal(&x, &c(0.0))?;
+        Ok(Obj::Array(jops::select(
+            &ge,
+            &x,
+            &jops::mul(&c(slope), &x)?,
+        )?))
+    });
+    b.func("elu", |_, a| {
+        let x = float_arg(&a, 0, "x", "elu")?;
+        let alpha = match a.get(Some(1), "alpha") {
+            Some(o) => o
+                .as_number()
+                .ok_or_else(|| err!(TypeError, "alpha must be a number"))?,
+            None => 1.0,
+        };
+        let pos = jops::greater(&x, &c(0.0))?;
+        let safe = jops::select(&pos, &jops::zeros_like(&x), &x)?;
+        let neg = jops::mul(&c(alpha), &jops::unary(UnaryOp::Expm1, &safe)?)?;
+        Ok(Obj::Array(jops::select(&pos, &x, &neg)?))
+    });
+    b.func("softmax", softmax_like("softmax", softmax));
+    b.func("log_softmax", softmax_like("log_softmax", log_softmax));
+    b.func("logsumexp", logsumexp_call);
+    b.func("one_hot", one_hot);
+}
+
+/// The `jax.nn` module.
+pub fn module() -> Obj {
+    let mut b = Builder::new("jax.nn");
+    add_activations(&mut b);
+    b.attr("initializers", initializers_module("jax.nn.initializers"));
+    b.build()
+}
+
+/// `jax.scipy.special`.
+pub fn scipy_special_module() -> Obj {
+    let mut b = Builder::new("jax.scipy.special");
+    b.func("logsumexp", logsumexp_call);
+    b.func("expit", elementwise("expit", sigmoid));
+    b.build()
+}
+
+fn shape_of(o: &Obj) -> Result<Vec<usize>> {
+    let dims: Vec<i64> = match o {
+        Obj::Tuple(_) | Obj::List(_) => iterate(o)?.iter().map(to_int).collect::<Result<_>>()?,
+        other => vec![to_int(other)?],
+    };
+    if let Some(d) = dims.iter().find(|&&d| d < 0) {
+        bail!(ValueError, "negative dimensions are not allowed, got {d}");
+    }
+    let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+    super::super::array::check_size(shape.iter().product())?;
+    Ok(shape)
+}
+
+type InitFn = std::rc::Rc<dyn Fn(crate::random::Key, &[usize]) -> Result<crate::array::Array>>;
+
+/// An initializer object: `init(key, shape, dtype=float32)`.
+fn initializer(name: &str, f: InitFn) -> Obj {
+    let label = name.to_string();
+    Obj::native(name, move |_, a| {
+        let key = super::random::single_key(&a.req(Some(0), "key", &label)?, &label)?;
+        let shape = shape_of(&a.req(Some(1), "shape", &label)?)?;
+        if let Some(d) = a.opt(Some(2), "dtype") {
+            if super::numpy::dtype_of(&d)? != DType::F32 {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: initializers of dtype {}",
+                    super::super::format::str_of(&d)
+                );
+            }
+        }
+        Ok(Obj::Array(Value::Concrete(f(key, &shape)?)))
+    })
+}
+
+fn num(a: &Args, index: usize, name: &str, default: f64) -> Result<f64> {
+    match a.get(Some(index), name) {
+        None => Ok(default),
+        Some(o) => o
+            .as_number()
+            .ok_or_else(|| err!(TypeError, "{name} must be a number, got {}", o.type_name())),
+    }
+}
+
+/// `jax.nn.initializers` (also `flax.linen.initializers`, `flax.nnx.initializers`).
+pub fn initializers_module(name: &str) -> Obj {
+    let mut b = Builder::new(name);
+    let shape_only = |label: &'static str, f: fn(&[usize]) -> Result<crate::array::Array>| {
+        Obj::native(label, move |_, a| {
+            let _ = a.req(Some(0), "key", label)?;
+            let shape = shape_of(&a.req(Some(1), "shape", label)?)?;
+            Ok(Obj::Array(Value::Concrete(f(&shape)?)))
+        })
+    };
+    b.attr("zeros", shape_only("zeros", init::zeros));
+    b.attr("ones", shape_only("ones", init::ones));
+    b.func("constant", |_, a| {
+        let v = num(&a, 0, "value", 0.0)? as f32;
+        Ok(initializer(
+            "constant",
+            std::rc::Rc::new(move |_, s| init::constant(s, v)),
+        ))
+    });
+    for (n, f) in [
+        ("lecun_normal", init::lecun_normal as fn(_, &[usize]) -> _),
+        ("lecun_uniform", init::lecun_uniform),
+        ("glorot_normal", init::glorot_normal),
+        ("glorot_uniform", init::glorot_uniform),
+        ("xavier_normal", init::xavier_normal),
+        ("xavier_uniform", init::xavier_uniform),
+        ("he_normal", init::he_normal),
+        ("he_uniform", init::he_uniform),
+        ("kaiming_normal", init::kaiming_normal),
+        ("kaiming_uniform", init::kaiming_uniform),
+    ] {
+        b.func(n, move |_, _| Ok(initializer(n, std::rc::Rc::new(f))));
+    }
+    b.func("normal", |_, a| {
+        let s = num(&a, 0, "stddev", 1e-2)? as f32;
+        Ok(initializer(
+            "normal",
+            std::rc::Rc::new(move |k, sh| init::normal(k, sh, s)),
+        ))
+    });
+    b.func("uniform", |_, a| {
+        let s = num(&a, 0, "scale", 1e-2)? as f32;
+        Ok(initializer(
+            "uniform",
+            std::rc::Rc::new(move |k, sh| init::uniform(k, sh, s)),
+        ))
+    });
+    b.func("truncated_normal", |_, a| {
+        let s = num(&a, 0, "stddev", 1e-2)? as f32;
+        Ok(initializer(
+            "truncated_normal",
+            std::rc::Rc::new(move |k, sh| init::truncated_normal(k, sh, s)),
+        ))
+    });
+    b.func("variance_scaling", |_, a| {
+        let scale = num(&a, 0, "scale", 1.0)?;
+        let mode = super::super::format::str_of(&a.req(Some(1), "mode", "variance_scaling")?);
+        let distribution =
+            super::super::format::str_of(&a.req(Some(2), "distribution", "variance_scaling")?);
+        init::FanMode::parse(&mode)?;
+        init::Distribution::parse(&distribution)?;
+        Ok(initializer(
+            "variance_scaling",
+            std::rc::Rc::new(move |k, sh| {
+                init::variance_scaling(k, sh, scale, &mode, &distribution)
+            }),
+        ))
+    });
+    b.build()
+}

@@ -1,0 +1,644 @@
+//! `jax.random`: PRNG keys and the samplers of `crate::random`, with the
+//! arguments JAX's functions take.
+//!
+//! A key object is an instance of the class `PRNGKeyArray` holding the raw
+//! Threefry words of a batch of keys. Legacy keys (`jax.random.PRNGKey`) act
+//! as `uint32` arrays whose last axis holds the two words; typed keys
+//! (`jax.random.key`) have the batch shape only and print as JAX prints
+//! `key<fry>` arrays.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::array::{Array, DType};
+use crate::error::Result;
+use crate::random::{self as rnd, distributions as dist, Key};
+use crate::trace::Value;
+use crate::{bail, err};
+
+use super::super::array::{array_getitem, to_value};
+use super::super::builtins::to_int;
+use super::super::interp::Interp;
+use super::super::ops::iterate;
+use super::super::value::{Args, Class, Instance, Obj};
+use super::Builder;
+
+/// A batch of keys.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    /// The keys, row-major over `batch`.
+    pub keys: Vec<Key>,
+    /// The batch shape (empty for a single key).
+    pub batch: Vec<usize>,
+    /// A typed key (`jax.random.key`) rather than raw `uint32` data.
+    pub typed: bool,
+}
+
+const CLASS: &str = "PRNGKeyArray";
+
+thread_local! {
+    static KEY_CLASS: RefCell<Option<Rc<Class>>> = const { RefCell::new(None) };
+}
+
+fn key_class() -> Rc<Class> {
+    KEY_CLASS.with(|c| {
+        c.borrow_mut()
+            .get_or_insert_with(|| {
+                Rc::new(Class {
+                    name: CLASS.into(),
+                    bases: vec![],
+                    attrs: RefCell::new(vec![(
+                        "__getitem__".into(),
+                        Obj::native("PRNGKeyArray.__getitem__", |_, a| {
+                            let me = a.req(Some(0), "self", "__getitem__")?;
+                            let idx = a.req(Some(1), "key", "__getitem__")?;
+                            let keys =
+                                keys_of(&me).ok_or_else(|| err!(TypeError, "not a key array"))?;
+                            key_getitem(&keys, &idx)
+                        }),
+                    )]),
+                })
+            })
+            .clone()
+    })
+}
+
+fn shape_obj(shape: &[usize]) -> Obj {
+    Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect())
+}
+
+/// The key object for `keys`.
+pub fn key_obj(keys: Keys) -> Result<Obj> {
+    let mut bits_shape = keys.batch.clone();
+    bits_shape.push(2);
+    let words: Vec<i32> = keys
+        .keys
+        .iter()
+        .flat_map(|k| [k.0[0] as i32, k.0[1] as i32])
+        .collect();
+    let bits = Array::from_i32(&bits_shape, words)?;
+    let shape = if keys.typed {
+        keys.batch.clone()
+    } else {
+        bits_shape
+    };
+    let attrs = vec![
+        ("_bits".to_string(), Obj::Array(Value::Concrete(bits))),
+        ("_typed".to_string(), Obj::Bool(keys.typed)),
+        ("shape".to_string(), shape_obj(&shape)),
+        ("ndim".to_string(), Obj::Int(shape.len() as i64)),
+        (
+            "size".to_string(),
+            Obj::Int(shape.iter().product::<usize>() as i64),
+        ),
+        (
+            "dtype".to_string(),
+            Obj::str(if keys.typed { "key<fry>" } else { "uint32" }),
+        ),
+    ];
+    Ok(Obj::Instance(Rc::new(Instance {
+        class: key_class(),
+        attrs: RefCell::new(attrs),
+    })))
+}
+
+/// A single legacy or typed key object.
+pub fn one_key(k: Key, typed: bool) -> Result<Obj> {
+    key_obj(Keys {
+        keys: vec![k],
+        batch: vec![],
+        typed,
+    })
+}
+
+fn attr(i: &Instance, name: &str) -> Option<Obj> {
+    i.attrs
+        .borrow()
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+}
+
+fn instance_keys(i: &Instance) -> Option<Keys> {
+    if i.class.name != CLASS {
+        return None;
+    }
+    let Some(Obj::Array(Value::Concrete(bits))) = attr(i, "_bits") else {
+        return None;
+    };
+    let typed = matches!(attr(i, "_typed"), Some(Obj::Bool(true)));
+    let words = bits.i32_data().ok()?;
+    let shape = bits.shape();
+    let batch = shape[..shape.len().saturating_sub(1)].to_vec();
+    let keys = words
+        .chunks(2)
+        .map(|c| Key([c[0] as u32, c[1] as u32]))
+        .collect();
+    Some(Keys { keys, batch, typed })
+}
+
+/// The keys an object holds: a key object, or raw key data given as an
+/// integer array whose last axis has length 2.
+pub fn keys_of(o: &Obj) -> Option<Keys> {
+    match o {
+        Obj::Instance(i) => instance_keys(i),
+        Obj::Array(Value::Concrete(a)) if a.dtype() == DType::I32 => {
+            let shape = a.shape();
+            if shape.last() != Some(&2) {
+                return None;
+            }
+            let words = a.i32_data().ok()?;
+            Some(Keys {
+                keys: words
+                    .chunks(2)
+                    .map(|c| Key([c[0] as u32, c[1] as u32]))
+                    .collect(),
+                batch: shape[..shape.len() - 1].to_vec(),
+                typed: false,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The single key a sampler was given, or JAX's error.
+pub fn single_key(o: &Obj, func: &str) -> Result<Key> {
+    let Some(k) = keys_of(o) else {
+        if let Obj::Array(Value::Traced(_)) = o {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.random.{func} with a traced key"
+            );
+        }
+        bail!(
+            TypeError,
+            "{func} requires a PRNG key, got {}",
+            super::super::format::repr_of(o)
+        );
+    };
+    if !k.batch.is_empty() {
+        let mut shape = k.batch.clone();
+        if !k.typed {
+            shape.push(2);
+        }
+        bail!(
+            ValueError,
+            "{func} accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
+            super::super::format::repr_of(&shape_obj(&shape))
+        );
+    }
+    Ok(k.keys[0])
+}
+
+fn key_getitem(keys: &Keys, idx: &Obj) -> Result<Obj> {
+    let n = keys.keys.len();
+    let positions = Value::Concrete(Array::from_i32(
+        &keys.batch,
+        (0..n as i32).collect::<Vec<_>>(),
+    )?);
+    let consumed = match idx {
+        Obj::Tuple(t) => t
+            .iter()
+            .filter(|o| !matches!(o, Obj::None | Obj::Ellipsis))
+            .count(),
+        Obj::None | Obj::Ellipsis => 0,
+        _ => 1,
+    };
+    if consumed > keys.batch.len() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: indexing the words of a PRNG key"
+        );
+    }
+    let picked = array_getitem(&positions, idx)?;
+    let picked = picked.concrete("key indexing")?.clone();
+    let sel: Vec<Key> = picked
+        .i32_data()?
+        .iter()
+        .map(|&p| keys.keys[p as usize])
+        .collect();
+    key_obj(Keys {
+        keys: sel,
+        batch: picked.shape().to_vec(),
+        typed: keys.typed,
+    })
+}
+
+/// Iterating a batch of keys gives its rows.
+pub fn key_items(i: &Instance) -> Option<Result<Vec<Obj>>> {
+    let keys = instance_keys(i)?;
+    if keys.batch.is_empty() {
+        if keys.typed {
+            return Some(Err(err!(TypeError, "iteration over a 0-d key array")));
+        }
+        return Some(Err(err!(
+            NotImplementedError,
+            "not supported by shardlab yet: iterating over the words of a PRNG key"
+        )));
+    }
+    let n = keys.batch[0];
+    Some(
+        (0..n)
+            .map(|r| key_getitem(&keys, &Obj::Int(r as i64)))
+            .collect(),
+    )
+}
+
+/// NumPy's layout of an integer array: right-aligned to a common width, rows
+/// wrapped at 75 columns, nested brackets indented under `indent` columns.
+fn format_ints(vals: &[u64], shape: &[usize], sep: &str, indent: usize) -> String {
+    let width = vals.iter().map(|v| v.to_string().len()).max().unwrap_or(1);
+    fn rec(
+        vals: &[u64],
+        shape: &[usize],
+        sep: &str,
+        indent: usize,
+        depth: usize,
+        width: usize,
+        closing: usize,
+    ) -> String {
+        if shape.is_empty() {
+            return format!("{:>width$}", vals.first().copied().unwrap_or(0));
+        }
+        let n = shape[0];
+        let inner: usize = shape[1..].iter().product();
+        let mut s = String::from("[");
+        if shape.len() == 1 {
+            let hang = " ".repeat(indent + depth + 1);
+            let mut line = String::new();
+            let start = indent + depth + 1;
+            for (i, v) in vals.iter().enumerate().take(n) {
+                let word = format!("{v:>width$}");
+                let limit = if i + 1 == n {
+                    75usize.saturating_sub(closing + 1)
+                } else {
+                    75
+                };
+                let cur = if line.is_empty() { start } else { line.len() };
+                if cur + word.len() > limit && !line.trim().is_empty() {
+                    s.push_str(line.trim_end());
+                    s.push('\n');
+                    line = hang.clone();
+                }
+                if line.is_empty() {
+                    line = " ".repeat(start);
+                }
+                line.push_str(&word);
+                if i + 1 < n {
+                    line.push_str(sep);
+                }
+            }
+            s.push_str(&line[start.min(line.len())..]);
+            s.push(']');
+            return s;
+        }
+        let gap = format!(
+            "{}{}{}",
+            sep.trim_end(),
+            "\n".repeat(shape.len() - 1),
+            " ".repeat(indent + depth + 1)
+        );
+        for i in 0..n {
+            if i > 0 {
+                s.push_str(&gap);
+            }
+            let last = if i + 1 == n { closing + 1 } else { 0 };
+            s.push_str(&rec(
+                &vals[i * inner..(i + 1) * inner],
+                &shape[1..],
+                sep,
+                indent,
+                depth + 1,
+                width,
+                last,
+            ));
+        }
+        s.push(']');
+        s
+    }
+    rec(vals, shape, sep, indent, 0, width, 0)
+}
+
+fn words(keys: &Keys) -> (Vec<u64>, Vec<usize>) {
+    let mut shape = keys.batch.clone();
+    shape.push(2);
+    let vals = keys
+        .keys
+        .iter()
+        .flat_map(|k| [k.0[0] as u64, k.0[1] as u64])
+        .collect();
+    (vals, shape)
+}
+
+/// `repr(key)`.
+pub fn key_repr(i: &Instance) -> Option<String> {
+    let keys = instance_keys(i)?;
+    let (vals, shape) = words(&keys);
+    if keys.typed {
+        return Some(format!(
+            "Array({}, dtype=key<fry>) overlaying:\n{}",
+            super::super::format::repr_of(&shape_obj(&keys.batch)),
+            format_ints(&vals, &shape, " ", 0)
+        ));
+    }
+    Some(format!(
+        "Array({}, dtype=uint32)",
+        format_ints(&vals, &shape, ", ", 6)
+    ))
+}
+
+/// `str(key)`.
+pub fn key_str(i: &Instance) -> Option<String> {
+    let keys = instance_keys(i)?;
+    if keys.typed {
+        return key_repr(i);
+    }
+    let (vals, shape) = words(&keys);
+    Some(format_ints(&vals, &shape, " ", 0))
+}
+
+fn shape_arg(o: Option<Obj>) -> Result<Vec<usize>> {
+    let Some(o) = o else { return Ok(vec![]) };
+    let dims: Vec<i64> = match &o {
+        Obj::None => return Ok(vec![]),
+        Obj::Tuple(_) | Obj::List(_) => iterate(&o)?.iter().map(to_int).collect::<Result<_>>()?,
+        other => vec![to_int(other)?],
+    };
+    if let Some(d) = dims.iter().find(|&&d| d < 0) {
+        bail!(ValueError, "negative dimensions are not allowed, got {d}");
+    }
+    let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+    super::super::array::check_size(shape.iter().product())?;
+    Ok(shape)
+}
+
+fn float_dtype(a: &Args, index: usize, func: &str) -> Result<()> {
+    if let Some(d) = a.opt(Some(index), "dtype") {
+        if super::numpy::dtype_of(&d)? != DType::F32 {
+            bail!(
+                ValueError,
+                "dtype argument to `{func}` must be a float dtype, got {}",
+                super::super::format::str_of(&d)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A scalar argument (a Python number or a 0-d concrete array).
+fn scalar(o: &Obj, what: &str) -> Result<f64> {
+    match o {
+        Obj::Array(Value::Concrete(a)) if a.size() == 1 => Ok(a.get_f64(0)),
+        Obj::Array(_) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.random with a non-scalar or traced {what}"
+        ),
+        o => o
+            .as_number()
+            .ok_or_else(|| err!(TypeError, "{what} must be a number, got {}", o.type_name())),
+    }
+}
+
+fn arr(a: Array) -> Obj {
+    Obj::Array(Value::Concrete(a))
+}
+
+fn split(_: &mut Interp, a: Args) -> Result<Obj> {
+    let k = a.req(Some(0), "key", "split")?;
+    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
+    let key = single_key(&k, "split")?;
+    let shape = match a.get(Some(1), "num") {
+        None => vec![2],
+        Some(o) => shape_arg(Some(o))?,
+    };
+    let n: usize = shape.iter().product();
+    key_obj(Keys {
+        keys: key.split(n)?,
+        batch: shape,
+        typed,
+    })
+}
+
+fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
+    let k = a.req(Some(0), "key", "fold_in")?;
+    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
+    let key = single_key(&k, "fold_in")?;
+    let data = scalar(&a.req(Some(1), "data", "fold_in")?, "data")?;
+    one_key(key.fold_in(data as i64 as u32), typed)
+}
+
+fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
+    let k = a.req(Some(0), "keys", "key_data")?;
+    let mut keys = keys_of(&k).ok_or_else(|| {
+        err!(
+            TypeError,
+            "key_data requires a PRNG key array, got {}",
+            k.type_name()
+        )
+    })?;
+    keys.typed = false;
+    key_obj(keys)
+}
+
+fn wrap_key_data(_: &mut Interp, a: Args) -> Result<Obj> {
+    let k = a.req(Some(0), "key_bits_array", "wrap_key_data")?;
+    let mut keys = keys_of(&k).ok_or_else(|| {
+        err!(
+            TypeError,
+            "wrap_key_data requires uint32 data with a trailing axis of 2"
+        )
+    })?;
+    keys.typed = true;
+    key_obj(keys)
+}
+
+fn seed_of(a: &Args, func: &str) -> Result<i64> {
+    let s = a.req(Some(0), "seed", func)?;
+    match &s {
+        Obj::Int(i) => Ok(*i),
+        Obj::Bool(b) => Ok(*b as i64),
+        Obj::Array(Value::Concrete(x)) if x.size() == 1 && x.dtype() != DType::F32 => {
+            Ok(x.get_f64(0) as i64)
+        }
+        Obj::Array(Value::Traced(_)) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {func} with a traced seed"
+        ),
+        o => bail!(
+            TypeError,
+            "{func} seed must be an integer, got {}",
+            o.type_name()
+        ),
+    }
+}
+
+fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(&a.req(Some(0), "key", "normal")?, "normal")?;
+    let shape = shape_arg(a.get(Some(1), "shape"))?;
+    float_dtype(&a, 2, "normal")?;
+    Ok(arr(dist::normal(key, &shape)?))
+}
+
+fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(&a.req(Some(0), "key", "uniform")?, "uniform")?;
+    let shape = shape_arg(a.get(Some(1), "shape"))?;
+    float_dtype(&a, 2, "uniform")?;
+    let lo = match a.get(Some(3), "minval") {
+        Some(o) => scalar(&o, "minval")?,
+        None => 0.0,
+    };
+    let hi = match a.get(Some(4), "maxval") {
+        Some(o) => scalar(&o, "maxval")?,
+        None => 1.0,
+    };
+    Ok(arr(dist::uniform(key, &shape, lo as f32, hi as f32)?))
+}
+
+fn truncated_normal(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(
+        &a.req(Some(0), "key", "truncated_normal")?,
+        "truncated_normal",
+    )?;
+    let lower = scalar(&a.req(Some(1), "lower", "truncated_normal")?, "lower")?;
+    let upper = scalar(&a.req(Some(2), "upper", "truncated_normal")?, "upper")?;
+    let shape = shape_arg(a.get(Some(3), "shape"))?;
+    float_dtype(&a, 4, "truncated_normal")?;
+    Ok(arr(dist::truncated_normal(
+        key,
+        lower as f32,
+        upper as f32,
+        &shape,
+    )?))
+}
+
+fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(&a.req(Some(0), "key", "bernoulli")?, "bernoulli")?;
+    let p = match a.get(Some(1), "p") {
+        Some(o) => scalar(&o, "p")?,
+        None => 0.5,
+    };
+    let shape = shape_arg(a.get(Some(2), "shape"))?;
+    Ok(arr(dist::bernoulli(key, p as f32, &shape)?))
+}
+
+fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(&a.req(Some(0), "key", "randint")?, "randint")?;
+    let shape = shape_arg(Some(a.req(Some(1), "shape", "randint")?))?;
+    let lo = scalar(&a.req(Some(2), "minval", "randint")?, "minval")?;
+    let hi = scalar(&a.req(Some(3), "maxval", "randint")?, "maxval")?;
+    if let Some(d) = a.opt(Some(4), "dtype") {
+        if super::numpy::dtype_of(&d)? != DType::I32 {
+            bail!(
+                ValueError,
+                "dtype argument to `randint` must be an int dtype, got {}",
+                super::super::format::str_of(&d)
+            );
+        }
+    }
+    let clamp = |v: f64| v.clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+    // JAX clips the bounds to the dtype's range; a maxval beyond it still
+    // allows the largest value.
+    let (lo, hi) = (clamp(lo), hi);
+    if hi > i32::MAX as f64 {
+        let span_top = i32::MAX;
+        let r = dist::randint(key, &shape, lo, span_top)?;
+        return Ok(arr(r));
+    }
+    Ok(arr(dist::randint(key, &shape, lo, clamp(hi))?))
+}
+
+fn permutation(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(&a.req(Some(0), "key", "permutation")?, "permutation")?;
+    let x = a.req(Some(1), "x", "permutation")?;
+    if let Some(ax) = a.opt(Some(2), "axis") {
+        if to_int(&ax)? != 0 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.random.permutation with axis != 0"
+            );
+        }
+    }
+    match &x {
+        Obj::Int(n) => {
+            if *n < 0 {
+                return Ok(arr(Array::from_i32(&[0], vec![])?));
+            }
+            Ok(arr(dist::permutation(key, *n as usize)?))
+        }
+        other => {
+            let v = to_value(other)?;
+            let c = v.concrete("jax.random.permutation")?;
+            Ok(arr(dist::permutation_array(key, c)?))
+        }
+    }
+}
+
+fn choice(_: &mut Interp, a: Args) -> Result<Obj> {
+    let key = single_key(&a.req(Some(0), "key", "choice")?, "choice")?;
+    let x = a.req(Some(1), "a", "choice")?;
+    let shape = shape_arg(a.get(Some(2), "shape"))?;
+    let replace = match a.get(Some(3), "replace") {
+        Some(o) => super::super::ops::truthy(&o, "replace")?,
+        None => true,
+    };
+    if a.opt(Some(4), "p").is_some() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.random.choice with p"
+        );
+    }
+    match &x {
+        Obj::Int(n) => {
+            if *n < 0 {
+                bail!(
+                    ValueError,
+                    "a must be a positive integer or at least 1-dimensional"
+                );
+            }
+            Ok(arr(dist::choice(key, *n as usize, &shape, replace)?))
+        }
+        other => {
+            let v = to_value(other)?;
+            let c = v.concrete("jax.random.choice")?;
+            Ok(arr(dist::choice_array(key, c, &shape, replace)?))
+        }
+    }
+}
+
+/// The `jax.random` module.
+pub fn module() -> Obj {
+    let mut b = Builder::new("jax.random");
+    b.func("PRNGKey", |_, a| {
+        one_key(Key::from_seed(seed_of(&a, "PRNGKey")?), false)
+    });
+    b.func("key", |_, a| {
+        one_key(Key::from_seed(seed_of(&a, "key")?), true)
+    });
+    b.func("key_data", key_data);
+    b.func("wrap_key_data", wrap_key_data);
+    b.func("split", split);
+    b.func("fold_in", fold_in);
+    b.func("normal", normal);
+    b.func("uniform", uniform);
+    b.func("truncated_normal", truncated_normal);
+    b.func("bernoulli", bernoulli);
+    b.func("randint", randint);
+    b.func("permutation", permutation);
+    b.func("choice", choice);
+    b.func("bits", |_, a| {
+        let key = single_key(&a.req(Some(0), "key", "bits")?, "bits")?;
+        let shape = shape_arg(a.get(Some(1), "shape"))?;
+        let words = rnd::random_bits(key, &shape)?;
+        if words.iter().any(|&w| w > i32::MAX as u32) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: uint32 arrays from jax.random.bits"
+            );
+        }
+        Ok(arr(Array::from_i32(
+            &shape,
+            words.into_iter().map(|w| w as i32).collect(),
+        )?))
+    });
+    b.build()
+}
