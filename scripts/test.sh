@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test of shardlab: formatting, lints, and the test suite.
-# Installs what is missing first (see setup.sh).
+# Runs every test of shardlab: formatting, lints, the native test suite, and
+# the WebAssembly tests in Node and headless Chromium. Installs what is
+# missing first (see setup.sh and setup-web.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -12,8 +16,9 @@ step "cargo clippy (warnings are errors)"
 cargo clippy --all-targets --quiet -- -D warnings
 
 step "cargo test"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-cargo test 2>&1 | tee "$log"
+cargo test 2>&1 | tee -a "$log"
+
+bash scripts/test-web.sh 2>&1 | tee -a "$log"
+
 # One closing line for the whole run (cargo prints one per test binary).
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
