@@ -1,0 +1,630 @@
+//! `flax.linen`: Module subclasses with `@nn.compact` or `setup`, Dense,
+//! init/apply and the rng and parameter plumbing of a module path.
+
+use super::*;
+
+// ----------------------------------------------------------------- linen
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Init,
+    Apply,
+}
+
+struct Frame {
+    path: Vec<String>,
+    in_setup: bool,
+}
+
+struct Run {
+    mode: Mode,
+    root: Rc<Instance>,
+    /// `{'params': {...}, ...}`.
+    variables: Rc<RefCell<Dict>>,
+    rngs: Vec<(String, Key, bool)>,
+    counters: HashMap<(Vec<String>, String), u32>,
+    cursors: HashMap<Vec<String>, HashMap<String, u32>>,
+    setup_done: Vec<*const Instance>,
+    frames: Vec<Frame>,
+}
+
+thread_local! {
+    static RUNS: RefCell<Vec<Run>> = const { RefCell::new(Vec::new()) };
+}
+
+fn with_run<T>(f: impl FnOnce(&mut Run) -> Result<T>) -> Result<T> {
+    RUNS.with(|r| {
+        let mut r = r.borrow_mut();
+        match r.last_mut() {
+            Some(run) => f(run),
+            None => bail!(
+                AttributeError,
+                "Can't access variables on unbound modules: call the module through init or apply"
+            ),
+        }
+    })
+}
+
+fn in_run() -> bool {
+    RUNS.with(|r| !r.borrow().is_empty())
+}
+
+fn module_path(me: &Rc<Instance>) -> Result<Vec<String>> {
+    let root = RUNS.with(|r| r.borrow().last().map(|run| run.root.clone()));
+    if let Some(root) = root {
+        if Rc::ptr_eq(&root, me) {
+            return Ok(vec![]);
+        }
+    }
+    match iattr(me, "_linen_path") {
+        Some(Obj::Tuple(t)) => Ok(t.iter().map(str_of).collect()),
+        _ => bail!(
+            AttributeError,
+            "Can't call methods of an unbound module {}: call it through init or apply, or inside a parent module",
+            me.class.name
+        ),
+    }
+}
+
+/// The fields of a linen module class: annotated names, bases first.
+fn fields(c: &Rc<Class>) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for b in &c.bases {
+        for f in fields(b) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    if let Some((_, Obj::Dict(d))) = c
+        .attrs
+        .borrow()
+        .iter()
+        .find(|(k, _)| k == "__annotations__")
+    {
+        for (k, _) in d.borrow().items.iter() {
+            let k = str_of(k);
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+fn wrap_methods(c: &Rc<Class>) {
+    if c.attrs
+        .borrow()
+        .iter()
+        .any(|(k, _)| k == "__linen_wrapped__")
+    {
+        return;
+    }
+    for b in &c.bases {
+        wrap_methods(b);
+    }
+    let mut attrs = c.attrs.borrow_mut();
+    for (name, v) in attrs.iter_mut() {
+        let Obj::Func(f) = v else { continue };
+        if name == "setup" || (name.starts_with("__") && name != "__call__") {
+            continue;
+        }
+        let func = Obj::Func(f.clone());
+        let label = format!("{}.{name}", c.name);
+        *v = Obj::native(label, move |i, a| {
+            let me = self_arg(&a, "method")?;
+            call_in_scope(i, &me, &func, a)
+        });
+    }
+    attrs.push(("__linen_wrapped__".into(), Obj::Bool(true)));
+}
+
+fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<()> {
+    let Some(setup) = me.class.lookup("setup") else {
+        return Ok(());
+    };
+    let ptr = Rc::as_ptr(me);
+    let done = with_run(|run| Ok(run.setup_done.contains(&ptr)))?;
+    if done {
+        return Ok(());
+    }
+    with_run(|run| {
+        run.setup_done.push(ptr);
+        run.frames.push(Frame {
+            path: path.to_vec(),
+            in_setup: true,
+        });
+        Ok(())
+    })?;
+    let r = interp.call(&setup, Args::new(vec![Obj::Instance(me.clone())]));
+    with_run(|run| {
+        run.frames.pop();
+        Ok(())
+    })?;
+    r?;
+    // Submodules assigned in setup take their attribute names.
+    let attrs = me.attrs.borrow().clone();
+    for (name, v) in attrs {
+        let name_sub = |o: &Obj, n: String| {
+            if let Obj::Instance(s) = o {
+                if marked(s, "__linen_module__")
+                    && matches!(iattr(s, "_linen_path"), Some(Obj::None))
+                {
+                    let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
+                    p.push(Obj::str(&n));
+                    set_iattr(s, "_linen_path", Obj::tuple(p));
+                    set_iattr(s, "name", Obj::str(&n));
+                }
+            }
+        };
+        match &v {
+            Obj::List(_) | Obj::Tuple(_) => {
+                for (k, o) in iterate(&v)?.iter().enumerate() {
+                    name_sub(o, format!("{name}_{k}"));
+                }
+            }
+            o => name_sub(o, name.clone()),
+        }
+    }
+    Ok(())
+}
+
+fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Result<Obj> {
+    if !in_run() {
+        bail!(
+            AttributeError,
+            "Can't call compact methods on unbound modules: use {}.init or .apply",
+            me.class.name
+        );
+    }
+    let path = module_path(me)?;
+    run_setup(interp, me, &path)?;
+    with_run(|run| {
+        run.frames.push(Frame {
+            path: path.clone(),
+            in_setup: false,
+        });
+        Ok(())
+    })?;
+    let r = interp.call(f, a);
+    with_run(|run| {
+        run.frames.pop();
+        Ok(())
+    })?;
+    r
+}
+
+fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Module.__init__")?;
+    let _ = interp;
+    wrap_methods(&me.class);
+    let names = fields(&me.class);
+    let mut given: Vec<(String, Obj)> = vec![];
+    if a.pos.len() - 1 > names.len() {
+        bail!(
+            TypeError,
+            "{}.__init__() takes {} positional arguments but {} were given",
+            me.class.name,
+            names.len() + 1,
+            a.pos.len()
+        );
+    }
+    for (n, v) in names.iter().zip(&a.pos[1..]) {
+        given.push((n.clone(), v.clone()));
+    }
+    let mut explicit_name = None;
+    let mut explicit_parent = None;
+    for (k, v) in &a.kw {
+        if k == "name" {
+            explicit_name = Some(v.clone());
+        } else if k == "parent" {
+            explicit_parent = Some(v.clone());
+        } else if names.contains(k) {
+            if given.iter().any(|(g, _)| g == k) {
+                bail!(
+                    TypeError,
+                    "{}.__init__() got multiple values for argument '{k}'",
+                    me.class.name
+                );
+            }
+            given.push((k.clone(), v.clone()));
+        } else {
+            bail!(
+                TypeError,
+                "{}.__init__() got an unexpected keyword argument '{k}'",
+                me.class.name
+            );
+        }
+    }
+    for n in &names {
+        let v = match given.iter().find(|(g, _)| g == n) {
+            Some((_, v)) => v.clone(),
+            None => match me.class.lookup(n) {
+                Some(d) => d,
+                None => bail!(
+                    TypeError,
+                    "{}.__init__() missing 1 required positional argument: '{n}'",
+                    me.class.name
+                ),
+            },
+        };
+        set_iattr(&me, n, v);
+    }
+    // Bind to the module whose method is running, as Flax does.
+    let parent_frame = if matches!(explicit_parent, Some(Obj::None)) {
+        None
+    } else {
+        RUNS.with(|r| {
+            r.borrow()
+                .last()
+                .and_then(|run| run.frames.last().map(|f| (f.path.clone(), f.in_setup)))
+        })
+    };
+    match parent_frame {
+        None => {
+            set_iattr(&me, "name", explicit_name.unwrap_or(Obj::None));
+        }
+        Some((path, in_setup)) => {
+            let name = match explicit_name {
+                Some(Obj::Str(s)) => Some(s.to_string()),
+                _ if in_setup => None,
+                _ => Some(with_run(|run| {
+                    let cur = run.cursors.entry(path.clone()).or_default();
+                    let n = cur.entry(me.class.name.clone()).or_insert(0);
+                    let name = format!("{}_{}", me.class.name, n);
+                    *n += 1;
+                    Ok(name)
+                })?),
+            };
+            match name {
+                Some(n) => {
+                    let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
+                    p.push(Obj::str(&n));
+                    set_iattr(&me, "_linen_path", Obj::tuple(p));
+                    set_iattr(&me, "name", Obj::str(n));
+                }
+                None => {
+                    set_iattr(&me, "_linen_path", Obj::None);
+                    set_iattr(&me, "name", Obj::None);
+                }
+            }
+        }
+    }
+    Ok(Obj::None)
+}
+
+fn nested_get(d: &Rc<RefCell<Dict>>, path: &[String]) -> Option<Rc<RefCell<Dict>>> {
+    let mut cur = d.clone();
+    for p in path {
+        let next = match cur.borrow().get(&Obj::str(p)) {
+            Some(Obj::Dict(n)) => n,
+            _ => return None,
+        };
+        cur = next;
+    }
+    Some(cur)
+}
+
+fn nested_make(d: &Rc<RefCell<Dict>>, path: &[String]) -> Rc<RefCell<Dict>> {
+    let mut cur = d.clone();
+    for p in path {
+        let existing = cur.borrow().get(&Obj::str(p));
+        let next = match existing {
+            Some(Obj::Dict(n)) => n,
+            _ => {
+                let n = Rc::new(RefCell::new(Dict::default()));
+                cur.borrow_mut().set(Obj::str(p), Obj::Dict(n.clone()));
+                n
+            }
+        };
+        cur = next;
+    }
+    cur
+}
+
+fn make_rng(path: &[String], collection: &str) -> Result<Obj> {
+    let (key, typed) = with_run(|run| {
+        let Some((_, root, typed)) = run.rngs.iter().find(|(n, _, _)| n == collection).cloned()
+        else {
+            bail!(
+                ValueError,
+                "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``. (no rng named \"{collection}\")"
+            );
+        };
+        let c = run
+            .counters
+            .entry((path.to_vec(), collection.to_string()))
+            .or_insert(0);
+        *c += 1;
+        let names: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+        Ok((linen_rng_key(root, &names, *c), typed))
+    })?;
+    one_key(key, typed)
+}
+
+fn param(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    name: &str,
+    init: &Obj,
+    rest: Vec<Obj>,
+) -> Result<Obj> {
+    let path = module_path(me)?;
+    let (mode, vars) = with_run(|run| Ok((run.mode, run.variables.clone())))?;
+    let mut full = vec!["params".to_string()];
+    full.extend(path.iter().cloned());
+    if let Some(d) = nested_get(&vars, &full) {
+        if let Some(v) = d.borrow().get(&Obj::str(name)) {
+            return Ok(v);
+        }
+    }
+    if mode == Mode::Apply {
+        bail!(
+            ValueError,
+            "Could not find parameter named \"{name}\" in scope \"/{}\".",
+            path.join("/")
+        );
+    }
+    let key = make_rng(&path, "params")?;
+    let mut args = vec![key];
+    args.extend(rest);
+    let v = interp.call(init, Args::new(args))?;
+    let d = nested_make(&vars, &full);
+    d.borrow_mut().set(Obj::str(name), v.clone());
+    Ok(v)
+}
+
+fn rngs_arg(o: &Obj) -> Result<Vec<(String, Key, bool)>> {
+    if let Obj::Dict(d) = o {
+        let mut out = vec![];
+        for (k, v) in d.borrow().items.iter() {
+            let ks = keys_of(v).ok_or_else(|| err!(TypeError, "rngs values must be PRNG keys"))?;
+            if !ks.batch.is_empty() {
+                bail!(ValueError, "rngs values must be single PRNG keys");
+            }
+            out.push((str_of(k), ks.keys[0], ks.typed));
+        }
+        return Ok(out);
+    }
+    let ks = keys_of(o).ok_or_else(|| {
+        err!(
+            TypeError,
+            "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``."
+        )
+    })?;
+    if !ks.batch.is_empty() {
+        bail!(
+            ValueError,
+            "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``."
+        );
+    }
+    Ok(vec![("params".into(), ks.keys[0], ks.typed)])
+}
+
+fn run_module(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    mode: Mode,
+    variables: Rc<RefCell<Dict>>,
+    rngs: Vec<(String, Key, bool)>,
+    a: &Args,
+) -> Result<Obj> {
+    let method = match a.opt(None, "method") {
+        None => me
+            .class
+            .lookup("__call__")
+            .ok_or_else(|| err!(AttributeError, "'{}' has no __call__", me.class.name))?,
+        Some(Obj::Str(s)) => me
+            .class
+            .lookup(&s)
+            .ok_or_else(|| err!(AttributeError, "'{}' has no method {s}", me.class.name))?,
+        Some(Obj::Method(m)) => m.1.clone(),
+        Some(other) => other,
+    };
+    let kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "method" | "rngs" | "mutable"))
+            .cloned()
+            .collect();
+    RUNS.with(|r| {
+        r.borrow_mut().push(Run {
+            mode,
+            root: me.clone(),
+            variables,
+            rngs,
+            counters: HashMap::new(),
+            cursors: HashMap::new(),
+            setup_done: vec![],
+            frames: vec![],
+        })
+    });
+    let mut pos = vec![Obj::Instance(me.clone())];
+    pos.extend(a.pos[2..].iter().cloned());
+    let r = interp.call(&method, Args { pos, kw });
+    RUNS.with(|r| r.borrow_mut().pop());
+    r
+}
+
+fn linen_init(interp: &mut Interp, a: Args, with_output: bool) -> Result<Obj> {
+    let me = self_arg(&a, "init")?;
+    let rngs = rngs_arg(&a.req(Some(1), "rngs", "init")?)?;
+    let vars = Rc::new(RefCell::new(Dict::default()));
+    let out = run_module(interp, &me, Mode::Init, vars.clone(), rngs, &a)?;
+    let v = Obj::Dict(vars);
+    Ok(if with_output {
+        Obj::tuple(vec![out, v])
+    } else {
+        v
+    })
+}
+
+fn deep_copy_dicts(o: &Obj) -> Obj {
+    match o {
+        Obj::Dict(d) => {
+            let mut n = Dict::default();
+            for (k, v) in d.borrow().items.iter() {
+                n.set(k.clone(), deep_copy_dicts(v));
+            }
+            Obj::Dict(Rc::new(RefCell::new(n)))
+        }
+        other => other.clone(),
+    }
+}
+
+fn linen_apply(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "apply")?;
+    let variables = a.req(Some(1), "variables", "apply")?;
+    let Obj::Dict(vars) = deep_copy_dicts(&variables) else {
+        bail!(
+            TypeError,
+            "apply expects the variables as a dict such as {{'params': ...}}, got {}",
+            variables.type_name()
+        );
+    };
+    let rngs = match a.opt(None, "rngs") {
+        Some(r) => rngs_arg(&r)?,
+        None => vec![],
+    };
+    if a.opt(None, "mutable")
+        .map(|m| truthy(&m, "mutable"))
+        .transpose()?
+        == Some(true)
+    {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: apply with mutable collections"
+        );
+    }
+    run_module(interp, &me, Mode::Apply, vars, rngs, &a)
+}
+
+fn dense_call(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Dense.__call__")?;
+    let x = to_value(&a.req(Some(1), "inputs", "Dense.__call__")?)?;
+    let features = to_int(&iattr(&me, "features").unwrap_or(Obj::None))?;
+    let use_bias = truthy(
+        &iattr(&me, "use_bias").unwrap_or(Obj::Bool(true)),
+        "use_bias",
+    )?;
+    if x.ndim() == 0 {
+        bail!(IndexError, "tuple index out of range");
+    }
+    let din = x.shape()[x.ndim() - 1] as i64;
+    let kinit = iattr(&me, "kernel_init").unwrap_or(Obj::None);
+    let binit = iattr(&me, "bias_init").unwrap_or(Obj::None);
+    let dt = Obj::DType(DType::F32);
+    let k = param(
+        interp,
+        &me,
+        "kernel",
+        &kinit,
+        vec![
+            Obj::tuple(vec![Obj::Int(din), Obj::Int(features)]),
+            dt.clone(),
+        ],
+    )?;
+    let b = if use_bias {
+        Some(param(
+            interp,
+            &me,
+            "bias",
+            &binit,
+            vec![Obj::tuple(vec![Obj::Int(features)]), dt],
+        )?)
+    } else {
+        None
+    };
+    let kv = to_value(&k)?;
+    let bv = b.map(|b| to_value(&b)).transpose()?;
+    Ok(Obj::Array(dense_apply(&x, &kv, bv.as_ref())?))
+}
+
+/// Builds `flax.linen`.
+pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
+    let inits = crate::python::modules::import(interp, "jax.nn.initializers")?;
+    let lecun = match &inits {
+        Obj::Module(m) => match m.get("lecun_normal") {
+            Some(f) => interp.call(&f, Args::default())?,
+            None => Obj::None,
+        },
+        _ => Obj::None,
+    };
+    let zeros = match &inits {
+        Obj::Module(m) => m.get("zeros").unwrap_or(Obj::None),
+        _ => Obj::None,
+    };
+    let t = Obj::Bool(true);
+    let module = new_class(
+        "Module",
+        vec![],
+        vec![
+            ("__linen_module__".into(), t.clone()),
+            ("__linen_wrapped__".into(), t.clone()),
+            (
+                "__init__".into(),
+                Obj::native("Module.__init__", linen_module_init),
+            ),
+            (
+                "init".into(),
+                Obj::native("Module.init", |i, a| linen_init(i, a, false)),
+            ),
+            (
+                "init_with_output".into(),
+                Obj::native("Module.init_with_output", |i, a| linen_init(i, a, true)),
+            ),
+            ("apply".into(), Obj::native("Module.apply", linen_apply)),
+            (
+                "param".into(),
+                Obj::native("Module.param", |i, a| {
+                    let me = self_arg(&a, "param")?;
+                    let name = str_of(&a.req(Some(1), "name", "param")?);
+                    let init = a.req(Some(2), "init_fn", "param")?;
+                    param(i, &me, &name, &init, a.pos[3.min(a.pos.len())..].to_vec())
+                }),
+            ),
+            (
+                "make_rng".into(),
+                Obj::native("Module.make_rng", |_, a| {
+                    let me = self_arg(&a, "make_rng")?;
+                    let name = a
+                        .get(Some(1), "name")
+                        .map(|o| str_of(&o))
+                        .unwrap_or_else(|| "params".into());
+                    make_rng(&module_path(&me)?, &name)
+                }),
+            ),
+            (
+                "is_initializing".into(),
+                Obj::native("Module.is_initializing", |_, _| {
+                    with_run(|run| Ok(Obj::Bool(run.mode == Mode::Init)))
+                }),
+            ),
+        ],
+    );
+    let mut ann = Dict::default();
+    for f in ["features", "use_bias", "kernel_init", "bias_init"] {
+        ann.set(Obj::str(f), Obj::None);
+    }
+    let dense = new_class(
+        "Dense",
+        vec![module.clone()],
+        vec![
+            ("__linen_wrapped__".into(), t.clone()),
+            (
+                "__annotations__".into(),
+                Obj::Dict(Rc::new(RefCell::new(ann))),
+            ),
+            ("use_bias".into(), Obj::Bool(true)),
+            ("kernel_init".into(), lecun),
+            ("bias_init".into(), zeros),
+            ("__call__".into(), Obj::native("Dense.__call__", dense_call)),
+        ],
+    );
+    let mut b = Builder::new("flax.linen");
+    b.attr("Module", Obj::Class(module))
+        .attr("Dense", Obj::Class(dense))
+        .attr("initializers", inits);
+    b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
+    crate::python::modules::nn::add_activations(&mut b);
+    Ok(b.build())
+}

@@ -1,0 +1,238 @@
+//! `flax.linen` and `flax.nnx` on top of the interpreter's classes.
+//!
+//! linen: `nn.Module` is a class whose `__init__` fills the dataclass fields
+//! declared by annotations. `init`/`apply` start a run that holds the
+//! variables, the rng roots and the per-scope rng counters; methods of user
+//! modules are wrapped (on first instantiation, as Flax does when a subclass
+//! is defined) so that each call runs inside the module's scope, which names
+//! submodules `Dense_0`, `Dense_1`, ... and draws parameter keys with
+//! `crate::random::flax::linen_rng_key`.
+//!
+//! nnx: modules are ordinary instances whose data attributes (variables,
+//! arrays, submodules) make them pytree nodes; `nnx.Param` and the other
+//! variables hold a `value`; `nnx.State` is a nested mapping of variables.
+//! `nnx.grad` differentiates with respect to the model's `Param`s by setting
+//! their values to the traced inputs for the duration of the call.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::array::DType;
+use crate::error::Result;
+use crate::random::flax::{linen_rng_key, Rngs};
+use crate::random::Key;
+use crate::trace::Value;
+use crate::{bail, err, ops as jops};
+
+use super::super::array::to_value;
+use super::super::builtins::to_int;
+use super::super::format::{repr_of, str_of};
+use super::super::interp::Interp;
+use super::super::ops::{iterate, truthy};
+use super::super::pytree::{flatten, leaf_values, unflatten, value_objs};
+use super::super::value::{Args, Class, Dict, Instance, Obj};
+use super::random::{keys_of, one_key};
+use super::Builder;
+
+// ---------------------------------------------------------------- helpers
+
+fn iattr(i: &Instance, name: &str) -> Option<Obj> {
+    i.attrs
+        .borrow()
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+}
+
+fn set_iattr(i: &Instance, name: &str, v: Obj) {
+    let mut attrs = i.attrs.borrow_mut();
+    if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == name) {
+        slot.1 = v;
+    } else {
+        attrs.push((name.to_string(), v));
+    }
+}
+
+fn marked(i: &Instance, marker: &str) -> bool {
+    matches!(i.class.lookup(marker), Some(Obj::Bool(true)))
+}
+
+fn new_class(name: &str, bases: Vec<Rc<Class>>, attrs: Vec<(String, Obj)>) -> Rc<Class> {
+    Rc::new(Class {
+        name: name.to_string(),
+        bases,
+        attrs: RefCell::new(attrs),
+    })
+}
+
+fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
+    Obj::Instance(Rc::new(Instance {
+        class: class.clone(),
+        attrs: RefCell::new(attrs),
+    }))
+}
+
+fn self_arg(a: &Args, func: &str) -> Result<Rc<Instance>> {
+    match a.pos.first() {
+        Some(Obj::Instance(i)) => Ok(i.clone()),
+        _ => bail!(TypeError, "{func}() needs a module instance as self"),
+    }
+}
+
+fn derives(k: &Rc<Class>, c: &Rc<Class>) -> bool {
+    Rc::ptr_eq(k, c) || k.bases.iter().any(|b| derives(b, c))
+}
+
+/// Orders keys as nnx does: integers (list positions) numerically, names
+/// alphabetically.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+fn indent(s: &str, by: usize) -> String {
+    let pad = " ".repeat(by);
+    s.lines()
+        .enumerate()
+        .map(|(k, l)| {
+            if k == 0 {
+                l.to_string()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ------------------------------------------------------ pytree and repr
+
+fn is_variable(i: &Instance) -> bool {
+    marked(i, "__nnx_variable__")
+}
+
+fn is_nnx_module(i: &Instance) -> bool {
+    marked(i, "__nnx_module__")
+}
+
+fn is_state(i: &Instance) -> bool {
+    marked(i, "__nnx_state__")
+}
+
+fn is_data(o: &Obj) -> bool {
+    match o {
+        Obj::Array(_) => true,
+        Obj::Instance(i) => super::pytree_children(i).is_some(),
+        Obj::List(l) => l.borrow().iter().any(is_data),
+        Obj::Tuple(t) => t.iter().any(is_data),
+        Obj::Dict(d) => d.borrow().items.iter().any(|(_, v)| is_data(v)),
+        _ => false,
+    }
+}
+
+/// Children of nnx modules (data attributes, sorted), variables (`value`)
+/// and states (their keys).
+pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
+    if is_variable(i) {
+        return Some(vec!["value".into()]);
+    }
+    if is_state(i) {
+        let mut names: Vec<String> = i.attrs.borrow().iter().map(|(k, _)| k.clone()).collect();
+        names.sort_by(|a, b| key_order(a, b));
+        return Some(names);
+    }
+    if is_nnx_module(i) {
+        let mut names: Vec<String> = i
+            .attrs
+            .borrow()
+            .iter()
+            .filter(|(k, v)| !k.starts_with("_nnx") && is_data(v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        names.sort_by(|a, b| key_order(a, b));
+        return Some(names);
+    }
+    None
+}
+
+/// The value of an `nnx.Variable`, for arithmetic on it.
+pub fn variable_value(i: &Instance) -> Option<Obj> {
+    if is_variable(i) {
+        iattr(i, "value")
+    } else {
+        None
+    }
+}
+
+fn variable_repr(i: &Instance) -> String {
+    let v = iattr(i, "value").unwrap_or(Obj::None);
+    let head = match &v {
+        Obj::Array(a) => {
+            let n: usize = a.shape().iter().product();
+            format!(
+                "{}( # {} ({} B)",
+                i.class.name,
+                fmt_count(n),
+                fmt_count(n * 4)
+            )
+        }
+        _ => format!("{}(", i.class.name),
+    };
+    format!("{head}\n  value={}\n)", indent(&repr_of(&v), 2))
+}
+
+fn fmt_count(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, ch) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn state_body(i: &Instance) -> String {
+    let mut items: Vec<(String, Obj)> = i.attrs.borrow().clone();
+    items.sort_by(|a, b| key_order(&a.0, &b.0));
+    if items.is_empty() {
+        return "{}".into();
+    }
+    let parts: Vec<String> = items
+        .iter()
+        .map(|(k, v)| {
+            let key = if k.parse::<u64>().is_ok() {
+                k.clone()
+            } else {
+                repr_of(&Obj::str(k))
+            };
+            let val = match v {
+                Obj::Instance(s) if is_state(s) => state_body(s),
+                other => repr_of(other),
+            };
+            format!("  {key}: {}", indent(&val, 2))
+        })
+        .collect();
+    format!("{{\n{}\n}}", parts.join(",\n"))
+}
+
+/// `repr` of variables and states.
+pub fn instance_repr(i: &Instance) -> Option<String> {
+    if is_variable(i) {
+        return Some(variable_repr(i));
+    }
+    if is_state(i) {
+        return Some(format!("State({})", state_body(i)));
+    }
+    None
+}
+
+pub mod linen;
+pub mod nnx;
+
+pub use linen::linen_module;
+pub use nnx::{dense_apply, nnx_module};
