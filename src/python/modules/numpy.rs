@@ -186,7 +186,7 @@ fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             Obj::Array(to_value(&x)?)
         };
-        let (x, y) = operand_pair(&x, &y)?;
+        let (x, y) = super::super::array::binary_operands(op, &x, &y)?;
         Ok(Obj::Array(jops::binary(op, &x, &y)?))
     }
 }
