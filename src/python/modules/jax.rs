@@ -562,6 +562,35 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     unflatten(&def, &outs)
 }
 
+/// `jax.device_put(x, sharding)`: arrays carry no placement here, so this
+/// only checks that a `NamedSharding` fits the array, as JAX does.
+fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "x", "device_put")?;
+    let target = a.opt(Some(1), "device");
+    if let (Obj::Array(v), Some(sh @ Obj::Sharding(ns))) = (&x, &target) {
+        let shape = v.shape();
+        let repr = super::super::format::repr_of(sh);
+        if let Err(e) = ns.spec.validate(&ns.mesh, shape.len()) {
+            let msg = if ns.spec.0.len() > shape.len() {
+                format!(
+                    "One of device_put args is incompatible with its sharding annotation {repr}: {}",
+                    e.message
+                )
+            } else {
+                e.message
+            };
+            return Err(crate::error::Error::new(e.kind, msg));
+        }
+        if let Err(e) = ns.spec.shard_shape(&ns.mesh, &shape) {
+            return Err(crate::error::Error::new(
+                e.kind,
+                format!("Sharding {repr}: {}", e.message),
+            ));
+        }
+    }
+    Ok(x)
+}
+
 fn devices(_: &mut Interp, _: Args) -> Result<Obj> {
     let n = crate::exec::config().devices;
     Ok(Obj::list((0..n).map(Obj::Device).collect()))
@@ -719,7 +748,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("make_jaxpr", make_jaxpr);
     b.func("eval_shape", eval_shape);
     b.func("make_mesh", super::sharding::make_mesh);
-    b.func("device_put", |_, a| a.req(Some(0), "x", "device_put"));
+    b.func("device_put", device_put);
     b.func("block_until_ready", |_, a| {
         a.req(Some(0), "x", "block_until_ready")
     });
