@@ -205,7 +205,7 @@ impl Pcg64 {
 }
 
 /// Where the ziggurat's tail starts.
-const ZIG_R: f64 = 3.6541528853610088;
+const ZIG_R: f64 = 3.654_152_885_361_009;
 /// The area of each of the 256 layers: `r f(r)` plus the tail beyond `r`.
 const ZIG_V: f64 = 0.004928673233974658;
 
