@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::array::{Array, DType};
+use crate::array::{Array, BinaryOp, DType};
 use crate::error::Result;
 use crate::trace::Value;
 use crate::{bail, ops as jops};
@@ -196,6 +196,45 @@ pub fn operand_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
         );
     }
     Ok((x, y))
+}
+
+/// The operands of the elementwise `op`. Operands of the same rank go to lax
+/// unchanged, which rejects shapes that do not broadcast with a TypeError
+/// naming the primitive; operands of different ranks are broadcast by jnp
+/// first, which raises the ValueError of [`operand_pair`].
+pub fn binary_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+    let (x, y) = weak_pair(a, b)?;
+    let (sx, sy) = (x.shape(), y.shape());
+    if sx.len() == sy.len() && crate::array::broadcast_shapes(&sx, &sy).is_err() {
+        use BinaryOp::*;
+        let prim = match op {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div | FloorDiv => "div",
+            Rem => "rem",
+            Pow => "pow",
+            Max => "max",
+            Min => "min",
+            Atan2 => "atan2",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+        };
+        bail!(
+            TypeError,
+            "{prim} got incompatible shapes for broadcasting: {}, {}.",
+            crate::ir::fmt_shape(&sx),
+            crate::ir::fmt_shape(&sy)
+        );
+    }
+    operand_pair(&Obj::Array(x), &Obj::Array(y))
 }
 
 /// `x[i]` along the first axis (for iteration).

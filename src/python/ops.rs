@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
-use super::array::{array_attr, array_getitem, array_setitem, operand_pair, to_value};
+use super::array::{array_attr, array_getitem, array_setitem, to_value};
 use super::format;
 use super::interp::Interp;
 use super::value::{key_eq, Args, Obj};
@@ -258,7 +258,7 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
             _ => BinaryOp::Ge,
         };
         if let (Some(x), Some(y)) = (operand_or_none(a), operand_or_none(b)) {
-            let (x, y) = operand_pair(&x, &y)?;
+            let (x, y) = super::array::binary_operands(bop, &x, &y)?;
             return Ok(Obj::Array(jops::binary(bop, &x, &y)?));
         }
     }
@@ -520,7 +520,6 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
         let (x, y) = super::array::weak_pair(a, b)?;
         return Ok(Obj::Array(jops::matmul(&x, &y)?));
     }
-    let (x, y) = operand_pair(a, b)?;
     let bop = match op {
         Operator::Add => BinaryOp::Add,
         Operator::Sub => BinaryOp::Sub,
@@ -532,7 +531,10 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
         Operator::BitAnd => BinaryOp::And,
         Operator::BitOr => BinaryOp::Or,
         Operator::BitXor => BinaryOp::Xor,
-        Operator::MatMult => return Ok(Obj::Array(jops::matmul(&x, &y)?)),
+        Operator::MatMult => {
+            let (x, y) = super::array::weak_pair(a, b)?;
+            return Ok(Obj::Array(jops::matmul(&x, &y)?));
+        }
         Operator::LShift | Operator::RShift => {
             bail!(
                 NotImplementedError,
@@ -540,6 +542,7 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
             )
         }
     };
+    let (x, y) = super::array::binary_operands(bop, a, b)?;
     Ok(Obj::Array(jops::binary(bop, &x, &y)?))
 }
 

@@ -519,6 +519,78 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
     }))
 }
 
+/// `jax.ShapeDtypeStruct(shape, dtype)`.
+fn shape_dtype_struct(shape: &[usize], dtype: crate::array::DType) -> Obj {
+    let mut b = Builder::new("jax.ShapeDtypeStruct");
+    b.attr(
+        "shape",
+        Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
+    )
+    .attr("dtype", Obj::DType(dtype))
+    .attr("ndim", Obj::Int(shape.len() as i64))
+    .attr("size", Obj::Int(shape.iter().product::<usize>() as i64));
+    b.build()
+}
+
+/// `jax.eval_shape(f, *args)`: traces `f` without running it and returns
+/// the shapes and dtypes of its outputs.
+fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "eval_shape")?;
+    let args = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
+    let (leaves, in_def) = flatten(&args);
+    let vals = leaf_values(&leaves)?;
+    let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
+    let out_def = RefCell::new(None);
+    let traced = {
+        let (f, in_def, out_def, kw) = (&f, &in_def, &out_def, &a.kw);
+        crate::trace::trace(&avals, FrameAxes::default(), |v: &[Value]| {
+            call_flat(i, f, in_def, kw, v, out_def)
+        })?
+    };
+    let outs: Vec<Obj> = traced
+        .jaxpr
+        .outvars
+        .iter()
+        .map(|o| {
+            let av = traced.jaxpr.atom_aval(o);
+            shape_dtype_struct(&av.shape, av.dtype)
+        })
+        .collect();
+    let def = out_def
+        .into_inner()
+        .ok_or_else(|| err!(RuntimeError, "eval_shape: the function was not traced"))?;
+    unflatten(&def, &outs)
+}
+
+/// `jax.device_put(x, sharding)`: arrays carry no placement here, so this
+/// only checks that a `NamedSharding` fits the array, as JAX does.
+fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "x", "device_put")?;
+    let target = a.opt(Some(1), "device");
+    if let (Obj::Array(v), Some(sh @ Obj::Sharding(ns))) = (&x, &target) {
+        let shape = v.shape();
+        let repr = super::super::format::repr_of(sh);
+        if let Err(e) = ns.spec.validate(&ns.mesh, shape.len()) {
+            let msg = if ns.spec.0.len() > shape.len() {
+                format!(
+                    "One of device_put args is incompatible with its sharding annotation {repr}: {}",
+                    e.message
+                )
+            } else {
+                e.message
+            };
+            return Err(crate::error::Error::new(e.kind, msg));
+        }
+        if let Err(e) = ns.spec.shard_shape(&ns.mesh, &shape) {
+            return Err(crate::error::Error::new(
+                e.kind,
+                format!("Sharding {repr}: {}", e.message),
+            ));
+        }
+    }
+    Ok(x)
+}
+
 fn devices(_: &mut Interp, _: Args) -> Result<Obj> {
     let n = crate::exec::config().devices;
     Ok(Obj::list((0..n).map(Obj::Device).collect()))
@@ -674,8 +746,9 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("pmap", pmap);
     b.func("shard_map", shard_map);
     b.func("make_jaxpr", make_jaxpr);
+    b.func("eval_shape", eval_shape);
     b.func("make_mesh", super::sharding::make_mesh);
-    b.func("device_put", |_, a| a.req(Some(0), "x", "device_put"));
+    b.func("device_put", device_put);
     b.func("block_until_ready", |_, a| {
         a.req(Some(0), "x", "block_until_ready")
     });

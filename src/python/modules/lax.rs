@@ -73,7 +73,6 @@ pub fn module() -> Obj {
     collective(&mut b, "pmean", jops::pmean);
     collective(&mut b, "pmax", jops::pmax);
     collective(&mut b, "pmin", jops::pmin);
-    collective(&mut b, "pvary", jops::pvary);
     b.func("pcast", |_, a| {
         let axes = axes_of(&a, "pcast")?;
         tree_apply(&a, "pcast", &|x| jops::pvary(x, &axes))

@@ -133,7 +133,11 @@ pub fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Res
         }
         "jax.tree_map" => bail!(
             AttributeError,
-            "jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer) or jax.tree_util.tree_map (any JAX version)."
+            "module 'jax' has no attribute 'tree_map' (it was removed in JAX v0.6.0: use jax.tree.map or jax.tree_util.tree_map)"
+        ),
+        "jax.lax.pvary" => bail!(
+            AttributeError,
+            "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; use `jax.lax.pcast(..., to='varying')"
         ),
         _ => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
     }

@@ -5,6 +5,8 @@
 //! bool). `numpy` adds device arrays for building meshes and returns Python
 //! bools from `allclose`/`array_equal`, as NumPy does.
 
+mod rng;
+
 use std::rc::Rc;
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
@@ -135,6 +137,46 @@ fn unary(op: UnaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
     }
 }
 
+/// `round(x, decimals=0)`: halves to even. JAX scales, rounds and unscales
+/// in float32; NumPy's own arrays are float64 there, so `numpy.round` does
+/// the arithmetic in double precision before storing float32.
+fn round(a: &Args, numpy: bool) -> Result<Obj> {
+    let x = arr(a, 0, "a", "round")?;
+    let decimals = match a.opt(Some(1), "decimals") {
+        Some(d) => to_int(&d)?,
+        None => 0,
+    };
+    if x.dtype() != DType::F32 {
+        if decimals >= 0 {
+            return Ok(Obj::Array(x));
+        }
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: round of integers to negative decimals"
+        );
+    }
+    if decimals == 0 {
+        return Ok(Obj::Array(jops::unary(UnaryOp::Round, &x)?));
+    }
+    let factor = 10f64.powi(decimals.clamp(-300, 300) as i32);
+    if numpy {
+        if let Value::Concrete(c) = &x {
+            let data: Vec<f32> = c
+                .to_f64_vec()
+                .iter()
+                .map(|&v| ((v * factor).round_ties_even() / factor) as f32)
+                .collect();
+            return Ok(Obj::Array(Value::Concrete(Array::from_f32(
+                c.shape(),
+                data,
+            )?)));
+        }
+    }
+    let f = Value::Concrete(Array::scalar_f32(factor as f32));
+    let scaled = jops::unary(UnaryOp::Round, &jops::binary(BinaryOp::Mul, &x, &f)?)?;
+    Ok(Obj::Array(jops::binary(BinaryOp::Div, &scaled, &f)?))
+}
+
 fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
     move |_, a| {
         let x = a.req(Some(0), "x1", op.name())?;
@@ -144,7 +186,7 @@ fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             Obj::Array(to_value(&x)?)
         };
-        let (x, y) = operand_pair(&x, &y)?;
+        let (x, y) = super::super::array::binary_operands(op, &x, &y)?;
         Ok(Obj::Array(jops::binary(op, &x, &y)?))
     }
 }
@@ -687,7 +729,6 @@ fn fill(b: &mut Builder, numpy: bool) {
         ("sign", UnaryOp::Sign),
         ("floor", UnaryOp::Floor),
         ("ceil", UnaryOp::Ceil),
-        ("round", UnaryOp::Round),
         ("rint", UnaryOp::Round),
         ("logical_not", UnaryOp::Not),
         ("isfinite", UnaryOp::IsFinite),
@@ -909,6 +950,9 @@ fn fill(b: &mut Builder, numpy: bool) {
             None => Ok(Obj::Array(jops::take(&reshape_value(&x, &[-1])?, &idx, 0)?)),
         }
     });
+    for name in ["round", "around"] {
+        b.func(name, move |_, a| round(&a, numpy));
+    }
     b.func("astype", |_, a| {
         let x = arr(&a, 0, "x", "astype")?;
         let d = dtype_of(&a.req(Some(1), "dtype", "astype")?)?;
@@ -988,5 +1032,6 @@ pub fn np_module(_: &mut Interp) -> Obj {
         Ok(Obj::None)
     });
     b.attr("testing", testing.build());
+    b.attr("random", rng::module());
     b.build()
 }
