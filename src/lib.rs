@@ -30,6 +30,8 @@ pub mod report;
 pub mod sharding;
 pub mod trace;
 pub mod transforms;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use array::{Array, DType};
 pub use error::{Error, ErrorKind, Result};

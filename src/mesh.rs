@@ -10,6 +10,7 @@ use crate::{bail, err};
 
 /// A named n-d grid of devices, as `jax.sharding.Mesh`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Mesh {
     axis_names: Vec<String>,
     shape: Vec<usize>,

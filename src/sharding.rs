@@ -20,6 +20,7 @@ use crate::{bail, err};
 /// `None` (replicated) or the mesh axes that split it, major to minor.
 /// Dimensions past the last entry are replicated.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct PartitionSpec(pub Vec<Option<Vec<String>>>);
 
 impl PartitionSpec {

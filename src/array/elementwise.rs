@@ -16,6 +16,7 @@ pub use super::special::{erf, erf_inv};
 
 /// A one-operand elementwise operation (`jnp` / `lax` names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum UnaryOp {
     /// `-x`; wraps on int32, refused on bool.
     Neg,
@@ -121,6 +122,7 @@ impl UnaryOp {
 
 /// A two-operand elementwise operation (`jnp` / `lax` names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum BinaryOp {
     /// `x + y` (logical or on bool).
     Add,

@@ -30,6 +30,7 @@ pub use shape_ops::fmt_shape;
 /// Element type of an array. JAX's default floating type on CPU is float32 and
 /// its default integer type int32 (x64 disabled), which is what shardlab mirrors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum DType {
     /// Python `bool` / `jnp.bool_`.
     Bool,

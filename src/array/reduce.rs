@@ -13,6 +13,7 @@ use crate::error::Result;
 
 /// A reduction, as `lax.reduce_*` / `jnp.sum`, `jnp.prod`, `jnp.max`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum ReduceOp {
     /// Sum; bool and int32 sum to int32.
     Sum,

@@ -22,6 +22,7 @@ pub type AxisSet = BTreeSet<String>;
 
 /// The abstract value of a variable: what tracing knows without data.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Aval {
     /// Dimensions.
     pub shape: Vec<usize>,
@@ -92,10 +93,12 @@ impl fmt::Display for Aval {
 
 /// A variable of a jaxpr, an index into [`Jaxpr::avals`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Var(pub u32);
 
 /// An equation operand: a variable or a constant folded into the program.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum Atom {
     /// A variable bound earlier in the same jaxpr.
     Var(Var),
@@ -105,6 +108,7 @@ pub enum Atom {
 
 /// One equation: `outputs = prim(inputs)`.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Eqn {
     /// The primitive and its parameters.
     pub prim: Prim,
@@ -116,6 +120,7 @@ pub struct Eqn {
 
 /// A traced program: typed inputs, equations in order, outputs.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Jaxpr {
     /// The aval of every variable, indexed by `Var`.
     pub avals: Vec<Aval>,

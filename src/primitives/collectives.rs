@@ -17,6 +17,7 @@ use crate::{bail, err};
 /// A collective and its parameters. `axes` are the mesh (or map) axes whose
 /// devices form each group, major to minor.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum CollectiveKind {
     /// Sum over the group (untracked VMA: transposes to psum).
     Psum {

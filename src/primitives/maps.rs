@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 /// Parameters of a `shard_map` equation.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct ShardMapParams {
     /// The devices and their axis names.
     pub mesh: Mesh,
@@ -259,6 +260,7 @@ impl ShardMapParams {
 
 /// Which mapping a [`MapParams`] describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum MapKind {
     /// One device per index (runs on the fabric).
     Pmap,
@@ -278,6 +280,7 @@ impl MapKind {
 
 /// Parameters of a pmap or vmap equation.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct MapParams {
     /// pmap or vmap.
     pub kind: MapKind,

@@ -41,6 +41,7 @@ pub struct AxisEnv {
 
 /// A primitive with its parameters.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum Prim {
     /// An elementwise function of one operand.
     Unary(UnaryOp),
