@@ -291,3 +291,26 @@ async fn a_mesh_larger_than_the_pool_is_refused() {
     .expect_err("16 devices on 9 workers");
     assert!(e.message.contains("16 devices"), "{e}");
 }
+
+/// Many short runs back to back, where devices finish and leave while
+/// others are still being woken from the last barrier: no device may take
+/// one that arrived and left for one that never came.
+#[wasm_bindgen_test]
+async fn many_short_runs_in_a_row_agree_with_lockstep() {
+    let pool = pool().await;
+    pool.install();
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    let x = input(&[16, 64]);
+    let axes = names(&["x"]);
+    let want: Vec<Array> = OPS[..4]
+        .iter()
+        .map(|&op| shard_run(Mode::Lockstep, &mesh, op, &axes, &x).unwrap())
+        .collect();
+    for i in 0..1000 {
+        let op = OPS[i % 4];
+        match shard_run(Mode::Parallel, &mesh, op, &axes, &x) {
+            Ok(got) => assert!(got.bitwise_eq(&want[i % 4]), "run {i} {op:?} differs"),
+            Err(e) => panic!("run {i} {op:?}: {e}"),
+        }
+    }
+}
