@@ -1,0 +1,52 @@
+// Starts the page server on a free port (unless PAGE_URL names one) and
+// headless Chromium, for the page tests.
+import { spawn } from 'node:child_process';
+import { chromium } from 'playwright-core';
+
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+async function startServer() {
+  if (process.env.PAGE_URL) return { url: process.env.PAGE_URL, stop() {} };
+  const child = spawn(process.execPath, ['scripts/serve.mjs'], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (d) => {
+      text += d;
+      const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(text);
+      if (m) resolve(m[0]);
+    });
+    child.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+export async function open() {
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  return {
+    url: server.url,
+    context,
+    async page(hash = '') {
+      const page = await context.newPage();
+      page.on('pageerror', (e) => console.error('page error:', e.message));
+      await page.goto(server.url + hash);
+      return page;
+    },
+    async close() {
+      await browser.close();
+      server.stop();
+    },
+  };
+}
+
+// Waits until the page has finished `n` runs in all.
+export async function runsDone(page, n, timeout = 120000) {
+  await page.waitForFunction((k) => Number(document.body.dataset.runs || 0) >= k, n, { timeout });
+}
