@@ -20,7 +20,7 @@ function shardBlock(label, arr, position, bounds) {
   const v = shard.value;
   return el(
     'div',
-    { class: 'shard' },
+    { class: 'shard', 'data-array': label },
     el('div', { class: 'shard-head' }, `${label} ${arr.spec} `, el('span', { class: 'dim' }, fmtShape(v.shape))),
     heatmap(v, bounds[0], bounds[1]),
     el('pre', { class: 'values' }, arrayText(v)),

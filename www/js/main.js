@@ -161,16 +161,18 @@ async function pickExample(file) {
 }
 
 async function start() {
+  ui.example.append(new Option('(your program)', ''));
   for (const ex of EXAMPLES) {
     ui.example.append(new Option(ex.title, ex.file));
   }
   const saved = decodeState(location.hash);
   editor = new Editor($('editor'), saved ? saved.code : '', () => {
     example = '';
+    ui.example.value = '';
     syncControls();
     saveState();
   });
-  ui.example.addEventListener('change', () => pickExample(ui.example.value));
+  ui.example.addEventListener('change', () => ui.example.value && pickExample(ui.example.value));
   ui.devices.addEventListener('change', () => applyControls('devices') && run());
   ui.shape.addEventListener('change', () => applyControls('shape') && run());
   ui.names.addEventListener('change', () => applyControls('names') && run());
