@@ -2,7 +2,7 @@
 // the page cross-origin isolated (so SharedArrayBuffer exists), gzipping
 // text and wasm when the browser accepts it.
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -20,6 +20,17 @@ const types = {
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
 };
+
+// Gzipped bodies by file, kept while the file's mtime stays the same.
+const gzipped = new Map();
+async function gzipOf(file, body) {
+  const { mtimeMs } = await stat(file);
+  const hit = gzipped.get(file);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.body;
+  const gz = gzipSync(body);
+  gzipped.set(file, { mtimeMs, body: gz });
+  return gz;
+}
 
 const server = createServer(async (req, res) => {
   const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -44,7 +55,7 @@ const server = createServer(async (req, res) => {
     'Cache-Control': 'no-cache',
   };
   if (/\bgzip\b/.test(req.headers['accept-encoding'] || '') && body.length > 1024) {
-    body = gzipSync(body);
+    body = await gzipOf(file, body);
     headers['Content-Encoding'] = 'gzip';
   }
   headers['Content-Length'] = body.length;

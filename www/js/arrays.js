@@ -76,6 +76,7 @@ export function range(arrays) {
 // A program's JSON result, with lists of numbers kept on one line.
 export function resultText(value, indent = '') {
   if (!Array.isArray(value) && (value === null || typeof value !== 'object')) {
+    if (typeof value === 'number' && !Number.isInteger(value)) return String(Number(value.toPrecision(7)));
     return value === null ? 'None' : JSON.stringify(value);
   }
   const inner = indent + '  ';
