@@ -1,6 +1,7 @@
 // Serves www/ on 127.0.0.1:$PORT (default 8000) with the headers that make
 // the page cross-origin isolated (so SharedArrayBuffer exists), gzipping
-// text and wasm when the browser accepts it.
+// text and wasm when the browser accepts it. With NO_ISOLATION=1 it sends
+// neither header, like a plain static host.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -9,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('../www/', import.meta.url));
 const port = Number(process.env.PORT || 8000);
+const isolate = process.env.NO_ISOLATION !== '1';
 const types = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -49,11 +51,13 @@ const server = createServer(async (req, res) => {
   }
   const headers = {
     'Content-Type': types[extname(file)] || 'application/octet-stream',
-    'Cross-Origin-Opener-Policy': 'same-origin',
-    'Cross-Origin-Embedder-Policy': 'require-corp',
-    'Cross-Origin-Resource-Policy': 'same-origin',
     'Cache-Control': 'no-cache',
   };
+  if (isolate) {
+    headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+    headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+    headers['Cross-Origin-Resource-Policy'] = 'same-origin';
+  }
   if (/\bgzip\b/.test(req.headers['accept-encoding'] || '') && body.length > 1024) {
     body = await gzipOf(file, body);
     headers['Content-Encoding'] = 'gzip';

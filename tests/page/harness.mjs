@@ -1,5 +1,6 @@
 // Starts the page server on a free port (unless PAGE_URL names one) and
-// headless Chromium, for the page tests.
+// headless Chromium, for the page tests. With { isolated: false } the server
+// sends no COOP/COEP headers, like a plain static host.
 import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
@@ -8,10 +9,10 @@ const ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-async function startServer() {
-  if (process.env.PAGE_URL) return { url: process.env.PAGE_URL, stop() {} };
+async function startServer(isolated) {
+  if (process.env.PAGE_URL && isolated) return { url: process.env.PAGE_URL, stop() {} };
   const child = spawn(process.execPath, ['scripts/serve.mjs'], {
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, PORT: '0', NO_ISOLATION: isolated ? '0' : '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise((resolve, reject) => {
@@ -26,8 +27,8 @@ async function startServer() {
   return { url, stop: () => child.kill() };
 }
 
-export async function open() {
-  const server = await startServer();
+export async function open({ isolated = true } = {}) {
+  const server = await startServer(isolated);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   return {
