@@ -13,6 +13,9 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update && apt-get install -y chromium
 fi
 mkdir -p docs/screenshots
+for f in www/js/*.js www/*.js scripts/serve.mjs tests/page/*.mjs; do
+  node --check "$f"
+done
 
 log=$(mktemp)
 PORT=0 node scripts/serve.mjs > "$log" &

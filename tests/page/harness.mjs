@@ -37,6 +37,8 @@ export async function open({ isolated = true } = {}) {
     async page(hash = '') {
       const page = await context.newPage();
       page.on('pageerror', (e) => console.error('page error:', e.message));
+      page.broken = new Promise((_, reject) => page.on('pageerror', reject));
+      page.broken.catch(() => {});
       await page.goto(server.url + hash);
       return page;
     },
@@ -48,6 +50,8 @@ export async function open({ isolated = true } = {}) {
 }
 
 // Waits until the page has finished `n` runs in all.
+// An uncaught error in the page fails the wait at once.
 export async function runsDone(page, n, timeout = 120000) {
-  await page.waitForFunction((k) => Number(document.body.dataset.runs || 0) >= k, n, { timeout });
+  const done = page.waitForFunction((k) => Number(document.body.dataset.runs || 0) >= k, n, { timeout });
+  await (page.broken ? Promise.race([done, page.broken]) : done);
 }

@@ -75,7 +75,7 @@ test('invalid mesh values are refused at the control with the reason', async () 
   await setField(page, 'Axis names', 'x,');
   assert.match(await page.textContent('#mesh-msg'), /empty/);
   await setField(page, 'Axis names', 'x');
-  assert.match(await page.textContent('#mesh-msg'), /2 axes but 1 axis names/);
+  assert.match(await page.textContent('#mesh-msg'), /2 axes but 1 axis name$/);
   await setField(page, 'Devices', '17');
   assert.match(await page.textContent('#devices-msg'), /1 to 16/);
   assert.equal(await page.textContent('.cm-content'), before, 'the program is unchanged');

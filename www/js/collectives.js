@@ -4,8 +4,12 @@
 import { el, svg, deviceColour } from './dom.js';
 import { arrayText } from './arrays.js';
 
-function ring(perm, map) {
-  const n = map.device_ids.length;
+// The ring's nodes are positions along the collective's axis: with one group
+// they are that group's devices, otherwise every group repeats the pattern.
+function ring(perm, coll, map) {
+  const group = coll.groups[0] || map.device_ids.map((_, i) => i);
+  const n = group.length;
+  const single = coll.groups.length <= 1;
   const size = 180;
   const r = 66;
   const c = size / 2;
@@ -21,10 +25,11 @@ function ring(perm, map) {
       class: 'arrow', 'marker-end': 'url(#arrowhead)',
     });
   });
-  const nodes = map.device_ids.map((id, i) => {
+  const nodes = group.map((p, i) => {
     const [x, y] = at(i);
-    return svg('g', {}, svg('circle', { cx: x, cy: y, r: 11, fill: deviceColour(i, n) }),
-      svg('text', { x, y: y + 4, 'text-anchor': 'middle' }, String(id)));
+    const colour = single ? deviceColour(p, map.device_ids.length) : '#ddd';
+    return svg('g', {}, svg('circle', { cx: x, cy: y, r: 11, fill: colour }),
+      svg('text', { x, y: y + 4, 'text-anchor': 'middle' }, String(single ? map.device_ids[p] : i)));
   });
   return svg('svg', { class: 'ring', viewBox: `0 0 ${size} ${size}`, width: size, height: size, role: 'img',
     'aria-label': 'ppermute pairs: ' + perm.map(([a, b]) => `${a}→${b}`).join(', ') },
@@ -51,12 +56,13 @@ function collective(c, i, map) {
       el('td', {}, el('pre', { class: 'values' }, c.after[p] ? arrayText(c.after[p], 24) : '')),
     ));
   const perm = c.name === 'ppermute' ? parsePerm(c.params) : null;
+  const ringLabel = perm && c.groups.length > 1 ? 'axis positions, in every group' : null;
   return el('li', { class: 'collective', 'data-collective': c.name },
     el('div', { class: 'collective-head' },
       el('strong', {}, `${i + 1}. ${c.name}`), ' ', el('code', {}, params)),
     el('div', { class: 'dim' }, `groups ${groups} · ${c.bytes_moved} bytes moved`),
     el('div', { class: 'collective-body' },
-      perm ? ring(perm, map) : null,
+      perm ? el('figure', { class: 'ring-box' }, ring(perm, c, map), ringLabel ? el('figcaption', { class: 'dim' }, ringLabel) : null) : null,
       el('table', { class: 'before-after' },
         el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', {}, 'before'), el('th', {}, 'after'))),
         el('tbody', {}, rows))));

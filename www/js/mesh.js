@@ -68,7 +68,7 @@ export function checkMesh(devices, shape, names) {
     return 'devices must be a whole number from 1 to 16';
   }
   if (shape.length !== names.length) {
-    return `the mesh has ${shape.length} axes but ${names.length} axis names`;
+    return `the mesh has ${shape.length} axes but ${names.length} axis name${names.length === 1 ? '' : 's'}`;
   }
   const size = shape.reduce((a, b) => a * b, 1);
   if (size > devices) {
