@@ -48,6 +48,19 @@ test('the tensor-parallel MLP shows its collectives and gradients', async () => 
   await page.close();
 });
 
+test('data-parallel training shows every step as a map', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'data_parallel_train.py');
+  await runsDone(page, 2);
+  assert.match(await page.textContent('[data-testid=stdout]'), /final loss \d/);
+  const maps = await page.$$eval('#map-select option', (o) => o.length);
+  assert.ok(maps >= 20, `${maps} maps`);
+  assert.ok((await page.$$('.collective[data-collective=pmean], .collective')).length >= 1);
+  await page.screenshot({ path: 'docs/screenshots/data-parallel-train.png', fullPage: true });
+  await page.close();
+});
+
 test('ppermute draws its pairs as arrows', async () => {
   const page = await h.page();
   await runsDone(page, 1);

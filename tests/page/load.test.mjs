@@ -51,6 +51,7 @@ test('parallel mode (a Web Worker per device) shows the same shards', async () =
   await runsDone(page, 4);
   assert.equal(await page.getByLabel('Axis names').inputValue(), 'x,y,z');
   assert.equal(await page.$$eval('#report .facet', (f) => f.length), 2);
-  assert.equal(await page.$$eval('#report [data-device-id]', (d) => d.length), 16);
+  assert.equal(await page.$$eval('#report .device[data-device-id]', (d) => d.length), 16);
+  await page.screenshot({ path: 'docs/screenshots/mesh-3d-parallel.png', fullPage: true });
   await page.close();
 });

@@ -59,7 +59,11 @@ export function renderDevices(map) {
     for (let p = first; p < first + rows * cols; p++) g.append(card(p));
     return g;
   };
-  if (shape.length <= 1) return el('div', { class: 'mesh' }, grid(0, 1, shape[0] || 1));
+  if (shape.length <= 1) {
+    const g = grid(0, 1, shape[0] || 1);
+    g.style.gridTemplateColumns = 'repeat(auto-fill, minmax(150px, 1fr))';
+    return el('div', { class: 'mesh' }, g);
+  }
   if (shape.length === 2) {
     return el(
       'div',
