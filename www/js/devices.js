@@ -61,7 +61,7 @@ export function renderDevices(map) {
   };
   if (shape.length <= 1) {
     const g = grid(0, 1, shape[0] || 1);
-    g.style.gridTemplateColumns = 'repeat(auto-fill, minmax(150px, 1fr))';
+    g.style.gridTemplateColumns = 'repeat(auto-fit, minmax(150px, 1fr))';
     return el('div', { class: 'mesh' }, g);
   }
   if (shape.length === 2) {
