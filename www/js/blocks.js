@@ -8,11 +8,11 @@ export function renderBlocks(label, arr, map) {
   const n = map.device_ids.length;
   const shape = arr.global.shape;
   const rows = shape.length >= 2 ? shape[0] : 1;
-  // Rows share about 180px, so a tall array stays on screen.
+  // Rows are up to 28px tall and share about 180px, so a tall array stays on screen.
   const cols = shape.length >= 2 ? shape[1] : shape.length === 1 ? shape[0] : 1;
   const box = el('div', {
     class: 'blocks',
-    style: { gridTemplateColumns: `repeat(${cols}, 1fr)`, gridTemplateRows: `repeat(${rows}, minmax(${Math.max(4, Math.round(176 / rows))}px, auto))` },
+    style: { gridTemplateColumns: `repeat(${cols}, 1fr)`, gridTemplateRows: `repeat(${rows}, minmax(${Math.max(4, Math.min(28, Math.round(176 / rows)))}px, auto))` },
   });
   for (const holders of arr.holders) {
     const idx = arr.shards[holders[0]].index;
