@@ -120,7 +120,8 @@ function showOutcome(out) {
   ui.lastGood.classList.remove('stale');
   ui.report.classList.remove('stale');
   ui.stdout.textContent = out.stdout || '(nothing printed)';
-  ui.result.textContent = out.result === null ? 'None' : resultText(out.result);
+  const text = out.result === null ? 'None' : resultText(out.result);
+  ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
   const previous = document.getElementById('map-select');
   renderReport(ui.report, out.report, previous ? Number(previous.value) : 0);
 }

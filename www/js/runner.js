@@ -20,6 +20,8 @@ export class Runner {
           const { resolve: done } = this.pending;
           this.pending = null;
           done(e.data);
+          // A trapped wasm instance (a panic) cannot be trusted again.
+          if (e.data.failure) this.restart();
         }
       });
       this.worker.addEventListener('error', (e) => {
@@ -44,12 +46,16 @@ export class Runner {
   }
 
   cancel() {
-    this.worker.terminate();
     if (this.pending) {
       const { resolve } = this.pending;
       this.pending = null;
       resolve({ cancelled: true });
     }
+    this.restart();
+  }
+
+  restart() {
+    this.worker.terminate();
     this.start();
   }
 }
