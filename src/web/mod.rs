@@ -19,6 +19,7 @@ pub mod device;
 pub mod fabric;
 pub mod job;
 pub mod pool;
+pub mod program;
 pub mod wire;
 
 pub use clock::now_ms;

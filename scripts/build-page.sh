@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the playground page in www/: the engine as wasm (www/pkg, through
+# wasm-bindgen's web target) and the editor bundle (www/vendor, through
+# esbuild). Installs the npm dev dependencies when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  step "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+WASM_BINDGEN_VERSION=0.2.130
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
+  step "cargo install wasm-bindgen-cli --version $WASM_BINDGEN_VERSION"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+if [ ! -x node_modules/.bin/esbuild ]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+target_dir=${CARGO_TARGET_DIR:-target}
+step "cargo build --release --target wasm32-unknown-unknown --lib"
+cargo build --release --target wasm32-unknown-unknown --lib
+
+step "wasm-bindgen --target web --out-dir www/pkg"
+rm -rf www/pkg
+wasm-bindgen --target web --no-typescript --out-dir www/pkg \
+  "$target_dir/wasm32-unknown-unknown/release/shardlab.wasm"
+
+step "esbuild www/codemirror.entry.mjs -> www/vendor/codemirror.js"
+node_modules/.bin/esbuild www/codemirror.entry.mjs --bundle --minify \
+  --format=esm --outfile=www/vendor/codemirror.js --log-level=warning
+
+printf 'page built: %s bytes of wasm, %s bytes of editor\n' \
+  "$(wc -c < www/pkg/shardlab_bg.wasm)" "$(wc -c < www/vendor/codemirror.js)"

@@ -1,0 +1,69 @@
+// Errors show in the error panel with their line, marked in the editor,
+// while the last good result stays visible, greyed; Cancel stops a long run
+// and the page keeps working.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, runsDone } from './harness.mjs';
+
+let h;
+before(async () => {
+  h = await open();
+});
+after(() => h.close());
+
+async function replaceCode(page, text) {
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
+test('a syntax error shows its type, message and line', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  const good = await page.textContent('[data-testid=result]');
+  await replaceCode(page, 'import jax\nx = 1\ny = = 2\nprint(x)\n');
+  await page.click('#run');
+  await runsDone(page, 2);
+  const panel = page.getByTestId('error');
+  assert.ok(await panel.isVisible());
+  const text = await panel.textContent();
+  assert.match(text, /^SyntaxError: /);
+  assert.match(text, /line 3:\d+/);
+  assert.equal(await panel.getAttribute('data-line'), '3');
+  assert.equal(await page.$$eval('.cm-error-line', (l) => l.length), 1);
+  assert.equal(await page.textContent('[data-testid=result]'), good, 'the last result stays');
+  assert.ok(await page.$eval('#last-good', (e) => e.classList.contains('stale')));
+  await page.screenshot({ path: 'docs/screenshots/syntax-error.png' });
+  await page.close();
+});
+
+test('a runtime error names its line', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  await replaceCode(page, 'import jax.numpy as jnp\na = jnp.ones(3)\nb = jnp.ones(4)\nresult = a + b\n');
+  await page.click('#run');
+  await runsDone(page, 2);
+  const text = await page.getByTestId('error').textContent();
+  assert.match(text, /line 4:/);
+  await page.close();
+});
+
+test('Cancel stops a long-running program and the page runs again', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'long_loop.py');
+  await page.waitForFunction(() => !document.getElementById('cancel').disabled);
+  await page.waitForTimeout(800);
+  // The main thread still answers while the program runs.
+  assert.equal(await page.evaluate(() => 1 + 1), 2);
+  const t = Date.now();
+  await page.click('#cancel');
+  await page.waitForFunction(() => /cancelled/.test(document.getElementById('status').textContent));
+  assert.ok(Date.now() - t < 3000, 'cancel took too long');
+  assert.ok(await page.$eval('#cancel', (b) => b.disabled));
+  await page.selectOption('#example', 'psum_2d.py');
+  await runsDone(page, 2);
+  assert.ok(await page.getByTestId('error').isHidden());
+  assert.match(await page.textContent('[data-testid=result]'), /108, 112/);
+  await page.close();
+});

@@ -1,0 +1,74 @@
+// Every example in the Example menu runs without an error and shows a
+// result and its devices.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, runsDone } from './harness.mjs';
+
+let h;
+before(async () => {
+  h = await open();
+});
+after(() => h.close());
+
+test('every example runs without an error', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  const files = await page.$$eval('#example option', (os) => os.map((o) => o.value).filter((v) => v));
+  assert.ok(files.length >= 10, `examples: ${files}`);
+  let runs = 1;
+  for (const file of files.filter((f) => f !== 'long_loop.py')) {
+    await page.selectOption('#example', file);
+    runs += 1;
+    await runsDone(page, runs);
+    const error = await page.$eval('[data-testid=error]', (e) => (e.hidden ? '' : e.textContent));
+    assert.equal(error, '', `${file} failed`);
+    const result = await page.textContent('[data-testid=result]');
+    assert.ok(result.trim().length > 0, `${file} shows no result`);
+    const hasMaps = await page.$$eval('#map-select option', (o) => o.length);
+    if (hasMaps > 0) {
+      const devices = await page.$$eval('#report [data-device-id][data-mesh-coords]', (d) => d.length);
+      assert.ok(devices > 0, `${file} shows no device`);
+    }
+  }
+  await page.close();
+});
+
+test('the tensor-parallel MLP shows its collectives and gradients', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'tensor_parallel_mlp.py');
+  await runsDone(page, 2);
+  const result = await page.textContent('[data-testid=result]');
+  for (const key of ['"y"', '"g1"', '"g2"']) assert.ok(result.includes(key), `result lacks ${key}`);
+  assert.match(await page.textContent('[data-testid=stdout]'), /True\nTrue True/);
+  const maps = await page.$$eval('#map-select option', (o) => o.map((x) => x.textContent));
+  assert.ok(maps.length >= 2, `maps: ${maps}`);
+  assert.ok((await page.$$('.collective')).length >= 1);
+  await page.screenshot({ path: 'docs/screenshots/tensor-parallel-mlp.png', fullPage: true });
+  await page.close();
+});
+
+test('data-parallel training shows every step as a map', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'data_parallel_train.py');
+  await runsDone(page, 2);
+  assert.match(await page.textContent('[data-testid=stdout]'), /final loss \d/);
+  const maps = await page.$$eval('#map-select option', (o) => o.length);
+  assert.ok(maps >= 20, `${maps} maps`);
+  assert.ok((await page.$$('.collective[data-collective=pmean], .collective')).length >= 1);
+  await page.screenshot({ path: 'docs/screenshots/data-parallel-train.png', fullPage: true });
+  await page.close();
+});
+
+test('ppermute draws its pairs as arrows', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'ppermute_ring.py');
+  await runsDone(page, 2);
+  const label = await page.getAttribute('svg.ring', 'aria-label');
+  assert.match(label, /0→1, 1→2, .*7→0/);
+  assert.equal((await page.$$('svg.ring line.arrow')).length, 8);
+  await page.screenshot({ path: 'docs/screenshots/ppermute-ring.png', fullPage: true });
+  await page.close();
+});

@@ -1,0 +1,57 @@
+// What a first visit costs: bytes over the wire (page, editor, engine,
+// workers) and the time until the first result shows; parallel mode gives
+// the same shards as lockstep. Prints the numbers docs/page.md quotes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, runsDone } from './harness.mjs';
+
+let h;
+before(async () => {
+  h = await open();
+});
+after(() => h.close());
+
+test('first load: bytes transferred and time to the first result', async () => {
+  let bytes = 0;
+  let files = 0;
+  const count = async (req) => {
+    const sizes = await req.sizes().catch(() => null);
+    if (sizes) {
+      bytes += sizes.responseBodySize + sizes.responseHeadersSize;
+      files += 1;
+    }
+  };
+  h.context.on('requestfinished', count);
+  const page = await h.page();
+  await runsDone(page, 1);
+  h.context.off('requestfinished', count);
+  const ms = Number(await page.evaluate(() => document.body.dataset.firstResultMs));
+  console.log(`first load: ${files} files, ${bytes} bytes transferred (gzip), first result after ${ms} ms`);
+  assert.ok(bytes > 100000 && bytes < 5e6, `${bytes} bytes`);
+  assert.ok(ms > 0);
+  await page.screenshot({ path: 'docs/screenshots/first-load.png', fullPage: true });
+  await page.close();
+});
+
+test('parallel mode (a Web Worker per device) shows the same shards', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  assert.ok(await page.evaluate(() => crossOriginIsolated));
+  const shards = () => page.$$eval('#report .device .values', (v) => v.map((x) => x.textContent));
+  const lockstep = await shards();
+  await page.selectOption('#mode', 'parallel');
+  await runsDone(page, 2);
+  assert.match(await page.textContent('#status'), /running in parallel: 8 device Web Workers/);
+  assert.deepEqual(await shards(), lockstep);
+  await page.getByLabel('Devices').fill('16');
+  await page.getByLabel('Devices').press('Enter');
+  await runsDone(page, 3);
+  await page.getByLabel('Mesh shape').fill('2x2x4');
+  await page.getByLabel('Mesh shape').press('Enter');
+  await runsDone(page, 4);
+  assert.equal(await page.getByLabel('Axis names').inputValue(), 'x,y,z');
+  assert.equal(await page.$$eval('#report .facet', (f) => f.length), 2);
+  assert.equal(await page.$$eval('#report .device[data-device-id]', (d) => d.length), 16);
+  await page.screenshot({ path: 'docs/screenshots/mesh-3d-parallel.png', fullPage: true });
+  await page.close();
+});

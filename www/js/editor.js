@@ -1,0 +1,71 @@
+// The code editor: CodeMirror 6 with Python highlighting, plus a mark on
+// the line of an error.
+import {
+  EditorView,
+  basicSetup,
+  python,
+  StateEffect,
+  StateField,
+  Decoration,
+} from '../vendor/codemirror.js';
+
+const setErrorLine = StateEffect.define();
+const errorLine = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    marks = marks.map(tr.changes);
+    for (const e of tr.effects) {
+      if (e.is(setErrorLine)) {
+        marks = e.value === null
+          ? Decoration.none
+          : Decoration.set([Decoration.line({ class: 'cm-error-line' }).range(e.value)]);
+      }
+    }
+    return tr.docChanged ? Decoration.none : marks;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
+export class Editor {
+  constructor(parent, text, onChange) {
+    this.view = new EditorView({
+      doc: text,
+      parent,
+      extensions: [
+        basicSetup,
+        python(),
+        errorLine,
+        EditorView.contentAttributes.of({ 'aria-label': 'Program' }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged && !this.quiet) onChange(this.text);
+        }),
+      ],
+    });
+    this.quiet = false;
+  }
+
+  get text() {
+    return this.view.state.doc.toString();
+  }
+
+  // Replaces the text without reporting it as an edit.
+  set(text) {
+    if (text === this.text) return;
+    this.quiet = true;
+    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });
+    this.quiet = false;
+  }
+
+  // Marks 1-based `line` as the error's (null clears it).
+  markError(line) {
+    const doc = this.view.state.doc;
+    if (line === null || line < 1 || line > doc.lines) {
+      this.view.dispatch({ effects: setErrorLine.of(null) });
+      return;
+    }
+    const at = doc.line(line).from;
+    this.view.dispatch({
+      effects: [setErrorLine.of(at), EditorView.scrollIntoView(at, { y: 'center' })],
+    });
+  }
+}

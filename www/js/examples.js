@@ -1,0 +1,20 @@
+// The programs the Example menu offers (files in www/examples/).
+export const EXAMPLES = [
+  { file: 'psum_2d.py', title: '2-D mesh: psum over one axis' },
+  { file: 'ppermute_ring.py', title: 'ppermute ring' },
+  { file: 'gather_scatter.py', title: 'psum_scatter + all_gather' },
+  { file: 'all_to_all.py', title: 'all_to_all' },
+  { file: 'tensor_parallel_mlp.py', title: 'Tensor-parallel MLP with grads' },
+  { file: 'data_parallel_train.py', title: 'Data-parallel training (20 steps)' },
+  { file: 'tour.py', title: 'Tour of the SPMD model' },
+  { file: 'seed000_example.py', title: 'psum on a 1-device mesh' },
+  { file: 'seed002_example1.py', title: 'pmap with psum' },
+  { file: 'seed003_example.py', title: 'vmap vs shard_map' },
+  { file: 'long_loop.py', title: 'A long loop (try Cancel)' },
+];
+
+export async function loadExample(file) {
+  const res = await fetch(new URL(`../examples/${file}`, import.meta.url));
+  if (!res.ok) throw new Error(`cannot load ${file}: ${res.status}`);
+  return res.text();
+}

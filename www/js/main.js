@@ -1,0 +1,211 @@
+// The playground: wires the editor, the controls, the runner and the views.
+import { Editor } from './editor.js';
+import { Runner } from './runner.js';
+import { EXAMPLES, loadExample } from './examples.js';
+import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh } from './mesh.js';
+import { encodeState, decodeState } from './state.js';
+import { asJax, download } from './download.js';
+import { renderReport } from './report.js';
+import { resultText } from './arrays.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  status: $('status'), example: $('example'), devices: $('devices'), shape: $('mesh-shape'),
+  names: $('axis-names'), mode: $('mode'), run: $('run'), cancel: $('cancel'), share: $('share'),
+  download: $('download'), info: $('run-info'), error: $('error'), lastGood: $('last-good'),
+  stdout: $('stdout'), result: $('result'), report: $('report'),
+  devicesMsg: $('devices-msg'), meshMsg: $('mesh-msg'),
+};
+
+let isolated = false;
+let example = '';
+let editor;
+
+const runner = new Runner((s) => {
+  if (s.ready) {
+    isolated = s.isolated;
+    ui.mode.querySelector('[value=parallel]').disabled = !isolated;
+    if (!isolated && ui.mode.value === 'parallel') ui.mode.value = 'lockstep';
+    if (!runner.busy) ui.status.textContent = modeLine() + ' · ready';
+  } else {
+    ui.status.textContent = 'the engine failed to start: ' + s.failure;
+  }
+});
+
+function devices() {
+  return Number(ui.devices.value);
+}
+
+function modeLine() {
+  const n = devices();
+  return ui.mode.value === 'parallel'
+    ? `running in parallel: ${n} device Web Workers sharing a SharedArrayBuffer`
+    : `running in lockstep: ${n} devices simulated in one worker` +
+        (isolated ? '' : ' (this page is not cross-origin isolated, so parallel mode is off)');
+}
+
+function saveState() {
+  const hash = encodeState({ code: editor.text, devices: devices(), mode: ui.mode.value, example });
+  history.replaceState(null, '', hash);
+}
+
+// Reflects the program's Mesh(...) line in the controls.
+function syncControls() {
+  const mesh = findMesh(editor.text);
+  ui.shape.disabled = ui.names.disabled = !mesh;
+  if (!mesh) {
+    ui.shape.value = '';
+    ui.names.value = '';
+    ui.shape.placeholder = ui.names.placeholder = 'no Mesh line';
+    return;
+  }
+  ui.shape.value = mesh.shape.join('x');
+  ui.names.value = mesh.names.join(',');
+  setMsg(ui.meshMsg, [ui.shape, ui.names], null);
+}
+
+function setMsg(box, inputs, reason) {
+  box.textContent = reason || '';
+  for (const i of inputs) i.setAttribute('aria-invalid', reason ? 'true' : 'false');
+}
+
+// Applies the controls to the program; false (with the reason shown at the
+// control) when they are refused.
+function applyControls(changed) {
+  const n = devices();
+  if (!Number.isInteger(n) || n < 1 || n > 16) {
+    setMsg(ui.devicesMsg, [ui.devices], 'Devices must be a whole number from 1 to 16');
+    return false;
+  }
+  setMsg(ui.devicesMsg, [ui.devices], null);
+  const mesh = findMesh(editor.text);
+  if (!mesh) return true;
+  const shape = parseShape(ui.shape.value);
+  if (shape.error) return setMsg(ui.meshMsg, [ui.shape], 'Mesh shape: ' + shape.error), false;
+  const names = parseNames(ui.names.value);
+  if (names.error) return setMsg(ui.meshMsg, [ui.names], 'Axis names: ' + names.error), false;
+  let axisNames = names.names;
+  if (changed === 'shape' && axisNames.length !== shape.shape.length) {
+    // A new number of axes: keep the names there are, add or drop the rest.
+    const spare = ['x', 'y', 'z', 'w', 'v'].filter((a) => !axisNames.includes(a));
+    axisNames = axisNames.slice(0, shape.shape.length);
+    while (axisNames.length < shape.shape.length) axisNames.push(spare.shift());
+  }
+  const reason = checkMesh(n, shape.shape, axisNames);
+  if (reason) {
+    const target = changed === 'devices' ? ui.devices : changed === 'names' ? ui.names : ui.shape;
+    const box = changed === 'devices' ? ui.devicesMsg : ui.meshMsg;
+    setMsg(box, [target], reason.charAt(0).toUpperCase() + reason.slice(1));
+    return false;
+  }
+  setMsg(ui.meshMsg, [ui.shape, ui.names], null);
+  editor.set(rewriteMesh(editor.text, shape.shape, axisNames));
+  syncControls();
+  return true;
+}
+
+function showError(e) {
+  const where = e.line ? ` (line ${e.line}:${e.col})` : '';
+  ui.error.textContent = `${e.type}: ${e.message}${where}`;
+  ui.error.dataset.line = e.line || '';
+  ui.error.hidden = false;
+  editor.markError(e.line || null);
+  ui.lastGood.classList.add('stale');
+  ui.report.classList.add('stale');
+}
+
+function showOutcome(out) {
+  ui.error.hidden = true;
+  editor.markError(null);
+  ui.lastGood.classList.remove('stale');
+  ui.report.classList.remove('stale');
+  ui.stdout.textContent = out.stdout || '(nothing printed)';
+  const text = out.result === null ? 'None' : resultText(out.result);
+  ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
+  const previous = document.getElementById('map-select');
+  renderReport(ui.report, out.report, previous ? Number(previous.value) : 0);
+}
+
+async function run() {
+  saveState();
+  ui.run.disabled = true;
+  ui.cancel.disabled = false;
+  ui.status.textContent = modeLine() + ' · running…';
+  const started = performance.now();
+  const r = await runner.run(editor.text, devices(), ui.mode.value === 'parallel');
+  ui.run.disabled = false;
+  ui.cancel.disabled = true;
+  const ms = (performance.now() - started).toFixed(0);
+  if (r.cancelled) {
+    ui.status.textContent = 'cancelled; the engine restarted';
+    return;
+  }
+  if (r.failure) {
+    showError({ type: 'EngineError', message: r.failure, line: 0, col: 0 });
+    ui.status.textContent = 'the engine failed';
+    return;
+  }
+  const out = r.out;
+  if (out.error) showError(out.error);
+  else showOutcome(out);
+  ui.status.textContent = `${modeLine()} · ${out.error ? 'failed' : 'done'}`;
+  ui.info.textContent = `${out.elapsed_ms.toFixed(0)} ms in the engine, ${ms} ms in all`;
+  if (!document.body.dataset.runs) document.body.dataset.firstResultMs = performance.now().toFixed(0);
+  document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+}
+
+async function pickExample(file) {
+  example = file;
+  ui.example.value = file;
+  editor.set(await loadExample(file));
+  syncControls();
+  await run();
+}
+
+async function start() {
+  ui.example.append(new Option('(your program)', ''));
+  for (const ex of EXAMPLES) {
+    ui.example.append(new Option(ex.title, ex.file));
+  }
+  const saved = decodeState(location.hash);
+  editor = new Editor($('editor'), saved ? saved.code : '', () => {
+    example = '';
+    ui.example.value = '';
+    syncControls();
+    saveState();
+  });
+  ui.example.addEventListener('change', () => ui.example.value && pickExample(ui.example.value));
+  ui.devices.addEventListener('change', () => applyControls('devices') && run());
+  ui.shape.addEventListener('change', () => applyControls('shape') && run());
+  ui.names.addEventListener('change', () => applyControls('names') && run());
+  ui.mode.addEventListener('change', () => run());
+  ui.run.addEventListener('click', () => run());
+  ui.cancel.addEventListener('click', () => runner.cancel());
+  ui.share.addEventListener('click', async () => {
+    saveState();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      ui.info.textContent = 'link copied';
+    } catch {
+      ui.info.textContent = 'the link is in the address bar';
+    }
+  });
+  ui.download.addEventListener('click', () => download('program.py', asJax(editor.text, devices())));
+  document.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') run();
+  });
+  if (saved) {
+    ui.devices.value = String(saved.devices);
+    ui.mode.value = saved.mode;
+    example = saved.example;
+    ui.example.value = EXAMPLES.some((x) => x.file === example) ? example : '';
+    syncControls();
+    await runner.loaded;
+    await run();
+  } else {
+    await runner.loaded;
+    await pickExample(EXAMPLES[0].file);
+  }
+}
+
+start();

@@ -1,0 +1,48 @@
+// The report of a run: pick one of its maps, then see its devices, its
+// global arrays, its collectives, its jaxpr and its timings.
+import { el } from './dom.js';
+import { renderDevices } from './devices.js';
+import { renderBlocks } from './blocks.js';
+import { renderCollectives } from './collectives.js';
+import { renderTimeline } from './timeline.js';
+
+function mapTitle(m, i) {
+  const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
+  const colls = m.collectives.map((c) => c.name);
+  return `${i + 1}. ${m.kind} on mesh (${mesh})` + (colls.length ? ` · ${[...new Set(colls)].join(', ')}` : '');
+}
+
+function renderMap(m) {
+  const timeline = renderTimeline(m);
+  return [
+    el('h3', {}, 'Devices'),
+    renderDevices(m),
+    el('h3', {}, 'Global arrays'),
+    el('div', { class: 'global-arrays' },
+      m.inputs.map((a, i) => renderBlocks(`in ${i}`, a, m)),
+      m.outputs.map((a, i) => renderBlocks(`out ${i}`, a, m))),
+    el('h3', {}, 'Collectives'),
+    renderCollectives(m),
+    timeline ? [el('h3', {}, 'Timeline'), timeline] : null,
+    el('details', { class: 'jaxpr' }, el('summary', {}, 'jaxpr (per-device program)'),
+      el('pre', {}, m.jaxpr)),
+  ];
+}
+
+// Fills `root` with the report; `selected` picks the map shown first.
+export function renderReport(root, report, selected = 0) {
+  root.replaceChildren();
+  const maps = report.maps;
+  if (maps.length === 0) {
+    root.append(el('p', { class: 'dim' }, 'This program ran no shard_map or pmap.'));
+    return;
+  }
+  const body = el('div', { class: 'map-body' });
+  const show = (i) => body.replaceChildren(...renderMap(maps[i]).flat().filter(Boolean));
+  const pick = Math.min(selected, maps.length - 1);
+  const select = el('select', { 'aria-label': 'Map', id: 'map-select',
+    onchange: (e) => show(Number(e.target.value)) },
+  maps.map((m, i) => el('option', { value: i, selected: i === pick }, mapTitle(m, i))));
+  root.append(el('label', { class: 'map-pick' }, `${maps.length} map${maps.length > 1 ? 's' : ''} ran: `, select), body);
+  show(pick);
+}
