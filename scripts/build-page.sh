@@ -5,17 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
-
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  step "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
-fi
-WASM_BINDGEN_VERSION=0.2.130
-if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
-  step "cargo install wasm-bindgen-cli --version $WASM_BINDGEN_VERSION"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
-fi
+source scripts/setup.sh
+bash scripts/setup-web.sh
 if [ ! -x node_modules/.bin/esbuild ]; then
   step "npm ci"
   npm ci --no-audit --no-fund
