@@ -37,6 +37,10 @@ pub struct Options {
     pub quick: bool,
     /// Device counts.
     pub devices: Vec<usize>,
+    /// The collectives to measure.
+    pub ops: Vec<Collective>,
+    /// Sizes above this many bytes per device are left out.
+    pub max_bytes: Option<usize>,
 }
 
 impl Default for Options {
@@ -44,6 +48,8 @@ impl Default for Options {
         Options {
             quick: false,
             devices: vec![2, 4, 8],
+            ops: Collective::ALL.to_vec(),
+            max_bytes: None,
         }
     }
 }
@@ -52,6 +58,7 @@ impl Options {
     /// Per-device sizes in bytes.
     pub fn sizes(&self) -> Vec<usize> {
         let max = if self.quick { 4 << 20 } else { 64 << 20 };
+        let max = self.max_bytes.map_or(max, |m| m.min(max));
         [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
             .into_iter()
             .filter(|&s| s <= max)
@@ -89,6 +96,11 @@ impl Collective {
         Collective::Ppermute,
         Collective::AllToAll,
     ];
+
+    /// The collective JAX calls `name`.
+    pub fn from_name(name: &str) -> Option<Collective> {
+        Collective::ALL.into_iter().find(|c| c.name() == name)
+    }
 
     /// JAX's name.
     pub fn name(self) -> &'static str {
@@ -212,7 +224,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report> {
     }
     let mut rows = Vec::new();
     for &p in &opts.devices {
-        for op in Collective::ALL {
+        for &op in &opts.ops {
             for (i, bytes) in opts.sizes().into_iter().enumerate() {
                 let (iters, median_s) = time_collective(op, p, bytes, slot_words, opts.budget())?;
                 let algbw = bytes as f64 / median_s / 1e9;
@@ -302,7 +314,12 @@ pub fn memcpy_gbs(bytes: usize, budget: Duration) -> f64 {
         t.elapsed().as_secs_f64() / batch as f64
     };
     let first = sample();
-    let iters = iterations(budget, Duration::from_secs_f64(first * batch as f64), 5, 20_000);
+    let iters = iterations(
+        budget,
+        Duration::from_secs_f64(first * batch as f64),
+        5,
+        20_000,
+    );
     let mut times: Vec<f64> = (0..iters).map(|_| sample()).collect();
     bytes as f64 / median(&mut times) / 1e9
 }

@@ -11,7 +11,8 @@ shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulat
 
 Usage:
   shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
-  shardlab bench [--quick] [--devices 2,4,8] [--json] [--svg OUT.svg]
+  shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
+                [--json] [--svg OUT.svg]
   shardlab --help
 
 Commands:
@@ -39,7 +40,8 @@ Options:
 ";
 
 const BENCH_USAGE: &str = "\
-Usage: shardlab bench [--quick] [--devices 2,4,8] [--json] [--svg OUT.svg]
+Usage: shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
+                [--json] [--svg OUT.svg]
 
 Measures, on simulated devices running as OS threads: psum, all_gather,
 psum_scatter, ppermute and all_to_all from 4 KiB to 64 MiB per device (median
@@ -49,6 +51,8 @@ the barrier round trip, and single-thread f32 matmul. Prints Markdown tables.
 Options:
   --quick           Sizes up to 4 MiB and shorter runs
   --devices LIST    Device counts, comma-separated (default 2,4,8)
+  --ops LIST        Collectives to measure, comma-separated (default all)
+  --max-size MIB    Leave out sizes above MIB MiB per device
   --json            Print the measurements as one JSON object instead
   --svg OUT.svg     Also plot bus bandwidth against size into OUT.svg
   -h, --help        Show this help
@@ -74,6 +78,21 @@ fn bench(args: &[String]) -> ExitCode {
             "--svg" => match rest.next() {
                 Some(p) if !p.starts_with('-') => svg = Some(p.clone()),
                 _ => return fail("--svg needs an output file"),
+            },
+            "--ops" => {
+                let list: Option<Vec<shardlab::bench::Collective>> = rest.next().and_then(|l| {
+                    l.split(',')
+                        .map(|n| shardlab::bench::Collective::from_name(n.trim()))
+                        .collect()
+                });
+                match list {
+                    Some(l) if !l.is_empty() => opts.ops = l,
+                    _ => return fail("--ops needs a comma-separated list of psum, all_gather, psum_scatter, ppermute, all_to_all"),
+                }
+            }
+            "--max-size" => match rest.next().and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n > 0 => opts.max_bytes = Some(n << 20),
+                _ => return fail("--max-size needs a positive number of MiB"),
             },
             "--devices" => {
                 let list: Option<Vec<usize>> = rest.next().and_then(|l| {
