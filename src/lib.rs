@@ -16,6 +16,8 @@
 //! - [`exec`]: running jaxprs on devices, in lockstep or in parallel.
 
 pub mod array;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod bench;
 pub mod collectives;
 pub mod error;
 pub mod exec;

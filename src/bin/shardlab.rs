@@ -11,10 +11,13 @@ shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulat
 
 Usage:
   shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
+  shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
+                [--json] [--svg OUT.svg]
   shardlab --help
 
 Commands:
   run    Run a Python program and print its output
+  bench  Measure the native fabric's collectives, its barrier and matmul
 ";
 
 const RUN_USAGE: &str = "\
@@ -36,6 +39,99 @@ Options:
   -h, --help    Show this help
 ";
 
+const BENCH_USAGE: &str = "\
+Usage: shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
+                [--json] [--svg OUT.svg]
+
+Measures, on simulated devices running as OS threads: psum, all_gather,
+psum_scatter, ppermute and all_to_all from 4 KiB to 64 MiB per device (median
+time, algorithm and bus bandwidth, bus bandwidth over single-thread memcpy),
+the barrier round trip, and single-thread f32 matmul. Prints Markdown tables.
+
+Options:
+  --quick           Sizes up to 4 MiB and shorter runs
+  --devices LIST    Device counts, comma-separated (default 2,4,8)
+  --ops LIST        Collectives to measure, comma-separated (default all)
+  --max-size MIB    Leave out sizes above MIB MiB per device
+  --json            Print the measurements as one JSON object instead
+  --svg OUT.svg     Also plot bus bandwidth against size into OUT.svg
+  -h, --help        Show this help
+";
+
+fn bench(args: &[String]) -> ExitCode {
+    let mut opts = shardlab::bench::Options::default();
+    let mut as_json = false;
+    let mut svg: Option<String> = None;
+    let fail = |msg: &str| {
+        eprintln!("error: {msg}\n\n{BENCH_USAGE}");
+        ExitCode::from(2)
+    };
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{BENCH_USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "--quick" => opts.quick = true,
+            "--json" => as_json = true,
+            "--svg" => match rest.next() {
+                Some(p) if !p.starts_with('-') => svg = Some(p.clone()),
+                _ => return fail("--svg needs an output file"),
+            },
+            "--ops" => {
+                let list: Option<Vec<shardlab::bench::Collective>> = rest.next().and_then(|l| {
+                    l.split(',')
+                        .map(|n| shardlab::bench::Collective::from_name(n.trim()))
+                        .collect()
+                });
+                match list {
+                    Some(l) if !l.is_empty() => opts.ops = l,
+                    _ => return fail("--ops needs a comma-separated list of psum, all_gather, psum_scatter, ppermute, all_to_all"),
+                }
+            }
+            "--max-size" => match rest.next().and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n > 0 => opts.max_bytes = Some(n << 20),
+                _ => return fail("--max-size needs a positive number of MiB"),
+            },
+            "--devices" => {
+                let list: Option<Vec<usize>> = rest.next().and_then(|l| {
+                    l.split(',')
+                        .map(|n| n.trim().parse::<usize>().ok().filter(|&n| n > 1))
+                        .collect()
+                });
+                match list {
+                    Some(l) if !l.is_empty() => opts.devices = l,
+                    _ => return fail("--devices needs a comma-separated list of counts above 1"),
+                }
+            }
+            s => return fail(&format!("unknown option '{s}'")),
+        }
+    }
+    let report = match shardlab::bench::run(&opts, |line| eprintln!("{line}")) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(path) = &svg {
+        if let Err(e) = std::fs::write(path, shardlab::bench::svg(&report)) {
+            eprintln!("error: cannot write {path}: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let text = if as_json {
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+    } else {
+        shardlab::bench::markdown(&report)
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    ExitCode::SUCCESS
+}
+
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("error: {msg}\n\n{RUN_USAGE}");
     ExitCode::from(2)
@@ -52,6 +148,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some("run") => {}
+        Some("bench") => return bench(&args[1..]),
         Some(other) => {
             eprintln!("error: unknown command '{other}'\n\n{USAGE}");
             return ExitCode::from(2);

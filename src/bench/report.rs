@@ -1,0 +1,202 @@
+//! A [`Report`] as Markdown tables and as an SVG plot.
+
+use std::fmt::Write;
+
+use super::{fmt_bytes, Collective, Report};
+
+fn fmt_time(s: f64) -> String {
+    if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
+    }
+}
+
+/// The report as Markdown: the machine, then one table per kind of
+/// measurement.
+pub fn markdown(r: &Report) -> String {
+    let mut s = String::new();
+    let m = &r.machine;
+    let _ = writeln!(
+        s,
+        "Measured {} on {} core(s), {}; load average (1, 5, 15 min) {} at the start, {} at the end{}. \
+         Fabric slots of {} words (the engine's).\n",
+        r.date,
+        m.cores,
+        m.cpu,
+        m.load_before,
+        m.load_after,
+        if r.quick { "; `--quick`" } else { "" },
+        r.slot_words
+    );
+    let _ = writeln!(
+        s,
+        "| collective | devices | size/device | median | algbw GB/s | busbw GB/s | busbw / memcpy |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
+    for c in &r.collectives {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
+            c.op.name(),
+            c.devices,
+            fmt_bytes(c.bytes),
+            fmt_time(c.median_s),
+            c.algbw_gbs,
+            c.busbw_gbs,
+            c.busbw_over_memcpy
+        );
+    }
+    let _ = writeln!(s, "\n| memcpy (1 thread) | GB/s |\n|---:|---:|");
+    for c in &r.memcpy {
+        let _ = writeln!(s, "| {} | {:.2} |", fmt_bytes(c.bytes), c.gbs);
+    }
+    let _ = writeln!(
+        s,
+        "\n| barrier round trip | median | p99 |\n|---:|---:|---:|"
+    );
+    for b in &r.barriers {
+        let _ = writeln!(
+            s,
+            "| {} devices | {:.2} us | {:.2} us |",
+            b.devices, b.median_us, b.p99_us
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n| f32 matmul n x n (1 thread) | median | GFLOP/s |\n|---:|---:|---:|"
+    );
+    for x in &r.matmul {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.2} |",
+            x.n,
+            fmt_time(x.median_s),
+            x.gflops
+        );
+    }
+    s
+}
+
+/// Bus bandwidth against size, one panel per collective, one line per
+/// device count, with single-thread memcpy dashed for reference.
+pub fn svg(r: &Report) -> String {
+    let (pw, ph, ml, mt, mb) = (260.0, 200.0, 44.0, 24.0, 34.0);
+    let gap = 14.0;
+    let panels = Collective::ALL.len() as f64;
+    let width = ml + panels * (pw + gap) + 80.0;
+    let height = mt + ph + mb;
+    let sizes: Vec<usize> = r.memcpy.iter().map(|m| m.bytes).collect();
+    let mut devices: Vec<usize> = r.collectives.iter().map(|c| c.devices).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    let ymax = r
+        .collectives
+        .iter()
+        .map(|c| c.busbw_gbs)
+        .chain(r.memcpy.iter().map(|m| m.gbs))
+        .fold(0.1f64, f64::max)
+        * 1.05;
+    let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
+    let n = sizes.len().max(2) as f64 - 1.0;
+    let xpos = |i: usize, x0: f64| x0 + pw * i as f64 / n;
+    let ypos = |v: f64| mt + ph * (1.0 - v / ymax);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
+         font-family=\"sans-serif\" font-size=\"10\">"
+    );
+    let _ = writeln!(
+        s,
+        "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
+         <text x=\"4\" y=\"{:.0}\" transform=\"rotate(-90 10 {:.0})\">bus GB/s</text>",
+        mt + ph / 2.0,
+        mt + ph / 2.0
+    );
+    for (k, op) in Collective::ALL.iter().enumerate() {
+        let x0 = ml + k as f64 * (pw + gap);
+        let _ = writeln!(
+            s,
+            "<rect x=\"{x0:.1}\" y=\"{mt:.1}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#888\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\">{}</text>",
+            x0 + pw / 2.0,
+            mt - 8.0,
+            op.name()
+        );
+        for t in 0..=4 {
+            let v = ymax * t as f64 / 4.0;
+            let _ = writeln!(
+                s,
+                "<line x1=\"{x0:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#eee\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
+                x0 + pw,
+                x0 - 2.0,
+                ypos(v) + 3.0,
+                y = ypos(v)
+            );
+        }
+        for (i, &b) in sizes.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                xpos(i, x0),
+                mt + ph + 14.0,
+                fmt_bytes(b).replace(' ', "")
+            );
+        }
+        let memcpy: Vec<String> = r
+            .memcpy
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("{:.1},{:.1}", xpos(i, x0), ypos(m.gbs)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>",
+            memcpy.join(" ")
+        );
+        for (j, &p) in devices.iter().enumerate() {
+            let pts: Vec<String> = sizes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &b)| {
+                    r.collectives
+                        .iter()
+                        .find(|c| c.op == *op && c.devices == p && c.bytes == b)
+                        .map(|c| format!("{:.1},{:.1}", xpos(i, x0), ypos(c.busbw_gbs)))
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>",
+                pts.join(" "),
+                colours[j % colours.len()]
+            );
+        }
+    }
+    let lx = ml + panels * (pw + gap);
+    for (j, &p) in devices.iter().enumerate() {
+        let y = mt + 12.0 + 14.0 * j as f64;
+        let _ = writeln!(
+            s,
+            "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{}\" stroke-width=\"1.5\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\">{p} devices</text>",
+            lx + 16.0,
+            colours[j % colours.len()],
+            lx + 20.0,
+            y + 3.0
+        );
+    }
+    let y = mt + 12.0 + 14.0 * devices.len() as f64;
+    let _ = writeln!(
+        s,
+        "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\
+         <text x=\"{:.1}\" y=\"{:.1}\">memcpy</text>",
+        lx + 16.0,
+        lx + 20.0,
+        y + 3.0
+    );
+    s.push_str("</svg>\n");
+    s
+}
