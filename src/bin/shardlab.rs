@@ -39,6 +39,7 @@ Options:
   -h, --help    Show this help
 ";
 
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 const BENCH_USAGE: &str = "\
 Usage: shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
                 [--json] [--svg OUT.svg]
@@ -58,6 +59,13 @@ Options:
   -h, --help        Show this help
 ";
 
+#[cfg(target_arch = "wasm32")]
+fn bench(_: &[String]) -> ExitCode {
+    eprintln!("error: shardlab bench measures OS threads and is not available in this build");
+    ExitCode::from(2)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn bench(args: &[String]) -> ExitCode {
     let mut opts = shardlab::bench::Options::default();
     let mut as_json = false;
