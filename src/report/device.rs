@@ -76,8 +76,8 @@ pub fn take_handed() -> Option<Vec<DeviceLog>> {
     HANDED.with(|h| h.borrow_mut().take())
 }
 
-/// Microseconds on a monotonic clock (0 where the platform has none: the web
-/// build measures time on the JavaScript side).
+/// Microseconds on a monotonic clock (`Instant` natively, JavaScript's
+/// `performance.now()` in the web build, where `Instant` does not exist).
 pub fn now_us() -> f64 {
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -88,6 +88,6 @@ pub fn now_us() -> f64 {
     }
     #[cfg(target_arch = "wasm32")]
     {
-        0.0
+        crate::web::now_ms() * 1e3
     }
 }
