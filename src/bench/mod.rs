@@ -41,6 +41,8 @@ pub struct Options {
     pub ops: Vec<Collective>,
     /// Sizes above this many bytes per device are left out.
     pub max_bytes: Option<usize>,
+    /// Slot size in words, instead of the engine's.
+    pub slot_words: Option<usize>,
 }
 
 impl Default for Options {
@@ -50,6 +52,7 @@ impl Default for Options {
             devices: vec![2, 4, 8],
             ops: Collective::ALL.to_vec(),
             max_bytes: None,
+            slot_words: None,
         }
     }
 }
@@ -200,7 +203,7 @@ pub struct Report {
     pub date: String,
     /// Whether the run was `--quick`.
     pub quick: bool,
-    /// The fabric's slot size in words (the engine's).
+    /// The fabric's slot size in words (the engine's unless told otherwise).
     pub slot_words: usize,
     /// memcpy per size.
     pub memcpy: Vec<MemcpyRow>,
@@ -215,7 +218,7 @@ pub struct Report {
 /// Runs every measurement; `progress` receives a line per finished case.
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report> {
     let load_before = load_average();
-    let slot_words = Config::default().slot_words;
+    let slot_words = opts.slot_words.unwrap_or(Config::default().slot_words);
     let mut memcpy = Vec::new();
     for bytes in opts.sizes() {
         let gbs = memcpy_gbs(bytes, opts.budget());
