@@ -110,7 +110,10 @@ def main():
             file=sys.stderr,
         )
 
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
     print(
+        f"Measured {time.strftime('%Y-%m-%d', time.gmtime())}, load average {load} at the end. "
         f"JAX {jax.__version__} on {jax.device_count()} CPU devices; "
         f"`import jax` and first dispatch took {startup:.2f} s (not counted below).\n"
     )
