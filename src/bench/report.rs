@@ -20,14 +20,19 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(
         s,
         "Measured {} on {} core(s), {}; load average (1, 5, 15 min) {} at the start, {} at the end{}. \
-         Fabric slots of {} words (the engine's).\n",
+         Fabric slots of {} words{}.\n",
         r.date,
         m.cores,
         m.cpu,
         m.load_before,
         m.load_after,
         if r.quick { "; `--quick`" } else { "" },
-        r.slot_words
+        r.slot_words,
+        if r.slot_words == crate::exec::Config::default().slot_words {
+            " (the engine's)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         s,

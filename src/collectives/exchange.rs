@@ -156,11 +156,36 @@ impl Exchange<'_> {
     }
 }
 
+thread_local! {
+    /// Scratch words reused by the all-reduce of this thread, so that a device
+    /// running many collectives allocates its working space once.
+    static SCRATCH: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on `len` scratch words of this thread (their contents are
+/// whatever the last user left), or on fresh ones if the scratch is in use.
+fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u32]) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) => {
+            if v.len() < len {
+                v.resize(len, 0);
+            }
+            f(&mut v[..len])
+        }
+        Err(_) => f(&mut vec![0u32; len]),
+    })
+}
+
 /// All-reduce of `words` (values of `dtype`) over the group `members`, in
 /// which this device has rank `rank`: reduce-scatter then all-gather, so each
 /// member reduces `1/p` of the data, reading its share from every member in
 /// rank order. Small arrays take a single exchange instead
 /// ([`SMALL_ALLREDUCE_WORDS`]).
+///
+/// The result is handed to `put(start, words)` piece by piece, straight from
+/// the fabric, so that the caller can write it into the result's own buffer:
+/// the calls cover `0..n` exactly once, in no particular order.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn all_reduce(
     ctx: &DeviceCtx,
     what: &str,
@@ -169,11 +194,13 @@ pub(crate) fn all_reduce(
     members: &[usize],
     rank: usize,
     words: Words,
-) -> Result<Vec<u32>> {
+    mut put: impl FnMut(usize, &[u32]),
+) -> Result<()> {
     let (fabric, me) = (ctx.fabric, ctx.position);
     let (n, p) = (words.len(), members.len());
     if n == 0 || p == 1 {
-        return Ok(words.range(0, n));
+        put(0, &words.range(0, n));
+        return Ok(());
     }
     let half = half_words(fabric);
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
@@ -181,14 +208,16 @@ pub(crate) fn all_reduce(
         words.write(fabric, me, half_offset(fabric, e0), 0, n);
         fabric.barrier(me, what)?;
         let base = half_offset(fabric, e0);
-        let mut acc = vec![0u32; n];
-        let mut buf = vec![0u32; n];
-        fabric.read(members[0], base, &mut acc);
+        let mut acc = [0u32; SMALL_ALLREDUCE_WORDS];
+        let mut buf = [0u32; SMALL_ALLREDUCE_WORDS];
+        let (acc, buf) = (&mut acc[..n], &mut buf[..n]);
+        fabric.read(members[0], base, acc);
         for &src in &members[1..] {
-            fabric.read(src, base, &mut buf);
-            fold(op, dtype, &mut acc, &buf);
+            fabric.read(src, base, buf);
+            fold(op, dtype, acc, buf);
         }
-        return Ok(acc);
+        put(0, acc);
+        return Ok(());
     }
 
     // Each half holds [this member's reduced share of a piece | a piece].
@@ -205,41 +234,47 @@ pub(crate) fn all_reduce(
     // Member r's share of a piece of `len` words.
     let share = |r: usize, len: usize| (r * len / p, (r + 1) * len / p);
 
-    let mut out = vec![0u32; n];
-    let mut acc = vec![0u32; share_cap];
-    let mut buf = vec![0u32; share_cap];
-    let e0 = fabric.epoch(me);
-    for t in 0..=pieces + 1 {
-        let epoch = e0 + t as u64;
-        let write_base = half_offset(fabric, epoch);
-        let read_base = half_offset(fabric, epoch.wrapping_sub(1));
-        if t >= 2 {
-            // Gather the reduced shares of piece t - 2.
-            let (start, end) = piece(t - 2);
-            for (r, &src) in members.iter().enumerate() {
-                let (s, e) = share(r, end - start);
-                fabric.read(src, read_base, &mut out[start + s..start + e]);
+    with_scratch(2 * share_cap, |scratch| {
+        let (acc, buf) = scratch.split_at_mut(share_cap);
+        let e0 = fabric.epoch(me);
+        for t in 0..=pieces + 1 {
+            let epoch = e0 + t as u64;
+            let write_base = half_offset(fabric, epoch);
+            let read_base = half_offset(fabric, epoch.wrapping_sub(1));
+            if t >= 2 {
+                // Gather the others' reduced shares of piece t - 2 (this
+                // member's own went out when it was reduced).
+                let (start, end) = piece(t - 2);
+                for (r, &src) in members.iter().enumerate() {
+                    let (s, e) = share(r, end - start);
+                    if r != rank {
+                        let buf = &mut buf[..e - s];
+                        fabric.read(src, read_base, buf);
+                        put(start + s, buf);
+                    }
+                }
+            }
+            if (1..=pieces).contains(&t) {
+                // Reduce this member's share of piece t - 1, in rank order.
+                let (start, end) = piece(t - 1);
+                let (s, e) = share(rank, end - start);
+                let (acc, buf) = (&mut acc[..e - s], &mut buf[..e - s]);
+                fabric.read(members[0], read_base + share_cap + s, acc);
+                for &src in &members[1..] {
+                    fabric.read(src, read_base + share_cap + s, buf);
+                    fold(op, dtype, acc, buf);
+                }
+                fabric.write(me, write_base, acc);
+                put(start + s, acc);
+            }
+            if t < pieces {
+                let (start, end) = piece(t);
+                words.write(fabric, me, write_base + share_cap, start, end - start);
+            }
+            if t <= pieces {
+                fabric.barrier(me, what)?;
             }
         }
-        if (1..=pieces).contains(&t) {
-            // Reduce this member's share of piece t - 1, in rank order.
-            let (start, end) = piece(t - 1);
-            let (s, e) = share(rank, end - start);
-            let (acc, buf) = (&mut acc[..e - s], &mut buf[..e - s]);
-            fabric.read(members[0], read_base + share_cap + s, acc);
-            for &src in &members[1..] {
-                fabric.read(src, read_base + share_cap + s, buf);
-                fold(op, dtype, acc, buf);
-            }
-            fabric.write(me, write_base, acc);
-        }
-        if t < pieces {
-            let (start, end) = piece(t);
-            words.write(fabric, me, write_base + share_cap, start, end - start);
-        }
-        if t <= pieces {
-            fabric.barrier(me, what)?;
-        }
-    }
-    Ok(out)
+        Ok(())
+    })
 }

@@ -34,7 +34,9 @@ pub mod reduce;
 pub use exchange::SMALL_ALLREDUCE_WORDS;
 pub use reduce::ReduceOp;
 
-use crate::array::{Array, DType};
+use std::sync::Arc;
+
+use crate::array::{Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
 use crate::fabric::Fabric;
@@ -148,8 +150,60 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
         return Ok(x.clone());
     }
     let what = describe(op.name(), axes, x);
-    let words = all_reduce(ctx, &what, op, x.dtype(), &members, rank, Words::Array(x))?;
-    Array::from_words(x.shape(), op.result_dtype(x.dtype()), &words)
+    let n = x.size();
+    let run = |put: &mut dyn FnMut(usize, &[u32])| {
+        all_reduce(
+            ctx,
+            &what,
+            op,
+            x.dtype(),
+            &members,
+            rank,
+            Words::Array(x),
+            put,
+        )
+    };
+    // The result's buffer is allocated once, uninitialised, and filled
+    // straight from the fabric. Every element is written: `all_reduce` puts
+    // each of 0..n exactly once, which `filled` double-checks before the
+    // buffer is declared initialised.
+    match op.result_dtype(x.dtype()) {
+        DType::F32 => {
+            let mut out = Arc::<[f32]>::new_uninit_slice(n);
+            let dst = Arc::get_mut(&mut out).expect("a new Arc is unique");
+            let mut filled = 0;
+            run(&mut |start, w| {
+                for (o, &v) in dst[start..start + w.len()].iter_mut().zip(w) {
+                    o.write(f32::from_bits(v));
+                }
+                filled += w.len();
+            })?;
+            assert_eq!(filled, n, "all_reduce left part of its result unwritten");
+            // SAFETY: all n elements were written above.
+            let out = unsafe { out.assume_init() };
+            Array::from_buffer(x.shape(), Buffer::F32(out))
+        }
+        DType::I32 => {
+            let mut out = Arc::<[i32]>::new_uninit_slice(n);
+            let dst = Arc::get_mut(&mut out).expect("a new Arc is unique");
+            let mut filled = 0;
+            run(&mut |start, w| {
+                for (o, &v) in dst[start..start + w.len()].iter_mut().zip(w) {
+                    o.write(v as i32);
+                }
+                filled += w.len();
+            })?;
+            assert_eq!(filled, n, "all_reduce left part of its result unwritten");
+            // SAFETY: all n elements were written above.
+            let out = unsafe { out.assume_init() };
+            Array::from_buffer(x.shape(), Buffer::I32(out))
+        }
+        DType::Bool => {
+            let mut words = vec![0u32; n];
+            run(&mut |start, w| words[start..start + w.len()].copy_from_slice(w))?;
+            Array::from_words(x.shape(), DType::Bool, &words)
+        }
+    }
 }
 
 /// `jax.lax.pmean`: [`psum`] divided by the group size. The result is
@@ -160,6 +214,7 @@ pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let sum = if axes.is_empty() {
         x.to_words()
     } else {
+        let mut sum = vec![0u32; x.size()];
         all_reduce(
             ctx,
             &what,
@@ -168,7 +223,9 @@ pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
             &members,
             rank,
             Words::Array(x),
-        )?
+            |start, w| sum[start..start + w.len()].copy_from_slice(w),
+        )?;
+        sum
     };
     let mean = reduce::mean_words(&sum, x.dtype(), members.len());
     Array::from_words(x.shape(), DType::F32, &mean)

@@ -1,17 +1,24 @@
 //! The fabric over OS threads: one thread per device, slots in shared memory.
 //!
-//! Slots are arrays of `AtomicU32` accessed with relaxed loads and stores,
-//! which compile to plain moves: no `unsafe` is needed, and a caller that broke
-//! the exchange protocol would read stale words rather than cause undefined
-//! behaviour. The barrier supplies the ordering (release on arrival, acquire on
-//! departure) that makes one epoch's writes visible in the next.
+//! Slots are arrays of `AtomicU64`, each holding two `u32` words (the even
+//! word in the low half), accessed with relaxed loads and stores, which
+//! compile to plain 8-byte moves: no `unsafe` is needed, and a caller that
+//! broke the exchange protocol would read stale words rather than cause
+//! undefined behaviour. Moving two words per access copies at close to
+//! `memcpy` speed where one `AtomicU32` per word ran at about half of it
+//! (atomic accesses are never merged into vector moves). A write that starts
+//! or ends in the middle of a cell loads the cell, replaces its half and
+//! stores it back: only the slot's owner writes it, so nothing is lost, and
+//! readers of the other word see its unchanged value. The barrier supplies
+//! the ordering (release on arrival, acquire on departure) that makes one
+//! epoch's writes visible in the next.
 //!
 //! The barrier spins briefly, then yields, then sleeps on a condition variable:
 //! with more device threads than cores, a waiter that kept spinning would take
 //! the core from the very device it is waiting for.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -65,7 +72,8 @@ struct DeviceState {
 
 /// A [`Fabric`] for devices running as OS threads of one process.
 pub struct ThreadFabric {
-    slots: Vec<Box<[AtomicU32]>>,
+    /// Each device's slot, two words per cell.
+    slots: Vec<Box<[AtomicU64]>>,
     slot_words: usize,
     timeout: Duration,
     policy: WaitPolicy,
@@ -106,7 +114,11 @@ impl ThreadFabric {
             ));
         }
         let slots = (0..devices)
-            .map(|_| (0..slot_words).map(|_| AtomicU32::new(0)).collect())
+            .map(|_| {
+                (0..slot_words.div_ceil(2))
+                    .map(|_| AtomicU64::new(0))
+                    .collect()
+            })
             .collect();
         let states = (0..devices)
             .map(|_| DeviceState {
@@ -233,6 +245,15 @@ impl ThreadFabric {
     }
 }
 
+/// Replaces word `half` (0: low, 1: high) of a slot cell. Only the slot's
+/// owner writes its cells, so the load and store need not be one atomic step.
+fn set_word(cell: &AtomicU64, half: u32, w: u32) {
+    let shift = 32 * half;
+    let old = cell.load(Ordering::Relaxed);
+    let new = (old & !(0xffff_ffff_u64 << shift)) | (w as u64) << shift;
+    cell.store(new, Ordering::Relaxed);
+}
+
 /// Locks a mutex, ignoring poisoning: the data behind these locks (a reason
 /// string, nothing at all) stays valid whatever a panicking holder did.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -256,16 +277,56 @@ impl Fabric for ThreadFabric {
     }
 
     fn write(&self, device: usize, offset: usize, data: &[u32]) {
-        let dst = &self.slots[device][offset..offset + data.len()];
-        for (cell, &w) in dst.iter().zip(data) {
-            cell.store(w, Ordering::Relaxed);
+        let end = offset + data.len();
+        assert!(
+            end <= self.slot_words,
+            "write of words {offset}..{end} past a slot of {} words",
+            self.slot_words
+        );
+        let cells = &self.slots[device];
+        let (mut at, mut data) = (offset, data);
+        if at % 2 == 1 {
+            if let Some((&w, rest)) = data.split_first() {
+                set_word(&cells[at / 2], 1, w);
+                at += 1;
+                data = rest;
+            }
+        }
+        let pairs = data.chunks_exact(2);
+        let last = pairs.remainder().first().copied();
+        let full = data.len() / 2;
+        for (cell, pair) in cells[at / 2..at / 2 + full].iter().zip(pairs) {
+            cell.store(pair[0] as u64 | (pair[1] as u64) << 32, Ordering::Relaxed);
+        }
+        if let Some(w) = last {
+            set_word(&cells[at / 2 + full], 0, w);
         }
     }
 
     fn read(&self, from: usize, offset: usize, out: &mut [u32]) {
-        let src = &self.slots[from][offset..offset + out.len()];
-        for (w, cell) in out.iter_mut().zip(src) {
-            *w = cell.load(Ordering::Relaxed);
+        let end = offset + out.len();
+        assert!(
+            end <= self.slot_words,
+            "read of words {offset}..{end} past a slot of {} words",
+            self.slot_words
+        );
+        let cells = &self.slots[from];
+        let mut at = offset;
+        let mut out = out;
+        if at % 2 == 1 && !out.is_empty() {
+            out[0] = (cells[at / 2].load(Ordering::Relaxed) >> 32) as u32;
+            at += 1;
+            out = &mut out[1..];
+        }
+        let full = out.len() / 2;
+        let mut pairs = out.chunks_exact_mut(2);
+        for (pair, cell) in (&mut pairs).zip(&cells[at / 2..at / 2 + full]) {
+            let v = cell.load(Ordering::Relaxed);
+            pair[0] = v as u32;
+            pair[1] = (v >> 32) as u32;
+        }
+        if let Some(w) = pairs.into_remainder().first_mut() {
+            *w = cells[at / 2 + full].load(Ordering::Relaxed) as u32;
         }
     }
 
