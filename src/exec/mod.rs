@@ -339,7 +339,9 @@ pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
         .zip(&p.in_specs)
         .map(|(x, s)| s.split(&p.mesh, x))
         .collect::<Result<_>>()?;
-    let outs = run_devices(&p.body, &p.mesh, shards.clone())?;
+    // Keep the shards for the report only when one is being recorded.
+    let kept = crate::report::recording().then(|| shards.clone());
+    let outs = run_devices(&p.body, &p.mesh, shards)?;
     let globals: Vec<Array> = outs
         .iter()
         .zip(&p.out_specs)
@@ -349,7 +351,7 @@ pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
             spec.assemble(&p.mesh, blocks, &global.shape)
         })
         .collect::<Result<_>>()?;
-    if crate::report::recording() {
+    if let Some(shards) = kept {
         let inputs = crate::report::sharded_all(&p.mesh, &p.in_specs, ins, &shards)?;
         let outputs = crate::report::sharded_all(&p.mesh, &p.out_specs, &globals, &outs)?;
         let run = crate::report::map_run("shard_map", &p.mesh, &p.body, inputs, outputs)?;
@@ -371,13 +373,14 @@ pub fn run_pmap(m: &MapParams, ins: &[Array]) -> Result<Vec<Array>> {
             None => vec![x.clone(); m.size],
         });
     }
-    let outs = run_devices(&m.body, &mesh, args.clone())?;
+    let kept = crate::report::recording().then(|| args.clone());
+    let outs = run_devices(&m.body, &mesh, args)?;
     let globals: Vec<Array> = outs
         .iter()
         .zip(&m.out_axes)
         .map(|(o, &ax)| Array::stack(o, ax))
         .collect::<Result<_>>()?;
-    if crate::report::recording() {
+    if let Some(args) = kept {
         let out_axes: Vec<Option<usize>> = m.out_axes.iter().map(|&a| Some(a)).collect();
         let inputs = crate::report::mapped(&mesh, ins, &args, &m.in_axes);
         let outputs = crate::report::mapped(&mesh, &globals, &outs, &out_axes);
