@@ -75,3 +75,63 @@ fn nothing_is_recorded_unless_asked() {
     .unwrap();
     assert!(report::take().maps.is_empty());
 }
+
+fn report_of(program: &str, lockstep: bool) -> report::Report {
+    let path = format!("{}/tests/programs/{program}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(path).unwrap();
+    let options = shardlab::python::Options {
+        devices: 8,
+        lockstep,
+        ..Default::default()
+    };
+    report::start();
+    let outcome = shardlab::python::run(&source, &options);
+    let rep = report::take();
+    exec::set_config(exec::Config::default());
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    rep
+}
+
+#[test]
+fn the_transposed_map_of_a_grad_is_marked_backward() {
+    // value_and_grad(loss)(w=0.5, x=arange(8)) with loss = psum(sum((xs*w)^2))
+    // over 4 devices: the forward map, then its transpose.
+    for lockstep in [true, false] {
+        let rep = report_of("grad_shard_map_vma_true.py", lockstep);
+        let roles: Vec<&str> = rep.maps.iter().map(|m| m.role).collect();
+        assert_eq!(roles.last(), Some(&"backward"), "{roles:?}");
+        assert!(roles[..roles.len() - 1].iter().all(|r| *r == "forward"));
+        // The forward output is the psum: invariant.
+        assert_eq!(rep.maps[0].out_vma, vec![Vec::<String>::new()]);
+        assert_eq!(rep.maps[0].outputs[0].global.data, vec![35.0]);
+        let back = rep.maps.last().unwrap();
+        // d/dw sum((x*w)^2) = 2 w sum(x^2) = 140, already summed over the
+        // devices (pvary transposes to psum), so invariant; the x cotangent
+        // 2 w^2 x varies over 'x'.
+        assert_eq!(back.out_vma, vec![vec![], vec!["x".to_string()]]);
+        assert_eq!(back.outputs[0].global.data, vec![140.0]);
+        for shard in &back.outputs[0].shards {
+            assert_eq!(shard.value.data, vec![140.0]);
+        }
+        let gx: Vec<f64> = (0..8).map(|i| 0.5 * i as f64).collect();
+        assert_eq!(back.outputs[1].global.data, gx);
+        assert!(back.elapsed_us >= 0.0);
+    }
+}
+
+#[test]
+fn collectives_carry_per_device_times() {
+    for lockstep in [true, false] {
+        let rep = report_of("pmean_grad_in_body_vma_false.py", lockstep);
+        let m = &rep.maps[0];
+        assert_eq!(m.role, "forward");
+        assert!(!m.collectives.is_empty());
+        for c in &m.collectives {
+            assert_eq!(c.elapsed_us.len(), 8);
+            assert!(c.elapsed_us.iter().all(|t| *t >= 0.0));
+        }
+        // check_vma=False: nothing is tracked, the output shows no axes.
+        assert_eq!(m.out_vma, vec![Vec::<String>::new()]);
+        assert_eq!(m.outputs[0].global.data, vec![60.0]);
+    }
+}

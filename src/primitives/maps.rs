@@ -232,7 +232,9 @@ impl ShardMapParams {
         in_specs.extend(self.out_specs.iter().cloned());
         let mut args = p.to_vec();
         args.extend(ct_args);
-        let res = bind(self.with(new_body, in_specs, self.in_specs.clone()), &args)?;
+        let res = crate::report::backward(|| {
+            bind(self.with(new_body, in_specs, self.in_specs.clone()), &args)
+        })?;
         Ok(res
             .into_iter()
             .zip(p)
@@ -406,7 +408,7 @@ impl MapParams {
                 }
             });
         }
-        let res = bind(self.with(new_body, in_axes, out_axes), &args)?;
+        let res = crate::report::backward(|| bind(self.with(new_body, in_axes, out_axes), &args))?;
         res.into_iter()
             .enumerate()
             .map(|(i, c)| {

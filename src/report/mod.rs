@@ -89,6 +89,9 @@ pub struct CollectiveRun {
     /// Bytes that crossed between devices, summed over devices (a lower bound
     /// for the algorithm used).
     pub bytes_moved: usize,
+    /// Microseconds each device spent inside it, by position (in lockstep,
+    /// the one evaluator's time, the same for every device).
+    pub elapsed_us: Vec<f64>,
 }
 
 /// How long one device spent.
@@ -125,6 +128,15 @@ pub struct MapRun {
     pub collectives: Vec<CollectiveRun>,
     /// Per-device timings (parallel mode).
     pub timings: Vec<Timing>,
+    /// `forward`, or `backward` for the transposed map that computes the
+    /// cotangents of a grad (its outputs are the inputs' gradients).
+    pub role: &'static str,
+    /// For each output of the per-device program, the mesh axes it varies
+    /// over (its aval's vma; empty means invariant, i.e. replicated, or not
+    /// tracked when `check_vma` is off).
+    pub out_vma: Vec<Vec<String>>,
+    /// Wall time of the whole map, in microseconds.
+    pub elapsed_us: f64,
 }
 
 /// Everything recorded between [`start`] and [`take`].
@@ -136,6 +148,16 @@ pub struct Report {
 
 thread_local! {
     static REPORT: RefCell<Option<Report>> = const { RefCell::new(None) };
+    static BACKWARD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, marking the maps it records as `backward` (the transposed map of
+/// a grad).
+pub fn backward<T>(f: impl FnOnce() -> T) -> T {
+    let outer = BACKWARD.with(|b| b.replace(true));
+    let result = f();
+    BACKWARD.with(|b| b.set(outer));
+    result
 }
 
 /// Starts recording on this thread (discarding anything recorded before).
@@ -290,6 +312,7 @@ pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<Co
     for k in 0..count {
         let mut before: Vec<Option<ArrayData>> = vec![None; n];
         let mut after: Vec<Option<ArrayData>> = vec![None; n];
+        let mut elapsed = vec![0.0; n];
         let mut kind = None;
         for log in logs {
             let Some(ev) = log.events.get(k) else {
@@ -297,6 +320,7 @@ pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<Co
             };
             kind.get_or_insert_with(|| ev.kind.clone());
             for (i, &p) in ev.positions.iter().enumerate() {
+                elapsed[p] = ev.elapsed_us;
                 before[p] = ev.before.get(i).map(ArrayData::from);
                 after[p] = ev.after.get(i).map(ArrayData::from);
             }
@@ -334,6 +358,7 @@ pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<Co
                 .map(|a| a.unwrap_or_else(empty))
                 .collect(),
             after: after.into_iter().map(|a| a.unwrap_or_else(empty)).collect(),
+            elapsed_us: elapsed,
         });
     }
     Ok(runs)
@@ -348,6 +373,7 @@ pub fn map_run(
     outputs: Vec<ShardedArray>,
 ) -> Result<MapRun> {
     let logs = device::take_handed().unwrap_or_default();
+    let elapsed_us = logs.iter().map(|l| l.total_us).fold(0.0, f64::max);
     let lockstep = crate::exec::config().mode == crate::exec::Mode::Lockstep;
     let timings = if lockstep {
         vec![]
@@ -371,5 +397,16 @@ pub fn map_run(
         outputs,
         collectives: collective_runs(mesh, &logs)?,
         timings,
+        role: if BACKWARD.with(|b| b.get()) {
+            "backward"
+        } else {
+            "forward"
+        },
+        out_vma: body
+            .out_avals()
+            .iter()
+            .map(|a| a.vma.iter().cloned().collect())
+            .collect(),
+        elapsed_us,
     })
 }
