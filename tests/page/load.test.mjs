@@ -33,6 +33,27 @@ test('first load: bytes transferred and time to the first result', async () => {
   await page.close();
 });
 
+test('time from an edit to the updated result', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  const field = page.getByLabel('in_specs of shard_map at line 8', { exact: true });
+  const times = [];
+  for (let i = 0; i < 7; i++) {
+    const spec = i % 2 === 0 ? "P('x', None)" : "P('x', 'y')";
+    await field.fill(spec);
+    const t0 = Date.now();
+    await field.press('Enter');
+    await runsDone(page, i + 2);
+    times.push(Date.now() - t0);
+    assert.ok((await page.$$eval('.cm-line', (ls) => ls.map((l) => l.textContent).join('\n'))).includes(`in_specs=${spec}`));
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  console.log(`edit to updated result (spec control, 2-D psum, lockstep): median ${median} ms over ${times.length} edits (${times.join(', ')} ms)`);
+  assert.ok(median > 0 && median < 5000, `${median} ms`);
+  await page.close();
+});
+
 test('parallel mode (a Web Worker per device) shows the same shards', async () => {
   const page = await h.page();
   await runsDone(page, 1);

@@ -6,10 +6,13 @@ export const EXAMPLES = [
   { file: 'all_to_all.py', title: 'all_to_all' },
   { file: 'tensor_parallel_mlp.py', title: 'Tensor-parallel MLP with grads' },
   { file: 'data_parallel_train.py', title: 'Data-parallel training (20 steps)' },
+  { file: 'fsdp_all_gather.py', title: 'FSDP: sharded parameters, all_gather, reduce-scattered grads' },
   { file: 'tour.py', title: 'Tour of the SPMD model' },
   { file: 'seed000_example.py', title: 'psum on a 1-device mesh' },
   { file: 'seed002_example1.py', title: 'pmap with psum' },
   { file: 'seed003_example.py', title: 'vmap vs shard_map' },
+  { file: 'seed001_example_real_corrected.py', title: 'Flax Dense layer under shard_map' },
+  { file: 'seed004_production_corrected_pmean.py', title: 'NNX training step with pmean(grads)' },
   { file: 'long_loop.py', title: 'A long loop (try Cancel)' },
 ];
 

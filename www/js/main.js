@@ -2,7 +2,9 @@
 import { Editor } from './editor.js';
 import { Runner } from './runner.js';
 import { EXAMPLES, loadExample } from './examples.js';
-import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh } from './mesh.js';
+import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh, meshesByName } from './mesh.js';
+import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
+import { el } from './dom.js';
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
 import { renderReport } from './report.js';
@@ -14,7 +16,7 @@ const ui = {
   names: $('axis-names'), mode: $('mode'), run: $('run'), cancel: $('cancel'), share: $('share'),
   download: $('download'), info: $('run-info'), error: $('error'), lastGood: $('last-good'),
   stdout: $('stdout'), result: $('result'), report: $('report'),
-  devicesMsg: $('devices-msg'), meshMsg: $('mesh-msg'),
+  devicesMsg: $('devices-msg'), meshMsg: $('mesh-msg'), specs: $('specs'), specsMsg: $('specs-msg'),
 };
 
 let isolated = false;
@@ -49,8 +51,61 @@ function saveState() {
   history.replaceState(null, '', hash);
 }
 
-// Reflects the program's Mesh(...) line in the controls.
+// The axis names of the mesh a shard_map call uses, or null when unknown.
+function meshNamesFor(call, source) {
+  const meshes = meshesByName(source);
+  if (call.mesh && meshes[call.mesh]) return meshes[call.mesh].names;
+  const all = Object.values(meshes);
+  return !call.mesh && all.length === 1 ? all[0].names : null;
+}
+
+// One text field per P(...) of every shard_map's in_specs and out_specs.
+function renderSpecControls() {
+  const calls = findShardMaps(editor.text);
+  setMsg(ui.specsMsg, [], null);
+  ui.specs.replaceChildren(...calls.map((call, c) => {
+    const where = `shard_map at line ${call.line}`;
+    const group = (kind) => {
+      const spec = call[kind];
+      if (!spec) return null;
+      const fields = spec.specs.length
+        ? spec.specs.map((s, j) => el('input', {
+          type: 'text', class: 'spec-field', value: s.text, size: Math.max(6, s.text.length + 1),
+          'aria-label': spec.specs.length === 1 ? `${kind} of ${where}` : `${kind} ${j} of ${where}`,
+          'data-call': c, 'data-kind': kind, 'data-spec': j, 'aria-describedby': 'specs-msg',
+          onchange: (e) => applySpec(e.target),
+        }))
+        : [el('code', { title: 'not written as P(...) here, edit it in the code' }, spec.text)];
+      return el('span', { class: 'spec-group' },
+        el('span', { class: 'dim' }, kind), fields);
+    };
+    return el('div', { class: 'spec-call', 'data-line': call.line, role: 'group', 'aria-label': `specs of ${where}` },
+      el('span', { class: 'spec-where' }, where), group('in_specs'), group('out_specs'));
+  }));
+}
+
+// Applies one spec field to the program, or refuses it with the reason.
+function applySpec(input) {
+  const source = editor.text;
+  const call = findShardMaps(source)[Number(input.dataset.call)];
+  const spec = call && call[input.dataset.kind] && call[input.dataset.kind].specs[Number(input.dataset.spec)];
+  const label = input.getAttribute('aria-label');
+  if (!spec) return;
+  const parsed = parseSpec(input.value);
+  const reason = parsed.error || checkSpec(parsed.entries, meshNamesFor(call, source));
+  if (reason) {
+    setMsg(ui.specsMsg, [input], `${label}: ${reason}`);
+    return;
+  }
+  const head = /^[\w.]+/.exec(spec.text)[0];
+  editor.set(replaceRange(source, spec.start, spec.end, specText(parsed.entries, head)));
+  syncControls();
+  run();
+}
+
+// Reflects the program's mesh and specs in the controls.
 function syncControls() {
+  renderSpecControls();
   const mesh = findMesh(editor.text);
   ui.shape.disabled = ui.names.disabled = !mesh;
   if (!mesh) {
@@ -123,7 +178,9 @@ function showOutcome(out) {
   const text = out.result === null ? 'None' : resultText(out.result);
   ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
   const previous = document.getElementById('map-select');
-  renderReport(ui.report, out.report, previous ? Number(previous.value) : 0);
+  renderReport(ui.report, out.report, previous ? Number(previous.value) : 0, {
+    grads: /\b(?:value_and_grad|grad|vjp)\s*\(/.test(editor.text),
+  });
 }
 
 async function run() {

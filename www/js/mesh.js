@@ -1,29 +1,84 @@
-// The mesh controls' view of a program: find its `Mesh(...)` line, read the
-// mesh from it, check new values and write them back.
+// The mesh controls' view of a program: find its mesh, read the shape and
+// axis names from it, check new values and write them back.
 //
-// Understood form (the one the examples use):
+// Understood forms:
 //   Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ('x', 'y'))
-// with `.reshape(...)` optional for a 1-D mesh.
+//     (with `.reshape(...)` optional for a 1-D mesh)
+//   jax.make_mesh((2, 4), ('x', 'y'))
+//   Mesh(mesh_utils.create_device_mesh((2, 4)), ('x', 'y'))
 
-const MESH_RE =
-  /Mesh\(\s*np\.array\(\s*jax\.devices\(\)\s*(?:\[\s*:\s*(\d+)\s*\])?\s*\)\s*(?:\.reshape\(([\d\s,]*)\))?\s*,\s*\(([^()]*)\)\s*\)/;
+const NAMES = String.raw`\(([^()]*)\)`;
+const FORMS = [
+  {
+    form: 'devices',
+    re: new RegExp(String.raw`Mesh\(\s*np\.array\(\s*jax\.devices\(\)\s*(?:\[\s*:\s*(\d+)\s*\])?\s*\)\s*(?:\.reshape\(([\d\s,]*)\))?\s*,\s*` + NAMES + String.raw`\s*\)`),
+    shape: (m) => (m[2] ? numbers(m[2]) : [m[1] ? Number(m[1]) : null]),
+    names: (m) => m[3],
+  },
+  {
+    form: 'make_mesh',
+    re: new RegExp(String.raw`(?:jax\.)?make_mesh\(\s*\(([\d\s,]*)\)\s*,\s*` + NAMES + String.raw`\s*\)`),
+    shape: (m) => numbers(m[1]),
+    names: (m) => m[2],
+  },
+  {
+    form: 'create_device_mesh',
+    re: new RegExp(String.raw`Mesh\(\s*(?:mesh_utils\.)?create_device_mesh\(\s*\(([\d\s,]*)\)\s*\)\s*,\s*` + NAMES + String.raw`\s*\)`),
+    shape: (m) => numbers(m[1]),
+    names: (m) => m[2],
+  },
+];
 
-// The first understood Mesh(...) call: { shape, names, start, end } or null.
-export function findMesh(source) {
-  const m = MESH_RE.exec(source);
-  if (!m) return null;
-  const names = [...m[3].matchAll(/['"]([^'"]*)['"]/g)].map((n) => n[1]);
-  const shape = m[2]
-    ? m[2].split(',').map((s) => s.trim()).filter((s) => s).map(Number)
-    : [m[1] ? Number(m[1]) : null];
-  return { shape, names, start: m.index, end: m.index + m[0].length };
+function numbers(text) {
+  return text.split(',').map((s) => s.trim()).filter((s) => s).map(Number);
 }
 
-// The text of a Mesh(...) call for `shape` and `names`.
-export function meshCall(shape, names) {
+// The first understood mesh construction: { shape, names, start, end, form }
+// or null.
+export function findMesh(source) {
+  let best = null;
+  for (const f of FORMS) {
+    const m = f.re.exec(source);
+    if (!m || (best && best.start <= m.index)) continue;
+    const names = [...f.names(m).matchAll(/['"]([^'"]*)['"]/g)].map((n) => n[1]);
+    best = { shape: f.shape(m), names, start: m.index, end: m.index + m[0].length, form: f.form };
+  }
+  return best;
+}
+
+// Every understood mesh construction assigned to a variable
+// (`mesh = jax.make_mesh(...)`): { variable: { shape, names } }; for other
+// `Mesh(...)` assignments, shape is null and only the names are read.
+export function meshesByName(source) {
+  const out = {};
+  for (const f of FORMS) {
+    const re = new RegExp(f.re.source, 'g');
+    for (let m; (m = re.exec(source));) {
+      const line = source.slice(source.lastIndexOf('\n', m.index) + 1, m.index);
+      const v = /([A-Za-z_]\w*)\s*=\s*$/.exec(line);
+      if (!v) continue;
+      const names = [...f.names(m).matchAll(/['"]([^'"]*)['"]/g)].map((n) => n[1]);
+      out[v[1]] = { shape: f.shape(m), names };
+    }
+  }
+  // Other `name = Mesh(devices, ('a', 'b'))` lines: the axis names only.
+  const other = /^[ \t]*([A-Za-z_]\w*)\s*=\s*(?:jax\.sharding\.)?Mesh\(.*,\s*(?:axis_names\s*=\s*)?\(([^()]*)\)\s*\)\s*$/gm;
+  for (let m; (m = other.exec(source));) {
+    if (out[m[1]]) continue;
+    out[m[1]] = { shape: null, names: [...m[2].matchAll(/['"]([^'"]*)['"]/g)].map((n) => n[1]) };
+  }
+  return out;
+}
+
+// The text of a mesh construction for `shape` and `names`, in `form` (one
+// of findMesh's forms; the `Mesh(np.array(jax.devices()...))` one by default).
+export function meshCall(shape, names, form = 'devices') {
   const n = shape.reduce((a, b) => a * b, 1);
-  const reshape = shape.length > 1 ? `.reshape(${shape.join(', ')})` : '';
   const axes = names.map((a) => `'${a}'`).join(', ') + (names.length === 1 ? ',' : '');
+  const tuple = shape.join(', ') + (shape.length === 1 ? ',' : '');
+  if (form === 'make_mesh') return `jax.make_mesh((${tuple}), (${axes}))`;
+  if (form === 'create_device_mesh') return `Mesh(mesh_utils.create_device_mesh((${tuple})), (${axes}))`;
+  const reshape = shape.length > 1 ? `.reshape(${shape.join(', ')})` : '';
   return `Mesh(np.array(jax.devices()[:${n}])${reshape}, (${axes}))`;
 }
 
@@ -31,7 +86,15 @@ export function meshCall(shape, names) {
 export function rewriteMesh(source, shape, names) {
   const found = findMesh(source);
   if (!found) return source;
-  return source.slice(0, found.start) + meshCall(shape, names) + source.slice(found.end);
+  const text = meshCall(shape, names, found.form);
+  // Keep the module prefix (`jax.`, `mesh_utils.`), or its absence, as written.
+  const written = source.slice(found.start, found.end);
+  let call = text;
+  if (found.form === 'make_mesh' && !written.startsWith('jax.')) call = text.slice(4);
+  if (found.form === 'create_device_mesh' && !written.includes('mesh_utils.')) {
+    call = text.replace('mesh_utils.', '');
+  }
+  return source.slice(0, found.start) + call + source.slice(found.end);
 }
 
 // Parses "2x4" (or "2,4", "2 4"): a list of positive integers or an error.

@@ -1,19 +1,24 @@
-// The report of a run: pick one of its maps, then see its devices, its
-// global arrays, its collectives, its jaxpr and its timings.
+// The report of a run: a training loop's loss per step (when there is one),
+// then pick one of its maps and see its devices, its global arrays, its
+// gradients, its collectives, its jaxpr and its timings.
 import { el } from './dom.js';
 import { renderDevices } from './devices.js';
 import { renderBlocks } from './blocks.js';
 import { renderCollectives } from './collectives.js';
 import { renderTimeline } from './timeline.js';
+import { renderGradients } from './gradients.js';
+import { findSteps, renderTraining } from './training.js';
 
 function mapTitle(m, i) {
   const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
   const colls = m.collectives.map((c) => c.name);
-  return `${i + 1}. ${m.kind} on mesh (${mesh})` + (colls.length ? ` · ${[...new Set(colls)].join(', ')}` : '');
+  const role = m.role === 'backward' ? ' (backward: gradients)' : '';
+  return `${i + 1}. ${m.kind}${role} on mesh (${mesh})` + (colls.length ? ` · ${[...new Set(colls)].join(', ')}` : '');
 }
 
-function renderMap(m) {
+function renderMap(m, i, grads) {
   const timeline = renderTimeline(m);
+  const gradients = renderGradients(m, i, grads);
   return [
     el('h3', {}, 'Devices'),
     renderDevices(m),
@@ -21,6 +26,7 @@ function renderMap(m) {
     el('div', { class: 'global-arrays' },
       m.inputs.map((a, i) => renderBlocks(`in ${i}`, a, m)),
       m.outputs.map((a, i) => renderBlocks(`out ${i}`, a, m))),
+    gradients ? [el('h3', {}, 'Gradients'), gradients] : null,
     el('h3', {}, 'Collectives'),
     renderCollectives(m),
     timeline ? [el('h3', {}, 'Timeline'), timeline] : null,
@@ -30,7 +36,9 @@ function renderMap(m) {
 }
 
 // Fills `root` with the report; `selected` picks the map shown first.
-export function renderReport(root, report, selected = 0) {
+// `options.grads`: the program takes gradients (shows the reductions of
+// gradients inside maps with what pmean/psum of them gives).
+export function renderReport(root, report, selected = 0, options = {}) {
   root.replaceChildren();
   const maps = report.maps;
   if (maps.length === 0) {
@@ -38,11 +46,18 @@ export function renderReport(root, report, selected = 0) {
     return;
   }
   const body = el('div', { class: 'map-body' });
-  const show = (i) => body.replaceChildren(...renderMap(maps[i]).flat().filter(Boolean));
+  const show = (i) => body.replaceChildren(...renderMap(maps[i], i, Boolean(options.grads)).flat(2).filter(Boolean));
   const pick = Math.min(selected, maps.length - 1);
   const select = el('select', { 'aria-label': 'Map', id: 'map-select',
     onchange: (e) => show(Number(e.target.value)) },
   maps.map((m, i) => el('option', { value: i, selected: i === pick }, mapTitle(m, i))));
+  const steps = findSteps(report);
+  const training = steps && renderTraining(report, steps, (i) => {
+    select.value = String(i);
+    show(i);
+  });
+  if (training) root.append(training);
   root.append(el('label', { class: 'map-pick' }, `${maps.length} map${maps.length > 1 ? 's' : ''} ran: `, select), body);
   show(pick);
+  if (training) training.start(pick);
 }

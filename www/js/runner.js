@@ -13,16 +13,19 @@ export class Runner {
     this.worker = new Worker(new URL('./coordinator.js', import.meta.url), { type: 'module' });
     this.loaded = new Promise((resolve) => {
       this.worker.addEventListener('message', (e) => {
-        if ('ready' in e.data) {
-          this.onStatus(e.data);
+        const msg = e.data;
+        if (!msg || typeof msg !== 'object') return;
+        if ('ready' in msg) {
+          this.onStatus(msg);
           resolve();
-        } else if (this.pending && e.data.id === this.pending.id) {
+        } else if (this.pending && msg.id === this.pending.id && ('out' in msg || 'failure' in msg)) {
           const { resolve: done } = this.pending;
           this.pending = null;
-          done(e.data);
+          done(msg);
           // A trapped wasm instance (a panic) cannot be trusted again.
-          if (e.data.failure) this.restart();
+          if (msg.failure) this.restart();
         }
+        // Any other message (progress reports, kinds added later) is ignored.
       });
       this.worker.addEventListener('error', (e) => {
         this.onStatus({ ready: false, failure: e.message || 'the engine could not start' });

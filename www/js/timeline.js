@@ -1,19 +1,55 @@
-// Per-device time: compute vs. inside collectives, as bars on one scale.
+// Per-device time: a bar per device on one scale, its compute time and then
+// each collective it took part in, in program order, as numbered segments.
+// Parallel reports carry every device's own times; in lockstep one evaluator
+// runs all devices, so every bar shows that evaluator's times.
 import { el, deviceColour } from './dom.js';
 
-export function renderTimeline(map) {
-  const t = map.timings.filter((x) => x.total_us > 0);
-  if (t.length === 0) return null;
-  const max = Math.max(...t.map((x) => x.total_us));
+function us(x) {
+  return x >= 1000 ? `${(x / 1000).toFixed(1)} ms` : `${x.toFixed(0)} µs`;
+}
+
+// Each device's { position, total, colls: [{ k, name, t }] }, or null when
+// the report has no times.
+export function deviceTimes(map) {
   const n = map.device_ids.length;
-  return el('div', { class: 'timeline' },
-    t.map((x) => {
-      const compute = x.total_us - x.collective_us;
-      return el('div', { class: 'tl-row' },
-        el('span', { class: 'tl-label' }, `device ${map.device_ids[x.position]}`),
+  const colls = map.collectives || [];
+  const of = (p) => colls.map((c, k) => ({ k, name: c.name, t: c.elapsed_us ? Number(c.elapsed_us[p]) || 0 : 0 }));
+  if (map.timings && map.timings.some((x) => x.total_us > 0)) {
+    return map.timings.map((x) => ({ position: x.position, total: x.total_us, colls: of(x.position) }));
+  }
+  if (map.elapsed_us !== undefined) {
+    return Array.from({ length: n }, (_, p) => ({ position: p, total: map.elapsed_us, colls: of(p) }));
+  }
+  return null;
+}
+
+export function renderTimeline(map) {
+  const rows = deviceTimes(map);
+  if (!rows) return null;
+  const max = Math.max(...rows.map((r) => Math.max(r.total, r.colls.reduce((s, c) => s + c.t, 0))));
+  if (!(max > 0)) {
+    return el('p', { class: 'dim timeline', 'data-mode': map.mode }, map.mode === 'parallel'
+      ? 'The device workers sent back no times for this map.'
+      : 'This map ran faster than the clock can measure.');
+  }
+  const n = map.device_ids.length;
+  const pct = (t) => `${(100 * t) / max}%`;
+  const lockstep = map.mode === 'lockstep';
+  return el('div', { class: 'timeline', 'data-mode': map.mode },
+    el('p', { class: 'dim' }, lockstep
+      ? 'Lockstep: one evaluator runs every device equation by equation, so each bar shows the same times: compute, then each collective in order.'
+      : 'Each device\'s own time: compute, then each collective in order (waiting for the others and exchanging).'),
+    rows.map((r) => {
+      const inColl = r.colls.reduce((s, c) => s + c.t, 0);
+      const compute = Math.max(0, r.total - inColl);
+      return el('div', { class: 'tl-row', 'data-device-id': map.device_ids[r.position] },
+        el('span', { class: 'tl-label' }, `device ${map.device_ids[r.position]}`),
         el('span', { class: 'tl-bar' },
-          el('span', { class: 'tl-compute', style: { width: `${(100 * compute) / max}%`, background: deviceColour(x.position, n) } }),
-          el('span', { class: 'tl-coll', style: { width: `${(100 * x.collective_us) / max}%` } })),
-        el('span', { class: 'dim' }, `${compute.toFixed(0)} µs compute, ${x.collective_us.toFixed(0)} µs collectives`));
+          el('span', { class: 'tl-compute', title: `compute ${us(compute)}`, style: { width: pct(compute), background: deviceColour(r.position, n) } }),
+          r.colls.map((c) => el('span', {
+            class: 'tl-coll', 'data-collective': c.name, 'data-order': c.k + 1,
+            title: `${c.k + 1}. ${c.name}: ${us(c.t)}`, style: { width: pct(c.t) },
+          }))),
+        el('span', { class: 'dim' }, `${us(compute)} compute, ${us(inColl)} in ${r.colls.length} collective${r.colls.length === 1 ? '' : 's'}`));
     }));
 }

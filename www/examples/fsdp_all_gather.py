@@ -1,0 +1,1 @@
+../../tests/programs/fsdp_all_gather.py

@@ -1,0 +1,1 @@
+../../tests/programs/seed001_example_real_corrected.py

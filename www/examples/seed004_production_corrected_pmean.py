@@ -1,0 +1,1 @@
+../../tests/programs/seed004_production_corrected_pmean.py
