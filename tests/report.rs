@@ -135,3 +135,29 @@ fn collectives_carry_per_device_times() {
         assert_eq!(m.outputs[0].global.data, vec![60.0]);
     }
 }
+
+#[test]
+fn eager_grad_calls_are_recorded_with_their_maps() {
+    // grad_shard_map_vma_true: value_and_grad(loss)(0.5, arange(8)) gives
+    // loss sum((x w)^2) = 0.25 * 140 = 35 and gradient 2 w sum(x^2) = 140
+    // (the fixture's [35.0, 140.0, 140.0]); the reference jax.grad of the
+    // unsharded loss runs no map.
+    let rep = report_of("grad_shard_map_vma_true.py", true);
+    assert_eq!(rep.grads.len(), 2, "{:?}", rep.grads);
+    let g = &rep.grads[0];
+    assert_eq!(g.loss, 35.0);
+    assert_eq!(g.grads.len(), 1);
+    assert_eq!(g.grads[0].data, vec![140.0]);
+    assert_eq!(g.maps, [0, rep.maps.len()]);
+    assert_eq!(rep.maps[g.maps[1] - 1].role, "backward");
+    assert_eq!(rep.grads[1].loss, 35.0);
+    assert_eq!(rep.grads[1].maps[0], rep.grads[1].maps[1]);
+}
+
+#[test]
+fn a_grad_under_a_trace_is_not_recorded() {
+    // The grad inside the shard_map body is traced, not evaluated.
+    let rep = report_of("pmean_grad_in_body_vma_true.py", true);
+    assert!(rep.grads.is_empty());
+    assert_eq!(rep.maps.len(), 1);
+}

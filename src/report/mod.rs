@@ -139,11 +139,26 @@ pub struct MapRun {
     pub elapsed_us: f64,
 }
 
+/// One `grad` / `value_and_grad` call evaluated eagerly (not under a trace).
+#[derive(Debug, Clone, Serialize)]
+pub struct GradRun {
+    /// The loss (the function's scalar output).
+    pub loss: f64,
+    /// The gradient with respect to each differentiated leaf, in argument
+    /// order.
+    pub grads: Vec<ArrayData>,
+    /// `[start, end)` of the maps (in [`Report::maps`]) the call ran: its
+    /// forward maps and their transposes.
+    pub maps: [usize; 2],
+}
+
 /// Everything recorded between [`start`] and [`take`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
     /// Every map run at top level, in execution order.
     pub maps: Vec<MapRun>,
+    /// Every grad / value_and_grad evaluated at top level, in order.
+    pub grads: Vec<GradRun>,
 }
 
 thread_local! {
@@ -180,6 +195,20 @@ pub fn push(run: MapRun) {
     REPORT.with(|r| {
         if let Some(rep) = r.borrow_mut().as_mut() {
             rep.maps.push(run);
+        }
+    });
+}
+
+/// How many maps have been recorded so far (0 when not recording).
+pub fn maps_recorded() -> usize {
+    REPORT.with(|r| r.borrow().as_ref().map_or(0, |rep| rep.maps.len()))
+}
+
+/// Adds a grad call to the report being recorded.
+pub fn push_grad(run: GradRun) {
+    REPORT.with(|r| {
+        if let Some(rep) = r.borrow_mut().as_mut() {
+            rep.grads.push(run);
         }
     });
 }

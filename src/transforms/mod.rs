@@ -284,6 +284,7 @@ where
             );
         }
     }
+    let first_map = crate::report::maps_recorded();
     let traced = trace_fn(f, args)?;
     let out_avals = traced.jaxpr.out_avals();
     let Some(loss) = out_avals.first() else {
@@ -307,7 +308,7 @@ where
     let mut cts: Vec<Option<Value>> = vec![None; out_avals.len()];
     cts[0] = Some(Value::Concrete(Array::scalar_f32(1.0)));
     let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
-    let grads = argnums
+    let grads: Vec<Value> = argnums
         .iter()
         .map(|&i| {
             in_cts[i]
@@ -315,5 +316,36 @@ where
                 .unwrap_or_else(|| ops::zeros_like(&args[i]))
         })
         .collect();
+    record_grad(&outs, &grads, first_map);
     Ok((outs, grads))
+}
+
+/// Records an eagerly evaluated grad call in the report, if one is being
+/// recorded (a grad under a trace has no values yet and is left out).
+fn record_grad(outs: &[Value], grads: &[Value], first_map: usize) {
+    if !crate::report::recording() {
+        return;
+    }
+    let Some(Value::Concrete(loss)) = outs.first() else {
+        return;
+    };
+    let arrays: Option<Vec<crate::report::ArrayData>> = grads
+        .iter()
+        .map(|g| match g {
+            Value::Concrete(a) => Some(a.into()),
+            Value::Traced(_) => None,
+        })
+        .collect();
+    let Some(arrays) = arrays else {
+        return;
+    };
+    if loss.size() != 1 {
+        return;
+    }
+    let loss = loss.get_f64(0);
+    crate::report::push_grad(crate::report::GradRun {
+        loss,
+        grads: arrays,
+        maps: [first_map, crate::report::maps_recorded()],
+    });
 }

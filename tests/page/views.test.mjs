@@ -182,3 +182,44 @@ test('the timeline has a bar per device with its collectives, in lockstep and in
   await page.screenshot({ path: 'docs/screenshots/timeline.png' });
   await page.close();
 });
+
+test('a loop of top-level value_and_grad calls is charted from the recorded grads', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  const program = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+def loss(w, x):
+    body = lambda w, xs: jax.lax.psum(jnp.sum((xs * w - 1.0) ** 2), 'x')
+    return jax.shard_map(body, mesh=mesh, in_specs=(P(), P('x')), out_specs=P())(w, x)
+x = jnp.arange(8.0) / 8
+w = jnp.array(0.0)
+for i in range(4):
+    l, g = jax.value_and_grad(loss)(w, x)
+    w = w - 0.1 * g
+result = w
+`;
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(program);
+  await page.click('#run');
+  await runsDone(page, 2);
+  // x_i = i/8: sum x = 3.5, sum x^2 = 2.1875, so L(w) = 2.1875 w^2 - 7 w + 8
+  // and dL/dw = 4.375 w - 7; w starts at 0 and steps by -0.1 dL/dw.
+  const losses = [];
+  let w = 0;
+  for (let i = 0; i < 4; i++) {
+    losses.push(2.1875 * w * w - 7 * w + 8);
+    w -= 0.1 * (4.375 * w - 7);
+  }
+  const points = await page.$$eval('svg.loss-chart circle.step-point', (c) => c.map((x) => x.textContent));
+  close(points.map((p) => numbers(p)[1]), losses, 'losses');
+  assert.match(await page.textContent('.training h3'), /4 grad calls/);
+  await page.click('#step-next');
+  assert.match(await page.textContent('#step-info'), /^step 2 of 4/);
+  // Step 2's gradient: 4.375 * 0.7 - 7 = -3.9375.
+  assert.match(await page.textContent('.step-table'), /gradient 0\s*-3\.938/);
+  const maps = await page.$$eval('#map-select option', (o) => o.map((x) => x.textContent));
+  assert.match(maps[Number(await page.inputValue('#map-select'))], /backward/);
+  await page.close();
+});

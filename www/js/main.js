@@ -183,7 +183,12 @@ function showOutcome(out) {
   });
 }
 
+// Edits to the code re-run it once typing pauses for this long.
+const EDIT_PAUSE_MS = 300;
+let editTimer = null;
+
 async function run() {
+  clearTimeout(editTimer);
   saveState();
   ui.run.disabled = true;
   ui.cancel.disabled = false;
@@ -230,6 +235,8 @@ async function start() {
     ui.example.value = '';
     syncControls();
     saveState();
+    clearTimeout(editTimer);
+    editTimer = setTimeout(run, EDIT_PAUSE_MS);
   });
   ui.example.addEventListener('change', () => ui.example.value && pickExample(ui.example.value));
   ui.devices.addEventListener('change', () => applyControls('devices') && run());

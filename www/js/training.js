@@ -1,16 +1,27 @@
-// Training programs: the same map run again and again (one run per step)
-// with a scalar output, taken as the loss. A chart of the loss per step,
+// Training programs: grad / value_and_grad called again and again at top
+// level (the report's `grads`), or the same map run again and again with a
+// scalar output, taken as the loss (a grad inside the map). A chart of the loss per step,
 // play/pause/step buttons and a progress bar move through the steps; each
 // step shows its parameters, its gradient reductions and its map.
 import { el, svg } from './dom.js';
 import { arrayText, fmtNumber } from './arrays.js';
 import { REDUCTIONS } from './gradients.js';
 
-// The steps of a training loop in `report`, or null: the largest group (at
-// least 3) of forward maps with the same per-device program and a scalar
-// output. { maps: [map index], loss: [number], output }, where `output` is
-// the index of the scalar output taken as the loss (the last one).
+// The steps of a training loop in `report`, or null. With 3 or more
+// top-level grad calls, one step each: { grads: true, maps, loss }, where
+// maps[k] is the last map step k ran (its backward map), or -1. Otherwise
+// the largest group (at least 3) of forward maps with the same per-device
+// program and a scalar output: { grads: false, maps, loss, output }, where
+// `output` is the index of the scalar output taken as the loss (the last).
 export function findSteps(report) {
+  const calls = report.grads || [];
+  if (calls.length >= 3) {
+    return {
+      grads: true,
+      maps: calls.map((g) => (g.maps[1] > g.maps[0] ? g.maps[1] - 1 : -1)),
+      loss: calls.map((g) => Number(g.loss)),
+    };
+  }
   const groups = new Map();
   report.maps.forEach((m, i) => {
     if (m.role === 'backward') return;
@@ -31,7 +42,7 @@ export function findSteps(report) {
   });
   if (output < 0) return null;
   const loss = best.map((i) => Number(report.maps[i].outputs[output].global.data[0]));
-  return { maps: best, loss, output };
+  return { grads: false, maps: best, loss, output };
 }
 
 const W = 520;
@@ -67,14 +78,24 @@ function chart(steps, onPick) {
   }));
 }
 
-// The parameters (replicated inputs), outputs and reductions of one step.
-function stepDetails(map, steps) {
+const row = (label, a) => el('tr', {}, el('th', {}, label), el('td', {}, el('pre', { class: 'values' }, arrayText(a, 32))));
+
+// Step k's values: for a grad call its loss and gradients; for a map its
+// parameters (replicated inputs), reductions (gradients reduced over
+// devices) and outputs.
+function stepDetails(report, steps, k) {
+  if (steps.grads) {
+    const g = report.grads[k];
+    return el('table', { class: 'step-table' }, el('tbody', {},
+      row('loss', { shape: [], dtype: 'float32', data: [g.loss] }),
+      g.grads.map((a, i) => row(`gradient ${i}`, a))));
+  }
+  const map = report.maps[steps.maps[k]];
   const params = map.inputs.map((a, i) => [a, i]).filter(([a]) => a.holders.length === 1);
   const reductions = map.collectives.filter((c) => REDUCTIONS.has(c.name));
-  const row = (label, a) => el('tr', {}, el('th', {}, label), el('td', {}, el('pre', { class: 'values' }, arrayText(a, 32))));
   return el('table', { class: 'step-table' }, el('tbody', {},
     params.map(([a, i]) => row(`parameter in ${i} ${a.spec}`, a.global)),
-    reductions.map((c, k) => row(`reduced ${c.name} ${k + 1} (device 0)`, c.after[0])),
+    reductions.map((c, j) => row(`reduced ${c.name} ${j + 1} (device 0)`, c.after[0])),
     map.outputs.map((a, j) => row(j === steps.output ? `out ${j}: loss` : `out ${j} ${a.spec}`, a.global))));
 }
 
@@ -100,8 +121,8 @@ export function renderTraining(report, steps, select) {
     info.textContent = `step ${k + 1} of ${n} · loss ${fmtNumber(steps.loss[k])}`;
     for (const c of plot.querySelectorAll('.step-point')) c.classList.toggle('current', Number(c.dataset.step) === k);
     const m = steps.maps[k];
-    details.replaceChildren(stepDetails(report.maps[m], steps));
-    if (selectMap) select(m);
+    details.replaceChildren(stepDetails(report, steps, k));
+    if (selectMap && m >= 0) select(m);
   };
   const plot = chart(steps, (s) => {
     stop();
@@ -126,7 +147,9 @@ export function renderTraining(report, steps, select) {
     go(k - 1);
   });
   const panel = el('div', { class: 'training' },
-    el('h3', {}, `Training: ${n} steps (map ${steps.maps[0] + 1} run ${n} times; loss = its scalar out ${steps.output})`),
+    el('h3', {}, steps.grads
+      ? `Training: ${n} steps (${n} grad calls; loss = the differentiated function's value)`
+      : `Training: ${n} steps (map ${steps.maps[0] + 1} run ${n} times; loss = its scalar out ${steps.output})`),
     plot,
     el('div', { class: 'step-controls' }, play, back, next, progress, info),
     details);
