@@ -28,6 +28,20 @@ async function pick(page, file, runs) {
   assert.equal(await page.$eval('[data-testid=error]', (e) => (e.hidden ? '' : e.textContent)), '');
 }
 
+// A new page showing example `file`, run without an error.
+async function example(file) {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  await pick(page, file, 2);
+  return page;
+}
+
+async function replaceCode(page, text) {
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
 test('spec controls rewrite the code, follow it, and refuse bad axes', async () => {
   const page = await h.page('#');
   await runsDone(page, 1);
@@ -65,17 +79,13 @@ test('spec controls rewrite the code, follow it, and refuse bad axes', async () 
 
   // Editing the code updates the controls.
   const text = (await code(page)).replace("out_specs=P('x', None)", "out_specs=P('x', 'y')");
-  await page.click('.cm-content');
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
+  await replaceCode(page, text);
   assert.equal(await page.getByLabel('out_specs of shard_map at line 8', { exact: true }).inputValue(), "P('x', 'y')");
   await page.close();
 });
 
 test('the gradient view shows per-device and reduced gradients of the tensor-parallel MLP', async () => {
-  const page = await h.page('#');
-  await runsDone(page, 1);
-  await pick(page, 'tensor_parallel_mlp.py', 2);
+  const page = await example('tensor_parallel_mlp.py');
   const maps = await page.$$eval('#map-select option', (o) => o.map((x) => x.textContent));
   const back = maps.findIndex((m) => m.includes('backward'));
   assert.equal(back, maps.length - 1, `maps: ${maps}`);
@@ -98,9 +108,7 @@ test('the gradient view shows per-device and reduced gradients of the tensor-par
 });
 
 test('pmean of gradients is explained as JAX does it', async () => {
-  const page = await h.page('#');
-  await runsDone(page, 1);
-  await pick(page, 'tour.py', 2);
+  const page = await example('tour.py');
   const maps = await page.$$eval('#map-select option', (o) => o.length);
   const texts = [];
   for (let i = 0; i < maps; i++) {
@@ -115,9 +123,7 @@ test('pmean of gradients is explained as JAX does it', async () => {
 });
 
 test('the training view charts the loss per step, and play/step move through the steps', async () => {
-  const page = await h.page('#');
-  await runsDone(page, 1);
-  await pick(page, 'data_parallel_train.py', 2);
+  const page = await example('data_parallel_train.py');
   const points = await page.$$eval('svg.loss-chart circle.step-point', (c) => c.map((x) => x.textContent));
   assert.equal(points.length, 20);
   const { first, last } = fixture('data_parallel_train').result;
@@ -142,9 +148,7 @@ test('the training view charts the loss per step, and play/step move through the
 });
 
 test('FSDP example: sharded parameters, all_gather, reduce-scattered gradients', async () => {
-  const page = await h.page('#');
-  await runsDone(page, 1);
-  await pick(page, 'fsdp_all_gather.py', 2);
+  const page = await example('fsdp_all_gather.py');
   assert.match(await page.textContent('[data-testid=stdout]'), /^True True\n/);
   const names = await page.$$eval('#report .collective', (c) => c.map((x) => x.textContent).join(' '));
   assert.match(names, /all_gather/);
@@ -155,9 +159,7 @@ test('FSDP example: sharded parameters, all_gather, reduce-scattered gradients',
 });
 
 test('the timeline has a bar per device with its collectives, in lockstep and in parallel', async () => {
-  const page = await h.page('#');
-  await runsDone(page, 1);
-  await pick(page, 'tensor_parallel_mlp.py', 2);
+  const page = await example('tensor_parallel_mlp.py');
   for (const [mode, runs] of [['lockstep', 2], ['parallel', 3]]) {
     if (mode === 'parallel') {
       await page.selectOption('#mode', 'parallel');
@@ -199,9 +201,7 @@ for i in range(4):
     w = w - 0.1 * g
 result = w
 `;
-  await page.click('.cm-content');
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(program);
+  await replaceCode(page, program);
   await page.click('#run');
   await runsDone(page, 2);
   // x_i = i/8: sum x = 3.5, sum x^2 = 2.1875, so L(w) = 2.1875 w^2 - 7 w + 8
