@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Tests the npm package as its users get it: builds and packs it
+# (build-npm.sh; --no-build reuses target/npm), installs the tarball into a
+# fresh temporary project, then runs tests/npm/ with node's test runner:
+# in Node on worker_threads devices, and in headless Chromium through a
+# Vite production build and through a plain page of <shardlab-example>
+# elements, both served cross-origin isolated.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+source scripts/setup.sh
+
+if [ "${1:-}" != "--no-build" ]; then
+  bash scripts/build-npm.sh
+fi
+[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+tarball=$(ls "$repo"/target/npm/shardlab-*.tgz)
+
+tmp=$(mktemp -d)
+servers=()
+cleanup() {
+  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+step "a fresh project with $(basename "$tarball") and vite"
+cd "$tmp"
+npm init -y > /dev/null
+npm pkg set type=module > /dev/null
+npm install --no-audit --no-fund --loglevel=error "$tarball" vite@7
+cp "$repo"/tests/npm/*.mjs .
+cp -r "$repo"/tests/npm/vite-app "$repo"/tests/npm/static .
+cp "$repo"/tests/programs/tensor_parallel_mlp.py static/
+ln -s ../node_modules static/node_modules
+
+step "vite build"
+(cd vite-app && ../node_modules/.bin/vite build --logLevel warn)
+
+# Starts serve.mjs on ROOT and prints its URL.
+serve() {
+  local log=$tmp/serve-$(basename "$1").log
+  node serve.mjs "$1" > "$log" &
+  servers+=($!)
+  for _ in $(seq 100); do
+    grep -q '^http://' "$log" && break
+    sleep 0.1
+  done
+  grep -m1 '^http://' "$log"
+}
+serve vite-app/dist > /dev/null
+VITE_URL=$(grep -m1 '^http://' "$tmp/serve-dist.log")
+serve static > /dev/null
+STATIC_URL=$(grep -m1 '^http://' "$tmp/serve-static.log")
+
+step "the package in Node and in headless Chromium"
+SHARDLAB_REPO=$repo VITE_URL=$VITE_URL STATIC_URL=$STATIC_URL \
+  node --test --test-concurrency=1 node.test.mjs browser.test.mjs

@@ -1,0 +1,3 @@
+export default {
+  build: { target: 'es2022' },
+};
