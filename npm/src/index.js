@@ -257,9 +257,22 @@ export class Lab {
     } catch (e) {
       return Promise.reject(e);
     }
-    const job = this.#queue.then(() => this.#runNow(source, opts));
+    const state = { started: false };
+    const job = this.#queue.then(() => {
+      state.started = true;
+      return this.#runNow(source, opts);
+    });
     this.#queue = job.catch(() => {});
-    return job;
+    const signal = opts.signal;
+    if (!signal) return job;
+    // A queued run whose signal aborts rejects at once (and never starts).
+    return new Promise((resolve, reject) => {
+      const early = () => {
+        if (!state.started) reject(new ShardlabError('Cancelled', 'the run was cancelled before it started'));
+      };
+      signal.addEventListener('abort', early, { once: true });
+      job.then(resolve, reject).finally(() => signal.removeEventListener('abort', early));
+    });
   }
 
   async #runNow(source, opts) {

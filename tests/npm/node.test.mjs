@@ -130,6 +130,15 @@ test('an aborted signal stops its run; timeoutMs stops a run', async () => {
   const long = lab.run(LONG, { signal: controller.signal });
   setTimeout(() => controller.abort(), 200);
   assert.equal((await long.catch((e) => e)).type, 'Cancelled');
+  // Aborting a queued run rejects it at once; the run before it goes on.
+  const first = lab.run(LONG, { timeoutMs: 1500 });
+  const queued = new AbortController();
+  const second = lab.run('result = 1', { signal: queued.signal });
+  queued.abort();
+  const early = await second.catch((e) => e);
+  assert.equal(early.type, 'Cancelled');
+  assert.match(early.reason, /before it started/);
+  assert.equal((await first.catch((e) => e)).type, 'TimeoutError');
   const err = await lab.run(LONG, { timeoutMs: 300 }).catch((e) => e);
   assert.equal(err.type, 'TimeoutError');
   assert.equal((await lab.run('result = 5')).result, 5);
