@@ -4,7 +4,8 @@
 # fresh temporary project, then runs tests/npm/ with node's test runner:
 # in Node on worker_threads devices, and in headless Chromium through a
 # Vite production build and through a plain page of <shardlab-example>
-# elements, both served cross-origin isolated.
+# elements, both served cross-origin isolated; and type-checks a program
+# against the declarations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -28,9 +29,9 @@ step "a fresh project with $(basename "$tarball") and vite"
 cd "$tmp"
 npm init -y > /dev/null
 npm pkg set type=module > /dev/null
-npm install --no-audit --no-fund --loglevel=error "$tarball" vite@7
+npm install --no-audit --no-fund --loglevel=error "$tarball" vite@7 typescript@5
 cp "$repo"/tests/npm/*.mjs .
-cp -r "$repo"/tests/npm/vite-app "$repo"/tests/npm/static .
+cp -r "$repo"/tests/npm/vite-app "$repo"/tests/npm/static "$repo"/tests/npm/types .
 cp "$repo"/tests/programs/tensor_parallel_mlp.py static/
 ln -s ../node_modules static/node_modules
 
@@ -55,4 +56,4 @@ STATIC_URL=$(grep -m1 '^http://' "$tmp/serve-static.log")
 
 step "the package in Node and in headless Chromium"
 SHARDLAB_REPO=$repo VITE_URL=$VITE_URL STATIC_URL=$STATIC_URL \
-  node --test --test-concurrency=1 node.test.mjs browser.test.mjs
+  node --test --test-concurrency=1 node.test.mjs types.test.mjs browser.test.mjs

@@ -231,7 +231,8 @@ export class Lab {
     if (m.kind === 'done') {
       cur.finish(m.out);
     } else {
-      cur.fail(new ShardlabError('InternalError', m.message));
+      const why = m.trapped ? `the engine trapped (${m.message}); its workers were restarted` : m.message;
+      cur.fail(new ShardlabError('InternalError', why));
       if (m.trapped) this._restart().catch(() => {});
     }
   }

@@ -101,6 +101,16 @@ test('a Python error keeps what was printed before it', async () => {
   assert.equal(err.stdout, 'before\n');
 });
 
+test('a panic in the engine fails the run, and the next run works', async () => {
+  // Doubling a 10-million-element list overflows a Vec's capacity on wasm32:
+  // a Rust panic, which traps the coordinator's instance.
+  const err = await lab.run('x = [0] * 10000000\nfor i in range(5):\n    x = x + x\n').catch((e) => e);
+  assert.ok(err instanceof ShardlabError, String(err));
+  assert.equal(err.type, 'InternalError');
+  assert.match(err.reason, /trapped.*restarted/);
+  assertClose((await lab.run(program('tensor_parallel_mlp'))).result, fixture('tensor_parallel_mlp').result);
+});
+
 test('two runs at once are queued and both finish', async () => {
   const order = [];
   const a = lab.run(program('tensor_parallel_mlp')).then((r) => (order.push('a'), r));
