@@ -38,10 +38,11 @@ ln -s ../node_modules static/node_modules
 step "vite build"
 (cd vite-app && ../node_modules/.bin/vite build --logLevel warn)
 
-# Starts serve.mjs on ROOT and prints its URL.
+# Starts serve.mjs on ROOT (with its other arguments) and prints its URL.
 serve() {
-  local log=$tmp/serve-$(basename "$1").log
-  node serve.mjs "$1" > "$log" &
+  local log
+  log=$(mktemp -p "$tmp" serve.XXXX)
+  node serve.mjs "$@" > "$log" &
   servers+=($!)
   for _ in $(seq 100); do
     grep -q '^http://' "$log" && break
@@ -49,11 +50,14 @@ serve() {
   done
   grep -m1 '^http://' "$log"
 }
-serve vite-app/dist > /dev/null
-VITE_URL=$(grep -m1 '^http://' "$tmp/serve-dist.log")
-serve static > /dev/null
-STATIC_URL=$(grep -m1 '^http://' "$tmp/serve-static.log")
+log=$(mktemp -p "$tmp")
+serve vite-app/dist > "$log"
+VITE_URL=$(cat "$log")
+serve vite-app/dist --plain > "$log"
+VITE_PLAIN_URL=$(cat "$log")
+serve static > "$log"
+STATIC_URL=$(cat "$log")
 
 step "the package in Node and in headless Chromium"
-SHARDLAB_REPO=$repo VITE_URL=$VITE_URL STATIC_URL=$STATIC_URL \
+SHARDLAB_REPO=$repo VITE_URL=$VITE_URL VITE_PLAIN_URL=$VITE_PLAIN_URL STATIC_URL=$STATIC_URL \
   node --test --test-concurrency=1 node.test.mjs types.test.mjs browser.test.mjs

@@ -1,11 +1,12 @@
 // Serves ROOT on a free port of 127.0.0.1 with the headers that make a page
-// cross-origin isolated; prints the URL.
-//   node serve.mjs ROOT
+// cross-origin isolated (without them given --plain); prints the URL.
+//   node serve.mjs ROOT [--plain]
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 
 const root = resolve(process.argv[2] || '.') + sep;
+const isolate = process.argv[3] !== '--plain';
 const types = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -21,11 +22,12 @@ createServer(async (req, res) => {
   if (file.endsWith(sep)) file = join(file, 'index.html');
   try {
     const body = await readFile(file);
-    res.writeHead(200, {
-      'Content-Type': types[extname(file)] || 'application/octet-stream',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-    });
+    const headers = { 'Content-Type': types[extname(file)] || 'application/octet-stream' };
+    if (isolate) {
+      headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+      headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+    }
+    res.writeHead(200, headers);
     res.end(body);
   } catch {
     res.writeHead(404).end('not found');
