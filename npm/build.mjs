@@ -15,6 +15,20 @@ const src = join(here, 'src');
 await rm(out, { recursive: true, force: true });
 await mkdir(join(out, 'wasm'), { recursive: true });
 
+// The device workers run `deviceMain` as source text. Vite's dev server
+// rewrites every `import(x)` in a module it serves into
+// `__vite__injectQuery(x, 'import')`, that text included, and a device
+// worker has no such helper: the source gets one that changes nothing.
+function devServerSafe(code) {
+  const line = "const DEVICE_SOURCE = '(' + deviceMain.toString() + ')();';";
+  if (!code.includes('deviceMain')) return code;
+  if (!code.includes(line)) throw new Error(`the device script no longer has: ${line}`);
+  return code.replace(
+    line,
+    "const DEVICE_SOURCE = 'var __vite__injectQuery = (url) => url;\\n(' + deviceMain.toString() + ')();';",
+  );
+}
+
 // `file` (wasm-bindgen's glue) with each `import ... from './snippets/...'`
 // replaced by the snippet's code, evaluated once into an object of its
 // exports.
@@ -27,7 +41,7 @@ async function inlineSnippets(file) {
     if (objects.has(path)) continue;
     const name = `__snippet${objects.size}`;
     objects.set(path, name);
-    const code = await readFile(join(dirname(file), path), 'utf8');
+    const code = devServerSafe(await readFile(join(dirname(file), path), 'utf8'));
     const names = [...code.matchAll(/^export (?:async )?(?:function|const|let|class) (\w+)/gm)].map((m) => m[1]);
     defs += `// ${path}\nconst ${name} = (() => {\n${code.replace(/^export /gm, '')}\nreturn { ${names.join(', ')} };\n})();\n`;
   }

@@ -2,10 +2,10 @@
 # Tests the npm package as its users get it: builds and packs it
 # (build-npm.sh; --no-build reuses target/npm), installs the tarball into a
 # fresh temporary project, then runs tests/npm/ with node's test runner:
-# in Node on worker_threads devices, and in headless Chromium through a
-# Vite production build and through a plain page of <shardlab-example>
-# elements, both served cross-origin isolated; and type-checks a program
-# against the declarations.
+# in Node on worker_threads devices; in headless Chromium through a Vite
+# production build (served with and without COOP/COEP), Vite's dev server
+# and a plain page of <shardlab-example> elements; and type-checks a
+# program against the declarations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -58,6 +58,19 @@ VITE_PLAIN_URL=$(cat "$log")
 serve static > "$log"
 STATIC_URL=$(cat "$log")
 
+step "vite (dev server)"
+cd vite-app
+NO_COLOR=1 ../node_modules/.bin/vite --host 127.0.0.1 --port 5273 > "$log" 2>&1 &
+servers+=($!)
+cd ..
+for _ in $(seq 300); do
+  grep -q 'http://127.0.0.1:[0-9]*/' "$log" && break
+  sleep 0.1
+done
+VITE_DEV_URL=$(grep -o -m1 'http://127.0.0.1:[0-9]*/' "$log")
+echo "vite dev server at $VITE_DEV_URL"
+
 step "the package in Node and in headless Chromium"
-SHARDLAB_REPO=$repo VITE_URL=$VITE_URL VITE_PLAIN_URL=$VITE_PLAIN_URL STATIC_URL=$STATIC_URL \
+SHARDLAB_REPO=$repo VITE_URL=$VITE_URL VITE_PLAIN_URL=$VITE_PLAIN_URL VITE_DEV_URL=$VITE_DEV_URL \
+  STATIC_URL=$STATIC_URL \
   node --test --test-concurrency=1 node.test.mjs types.test.mjs browser.test.mjs

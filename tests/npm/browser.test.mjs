@@ -1,6 +1,7 @@
 // The installed package in headless Chromium: (1) a Vite production build
 // of an app that imports it, served cross-origin isolated and then without
-// the headers, (2) a plain page with two <shardlab-example> elements.
+// the headers, and the same app from Vite's dev server, (2) a plain page
+// with two <shardlab-example> elements.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -40,6 +41,19 @@ test('a Vite build of an app that imports shardlab runs programs in parallel', a
   assertClose(train.result, fixture('data_parallel_train').result);
   const bad = await page.evaluate((s) => window.runProgram(s), program('err_syntax'));
   assert.deepEqual(bad.error, { type: 'SyntaxError', line: fixture('err_syntax').error.line });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Vite's dev server serves an app that imports shardlab", async () => {
+  const { page, errors } = await open(process.env.VITE_DEV_URL);
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('ready'), null, {
+    timeout: 60000,
+  });
+  assert.equal(await page.textContent('#status'), 'ready: parallel');
+  const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
+  assert.equal(run.mode, 'parallel');
+  assertClose(run.result, fixture('tensor_parallel_mlp').result);
   assert.deepEqual(errors, []);
   await page.close();
 });
