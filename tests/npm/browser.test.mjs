@@ -26,12 +26,19 @@ async function open(url) {
   return { page, errors };
 }
 
-test('a Vite build of an app that imports shardlab runs programs in parallel', async () => {
-  const { page, errors } = await open(VITE_URL);
+// Opens the Vite app at `url` and waits until its lab is ready; gives the
+// page, its errors and the lab's mode.
+async function openApp(url) {
+  const { page, errors } = await open(url);
   await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('ready'), null, {
     timeout: 60000,
   });
-  assert.equal(await page.textContent('#status'), 'ready: parallel');
+  return { page, errors, mode: (await page.textContent('#status')).replace('ready: ', '') };
+}
+
+test('a Vite build of an app that imports shardlab runs programs in parallel', async () => {
+  const { page, errors, mode } = await openApp(VITE_URL);
+  assert.equal(mode, 'parallel');
   const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
   assert.equal(run.mode, 'parallel');
   assert.equal(run.devices, 4);
@@ -46,11 +53,8 @@ test('a Vite build of an app that imports shardlab runs programs in parallel', a
 });
 
 test("Vite's dev server serves an app that imports shardlab", async () => {
-  const { page, errors } = await open(process.env.VITE_DEV_URL);
-  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('ready'), null, {
-    timeout: 60000,
-  });
-  assert.equal(await page.textContent('#status'), 'ready: parallel');
+  const { page, errors, mode } = await openApp(process.env.VITE_DEV_URL);
+  assert.equal(mode, 'parallel');
   const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
   assert.equal(run.mode, 'parallel');
   assertClose(run.result, fixture('tensor_parallel_mlp').result);
@@ -59,11 +63,8 @@ test("Vite's dev server serves an app that imports shardlab", async () => {
 });
 
 test('without cross-origin isolation the same build runs in lockstep', async () => {
-  const { page, errors } = await open(process.env.VITE_PLAIN_URL);
-  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('ready'), null, {
-    timeout: 60000,
-  });
-  assert.equal(await page.textContent('#status'), 'ready: lockstep');
+  const { page, errors, mode } = await openApp(process.env.VITE_PLAIN_URL);
+  assert.equal(mode, 'lockstep');
   const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
   assert.equal(run.mode, 'lockstep');
   assert.equal(run.typed, 'Float32Array');
