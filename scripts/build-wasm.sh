@@ -2,15 +2,13 @@
 # Builds the engine as WebAssembly into OUTDIR: the crate in release for
 # wasm32, wasm-bindgen's web target (ES-module glue: shardlab.js, and
 # shardlab_bg.wasm), then wasm-opt -O3 from the npm package binaryen
-# (Debian's binaryen is too old for what rustc emits). Used by
+# (version 132; not Debian 12's binaryen, version 108). Used by
 # build-page.sh (www/pkg) and build-npm.sh (the npm package).
 #
-#   bash scripts/build-wasm.sh OUTDIR [--typescript]
+#   bash scripts/build-wasm.sh OUTDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: build-wasm.sh OUTDIR [--typescript]}
-typescript=--no-typescript
-[ "${2:-}" = "--typescript" ] && typescript=
+out=${1:?usage: build-wasm.sh OUTDIR}
 
 source scripts/setup.sh
 bash scripts/setup-web.sh
@@ -25,7 +23,7 @@ cargo build --release --target wasm32-unknown-unknown --lib
 
 step "wasm-bindgen --target web --out-dir $out"
 rm -rf "$out"
-wasm-bindgen --target web $typescript --out-dir "$out" \
+wasm-bindgen --target web --no-typescript --out-dir "$out" \
   "$target_dir/wasm32-unknown-unknown/release/shardlab.wasm"
 
 # The features rustc 1.95 uses for wasm32 (its target_features section, see
