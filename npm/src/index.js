@@ -277,9 +277,9 @@ export class Lab {
   }
 
   async #runNow(source, opts) {
+    await this.#starting;
     if (this.#closed) throw new Error('this lab was closed before the run started');
     if (opts.signal && opts.signal.aborted) throw new ShardlabError('Cancelled', 'the run was cancelled');
-    await this.#starting;
     const lockstep = opts.mode === 'lockstep' || !this.#parallel;
     const id = this.#nextId++;
     const c = this.#coordinator;
