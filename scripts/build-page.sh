@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the playground page in www/: the engine as wasm (www/pkg, through
-# wasm-bindgen's web target) and the editor bundle (www/vendor, through
-# esbuild). Installs the npm dev dependencies when they are missing.
+# build-wasm.sh: wasm-bindgen's web target and wasm-opt) and the editor
+# bundle (www/vendor, through esbuild). Installs the npm dev dependencies
+# when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,14 +13,7 @@ if [ ! -x node_modules/.bin/esbuild ]; then
   npm ci --no-audit --no-fund
 fi
 
-target_dir=${CARGO_TARGET_DIR:-target}
-step "cargo build --release --target wasm32-unknown-unknown --lib"
-cargo build --release --target wasm32-unknown-unknown --lib
-
-step "wasm-bindgen --target web --out-dir www/pkg"
-rm -rf www/pkg
-wasm-bindgen --target web --no-typescript --out-dir www/pkg \
-  "$target_dir/wasm32-unknown-unknown/release/shardlab.wasm"
+bash scripts/build-wasm.sh www/pkg
 
 step "esbuild www/codemirror.entry.mjs -> www/vendor/codemirror.js"
 node_modules/.bin/esbuild www/codemirror.entry.mjs --bundle --minify \

@@ -24,6 +24,8 @@ bash scripts/test-web.sh 2>&1 | tee -a "$log"
 step "the playground page in headless Chromium"
 bash scripts/test-page.sh 2>&1 | tee -a "$log"
 
+bash scripts/test-npm.sh 2>&1 | tee -a "$log"
+
 # One closing line for the whole run: cargo prints one per test binary, and
 # node's test runner its own pass and fail counts.
 awk '/^test result:/ { p += $4; f += $6 }

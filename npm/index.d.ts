@@ -1,0 +1,158 @@
+// Types of the shardlab package.
+
+/** How the devices run: one worker per device, or all in one worker. */
+export type Mode = 'auto' | 'parallel' | 'lockstep';
+
+export interface LabOptions {
+  /** Number of simulated devices, a whole number from 1 to 16 (default 8). */
+  devices?: number;
+  /**
+   * Mesh shape, e.g. [2, 2] or "2x2"; its product must equal `devices`. When
+   * set, a program's `Mesh(np.array(jax.devices()[:n]).reshape(...), names)`
+   * line is rewritten to this shape (its axis names are kept).
+   */
+  mesh?: number[] | string | null;
+  /**
+   * 'auto' (default): parallel when SharedArrayBuffer exists and, in
+   * browsers, the page is cross-origin isolated; lockstep otherwise.
+   * 'parallel' fails where it cannot be had. 'lockstep' runs every device
+   * in the coordinator, equation by equation.
+   */
+  mode?: Mode;
+  /** Stop a run after this many milliseconds (a ShardlabError 'TimeoutError'). */
+  timeoutMs?: number | null;
+}
+
+export interface RunOptions extends LabOptions {
+  /** Aborting it stops this run, running or queued ('Cancelled'). */
+  signal?: AbortSignal;
+}
+
+export type DType = 'float32' | 'int32' | 'bool';
+
+/** An array: shape, dtype and its elements in row-major order. */
+export interface ArrayData {
+  shape: number[];
+  dtype: DType;
+  /** Float32Array for float32, Int32Array for int32, Uint8Array (0/1) for bool. */
+  data: Float32Array | Int32Array | Uint8Array;
+}
+
+/** One device's block of a global array. */
+export interface Shard {
+  /** The device's position in the mesh (row-major). */
+  position: number;
+  /** Its coordinates along the mesh axes. */
+  coords: number[];
+  /** [start, stop) along each dimension of the global array. */
+  index: Array<[number, number]>;
+  value: ArrayData;
+}
+
+/** An input or output of a map: the global array, its spec and its shards. */
+export interface ShardedArray {
+  /** The PartitionSpec, e.g. "P('x', None)". */
+  spec: string;
+  global: ArrayData;
+  shards: Shard[];
+  /** For each block of the global array, the devices holding it. */
+  holders: number[][];
+}
+
+/** One collective as every device ran it. */
+export interface CollectiveRun {
+  name: string;
+  params: Array<[string, string]>;
+  /** The groups of mesh positions that exchanged. */
+  groups: number[][];
+  /** Each device's operand and result. */
+  before: ArrayData[];
+  after: ArrayData[];
+  bytes_moved: number;
+}
+
+/** How long one device took, and how much of that in collectives. */
+export interface Timing {
+  position: number;
+  total_us: number;
+  collective_us: number;
+}
+
+/** One shard_map or pmap the program ran. */
+export interface MapRun {
+  kind: 'shard_map' | 'pmap' | string;
+  axis_names: string[];
+  mesh_shape: number[];
+  device_ids: number[];
+  mode: 'parallel' | 'lockstep';
+  /** The traced per-device program. */
+  jaxpr: string;
+  inputs: ShardedArray[];
+  outputs: ShardedArray[];
+  collectives: CollectiveRun[];
+  timings: Timing[];
+}
+
+export interface Report {
+  maps: MapRun[];
+}
+
+/** The JSON form of the program's global `result`: arrays as nested lists. */
+export type ResultValue = null | boolean | number | string | ResultValue[] | { [key: string]: ResultValue };
+
+export interface Run {
+  /** The program's global `result` (null when it set none). */
+  result: ResultValue;
+  /** `result` as text, lists of numbers on one line. */
+  resultText: string;
+  /** What the program printed. */
+  stdout: string;
+  report: Report;
+  /** How the maps ran: 'parallel' on device workers or 'lockstep'. */
+  mode: 'parallel' | 'lockstep';
+  devices: number;
+  /** Time in the engine, in milliseconds. */
+  elapsedMs: number;
+}
+
+/**
+ * A failed run. `type` is the Python exception's name (e.g. 'SyntaxError',
+ * 'ValueError'), or 'Cancelled', 'TimeoutError', 'InternalError'.
+ */
+export class ShardlabError extends Error {
+  readonly name: 'ShardlabError';
+  readonly type: string;
+  /** The message without the type and position. */
+  readonly reason: string;
+  /** 1-based line and column in the program, when known. */
+  readonly line: number | null;
+  readonly col: number | null;
+  /** What the program printed before it failed. */
+  readonly stdout: string;
+  readonly report: Report | null;
+}
+
+export class Lab {
+  private constructor();
+  readonly options: Required<LabOptions>;
+  /** 'parallel' when the lab has device workers, else 'lockstep'. */
+  readonly mode: 'parallel' | 'lockstep';
+  readonly closed: boolean;
+  /**
+   * Runs a program. Runs are queued: one runs at a time, in call order.
+   * Options override the lab's for this run. Rejects with a ShardlabError
+   * when the program fails, with TypeError/RangeError for bad options, and
+   * with an Error once the lab is closed.
+   */
+  run(source: string, options?: RunOptions): Promise<Run>;
+  /** Stops the run in progress; resolves once fresh workers are ready. */
+  cancel(): Promise<void>;
+  /** Ends every worker; running and queued runs reject. */
+  close(): void;
+}
+
+/**
+ * Starts a lab. Bad options throw (TypeError, RangeError) before any worker
+ * starts.
+ */
+export function createLab(options?: LabOptions): Promise<Lab>;

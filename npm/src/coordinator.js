@@ -1,0 +1,104 @@
+// The coordinator of a lab: a module Web Worker in browsers, a worker_thread
+// in Node. It loads the engine (the wasm-bindgen glue and its wasm), owns
+// the device workers of parallel runs and runs programs. A run blocks this
+// thread (in parallel mode it sleeps in Atomics.wait until the devices are
+// done), which is why it is never the caller's thread.
+//
+// Messages in:  { kind: 'init', glue, wasm, devices, parallel }
+//               { kind: 'run', id, source, devices, lockstep }
+// Messages out: { kind: 'ready', parallel, poolSize } | { kind: 'failed', message }
+//               { kind: 'done', id, out } | { kind: 'failed', id, message, trapped }
+//
+// No static imports: bundlers copy this file into a worker chunk of its own,
+// and the glue's URL comes with the 'init' message.
+
+const isNode =
+  typeof process === 'object' &&
+  process !== null &&
+  typeof process.versions === 'object' &&
+  typeof process.versions.node === 'string';
+
+const TYPED = { float32: Float32Array, int32: Int32Array, bool: Uint8Array };
+
+// `{shape, dtype, data}` with `data` a plain array becomes the same with a
+// typed array (JSON writes a float NaN as null). Walks the whole report.
+function typedArrays(value) {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = typedArrays(value[i]);
+    return value;
+  }
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (Array.isArray(value.data) && Array.isArray(value.shape) && value.dtype in TYPED) {
+    const Typed = TYPED[value.dtype];
+    const data = new Typed(value.data.length);
+    for (let i = 0; i < data.length; i++) {
+      const v = value.data[i];
+      data[i] = v === null ? NaN : typeof v === 'boolean' ? Number(v) : v;
+    }
+    value.data = data;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'data') value[key] = typedArrays(value[key]);
+  }
+  return value;
+}
+
+async function main() {
+  let post;
+  let listen;
+  if (isNode) {
+    const name = 'node:worker_threads';
+    const { parentPort } = await import(/* @vite-ignore */ name);
+    post = (m) => parentPort.postMessage(m);
+    listen = (f) => parentPort.on('message', f);
+  } else {
+    post = (m) => self.postMessage(m);
+    listen = (f) => self.addEventListener('message', (e) => f(e.data));
+  }
+
+  let glue = null;
+  let glueUrl = null;
+  let parallel = false;
+
+  // Makes sure at least `devices` device workers are running.
+  const ensurePool = async (devices) => {
+    if (glue.device_pool_size() >= devices) return;
+    const workers = await glue.start_device_workers(devices, glueUrl);
+    glue.install_device_pool(workers);
+  };
+
+  const init = async (msg) => {
+    glueUrl = msg.glue;
+    const mod = await import(/* @vite-ignore */ glueUrl);
+    // In Node the glue URL is a module that loads the wasm itself.
+    glue = typeof mod.run_program === 'function' ? mod : mod.default;
+    if (!isNode) await glue.default({ module_or_path: msg.wasm });
+    parallel = msg.parallel;
+    if (parallel) await ensurePool(msg.devices);
+    return { kind: 'ready', parallel, poolSize: glue.device_pool_size() };
+  };
+
+  const run = async (msg) => {
+    if (parallel && !msg.lockstep) await ensurePool(msg.devices);
+    const raw = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
+    const out = typedArrays(typeof raw === 'string' ? JSON.parse(raw) : raw);
+    return { kind: 'done', id: msg.id, out };
+  };
+
+  listen(async (msg) => {
+    try {
+      post(msg.kind === 'init' ? await init(msg) : await run(msg));
+    } catch (err) {
+      // An exception out of run_program is a trap (a panic in this thread):
+      // its instance cannot be trusted again, so the lab starts a new one.
+      post({
+        kind: 'failed',
+        id: msg.id,
+        message: String((err && err.message) || err),
+        trapped: msg.kind === 'run',
+      });
+    }
+  });
+}
+
+main();

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the engine as WebAssembly into OUTDIR: the crate in release for
+# wasm32, wasm-bindgen's web target (ES-module glue: shardlab.js, and
+# shardlab_bg.wasm), then wasm-opt -O3 from the npm package binaryen
+# (version 132; not Debian 12's binaryen, version 108). Used by
+# build-page.sh (www/pkg) and build-npm.sh (the npm package).
+#
+#   bash scripts/build-wasm.sh OUTDIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: build-wasm.sh OUTDIR}
+
+source scripts/setup.sh
+bash scripts/setup-web.sh
+if [ ! -x node_modules/.bin/wasm-opt ]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+target_dir=${CARGO_TARGET_DIR:-target}
+step "cargo build --release --target wasm32-unknown-unknown --lib"
+cargo build --release --target wasm32-unknown-unknown --lib
+
+step "wasm-bindgen --target web --out-dir $out"
+rm -rf "$out"
+wasm-bindgen --target web --no-typescript --out-dir "$out" \
+  "$target_dir/wasm32-unknown-unknown/release/shardlab.wasm"
+
+# The features rustc 1.95 uses for wasm32 (its target_features section, see
+# `wasm-opt --print-features`): wasm-opt must be allowed all of them, and
+# no other, so the module loads wherever rustc's output does.
+WASM_OPT_FLAGS=(-O3 --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int
+  --enable-bulk-memory --enable-bulk-memory-opt --enable-reference-types --enable-multivalue
+  --enable-call-indirect-overlong)
+wasm=$out/shardlab_bg.wasm
+before=$(wc -c < "$wasm")
+# wasm-opt (binaryen compiled to JS) takes minutes: its output is kept in
+# the target dir by a hash of its input and flags, and reused.
+cache=$target_dir/wasm-opt-cache
+key=$( (sha256sum < "$wasm"; echo "${WASM_OPT_FLAGS[*]}"; node_modules/.bin/wasm-opt --version) \
+  | sha256sum | cut -c1-24)
+if [ -f "$cache/$key.wasm" ]; then
+  step "wasm-opt: unchanged input, reusing $cache/$key.wasm"
+else
+  step "wasm-opt ${WASM_OPT_FLAGS[*]}"
+  mkdir -p "$cache"
+  node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" "$wasm" -o "$cache/$key.wasm.tmp"
+  mv "$cache/$key.wasm.tmp" "$cache/$key.wasm"
+fi
+cp "$cache/$key.wasm" "$wasm"
+printf 'wasm: %s bytes from wasm-bindgen, %s after wasm-opt\n' "$before" "$(wc -c < "$wasm")"

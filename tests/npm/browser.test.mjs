@@ -1,0 +1,130 @@
+// The installed package in headless Chromium: (1) a Vite production build
+// of an app that imports it, served cross-origin isolated and then without
+// the headers, and the same app from Vite's dev server, (2) a plain page
+// with two <shardlab-example> elements.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { program, fixture, assertClose } from './fixtures.mjs';
+
+const { chromium } = createRequire(join(process.env.SHARDLAB_REPO, 'package.json'))('playwright-core');
+const VITE_URL = process.env.VITE_URL;
+const STATIC_URL = process.env.STATIC_URL;
+
+let browser;
+before(async () => {
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+});
+after(() => browser && browser.close());
+
+async function open(url) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  return { page, errors };
+}
+
+// Opens the Vite app at `url` and waits until its lab is ready; gives the
+// page, its errors and the lab's mode.
+async function openApp(url) {
+  const { page, errors } = await open(url);
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('ready'), null, {
+    timeout: 60000,
+  });
+  return { page, errors, mode: (await page.textContent('#status')).replace('ready: ', '') };
+}
+
+test('a Vite build of an app that imports shardlab runs programs in parallel', async () => {
+  const { page, errors, mode } = await openApp(VITE_URL);
+  assert.equal(mode, 'parallel');
+  const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
+  assert.equal(run.mode, 'parallel');
+  assert.equal(run.devices, 4);
+  assert.equal(run.typed, 'Float32Array');
+  assertClose(run.result, fixture('tensor_parallel_mlp').result);
+  const train = await page.evaluate((s) => window.runProgram(s), program('data_parallel_train'));
+  assertClose(train.result, fixture('data_parallel_train').result);
+  const bad = await page.evaluate((s) => window.runProgram(s), program('err_syntax'));
+  assert.deepEqual(bad.error, { type: 'SyntaxError', line: fixture('err_syntax').error.line });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Vite's dev server serves an app that imports shardlab", async () => {
+  const { page, errors, mode } = await openApp(process.env.VITE_DEV_URL);
+  assert.equal(mode, 'parallel');
+  const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
+  assert.equal(run.mode, 'parallel');
+  assertClose(run.result, fixture('tensor_parallel_mlp').result);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('without cross-origin isolation the same build runs in lockstep', async () => {
+  const { page, errors, mode } = await openApp(process.env.VITE_PLAIN_URL);
+  assert.equal(mode, 'lockstep');
+  const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
+  assert.equal(run.mode, 'lockstep');
+  assert.equal(run.typed, 'Float32Array');
+  assertClose(run.result, fixture('tensor_parallel_mlp').result);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('two <shardlab-example> elements on a plain page run and show their results', async () => {
+  const { page, errors } = await open(STATIC_URL);
+  // Both started at once: they share one lab, whose queue runs them in turn.
+  const runs = await page.evaluate(async () => {
+    const els = [...document.querySelectorAll('shardlab-example')];
+    const out = await Promise.all(els.map((el) => el.run()));
+    return out.map((r) => ({ result: r.result, mode: r.mode, stdout: r.stdout }));
+  });
+  // mesh="2x2" makes the 2x4 mesh of the program a 2x2 one: x (4x8) is cut
+  // into 2x4 blocks. rows[r][c] = x[r][c] + x[r][c+4] = 16r + 2c + 4;
+  // both[i][j] = sum over the four blocks = 40 + 32i + 4j.
+  const rows = [0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((c) => 16 * r + 2 * c + 4));
+  const both = [0, 1].map((i) => [0, 1, 2, 3].map((j) => 40 + 32 * i + 4 * j));
+  assert.deepEqual(runs[0].result, [rows, both]);
+  assert.equal(runs[0].mode, 'parallel');
+  assertClose(runs[1].result, fixture('tensor_parallel_mlp').result);
+  assert.equal(runs[1].stdout, fixture('tensor_parallel_mlp').stdout);
+
+  const shown = await page.evaluate(() =>
+    [...document.querySelectorAll('shardlab-example')].map((el) => ({
+      editor: el.shadowRoot.querySelector('textarea').value,
+      result: el.shadowRoot.getElementById('result').textContent,
+      stdout: el.shadowRoot.getElementById('stdout').textContent,
+      devices: el.shadowRoot.querySelectorAll('.device').length,
+      colour: getComputedStyle(el.shadowRoot.getElementById('result')).color,
+    })),
+  );
+  assert.match(shown[0].editor, /^import jax/);
+  assert.equal(shown[0].stdout, '[[40. 44. 48. 52.]\n [72. 76. 80. 84.]]\n');
+  assert.ok(shown[0].result.includes('[4, 6, 8, 10]'), shown[0].result);
+  assert.ok(shown[0].result.includes('[72, 76, 80, 84]'), shown[0].result);
+  assert.equal(shown[0].devices, 4);
+  assert.equal(shown[1].editor, program('tensor_parallel_mlp'));
+  assert.equal(shown[1].devices, 4);
+  // The host page's green text does not reach into the element.
+  assert.notEqual(shown[0].colour, 'rgb(0, 128, 0)');
+
+  // The buttons: Run after an edit shows the new result; Cancel stops a long run.
+  const el = page.locator('#mlp');
+  await el.locator('textarea').fill('result = 6 * 7\n');
+  await el.locator('button#run').click();
+  await page.waitForFunction(() =>
+    document.getElementById('mlp').shadowRoot.getElementById('result').textContent === '42');
+  await el.locator('textarea').fill('i = 0\nwhile True:\n    i = i + 1\n');
+  await el.locator('button#run').click();
+  await page.waitForTimeout(300);
+  await el.locator('button#cancel').click();
+  await page.waitForFunction(() =>
+    document.getElementById('mlp').shadowRoot.querySelector('.status').textContent === 'cancelled');
+  await page.locator('#mesh button#run').click();
+  await page.waitForFunction(() =>
+    document.getElementById('mesh').shadowRoot.querySelector('.status').textContent.startsWith('parallel'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
