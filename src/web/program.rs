@@ -1,5 +1,6 @@
 //! What the playground page calls: run a whole Python program and get back
-//! its output and a report of what every device did, as one JSON string.
+//! its output and a report of what every device did, as one JavaScript
+//! object.
 //!
 //! The page calls these from a coordinator worker, never from its main
 //! thread: a run blocks until it is done, and in parallel mode it waits in
@@ -7,28 +8,61 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array as JsArray, Promise};
-use serde_json::json;
+use js_sys::{Array as JsArray, Atomics, Int32Array, Promise, SharedArrayBuffer};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::clock::now_ms;
+use super::fabric::shared_memory_available;
 use super::pool::{start_workers, WorkerPool};
 use crate::python::{run, Options};
+use crate::report::Report;
 
 thread_local! {
     /// The device workers parallel runs use, once installed.
     static POOL: RefCell<Option<WorkerPool>> = const { RefCell::new(None) };
+    /// Word 0 of [`cancel_handle`]'s buffer, once made.
+    static CANCEL: RefCell<Option<Int32Array>> = const { RefCell::new(None) };
+}
+
+/// What [`run_program`] returns, as a JavaScript object.
+#[derive(Serialize)]
+struct RunOutcome {
+    /// The program's global `result` as a JSON value (null when unset).
+    result: serde_json::Value,
+    stdout: String,
+    error: Option<RunError>,
+    report: Report,
+    mode: &'static str,
+    devices: usize,
+    elapsed_ms: f64,
+}
+
+/// The exception that stopped a program.
+#[derive(Serialize)]
+struct RunError {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: String,
+    line: usize,
+    col: usize,
 }
 
 /// Runs `source` as a JAX program on `devices` simulated devices and returns
-/// `{"result", "stdout", "error"?, "report", "mode", "elapsed_ms"}` as JSON.
+/// `{result, stdout, error, report, mode, devices, elapsed_ms}` as a
+/// JavaScript object (built with serde-wasm-bindgen): `result` is the
+/// program's global `result` (null when unset), `error` is null or `{type,
+/// message, line, col}`, and every array of the report (`{shape, dtype,
+/// data}`) has its `data` as a typed array: `Float32Array` for float32,
+/// `Int32Array` for int32, `Uint8Array` (0/1) for bool.
 ///
 /// With `lockstep` every device runs in this thread, equation by equation;
 /// otherwise shard_map and pmap bodies run on the installed device pool
 /// (see [`install_device_pool`]), or in lockstep when there is none or it is
-/// smaller than `devices`. `error` has `type`, `message`, `line` and `col`.
+/// smaller than `devices`. A run can be stopped from another thread through
+/// [`cancel_handle`]; it then fails with an error of type `Cancelled`.
 #[wasm_bindgen]
-pub fn run_program(source: &str, devices: u32, lockstep: bool) -> String {
+pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue, JsValue> {
     console_error_panic_hook::set_once();
     let devices = devices.max(1) as usize;
     let pool_size = POOL.with(|p| p.borrow().as_ref().map_or(0, WorkerPool::size));
@@ -38,29 +72,68 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> String {
         lockstep,
         ..Options::default()
     };
+    // A cancel stops the run in progress; one stored between runs is dropped.
+    CANCEL.with(|c| {
+        if let Some(word) = c.borrow().as_ref() {
+            let _ = Atomics::store(word, 0, 0);
+        }
+    });
     crate::report::start();
     let start = now_ms();
     let outcome = run(source, &options);
     let elapsed_ms = now_ms() - start;
     let report = crate::report::take();
-    let error = outcome.error.map(|e| {
-        json!({
-            "type": e.error.kind.python_name(),
-            "message": e.error.message,
-            "line": e.line,
-            "col": e.col,
-        })
+    let error = outcome.error.map(|e| RunError {
+        kind: e.error.kind.python_name(),
+        message: e.error.message,
+        line: e.line,
+        col: e.col,
     });
-    json!({
-        "result": outcome.result,
-        "stdout": outcome.stdout,
-        "error": error,
-        "report": report,
-        "mode": if lockstep { "lockstep" } else { "parallel" },
-        "devices": devices,
-        "elapsed_ms": elapsed_ms,
+    let out = RunOutcome {
+        result: outcome.result.unwrap_or(serde_json::Value::Null),
+        stdout: outcome.stdout,
+        error,
+        report,
+        mode: if lockstep { "lockstep" } else { "parallel" },
+        devices,
+        elapsed_ms,
+    };
+    crate::report::js::to_js(&out).map_err(Into::into)
+}
+
+/// The reason a run on this thread was cancelled through [`cancel_handle`],
+/// once it was.
+fn cancel_requested() -> Option<String> {
+    CANCEL.with(|c| {
+        let c = c.borrow();
+        let word = c.as_ref()?;
+        (Atomics::load(word, 0).unwrap_or(0) != 0).then(|| "the run was cancelled".to_string())
     })
-    .to_string()
+}
+
+/// A `SharedArrayBuffer` through which another thread (the page's main
+/// thread, say) cancels the run in progress on this one:
+/// `Atomics.store(new Int32Array(handle), 0, 1)` (and `Atomics.notify` on
+/// the same word). The run's devices stop before their next equation and
+/// `run_program` returns an error of type `Cancelled` naming where each
+/// device stopped. The same buffer serves every later run of this thread;
+/// `run_program` clears the word when it starts. Needs shared memory (a
+/// cross-origin isolated page, or Node).
+#[wasm_bindgen]
+pub fn cancel_handle() -> Result<SharedArrayBuffer, JsValue> {
+    if !shared_memory_available() {
+        return Err(JsValue::from_str(
+            "SharedArrayBuffer is not available here: a browser page must be cross-origin \
+             isolated (COOP: same-origin, COEP: require-corp)",
+        ));
+    }
+    let word = CANCEL.with(|c| {
+        c.borrow_mut()
+            .get_or_insert_with(|| Int32Array::new(&SharedArrayBuffer::new(4)))
+            .clone()
+    });
+    crate::exec::set_stop_check(Some(cancel_requested));
+    Ok(word.buffer().unchecked_into())
 }
 
 /// Starts `n` device workers that load the wasm-bindgen glue at `glue_url`
@@ -77,10 +150,17 @@ pub fn start_device_workers(n: u32, glue_url: &str) -> Promise {
 #[wasm_bindgen]
 pub fn install_device_pool(workers: JsArray) -> Result<u32, JsValue> {
     let pool = WorkerPool::new(workers).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(install_pool(pool))
+}
+
+/// [`install_device_pool`] for a pool made in Rust: `pool` runs the devices
+/// of later parallel runs of [`run_program`] in this thread. Returns its
+/// size.
+pub fn install_pool(pool: WorkerPool) -> u32 {
     pool.install();
     let size = pool.size() as u32;
     POOL.with(|p| *p.borrow_mut() = Some(pool));
-    Ok(size)
+    size
 }
 
 /// Size of the installed device pool (0 when there is none).
