@@ -21,7 +21,7 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 use shardlab::web::now_ms;
-use shardlab::web::program::{cancel_handle, install_pool, run_program};
+use shardlab::web::program::{cancel_handle, install_pool, run_program, set_progress_listener};
 
 #[path = "web/support.rs"]
 mod support;
@@ -73,7 +73,36 @@ y = f(jnp.ones((4 * 128, 128)), jnp.eye(128) * 0.5)
 print(y[0, 0])
 "#;
 
+/// Twenty shard_maps in a row, each of ten 128x128 matmuls per device.
+const MANY_MAPS: &str = r#"
+import jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, PartitionSpec as P
+from jax.experimental.shard_map import shard_map
+
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+
+def body(x, w):
+    for k in range(10):
+        x = jnp.tanh(x @ w)
+    return x
+
+f = shard_map(body, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
+x = jnp.ones((4 * 128, 128))
+for i in range(20):
+    x = f(x, jnp.eye(128) * 0.5)
+print(x.shape)
+"#;
+
 #[wasm_bindgen(inline_js = r#"
+// A progress listener that keeps [maps, elapsed_ms] of every call in its
+// `calls`.
+export function collector() {
+  const calls = [];
+  const f = (p) => calls.push([p.maps, p.elapsed_ms]);
+  f.calls = calls;
+  return f;
+}
+
 // Milliseconds on a clock that threads of one process share.
 export function wallMs() {
   return performance.timeOrigin + performance.now();
@@ -137,6 +166,7 @@ extern "C" {
     #[wasm_bindgen(js_name = endWorker)]
     fn end_worker(w: &JsValue);
     fn canon(v: &JsValue) -> String;
+    fn collector() -> js_sys::Function;
 }
 
 async fn install() {
@@ -448,5 +478,51 @@ async fn a_cancel_stops_a_long_computation_and_the_pool_runs_again() {
             "[{mode}] returned {latency:.0} ms after the cancel"
         );
         check_seed_run(&run(SEED, false), "parallel", &jax);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn progress_reports_finished_maps_at_most_every_100_ms() {
+    install().await;
+    for lockstep in [false, true] {
+        let listener = collector();
+        set_progress_listener(Some(listener.clone()));
+        let out = run(MANY_MAPS, lockstep);
+        set_progress_listener(None);
+        let mode = text(&out, "mode");
+        assert_no_error(&out, &mode);
+        assert_eq!(text(&out, "stdout"), "(512, 128)\n");
+        let total = get(&out, "elapsed_ms").as_f64().unwrap();
+        let calls: Vec<(f64, f64)> = items(&get(&listener, "calls"))
+            .iter()
+            .map(|c| (at(c, 0).as_f64().unwrap(), at(c, 1).as_f64().unwrap()))
+            .collect();
+        console_log!("[{mode}] {total:.0} ms, progress {calls:?}");
+        // At most one call per 100 ms, and some during a run of seconds.
+        assert!(
+            calls.len() as f64 <= total / 100.0 + 1.0,
+            "[{mode}] {calls:?}"
+        );
+        assert!(
+            total < 400.0 || calls.len() >= 2,
+            "[{mode}] {calls:?} in {total} ms"
+        );
+        for w in calls.windows(2) {
+            assert!(
+                w[1].1 - w[0].1 >= 99.0,
+                "[{mode}] calls too close: {calls:?}"
+            );
+            assert!(w[1].0 >= w[0].0, "[{mode}] maps went back: {calls:?}");
+        }
+        for &(maps, elapsed) in &calls {
+            assert!(
+                maps <= 20.0 && elapsed >= 100.0 && elapsed <= total,
+                "[{mode}] {calls:?}"
+            );
+        }
+        assert!(
+            calls.last().is_some_and(|c| c.0 >= 1.0),
+            "[{mode}] finished maps never reported: {calls:?}"
+        );
     }
 }

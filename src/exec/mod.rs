@@ -86,14 +86,17 @@ pub fn set_config(config: Config) {
     CONFIG.with(|c| *c.borrow_mut() = config);
 }
 
+/// Says why the run in progress was stopped, once it was.
+pub type StopCheck = fn() -> Option<String>;
+
 thread_local! {
-    static STOP_CHECK: Cell<Option<fn() -> Option<String>>> = const { Cell::new(None) };
+    static STOP_CHECK: Cell<Option<StopCheck>> = const { Cell::new(None) };
 }
 
 /// Sets what evaluation on this thread polls, between equations, to learn
 /// that the run was stopped from outside: `check` returns the reason once
 /// it was. Devices on a fabric poll the fabric's abort word instead.
-pub fn set_stop_check(check: Option<fn() -> Option<String>>) {
+pub fn set_stop_check(check: Option<StopCheck>) {
     STOP_CHECK.with(|c| c.set(check));
 }
 

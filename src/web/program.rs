@@ -23,7 +23,20 @@ thread_local! {
     static POOL: RefCell<Option<WorkerPool>> = const { RefCell::new(None) };
     /// Word 0 of [`cancel_handle`]'s buffer, once made.
     static CANCEL: RefCell<Option<Int32Array>> = const { RefCell::new(None) };
+    /// What [`set_progress_listener`] set, with when the run in progress
+    /// started and when the listener was last called.
+    static PROGRESS: RefCell<Option<Progress>> = const { RefCell::new(None) };
 }
+
+/// A progress listener and its clock.
+struct Progress {
+    listener: js_sys::Function,
+    start_ms: f64,
+    last_ms: f64,
+}
+
+/// Least time between two calls of the progress listener.
+const PROGRESS_EVERY_MS: f64 = 100.0;
 
 /// What [`run_program`] returns, as a JavaScript object.
 #[derive(Serialize)]
@@ -80,6 +93,11 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
     });
     crate::report::start();
     let start = now_ms();
+    PROGRESS.with(|p| {
+        if let Some(p) = p.borrow_mut().as_mut() {
+            (p.start_ms, p.last_ms) = (start, start);
+        }
+    });
     let outcome = run(source, &options);
     let elapsed_ms = now_ms() - start;
     let report = crate::report::take();
@@ -99,6 +117,55 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
         elapsed_ms,
     };
     crate::report::js::to_js(&out).map_err(Into::into)
+}
+
+/// What the evaluators of this thread poll between equations (and the
+/// coordinator while it waits for devices): calls the progress listener when
+/// it is due, and says whether the run was cancelled.
+fn poll() -> Option<String> {
+    report_progress();
+    cancel_requested()
+}
+
+/// Calls the progress listener with `{ maps, elapsed_ms }` if one is set and
+/// it was last called at least [`PROGRESS_EVERY_MS`] ago.
+fn report_progress() {
+    PROGRESS.with(|p| {
+        let Ok(mut p) = p.try_borrow_mut() else {
+            return;
+        };
+        let Some(p) = p.as_mut() else { return };
+        let now = now_ms();
+        if now - p.last_ms < PROGRESS_EVERY_MS {
+            return;
+        }
+        p.last_ms = now;
+        let update = super::job::message(&[
+            ("maps", (crate::report::map_count() as f64).into()),
+            ("elapsed_ms", (now - p.start_ms).into()),
+        ]);
+        // A listener that throws is not the run's concern.
+        let _ = p.listener.call1(&JsValue::NULL, &update);
+    });
+}
+
+/// Makes `listener` be called during later runs of this thread, at most
+/// every 100 ms, with `{ maps, elapsed_ms }`: the shard_maps and pmaps
+/// finished so far and the time since the run started. It is called from
+/// the running thread between equations (lockstep) or while the devices
+/// compute (parallel), so it must be quick; `postMessage` from a worker is.
+/// `null` removes it.
+#[wasm_bindgen]
+pub fn set_progress_listener(listener: Option<js_sys::Function>) {
+    let now = now_ms();
+    PROGRESS.with(|p| {
+        *p.borrow_mut() = listener.map(|listener| Progress {
+            listener,
+            start_ms: now,
+            last_ms: now,
+        })
+    });
+    crate::exec::set_stop_check(Some(poll));
 }
 
 /// The reason a run on this thread was cancelled through [`cancel_handle`],
@@ -132,7 +199,7 @@ pub fn cancel_handle() -> Result<SharedArrayBuffer, JsValue> {
             .get_or_insert_with(|| Int32Array::new(&SharedArrayBuffer::new(4)))
             .clone()
     });
-    crate::exec::set_stop_check(Some(cancel_requested));
+    crate::exec::set_stop_check(Some(poll));
     Ok(word.buffer().unchecked_into())
 }
 
