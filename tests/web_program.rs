@@ -28,6 +28,20 @@ mod support;
 
 const DEVICES: u32 = 4;
 
+/// A program on a 4-device mesh `mesh` with axis `x`: the imports and the
+/// mesh, then `$body`.
+macro_rules! program {
+    ($body:literal) => {
+        concat!(
+            "import jax, jax.numpy as jnp, numpy as np\n",
+            "from jax.sharding import Mesh, PartitionSpec as P\n",
+            "from jax.experimental.shard_map import shard_map\n",
+            "mesh = Mesh(np.array(jax.devices()[:4]), ('x',))\n",
+            $body
+        )
+    };
+}
+
 /// A seed program on a 4-device mesh with pmeans of gradients and loss.
 const SEED: &str = include_str!("programs/seed004_production_corrected_pmean.py");
 /// What JAX 0.10.2 printed and returned for it.
@@ -36,13 +50,8 @@ const SEED_JAX: &str = include_str!("fixtures/programs/seed004_production_correc
 /// int32, bool and float32 arrays (one NaN) through a shard_map with a psum.
 /// By hand: each device holds two of 0..8, so the psum is [0+2+4+6,
 /// 1+3+5+7] = [12, 16]; `b` is i % 3 == 0; `x / x` is NaN at 0, 1 elsewhere.
-const DTYPES: &str = r#"
-import jax, jax.numpy as jnp, numpy as np
-from jax.sharding import Mesh, PartitionSpec as P
-from jax.experimental.shard_map import shard_map
-
-mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
-
+const DTYPES: &str = program!(
+    r#"
 def body(i, b, x):
     return jax.lax.psum(i, 'x'), b, (x / x) * 2.0
 
@@ -51,18 +60,14 @@ f = shard_map(body, mesh=mesh, in_specs=(P('x'), P('x'), P('x')),
 i = jnp.arange(8, dtype=jnp.int32)
 s, b, y = f(i, i % 3 == 0, jnp.arange(8.0))
 print(s)
-"#;
+"#
+);
 
 /// A thousand 128x128 matmuls on every device and no collective: a
 /// computation that only a check between equations can interrupt, with few
 /// enough equations to be traced quickly.
-const LONG: &str = r#"
-import jax, jax.numpy as jnp, numpy as np
-from jax.sharding import Mesh, PartitionSpec as P
-from jax.experimental.shard_map import shard_map
-
-mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
-
+const LONG: &str = program!(
+    r#"
 def body(x, w):
     for k in range(1000):
         x = jnp.tanh(x @ w)
@@ -71,16 +76,12 @@ def body(x, w):
 f = shard_map(body, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
 y = f(jnp.ones((4 * 128, 128)), jnp.eye(128) * 0.5)
 print(y[0, 0])
-"#;
+"#
+);
 
 /// Twenty shard_maps in a row, each of ten 128x128 matmuls per device.
-const MANY_MAPS: &str = r#"
-import jax, jax.numpy as jnp, numpy as np
-from jax.sharding import Mesh, PartitionSpec as P
-from jax.experimental.shard_map import shard_map
-
-mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
-
+const MANY_MAPS: &str = program!(
+    r#"
 def body(x, w):
     for k in range(10):
         x = jnp.tanh(x @ w)
@@ -91,7 +92,8 @@ x = jnp.ones((4 * 128, 128))
 for i in range(20):
     x = f(x, jnp.eye(128) * 0.5)
 print(x.shape)
-"#;
+"#
+);
 
 #[wasm_bindgen(inline_js = r#"
 // A progress listener that keeps [maps, elapsed_ms] of every call in its

@@ -12,9 +12,7 @@ use crate::array::Array;
 use crate::primitives::CollectiveKind;
 
 /// One collective on one device (or on every lane of a lockstep evaluator).
-/// A web device worker writes its log back as JSON (serde, wasm32 only).
 #[derive(Debug, Clone)]
-#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Event {
     /// The collective.
     pub kind: CollectiveKind,
@@ -30,7 +28,6 @@ pub struct Event {
 
 /// Everything one device logged during one run.
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct DeviceLog {
     /// The device's position (for lockstep: the first lane's).
     pub position: usize,

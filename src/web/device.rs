@@ -229,8 +229,7 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
     }
     write_out(job, &out_words)?;
     if let Some(log) = log {
-        let bytes = serde_json::to_vec(&log)
-            .map_err(|e| err!(RuntimeError, "cannot serialise the device's log: {e}"))?;
+        let bytes = super::log::encode(&log)?;
         write_log(job, position, &bytes)?;
         LAST_LOG.with(|l| *l.borrow_mut() = bytes);
     }

@@ -288,12 +288,8 @@ impl WorkerPool {
             .map(|d| {
                 let at = log_at(devices, cap, d) as u32;
                 let text = bytes.subarray(at, at + len[d].min(cap) as u32).to_vec();
-                serde_json::from_slice(&text).map_err(|e| {
-                    err!(
-                        RuntimeError,
-                        "device {d} wrote back a log that cannot be read: {e}"
-                    )
-                })
+                super::log::decode(&text)
+                    .map_err(|e| err!(RuntimeError, "device {d}: {}", e.message))
             })
             .collect()
     }
