@@ -19,11 +19,11 @@ cargo clippy --target "$target" --all-targets --quiet -- -D warnings
 # the test itself in a dedicated worker, where Atomics.wait is allowed.
 step "wasm tests in Node"
 WASM_BINDGEN_USE_NODE_EXPERIMENTAL=1 \
-  cargo test --target "$target" --test web_fabric 2>&1 | tee -a "$log"
+  cargo test --target "$target" --test web_fabric --test web_program 2>&1 | tee -a "$log"
 
 step "wasm tests in headless Chromium"
 WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
-  cargo test --target "$target" --test web_fabric 2>&1 | tee -a "$log"
+  cargo test --target "$target" --test web_fabric --test web_program 2>&1 | tee -a "$log"
 
 if [ "${1:-}" = "--bench" ]; then
   for mode in WASM_BINDGEN_USE_NODE_EXPERIMENTAL WASM_BINDGEN_USE_DEDICATED_WORKER; do

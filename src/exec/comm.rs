@@ -35,6 +35,11 @@ pub trait Comm: Sync {
     fn device_positions(&self) -> Option<Vec<usize>> {
         None
     }
+    /// Why the run these lanes belong to was stopped, if it was; polled
+    /// between equations.
+    fn stopped(&self) -> Option<String> {
+        super::stop_requested()
+    }
 }
 
 /// The top level: one lane, no named axes.
@@ -132,6 +137,10 @@ impl Comm for OnFabric<'_> {
         Some(vec![self.ctx.position])
     }
 
+    fn stopped(&self) -> Option<String> {
+        self.ctx.fabric.aborted()
+    }
+
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
         use CollectiveKind::*;
         let ctx = &self.ctx;
@@ -175,6 +184,10 @@ pub struct Nested<'a> {
 impl Comm for Nested<'_> {
     fn lanes(&self) -> usize {
         self.outer.lanes() * self.size
+    }
+
+    fn stopped(&self) -> Option<String> {
+        self.outer.stopped()
     }
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {

@@ -9,7 +9,7 @@
 
 pub mod comm;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -86,8 +86,40 @@ pub fn set_config(config: Config) {
     CONFIG.with(|c| *c.borrow_mut() = config);
 }
 
+/// Says why the run in progress was stopped, once it was.
+pub type StopCheck = fn() -> Option<String>;
+
+thread_local! {
+    static STOP_CHECK: Cell<Option<StopCheck>> = const { Cell::new(None) };
+}
+
+/// Sets what evaluation on this thread polls, between equations, to learn
+/// that the run was stopped from outside: `check` returns the reason once
+/// it was. Devices on a fabric poll the fabric's abort word instead.
+pub fn set_stop_check(check: Option<StopCheck>) {
+    STOP_CHECK.with(|c| c.set(check));
+}
+
+/// The reason this thread's run was stopped, if it was (see
+/// [`set_stop_check`]).
+pub fn stop_requested() -> Option<String> {
+    STOP_CHECK.with(|c| c.get()).and_then(|check| check())
+}
+
+/// The error of an evaluation stopped before `prim` (equation `at.0` of
+/// `at.1`, counting from 0, when it is part of a jaxpr).
+fn stopped_error(prim: &Prim, at: Option<(usize, usize)>, reason: &str) -> crate::error::Error {
+    let place = at.map_or(String::new(), |(i, n)| {
+        format!(" (equation {} of {n})", i + 1)
+    });
+    crate::err!(Cancelled, "stopped before {}{place}: {reason}", prim.name())
+}
+
 /// Runs a primitive on concrete operands at top level (no trace active).
 pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
+    if let Some(reason) = stop_requested() {
+        return Err(stopped_error(prim, None, &reason));
+    }
     let lanes: Vec<Vec<Array>> = ins.iter().map(|a| vec![a.clone()]).collect();
     let outs = eval_eqn(prim, lanes, &Solo)?;
     Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
@@ -128,7 +160,13 @@ pub fn eval_lanes(
             Atom::Lit(x) => Ok(vec![x.clone(); lanes]),
         }
     };
-    for eqn in &jaxpr.eqns {
+    let count = jaxpr.eqns.len();
+    for (i, eqn) in jaxpr.eqns.iter().enumerate() {
+        // One atomic load per equation: a cancel or another device's failure
+        // stops a device that is computing, not only one at a collective.
+        if let Some(reason) = comm.stopped() {
+            return Err(stopped_error(&eqn.prim, Some((i, count)), &reason));
+        }
         let ins: Vec<Vec<Array>> = eqn
             .inputs
             .iter()

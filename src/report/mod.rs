@@ -8,10 +8,13 @@
 //! `exec` assembles them into [`MapRun`]s.
 
 pub mod device;
+#[cfg(target_arch = "wasm32")]
+pub mod js;
 
 use std::cell::RefCell;
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use crate::array::{Array, Buffer};
 use crate::error::Result;
@@ -21,7 +24,11 @@ use crate::primitives::CollectiveKind;
 use crate::sharding::PartitionSpec;
 
 /// An array's shape, dtype and elements (row-major).
-#[derive(Debug, Clone, Serialize)]
+///
+/// Serialised as `{shape, dtype, data}`; `data` is a list of numbers (JSON:
+/// `shardlab run --report`, `--json`), except inside [`js::to_js`] (the web
+/// build's `run_program`), where it is a typed array of the dtype.
+#[derive(Debug, Clone)]
 pub struct ArrayData {
     /// Dimensions.
     pub shape: Vec<usize>,
@@ -43,6 +50,21 @@ impl From<&Array> for ArrayData {
             dtype: a.dtype().name(),
             data,
         }
+    }
+}
+
+impl Serialize for ArrayData {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("ArrayData", 3)?;
+        st.serialize_field("shape", &self.shape)?;
+        st.serialize_field("dtype", self.dtype)?;
+        #[cfg(target_arch = "wasm32")]
+        if js::typed_arrays() {
+            st.serialize_field("data", &js::TypedData(self))?;
+            return st.end();
+        }
+        st.serialize_field("data", &self.data)?;
+        st.end()
     }
 }
 
@@ -188,6 +210,11 @@ pub fn take() -> Report {
 /// True while recording on this thread.
 pub fn recording() -> bool {
     REPORT.with(|r| r.borrow().is_some())
+}
+
+/// Maps recorded so far on this thread (0 when not recording).
+pub fn map_count() -> usize {
+    REPORT.with(|r| r.borrow().as_ref().map_or(0, |rep| rep.maps.len()))
 }
 
 /// Adds a map run to the report being recorded.

@@ -16,24 +16,30 @@ use std::rc::Rc;
 use std::sync::Once;
 use std::time::Duration;
 
-use js_sys::{Atomics, Int32Array, Uint32Array};
+use js_sys::{Atomics, Int32Array, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::clock::now_ms;
 use super::fabric::{header, SabFabric, Status};
-use super::job::{f64_field, opt_field, sab_field, str_field, usize_field, words_field, Program};
+use super::job::{
+    f64_field, log_at, log_buffer_bytes, opt_field, sab_field, str_field, usize_field, words_field,
+    Program,
+};
 use super::wire::{array_from_words, push_words};
 use crate::array::{numel, Array};
 use crate::collectives::DeviceCtx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::exec::comm::OnFabric;
-use crate::exec::eval_lanes;
+use crate::exec::{eval_lanes, logged};
 use crate::fabric::{half_offset, half_words, Fabric};
 use crate::{bail, err};
 
 thread_local! {
     /// The fabric and position of the job in progress, for the panic hook.
     static CURRENT: RefCell<Option<(Rc<SabFabric>, usize)>> = const { RefCell::new(None) };
+    /// The log of this device's last recorded run, as written back, kept
+    /// until the next run in case the coordinator asks for it again.
+    static LAST_LOG: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 static HOOK: Once = Once::new();
@@ -71,6 +77,7 @@ fn install_panic_hook() {
 /// kept) and counts the device as done.
 fn fail(fabric: &SabFabric, device: usize, e: &Error) {
     fabric.abort_with(e.kind, &format!("device {device}: {}", e.message));
+    fabric.set_note(device, &e.message);
     fabric.finish(device, Status::Failed);
 }
 
@@ -111,6 +118,7 @@ pub fn device_job(job: JsValue) -> std::result::Result<(), JsValue> {
     let outcome = match kind.as_str() {
         "run" => run_program(&job, &fabric, position),
         "probe" => run_probe(&job, &fabric, position),
+        "log" => LAST_LOG.with(|l| write_log(&job, position, &l.borrow())),
         other => Err(err!(RuntimeError, "unknown device job kind {other:?}")),
     };
     CURRENT.with(|c| *c.borrow_mut() = None);
@@ -199,7 +207,9 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
             position,
         },
     };
-    let outs = eval_lanes(&program.body, args, &comm)?;
+    let record = f64_field(job, "record", 0.0) > 0.0;
+    LAST_LOG.with(|l| l.borrow_mut().clear());
+    let (outs, log) = logged(record, position, || eval_lanes(&program.body, args, &comm))?;
     let avals = program.body.out_avals();
     let mut out_words = Vec::new();
     for (lanes, aval) in outs.iter().zip(&avals) {
@@ -217,7 +227,37 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
         }
         push_words(a, &mut out_words);
     }
-    write_out(job, &out_words)
+    write_out(job, &out_words)?;
+    if let Some(log) = log {
+        let bytes = super::log::encode(&log)?;
+        write_log(job, position, &bytes)?;
+        LAST_LOG.with(|l| *l.borrow_mut() = bytes);
+    }
+    Ok(())
+}
+
+/// Writes this device's log into the job's log buffer: its length always,
+/// its bytes when they fit the room the coordinator gave each device.
+fn write_log(job: &JsValue, position: usize, bytes: &[u8]) -> Result<()> {
+    let buffer = sab_field(job, "logs")?;
+    let devices = usize_field(job, "devices")?;
+    let cap = usize_field(job, "logCap")?;
+    if log_buffer_bytes(devices, cap) > buffer.byte_length() as usize {
+        bail!(
+            RuntimeError,
+            "the log buffer is smaller than its layout says"
+        );
+    }
+    let len = u32::try_from(bytes.len())
+        .map_err(|_| err!(RuntimeError, "the device's log is too large to write back"))?;
+    Uint32Array::new(&buffer).set_index(position as u32, len);
+    if bytes.len() <= cap {
+        let at = log_at(devices, cap, position) as u32;
+        Uint8Array::new(&buffer)
+            .subarray(at, at + len)
+            .copy_from(bytes);
+    }
+    Ok(())
 }
 
 /// Writes `words` at this device's place in the job's output buffer.

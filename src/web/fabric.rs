@@ -16,7 +16,7 @@
 //! | words | what |
 //! | --- | --- |
 //! | [`header`] | barrier counters, wake sequence, abort state and reason, run bookkeeping |
-//! | `DEVICES_AT + d * DEVICE_WORDS ..` | device `d`: barriers entered, collective it is in, departed, status |
+//! | `DEVICES_AT + d * DEVICE_WORDS ..` | device `d`: barriers entered, collective it is in, departed, status, why it failed |
 //! | `slots_at + d * slot_words ..` | device `d`'s exchange slot |
 
 use std::time::Duration;
@@ -72,8 +72,14 @@ const WHAT_LEN: u32 = 4;
 const WHAT: u32 = 5;
 /// Room for the name, in words.
 const WHAT_WORDS: u32 = 64;
+/// Length in bytes of the device's note: why it stopped, when it failed.
+const NOTE_LEN: u32 = WHAT + WHAT_WORDS;
+/// The note (UTF-8, truncated to fit).
+const NOTE: u32 = NOTE_LEN + 1;
+/// Room for the note, in words.
+const NOTE_WORDS: u32 = 64;
 /// Words of one device's record.
-const DEVICE_WORDS: u32 = WHAT + WHAT_WORDS;
+const DEVICE_WORDS: u32 = NOTE + NOTE_WORDS;
 
 /// Polls of the generation word before a waiter goes to sleep. None by
 /// default: each poll is a call out to JavaScript, and measured on 2 cores
@@ -381,6 +387,32 @@ impl SabFabric {
             let _ = Atomics::notify(&self.control, header::DONE);
             self.wake_all();
         }
+    }
+
+    /// Records why `device` failed (its own error, which may differ from the
+    /// first failure that stopped the run). Call before [`Self::finish`].
+    pub fn set_note(&self, device: usize, note: &str) {
+        if device < self.devices {
+            self.write_text(
+                self.device_word(device, NOTE),
+                NOTE_WORDS,
+                self.device_word(device, NOTE_LEN),
+                note,
+            );
+        }
+    }
+
+    /// What [`Self::set_note`] recorded for `device` in the current run
+    /// (empty when nothing was).
+    pub fn note(&self, device: usize) -> String {
+        if device >= self.devices {
+            return String::new();
+        }
+        self.read_text(
+            self.device_word(device, NOTE),
+            NOTE_WORDS,
+            self.device_word(device, NOTE_LEN),
+        )
     }
 
     /// How `device` has finished the current run so far.

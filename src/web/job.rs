@@ -104,3 +104,19 @@ pub fn words_field(msg: &JsValue, name: &str) -> Result<Vec<u32>> {
         })?
         .to_vec())
 }
+
+/// Bytes of a log buffer for `devices` devices with `cap` bytes each.
+///
+/// Devices write their collective logs back (when a report is recorded)
+/// into a shared buffer the coordinator sized beforehand: word `d` holds the
+/// byte length of device `d`'s log (JSON), whose bytes follow at
+/// [`log_at`]. A log longer than `cap` leaves only its length, and the
+/// coordinator asks for it again in a buffer large enough.
+pub fn log_buffer_bytes(devices: usize, cap: usize) -> usize {
+    devices * 4 + devices * cap
+}
+
+/// Byte offset of device `d`'s log in a log buffer.
+pub fn log_at(devices: usize, cap: usize, d: usize) -> usize {
+    devices * 4 + d * cap
+}

@@ -12,19 +12,20 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use js_sys::{Array as JsArray, Promise, SharedArrayBuffer, Uint32Array};
+use js_sys::{Array as JsArray, Promise, SharedArrayBuffer, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::clock::now_ms;
 use super::fabric::{SabFabric, Status};
-use super::job::{message, Program};
+use super::job::{log_at, log_buffer_bytes, message, Program};
 use super::wire::{array_from_words, push_words};
 use crate::array::{numel, Array};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::exec::{config, set_config, Devices};
 use crate::fabric::Fabric;
 use crate::ir::Jaxpr;
 use crate::mesh::Mesh;
+use crate::report::device::{self, DeviceLog};
 use crate::{bail, err};
 
 #[wasm_bindgen(module = "/src/web/worker.js")]
@@ -52,6 +53,14 @@ pub fn start_workers(n: usize, glue_url: &str, module: &JsValue) -> Promise {
 /// How long the coordinator keeps waiting, after the run was stopped, for
 /// devices that have not reported: one that has not by then lost its worker.
 const STRAGGLER_GRACE_MS: f64 = 2000.0;
+
+/// How long the coordinator sleeps between looks at a stop request from
+/// outside ([`crate::exec::stop_requested`]); devices see the abort it then
+/// sets before their next equation.
+const STOP_POLL_MS: f64 = 20.0;
+
+/// Bytes per device of the first log buffer; it grows to the longest log.
+const FIRST_LOG_CAP: usize = 64 << 10;
 
 /// Parameters of [`WorkerPool::probe`], the fabric exercise used by the tests
 /// and the measurements in `docs/web.md`.
@@ -111,6 +120,9 @@ struct Inner {
     workers: Vec<JsValue>,
     fabric: RefCell<Option<SabFabric>>,
     out: RefCell<Option<SharedArrayBuffer>>,
+    /// Where devices write their collective logs back, with the room per
+    /// device in bytes.
+    logs: RefCell<Option<(SharedArrayBuffer, usize)>>,
     /// Set when a device never reported back: its worker cannot be trusted
     /// with another run.
     lost: Cell<bool>,
@@ -144,6 +156,7 @@ impl WorkerPool {
                 workers,
                 fabric: RefCell::new(None),
                 out: RefCell::new(None),
+                logs: RefCell::new(None),
                 lost: Cell::new(false),
             }),
         })
@@ -215,6 +228,72 @@ impl WorkerPool {
         }
     }
 
+    /// A log buffer for `devices` devices with at least `cap` bytes each;
+    /// returns it with its room per device.
+    fn log_buffer(&self, devices: usize, cap: usize) -> Result<(SharedArrayBuffer, usize)> {
+        let mut logs = self.inner.logs.borrow_mut();
+        if let Some((b, have)) = logs.as_ref() {
+            if *have >= cap && b.byte_length() as usize >= log_buffer_bytes(devices, *have) {
+                return Ok((b.clone(), *have));
+            }
+        }
+        let cap = cap.max(FIRST_LOG_CAP);
+        let bytes = u32::try_from(log_buffer_bytes(devices, cap)).map_err(|_| {
+            err!(
+                ValueError,
+                "the devices' logs ({cap} bytes each) are too large"
+            )
+        })?;
+        let b = SharedArrayBuffer::new(bytes);
+        *logs = Some((b.clone(), cap));
+        Ok((b, cap))
+    }
+
+    /// Reads the logs the devices of the last run wrote back; asks them again,
+    /// in a buffer large enough, for logs that did not fit.
+    fn read_logs(
+        &self,
+        devices: usize,
+        slot_words: usize,
+        timeout: Duration,
+    ) -> Result<Vec<DeviceLog>> {
+        let (mut buffer, mut cap) = self.log_buffer(devices, 0)?;
+        let lens = |b: &SharedArrayBuffer| -> Vec<usize> {
+            Uint32Array::new(b)
+                .subarray(0, devices as u32)
+                .to_vec()
+                .into_iter()
+                .map(|w| w as usize)
+                .collect()
+        };
+        let mut len = lens(&buffer);
+        let longest = len.iter().copied().max().unwrap_or(0);
+        if longest > cap {
+            (buffer, cap) = self.log_buffer(devices, longest)?;
+            let sab = self.fabric_buffer(devices, slot_words)?;
+            self.dispatch(devices, |p| {
+                job(
+                    "log",
+                    (&sab, devices, slot_words, timeout, p),
+                    &[
+                        ("logs", buffer.clone().into()),
+                        ("logCap", (cap as f64).into()),
+                    ],
+                )
+            })?;
+            len = lens(&buffer);
+        }
+        let bytes = Uint8Array::new(&buffer);
+        (0..devices)
+            .map(|d| {
+                let at = log_at(devices, cap, d) as u32;
+                let text = bytes.subarray(at, at + len[d].min(cap) as u32).to_vec();
+                super::log::decode(&text)
+                    .map_err(|e| err!(RuntimeError, "device {d}: {}", e.message))
+            })
+            .collect()
+    }
+
     /// Sends one job per device (built by `job(position)`) and blocks until
     /// every device has reported. Returns the first failure, if any.
     fn dispatch(&self, devices: usize, job: impl Fn(usize) -> JsValue) -> Result<()> {
@@ -232,6 +311,11 @@ impl WorkerPool {
             if done >= devices {
                 break;
             }
+            if fabric.aborted().is_none() {
+                if let Some(reason) = crate::exec::stop_requested() {
+                    fabric.abort_with(ErrorKind::Cancelled, &reason);
+                }
+            }
             if fabric.aborted().is_some() {
                 let since = *stopped_at.get_or_insert_with(now_ms);
                 if now_ms() - since > STRAGGLER_GRACE_MS {
@@ -248,9 +332,10 @@ impl WorkerPool {
                     );
                 }
             }
-            fabric.wait_done(done, 50.0)?;
+            fabric.wait_done(done, STOP_POLL_MS)?;
         }
         match fabric.failure() {
+            Some(e) if e.kind == ErrorKind::Cancelled => Err(where_stopped(fabric, devices, e)),
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -284,6 +369,8 @@ impl WorkerPool {
             );
         }
         self.ensure_fabric(n, slot_words, timeout)?;
+        let record = crate::report::recording();
+        let (logs, log_cap) = self.log_buffer(n, 0)?;
         let program = Program {
             body: body.clone(),
             mesh: mesh.clone(),
@@ -304,20 +391,24 @@ impl WorkerPool {
             for a in &args {
                 push_words(&a[p], &mut words);
             }
-            message(&[
-                ("kind", "run".into()),
-                ("fabric", sab.clone().into()),
-                ("devices", (n as f64).into()),
-                ("slotWords", (slot_words as f64).into()),
-                ("timeoutMs", (timeout.as_secs_f64() * 1000.0).into()),
-                ("position", (p as f64).into()),
-                ("program", json.clone()),
-                ("inputs", Uint32Array::from(&words[..]).into()),
-                ("out", out.clone().into()),
-                ("outAt", ((p * per_device) as f64).into()),
-                ("outWords", (per_device as f64).into()),
-            ])
+            job(
+                "run",
+                (&sab, n, slot_words, timeout, p),
+                &[
+                    ("program", json.clone()),
+                    ("inputs", Uint32Array::from(&words[..]).into()),
+                    ("out", out.clone().into()),
+                    ("outAt", ((p * per_device) as f64).into()),
+                    ("outWords", (per_device as f64).into()),
+                    ("record", f64::from(u8::from(record)).into()),
+                    ("logs", logs.clone().into()),
+                    ("logCap", (log_cap as f64).into()),
+                ],
+            )
         })?;
+        if record {
+            device::hand_back(self.read_logs(n, slot_words, timeout)?);
+        }
         let view = Uint32Array::new(&out);
         let mut outs: Vec<Vec<Array>> = avals.iter().map(|_| Vec::with_capacity(n)).collect();
         for p in 0..n {
@@ -344,24 +435,22 @@ impl WorkerPool {
         let out = self.out_buffer(3 * n)?;
         let opt = |v: Option<usize>| v.map_or(-1.0, |x| x as f64);
         self.dispatch(n, |p| {
-            message(&[
-                ("kind", "probe".into()),
-                ("fabric", sab.clone().into()),
-                ("devices", (n as f64).into()),
-                ("slotWords", (probe.slot_words as f64).into()),
-                ("timeoutMs", (probe.timeout.as_secs_f64() * 1000.0).into()),
-                ("position", (p as f64).into()),
-                ("iters", (probe.iters as f64).into()),
-                ("stall", opt(probe.stall).into()),
-                ("panic", opt(probe.panic).into()),
-                ("at", (probe.at as f64).into()),
-                ("copyWords", (probe.copy_words as f64).into()),
-                ("reps", (probe.reps as f64).into()),
-                ("spins", probe.spins.map_or(-1.0, f64::from).into()),
-                ("out", out.clone().into()),
-                ("outAt", ((3 * p) as f64).into()),
-                ("outWords", 3.0.into()),
-            ])
+            job(
+                "probe",
+                (&sab, n, probe.slot_words, probe.timeout, p),
+                &[
+                    ("iters", (probe.iters as f64).into()),
+                    ("stall", opt(probe.stall).into()),
+                    ("panic", opt(probe.panic).into()),
+                    ("at", (probe.at as f64).into()),
+                    ("copyWords", (probe.copy_words as f64).into()),
+                    ("reps", (probe.reps as f64).into()),
+                    ("spins", probe.spins.map_or(-1.0, f64::from).into()),
+                    ("out", out.clone().into()),
+                    ("outAt", ((3 * p) as f64).into()),
+                    ("outWords", 3.0.into()),
+                ],
+            )
         })?;
         let words = Uint32Array::new(&out).subarray(0, (3 * n) as u32).to_vec();
         Ok(words
@@ -404,6 +493,50 @@ impl WorkerPool {
         );
         Ok(())
     }
+}
+
+/// A job for the device at `position` on the fabric in `sab` (of `devices`
+/// devices with slots of `slot_words` words and barriers giving up after
+/// `timeout`), with the fields of its kind after the common ones.
+fn job(
+    kind: &str,
+    (sab, devices, slot_words, timeout, position): (
+        &SharedArrayBuffer,
+        usize,
+        usize,
+        Duration,
+        usize,
+    ),
+    fields: &[(&str, JsValue)],
+) -> JsValue {
+    let mut all: Vec<(&str, JsValue)> = vec![
+        ("kind", kind.into()),
+        ("fabric", sab.clone().into()),
+        ("devices", (devices as f64).into()),
+        ("slotWords", (slot_words as f64).into()),
+        ("timeoutMs", (timeout.as_secs_f64() * 1000.0).into()),
+        ("position", (position as f64).into()),
+    ];
+    all.extend(fields.iter().cloned());
+    message(&all)
+}
+
+/// A cancelled run's error, followed by where each device stopped (the
+/// notes of the devices that failed, without the repeated reason).
+fn where_stopped(fabric: &SabFabric, devices: usize, e: Error) -> Error {
+    let suffix = format!(": {}", e.message);
+    let places: Vec<String> = (0..devices)
+        .filter(|&d| fabric.status(d) == Status::Failed)
+        .filter_map(|d| {
+            let note = fabric.note(d);
+            let note = note.strip_suffix(&suffix).unwrap_or(&note);
+            (!note.is_empty()).then(|| format!("device {d}: {note}"))
+        })
+        .collect();
+    if places.is_empty() {
+        return e;
+    }
+    Error::new(e.kind, format!("{}; {}", e.message, places.join("; ")))
 }
 
 /// [`Devices`] on a [`WorkerPool`], with the slot size and timeout of the

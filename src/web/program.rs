@@ -1,5 +1,6 @@
 //! What the playground page calls: run a whole Python program and get back
-//! its output and a report of what every device did, as one JSON string.
+//! its output and a report of what every device did, as one JavaScript
+//! object.
 //!
 //! The page calls these from a coordinator worker, never from its main
 //! thread: a run blocks until it is done, and in parallel mode it waits in
@@ -7,28 +8,74 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array as JsArray, Promise};
-use serde_json::json;
+use js_sys::{Array as JsArray, Atomics, Int32Array, Promise, SharedArrayBuffer};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::clock::now_ms;
+use super::fabric::shared_memory_available;
 use super::pool::{start_workers, WorkerPool};
 use crate::python::{run, Options};
+use crate::report::Report;
 
 thread_local! {
     /// The device workers parallel runs use, once installed.
     static POOL: RefCell<Option<WorkerPool>> = const { RefCell::new(None) };
+    /// Word 0 of [`cancel_handle`]'s buffer, once made.
+    static CANCEL: RefCell<Option<Int32Array>> = const { RefCell::new(None) };
+    /// What [`set_progress_listener`] set, with when the run in progress
+    /// started and when the listener was last called.
+    static PROGRESS: RefCell<Option<Progress>> = const { RefCell::new(None) };
+}
+
+/// A progress listener and its clock.
+struct Progress {
+    listener: js_sys::Function,
+    start_ms: f64,
+    last_ms: f64,
+}
+
+/// Least time between two calls of the progress listener.
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
+/// What [`run_program`] returns, as a JavaScript object.
+#[derive(Serialize)]
+struct RunOutcome {
+    /// The program's global `result` as a JSON value (null when unset).
+    result: serde_json::Value,
+    stdout: String,
+    error: Option<RunError>,
+    report: Report,
+    mode: &'static str,
+    devices: usize,
+    elapsed_ms: f64,
+}
+
+/// The exception that stopped a program.
+#[derive(Serialize)]
+struct RunError {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: String,
+    line: usize,
+    col: usize,
 }
 
 /// Runs `source` as a JAX program on `devices` simulated devices and returns
-/// `{"result", "stdout", "error"?, "report", "mode", "elapsed_ms"}` as JSON.
+/// `{result, stdout, error, report, mode, devices, elapsed_ms}` as a
+/// JavaScript object (built with serde-wasm-bindgen): `result` is the
+/// program's global `result` (null when unset), `error` is null or `{type,
+/// message, line, col}`, and every array of the report (`{shape, dtype,
+/// data}`) has its `data` as a typed array: `Float32Array` for float32,
+/// `Int32Array` for int32, `Uint8Array` (0/1) for bool.
 ///
 /// With `lockstep` every device runs in this thread, equation by equation;
 /// otherwise shard_map and pmap bodies run on the installed device pool
 /// (see [`install_device_pool`]), or in lockstep when there is none or it is
-/// smaller than `devices`. `error` has `type`, `message`, `line` and `col`.
+/// smaller than `devices`. A run can be stopped from another thread through
+/// [`cancel_handle`]; it then fails with an error of type `Cancelled`.
 #[wasm_bindgen]
-pub fn run_program(source: &str, devices: u32, lockstep: bool) -> String {
+pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue, JsValue> {
     console_error_panic_hook::set_once();
     let devices = devices.max(1) as usize;
     let pool_size = POOL.with(|p| p.borrow().as_ref().map_or(0, WorkerPool::size));
@@ -38,29 +85,122 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> String {
         lockstep,
         ..Options::default()
     };
+    // A cancel stops the run in progress; one stored between runs is dropped.
+    CANCEL.with(|c| {
+        if let Some(word) = c.borrow().as_ref() {
+            let _ = Atomics::store(word, 0, 0);
+        }
+    });
     crate::report::start();
     let start = now_ms();
+    PROGRESS.with(|p| {
+        if let Some(p) = p.borrow_mut().as_mut() {
+            (p.start_ms, p.last_ms) = (start, start);
+        }
+    });
     let outcome = run(source, &options);
     let elapsed_ms = now_ms() - start;
     let report = crate::report::take();
-    let error = outcome.error.map(|e| {
-        json!({
-            "type": e.error.kind.python_name(),
-            "message": e.error.message,
-            "line": e.line,
-            "col": e.col,
+    let error = outcome.error.map(|e| RunError {
+        kind: e.error.kind.python_name(),
+        message: e.error.message,
+        line: e.line,
+        col: e.col,
+    });
+    let out = RunOutcome {
+        result: outcome.result.unwrap_or(serde_json::Value::Null),
+        stdout: outcome.stdout,
+        error,
+        report,
+        mode: if lockstep { "lockstep" } else { "parallel" },
+        devices,
+        elapsed_ms,
+    };
+    crate::report::js::to_js(&out).map_err(Into::into)
+}
+
+/// What the evaluators of this thread poll between equations (and the
+/// coordinator while it waits for devices): calls the progress listener when
+/// it is due, and says whether the run was cancelled.
+fn poll() -> Option<String> {
+    report_progress();
+    cancel_requested()
+}
+
+/// Calls the progress listener with `{ maps, elapsed_ms }` if one is set and
+/// it was last called at least [`PROGRESS_EVERY_MS`] ago.
+fn report_progress() {
+    PROGRESS.with(|p| {
+        let Ok(mut p) = p.try_borrow_mut() else {
+            return;
+        };
+        let Some(p) = p.as_mut() else { return };
+        let now = now_ms();
+        if now - p.last_ms < PROGRESS_EVERY_MS {
+            return;
+        }
+        p.last_ms = now;
+        let update = super::job::message(&[
+            ("maps", (crate::report::map_count() as f64).into()),
+            ("elapsed_ms", (now - p.start_ms).into()),
+        ]);
+        // A listener that throws is not the run's concern.
+        let _ = p.listener.call1(&JsValue::NULL, &update);
+    });
+}
+
+/// Makes `listener` be called during later runs of this thread, at most
+/// every 100 ms, with `{ maps, elapsed_ms }`: the shard_maps and pmaps
+/// finished so far and the time since the run started. It is called from
+/// the running thread between equations (lockstep) or while the devices
+/// compute (parallel), so it must be quick; `postMessage` from a worker is.
+/// `null` removes it.
+#[wasm_bindgen]
+pub fn set_progress_listener(listener: Option<js_sys::Function>) {
+    let now = now_ms();
+    PROGRESS.with(|p| {
+        *p.borrow_mut() = listener.map(|listener| Progress {
+            listener,
+            start_ms: now,
+            last_ms: now,
         })
     });
-    json!({
-        "result": outcome.result,
-        "stdout": outcome.stdout,
-        "error": error,
-        "report": report,
-        "mode": if lockstep { "lockstep" } else { "parallel" },
-        "devices": devices,
-        "elapsed_ms": elapsed_ms,
+    crate::exec::set_stop_check(Some(poll));
+}
+
+/// The reason a run on this thread was cancelled through [`cancel_handle`],
+/// once it was.
+fn cancel_requested() -> Option<String> {
+    CANCEL.with(|c| {
+        let c = c.borrow();
+        let word = c.as_ref()?;
+        (Atomics::load(word, 0).unwrap_or(0) != 0).then(|| "the run was cancelled".to_string())
     })
-    .to_string()
+}
+
+/// A `SharedArrayBuffer` through which another thread (the page's main
+/// thread, say) cancels the run in progress on this one:
+/// `Atomics.store(new Int32Array(handle), 0, 1)` (and `Atomics.notify` on
+/// the same word). The run's devices stop before their next equation and
+/// `run_program` returns an error of type `Cancelled` naming where each
+/// device stopped. The same buffer serves every later run of this thread;
+/// `run_program` clears the word when it starts. Needs shared memory (a
+/// cross-origin isolated page, or Node).
+#[wasm_bindgen]
+pub fn cancel_handle() -> Result<SharedArrayBuffer, JsValue> {
+    if !shared_memory_available() {
+        return Err(JsValue::from_str(
+            "SharedArrayBuffer is not available here: a browser page must be cross-origin \
+             isolated (COOP: same-origin, COEP: require-corp)",
+        ));
+    }
+    let word = CANCEL.with(|c| {
+        c.borrow_mut()
+            .get_or_insert_with(|| Int32Array::new(&SharedArrayBuffer::new(4)))
+            .clone()
+    });
+    crate::exec::set_stop_check(Some(poll));
+    Ok(word.buffer().unchecked_into())
 }
 
 /// Starts `n` device workers that load the wasm-bindgen glue at `glue_url`
@@ -77,10 +217,17 @@ pub fn start_device_workers(n: u32, glue_url: &str) -> Promise {
 #[wasm_bindgen]
 pub fn install_device_pool(workers: JsArray) -> Result<u32, JsValue> {
     let pool = WorkerPool::new(workers).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(install_pool(pool))
+}
+
+/// [`install_device_pool`] for a pool made in Rust: `pool` runs the devices
+/// of later parallel runs of [`run_program`] in this thread. Returns its
+/// size.
+pub fn install_pool(pool: WorkerPool) -> u32 {
     pool.install();
     let size = pool.size() as u32;
     POOL.with(|p| *p.borrow_mut() = Some(pool));
-    Ok(size)
+    size
 }
 
 /// Size of the installed device pool (0 when there is none).

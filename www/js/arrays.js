@@ -2,7 +2,7 @@
 import { el } from './dom.js';
 
 export function fmtNumber(x, dtype) {
-  if (x === null || x === undefined) return 'nan';
+  if (x === null || x === undefined || Number.isNaN(x)) return 'nan';
   if (dtype === 'bool') return x ? 'True' : 'False';
   if (dtype === 'int32' || Number.isInteger(x)) return String(x) + (dtype === 'float32' ? '.' : '');
   const s = x.toPrecision(4);

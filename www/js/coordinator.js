@@ -31,7 +31,7 @@ self.onmessage = async (e) => {
       await ensurePool(devices);
       poolMs = performance.now() - t;
     }
-    const out = JSON.parse(run_program(source, devices, !parallel));
+    const out = run_program(source, devices, !parallel);
     out.pool_ms = poolMs;
     self.postMessage({ id, out });
   } catch (err) {
