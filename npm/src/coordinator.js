@@ -18,31 +18,6 @@ const isNode =
   typeof process.versions === 'object' &&
   typeof process.versions.node === 'string';
 
-const TYPED = { float32: Float32Array, int32: Int32Array, bool: Uint8Array };
-
-// `{shape, dtype, data}` with `data` a plain array becomes the same with a
-// typed array (JSON writes a float NaN as null). Walks the whole report.
-function typedArrays(value) {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = typedArrays(value[i]);
-    return value;
-  }
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
-  if (Array.isArray(value.data) && Array.isArray(value.shape) && value.dtype in TYPED) {
-    const Typed = TYPED[value.dtype];
-    const data = new Typed(value.data.length);
-    for (let i = 0; i < data.length; i++) {
-      const v = value.data[i];
-      data[i] = v === null ? NaN : typeof v === 'boolean' ? Number(v) : v;
-    }
-    value.data = data;
-  }
-  for (const key of Object.keys(value)) {
-    if (key !== 'data') value[key] = typedArrays(value[key]);
-  }
-  return value;
-}
-
 async function main() {
   let post;
   let listen;
@@ -80,8 +55,8 @@ async function main() {
 
   const run = async (msg) => {
     if (parallel && !msg.lockstep) await ensurePool(msg.devices);
-    const raw = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
-    const out = typedArrays(typeof raw === 'string' ? JSON.parse(raw) : raw);
+    // An object whose array data are already typed arrays (src/report/js.rs).
+    const out = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
     return { kind: 'done', id: msg.id, out };
   };
 

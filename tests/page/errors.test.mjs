@@ -53,8 +53,9 @@ test('Cancel stops a long-running program and the page runs again', async () => 
   await runsDone(page, 1);
   await page.selectOption('#example', 'long_loop.py');
   await page.waitForFunction(() => !document.getElementById('cancel').disabled);
-  await page.waitForTimeout(800);
-  // The main thread still answers while the program runs.
+  // The main thread still answers while the program runs, and the status
+  // line follows its progress.
+  await page.waitForFunction(() => /running… \d+ maps? done, \d+\.\d s/.test(document.getElementById('status').textContent));
   assert.equal(await page.evaluate(() => 1 + 1), 2);
   const t = Date.now();
   await page.click('#cancel');
@@ -63,6 +64,9 @@ test('Cancel stops a long-running program and the page runs again', async () => 
   assert.ok(await page.$eval('#cancel', (b) => b.disabled));
   await page.selectOption('#example', 'psum_2d.py');
   await runsDone(page, 2);
+  // The page is cross-origin isolated here: the run stopped through the
+  // coordinator's cancel word, and the same engine ran the next program.
+  assert.equal(await page.evaluate(() => document.body.dataset.engineStarts), '1');
   assert.ok(await page.getByTestId('error').isHidden());
   assert.match(await page.textContent('[data-testid=result]'), /108, 112/);
   await page.close();

@@ -78,11 +78,17 @@ test('parallel mode (a Web Worker per device) shows the same shards', async () =
   await runsDone(page, 1);
   assert.ok(await page.evaluate(() => crossOriginIsolated));
   const shards = () => page.$$eval('#report .device .values', (v) => v.map((x) => x.textContent));
+  const collectives = () => page.$$eval('#report li.collective', (c) => c.map((x) => x.textContent));
   const lockstep = await shards();
+  const lockstepCollectives = await collectives();
+  assert.ok(lockstepCollectives.length > 0);
   await page.selectOption('#mode', 'parallel');
   await runsDone(page, 2);
   assert.match(await page.textContent('#status'), /running in parallel: 8 device Web Workers/);
   assert.deepEqual(await shards(), lockstep);
+  // The device workers send their logs back: the same collectives, with
+  // every device's values before and after.
+  assert.deepEqual(await collectives(), lockstepCollectives);
   await page.getByLabel('Devices').fill('16');
   await page.getByLabel('Devices').press('Enter');
   await runsDone(page, 3);

@@ -170,11 +170,6 @@ test('the timeline has a bar per device with its collectives, in lockstep and in
     const rows = await page.$$eval('.timeline .tl-row', (r) => r.map((x) => [
       x.dataset.deviceId, [...x.querySelectorAll('.tl-coll')].map((c) => `${c.dataset.order}.${c.dataset.collective}`).join(),
     ]));
-    if (mode === 'parallel' && rows.length === 0) {
-      // The web device workers send back no logs (docs/page.md): say so.
-      assert.match(await page.textContent('.timeline'), /sent back no times/);
-      continue;
-    }
     // The forward MLP on 4 devices: pvary of x, then the psum of the output.
     assert.deepEqual(rows, [0, 1, 2, 3].map((d) => [String(d), '1.pvary,2.psum_invariant']));
   }

@@ -70,10 +70,7 @@ function collective(c, i, map) {
 
 export function renderCollectives(map) {
   if (map.collectives.length === 0) {
-    const why = map.mode === 'parallel'
-      ? 'Device workers do not record collective values; choose lockstep to see them.'
-      : 'No collectives in this map.';
-    return el('p', { class: 'dim' }, why);
+    return el('p', { class: 'dim' }, 'No collectives in this map.');
   }
   return el('ol', { class: 'collectives' }, map.collectives.map((c, i) => collective(c, i, map)));
 }

@@ -2,15 +2,23 @@
 // page's main thread never blocks. In parallel mode it also owns the device
 // workers (one Web Worker per device, sharing a SharedArrayBuffer); ending
 // this worker ends them too.
+//
+// While a run computes, this worker posts { id, progress: { maps,
+// elapsed_ms } } at most every 100 ms. Where shared memory exists, the
+// ready message carries `cancel`, a SharedArrayBuffer through which the page
+// stops the run in progress without ending this worker.
 import init, {
   run_program,
   start_device_workers,
   install_device_pool,
   device_pool_size,
+  cancel_handle,
+  set_progress_listener,
 } from '../pkg/shardlab.js';
 
 const glueUrl = new URL('../pkg/shardlab.js', import.meta.url).href;
 const ready = init();
+let current = 0;
 
 // Makes sure `devices` device workers are running; false when they cannot be.
 async function ensurePool(devices) {
@@ -31,6 +39,7 @@ self.onmessage = async (e) => {
       await ensurePool(devices);
       poolMs = performance.now() - t;
     }
+    current = id;
     const out = run_program(source, devices, !parallel);
     out.pool_ms = poolMs;
     self.postMessage({ id, out });
@@ -40,6 +49,10 @@ self.onmessage = async (e) => {
 };
 
 ready.then(
-  () => self.postMessage({ ready: true, isolated: self.crossOriginIsolated }),
+  () => {
+    set_progress_listener((progress) => self.postMessage({ id: current, progress }));
+    const cancel = self.crossOriginIsolated ? cancel_handle() : null;
+    self.postMessage({ ready: true, isolated: self.crossOriginIsolated, cancel });
+  },
   (err) => self.postMessage({ ready: false, failure: String(err) }),
 );

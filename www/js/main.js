@@ -24,6 +24,7 @@ let example = '';
 let editor;
 
 const runner = new Runner((s) => {
+  document.body.dataset.engineStarts = String(runner.starts);
   if (s.ready) {
     isolated = s.isolated;
     ui.mode.querySelector('[value=parallel]').disabled = !isolated;
@@ -32,6 +33,9 @@ const runner = new Runner((s) => {
   } else {
     ui.status.textContent = 'the engine failed to start: ' + s.failure;
   }
+}, (p) => {
+  const maps = p.maps === 1 ? '1 map' : `${p.maps} maps`;
+  ui.status.textContent = `${modeLine()} · running… ${maps} done, ${(p.elapsed_ms / 1000).toFixed(1)} s`;
 });
 
 function devices() {
@@ -199,7 +203,7 @@ async function run() {
   ui.cancel.disabled = true;
   const ms = (performance.now() - started).toFixed(0);
   if (r.cancelled) {
-    ui.status.textContent = 'cancelled; the engine restarted';
+    ui.status.textContent = 'cancelled';
     return;
   }
   if (r.failure) {

@@ -28,9 +28,8 @@ export function renderTimeline(map) {
   if (!rows) return null;
   const max = Math.max(...rows.map((r) => Math.max(r.total, r.colls.reduce((s, c) => s + c.t, 0))));
   if (!(max > 0)) {
-    return el('p', { class: 'dim timeline', 'data-mode': map.mode }, map.mode === 'parallel'
-      ? 'The device workers sent back no times for this map.'
-      : 'This map ran faster than the clock can measure.');
+    return el('p', { class: 'dim timeline', 'data-mode': map.mode },
+      'This map ran faster than the clock can measure.');
   }
   const n = map.device_ids.length;
   const pct = (t) => `${(100 * t) / max}%`;
