@@ -1,4 +1,4 @@
-"""Times JAX and `shardlab run` on the programs of tests/programs.
+"""Times JAX and `shardlab run` on the page's examples (www/examples).
 
 For each program that JAX runs without error, in one process (jax already
 imported, its 8 CPU devices up):
@@ -11,7 +11,12 @@ imported, its 8 CPU devices up):
   so that nothing is reused from earlier runs.
 And `shardlab run FILE` as a fresh process, wall clock (median of 3).
 
-Prints a Markdown table. Run with the JAX venv's python and
+With --train, also one data-parallel training step at a compute-bound size
+(bench/train_step.py): the program with STEPS = 1 and STEPS = 1 + r, in JAX
+(warm: compiled code is reused) and in `shardlab run`, the difference
+divided by r (median of 3).
+
+Prints Markdown tables. Run with the JAX venv's python and
 XLA_FLAGS=--xla_force_host_platform_device_count=8 (set here if missing).
 """
 
@@ -23,6 +28,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
@@ -61,11 +67,45 @@ def shardlab_time(binary, path, reps=3):
     return statistics.median(times)
 
 
+def train_step_times(binary, path, extra=4, reps=3):
+    """Seconds per training step in JAX and in shardlab: (time of
+    STEPS = 1 + extra - time of STEPS = 1) / extra, median of `reps`."""
+    with open(path) as f:
+        source = f.read()
+    assert "STEPS = 1\n" in source, "the training program sets STEPS = 1"
+
+    def variant(k):
+        return source.replace("STEPS = 1\n", f"STEPS = {k}\n")
+
+    run_source(variant(1), path)  # compiles
+    jax_steps = []
+    for _ in range(reps):
+        short = run_source(variant(1), path)
+        long = run_source(variant(1 + extra), path)
+        jax_steps.append((long - short) / extra)
+    ours = []
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for k in (1, 1 + extra):
+            name = os.path.join(tmp, f"train_{k}.py")
+            with open(name, "w") as f:
+                f.write(variant(k))
+            files.append(name)
+        for _ in range(reps):
+            short, long = (shardlab_time(binary, name, reps=1) for name in files)
+            if short is None or long is None:
+                return statistics.median(jax_steps), None
+            ours.append((long - short) / extra)
+    return statistics.median(jax_steps), statistics.median(ours)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shardlab", default="target/release/shardlab")
-    ap.add_argument("--programs", default="tests/programs")
+    ap.add_argument("--programs", default="www/examples")
     ap.add_argument("--only", nargs="*", help="program file names to time")
+    ap.add_argument("--train", action="store_true", help="also time bench/train_step.py")
+    ap.add_argument("--train-program", default="bench/train_step.py")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -133,7 +173,22 @@ def main():
         ok = [r for r in rows if r[5] is not None]
         if ok:
             med = statistics.median(r[3] / r[5] for r in ok)
-            print(f"\nMedian of JAX edited / shardlab over {len(ok)} programs: {med:.1f}.")
+            met = sum(1 for r in ok if r[3] / r[5] >= 10)
+            print(
+                f"\nMedian of JAX edited / shardlab over {len(ok)} programs: {med:.1f}; "
+                f"{met} of {len(ok)} at 10 or more."
+            )
+
+    if args.train:
+        print(f"{args.train_program}: timing a training step", file=sys.stderr)
+        jax_step, ours = train_step_times(args.shardlab, args.train_program)
+        print("\n| training step (3-layer MLP, 1024 wide, batch 256, 8 devices) | JAX (jit, warm) "
+              "| shardlab | shardlab / JAX |")
+        print("|---|---:|---:|---:|")
+        if ours is None:
+            print(f"| one step | {jax_step * 1e3:.0f} ms | failed | |")
+        else:
+            print(f"| one step | {jax_step * 1e3:.0f} ms | {ours * 1e3:.0f} ms | {ours / jax_step:.1f} |")
 
 
 if __name__ == "__main__":

@@ -3,22 +3,28 @@
 # `shardlab bench` and puts its tables (with the machine and the date) and its
 # plot (docs/benchmarks.svg) in place of the generated section of the page.
 #
-#   scripts/bench.sh [--quick] [--jax]
+#   scripts/bench.sh [--quick] [--jax] [--web]
 #
 # --quick  sizes up to 4 MiB per device (a minute or so instead of several)
-# --jax    also time JAX against `shardlab run` on tests/programs
-#          (bench/jax_times.py, with the venv at $JAX_PYTHON, default
-#          /work/venv-jax/bin/python) and replace that section too
+# --jax    also time JAX against `shardlab run` on the page's examples and
+#          one training step (bench/jax_times.py --train, with the venv at
+#          $JAX_PYTHON, default /work/venv-jax/bin/python) and replace that
+#          section too
+# --web    also run the wasm measurements in Node and headless Chromium
+#          (scripts/test-web.sh --bench, with --quick when given) and
+#          replace that section too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=()
 jax=0
+web=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=(--quick) ;;
         --jax) jax=1 ;;
-        *) echo "usage: scripts/bench.sh [--quick] [--jax]" >&2; exit 2 ;;
+        --web) web=1 ;;
+        *) echo "usage: scripts/bench.sh [--quick] [--jax] [--web]" >&2; exit 2 ;;
     esac
 done
 
@@ -48,8 +54,22 @@ if [ "$jax" = 1 ]; then
     python="${JAX_PYTHON:-/work/venv-jax/bin/python}"
     echo "== bench/jax_times.py" >&2
     XLA_FLAGS=--xla_force_host_platform_device_count=8 \
-        "$python" bench/jax_times.py --shardlab "$bin" > "$tmp/jax.md"
+        "$python" bench/jax_times.py --shardlab "$bin" --train > "$tmp/jax.md"
     { echo; cat "$tmp/jax.md"; echo; } > "$tmp/jax-section.md"
     splice jax "$tmp/jax-section.md"
+fi
+if [ "$web" = 1 ]; then
+    echo "== scripts/test-web.sh --bench ${quick[*]}" >&2
+    WEB_BENCH_OUT="$tmp" bash scripts/test-web.sh --bench "${quick[@]}" >&2
+    {
+        for mode in node chromium; do
+            echo
+            echo "### $mode"
+            echo
+            cat "$tmp/$mode.md"
+        done
+        echo
+    } > "$tmp/web-section.md"
+    splice web "$tmp/web-section.md"
 fi
 echo "== docs/benchmarks.md updated" >&2

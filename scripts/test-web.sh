@@ -2,7 +2,7 @@
 # Runs the WebAssembly tests of shardlab: the browser/Node fabric end to end,
 # in Node (worker_threads) and in headless Chromium (dedicated workers).
 # Installs what is missing first (see setup-web.sh). With --bench, also
-# measures the fabric in a release build (numbers in docs/web.md).
+# measures shardlab in wasm in a release build (tables in docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -25,11 +25,26 @@ step "wasm tests in headless Chromium"
 WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
   cargo test --target "$target" --test web_fabric --test web_program 2>&1 | tee -a "$log"
 
+# --bench [--quick]: the release-mode measurements of tests/web_bench.rs in
+# Node and in Chromium. Their tables go to the terminal and, when
+# WEB_BENCH_OUT names a folder, to node.md and chromium.md in it (for
+# scripts/bench.sh --web).
 if [ "${1:-}" = "--bench" ]; then
-  for mode in WASM_BINDGEN_USE_NODE_EXPERIMENTAL WASM_BINDGEN_USE_DEDICATED_WORKER; do
-    step "fabric measurements ($mode, release)"
-    env "$mode=1" cargo test --release --target "$target" --test web_bench -- --nocapture 2>&1 \
-      | grep -E 'fabric:|test result' | tee -a "$log"
+  quick=0
+  [ "${2:-}" = "--quick" ] && quick=1
+  for mode in node chromium; do
+    case $mode in
+      node) var=WASM_BINDGEN_USE_NODE_EXPERIMENTAL ;;
+      chromium) var=WASM_BINDGEN_USE_DEDICATED_WORKER ;;
+    esac
+    step "shardlab in wasm: measurements in $mode (release)"
+    env "$var=1" SHARDLAB_BENCH_QUICK=$quick WASM_BINDGEN_TEST_TIMEOUT=7200 \
+      cargo test --release --target "$target" --test web_bench -- --nocapture 2>&1 \
+      | tee -a "$log" | grep -E '^bench\| |test result' | tee "$log.$mode"
+    if [ -n "${WEB_BENCH_OUT:-}" ]; then
+      sed -n 's/^bench| \{0,1\}//p' "$log.$mode" > "$WEB_BENCH_OUT/$mode.md"
+    fi
+    rm -f "$log.$mode"
   done
 fi
 

@@ -75,10 +75,21 @@ fn in_lockstep(mesh: &Mesh, op: Op, xs: &[Array], axes: &[String]) -> Result<Vec
 }
 
 fn fabric(devices: usize, slot_words: usize) -> Arc<ThreadFabric> {
-    Arc::new(ThreadFabric::new(devices, slot_words, Duration::from_secs(20)).unwrap())
+    lending_fabric(devices, slot_words, true)
 }
 
-/// Runs `op` on every device of `mesh`, one thread each.
+/// A thread fabric that lends (the default) or exchanges through slots only.
+fn lending_fabric(devices: usize, slot_words: usize, lends: bool) -> Arc<ThreadFabric> {
+    Arc::new(
+        ThreadFabric::new(devices, slot_words, Duration::from_secs(20))
+            .unwrap()
+            .lending_enabled(lends),
+    )
+}
+
+/// Runs `op` on every device of `mesh`, one thread each, once over a fabric
+/// that lends and once through slots only; both must give the same bits, or
+/// both fail. Returns the first.
 fn on_threads(
     mesh: &Mesh,
     slot_words: usize,
@@ -86,16 +97,56 @@ fn on_threads(
     xs: &[Array],
     axes: &[String],
 ) -> Result<Vec<Array>> {
-    let f = fabric(mesh.size(), slot_words);
-    let shared = f.clone();
-    run_on_threads(f, |position| {
-        let ctx = DeviceCtx {
+    let lent = on_threads_with(mesh, slot_words, true, op, xs, axes);
+    let slots = on_threads_with(mesh, slot_words, false, op, xs, axes);
+    match (&lent, &slots) {
+        (Ok(a), Ok(b)) => {
+            for (p, (x, y)) in a.iter().zip(b).enumerate() {
+                assert!(
+                    x.bitwise_eq(y),
+                    "{op:?}: lent and slot results differ on device {p}"
+                );
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a.kind, b.kind, "{op:?}: {a} against {b}"),
+        _ => panic!(
+            "{op:?}: lent {:?} against slots {:?}",
+            lent.is_ok(),
+            slots.is_ok()
+        ),
+    }
+    lent
+}
+
+/// Runs `body` on every device of `mesh` over `fabric`, one thread each.
+fn on_each_device<T: Send>(
+    mesh: &Mesh,
+    fabric: Arc<ThreadFabric>,
+    body: impl Fn(&DeviceCtx) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let shared = fabric.clone();
+    run_on_threads(fabric, |position| {
+        body(&DeviceCtx {
             fabric: &*shared,
             mesh,
             position,
-        };
-        on_device(&ctx, op, &xs[position], axes)
+        })
     })
+}
+
+fn on_threads_with(
+    mesh: &Mesh,
+    slot_words: usize,
+    lends: bool,
+    op: Op,
+    xs: &[Array],
+    axes: &[String],
+) -> Result<Vec<Array>> {
+    on_each_device(
+        mesh,
+        lending_fabric(mesh.size(), slot_words, lends),
+        |ctx| on_device(ctx, op, &xs[ctx.position], axes),
+    )
 }
 
 /// The operand of the JAX cases on the device at `position`: element `i` is
@@ -335,38 +386,44 @@ fn empty_axes_leave_operands_unchanged_except_pmean() {
 
 #[test]
 fn collectives_take_the_documented_number_of_barriers() {
-    // Slots of 2 x 600 words, 4 devices over 'x'.
-    let mesh = Mesh::new(&["x"], &[4]).unwrap();
-    let f = fabric(4, 1200);
-    let shared = f.clone();
-    let axes = names(&["x"]);
-    let counts = run_on_threads(f, |position| {
-        let ctx = DeviceCtx {
-            fabric: &*shared,
-            mesh: &mesh,
-            position,
-        };
-        let mut counts = vec![];
-        let mut count = |r: Result<Array>| -> Result<()> {
-            r?;
-            counts.push(shared.epoch(position));
-            Ok(())
-        };
-        let small = Array::zeros(&[500], DType::F32);
-        let large = Array::zeros(&[2000], DType::F32);
-        count(collectives::psum(&ctx, &small, &axes))?; // one exchange: 1
-                                                        // 2000 words in pieces of 480 (480 + 120 fill a 600-word half): 5 + 1.
-        count(collectives::psum(&ctx, &large, &axes))?;
-        count(collectives::all_gather(&ctx, &small, &axes, 0, false))?; // 1
-        count(collectives::all_gather(&ctx, &large, &axes, 0, true))?; // 2000 / 600 -> 4
-        count(collectives::psum_scatter(&ctx, &large, &axes, 0, true))?; // 4 parts of 500 in pieces of 150: 4
-        count(collectives::axis_index(&mesh, position, &axes))?; // 0
-        count(collectives::pmax(&ctx, &small, &[]))?; // 0
-        Ok(counts)
-    })
-    .unwrap();
-    for c in counts {
-        assert_eq!(c, vec![1, 7, 8, 12, 16, 16, 16]);
+    // Slots of 2 x 600 words, 4 devices over 'x'. Through slots, a large
+    // all-reduce takes one barrier per piece and one more; lent, two.
+    for (lends, want) in [
+        (false, vec![1, 7, 8, 12, 16, 16, 16]),
+        (true, vec![1, 3, 4, 8, 12, 12, 12]),
+    ] {
+        let mesh = Mesh::new(&["x"], &[4]).unwrap();
+        let f = lending_fabric(4, 1200, lends);
+        let shared = f.clone();
+        let axes = names(&["x"]);
+        let counts = run_on_threads(f, |position| {
+            let ctx = DeviceCtx {
+                fabric: &*shared,
+                mesh: &mesh,
+                position,
+            };
+            let mut counts = vec![];
+            let mut count = |r: Result<Array>| -> Result<()> {
+                r?;
+                counts.push(shared.epoch(position));
+                Ok(())
+            };
+            let small = Array::zeros(&[500], DType::F32);
+            let large = Array::zeros(&[2000], DType::F32);
+            count(collectives::psum(&ctx, &small, &axes))?; // one exchange: 1
+                                                            // slots: 2000 words in pieces of 480 (480 + 120 fill a 600-word half): 5 + 1.
+            count(collectives::psum(&ctx, &large, &axes))?;
+            count(collectives::all_gather(&ctx, &small, &axes, 0, false))?; // 1
+            count(collectives::all_gather(&ctx, &large, &axes, 0, true))?; // 2000 / 600 -> 4
+            count(collectives::psum_scatter(&ctx, &large, &axes, 0, true))?; // 4 parts of 500 in pieces of 150: 4
+            count(collectives::axis_index(&mesh, position, &axes))?; // 0
+            count(collectives::pmax(&ctx, &small, &[]))?; // 0
+            Ok(counts)
+        })
+        .unwrap();
+        for c in counts {
+            assert_eq!(c, want, "lending {lends}");
+        }
     }
 }
 
@@ -587,21 +644,109 @@ fn a_sequence_of_collectives_shares_the_slots_without_a_barrier_in_between() {
     };
     let want = steps(None, &xs);
     for slot in [16, 100, 1 << 12] {
-        let f = fabric(8, slot);
-        let shared = f.clone();
-        let got = run_on_threads(f, |position| {
-            let ctx = DeviceCtx {
-                fabric: &*shared,
-                mesh: &mesh,
-                position,
-            };
-            Ok(steps(Some(&ctx), &xs[position..position + 1]).remove(0))
-        })
-        .unwrap();
-        for (p, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(g.bitwise_eq(w), "slot {slot}, device {p}");
+        for lends in [true, false] {
+            let got = on_each_device(&mesh, lending_fabric(8, slot, lends), |ctx| {
+                Ok(steps(Some(ctx), &xs[ctx.position..ctx.position + 1]).remove(0))
+            })
+            .unwrap();
+            for (p, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(g.bitwise_eq(w), "slot {slot}, lending {lends}, device {p}");
+            }
         }
     }
+}
+
+#[test]
+fn lent_all_reduces_reuse_and_alias_their_buffers_safely() {
+    // Back-to-back all-reduces over a lending fabric: the operand of each is
+    // the result of the one before (so a lent buffer is also the previous
+    // exchange's output), the same array is reduced twice in a row, sizes
+    // change between calls (a reclaimed share is resized), both sides of
+    // the one-barrier threshold are crossed, and the sizes do not divide by
+    // the group. Compared with lockstep after every step.
+    let mesh = Mesh::new(&["x", "y"], &[2, 3]).unwrap();
+    let (x, y, xy) = (names(&["x"]), names(&["y"]), names(&["x", "y"]));
+    let mut rng = Rng(11);
+    let sizes = [5000usize, 7, 1031, 1024, 5000, 3001, 1];
+    let xs: Vec<Vec<Array>> = sizes
+        .iter()
+        .map(|&n| {
+            (0..6)
+                .map(|_| random_array(&mut rng, &[n], DType::F32))
+                .collect()
+        })
+        .collect();
+    let steps = |ctx: Option<&DeviceCtx>, at: usize| -> Vec<Vec<u32>> {
+        let step = |op: Op, axes: &[String], v: &[Array]| -> Vec<Array> {
+            match ctx {
+                Some(ctx) => vec![on_device(ctx, op, &v[0], axes).unwrap()],
+                None => in_lockstep(&mesh, op, v, axes).unwrap(),
+            }
+        };
+        let mut seen = vec![];
+        for (k, operands) in xs.iter().enumerate() {
+            let v = match ctx {
+                Some(_) => operands[at..at + 1].to_vec(),
+                None => operands.clone(),
+            };
+            let axes = [&x, &y, &xy][k % 3];
+            let a = step(Op::Psum, axes, &v);
+            let b = step(Op::Psum, axes, &a);
+            let c = step(Op::Psum, axes, &a);
+            let d = step(Op::Pmin, &xy, &b);
+            let e = step(Op::Pmean, &y, &d);
+            for r in [&a, &b, &c, &d, &e] {
+                seen.push(r.iter().flat_map(|t| t.to_words()).collect());
+            }
+        }
+        seen
+    };
+    let want = steps(None, 0);
+    for slot in [64, 1 << 12] {
+        let got = on_each_device(&mesh, fabric(6, slot), |ctx| {
+            Ok(steps(Some(ctx), ctx.position))
+        })
+        .unwrap();
+        for (p, g) in got.iter().enumerate() {
+            for (k, (g, w)) in g.iter().zip(&want).enumerate() {
+                // lockstep gives every device's words one after another.
+                let n = g.len();
+                assert_eq!(
+                    g,
+                    &w[p * n..(p + 1) * n],
+                    "slot {slot}, device {p}, step {k}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn lending_lanes_keep_each_epochs_value_apart() {
+    let f = ThreadFabric::new(1, 8, Duration::from_secs(20)).unwrap();
+    let lanes = f.lending().expect("a thread fabric lends");
+    lanes.lend(0, Arc::new(5u32));
+    let get = |epoch| {
+        lanes
+            .borrow(0, epoch)
+            .map(|v| *v.downcast::<u32>().unwrap())
+    };
+    assert_eq!(get(0), Some(5));
+    assert_eq!(get(1), None, "nothing was lent in epoch 1");
+    f.barrier(0, "one").unwrap();
+    lanes.lend(0, Arc::new(6u32));
+    assert_eq!((get(0), get(1)), (Some(5), Some(6)));
+    f.barrier(0, "two").unwrap();
+    // Epoch 2 reuses epoch 0's lane: a borrow for epoch 0 finds nothing
+    // once its value is reclaimed, and one for epoch 2 finds nothing yet.
+    let back = lanes.reclaim(0).expect("epoch 0's value");
+    assert_eq!(*back.downcast::<u32>().unwrap(), 5);
+    assert_eq!((get(0), get(2), get(1)), (None, None, Some(6)));
+    assert!(ThreadFabric::new(1, 8, Duration::from_secs(20))
+        .unwrap()
+        .lending_enabled(false)
+        .lending()
+        .is_none());
 }
 
 // ---------------------------------------------------------------------------

@@ -43,6 +43,9 @@ pub struct Options {
     pub max_bytes: Option<usize>,
     /// Slot size in words, instead of the engine's.
     pub slot_words: Option<usize>,
+    /// Exchange through the slots only, with the fabric's lending off (as
+    /// over a fabric that cannot lend).
+    pub slots_only: bool,
 }
 
 impl Default for Options {
@@ -53,6 +56,7 @@ impl Default for Options {
             ops: Collective::ALL.to_vec(),
             max_bytes: None,
             slot_words: None,
+            slots_only: false,
         }
     }
 }
@@ -205,6 +209,8 @@ pub struct Report {
     pub quick: bool,
     /// The fabric's slot size in words (the engine's unless told otherwise).
     pub slot_words: usize,
+    /// Whether the fabric's lending was off.
+    pub slots_only: bool,
     /// memcpy per size.
     pub memcpy: Vec<MemcpyRow>,
     /// Collectives.
@@ -229,7 +235,8 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report> {
     for &p in &opts.devices {
         for &op in &opts.ops {
             for (i, bytes) in opts.sizes().into_iter().enumerate() {
-                let (iters, median_s) = time_collective(op, p, bytes, slot_words, opts.budget())?;
+                let (iters, median_s) =
+                    time_collective(op, p, bytes, slot_words, !opts.slots_only, opts.budget())?;
                 let algbw = bytes as f64 / median_s / 1e9;
                 let busbw = algbw * op.bus_factor(p);
                 let row = CollectiveRow {
@@ -281,6 +288,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report> {
         date: today(),
         quick: opts.quick,
         slot_words,
+        slots_only: opts.slots_only,
         memcpy,
         collectives: rows,
         barriers,
@@ -407,10 +415,13 @@ fn time_collective(
     p: usize,
     bytes: usize,
     slot_words: usize,
+    lends: bool,
     budget: Duration,
 ) -> Result<(usize, f64)> {
     let mesh = Mesh::new(&["x"], &[p])?;
-    let fabric = Arc::new(ThreadFabric::new(p, slot_words, Duration::from_secs(120))?);
+    let fabric = Arc::new(
+        ThreadFabric::new(p, slot_words, Duration::from_secs(120))?.lending_enabled(lends),
+    );
     let xs = (0..p)
         .map(|d| operand(op, p, bytes, d))
         .collect::<Result<Vec<_>>>()?;
@@ -545,10 +556,12 @@ mod tests {
 
     #[test]
     fn a_tiny_run_measures_every_case() {
-        let mut t = time_collective(Collective::Psum, 2, 4096, 1 << 12, Duration::ZERO);
+        let mut t = time_collective(Collective::Psum, 2, 4096, 1 << 12, true, Duration::ZERO);
         assert!(t.as_mut().unwrap().1 > 0.0);
         for op in Collective::ALL {
-            assert!(time_collective(op, 4, 4096, 1 << 10, Duration::ZERO).is_ok());
+            for lends in [true, false] {
+                assert!(time_collective(op, 4, 4096, 1 << 10, lends, Duration::ZERO).is_ok());
+            }
         }
         assert!(time_barrier(2, 10).unwrap().median_us > 0.0);
     }

@@ -20,7 +20,7 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(
         s,
         "Measured {} on {} core(s), {}; load average (1, 5, 15 min) {} at the start, {} at the end{}. \
-         Fabric slots of {} words{}.\n",
+         Fabric slots of {} words{}{}.\n",
         r.date,
         m.cores,
         m.cpu,
@@ -32,6 +32,11 @@ pub fn markdown(r: &Report) -> String {
             " (the engine's)"
         } else {
             ""
+        },
+        if r.slots_only {
+            ", lending off (`--slots-only`)"
+        } else {
+            ", all-reduces lent (zero-copy)"
         }
     );
     let _ = writeln!(

@@ -12,7 +12,7 @@ shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulat
 Usage:
   shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
   shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
-                [--slot-words N] [--json] [--svg OUT.svg]
+                [--slot-words N] [--slots-only] [--json] [--svg OUT.svg]
   shardlab --help
 
 Commands:
@@ -42,7 +42,7 @@ Options:
 #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 const BENCH_USAGE: &str = "\
 Usage: shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
-                [--slot-words N] [--json] [--svg OUT.svg]
+                [--slot-words N] [--slots-only] [--json] [--svg OUT.svg]
 
 Measures, on simulated devices running as OS threads: psum, all_gather,
 psum_scatter, ppermute and all_to_all from 4 KiB to 64 MiB per device (median
@@ -55,6 +55,8 @@ Options:
   --ops LIST        Collectives to measure, comma-separated (default all)
   --max-size MIB    Leave out sizes above MIB MiB per device
   --slot-words N    Fabric slots of N words instead of the engine's 262144
+  --slots-only      All-reduces through the slots, with the fabric's lending
+                    (zero-copy exchange) off
   --json            Print the measurements as one JSON object instead
   --svg OUT.svg     Also plot bus bandwidth against size into OUT.svg
   -h, --help        Show this help
@@ -103,6 +105,7 @@ fn bench(args: &[String]) -> ExitCode {
                 Some(n) if n >= 64 => opts.slot_words = Some(n),
                 _ => return fail("--slot-words needs a number of words, at least 64"),
             },
+            "--slots-only" => opts.slots_only = true,
             "--max-size" => match rest.next().and_then(|n| n.parse::<usize>().ok()) {
                 Some(n) if n > 0 => opts.max_bytes = Some(n << 20),
                 _ => return fail("--max-size needs a positive number of MiB"),

@@ -331,8 +331,14 @@ pub(crate) const BLOCK: usize = 1024;
 
 /// Elements `start..start + out.len()` of `x` as words.
 pub(crate) fn array_words(x: &Array, start: usize, out: &mut [u32]) {
+    buffer_words(x.buffer(), start, out)
+}
+
+/// Words `start..start + out.len()` of an array's buffer, as
+/// [`Array::to_words`] gives them.
+pub(crate) fn buffer_words(buffer: &Buffer, start: usize, out: &mut [u32]) {
     let end = start + out.len();
-    match x.buffer() {
+    match buffer {
         Buffer::F32(d) => {
             for (o, v) in out.iter_mut().zip(&d[start..end]) {
                 *o = v.to_bits();

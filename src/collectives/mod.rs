@@ -22,7 +22,9 @@
 //! operand is cut into to fit half a slot (1 when it fits):
 //! - `psum`, `pmax`, `pmin`, `pmean`: 1 barrier up to
 //!   [`SMALL_ALLREDUCE_WORDS`] words, otherwise `K + 1` (reduce-scatter and
-//!   all-gather overlap, one piece apart);
+//!   all-gather overlap, one piece apart), or 2 whatever the size over a
+//!   fabric that lends (see "Lending" in [`crate::fabric`]): members then
+//!   read each other's operands and reduced shares where they lie;
 //! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`;
 //! - `axis_index`, groups of one, empty arrays: none.
 

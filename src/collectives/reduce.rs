@@ -5,7 +5,7 @@
 //! a group is `((x0[i] op x1[i]) op x2[i]) op ...`, members taken in rank order
 //! starting from rank 0, each step rounded to float32 (or wrapping in int32).
 
-use crate::array::DType;
+use crate::array::{Buffer, DType};
 
 /// The reduction a collective applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,6 +57,47 @@ pub fn fold(op: ReduceOp, dtype: DType, acc: &mut [u32], next: &[u32]) {
         (DType::I32 | DType::Bool, ReduceOp::Sum) => fold_with(acc, next, add_i32),
         (DType::I32 | DType::Bool, ReduceOp::Max) => fold_with(acc, next, max_i32),
         (DType::I32 | DType::Bool, ReduceOp::Min) => fold_with(acc, next, min_i32),
+    }
+}
+
+/// [`fold`] with `next` taken straight from elements `start..` of an
+/// array's buffer (as words: [`crate::Array::to_words`]), with no copy of it.
+pub(crate) fn fold_from(op: ReduceOp, dtype: DType, acc: &mut [u32], next: &Buffer, start: usize) {
+    let end = start + acc.len();
+    match next {
+        Buffer::F32(d) => fold_mapped(op, dtype, acc, &d[start..end], f32::to_bits),
+        Buffer::I32(d) => fold_mapped(op, dtype, acc, &d[start..end], |v| v as u32),
+        Buffer::Bool(d) => fold_mapped(op, dtype, acc, &d[start..end], |v| v as u32),
+    }
+}
+
+#[inline(always)]
+fn fold_mapped<T: Copy>(
+    op: ReduceOp,
+    dtype: DType,
+    acc: &mut [u32],
+    next: &[T],
+    word: impl Fn(T) -> u32 + Copy,
+) {
+    match (dtype, op) {
+        (DType::F32, ReduceOp::Sum) => fold_zip(acc, next, word, add_f32),
+        (DType::F32, ReduceOp::Max) => fold_zip(acc, next, word, max_f32),
+        (DType::F32, ReduceOp::Min) => fold_zip(acc, next, word, min_f32),
+        (DType::I32 | DType::Bool, ReduceOp::Sum) => fold_zip(acc, next, word, add_i32),
+        (DType::I32 | DType::Bool, ReduceOp::Max) => fold_zip(acc, next, word, max_i32),
+        (DType::I32 | DType::Bool, ReduceOp::Min) => fold_zip(acc, next, word, min_i32),
+    }
+}
+
+#[inline(always)]
+fn fold_zip<T: Copy>(
+    acc: &mut [u32],
+    next: &[T],
+    word: impl Fn(T) -> u32,
+    f: impl Fn(u32, u32) -> u32,
+) {
+    for (a, &b) in acc.iter_mut().zip(next) {
+        *a = f(*a, word(b));
     }
 }
 

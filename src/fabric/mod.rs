@@ -27,12 +27,54 @@
 //! barrier gives the release/acquire ordering that makes the words written in
 //! epoch `k - 1` visible in epoch `k`. The rule holds across collectives, so
 //! consecutive collectives need no barrier in between.
+//!
+//! # Lending (optional)
+//!
+//! A fabric whose devices share one address space may also offer
+//! [`Lending`]: a device *lends* the others a reference-counted, immutable
+//! value (an operand's buffer, a share of a result) instead of copying it into
+//! its slot, and the others read it where it lies. The same epochs govern it,
+//! with two *lanes* per device in place of the two slot halves:
+//! - in epoch `k` a device lends only into lane `k % 2`, tagged `k`, and may
+//!   take back (reclaim) what that lane held, lent in epoch `k - 2` or before;
+//! - in epoch `k` a device borrows from others only what they lent in epoch
+//!   `k - 1`, and drops its borrowed references before its next barrier.
+//!
+//! Lent values are immutable while shared (`Arc<dyn Any + Send + Sync>`), so
+//! no data race is possible whatever the callers do; the protocol only decides
+//! whether a borrower finds the value it expects (a borrow is checked against
+//! the epoch tag and fails instead of returning another epoch's value) and
+//! whether a reclaimed value is free for reuse (`Arc::try_unwrap` tells). The
+//! default [`Fabric::lending`] offers nothing, and callers then use slots.
 
 pub mod threads;
 
 pub use threads::{run_on_threads, ThreadFabric, WaitPolicy, DEFAULT_TIMEOUT};
 
+use std::any::Any;
+use std::sync::Arc;
+
 use crate::error::Result;
+
+/// A value one device lends the others for one epoch.
+pub type Lent = Arc<dyn Any + Send + Sync>;
+
+/// Exchange by reference between devices of one address space; see
+/// "Lending" in the module documentation for the protocol.
+pub trait Lending: Send + Sync {
+    /// Puts `value` into lane `epoch % 2` of `device` (its current epoch),
+    /// tagged with that epoch. Only `device` itself may call this.
+    fn lend(&self, device: usize, value: Lent);
+
+    /// Takes out what lane `epoch % 2` of `device` holds (lent two or more
+    /// epochs ago, borrowed by nobody any more if the protocol is kept), so
+    /// that `device` can reuse it. Only `device` itself may call this.
+    fn reclaim(&self, device: usize) -> Option<Lent>;
+
+    /// What device `from` lent in epoch `epoch`, or `None` if its lane holds
+    /// nothing from that epoch.
+    fn borrow(&self, from: usize, epoch: u64) -> Option<Lent>;
+}
 
 /// N devices that exchange words through per-device slots and meet at a
 /// barrier. See the module documentation for the protocol callers follow.
@@ -73,6 +115,12 @@ pub trait Fabric: Send + Sync {
 
     /// The reason of the first [`Fabric::abort`], if any.
     fn aborted(&self) -> Option<String>;
+
+    /// Exchange by reference, for fabrics whose devices share an address
+    /// space. None by default: the collectives then go through the slots.
+    fn lending(&self) -> Option<&dyn Lending> {
+        None
+    }
 }
 
 /// Words available to one epoch's writes: half a slot.

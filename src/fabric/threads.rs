@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::Fabric;
+use super::{Fabric, Lending, Lent};
 use crate::err;
 use crate::error::{Error, Result};
 
@@ -70,6 +70,9 @@ struct DeviceState {
     departed: AtomicBool,
 }
 
+/// A lending lane: the epoch its value was lent in, and the value.
+type Lane = Mutex<Option<(u64, Lent)>>;
+
 /// A [`Fabric`] for devices running as OS threads of one process.
 pub struct ThreadFabric {
     /// Each device's slot, two words per cell.
@@ -88,6 +91,12 @@ pub struct ThreadFabric {
     sleepers: AtomicUsize,
     sleep_lock: Mutex<()>,
     wake: Condvar,
+    /// Each device's two lending lanes: the epoch a value was lent in, and
+    /// the value.
+    lanes: Vec<[Lane; 2]>,
+    /// Whether [`Fabric::lending`] offers the lanes (the default) or the
+    /// collectives are to use the slots alone.
+    lends: bool,
 }
 
 impl ThreadFabric {
@@ -141,7 +150,19 @@ impl ThreadFabric {
             sleepers: AtomicUsize::new(0),
             sleep_lock: Mutex::new(()),
             wake: Condvar::new(),
+            lanes: (0..devices)
+                .map(|_| [Mutex::new(None), Mutex::new(None)])
+                .collect(),
+            lends: true,
         })
+    }
+
+    /// The same fabric with lending on (the default) or off. Off, the
+    /// collectives exchange through the slots only, as over a fabric that
+    /// cannot lend (the browser's): for comparisons and tests of that path.
+    pub fn lending_enabled(mut self, on: bool) -> ThreadFabric {
+        self.lends = on;
+        self
     }
 
     /// Records that `device`'s program has returned, so that devices waiting
@@ -407,6 +428,42 @@ impl Fabric for ThreadFabric {
             return None;
         }
         lock(&self.reason).clone()
+    }
+
+    fn lending(&self) -> Option<&dyn Lending> {
+        self.lends.then_some(self as &dyn Lending)
+    }
+}
+
+impl ThreadFabric {
+    fn lane(&self, device: usize, epoch: u64) -> MutexGuard<'_, Option<(u64, Lent)>> {
+        lock(&self.lanes[device][(epoch % 2) as usize])
+    }
+}
+
+/// Lending between threads: each lane is a mutex around a reference-counted
+/// value, so lending and borrowing are safe from any thread at any time; the
+/// epoch tags make a borrow outside the protocol fail rather than return a
+/// value of another epoch.
+impl Lending for ThreadFabric {
+    fn lend(&self, device: usize, value: Lent) {
+        let epoch = self.epoch(device);
+        // The old value is dropped after the lock is released.
+        let old = self.lane(device, epoch).replace((epoch, value));
+        drop(old);
+    }
+
+    fn reclaim(&self, device: usize) -> Option<Lent> {
+        let epoch = self.epoch(device);
+        let old = self.lane(device, epoch).take();
+        old.map(|(_, v)| v)
+    }
+
+    fn borrow(&self, from: usize, epoch: u64) -> Option<Lent> {
+        match &*self.lane(from, epoch) {
+            Some((tag, v)) if *tag == epoch => Some(Arc::clone(v)),
+            _ => None,
+        }
     }
 }
 
