@@ -26,13 +26,17 @@ rm -rf "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" \
   "$target_dir/wasm32-unknown-unknown/release/shardlab.wasm"
 
-# The features rustc 1.95 uses for wasm32 (its target_features section, see
-# `wasm-opt --print-features`): wasm-opt must be allowed all of them, and
-# no other, so the module loads wherever rustc's output does.
-WASM_OPT_FLAGS=(-O3 --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int
-  --enable-bulk-memory --enable-bulk-memory-opt --enable-reference-types --enable-multivalue
-  --enable-call-indirect-overlong)
 wasm=$out/shardlab_bg.wasm
+# wasm-opt may use exactly the features rustc declared in the module's
+# target_features section (simd128 among them, see .cargo/config.toml): no
+# fewer, or it refuses the module, and no more, so the output loads wherever
+# rustc's does.
+mapfile -t features < <(node_modules/.bin/wasm-opt --print-features "$wasm" 2>/dev/null | grep '^--enable-')
+if [ ${#features[@]} -eq 0 ]; then
+  echo "error: $wasm declares no target features; wasm-opt would reject its SIMD" >&2
+  exit 1
+fi
+WASM_OPT_FLAGS=(-O3 "${features[@]}")
 before=$(wc -c < "$wasm")
 # wasm-opt (binaryen compiled to JS) takes minutes: its output is kept in
 # the target dir by a hash of its input and flags, and reused.
