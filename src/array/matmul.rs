@@ -542,6 +542,39 @@ mod tests {
     }
 
     #[test]
+    fn layouts_read_in_place_or_not() {
+        // [3, 4] contracted over axis 0 (a transposed lhs): rows step by 1,
+        // the contraction by 4.
+        assert_eq!(layout_of(&[3, 4], [&[], &[1], &[0]]), Some([1, 1, 4]));
+        // Batch axis 1 of [4, 2, 3]: stride 3; rows (axis 0) 6; columns 1.
+        assert_eq!(layout_of(&[4, 2, 3], [&[1], &[0], &[2]]), Some([3, 6, 1]));
+        // Free axes 0 and 2 of [2, 3, 2] are not one strided axis.
+        assert_eq!(layout_of(&[2, 3, 2], [&[], &[0, 2], &[1]]), None);
+        // Axes of size 1 do not break a group.
+        assert_eq!(layout_of(&[2, 1, 3], [&[], &[0, 1], &[2]]), Some([1, 3, 1]));
+    }
+
+    #[test]
+    fn transposed_and_regrouped_operands_by_hand() {
+        // a^T @ b^T for a = [[0,1],[2,3],[4,5]] (3x2), b = [[0,1,2],[3,4,5]]
+        // (2x3): a^T = [[0,2,4],[1,3,5]], b^T = [[0,3],[1,4],[2,5]];
+        // product [[10,28],[13,40]], both operands read with their strides.
+        let a = iota(&[3, 2]);
+        let b = iota(&[2, 3]);
+        let o = Array::dot_general(&a, &b, (&[0], &[1]), (&[], &[])).unwrap();
+        assert_eq!(o.shape(), &[2, 2]);
+        assert_eq!(o.to_f64_vec(), vec![10., 28., 13., 40.]);
+        // lhs [2, 2, 2] contracted over its middle axis: its free axes 0 and
+        // 2 are not one strided axis, so it is transposed first. With
+        // rhs = [1, 1]: o[i, j] = l[i, 0, j] + l[i, 1, j].
+        let l = iota(&[2, 2, 2]);
+        let ones = Array::full(&[2], 1.0, DType::F32);
+        let o = Array::dot_general(&l, &ones, (&[1], &[0]), (&[], &[])).unwrap();
+        assert_eq!(o.shape(), &[2, 2]);
+        assert_eq!(o.to_f64_vec(), vec![2., 4., 10., 12.]);
+    }
+
+    #[test]
     fn dot_general_layout() {
         // Batch over lhs axis 1 / rhs axis 0; contract lhs 2 with rhs 1.
         let l = iota(&[4, 2, 3]);
