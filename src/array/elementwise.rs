@@ -8,9 +8,11 @@
 
 use super::broadcast::broadcast_shapes;
 use super::shape_ops::fmt_shape;
+use super::strided::zip_broadcast;
 use super::{Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
+use std::sync::Arc;
 
 pub use super::special::{erf, erf_inv};
 
@@ -325,6 +327,27 @@ fn min_f32(a: f32, b: f32) -> f32 {
     }
 }
 
+/// A float32 binary operation over broadcast operands. The four arithmetic
+/// operations get loops of their own, free of an indirect call per element; the
+/// others go through the function pointer `f`.
+fn float_binary(
+    op: BinaryOp,
+    x: &[f32],
+    sx: &[usize],
+    y: &[f32],
+    sy: &[usize],
+    shape: &[usize],
+    f: fn(f32, f32) -> f32,
+) -> Arc<[f32]> {
+    match op {
+        BinaryOp::Add => zip_broadcast(x, sx, y, sy, shape, |p, q| p + q),
+        BinaryOp::Sub => zip_broadcast(x, sx, y, sy, shape, |p, q| p - q),
+        BinaryOp::Mul => zip_broadcast(x, sx, y, sy, shape, |p, q| p * q),
+        BinaryOp::Div => zip_broadcast(x, sx, y, sy, shape, |p, q| p / q),
+        _ => zip_broadcast(x, sx, y, sy, shape, f),
+    }
+}
+
 impl Array {
     /// Applies a unary operation. Transcendental operations on int32 or bool
     /// compute in float32, as `jnp` promotes them.
@@ -399,67 +422,62 @@ impl Array {
             } else {
                 dtype
             };
-        let a = self.astype(compute).broadcast_to(&shape)?;
-        let b = other.astype(compute).broadcast_to(&shape)?;
+        let a = self.astype(compute);
+        let b = other.astype(compute);
+        let (sa, sb) = (a.shape(), b.shape());
         let buffer = match (a.buffer(), b.buffer()) {
             (Buffer::F32(x), Buffer::F32(y)) => {
-                let it = x.iter().zip(y.iter()).map(|(&p, &q)| (p, q));
                 if op.is_comparison() {
-                    Buffer::Bool(it.map(|(p, q)| compare(op, p, q)).collect())
+                    Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| {
+                        compare(op, p, q)
+                    }))
                 } else {
-                    Buffer::F32(
-                        it.map(|(p, q)| match op {
-                            Add => p + q,
-                            Sub => p - q,
-                            Mul => p * q,
-                            Div => p / q,
-                            FloorDiv => floor_div_f32(p, q),
-                            Rem => rem_f32(p, q),
-                            Pow => p.powf(q),
-                            Max => max_f32(p, q),
-                            Min => min_f32(p, q),
-                            Atan2 => p.atan2(q),
-                            _ => unreachable!("handled above"),
-                        })
-                        .collect(),
-                    )
+                    let f: fn(f32, f32) -> f32 = match op {
+                        Add => |p, q| p + q,
+                        Sub => |p, q| p - q,
+                        Mul => |p, q| p * q,
+                        Div => |p, q| p / q,
+                        FloorDiv => floor_div_f32,
+                        Rem => rem_f32,
+                        Pow => f32::powf,
+                        Max => max_f32,
+                        Min => min_f32,
+                        Atan2 => f32::atan2,
+                        _ => unreachable!("handled above"),
+                    };
+                    Buffer::F32(float_binary(op, x, sa, y, sb, &shape, f))
                 }
             }
             (Buffer::I32(x), Buffer::I32(y)) => {
-                let it = x.iter().zip(y.iter()).map(|(&p, &q)| (p, q));
                 if op.is_comparison() {
-                    Buffer::Bool(it.map(|(p, q)| compare(op, p, q)).collect())
+                    Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| {
+                        compare(op, p, q)
+                    }))
                 } else {
-                    Buffer::I32(
-                        it.map(|(p, q)| match op {
-                            Add => p.wrapping_add(q),
-                            Sub => p.wrapping_sub(q),
-                            Mul => p.wrapping_mul(q),
-                            FloorDiv => floor_div_i32(p, q),
-                            Rem => rem_i32(p, q),
-                            Pow => pow_i32(p, q),
-                            Max => p.max(q),
-                            Min => p.min(q),
-                            And => p & q,
-                            Or => p | q,
-                            Xor => p ^ q,
-                            _ => unreachable!("float-valued operations compute in f32"),
-                        })
-                        .collect(),
-                    )
+                    let f: fn(i32, i32) -> i32 = match op {
+                        Add => i32::wrapping_add,
+                        Sub => i32::wrapping_sub,
+                        Mul => i32::wrapping_mul,
+                        FloorDiv => floor_div_i32,
+                        Rem => rem_i32,
+                        Pow => pow_i32,
+                        Max => |p, q| p.max(q),
+                        Min => |p, q| p.min(q),
+                        And => |p, q| p & q,
+                        Or => |p, q| p | q,
+                        Xor => |p, q| p ^ q,
+                        _ => unreachable!("float-valued operations compute in f32"),
+                    };
+                    Buffer::I32(zip_broadcast(x, sa, y, sb, &shape, f))
                 }
             }
             (Buffer::Bool(x), Buffer::Bool(y)) => {
-                let it = x.iter().zip(y.iter()).map(|(&p, &q)| (p, q));
-                Buffer::Bool(
-                    it.map(|(p, q)| match op {
-                        And => p & q,
-                        Or => p | q,
-                        Xor => p ^ q,
-                        _ => compare(op, p, q),
-                    })
-                    .collect(),
-                )
+                Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| match op {
+                    And => p & q,
+                    Or => p | q,
+                    Xor => p ^ q,
+                    _ => compare(op, p, q),
+                }))
             }
             _ => unreachable!("both operands were cast to one dtype"),
         };

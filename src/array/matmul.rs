@@ -2,42 +2,87 @@
 //! (`matmul`, `dot`, two-operand `einsum`).
 //!
 //! float32 products run through `matrixmultiply::sgemm`, one call per batch
-//! element, after the operands have been transposed into contiguous
-//! `[batch, rows, contraction]` and `[batch, contraction, cols]` blocks.
+//! element. An operand whose batch, free and contracting axes each walk the
+//! buffer as one strided axis (a plain or transposed matrix, say) is passed
+//! with those strides as it is; any other is first transposed into a
+//! contiguous `[batch, rows, contraction]` or `[batch, contraction, cols]`
+//! block.
 
 use super::broadcast::broadcast_shapes;
 use super::reduce::ReduceOp;
 use super::shape_ops::fmt_shape;
-use super::{numel, strided_indices, strides, Array, Buffer, DType};
+use super::{strides, Array, Buffer, DType};
 use crate::error::Result;
 use crate::{bail, err};
 
-/// `C[b] = A[b] @ B[b]` for row-major `A: [nb, m, k]`, `B: [nb, k, n]`.
-fn sgemm_batched(a: &[f32], b: &[f32], nb: usize, m: usize, k: usize, n: usize) -> Vec<f32> {
+/// Where one operand's elements sit: for its batch, row and column groups of
+/// axes, the stride (in elements) with which each group advances, each group
+/// being walked as a single axis.
+type Layout = [isize; 3];
+
+/// The layout of a contiguous row-major `[nb, rows, cols]` block.
+fn row_major(rows: usize, cols: usize) -> Layout {
+    [(rows * cols) as isize, cols as isize, 1]
+}
+
+/// The layout in which the axes `groups` (batch, rows, columns) of a
+/// row-major array of `shape` can be read in place, or `None` when some group
+/// does not walk its part of the buffer as one strided axis (each axis's
+/// stride equal to the next's times the next's size, axes of size 1 aside).
+fn layout_of(shape: &[usize], groups: [&[usize]; 3]) -> Option<Layout> {
+    let st = strides(shape);
+    let mut out = [1isize; 3];
+    for (g, dims) in groups.iter().enumerate() {
+        let mut prev: Option<usize> = None;
+        for &d in dims.iter().filter(|&&d| shape[d] != 1) {
+            if prev.is_some_and(|p| st[p] != st[d] * shape[d]) {
+                return None;
+            }
+            prev = Some(d);
+        }
+        if let Some(p) = prev {
+            out[g] = st[p] as isize;
+        }
+    }
+    Some(out)
+}
+
+/// `C[b] = A[b] @ B[b]` for `A: [nb, m, k]` and `B: [nb, k, n]` read in
+/// place with the layouts `la` and `lb` (any strides: matrixmultiply packs
+/// its operands itself, so a transposed operand costs no copy); `C` is
+/// row-major.
+fn sgemm_batched(
+    a: &[f32],
+    la: Layout,
+    b: &[f32],
+    lb: Layout,
+    nb: usize,
+    (m, k, n): (usize, usize, usize),
+) -> Vec<f32> {
     let mut c = vec![0.0f32; nb * m * n];
     if k == 0 || m == 0 || n == 0 {
         return c;
     }
     for i in 0..nb {
-        let (ab, bb) = (
-            &a[i * m * k..(i + 1) * m * k],
-            &b[i * k * n..(i + 1) * k * n],
-        );
         let cb = &mut c[i * m * n..(i + 1) * m * n];
-        // SAFETY: the slices hold exactly m*k, k*n and m*n elements laid out
-        // row-major with the strides given, and `cb` is exclusively borrowed.
+        let (ao, bo) = (i as isize * la[0], i as isize * lb[0]);
+        // SAFETY: every element (i, r, p) of A at `ao + r * la[1] + p * la[2]`
+        // lies in `a` (the layouts come from `a`'s and `b`'s own shapes, or
+        // describe contiguous blocks of exactly nb*m*k and nb*k*n elements),
+        // likewise for B, and `cb` holds m*n row-major elements exclusively
+        // borrowed.
         unsafe {
             matrixmultiply::sgemm(
                 m,
                 k,
                 n,
                 1.0,
-                ab.as_ptr(),
-                k as isize,
-                1,
-                bb.as_ptr(),
-                n as isize,
-                1,
+                a.as_ptr().offset(ao),
+                la[1],
+                la[2],
+                b.as_ptr().offset(bo),
+                lb[1],
+                lb[2],
                 0.0,
                 cb.as_mut_ptr(),
                 n as isize,
@@ -143,14 +188,23 @@ impl Array {
         } else {
             dtype
         };
-        let a = lhs.astype(compute).transpose(&lperm)?;
-        let b = rhs.astype(compute).transpose(&rperm)?;
+        let (a, b) = (lhs.astype(compute), rhs.astype(compute));
+        // float32 operands are read in place when their axes allow it, and
+        // transposed into contiguous blocks otherwise.
+        let (a, la) = match layout_of(ls, [lb, &lfree, lc]) {
+            Some(l) if compute == DType::F32 => (a, l),
+            _ => (a.transpose(&lperm)?, row_major(m, k)),
+        };
+        let (b, lbl) = match layout_of(rs, [rb, rc, &rfree]) {
+            Some(l) if compute == DType::F32 => (b, l),
+            _ => (b.transpose(&rperm)?, row_major(k, n)),
+        };
         let mut out_shape: Vec<usize> = lb.iter().map(|&d| ls[d]).collect();
         out_shape.extend(lfree.iter().map(|&d| ls[d]));
         out_shape.extend(rfree.iter().map(|&d| rs[d]));
         let buffer = match (a.buffer(), b.buffer()) {
             (Buffer::F32(x), Buffer::F32(y)) => {
-                Buffer::F32(sgemm_batched(x, y, nb, m, k, n).into())
+                Buffer::F32(sgemm_batched(x, la, y, lbl, nb, (m, k, n)).into())
             }
             (Buffer::I32(x), Buffer::I32(y)) => {
                 Buffer::I32(igemm_batched(x, y, nb, m, k, n).into())
@@ -422,9 +476,7 @@ fn diagonal_and_sum(
                     .sum()
             })
             .collect();
-        let idx = strided_indices(&shape, &ust, 0);
-        debug_assert_eq!(idx.len(), numel(&shape));
-        arr = x.gather_flat(&shape, &idx);
+        arr = x.gather_view(&shape, &ust, 0);
     }
     let sum_axes: Vec<usize> = (0..uniq.len())
         .filter(|&i| !other.contains(&uniq[i]) && !out.contains(&uniq[i]))
@@ -447,6 +499,7 @@ fn diagonal_and_sum(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::array::numel;
 
     fn iota(shape: &[usize]) -> Array {
         Array::from_f32(shape, (0..numel(shape)).map(|i| i as f32).collect()).unwrap()
@@ -486,6 +539,39 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn layouts_read_in_place_or_not() {
+        // [3, 4] contracted over axis 0 (a transposed lhs): rows step by 1,
+        // the contraction by 4.
+        assert_eq!(layout_of(&[3, 4], [&[], &[1], &[0]]), Some([1, 1, 4]));
+        // Batch axis 1 of [4, 2, 3]: stride 3; rows (axis 0) 6; columns 1.
+        assert_eq!(layout_of(&[4, 2, 3], [&[1], &[0], &[2]]), Some([3, 6, 1]));
+        // Free axes 0 and 2 of [2, 3, 2] are not one strided axis.
+        assert_eq!(layout_of(&[2, 3, 2], [&[], &[0, 2], &[1]]), None);
+        // Axes of size 1 do not break a group.
+        assert_eq!(layout_of(&[2, 1, 3], [&[], &[0, 1], &[2]]), Some([1, 3, 1]));
+    }
+
+    #[test]
+    fn transposed_and_regrouped_operands_by_hand() {
+        // a^T @ b^T for a = [[0,1],[2,3],[4,5]] (3x2), b = [[0,1,2],[3,4,5]]
+        // (2x3): a^T = [[0,2,4],[1,3,5]], b^T = [[0,3],[1,4],[2,5]];
+        // product [[10,28],[13,40]], both operands read with their strides.
+        let a = iota(&[3, 2]);
+        let b = iota(&[2, 3]);
+        let o = Array::dot_general(&a, &b, (&[0], &[1]), (&[], &[])).unwrap();
+        assert_eq!(o.shape(), &[2, 2]);
+        assert_eq!(o.to_f64_vec(), vec![10., 28., 13., 40.]);
+        // lhs [2, 2, 2] contracted over its middle axis: its free axes 0 and
+        // 2 are not one strided axis, so it is transposed first. With
+        // rhs = [1, 1]: o[i, j] = l[i, 0, j] + l[i, 1, j].
+        let l = iota(&[2, 2, 2]);
+        let ones = Array::full(&[2], 1.0, DType::F32);
+        let o = Array::dot_general(&l, &ones, (&[1], &[0]), (&[], &[])).unwrap();
+        assert_eq!(o.shape(), &[2, 2]);
+        assert_eq!(o.to_f64_vec(), vec![2., 4., 10., 12.]);
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod matmul;
 pub mod reduce;
 pub mod shape_ops;
 pub mod special;
+mod strided;
 
 pub use broadcast::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
@@ -340,7 +341,6 @@ macro_rules! map_buffer {
 
 impl Array {
     /// An array of `shape` whose element `k` is `self`'s flat element `idx[k]`.
-    /// Every data-movement operation reduces to this gather.
     pub(crate) fn gather_flat(&self, shape: &[usize], idx: &[usize]) -> Array {
         debug_assert_eq!(numel(shape), idx.len());
         let buffer = map_buffer!(&self.buffer, d => idx.iter().map(|&i| d[i]).collect());
@@ -351,33 +351,17 @@ impl Array {
     }
 }
 
-/// Flat indices of a strided view: for each row-major multi-index `i` of
-/// `out_shape`, `offset + sum(i[k] * strides[k])`. Strides may be zero
-/// (broadcasting) or negative (reversal).
-pub(crate) fn strided_indices(out_shape: &[usize], strides: &[isize], offset: isize) -> Vec<usize> {
-    let n = numel(out_shape);
-    let mut out = Vec::with_capacity(n);
-    if n == 0 {
-        return out;
-    }
-    let nd = out_shape.len();
-    let mut counter = vec![0usize; nd];
-    let mut pos = offset;
-    for _ in 0..n {
-        out.push(pos as usize);
-        // Advance the odometer from the last axis, undoing the stride of every
-        // axis that wraps around.
-        for k in (0..nd).rev() {
-            counter[k] += 1;
-            pos += strides[k];
-            if counter[k] < out_shape[k] {
-                break;
-            }
-            pos -= strides[k] * out_shape[k] as isize;
-            counter[k] = 0;
+impl Array {
+    /// The strided view (`shape`, `strides`, `offset`) of `self`, copied into
+    /// a new row-major array; strides may be zero (broadcasting) or negative
+    /// (reversal). Every data-movement operation reduces to this.
+    pub(crate) fn gather_view(&self, shape: &[usize], strides: &[isize], offset: isize) -> Array {
+        let buffer = map_buffer!(&self.buffer, d => strided::gather(d, shape, strides, offset));
+        Array {
+            shape: shape.to_vec(),
+            buffer,
         }
     }
-    out
 }
 
 impl fmt::Debug for Array {

@@ -5,7 +5,8 @@
 //! Axes are `usize` (already normalised by the caller); index arguments of the
 //! dynamic slices are `i64` because JAX clamps them rather than failing.
 
-use super::{numel, strided_indices, strides, Array, Buffer, DType};
+use super::strided::scatter;
+use super::{numel, strides, Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
 
@@ -86,8 +87,7 @@ impl Array {
         let st = strides(self.shape());
         let out_shape: Vec<usize> = perm.iter().map(|&p| self.shape()[p]).collect();
         let out_strides: Vec<isize> = perm.iter().map(|&p| st[p] as isize).collect();
-        let idx = strided_indices(&out_shape, &out_strides, 0);
-        Ok(self.gather_flat(&out_shape, &idx))
+        Ok(self.gather_view(&out_shape, &out_strides, 0))
     }
 
     /// `jnp.moveaxis(x, src, dst)`: axis `src` moves to position `dst`, the
@@ -305,8 +305,7 @@ impl Array {
         let st = strides(self.shape());
         let offset: usize = (0..nd).map(|d| starts[d] * st[d]).sum();
         let out_strides: Vec<isize> = (0..nd).map(|d| (st[d] * steps[d]) as isize).collect();
-        let idx = strided_indices(&out_shape, &out_strides, offset as isize);
-        Ok(self.gather_flat(&out_shape, &idx))
+        Ok(self.gather_view(&out_shape, &out_strides, offset as isize))
     }
 
     /// JAX's clamping of dynamic start indices: each start moves into
@@ -360,19 +359,12 @@ impl Array {
         let st = strides(self.shape());
         let offset: usize = s.iter().zip(&st).map(|(a, b)| a * b).sum();
         let ist: Vec<isize> = st.iter().map(|&x| x as isize).collect();
-        let targets = strided_indices(update.shape(), &ist, offset as isize);
         let upd = update.astype(self.dtype());
-        fn write<T: Copy>(base: &[T], upd: &[T], targets: &[usize]) -> Vec<T> {
-            let mut out = base.to_vec();
-            for (&t, &v) in targets.iter().zip(upd) {
-                out[t] = v;
-            }
-            out
-        }
+        let (sh, off) = (update.shape(), offset as isize);
         let buffer = match (self.buffer(), upd.buffer()) {
-            (Buffer::F32(a), Buffer::F32(b)) => Buffer::F32(write(a, b, &targets).into()),
-            (Buffer::I32(a), Buffer::I32(b)) => Buffer::I32(write(a, b, &targets).into()),
-            (Buffer::Bool(a), Buffer::Bool(b)) => Buffer::Bool(write(a, b, &targets).into()),
+            (Buffer::F32(a), Buffer::F32(b)) => Buffer::F32(scatter(a, b, sh, &ist, off)),
+            (Buffer::I32(a), Buffer::I32(b)) => Buffer::I32(scatter(a, b, sh, &ist, off)),
+            (Buffer::Bool(a), Buffer::Bool(b)) => Buffer::Bool(scatter(a, b, sh, &ist, off)),
             _ => unreachable!("update was cast to the operand's dtype"),
         };
         Array::from_buffer(self.shape(), buffer)
@@ -411,8 +403,7 @@ impl Array {
             offset += ((self.shape()[a] - 1) * st[a]) as isize;
             out_strides[a] = -out_strides[a];
         }
-        let idx = strided_indices(self.shape(), &out_strides, offset);
-        Ok(self.gather_flat(self.shape(), &idx))
+        Ok(self.gather_view(self.shape(), &out_strides, offset))
     }
 
     /// `lax.broadcast_in_dim(x, shape, broadcast_dimensions)`: operand axis
@@ -467,8 +458,7 @@ impl Array {
                 out_strides[d] = st[i] as isize;
             }
         }
-        let idx = strided_indices(shape, &out_strides, 0);
-        Ok(self.gather_flat(shape, &idx))
+        Ok(self.gather_view(shape, &out_strides, 0))
     }
 }
 
