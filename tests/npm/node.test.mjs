@@ -40,7 +40,19 @@ test('a data-parallel training step agrees with JAX', async () => {
   assertClose(run.result, jax.result);
   assert.equal(run.stdout.split('\n')[0], jax.stdout.split('\n')[0]);
   assert.ok(run.report.maps.length >= 20);
-  assert.ok(run.report.maps[0].collectives.every((c) => c.name === 'pmean'));
+  // Each step's pmean of the two gradients and the loss is a psum over the
+  // 4 devices (then a division): on every device the sum, in float32 and in
+  // rank order, of the four operands, as the device workers logged them.
+  const colls = run.report.maps[0].collectives;
+  assert.equal(colls.length, 3);
+  for (const c of colls) {
+    assert.equal(c.name, 'psum');
+    assert.deepEqual(c.groups, [[0, 1, 2, 3]]);
+    for (let i = 0; i < c.before[0].data.length; i++) {
+      const sum = c.before.reduce((acc, b) => Math.fround(acc + b.data[i]), 0);
+      for (const after of c.after) assert.equal(after.data[i], sum);
+    }
+  }
 });
 
 test('the mesh option rewrites the Mesh line', async () => {
