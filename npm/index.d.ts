@@ -23,9 +23,19 @@ export interface LabOptions {
   timeoutMs?: number | null;
 }
 
+/** How far a run has come: see RunOptions.onProgress. */
+export interface Progress {
+  /** The shard_maps and pmaps finished so far. */
+  maps: number;
+  /** Milliseconds since the run started. */
+  elapsedMs: number;
+}
+
 export interface RunOptions extends LabOptions {
   /** Aborting it stops this run, running or queued ('Cancelled'). */
   signal?: AbortSignal;
+  /** Called at most every 100 ms while the run computes. */
+  onProgress?: (progress: Progress) => void;
 }
 
 export type DType = 'float32' | 'int32' | 'bool';
@@ -145,7 +155,10 @@ export class Lab {
    * with an Error once the lab is closed.
    */
   run(source: string, options?: RunOptions): Promise<Run>;
-  /** Stops the run in progress; resolves once fresh workers are ready. */
+  /**
+   * Stops the run in progress (it rejects with 'Cancelled'); resolves once
+   * the lab can run again. Does nothing when no run is going.
+   */
   cancel(): Promise<void>;
   /** Ends every worker; running and queued runs reject. */
   close(): void;

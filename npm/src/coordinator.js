@@ -6,8 +6,15 @@
 //
 // Messages in:  { kind: 'init', glue, wasm, devices, parallel }
 //               { kind: 'run', id, source, devices, lockstep }
-// Messages out: { kind: 'ready', parallel, poolSize } | { kind: 'failed', message }
+// Messages out: { kind: 'ready', parallel, poolSize, cancel } | { kind: 'failed', message }
+//               { kind: 'progress', id, maps, elapsedMs }
 //               { kind: 'done', id, out } | { kind: 'failed', id, message, trapped }
+//
+// `cancel` is the engine's cancel word (a SharedArrayBuffer), or null where
+// shared memory is unavailable: storing 1 into its first Int32 (and
+// notifying) stops the run in progress, which then answers 'done' with an
+// error of type 'Cancelled', and this worker stays usable. While a run
+// computes, 'progress' comes at most every 100 ms.
 //
 // No static imports: bundlers copy this file into a worker chunk of its own,
 // and the glue's URL comes with the 'init' message.
@@ -34,6 +41,7 @@ async function main() {
   let glue = null;
   let glueUrl = null;
   let parallel = false;
+  let current = null;
 
   // Makes sure at least `devices` device workers are running.
   const ensurePool = async (devices) => {
@@ -50,11 +58,21 @@ async function main() {
     if (!isNode) await glue.default({ module_or_path: msg.wasm });
     parallel = msg.parallel;
     if (parallel) await ensurePool(msg.devices);
-    return { kind: 'ready', parallel, poolSize: glue.device_pool_size() };
+    glue.set_progress_listener((p) => post({ kind: 'progress', id: current, maps: p.maps, elapsedMs: p.elapsed_ms }));
+    let cancel = null;
+    if (typeof SharedArrayBuffer === 'function') {
+      try {
+        cancel = glue.cancel_handle();
+      } catch {
+        cancel = null;
+      }
+    }
+    return { kind: 'ready', parallel, poolSize: glue.device_pool_size(), cancel };
   };
 
   const run = async (msg) => {
     if (parallel && !msg.lockstep) await ensurePool(msg.devices);
+    current = msg.id;
     // An object whose array data are already typed arrays (src/report/js.rs).
     const out = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
     return { kind: 'done', id: msg.id, out };

@@ -119,6 +119,10 @@ class ShardlabExample extends HTMLElement {
     if (mode) options.mode = mode;
     this.#controller = new AbortController();
     options.signal = this.#controller.signal;
+    options.onProgress = ({ maps, elapsedMs }) => {
+      const done = `${maps} map${maps === 1 ? '' : 's'} done`;
+      ui.status.textContent = `running… ${done} · ${(elapsedMs / 1000).toFixed(1)} s`;
+    };
     ui.run.disabled = true;
     ui.cancel.disabled = false;
     ui.status.textContent = 'running…';

@@ -15,6 +15,8 @@ const isNode =
 
 const MODES = ['auto', 'parallel', 'lockstep'];
 const MAX_DEVICES = 16;
+// How long a cancelled run has to answer before its workers are replaced.
+const CANCEL_GRACE_MS = 1500;
 
 /** A failed run: a Python exception, a cancel, a time-out or a crash. */
 export class ShardlabError extends Error {
@@ -72,7 +74,7 @@ function checkOptions(options, defaults) {
   if (options === undefined || options === null) options = {};
   if (typeof options !== 'object') throw new TypeError('options must be an object');
   const known = defaults
-    ? ['devices', 'mesh', 'mode', 'timeoutMs', 'signal']
+    ? ['devices', 'mesh', 'mode', 'timeoutMs', 'signal', 'onProgress']
     : ['devices', 'mesh', 'mode', 'timeoutMs'];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new TypeError(`unknown option "${key}" (known: ${known.join(', ')})`);
@@ -99,7 +101,11 @@ function checkOptions(options, defaults) {
   if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) {
     throw new TypeError('signal must be an AbortSignal');
   }
-  return { devices, mesh, mode, timeoutMs, signal };
+  const onProgress = options.onProgress;
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new TypeError(`onProgress must be a function, not ${typeof onProgress}`);
+  }
+  return { devices, mesh, mode, timeoutMs, signal, onProgress };
 }
 
 // Whether devices can run in parallel here: SharedArrayBuffer and, in
@@ -131,6 +137,7 @@ async function startCoordinator() {
     const { Worker: NodeWorker } = await import(/* @vite-ignore */ name);
     w = new NodeWorker(new URL('./coordinator.js', import.meta.url));
     return {
+      word: null,
       post: (m) => w.postMessage(m),
       onMessage: (f) => w.on('message', f),
       onError: (f) => w.on('error', (e) => f(String((e && e.message) || e))),
@@ -140,6 +147,7 @@ async function startCoordinator() {
   }
   w = new Worker(new URL('./coordinator.js', import.meta.url), { type: 'module' });
   return {
+    word: null,
     post: (m) => w.postMessage(m),
     onMessage: (f) => w.addEventListener('message', (e) => f(e.data)),
     onError: (f) => w.addEventListener('error', (e) => f(e.message || 'the coordinator worker failed')),
@@ -196,7 +204,10 @@ export class Lab {
       this.#coordinator = c;
       const ready = new Promise((resolve, reject) => {
         c.onMessage((m) => {
-          if (m.kind === 'ready') resolve();
+          if (m.kind === 'ready') {
+            c.word = m.cancel ? new Int32Array(m.cancel) : null;
+            resolve();
+          }
           else if (m.kind === 'failed' && m.id === undefined) reject(new Error(m.message));
           else this.#settle(c, m);
         });
@@ -216,8 +227,9 @@ export class Lab {
     return this.#starting;
   }
 
-  // Ends the coordinator and its device workers and starts fresh ones: the
-  // one way to stop a run, since a running coordinator never reads messages.
+  // Ends the coordinator and its device workers and starts fresh ones: how
+  // a run stops when its coordinator has no cancel word, or does not answer
+  // a cancel in time, or has trapped.
   _restart() {
     if (this.#coordinator) this.#coordinator.terminate();
     this.#coordinator = null;
@@ -228,7 +240,18 @@ export class Lab {
   #settle(c, m) {
     const cur = this.#current;
     if (c !== this.#coordinator || !cur || cur.id !== m.id) return;
-    if (m.kind === 'done') {
+    if (m.kind === 'progress') {
+      cur.progress({ maps: m.maps, elapsedMs: m.elapsedMs });
+    } else if (cur.stopping) {
+      // The stopped run has answered: it fails with the reason it was
+      // stopped for, and the same workers run the next program.
+      this.#current = null;
+      clearTimeout(cur.stopping.timer);
+      const out = m.kind === 'done' ? m.out : null;
+      cur.fail(cur.stopping.error(out && out.error ? out.error : null, out));
+      if (m.trapped) this._restart().catch(() => {});
+      cur.stopping.done();
+    } else if (m.kind === 'done') {
       cur.finish(m.out);
     } else {
       const why = m.trapped ? `the engine trapped (${m.message}); its workers were restarted` : m.message;
@@ -240,8 +263,15 @@ export class Lab {
   #crashed(c, message) {
     const cur = this.#current;
     if (c !== this.#coordinator) return;
-    if (cur) cur.fail(new ShardlabError('InternalError', message));
-    this._restart().catch(() => {});
+    const restarted = this._restart();
+    restarted.catch(() => {});
+    if (!cur) return;
+    this.#current = null;
+    if (cur.stopping) {
+      clearTimeout(cur.stopping.timer);
+      restarted.then(cur.stopping.done, cur.stopping.done);
+    }
+    cur.fail(new ShardlabError('InternalError', message));
   }
 
   /**
@@ -287,16 +317,26 @@ export class Lab {
     let timer = null;
     let onAbort = null;
     const out = await new Promise((resolve, reject) => {
-      this.#current = { id, finish: resolve, fail: reject };
+      const progress = (p) => {
+        if (!opts.onProgress) return;
+        try {
+          opts.onProgress(p);
+        } catch (e) {
+          queueMicrotask(() => {
+            throw e;
+          });
+        }
+      };
+      this.#current = { id, finish: resolve, fail: reject, progress, stopping: null };
       if (opts.timeoutMs !== null) {
         timer = setTimeout(() => {
           const ms = Date.now() - started;
-          const error = new ShardlabError('TimeoutError', `the run took longer than ${opts.timeoutMs} ms (stopped after ${ms} ms)`);
-          this.#stop(error).catch(() => {});
+          const why = `the run took longer than ${opts.timeoutMs} ms (stopped after ${ms} ms)`;
+          this.#stop('TimeoutError', why).catch(() => {});
         }, opts.timeoutMs);
       }
       if (opts.signal) {
-        onAbort = () => this.#stop(new ShardlabError('Cancelled', 'the run was cancelled')).catch(() => {});
+        onAbort = () => this.#stop('Cancelled', 'the run was cancelled').catch(() => {});
         opts.signal.addEventListener('abort', onAbort);
       }
       c.hold(true);
@@ -323,22 +363,61 @@ export class Lab {
     return run;
   }
 
-  // Fails the current run with `error` and restarts the workers under it.
-  #stop(error) {
+  // Stops the current run, which then rejects with a ShardlabError of
+  // `type`. Where the coordinator has a cancel word, stores into it and
+  // waits for the run's own answer (its stdout and report so far, and where
+  // each device stopped); without a word, or without an answer within
+  // CANCEL_GRACE_MS, fails the run at once and restarts the workers.
+  // Resolves once the lab can run again.
+  #stop(type, why) {
     const cur = this.#current;
     if (!cur) return Promise.resolve();
-    this.#current = null;
-    cur.fail(error);
-    return this._restart();
+    if (cur.stopping) return cur.stopping.finished;
+    const c = this.#coordinator;
+    const word = c && c.word;
+    if (!word) {
+      this.#current = null;
+      const restarted = this._restart();
+      cur.fail(new ShardlabError(type, why));
+      return restarted;
+    }
+    let done;
+    const finished = new Promise((resolve) => {
+      done = resolve;
+    });
+    const timer = setTimeout(() => {
+      if (this.#current !== cur) return;
+      this.#current = null;
+      const restarted = this._restart();
+      cur.fail(new ShardlabError(type, `${why}; it did not stop within ${CANCEL_GRACE_MS} ms, so its workers were restarted`));
+      restarted.then(done, done);
+    }, CANCEL_GRACE_MS);
+    cur.stopping = {
+      timer,
+      done,
+      finished,
+      // The error for the run's answer `out` (null after a trap) whose
+      // error is `engine`.
+      error: (engine, out) => {
+        const detail = engine && engine.type === 'Cancelled' ? engine.message.replace(/^the run was cancelled;?\s*/, '') : '';
+        return new ShardlabError(type, detail ? `${why}; ${detail}` : why, {
+          stdout: (out && out.stdout) || '',
+          report: (out && out.report) || null,
+        });
+      },
+    };
+    Atomics.store(word, 0, 1);
+    Atomics.notify(word, 0);
+    return finished;
   }
 
   /**
    * Stops the run in progress (it rejects with a ShardlabError of type
-   * 'Cancelled'); queued runs go on. Resolves once fresh workers are ready.
+   * 'Cancelled'); queued runs go on. Resolves once the lab can run again.
    */
   cancel() {
     if (this.#closed) return Promise.resolve();
-    return this.#stop(new ShardlabError('Cancelled', 'the run was cancelled'));
+    return this.#stop('Cancelled', 'the run was cancelled');
   }
 
   /** Ends every worker; the running and queued runs reject. */
@@ -347,7 +426,13 @@ export class Lab {
     this.#closed = true;
     const cur = this.#current;
     this.#current = null;
-    if (cur) cur.fail(new Error('this lab was closed during the run'));
+    if (cur) {
+      if (cur.stopping) {
+        clearTimeout(cur.stopping.timer);
+        cur.stopping.done();
+      }
+      cur.fail(new Error('this lab was closed during the run'));
+    }
     if (this.#coordinator) this.#coordinator.terminate();
     this.#coordinator = null;
   }
