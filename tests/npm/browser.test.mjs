@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { program, fixture, assertClose } from './fixtures.mjs';
+import { program, fixture, assertClose, COMPUTE } from './fixtures.mjs';
 
 const { chromium } = createRequire(join(process.env.SHARDLAB_REPO, 'package.json'))('playwright-core');
 const VITE_URL = process.env.VITE_URL;
@@ -122,9 +122,54 @@ test('two <shardlab-example> elements on a plain page run and show their results
   await el.locator('button#cancel').click();
   await page.waitForFunction(() =>
     document.getElementById('mlp').shadowRoot.querySelector('.status').textContent === 'cancelled');
+  // A computation shows its progress while it runs, and stops at Cancel.
+  await el.locator('textarea').fill(COMPUTE);
+  await el.locator('button#run').click();
+  await page.waitForFunction(() =>
+    /^running… 0 maps done · \d+\.\d s$/.test(
+      document.getElementById('mlp').shadowRoot.querySelector('.status').textContent,
+    ),
+  );
+  await el.locator('button#cancel').click();
+  await page.waitForFunction(() =>
+    document.getElementById('mlp').shadowRoot.querySelector('.status').textContent === 'cancelled');
+  assert.match(await el.locator('#error').textContent(), /^Cancelled: the run was cancelled; .*stopped before /);
   await page.locator('#mesh button#run').click();
   await page.waitForFunction(() =>
     document.getElementById('mesh').shadowRoot.querySelector('.status').textContent.startsWith('parallel'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('in an isolated page a cancel or a time-out stops a computation on the same workers', async (t) => {
+  const { page, errors, mode } = await openApp(VITE_URL);
+  assert.equal(mode, 'parallel');
+  const cancelled = await page.evaluate(([s, n]) => window.stopRun(s, 'cancel', n), [COMPUTE, program('tensor_parallel_mlp')]);
+  t.diagnostic(`cancel answered in ${cancelled.ms.toFixed(0)} ms`);
+  assert.equal(cancelled.error.type, 'Cancelled');
+  assert.match(cancelled.error.reason, /^the run was cancelled; .*stopped before /);
+  assert.ok(cancelled.ms < 1000, `rejected ${cancelled.ms} ms after the cancel`);
+  assert.equal(cancelled.workersStarted, 0);
+  assertClose(cancelled.next, fixture('tensor_parallel_mlp').result);
+  assert.equal(cancelled.progress[0].maps, 0);
+
+  const timedOut = await page.evaluate((s) => window.stopRun(s, 'timeout', 'result = 6 * 7', 800), COMPUTE);
+  assert.equal(timedOut.error.type, 'TimeoutError');
+  assert.match(timedOut.error.reason, /^the run took longer than 800 ms \(stopped after \d+ ms\); .*stopped before /);
+  assert.ok(timedOut.ms >= 800 && timedOut.ms < 1800, `rejected after ${timedOut.ms} ms`);
+  assert.equal(timedOut.workersStarted, 0);
+  assert.equal(timedOut.next, 42);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('without shared memory a cancel restarts the worker, and the next run works', async () => {
+  const { page, errors, mode } = await openApp(process.env.VITE_PLAIN_URL);
+  assert.equal(mode, 'lockstep');
+  const cancelled = await page.evaluate(([s, n]) => window.stopRun(s, 'cancel', n), [COMPUTE, program('tensor_parallel_mlp')]);
+  assert.deepEqual(cancelled.error, { type: 'Cancelled', reason: 'the run was cancelled' });
+  assert.equal(cancelled.workersStarted, 1);
+  assertClose(cancelled.next, fixture('tensor_parallel_mlp').result);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -35,3 +35,40 @@ export function assertClose(actual, expected, path = 'result') {
     assert.equal(actual, expected, path);
   }
 }
+
+// A program on 4 devices: `maps` shard_maps in a row, each of `steps`
+// steps x = tanh(x @ w) on 256x256 blocks with w = `scale` * I, and no
+// collective. x starts as ones and w keeps every element equal, so the
+// result is t = tanh(scale * t) applied steps * maps times to 1.
+function tanhSteps(steps, maps, scale) {
+  return `import jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+def body(x, w):
+    for k in range(${steps}):
+        x = jnp.tanh(x @ w)
+    return x
+
+f = jax.shard_map(body, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
+x = jnp.ones((4 * 256, 256))
+for i in range(${maps}):
+    x = f(x, jnp.eye(256) * ${scale})
+result = x[0, 0]
+`;
+}
+
+// A thousand matmuls on each device in one shard_map: seconds of work that
+// only the check before each operation can interrupt.
+export const COMPUTE = tanhSteps(1000, 1, 0.5);
+
+// `maps` shard_maps of ten steps each, with w = I.
+export function manyMaps(maps) {
+  return tanhSteps(10, maps, 1.0);
+}
+
+// tanh applied `n` times to 1, in float32 as the devices compute it.
+export function tanhTimes(n) {
+  let t = 1;
+  for (let i = 0; i < n; i++) t = Math.fround(Math.tanh(t));
+  return t;
+}

@@ -3,7 +3,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLab, ShardlabError } from 'shardlab';
-import { program, fixture, assertClose } from './fixtures.mjs';
+import { Worker } from 'node:worker_threads';
+import { program, fixture, assertClose, COMPUTE, manyMaps, tanhTimes } from './fixtures.mjs';
 
 const lab = await createLab({ devices: 4 });
 after(() => lab.close());
@@ -143,6 +144,9 @@ test('cancel stops a long run and the lab runs again', async () => {
   const err = await long.catch((e) => e);
   assert.ok(err instanceof ShardlabError, String(err));
   assert.equal(err.type, 'Cancelled');
+  // A loop of plain Python never reaches the engine's check: the workers
+  // are restarted when the grace period is over.
+  assert.match(err.reason, /did not stop within 1500 ms, so its workers were restarted/);
   assert.ok(Date.now() - started < 10000);
   assertClose((await lab.run(program('tensor_parallel_mlp'))).result, fixture('tensor_parallel_mlp').result);
 });
@@ -196,4 +200,105 @@ test('run after close rejects, and so do runs queued at close', async () => {
   await assert.rejects(queued, /closed/);
   await assert.rejects(other.run('result = 1'), /this lab is closed/);
   assert.equal(other.closed, true);
+});
+
+// The id the next worker thread of this process gets. Ids only grow, so
+// two probes one after the other differ by 1 exactly when no other thread
+// (a coordinator or a device of a restarted lab) started in between.
+async function nextThreadId() {
+  const probe = new Worker('', { eval: true });
+  const id = probe.threadId;
+  await probe.terminate();
+  return id;
+}
+
+// Runs `source` with `options`; `computing` resolves at the first progress
+// report, when the run is computing on the devices.
+function runComputing(source, options = {}) {
+  let computing;
+  const reported = new Promise((resolve) => {
+    computing = resolve;
+  });
+  const run = lab.run(source, { ...options, onProgress: () => computing() });
+  return { run, computing: reported };
+}
+
+test('cancel stops a computation on the same workers; a queued run goes on', async (t) => {
+  const { run, computing } = runComputing(COMPUTE);
+  const queued = lab.run('result = 3 * 7');
+  await computing;
+  const before = await nextThreadId();
+  const asked = Date.now();
+  const cancelled = lab.cancel();
+  const err = await run.catch((e) => e);
+  const latency = Date.now() - asked;
+  assert.ok(err instanceof ShardlabError, String(err));
+  assert.equal(err.type, 'Cancelled');
+  // The engine's own answer, naming where the run (before its shard_map)
+  // or each device (inside it) stopped.
+  assert.match(err.reason, /^the run was cancelled; .*stopped before /);
+  assert.equal(err.stdout, '');
+  // Well before the 1.5 s after which the workers would be restarted.
+  assert.ok(latency < 1000, `rejected ${latency} ms after the cancel`);
+  await cancelled;
+  assert.equal((await queued).result, 21);
+  const next = Date.now();
+  assertClose((await lab.run(program('tensor_parallel_mlp'))).result, fixture('tensor_parallel_mlp').result);
+  t.diagnostic(`rejected ${latency} ms after the cancel; the next run took ${Date.now() - next} ms`);
+  assert.equal(await nextThreadId(), before + 1, 'no worker thread started');
+});
+
+test('timeoutMs and an aborted signal stop a computation the same way', async (t) => {
+  const before = await nextThreadId();
+  const started = Date.now();
+  const err = await lab.run(COMPUTE, { timeoutMs: 800 }).catch((e) => e);
+  const ms = Date.now() - started;
+  assert.ok(err instanceof ShardlabError, String(err));
+  assert.equal(err.type, 'TimeoutError');
+  assert.match(err.reason, /^the run took longer than 800 ms \(stopped after \d+ ms\); .*stopped before /);
+  assert.ok(ms >= 800 && ms < 1800, `rejected after ${ms} ms`);
+  assert.equal((await lab.run('result = 5')).result, 5);
+
+  const controller = new AbortController();
+  const { run, computing } = runComputing(COMPUTE, { signal: controller.signal });
+  await computing;
+  const asked = Date.now();
+  controller.abort();
+  const aborted = await run.catch((e) => e);
+  const latency = Date.now() - asked;
+  assert.equal(aborted.type, 'Cancelled');
+  assert.match(aborted.reason, /^the run was cancelled; .*stopped before /);
+  assert.ok(latency < 1000, `rejected ${latency} ms after the abort`);
+  assert.deepEqual((await lab.run(program('psum_1d'), { mesh: [4] })).result, [[24, 28], [32, 36]]);
+  t.diagnostic(`time-out after ${ms} ms; abort answered in ${latency} ms`);
+  assert.equal(await nextThreadId(), before + 1, 'no worker thread started');
+});
+
+test('onProgress reports the maps finished so far, at most every 100 ms', async (t) => {
+  const calls = [];
+  const run = await lab.run(manyMaps(8), { onProgress: (p) => calls.push(p) });
+  // Ten tanh steps per map.
+  assertClose(run.result, tanhTimes(80));
+  assert.equal(run.report.maps.length, 8);
+  t.diagnostic(`${run.elapsedMs.toFixed(0)} ms: ${JSON.stringify(calls)}`);
+  assert.ok(calls.length >= 2, JSON.stringify(calls));
+  assert.ok(calls.length <= run.elapsedMs / 100 + 1, JSON.stringify(calls));
+  for (const c of calls) {
+    assert.deepEqual(Object.keys(c).sort(), ['elapsedMs', 'maps']);
+    assert.ok(Number.isInteger(c.maps) && c.maps >= 0 && c.maps <= 8, JSON.stringify(c));
+  }
+  for (let i = 1; i < calls.length; i++) {
+    assert.ok(calls[i].maps >= calls[i - 1].maps, JSON.stringify(calls));
+    assert.ok(calls[i].elapsedMs - calls[i - 1].elapsedMs >= 99, JSON.stringify(calls));
+  }
+  assert.ok(calls.at(-1).maps > calls[0].maps, JSON.stringify(calls));
+  await assert.rejects(lab.run('result = 1', { onProgress: 1 }), /onProgress must be a function/);
+});
+
+test('a cancel with no run going does nothing', async () => {
+  const before = await nextThreadId();
+  await lab.cancel();
+  await lab.cancel();
+  assert.equal((await lab.run('result = 2 + 3')).result, 5);
+  assert.equal(await nextThreadId(), before + 1, 'no worker thread started');
 });

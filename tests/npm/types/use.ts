@@ -1,10 +1,14 @@
 // Type-checked (not run) against the package's declarations.
-import { createLab, ShardlabError, type Run, type Lab } from 'shardlab';
+import { createLab, ShardlabError, type Run, type Lab, type Progress } from 'shardlab';
 import 'shardlab/element';
 
 export async function main(): Promise<void> {
   const lab: Lab = await createLab({ devices: 4, mesh: [2, 2], mode: 'auto', timeoutMs: 1000 });
-  const run: Run = await lab.run('result = 1', { signal: new AbortController().signal, mesh: '2x2' });
+  const run: Run = await lab.run('result = 1', {
+    signal: new AbortController().signal,
+    mesh: '2x2',
+    onProgress: (p: Progress) => console.log(p.maps + p.elapsedMs),
+  });
   const data: Float32Array | Int32Array | Uint8Array = run.report.maps[0].inputs[0].shards[0].value.data;
   const collectives: string[] = run.report.maps[0].collectives.map((c) => c.name);
   console.log(run.elapsedMs + data.length, collectives, run.mode === 'parallel', run.resultText);

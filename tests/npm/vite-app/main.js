@@ -1,4 +1,5 @@
 // A page built by Vite that imports the package like an application would.
+import './count-workers.js';
 import { createLab, ShardlabError } from 'shardlab';
 
 const lab = await createLab({ devices: 4 });
@@ -17,5 +18,32 @@ window.runProgram = async (source) => {
   } catch (e) {
     return { error: e instanceof ShardlabError ? { type: e.type, line: e.line } : String(e) };
   }
+};
+// Runs `source` and stops it at its first progress report, by lab.cancel()
+// ('cancel') or by a time-out of `timeoutMs` ('timeout'); then runs `next`.
+// Gives back the error, how long after the cancel (or the start) it came,
+// the progress reports, the next run's result and the workers started
+// meanwhile.
+window.stopRun = async (source, how, next, timeoutMs = 1000) => {
+  const before = window.workersStarted;
+  const progress = [];
+  let asked = performance.now();
+  const options = {
+    onProgress: (p) => {
+      progress.push(p);
+      if (how === 'cancel' && progress.length === 1) {
+        asked = performance.now();
+        lab.cancel();
+      }
+    },
+  };
+  if (how === 'timeout') options.timeoutMs = timeoutMs;
+  const error = await lab.run(source, options).then(
+    () => null,
+    (e) => ({ type: e.type, reason: e.reason }),
+  );
+  const ms = performance.now() - asked;
+  const after = await lab.run(next);
+  return { error, ms, progress, next: after.result, workersStarted: window.workersStarted - before };
 };
 document.getElementById('status').textContent = `ready: ${lab.mode}`;
