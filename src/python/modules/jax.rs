@@ -99,6 +99,22 @@ fn flag(a: &Args, name: &str) -> Result<bool> {
     }
 }
 
+/// A differentiated function's result as (loss, auxiliary data): with
+/// `has_aux` it must be a pair, as in JAX.
+pub(crate) fn split_aux(out: Obj, has_aux: bool) -> Result<(Obj, Option<Obj>)> {
+    if !has_aux {
+        return Ok((out, None));
+    }
+    let parts = iterate(&out)?;
+    if parts.len() != 2 {
+        bail!(
+            TypeError,
+            "has_aux=True requires the function to return a pair (output, auxiliary data)"
+        );
+    }
+    Ok((parts[0].clone(), Some(parts[1].clone())))
+}
+
 /// The core of grad and value_and_grad: (value, aux, grads) as objects.
 fn grad_call(
     interp: &mut Interp,
@@ -146,15 +162,7 @@ fn grad_call(
                     kw: call.kw.clone(),
                 },
             )?;
-            let (loss, aux) = if has_aux {
-                let parts = iterate(&out)?;
-                if parts.len() != 2 {
-                    bail!(TypeError, "has_aux=True requires the function to return a pair (output, auxiliary data)");
-                }
-                (parts[0].clone(), Some(parts[1].clone()))
-            } else {
-                (out, None)
-            };
+            let (loss, aux) = split_aux(out, has_aux)?;
             let loss = match &loss {
                 Obj::Array(_) | Obj::Float(_) | Obj::Int(_) | Obj::Bool(_) => {
                     super::super::array::to_value(&loss)?

@@ -32,6 +32,7 @@ use super::super::interp::Interp;
 use super::super::ops::{iterate, truthy};
 use super::super::pytree::{flatten, leaf_values, unflatten, value_objs};
 use super::super::value::{Args, Class, Dict, Instance, Obj};
+use super::jax::split_aux;
 use super::random::{keys_of, one_key};
 use super::Builder;
 

@@ -281,15 +281,7 @@ fn nnx_grad_call(
                     kw: call.kw.clone(),
                 },
             )?;
-            let (loss, aux) = if has_aux {
-                let parts = iterate(&out)?;
-                if parts.len() != 2 {
-                    bail!(TypeError, "has_aux=True requires the function to return a pair (output, auxiliary data)");
-                }
-                (parts[0].clone(), Some(parts[1].clone()))
-            } else {
-                (out, None)
-            };
+            let (loss, aux) = split_aux(out, has_aux)?;
             let loss = match &loss {
                 Obj::Array(_) | Obj::Float(_) | Obj::Int(_) => to_value(&loss)?,
                 other => bail!(
