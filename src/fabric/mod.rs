@@ -54,6 +54,7 @@ pub use threads::{run_on_threads, ThreadFabric, WaitPolicy, DEFAULT_TIMEOUT};
 use std::any::Any;
 use std::sync::Arc;
 
+use crate::err;
 use crate::error::Result;
 
 /// A value one device lends the others for one epoch.
@@ -121,6 +122,21 @@ pub trait Fabric: Send + Sync {
     fn lending(&self) -> Option<&dyn Lending> {
         None
     }
+}
+
+/// Refuses a fabric of no devices, or with slots too small to hold one
+/// word in each half.
+pub fn check_shape(devices: usize, slot_words: usize) -> Result<()> {
+    if devices == 0 {
+        return Err(err!(ValueError, "a fabric needs at least one device"));
+    }
+    if slot_words < 2 {
+        return Err(err!(
+            ValueError,
+            "a fabric slot needs at least 2 words (one per half), got {slot_words}"
+        ));
+    }
+    Ok(())
 }
 
 /// Words available to one epoch's writes: half a slot.

@@ -113,15 +113,7 @@ impl ThreadFabric {
         timeout: Duration,
         policy: WaitPolicy,
     ) -> Result<ThreadFabric> {
-        if devices == 0 {
-            return Err(err!(ValueError, "a fabric needs at least one device"));
-        }
-        if slot_words < 2 {
-            return Err(err!(
-                ValueError,
-                "a fabric slot needs at least 2 words (one per half), got {slot_words}"
-            ));
-        }
+        super::check_shape(devices, slot_words)?;
         let slots = (0..devices)
             .map(|_| {
                 (0..slot_words.div_ceil(2))

@@ -190,7 +190,7 @@ impl SabFabric {
     /// A new buffer for `devices` devices with slots of `slot_words` words,
     /// whose barriers give up after `timeout`.
     pub fn new(devices: usize, slot_words: usize, timeout: Duration) -> Result<SabFabric> {
-        Self::check_shape(devices, slot_words)?;
+        crate::fabric::check_shape(devices, slot_words)?;
         if !shared_memory_available() {
             return Err(err!(
                 RuntimeError,
@@ -217,7 +217,7 @@ impl SabFabric {
         slot_words: usize,
         timeout: Duration,
     ) -> Result<SabFabric> {
-        Self::check_shape(devices, slot_words)?;
+        crate::fabric::check_shape(devices, slot_words)?;
         let words = total_words(devices, slot_words).ok_or_else(|| {
             err!(
                 ValueError,
@@ -245,19 +245,6 @@ impl SabFabric {
             timeout,
             spins: DEFAULT_SPINS,
         })
-    }
-
-    fn check_shape(devices: usize, slot_words: usize) -> Result<()> {
-        if devices == 0 {
-            return Err(err!(ValueError, "a fabric needs at least one device"));
-        }
-        if slot_words < 2 {
-            return Err(err!(
-                ValueError,
-                "a fabric slot needs at least 2 words (one per half), got {slot_words}"
-            ));
-        }
-        Ok(())
     }
 
     /// The shared buffer, to hand to other workers.
