@@ -13,6 +13,7 @@ use super::super::builtins::to_int;
 use super::super::interp::Interp;
 use super::super::ops::{iterate, truthy};
 use super::super::value::{Args, Obj};
+use super::numpy::shape_of;
 use super::Builder;
 
 fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
@@ -264,19 +265,6 @@ pub fn scipy_special_module() -> Obj {
     b.func("logsumexp", logsumexp_call);
     b.func("expit", elementwise("expit", sigmoid));
     b.build()
-}
-
-fn shape_of(o: &Obj) -> Result<Vec<usize>> {
-    let dims: Vec<i64> = match o {
-        Obj::Tuple(_) | Obj::List(_) => iterate(o)?.iter().map(to_int).collect::<Result<_>>()?,
-        other => vec![to_int(other)?],
-    };
-    if let Some(d) = dims.iter().find(|&&d| d < 0) {
-        bail!(ValueError, "negative dimensions are not allowed, got {d}");
-    }
-    let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-    super::super::array::check_size(shape.iter().product())?;
-    Ok(shape)
 }
 
 type InitFn = std::rc::Rc<dyn Fn(crate::random::Key, &[usize]) -> Result<crate::array::Array>>;

@@ -70,7 +70,9 @@ fn keepdims(a: &Args, index: Option<usize>) -> Result<bool> {
     }
 }
 
-fn shape_of(o: &Obj) -> Result<Vec<usize>> {
+/// A shape given as an int or a sequence of ints, checked: no negative
+/// dimension, and a size the allocation limit allows.
+pub(crate) fn shape_of(o: &Obj) -> Result<Vec<usize>> {
     let dims: Vec<i64> = match o {
         Obj::Tuple(_) | Obj::List(_) => iterate(o)?.iter().map(to_int).collect::<Result<_>>()?,
         other => vec![to_int(other)?],

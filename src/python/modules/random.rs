@@ -19,7 +19,6 @@ use crate::{bail, err};
 use super::super::array::{array_getitem, to_value};
 use super::super::builtins::to_int;
 use super::super::interp::Interp;
-use super::super::ops::iterate;
 use super::super::value::{Args, Class, Instance, Obj};
 use super::Builder;
 
@@ -358,18 +357,10 @@ pub fn key_str(i: &Instance) -> Option<String> {
 }
 
 fn shape_arg(o: Option<Obj>) -> Result<Vec<usize>> {
-    let Some(o) = o else { return Ok(vec![]) };
-    let dims: Vec<i64> = match &o {
-        Obj::None => return Ok(vec![]),
-        Obj::Tuple(_) | Obj::List(_) => iterate(&o)?.iter().map(to_int).collect::<Result<_>>()?,
-        other => vec![to_int(other)?],
-    };
-    if let Some(d) = dims.iter().find(|&&d| d < 0) {
-        bail!(ValueError, "negative dimensions are not allowed, got {d}");
+    match o {
+        None | Some(Obj::None) => Ok(vec![]),
+        Some(o) => super::numpy::shape_of(&o),
     }
-    let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-    super::super::array::check_size(shape.iter().product())?;
-    Ok(shape)
 }
 
 fn float_dtype(a: &Args, index: usize, func: &str) -> Result<()> {
