@@ -4,7 +4,7 @@
 //! browser).
 //!
 //! The layers, each depending only on those above it:
-//! - [`array`]: n-d f32/i32/bool arrays and the jnp operations;
+//! - [`mod@array`]: n-d f32/i32/bool arrays and the jnp operations;
 //! - [`mesh`], [`sharding`]: meshes, PartitionSpec, splitting and assembling shards;
 //! - [`ir`]: the jaxpr-like program the front end traces and the devices run;
 //! - [`primitives`]: the primitive table — shape rule, implementation, jvp and

@@ -387,10 +387,13 @@ fn empty_axes_leave_operands_unchanged_except_pmean() {
 #[test]
 fn collectives_take_the_documented_number_of_barriers() {
     // Slots of 2 x 600 words, 4 devices over 'x'. Through slots, a large
-    // all-reduce takes one barrier per piece and one more; lent, two.
+    // all-reduce takes one barrier per piece and one more, the others one
+    // per piece. Lent, an all-reduce or all-gather whose result is larger
+    // than SMALL_ALLREDUCE_WORDS takes two (one shared result), the others
+    // one.
     for (lends, want) in [
         (false, vec![1, 7, 8, 12, 16, 16, 16]),
-        (true, vec![1, 3, 4, 8, 12, 12, 12]),
+        (true, vec![1, 3, 5, 7, 8, 8, 8]),
     ] {
         let mesh = Mesh::new(&["x"], &[4]).unwrap();
         let f = lending_fabric(4, 1200, lends);
@@ -410,12 +413,18 @@ fn collectives_take_the_documented_number_of_barriers() {
             };
             let small = Array::zeros(&[500], DType::F32);
             let large = Array::zeros(&[2000], DType::F32);
-            count(collectives::psum(&ctx, &small, &axes))?; // one exchange: 1
-                                                            // slots: 2000 words in pieces of 480 (480 + 120 fill a 600-word half): 5 + 1.
+            // Counts through slots, then lent.
+            // One exchange: 1; 1.
+            count(collectives::psum(&ctx, &small, &axes))?;
+            // 2000 words in pieces of 480 (480 + 120 fill a 600-word
+            // half): 5 + 1; 2.
             count(collectives::psum(&ctx, &large, &axes))?;
-            count(collectives::all_gather(&ctx, &small, &axes, 0, false))?; // 1
-            count(collectives::all_gather(&ctx, &large, &axes, 0, true))?; // 2000 / 600 -> 4
-            count(collectives::psum_scatter(&ctx, &large, &axes, 0, true))?; // 4 parts of 500 in pieces of 150: 4
+            // 500 words fit a half: 1; a result of 2000 words: 2.
+            count(collectives::all_gather(&ctx, &small, &axes, 0, false))?;
+            // 2000 / 600 -> 4; 2.
+            count(collectives::all_gather(&ctx, &large, &axes, 0, true))?;
+            // 4 parts of 500 in pieces of 150: 4; 1.
+            count(collectives::psum_scatter(&ctx, &large, &axes, 0, true))?;
             count(collectives::axis_index(&mesh, position, &axes))?; // 0
             count(collectives::pmax(&ctx, &small, &[]))?; // 0
             Ok(counts)
@@ -952,8 +961,10 @@ fn slots_too_small_for_an_exchange_are_reported() {
         concat: 0,
         tiled: true,
     };
-    let e = on_threads(&mesh, 4, op, &xs, &names(&["x"])).unwrap_err();
+    // Only the slots have a size: a fabric that lends needs none.
+    let e = on_threads_with(&mesh, 4, false, op, &xs, &names(&["x"])).unwrap_err();
     assert_eq!(e.kind, ErrorKind::RuntimeError);
+    assert!(on_threads_with(&mesh, 4, true, op, &xs, &names(&["x"])).is_ok());
     assert!(
         e.message.contains("too small") && e.message.contains("16 words"),
         "{e}"

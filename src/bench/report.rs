@@ -36,7 +36,7 @@ pub fn markdown(r: &Report) -> String {
         if r.slots_only {
             ", lending off (`--slots-only`)"
         } else {
-            ", all-reduces lent (zero-copy)"
+            ", collectives lent (operands read where they lie, see docs/benchmarks.md)"
         }
     );
     let _ = writeln!(

@@ -55,8 +55,8 @@ Options:
   --ops LIST        Collectives to measure, comma-separated (default all)
   --max-size MIB    Leave out sizes above MIB MiB per device
   --slot-words N    Fabric slots of N words instead of the engine's 262144
-  --slots-only      All-reduces through the slots, with the fabric's lending
-                    (zero-copy exchange) off
+  --slots-only      Collectives through the slots, with the fabric's lending
+                    (exchange by reference) off, as in the browser
   --json            Print the measurements as one JSON object instead
   --svg OUT.svg     Also plot bus bandwidth against size into OUT.svg
   -h, --help        Show this help

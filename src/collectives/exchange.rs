@@ -5,16 +5,13 @@
 //! both consumes the piece the others wrote in the previous epoch and writes
 //! its next piece, so `K` pieces cost `K` barriers, not `2K`.
 
-use std::any::Any;
-use std::sync::Arc;
-
-use super::layout::{array_words, buffer_words, BLOCK};
-use super::reduce::{fold, fold_from, ReduceOp};
+use super::layout::{array_words, BLOCK};
+use super::reduce::{fold, ReduceOp};
 use super::DeviceCtx;
-use crate::array::{Array, Buffer, DType};
+use crate::array::{Array, DType};
 use crate::err;
 use crate::error::Result;
-use crate::fabric::{half_offset, half_words, Fabric, Lending};
+use crate::fabric::{half_offset, half_words, Fabric};
 
 /// Reductions of at most this many words per device skip the reduce-scatter:
 /// every member folds the whole array itself after a single barrier. For
@@ -205,9 +202,6 @@ pub(crate) fn all_reduce(
         put(0, &words.range(0, n));
         return Ok(());
     }
-    if let (Some(lending), Words::Array(x)) = (fabric.lending(), words) {
-        return all_reduce_lent(ctx, lending, what, op, members, rank, x, put);
-    }
     let half = half_words(fabric);
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
         let e0 = fabric.epoch(me);
@@ -283,122 +277,4 @@ pub(crate) fn all_reduce(
         }
         Ok(())
     })
-}
-
-/// Words folded per block by [`all_reduce_lent`]: the block of the
-/// accumulator stays in cache while every member's input streams past it.
-const FOLD_BLOCK: usize = 1 << 12;
-
-/// What device `from` lent in epoch `epoch`, as a `T`.
-fn borrowed<T: Any + Send + Sync>(
-    lending: &dyn Lending,
-    from: usize,
-    epoch: u64,
-    what: &str,
-) -> Result<Arc<T>> {
-    lending
-        .borrow(from, epoch)
-        .and_then(|v| v.downcast::<T>().ok())
-        .ok_or_else(|| {
-            err!(
-                RuntimeError,
-                "{what}: device {from} lent nothing in epoch {epoch}; every device must \
-                 run the same collectives in the same order"
-            )
-        })
-}
-
-/// [`all_reduce`] over a fabric that lends (see "Lending" in
-/// [`crate::fabric`]), with no copy through slots and two barriers whatever
-/// the size:
-/// 1. epoch `e`: each member lends its operand's buffer; barrier;
-/// 2. epoch `e + 1`: each member folds its `1/p` share straight from the
-///    borrowed operands, in rank order (the same folds as the slot path, so
-///    the same bits), writes it into its result and lends it; barrier;
-/// 3. epoch `e + 2`: each member copies the others' shares into its result.
-///
-/// Operands of at most [`SMALL_ALLREDUCE_WORDS`] words are folded whole by
-/// every member after step 1, with one barrier. The share's words are reused
-/// from the call two epochs back when no borrower holds them any more.
-#[allow(clippy::too_many_arguments)]
-fn all_reduce_lent(
-    ctx: &DeviceCtx,
-    lending: &dyn Lending,
-    what: &str,
-    op: ReduceOp,
-    members: &[usize],
-    rank: usize,
-    x: &Array,
-    mut put: impl FnMut(usize, &[u32]),
-) -> Result<()> {
-    let (fabric, me) = (ctx.fabric, ctx.position);
-    let (n, p, dtype) = (x.size(), members.len(), x.dtype());
-    let e0 = fabric.epoch(me);
-    lending.lend(me, Arc::new(x.buffer().clone()));
-    fabric.barrier(me, what)?;
-    let inputs = members
-        .iter()
-        .map(|&m| borrowed::<Buffer>(lending, m, e0, what))
-        .collect::<Result<Vec<_>>>()?;
-    if let Some(b) = inputs.iter().find(|b| buffer_len(b) != n) {
-        return Err(err!(
-            RuntimeError,
-            "{what}: a member lent {} elements instead of {n}",
-            buffer_len(b)
-        ));
-    }
-    let small = n <= SMALL_ALLREDUCE_WORDS;
-    let share_of = |r: usize| {
-        if small {
-            (0, n)
-        } else {
-            (r * n / p, (r + 1) * n / p)
-        }
-    };
-    let (s, e) = share_of(rank);
-    let mut share: Vec<u32> = lending
-        .reclaim(me)
-        .and_then(|v| v.downcast::<Vec<u32>>().ok())
-        .and_then(|v| Arc::try_unwrap(v).ok())
-        .unwrap_or_default();
-    share.truncate(e - s);
-    share.resize(e - s, 0);
-    for (k, block) in share.chunks_mut(FOLD_BLOCK).enumerate() {
-        let at = s + k * FOLD_BLOCK;
-        buffer_words(&inputs[0], at, block);
-        for b in &inputs[1..] {
-            fold_from(op, dtype, block, b, at);
-        }
-    }
-    drop(inputs);
-    put(s, &share);
-    if small {
-        return Ok(());
-    }
-    lending.lend(me, Arc::new(share));
-    fabric.barrier(me, what)?;
-    for (r, &m) in members.iter().enumerate() {
-        if r != rank {
-            let (s, e) = share_of(r);
-            let theirs = borrowed::<Vec<u32>>(lending, m, e0 + 1, what)?;
-            if theirs.len() != e - s {
-                return Err(err!(
-                    RuntimeError,
-                    "{what}: device {m} lent a share of {} words instead of {}",
-                    theirs.len(),
-                    e - s
-                ));
-            }
-            put(s, &theirs);
-        }
-    }
-    Ok(())
-}
-
-fn buffer_len(b: &Buffer) -> usize {
-    match b {
-        Buffer::F32(d) => d.len(),
-        Buffer::I32(d) => d.len(),
-        Buffer::Bool(d) => d.len(),
-    }
 }

@@ -17,21 +17,33 @@
 //!
 //! # Barriers
 //!
-//! Consecutive collectives need no barrier between them (the slot halves
-//! alternate, see [`crate::fabric`]). With `K` the number of pieces an
-//! operand is cut into to fit half a slot (1 when it fits):
+//! Over a fabric that lends (natively; see "Lending" in [`crate::fabric`]),
+//! members read each other's operands where they lie, and the collectives
+//! whose result is the same on every member build it once and share it:
+//! - `psum`, `pmax`, `pmin`, `pmean`, `all_gather`: 1 barrier up to
+//!   [`SMALL_ALLREDUCE_WORDS`] words of result, otherwise 2 (one to lend the
+//!   operands and the unwritten result, one after each member has written its
+//!   part);
+//! - `psum_scatter`, `all_to_all`, `ppermute`: 1 (`ppermute`'s result shares
+//!   the sender's buffer: nothing is copied).
+//!
+//! Through slots (the browser's fabric), consecutive collectives need no
+//! barrier between them (the slot halves alternate, see [`crate::fabric`]).
+//! With `K` the number of pieces an operand is cut into to fit half a slot
+//! (1 when it fits):
 //! - `psum`, `pmax`, `pmin`, `pmean`: 1 barrier up to
 //!   [`SMALL_ALLREDUCE_WORDS`] words, otherwise `K + 1` (reduce-scatter and
-//!   all-gather overlap, one piece apart), or 2 whatever the size over a
-//!   fabric that lends (see "Lending" in [`crate::fabric`]): members then
-//!   read each other's operands and reduced shares where they lie;
-//! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`;
-//! - `axis_index`, groups of one, empty arrays: none.
+//!   all-gather overlap, one piece apart);
+//! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`.
+//!
+//! `axis_index`, groups of one and empty arrays take none.
 
 mod exchange;
 mod layout;
+mod lent;
 pub mod lockstep;
 pub mod reduce;
+mod shared;
 
 pub use exchange::SMALL_ALLREDUCE_WORDS;
 pub use reduce::ReduceOp;
@@ -41,7 +53,7 @@ use std::sync::Arc;
 use crate::array::{Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
-use crate::fabric::Fabric;
+use crate::fabric::{Fabric, Lending};
 use crate::mesh::{fmt_names, Mesh};
 
 use exchange::{all_reduce, Exchange, Words};
@@ -129,6 +141,22 @@ pub fn axis_index(mesh: &Mesh, position: usize, axes: &[String]) -> Result<Array
     Ok(Array::scalar_i32(mesh.index_along(position, axes)? as i32))
 }
 
+fn lent_call<'a>(
+    ctx: &'a DeviceCtx<'a>,
+    lending: &'a dyn Lending,
+    what: &'a str,
+    members: &'a [usize],
+    rank: usize,
+) -> lent::LentCall<'a> {
+    lent::LentCall {
+        ctx,
+        lending,
+        what,
+        members,
+        rank,
+    }
+}
+
 /// `jax.lax.psum`: the sum of `x` over the group, on every member. Booleans
 /// are counted into int32, as in JAX.
 pub fn psum(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
@@ -152,6 +180,11 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
         return Ok(x.clone());
     }
     let what = describe(op.name(), axes, x);
+    if let Some(lending) = ctx.fabric.lending() {
+        let call = lent_call(ctx, lending, &what, &members, rank);
+        let buffer = lent::all_reduce(&call, x, op, false)?;
+        return Array::from_buffer(x.shape(), buffer);
+    }
     let n = x.size();
     let run = |put: &mut dyn FnMut(usize, &[u32])| {
         all_reduce(
@@ -213,6 +246,11 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
 pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let (members, rank) = ctx.group(axes)?;
     let what = describe("pmean", axes, x);
+    if let (Some(lending), false) = (ctx.fabric.lending(), axes.is_empty()) {
+        let call = lent_call(ctx, lending, &what, &members, rank);
+        let buffer = lent::all_reduce(&call, x, ReduceOp::Sum, true)?;
+        return Array::from_buffer(x.shape(), buffer);
+    }
     let sum = if axes.is_empty() {
         x.to_words()
     } else {
@@ -243,15 +281,19 @@ pub fn all_gather(
     axis: usize,
     tiled: bool,
 ) -> Result<Array> {
-    let (members, _) = ctx.group(axes)?;
+    let (members, rank) = ctx.group(axes)?;
     let p = members.len();
     if axes.is_empty() {
         return Ok(x.clone());
     }
     let plan = gather_plan(x.shape(), p, axis, tiled)?;
+    let what = describe("all_gather", axes, x);
+    if let Some(lending) = ctx.fabric.lending() {
+        return lent::all_gather(&lent_call(ctx, lending, &what, &members, rank), x, &plan);
+    }
     let mut out = vec![0u32; x.size() * p];
     Exchange {
-        what: &describe("all_gather", axes, x),
+        what: &what,
         group_size: p,
         chunks: 1,
         chunk_words: x.size(),
@@ -279,12 +321,17 @@ pub fn psum_scatter(
         return Ok(x.clone());
     }
     let (split, out_shape) = scatter_plan(x.shape(), p, scatter_dimension, tiled)?;
+    let what = describe("psum_scatter", axes, x);
+    if let Some(lending) = ctx.fabric.lending() {
+        let call = lent_call(ctx, lending, &what, &members, rank);
+        return lent::psum_scatter(&call, x, &split, &out_shape);
+    }
     let dtype = x.dtype();
     let pieces = split_pieces(&x.to_words(), &split, p);
     let c = split.piece_words();
     let mut acc = vec![0u32; c];
     Exchange {
-        what: &describe("psum_scatter", axes, x),
+        what: &what,
         group_size: p,
         chunks: p,
         chunk_words: c,
@@ -327,9 +374,14 @@ pub fn ppermute(
     let source_of = perm_sources(perm, p)?;
     let sends = perm.iter().any(|&(src, _)| src == rank);
     let sources: Vec<usize> = source_of[rank].map(|s| members[s]).into_iter().collect();
+    let what = describe("ppermute", axes, x);
+    if let (Some(lending), true) = (ctx.fabric.lending(), p > 1) {
+        let call = lent_call(ctx, lending, &what, &members, rank);
+        return lent::ppermute(&call, x, sources.first().copied());
+    }
     let mut out = vec![0u32; x.size()];
     Exchange {
-        what: &describe("ppermute", axes, x),
+        what: &what,
         group_size: p,
         chunks: 1,
         chunk_words: x.size(),
@@ -363,11 +415,15 @@ pub fn all_to_all(
         return Ok(x.clone());
     }
     let plan = all_to_all_plan(x.shape(), p, split_axis, concat_axis, tiled)?;
+    let what = describe("all_to_all", axes, x);
+    if let Some(lending) = ctx.fabric.lending() {
+        return lent::all_to_all(&lent_call(ctx, lending, &what, &members, rank), x, &plan);
+    }
     let pieces = split_pieces(&x.to_words(), &plan.split, p);
     let c = plan.split.piece_words();
     let mut out = vec![0u32; c * p];
     Exchange {
-        what: &describe("all_to_all", axes, x),
+        what: &what,
         group_size: p,
         chunks: p,
         chunk_words: c,

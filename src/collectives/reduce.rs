@@ -159,16 +159,25 @@ fn min_i32(a: u32, b: u32) -> u32 {
 /// converted to float32 first, as `jnp.true_divide` does) divided by the group
 /// size, as float32 words.
 pub fn mean_words(sum: &[u32], dtype: DType, count: usize) -> Vec<u32> {
+    let mut words = sum.to_vec();
+    mean_in_place(&mut words, dtype, count);
+    words
+}
+
+/// [`mean_words`] in place.
+pub fn mean_in_place(words: &mut [u32], dtype: DType, count: usize) {
     let n = count as f32;
     match dtype {
-        DType::F32 => sum
-            .iter()
-            .map(|&w| (f32::from_bits(w) / n).to_bits())
-            .collect(),
-        DType::I32 | DType::Bool => sum
-            .iter()
-            .map(|&w| ((w as i32) as f32 / n).to_bits())
-            .collect(),
+        DType::F32 => {
+            for w in words {
+                *w = (f32::from_bits(*w) / n).to_bits();
+            }
+        }
+        DType::I32 | DType::Bool => {
+            for w in words {
+                *w = ((*w as i32) as f32 / n).to_bits();
+            }
+        }
     }
 }
 

@@ -40,12 +40,14 @@
 //! - in epoch `k` a device borrows from others only what they lent in epoch
 //!   `k - 1`, and drops its borrowed references before its next barrier.
 //!
-//! Lent values are immutable while shared (`Arc<dyn Any + Send + Sync>`), so
-//! no data race is possible whatever the callers do; the protocol only decides
-//! whether a borrower finds the value it expects (a borrow is checked against
-//! the epoch tag and fails instead of returning another epoch's value) and
-//! whether a reclaimed value is free for reuse (`Arc::try_unwrap` tells). The
-//! default [`Fabric::lending`] offers nothing, and callers then use slots.
+//! Lent values are shared as `Arc<dyn Any + Send + Sync>`, immutable except
+//! through `unsafe` code that keeps to the epochs (the result buffers that
+//! the members of a group fill together, see `collectives::shared`), so safe
+//! callers cannot cause a data race; the protocol decides whether a borrower
+//! finds the value it expects (a borrow is checked against the epoch tag and
+//! fails instead of returning another epoch's value) and whether a reclaimed
+//! value is free for reuse (`Arc::try_unwrap` tells). The default
+//! [`Fabric::lending`] offers nothing, and callers then use slots.
 
 pub mod threads;
 

@@ -1,6 +1,6 @@
 //! The operations a program calls (jnp and lax), on [`Value`]s.
 //!
-//! Each is a thin layer over [`bind`]: it validates and normalises arguments
+//! Each is a thin layer over [`bind`](crate::trace::bind): it validates and normalises arguments
 //! (negative axes, keepdims, Python-scalar promotion) and emits primitives. The
 //! same functions compute eagerly on concrete arrays and record equations under
 //! a trace, and the differentiation rules are written with them.
