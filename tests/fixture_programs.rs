@@ -361,9 +361,8 @@ fn check(case: &Value, ours: &Value) -> Vec<String> {
 fn run(program: &Path, lockstep: bool) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardlab"));
     cmd.arg("run").arg(program).arg("--json");
-    if lockstep {
-        cmd.arg("--lockstep");
-    }
+    // Parallel means a thread per device for every map, however small.
+    cmd.arg(if lockstep { "--lockstep" } else { "--parallel" });
     match cmd.output() {
         Ok(out) => serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
             serde_json::json!({"error": {

@@ -54,9 +54,8 @@ fn compare(ours: &Value, jax: &Value, path: &str) -> Option<String> {
 fn run(program: &Path, lockstep: bool) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardlab"));
     cmd.arg("run").arg(program).arg("--json");
-    if lockstep {
-        cmd.arg("--lockstep");
-    }
+    // Parallel means a thread per device for every map, however small.
+    cmd.arg(if lockstep { "--lockstep" } else { "--parallel" });
     let out = cmd.output().expect("the shardlab binary runs");
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(

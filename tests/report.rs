@@ -56,8 +56,60 @@ fn report_shows_shards_and_collectives() {
         assert!(run.jaxpr.contains("psum_invariant"), "{}", run.jaxpr);
         match mode {
             Mode::Parallel => assert_eq!(run.timings.len(), 4),
-            Mode::Lockstep => assert!(run.timings.is_empty()),
+            _ => assert!(run.timings.is_empty()),
         }
+        assert_eq!(
+            run.mode,
+            if mode == Mode::Parallel {
+                "parallel"
+            } else {
+                "lockstep"
+            }
+        );
+    }
+}
+
+/// Runs `x @ w` under shard_map with x's rows split over 'x' of a mesh of
+/// 4 in `mode`; returns the report.
+fn matmul_map(mode: Mode, rows: usize, k: usize) -> report::Report {
+    let mut cfg = exec::config();
+    cfg.mode = mode;
+    exec::set_config(cfg);
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    report::start();
+    let out = ops::shard_map(
+        Box::new(|a| Ok(vec![ops::matmul(&a[0], &a[1])?])),
+        &mesh,
+        &[spec(&[&["x"]]), spec(&[])],
+        &[spec(&[&["x"]])],
+        true,
+        &[arange(&[rows, k]), arange(&[k, 2])],
+    );
+    let rep = report::take();
+    exec::set_config(exec::Config::default());
+    out.unwrap();
+    rep
+}
+
+#[test]
+fn auto_mode_runs_small_maps_in_lockstep_and_large_ones_in_parallel() {
+    // The body is one dot_general, estimated at 1 us + (rows / 4) * 2 * k *
+    // 0.05 ns per device: 8 rows of 4 give 1 us and 4096 rows of 256 give
+    // 27 us, both under the 100 us line; 4096 rows of 2048 give 211 us.
+    for (rows, k, want) in [
+        (8, 4, "lockstep"),
+        (4096, 256, "lockstep"),
+        (4096, 2048, "parallel"),
+    ] {
+        let auto = matmul_map(Mode::Auto, rows, k);
+        assert_eq!(auto.maps[0].mode, want, "{rows} x {k}");
+        let parallel = matmul_map(Mode::Parallel, rows, k);
+        assert_eq!(parallel.maps[0].mode, "parallel");
+        // Same bits whichever way it ran.
+        assert_eq!(
+            auto.maps[0].outputs[0].global.data,
+            parallel.maps[0].outputs[0].global.data
+        );
     }
 }
 
@@ -81,7 +133,11 @@ fn report_of(program: &str, lockstep: bool) -> report::Report {
     let source = std::fs::read_to_string(path).unwrap();
     let options = shardlab::python::Options {
         devices: 8,
-        lockstep,
+        mode: if lockstep {
+            shardlab::exec::Mode::Lockstep
+        } else {
+            shardlab::exec::Mode::Parallel
+        },
         ..Default::default()
     };
     report::start();

@@ -108,7 +108,11 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
 /// Runs `source` and fails if anything panicked.
 fn runs_without_panic(source: &str, lockstep: bool) -> Result<(), TestCaseError> {
     let options = Options {
-        lockstep,
+        mode: if lockstep {
+            shardlab::exec::Mode::Lockstep
+        } else {
+            shardlab::exec::Mode::Parallel
+        },
         max_steps: 200_000,
         ..Options::default()
     };

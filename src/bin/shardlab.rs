@@ -4,13 +4,14 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::json;
+use shardlab::exec::Mode;
 use shardlab::python::{run, Options};
 
 const USAGE: &str = "\
 shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulated devices
 
 Usage:
-  shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
+  shardlab run FILE.py [--devices N] [--json] [--lockstep | --parallel] [--report OUT.json]
   shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
                 [--slot-words N] [--slots-only] [--json] [--svg OUT.svg]
   shardlab --help
@@ -21,7 +22,7 @@ Commands:
 ";
 
 const RUN_USAGE: &str = "\
-Usage: shardlab run FILE.py [--devices N] [--json] [--lockstep] [--report OUT.json]
+Usage: shardlab run FILE.py [--devices N] [--json] [--lockstep | --parallel] [--report OUT.json]
 
 Runs FILE.py as JAX would, on N simulated devices.
 
@@ -31,6 +32,9 @@ Options:
                 result is the program's global `result`; on failure
                 {\"error\": {\"type\", \"message\", \"line\", \"col\"}}
   --lockstep    Run all devices in one thread, equation by equation
+  --parallel    Run every map on one thread per device, however small (by
+                default maps estimated to take under 0.1 ms per device run
+                in lockstep, where starting threads would cost more)
   --report OUT.json
                 Write what the run did to OUT.json: for every shard_map and
                 pmap, the mesh, each device's input and output shards, every
@@ -208,7 +212,8 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             "--json" => as_json = true,
-            "--lockstep" => options.lockstep = true,
+            "--lockstep" => options.mode = Mode::Lockstep,
+            "--parallel" => options.mode = Mode::Parallel,
             "--report" => match rest.next() {
                 Some(p) if !p.starts_with('-') => report_path = Some(p.clone()),
                 _ => return usage_error("--report needs an output file"),

@@ -28,8 +28,9 @@ pub use value::Obj;
 pub struct Options {
     /// Devices `jax.devices()` reports.
     pub devices: usize,
-    /// Run maps in lockstep on one thread instead of one thread per device.
-    pub lockstep: bool,
+    /// How maps run their devices: one thread each, all in one thread, or
+    /// (the default) one thread each unless the map is tiny.
+    pub mode: crate::exec::Mode,
     /// Statement and call budget.
     pub max_steps: u64,
 }
@@ -38,7 +39,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             devices: 8,
-            lockstep: false,
+            mode: crate::exec::Mode::Auto,
             max_steps: interp::DEFAULT_MAX_STEPS,
         }
     }
@@ -83,11 +84,7 @@ pub struct Outcome {
 pub fn run(source: &str, options: &Options) -> Outcome {
     let mut config = crate::exec::config();
     config.devices = options.devices;
-    config.mode = if options.lockstep {
-        crate::exec::Mode::Lockstep
-    } else {
-        crate::exec::Mode::Parallel
-    };
+    config.mode = options.mode;
     crate::exec::set_config(config);
     let lines = parse::Lines::new(source);
     let body = match parse::parse_program(source, &lines) {

@@ -425,12 +425,12 @@ pub fn map_run(
     kind: &'static str,
     mesh: &Mesh,
     body: &Jaxpr,
+    lockstep: bool,
     inputs: Vec<ShardedArray>,
     outputs: Vec<ShardedArray>,
 ) -> Result<MapRun> {
     let logs = device::take_handed().unwrap_or_default();
     let elapsed_us = logs.iter().map(|l| l.total_us).fold(0.0, f64::max);
-    let lockstep = crate::exec::config().mode == crate::exec::Mode::Lockstep;
     let timings = if lockstep {
         vec![]
     } else {

@@ -80,9 +80,15 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
     let devices = devices.max(1) as usize;
     let pool_size = POOL.with(|p| p.borrow().as_ref().map_or(0, WorkerPool::size));
     let lockstep = lockstep || pool_size < devices;
+    // The page shows every device's own timeline, which needs threads:
+    // parallel means parallel for every map here.
     let options = Options {
         devices,
-        lockstep,
+        mode: if lockstep {
+            crate::exec::Mode::Lockstep
+        } else {
+            crate::exec::Mode::Parallel
+        },
         ..Options::default()
     };
     // A cancel stops the run in progress; one stored between runs is dropped.
