@@ -88,11 +88,12 @@ pub fn markdown(r: &Report) -> String {
     s
 }
 
-/// Bus bandwidth against size, one panel per collective, one line per
-/// device count, with single-thread memcpy dashed for reference.
+/// Bus bandwidth against size, one panel per collective (each on its own
+/// scale), one line per device count, with single-thread memcpy dashed for
+/// reference.
 pub fn svg(r: &Report) -> String {
     let (pw, ph, ml, mt, mb) = (260.0, 200.0, 44.0, 24.0, 34.0);
-    let gap = 14.0;
+    let gap = 48.0;
     let panels = Collective::ALL.len() as f64;
     let width = ml + panels * (pw + gap) + 80.0;
     let height = mt + ph + mb;
@@ -100,17 +101,21 @@ pub fn svg(r: &Report) -> String {
     let mut devices: Vec<usize> = r.collectives.iter().map(|c| c.devices).collect();
     devices.sort_unstable();
     devices.dedup();
-    let ymax = r
-        .collectives
-        .iter()
-        .map(|c| c.busbw_gbs)
-        .chain(r.memcpy.iter().map(|m| m.gbs))
-        .fold(0.1f64, f64::max)
-        * 1.05;
+    // A lent ppermute copies nothing, so its "bandwidth" (size over a
+    // barrier's time) would flatten every other curve on a shared scale.
+    let ymax_of = |op: Collective| {
+        r.collectives
+            .iter()
+            .filter(|c| c.op == op)
+            .map(|c| c.busbw_gbs)
+            .chain(r.memcpy.iter().map(|m| m.gbs))
+            .fold(0.1f64, f64::max)
+            * 1.05
+    };
     let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
     let n = sizes.len().max(2) as f64 - 1.0;
     let xpos = |i: usize, x0: f64| x0 + pw * i as f64 / n;
-    let ypos = |v: f64| mt + ph * (1.0 - v / ymax);
+    let ypos = |v: f64, ymax: f64| mt + ph * (1.0 - v / ymax);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -126,13 +131,19 @@ pub fn svg(r: &Report) -> String {
     );
     for (k, op) in Collective::ALL.iter().enumerate() {
         let x0 = ml + k as f64 * (pw + gap);
+        let ymax = ymax_of(*op);
+        let title = if *op == Collective::Ppermute && !r.slots_only {
+            "ppermute (lent: nothing copied)"
+        } else {
+            op.name()
+        };
         let _ = writeln!(
             s,
             "<rect x=\"{x0:.1}\" y=\"{mt:.1}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#888\"/>\
              <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\">{}</text>",
             x0 + pw / 2.0,
             mt - 8.0,
-            op.name()
+            title
         );
         for t in 0..=4 {
             let v = ymax * t as f64 / 4.0;
@@ -142,8 +153,8 @@ pub fn svg(r: &Report) -> String {
                  <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
                 x0 + pw,
                 x0 - 2.0,
-                ypos(v) + 3.0,
-                y = ypos(v)
+                ypos(v, ymax) + 3.0,
+                y = ypos(v, ymax)
             );
         }
         for (i, &b) in sizes.iter().enumerate() {
@@ -159,7 +170,7 @@ pub fn svg(r: &Report) -> String {
             .memcpy
             .iter()
             .enumerate()
-            .map(|(i, m)| format!("{:.1},{:.1}", xpos(i, x0), ypos(m.gbs)))
+            .map(|(i, m)| format!("{:.1},{:.1}", xpos(i, x0), ypos(m.gbs, ymax)))
             .collect();
         let _ = writeln!(
             s,
@@ -174,7 +185,7 @@ pub fn svg(r: &Report) -> String {
                     r.collectives
                         .iter()
                         .find(|c| c.op == *op && c.devices == p && c.bytes == b)
-                        .map(|c| format!("{:.1},{:.1}", xpos(i, x0), ypos(c.busbw_gbs)))
+                        .map(|c| format!("{:.1},{:.1}", xpos(i, x0), ypos(c.busbw_gbs, ymax)))
                 })
                 .collect();
             let _ = writeln!(
