@@ -78,6 +78,31 @@ pub enum Buffer {
     Bool(Arc<[bool]>),
 }
 
+impl Buffer {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::F32(d) => d.len(),
+            Buffer::I32(d) => d.len(),
+            Buffer::Bool(d) => d.len(),
+        }
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Buffer::F32(_) => DType::F32,
+            Buffer::I32(_) => DType::I32,
+            Buffer::Bool(_) => DType::Bool,
+        }
+    }
+}
+
 /// A contiguous row-major n-d array.
 #[derive(Clone, PartialEq)]
 pub struct Array {
@@ -129,12 +154,7 @@ impl Array {
 
     /// Builds an array from a buffer; fails if the lengths disagree.
     pub fn from_buffer(shape: &[usize], buffer: Buffer) -> Result<Array> {
-        let len = match &buffer {
-            Buffer::F32(d) => d.len(),
-            Buffer::I32(d) => d.len(),
-            Buffer::Bool(d) => d.len(),
-        };
-        Self::check_len(shape, len)?;
+        Self::check_len(shape, buffer.len())?;
         Ok(Array {
             shape: shape.to_vec(),
             buffer,
@@ -214,11 +234,7 @@ impl Array {
 
     /// The element type.
     pub fn dtype(&self) -> DType {
-        match self.buffer {
-            Buffer::F32(_) => DType::F32,
-            Buffer::I32(_) => DType::I32,
-            Buffer::Bool(_) => DType::Bool,
-        }
+        self.buffer.dtype()
     }
 
     /// The elements.

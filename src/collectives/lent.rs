@@ -71,7 +71,7 @@ struct Offer {
 /// Operands of at most [`SMALL_ALLREDUCE_WORDS`] words are folded whole by
 /// every member into its own result after step 1, with one barrier: a second
 /// barrier costs more than the redundant additions.
-pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -> Result<Buffer> {
+pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -> Result<Array> {
     let (lending, what, members, rank) = (call.lending, call.what, call.members, call.rank);
     let (fabric, me) = (call.ctx.fabric, call.ctx.position);
     let (n, p, dtype) = (x.size(), members.len(), x.dtype());
@@ -94,11 +94,11 @@ pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -
         .iter()
         .map(|&m| borrowed::<Offer>(lending, m, e0, what))
         .collect::<Result<Vec<_>>>()?;
-    if let Some(o) = offers.iter().find(|o| buffer_len(&o.input) != n) {
+    if let Some(o) = offers.iter().find(|o| o.input.len() != n) {
         return Err(err!(
             RuntimeError,
             "{what}: a member lent {} elements instead of {n}",
-            buffer_len(&o.input)
+            o.input.len()
         ));
     }
     // Folds elements `at..at + block.len()` of every operand into `block`.
@@ -114,7 +114,7 @@ pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -
     if small {
         let mut words = vec![0u32; n];
         reduce_into(0, &mut words);
-        return Array::from_words(&[n], out_dtype, &words).map(|a| a.buffer().clone());
+        return Array::from_words(x.shape(), out_dtype, &words);
     }
     let out = offers[0]
         .out
@@ -137,15 +137,8 @@ pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -
     fabric.barrier(me, what)?;
     // SAFETY: every member wrote its share before entering the barrier just
     // passed, the shares cover `out`, and nobody writes it after.
-    Ok(unsafe { out.into_buffer(out_dtype) })
-}
-
-fn buffer_len(b: &Buffer) -> usize {
-    match b {
-        Buffer::F32(d) => d.len(),
-        Buffer::I32(d) => d.len(),
-        Buffer::Bool(d) => d.len(),
-    }
+    let buffer = unsafe { out.into_buffer(out_dtype) };
+    Array::from_buffer(x.shape(), buffer)
 }
 
 /// Lends `x`'s buffer, passes a barrier, and borrows the buffers that the
@@ -159,12 +152,12 @@ fn exchange_operands(call: &LentCall, x: &Array, from: &[usize]) -> Result<Vec<A
     from.iter()
         .map(|&m| {
             let b = borrowed::<Buffer>(lending, m, e0, what)?;
-            if buffer_len(&b) != x.size() || buffer_dtype(&b) != x.dtype() {
+            if b.len() != x.size() || b.dtype() != x.dtype() {
                 return Err(err!(
                     RuntimeError,
                     "{what}: device {m} lent {} elements of {} instead of {} of {}",
-                    buffer_len(&b),
-                    buffer_dtype(&b).name(),
+                    b.len(),
+                    b.dtype().name(),
                     x.size(),
                     x.dtype().name()
                 ));
@@ -279,12 +272,4 @@ pub(crate) fn all_to_all(call: &LentCall, x: &Array, plan: &AllToAllPlan) -> Res
         }
     }
     Array::from_words(&plan.gather.out_shape, x.dtype(), &out)
-}
-
-fn buffer_dtype(b: &Buffer) -> DType {
-    match b {
-        Buffer::F32(_) => DType::F32,
-        Buffer::I32(_) => DType::I32,
-        Buffer::Bool(_) => DType::Bool,
-    }
 }

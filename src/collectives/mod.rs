@@ -181,9 +181,12 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
     }
     let what = describe(op.name(), axes, x);
     if let Some(lending) = ctx.fabric.lending() {
-        let call = lent_call(ctx, lending, &what, &members, rank);
-        let buffer = lent::all_reduce(&call, x, op, false)?;
-        return Array::from_buffer(x.shape(), buffer);
+        return lent::all_reduce(
+            &lent_call(ctx, lending, &what, &members, rank),
+            x,
+            op,
+            false,
+        );
     }
     let n = x.size();
     let run = |put: &mut dyn FnMut(usize, &[u32])| {
@@ -248,8 +251,7 @@ pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
     let what = describe("pmean", axes, x);
     if let (Some(lending), false) = (ctx.fabric.lending(), axes.is_empty()) {
         let call = lent_call(ctx, lending, &what, &members, rank);
-        let buffer = lent::all_reduce(&call, x, ReduceOp::Sum, true)?;
-        return Array::from_buffer(x.shape(), buffer);
+        return lent::all_reduce(&call, x, ReduceOp::Sum, true);
     }
     let sum = if axes.is_empty() {
         x.to_words()
