@@ -212,11 +212,6 @@ pub fn recording() -> bool {
     REPORT.with(|r| r.borrow().is_some())
 }
 
-/// Maps recorded so far on this thread (0 when not recording).
-pub fn map_count() -> usize {
-    REPORT.with(|r| r.borrow().as_ref().map_or(0, |rep| rep.maps.len()))
-}
-
 /// Adds a map run to the report being recorded.
 pub fn push(run: MapRun) {
     REPORT.with(|r| {
@@ -226,7 +221,8 @@ pub fn push(run: MapRun) {
     });
 }
 
-/// How many maps have been recorded so far (0 when not recording).
+/// How many maps have been recorded so far on this thread (0 when not
+/// recording).
 pub fn maps_recorded() -> usize {
     REPORT.with(|r| r.borrow().as_ref().map_or(0, |rep| rep.maps.len()))
 }

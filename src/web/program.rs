@@ -147,7 +147,7 @@ fn report_progress() {
         }
         p.last_ms = now;
         let update = super::job::message(&[
-            ("maps", (crate::report::map_count() as f64).into()),
+            ("maps", (crate::report::maps_recorded() as f64).into()),
             ("elapsed_ms", (now - p.start_ms).into()),
         ]);
         // A listener that throws is not the run's concern.
