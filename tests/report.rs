@@ -131,7 +131,7 @@ fn nothing_is_recorded_unless_asked() {
 fn report_of(program: &str, lockstep: bool) -> report::Report {
     let path = format!("{}/tests/programs/{program}", env!("CARGO_MANIFEST_DIR"));
     let source = std::fs::read_to_string(path).unwrap();
-    let options = shardlab::python::Options {
+    let options = shardlab::program::Options {
         devices: 8,
         mode: if lockstep {
             shardlab::exec::Mode::Lockstep
@@ -141,7 +141,7 @@ fn report_of(program: &str, lockstep: bool) -> report::Report {
         ..Default::default()
     };
     report::start();
-    let outcome = shardlab::python::run(&source, &options);
+    let outcome = shardlab::program::run(&source, &options);
     let rep = report::take();
     exec::set_config(exec::Config::default());
     assert!(outcome.error.is_none(), "{:?}", outcome.error);

@@ -9,7 +9,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use proptest::prelude::*;
-use shardlab::python::{run, Options};
+use shardlab::program::{run, Options};
 
 fn corpus() -> Vec<String> {
     let dir = format!("{}/tests/programs", env!("CARGO_MANIFEST_DIR"));

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use shardlab::exec::Mode;
-use shardlab::python::{run, Options};
+use shardlab::program::{run, Options};
 
 const USAGE: &str = "\
 shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulated devices

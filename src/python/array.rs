@@ -449,7 +449,8 @@ fn method(
 }
 
 fn jnp_method(interp: &mut Interp, x: &Value, jnp_name: &str) -> Result<Obj> {
-    let f = super::modules::numpy::jnp_function(interp, jnp_name)?;
+    let jnp = interp.import("jax.numpy")?;
+    let f = super::ops::getattr(interp, &jnp, jnp_name)?;
     Ok(Obj::Method(Rc::new((Obj::Array(x.clone()), f))))
 }
 
@@ -569,4 +570,10 @@ pub fn tolist(a: &Array) -> Result<Obj> {
         )
     }
     Ok(rec(a, a.shape(), 0))
+}
+
+/// `jnp.float32(x)` and the other dtypes called as functions.
+pub fn cast_to(d: DType, a: Args) -> Result<Obj> {
+    let v = to_value(&a.req(Some(0), "x", d.name())?)?;
+    Ok(Obj::Array(jops::convert(&v, d)?))
 }

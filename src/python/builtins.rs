@@ -337,10 +337,8 @@ fn len_of(o: &Obj) -> Result<i64> {
             Some(&n) => n as i64,
             None => bail!(TypeError, "len() of unsized object"),
         },
-        Obj::Devices(d) => d.shape.first().copied().unwrap_or(0) as i64,
-        Obj::Spec(s) => s.0.len() as i64,
-        Obj::Instance(i) if super::modules::instance_items(i).is_some() => {
-            super::modules::instance_items(i).map_or(Ok(0), |r| r.map(|v| v.len() as i64))?
+        Obj::Lib(_) | Obj::Instance(_) if o.behaviour().is_some_and(|b| b.items(o).is_some()) => {
+            iterate(o)?.len() as i64
         }
         other => bail!(
             TypeError,

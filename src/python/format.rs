@@ -89,9 +89,11 @@ pub fn str_of(o: &Obj) -> String {
         Obj::Str(s) => s.to_string(),
         Obj::Array(v) => array_str(v),
         Obj::Exc(e) => e.1.clone(),
-        Obj::Jaxpr(j) => j.to_string(),
         Obj::DType(d) => d.name().to_string(),
-        Obj::Instance(i) => super::modules::instance_str(i).unwrap_or_else(|| repr_of(o)),
+        Obj::Lib(_) | Obj::Instance(_) => o
+            .behaviour()
+            .and_then(|b| b.str(o).or_else(|| b.repr(o)))
+            .unwrap_or_else(|| repr_of(o)),
         _ => repr_of(o),
     }
 }
@@ -144,32 +146,24 @@ pub fn repr_of(o: &Obj) -> String {
         Obj::Func(f) => format!("<function {}>", f.name),
         Obj::Native(n) => format!("<function {}>", n.name),
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
-        Obj::Instance(i) => super::modules::instance_repr(i)
+        Obj::Instance(i) => o
+            .behaviour()
+            .and_then(|b| b.repr(o))
             .unwrap_or_else(|| format!("<__main__.{} object>", i.class.name)),
+        Obj::Lib(x) => x
+            .repr(o)
+            .unwrap_or_else(|| format!("<{} object>", x.type_name())),
         Obj::Method(m) => format!("<bound method of {}>", repr_of(&m.0)),
         Obj::Module(m) => format!("<module '{}'>", m.name),
-        Obj::Mesh(m) => super::modules::sharding::mesh_repr(m),
-        Obj::Spec(s) => format!("{s}"),
-        Obj::Sharding(s) => format!(
-            "NamedSharding(mesh={}, spec={}, memory_kind=unpinned_host)",
-            super::modules::sharding::mesh_shape_repr(&s.mesh),
-            s.spec
-        ),
-        Obj::Device(i) => format!("CpuDevice(id={i})"),
-        Obj::Devices(d) => {
-            let items: Vec<Obj> = d.ids.iter().map(|&i| Obj::Device(i)).collect();
-            format!("array({})", repr_nested(&items, &d.shape))
-        }
         Obj::ExcClass(k) => format!("<class '{}'>", k.python_name()),
         // A KeyError's message is already the repr of the missing key.
         Obj::Exc(e) if e.0 == crate::error::ErrorKind::KeyError => format!("KeyError({})", e.1),
         Obj::Exc(e) => format!("{}({})", e.0.python_name(), str_repr(&e.1)),
-        Obj::Jaxpr(j) => j.to_string(),
         Obj::Type(t) => format!("<class '{t}'>"),
     }
 }
 
-fn repr_nested(items: &[Obj], shape: &[usize]) -> String {
+pub fn repr_nested(items: &[Obj], shape: &[usize]) -> String {
     if shape.len() <= 1 {
         return format!("[{}]", seq_repr(items));
     }

@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::{bail, err};
 
 use super::format;
+use super::import::Library;
 use super::ops;
 use super::parse::Lines;
 use super::value::{Args, Class, Dict, Function, Instance, Obj};
@@ -76,6 +77,8 @@ pub struct Interp {
     pub modules: HashMap<String, Obj>,
     /// Depth of nested Python calls (a guard against runaway recursion).
     pub depth: usize,
+    /// The importable modules.
+    pub library: Rc<dyn Library>,
 }
 
 fn name_of(id: &ast::Identifier) -> String {
@@ -84,7 +87,7 @@ fn name_of(id: &ast::Identifier) -> String {
 
 impl Interp {
     /// An interpreter for a program whose text has the line table `lines`.
-    pub fn new(lines: Lines) -> Interp {
+    pub fn new(lines: Lines, library: Rc<dyn Library>) -> Interp {
         let mut interp = Interp {
             globals: ScopeData::new(None),
             builtins: HashMap::new(),
@@ -95,6 +98,7 @@ impl Interp {
             err_loc: None,
             modules: HashMap::new(),
             depth: 0,
+            library,
         };
         super::builtins::install(&mut interp);
         interp
@@ -211,11 +215,7 @@ impl Interp {
                         Obj::Dict(Rc::new(RefCell::new(annotations))),
                     ));
                 }
-                let class = Obj::Class(Rc::new(Class {
-                    name: name_of(&c.name),
-                    bases,
-                    attrs: RefCell::new(attrs),
-                }));
+                let class = Obj::Class(Rc::new(Class::new(name_of(&c.name), bases, attrs)));
                 let mut obj = class;
                 for d in c.decorator_list.iter().rev() {
                     let dec = self.eval(d, scope)?;
@@ -297,12 +297,12 @@ impl Interp {
             Stmt::Import(i) => {
                 for alias in &i.names {
                     let full = name_of(&alias.name);
-                    let module = super::modules::import(self, &full)?;
+                    let module = self.import(&full)?;
                     match &alias.asname {
                         Some(a) => self.set_var(scope, &name_of(a), module),
                         None => {
                             let top = full.split('.').next().unwrap_or(&full).to_string();
-                            let top_mod = super::modules::import(self, &top)?;
+                            let top_mod = self.import(&top)?;
                             self.set_var(scope, &top, top_mod);
                         }
                     }
@@ -316,7 +316,7 @@ impl Interp {
                     );
                 };
                 let mname = name_of(m);
-                let module = super::modules::import(self, &mname)?;
+                let module = self.import(&mname)?;
                 for alias in &i.names {
                     let n = name_of(&alias.name);
                     if n == "*" {
@@ -327,15 +327,13 @@ impl Interp {
                     }
                     let v = match ops::getattr(self, &module, &n) {
                         Ok(v) => v,
-                        Err(_) => {
-                            super::modules::import(self, &format!("{mname}.{n}")).map_err(|e| {
-                                if e.kind == ErrorKind::NotImplementedError {
-                                    e
-                                } else {
-                                    err!(NameError, "cannot import name '{n}' from '{mname}'")
-                                }
-                            })?
-                        }
+                        Err(_) => self.import(&format!("{mname}.{n}")).map_err(|e| {
+                            if e.kind == ErrorKind::NotImplementedError {
+                                e
+                            } else {
+                                err!(NameError, "cannot import name '{n}' from '{mname}'")
+                            }
+                        })?,
                     };
                     let bind = alias.asname.as_ref().map(name_of).unwrap_or(n);
                     self.set_var(scope, &bind, v);
@@ -870,7 +868,11 @@ impl Interp {
                 Ok(Obj::Exc(Rc::new((*k, msg))))
             }
             Obj::Type(t) => super::builtins::call_type(self, t, args),
-            Obj::DType(d) => super::modules::numpy::cast_to(self, *d, args),
+            Obj::DType(d) => super::array::cast_to(*d, args),
+            Obj::Lib(o) => match o.clone().call(self, f, args) {
+                Some(r) => r,
+                None => bail!(TypeError, "'{}' object is not callable", o.type_name()),
+            },
             other => bail!(TypeError, "'{}' object is not callable", other.type_name()),
         }
     }

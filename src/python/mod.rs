@@ -1,20 +1,26 @@
-//! The Python front end: runs JAX program text on shardlab's engine.
+//! The Python interpreter core: runs program text on shardlab's engine.
 //!
 //! [`run`] parses a program with `rustpython-parser`, interprets it with a
-//! small tree-walking interpreter whose `jax`, `jax.numpy`, `jax.lax`,
-//! `jax.sharding` and `numpy` modules call the engine, and returns what the
-//! program printed, its global `result`, or the exception it raised with the
-//! line and column where it was raised.
+//! tree-walking interpreter, and returns what the program printed, its global
+//! `result`, or the exception it raised with the line and column where it was
+//! raised. The core knows Python's own types, the engine's arrays and nothing
+//! else: the importable modules (`jax`, `numpy`, `flax`, `optax`, the standard
+//! modules) live in `crate::modules` and reach the core through two traits,
+//! [`import::Library`] (import by name) and [`object::Object`] (the behaviour
+//! of the objects they define). This module never names them.
 
-mod array;
-mod builtins;
-mod format;
-mod interp;
-mod modules;
-mod ops;
-mod parse;
-mod pytree;
-mod value;
+pub mod array;
+pub mod builtins;
+pub mod format;
+pub mod import;
+pub mod interp;
+pub mod object;
+pub mod ops;
+pub mod parse;
+pub mod pytree;
+pub mod value;
+
+use std::rc::Rc;
 
 use serde_json::json;
 
@@ -80,8 +86,8 @@ pub struct Outcome {
     pub error: Option<PyError>,
 }
 
-/// Runs a program.
-pub fn run(source: &str, options: &Options) -> Outcome {
+/// Runs a program with the modules of `library`.
+pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) -> Outcome {
     let mut config = crate::exec::config();
     config.devices = options.devices;
     config.mode = options.mode;
@@ -101,7 +107,7 @@ pub fn run(source: &str, options: &Options) -> Outcome {
             }
         }
     };
-    let mut it = interp::Interp::new(lines);
+    let mut it = interp::Interp::new(lines, library);
     it.max_steps = options.max_steps;
     let r = it.run_module(&body);
     let stdout = std::mem::take(&mut it.out);

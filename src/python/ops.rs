@@ -82,30 +82,9 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
             }
             out
         }
-        Obj::Devices(d) => {
-            if d.shape.len() == 1 {
-                d.ids.iter().map(|&i| Obj::Device(i)).collect()
-            } else {
-                let inner: usize = d.shape[1..].iter().product();
-                d.ids
-                    .chunks(inner)
-                    .map(|c| {
-                        Obj::Devices(Rc::new(super::value::DeviceArray {
-                            shape: d.shape[1..].to_vec(),
-                            ids: c.to_vec(),
-                        }))
-                    })
-                    .collect()
-            }
-        }
-        Obj::Spec(s) => {
-            s.0.iter()
-                .map(super::modules::sharding::spec_entry_obj)
-                .collect()
-        }
-        Obj::Instance(i) => match super::modules::instance_items(i) {
+        Obj::Lib(_) | Obj::Instance(_) => match v.behaviour().and_then(|b| b.items(v)) {
             Some(items) => items?,
-            None => bail!(TypeError, "'{}' object is not iterable", i.class.name),
+            None => bail!(TypeError, "'{}' object is not iterable", v.type_name()),
         },
         other => bail!(TypeError, "'{}' object is not iterable", other.type_name()),
     })
@@ -129,9 +108,9 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
                     .all(|(k, v)| y.get(k).map(|w| py_eq(v, &w)).unwrap_or(false))
         }
         (Obj::DType(x), Obj::DType(y)) => x == y,
-        (Obj::Spec(x), Obj::Spec(y)) => x == y,
-        (Obj::Mesh(x), Obj::Mesh(y)) => x == y,
-        (Obj::Device(x), Obj::Device(y)) => x == y,
+        (Obj::Lib(x), _) => x
+            .eq(a, b)
+            .unwrap_or(matches!(b, Obj::Lib(y) if Rc::ptr_eq(x, y))),
         (Obj::Type(x), Obj::Type(y)) => x == y,
         (Obj::Class(x), Obj::Class(y)) => Rc::ptr_eq(x, y),
         (Obj::Instance(x), Obj::Instance(y)) => Rc::ptr_eq(x, y),
@@ -292,7 +271,7 @@ fn operand_or_none(o: &Obj) -> Option<Obj> {
     match o {
         Obj::Array(_) | Obj::Bool(_) | Obj::Int(_) | Obj::Float(_) => Some(o.clone()),
         Obj::List(_) | Obj::Tuple(_) => to_value(o).ok().map(Obj::Array),
-        Obj::Instance(i) => super::modules::instance_array(i),
+        Obj::Lib(_) | Obj::Instance(_) => o.behaviour().and_then(|b| b.array(o)),
         _ => None,
     }
 }
@@ -473,7 +452,7 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
     }
     let is_array = |o: &Obj| match o {
         Obj::Array(_) => true,
-        Obj::Instance(i) => super::modules::instance_array(i).is_some(),
+        Obj::Lib(_) | Obj::Instance(_) => o.behaviour().and_then(|b| b.array(o)).is_some(),
         _ => false,
     };
     if is_array(a) || is_array(b) {
@@ -686,18 +665,17 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
             .get(k)
             .ok_or_else(|| err!(KeyError, "{}", format::repr_of(k))),
         Obj::Array(x) => Ok(Obj::Array(array_getitem(x, k)?)),
-        Obj::Devices(d) => super::modules::numpy::devices_getitem(d, k),
-        Obj::Spec(s) => {
-            let items: Vec<Obj> =
-                s.0.iter()
-                    .map(super::modules::sharding::spec_entry_obj)
-                    .collect();
-            getitem(interp, &Obj::tuple(items), k)
+        Obj::Instance(_) | Obj::Lib(_) => {
+            if let Obj::Instance(i) = v {
+                if let Some(f) = i.class.lookup("__getitem__") {
+                    return interp.call(&f, Args::new(vec![v.clone(), k.clone()]));
+                }
+            }
+            match v.behaviour().and_then(|b| b.getitem(interp, v, k)) {
+                Some(r) => r,
+                None => bail!(TypeError, "'{}' object is not subscriptable", v.type_name()),
+            }
         }
-        Obj::Instance(i) => match i.class.lookup("__getitem__") {
-            Some(f) => interp.call(&f, Args::new(vec![v.clone(), k.clone()])),
-            None => bail!(TypeError, "'{}' object is not subscriptable", i.class.name),
-        },
         Obj::Native(n) if n.name == "at" => {
             // x.at[idx]: the native stands for the indexer; calling it with the
             // index gives the updater object.
@@ -800,7 +778,10 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
     match v {
         Obj::Module(m) => match m.get(name) {
             Some(x) => Ok(x),
-            None => super::modules::module_attr_missing(interp, &m.name, name),
+            None => {
+                let library = interp.library.clone();
+                library.missing_attr(interp, &m.name, name)
+            }
         },
         Obj::Instance(i) => {
             if let Some((_, x)) = i.attrs.borrow().iter().find(|(k, _)| k == name) {
@@ -814,11 +795,18 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
                     Ok(Obj::Method(Rc::new((v.clone(), f))))
                 }
                 Some(x) => Ok(x),
-                None => bail!(
-                    AttributeError,
-                    "'{}' object has no attribute '{name}'",
-                    i.class.name
-                ),
+                None => {
+                    if let Some(b) = i.class.native() {
+                        if let Some(x) = b.getattr(interp, v, name)? {
+                            return Ok(x);
+                        }
+                    }
+                    bail!(
+                        AttributeError,
+                        "'{}' object has no attribute '{name}'",
+                        i.class.name
+                    )
+                }
             }
         }
         Obj::Class(c) => match name {
@@ -857,13 +845,7 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
                 Ok(Obj::Bool(f.fract() == 0.0))
             }))
         }
-        Obj::Mesh(_) | Obj::Spec(_) | Obj::Sharding(_) | Obj::Device(_) | Obj::Devices(_) => {
-            super::modules::sharding::attr(interp, v, name)
-        }
-        Obj::Jaxpr(_) => match name {
-            "jaxpr" => Ok(v.clone()),
-            _ => Err(missing()),
-        },
+        Obj::Lib(x) => x.getattr(interp, v, name)?.ok_or_else(missing),
         Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) => {
             super::builtins::method(v, name).ok_or_else(missing)
         }

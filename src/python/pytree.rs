@@ -27,7 +27,7 @@ pub enum TreeDef {
     /// A dict; keys in sorted order, as JAX flattens them.
     Dict(Vec<(Obj, TreeDef)>),
     /// An instance registered as a pytree node (see
-    /// `modules::pytree_children`): its class, the attributes kept as they
+    /// `Object::children`): its class, the attributes kept as they
     /// are, and the subtrees of its child attributes.
     Instance(Obj, Vec<(String, Obj)>, Vec<(String, TreeDef)>),
 }
@@ -111,7 +111,7 @@ fn flatten_into(o: &Obj, leaves: &mut Vec<Obj>) -> TreeDef {
                     .collect(),
             )
         }
-        Obj::Instance(i) => match super::modules::pytree_children(i) {
+        Obj::Instance(i) => match o.behaviour().and_then(|b| b.children(o)) {
             Some(names) => {
                 let attrs = i.attrs.borrow().clone();
                 let statics = attrs

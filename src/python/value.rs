@@ -8,11 +8,10 @@ use rustpython_parser::ast;
 
 use crate::array::DType;
 use crate::error::{ErrorKind, Result};
-use crate::mesh::Mesh;
-use crate::sharding::PartitionSpec;
 use crate::trace::Value;
 
 use super::interp::{Interp, Scope};
+use super::object::Object;
 
 /// Positional and keyword arguments of a call.
 #[derive(Clone, Default)]
@@ -86,9 +85,29 @@ pub struct Class {
     pub bases: Vec<Rc<Class>>,
     /// Class attributes and methods.
     pub attrs: RefCell<Vec<(String, Obj)>>,
+    /// The behaviour a library gives the instances of this class and of its
+    /// subclasses (see [`Object`]).
+    pub native: Option<Rc<dyn Object>>,
 }
 
 impl Class {
+    /// A class with no native behaviour.
+    pub fn new(name: impl Into<String>, bases: Vec<Rc<Class>>, attrs: Vec<(String, Obj)>) -> Class {
+        Class {
+            name: name.into(),
+            bases,
+            attrs: RefCell::new(attrs),
+            native: None,
+        }
+    }
+
+    /// The native behaviour of this class or its nearest base that has one.
+    pub fn native(&self) -> Option<Rc<dyn Object>> {
+        self.native
+            .clone()
+            .or_else(|| self.bases.iter().find_map(|b| b.native()))
+    }
+
     /// Looks an attribute up on this class and its bases.
     pub fn lookup(&self, name: &str) -> Option<Obj> {
         if let Some((_, v)) = self.attrs.borrow().iter().find(|(k, _)| k == name) {
@@ -123,24 +142,6 @@ impl Module {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.clone())
     }
-}
-
-/// `np.array(jax.devices()[:n]).reshape(...)`: an n-d array of device ids.
-#[derive(Clone, Debug)]
-pub struct DeviceArray {
-    /// Shape of the array.
-    pub shape: Vec<usize>,
-    /// Device ids, row-major.
-    pub ids: Vec<usize>,
-}
-
-/// `jax.sharding.NamedSharding(mesh, spec)`.
-#[derive(Clone, Debug)]
-pub struct NamedSharding {
-    /// The mesh.
-    pub mesh: Rc<Mesh>,
-    /// The spec.
-    pub spec: PartitionSpec,
 }
 
 /// An ordered dictionary; keys compare by Python equality.
@@ -225,22 +226,12 @@ pub enum Obj {
     Method(Rc<(Obj, Obj)>),
     /// A module.
     Module(Rc<Module>),
-    /// `jax.sharding.Mesh`.
-    Mesh(Rc<Mesh>),
-    /// `PartitionSpec`.
-    Spec(Rc<PartitionSpec>),
-    /// `NamedSharding`.
-    Sharding(Rc<NamedSharding>),
-    /// One device from `jax.devices()`.
-    Device(usize),
-    /// An n-d array of devices.
-    Devices(Rc<DeviceArray>),
+    /// An object of a type a library defines (see [`Object`]).
+    Lib(Rc<dyn Object>),
     /// An exception class such as `ValueError`.
     ExcClass(ErrorKind),
     /// A raised or constructed exception.
     Exc(Rc<(ErrorKind, String)>),
-    /// The printed form of a jaxpr from `jax.make_jaxpr`.
-    Jaxpr(Rc<str>),
     /// A Python type object such as `int` used with isinstance.
     Type(&'static str),
 }
@@ -270,6 +261,37 @@ impl Obj {
             name: name.into(),
             f: Rc::new(f),
         }))
+    }
+
+    /// A library object.
+    pub fn lib(o: impl Object) -> Obj {
+        Obj::Lib(Rc::new(o))
+    }
+
+    /// The library object inside, when it is a `T`.
+    pub fn downcast<T: Object>(&self) -> Option<&T> {
+        match self {
+            Obj::Lib(o) => o.downcast::<T>(),
+            _ => None,
+        }
+    }
+
+    /// The shared library object inside, when it is a `T`.
+    pub fn downcast_rc<T: Object>(&self) -> Option<Rc<T>> {
+        match self {
+            Obj::Lib(o) => super::object::downcast_rc::<T>(o),
+            _ => None,
+        }
+    }
+
+    /// The library behaviour of this object: its own for a library object,
+    /// its class's for an instance of a library class (or a subclass of one).
+    pub fn behaviour(&self) -> Option<Rc<dyn Object>> {
+        match self {
+            Obj::Lib(o) => Some(o.clone()),
+            Obj::Instance(i) => i.class.native(),
+            _ => None,
+        }
     }
 
     /// The number, for bools, ints and floats.
@@ -305,14 +327,9 @@ impl Obj {
             Obj::Instance(i) => i.class.name.clone(),
             Obj::Method(_) => "method".into(),
             Obj::Module(_) => "module".into(),
-            Obj::Mesh(_) => "Mesh".into(),
-            Obj::Spec(_) => "PartitionSpec".into(),
-            Obj::Sharding(_) => "NamedSharding".into(),
-            Obj::Device(_) => "CpuDevice".into(),
-            Obj::Devices(_) => "ndarray".into(),
+            Obj::Lib(o) => o.type_name(),
             Obj::ExcClass(_) | Obj::Type(_) => "type".into(),
             Obj::Exc(e) => e.0.python_name().into(),
-            Obj::Jaxpr(_) => "ClosedJaxpr".into(),
         }
     }
 }

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use super::clock::now_ms;
 use super::fabric::shared_memory_available;
 use super::pool::{start_workers, WorkerPool};
-use crate::python::{run, Options};
+use crate::program::{run, Options};
 use crate::report::Report;
 
 thread_local! {

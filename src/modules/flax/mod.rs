@@ -25,16 +25,17 @@ use crate::random::Key;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
-use super::super::array::to_value;
-use super::super::builtins::to_int;
-use super::super::format::{repr_of, str_of};
-use super::super::interp::Interp;
-use super::super::ops::{iterate, truthy};
-use super::super::pytree::{flatten, leaf_values, unflatten, value_objs};
-use super::super::value::{Args, Class, Dict, Instance, Obj};
 use super::jax::split_aux;
 use super::random::{keys_of, one_key};
 use super::Builder;
+use crate::python::array::to_value;
+use crate::python::builtins::to_int;
+use crate::python::format::{repr_of, str_of};
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::ops::{iterate, truthy};
+use crate::python::pytree::{flatten, leaf_values, unflatten, value_objs};
+use crate::python::value::{Args, Class, Dict, Instance, Obj};
 
 // ---------------------------------------------------------------- helpers
 
@@ -60,11 +61,39 @@ fn marked(i: &Instance, marker: &str) -> bool {
 }
 
 fn new_class(name: &str, bases: Vec<Rc<Class>>, attrs: Vec<(String, Obj)>) -> Rc<Class> {
-    Rc::new(Class {
-        name: name.to_string(),
-        bases,
-        attrs: RefCell::new(attrs),
-    })
+    Rc::new(Class::new(name, bases, attrs))
+}
+
+/// A root class of nnx (Module, Variable, State), whose instances and their
+/// subclasses' instances are pytree nodes with nnx's reprs.
+fn nnx_root_class(name: &str, attrs: Vec<(String, Obj)>) -> Rc<Class> {
+    let mut class = Class::new(name, vec![], attrs);
+    class.native = Some(Rc::new(NnxNode));
+    Rc::new(class)
+}
+
+/// The behaviour nnx's root classes give their instances.
+struct NnxNode;
+
+impl Object for NnxNode {
+    fn type_name(&self) -> String {
+        "Module".into()
+    }
+
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let Obj::Instance(i) = this else { return None };
+        instance_repr(i)
+    }
+
+    fn array(&self, this: &Obj) -> Option<Obj> {
+        let Obj::Instance(i) = this else { return None };
+        variable_value(i)
+    }
+
+    fn children(&self, this: &Obj) -> Option<Vec<String>> {
+        let Obj::Instance(i) = this else { return None };
+        pytree_children(i)
+    }
 }
 
 fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
@@ -126,7 +155,7 @@ fn is_state(i: &Instance) -> bool {
 fn is_data(o: &Obj) -> bool {
     match o {
         Obj::Array(_) => true,
-        Obj::Instance(i) => super::pytree_children(i).is_some(),
+        Obj::Instance(_) => o.behaviour().and_then(|b| b.children(o)).is_some(),
         Obj::List(l) => l.borrow().iter().any(is_data),
         Obj::Tuple(t) => t.iter().any(is_data),
         Obj::Dict(d) => d.borrow().items.iter().any(|(_, v)| is_data(v)),
@@ -136,7 +165,7 @@ fn is_data(o: &Obj) -> bool {
 
 /// Children of nnx modules (data attributes, sorted), variables (`value`)
 /// and states (their keys).
-pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
+fn pytree_children(i: &Instance) -> Option<Vec<String>> {
     if is_variable(i) {
         return Some(vec!["value".into()]);
     }
@@ -160,7 +189,7 @@ pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
 }
 
 /// The value of an `nnx.Variable`, for arithmetic on it.
-pub fn variable_value(i: &Instance) -> Option<Obj> {
+fn variable_value(i: &Instance) -> Option<Obj> {
     if is_variable(i) {
         iattr(i, "value")
     } else {
@@ -222,7 +251,7 @@ fn state_body(i: &Instance) -> String {
 }
 
 /// `repr` of variables and states.
-pub fn instance_repr(i: &Instance) -> Option<String> {
+fn instance_repr(i: &Instance) -> Option<String> {
     if is_variable(i) {
         return Some(variable_repr(i));
     }

@@ -5,14 +5,14 @@ use crate::error::Result;
 use crate::trace::Value;
 use crate::{bail, ops as jops};
 
-use super::super::array::to_value;
-use super::super::builtins::to_int;
-use super::super::format::str_of;
-use super::super::interp::Interp;
-use super::super::ops::{iterate, truthy};
-use super::super::pytree::{flatten, unflatten};
-use super::super::value::{Args, Obj};
 use super::Builder;
+use crate::python::array::to_value;
+use crate::python::builtins::to_int;
+use crate::python::format::str_of;
+use crate::python::interp::Interp;
+use crate::python::ops::{iterate, truthy};
+use crate::python::pytree::{flatten, unflatten};
+use crate::python::value::{Args, Obj};
 
 /// Axis names from a string or a tuple/list of strings.
 pub fn axis_names(o: &Obj) -> Result<Vec<String>> {

@@ -541,7 +541,7 @@ fn dense_call(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// Builds `flax.linen`.
 pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
-    let inits = crate::python::modules::import(interp, "jax.nn.initializers")?;
+    let inits = crate::modules::import(interp, "jax.nn.initializers")?;
     let lecun = match &inits {
         Obj::Module(m) => match m.get("lecun_normal") {
             Some(f) => interp.call(&f, Args::default())?,
@@ -625,6 +625,6 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
         .attr("Dense", Obj::Class(dense))
         .attr("initializers", inits);
     b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
-    crate::python::modules::nn::add_activations(&mut b);
+    crate::modules::nn::add_activations(&mut b);
     Ok(b.build())
 }

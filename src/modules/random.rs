@@ -1,14 +1,11 @@
 //! `jax.random`: PRNG keys and the samplers of `crate::random`, with the
 //! arguments JAX's functions take.
 //!
-//! A key object is an instance of the class `PRNGKeyArray` holding the raw
-//! Threefry words of a batch of keys. Legacy keys (`jax.random.PRNGKey`) act
+//! A key object ([`Keys`], type `PRNGKeyArray`) holds the raw Threefry
+//! words of a batch of keys. Legacy keys (`jax.random.PRNGKey`) act
 //! as `uint32` arrays whose last axis holds the two words; typed keys
 //! (`jax.random.key`) have the batch shape only and print as JAX prints
 //! `key<fry>` arrays.
-
-use std::cell::RefCell;
-use std::rc::Rc;
 
 use crate::array::{Array, DType};
 use crate::error::Result;
@@ -16,11 +13,12 @@ use crate::random::{self as rnd, distributions as dist, Key};
 use crate::trace::Value;
 use crate::{bail, err};
 
-use super::super::array::{array_getitem, to_value};
-use super::super::builtins::to_int;
-use super::super::interp::Interp;
-use super::super::value::{Args, Class, Instance, Obj};
 use super::Builder;
+use crate::python::array::{array_getitem, to_value};
+use crate::python::builtins::to_int;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::value::{Args, Obj};
 
 /// A batch of keys.
 #[derive(Clone, Debug)]
@@ -33,33 +31,49 @@ pub struct Keys {
     pub typed: bool,
 }
 
-const CLASS: &str = "PRNGKeyArray";
+impl Object for Keys {
+    fn type_name(&self) -> String {
+        "PRNGKeyArray".into()
+    }
 
-thread_local! {
-    static KEY_CLASS: RefCell<Option<Rc<Class>>> = const { RefCell::new(None) };
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let shape = self.shape();
+        Ok(Some(match name {
+            "shape" => shape_obj(&shape),
+            "ndim" => Obj::Int(shape.len() as i64),
+            "size" => Obj::Int(shape.iter().product::<usize>() as i64),
+            "dtype" => Obj::str(if self.typed { "key<fry>" } else { "uint32" }),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(key_repr(self))
+    }
+
+    fn str(&self, _: &Obj) -> Option<String> {
+        Some(key_str(self))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        Some(key_items(self))
+    }
+
+    fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        Some(key_getitem(self, key))
+    }
 }
 
-fn key_class() -> Rc<Class> {
-    KEY_CLASS.with(|c| {
-        c.borrow_mut()
-            .get_or_insert_with(|| {
-                Rc::new(Class {
-                    name: CLASS.into(),
-                    bases: vec![],
-                    attrs: RefCell::new(vec![(
-                        "__getitem__".into(),
-                        Obj::native("PRNGKeyArray.__getitem__", |_, a| {
-                            let me = a.req(Some(0), "self", "__getitem__")?;
-                            let idx = a.req(Some(1), "key", "__getitem__")?;
-                            let keys =
-                                keys_of(&me).ok_or_else(|| err!(TypeError, "not a key array"))?;
-                            key_getitem(&keys, &idx)
-                        }),
-                    )]),
-                })
-            })
-            .clone()
-    })
+impl Keys {
+    /// The shape Python sees: the batch shape of typed keys, plus a last
+    /// axis of the two words for legacy keys.
+    fn shape(&self) -> Vec<usize> {
+        let mut shape = self.batch.clone();
+        if !self.typed {
+            shape.push(2);
+        }
+        shape
+    }
 }
 
 fn shape_obj(shape: &[usize]) -> Obj {
@@ -68,37 +82,7 @@ fn shape_obj(shape: &[usize]) -> Obj {
 
 /// The key object for `keys`.
 pub fn key_obj(keys: Keys) -> Result<Obj> {
-    let mut bits_shape = keys.batch.clone();
-    bits_shape.push(2);
-    let words: Vec<i32> = keys
-        .keys
-        .iter()
-        .flat_map(|k| [k.0[0] as i32, k.0[1] as i32])
-        .collect();
-    let bits = Array::from_i32(&bits_shape, words)?;
-    let shape = if keys.typed {
-        keys.batch.clone()
-    } else {
-        bits_shape
-    };
-    let attrs = vec![
-        ("_bits".to_string(), Obj::Array(Value::Concrete(bits))),
-        ("_typed".to_string(), Obj::Bool(keys.typed)),
-        ("shape".to_string(), shape_obj(&shape)),
-        ("ndim".to_string(), Obj::Int(shape.len() as i64)),
-        (
-            "size".to_string(),
-            Obj::Int(shape.iter().product::<usize>() as i64),
-        ),
-        (
-            "dtype".to_string(),
-            Obj::str(if keys.typed { "key<fry>" } else { "uint32" }),
-        ),
-    ];
-    Ok(Obj::Instance(Rc::new(Instance {
-        class: key_class(),
-        attrs: RefCell::new(attrs),
-    })))
+    Ok(Obj::lib(keys))
 }
 
 /// A single legacy or typed key object.
@@ -110,37 +94,11 @@ pub fn one_key(k: Key, typed: bool) -> Result<Obj> {
     })
 }
 
-fn attr(i: &Instance, name: &str) -> Option<Obj> {
-    i.attrs
-        .borrow()
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.clone())
-}
-
-fn instance_keys(i: &Instance) -> Option<Keys> {
-    if i.class.name != CLASS {
-        return None;
-    }
-    let Some(Obj::Array(Value::Concrete(bits))) = attr(i, "_bits") else {
-        return None;
-    };
-    let typed = matches!(attr(i, "_typed"), Some(Obj::Bool(true)));
-    let words = bits.i32_data().ok()?;
-    let shape = bits.shape();
-    let batch = shape[..shape.len().saturating_sub(1)].to_vec();
-    let keys = words
-        .chunks(2)
-        .map(|c| Key([c[0] as u32, c[1] as u32]))
-        .collect();
-    Some(Keys { keys, batch, typed })
-}
-
 /// The keys an object holds: a key object, or raw key data given as an
 /// integer array whose last axis has length 2.
 pub fn keys_of(o: &Obj) -> Option<Keys> {
     match o {
-        Obj::Instance(i) => instance_keys(i),
+        Obj::Lib(_) => o.downcast::<Keys>().cloned(),
         Obj::Array(Value::Concrete(a)) if a.dtype() == DType::I32 => {
             let shape = a.shape();
             if shape.last() != Some(&2) {
@@ -172,7 +130,7 @@ pub fn single_key(o: &Obj, func: &str) -> Result<Key> {
         bail!(
             TypeError,
             "{func} requires a PRNG key, got {}",
-            super::super::format::repr_of(o)
+            crate::python::format::repr_of(o)
         );
     };
     if !k.batch.is_empty() {
@@ -183,7 +141,7 @@ pub fn single_key(o: &Obj, func: &str) -> Result<Key> {
         bail!(
             ValueError,
             "{func} accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
-            super::super::format::repr_of(&shape_obj(&shape))
+            crate::python::format::repr_of(&shape_obj(&shape))
         );
     }
     Ok(k.keys[0])
@@ -224,23 +182,20 @@ fn key_getitem(keys: &Keys, idx: &Obj) -> Result<Obj> {
 }
 
 /// Iterating a batch of keys gives its rows.
-pub fn key_items(i: &Instance) -> Option<Result<Vec<Obj>>> {
-    let keys = instance_keys(i)?;
+fn key_items(keys: &Keys) -> Result<Vec<Obj>> {
     if keys.batch.is_empty() {
         if keys.typed {
-            return Some(Err(err!(TypeError, "iteration over a 0-d key array")));
+            bail!(TypeError, "iteration over a 0-d key array");
         }
-        return Some(Err(err!(
+        bail!(
             NotImplementedError,
             "not supported by shardlab yet: iterating over the words of a PRNG key"
-        )));
+        );
     }
     let n = keys.batch[0];
-    Some(
-        (0..n)
-            .map(|r| key_getitem(&keys, &Obj::Int(r as i64)))
-            .collect(),
-    )
+    (0..n)
+        .map(|r| key_getitem(keys, &Obj::Int(r as i64)))
+        .collect()
 }
 
 /// NumPy's layout of an integer array: right-aligned to a common width, rows
@@ -330,30 +285,28 @@ fn words(keys: &Keys) -> (Vec<u64>, Vec<usize>) {
 }
 
 /// `repr(key)`.
-pub fn key_repr(i: &Instance) -> Option<String> {
-    let keys = instance_keys(i)?;
-    let (vals, shape) = words(&keys);
+fn key_repr(keys: &Keys) -> String {
+    let (vals, shape) = words(keys);
     if keys.typed {
-        return Some(format!(
+        return format!(
             "Array({}, dtype=key<fry>) overlaying:\n{}",
-            super::super::format::repr_of(&shape_obj(&keys.batch)),
+            crate::python::format::repr_of(&shape_obj(&keys.batch)),
             format_ints(&vals, &shape, " ", 0)
-        ));
+        );
     }
-    Some(format!(
+    format!(
         "Array({}, dtype=uint32)",
         format_ints(&vals, &shape, ", ", 6)
-    ))
+    )
 }
 
 /// `str(key)`.
-pub fn key_str(i: &Instance) -> Option<String> {
-    let keys = instance_keys(i)?;
+fn key_str(keys: &Keys) -> String {
     if keys.typed {
-        return key_repr(i);
+        return key_repr(keys);
     }
-    let (vals, shape) = words(&keys);
-    Some(format_ints(&vals, &shape, " ", 0))
+    let (vals, shape) = words(keys);
+    format_ints(&vals, &shape, " ", 0)
 }
 
 fn shape_arg(o: Option<Obj>) -> Result<Vec<usize>> {
@@ -369,7 +322,7 @@ fn float_dtype(a: &Args, index: usize, func: &str) -> Result<()> {
             bail!(
                 ValueError,
                 "dtype argument to `{func}` must be a float dtype, got {}",
-                super::super::format::str_of(&d)
+                crate::python::format::str_of(&d)
             );
         }
     }
@@ -522,7 +475,7 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
             bail!(
                 ValueError,
                 "dtype argument to `randint` must be an int dtype, got {}",
-                super::super::format::str_of(&d)
+                crate::python::format::str_of(&d)
             );
         }
     }
@@ -569,7 +522,7 @@ fn choice(_: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(1), "a", "choice")?;
     let shape = shape_arg(a.get(Some(2), "shape"))?;
     let replace = match a.get(Some(3), "replace") {
-        Some(o) => super::super::ops::truthy(&o, "replace")?,
+        Some(o) => crate::python::ops::truthy(&o, "replace")?,
         None => true,
     };
     if a.opt(Some(4), "p").is_some() {

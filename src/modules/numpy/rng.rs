@@ -15,11 +15,11 @@ use crate::bail;
 use crate::error::Result;
 use crate::trace::Value;
 
-use super::super::super::array::check_size;
-use super::super::super::builtins::to_int;
-use super::super::super::ops::iterate;
-use super::super::super::value::{Args, Obj};
 use super::super::Builder;
+use crate::python::array::check_size;
+use crate::python::builtins::to_int;
+use crate::python::ops::iterate;
+use crate::python::value::{Args, Obj};
 
 const MASK32: u64 = 0xffff_ffff;
 
@@ -279,7 +279,7 @@ fn generator(seed: u128) -> Obj {
             None => (0, first),
         };
         let endpoint = match a.get(Some(4), "endpoint") {
-            Some(o) => super::super::super::ops::truthy(&o, "endpoint")?,
+            Some(o) => crate::python::ops::truthy(&o, "endpoint")?,
             None => false,
         };
         let high = if endpoint { high } else { high - 1 };

@@ -7,19 +7,18 @@
 
 mod rng;
 
-use std::rc::Rc;
-
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
 use crate::error::Result;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
-use super::super::array::{check_size, operand_pair, reshape_value, to_value};
-use super::super::builtins::to_int;
-use super::super::interp::Interp;
-use super::super::ops::iterate;
-use super::super::value::{Args, DeviceArray, Obj};
+use super::sharding::{Device, DeviceArray};
 use super::Builder;
+use crate::python::array::{check_size, operand_pair, reshape_value, to_value};
+use crate::python::builtins::to_int;
+use crate::python::interp::Interp;
+use crate::python::ops::iterate;
+use crate::python::value::{Args, Obj};
 
 fn arr(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
     to_value(&a.req(Some(i), name, func)?)
@@ -48,7 +47,7 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
         other => bail!(
             TypeError,
             "Cannot interpret '{}' as a data type",
-            super::super::format::repr_of(other)
+            crate::python::format::repr_of(other)
         ),
     })
 }
@@ -66,7 +65,7 @@ fn axes_arg(a: &Args, index: Option<usize>) -> Result<Option<Vec<i64>>> {
 fn keepdims(a: &Args, index: Option<usize>) -> Result<bool> {
     match a.get(index, "keepdims") {
         None => Ok(false),
-        Some(o) => super::super::ops::truthy(&o, "keepdims"),
+        Some(o) => crate::python::ops::truthy(&o, "keepdims"),
     }
 }
 
@@ -188,7 +187,7 @@ fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             Obj::Array(to_value(&x)?)
         };
-        let (x, y) = super::super::array::binary_operands(op, &x, &y)?;
+        let (x, y) = crate::python::array::binary_operands(op, &x, &y)?;
         Ok(Obj::Array(jops::binary(op, &x, &y)?))
     }
 }
@@ -237,7 +236,7 @@ fn concrete_bool(v: Value, what: &str) -> Result<Obj> {
 /// `jnp.einsum` with one or two operands, lowered to sums, dot_general and a transpose.
 fn einsum(a: &Args) -> Result<Obj> {
     let spec =
-        super::super::format::str_of(&a.req(Some(0), "subscripts", "einsum")?).replace(' ', "");
+        crate::python::format::str_of(&a.req(Some(0), "subscripts", "einsum")?).replace(' ', "");
     let ops: Vec<Value> = a.pos[1..].iter().map(to_value).collect::<Result<_>>()?;
     let (ins, out) = match spec.split_once("->") {
         Some((i, o)) => (i.to_string(), o.to_string()),
@@ -434,7 +433,7 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
         None => {
             let f = a.req(Some(1), "fill_value", func)?;
             (
-                super::super::builtins::first_scalar(&f)?
+                crate::python::builtins::first_scalar(&f)?
                     .as_number()
                     .unwrap_or(0.0),
                 Some(2),
@@ -507,11 +506,14 @@ fn device_array(o: &Obj) -> Result<Option<Obj>> {
         depth: usize,
     ) -> Result<bool> {
         match o {
-            Obj::Device(i) => {
-                ids.push(*i);
+            o if o.downcast::<Device>().is_some() => {
+                ids.extend(o.downcast::<Device>().map(|d| d.0));
                 Ok(true)
             }
-            Obj::Devices(d) => {
+            o if o.downcast::<DeviceArray>().is_some() => {
+                let Some(d) = o.downcast::<DeviceArray>() else {
+                    return Ok(false);
+                };
                 if depth == shape.len() {
                     shape.extend(&d.shape);
                 }
@@ -535,21 +537,21 @@ fn device_array(o: &Obj) -> Result<Option<Obj>> {
     }
     let mut shape = vec![];
     let mut ids = vec![];
-    if matches!(o, Obj::Devices(_)) {
+    if o.downcast::<DeviceArray>().is_some() {
         return Ok(Some(o.clone()));
     }
     if collect(o, &mut shape, &mut ids, 0)? {
-        return Ok(Some(Obj::Devices(Rc::new(DeviceArray { shape, ids }))));
+        return Ok(Some(Obj::lib(DeviceArray { shape, ids })));
     }
     Ok(None)
 }
 
 /// `devices[k]` on an array of devices.
 pub fn devices_getitem(d: &DeviceArray, k: &Obj) -> Result<Obj> {
-    let items = iterate(&Obj::Devices(Rc::new(d.clone())))?;
+    let items = d.rows();
     match k {
         Obj::Slice(_) => {
-            let sub = super::super::ops::getitem_list(&items, k)?;
+            let sub = crate::python::ops::getitem_list(&items, k)?;
             Ok(device_array(&Obj::list(sub))?.unwrap_or(Obj::list(vec![])))
         }
         Obj::Tuple(t) if !t.is_empty() => {
@@ -558,8 +560,10 @@ pub fn devices_getitem(d: &DeviceArray, k: &Obj) -> Result<Obj> {
                 return Ok(first);
             }
             match first {
-                Obj::Devices(inner) => devices_getitem(&inner, &Obj::tuple(t[1..].to_vec())),
-                other => Ok(other),
+                inner => match inner.downcast::<DeviceArray>() {
+                    Some(d) => devices_getitem(d, &Obj::tuple(t[1..].to_vec())),
+                    None => Ok(inner),
+                },
             }
         }
         _ => {
@@ -585,7 +589,7 @@ pub fn cast_to(_: &mut Interp, d: DType, a: Args) -> Result<Obj> {
 /// A `jax.numpy` function by name, for array methods (`x.sum()` is `jnp.sum(x)`).
 pub fn jnp_function(interp: &mut Interp, name: &str) -> Result<Obj> {
     let m = super::import(interp, "jax.numpy")?;
-    super::super::ops::getattr(interp, &m, name)
+    crate::python::ops::getattr(interp, &m, name)
 }
 
 fn fill(b: &mut Builder, numpy: bool) {
@@ -636,7 +640,7 @@ fn fill(b: &mut Builder, numpy: bool) {
             Obj::Bool(_) => DType::Bool,
             _ => DType::F32,
         };
-        let value = super::super::builtins::first_scalar(&v)?
+        let value = crate::python::builtins::first_scalar(&v)?
             .as_number()
             .unwrap_or(0.0);
         creation(
@@ -649,10 +653,10 @@ fn fill(b: &mut Builder, numpy: bool) {
     b.func("ones_like", |_, a| like(&a, Some(1.0), "ones_like"));
     b.func("full_like", |_, a| like(&a, None, "full_like"));
     b.func("linspace", |_, a| {
-        let start = super::super::builtins::first_scalar(&a.req(Some(0), "start", "linspace")?)?
+        let start = crate::python::builtins::first_scalar(&a.req(Some(0), "start", "linspace")?)?
             .as_number()
             .unwrap_or(0.0);
-        let stop = super::super::builtins::first_scalar(&a.req(Some(1), "stop", "linspace")?)?
+        let stop = crate::python::builtins::first_scalar(&a.req(Some(1), "stop", "linspace")?)?
             .as_number()
             .unwrap_or(0.0);
         let num = a
@@ -661,7 +665,7 @@ fn fill(b: &mut Builder, numpy: bool) {
             .transpose()?
             .unwrap_or(50);
         let endpoint = match a.get(Some(3), "endpoint") {
-            Some(o) => super::super::ops::truthy(&o, "endpoint")?,
+            Some(o) => crate::python::ops::truthy(&o, "endpoint")?,
             None => true,
         };
         check_size(num.max(0) as usize)?;

@@ -8,13 +8,13 @@ use crate::random::initializers as init;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
-use super::super::array::to_value;
-use super::super::builtins::to_int;
-use super::super::interp::Interp;
-use super::super::ops::{iterate, truthy};
-use super::super::value::{Args, Obj};
 use super::numpy::shape_of;
 use super::Builder;
+use crate::python::array::to_value;
+use crate::python::builtins::to_int;
+use crate::python::interp::Interp;
+use crate::python::ops::{iterate, truthy};
+use crate::python::value::{Args, Obj};
 
 fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
     let x = to_value(&a.req(Some(index), name, func)?)?;
@@ -280,7 +280,7 @@ fn initializer(name: &str, f: InitFn) -> Obj {
                 bail!(
                     NotImplementedError,
                     "not supported by shardlab yet: initializers of dtype {}",
-                    super::super::format::str_of(&d)
+                    crate::python::format::str_of(&d)
                 );
             }
         }
@@ -353,9 +353,9 @@ pub fn initializers_module(name: &str) -> Obj {
     });
     b.func("variance_scaling", |_, a| {
         let scale = num(&a, 0, "scale", 1.0)?;
-        let mode = super::super::format::str_of(&a.req(Some(1), "mode", "variance_scaling")?);
+        let mode = crate::python::format::str_of(&a.req(Some(1), "mode", "variance_scaling")?);
         let distribution =
-            super::super::format::str_of(&a.req(Some(2), "distribution", "variance_scaling")?);
+            crate::python::format::str_of(&a.req(Some(2), "distribution", "variance_scaling")?);
         init::FanMode::parse(&mode)?;
         init::Distribution::parse(&distribution)?;
         Ok(initializer(

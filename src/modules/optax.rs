@@ -6,7 +6,6 @@
 //! typed scalars), so that training runs match optax step for step.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::array::DType;
@@ -14,13 +13,14 @@ use crate::error::Result;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
-use super::super::array::to_value;
-use super::super::format::repr_of;
-use super::super::interp::Interp;
-use super::super::ops::{iterate, truthy};
-use super::super::pytree::{flatten, unflatten, TreeDef};
-use super::super::value::{Args, Class, Instance, Obj};
 use super::Builder;
+use crate::python::array::to_value;
+use crate::python::format::repr_of;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::ops::{iterate, truthy};
+use crate::python::pytree::{flatten, unflatten, TreeDef};
+use crate::python::value::{Args, Class, Instance, Obj};
 
 /// One transformation of a chain.
 #[derive(Clone, Debug)]
@@ -40,38 +40,50 @@ enum Step {
     Scale(f64),
 }
 
-thread_local! {
-    static CLASSES: RefCell<HashMap<String, Rc<Class>>> = RefCell::new(HashMap::new());
+/// A NamedTuple-like class of optax: fields are pytree children. Each state
+/// gets its own class object; nothing compares them by identity.
+fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
+    let mut class = Class::new(
+        name,
+        vec![],
+        vec![(
+            "__optax_fields__".into(),
+            Obj::tuple(fields.iter().map(Obj::str).collect()),
+        )],
+    );
+    class.native = Some(Rc::new(NamedTuple));
+    Rc::new(class)
 }
 
-/// A NamedTuple-like class of optax: fields are pytree children.
-fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
-    CLASSES.with(|c| {
-        c.borrow_mut()
-            .entry(name.to_string())
-            .or_insert_with(|| {
-                Rc::new(Class {
-                    name: name.to_string(),
-                    bases: vec![],
-                    attrs: RefCell::new(vec![(
-                        "__optax_fields__".into(),
-                        Obj::tuple(fields.iter().map(Obj::str).collect()),
-                    )]),
-                })
-            })
-            .clone()
-    })
+/// What optax's NamedTuple states are: pytree nodes over their fields that
+/// print as NamedTuples.
+struct NamedTuple;
+
+impl Object for NamedTuple {
+    fn type_name(&self) -> String {
+        "NamedTuple".into()
+    }
+
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let Obj::Instance(i) = this else { return None };
+        instance_repr(i)
+    }
+
+    fn children(&self, this: &Obj) -> Option<Vec<String>> {
+        let Obj::Instance(i) = this else { return None };
+        pytree_children(i)
+    }
 }
 
 fn fields_of(i: &Instance) -> Option<Vec<String>> {
     match i.class.lookup("__optax_fields__") {
-        Some(Obj::Tuple(t)) => Some(t.iter().map(super::super::format::str_of).collect()),
+        Some(Obj::Tuple(t)) => Some(t.iter().map(crate::python::format::str_of).collect()),
         _ => None,
     }
 }
 
 /// The children of an optax state (its fields).
-pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
+fn pytree_children(i: &Instance) -> Option<Vec<String>> {
     let f = fields_of(i)?;
     if i.class.name.starts_with("GradientTransformation") {
         return Some(vec![]);
@@ -80,7 +92,7 @@ pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
 }
 
 /// `repr` of an optax state, as a NamedTuple prints.
-pub fn instance_repr(i: &Instance) -> Option<String> {
+fn instance_repr(i: &Instance) -> Option<String> {
     let fields = fields_of(i)?;
     let attrs = i.attrs.borrow();
     let parts: Vec<String> = fields
@@ -343,9 +355,21 @@ fn chain_update(steps: &[Step], updates: &Obj, st: &Obj, params: Option<&Obj>) -
 }
 
 /// A `GradientTransformationExtraArgs` object for a chain of steps.
-fn transformation(steps: Vec<Step>) -> Obj {
-    let steps = Rc::new(steps);
-    let (s1, s2) = (steps.clone(), steps);
+/// The steps a transformation object was made of, kept in it so that
+/// `optax.chain` can combine them.
+struct Steps(Vec<Step>);
+
+impl Object for Steps {
+    fn type_name(&self) -> String {
+        "steps".into()
+    }
+}
+
+const STEPS: &str = "__optax_steps__";
+
+fn make(steps: Vec<Step>) -> Obj {
+    let shared = Rc::new(steps.clone());
+    let (s1, s2) = (shared.clone(), shared);
     let init = Obj::native("optax.init_fn", move |_, a| {
         chain_init(&s1, &a.req(Some(0), "params", "init")?)
     });
@@ -357,30 +381,19 @@ fn transformation(steps: Vec<Step>) -> Obj {
     });
     Obj::Instance(Rc::new(Instance {
         class: state_class("GradientTransformationExtraArgs", &["init", "update"]),
-        attrs: RefCell::new(vec![("init".into(), init), ("update".into(), update)]),
+        attrs: RefCell::new(vec![
+            ("init".into(), init),
+            ("update".into(), update),
+            (STEPS.into(), Obj::lib(Steps(steps))),
+        ]),
     }))
 }
 
 fn steps_of(o: &Obj) -> Option<Vec<Step>> {
     let Obj::Instance(i) = o else { return None };
-    TXS.with(|t| {
-        t.borrow()
-            .iter()
-            .find(|(k, _)| Rc::ptr_eq(k, i))
-            .map(|(_, s)| s.clone())
-    })
-}
-
-thread_local! {
-    static TXS: RefCell<Vec<(Rc<Instance>, Vec<Step>)>> = const { RefCell::new(Vec::new()) };
-}
-
-fn make(steps: Vec<Step>) -> Obj {
-    let o = transformation(steps.clone());
-    if let Obj::Instance(i) = &o {
-        TXS.with(|t| t.borrow_mut().push((i.clone(), steps)));
-    }
-    o
+    let attrs = i.attrs.borrow();
+    let (_, steps) = attrs.iter().find(|(k, _)| k == STEPS)?;
+    steps.downcast::<Steps>().map(|s| s.0.clone())
 }
 
 fn number(

@@ -16,15 +16,17 @@ use crate::sharding::PartitionSpec;
 use crate::trace::{FrameAxes, Value};
 use crate::{bail, err, ops as jops};
 
-use super::super::builtins::to_int;
-use super::super::format::str_of;
-use super::super::interp::Interp;
-use super::super::ops::{iterate, truthy};
-use super::super::pytree::{
+use super::sharding::{Device, NamedSharding};
+use super::Builder;
+use crate::python::builtins::to_int;
+use crate::python::format::str_of;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::ops::{iterate, truthy};
+use crate::python::pytree::{
     broadcast_prefix, flatten, leaf_values, unflatten, value_objs, TreeDef,
 };
-use super::super::value::{Args, Obj};
-use super::Builder;
+use crate::python::value::{Args, Obj};
 
 /// Calls `f` on the values rebuilt from `vals` with the args-tuple structure
 /// `in_def` (plus fixed keyword arguments), and flattens the result.
@@ -165,12 +167,12 @@ fn grad_call(
             let (loss, aux) = split_aux(out, has_aux)?;
             let loss = match &loss {
                 Obj::Array(_) | Obj::Float(_) | Obj::Int(_) | Obj::Bool(_) => {
-                    super::super::array::to_value(&loss)?
+                    crate::python::array::to_value(&loss)?
                 }
                 other => bail!(
                     TypeError,
                     "Gradient only defined for scalar-output functions. Output was {}",
-                    super::super::format::repr_of(other)
+                    crate::python::format::repr_of(other)
                 ),
             };
             let mut flat = vec![loss];
@@ -407,12 +409,14 @@ fn pmap(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 fn spec_or_none(o: &Obj) -> bool {
-    matches!(o, Obj::Spec(_) | Obj::None)
+    matches!(o, Obj::None) || o.downcast::<PartitionSpec>().is_some()
 }
 
 fn to_spec(o: &Obj) -> PartitionSpec {
     match o {
-        Obj::Spec(s) => (**s).clone(),
+        o if o.downcast::<PartitionSpec>().is_some() => {
+            o.downcast::<PartitionSpec>().cloned().unwrap_or_default()
+        }
         _ => PartitionSpec::replicated(),
     }
 }
@@ -486,14 +490,7 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
         }));
     };
     let _ = interp;
-    let mesh = match a.req(Some(1), "mesh", "shard_map")? {
-        Obj::Mesh(m) => m,
-        other => bail!(
-            TypeError,
-            "shard_map requires mesh to be a Mesh, got {}",
-            other.type_name()
-        ),
-    };
+    let mesh = super::sharding::mesh_arg(&a.req(Some(1), "mesh", "shard_map")?, "shard_map")?;
     let in_specs = a.req(Some(2), "in_specs", "shard_map")?;
     let out_specs = a.req(Some(3), "out_specs", "shard_map")?;
     let check = match a
@@ -523,7 +520,10 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
                 call_flat(i, f, in_def, kw, v, out_def)
             })?
         };
-        Ok(Obj::Jaxpr(Rc::from(format!("{}", traced.jaxpr).as_str())))
+        Ok(Obj::lib(Printed::new(
+            "ClosedJaxpr",
+            format!("{}", traced.jaxpr),
+        )))
     }))
 }
 
@@ -575,9 +575,10 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
 fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(0), "x", "device_put")?;
     let target = a.opt(Some(1), "device");
-    if let (Obj::Array(v), Some(sh @ Obj::Sharding(ns))) = (&x, &target) {
+    let sharding = target.as_ref().and_then(|t| t.downcast::<NamedSharding>());
+    if let (Obj::Array(v), Some(sh), Some(ns)) = (&x, &target, sharding) {
         let shape = v.shape();
-        let repr = super::super::format::repr_of(sh);
+        let repr = crate::python::format::repr_of(sh);
         if let Err(e) = ns.spec.validate(&ns.mesh, shape.len()) {
             let msg = if ns.spec.0.len() > shape.len() {
                 format!(
@@ -601,7 +602,7 @@ fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn devices(_: &mut Interp, _: Args) -> Result<Obj> {
     let n = crate::exec::config().devices;
-    Ok(Obj::list((0..n).map(Obj::Device).collect()))
+    Ok(Obj::list((0..n).map(|i| Obj::lib(Device(i))).collect()))
 }
 
 fn tree_map(i: &mut Interp, a: Args) -> Result<Obj> {
@@ -645,7 +646,7 @@ pub fn tree_util_module(name: &str) -> Obj {
         if short { "structure" } else { "tree_structure" },
         |_, a| {
             let (_, def) = flatten(&a.req(Some(0), "tree", "tree_structure")?);
-            Ok(Obj::Jaxpr(Rc::from(def.repr().as_str())))
+            Ok(Obj::lib(Printed::new("PyTreeDef", def.repr())))
         },
     );
     b.func(if short { "flatten" } else { "tree_flatten" }, |_, a| {
@@ -717,7 +718,7 @@ pub fn debug_module() -> Obj {
                 );
             }
         }
-        let text = super::super::builtins::str_format(
+        let text = crate::python::builtins::str_format(
             &fmt,
             &Args {
                 pos: a.pos[1..].to_vec(),
@@ -782,4 +783,41 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         }
     }
     Ok(m)
+}
+
+/// An object that prints as a fixed text: a `ClosedJaxpr` from
+/// `make_jaxpr`, a `PyTreeDef` from `tree_structure`.
+pub struct Printed {
+    type_name: &'static str,
+    text: String,
+}
+
+impl Printed {
+    /// An object of type `type_name` printing as `text`.
+    pub fn new(type_name: &'static str, text: String) -> Printed {
+        Printed { type_name, text }
+    }
+}
+
+impl Object for Printed {
+    fn type_name(&self) -> String {
+        self.type_name.into()
+    }
+
+    fn getattr(&self, _: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
+        // `make_jaxpr(f)(x).jaxpr` prints the same program.
+        Ok((name == "jaxpr" && self.type_name == "ClosedJaxpr").then(|| this.clone()))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(self.text.clone())
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(
+            other
+                .downcast::<Printed>()
+                .is_some_and(|o| o.type_name == self.type_name && o.text == self.text),
+        )
+    }
 }

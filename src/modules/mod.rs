@@ -16,8 +16,9 @@ use std::rc::Rc;
 use crate::error::Result;
 use crate::{bail, err};
 
-use super::interp::Interp;
-use super::value::{Args, Instance, Module, Obj};
+use crate::python::import::Library;
+use crate::python::interp::Interp;
+use crate::python::value::{Args, Module, Obj};
 
 /// A module under construction: a name and attributes.
 pub struct Builder {
@@ -60,11 +61,27 @@ impl Builder {
     }
 }
 
-/// Imports a module by dotted name (`import jax.numpy as jnp`).
-pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
-    if let Some(m) = interp.modules.get(name) {
-        return Ok(m.clone());
+/// The modules as the interpreter core sees them.
+pub struct Modules;
+
+impl Library for Modules {
+    fn import(&self, interp: &mut Interp, name: &str) -> Result<Obj> {
+        build(interp, name)
     }
+
+    fn missing_attr(&self, interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
+        module_attr_missing(interp, module, name)
+    }
+}
+
+/// Imports a module by dotted name (`import jax.numpy as jnp`), through the
+/// interpreter's cache.
+pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
+    interp.import(name)
+}
+
+/// Builds the module `name`.
+fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
     let m = match name {
         "jax" => jax::module(interp)?,
         "jax.numpy" => numpy::jnp_module(interp),
@@ -118,12 +135,11 @@ pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
             "not supported by shardlab yet: import {name}"
         ),
     };
-    interp.modules.insert(name.to_string(), m.clone());
     Ok(m)
 }
 
 /// The error for a missing module attribute (or a submodule not yet imported).
-pub fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
+fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
     let full = format!("{module}.{name}");
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
@@ -141,34 +157,6 @@ pub fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Res
         ),
         _ => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
     }
-}
-
-/// The attributes holding the children of an instance that is a pytree node
-/// (an `nnx.Module`, an `nnx.Variable`, an optax state), in flattening order.
-pub fn pytree_children(i: &Instance) -> Option<Vec<String>> {
-    flax::pytree_children(i).or_else(|| optax::pytree_children(i))
-}
-
-/// `repr(x)` of instances of classes defined here (keys, variables, states).
-pub fn instance_repr(i: &Instance) -> Option<String> {
-    random::key_repr(i)
-        .or_else(|| flax::instance_repr(i))
-        .or_else(|| optax::instance_repr(i))
-}
-
-/// `str(x)` of instances of classes defined here.
-pub fn instance_str(i: &Instance) -> Option<String> {
-    random::key_str(i).or_else(|| instance_repr(i))
-}
-
-/// The items of an iterable instance (a batch of PRNG keys).
-pub fn instance_items(i: &Instance) -> Option<Result<Vec<Obj>>> {
-    random::key_items(i)
-}
-
-/// The array an instance stands for in arithmetic (an `nnx.Variable`'s value).
-pub fn instance_array(i: &Instance) -> Option<Obj> {
-    flax::variable_value(i)
 }
 
 /// `functools.partial(f, *args, **kwargs)`.
@@ -192,7 +180,7 @@ pub fn partial(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn reduce(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "function", "reduce")?;
-    let items = super::ops::iterate(&a.req(Some(1), "iterable", "reduce")?)?;
+    let items = crate::python::ops::iterate(&a.req(Some(1), "iterable", "reduce")?)?;
     let mut it = items.into_iter();
     let mut acc = match a.get(Some(2), "initial") {
         Some(v) => v,
@@ -262,8 +250,8 @@ fn math_module() -> Obj {
     });
     b.func("prod", |_, a| {
         let mut acc = 1i64;
-        for x in super::ops::iterate(&a.req(Some(0), "iterable", "prod")?)? {
-            acc *= super::builtins::to_int(&x)?;
+        for x in crate::python::ops::iterate(&a.req(Some(0), "iterable", "prod")?)? {
+            acc *= crate::python::builtins::to_int(&x)?;
         }
         Ok(Obj::Int(acc))
     });

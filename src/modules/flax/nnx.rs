@@ -15,17 +15,34 @@ struct Nnx {
     opt_state: Rc<Class>,
 }
 
-thread_local! {
-    static RNGS: RefCell<Vec<(Rc<Instance>, Rngs)>> = const { RefCell::new(Vec::new()) };
+/// The streams of one `nnx.Rngs`, kept in the object (attribute
+/// `_nnx_rngs`) and shared with its stream methods, so that they live and
+/// die with it.
+struct RngState(RefCell<Rngs>);
+
+impl Object for RngState {
+    fn type_name(&self) -> String {
+        "RngState".into()
+    }
 }
 
-fn rngs_next(inst: &Rc<Instance>, stream: &str) -> Result<Key> {
-    RNGS.with(|r| {
-        let mut r = r.borrow_mut();
-        match r.iter_mut().find(|(i, _)| Rc::ptr_eq(i, inst)) {
-            Some((_, rngs)) => rngs.next_key(stream),
-            None => bail!(TypeError, "not an nnx.Rngs object"),
-        }
+const RNG_STATE: &str = "_nnx_rngs";
+
+fn rng_state(inst: &Instance) -> Result<Rc<RngState>> {
+    iattr(inst, RNG_STATE)
+        .and_then(|o| o.downcast_rc::<RngState>())
+        .ok_or_else(|| err!(TypeError, "not an nnx.Rngs object"))
+}
+
+fn rngs_next(inst: &Instance, stream: &str) -> Result<Key> {
+    rng_state(inst)?.0.borrow_mut().next_key(stream)
+}
+
+/// `rngs.name()`: the next key of stream `name`.
+fn stream_fn(state: &Rc<RngState>, name: &str) -> Obj {
+    let (state, n) = (state.clone(), name.to_string());
+    Obj::native(format!("RngStream.{name}"), move |_, _| {
+        one_key(state.0.borrow_mut().next_key(&n)?, true)
     })
 }
 
@@ -48,29 +65,15 @@ fn rngs_init(_: &mut Interp, a: Args) -> Result<Obj> {
         streams.push((k.clone(), key_or_seed(v)?));
     }
     let refs: Vec<(&str, Key)> = streams.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let rngs = Rngs::from_streams(&refs);
-    RNGS.with(|r| r.borrow_mut().push((me.clone(), rngs)));
+    let state = Rc::new(RngState(RefCell::new(Rngs::from_streams(&refs))));
+    set_iattr(&me, RNG_STATE, Obj::Lib(state.clone()));
     for (name, _) in &streams {
-        let (inst, n) = (me.clone(), name.clone());
-        set_iattr(
-            &me,
-            name,
-            Obj::native(format!("RngStream.{name}"), move |_, _| {
-                one_key(rngs_next(&inst, &n)?, true)
-            }),
-        );
+        set_iattr(&me, name, stream_fn(&state, name));
     }
     // Streams not created fall back to `default` (`rngs.params()` with `Rngs(0)`).
     for name in ["params", "dropout"] {
         if !streams.iter().any(|(k, _)| k == name) {
-            let (inst, n) = (me.clone(), name.to_string());
-            set_iattr(
-                &me,
-                name,
-                Obj::native(format!("RngStream.{name}"), move |_, _| {
-                    one_key(rngs_next(&inst, &n)?, true)
-                }),
-            );
+            set_iattr(&me, name, stream_fn(&state, name));
         }
     }
     Ok(Obj::None)
@@ -577,10 +580,9 @@ fn key_obj_of(k: &str) -> Obj {
 /// Builds `flax.nnx`.
 pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let t = Obj::Bool(true);
-    let module = new_class("Module", vec![], vec![("__nnx_module__".into(), t.clone())]);
-    let variable = new_class(
+    let module = nnx_root_class("Module", vec![("__nnx_module__".into(), t.clone())]);
+    let variable = nnx_root_class(
         "Variable",
-        vec![],
         vec![
             ("__nnx_variable__".into(), t.clone()),
             (
@@ -614,9 +616,8 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let opt_state = sub("OptState");
     let intermediate = sub("Intermediate");
     let cache = sub("Cache");
-    let state = new_class(
+    let state = nnx_root_class(
         "State",
-        vec![],
         vec![
             ("__nnx_state__".into(), t.clone()),
             (
@@ -749,10 +750,10 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Linear", Obj::Class(linear))
         .attr("Sequential", Obj::Class(sequential))
         .attr("Optimizer", Obj::Class(optimizer));
-    crate::python::modules::nn::add_activations(&mut b);
+    crate::modules::nn::add_activations(&mut b);
     b.attr(
         "initializers",
-        crate::python::modules::nn::initializers_module("flax.nnx.initializers"),
+        crate::modules::nn::initializers_module("flax.nnx.initializers"),
     );
     let n1 = nnx.clone();
     b.func("grad", move |_, a| grad_factory(&n1, &a, false));

@@ -1,0 +1,430 @@
+//! `jax.sharding`: Mesh, PartitionSpec and NamedSharding, plus the attributes
+//! of devices and device arrays.
+
+use std::rc::Rc;
+
+use crate::error::Result;
+use crate::mesh::Mesh;
+use crate::sharding::PartitionSpec;
+use crate::{bail, err};
+
+use super::lax::axis_names;
+use super::Builder;
+use crate::python::builtins::to_int;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::ops::iterate;
+use crate::python::value::{Args, Dict, Obj};
+
+/// One device of `jax.devices()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Device(pub usize);
+
+impl Object for Device {
+    fn type_name(&self) -> String {
+        "CpuDevice".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "id" => Some(Obj::Int(self.0 as i64)),
+            "platform" | "device_kind" => Some(Obj::str("cpu")),
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!("CpuDevice(id={})", self.0))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<Device>() == Some(self))
+    }
+}
+
+/// `np.array(jax.devices()[:n]).reshape(...)`: an n-d array of devices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceArray {
+    /// Shape of the array.
+    pub shape: Vec<usize>,
+    /// Device ids, row-major.
+    pub ids: Vec<usize>,
+}
+
+impl DeviceArray {
+    /// The rows of the array: devices when it is 1-d, arrays of devices else.
+    pub fn rows(&self) -> Vec<Obj> {
+        if self.shape.len() <= 1 {
+            return self.ids.iter().map(|&i| Obj::lib(Device(i))).collect();
+        }
+        let inner: usize = self.shape[1..].iter().product();
+        self.ids
+            .chunks(inner.max(1))
+            .map(|c| {
+                Obj::lib(DeviceArray {
+                    shape: self.shape[1..].to_vec(),
+                    ids: c.to_vec(),
+                })
+            })
+            .collect()
+    }
+}
+
+impl Object for DeviceArray {
+    fn type_name(&self) -> String {
+        "ndarray".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        devices_attr(self, name)
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let items: Vec<Obj> = self.ids.iter().map(|&i| Obj::lib(Device(i))).collect();
+        Some(format!(
+            "array({})",
+            crate::python::format::repr_nested(&items, &self.shape)
+        ))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        Some(Ok(self.rows()))
+    }
+
+    fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        Some(super::numpy::devices_getitem(self, key))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<DeviceArray>() == Some(self))
+    }
+}
+
+/// `jax.sharding.NamedSharding(mesh, spec)`.
+#[derive(Clone, Debug)]
+pub struct NamedSharding {
+    /// The mesh.
+    pub mesh: Rc<Mesh>,
+    /// The spec.
+    pub spec: PartitionSpec,
+}
+
+impl Object for NamedSharding {
+    fn type_name(&self) -> String {
+        "NamedSharding".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "mesh" => Some(Obj::Lib(self.mesh.clone())),
+            "spec" => Some(Obj::lib(self.spec.clone())),
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!(
+            "NamedSharding(mesh={}, spec={}, memory_kind=unpinned_host)",
+            mesh_repr(&self.mesh),
+            self.spec
+        ))
+    }
+}
+
+impl Object for Mesh {
+    fn type_name(&self) -> String {
+        "Mesh".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        mesh_attr(self, name)
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(mesh_repr(self))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<Mesh>() == Some(self))
+    }
+}
+
+impl Object for PartitionSpec {
+    fn type_name(&self) -> String {
+        "PartitionSpec".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!("{self}"))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        Some(Ok(self.0.iter().map(spec_entry_obj).collect()))
+    }
+
+    fn getitem(&self, interp: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        let entries = Obj::tuple(self.0.iter().map(spec_entry_obj).collect());
+        Some(crate::python::ops::getitem(interp, &entries, key))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<PartitionSpec>() == Some(self))
+    }
+}
+
+/// The mesh argument of a function, or JAX's error naming it.
+pub fn mesh_arg(o: &Obj, what: &str) -> Result<Rc<Mesh>> {
+    match o.downcast_rc::<Mesh>() {
+        Some(m) => Ok(m),
+        None => bail!(
+            TypeError,
+            "{what} requires mesh to be a Mesh, got {}",
+            o.type_name()
+        ),
+    }
+}
+
+/// A spec entry as a Python object: None, a name or a tuple of names.
+pub fn spec_entry_obj(e: &Option<Vec<String>>) -> Obj {
+    match e {
+        None => Obj::None,
+        Some(v) if v.len() == 1 => Obj::str(&v[0]),
+        Some(v) => Obj::tuple(v.iter().map(Obj::str).collect()),
+    }
+}
+
+/// `PartitionSpec(*entries)`.
+pub fn make_spec(entries: &[Obj]) -> Result<PartitionSpec> {
+    let mut out = vec![];
+    for e in entries {
+        out.push(match e {
+            Obj::None => None,
+            Obj::Str(_) | Obj::Tuple(_) | Obj::List(_) => {
+                let names = axis_names(e)?;
+                if names.is_empty() {
+                    None
+                } else {
+                    Some(names)
+                }
+            }
+            other => bail!(
+                TypeError,
+                "PartitionSpec entries must be axis names, tuples of axis names or None, got {}",
+                other.type_name()
+            ),
+        });
+    }
+    Ok(PartitionSpec::new(out))
+}
+
+/// Device ids and shape of a devices argument (a device array or a list).
+fn devices_of(o: &Obj) -> Result<(Vec<usize>, Vec<usize>)> {
+    match o {
+        o if o.downcast::<DeviceArray>().is_some() => {
+            let d = o
+                .downcast::<DeviceArray>()
+                .ok_or_else(|| err!(TypeError, "not devices"))?;
+            Ok((d.shape.clone(), d.ids.clone()))
+        }
+        Obj::List(_) | Obj::Tuple(_) => {
+            let items = iterate(o)?;
+            let mut ids = vec![];
+            for it in &items {
+                match it.downcast::<Device>() {
+                    Some(d) => ids.push(d.0),
+                    None => bail!(
+                        TypeError,
+                        "Mesh devices must be devices, got {}",
+                        it.type_name()
+                    ),
+                }
+            }
+            Ok((vec![ids.len()], ids))
+        }
+        o if o.downcast::<Device>().is_some() => {
+            let d = o.downcast::<Device>().map_or(0, |d| d.0);
+            Ok((vec![], vec![d]))
+        }
+        other => bail!(
+            TypeError,
+            "Mesh devices must be an array of devices, got {}",
+            other.type_name()
+        ),
+    }
+}
+
+fn mesh_new(_: &mut Interp, a: Args) -> Result<Obj> {
+    let (shape, ids) = devices_of(&a.req(Some(0), "devices", "Mesh")?)?;
+    let names = axis_names(&a.req(Some(1), "axis_names", "Mesh")?)?;
+    if names.len() != shape.len() {
+        bail!(
+            ValueError,
+            "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second argument (`axis_names`), but got devices.ndim == {} and len(axis_names) == {}.",
+            shape.len(),
+            names.len()
+        );
+    }
+    Ok(Obj::lib(Mesh::with_device_ids(&names, &shape, ids)?))
+}
+
+/// `jax.make_mesh(axis_shapes, axis_names)`.
+pub fn make_mesh(_: &mut Interp, a: Args) -> Result<Obj> {
+    let shape: Vec<usize> = iterate(&a.req(Some(0), "axis_shapes", "make_mesh")?)?
+        .iter()
+        .map(|o| to_int(o).map(|i| i as usize))
+        .collect::<Result<_>>()?;
+    let names = axis_names(&a.req(Some(1), "axis_names", "make_mesh")?)?;
+    let n: usize = shape.iter().product();
+    let have = crate::exec::config().devices;
+    if n > have {
+        bail!(
+            ValueError,
+            "Number of devices {have} must be >= the product of mesh_shape {:?}",
+            shape
+        );
+    }
+    Ok(Obj::lib(Mesh::with_device_ids(
+        &names,
+        &shape,
+        (0..n).collect(),
+    )?))
+}
+
+/// `mesh_utils.create_device_mesh(shape)`.
+pub fn create_device_mesh(_: &mut Interp, a: Args) -> Result<Obj> {
+    let shape: Vec<usize> = iterate(&a.req(Some(0), "mesh_shape", "create_device_mesh")?)?
+        .iter()
+        .map(|o| to_int(o).map(|i| i as usize))
+        .collect::<Result<_>>()?;
+    let n: usize = shape.iter().product();
+    let have = crate::exec::config().devices;
+    if n > have {
+        bail!(
+            ValueError,
+            "Number of devices {have} must be >= the product of mesh_shape {:?}",
+            shape
+        );
+    }
+    Ok(Obj::lib(DeviceArray {
+        shape,
+        ids: (0..n).collect(),
+    }))
+}
+
+/// The `jax.sharding` module.
+pub fn module() -> Obj {
+    let mut b = Builder::new("jax.sharding");
+    b.func("Mesh", mesh_new);
+    let p = |_: &mut Interp, a: Args| Ok(Obj::lib(make_spec(&a.pos)?));
+    b.func("PartitionSpec", p);
+    b.func("P", p);
+    b.func("NamedSharding", |_, a| {
+        let Some(mesh) = a
+            .req(Some(0), "mesh", "NamedSharding")?
+            .downcast_rc::<Mesh>()
+        else {
+            bail!(
+                TypeError,
+                "NamedSharding expects a Mesh as its first argument"
+            );
+        };
+        let spec = match a.req(Some(1), "spec", "NamedSharding")? {
+            o if o.downcast::<PartitionSpec>().is_some() => {
+                o.downcast::<PartitionSpec>().cloned().unwrap_or_default()
+            }
+            other => bail!(
+                TypeError,
+                "NamedSharding spec must be a PartitionSpec, got {}",
+                other.type_name()
+            ),
+        };
+        spec.validate(&mesh, spec.0.len())?;
+        Ok(Obj::lib(NamedSharding { mesh, spec }))
+    });
+    b.func("AxisType", |_, _| Ok(Obj::None));
+    b.build()
+}
+
+/// `Mesh('data': 8, axis_types=(Auto,))`.
+pub fn mesh_repr(m: &Mesh) -> String {
+    let axes: Vec<String> = m
+        .axis_names()
+        .iter()
+        .zip(m.shape())
+        .map(|(n, s)| format!("'{n}': {s}"))
+        .collect();
+    let types = vec!["Auto"; axes.len()].join(", ");
+    let types = if axes.len() == 1 {
+        format!("({types},)")
+    } else {
+        format!("({types})")
+    };
+    format!("Mesh({}, axis_types={types})", axes.join(", "))
+}
+
+fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
+        "shape" => {
+            let mut d = Dict::default();
+            for (n, s) in m.axis_names().iter().zip(m.shape()) {
+                d.set(Obj::str(n), Obj::Int(*s as i64));
+            }
+            Obj::Dict(Rc::new(std::cell::RefCell::new(d)))
+        }
+        "axis_names" => Obj::tuple(m.axis_names().iter().map(Obj::str).collect()),
+        "size" => Obj::Int(m.size() as i64),
+        "devices" => Obj::lib(DeviceArray {
+            shape: m.shape().to_vec(),
+            ids: m.device_ids().to_vec(),
+        }),
+        "axis_sizes" | "device_ids" => {
+            Obj::tuple(m.shape().iter().map(|&s| Obj::Int(s as i64)).collect())
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn devices_attr(d: &DeviceArray, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
+        "shape" => Obj::tuple(d.shape.iter().map(|&s| Obj::Int(s as i64)).collect()),
+        "ndim" => Obj::Int(d.shape.len() as i64),
+        "size" => Obj::Int(d.ids.len() as i64),
+        "reshape" => {
+            let d = d.clone();
+            Obj::native("reshape", move |_, a| {
+                let dims: Vec<i64> =
+                    if a.pos.len() == 1 && matches!(a.pos[0], Obj::Tuple(_) | Obj::List(_)) {
+                        iterate(&a.pos[0])?
+                            .iter()
+                            .map(to_int)
+                            .collect::<Result<_>>()?
+                    } else {
+                        a.pos.iter().map(to_int).collect::<Result<_>>()?
+                    };
+                let shape = crate::ops::infer_shape(&dims, d.ids.len(), &d.shape)?;
+                Ok(Obj::lib(DeviceArray {
+                    shape,
+                    ids: d.ids.clone(),
+                }))
+            })
+        }
+        "flatten" | "ravel" => {
+            let d = d.clone();
+            Obj::native(name, move |_, _| {
+                Ok(Obj::lib(DeviceArray {
+                    shape: vec![d.ids.len()],
+                    ids: d.ids.clone(),
+                }))
+            })
+        }
+        "tolist" => {
+            let d = d.clone();
+            Obj::native(name, move |_, _| {
+                Ok(Obj::list(
+                    d.ids.iter().map(|&i| Obj::lib(Device(i))).collect(),
+                ))
+            })
+        }
+        _ => return Ok(None),
+    }))
+}

@@ -1,0 +1,54 @@
+//! How the core reaches the importable modules without knowing them.
+//!
+//! `import jax.numpy as jnp` asks the interpreter's [`Library`] for the
+//! module by its dotted name; the module object is then cached for the run.
+//! The modules themselves live outside the core (in `crate::modules`), which
+//! hands the core a `Library` when a run starts.
+
+use crate::bail;
+use crate::error::Result;
+
+use super::interp::Interp;
+use super::value::Obj;
+
+/// The importable modules, as the core sees them.
+pub trait Library {
+    /// Builds the module `name` (`"jax.numpy"`), or fails with
+    /// `NotImplementedError` (or `ModuleNotFoundError`) naming it.
+    fn import(&self, interp: &mut Interp, name: &str) -> Result<Obj>;
+
+    /// `module.name` when the module has no such attribute: a submodule not
+    /// imported yet, or an error that says what became of a removed name.
+    fn missing_attr(&self, interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
+        let _ = interp;
+        bail!(
+            AttributeError,
+            "module '{module}' has no attribute '{name}'"
+        )
+    }
+}
+
+/// No modules at all: every import fails.
+pub struct NoLibrary;
+
+impl Library for NoLibrary {
+    fn import(&self, _: &mut Interp, name: &str) -> Result<Obj> {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: import {name}"
+        )
+    }
+}
+
+impl Interp {
+    /// The module `name`, built on first import and cached for the run.
+    pub fn import(&mut self, name: &str) -> Result<Obj> {
+        if let Some(m) = self.modules.get(name) {
+            return Ok(m.clone());
+        }
+        let library = self.library.clone();
+        let m = library.import(self, name)?;
+        self.modules.insert(name.to_string(), m.clone());
+        Ok(m)
+    }
+}

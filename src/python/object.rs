@@ -1,0 +1,107 @@
+//! The object protocol: how types that the interpreter core does not know
+//! (JAX's meshes, specs, shardings, devices and jaxprs; PRNG keys; Flax
+//! variables; Optax states) behave as Python objects.
+//!
+//! A library type implements [`Object`] once, and the core asks it, through
+//! that one trait, for everything Python may do with a value: its type name,
+//! attributes, calls, `repr`/`str`, iteration and `len`, `[]`, `==`, the array
+//! it stands for in arithmetic, and its pytree children. Every method but
+//! [`Object::type_name`] has a default meaning "not provided", and the core
+//! then does what Python does for a plain object (an `AttributeError`, "not
+//! iterable", identity for `==`, a leaf of a pytree).
+//!
+//! The trait is used in two places, like CPython's type slots:
+//! - `Obj::Lib(Rc<dyn Object>)` holds an opaque library value (a `Mesh`, a
+//!   `PartitionSpec`); `this` is that same object.
+//! - A [`Class`](super::value::Class) made by a library may carry an `Object`
+//!   as its `native` behaviour, which its instances and the instances of every
+//!   Python subclass inherit (`class Count(nnx.Variable)` keeps the variable's
+//!   arithmetic); `this` is then the instance.
+//!
+//! The core never names a library type: adding one touches only the file
+//! that defines it.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use crate::error::Result;
+
+use super::interp::Interp;
+use super::value::{Args, Obj};
+
+/// A Python object's behaviour, implemented by a library type.
+pub trait Object: Any {
+    /// `type(x).__name__`.
+    fn type_name(&self) -> String;
+
+    /// `x.name`, or None when `x` has no such attribute.
+    fn getattr(&self, interp: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
+        let _ = (interp, this, name);
+        Ok(None)
+    }
+
+    /// `x(*args, **kwargs)`, or None when `x` is not callable.
+    fn call(&self, interp: &mut Interp, this: &Obj, args: Args) -> Option<Result<Obj>> {
+        let _ = (interp, this, args);
+        None
+    }
+
+    /// `repr(x)`, or None for the default `<T object>`.
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let _ = this;
+        None
+    }
+
+    /// `str(x)`, or None to use `repr(x)`.
+    fn str(&self, this: &Obj) -> Option<String> {
+        let _ = this;
+        None
+    }
+
+    /// The items `iter(x)` yields and `len(x)` counts, or None when `x` is
+    /// not iterable.
+    fn items(&self, this: &Obj) -> Option<Result<Vec<Obj>>> {
+        let _ = this;
+        None
+    }
+
+    /// `x[key]`, or None when `x` is not subscriptable.
+    fn getitem(&self, interp: &mut Interp, this: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        let _ = (interp, this, key);
+        None
+    }
+
+    /// `x == other`, or None for identity.
+    fn eq(&self, this: &Obj, other: &Obj) -> Option<bool> {
+        let _ = (this, other);
+        None
+    }
+
+    /// The array `x` stands for in arithmetic and in jnp functions (an
+    /// `nnx.Variable`'s value), or None.
+    fn array(&self, this: &Obj) -> Option<Obj> {
+        let _ = this;
+        None
+    }
+
+    /// The names of the attributes that hold `x`'s pytree children, in
+    /// flattening order, or None when `x` is a leaf.
+    fn children(&self, this: &Obj) -> Option<Vec<String>> {
+        let _ = this;
+        None
+    }
+}
+
+impl dyn Object {
+    /// The object as a `T`, when it is one.
+    pub fn downcast<T: Object>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref::<T>()
+    }
+}
+
+/// The object as an `Rc<T>`, when it is a `T` (so that a library can keep
+/// sharing it, as a map keeps its mesh).
+pub fn downcast_rc<T: Object>(o: &Rc<dyn Object>) -> Option<Rc<T>> {
+    let any: Rc<dyn Any> = o.clone();
+    any.downcast::<T>().ok()
+}
