@@ -790,9 +790,7 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
                 let v = d.borrow().get(&k);
                 match v {
                     Some(v) => {
-                        d.borrow_mut()
-                            .items
-                            .retain(|(x, _)| !super::value::key_eq(x, &k));
+                        d.borrow_mut().remove(&k);
                         Ok(v)
                     }
                     None => a

@@ -118,15 +118,21 @@ pub fn repr_of(o: &Obj) -> String {
                 format!("({})", seq_repr(t))
             }
         }
-        Obj::Dict(d) => format!(
-            "{{{}}}",
-            d.borrow()
-                .items
-                .iter()
-                .map(|(k, v)| format!("{}: {}", repr_of(k), repr_of(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Obj::Dict(d) => {
+            let d = d.borrow();
+            let body = format!(
+                "{{{}}}",
+                d.items
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", repr_of(k), repr_of(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            match &d.default_factory {
+                Some(f) => format!("defaultdict({}, {body})", repr_of(f)),
+                None => body,
+            }
+        }
         Obj::Slice(s) => format!(
             "slice({}, {}, {})",
             repr_of(&s[0]),

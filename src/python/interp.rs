@@ -664,6 +664,7 @@ impl Interp {
                     match k {
                         Some(k) => {
                             let k = self.eval(k, scope)?;
+                            super::dict::check_hashable(&k)?;
                             let v = self.eval(v, scope)?;
                             dict.set(k, v);
                         }

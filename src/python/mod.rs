@@ -11,6 +11,7 @@
 
 pub mod array;
 pub mod builtins;
+pub mod dict;
 pub mod format;
 pub mod import;
 pub mod interp;

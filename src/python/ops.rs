@@ -660,10 +660,23 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
             let i = norm_index(i, items.len(), what)?;
             Ok(items[i].clone())
         }
-        Obj::Dict(d) => d
-            .borrow()
-            .get(k)
-            .ok_or_else(|| err!(KeyError, "{}", format::repr_of(k))),
+        Obj::Dict(d) => {
+            let (found, factory) = {
+                let d = d.borrow();
+                (d.get(k), d.default_factory.clone())
+            };
+            match (found, factory) {
+                (Some(v), _) => Ok(v),
+                // defaultdict: the factory's value is stored under the key.
+                (None, Some(f)) => {
+                    super::dict::check_hashable(k)?;
+                    let v = interp.call(&f, Args::default())?;
+                    d.borrow_mut().set(k.clone(), v.clone());
+                    Ok(v)
+                }
+                (None, None) => bail!(KeyError, "{}", format::repr_of(k)),
+            }
+        }
         Obj::Array(x) => Ok(Obj::Array(array_getitem(x, k)?)),
         Obj::Instance(_) | Obj::Lib(_) => {
             if let Obj::Instance(i) = v {
@@ -721,6 +734,7 @@ pub fn setitem(container: &Obj, k: Obj, v: Obj) -> Result<()> {
             Ok(())
         }
         Obj::Dict(d) => {
+            super::dict::check_hashable(&k)?;
             d.borrow_mut().set(k, v);
             Ok(())
         }
@@ -749,15 +763,10 @@ pub fn delitem(container: &Obj, k: &Obj) -> Result<()> {
             l.borrow_mut().remove(i);
             Ok(())
         }
-        Obj::Dict(d) => {
-            let mut d = d.borrow_mut();
-            let before = d.items.len();
-            d.items.retain(|(x, _)| !key_eq(x, k));
-            if d.items.len() == before {
-                bail!(KeyError, "{}", format::repr_of(k));
-            }
-            Ok(())
-        }
+        Obj::Dict(d) => match d.borrow_mut().remove(k) {
+            Some(_) => Ok(()),
+            None => bail!(KeyError, "{}", format::repr_of(k)),
+        },
         other => bail!(
             TypeError,
             "'{}' object doesn't support item deletion",

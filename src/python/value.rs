@@ -144,46 +144,7 @@ impl Module {
     }
 }
 
-/// An ordered dictionary; keys compare by Python equality.
-#[derive(Clone, Default)]
-pub struct Dict {
-    /// Entries in insertion order.
-    pub items: Vec<(Obj, Obj)>,
-}
-
-impl Dict {
-    /// The value stored under `key`.
-    pub fn get(&self, key: &Obj) -> Option<Obj> {
-        self.items
-            .iter()
-            .find(|(k, _)| key_eq(k, key))
-            .map(|(_, v)| v.clone())
-    }
-
-    /// Inserts or replaces.
-    pub fn set(&mut self, key: Obj, value: Obj) {
-        if let Some(slot) = self.items.iter_mut().find(|(k, _)| key_eq(k, &key)) {
-            slot.1 = value;
-        } else {
-            self.items.push((key, value));
-        }
-    }
-}
-
-/// Equality of hashable keys (numbers, strings, tuples, None).
-pub fn key_eq(a: &Obj, b: &Obj) -> bool {
-    match (a, b) {
-        (Obj::Str(x), Obj::Str(y)) => x == y,
-        (Obj::None, Obj::None) => true,
-        (Obj::Tuple(x), Obj::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| key_eq(p, q))
-        }
-        _ => match (a.as_number(), b.as_number()) {
-            (Some(x), Some(y)) => x == y,
-            _ => false,
-        },
-    }
-}
+pub use super::dict::{key_eq, Dict};
 
 /// A Python value.
 #[derive(Clone)]
