@@ -36,6 +36,9 @@ pub enum ErrorKind {
     Cancelled,
     /// The program text does not parse.
     SyntaxError,
+    /// An exception of a class with no more specific kind (`Exception`,
+    /// `LookupError`, a program's own exception classes).
+    Exception,
 }
 
 impl ErrorKind {
@@ -55,6 +58,7 @@ impl ErrorKind {
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::Cancelled => "Cancelled",
             ErrorKind::SyntaxError => "SyntaxError",
+            ErrorKind::Exception => "Exception",
         }
     }
 }
@@ -66,6 +70,18 @@ pub struct Error {
     pub kind: ErrorKind,
     /// What went wrong and what would fix it.
     pub message: String,
+    /// The exception object a program raised, when it raised one of its own
+    /// classes: the front end keeps the object and names it here.
+    pub raised: Option<Raised>,
+}
+
+/// Which exception object a front end raised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raised {
+    /// The front end's handle of the object.
+    pub id: u64,
+    /// Its class's name, which is what a traceback prints.
+    pub class_name: String,
 }
 
 impl Error {
@@ -74,13 +90,22 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            raised: None,
+        }
+    }
+
+    /// The exception's class name: the raised object's class, or the kind's.
+    pub fn type_name(&self) -> &str {
+        match &self.raised {
+            Some(r) => &r.class_name,
+            None => self.kind.python_name(),
         }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind.python_name(), self.message)
+        write!(f, "{}: {}", self.type_name(), self.message)
     }
 }
 

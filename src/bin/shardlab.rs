@@ -276,7 +276,7 @@ fn main() -> ExitCode {
             None => json!({"result": outcome.result, "stdout": outcome.stdout}),
             Some(e) => json!({
                 "error": {
-                    "type": e.error.kind.python_name(),
+                    "type": e.error.type_name(),
                     "message": e.error.message,
                     "line": e.line,
                     "col": e.col,

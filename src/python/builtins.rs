@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::array::DType;
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
 use crate::{bail, err};
 
 use super::array::{scalar_obj, to_value};
@@ -61,7 +61,7 @@ fn to_float(o: &Obj) -> Result<f64> {
 fn min_max(interp: &mut Interp, a: Args, want_max: bool) -> Result<Obj> {
     let name = if want_max { "max" } else { "min" };
     let items = if a.pos.len() == 1 {
-        iterate(&a.pos[0])?
+        interp.iterate(&a.pos[0])?
     } else {
         a.pos.clone()
     };
@@ -140,7 +140,6 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
             "dict" => matches!(o, Obj::Dict(_)),
             "object" => true,
             "Array" => matches!(o, Obj::Array(_)),
-            "Exception" | "BaseException" => matches!(o, Obj::Exc(_)),
             _ => false,
         },
         Obj::Class(c) => match o {
@@ -152,7 +151,6 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
             }
             _ => false,
         },
-        Obj::ExcClass(k) => matches!(o, Obj::Exc(e) if e.0 == *k),
         _ => false,
     }
 }
@@ -189,16 +187,19 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
         }),
         "bool" => Obj::Bool(match first {
             None => false,
-            Some(o) => truthy(&o, "bool()")?,
+            Some(o) => interp.truth(&o, "bool()")?,
         }),
-        "str" => Obj::str(first.map(|o| str_of(&o)).unwrap_or_default()),
+        "str" => Obj::str(match first {
+            Some(o) => interp.str(&o)?,
+            None => String::new(),
+        }),
         "list" => Obj::list(match first {
             None => vec![],
-            Some(o) => iterate(&o)?,
+            Some(o) => interp.iterate(&o)?,
         }),
         "tuple" => Obj::tuple(match first {
             None => vec![],
-            Some(o) => iterate(&o)?,
+            Some(o) => interp.iterate(&o)?,
         }),
         "dict" => {
             let mut d = Dict::default();
@@ -222,10 +223,6 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             Obj::Dict(Rc::new(RefCell::new(d)))
         }
         "object" => Obj::Type("object"),
-        "Exception" | "BaseException" => {
-            let msg = first.map(|o| str_of(&o)).unwrap_or_default();
-            Obj::Exc(Rc::new((ErrorKind::RuntimeError, msg)))
-        }
         "type" => match first {
             Some(o) => type_of(&o),
             None => bail!(TypeError, "type() takes 1 or 3 arguments"),
@@ -277,7 +274,6 @@ fn type_of(o: &Obj) -> Obj {
         Obj::Tuple(_) => Obj::Type("tuple"),
         Obj::Dict(_) => Obj::Type("dict"),
         Obj::Instance(i) => Obj::Class(i.class.clone()),
-        Obj::Exc(e) => Obj::ExcClass(e.0),
         Obj::Array(_) => Obj::Type("ArrayImpl"),
         _ => Obj::Type("object"),
     }
@@ -292,7 +288,10 @@ fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
         Some(Obj::None) | None => "\n".to_string(),
         Some(s) => str_of(&s),
     };
-    let parts: Vec<String> = a.pos.iter().map(str_of).collect();
+    let mut parts = Vec::with_capacity(a.pos.len());
+    for x in &a.pos {
+        parts.push(interp.str(x)?);
+    }
     let text = format!("{}{end}", parts.join(&sep));
     if interp.out.len() + text.len() > 64 << 20 {
         bail!(RuntimeError, "program exceeded the output limit of 64 MiB");
@@ -302,16 +301,10 @@ fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 fn builtin_sum(interp: &mut Interp, a: Args) -> Result<Obj> {
-    let items = iterate(&a.req(Some(0), "iterable", "sum")?)?;
+    let items = interp.iterate(&a.req(Some(0), "iterable", "sum")?)?;
     let mut acc = a.get(Some(1), "start").unwrap_or(Obj::Int(0));
     for it in items {
-        acc = super::ops::binop(
-            interp,
-            &rustpython_parser::ast::Operator::Add,
-            &acc,
-            &it,
-            false,
-        )?;
+        acc = interp.binop(&rustpython_parser::ast::Operator::Add, &acc, &it, false)?;
     }
     Ok(acc)
 }
@@ -326,7 +319,8 @@ fn builtin_abs(a: Args) -> Result<Obj> {
     })
 }
 
-fn len_of(o: &Obj) -> Result<i64> {
+/// `len(o)` of objects without `__len__`.
+pub fn len_of(o: &Obj) -> Result<i64> {
     Ok(match o {
         Obj::Str(s) => s.chars().count() as i64,
         Obj::List(l) => l.borrow().len() as i64,
@@ -352,60 +346,39 @@ fn len_of(o: &Obj) -> Result<i64> {
 pub fn install(interp: &mut Interp) {
     let b = &mut interp.builtins;
     for t in [
-        "int",
-        "float",
-        "bool",
-        "str",
-        "list",
-        "tuple",
-        "dict",
-        "object",
-        "type",
-        "range",
-        "slice",
-        "Exception",
-        "BaseException",
+        "int", "float", "bool", "str", "list", "tuple", "dict", "object", "type", "range", "slice",
     ] {
         b.insert(t.into(), Obj::Type(t));
     }
-    for k in [
-        ErrorKind::ValueError,
-        ErrorKind::TypeError,
-        ErrorKind::NameError,
-        ErrorKind::IndexError,
-        ErrorKind::KeyError,
-        ErrorKind::AttributeError,
-        ErrorKind::AssertionError,
-        ErrorKind::ZeroDivisionError,
-        ErrorKind::NotImplementedError,
-        ErrorKind::RuntimeError,
-    ] {
-        b.insert(k.python_name().into(), Obj::ExcClass(k));
+    b.insert("NotImplemented".into(), Obj::Type("NotImplemented"));
+    for (name, class) in interp.exceptions.classes() {
+        b.insert(name.into(), class);
     }
+    super::classes::install(interp);
+    let b = &mut interp.builtins;
     let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
         b.insert(name.into(), Obj::native(name, f));
     };
     add("print", print);
-    add("len", |_, a| {
-        Ok(Obj::Int(len_of(&a.req(Some(0), "obj", "len")?)?))
+    add("len", |i, a| {
+        Ok(Obj::Int(i.len(&a.req(Some(0), "obj", "len")?)?))
     });
     add("sum", builtin_sum);
     add("abs", |_, a| builtin_abs(a));
     add("min", |i, a| min_max(i, a, false));
     add("max", |i, a| min_max(i, a, true));
     add("round", |_, a| py_round(&a));
-    add("repr", |_, a| {
-        Ok(Obj::str(repr_of(&a.req(Some(0), "obj", "repr")?)))
+    add("repr", |i, a| {
+        Ok(Obj::str(i.repr(&a.req(Some(0), "obj", "repr")?)?))
     });
-    add("format", |_, a| {
+    add("format", |i, a| {
         let spec = a
             .get(Some(1), "format_spec")
             .map(|s| str_of(&s))
             .unwrap_or_default();
-        Ok(Obj::str(format_value(
-            &a.req(Some(0), "value", "format")?,
-            &spec,
-        )?))
+        Ok(Obj::str(
+            i.format(&a.req(Some(0), "value", "format")?, &spec)?,
+        ))
     });
     add("isinstance", |_, a| {
         Ok(Obj::Bool(isinstance(
@@ -419,13 +392,13 @@ pub fn install(interp: &mut Interp) {
             Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) | Obj::Type(_)
         )))
     });
-    add("enumerate", |_, a| {
+    add("enumerate", |i, a| {
         let start = a
             .get(Some(1), "start")
             .map(|s| to_int(&s))
             .transpose()?
             .unwrap_or(0);
-        let items = iterate(&a.req(Some(0), "iterable", "enumerate")?)?;
+        let items = i.iterate(&a.req(Some(0), "iterable", "enumerate")?)?;
         Ok(Obj::list(
             items
                 .into_iter()
@@ -434,8 +407,11 @@ pub fn install(interp: &mut Interp) {
                 .collect(),
         ))
     });
-    add("zip", |_, a| {
-        let lists: Vec<Vec<Obj>> = a.pos.iter().map(iterate).collect::<Result<_>>()?;
+    add("zip", |i, a| {
+        let mut lists: Vec<Vec<Obj>> = vec![];
+        for x in &a.pos {
+            lists.push(i.iterate(x)?);
+        }
         let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
         Ok(Obj::list(
             (0..n)
@@ -444,26 +420,26 @@ pub fn install(interp: &mut Interp) {
         ))
     });
     add("sorted", |i, a| {
-        let mut items = iterate(&a.req(Some(0), "iterable", "sorted")?)?;
+        let mut items = i.iterate(&a.req(Some(0), "iterable", "sorted")?)?;
         sort_items(i, &mut items, a.get(None, "key"), a.get(None, "reverse"))?;
         Ok(Obj::list(items))
     });
-    add("reversed", |_, a| {
-        let mut items = iterate(&a.req(Some(0), "sequence", "reversed")?)?;
+    add("reversed", |i, a| {
+        let mut items = i.iterate(&a.req(Some(0), "sequence", "reversed")?)?;
         items.reverse();
         Ok(Obj::list(items))
     });
-    add("any", |_, a| {
-        for x in iterate(&a.req(Some(0), "iterable", "any")?)? {
-            if truthy(&x, "any()")? {
+    add("any", |i, a| {
+        for x in i.iterate(&a.req(Some(0), "iterable", "any")?)? {
+            if i.truth(&x, "any()")? {
                 return Ok(Obj::Bool(true));
             }
         }
         Ok(Obj::Bool(false))
     });
-    add("all", |_, a| {
-        for x in iterate(&a.req(Some(0), "iterable", "all")?)? {
-            if !truthy(&x, "all()")? {
+    add("all", |i, a| {
+        for x in i.iterate(&a.req(Some(0), "iterable", "all")?)? {
+            if !i.truth(&x, "all()")? {
                 return Ok(Obj::Bool(false));
             }
         }
@@ -509,10 +485,10 @@ pub fn install(interp: &mut Interp) {
             Err(e) => a.get(Some(2), "default").ok_or(e),
         }
     });
-    add("setattr", |_, a| {
+    add("setattr", |i, a| {
         let o = a.req(Some(0), "obj", "setattr")?;
         let n = str_of(&a.req(Some(1), "name", "setattr")?);
-        super::ops::setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
+        i.setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
         Ok(Obj::None)
     });
     add("iter", |_, a| {

@@ -158,7 +158,6 @@ pub fn key_eq(a: &Obj, b: &Obj) -> bool {
         (Obj::Native(x), Obj::Native(y)) => Rc::ptr_eq(x, y),
         (Obj::Type(x), Obj::Type(y)) => x == y,
         (Obj::DType(x), Obj::DType(y)) => x == y,
-        (Obj::ExcClass(x), Obj::ExcClass(y)) => x == y,
         _ => match (a.as_number(), b.as_number()) {
             (Some(x), Some(y)) => x == y,
             _ => false,

@@ -88,7 +88,6 @@ pub fn str_of(o: &Obj) -> String {
     match o {
         Obj::Str(s) => s.to_string(),
         Obj::Array(v) => array_str(v),
-        Obj::Exc(e) => e.1.clone(),
         Obj::DType(d) => d.name().to_string(),
         Obj::Lib(_) | Obj::Instance(_) => o
             .behaviour()
@@ -151,6 +150,9 @@ pub fn repr_of(o: &Obj) -> String {
         Obj::DType(d) => format!("dtype('{}')", d.name()),
         Obj::Func(f) => format!("<function {}>", f.name),
         Obj::Native(n) => format!("<function {}>", n.name),
+        Obj::Class(c) if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some()) => {
+            format!("<class '{}'>", c.name)
+        }
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
         Obj::Instance(i) => o
             .behaviour()
@@ -161,10 +163,6 @@ pub fn repr_of(o: &Obj) -> String {
             .unwrap_or_else(|| format!("<{} object>", x.type_name())),
         Obj::Method(m) => format!("<bound method of {}>", repr_of(&m.0)),
         Obj::Module(m) => format!("<module '{}'>", m.name),
-        Obj::ExcClass(k) => format!("<class '{}'>", k.python_name()),
-        // A KeyError's message is already the repr of the missing key.
-        Obj::Exc(e) if e.0 == crate::error::ErrorKind::KeyError => format!("KeyError({})", e.1),
-        Obj::Exc(e) => format!("{}({})", e.0.python_name(), str_repr(&e.1)),
         Obj::Type(t) => format!("<class '{t}'>"),
     }
 }

@@ -79,6 +79,14 @@ pub struct Interp {
     pub depth: usize,
     /// The importable modules.
     pub library: Rc<dyn Library>,
+    /// The builtin exception classes and the objects raised so far.
+    pub exceptions: super::exceptions::Exceptions,
+    /// The exceptions being handled, innermost last (what a bare `raise`
+    /// raises again).
+    pub handling: Vec<Error>,
+    /// The Python functions running, innermost last, with their scopes
+    /// (what `super()` reads).
+    pub frames: Vec<(Rc<Function>, Scope)>,
 }
 
 fn name_of(id: &ast::Identifier) -> String {
@@ -99,6 +107,9 @@ impl Interp {
             modules: HashMap::new(),
             depth: 0,
             library,
+            exceptions: super::exceptions::Exceptions::new(),
+            handling: vec![],
+            frames: vec![],
         };
         super::builtins::install(&mut interp);
         interp
@@ -168,7 +179,7 @@ impl Interp {
             Stmt::AugAssign(a) => {
                 let cur = self.eval(&a.target, scope)?;
                 let rhs = self.eval(&a.value, scope)?;
-                let v = ops::binop(self, &a.op, &cur, &rhs, true)?;
+                let v = self.binop(&a.op, &cur, &rhs, true)?;
                 self.assign(&a.target, v, scope)?;
             }
             Stmt::FunctionDef(f) => {
@@ -186,8 +197,8 @@ impl Interp {
                 for b in &c.bases {
                     match self.eval(b, scope)? {
                         Obj::Class(k) => bases.push(k),
-                        // object, Exception and friends carry nothing we need.
-                        Obj::Type(_) | Obj::ExcClass(_) => {}
+                        // `object` carries nothing we need.
+                        Obj::Type(_) => {}
                         other => bail!(
                             NotImplementedError,
                             "not supported by shardlab yet: subclassing {}",
@@ -215,8 +226,10 @@ impl Interp {
                         Obj::Dict(Rc::new(RefCell::new(annotations))),
                     ));
                 }
-                let class = Obj::Class(Rc::new(Class::new(name_of(&c.name), bases, attrs)));
-                let mut obj = class;
+                let class = Rc::new(Class::new(name_of(&c.name), bases, attrs));
+                super::classes::adopt_methods(&class);
+                self.init_subclass(&class)?;
+                let mut obj = Obj::Class(class);
                 for d in c.decorator_list.iter().rev() {
                     let dec = self.eval(d, scope)?;
                     obj = self.call(&dec, Args::new(vec![obj]))?;
@@ -232,14 +245,14 @@ impl Interp {
             }
             Stmt::If(i) => {
                 let c = self.eval(&i.test, scope)?;
-                if ops::truthy(&c, "the condition of an if statement")? {
+                if self.truth(&c, "the condition of an if statement")? {
                     return self.exec_block(&i.body, scope);
                 }
                 return self.exec_block(&i.orelse, scope);
             }
             Stmt::While(w) => loop {
                 let c = self.eval(&w.test, scope)?;
-                if !ops::truthy(&c, "the condition of a while loop")? {
+                if !self.truth(&c, "the condition of a while loop")? {
                     return self.exec_block(&w.orelse, scope);
                 }
                 self.tick()?;
@@ -251,7 +264,7 @@ impl Interp {
             },
             Stmt::For(f) => {
                 let it = self.eval(&f.iter, scope)?;
-                let items = ops::iterate(&it)?;
+                let items = self.iterate(&it)?;
                 let mut broke = false;
                 for item in items {
                     self.tick()?;
@@ -272,22 +285,14 @@ impl Interp {
             Stmt::Break(_) => return Ok(Flow::Break),
             Stmt::Continue(_) => return Ok(Flow::Continue),
             Stmt::Pass(_) => {}
-            Stmt::With(w) => {
-                for item in &w.items {
-                    let v = self.eval(&item.context_expr, scope)?;
-                    if let Some(t) = &item.optional_vars {
-                        self.assign(t, v, scope)?;
-                    }
-                }
-                return self.exec_block(&w.body, scope);
-            }
+            Stmt::With(w) => return self.exec_with(&w.items, &w.body, scope),
             Stmt::Assert(a) => {
                 let c = self.eval(&a.test, scope)?;
-                if !ops::truthy(&c, "an assert statement")? {
+                if !self.truth(&c, "an assert statement")? {
                     let msg = match &a.msg {
                         Some(m) => {
                             let m = self.eval(m, scope)?;
-                            format::str_of(&m)
+                            self.str(&m)?
                         }
                         None => String::new(),
                     };
@@ -358,7 +363,7 @@ impl Interp {
                         Expr::Subscript(s) => {
                             let container = self.eval(&s.value, scope)?;
                             let key = self.eval(&s.slice, scope)?;
-                            ops::delitem(&container, &key)?;
+                            self.delitem(&container, &key)?;
                         }
                         _ => bail!(
                             NotImplementedError,
@@ -369,18 +374,24 @@ impl Interp {
             }
             Stmt::Raise(r) => {
                 let Some(exc) = &r.exc else {
-                    bail!(RuntimeError, "No active exception to reraise");
+                    return Err(self
+                        .handling
+                        .last()
+                        .cloned()
+                        .ok_or_else(|| err!(RuntimeError, "No active exception to reraise"))?);
                 };
                 let e = self.eval(exc, scope)?;
-                return Err(match e {
-                    Obj::Exc(e) => Error::new(e.0, e.1.clone()),
-                    Obj::ExcClass(k) => Error::new(k, ""),
-                    other => err!(
-                        TypeError,
-                        "exceptions must derive from BaseException, not {}",
-                        other.type_name()
-                    ),
-                });
+                let cause = match &r.cause {
+                    Some(c) => Some(self.eval(c, scope)?),
+                    None => None,
+                };
+                let error = self.raise(e)?;
+                if let (Some(cause), Some(raised)) = (cause, &error.raised) {
+                    if let Some(Obj::Instance(i)) = self.exceptions_object(raised.id) {
+                        i.set("__cause__", cause);
+                    }
+                }
+                return Err(error);
             }
             Stmt::Try(t) => return self.exec_try(t, scope),
             other => {
@@ -397,39 +408,25 @@ impl Interp {
         Ok(Flow::Normal)
     }
 
-    fn exec_try(&mut self, t: &ast::StmtTry, scope: &Scope) -> Result<Flow> {
-        let r = self.exec_block(&t.body, scope);
-        let r = match r {
-            Ok(Flow::Normal) => self.exec_block(&t.orelse, scope),
-            Ok(f) => Ok(f),
-            Err(e) if e.kind == ErrorKind::Cancelled => Err(e),
-            Err(e) if e.kind == ErrorKind::RuntimeError && e.message.contains("exceeded") => Err(e),
-            Err(e) => {
-                let mut handled = None;
-                for h in &t.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = h;
-                    let matches = match &h.type_ {
-                        None => true,
-                        Some(ty) => {
-                            let ty = self.eval(ty, scope)?;
-                            exception_matches(&ty, e.kind)
-                        }
-                    };
-                    if matches {
-                        self.err_loc = None;
-                        if let Some(n) = &h.name {
-                            self.set_var(
-                                scope,
-                                &name_of(n),
-                                Obj::Exc(Rc::new((e.kind, e.message.clone()))),
-                            );
-                        }
-                        handled = Some(self.exec_block(&h.body, scope));
-                        break;
-                    }
-                }
-                handled.unwrap_or(Err(e))
+    /// `with a as x, b as y: body`, one context inside the next.
+    fn exec_with(&mut self, items: &[ast::WithItem], body: &[Stmt], scope: &Scope) -> Result<Flow> {
+        let Some((item, rest)) = items.split_first() else {
+            return self.exec_block(body, scope);
+        };
+        let cm = self.eval(&item.context_expr, scope)?;
+        self.with_context(&cm, &mut |me, value| {
+            if let Some(t) = &item.optional_vars {
+                me.assign(t, value, scope)?;
             }
+            me.exec_with(rest, body, scope)
+        })
+    }
+
+    fn exec_try(&mut self, t: &ast::StmtTry, scope: &Scope) -> Result<Flow> {
+        let r = match self.exec_block(&t.body, scope) {
+            Ok(Flow::Normal) => self.exec_block(&t.orelse, scope),
+            Err(e) if catchable(&e) => self.handle(t, e, scope),
+            other => other,
         };
         if !t.finalbody.is_empty() {
             let saved = self.err_loc.take();
@@ -440,6 +437,37 @@ impl Interp {
             self.err_loc = saved;
         }
         r
+    }
+
+    /// Runs the first `except` clause of `t` that matches `e`, or gives `e`
+    /// back when none does.
+    fn handle(&mut self, t: &ast::StmtTry, e: Error, scope: &Scope) -> Result<Flow> {
+        for h in &t.handlers {
+            let ast::ExceptHandler::ExceptHandler(h) = h;
+            let matches = match &h.type_ {
+                None => true,
+                Some(ty) => {
+                    let ty = self.eval(ty, scope)?;
+                    self.exception_matches(&ty, &e)?
+                }
+            };
+            if !matches {
+                continue;
+            }
+            self.err_loc = None;
+            if let Some(n) = &h.name {
+                let obj = self.exception_object(&e);
+                self.set_var(scope, &name_of(n), obj);
+            }
+            self.handling.push(e.clone());
+            let r = self.exec_block(&h.body, scope);
+            self.handling.pop();
+            if r.is_ok() {
+                self.forget_raised(&e);
+            }
+            return r;
+        }
+        Err(e)
     }
 
     /// Creates a function object from parameters and body.
@@ -468,6 +496,7 @@ impl Interp {
             defaults,
             body,
             closure: scope.clone(),
+            owner: RefCell::new(std::rc::Weak::new()),
         })))
     }
 
@@ -512,7 +541,7 @@ impl Interp {
                 Ok(())
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
-                let items = ops::iterate(&v)?;
+                let items = self.iterate(&v)?;
                 let star = elts.iter().position(|e| matches!(e, Expr::Starred(_)));
                 match star {
                     None => {
@@ -562,11 +591,11 @@ impl Interp {
             Expr::Subscript(s) => {
                 let container = self.eval(&s.value, scope)?;
                 let key = self.eval(&s.slice, scope)?;
-                ops::setitem(&container, key, v)
+                self.setitem(&container, key, v)
             }
             Expr::Attribute(a) => {
                 let obj = self.eval(&a.value, scope)?;
-                ops::setattr(&obj, a.attr.as_str(), v)
+                self.setattr(&obj, a.attr.as_str(), v)
             }
             _ => bail!(SyntaxError, "cannot assign to expression"),
         }
@@ -588,11 +617,11 @@ impl Interp {
             Expr::BinOp(b) => {
                 let l = self.eval(&b.left, scope)?;
                 let r = self.eval(&b.right, scope)?;
-                ops::binop(self, &b.op, &l, &r, false)
+                self.binop(&b.op, &l, &r, false)
             }
             Expr::UnaryOp(u) => {
                 let v = self.eval(&u.operand, scope)?;
-                ops::unaryop(&u.op, &v)
+                self.unary(&u.op, &v)
             }
             Expr::BoolOp(b) => {
                 let and = matches!(b.op, ast::BoolOp::And);
@@ -602,7 +631,7 @@ impl Interp {
                     if i + 1 == b.values.len() {
                         break;
                     }
-                    let t = ops::truthy(
+                    let t = self.truth(
                         &last,
                         if and {
                             "an 'and' expression"
@@ -621,11 +650,11 @@ impl Interp {
                 let mut result = Obj::Bool(true);
                 for (op, right) in c.ops.iter().zip(&c.comparators) {
                     let right = self.eval(right, scope)?;
-                    let r = ops::compare(op, &left, &right)?;
+                    let r = self.compare(op, &left, &right)?;
                     if c.ops.len() == 1 {
                         return Ok(r);
                     }
-                    if !ops::truthy(&r, "a chained comparison")? {
+                    if !self.truth(&r, "a chained comparison")? {
                         return Ok(r);
                     }
                     result = r;
@@ -635,7 +664,7 @@ impl Interp {
             }
             Expr::IfExp(i) => {
                 let c = self.eval(&i.test, scope)?;
-                if ops::truthy(&c, "a conditional expression")? {
+                if self.truth(&c, "a conditional expression")? {
                     self.eval(&i.body, scope)
                 } else {
                     self.eval(&i.orelse, scope)
@@ -734,7 +763,7 @@ impl Interp {
                 for a in &c.args {
                     if let Expr::Starred(s) = a {
                         let v = self.eval(&s.value, scope)?;
-                        args.pos.extend(ops::iterate(&v)?);
+                        args.pos.extend(self.iterate(&v)?);
                     } else {
                         args.pos.push(self.eval(a, scope)?);
                     }
@@ -763,22 +792,25 @@ impl Interp {
                 let mut s = String::new();
                 for v in &j.values {
                     let part = self.eval(v, scope)?;
-                    s.push_str(&format::str_of(&part));
+                    s.push_str(&self.str(&part)?);
                 }
                 Ok(Obj::str(s))
             }
             Expr::FormattedValue(f) => {
                 let v = self.eval(&f.value, scope)?;
                 let spec = match &f.format_spec {
-                    Some(spec) => format::str_of(&self.eval(spec, scope)?),
+                    Some(spec) => {
+                        let spec = self.eval(spec, scope)?;
+                        self.str(&spec)?
+                    }
                     None => String::new(),
                 };
                 let v = match f.conversion {
-                    ast::ConversionFlag::Repr => Obj::str(format::repr_of(&v)),
-                    ast::ConversionFlag::Str => Obj::str(format::str_of(&v)),
+                    ast::ConversionFlag::Repr => Obj::str(self.repr(&v)?),
+                    ast::ConversionFlag::Str => Obj::str(self.str(&v)?),
                     _ => v,
                 };
-                Ok(Obj::str(format::format_value(&v, &spec)?))
+                Ok(Obj::str(self.format(&v, &spec)?))
             }
             Expr::Starred(_) => bail!(SyntaxError, "can't use starred expression here"),
             Expr::Await(_) | Expr::Yield(_) | Expr::YieldFrom(_) => {
@@ -795,7 +827,7 @@ impl Interp {
         for e in elts {
             if let Expr::Starred(s) = e {
                 let v = self.eval(&s.value, scope)?;
-                out.extend(ops::iterate(&v)?);
+                out.extend(self.iterate(&v)?);
             } else {
                 out.push(self.eval(e, scope)?);
             }
@@ -813,12 +845,12 @@ impl Interp {
             return body(self, scope);
         };
         let it = self.eval(&g.iter, scope)?;
-        'items: for item in ops::iterate(&it)? {
+        'items: for item in self.iterate(&it)? {
             self.tick()?;
             self.assign(&g.target, item, scope)?;
             for cond in &g.ifs {
                 let c = self.eval(cond, scope)?;
-                if !ops::truthy(&c, "a comprehension condition")? {
+                if !self.truth(&c, "a comprehension condition")? {
                     continue 'items;
                 }
             }
@@ -843,15 +875,17 @@ impl Interp {
                 self.call(func, a)
             }
             Obj::Class(c) => {
-                let inst = Obj::Instance(Rc::new(Instance {
-                    class: c.clone(),
-                    attrs: RefCell::new(vec![]),
-                }));
+                let inst = Obj::Instance(Rc::new(Instance::new(c.clone())));
+                let exception = super::exceptions::kind_of(c).is_some();
+                if exception {
+                    // BaseException keeps its arguments whatever __init__ does.
+                    super::exceptions::set_args(&inst, &args);
+                }
                 if let Some(init) = c.lookup("__init__") {
                     let mut a = args;
                     a.pos.insert(0, inst.clone());
                     self.call(&init, a)?;
-                } else if !args.pos.is_empty() || !args.kw.is_empty() {
+                } else if !exception && (!args.pos.is_empty() || !args.kw.is_empty()) {
                     bail!(TypeError, "{}() takes no arguments", c.name);
                 }
                 Ok(inst)
@@ -864,10 +898,6 @@ impl Interp {
                 }
                 None => bail!(TypeError, "'{}' object is not callable", i.class.name),
             },
-            Obj::ExcClass(k) => {
-                let msg = args.pos.first().map(format::str_of).unwrap_or_default();
-                Ok(Obj::Exc(Rc::new((*k, msg))))
-            }
             Obj::Type(t) => super::builtins::call_type(self, t, args),
             Obj::DType(d) => super::array::cast_to(*d, args),
             Obj::Lib(o) => match o.clone().call(self, f, args) {
@@ -885,7 +915,9 @@ impl Interp {
         let scope = ScopeData::new(Some(func.closure.clone()));
         self.bind_params(func, args, &scope)?;
         self.depth += 1;
+        self.frames.push((func.clone(), scope.clone()));
         let r = self.exec_block(&func.body, &scope);
+        self.frames.pop();
         self.depth -= 1;
         match r? {
             Flow::Return(v) => Ok(v),
@@ -967,14 +999,11 @@ impl Interp {
     }
 }
 
-fn exception_matches(ty: &Obj, kind: ErrorKind) -> bool {
-    match ty {
-        Obj::ExcClass(k) => *k == kind,
-        // `Exception` and `BaseException` are builtins of type Type.
-        Obj::Type(n) => *n == "Exception" || *n == "BaseException",
-        Obj::Tuple(t) => t.iter().any(|x| exception_matches(x, kind)),
-        _ => false,
-    }
+/// False for the errors no `except` clause may catch: a cancelled run and a
+/// program that ran out of its step budget.
+fn catchable(e: &Error) -> bool {
+    !(e.kind == ErrorKind::Cancelled
+        || (e.kind == ErrorKind::RuntimeError && e.message.contains("exceeded")))
 }
 
 /// The object for a literal.

@@ -11,7 +11,10 @@
 
 pub mod array;
 pub mod builtins;
+pub mod classes;
 pub mod dict;
+pub mod dunder;
+pub mod exceptions;
 pub mod format;
 pub mod import;
 pub mod interp;
@@ -68,7 +71,7 @@ impl std::fmt::Display for PyError {
         write!(
             f,
             "{}: {} (line {}, col {})",
-            self.error.kind.python_name(),
+            self.error.type_name(),
             self.error.message,
             self.line,
             self.col

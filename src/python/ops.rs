@@ -793,40 +793,52 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             }
         },
         Obj::Instance(i) => {
-            if let Some((_, x)) = i.attrs.borrow().iter().find(|(k, _)| k == name) {
-                return Ok(x.clone());
+            if let Some(x) = i.get(name) {
+                return Ok(x);
             }
             if name == "__class__" {
                 return Ok(Obj::Class(i.class.clone()));
             }
-            match i.class.lookup(name) {
-                Some(f @ (Obj::Func(_) | Obj::Native(_))) => {
-                    Ok(Obj::Method(Rc::new((v.clone(), f))))
-                }
-                Some(x) => Ok(x),
-                None => {
-                    if let Some(b) = i.class.native() {
-                        if let Some(x) = b.getattr(interp, v, name)? {
-                            return Ok(x);
-                        }
-                    }
-                    bail!(
-                        AttributeError,
-                        "'{}' object has no attribute '{name}'",
-                        i.class.name
-                    )
+            if name == "__dict__" {
+                let d: super::dict::Dict = i
+                    .attrs
+                    .borrow()
+                    .iter()
+                    .map(|(k, v)| (Obj::str(k), v.clone()))
+                    .collect();
+                return Ok(Obj::Dict(Rc::new(std::cell::RefCell::new(d))));
+            }
+            if let Some(x) = i.class.lookup(name) {
+                return super::classes::bind(interp, v, x);
+            }
+            if let Some(b) = i.class.native() {
+                if let Some(x) = b.getattr(interp, v, name)? {
+                    return Ok(x);
                 }
             }
+            if let Some(f) = i.class.lookup("__getattr__") {
+                return interp.call(&f, Args::new(vec![v.clone(), Obj::str(name)]));
+            }
+            bail!(
+                AttributeError,
+                "'{}' object has no attribute '{name}'",
+                i.class.name
+            )
         }
         Obj::Class(c) => match name {
-            "__name__" => Ok(Obj::str(&c.name)),
-            _ => c.lookup(name).ok_or_else(|| {
-                err!(
+            "__name__" | "__qualname__" => Ok(Obj::str(&c.name)),
+            "__mro__" => Ok(Obj::tuple(c.mro().into_iter().map(Obj::Class).collect())),
+            "__bases__" => Ok(Obj::tuple(
+                c.bases.iter().cloned().map(Obj::Class).collect(),
+            )),
+            _ => match c.lookup(name) {
+                Some(x) => super::classes::bind(interp, v, x),
+                None => Err(err!(
                     AttributeError,
                     "type object '{}' has no attribute '{name}'",
                     c.name
-                )
-            }),
+                )),
+            },
         },
         Obj::Func(f) => match name {
             "__name__" | "__qualname__" => Ok(Obj::str(&f.name)),
@@ -837,16 +849,11 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             _ => Err(missing()),
         },
         Obj::Array(x) => array_attr(interp, x, name),
-        Obj::Exc(e) => match name {
-            "args" => Ok(Obj::tuple(vec![Obj::str(&e.1)])),
-            _ => Err(missing()),
-        },
         Obj::DType(d) => match name {
             "name" => Ok(Obj::str(d.name())),
             _ => Err(missing()),
         },
         Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
-        Obj::ExcClass(k) if name == "__name__" => Ok(Obj::str(k.python_name())),
         Obj::Float(f) if name == "real" => Ok(Obj::Float(*f)),
         Obj::Float(f) if name == "is_integer" => {
             let f = *f;

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use rustpython_parser::ast;
 
 use crate::array::DType;
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
 use crate::trace::Value;
 
 use super::interp::{Interp, Scope};
@@ -75,6 +75,8 @@ pub struct Function {
     pub body: Rc<Vec<ast::Stmt>>,
     /// The scope the function was defined in (for closures).
     pub closure: Scope,
+    /// The class whose body defined it, for `super()`.
+    pub owner: RefCell<std::rc::Weak<Class>>,
 }
 
 /// A class defined with `class`.
@@ -123,6 +125,34 @@ pub struct Instance {
     pub class: Rc<Class>,
     /// Instance attributes.
     pub attrs: RefCell<Vec<(String, Obj)>>,
+}
+
+impl Instance {
+    /// A new instance of `class` with no attributes.
+    pub fn new(class: Rc<Class>) -> Instance {
+        Instance {
+            class,
+            attrs: RefCell::new(vec![]),
+        }
+    }
+
+    /// An instance attribute.
+    pub fn get(&self, name: &str) -> Option<Obj> {
+        self.attrs
+            .borrow()
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Sets an instance attribute.
+    pub fn set(&self, name: &str, v: Obj) {
+        let mut attrs = self.attrs.borrow_mut();
+        match attrs.iter_mut().find(|(k, _)| k == name) {
+            Some(slot) => slot.1 = v,
+            None => attrs.push((name.to_string(), v)),
+        }
+    }
 }
 
 /// A module: a name and its attributes.
@@ -189,10 +219,6 @@ pub enum Obj {
     Module(Rc<Module>),
     /// An object of a type a library defines (see [`Object`]).
     Lib(Rc<dyn Object>),
-    /// An exception class such as `ValueError`.
-    ExcClass(ErrorKind),
-    /// A raised or constructed exception.
-    Exc(Rc<(ErrorKind, String)>),
     /// A Python type object such as `int` used with isinstance.
     Type(&'static str),
 }
@@ -289,8 +315,7 @@ impl Obj {
             Obj::Method(_) => "method".into(),
             Obj::Module(_) => "module".into(),
             Obj::Lib(o) => o.type_name(),
-            Obj::ExcClass(_) | Obj::Type(_) => "type".into(),
-            Obj::Exc(e) => e.0.python_name().into(),
+            Obj::Type(_) => "type".into(),
         }
     }
 }

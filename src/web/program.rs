@@ -55,7 +55,7 @@ struct RunOutcome {
 #[derive(Serialize)]
 struct RunError {
     #[serde(rename = "type")]
-    kind: &'static str,
+    kind: String,
     message: String,
     line: usize,
     col: usize,
@@ -108,7 +108,7 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
     let elapsed_ms = now_ms() - start;
     let report = crate::report::take();
     let error = outcome.error.map(|e| RunError {
-        kind: e.error.kind.python_name(),
+        kind: e.error.type_name().to_string(),
         message: e.error.message,
         line: e.line,
         col: e.col,

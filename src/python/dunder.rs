@@ -1,0 +1,346 @@
+//! The special methods of a program's classes: what `repr`, `str`, truth,
+//! `len`, iteration, operators, comparisons, `in`, item assignment and
+//! `with` do when an operand is an instance that defines `__repr__`,
+//! `__add__`, `__eq__`, `__iter__`, `__enter__`, ...
+//!
+//! Each `Interp` method here looks for the special method first and falls
+//! back to the plain object rules of `ops` and `format`, so values without
+//! special methods cost one pattern match.
+
+use rustpython_parser::ast::{CmpOp, Operator, UnaryOp};
+
+use crate::bail;
+use crate::error::{ErrorKind, Result};
+
+use super::format;
+use super::interp::Interp;
+use super::ops;
+use super::value::{Args, Obj};
+
+/// The special method `name` of `o`'s class, when `o` is an instance that
+/// has one.
+fn special(o: &Obj, name: &str) -> Option<Obj> {
+    match o {
+        Obj::Instance(i) => i.class.lookup(name),
+        _ => None,
+    }
+}
+
+fn binop_names(op: &Operator) -> (&'static str, &'static str, &'static str) {
+    match op {
+        Operator::Add => ("__add__", "__radd__", "__iadd__"),
+        Operator::Sub => ("__sub__", "__rsub__", "__isub__"),
+        Operator::Mult => ("__mul__", "__rmul__", "__imul__"),
+        Operator::MatMult => ("__matmul__", "__rmatmul__", "__imatmul__"),
+        Operator::Div => ("__truediv__", "__rtruediv__", "__itruediv__"),
+        Operator::FloorDiv => ("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+        Operator::Mod => ("__mod__", "__rmod__", "__imod__"),
+        Operator::Pow => ("__pow__", "__rpow__", "__ipow__"),
+        Operator::LShift => ("__lshift__", "__rlshift__", "__ilshift__"),
+        Operator::RShift => ("__rshift__", "__rrshift__", "__irshift__"),
+        Operator::BitOr => ("__or__", "__ror__", "__ior__"),
+        Operator::BitXor => ("__xor__", "__rxor__", "__ixor__"),
+        Operator::BitAnd => ("__and__", "__rand__", "__iand__"),
+    }
+}
+
+fn is_not_implemented(o: &Obj) -> bool {
+    matches!(o, Obj::Type("NotImplemented"))
+}
+
+impl Interp {
+    fn call_special(&mut self, f: &Obj, this: &Obj, rest: Vec<Obj>) -> Result<Obj> {
+        let mut pos = vec![this.clone()];
+        pos.extend(rest);
+        self.call(f, Args::new(pos))
+    }
+
+    /// `repr(o)`, calling `__repr__` of instances, inside containers too.
+    pub fn repr(&mut self, o: &Obj) -> Result<String> {
+        if let Some(f) = special(o, "__repr__") {
+            let r = self.call_special(&f, o, vec![])?;
+            return match r {
+                Obj::Str(s) => Ok(s.to_string()),
+                other => bail!(
+                    TypeError,
+                    "__repr__ returned non-string (type {})",
+                    other.type_name()
+                ),
+            };
+        }
+        match o {
+            Obj::List(l) => {
+                let items = l.borrow().clone();
+                Ok(format!("[{}]", self.join_reprs(&items)?))
+            }
+            Obj::Tuple(t) if t.len() == 1 => Ok(format!("({},)", self.repr(&t[0])?)),
+            Obj::Tuple(t) => Ok(format!("({})", self.join_reprs(t)?)),
+            Obj::Dict(d) if d.borrow().default_factory.is_none() => {
+                let items = d.borrow().items.clone();
+                let mut parts = vec![];
+                for (k, v) in &items {
+                    parts.push(format!("{}: {}", self.repr(k)?, self.repr(v)?));
+                }
+                Ok(format!("{{{}}}", parts.join(", ")))
+            }
+            _ => Ok(format::repr_of(o)),
+        }
+    }
+
+    fn join_reprs(&mut self, items: &[Obj]) -> Result<String> {
+        let mut parts = Vec::with_capacity(items.len());
+        for x in items {
+            parts.push(self.repr(x)?);
+        }
+        Ok(parts.join(", "))
+    }
+
+    /// `str(o)`, calling `__str__` (or `__repr__`) of instances.
+    pub fn str(&mut self, o: &Obj) -> Result<String> {
+        match o {
+            Obj::Str(s) => Ok(s.to_string()),
+            Obj::Instance(_) => match special(o, "__str__") {
+                Some(f) => match self.call_special(&f, o, vec![])? {
+                    Obj::Str(s) => Ok(s.to_string()),
+                    other => bail!(
+                        TypeError,
+                        "__str__ returned non-string (type {})",
+                        other.type_name()
+                    ),
+                },
+                None if special(o, "__repr__").is_some() => self.repr(o),
+                None => Ok(format::str_of(o)),
+            },
+            Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_) => self.repr(o),
+            _ => Ok(format::str_of(o)),
+        }
+    }
+
+    /// `format(o, spec)`: instances without `__format__` format as `str`.
+    pub fn format(&mut self, o: &Obj, spec: &str) -> Result<String> {
+        if let Some(f) = special(o, "__format__") {
+            return Ok(format::str_of(&self.call_special(
+                &f,
+                o,
+                vec![Obj::str(spec)],
+            )?));
+        }
+        match o {
+            Obj::Instance(_) | Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_) if spec.is_empty() => {
+                self.str(o)
+            }
+            _ => format::format_value(o, spec),
+        }
+    }
+
+    /// Python's truth value, through `__bool__` and `__len__`.
+    pub fn truth(&mut self, o: &Obj, what: &str) -> Result<bool> {
+        if let Some(f) = special(o, "__bool__") {
+            let r = self.call_special(&f, o, vec![])?;
+            return ops::truthy(&r, what);
+        }
+        if let Some(f) = special(o, "__len__") {
+            let r = self.call_special(&f, o, vec![])?;
+            return Ok(super::builtins::to_int(&r)? != 0);
+        }
+        ops::truthy(o, what)
+    }
+
+    /// `len(o)`, through `__len__`.
+    pub fn len(&mut self, o: &Obj) -> Result<i64> {
+        if let Some(f) = special(o, "__len__") {
+            let r = self.call_special(&f, o, vec![])?;
+            return super::builtins::to_int(&r);
+        }
+        super::builtins::len_of(o)
+    }
+
+    /// The items of an iterable, through `__iter__` and `__next__`.
+    pub fn iterate(&mut self, o: &Obj) -> Result<Vec<Obj>> {
+        if let Some(f) = special(o, "__iter__") {
+            let it = self.call_special(&f, o, vec![])?;
+            if let Some(next) = special(&it, "__next__") {
+                let mut out = vec![];
+                loop {
+                    match self.call_special(&next, &it, vec![]) {
+                        Ok(x) => out.push(x),
+                        Err(e) if e.type_name() == "StopIteration" => {
+                            self.forget_raised(&e);
+                            return Ok(out);
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    if out.len() > 10_000_000 {
+                        bail!(
+                            RuntimeError,
+                            "program exceeded the allocation limit (an iterator of over 10000000 items)"
+                        );
+                    }
+                }
+            }
+            return self.iterate(&it);
+        }
+        if special(o, "__getitem__").is_some() && special(o, "__len__").is_some() {
+            let n = self.len(o)?;
+            let f = special(o, "__getitem__").map_or(Obj::None, |f| f);
+            let mut out = vec![];
+            for k in 0..n {
+                out.push(self.call_special(&f, o, vec![Obj::Int(k)])?);
+            }
+            return Ok(out);
+        }
+        ops::iterate(o)
+    }
+
+    /// A binary operator, through `__add__`/`__radd__`/`__iadd__` and
+    /// friends.
+    pub fn binop(&mut self, op: &Operator, a: &Obj, b: &Obj, inplace: bool) -> Result<Obj> {
+        if matches!(a, Obj::Instance(_)) || matches!(b, Obj::Instance(_)) {
+            let (fwd, rev, inp) = binop_names(op);
+            if inplace {
+                if let Some(f) = special(a, inp) {
+                    let r = self.call_special(&f, a, vec![b.clone()])?;
+                    if !is_not_implemented(&r) {
+                        return Ok(r);
+                    }
+                }
+            }
+            if let Some(f) = special(a, fwd) {
+                let r = self.call_special(&f, a, vec![b.clone()])?;
+                if !is_not_implemented(&r) {
+                    return Ok(r);
+                }
+            }
+            if let Some(f) = special(b, rev) {
+                let r = self.call_special(&f, b, vec![a.clone()])?;
+                if !is_not_implemented(&r) {
+                    return Ok(r);
+                }
+            }
+        }
+        ops::binop(self, op, a, b, inplace)
+    }
+
+    /// A unary operator, through `__neg__`, `__pos__`, `__invert__`; `not`
+    /// through the truth value.
+    pub fn unary(&mut self, op: &UnaryOp, v: &Obj) -> Result<Obj> {
+        let name = match op {
+            UnaryOp::Not => return Ok(Obj::Bool(!self.truth(v, "a 'not' expression")?)),
+            UnaryOp::USub => "__neg__",
+            UnaryOp::UAdd => "__pos__",
+            UnaryOp::Invert => "__invert__",
+        };
+        match special(v, name) {
+            Some(f) => self.call_special(&f, v, vec![]),
+            None => ops::unaryop(op, v),
+        }
+    }
+
+    /// A comparison, through `__eq__`, `__lt__`, ... (reflected as Python
+    /// reflects them) and `__contains__`.
+    pub fn compare(&mut self, op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
+        let pair = match op {
+            CmpOp::Eq => Some(("__eq__", "__eq__")),
+            CmpOp::NotEq => Some(("__ne__", "__ne__")),
+            CmpOp::Lt => Some(("__lt__", "__gt__")),
+            CmpOp::LtE => Some(("__le__", "__ge__")),
+            CmpOp::Gt => Some(("__gt__", "__lt__")),
+            CmpOp::GtE => Some(("__ge__", "__le__")),
+            CmpOp::In | CmpOp::NotIn => {
+                if let Some(f) = special(b, "__contains__") {
+                    let r = self.call_special(&f, b, vec![a.clone()])?;
+                    let t = ops::truthy(&r, "__contains__")?;
+                    return Ok(Obj::Bool(t == matches!(op, CmpOp::In)));
+                }
+                if matches!(b, Obj::Instance(_)) {
+                    let items = self.iterate(b)?;
+                    let mut found = false;
+                    for x in &items {
+                        let r = self.compare(&CmpOp::Eq, x, a)?;
+                        if ops::truthy(&r, "in")? {
+                            found = true;
+                            break;
+                        }
+                    }
+                    return Ok(Obj::Bool(found == matches!(op, CmpOp::In)));
+                }
+                None
+            }
+            CmpOp::Is | CmpOp::IsNot => None,
+        };
+        if let Some((fwd, rev)) = pair {
+            if matches!(a, Obj::Instance(_)) || matches!(b, Obj::Instance(_)) {
+                if let Some(f) = special(a, fwd) {
+                    let r = self.call_special(&f, a, vec![b.clone()])?;
+                    if !is_not_implemented(&r) {
+                        return Ok(r);
+                    }
+                }
+                if let Some(f) = special(b, rev) {
+                    let r = self.call_special(&f, b, vec![a.clone()])?;
+                    if !is_not_implemented(&r) {
+                        return Ok(r);
+                    }
+                }
+                if matches!(op, CmpOp::NotEq) && special(a, "__eq__").is_some() {
+                    let r = self.compare(&CmpOp::Eq, a, b)?;
+                    return Ok(Obj::Bool(!ops::truthy(&r, "==")?));
+                }
+            }
+        }
+        ops::compare(op, a, b)
+    }
+
+    /// `container[key] = v`, through `__setitem__`.
+    pub fn setitem(&mut self, container: &Obj, key: Obj, v: Obj) -> Result<()> {
+        if let Some(f) = special(container, "__setitem__") {
+            self.call_special(&f, container, vec![key, v])?;
+            return Ok(());
+        }
+        ops::setitem(container, key, v)
+    }
+
+    /// `del container[key]`, through `__delitem__`.
+    pub fn delitem(&mut self, container: &Obj, key: &Obj) -> Result<()> {
+        if let Some(f) = special(container, "__delitem__") {
+            self.call_special(&f, container, vec![key.clone()])?;
+            return Ok(());
+        }
+        ops::delitem(container, key)
+    }
+
+    /// `with cm as x: body`: `__enter__`, then `__exit__` with the
+    /// exception (or three Nones); a true `__exit__` result swallows it.
+    pub fn with_context(
+        &mut self,
+        cm: &Obj,
+        body: &mut dyn FnMut(&mut Interp, Obj) -> Result<super::interp::Flow>,
+    ) -> Result<super::interp::Flow> {
+        let (Some(enter), Some(exit)) = (special(cm, "__enter__"), special(cm, "__exit__")) else {
+            // Meshes and other library objects used as contexts.
+            return body(self, cm.clone());
+        };
+        let value = self.call_special(&enter, cm, vec![])?;
+        match body(self, value) {
+            Ok(flow) => {
+                self.call_special(&exit, cm, vec![Obj::None, Obj::None, Obj::None])?;
+                Ok(flow)
+            }
+            Err(e) if e.kind == ErrorKind::Cancelled => Err(e),
+            Err(e) => {
+                let exc = self.exception_object(&e);
+                let ty = match &exc {
+                    Obj::Instance(i) => Obj::Class(i.class.clone()),
+                    _ => Obj::None,
+                };
+                let r = self.call_special(&exit, cm, vec![ty, exc, Obj::None])?;
+                if ops::truthy(&r, "__exit__")? {
+                    self.forget_raised(&e);
+                    Ok(super::interp::Flow::Normal)
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+}
