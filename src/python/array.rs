@@ -206,26 +206,12 @@ pub fn binary_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)>
     let (x, y) = weak_pair(a, b)?;
     let (sx, sy) = (x.shape(), y.shape());
     if sx.len() == sy.len() && crate::array::broadcast_shapes(&sx, &sy).is_err() {
-        use BinaryOp::*;
+        // JAX's floor division starts with `rem` for floats and `div` for
+        // integers, and its shape error names that primitive.
         let prim = match op {
-            Add => "add",
-            Sub => "sub",
-            Mul => "mul",
-            Div | FloorDiv => "div",
-            Rem => "rem",
-            Pow => "pow",
-            Max => "max",
-            Min => "min",
-            Atan2 => "atan2",
-            Eq => "eq",
-            Ne => "ne",
-            Lt => "lt",
-            Le => "le",
-            Gt => "gt",
-            Ge => "ge",
-            And => "and",
-            Or => "or",
-            Xor => "xor",
+            BinaryOp::FloorDiv if x.dtype() == DType::F32 => "rem",
+            BinaryOp::FloorDiv => "div",
+            other => crate::primitives::elementwise::binary_name(other),
         };
         bail!(
             TypeError,
