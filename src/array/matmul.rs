@@ -1,5 +1,5 @@
 //! Contractions: `lax.dot_general` and the `jnp` functions built on it
-//! (`matmul`, `dot`, two-operand `einsum`).
+//! (`matmul`, `dot`).
 //!
 //! float32 products run through `matrixmultiply::sgemm`, one call per batch
 //! element. An operand whose batch, free and contracting axes each walk the
@@ -9,7 +9,6 @@
 //! block.
 
 use super::broadcast::broadcast_shapes;
-use super::reduce::ReduceOp;
 use super::shape_ops::fmt_shape;
 use super::{strides, Array, Buffer, DType};
 use crate::error::Result;
@@ -308,192 +307,6 @@ impl Array {
         }
         Array::dot_general(a, b, (&[la], &[rb]), (&[], &[]))
     }
-
-    /// `jnp.einsum(spec, a, b)` for two operands: explicit (`"ij,jk->ik"`) or
-    /// implicit (`"ij,jk"`: the labels used once, alphabetically) output.
-    /// A label repeated within one operand takes the diagonal; labels absent
-    /// from the output are summed.
-    pub fn einsum(spec: &str, a: &Array, b: &Array) -> Result<Array> {
-        let spec: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
-        let (inputs, output) = match spec.split_once("->") {
-            Some((i, o)) => (i.to_string(), Some(o.to_string())),
-            None => (spec.clone(), None),
-        };
-        let terms: Vec<&str> = inputs.split(',').collect();
-        if terms.len() != 2 {
-            bail!(
-                ValueError,
-                "einsum: expected two operands in {spec:?}, found {}",
-                terms.len()
-            );
-        }
-        let la: Vec<char> = terms[0].chars().collect();
-        let lb: Vec<char> = terms[1].chars().collect();
-        for (labels, arr, which) in [(&la, a, 0), (&lb, b, 1)] {
-            if let Some(c) = labels.iter().find(|c| !c.is_ascii_alphabetic()) {
-                bail!(
-                    ValueError,
-                    "einsum: invalid subscript {c:?} in {spec:?} (only letters are supported)"
-                );
-            }
-            if labels.len() != arr.ndim() {
-                bail!(
-                    ValueError,
-                    "einsum: operand {which} has shape {} ({} dimensions) but its subscripts {:?} name {}",
-                    fmt_shape(arr.shape()),
-                    arr.ndim(),
-                    labels.iter().collect::<String>(),
-                    labels.len()
-                );
-            }
-        }
-        let out: Vec<char> = match output {
-            Some(o) => {
-                let o: Vec<char> = o.chars().collect();
-                for (i, c) in o.iter().enumerate() {
-                    if o[..i].contains(c) {
-                        bail!(
-                            ValueError,
-                            "einsum: output subscript {c:?} appears more than once in {spec:?}"
-                        );
-                    }
-                    if !la.contains(c) && !lb.contains(c) {
-                        bail!(ValueError, "einsum: output subscript {c:?} does not appear in the inputs of {spec:?}");
-                    }
-                }
-                o
-            }
-            None => {
-                let mut once: Vec<char> = la
-                    .iter()
-                    .chain(&lb)
-                    .copied()
-                    .filter(|c| la.iter().chain(&lb).filter(|d| *d == c).count() == 1)
-                    .collect();
-                once.sort_unstable();
-                once
-            }
-        };
-        // Each label must have one size across both operands.
-        for (i, c) in la.iter().enumerate() {
-            for (j, d) in la
-                .iter()
-                .enumerate()
-                .chain(lb.iter().enumerate().map(|(j, d)| (j + la.len(), d)))
-            {
-                let sj = if j < la.len() {
-                    a.shape()[j]
-                } else {
-                    b.shape()[j - la.len()]
-                };
-                if c == d && a.shape()[i] != sj {
-                    bail!(
-                        ValueError,
-                        "einsum: subscript {c:?} has size {} in one place and {} in another (shapes {} and {})",
-                        a.shape()[i],
-                        sj,
-                        fmt_shape(a.shape()),
-                        fmt_shape(b.shape())
-                    );
-                }
-            }
-        }
-        for (i, c) in lb.iter().enumerate() {
-            if let Some(j) = lb[..i].iter().position(|d| d == c) {
-                if b.shape()[i] != b.shape()[j] {
-                    bail!(
-                        ValueError,
-                        "einsum: subscript {c:?} has sizes {} and {} in operand 1 of shape {}",
-                        b.shape()[j],
-                        b.shape()[i],
-                        fmt_shape(b.shape())
-                    );
-                }
-            }
-        }
-        let (a1, la1) = diagonal_and_sum(a, &la, &lb, &out)?;
-        let (b1, lb1) = diagonal_and_sum(b, &lb, &la1, &out)?;
-        let batch: Vec<char> = la1
-            .iter()
-            .copied()
-            .filter(|c| lb1.contains(c) && out.contains(c))
-            .collect();
-        let contract: Vec<char> = la1
-            .iter()
-            .copied()
-            .filter(|c| lb1.contains(c) && !out.contains(c))
-            .collect();
-        let pos = |labels: &[char], cs: &[char]| -> Vec<usize> {
-            cs.iter()
-                .map(|c| labels.iter().position(|d| d == c).expect("label present"))
-                .collect()
-        };
-        let r = Array::dot_general(
-            &a1,
-            &b1,
-            (&pos(&la1, &contract), &pos(&lb1, &contract)),
-            (&pos(&la1, &batch), &pos(&lb1, &batch)),
-        )?;
-        let mut rl = batch.clone();
-        rl.extend(la1.iter().filter(|c| !lb1.contains(c)));
-        rl.extend(lb1.iter().filter(|c| !la1.contains(c)));
-        r.transpose(&pos(&rl, &out))
-    }
-}
-
-/// Reduces one einsum operand to distinct labels: repeated labels take the
-/// diagonal, and labels in neither the other operand nor the output are
-/// summed away. Returns the array and its remaining labels.
-fn diagonal_and_sum(
-    x: &Array,
-    labels: &[char],
-    other: &[char],
-    out: &[char],
-) -> Result<(Array, Vec<char>)> {
-    let mut uniq: Vec<char> = Vec::new();
-    for &c in labels {
-        if !uniq.contains(&c) {
-            uniq.push(c);
-        }
-    }
-    let mut arr = x.clone();
-    if uniq.len() != labels.len() {
-        // A label's stride in the diagonal view is the sum of the strides of
-        // all the axes it names.
-        let st = strides(x.shape());
-        let shape: Vec<usize> = uniq
-            .iter()
-            .map(|c| x.shape()[labels.iter().position(|d| d == c).expect("label present")])
-            .collect();
-        let ust: Vec<isize> = uniq
-            .iter()
-            .map(|c| {
-                labels
-                    .iter()
-                    .zip(&st)
-                    .filter(|(d, _)| *d == c)
-                    .map(|(_, &s)| s as isize)
-                    .sum()
-            })
-            .collect();
-        arr = x.gather_view(&shape, &ust, 0);
-    }
-    let sum_axes: Vec<usize> = (0..uniq.len())
-        .filter(|&i| !other.contains(&uniq[i]) && !out.contains(&uniq[i]))
-        .collect();
-    if sum_axes.is_empty() {
-        return Ok((arr, uniq));
-    }
-    let dtype = arr.dtype();
-    let mut summed = arr.reduce(ReduceOp::Sum, &sum_axes, false)?;
-    if dtype == DType::Bool {
-        summed = summed.astype(DType::Bool);
-    }
-    let kept: Vec<char> = (0..uniq.len())
-        .filter(|i| !sum_axes.contains(i))
-        .map(|i| uniq[i])
-        .collect();
-    Ok((summed, kept))
 }
 
 #[cfg(test)]
@@ -603,38 +416,5 @@ mod tests {
             &[2, 3]
         );
         assert!(Array::dot(&a, &iota(&[2])).is_err());
-    }
-
-    #[test]
-    fn einsum_modes() {
-        let a = iota(&[2, 3]);
-        let b = iota(&[3, 2]);
-        let mm = Array::einsum("ij,jk->ik", &a, &b).unwrap();
-        assert_eq!(mm.to_f64_vec(), vec![10., 13., 28., 40.]);
-        let implicit = Array::einsum("ij,jk", &a, &b).unwrap();
-        assert_eq!(implicit.to_f64_vec(), vec![10., 13., 28., 40.]);
-        let t = Array::einsum("ij,jk->ki", &a, &b).unwrap();
-        assert_eq!(t.to_f64_vec(), vec![10., 28., 13., 40.]);
-        // Batch: bij,bjk->bik.
-        let x = iota(&[2, 2, 3]);
-        let y = iota(&[2, 3, 1]);
-        let bm = Array::einsum("bij,bjk->bik", &x, &y).unwrap();
-        assert_eq!(bm.shape(), &[2, 2, 1]);
-        assert_eq!(bm.to_f64_vec(), vec![5., 14., 86., 122.]);
-        // Outer product and a summed-away label.
-        assert_eq!(
-            Array::einsum("i,j->ij", &iota(&[2]), &iota(&[3]))
-                .unwrap()
-                .shape(),
-            &[2, 3]
-        );
-        let s = Array::einsum("ij,k->i", &a, &iota(&[4])).unwrap();
-        assert_eq!(s.to_f64_vec(), vec![3. * 6., 12. * 6.]);
-        // Diagonal: trace of a 2x2 times a scalar vector.
-        let sq = iota(&[2, 2]);
-        let tr = Array::einsum("ii,j->j", &sq, &Array::from_f32(&[1], vec![2.]).unwrap()).unwrap();
-        assert_eq!(tr.to_f64_vec(), vec![6.]);
-        let e = Array::einsum("ij,jk->ik", &a, &a).unwrap_err();
-        assert!(e.message.contains("'j'"), "{}", e.message);
     }
 }

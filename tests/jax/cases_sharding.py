@@ -33,6 +33,13 @@ DEVICE_PUT = [
     ("1dev", "P('x')", (4, 2)),
 ]
 
+# Six specs on each mesh over a square (8, 8) array, so that rows and columns
+# split alike; tests/sharding_jax.rs reads every device_put case.
+SQUARE_SPECS = ["P('x')", "P(None, 'y')", "P(('x', 'y'))", "P(('y', 'x'))", "P('y', 'x')", "P()"]
+SQUARE = [("1d", "P('x')"), ("1d", "P()")] + [
+    (key, spec) for key in ("2d", "2d42", "3d") for spec in SQUARE_SPECS
+]
+
 IDENTITY = [
     ("1d", "P('x')", (8, 4)),
     ("2d", "P('x', 'y')", (8, 4)),
@@ -83,6 +90,23 @@ def cases():
         out.append(
             {
                 "name": f"device_put_{key}_{slug(spec)}",
+                "source": src,
+                "inputs": ["x"],
+                "per_device": "all",
+                "params": {"spec": spec},
+            }
+        )
+    for key, spec in SQUARE:
+        src = program(
+            f"""
+            {mesh_line(key)}
+            {arange((8, 8))}
+            result = jax.device_put(x, NamedSharding(mesh, {spec}))
+            """
+        )
+        out.append(
+            {
+                "name": f"device_put_8x8_{key}_{slug(spec)}",
                 "source": src,
                 "inputs": ["x"],
                 "per_device": "all",

@@ -24,7 +24,16 @@ import json  # noqa: E402
 
 import fixturelib  # noqa: E402
 
-GROUPS = ["collectives", "sharding", "transforms", "grads", "seeds", "errors", "jaxpr"]
+GROUPS = [
+    "collectives",
+    "collectives_per_device",
+    "sharding",
+    "transforms",
+    "grads",
+    "seeds",
+    "errors",
+    "jaxpr",
+]
 
 
 def _dump(obj, indent=0):
