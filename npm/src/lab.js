@@ -70,7 +70,10 @@ export class Lab {
         });
       });
       const { glue, wasm } = engineUrls();
-      c.post({ kind: 'init', glue, wasm, devices: this.#options.devices, parallel: this.#parallel });
+      // With startDevices false the device workers start at the first
+      // parallel run (a page that opens in lockstep never pays for them).
+      const devices = this.#parallel && this.#options.startDevices ? this.#options.devices : 0;
+      c.post({ kind: 'init', glue, wasm, devices, parallel: this.#parallel });
       try {
         await ready;
       } finally {
@@ -294,7 +297,8 @@ export class Lab {
 /**
  * Starts a lab: checks the options (TypeError or RangeError before any
  * worker starts), starts the coordinator and, in parallel mode, one device
- * worker per device; resolves once they are ready.
+ * worker per device (unless `startDevices` is false: then at the first
+ * parallel run); resolves once they are ready.
  */
 export async function createLab(options) {
   const opts = checkOptions(options, null);

@@ -7,6 +7,7 @@ export const MODES = ['auto', 'parallel', 'lockstep'];
 export const MAX_DEVICES = 16;
 
 const LAB_OPTIONS = ['devices', 'mesh', 'mode', 'timeoutMs'];
+const CREATE_OPTIONS = [...LAB_OPTIONS, 'startDevices'];
 const RUN_OPTIONS = [...LAB_OPTIONS, 'signal', 'onProgress'];
 
 function checkDevices(devices, what) {
@@ -52,7 +53,7 @@ function checkMesh(mesh, devices, what) {
 export function checkOptions(options, defaults) {
   if (options === undefined || options === null) options = {};
   if (typeof options !== 'object') throw new TypeError('options must be an object');
-  const known = defaults ? RUN_OPTIONS : LAB_OPTIONS;
+  const known = defaults ? RUN_OPTIONS : CREATE_OPTIONS;
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new TypeError(`unknown option "${key}" (known: ${known.join(', ')})`);
   }
@@ -82,7 +83,13 @@ export function checkOptions(options, defaults) {
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError(`onProgress must be a function, not ${typeof onProgress}`);
   }
-  return { devices, mesh, mode, timeoutMs, signal, onProgress };
+  // Only createLab's: whether the device workers start with the lab or at
+  // its first parallel run.
+  const startDevices = options.startDevices === undefined ? true : options.startDevices;
+  if (typeof startDevices !== 'boolean') {
+    throw new TypeError(`startDevices must be true or false, not ${typeof startDevices}`);
+  }
+  return { devices, mesh, mode, timeoutMs, signal, onProgress, startDevices };
 }
 
 // `source` with its Mesh(...) line set to `shape` (axis names kept): what
