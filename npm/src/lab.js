@@ -13,7 +13,7 @@
 import { ShardlabError } from './errors.js';
 import { checkOptions, withMesh } from './options.js';
 import { canRunParallel, engineUrls, startCoordinator } from './host.js';
-import { resultText } from '../../www/js/arrays.js';
+import { resultText } from './result-text.js';
 
 // How long a cancelled run has to answer before its workers are replaced.
 const CANCEL_GRACE_MS = 1500;

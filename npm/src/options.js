@@ -1,7 +1,7 @@
 // The options of createLab and lab.run, checked before any worker starts:
 // a wrong type throws a TypeError, a wrong value a RangeError, each naming
 // the reason. A run's options default to its lab's.
-import { findMesh, rewriteMesh, parseShape } from '../../www/js/mesh.js';
+import { findMesh, rewriteMesh, parseShape } from './mesh.js';
 
 export const MODES = ['auto', 'parallel', 'lockstep'];
 export const MAX_DEVICES = 16;
