@@ -1,6 +1,5 @@
-// Assembles the npm package in OUT from the sources in npm/, the page's
-// modules in www/js and the wasm-bindgen output in WASM (see
-// scripts/build-npm.sh):
+// Assembles the npm package in OUT from the sources in npm/ and the
+// wasm-bindgen output in WASM (see scripts/build-npm.sh):
 //   node npm/build.mjs OUT WASM VERSION
 import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -65,12 +64,12 @@ const common = {
   legalComments: 'none',
 };
 
-// The API, with the page's mesh and result helpers built in.
+// The API: the lab and its helpers in one module.
 await build({ ...common, entryPoints: [join(src, 'index.js')], outfile: join(out, 'index.js') });
 
-// The element, with the page's report renderer and style sheet built in;
-// it imports the API from ./index.js, so a page has one lab whichever
-// entry it loaded first.
+// The element, with the report view and its style sheet built in; it
+// imports the API from ./index.js, so a page has one lab whichever entry it
+// loaded first.
 await build({
   ...common,
   entryPoints: [join(src, 'element.js')],

@@ -23,6 +23,15 @@ export interface LabOptions {
   timeoutMs?: number | null;
 }
 
+export interface CreateLabOptions extends LabOptions {
+  /**
+   * Whether a parallel lab starts its device workers before createLab
+   * resolves (default true). false starts them at the first parallel run,
+   * which saves their start-up where most runs are lockstep.
+   */
+  startDevices?: boolean;
+}
+
 /** How far a run has come: see RunOptions.onProgress. */
 export interface Progress {
   /** The shard_maps and pmaps finished so far. */
@@ -145,7 +154,10 @@ export class ShardlabError extends Error {
 export class Lab {
   private constructor();
   readonly options: Required<LabOptions>;
-  /** 'parallel' when the lab has device workers, else 'lockstep'. */
+  /**
+   * 'parallel' when the lab runs devices on workers (started with the lab,
+   * or at its first parallel run with startDevices: false), else 'lockstep'.
+   */
   readonly mode: 'parallel' | 'lockstep';
   readonly closed: boolean;
   /**
@@ -168,4 +180,4 @@ export class Lab {
  * Starts a lab. Bad options throw (TypeError, RangeError) before any worker
  * starts.
  */
-export function createLab(options?: LabOptions): Promise<Lab>;
+export function createLab(options?: CreateLabOptions): Promise<Lab>;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the playground page in www/: the engine as wasm (www/pkg, through
-# build-wasm.sh: wasm-bindgen's web target and wasm-opt) and the editor
-# bundle (www/vendor, through esbuild). Installs the npm dev dependencies
-# when they are missing.
+# Builds the playground page into www/dist/: the engine as wasm
+# (www/dist/wasm, through build-wasm.sh: wasm-bindgen's web target and
+# wasm-opt), then the page's bundle (scripts/build-page.mjs: esbuild bundles
+# js/main.js with CodeMirror and the npm package's client from npm/src, the
+# style sheet, and copies the package's coordinator worker). Installs the
+# npm dev dependencies when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,11 +15,10 @@ if [ ! -x node_modules/.bin/esbuild ]; then
   npm ci --no-audit --no-fund
 fi
 
-bash scripts/build-wasm.sh www/pkg
+bash scripts/build-wasm.sh www/dist/wasm
 
-step "esbuild www/codemirror.entry.mjs -> www/vendor/codemirror.js"
-node_modules/.bin/esbuild www/codemirror.entry.mjs --bundle --minify \
-  --format=esm --outfile=www/vendor/codemirror.js --log-level=warning
+step "scripts/build-page.mjs -> www/dist"
+node scripts/build-page.mjs
 
-printf 'page built: %s bytes of wasm, %s bytes of editor\n' \
-  "$(wc -c < www/pkg/shardlab_bg.wasm)" "$(wc -c < www/vendor/codemirror.js)"
+printf 'page built: %s bytes of wasm, %s bytes of page bundle\n' \
+  "$(wc -c < www/dist/wasm/shardlab_bg.wasm)" "$(wc -c < www/dist/main.js)"

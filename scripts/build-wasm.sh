@@ -3,7 +3,7 @@
 # wasm32, wasm-bindgen's web target (ES-module glue: shardlab.js, and
 # shardlab_bg.wasm), then wasm-opt -O3 from the npm package binaryen
 # (version 132; not Debian 12's binaryen, version 108). Used by
-# build-page.sh (www/pkg) and build-npm.sh (the npm package).
+# build-page.sh (www/dist/wasm) and build-npm.sh (the npm package).
 #
 #   bash scripts/build-wasm.sh OUTDIR
 set -euo pipefail

@@ -17,6 +17,7 @@ const types = {
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json',
+  '.map': 'application/json',
   '.py': 'text/plain; charset=utf-8',
   '.wasm': 'application/wasm',
   '.png': 'image/png',

@@ -13,7 +13,8 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update && apt-get install -y chromium
 fi
 mkdir -p docs/screenshots
-for f in www/js/*.js www/*.js scripts/serve.mjs tests/page/*.mjs; do
+for f in www/js/*.js www/*.js npm/src/*.js npm/src/view/*.js scripts/serve.mjs scripts/build-page.mjs \
+  tests/page/*.mjs; do
   node --check "$f"
 done
 

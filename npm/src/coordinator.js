@@ -4,11 +4,17 @@
 // thread (in parallel mode it sleeps in Atomics.wait until the devices are
 // done), which is why it is never the caller's thread.
 //
-// Messages in:  { kind: 'init', glue, wasm, devices, parallel }
-//               { kind: 'run', id, source, devices, lockstep }
-// Messages out: { kind: 'ready', parallel, poolSize, cancel } | { kind: 'failed', message }
-//               { kind: 'progress', id, maps, elapsedMs }
-//               { kind: 'done', id, out } | { kind: 'failed', id, message, trapped }
+// Messages in:
+//   { kind: 'init', glue, wasm, devices, parallel }  load the engine from
+//       `glue` (and `wasm`); in parallel mode start `devices` device
+//       workers now (0: at the first parallel run)
+//   { kind: 'run', id, source, devices, lockstep }   run a program
+// Messages out:
+//   { kind: 'ready', parallel, poolSize, cancel }    answer to 'init'
+//   { kind: 'failed', message }                      'init' failed
+//   { kind: 'progress', id, maps, elapsedMs }        while run `id` computes
+//   { kind: 'done', id, out }                        what run_program returned
+//   { kind: 'failed', id, message, trapped }         run_program threw
 //
 // `cancel` is the engine's cancel word (a SharedArrayBuffer), or null where
 // shared memory is unavailable: storing 1 into its first Int32 (and
@@ -57,7 +63,7 @@ async function main() {
     glue = typeof mod.run_program === 'function' ? mod : mod.default;
     if (!isNode) await glue.default({ module_or_path: msg.wasm });
     parallel = msg.parallel;
-    if (parallel) await ensurePool(msg.devices);
+    if (parallel && msg.devices > 0) await ensurePool(msg.devices);
     glue.set_progress_listener((p) => post({ kind: 'progress', id: current, maps: p.maps, elapsedMs: p.elapsed_ms }));
     let cancel = null;
     if (typeof SharedArrayBuffer === 'function') {

@@ -10,12 +10,13 @@
 // of the text content), mode (auto, parallel, lockstep). Every element on a
 // page shares one lab, so runs from several elements queue.
 import { createLab, ShardlabError } from './index.js';
-import { renderReport } from '../../www/js/report.js';
-import pageCss from '../../www/style.css';
+import { renderReport } from './view/report.js';
+import viewCss from './view/view.css';
 
-// The page's rules, with its :root variables moved to the element.
+// The report view's rules (the playground's too), with its :root variables
+// moved to the element.
 const CSS =
-  pageCss.replace(/:root\b/g, ':host') +
+  viewCss.replace(/:root\b/g, ':host') +
   `
 :host { display: block; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 12px 0; }
 textarea { box-sizing: border-box; width: 100%; min-height: 10em; font: 13px/1.4 ui-monospace, monospace;

@@ -302,3 +302,29 @@ test('a cancel with no run going does nothing', async () => {
   assert.equal((await lab.run('result = 2 + 3')).result, 5);
   assert.equal(await nextThreadId(), before + 1, 'no worker thread started');
 });
+
+test('startDevices: false starts the device workers at the first parallel run', async () => {
+  const before = await nextThreadId();
+  const later = await createLab({ devices: 3, startDevices: false });
+  try {
+    assert.equal(later.mode, 'parallel');
+    // The coordinator alone started (then the probe).
+    assert.equal(await nextThreadId(), before + 2);
+    assert.equal((await later.run('result = 2 * 3', { mode: 'lockstep' })).result, 6);
+    assert.equal(await nextThreadId(), before + 3, 'a lockstep run started no device worker');
+    const run = await later.run(`import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:3]), ('x',))
+f = jax.shard_map(lambda v: jax.lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())
+result = f(jnp.arange(6.0).reshape(3, 2))
+`);
+    assert.equal(run.mode, 'parallel');
+    assert.deepEqual(run.result, [[6, 9]]);
+    assert.equal(await nextThreadId(), before + 4 + 3, 'the parallel run started 3 device workers');
+  } finally {
+    later.close();
+  }
+  await assert.rejects(lab.run('result = 1', { startDevices: false }), /unknown option "startDevices"/);
+  await assert.rejects(createLab({ startDevices: 'no' }), TypeError);
+});
+

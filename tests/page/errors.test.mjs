@@ -65,8 +65,9 @@ test('Cancel stops a long-running program and the page runs again', async () => 
   await page.selectOption('#example', 'psum_2d.py');
   await runsDone(page, 2);
   // The page is cross-origin isolated here: the run stopped through the
-  // coordinator's cancel word, and the same engine ran the next program.
-  assert.equal(await page.evaluate(() => document.body.dataset.engineStarts), '1');
+  // engine's cancel word, and the same coordinator worker (the only one the
+  // page constructed) ran the next program.
+  assert.equal(await page.evaluate(() => window.workersStarted), 1);
   assert.ok(await page.getByTestId('error').isHidden());
   assert.match(await page.textContent('[data-testid=result]'), /108, 112/);
   await page.close();

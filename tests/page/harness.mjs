@@ -31,6 +31,20 @@ export async function open({ isolated = true } = {}) {
   const server = await startServer(isolated);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  // Counts the Web Workers each page constructs (the lab's coordinator;
+  // its device workers start inside it), so a test can tell whether the
+  // lab restarted its workers.
+  await context.addInitScript(() => {
+    const NativeWorker = globalThis.Worker;
+    if (!NativeWorker) return;
+    window.workersStarted = 0;
+    globalThis.Worker = class extends NativeWorker {
+      constructor(...args) {
+        super(...args);
+        window.workersStarted += 1;
+      }
+    };
+  });
   return {
     url: server.url,
     context,

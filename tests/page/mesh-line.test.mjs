@@ -1,8 +1,8 @@
-// js/mesh.js on its own (no browser): reading, checking and rewriting the
+// npm/src/mesh.js on its own (no browser): reading, checking and rewriting the
 // Mesh(...) line the controls drive.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findMesh, meshCall, rewriteMesh, parseShape, parseNames, checkMesh } from '../../www/js/mesh.js';
+import { findMesh, meshCall, rewriteMesh, parseShape, parseNames, checkMesh } from '../../npm/src/mesh.js';
 
 const PROGRAM = "import jax\nmesh = Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ('x', 'y'))\nprint(mesh)\n";
 

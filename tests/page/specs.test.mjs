@@ -1,9 +1,9 @@
-// js/specs.js and the other mesh forms of js/mesh.js on their own (no
-// browser): finding every shard_map's specs, checking and rewriting them.
+// www/js/specs.js and the other mesh forms of npm/src/mesh.js on their own
+// (no browser): finding every shard_map's specs, checking and rewriting them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange, codeOnly } from '../../www/js/specs.js';
-import { findMesh, rewriteMesh, meshesByName } from '../../www/js/mesh.js';
+import { findMesh, rewriteMesh, meshesByName } from '../../npm/src/mesh.js';
 
 const PROGRAM = `import jax
 from functools import partial
@@ -79,7 +79,7 @@ test('reads and rewrites jax.make_mesh and create_device_mesh meshes', () => {
 });
 
 test('timeline rows: each device its own times in parallel, the evaluator\'s in lockstep', async () => {
-  const { deviceTimes } = await import('../../www/js/timeline.js');
+  const { deviceTimes } = await import('../../npm/src/view/timeline.js');
   const collectives = [
     { name: 'pvary', elapsed_us: [1, 2] },
     { name: 'psum_invariant', elapsed_us: new Float64Array([30, 10]) },

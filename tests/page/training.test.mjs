@@ -1,7 +1,7 @@
-// js/training.js's choice of steps, on hand-made reports (no browser).
+// npm/src/view/training.js's choice of steps, on hand-made reports (no browser).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findSteps } from '../../www/js/training.js';
+import { findSteps } from '../../npm/src/view/training.js';
 
 const arr = (v) => ({ shape: [], dtype: 'float32', data: new Float32Array([v]) });
 const map = (jaxpr, loss, role = 'forward') => ({

@@ -1,13 +1,9 @@
 // The code editor: CodeMirror 6 with Python highlighting, plus a mark on
 // the line of an error.
-import {
-  EditorView,
-  basicSetup,
-  python,
-  StateEffect,
-  StateField,
-  Decoration,
-} from '../vendor/codemirror.js';
+import { EditorView, basicSetup } from 'codemirror';
+import { python } from '@codemirror/lang-python';
+import { StateEffect, StateField } from '@codemirror/state';
+import { Decoration } from '@codemirror/view';
 
 const setErrorLine = StateEffect.define();
 const errorLine = StateField.define({

@@ -1,14 +1,15 @@
-// The playground: wires the editor, the controls, the runner and the views.
+// The playground: wires the editor, the controls, the views and the lab
+// that runs programs. The lab, the mesh helpers and the report view are the
+// npm package's (npm/src), bundled into the page by scripts/build-page.mjs.
+import { createLab, ShardlabError } from '../../npm/src/index.js';
+import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh, meshesByName } from '../../npm/src/mesh.js';
+import { el } from '../../npm/src/view/dom.js';
+import { renderReport } from '../../npm/src/view/report.js';
 import { Editor } from './editor.js';
-import { Runner } from './runner.js';
 import { EXAMPLES, loadExample } from './examples.js';
-import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh, meshesByName } from './mesh.js';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
-import { el } from './dom.js';
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
-import { renderReport } from './report.js';
-import { resultText } from './arrays.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -23,20 +24,28 @@ let isolated = false;
 let example = '';
 let editor;
 
-const runner = new Runner((s) => {
-  document.body.dataset.engineStarts = String(runner.starts);
-  if (s.ready) {
-    isolated = s.isolated;
-    ui.mode.querySelector('[value=parallel]').disabled = !isolated;
-    if (!isolated && ui.mode.value === 'parallel') ui.mode.value = 'lockstep';
-    if (!runner.busy) ui.status.textContent = modeLine() + ' · ready';
-  } else {
-    ui.status.textContent = 'the engine failed to start: ' + s.failure;
+// The page's one lab, started at once. 'auto' gives it device workers where
+// the page is cross-origin isolated (and lockstep only elsewhere); they
+// start at the first parallel run, since the page opens in lockstep.
+const labStarted = createLab({ devices: 8, mode: 'auto', startDevices: false });
+labStarted.catch(() => {}); // shown by engineReady
+let lab = null;
+
+// Waits for the lab; false (with the reason in the status line) when the
+// engine could not start.
+async function engineReady() {
+  try {
+    lab = await labStarted;
+  } catch (e) {
+    ui.status.textContent = 'the engine failed to start: ' + ((e && e.message) || e);
+    return false;
   }
-}, (p) => {
-  const maps = p.maps === 1 ? '1 map' : `${p.maps} maps`;
-  ui.status.textContent = `${modeLine()} · running… ${maps} done, ${(p.elapsed_ms / 1000).toFixed(1)} s`;
-});
+  isolated = lab.mode === 'parallel';
+  ui.mode.querySelector('[value=parallel]').disabled = !isolated;
+  if (!isolated && ui.mode.value === 'parallel') ui.mode.value = 'lockstep';
+  ui.status.textContent = modeLine() + ' · ready';
+  return true;
+}
 
 function devices() {
   return Number(ui.devices.value);
@@ -173,16 +182,16 @@ function showError(e) {
   ui.report.classList.add('stale');
 }
 
-function showOutcome(out) {
+function showOutcome(run) {
   ui.error.hidden = true;
   editor.markError(null);
   ui.lastGood.classList.remove('stale');
   ui.report.classList.remove('stale');
-  ui.stdout.textContent = out.stdout || '(nothing printed)';
-  const text = out.result === null ? 'None' : resultText(out.result);
+  ui.stdout.textContent = run.stdout || '(nothing printed)';
+  const text = run.resultText;
   ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
   const previous = document.getElementById('map-select');
-  renderReport(ui.report, out.report, previous ? Number(previous.value) : 0, {
+  renderReport(ui.report, run.report, previous ? Number(previous.value) : 0, {
     grads: /\b(?:value_and_grad|grad|vjp)\s*\(/.test(editor.text),
   });
 }
@@ -191,33 +200,80 @@ function showOutcome(out) {
 const EDIT_PAUSE_MS = 300;
 let editTimer = null;
 
+// The run the page will show: its AbortController. A newer run, or Cancel,
+// aborts it; the lab then drops it from its queue or stops it through the
+// engine's cancel word (restarting the workers where there is none).
+let current = null;
+
+function progressLine({ maps, elapsedMs }) {
+  const done = maps === 1 ? '1 map' : `${maps} maps`;
+  return `${modeLine()} · running… ${done} done, ${(elapsedMs / 1000).toFixed(1)} s`;
+}
+
 async function run() {
   clearTimeout(editTimer);
+  if (!lab) return;
   saveState();
+  if (current) current.abort();
+  const mine = new AbortController();
+  current = mine;
   ui.run.disabled = true;
   ui.cancel.disabled = false;
   ui.status.textContent = modeLine() + ' · running…';
   const started = performance.now();
-  const r = await runner.run(editor.text, devices(), ui.mode.value === 'parallel');
+  let out = null;
+  let error = null;
+  try {
+    out = await lab.run(editor.text, {
+      devices: devices(),
+      mode: ui.mode.value,
+      signal: mine.signal,
+      onProgress: (p) => {
+        if (current === mine) ui.status.textContent = progressLine(p);
+      },
+    });
+  } catch (e) {
+    error = e;
+  }
+  // A later run has taken the page over: this one's outcome is not shown.
+  if (current !== mine) return;
+  current = null;
   ui.run.disabled = false;
   ui.cancel.disabled = true;
   const ms = (performance.now() - started).toFixed(0);
-  if (r.cancelled) {
+  const type = error instanceof ShardlabError ? error.type : null;
+  if (type === 'Cancelled') {
     ui.status.textContent = 'cancelled';
     return;
   }
-  if (r.failure) {
-    showError({ type: 'EngineError', message: r.failure, line: 0, col: 0 });
+  if (error && type === null) {
+    // Options the lab refused (a bad Devices value), or a lab whose workers
+    // could not be started again.
+    showError({ type: error.name || 'Error', message: error.message || String(error) });
+    ui.status.textContent = 'failed';
+    return;
+  }
+  if (type === 'InternalError') {
+    // The engine trapped; the lab has restarted its workers.
+    showError({ type, message: error.reason });
     ui.status.textContent = 'the engine failed';
     return;
   }
-  const out = r.out;
-  if (out.error) showError(out.error);
+  if (error) showError({ type, message: error.reason, line: error.line, col: error.col });
   else showOutcome(out);
-  ui.status.textContent = `${modeLine()} · ${out.error ? 'failed' : 'done'}`;
-  ui.info.textContent = `${out.elapsed_ms.toFixed(0)} ms in the engine, ${ms} ms in all`;
+  ui.status.textContent = `${modeLine()} · ${error ? 'failed' : 'done'}`;
+  ui.info.textContent = out
+    ? `${out.elapsedMs.toFixed(0)} ms in the engine, ${ms} ms in all`
+    : `${ms} ms in all`;
   if (!document.body.dataset.runs) document.body.dataset.firstResultMs = performance.now().toFixed(0);
   document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+}
+
+// Stops the page's run; the status line says so once the lab has.
+function cancel() {
+  if (!current) return;
+  current.abort();
+  ui.status.textContent = modeLine() + ' · cancelling…';
 }
 
 async function pickExample(file) {
@@ -248,7 +304,7 @@ async function start() {
   ui.names.addEventListener('change', () => applyControls('names') && run());
   ui.mode.addEventListener('change', () => run());
   ui.run.addEventListener('click', () => run());
-  ui.cancel.addEventListener('click', () => runner.cancel());
+  ui.cancel.addEventListener('click', () => cancel());
   ui.share.addEventListener('click', async () => {
     saveState();
     try {
@@ -268,10 +324,8 @@ async function start() {
     example = saved.example;
     ui.example.value = EXAMPLES.some((x) => x.file === example) ? example : '';
     syncControls();
-    await runner.loaded;
-    await run();
-  } else {
-    await runner.loaded;
+    if (await engineReady()) await run();
+  } else if (await engineReady()) {
     await pickExample(EXAMPLES[0].file);
   }
 }

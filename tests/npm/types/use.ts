@@ -19,6 +19,8 @@ export async function main(): Promise<void> {
   }
   await lab.cancel();
   lab.close();
+  const later: Lab = await createLab({ devices: 2, startDevices: false });
+  later.close();
   const el = document.querySelector('shardlab-example');
   if (el) {
     el.source = 'result = 2';
@@ -28,3 +30,5 @@ export async function main(): Promise<void> {
 
 // @ts-expect-error: mode is one of 'auto', 'parallel', 'lockstep'
 createLab({ mode: 'fast' });
+// @ts-expect-error: startDevices is createLab's, not a run's
+createLab().then((lab) => lab.run('result = 1', { startDevices: false }));

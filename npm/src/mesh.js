@@ -1,5 +1,6 @@
-// The mesh controls' view of a program: find its mesh, read the shape and
-// axis names from it, check new values and write them back.
+// A program's mesh: find it, read the shape and axis names from it, check
+// new values and write them back. The playground's mesh controls and a
+// lab's `mesh` option both rewrite programs through it.
 //
 // Understood forms:
 //   Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ('x', 'y'))
