@@ -13,7 +13,15 @@
 //! - [`transforms`]: jvp, vjp, grad;
 //! - [`fabric`]: N devices, exchange slots and a barrier;
 //! - [`collectives`]: psum, all_gather, ... written once over the fabric;
-//! - [`exec`]: running jaxprs on devices, in lockstep or in parallel.
+//! - [`exec`]: running jaxprs on devices, in lockstep or in parallel;
+//! - [`report`]: what a run shows a person (the evaluator still calls it
+//!   directly to record maps and collectives);
+//! - [`python`]: the interpreter core, above the engine, which never names a
+//!   module (`tests/layers.rs` checks this and that no engine layer names
+//!   the front end);
+//! - [`modules`]: `jax`, `numpy`, `flax`, `optax` and the standard modules,
+//!   written on the core and reaching it only through its `Library` and
+//!   `Object` traits; [`program`]: runs a program with them installed.
 
 pub mod array;
 #[cfg(not(target_arch = "wasm32"))]
