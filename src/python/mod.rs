@@ -115,6 +115,16 @@ pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) ->
     it.max_steps = options.max_steps;
     let r = it.run_module(&body);
     let stdout = std::mem::take(&mut it.out);
+    let outcome = outcome_of(&it, r, stdout);
+    // Functions hold the scope they were defined in, and the globals hold
+    // the functions: clearing the globals breaks those cycles, so a reused
+    // worker does not keep every run's objects alive.
+    it.globals.vars.borrow_mut().clear();
+    it.modules.clear();
+    outcome
+}
+
+fn outcome_of(it: &interp::Interp, r: crate::error::Result<()>, stdout: String) -> Outcome {
     match r {
         Ok(()) => {
             let result = it.globals.vars.borrow().get("result").cloned();
