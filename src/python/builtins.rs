@@ -355,6 +355,7 @@ pub fn install(interp: &mut Interp) {
         b.insert(name.into(), class);
     }
     super::classes::install(interp);
+    super::generators::install(interp);
     let b = &mut interp.builtins;
     let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
         b.insert(name.into(), Obj::native(name, f));
@@ -490,9 +491,6 @@ pub fn install(interp: &mut Interp) {
         let n = str_of(&a.req(Some(1), "name", "setattr")?);
         i.setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
         Ok(Obj::None)
-    });
-    add("iter", |_, a| {
-        Ok(Obj::list(iterate(&a.req(Some(0), "object", "iter")?)?))
     });
     add("divmod", |i, a| {
         let x = a.req(Some(0), "a", "divmod")?;

@@ -157,6 +157,13 @@ impl Interp {
 
     /// The items of an iterable, through `__iter__` and `__next__`.
     pub fn iterate(&mut self, o: &Obj) -> Result<Vec<Obj>> {
+        if o.downcast::<super::generators::Generator>().is_some() {
+            let mut out = vec![];
+            while let Some(x) = self.next_of(o, Obj::None)? {
+                out.push(x);
+            }
+            return Ok(out);
+        }
         if let Some(f) = special(o, "__iter__") {
             let it = self.call_special(&f, o, vec![])?;
             if let Some(next) = special(&it, "__next__") {

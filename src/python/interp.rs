@@ -262,26 +262,7 @@ impl Interp {
                     Flow::Normal | Flow::Continue => {}
                 }
             },
-            Stmt::For(f) => {
-                let it = self.eval(&f.iter, scope)?;
-                let items = self.iterate(&it)?;
-                let mut broke = false;
-                for item in items {
-                    self.tick()?;
-                    self.assign(&f.target, item, scope)?;
-                    match self.exec_block(&f.body, scope)? {
-                        Flow::Break => {
-                            broke = true;
-                            break;
-                        }
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        Flow::Normal | Flow::Continue => {}
-                    }
-                }
-                if !broke {
-                    return self.exec_block(&f.orelse, scope);
-                }
-            }
+            Stmt::For(f) => return self.exec_for(f, scope),
             Stmt::Break(_) => return Ok(Flow::Break),
             Stmt::Continue(_) => return Ok(Flow::Continue),
             Stmt::Pass(_) => {}
@@ -408,6 +389,31 @@ impl Interp {
         Ok(Flow::Normal)
     }
 
+    /// `for target in iterable: body else: orelse`; a generator is resumed
+    /// once per item rather than run to its end first.
+    fn exec_for(&mut self, f: &ast::StmtFor, scope: &Scope) -> Result<Flow> {
+        let it = self.eval(&f.iter, scope)?;
+        let lazy = it.downcast::<super::generators::Generator>().is_some();
+        let mut items = if lazy { vec![] } else { self.iterate(&it)? }.into_iter();
+        loop {
+            let item = if lazy {
+                self.next_of(&it, Obj::None)?
+            } else {
+                items.next()
+            };
+            let Some(item) = item else {
+                return self.exec_block(&f.orelse, scope);
+            };
+            self.tick()?;
+            self.assign(&f.target, item, scope)?;
+            match self.exec_block(&f.body, scope)? {
+                Flow::Break => return Ok(Flow::Normal),
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Normal | Flow::Continue => {}
+            }
+        }
+    }
+
     /// `with a as x, b as y: body`, one context inside the next.
     fn exec_with(&mut self, items: &[ast::WithItem], body: &[Stmt], scope: &Scope) -> Result<Flow> {
         let Some((item, rest)) = items.split_first() else {
@@ -490,6 +496,7 @@ impl Interp {
                 defaults.push((name_of(&a.def.arg), v));
             }
         }
+        let is_generator = super::generators::body_yields(&body);
         Ok(Obj::Func(Rc::new(Function {
             name,
             params: Rc::new(params.clone()),
@@ -497,6 +504,7 @@ impl Interp {
             body,
             closure: scope.clone(),
             owner: RefCell::new(std::rc::Weak::new()),
+            is_generator,
         })))
     }
 
@@ -813,12 +821,11 @@ impl Interp {
                 Ok(Obj::str(self.format(&v, &spec)?))
             }
             Expr::Starred(_) => bail!(SyntaxError, "can't use starred expression here"),
-            Expr::Await(_) | Expr::Yield(_) | Expr::YieldFrom(_) => {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: generators and async"
-                )
-            }
+            Expr::Yield(_) | Expr::YieldFrom(_) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: yield inside an expression (a generator may yield as a statement, as `x = yield v`, or with `yield from`)"
+            ),
+            Expr::Await(_) => bail!(NotImplementedError, "not supported by shardlab yet: async"),
         }
     }
 
@@ -914,6 +921,9 @@ impl Interp {
         }
         let scope = ScopeData::new(Some(func.closure.clone()));
         self.bind_params(func, args, &scope)?;
+        if func.is_generator {
+            return Ok(self.make_generator(func, scope));
+        }
         self.depth += 1;
         self.frames.push((func.clone(), scope.clone()));
         let r = self.exec_block(&func.body, &scope);

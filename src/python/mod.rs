@@ -16,6 +16,7 @@ pub mod dict;
 pub mod dunder;
 pub mod exceptions;
 pub mod format;
+pub mod generators;
 pub mod import;
 pub mod interp;
 pub mod object;

@@ -77,6 +77,8 @@ pub struct Function {
     pub closure: Scope,
     /// The class whose body defined it, for `super()`.
     pub owner: RefCell<std::rc::Weak<Class>>,
+    /// True when its body yields: calling it makes a generator.
+    pub is_generator: bool,
 }
 
 /// A class defined with `class`.
