@@ -8,10 +8,16 @@ use crate::error::Result;
 use crate::{bail, err};
 
 use super::array::{scalar_obj, to_value};
-use super::format::{format_value, repr_of, str_of};
+use super::format::{repr_of, str_of};
 use super::interp::Interp;
-use super::ops::{iterate, py_cmp, py_eq, range_len, truthy};
+use super::ops::{iterate, py_cmp, range_len, truthy};
 use super::value::{Args, Dict, Obj};
+
+mod dict;
+mod list;
+mod str;
+
+pub use self::str::str_format;
 
 /// Converts a Python int-like object (int, bool, concrete integer array) to i64.
 pub fn to_int(o: &Obj) -> Result<i64> {
@@ -530,7 +536,7 @@ pub fn install(interp: &mut Interp) {
     });
 }
 
-fn sort_items(
+pub(super) fn sort_items(
     interp: &mut Interp,
     items: &mut [Obj],
     key: Option<Obj>,
@@ -567,7 +573,7 @@ fn sort_items(
     Ok(())
 }
 
-fn bound(
+pub(super) fn bound(
     recv: &Obj,
     name: &str,
     f: impl Fn(&mut Interp, &Obj, Args) -> Result<Obj> + 'static,
@@ -578,281 +584,12 @@ fn bound(
 
 /// A method of a str, list, tuple or dict, bound to `recv`.
 pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
-    Some(match (recv, name) {
-        (Obj::Str(_), "join") => bound(recv, name, |_, r, a| {
-            let items = iterate(&a.req(Some(0), "iterable", "join")?)?;
-            let parts: Vec<String> = items
-                .iter()
-                .map(|x| match x {
-                    Obj::Str(s) => Ok(s.to_string()),
-                    o => Err(err!(
-                        TypeError,
-                        "sequence item 0: expected str instance, {} found",
-                        o.type_name()
-                    )),
-                })
-                .collect::<Result<_>>()?;
-            Ok(Obj::str(parts.join(&str_of(r))))
-        }),
-        (Obj::Str(_), "format") => bound(recv, name, |_, r, a| {
-            Ok(Obj::str(str_format(&str_of(r), &a)?))
-        }),
-        (Obj::Str(s), "upper") => {
-            let s = s.to_uppercase();
-            Obj::native(name, move |_, _| Ok(Obj::str(&s)))
-        }
-        (Obj::Str(s), "lower") => {
-            let s = s.to_lowercase();
-            Obj::native(name, move |_, _| Ok(Obj::str(&s)))
-        }
-        (Obj::Str(_), "strip" | "lstrip" | "rstrip") => {
-            let n = name.to_string();
-            bound(recv, name, move |_, r, _| {
-                let s = str_of(r);
-                Ok(Obj::str(match n.as_str() {
-                    "strip" => s.trim(),
-                    "lstrip" => s.trim_start(),
-                    _ => s.trim_end(),
-                }))
-            })
-        }
-        (Obj::Str(_), "split") => bound(recv, name, |_, r, a| {
-            let s = str_of(r);
-            let parts: Vec<Obj> = match a.opt(Some(0), "sep") {
-                Some(sep) => s.split(&*str_of(&sep)).map(Obj::str).collect(),
-                None => s.split_whitespace().map(Obj::str).collect(),
-            };
-            Ok(Obj::list(parts))
-        }),
-        (Obj::Str(_), "replace") => bound(recv, name, |_, r, a| {
-            let from = str_of(&a.req(Some(0), "old", "replace")?);
-            let to = str_of(&a.req(Some(1), "new", "replace")?);
-            Ok(Obj::str(str_of(r).replace(&from, &to)))
-        }),
-        (Obj::Str(_), "startswith" | "endswith") => {
-            let start = name == "startswith";
-            bound(recv, name, move |_, r, a| {
-                let p = str_of(&a.req(Some(0), "prefix", "startswith")?);
-                let s = str_of(r);
-                Ok(Obj::Bool(if start {
-                    s.starts_with(&p)
-                } else {
-                    s.ends_with(&p)
-                }))
-            })
-        }
-        (Obj::List(_), "append") => bound(recv, name, |_, r, a| {
-            if let Obj::List(l) = r {
-                l.borrow_mut().push(a.req(Some(0), "object", "append")?);
-            }
-            Ok(Obj::None)
-        }),
-        (Obj::List(_), "extend") => bound(recv, name, |_, r, a| {
-            let items = iterate(&a.req(Some(0), "iterable", "extend")?)?;
-            if let Obj::List(l) = r {
-                l.borrow_mut().extend(items);
-            }
-            Ok(Obj::None)
-        }),
-        (Obj::List(_), "insert") => bound(recv, name, |_, r, a| {
-            let i = to_int(&a.req(Some(0), "index", "insert")?)?;
-            let v = a.req(Some(1), "object", "insert")?;
-            if let Obj::List(l) = r {
-                let n = l.borrow().len() as i64;
-                let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
-                l.borrow_mut().insert(i as usize, v);
-            }
-            Ok(Obj::None)
-        }),
-        (Obj::List(_), "pop") => bound(recv, name, |_, r, a| {
-            let Obj::List(l) = r else {
-                return Ok(Obj::None);
-            };
-            let n = l.borrow().len() as i64;
-            if n == 0 {
-                bail!(IndexError, "pop from empty list");
-            }
-            let i = a
-                .get(Some(0), "index")
-                .map(|x| to_int(&x))
-                .transpose()?
-                .unwrap_or(-1);
-            let j = if i < 0 { i + n } else { i };
-            if j < 0 || j >= n {
-                bail!(IndexError, "pop index out of range");
-            }
-            Ok(l.borrow_mut().remove(j as usize))
-        }),
-        (Obj::List(_), "reverse") => bound(recv, name, |_, r, _| {
-            if let Obj::List(l) = r {
-                l.borrow_mut().reverse();
-            }
-            Ok(Obj::None)
-        }),
-        (Obj::List(_), "sort") => bound(recv, name, |i, r, a| {
-            if let Obj::List(l) = r {
-                let mut items = l.borrow().clone();
-                sort_items(i, &mut items, a.get(None, "key"), a.get(None, "reverse"))?;
-                *l.borrow_mut() = items;
-            }
-            Ok(Obj::None)
-        }),
-        (Obj::List(_) | Obj::Tuple(_), "index") => bound(recv, name, |_, r, a| {
-            let x = a.req(Some(0), "value", "index")?;
-            iterate(r)?
-                .iter()
-                .position(|y| py_eq(y, &x))
-                .map(|p| Obj::Int(p as i64))
-                .ok_or_else(|| err!(ValueError, "{} is not in list", repr_of(&x)))
-        }),
-        (Obj::List(_) | Obj::Tuple(_), "count") => bound(recv, name, |_, r, a| {
-            let x = a.req(Some(0), "value", "count")?;
-            Ok(Obj::Int(
-                iterate(r)?.iter().filter(|y| py_eq(y, &x)).count() as i64,
-            ))
-        }),
-        (Obj::List(_), "copy") => bound(recv, name, |_, r, _| Ok(Obj::list(iterate(r)?))),
-        (Obj::Dict(_), "keys") => bound(recv, name, |_, r, _| Ok(Obj::list(iterate(r)?))),
-        (Obj::Dict(d), "values") => {
-            let d = d.clone();
-            Obj::native(name, move |_, _| {
-                Ok(Obj::list(
-                    d.borrow().items.iter().map(|(_, v)| v.clone()).collect(),
-                ))
-            })
-        }
-        (Obj::Dict(d), "items") => {
-            let d = d.clone();
-            Obj::native(name, move |_, _| {
-                Ok(Obj::list(
-                    d.borrow()
-                        .items
-                        .iter()
-                        .map(|(k, v)| Obj::tuple(vec![k.clone(), v.clone()]))
-                        .collect(),
-                ))
-            })
-        }
-        (Obj::Dict(d), "get") => {
-            let d = d.clone();
-            Obj::native(name, move |_, a| {
-                let k = a.req(Some(0), "key", "get")?;
-                Ok(d.borrow()
-                    .get(&k)
-                    .unwrap_or_else(|| a.get(Some(1), "default").unwrap_or(Obj::None)))
-            })
-        }
-        (Obj::Dict(d), "update") => {
-            let d = d.clone();
-            Obj::native(name, move |_, a| {
-                if let Some(Obj::Dict(o)) = a.pos.first() {
-                    let items = o.borrow().items.clone();
-                    for (k, v) in items {
-                        d.borrow_mut().set(k, v);
-                    }
-                }
-                for (k, v) in a.kw {
-                    d.borrow_mut().set(Obj::str(k), v);
-                }
-                Ok(Obj::None)
-            })
-        }
-        (Obj::Dict(d), "pop") => {
-            let d = d.clone();
-            Obj::native(name, move |_, a| {
-                let k = a.req(Some(0), "key", "pop")?;
-                let v = d.borrow().get(&k);
-                match v {
-                    Some(v) => {
-                        d.borrow_mut().remove(&k);
-                        Ok(v)
-                    }
-                    None => a
-                        .get(Some(1), "default")
-                        .ok_or_else(|| err!(KeyError, "{}", repr_of(&k))),
-                }
-            })
-        }
-        (Obj::Dict(d), "copy") => {
-            let d = d.clone();
-            Obj::native(name, move |_, _| {
-                Ok(Obj::Dict(Rc::new(RefCell::new(d.borrow().clone()))))
-            })
-        }
-        (Obj::Dict(d), "setdefault") => {
-            let d = d.clone();
-            Obj::native(name, move |_, a| {
-                let k = a.req(Some(0), "key", "setdefault")?;
-                let existing = d.borrow().get(&k);
-                match existing {
-                    Some(v) => Ok(v),
-                    None => {
-                        let v = a.get(Some(1), "default").unwrap_or(Obj::None);
-                        d.borrow_mut().set(k, v.clone());
-                        Ok(v)
-                    }
-                }
-            })
-        }
-        _ => return None,
-    })
-}
-
-/// `"...".format(*args, **kwargs)`.
-pub fn str_format(fmt: &str, a: &Args) -> Result<String> {
-    let mut out = String::new();
-    let mut auto = 0usize;
-    let chars: Vec<char> = fmt.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '{' && chars.get(i + 1) == Some(&'{') {
-            out.push('{');
-            i += 2;
-            continue;
-        }
-        if c == '}' && chars.get(i + 1) == Some(&'}') {
-            out.push('}');
-            i += 2;
-            continue;
-        }
-        if c != '{' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let end = chars[i..]
-            .iter()
-            .position(|&x| x == '}')
-            .map(|p| p + i)
-            .ok_or_else(|| err!(ValueError, "Single '{{' encountered in format string"))?;
-        let field: String = chars[i + 1..end].iter().collect();
-        let (name, spec) = field.split_once(':').unwrap_or((&field, ""));
-        let (name, conv) = name.split_once('!').unwrap_or((name, ""));
-        let v = if name.is_empty() {
-            auto += 1;
-            a.pos.get(auto - 1).cloned()
-        } else if let Ok(n) = name.parse::<usize>() {
-            a.pos.get(n).cloned()
-        } else {
-            a.get(None, name)
-        };
-        let v = v.ok_or_else(|| {
-            err!(
-                IndexError,
-                "Replacement index {} out of range for positional args tuple",
-                auto.saturating_sub(1)
-            )
-        })?;
-        let v = if conv == "r" {
-            Obj::str(repr_of(&v))
-        } else {
-            v
-        };
-        out.push_str(&format_value(&v, spec)?);
-        i = end + 1;
+    match recv {
+        Obj::Str(_) => str::method(recv, name),
+        Obj::List(_) | Obj::Tuple(_) => list::method(recv, name),
+        Obj::Dict(_) => dict::method(recv, name),
+        _ => None,
     }
-    Ok(out)
 }
 
 /// Python scalar from element 0 of a concrete array (for `float(x)` and friends).
