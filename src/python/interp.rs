@@ -182,60 +182,8 @@ impl Interp {
                 let v = self.binop(&a.op, &cur, &rhs, true)?;
                 self.assign(&a.target, v, scope)?;
             }
-            Stmt::FunctionDef(f) => {
-                let func =
-                    self.make_function(name_of(&f.name), &f.args, Rc::new(f.body.clone()), scope)?;
-                let mut obj = func;
-                for d in f.decorator_list.iter().rev() {
-                    let dec = self.eval(d, scope)?;
-                    obj = self.call(&dec, Args::new(vec![obj]))?;
-                }
-                self.set_var(scope, &name_of(&f.name), obj);
-            }
-            Stmt::ClassDef(c) => {
-                let mut bases = vec![];
-                for b in &c.bases {
-                    match self.eval(b, scope)? {
-                        Obj::Class(k) => bases.push(k),
-                        // `object` carries nothing we need.
-                        Obj::Type(_) => {}
-                        other => bail!(
-                            NotImplementedError,
-                            "not supported by shardlab yet: subclassing {}",
-                            other.type_name()
-                        ),
-                    }
-                }
-                let body_scope = ScopeData::new(Some(scope.clone()));
-                self.exec_block(&c.body, &body_scope)?;
-                let mut attrs: Vec<(String, Obj)> =
-                    body_scope.vars.borrow().clone().into_iter().collect();
-                attrs.sort_by(|a, b| a.0.cmp(&b.0));
-                // Annotated names in body order (dataclass fields of flax modules).
-                let mut annotations = Dict::default();
-                for st in &c.body {
-                    if let Stmt::AnnAssign(ast::StmtAnnAssign { target, .. }) = st {
-                        if let Expr::Name(n) = &**target {
-                            annotations.set(Obj::str(n.id.as_str()), Obj::None);
-                        }
-                    }
-                }
-                if !annotations.items.is_empty() {
-                    attrs.push((
-                        "__annotations__".into(),
-                        Obj::Dict(Rc::new(RefCell::new(annotations))),
-                    ));
-                }
-                let class = Rc::new(Class::new(name_of(&c.name), bases, attrs));
-                super::classes::adopt_methods(&class);
-                self.init_subclass(&class)?;
-                let mut obj = Obj::Class(class);
-                for d in c.decorator_list.iter().rev() {
-                    let dec = self.eval(d, scope)?;
-                    obj = self.call(&dec, Args::new(vec![obj]))?;
-                }
-                self.set_var(scope, &name_of(&c.name), obj);
-            }
+            Stmt::FunctionDef(f) => return self.exec_function_def(f, scope),
+            Stmt::ClassDef(c) => return self.exec_class_def(c, scope),
             Stmt::Return(r) => {
                 let v = match &r.value {
                     Some(e) => self.eval(e, scope)?,
@@ -267,64 +215,9 @@ impl Interp {
             Stmt::Continue(_) => return Ok(Flow::Continue),
             Stmt::Pass(_) => {}
             Stmt::With(w) => return self.exec_with(&w.items, &w.body, scope),
-            Stmt::Assert(a) => {
-                let c = self.eval(&a.test, scope)?;
-                if !self.truth(&c, "an assert statement")? {
-                    let msg = match &a.msg {
-                        Some(m) => {
-                            let m = self.eval(m, scope)?;
-                            self.str(&m)?
-                        }
-                        None => String::new(),
-                    };
-                    return Err(Error::new(ErrorKind::AssertionError, msg));
-                }
-            }
-            Stmt::Import(i) => {
-                for alias in &i.names {
-                    let full = name_of(&alias.name);
-                    let module = self.import(&full)?;
-                    match &alias.asname {
-                        Some(a) => self.set_var(scope, &name_of(a), module),
-                        None => {
-                            let top = full.split('.').next().unwrap_or(&full).to_string();
-                            let top_mod = self.import(&top)?;
-                            self.set_var(scope, &top, top_mod);
-                        }
-                    }
-                }
-            }
-            Stmt::ImportFrom(i) => {
-                let Some(m) = &i.module else {
-                    bail!(
-                        NotImplementedError,
-                        "not supported by shardlab yet: relative imports"
-                    );
-                };
-                let mname = name_of(m);
-                let module = self.import(&mname)?;
-                for alias in &i.names {
-                    let n = name_of(&alias.name);
-                    if n == "*" {
-                        bail!(
-                            NotImplementedError,
-                            "not supported by shardlab yet: from {mname} import *"
-                        );
-                    }
-                    let v = match ops::getattr(self, &module, &n) {
-                        Ok(v) => v,
-                        Err(_) => self.import(&format!("{mname}.{n}")).map_err(|e| {
-                            if e.kind == ErrorKind::NotImplementedError {
-                                e
-                            } else {
-                                err!(NameError, "cannot import name '{n}' from '{mname}'")
-                            }
-                        })?,
-                    };
-                    let bind = alias.asname.as_ref().map(name_of).unwrap_or(n);
-                    self.set_var(scope, &bind, v);
-                }
-            }
+            Stmt::Assert(a) => return self.exec_assert(a, scope),
+            Stmt::Import(i) => return self.exec_import(i, scope),
+            Stmt::ImportFrom(i) => return self.exec_import_from(i, scope),
             Stmt::Global(g) => {
                 for n in &g.names {
                     scope.globals.borrow_mut().insert(name_of(n));
@@ -335,45 +228,8 @@ impl Interp {
                     scope.nonlocals.borrow_mut().insert(name_of(n));
                 }
             }
-            Stmt::Delete(d) => {
-                for t in &d.targets {
-                    match t {
-                        Expr::Name(n) => {
-                            scope.vars.borrow_mut().remove(n.id.as_str());
-                        }
-                        Expr::Subscript(s) => {
-                            let container = self.eval(&s.value, scope)?;
-                            let key = self.eval(&s.slice, scope)?;
-                            self.delitem(&container, &key)?;
-                        }
-                        _ => bail!(
-                            NotImplementedError,
-                            "not supported by shardlab yet: this del target"
-                        ),
-                    }
-                }
-            }
-            Stmt::Raise(r) => {
-                let Some(exc) = &r.exc else {
-                    return Err(self
-                        .handling
-                        .last()
-                        .cloned()
-                        .ok_or_else(|| err!(RuntimeError, "No active exception to reraise"))?);
-                };
-                let e = self.eval(exc, scope)?;
-                let cause = match &r.cause {
-                    Some(c) => Some(self.eval(c, scope)?),
-                    None => None,
-                };
-                let error = self.raise(e)?;
-                if let (Some(cause), Some(raised)) = (cause, &error.raised) {
-                    if let Some(Obj::Instance(i)) = self.exceptions_object(raised.id) {
-                        i.set("__cause__", cause);
-                    }
-                }
-                return Err(error);
-            }
+            Stmt::Delete(d) => return self.exec_delete(d, scope),
+            Stmt::Raise(r) => return self.exec_raise(r, scope),
             Stmt::Try(t) => return self.exec_try(t, scope),
             other => {
                 let what = match other {
@@ -389,6 +245,174 @@ impl Interp {
         Ok(Flow::Normal)
     }
 
+    /// `def`: the function, decorated, bound to its name.
+    fn exec_function_def(&mut self, f: &ast::StmtFunctionDef, scope: &Scope) -> Result<Flow> {
+        let func = self.make_function(name_of(&f.name), &f.args, Rc::new(f.body.clone()), scope)?;
+        let mut obj = func;
+        for d in f.decorator_list.iter().rev() {
+            let dec = self.eval(d, scope)?;
+            obj = self.call(&dec, Args::new(vec![obj]))?;
+        }
+        self.set_var(scope, &name_of(&f.name), obj);
+        Ok(Flow::Normal)
+    }
+
+    /// `class`: runs the body in a scope of its own, builds the class, calls `__init_subclass__`, applies the decorators.
+    fn exec_class_def(&mut self, c: &ast::StmtClassDef, scope: &Scope) -> Result<Flow> {
+        let mut bases = vec![];
+        for b in &c.bases {
+            match self.eval(b, scope)? {
+                Obj::Class(k) => bases.push(k),
+                // `object` carries nothing we need.
+                Obj::Type(_) => {}
+                other => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: subclassing {}",
+                    other.type_name()
+                ),
+            }
+        }
+        let body_scope = ScopeData::new(Some(scope.clone()));
+        self.exec_block(&c.body, &body_scope)?;
+        let mut attrs: Vec<(String, Obj)> = body_scope.vars.borrow().clone().into_iter().collect();
+        attrs.sort_by(|a, b| a.0.cmp(&b.0));
+        // Annotated names in body order (dataclass fields of flax modules).
+        let mut annotations = Dict::default();
+        for st in &c.body {
+            if let Stmt::AnnAssign(ast::StmtAnnAssign { target, .. }) = st {
+                if let Expr::Name(n) = &**target {
+                    annotations.set(Obj::str(n.id.as_str()), Obj::None);
+                }
+            }
+        }
+        if !annotations.items.is_empty() {
+            attrs.push((
+                "__annotations__".into(),
+                Obj::Dict(Rc::new(RefCell::new(annotations))),
+            ));
+        }
+        let class = Rc::new(Class::new(name_of(&c.name), bases, attrs));
+        super::classes::adopt_methods(&class);
+        self.init_subclass(&class)?;
+        let mut obj = Obj::Class(class);
+        for d in c.decorator_list.iter().rev() {
+            let dec = self.eval(d, scope)?;
+            obj = self.call(&dec, Args::new(vec![obj]))?;
+        }
+        self.set_var(scope, &name_of(&c.name), obj);
+        Ok(Flow::Normal)
+    }
+
+    /// `import a.b` and `import a.b as c`.
+    fn exec_import(&mut self, i: &ast::StmtImport, scope: &Scope) -> Result<Flow> {
+        for alias in &i.names {
+            let full = name_of(&alias.name);
+            let module = self.import(&full)?;
+            match &alias.asname {
+                Some(a) => self.set_var(scope, &name_of(a), module),
+                None => {
+                    let top = full.split('.').next().unwrap_or(&full).to_string();
+                    let top_mod = self.import(&top)?;
+                    self.set_var(scope, &top, top_mod);
+                }
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// `from a import b as c` (a name of the module, or its submodule).
+    fn exec_import_from(&mut self, i: &ast::StmtImportFrom, scope: &Scope) -> Result<Flow> {
+        let Some(m) = &i.module else {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: relative imports"
+            );
+        };
+        let mname = name_of(m);
+        let module = self.import(&mname)?;
+        for alias in &i.names {
+            let n = name_of(&alias.name);
+            if n == "*" {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: from {mname} import *"
+                );
+            }
+            let v = match ops::getattr(self, &module, &n) {
+                Ok(v) => v,
+                Err(_) => self.import(&format!("{mname}.{n}")).map_err(|e| {
+                    if e.kind == ErrorKind::NotImplementedError {
+                        e
+                    } else {
+                        err!(NameError, "cannot import name '{n}' from '{mname}'")
+                    }
+                })?,
+            };
+            let bind = alias.asname.as_ref().map(name_of).unwrap_or(n);
+            self.set_var(scope, &bind, v);
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// `del x`, `del c[k]`.
+    fn exec_delete(&mut self, d: &ast::StmtDelete, scope: &Scope) -> Result<Flow> {
+        for t in &d.targets {
+            match t {
+                Expr::Name(n) => {
+                    scope.vars.borrow_mut().remove(n.id.as_str());
+                }
+                Expr::Subscript(s) => {
+                    let container = self.eval(&s.value, scope)?;
+                    let key = self.eval(&s.slice, scope)?;
+                    self.delitem(&container, &key)?;
+                }
+                _ => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: this del target"
+                ),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// `raise`, `raise x`, `raise x from y`.
+    fn exec_raise(&mut self, r: &ast::StmtRaise, scope: &Scope) -> Result<Flow> {
+        let Some(exc) = &r.exc else {
+            return Err(self
+                .handling
+                .last()
+                .cloned()
+                .ok_or_else(|| err!(RuntimeError, "No active exception to reraise"))?);
+        };
+        let e = self.eval(exc, scope)?;
+        let cause = match &r.cause {
+            Some(c) => Some(self.eval(c, scope)?),
+            None => None,
+        };
+        let error = self.raise(e)?;
+        if let (Some(cause), Some(raised)) = (cause, &error.raised) {
+            if let Some(Obj::Instance(i)) = self.exceptions_object(raised.id) {
+                i.set("__cause__", cause);
+            }
+        }
+        Err(error)
+    }
+
+    /// `assert test, msg`.
+    fn exec_assert(&mut self, a: &ast::StmtAssert, scope: &Scope) -> Result<Flow> {
+        let c = self.eval(&a.test, scope)?;
+        if !self.truth(&c, "an assert statement")? {
+            let msg = match &a.msg {
+                Some(m) => {
+                    let m = self.eval(m, scope)?;
+                    self.str(&m)?
+                }
+                None => String::new(),
+            };
+            return Err(Error::new(ErrorKind::AssertionError, msg));
+        }
+        Ok(Flow::Normal)
+    }
     /// `for target in iterable: body else: orelse`; a generator is resumed
     /// once per item rather than run to its end first.
     fn exec_for(&mut self, f: &ast::StmtFor, scope: &Scope) -> Result<Flow> {
@@ -631,45 +655,8 @@ impl Interp {
                 let v = self.eval(&u.operand, scope)?;
                 self.unary(&u.op, &v)
             }
-            Expr::BoolOp(b) => {
-                let and = matches!(b.op, ast::BoolOp::And);
-                let mut last = Obj::None;
-                for (i, v) in b.values.iter().enumerate() {
-                    last = self.eval(v, scope)?;
-                    if i + 1 == b.values.len() {
-                        break;
-                    }
-                    let t = self.truth(
-                        &last,
-                        if and {
-                            "an 'and' expression"
-                        } else {
-                            "an 'or' expression"
-                        },
-                    )?;
-                    if t != and {
-                        return Ok(last);
-                    }
-                }
-                Ok(last)
-            }
-            Expr::Compare(c) => {
-                let mut left = self.eval(&c.left, scope)?;
-                let mut result = Obj::Bool(true);
-                for (op, right) in c.ops.iter().zip(&c.comparators) {
-                    let right = self.eval(right, scope)?;
-                    let r = self.compare(op, &left, &right)?;
-                    if c.ops.len() == 1 {
-                        return Ok(r);
-                    }
-                    if !self.truth(&r, "a chained comparison")? {
-                        return Ok(r);
-                    }
-                    result = r;
-                    left = right;
-                }
-                Ok(result)
-            }
+            Expr::BoolOp(b) => self.eval_bool_op(b, scope),
+            Expr::Compare(c) => self.eval_compare(c, scope),
             Expr::IfExp(i) => {
                 let c = self.eval(&i.test, scope)?;
                 if self.truth(&c, "a conditional expression")? {
@@ -695,29 +682,7 @@ impl Interp {
             Expr::Set(_) | Expr::SetComp(_) => {
                 bail!(NotImplementedError, "not supported by shardlab yet: sets")
             }
-            Expr::Dict(d) => {
-                let mut dict = Dict::default();
-                for (k, v) in d.keys.iter().zip(&d.values) {
-                    match k {
-                        Some(k) => {
-                            let k = self.eval(k, scope)?;
-                            super::dict::check_hashable(&k)?;
-                            let v = self.eval(v, scope)?;
-                            dict.set(k, v);
-                        }
-                        None => {
-                            let other = self.eval(v, scope)?;
-                            let Obj::Dict(o) = other else {
-                                bail!(TypeError, "'{}' object is not a mapping", other.type_name());
-                            };
-                            for (k, v) in o.borrow().items.iter() {
-                                dict.set(k.clone(), v.clone());
-                            }
-                        }
-                    }
-                }
-                Ok(Obj::Dict(Rc::new(RefCell::new(dict))))
-            }
+            Expr::Dict(d) => self.eval_dict(d, scope),
             Expr::ListComp(c) => {
                 let mut out = vec![];
                 let inner = ScopeData::new(Some(scope.clone()));
@@ -765,37 +730,7 @@ impl Interp {
                 }
                 Ok(Obj::Slice(Rc::new(parts)))
             }
-            Expr::Call(c) => {
-                let f = self.eval(&c.func, scope)?;
-                let mut args = Args::default();
-                for a in &c.args {
-                    if let Expr::Starred(s) = a {
-                        let v = self.eval(&s.value, scope)?;
-                        args.pos.extend(self.iterate(&v)?);
-                    } else {
-                        args.pos.push(self.eval(a, scope)?);
-                    }
-                }
-                for k in &c.keywords {
-                    let v = self.eval(&k.value, scope)?;
-                    match &k.arg {
-                        Some(n) => args.kw.push((name_of(n), v)),
-                        None => {
-                            let Obj::Dict(d) = v else {
-                                bail!(
-                                    TypeError,
-                                    "argument after ** must be a mapping, not {}",
-                                    v.type_name()
-                                );
-                            };
-                            for (k, v) in d.borrow().items.iter() {
-                                args.kw.push((format::str_of(k), v.clone()));
-                            }
-                        }
-                    }
-                }
-                self.call(&f, args)
-            }
+            Expr::Call(c) => self.eval_call(c, scope),
             Expr::JoinedStr(j) => {
                 let mut s = String::new();
                 for v in &j.values {
@@ -804,22 +739,7 @@ impl Interp {
                 }
                 Ok(Obj::str(s))
             }
-            Expr::FormattedValue(f) => {
-                let v = self.eval(&f.value, scope)?;
-                let spec = match &f.format_spec {
-                    Some(spec) => {
-                        let spec = self.eval(spec, scope)?;
-                        self.str(&spec)?
-                    }
-                    None => String::new(),
-                };
-                let v = match f.conversion {
-                    ast::ConversionFlag::Repr => Obj::str(self.repr(&v)?),
-                    ast::ConversionFlag::Str => Obj::str(self.str(&v)?),
-                    _ => v,
-                };
-                Ok(Obj::str(self.format(&v, &spec)?))
-            }
+            Expr::FormattedValue(f) => self.eval_formatted(f, scope),
             Expr::Starred(_) => bail!(SyntaxError, "can't use starred expression here"),
             Expr::Yield(_) | Expr::YieldFrom(_) => bail!(
                 NotImplementedError,
@@ -829,6 +749,124 @@ impl Interp {
         }
     }
 
+    /// `a and b`, `a or b`: the first operand that decides, unevaluated rest.
+    fn eval_bool_op(&mut self, b: &ast::ExprBoolOp, scope: &Scope) -> Result<Obj> {
+        let and = matches!(b.op, ast::BoolOp::And);
+        let mut last = Obj::None;
+        for (i, v) in b.values.iter().enumerate() {
+            last = self.eval(v, scope)?;
+            if i + 1 == b.values.len() {
+                break;
+            }
+            let t = self.truth(
+                &last,
+                if and {
+                    "an 'and' expression"
+                } else {
+                    "an 'or' expression"
+                },
+            )?;
+            if t != and {
+                return Ok(last);
+            }
+        }
+        Ok(last)
+    }
+
+    /// `a < b <= c`: chained comparisons, each operand evaluated once.
+    fn eval_compare(&mut self, c: &ast::ExprCompare, scope: &Scope) -> Result<Obj> {
+        let mut left = self.eval(&c.left, scope)?;
+        let mut result = Obj::Bool(true);
+        for (op, right) in c.ops.iter().zip(&c.comparators) {
+            let right = self.eval(right, scope)?;
+            let r = self.compare(op, &left, &right)?;
+            if c.ops.len() == 1 {
+                return Ok(r);
+            }
+            if !self.truth(&r, "a chained comparison")? {
+                return Ok(r);
+            }
+            result = r;
+            left = right;
+        }
+        Ok(result)
+    }
+
+    /// `{k: v, **other}`.
+    fn eval_dict(&mut self, d: &ast::ExprDict, scope: &Scope) -> Result<Obj> {
+        let mut dict = Dict::default();
+        for (k, v) in d.keys.iter().zip(&d.values) {
+            match k {
+                Some(k) => {
+                    let k = self.eval(k, scope)?;
+                    super::dict::check_hashable(&k)?;
+                    let v = self.eval(v, scope)?;
+                    dict.set(k, v);
+                }
+                None => {
+                    let other = self.eval(v, scope)?;
+                    let Obj::Dict(o) = other else {
+                        bail!(TypeError, "'{}' object is not a mapping", other.type_name());
+                    };
+                    for (k, v) in o.borrow().items.iter() {
+                        dict.set(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        Ok(Obj::Dict(Rc::new(RefCell::new(dict))))
+    }
+
+    /// `f(a, *args, k=v, **kwargs)`.
+    fn eval_call(&mut self, c: &ast::ExprCall, scope: &Scope) -> Result<Obj> {
+        let f = self.eval(&c.func, scope)?;
+        let mut args = Args::default();
+        for a in &c.args {
+            if let Expr::Starred(s) = a {
+                let v = self.eval(&s.value, scope)?;
+                args.pos.extend(self.iterate(&v)?);
+            } else {
+                args.pos.push(self.eval(a, scope)?);
+            }
+        }
+        for k in &c.keywords {
+            let v = self.eval(&k.value, scope)?;
+            match &k.arg {
+                Some(n) => args.kw.push((name_of(n), v)),
+                None => {
+                    let Obj::Dict(d) = v else {
+                        bail!(
+                            TypeError,
+                            "argument after ** must be a mapping, not {}",
+                            v.type_name()
+                        );
+                    };
+                    for (k, v) in d.borrow().items.iter() {
+                        args.kw.push((format::str_of(k), v.clone()));
+                    }
+                }
+            }
+        }
+        self.call(&f, args)
+    }
+
+    /// One `{value!r:spec}` of an f-string.
+    fn eval_formatted(&mut self, f: &ast::ExprFormattedValue, scope: &Scope) -> Result<Obj> {
+        let v = self.eval(&f.value, scope)?;
+        let spec = match &f.format_spec {
+            Some(spec) => {
+                let spec = self.eval(spec, scope)?;
+                self.str(&spec)?
+            }
+            None => String::new(),
+        };
+        let v = match f.conversion {
+            ast::ConversionFlag::Repr => Obj::str(self.repr(&v)?),
+            ast::ConversionFlag::Str => Obj::str(self.str(&v)?),
+            _ => v,
+        };
+        Ok(Obj::str(self.format(&v, &spec)?))
+    }
     fn eval_elts(&mut self, elts: &[Expr], scope: &Scope) -> Result<Vec<Obj>> {
         let mut out = vec![];
         for e in elts {
