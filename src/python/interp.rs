@@ -31,6 +31,8 @@ pub struct ScopeData {
     pub globals: RefCell<HashSet<String>>,
     /// Names declared `nonlocal` here.
     pub nonlocals: RefCell<HashSet<String>>,
+    /// True for a class body, whose names functions defined in it do not see.
+    pub class_body: bool,
 }
 
 impl ScopeData {
@@ -41,6 +43,18 @@ impl ScopeData {
             parent,
             globals: RefCell::new(HashSet::new()),
             nonlocals: RefCell::new(HashSet::new()),
+            class_body: false,
+        })
+    }
+
+    /// The scope of a class body inside `parent`.
+    pub fn class_body(parent: Scope) -> Scope {
+        Rc::new(ScopeData {
+            vars: RefCell::new(HashMap::new()),
+            parent: Some(parent),
+            globals: RefCell::new(HashSet::new()),
+            nonlocals: RefCell::new(HashSet::new()),
+            class_body: true,
         })
     }
 }
@@ -87,6 +101,8 @@ pub struct Interp {
     /// The Python functions running, innermost last, with their scopes
     /// (what `super()` reads).
     pub frames: Vec<(Rc<Function>, Scope)>,
+    /// The objects of this run that may close a reference cycle.
+    pub cycles: super::cycles::Cycles,
 }
 
 fn name_of(id: &ast::Identifier) -> String {
@@ -110,6 +126,7 @@ impl Interp {
             exceptions: super::exceptions::Exceptions::new(),
             handling: vec![],
             frames: vec![],
+            cycles: super::cycles::Cycles::default(),
         };
         super::builtins::install(&mut interp);
         interp
@@ -272,7 +289,7 @@ impl Interp {
                 ),
             }
         }
-        let body_scope = ScopeData::new(Some(scope.clone()));
+        let body_scope = ScopeData::class_body(scope.clone());
         self.exec_block(&c.body, &body_scope)?;
         let mut attrs: Vec<(String, Obj)> = body_scope.vars.borrow().clone().into_iter().collect();
         attrs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -292,6 +309,7 @@ impl Interp {
             ));
         }
         let class = Rc::new(Class::new(name_of(&c.name), bases, attrs));
+        self.cycles.class(&class);
         super::classes::adopt_methods(&class);
         self.init_subclass(&class)?;
         let mut obj = Obj::Class(class);
@@ -521,12 +539,21 @@ impl Interp {
             }
         }
         let is_generator = super::generators::body_yields(&body);
+        // Methods see the scope around the class, not the class body.
+        let closure = if scope.class_body {
+            scope.parent.clone().unwrap_or_else(|| self.globals.clone())
+        } else {
+            scope.clone()
+        };
+        if !Rc::ptr_eq(&closure, &self.globals) {
+            self.cycles.scope(&closure);
+        }
         Ok(Obj::Func(Rc::new(Function {
             name,
             params: Rc::new(params.clone()),
             defaults,
             body,
-            closure: scope.clone(),
+            closure,
             owner: RefCell::new(std::rc::Weak::new()),
             is_generator,
         })))
@@ -920,7 +947,9 @@ impl Interp {
                 self.call(func, a)
             }
             Obj::Class(c) => {
-                let inst = Obj::Instance(Rc::new(Instance::new(c.clone())));
+                let inst = Rc::new(Instance::new(c.clone()));
+                self.cycles.instance(&inst);
+                let inst = Obj::Instance(inst);
                 let exception = super::exceptions::kind_of(c).is_some();
                 if exception {
                     // BaseException keeps its arguments whatever __init__ does.

@@ -12,6 +12,7 @@
 pub mod array;
 pub mod builtins;
 pub mod classes;
+pub mod cycles;
 pub mod dict;
 pub mod dunder;
 pub mod exceptions;
@@ -118,10 +119,12 @@ pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) ->
     let stdout = std::mem::take(&mut it.out);
     let outcome = outcome_of(&it, r, stdout);
     // Functions hold the scope they were defined in, and the globals hold
-    // the functions: clearing the globals breaks those cycles, so a reused
-    // worker does not keep every run's objects alive.
-    it.globals.vars.borrow_mut().clear();
+    // the functions: emptying the globals and every object that can close a
+    // cycle frees the run's objects, so a reused worker stays flat.
+    let globals = std::mem::take(&mut *it.globals.vars.borrow_mut());
+    drop(globals);
     it.modules.clear();
+    it.cycles.break_all();
     outcome
 }
 
