@@ -110,6 +110,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "functools" => self::std::functools::module(),
         "math" => self::std::math::module(),
         "typing" => Builder::new("typing").build(),
+        "itertools" => self::std::itertools::module(),
         "jax.random" => random::module(),
         "jax.nn" => nn::module(),
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),

@@ -7,6 +7,7 @@
 //! never silently skipped.
 
 pub mod functools;
+pub mod itertools;
 pub mod math;
 pub mod record;
 
