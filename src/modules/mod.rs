@@ -110,6 +110,8 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "functools" => self::std::functools::module(),
         "math" => self::std::math::module(),
         "typing" => Builder::new("typing").build(),
+        "os" => self::std::os::module(interp)?,
+        "os.path" => self::std::os::path_module(),
         "itertools" => self::std::itertools::module(),
         "jax.random" => random::module(),
         "jax.nn" => nn::module(),
@@ -130,6 +132,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(),
+        _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

@@ -9,6 +9,7 @@
 pub mod functools;
 pub mod itertools;
 pub mod math;
+pub mod os;
 pub mod record;
 
 use crate::err;
@@ -56,6 +57,9 @@ const UNSUPPORTED: &[(&str, &str)] = &[
 /// The error for `module.name` when a standard module lacks `name`, or None
 /// when the usual `AttributeError` applies.
 pub fn missing_attr(module: &str, name: &str) -> Option<Error> {
+    if module == "os" || module == "os.path" {
+        return Some(os::refusal(&format!("{module}.{name}")));
+    }
     UNSUPPORTED
         .iter()
         .any(|(m, names)| *m == module && names.split_whitespace().any(|n| n == name))
