@@ -112,6 +112,8 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "typing" => Builder::new("typing").build(),
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),
+        "sys" => self::std::sys::module(),
+        "time" => self::std::time::module(),
         "itertools" => self::std::itertools::module(),
         "jax.random" => random::module(),
         "jax.nn" => nn::module(),

@@ -11,6 +11,8 @@ pub mod itertools;
 pub mod math;
 pub mod os;
 pub mod record;
+pub mod sys;
+pub mod time;
 
 use crate::err;
 use crate::error::{Error, Result};
