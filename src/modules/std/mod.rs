@@ -6,13 +6,17 @@
 //! interpreter) is refused with `NotImplementedError` naming the function,
 //! never silently skipped.
 
+pub mod abc;
 pub mod functools;
+pub mod future;
 pub mod itertools;
 pub mod math;
 pub mod os;
 pub mod record;
+pub mod string;
 pub mod sys;
 pub mod time;
+pub mod typing;
 
 use crate::err;
 use crate::error::{Error, Result};
