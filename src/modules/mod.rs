@@ -117,6 +117,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "time" => self::std::time::module(),
         "abc" => self::std::abc::module(),
         "string" => self::std::string::module(),
+        "pprint" => self::std::pprint::module(),
         "itertools" => self::std::itertools::module(),
         "jax.random" => random::module(),
         "jax.nn" => nn::module(),

@@ -12,6 +12,7 @@ pub mod future;
 pub mod itertools;
 pub mod math;
 pub mod os;
+pub mod pprint;
 pub mod record;
 pub mod string;
 pub mod sys;
