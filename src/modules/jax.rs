@@ -600,10 +600,11 @@ fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(x)
 }
 
-/// The number of devices: `N` when the program set
+/// The number of devices: `N` when the program has set
 /// `os.environ["XLA_FLAGS"]` to `--xla_force_host_platform_device_count=N`
-/// (which then holds for the rest of the run, as the backend JAX
-/// initialises), else the run's configured count.
+/// (the run's configuration then changes to `N`, so maps see it too), else
+/// the configured count. Unlike JAX, which reads the flag once when its
+/// backend starts, every query reads it again.
 pub fn device_count(interp: &Interp) -> usize {
     let mut config = crate::exec::config();
     if let Some(n) = super::std::os::forced_device_count(interp) {
