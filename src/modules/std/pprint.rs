@@ -486,3 +486,41 @@ fn word_parts(line: &str) -> Vec<String> {
     }
     parts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printer(width: i64) -> Printer {
+        Printer {
+            indent: 1,
+            width,
+            depth: None,
+            compact: false,
+            sort_dicts: true,
+            underscore_numbers: false,
+        }
+    }
+
+    /// CPython 3.11's `pformat` of `defaultdict(list)` with these items.
+    #[test]
+    fn defaultdict_layout() {
+        let mut d = Dict::default();
+        for k in [2, 0, 1] {
+            let v: Vec<Obj> = (0..4).map(|j| Obj::Int((k + 3 * j) * 1000)).collect();
+            d.set(Obj::str(format!("key{k}")), Obj::list(v));
+        }
+        d.default_factory = Some(Obj::Type("list"));
+        let dd = Obj::Dict(std::rc::Rc::new(std::cell::RefCell::new(d)));
+        assert_eq!(
+            printer(80).pformat(&dd),
+            "defaultdict(<class 'list'>,\n            {'key0': [0, 3000, 6000, 9000],\n             \
+             'key1': [1000, 4000, 7000, 10000],\n             'key2': [2000, 5000, 8000, 11000]})"
+        );
+        let narrow = printer(40).pformat(&dd);
+        assert!(narrow.starts_with(
+            "defaultdict(<class 'list'>,\n            {'key0': [0,\n                      3000,\n"
+        ));
+        assert!(narrow.ends_with("                      11000]})"));
+    }
+}
