@@ -600,8 +600,24 @@ fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(x)
 }
 
-fn devices(_: &mut Interp, _: Args) -> Result<Obj> {
-    let n = crate::exec::config().devices;
+/// The number of devices: `N` when the program has set
+/// `os.environ["XLA_FLAGS"]` to `--xla_force_host_platform_device_count=N`
+/// (the run's configuration then changes to `N`, so maps see it too), else
+/// the configured count. Unlike JAX, which reads the flag once when its
+/// backend starts, every query reads it again.
+pub fn device_count(interp: &Interp) -> usize {
+    let mut config = crate::exec::config();
+    if let Some(n) = super::std::os::forced_device_count(interp) {
+        if n != config.devices {
+            config.devices = n;
+            crate::exec::set_config(config.clone());
+        }
+    }
+    config.devices
+}
+
+fn devices(interp: &mut Interp, _: Args) -> Result<Obj> {
+    let n = device_count(interp);
     Ok(Obj::list((0..n).map(|i| Obj::lib(Device(i))).collect()))
 }
 
@@ -734,14 +750,13 @@ pub fn debug_module() -> Obj {
 
 /// The `jax` module.
 pub fn module(interp: &mut Interp) -> Result<Obj> {
+    device_count(interp);
     let mut b = Builder::new("jax");
     b.func("devices", devices);
     b.func("local_devices", devices);
-    b.func("device_count", |_, _| {
-        Ok(Obj::Int(crate::exec::config().devices as i64))
-    });
-    b.func("local_device_count", |_, _| {
-        Ok(Obj::Int(crate::exec::config().devices as i64))
+    b.func("device_count", |i, _| Ok(Obj::Int(device_count(i) as i64)));
+    b.func("local_device_count", |i, _| {
+        Ok(Obj::Int(device_count(i) as i64))
     });
     b.func("process_index", |_, _| Ok(Obj::Int(0)));
     b.func("process_count", |_, _| Ok(Obj::Int(1)));

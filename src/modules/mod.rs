@@ -1,5 +1,6 @@
-//! The importable modules: `jax` and its submodules, `numpy`, `functools`,
-//! `math`. Each is built on first import and cached by dotted name.
+//! The importable modules: `jax` and its submodules, `numpy`, `flax`,
+//! `optax` and Python's standard modules (in `std`). Each is built on first
+//! import and cached by dotted name.
 
 pub mod flax;
 pub mod jax;
@@ -9,12 +10,13 @@ pub mod numpy;
 pub mod optax;
 pub mod random;
 pub mod sharding;
+pub mod std;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use ::std::cell::RefCell;
+use ::std::rc::Rc;
 
+use crate::bail;
 use crate::error::Result;
-use crate::{bail, err};
 
 use crate::python::import::Library;
 use crate::python::interp::Interp;
@@ -56,7 +58,7 @@ impl Builder {
     pub fn build(&mut self) -> Obj {
         Obj::Module(Rc::new(Module {
             name: self.name.clone(),
-            attrs: RefCell::new(std::mem::take(&mut self.attrs)),
+            attrs: RefCell::new(::std::mem::take(&mut self.attrs)),
         }))
     }
 }
@@ -105,12 +107,18 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.experimental.mesh_utils" => Builder::new("jax.experimental.mesh_utils")
             .func("create_device_mesh", sharding::create_device_mesh)
             .build(),
-        "functools" => Builder::new("functools")
-            .func("partial", partial)
-            .func("reduce", reduce)
-            .build(),
-        "math" => math_module(),
-        "typing" => Builder::new("typing").build(),
+        "functools" => self::std::functools::module(),
+        "math" => self::std::math::module(),
+        "typing" => self::std::typing::module(),
+        "os" => self::std::os::module(interp)?,
+        "os.path" => self::std::os::path_module(),
+        "sys" => self::std::sys::module(),
+        "__future__" => self::std::future::module(),
+        "time" => self::std::time::module(),
+        "abc" => self::std::abc::module(),
+        "string" => self::std::string::module(),
+        "pprint" => self::std::pprint::module(),
+        "itertools" => self::std::itertools::module(),
         "jax.random" => random::module(),
         "jax.nn" => nn::module(),
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
@@ -130,6 +138,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(),
+        _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"
@@ -155,105 +164,9 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
             AttributeError,
             "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; use `jax.lax.pcast(..., to='varying')"
         ),
-        _ => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
+        _ => match self::std::missing_attr(module, name) {
+            Some(e) => Err(e),
+            None => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
+        },
     }
-}
-
-/// `functools.partial(f, *args, **kwargs)`.
-pub fn partial(_: &mut Interp, a: Args) -> Result<Obj> {
-    let Some(f) = a.pos.first().cloned() else {
-        bail!(TypeError, "partial() missing required argument: 'func'");
-    };
-    let bound_pos = a.pos[1..].to_vec();
-    let bound_kw = a.kw.clone();
-    Ok(Obj::native("functools.partial", move |i, call: Args| {
-        let mut pos = bound_pos.clone();
-        pos.extend(call.pos);
-        let mut kw = bound_kw.clone();
-        for (k, v) in call.kw {
-            kw.retain(|(x, _)| *x != k);
-            kw.push((k, v));
-        }
-        i.call(&f, Args { pos, kw })
-    }))
-}
-
-fn reduce(i: &mut Interp, a: Args) -> Result<Obj> {
-    let f = a.req(Some(0), "function", "reduce")?;
-    let items = crate::python::ops::iterate(&a.req(Some(1), "iterable", "reduce")?)?;
-    let mut it = items.into_iter();
-    let mut acc = match a.get(Some(2), "initial") {
-        Some(v) => v,
-        None => it.next().ok_or_else(|| {
-            err!(
-                TypeError,
-                "reduce() of empty iterable with no initial value"
-            )
-        })?,
-    };
-    for x in it {
-        acc = i.call(&f, Args::new(vec![acc, x]))?;
-    }
-    Ok(acc)
-}
-
-fn num(a: &Args, name: &str) -> Result<f64> {
-    let v = a.req(Some(0), "x", name)?;
-    match &v {
-        Obj::Array(x) => Ok(x.concrete(&format!("math.{name}"))?.get_f64(0)),
-        o => o
-            .as_number()
-            .ok_or_else(|| err!(TypeError, "must be real number, not {}", o.type_name())),
-    }
-}
-
-fn math_module() -> Obj {
-    let mut b = Builder::new("math");
-    b.attr("pi", Obj::Float(std::f64::consts::PI))
-        .attr("e", Obj::Float(std::f64::consts::E));
-    b.attr("inf", Obj::Float(f64::INFINITY));
-    for (name, f) in [
-        ("sqrt", f64::sqrt as fn(f64) -> f64),
-        ("exp", f64::exp),
-        ("log", f64::ln),
-        ("sin", f64::sin),
-        ("cos", f64::cos),
-        ("tanh", f64::tanh),
-        ("fabs", f64::abs),
-    ] {
-        b.func(name, move |_, a| Ok(Obj::Float(f(num(&a, name)?))));
-    }
-    b.func("floor", |_, a| {
-        Ok(Obj::Int(num(&a, "floor")?.floor() as i64))
-    });
-    b.func("ceil", |_, a| Ok(Obj::Int(num(&a, "ceil")?.ceil() as i64)));
-    b.func("isclose", |_, a| {
-        let x = a
-            .req(Some(0), "a", "isclose")?
-            .as_number()
-            .unwrap_or(f64::NAN);
-        let y = a
-            .req(Some(1), "b", "isclose")?
-            .as_number()
-            .unwrap_or(f64::NAN);
-        let rel = a
-            .get(None, "rel_tol")
-            .and_then(|v| v.as_number())
-            .unwrap_or(1e-9);
-        let abs = a
-            .get(None, "abs_tol")
-            .and_then(|v| v.as_number())
-            .unwrap_or(0.0);
-        Ok(Obj::Bool(
-            (x - y).abs() <= (rel * x.abs().max(y.abs())).max(abs),
-        ))
-    });
-    b.func("prod", |_, a| {
-        let mut acc = 1i64;
-        for x in crate::python::ops::iterate(&a.req(Some(0), "iterable", "prod")?)? {
-            acc *= crate::python::builtins::to_int(&x)?;
-        }
-        Ok(Obj::Int(acc))
-    });
-    b.build()
 }

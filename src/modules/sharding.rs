@@ -268,14 +268,14 @@ fn mesh_new(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// `jax.make_mesh(axis_shapes, axis_names)`.
-pub fn make_mesh(_: &mut Interp, a: Args) -> Result<Obj> {
+pub fn make_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
     let shape: Vec<usize> = iterate(&a.req(Some(0), "axis_shapes", "make_mesh")?)?
         .iter()
         .map(|o| to_int(o).map(|i| i as usize))
         .collect::<Result<_>>()?;
     let names = axis_names(&a.req(Some(1), "axis_names", "make_mesh")?)?;
     let n: usize = shape.iter().product();
-    let have = crate::exec::config().devices;
+    let have = super::jax::device_count(interp);
     if n > have {
         bail!(
             ValueError,
@@ -291,13 +291,13 @@ pub fn make_mesh(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// `mesh_utils.create_device_mesh(shape)`.
-pub fn create_device_mesh(_: &mut Interp, a: Args) -> Result<Obj> {
+pub fn create_device_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
     let shape: Vec<usize> = iterate(&a.req(Some(0), "mesh_shape", "create_device_mesh")?)?
         .iter()
         .map(|o| to_int(o).map(|i| i as usize))
         .collect::<Result<_>>()?;
     let n: usize = shape.iter().product();
-    let have = crate::exec::config().devices;
+    let have = super::jax::device_count(interp);
     if n > have {
         bail!(
             ValueError,

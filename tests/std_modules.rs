@@ -1,0 +1,116 @@
+//! The standard modules where a fixture from real Python cannot check them:
+//! what shardlab refuses (files, processes, exiting, unbounded infinite
+//! iterators), `XLA_FLAGS` setting the device count, stderr.
+
+use shardlab::program::{run, Options};
+
+/// What a program printed, or its error as `Type: message`.
+fn output(source: &str) -> String {
+    let out = run(source, &Options::default());
+    match out.error {
+        Some(e) => format!(
+            "{}{}: {}",
+            out.stdout,
+            e.error.kind.python_name(),
+            e.error.message
+        ),
+        None => out.stdout,
+    }
+}
+
+#[test]
+fn xla_flags_set_the_device_count() {
+    let src = "import os\n\
+               os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'\n\
+               import jax\n\
+               print(jax.device_count(), len(jax.devices()), jax.local_device_count(), os.cpu_count())\n\
+               mesh = jax.make_mesh((2, 2), ('x', 'y'))\n\
+               print(mesh.shape)\n";
+    let out = output(src);
+    assert!(out.starts_with("4 4 4 4\n"), "{out}");
+    let too_big = "import os\n\
+                   os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\n\
+                   import jax\n\
+                   jax.make_mesh((2, 2), ('x', 'y'))\n";
+    let out = output(too_big);
+    assert!(out.starts_with("ValueError: Number of devices 2"), "{out}");
+}
+
+#[test]
+fn without_xla_flags_the_configured_count_holds() {
+    let src = "import os, jax\nprint(jax.device_count(), os.environ.get('XLA_FLAGS'))\n";
+    assert_eq!(output(src), "8 None\n");
+}
+
+#[test]
+fn filesystem_and_process_functions_are_refused() {
+    for (src, name) in [
+        ("import os\nos.listdir('.')\n", "os.listdir"),
+        (
+            "import os\nos.makedirs('ckpt', exist_ok=True)\n",
+            "os.makedirs",
+        ),
+        ("import os\nos.system('ls')\n", "os.system"),
+        ("import os\nos.path.getsize('x')\n", "os.path.getsize"),
+        ("from os import remove\n", "os.remove"),
+    ] {
+        let out = output(src);
+        assert_eq!(
+            out,
+            format!(
+                "NotImplementedError: not supported by shardlab yet: {name} (programs here have no filesystem)"
+            )
+        );
+    }
+}
+
+#[test]
+fn exit_and_unbounded_iterators_are_refused() {
+    let out = output("import sys\nprint('a')\nsys.exit(0)\n");
+    assert!(
+        out.starts_with("a\nNotImplementedError: not supported by shardlab yet: sys.exit"),
+        "{out}"
+    );
+    let out = output("import itertools\nfor i, x in zip(itertools.count(), 'ab'):\n    print(i)\n");
+    assert!(
+        out.starts_with("NotImplementedError: not supported by shardlab yet: iterating the infinite itertools.count()"),
+        "{out}"
+    );
+    let out = output("import functools\nprint(functools.singledispatch)\n");
+    assert_eq!(
+        out,
+        "NotImplementedError: not supported by shardlab yet: functools.singledispatch"
+    );
+    let out = output("import math\nprint(math.nosuch)\n");
+    assert_eq!(
+        out,
+        "AttributeError: module 'math' has no attribute 'nosuch'"
+    );
+}
+
+#[test]
+fn math_overflow_is_named() {
+    let out = output("import math\nmath.exp(1000)\n");
+    assert_eq!(
+        out,
+        "NotImplementedError: not supported by shardlab yet: OverflowError (math range error)"
+    );
+}
+
+#[test]
+fn pformat_wraps_at_the_given_width() {
+    let src = "import pprint\n\
+               dd = {}\n\
+               for i in range(12):\n    dd.setdefault('key%d' % (i % 3), []).append(i * 1000)\n\
+               print(pprint.pformat(dd, width=40))\n";
+    assert_eq!(
+        output(src),
+        "{'key0': [0, 3000, 6000, 9000],\n 'key1': [1000, 4000, 7000, 10000],\n 'key2': [2000, 5000, 8000, 11000]}\n"
+    );
+}
+
+#[test]
+fn sys_stderr_is_not_program_output() {
+    let src = "import sys\nsys.stderr.write('noise\\n')\nsys.stdout.write('kept\\n')\n";
+    assert_eq!(output(src), "kept\n");
+}
