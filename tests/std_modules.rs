@@ -8,12 +8,7 @@ use shardlab::program::{run, Options};
 fn output(source: &str) -> String {
     let out = run(source, &Options::default());
     match out.error {
-        Some(e) => format!(
-            "{}{}: {}",
-            out.stdout,
-            e.error.kind.python_name(),
-            e.error.message
-        ),
+        Some(e) => format!("{}{}: {}", out.stdout, e.error.type_name(), e.error.message),
         None => out.stdout,
     }
 }
@@ -65,11 +60,22 @@ fn filesystem_and_process_functions_are_refused() {
 }
 
 #[test]
-fn exit_and_unbounded_iterators_are_refused() {
-    let out = output("import sys\nprint('a')\nsys.exit(0)\n");
-    assert!(
-        out.starts_with("a\nNotImplementedError: not supported by shardlab yet: sys.exit"),
-        "{out}"
+fn exit_ends_the_program_and_unbounded_iterators_are_refused() {
+    // As in CPython: code 0 or None ends normally, anything else is an
+    // uncaught SystemExit whose message is the code.
+    assert_eq!(
+        output("import sys\nprint('a')\nsys.exit(0)\nprint('b')\n"),
+        "a\n"
+    );
+    assert_eq!(output("import sys\nsys.exit()\n"), "");
+    assert_eq!(output("import sys\nsys.exit(3)\n"), "SystemExit: 3");
+    assert_eq!(
+        output("import sys\ntry:\n    sys.exit(2)\nexcept Exception:\n    print('caught')\n"),
+        "SystemExit: 2"
+    );
+    assert_eq!(
+        output("import sys\ntry:\n    sys.exit(2)\nexcept SystemExit as e:\n    print('exit', e.args)\n"),
+        "exit (2,)\n"
     );
     let out = output("import itertools\nfor i, x in zip(itertools.count(), 'ab'):\n    print(i)\n");
     assert!(

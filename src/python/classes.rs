@@ -97,6 +97,10 @@ impl Object for StaticMethod {
         "staticmethod".into()
     }
 
+    fn callable(&self) -> bool {
+        true
+    }
+
     fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
         Some(interp.call(&self.0, args))
     }

@@ -194,6 +194,10 @@ pub fn str_repr(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
+            // Other control characters print as hex escapes, as CPython does.
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c if c == q => {
                 out.push('\\');
                 out.push(c)

@@ -117,6 +117,10 @@ pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) ->
     it.max_steps = options.max_steps;
     let r = it.run_module(&body);
     let stdout = std::mem::take(&mut it.out);
+    let r = match r {
+        Err(e) if clean_exit(&mut it, &e) => Ok(()),
+        other => other,
+    };
     let outcome = outcome_of(&it, r, stdout);
     // Functions hold the scope they were defined in, and the globals hold
     // the functions: emptying the globals and every object that can close a
@@ -126,6 +130,19 @@ pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) ->
     it.modules.clear();
     it.cycles.break_all();
     outcome
+}
+
+/// True for `sys.exit()`, `sys.exit(0)` and `sys.exit(None)`, which end a
+/// program normally.
+fn clean_exit(it: &mut interp::Interp, e: &crate::error::Error) -> bool {
+    if e.type_name() != "SystemExit" {
+        return false;
+    }
+    let exc = it.exception_object(e);
+    matches!(
+        exceptions::exception_args(&exc).first(),
+        None | Some(value::Obj::None) | Some(value::Obj::Int(0))
+    )
 }
 
 fn outcome_of(it: &interp::Interp, r: crate::error::Result<()>, stdout: String) -> Outcome {

@@ -46,6 +46,11 @@ pub trait Object: Any {
         None
     }
 
+    /// True when [`Object::call`] answers (what `callable(x)` says).
+    fn callable(&self) -> bool {
+        false
+    }
+
     /// `repr(x)`, or None for the default `<T object>`.
     fn repr(&self, this: &Obj) -> Option<String> {
         let _ = this;

@@ -113,7 +113,10 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
             .unwrap_or(matches!(b, Obj::Lib(y) if Rc::ptr_eq(x, y))),
         (Obj::Type(x), Obj::Type(y)) => x == y,
         (Obj::Class(x), Obj::Class(y)) => Rc::ptr_eq(x, y),
-        (Obj::Instance(x), Obj::Instance(y)) => Rc::ptr_eq(x, y),
+        (Obj::Instance(x), _) => match a.behaviour().and_then(|bh| bh.eq(a, b)) {
+            Some(eq) => eq,
+            None => matches!(b, Obj::Instance(y) if Rc::ptr_eq(x, y)),
+        },
         (Obj::Func(x), Obj::Func(y)) => Rc::ptr_eq(x, y),
         _ => key_eq(a, b),
     }

@@ -1,6 +1,7 @@
 //! The `sys` module: the interpreter's version and limits, `argv`,
 //! `stdout.write` (into the program's output) and the recursion limit.
-//! `sys.exit` is refused: shardlab's exceptions have no `SystemExit`.
+//! `sys.exit(code)` raises `SystemExit`; a program that ends with code 0
+//! or None ends normally.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -42,10 +43,14 @@ pub fn module() -> Obj {
         .attr("float_info", float_info())
         .attr("stdout", Obj::lib(Stream { stdout: true }))
         .attr("stderr", Obj::lib(Stream { stdout: false }))
-        .func("exit", |_, _| {
-            Err(refuse(
-                "sys.exit (SystemExit is not an exception shardlab has)",
-            ))
+        .func("exit", |i, a| {
+            let class = i
+                .builtins
+                .get("SystemExit")
+                .cloned()
+                .ok_or_else(|| refuse("sys.exit"))?;
+            let exc = i.call(&class, Args::new(a.pos.clone()))?;
+            Err(i.raise(exc)?)
         })
         .func("getrecursionlimit", move |_, _| Ok(Obj::Int(limit.get())))
         .func("setrecursionlimit", move |_, a| {

@@ -192,8 +192,11 @@ fn type_repr(o: &Obj) -> String {
         Obj::Type(t) => t.to_string(),
         Obj::None => "None".into(),
         Obj::Ellipsis => "...".into(),
+        // Builtin classes (exceptions) print bare, a program's own with its module.
+        Obj::Class(c) if crate::python::exceptions::kind_of(c).is_some() && c.native.is_some() => {
+            c.name.clone()
+        }
         Obj::Class(c) => format!("__main__.{}", c.name),
-        Obj::ExcClass(k) => k.python_name().into(),
         Obj::DType(d) => format!("jax.numpy.{}", d.name()),
         Obj::Str(s) => format!("ForwardRef({})", str_repr(s)),
         Obj::List(l) => {

@@ -299,6 +299,13 @@ fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
         parts.push(interp.str(x)?);
     }
     let text = format!("{}{end}", parts.join(&sep));
+    if let Some(file) = a.opt(None, "file") {
+        // `file=sys.stderr` and other writable objects get the text through
+        // their `write`.
+        let write = super::ops::getattr(interp, &file, "write")?;
+        interp.call(&write, Args::new(vec![Obj::str(text)]))?;
+        return Ok(Obj::None);
+    }
     if interp.out.len() + text.len() > 64 << 20 {
         bail!(RuntimeError, "program exceeded the output limit of 64 MiB");
     }
@@ -348,6 +355,15 @@ pub fn len_of(o: &Obj) -> Result<i64> {
     })
 }
 
+/// True for instances with `__call__` and library objects that answer calls.
+fn callable_object(o: &Obj) -> bool {
+    match o {
+        Obj::Instance(i) => i.class.lookup("__call__").is_some(),
+        Obj::Lib(l) => l.callable(),
+        _ => false,
+    }
+}
+
 /// Installs the builtins into the interpreter.
 pub fn install(interp: &mut Interp) {
     let b = &mut interp.builtins;
@@ -394,10 +410,12 @@ pub fn install(interp: &mut Interp) {
         )))
     });
     add("callable", |_, a| {
-        Ok(Obj::Bool(matches!(
-            a.req(Some(0), "obj", "callable")?,
-            Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) | Obj::Type(_)
-        )))
+        Ok(Obj::Bool(
+            matches!(
+                a.req(Some(0), "obj", "callable")?,
+                Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) | Obj::Type(_)
+            ) || callable_object(&a.req(Some(0), "obj", "callable")?),
+        ))
     });
     add("enumerate", |i, a| {
         let start = a
