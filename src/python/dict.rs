@@ -17,7 +17,7 @@ use super::value::Obj;
 
 /// The hashed form of a key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum HashKey {
+pub(super) enum HashKey {
     None,
     Int(i64),
     /// A float that is not an integer, by its bits.
@@ -26,7 +26,8 @@ enum HashKey {
     Tuple(Vec<HashKey>),
 }
 
-fn hash_key(o: &Obj) -> Option<HashKey> {
+/// The hashed form of a key (None for objects compared by a scan).
+pub(super) fn hash_key(o: &Obj) -> Option<HashKey> {
     Some(match o {
         Obj::None => HashKey::None,
         Obj::Bool(b) => HashKey::Int(*b as i64),

@@ -221,7 +221,7 @@ impl Interp {
                 i.class.name
             );
         };
-        let message = super::format::str_of(&x);
+        let message = self.str(&x)?;
         let id = self.exceptions.next_id;
         self.exceptions.next_id += 1;
         let class_name = i.class.name.clone();
@@ -261,6 +261,18 @@ impl Interp {
     /// The raised object with handle `id`.
     pub fn exceptions_object(&self, id: u64) -> Option<Obj> {
         self.exceptions.raised.get(&id).cloned()
+    }
+
+    /// `KeyError(key)`, raised with the key itself as its argument.
+    pub fn key_error(&mut self, key: &Obj) -> Error {
+        let Some(class) = self.exceptions.class_of_kind(ErrorKind::KeyError) else {
+            return err!(KeyError, "{}", repr_of(key));
+        };
+        let inst = Instance::new(class);
+        inst.set("args", Obj::tuple(vec![key.clone()]));
+        match self.raise(Obj::Instance(Rc::new(inst))) {
+            Ok(e) | Err(e) => e,
+        }
     }
 
     /// Forgets the object of a handled error.

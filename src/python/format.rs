@@ -132,6 +132,16 @@ pub fn repr_of(o: &Obj) -> String {
                 None => body,
             }
         }
+        Obj::Set(st) => {
+            let st = st.borrow();
+            let items = st.items();
+            match (st.frozen, items.is_empty()) {
+                (false, true) => "set()".into(),
+                (true, true) => "frozenset()".into(),
+                (false, false) => format!("{{{}}}", seq_repr(&items)),
+                (true, false) => format!("frozenset({{{}}})", seq_repr(&items)),
+            }
+        }
         Obj::Slice(s) => format!(
             "slice({}, {}, {})",
             repr_of(&s[0]),

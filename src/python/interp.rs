@@ -706,8 +706,34 @@ impl Interp {
             }
             Expr::List(l) => Ok(Obj::list(self.eval_elts(&l.elts, scope)?)),
             Expr::Tuple(t) => Ok(Obj::tuple(self.eval_elts(&t.elts, scope)?)),
-            Expr::Set(_) | Expr::SetComp(_) => {
-                bail!(NotImplementedError, "not supported by shardlab yet: sets")
+            Expr::Set(st) => {
+                let items = self.eval_elts(&st.elts, scope)?;
+                let built = super::set::Set::from_items(items)?;
+                // CPython compiles a display of three or more constants to a
+                // frozenset constant merged into a new set.
+                let constants = st.elts.len() >= 3 && st.elts.iter().all(|e| matches!(e, Expr::Constant(_)));
+                if constants {
+                    let mut merged = super::set::Set::default();
+                    merged.merge(&built)?;
+                    return Ok(Obj::set(merged));
+                }
+                Ok(Obj::set(built))
+            }
+            Expr::SetComp(c) => {
+                let mut out = super::set::Set::default();
+                let inner = ScopeData::new(Some(scope.clone()));
+                let mut failed = None;
+                self.comprehension(&c.generators, &inner, &mut |me, sc| {
+                    let x = me.eval(&c.elt, sc)?;
+                    if let Err(e) = out.add(x) {
+                        failed = Some(e);
+                    }
+                    Ok(())
+                })?;
+                match failed {
+                    Some(e) => Err(e),
+                    None => Ok(Obj::set(out)),
+                }
             }
             Expr::Dict(d) => self.eval_dict(d, scope),
             Expr::ListComp(c) => {

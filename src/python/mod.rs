@@ -24,6 +24,7 @@ pub mod object;
 pub mod ops;
 pub mod parse;
 pub mod pytree;
+pub mod set;
 pub mod value;
 
 use std::rc::Rc;

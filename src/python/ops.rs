@@ -25,6 +25,7 @@ pub fn truthy(v: &Obj, what: &str) -> Result<bool> {
         Obj::List(l) => !l.borrow().is_empty(),
         Obj::Tuple(t) => !t.is_empty(),
         Obj::Dict(d) => !d.borrow().items.is_empty(),
+        Obj::Set(st) => !st.borrow().is_empty(),
         Obj::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Obj::Array(x) => {
             if let Value::Traced(_) = x {
@@ -61,6 +62,7 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
         Obj::Tuple(t) => t.to_vec(),
         Obj::Str(s) => s.chars().map(|c| Obj::str(c.to_string())).collect(),
         Obj::Dict(d) => d.borrow().items.iter().map(|(k, _)| k.clone()).collect(),
+        Obj::Set(st) => st.borrow().items(),
         Obj::Range(a, b, s) => {
             let n = range_len(*a, *b, *s);
             if n > 10_000_000 {
@@ -108,6 +110,10 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
                     .all(|(k, v)| y.get(k).map(|w| py_eq(v, &w)).unwrap_or(false))
         }
         (Obj::DType(x), Obj::DType(y)) => x == y,
+        (Obj::Set(x), Obj::Set(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
+            x.len() == y.len() && x.items().iter().all(|k| y.contains(k))
+        }
         (Obj::Lib(x), _) => x
             .eq(a, b)
             .unwrap_or(matches!(b, Obj::Lib(y) if Rc::ptr_eq(x, y))),
@@ -147,6 +153,7 @@ fn contains(container: &Obj, item: &Obj) -> Result<bool> {
             ),
         },
         Obj::Dict(d) => d.borrow().get(item).is_some(),
+        Obj::Set(st) => st.borrow().contains(item),
         Obj::Range(a, b, s) => match item.as_number() {
             Some(v) if v.fract() == 0.0 => {
                 let v = v as i64;
@@ -242,6 +249,11 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
         if let (Some(x), Some(y)) = (operand_or_none(a), operand_or_none(b)) {
             let (x, y) = super::array::binary_operands(bop, &x, &y)?;
             return Ok(Obj::Array(jops::binary(bop, &x, &y)?));
+        }
+    }
+    if let (Obj::Set(x), Obj::Set(y)) = (a, b) {
+        if let Some(r) = super::builtins::set_compare(op, &x.borrow(), &y.borrow()) {
+            return Ok(Obj::Bool(r));
         }
     }
     match op {
@@ -408,6 +420,11 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
                 a.as_number().unwrap_or(0.0),
                 b.as_number().unwrap_or(0.0),
             );
+        }
+        (Obj::Set(x), Obj::Set(y)) => {
+            if let Some(r) = super::builtins::set_binop(op, &x.borrow(), &y.borrow())? {
+                return Ok(r);
+            }
         }
         (Obj::Str(x), Obj::Str(y)) if matches!(op, Operator::Add) => {
             return Ok(Obj::str(format!("{x}{y}")))
@@ -677,7 +694,7 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
                     d.borrow_mut().set(k.clone(), v.clone());
                     Ok(v)
                 }
-                (None, None) => bail!(KeyError, "{}", format::repr_of(k)),
+                (None, None) => Err(interp.key_error(k)),
             }
         }
         Obj::Array(x) => Ok(Obj::Array(array_getitem(x, k)?)),
@@ -830,7 +847,11 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
         }
         Obj::Class(c) => match name {
             "__name__" | "__qualname__" => Ok(Obj::str(&c.name)),
-            "__mro__" => Ok(Obj::tuple(c.mro().into_iter().map(Obj::Class).collect())),
+            "__mro__" => {
+                let mut mro: Vec<Obj> = c.mro().into_iter().map(Obj::Class).collect();
+                mro.push(Obj::Type("object"));
+                Ok(Obj::tuple(mro))
+            }
             "__bases__" => Ok(Obj::tuple(
                 c.bases.iter().cloned().map(Obj::Class).collect(),
             )),
@@ -865,7 +886,7 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             }))
         }
         Obj::Lib(x) => x.getattr(interp, v, name)?.ok_or_else(missing),
-        Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) => {
+        Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) | Obj::Set(_) => {
             super::builtins::method(v, name).ok_or_else(missing)
         }
         _ => Err(missing()),

@@ -197,6 +197,8 @@ pub enum Obj {
     Tuple(Rc<Vec<Obj>>),
     /// A dict (mutable, shared).
     Dict(Rc<RefCell<Dict>>),
+    /// A set or frozenset.
+    Set(Rc<RefCell<super::set::Set>>),
     /// `slice(start, stop, step)`.
     Slice(Rc<[Obj; 3]>),
     /// `...`.
@@ -234,6 +236,11 @@ impl Obj {
     /// A list object.
     pub fn list(v: Vec<Obj>) -> Obj {
         Obj::List(Rc::new(RefCell::new(v)))
+    }
+
+    /// A set object.
+    pub fn set(s: super::set::Set) -> Obj {
+        Obj::Set(Rc::new(RefCell::new(s)))
     }
 
     /// A tuple object.
@@ -304,6 +311,8 @@ impl Obj {
             Obj::List(_) => "list".into(),
             Obj::Tuple(_) => "tuple".into(),
             Obj::Dict(_) => "dict".into(),
+            Obj::Set(s) if s.borrow().frozen => "frozenset".into(),
+            Obj::Set(_) => "set".into(),
             Obj::Slice(_) => "slice".into(),
             Obj::Ellipsis => "ellipsis".into(),
             Obj::Range(..) => "range".into(),

@@ -15,8 +15,10 @@ use super::value::{Args, Dict, Obj};
 
 mod dict;
 mod list;
+mod set;
 mod str;
 
+pub use self::set::{set_binop, set_compare};
 pub use self::str::str_format;
 
 /// Converts a Python int-like object (int, bool, concrete integer array) to i64.
@@ -144,6 +146,8 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
             "list" => matches!(o, Obj::List(_)),
             "tuple" => matches!(o, Obj::Tuple(_)),
             "dict" => matches!(o, Obj::Dict(_)),
+            "set" => matches!(o, Obj::Set(s) if !s.borrow().frozen),
+            "frozenset" => matches!(o, Obj::Set(s) if s.borrow().frozen),
             "object" => true,
             "Array" => matches!(o, Obj::Array(_)),
             _ => false,
@@ -228,6 +232,19 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             }
             Obj::Dict(Rc::new(RefCell::new(d)))
         }
+        "set" | "frozenset" => {
+            let mut st = super::set::Set::empty(t == "frozenset");
+            match first {
+                Some(Obj::Set(other)) => st.merge(&other.borrow())?,
+                Some(o) => {
+                    for x in interp.iterate(&o)? {
+                        st.add(x)?;
+                    }
+                }
+                None => {}
+            }
+            Obj::set(st)
+        }
         "object" => Obj::Type("object"),
         "type" => match first {
             Some(o) => type_of(&o),
@@ -279,8 +296,17 @@ fn type_of(o: &Obj) -> Obj {
         Obj::List(_) => Obj::Type("list"),
         Obj::Tuple(_) => Obj::Type("tuple"),
         Obj::Dict(_) => Obj::Type("dict"),
+        Obj::Set(s) if s.borrow().frozen => Obj::Type("frozenset"),
+        Obj::Set(_) => Obj::Type("set"),
         Obj::Instance(i) => Obj::Class(i.class.clone()),
         Obj::Array(_) => Obj::Type("ArrayImpl"),
+        Obj::None => Obj::Type("NoneType"),
+        // A library object's type, named as the object names it.
+        Obj::Lib(l) => Obj::Class(std::rc::Rc::new(super::value::Class::new(
+            l.type_name(),
+            vec![],
+            vec![],
+        ))),
         _ => Obj::Type("object"),
     }
 }
@@ -339,6 +365,7 @@ pub fn len_of(o: &Obj) -> Result<i64> {
         Obj::List(l) => l.borrow().len() as i64,
         Obj::Tuple(t) => t.len() as i64,
         Obj::Dict(d) => d.borrow().items.len() as i64,
+        Obj::Set(st) => st.borrow().len() as i64,
         Obj::Range(a, b, s) => range_len(*a, *b, *s),
         Obj::Array(v) => match v.shape().first() {
             Some(&n) => n as i64,
@@ -368,7 +395,19 @@ fn callable_object(o: &Obj) -> bool {
 pub fn install(interp: &mut Interp) {
     let b = &mut interp.builtins;
     for t in [
-        "int", "float", "bool", "str", "list", "tuple", "dict", "object", "type", "range", "slice",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "list",
+        "tuple",
+        "dict",
+        "object",
+        "type",
+        "range",
+        "slice",
+        "set",
+        "frozenset",
     ] {
         b.insert(t.into(), Obj::Type(t));
     }
@@ -606,6 +645,7 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
         Obj::Str(_) => str::method(recv, name),
         Obj::List(_) | Obj::Tuple(_) => list::method(recv, name),
         Obj::Dict(_) => dict::method(recv, name),
+        Obj::Set(_) => set::method(recv, name),
         _ => None,
     }
 }
