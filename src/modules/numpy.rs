@@ -5,6 +5,10 @@
 //! bool). `numpy` adds device arrays for building meshes and returns Python
 //! bools from `allclose`/`array_equal`, as NumPy does.
 
+mod choice;
+mod host;
+mod legacy;
+mod mt19937;
 mod rng;
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
