@@ -396,6 +396,34 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
     layout.recurse(0, 0, &indent, LINE_WIDTH - suffix.len())
 }
 
+/// The flat indices of the elements NumPy measures when it lays out an
+/// array of `shape`: all of them, or the edge items of a summarised one.
+pub fn measured_elements(shape: &[usize]) -> Vec<usize> {
+    measured_indices(shape, shape.iter().product::<usize>() > THRESHOLD)
+}
+
+/// NumPy's `array2string` layout around words the caller formats: the
+/// elements of a non-empty array of `shape` with at least one axis,
+/// `word(i)` giving flat element `i`, wrapped as after `prefix` and before
+/// `suffix`, and summarised past 1000 elements.
+pub fn layout_words(
+    shape: &[usize],
+    word: &dyn Fn(usize) -> String,
+    separator: &str,
+    prefix: &str,
+    suffix: &str,
+) -> String {
+    let layout = Layout {
+        shape,
+        strides: strides(shape),
+        word,
+        separator,
+        summarise: shape.iter().product::<usize>() > THRESHOLD,
+    };
+    let indent = format!(" {}", " ".repeat(prefix.len()));
+    layout.recurse(0, 0, &indent, LINE_WIDTH - suffix.len())
+}
+
 /// What NumPy's `str()` prints for the same values as a float32 / int32 /
 /// bool array (and so what `print(jax_array)` shows).
 pub fn format_numpy(a: &Array) -> String {

@@ -243,7 +243,7 @@ impl Ziggurat {
 }
 
 /// `size=` as a shape; None for a single draw.
-fn size_arg(a: &Args, index: usize) -> Result<Option<Vec<usize>>> {
+pub(super) fn size_arg(a: &Args, index: usize) -> Result<Option<Vec<usize>>> {
     let Some(o) = a.opt(Some(index), "size") else {
         return Ok(None);
     };
@@ -251,8 +251,8 @@ fn size_arg(a: &Args, index: usize) -> Result<Option<Vec<usize>>> {
         Obj::Tuple(_) | Obj::List(_) => iterate(&o)?.iter().map(to_int).collect::<Result<_>>()?,
         other => vec![to_int(other)?],
     };
-    if let Some(d) = dims.iter().find(|&&d| d < 0) {
-        bail!(ValueError, "negative dimensions are not allowed, got {d}");
+    if dims.iter().any(|&d| d < 0) {
+        bail!(ValueError, "negative dimensions are not allowed");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
     check_size(shape.iter().product())?;
@@ -363,6 +363,7 @@ pub fn module() -> Obj {
         }
         Ok(generator(seed as u128))
     });
+    super::legacy::install(&mut b);
     b.build()
 }
 
