@@ -559,11 +559,9 @@ pub fn devices_getitem(d: &DeviceArray, k: &Obj) -> Result<Obj> {
             if t.len() == 1 {
                 return Ok(first);
             }
-            match first {
-                inner => match inner.downcast::<DeviceArray>() {
-                    Some(d) => devices_getitem(d, &Obj::tuple(t[1..].to_vec())),
-                    None => Ok(inner),
-                },
+            match first.downcast::<DeviceArray>() {
+                Some(d) => devices_getitem(d, &Obj::tuple(t[1..].to_vec())),
+                None => Ok(first),
             }
         }
         _ => {
