@@ -9,9 +9,10 @@ pub mod numpy;
 pub mod optax;
 pub mod random;
 pub mod sharding;
+pub mod std;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use ::std::cell::RefCell;
+use ::std::rc::Rc;
 
 use crate::error::Result;
 use crate::{bail, err};
@@ -56,7 +57,7 @@ impl Builder {
     pub fn build(&mut self) -> Obj {
         Obj::Module(Rc::new(Module {
             name: self.name.clone(),
-            attrs: RefCell::new(std::mem::take(&mut self.attrs)),
+            attrs: RefCell::new(::std::mem::take(&mut self.attrs)),
         }))
     }
 }
@@ -130,6 +131,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(),
+        "collections" => self::std::collections::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"
@@ -209,8 +211,8 @@ fn num(a: &Args, name: &str) -> Result<f64> {
 
 fn math_module() -> Obj {
     let mut b = Builder::new("math");
-    b.attr("pi", Obj::Float(std::f64::consts::PI))
-        .attr("e", Obj::Float(std::f64::consts::E));
+    b.attr("pi", Obj::Float(::std::f64::consts::PI))
+        .attr("e", Obj::Float(::std::f64::consts::E));
     b.attr("inf", Obj::Float(f64::INFINITY));
     for (name, f) in [
         ("sqrt", f64::sqrt as fn(f64) -> f64),

@@ -1,0 +1,3 @@
+//! Python's standard-library modules, one file each.
+
+pub mod collections;
