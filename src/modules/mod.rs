@@ -132,6 +132,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(),
         "collections" => self::std::collections::module(),
+        "dataclasses" => self::std::dataclasses::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

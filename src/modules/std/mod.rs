@@ -1,3 +1,4 @@
 //! Python's standard-library modules, one file each.
 
 pub mod collections;
+pub mod dataclasses;
