@@ -133,6 +133,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "optax" => optax::module(),
         "collections" => self::std::collections::module(),
         "dataclasses" => self::std::dataclasses::module(),
+        "enum" => self::std::r#enum::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

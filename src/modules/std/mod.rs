@@ -2,3 +2,4 @@
 
 pub mod collections;
 pub mod dataclasses;
+pub mod r#enum;
