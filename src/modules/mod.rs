@@ -134,6 +134,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "collections" => self::std::collections::module(),
         "dataclasses" => self::std::dataclasses::module(),
         "enum" => self::std::r#enum::module(),
+        "contextlib" => self::std::contextlib::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

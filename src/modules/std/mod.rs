@@ -1,5 +1,6 @@
 //! Python's standard-library modules, one file each.
 
 pub mod collections;
+pub mod contextlib;
 pub mod dataclasses;
 pub mod r#enum;
