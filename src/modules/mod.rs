@@ -135,6 +135,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "dataclasses" => self::std::dataclasses::module(),
         "enum" => self::std::r#enum::module(),
         "contextlib" => self::std::contextlib::module(),
+        "re" => self::std::re::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

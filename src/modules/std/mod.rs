@@ -4,3 +4,4 @@ pub mod collections;
 pub mod contextlib;
 pub mod dataclasses;
 pub mod r#enum;
+pub mod re;
