@@ -695,6 +695,84 @@ impl Object for Dataclass {
     fn eq(&self, this: &Obj, other: &Obj) -> Option<bool> {
         generated(this, "__eq__", EQ).then(|| instance_eq(this, other))
     }
+
+    fn children(&self, this: &Obj) -> Option<Vec<String>> {
+        let Obj::Instance(i) = this else { return None };
+        match i.class.lookup(DATA_FIELDS) {
+            Some(Obj::Tuple(t)) => Some(t.iter().map(crate::python::format::str_of).collect()),
+            _ => None,
+        }
+    }
+}
+
+/// The class attribute naming the fields that are pytree children of a
+/// class registered with `jax.tree_util.register_dataclass`.
+const DATA_FIELDS: &str = "__pytree_data_fields__";
+
+fn is_static(f: &Field) -> bool {
+    match &f.metadata {
+        Obj::Dict(d) => d
+            .borrow()
+            .get(&Obj::str("static"))
+            .is_some_and(|v| truthy(&v, "static").unwrap_or(false)),
+        _ => false,
+    }
+}
+
+/// `jax.tree_util.register_dataclass(nodetype, data_fields=None,
+/// meta_fields=None)`: the dataclass's instances become pytree nodes whose
+/// children are the data fields (by default the fields not marked
+/// `metadata=dict(static=True)`).
+pub fn register_dataclass(_: &mut Interp, a: Args) -> Result<Obj> {
+    let cls = a.req(Some(0), "nodetype", "register_dataclass")?;
+    let Obj::Class(c) = &cls else {
+        bail!(
+            TypeError,
+            "register_dataclass expects a class, got {}",
+            cls.type_name()
+        );
+    };
+    let Some(fs) = class_fields(&cls) else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.tree_util.register_dataclass of a class that is not a dataclass ({})",
+            c.name
+        );
+    };
+    let native = c.native();
+    if native
+        .and_then(|n| n.downcast::<Dataclass>().map(|_| ()))
+        .is_none()
+    {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.tree_util.register_dataclass of {}, whose instances are library objects",
+            c.name
+        );
+    }
+    let names = |o: Obj| -> Result<Vec<Obj>> {
+        Ok(crate::python::ops::iterate(&o)?
+            .iter()
+            .map(|x| Obj::str(crate::python::format::str_of(x)))
+            .collect())
+    };
+    let data = match (a.opt(Some(1), "data_fields"), a.opt(Some(2), "meta_fields")) {
+        (Some(d), _) => names(d)?,
+        (None, Some(m)) => {
+            let meta = names(m)?;
+            fs.iter()
+                .map(|f| Obj::str(&f.name))
+                .filter(|n| !meta.iter().any(|m| py_eq(m, n)))
+                .collect()
+        }
+        (None, None) => fs
+            .iter()
+            .filter(|f| !is_static(f))
+            .map(|f| Obj::str(&f.name))
+            .collect(),
+    };
+    crate::python::ops::setattr(&cls, DATA_FIELDS, Obj::tuple(data))?;
+    Ok(cls)
 }
 
 /// `fields(class_or_instance)`.
