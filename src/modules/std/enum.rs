@@ -47,6 +47,15 @@ pub fn module() -> Obj {
         ))
     };
     let plain = base("Enum", "plain", vec![]);
+    plain.attrs.borrow_mut().push((
+        "__init__".into(),
+        Obj::native("Enum.__init__", |_, _| {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: an Enum class not decorated with @enum.unique (its members are made when the decorator runs)"
+            )
+        }),
+    ));
     let int = base("IntEnum", "int", vec![plain.clone()]);
     let strs = base("StrEnum", "str", vec![plain.clone()]);
     Builder::new("enum")
