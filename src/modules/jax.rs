@@ -654,6 +654,12 @@ pub fn tree_util_module(name: &str) -> Obj {
     let mut b = Builder::new(name);
     let short = name == "jax.tree";
     b.func(if short { "map" } else { "tree_map" }, tree_map);
+    if !short {
+        b.func(
+            "register_dataclass",
+            super::std::dataclasses::register_dataclass,
+        );
+    }
     b.func(if short { "leaves" } else { "tree_leaves" }, |_, a| {
         let (leaves, _) = flatten(&a.req(Some(0), "tree", "tree_leaves")?);
         Ok(Obj::list(leaves))

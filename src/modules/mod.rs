@@ -139,6 +139,11 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(),
         _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
+        "collections" => self::std::collections::module(),
+        "dataclasses" => self::std::dataclasses::module(interp),
+        "enum" => self::std::r#enum::module(),
+        "contextlib" => self::std::contextlib::module(),
+        "re" => self::std::re::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

@@ -189,6 +189,16 @@ impl Interp {
     /// The next item of a generator `g` (sending `sent` into it), or None
     /// when it is exhausted.
     pub fn next_of(&mut self, g: &Obj, sent: Obj) -> Result<Option<Obj>> {
+        self.drive(g, Ok(sent))
+    }
+
+    /// `g.throw(e)`: raises `e` where the generator is suspended; the next
+    /// item it yields after handling it, or None when it returns.
+    pub fn throw_into(&mut self, g: &Obj, e: Error) -> Result<Option<Obj>> {
+        self.drive(g, Err(e))
+    }
+
+    fn drive(&mut self, g: &Obj, start: Result<Obj>) -> Result<Option<Obj>> {
         let Some(gen) = g.downcast::<Generator>() else {
             bail!(TypeError, "'{}' object is not an iterator", g.type_name());
         };
@@ -203,7 +213,16 @@ impl Interp {
             st.running = true;
         }
         self.frames.push((gen.func.clone(), gen.scope.clone()));
-        let r = self.resume(gen, sent);
+        let r = match start {
+            Ok(sent) => self.resume(gen, sent),
+            Err(e) => {
+                gen.state.borrow_mut().pending_assign = None;
+                match self.unwind(gen, e) {
+                    Ok(()) => self.resume(gen, Obj::None),
+                    Err(e) => Err(e),
+                }
+            }
+        };
         self.frames.pop();
         let mut st = gen.state.borrow_mut();
         st.running = false;

@@ -262,16 +262,23 @@ mod tests {
         // CPython 3.11: list({3, 1, 2}) == [1, 2, 3];
         // list({10, 3, 100, 7}) == [10, 3, 100, 7] (slots 2, 3, 4, 7 of 8);
         // list({-1, 5, 8}) == [8, 5, -1];
-        // list({1000, 8, 16, 24, 32, 40}) == [32, 16, 1000, 8, 40, 24]
-        // (a 32-slot table after the fifth element).
+        // list({1000, 8, 16, 24, 32, 40}) == [32, 16, 1000, 8, 40, 24]: a
+        // display of constants is a frozenset (a 32-slot table after its fifth
+        // element) merged into a new set of 16 slots.
         let s = Set::from_items(vec![Obj::Int(3), Obj::Int(1), Obj::Int(2)]).ok();
         assert_eq!(s.as_ref().map(ints), Some(vec![1, 2, 3]));
         let s = Set::from_items([10, 3, 100, 7].map(Obj::Int).to_vec()).ok();
         assert_eq!(s.as_ref().map(ints), Some(vec![10, 3, 100, 7]));
         let s = Set::from_items([-1, 5, 8].map(Obj::Int).to_vec()).ok();
         assert_eq!(s.as_ref().map(ints), Some(vec![8, 5, -1]));
-        let s = Set::from_items([1000, 8, 16, 24, 32, 40].map(Obj::Int).to_vec()).ok();
-        assert_eq!(s.as_ref().map(ints), Some(vec![32, 16, 1000, 8, 40, 24]));
+        let frozen = Set::from_items([1000, 8, 16, 24, 32, 40].map(Obj::Int).to_vec());
+        assert_eq!(
+            frozen.as_ref().ok().map(ints),
+            Some(vec![32, 1000, 8, 40, 16, 24])
+        );
+        let mut merged = Set::default();
+        assert!(frozen.and_then(|f| merged.merge(&f)).is_ok());
+        assert_eq!(ints(&merged), vec![32, 16, 1000, 8, 40, 24]);
     }
 
     #[test]

@@ -1,18 +1,24 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
-//! `functools` and `itertools`, with CPython 3.11's behaviour.
+//! `functools`, `itertools`, `collections`, `dataclasses`, `enum`,
+//! `contextlib` and `re`, with CPython 3.11's behaviour.
 //!
 //! What a program cannot do here (touch files, start processes, exit the
 //! interpreter) is refused with `NotImplementedError` naming the function,
 //! never silently skipped.
 
 pub mod abc;
+pub mod collections;
+pub mod contextlib;
+pub mod dataclasses;
+pub mod r#enum;
 pub mod functools;
 pub mod future;
 pub mod itertools;
 pub mod math;
 pub mod os;
 pub mod pprint;
+pub mod re;
 pub mod record;
 pub mod string;
 pub mod sys;

@@ -1,0 +1,51 @@
+import re
+m = re.match(r'(\w+) (\w+)', 'hello world again')
+print(m, m.group(0), m.group(1), m.group(2), m.group(1, 2), m.groups(), m.start(), m.end(), m.span(2), m[1])
+print(bool(m), re.match(r'\d', 'abc'), re.search(r'\d+', 'ab123cd45'))
+print(re.fullmatch(r'a|ab', 'ab'), re.fullmatch(r'\d+', '12a'), re.match('a|ab', 'ab'))
+print(re.findall(r'\d+', 'a1b22c333'), re.findall(r'(\w)=(\d)', 'a=1 b=2'), re.findall(r'(\d)x', '1x2x3y'))
+print(re.sub(r'(\w+)@(\w+)', r'\2 at \1', 'me@home you@work'), re.sub(r'\s+', ' ', 'a   b \t c'))
+print(re.sub(r'\d', lambda m: str(int(m.group()) * 2), 'a1b2c3'), re.sub('x*', '-', 'abxd'), re.subn('a', 'b', 'banana'))
+print(re.sub(r'(?P<w>\w+)', r'<\g<w>>', 'hi there', count=1), re.sub('a', r'\n', 'cat'))
+print(re.split(r'[,;]\s*', 'a, b;c,d'), re.split(r'(,)', 'a,b,c'), re.split(r'\s', 'a b c', maxsplit=1), re.split(r'\b', 'ab cd'))
+print([m.span() for m in re.finditer(r'\d+', 'x12y345')], [m.group() for m in re.finditer('', 'ab')])
+p = re.compile(r'(?P<key>[a-z]+)=(?P<val>\d+)', re.IGNORECASE)
+m = p.search('  Alpha=10 beta=2')
+print(p, p.pattern, p.flags, p.groups, p.groupindex, m.group('key'), m['val'], m.groupdict(), m.lastindex, m.lastgroup)
+print(p.findall('A=1 b=22'), p.sub(r'\g<val>:\g<key>', 'x=1 y=2'), p.match('z=5').groups())
+print(re.compile('ab'), re.compile('a', re.I | re.M), re.compile('x').flags)
+print(re.escape('a.b*c?d (e) [f] {g} $h ^i | j + k \\ l - m # n ~o &p'), re.escape('plain_text123'))
+print(re.match(r'^abc$', 'abc'), re.search(r'c$', 'abc\n'), re.search(r'^b', 'a\nb'), re.search(r'^b', 'a\nb', re.M))
+print(re.findall(r'^\w', 'ab\ncd\nef', re.MULTILINE), re.findall(r'\w$', 'ab\ncd\nef', re.M), re.search(r'a.b', 'a\nb'), re.search(r'a.b', 'a\nb', re.S))
+print(re.findall(r'[]a]', 'a]b'), re.findall(r'x{2}', 'xxxxx'), re.findall(r'{x}', 'a{x}b'), re.findall(r'\d{1,2}', '12345'))
+print(re.search(r'é+', 'caféé!'), re.findall(r'\w+', 'naïve café 42'), re.findall(r'\d', '٣4'), re.findall(r'(?i)straße', 'STRASSE Straße'))
+print(re.search(r'x\Z', 'abx'), re.search(r'\Aab', 'ab'), re.match(r'a+?', 'aaa'), re.findall(r'a|b|', 'abc'))
+pv = re.compile(r"""
+    (\d+)   # number
+    \s*
+    ([a-z]+) # unit
+""", re.VERBOSE)
+print(pv.findall('10 kg, 5m'), re.findall(r'[\w.-]+@[\w.-]+', 'x.y@ex.com, a-b@c.org'))
+m2 = re.search(r'(a)(b)?', 'ac')
+print(m2.groups(), m2.groups('-'), m2.span(2), m2.start(2), m2.group(2))
+print(re.match(r'(?:ab)+', 'ababx').group(), re.match(r'(a(b))', 'ab').lastindex, re.search('b', 'abcb', 3) if False else re.compile('b').search('abcb', 2))
+print(re.compile(r'\d+').match('ab12', 2), re.compile(r'\d+').findall('1 22 333', 1, 5), re.findall(r'[^\W\d]+', 'ab12cd'))
+print(re.sub(r'(\d+)', r'[\1]', 'a1b22'), re.sub('', '-', 'ab'), re.split('x*', 'axbc'), re.findall(r'\bfoo\b', 'foo foobar foo.'))
+print(re.findall(r'\d+', 'ab', re.A), re.findall(r'\w+', 'naïve', re.ASCII), re.match(r'[\s]+', ' \t\n x').end())
+result = re.findall(r'\d+', 'a1b22c333')
+
+# $ before a final newline, templates, groups
+print(re.findall(r'\w+$', 'ab\ncd\n'), re.findall(r'\w+$', 'ab\ncd'), re.search(r'd$', 'ab\ncd\n'), re.sub('$', '!', 'a\nb\n'))
+print(re.sub(r'a', r'\\', 'banana'), re.sub(r'(a)', r'\g<1>\g<0>', 'ba'), re.match("it's", "it's"), re.match('"q"', '"q"'))
+print(re.split(r'(a)|(b)', 'xaybz'), re.findall(r'(a)|b', 'ab'), re.sub('a', 'b', 'aaaa', 2), re.sub(r'\.', '', 'a.b.c'))
+print(re.match(r'(\d+)-(\d+)', '10-20').span(1), re.search('ü', 'Grüße').span(), re.search('(?i)GRÜSSE|grüße', 'GRÜSSE'))
+print(re.findall(r'[A-Z][a-z]*', 'HelloWorldFoo'), re.sub(r'([a-z])([A-Z])', r'\1_\2', 'camelCaseName').lower())
+print(re.fullmatch(r'[a-z_][a-z0-9_]*', 'var_1'), re.fullmatch(r'[a-z_][a-z0-9_]*', '1var'))
+print(re.findall(r'-?\d+\.?\d*', 'x=-1.5, y=2, z=3.25'), [float(x) for x in re.findall(r'[\d.]+', 'lr=0.01 wd=1e-4')])
+m = re.search(r'(?P<first>\w+)\s(?P<last>\w+)', 'Jane Doe')
+print(m.expand(r'\g<last>, \g<first>'), m.groupdict(), m.re, m.string, m.pos, m.endpos)
+try:
+    m.group(5)
+except IndexError as e:
+    print('IndexError', e)
+print(re.compile(r'\d').split('a1b2c'), re.compile('a').sub('b', 'aa', 1), re.compile('x').subn('y', 'xx'))
