@@ -891,6 +891,19 @@ fn replace(interp: &mut Interp, a: Args) -> Result<Obj> {
     interp.call(&Obj::Class(i.class.clone()), Args { pos: vec![], kw })
 }
 
+/// `dataclasses.FrozenInstanceError`, a subclass of `AttributeError`.
+fn frozen_instance_error(interp: &mut Interp) -> Obj {
+    let base = match interp.builtins.get("AttributeError") {
+        Some(Obj::Class(c)) => vec![c.clone()],
+        _ => vec![],
+    };
+    Obj::Class(std::rc::Rc::new(Class::new(
+        "FrozenInstanceError",
+        base,
+        vec![],
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -905,17 +918,4 @@ mod tests {
         assert_eq!(join_names(&names[..2]), "'a' and 'b'");
         assert_eq!(join_names(&names), "'a', 'b', and 'c'");
     }
-}
-
-/// `dataclasses.FrozenInstanceError`, a subclass of `AttributeError`.
-fn frozen_instance_error(interp: &mut Interp) -> Obj {
-    let base = match interp.builtins.get("AttributeError") {
-        Some(Obj::Class(c)) => vec![c.clone()],
-        _ => vec![],
-    };
-    Obj::Class(std::rc::Rc::new(Class::new(
-        "FrozenInstanceError",
-        base,
-        vec![],
-    )))
 }
