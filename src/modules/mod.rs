@@ -171,7 +171,26 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         ),
         _ => match self::std::missing_attr(module, name) {
             Some(e) => Err(e),
+            None if real_name(module, name) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {module}.{name}"
+            ),
             None => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
         },
     }
+}
+
+/// The public names of the real modules (`tests/jax/gen_names.py` wrote
+/// them from JAX 0.10.2, Flax 0.12.8, Optax 0.2.8 and NumPy 2.4.6).
+const NAMES: &str = include_str!("names.json");
+
+/// True when the real `module` has the public attribute `name`: a program
+/// that uses it meets a feature shardlab lacks, not a typo.
+fn real_name(module: &str, name: &str) -> bool {
+    let Ok(names) = serde_json::from_str::<serde_json::Value>(NAMES) else {
+        return false;
+    };
+    names["modules"][module]
+        .as_array()
+        .is_some_and(|list| list.iter().any(|n| n.as_str() == Some(name)))
 }

@@ -341,7 +341,6 @@ pub fn module() -> Obj {
         spec.validate(&mesh, spec.0.len())?;
         Ok(Obj::lib(NamedSharding { mesh, spec }))
     });
-    b.func("AxisType", |_, _| Ok(Obj::None));
     b.build()
 }
 

@@ -263,6 +263,25 @@ impl Interp {
         self.exceptions.raised.get(&id).cloned()
     }
 
+    /// An instance of the builtin exception class `name` with `message`,
+    /// raised.
+    pub fn raise_builtin(&mut self, name: &str, message: &str) -> Error {
+        let class = self
+            .exceptions
+            .by_name
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c.clone());
+        let Some(class) = class else {
+            return err!(Exception, "{message}");
+        };
+        let inst = Instance::new(class);
+        inst.set("args", Obj::tuple(vec![Obj::str(message)]));
+        match self.raise(Obj::Instance(Rc::new(inst))) {
+            Ok(e) | Err(e) => e,
+        }
+    }
+
     /// `KeyError(key)`, raised with the key itself as its argument.
     pub fn key_error(&mut self, key: &Obj) -> Error {
         let Some(class) = self.exceptions.class_of_kind(ErrorKind::KeyError) else {

@@ -358,13 +358,15 @@ impl Interp {
             }
             let v = match ops::getattr(self, &module, &n) {
                 Ok(v) => v,
-                Err(_) => self.import(&format!("{mname}.{n}")).map_err(|e| {
-                    if e.kind == ErrorKind::NotImplementedError {
-                        e
-                    } else {
-                        err!(NameError, "cannot import name '{n}' from '{mname}'")
+                // A name of the real module that shardlab lacks.
+                Err(e) if e.kind == ErrorKind::NotImplementedError => return Err(e),
+                Err(_) => match self.import(&format!("{mname}.{n}")) {
+                    Ok(v) => v,
+                    Err(_) => {
+                        let msg = format!("cannot import name '{n}' from '{mname}'");
+                        return Err(self.raise_builtin("ImportError", &msg));
                     }
-                })?,
+                },
             };
             let bind = alias.asname.as_ref().map(name_of).unwrap_or(n);
             self.set_var(scope, &bind, v);
