@@ -1,0 +1,60 @@
+//! What shardlab cannot do yet fails with `NotImplementedError` naming the
+//! feature at its line; what JAX itself does not have fails as in JAX.
+
+use shardlab::program::{run, Options};
+
+/// (type, message, line) of the error a program ends with.
+fn error_of(source: &str) -> (String, String, usize) {
+    let out = run(source, &Options::default());
+    let e = out.error.expect("the program fails");
+    (e.error.type_name().to_string(), e.error.message, e.line)
+}
+
+#[test]
+fn names_of_the_real_modules_are_not_implemented() {
+    let (ty, msg, line) = error_of("import jax\nx = 1\ny = jax.lax.scan\n");
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(msg, "not supported by shardlab yet: jax.lax.scan");
+    assert_eq!(line, 3);
+    let (ty, msg, _) = error_of("from flax import nnx\nnnx.split\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.nnx.split"
+        )
+    );
+    let (ty, msg, _) = error_of("from jax.lax import cond\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.lax.cond"
+        )
+    );
+}
+
+#[test]
+fn names_no_module_has_fail_as_in_jax() {
+    // JAX 0.10.2: AttributeError: module 'jax.lax' has no attribute 'scann'
+    let (ty, msg, _) = error_of("import jax\njax.lax.scann\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "AttributeError",
+            "module 'jax.lax' has no attribute 'scann'"
+        )
+    );
+    // CPython 3.11: ImportError: cannot import name 'nope' from 'jax.lax'
+    // (JAX's message adds the module's path, which shardlab has none of).
+    let (ty, msg, _) = error_of("from jax.lax import nope\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        ("ImportError", "cannot import name 'nope' from 'jax.lax'")
+    );
+    let out = run(
+        "try:\n    from jax.lax import nope\nexcept ImportError as e:\n    print(type(e).__name__)\n",
+        &Options::default(),
+    );
+    assert_eq!(out.stdout, "ImportError\n");
+}
