@@ -140,6 +140,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "optax" => optax::module(),
         _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
         "collections" => self::std::collections::module(),
+        "collections.abc" => self::std::collections_abc::module(),
         "dataclasses" => self::std::dataclasses::module(interp),
         "enum" => self::std::r#enum::module(),
         "contextlib" => self::std::contextlib::module(),
@@ -158,7 +159,8 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" => {
+        | "jax.scipy" | "jax.scipy.special" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
+        | "collections.abc" => {
             import(interp, &full)
         }
         "jax.tree_map" => bail!(

@@ -89,6 +89,14 @@ pub trait Object: Any {
         None
     }
 
+    /// For a class's native behaviour: whether `obj` is an instance of the
+    /// class by what it can do rather than by derivation (the abstract
+    /// classes of `collections.abc`), or None to ask derivation.
+    fn instancecheck(&self, obj: &Obj) -> Option<bool> {
+        let _ = obj;
+        None
+    }
+
     /// The names of the attributes that hold `x`'s pytree children, in
     /// flattening order, or None when `x` is a leaf.
     fn children(&self, this: &Obj) -> Option<Vec<String>> {

@@ -715,7 +715,25 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
             let f = n.f.clone();
             f(interp, Args::new(vec![k.clone()]))
         }
-        Obj::Type(t) if *t == "list" || *t == "tuple" || *t == "dict" => Ok(v.clone()),
+        Obj::Type(t) if *t == "list" || *t == "tuple" || *t == "dict" || *t == "type" => {
+            Ok(v.clone())
+        }
+        // `C[T]`: a class's `__class_getitem__`, or for library classes
+        // (generic in their own library) the class itself, as an annotation.
+        Obj::Class(c) => match c.lookup("__class_getitem__") {
+            Some(f) => {
+                let f = match &f {
+                    Obj::Lib(o) => o
+                        .downcast::<super::classes::ClassMethod>()
+                        .map(|m| m.0.clone())
+                        .unwrap_or(f.clone()),
+                    _ => f,
+                };
+                interp.call(&f, Args::new(vec![v.clone(), k.clone()]))
+            }
+            None if c.native().is_some() => Ok(v.clone()),
+            None => bail!(TypeError, "type '{}' is not subscriptable", c.name),
+        },
         other => bail!(
             TypeError,
             "'{}' object is not subscriptable",

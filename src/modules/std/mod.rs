@@ -9,6 +9,7 @@
 
 pub mod abc;
 pub mod collections;
+pub mod collections_abc;
 pub mod contextlib;
 pub mod dataclasses;
 pub mod r#enum;

@@ -152,15 +152,15 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
             "Array" => matches!(o, Obj::Array(_)),
             _ => false,
         },
-        Obj::Class(c) => match o {
-            Obj::Instance(i) => {
-                fn derives(k: &Rc<super::value::Class>, c: &Rc<super::value::Class>) -> bool {
-                    Rc::ptr_eq(k, c) || k.bases.iter().any(|b| derives(b, c))
-                }
-                derives(&i.class, c)
+        Obj::Class(c) => {
+            if let Some(r) = c.native.as_ref().and_then(|n| n.instancecheck(o)) {
+                return r;
             }
-            _ => false,
-        },
+            match o {
+                Obj::Instance(i) => super::exceptions::derives(&i.class, c),
+                _ => false,
+            }
+        }
         _ => false,
     }
 }
