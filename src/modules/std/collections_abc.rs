@@ -98,8 +98,8 @@ impl Object for AbcClass {
                     )
             }
             Abc::Hashable => {
-                !matches!(o, Obj::List(_) | Obj::Dict(_) | Obj::Array(_))
-                    && !(matches!(o, Obj::Set(_)) && !frozen)
+                let mutable_set = matches!(o, Obj::Set(_)) && !frozen;
+                !(mutable_set || matches!(o, Obj::List(_) | Obj::Dict(_) | Obj::Array(_)))
             }
             Abc::Sequence => matches!(
                 o,
