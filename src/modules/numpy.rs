@@ -98,6 +98,8 @@ fn constants(b: &mut Builder) {
         .attr("ndarray", Obj::Type("Array"));
 }
 
+/// Adds what `jax.numpy` and `numpy` share; `numpy` selects NumPy's
+/// variants where they differ.
 fn fill(b: &mut Builder, numpy: bool) {
     dtypes::register(b);
     constants(b);

@@ -1,6 +1,8 @@
 //! Shape functions: reshaping, transposing, joining, splitting, flipping
 //! and taking, and `shape`/`ndim`/`size`.
 
+use crate::array::DType;
+use crate::bail;
 use crate::error::Result;
 use crate::ops as jops;
 use crate::python::array::{reshape_value, to_value};
@@ -8,7 +10,6 @@ use crate::python::builtins::to_int;
 use crate::python::ops::iterate;
 use crate::python::value::{Args, Obj};
 use crate::trace::Value;
-use crate::{array::DType, bail};
 
 use super::super::Builder;
 use super::{arr, axes_arg, shape_of};
