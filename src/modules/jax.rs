@@ -126,16 +126,7 @@ fn grad_call(
     has_aux: bool,
     call: Args,
 ) -> Result<(Obj, Obj, Obj)> {
-    let n = call.pos.len();
-    for &k in argnums {
-        if k >= n {
-            bail!(
-                TypeError,
-                "differentiating with respect to argnums={k} requires at least {} positional arguments to be passed by the caller, but got only {n} positional arguments.",
-                k + 1
-            );
-        }
-    }
+    check_argnums(argnums, call.pos.len())?;
     let mut defs = vec![];
     let mut diff = vec![];
     for &k in argnums {
@@ -151,11 +142,8 @@ fn grad_call(
         let aux_def = &aux_def;
         let body = move |vals: &[Value]| -> Result<Vec<Value>> {
             let mut args = call.pos.clone();
-            let mut offset = 0;
-            for (&k, def) in argnums.iter().zip(defs) {
-                let m = def.num_leaves();
-                args[k] = unflatten(def, &value_objs(&vals[offset..offset + m]))?;
-                offset += m;
+            for (&k, arg) in argnums.iter().zip(unflatten_each(defs, vals)?) {
+                args[k] = arg;
             }
             let out = interp.call(
                 f,
@@ -175,34 +163,75 @@ fn grad_call(
                     crate::python::format::repr_of(other)
                 ),
             };
-            let mut flat = vec![loss];
-            if let Some(aux) = aux {
-                let (leaves, def) = flatten(&aux);
-                flat.extend(leaf_values(&leaves)?);
-                *aux_def.borrow_mut() = Some(def);
-            }
-            Ok(flat)
+            loss_and_aux_leaves(loss, aux, aux_def)
         };
         crate::transforms::value_and_grad(body, &diff, &indices)?
     };
-    let value = Obj::Array(outs[0].clone());
-    let aux = match aux_def.borrow().as_ref() {
-        Some(def) => unflatten(def, &value_objs(&outs[1..]))?,
-        None => Obj::None,
-    };
-    let mut per_arg = vec![];
-    let mut offset = 0;
-    for def in &defs {
-        let m = def.num_leaves();
-        per_arg.push(unflatten(def, &value_objs(&grads[offset..offset + m]))?);
-        offset += m;
-    }
+    let (value, aux) = value_and_aux(&outs, &aux_def)?;
+    let mut per_arg = unflatten_each(&defs, &grads)?;
     let g = if tuple_nums {
         Obj::tuple(per_arg)
     } else {
         per_arg.pop().unwrap_or(Obj::None)
     };
     Ok((value, aux, g))
+}
+
+/// Fails as JAX does when an argnum is past the positional arguments given.
+fn check_argnums(argnums: &[usize], n: usize) -> Result<()> {
+    for &k in argnums {
+        if k >= n {
+            bail!(
+                TypeError,
+                "differentiating with respect to argnums={k} requires at least {} positional arguments to be passed by the caller, but got only {n} positional arguments.",
+                k + 1
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Consecutive runs of `vals` rebuilt into one tree per def.
+fn unflatten_each(defs: &[TreeDef], vals: &[Value]) -> Result<Vec<Obj>> {
+    let mut out = vec![];
+    let mut offset = 0;
+    for def in defs {
+        let m = def.num_leaves();
+        out.push(unflatten(def, &value_objs(&vals[offset..offset + m]))?);
+        offset += m;
+    }
+    Ok(out)
+}
+
+/// The flat outputs of a differentiated function: the loss, then the
+/// leaves of the aux output, whose structure is kept in `aux_def` to
+/// rebuild it afterwards.
+pub(crate) fn loss_and_aux_leaves(
+    loss: Value,
+    aux: Option<Obj>,
+    aux_def: &RefCell<Option<TreeDef>>,
+) -> Result<Vec<Value>> {
+    let mut flat = vec![loss];
+    if let Some(aux) = aux {
+        let (leaves, def) = flatten(&aux);
+        flat.extend(leaf_values(&leaves)?);
+        *aux_def.borrow_mut() = Some(def);
+    }
+    Ok(flat)
+}
+
+/// The value and the aux output (None without one) from the flat outputs
+/// that [`loss_and_aux_leaves`] made.
+pub(crate) fn value_and_aux(
+    outs: &[Value],
+    aux_def: &RefCell<Option<TreeDef>>,
+) -> Result<(Obj, Obj)> {
+    let value = Obj::Array(outs[0].clone());
+    let aux = match aux_def.borrow().as_ref() {
+        Some(def) => unflatten(def, &value_objs(&outs[1..]))?,
+        None => Obj::None,
+    };
+    Ok((value, aux))
 }
 
 fn grad(_: &mut Interp, a: Args) -> Result<Obj> {

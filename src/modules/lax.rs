@@ -69,36 +69,29 @@ fn collective(b: &mut Builder, name: &'static str, f: fn(&Value, &[String]) -> R
 /// The `jax.lax` module.
 pub fn module() -> Obj {
     let mut b = Builder::new("jax.lax");
-    collective(&mut b, "psum", jops::psum);
-    collective(&mut b, "pmean", jops::pmean);
-    collective(&mut b, "pmax", jops::pmax);
-    collective(&mut b, "pmin", jops::pmin);
+    register_collectives(&mut b);
+    register_slicing(&mut b);
+    b.func("dot_general", |_, a| dot_general(&a));
+    b.func("convert_element_type", |_, a| {
+        let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;
+        let d = super::numpy::dtype_of(&a.req(Some(1), "new_dtype", "convert_element_type")?)?;
+        Ok(Obj::Array(jops::convert(&x, d)?))
+    });
+    b.func("fori_loop", fori_loop);
+    b.build()
+}
+
+/// The collectives over named axes, and `axis_index`/`axis_size`.
+fn register_collectives(b: &mut Builder) {
+    collective(b, "psum", jops::psum);
+    collective(b, "pmean", jops::pmean);
+    collective(b, "pmax", jops::pmax);
+    collective(b, "pmin", jops::pmin);
     b.func("pcast", |_, a| {
         let axes = axes_of(&a, "pcast")?;
         tree_apply(&a, "pcast", &|x| jops::pvary(x, &axes))
     });
-    b.func("all_gather", |_, a| {
-        let axes = axes_of(&a, "all_gather")?;
-        let axis = a
-            .get(None, "axis")
-            .map(|o| to_int(&o))
-            .transpose()?
-            .unwrap_or(0);
-        let tiled = flag(&a, "tiled", false)?;
-        let invariant = match a.get(None, "to") {
-            None => false,
-            Some(Obj::Str(s)) if &*s == "invarying" => true,
-            Some(Obj::Str(s)) if &*s == "varying" => false,
-            Some(o) => bail!(
-                ValueError,
-                "all_gather to= must be 'varying' or 'invarying', got {}",
-                str_of(&o)
-            ),
-        };
-        tree_apply(&a, "all_gather", &|x| {
-            jops::all_gather(x, &axes, axis, tiled, invariant)
-        })
-    });
+    b.func("all_gather", |_, a| all_gather(&a));
     b.func("psum_scatter", |_, a| {
         let axes = axes_of(&a, "psum_scatter")?;
         let dim = a
@@ -111,22 +104,7 @@ pub fn module() -> Obj {
             jops::psum_scatter(x, &axes, dim, tiled)
         })
     });
-    b.func("ppermute", |_, a| {
-        let axes = axes_of(&a, "ppermute")?;
-        let perm_obj = a.req(Some(2), "perm", "ppermute")?;
-        let mut perm = vec![];
-        for p in iterate(&perm_obj)? {
-            let pair = iterate(&p)?;
-            if pair.len() != 2 {
-                bail!(
-                    ValueError,
-                    "ppermute perm entries must be (source, destination) pairs"
-                );
-            }
-            perm.push((to_int(&pair[0])? as usize, to_int(&pair[1])? as usize));
-        }
-        tree_apply(&a, "ppermute", &|x| jops::ppermute(x, &axes, &perm))
-    });
+    b.func("ppermute", |_, a| ppermute(&a));
     b.func("all_to_all", |_, a| {
         let axes = axes_of(&a, "all_to_all")?;
         let split = to_int(&a.req(Some(2), "split_axis", "all_to_all")?)?;
@@ -144,12 +122,57 @@ pub fn module() -> Obj {
         let axes = axis_names(&a.req(Some(0), "axis_name", "axis_size")?)?;
         Ok(Obj::Int(jops::axis_size(&axes)? as i64))
     });
+}
+
+/// `all_gather(x, axis_name, axis=0, tiled=False, to=...)`; `to='invarying'`
+/// makes the result the same on every member of the axes.
+fn all_gather(a: &Args) -> Result<Obj> {
+    let axes = axes_of(a, "all_gather")?;
+    let axis = a
+        .get(None, "axis")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(0);
+    let tiled = flag(a, "tiled", false)?;
+    let invariant = match a.get(None, "to") {
+        None => false,
+        Some(Obj::Str(s)) if &*s == "invarying" => true,
+        Some(Obj::Str(s)) if &*s == "varying" => false,
+        Some(o) => bail!(
+            ValueError,
+            "all_gather to= must be 'varying' or 'invarying', got {}",
+            str_of(&o)
+        ),
+    };
+    tree_apply(a, "all_gather", &|x| {
+        jops::all_gather(x, &axes, axis, tiled, invariant)
+    })
+}
+
+/// `ppermute(x, axis_name, perm)` with `perm` a sequence of
+/// `(source, destination)` pairs.
+fn ppermute(a: &Args) -> Result<Obj> {
+    let axes = axes_of(a, "ppermute")?;
+    let perm_obj = a.req(Some(2), "perm", "ppermute")?;
+    let mut perm = vec![];
+    for p in iterate(&perm_obj)? {
+        let pair = iterate(&p)?;
+        if pair.len() != 2 {
+            bail!(
+                ValueError,
+                "ppermute perm entries must be (source, destination) pairs"
+            );
+        }
+        perm.push((to_int(&pair[0])? as usize, to_int(&pair[1])? as usize));
+    }
+    tree_apply(a, "ppermute", &|x| jops::ppermute(x, &axes, &perm))
+}
+
+/// `dynamic_slice`, `dynamic_slice_in_dim` and `dynamic_update_slice`.
+fn register_slicing(b: &mut Builder) {
     b.func("dynamic_slice", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "dynamic_slice")?)?;
-        let starts: Vec<Value> = iterate(&a.req(Some(1), "start_indices", "dynamic_slice")?)?
-            .iter()
-            .map(|o| to_value(o).and_then(|v| jops::convert(&v, DType::I32)))
-            .collect::<Result<_>>()?;
+        let starts = start_indices(&a.req(Some(1), "start_indices", "dynamic_slice")?)?;
         let sizes: Vec<usize> = iterate(&a.req(Some(2), "slice_sizes", "dynamic_slice")?)?
             .iter()
             .map(|o| to_int(o).map(|i| i as usize))
@@ -175,43 +198,55 @@ pub fn module() -> Obj {
     b.func("dynamic_update_slice", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "dynamic_update_slice")?)?;
         let u = to_value(&a.req(Some(1), "update", "dynamic_update_slice")?)?;
-        let starts: Vec<Value> =
-            iterate(&a.req(Some(2), "start_indices", "dynamic_update_slice")?)?
-                .iter()
-                .map(|o| to_value(o).and_then(|v| jops::convert(&v, DType::I32)))
-                .collect::<Result<_>>()?;
+        let starts = start_indices(&a.req(Some(2), "start_indices", "dynamic_update_slice")?)?;
         Ok(Obj::Array(jops::dynamic_update_slice(&x, &u, &starts)?))
     });
-    b.func("dot_general", |_, a| {
-        let x = to_value(&a.req(Some(0), "lhs", "dot_general")?)?;
-        let y = to_value(&a.req(Some(1), "rhs", "dot_general")?)?;
-        let dims = iterate(&a.req(Some(2), "dimension_numbers", "dot_general")?)?;
-        if dims.len() != 2 {
-            bail!(TypeError, "dot_general dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
-        }
-        let ints = |o: &Obj| -> Result<Vec<usize>> { iterate(o)?.iter().map(|i| to_int(i).map(|v| v as usize)).collect() };
-        let c = iterate(&dims[0])?;
-        let bt = iterate(&dims[1])?;
-        if c.len() != 2 || bt.len() != 2 {
-            bail!(TypeError, "dot_general dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
-        }
-        let (ca, cb, ba, bb) = (ints(&c[0])?, ints(&c[1])?, ints(&bt[0])?, ints(&bt[1])?);
-        Ok(Obj::Array(jops::dot_general(&x, &y, (&ca, &cb), (&ba, &bb))?))
-    });
-    b.func("convert_element_type", |_, a| {
-        let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;
-        let d = super::numpy::dtype_of(&a.req(Some(1), "new_dtype", "convert_element_type")?)?;
-        Ok(Obj::Array(jops::convert(&x, d)?))
-    });
-    b.func("fori_loop", |i: &mut Interp, a| {
-        let lo = to_int(&a.req(Some(0), "lower", "fori_loop")?)?;
-        let hi = to_int(&a.req(Some(1), "upper", "fori_loop")?)?;
-        let f = a.req(Some(2), "body_fun", "fori_loop")?;
-        let mut acc = a.req(Some(3), "init_val", "fori_loop")?;
-        for k in lo..hi {
-            acc = i.call(&f, Args::new(vec![Obj::Int(k), acc]))?;
-        }
-        Ok(acc)
-    });
-    b.build()
+}
+
+/// Start indices as int32 scalars (they may be traced).
+fn start_indices(o: &Obj) -> Result<Vec<Value>> {
+    iterate(o)?
+        .iter()
+        .map(|o| to_value(o).and_then(|v| jops::convert(&v, DType::I32)))
+        .collect()
+}
+
+/// `dot_general(lhs, rhs, ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)))`.
+fn dot_general(a: &Args) -> Result<Obj> {
+    let x = to_value(&a.req(Some(0), "lhs", "dot_general")?)?;
+    let y = to_value(&a.req(Some(1), "rhs", "dot_general")?)?;
+    let dims = iterate(&a.req(Some(2), "dimension_numbers", "dot_general")?)?;
+    if dims.len() != 2 {
+        bail!(TypeError, "dot_general dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
+    }
+    let ints = |o: &Obj| -> Result<Vec<usize>> {
+        iterate(o)?
+            .iter()
+            .map(|i| to_int(i).map(|v| v as usize))
+            .collect()
+    };
+    let c = iterate(&dims[0])?;
+    let bt = iterate(&dims[1])?;
+    if c.len() != 2 || bt.len() != 2 {
+        bail!(TypeError, "dot_general dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
+    }
+    let (ca, cb, ba, bb) = (ints(&c[0])?, ints(&c[1])?, ints(&bt[0])?, ints(&bt[1])?);
+    Ok(Obj::Array(jops::dot_general(
+        &x,
+        &y,
+        (&ca, &cb),
+        (&ba, &bb),
+    )?))
+}
+
+/// `fori_loop(lower, upper, body_fun, init_val)`, run eagerly.
+fn fori_loop(i: &mut Interp, a: Args) -> Result<Obj> {
+    let lo = to_int(&a.req(Some(0), "lower", "fori_loop")?)?;
+    let hi = to_int(&a.req(Some(1), "upper", "fori_loop")?)?;
+    let f = a.req(Some(2), "body_fun", "fori_loop")?;
+    let mut acc = a.req(Some(3), "init_val", "fori_loop")?;
+    for k in lo..hi {
+        acc = i.call(&f, Args::new(vec![Obj::Int(k), acc]))?;
+    }
+    Ok(acc)
 }

@@ -211,105 +211,118 @@ impl Step {
                     .collect::<Result<_>>()?;
                 Ok((out, st.clone()))
             }
-            Step::AddDecayedWeights(wd) => {
-                let Some(p) = params else {
-                    bail!(
-                        ValueError,
-                        "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`."
-                    );
-                };
-                check_len("add_decayed_weights", p.len(), g.len())?;
-                if *wd == 0.0 {
-                    return Ok((g, st.clone()));
-                }
-                let out = g
-                    .iter()
-                    .zip(p)
-                    .map(|(x, p)| jops::add(x, &jops::mul(&c(*wd), p)?))
-                    .collect::<Result<_>>()?;
-                Ok((out, st.clone()))
-            }
-            Step::Trace { decay, nesterov } => {
-                let (t, def) = leaves_of(&field(st, "trace")?)?;
-                check_len("trace", t.len(), g.len())?;
-                let f = |g: &Value, t: &Value| jops::add(g, &jops::mul(&c(*decay), t)?);
-                let new_t: Vec<Value> = g
-                    .iter()
-                    .zip(&t)
-                    .map(|(g, t)| f(g, t))
-                    .collect::<Result<_>>()?;
-                let out = if *nesterov {
-                    g.iter()
-                        .zip(&new_t)
-                        .map(|(g, t)| f(g, t))
-                        .collect::<Result<_>>()?
-                } else {
-                    new_t.clone()
-                };
-                Ok((
-                    out,
-                    state("TraceState", vec![("trace", rebuild(&def, new_t)?)]),
-                ))
-            }
+            Step::AddDecayedWeights(wd) => add_decayed_weights(*wd, g, st, params),
+            Step::Trace { decay, nesterov } => trace(*decay, *nesterov, g, st),
             Step::ScaleByAdam {
                 b1,
                 b2,
                 eps,
                 eps_root,
-            } => {
-                let (mu, def) = leaves_of(&field(st, "mu")?)?;
-                let (nu, _) = leaves_of(&field(st, "nu")?)?;
-                check_len("scale_by_adam", mu.len(), g.len())?;
-                let count = to_value(&field(st, "count")?)?;
-                let mu: Vec<Value> = g
-                    .iter()
-                    .zip(&mu)
-                    .map(|(g, t)| {
-                        jops::add(
-                            &jops::mul(&c(1.0 - b1), &jops::integer_pow(g, 1)?)?,
-                            &jops::mul(&c(*b1), t)?,
-                        )
-                    })
-                    .collect::<Result<_>>()?;
-                let nu: Vec<Value> = g
-                    .iter()
-                    .zip(&nu)
-                    .map(|(g, t)| {
-                        jops::add(
-                            &jops::mul(&c(1.0 - b2), &jops::integer_pow(g, 2)?)?,
-                            &jops::mul(&c(*b2), t)?,
-                        )
-                    })
-                    .collect::<Result<_>>()?;
-                let max = jops::scalar(i32::MAX as f64, DType::I32);
-                let inc = jops::add(&count, &jops::scalar(1.0, DType::I32))?;
-                let count_inc = jops::select(&jops::less(&count, &max)?, &inc, &max)?;
-                let cf = jops::convert(&count_inc, DType::F32)?;
-                let bc1 = jops::sub(&c(1.0), &jops::pow(&c(*b1), &cf)?)?;
-                let bc2 = jops::sub(&c(1.0), &jops::pow(&c(*b2), &cf)?)?;
-                let out = mu
-                    .iter()
-                    .zip(&nu)
-                    .map(|(m, v)| {
-                        let m_hat = jops::div(m, &bc1)?;
-                        let v_hat = jops::div(v, &bc2)?;
-                        let den =
-                            jops::add(&jops::sqrt(&jops::add(&v_hat, &c(*eps_root))?)?, &c(*eps))?;
-                        jops::div(&m_hat, &den)
-                    })
-                    .collect::<Result<_>>()?;
-                let new_state = state(
-                    "ScaleByAdamState",
-                    vec![
-                        ("count", Obj::Array(count_inc)),
-                        ("mu", rebuild(&def, mu)?),
-                        ("nu", rebuild(&def, nu)?),
-                    ],
-                );
-                Ok((out, new_state))
-            }
+            } => scale_by_adam([*b1, *b2, *eps, *eps_root], g, st),
         }
     }
+}
+
+/// `add_decayed_weights`: `g + weight_decay * params`.
+fn add_decayed_weights(
+    wd: f64,
+    g: Vec<Value>,
+    st: &Obj,
+    params: Option<&[Value]>,
+) -> Result<(Vec<Value>, Obj)> {
+    let Some(p) = params else {
+        bail!(
+            ValueError,
+            "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`."
+        );
+    };
+    check_len("add_decayed_weights", p.len(), g.len())?;
+    if wd == 0.0 {
+        return Ok((g, st.clone()));
+    }
+    let out = g
+        .iter()
+        .zip(p)
+        .map(|(x, p)| jops::add(x, &jops::mul(&c(wd), p)?))
+        .collect::<Result<_>>()?;
+    Ok((out, st.clone()))
+}
+
+/// `trace` (momentum): `t = g + decay * t`; the update is `t`, or with
+/// Nesterov `g + decay * t`.
+fn trace(decay: f64, nesterov: bool, g: Vec<Value>, st: &Obj) -> Result<(Vec<Value>, Obj)> {
+    let (t, def) = leaves_of(&field(st, "trace")?)?;
+    check_len("trace", t.len(), g.len())?;
+    let f = |g: &Value, t: &Value| jops::add(g, &jops::mul(&c(decay), t)?);
+    let new_t: Vec<Value> = g
+        .iter()
+        .zip(&t)
+        .map(|(g, t)| f(g, t))
+        .collect::<Result<_>>()?;
+    let out = if nesterov {
+        g.iter()
+            .zip(&new_t)
+            .map(|(g, t)| f(g, t))
+            .collect::<Result<_>>()?
+    } else {
+        new_t.clone()
+    };
+    Ok((
+        out,
+        state("TraceState", vec![("trace", rebuild(&def, new_t)?)]),
+    ))
+}
+
+/// `scale_by_adam` with `[b1, b2, eps, eps_root]`: the moment estimates,
+/// bias-corrected with the incremented count (which saturates at
+/// `i32::MAX`, as optax's `safe_int32_increment` does).
+fn scale_by_adam(hyper: [f64; 4], g: Vec<Value>, st: &Obj) -> Result<(Vec<Value>, Obj)> {
+    let [b1, b2, eps, eps_root] = hyper;
+    let (mu, def) = leaves_of(&field(st, "mu")?)?;
+    let (nu, _) = leaves_of(&field(st, "nu")?)?;
+    check_len("scale_by_adam", mu.len(), g.len())?;
+    let count = to_value(&field(st, "count")?)?;
+    let mu = moment(&g, &mu, b1, 1)?;
+    let nu = moment(&g, &nu, b2, 2)?;
+    let max = jops::scalar(i32::MAX as f64, DType::I32);
+    let inc = jops::add(&count, &jops::scalar(1.0, DType::I32))?;
+    let count_inc = jops::select(&jops::less(&count, &max)?, &inc, &max)?;
+    let cf = jops::convert(&count_inc, DType::F32)?;
+    let bc1 = jops::sub(&c(1.0), &jops::pow(&c(b1), &cf)?)?;
+    let bc2 = jops::sub(&c(1.0), &jops::pow(&c(b2), &cf)?)?;
+    let out = mu
+        .iter()
+        .zip(&nu)
+        .map(|(m, v)| {
+            let m_hat = jops::div(m, &bc1)?;
+            let v_hat = jops::div(v, &bc2)?;
+            let den = jops::add(&jops::sqrt(&jops::add(&v_hat, &c(eps_root))?)?, &c(eps))?;
+            jops::div(&m_hat, &den)
+        })
+        .collect::<Result<_>>()?;
+    let new_state = state(
+        "ScaleByAdamState",
+        vec![
+            ("count", Obj::Array(count_inc)),
+            ("mu", rebuild(&def, mu)?),
+            ("nu", rebuild(&def, nu)?),
+        ],
+    );
+    Ok((out, new_state))
+}
+
+/// The exponential moving average `(1 - decay) * g**order + decay * t`
+/// of each leaf.
+fn moment(g: &[Value], t: &[Value], decay: f64, order: i32) -> Result<Vec<Value>> {
+    g.iter()
+        .zip(t)
+        .map(|(g, t)| {
+            jops::add(
+                &jops::mul(&c(1.0 - decay), &jops::integer_pow(g, order)?)?,
+                &jops::mul(&c(decay), t)?,
+            )
+        })
+        .collect()
 }
 
 /// `tx.init(params)` for a chain.
@@ -457,6 +470,16 @@ fn arr(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
 /// The `optax` module.
 pub fn module() -> Obj {
     let mut b = Builder::new("optax");
+    register_optimizers(&mut b);
+    register_transforms(&mut b);
+    register_losses(&mut b);
+    let _ = iterate;
+    b.build()
+}
+
+/// The optimizers: `sgd`, `adam`, `adamw`, each a chain ending in a
+/// scaling by the negated learning rate.
+fn register_optimizers(b: &mut Builder) {
     b.func("sgd", |_, a| {
         let lr = number(&a, Some(0), "learning_rate", None, "sgd")?;
         let first = match a.opt(Some(1), "momentum") {
@@ -484,6 +507,10 @@ pub fn module() -> Obj {
             Step::Scale(-lr),
         ]))
     });
+}
+
+/// The gradient transformations, `chain` and `apply_updates`.
+fn register_transforms(b: &mut Builder) {
     b.func("scale_by_adam", |_, a| {
         Ok(make(vec![adam_step(&a, 0, "scale_by_adam")?]))
     });
@@ -544,20 +571,16 @@ pub fn module() -> Obj {
         Ok(make(steps))
     });
     b.func("apply_updates", apply_updates);
+}
+
+/// The losses.
+fn register_losses(b: &mut Builder) {
     b.func("l2_loss", |_, a| {
-        let p = arr(&a, 0, "predictions", "l2_loss")?;
-        let d = match a.opt(Some(1), "targets") {
-            Some(t) => jops::sub(&p, &to_value(&t)?)?,
-            None => p,
-        };
+        let d = residual(&a, "l2_loss")?;
         Ok(Obj::Array(jops::mul(&c(0.5), &jops::integer_pow(&d, 2)?)?))
     });
     b.func("squared_error", |_, a| {
-        let p = arr(&a, 0, "predictions", "squared_error")?;
-        let d = match a.opt(Some(1), "targets") {
-            Some(t) => jops::sub(&p, &to_value(&t)?)?,
-            None => p,
-        };
+        let d = residual(&a, "squared_error")?;
         Ok(Obj::Array(jops::integer_pow(&d, 2)?))
     });
     b.func("softmax_cross_entropy", |_, a| {
@@ -571,35 +594,47 @@ pub fn module() -> Obj {
             false,
         )?)?))
     });
-    b.func("softmax_cross_entropy_with_integer_labels", |_, a| {
-        let logits = arr(&a, 0, "logits", "softmax_cross_entropy_with_integer_labels")?;
-        let labels = to_value(&a.req(
-            Some(1),
-            "labels",
-            "softmax_cross_entropy_with_integer_labels",
-        )?)?;
-        if labels.dtype() != DType::I32 {
-            bail!(TypeError, "labels must be an integer array");
-        }
-        // log_softmax picked at the label: logits[label] - logsumexp(logits).
-        let m = jops::stop_gradient(&jops::reduce(
-            crate::array::ReduceOp::Max,
-            &logits,
-            Some(&[-1]),
-            true,
-        )?)?;
-        let shifted = jops::sub(&logits, &m)?;
-        let n = logits.shape().last().copied().unwrap_or(0);
-        let iota = crate::array::Array::arange(0.0, n as f64, 1.0, DType::I32)?;
-        let onehot = jops::equal(&jops::expand_dims(&labels, -1)?, &Value::Concrete(iota))?;
-        let picked = jops::sum(
-            &jops::select(&onehot, &shifted, &jops::zeros_like(&shifted))?,
-            Some(&[-1]),
-            false,
-        )?;
-        let lse = jops::log(&jops::sum(&jops::exp(&shifted)?, Some(&[-1]), false)?)?;
-        Ok(Obj::Array(jops::sub(&lse, &picked)?))
-    });
-    let _ = iterate;
-    b.build()
+    b.func(
+        "softmax_cross_entropy_with_integer_labels",
+        softmax_cross_entropy_with_integer_labels,
+    );
+}
+
+/// `predictions - targets`, or the predictions without targets.
+fn residual(a: &Args, func: &str) -> Result<Value> {
+    let p = arr(a, 0, "predictions", func)?;
+    Ok(match a.opt(Some(1), "targets") {
+        Some(t) => jops::sub(&p, &to_value(&t)?)?,
+        None => p,
+    })
+}
+
+fn softmax_cross_entropy_with_integer_labels(_: &mut Interp, a: Args) -> Result<Obj> {
+    let logits = arr(&a, 0, "logits", "softmax_cross_entropy_with_integer_labels")?;
+    let labels = to_value(&a.req(
+        Some(1),
+        "labels",
+        "softmax_cross_entropy_with_integer_labels",
+    )?)?;
+    if labels.dtype() != DType::I32 {
+        bail!(TypeError, "labels must be an integer array");
+    }
+    // log_softmax picked at the label: logits[label] - logsumexp(logits).
+    let m = jops::stop_gradient(&jops::reduce(
+        crate::array::ReduceOp::Max,
+        &logits,
+        Some(&[-1]),
+        true,
+    )?)?;
+    let shifted = jops::sub(&logits, &m)?;
+    let n = logits.shape().last().copied().unwrap_or(0);
+    let iota = crate::array::Array::arange(0.0, n as f64, 1.0, DType::I32)?;
+    let onehot = jops::equal(&jops::expand_dims(&labels, -1)?, &Value::Concrete(iota))?;
+    let picked = jops::sum(
+        &jops::select(&onehot, &shifted, &jops::zeros_like(&shifted))?,
+        Some(&[-1]),
+        false,
+    )?;
+    let lse = jops::log(&jops::sum(&jops::exp(&shifted)?, Some(&[-1]), false)?)?;
+    Ok(Obj::Array(jops::sub(&lse, &picked)?))
 }

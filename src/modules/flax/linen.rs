@@ -194,11 +194,40 @@ fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Re
     r
 }
 
+/// `Module.__init__`: fills the dataclass fields from the arguments and
+/// the class defaults, then names the module in the module that is running.
 fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "Module.__init__")?;
     let _ = interp;
     wrap_methods(&me.class);
     let names = fields(&me.class);
+    let InitArgs {
+        given,
+        explicit_name,
+        explicit_parent,
+    } = field_args(&me, &names, &a)?;
+    for n in &names {
+        let v = match given.iter().find(|(g, _)| g == n) {
+            Some((_, v)) => v.clone(),
+            None => match me.class.lookup(n) {
+                Some(d) => d,
+                None => bail!(
+                    TypeError,
+                    "{}.__init__() missing 1 required positional argument: '{n}'",
+                    me.class.name
+                ),
+            },
+        };
+        set_iattr(&me, n, v);
+    }
+    bind_to_parent(&me, explicit_name, explicit_parent)?;
+    Ok(Obj::None)
+}
+
+/// The field values `__init__` was given, positionally or by keyword, and
+/// the `name` and `parent` keywords, with Python's errors for arguments
+/// that do not fit the fields.
+fn field_args(me: &Instance, names: &[String], a: &Args) -> Result<InitArgs> {
     let mut given: Vec<(String, Obj)> = vec![];
     if a.pos.len() - 1 > names.len() {
         bail!(
@@ -236,20 +265,32 @@ fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
             );
         }
     }
-    for n in &names {
-        let v = match given.iter().find(|(g, _)| g == n) {
-            Some((_, v)) => v.clone(),
-            None => match me.class.lookup(n) {
-                Some(d) => d,
-                None => bail!(
-                    TypeError,
-                    "{}.__init__() missing 1 required positional argument: '{n}'",
-                    me.class.name
-                ),
-            },
-        };
-        set_iattr(&me, n, v);
-    }
+    Ok(InitArgs {
+        given,
+        explicit_name,
+        explicit_parent,
+    })
+}
+
+/// What `Module.__init__` was called with.
+struct InitArgs {
+    /// Field values by name.
+    given: Vec<(String, Obj)>,
+    /// The `name` keyword.
+    explicit_name: Option<Obj>,
+    /// The `parent` keyword.
+    explicit_parent: Option<Obj>,
+}
+
+/// Sets `name` and `_linen_path`. A module made while another one's method
+/// runs gets its path there, named `Dense_0`, `Dense_1`, ... unless named
+/// explicitly; one made in `setup` is named after the attribute it is
+/// assigned to once `setup` returns; `parent=None` leaves it unbound.
+fn bind_to_parent(
+    me: &Rc<Instance>,
+    explicit_name: Option<Obj>,
+    explicit_parent: Option<Obj>,
+) -> Result<()> {
     // Bind to the module whose method is running, as Flax does.
     let parent_frame = if matches!(explicit_parent, Some(Obj::None)) {
         None
@@ -262,7 +303,7 @@ fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
     };
     match parent_frame {
         None => {
-            set_iattr(&me, "name", explicit_name.unwrap_or(Obj::None));
+            set_iattr(me, "name", explicit_name.unwrap_or(Obj::None));
         }
         Some((path, in_setup)) => {
             let name = match explicit_name {
@@ -280,17 +321,17 @@ fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
                 Some(n) => {
                     let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
                     p.push(Obj::str(&n));
-                    set_iattr(&me, "_linen_path", Obj::tuple(p));
-                    set_iattr(&me, "name", Obj::str(n));
+                    set_iattr(me, "_linen_path", Obj::tuple(p));
+                    set_iattr(me, "name", Obj::str(n));
                 }
                 None => {
-                    set_iattr(&me, "_linen_path", Obj::None);
-                    set_iattr(&me, "name", Obj::None);
+                    set_iattr(me, "_linen_path", Obj::None);
+                    set_iattr(me, "name", Obj::None);
                 }
             }
         }
     }
-    Ok(Obj::None)
+    Ok(())
 }
 
 fn nested_get(d: &Rc<RefCell<Dict>>, path: &[String]) -> Option<Rc<RefCell<Dict>>> {
@@ -553,8 +594,23 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
         Obj::Module(m) => m.get("zeros").unwrap_or(Obj::None),
         _ => Obj::None,
     };
+    let module = module_class();
+    let dense = dense_class(&module, lecun, zeros);
+    let mut b = Builder::new("flax.linen");
+    b.attr("Module", Obj::Class(module))
+        .attr("Dense", Obj::Class(dense))
+        .attr("initializers", inits);
+    b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
+    crate::modules::nn::add_activations(&mut b);
+    Ok(b.build())
+}
+
+/// `nn.Module`: `__init__`, `init`, `init_with_output`, `apply`, and the
+/// methods a module's own methods call (`param`, `make_rng`,
+/// `is_initializing`).
+fn module_class() -> Rc<Class> {
     let t = Obj::Bool(true);
-    let module = new_class(
+    new_class(
         "Module",
         vec![],
         vec![
@@ -600,31 +656,29 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
                 }),
             ),
         ],
-    );
+    )
+}
+
+/// `nn.Dense(features, use_bias=True, kernel_init=lecun_normal(),
+/// bias_init=zeros)`.
+fn dense_class(module: &Rc<Class>, kernel_init: Obj, bias_init: Obj) -> Rc<Class> {
     let mut ann = Dict::default();
     for f in ["features", "use_bias", "kernel_init", "bias_init"] {
         ann.set(Obj::str(f), Obj::None);
     }
-    let dense = new_class(
+    new_class(
         "Dense",
         vec![module.clone()],
         vec![
-            ("__linen_wrapped__".into(), t.clone()),
+            ("__linen_wrapped__".into(), Obj::Bool(true)),
             (
                 "__annotations__".into(),
                 Obj::Dict(Rc::new(RefCell::new(ann))),
             ),
             ("use_bias".into(), Obj::Bool(true)),
-            ("kernel_init".into(), lecun),
-            ("bias_init".into(), zeros),
+            ("kernel_init".into(), kernel_init),
+            ("bias_init".into(), bias_init),
             ("__call__".into(), Obj::native("Dense.__call__", dense_call)),
         ],
-    );
-    let mut b = Builder::new("flax.linen");
-    b.attr("Module", Obj::Class(module))
-        .attr("Dense", Obj::Class(dense))
-        .attr("initializers", inits);
-    b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
-    crate::modules::nn::add_activations(&mut b);
-    Ok(b.build())
+    )
 }

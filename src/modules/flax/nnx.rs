@@ -3,7 +3,13 @@
 
 use super::*;
 
+use super::super::jax::{loss_and_aux_leaves, value_and_aux};
+use crate::python::pytree::TreeDef;
+
 // ------------------------------------------------------------------- nnx
+
+/// Variables with their paths in a model.
+type PathVars = Vec<(Vec<String>, Rc<Instance>)>;
 
 /// The nnx classes of one interpreter.
 #[derive(Clone)]
@@ -245,20 +251,9 @@ fn nnx_grad_call(
             argnum + 1
         );
     };
-    let module_target = matches!(&target, Obj::Instance(i) if is_nnx_module(i));
-    let mut vars = vec![];
-    let (diff, def) = if module_target {
-        let filter = filter_fn(None, nnx)?;
-        collect_vars(&target, &mut vec![], &*filter, &mut vars);
-        let vals: Vec<Value> = vars
-            .iter()
-            .map(|(_, v)| to_value(&iattr(v, "value").unwrap_or(Obj::None)))
-            .collect::<Result<_>>()?;
-        (vals, None)
-    } else {
-        let (leaves, def) = flatten(&target);
-        (leaf_values(&leaves)?, Some(def))
-    };
+    let (diff, def, vars) = grad_inputs(nnx, &target)?;
+    // The model's variables are set to the traced inputs during the call;
+    // their values are put back afterwards, whether the call failed or not.
     let originals: Vec<Obj> = vars
         .iter()
         .map(|(_, v)| iattr(v, "value").unwrap_or(Obj::None))
@@ -285,28 +280,7 @@ fn nnx_grad_call(
                 },
             )?;
             let (loss, aux) = split_aux(out, has_aux)?;
-            let loss = match &loss {
-                Obj::Array(_) | Obj::Float(_) | Obj::Int(_) => to_value(&loss)?,
-                other => bail!(
-                    TypeError,
-                    "Gradient only defined for scalar-output functions. Output was {}",
-                    repr_of(other)
-                ),
-            };
-            if !loss.shape().is_empty() {
-                bail!(
-                    TypeError,
-                    "Gradient only defined for scalar-output functions. Output had shape: {:?}",
-                    loss.shape()
-                );
-            }
-            let mut flat = vec![loss];
-            if let Some(aux) = aux {
-                let (leaves, d) = flatten(&aux);
-                flat.extend(leaf_values(&leaves)?);
-                *aux_def.borrow_mut() = Some(d);
-            }
-            Ok(flat)
+            loss_and_aux_leaves(scalar_loss(&loss)?, aux, aux_def)
         };
         crate::transforms::value_and_grad(body, &diff, &indices)
     };
@@ -314,11 +288,7 @@ fn nnx_grad_call(
         set_iattr(v, "value", o);
     }
     let (outs, grads) = r?;
-    let value = Obj::Array(outs[0].clone());
-    let aux = match aux_def.borrow().as_ref() {
-        Some(d) => unflatten(d, &value_objs(&outs[1..]))?,
-        None => Obj::None,
-    };
+    let (value, aux) = value_and_aux(&outs, &aux_def)?;
     let g = match def {
         Some(def) => unflatten(&def, &value_objs(&grads))?,
         None => build_state(
@@ -330,6 +300,44 @@ fn nnx_grad_call(
         ),
     };
     Ok((value, aux, g))
+}
+
+/// The values to differentiate for `target`: a module's `Param`s (with the
+/// variables that hold them), or else the leaves of the pytree with its def.
+fn grad_inputs(nnx: &Nnx, target: &Obj) -> Result<(Vec<Value>, Option<TreeDef>, PathVars)> {
+    let mut vars = vec![];
+    if matches!(target, Obj::Instance(i) if is_nnx_module(i)) {
+        let filter = filter_fn(None, nnx)?;
+        collect_vars(target, &mut vec![], &*filter, &mut vars);
+        let vals: Vec<Value> = vars
+            .iter()
+            .map(|(_, v)| to_value(&iattr(v, "value").unwrap_or(Obj::None)))
+            .collect::<Result<_>>()?;
+        Ok((vals, None, vars))
+    } else {
+        let (leaves, def) = flatten(target);
+        Ok((leaf_values(&leaves)?, Some(def), vars))
+    }
+}
+
+/// The loss as a scalar value; anything else is the error JAX raises.
+fn scalar_loss(loss: &Obj) -> Result<Value> {
+    let loss = match loss {
+        Obj::Array(_) | Obj::Float(_) | Obj::Int(_) => to_value(loss)?,
+        other => bail!(
+            TypeError,
+            "Gradient only defined for scalar-output functions. Output was {}",
+            repr_of(other)
+        ),
+    };
+    if !loss.shape().is_empty() {
+        bail!(
+            TypeError,
+            "Gradient only defined for scalar-output functions. Output had shape: {:?}",
+            loss.shape()
+        );
+    }
+    Ok(loss)
 }
 
 fn grad_factory(nnx: &Nnx, a: &Args, with_value: bool) -> Result<Obj> {
@@ -577,14 +585,13 @@ fn key_obj_of(k: &str) -> Obj {
     }
 }
 
-/// Builds `flax.nnx`.
-pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
-    let t = Obj::Bool(true);
-    let module = nnx_root_class("Module", vec![("__nnx_module__".into(), t.clone())]);
-    let variable = nnx_root_class(
+/// `nnx.Variable`, the base of `Param` and the other variable kinds: it
+/// holds its array in the attribute `value`.
+fn variable_class() -> Rc<Class> {
+    nnx_root_class(
         "Variable",
         vec![
-            ("__nnx_variable__".into(), t.clone()),
+            ("__nnx_variable__".into(), Obj::Bool(true)),
             (
                 "__init__".into(),
                 Obj::native("Variable.__init__", variable_init),
@@ -609,17 +616,15 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
                 }),
             ),
         ],
-    );
-    let sub = |name: &str| new_class(name, vec![variable.clone()], vec![]);
-    let param = sub("Param");
-    let batch_stat = sub("BatchStat");
-    let opt_state = sub("OptState");
-    let intermediate = sub("Intermediate");
-    let cache = sub("Cache");
-    let state = nnx_root_class(
+    )
+}
+
+/// `nnx.State`: a nested mapping of variables, read like a dict.
+fn state_class() -> Rc<Class> {
+    nnx_root_class(
         "State",
         vec![
-            ("__nnx_state__".into(), t.clone()),
+            ("__nnx_state__".into(), Obj::Bool(true)),
             (
                 "__getitem__".into(),
                 Obj::native("State.__getitem__", state_getitem),
@@ -658,14 +663,11 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
                 }),
             ),
         ],
-    );
-    let nnx = Nnx {
-        module: module.clone(),
-        variable: variable.clone(),
-        param: param.clone(),
-        state: state.clone(),
-        opt_state: opt_state.clone(),
-    };
+    )
+}
+
+/// `nnx.Rngs`: calling it draws a key from the `default` stream.
+fn rngs_class() -> Rc<Class> {
     let rngs = new_class(
         "Rngs",
         vec![],
@@ -676,21 +678,30 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         one_key(rngs_next(&me, "default")?, true)
     });
     rngs.attrs.borrow_mut().push(("__call__".into(), rngs_call));
-    let linear = new_class(
+    rngs
+}
+
+fn linear_class(nnx: &Nnx) -> Rc<Class> {
+    new_class(
         "Linear",
-        vec![module.clone()],
+        vec![nnx.module.clone()],
         vec![
             (
                 "__init__".into(),
-                Obj::native("Linear.__init__", linear_init(&nnx)),
+                Obj::native("Linear.__init__", linear_init(nnx)),
             ),
             (
                 "__call__".into(),
                 Obj::native("Linear.__call__", linear_call),
             ),
         ],
-    );
-    let sequential = new_class(
+    )
+}
+
+/// `nnx.Sequential(*layers)`: calls the layers in turn, the keyword
+/// arguments going to each.
+fn sequential_class(module: &Rc<Class>) -> Rc<Class> {
+    new_class(
         "Sequential",
         vec![module.clone()],
         vec![
@@ -704,57 +715,49 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
             ),
             (
                 "__call__".into(),
-                Obj::native("Sequential.__call__", |i, a| {
-                    let me = self_arg(&a, "Sequential.__call__")?;
-                    let layers = iterate(&iattr(&me, "layers").unwrap_or(Obj::list(vec![])))?;
-                    let mut args = a.pos[1..].to_vec();
-                    for l in layers {
-                        let out = i.call(
-                            &l,
-                            Args {
-                                pos: args,
-                                kw: a.kw.clone(),
-                            },
-                        )?;
-                        args = vec![out];
-                    }
-                    Ok(args.pop().unwrap_or(Obj::None))
-                }),
+                Obj::native("Sequential.__call__", sequential_call),
             ),
         ],
-    );
-    let optimizer = new_class(
+    )
+}
+
+fn sequential_call(i: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Sequential.__call__")?;
+    let layers = iterate(&iattr(&me, "layers").unwrap_or(Obj::list(vec![])))?;
+    let mut args = a.pos[1..].to_vec();
+    for l in layers {
+        let out = i.call(
+            &l,
+            Args {
+                pos: args,
+                kw: a.kw.clone(),
+            },
+        )?;
+        args = vec![out];
+    }
+    Ok(args.pop().unwrap_or(Obj::None))
+}
+
+fn optimizer_class(nnx: &Nnx) -> Rc<Class> {
+    new_class(
         "Optimizer",
-        vec![module.clone()],
+        vec![nnx.module.clone()],
         vec![
             (
                 "__init__".into(),
-                Obj::native("Optimizer.__init__", optimizer_init(&nnx)),
+                Obj::native("Optimizer.__init__", optimizer_init(nnx)),
             ),
             (
                 "update".into(),
-                Obj::native("Optimizer.update", optimizer_update(&nnx)),
+                Obj::native("Optimizer.update", optimizer_update(nnx)),
             ),
         ],
-    );
-    let mut b = Builder::new("flax.nnx");
-    b.attr("Module", Obj::Class(module))
-        .attr("Variable", Obj::Class(variable))
-        .attr("Param", Obj::Class(param))
-        .attr("BatchStat", Obj::Class(batch_stat))
-        .attr("OptState", Obj::Class(opt_state))
-        .attr("Intermediate", Obj::Class(intermediate))
-        .attr("Cache", Obj::Class(cache))
-        .attr("State", Obj::Class(state))
-        .attr("Rngs", Obj::Class(rngs))
-        .attr("Linear", Obj::Class(linear))
-        .attr("Sequential", Obj::Class(sequential))
-        .attr("Optimizer", Obj::Class(optimizer));
-    crate::modules::nn::add_activations(&mut b);
-    b.attr(
-        "initializers",
-        crate::modules::nn::initializers_module("flax.nnx.initializers"),
-    );
+    )
+}
+
+/// `nnx.grad`, `nnx.value_and_grad` and `nnx.jit` (which runs the
+/// function as it is: shardlab evaluates eagerly).
+fn register_transforms(b: &mut Builder, nnx: &Nnx) {
     let n1 = nnx.clone();
     b.func("grad", move |_, a| grad_factory(&n1, &a, false));
     let n2 = nnx.clone();
@@ -763,13 +766,11 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         Some(f) => Ok(f),
         None => Ok(Obj::native("nnx.jit", |_, b| b.req(Some(0), "fun", "jit"))),
     });
-    b.func("List", |_, a| {
-        Ok(Obj::list(match a.get(Some(0), "iterable") {
-            Some(o) => iterate(&o)?,
-            None => vec![],
-        }))
-    });
-    b.func("data", |_, a| a.req(Some(0), "value", "data"));
+}
+
+/// `nnx.state` and `nnx.update`: a model's variables out to a `State` and
+/// back in.
+fn register_state_functions(b: &mut Builder, nnx: &Nnx) {
     let n3 = nnx.clone();
     b.func("state", move |_, a| {
         let model = a.req(Some(0), "node", "state")?;
@@ -781,28 +782,77 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         Ok(snapshot_state(&n3, &model, &*filter))
     });
     let n4 = nnx.clone();
-    b.func("update", move |_, a| {
-        let model = a.req(Some(0), "node", "update")?;
-        let st = a.req(Some(1), "state", "update")?;
-        let all = filter_fn(Some(Obj::Ellipsis), &n4)?;
-        let mut targets = vec![];
-        collect_vars(&model, &mut vec![], &*all, &mut targets);
-        let mut sources = vec![];
-        collect_vars(&st, &mut vec![], &*all, &mut sources);
-        for (path, src) in sources {
-            match targets.iter().find(|(p, _)| *p == path) {
-                Some((_, dst)) => {
-                    set_iattr(dst, "value", iattr(&src, "value").unwrap_or(Obj::None))
-                }
-                None => bail!(
-                    ValueError,
-                    "the state has a variable at {} that the module does not have",
-                    path.join("/")
-                ),
-            }
+    b.func("update", move |_, a| update(&n4, &a));
+}
+
+/// `nnx.update(node, state)`: every variable of the state sets the value
+/// of the model's variable at the same path.
+fn update(nnx: &Nnx, a: &Args) -> Result<Obj> {
+    let model = a.req(Some(0), "node", "update")?;
+    let st = a.req(Some(1), "state", "update")?;
+    let all = filter_fn(Some(Obj::Ellipsis), nnx)?;
+    let mut targets = vec![];
+    collect_vars(&model, &mut vec![], &*all, &mut targets);
+    let mut sources = vec![];
+    collect_vars(&st, &mut vec![], &*all, &mut sources);
+    for (path, src) in sources {
+        match targets.iter().find(|(p, _)| *p == path) {
+            Some((_, dst)) => set_iattr(dst, "value", iattr(&src, "value").unwrap_or(Obj::None)),
+            None => bail!(
+                ValueError,
+                "the state has a variable at {} that the module does not have",
+                path.join("/")
+            ),
         }
-        Ok(Obj::None)
+    }
+    Ok(Obj::None)
+}
+
+/// Builds `flax.nnx`.
+pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
+    let module = nnx_root_class("Module", vec![("__nnx_module__".into(), Obj::Bool(true))]);
+    let variable = variable_class();
+    let sub = |name: &str| new_class(name, vec![variable.clone()], vec![]);
+    let param = sub("Param");
+    let batch_stat = sub("BatchStat");
+    let opt_state = sub("OptState");
+    let intermediate = sub("Intermediate");
+    let cache = sub("Cache");
+    let state = state_class();
+    let nnx = Nnx {
+        module: module.clone(),
+        variable: variable.clone(),
+        param: param.clone(),
+        state: state.clone(),
+        opt_state: opt_state.clone(),
+    };
+    let mut b = Builder::new("flax.nnx");
+    b.attr("Module", Obj::Class(module.clone()))
+        .attr("Variable", Obj::Class(variable))
+        .attr("Param", Obj::Class(param))
+        .attr("BatchStat", Obj::Class(batch_stat))
+        .attr("OptState", Obj::Class(opt_state))
+        .attr("Intermediate", Obj::Class(intermediate))
+        .attr("Cache", Obj::Class(cache))
+        .attr("State", Obj::Class(state))
+        .attr("Rngs", Obj::Class(rngs_class()))
+        .attr("Linear", Obj::Class(linear_class(&nnx)))
+        .attr("Sequential", Obj::Class(sequential_class(&module)))
+        .attr("Optimizer", Obj::Class(optimizer_class(&nnx)));
+    crate::modules::nn::add_activations(&mut b);
+    b.attr(
+        "initializers",
+        crate::modules::nn::initializers_module("flax.nnx.initializers"),
+    );
+    register_transforms(&mut b, &nnx);
+    b.func("List", |_, a| {
+        Ok(Obj::list(match a.get(Some(0), "iterable") {
+            Some(o) => iterate(&o)?,
+            None => vec![],
+        }))
     });
+    b.func("data", |_, a| a.req(Some(0), "value", "data"));
+    register_state_functions(&mut b, &nnx);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }

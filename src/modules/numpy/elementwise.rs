@@ -1,0 +1,183 @@
+//! Elementwise functions: the unary and binary ufuncs, `square`,
+//! `reciprocal`, `round`, `where` and `clip`.
+
+use crate::array::{Array, BinaryOp, DType, UnaryOp};
+use crate::bail;
+use crate::error::Result;
+use crate::ops as jops;
+use crate::python::array::{operand_pair, to_value};
+use crate::python::builtins::to_int;
+use crate::python::interp::Interp;
+use crate::python::value::{Args, Obj};
+use crate::trace::Value;
+
+use super::super::Builder;
+use super::arr;
+
+/// Adds the elementwise functions to `b`; `numpy` selects NumPy's double
+/// precision `round`.
+pub(super) fn register(b: &mut Builder, numpy: bool) {
+    for (name, op) in [
+        ("exp", UnaryOp::Exp),
+        ("log", UnaryOp::Log),
+        ("log1p", UnaryOp::Log1p),
+        ("expm1", UnaryOp::Expm1),
+        ("sqrt", UnaryOp::Sqrt),
+        ("tanh", UnaryOp::Tanh),
+        ("sin", UnaryOp::Sin),
+        ("cos", UnaryOp::Cos),
+        ("abs", UnaryOp::Abs),
+        ("absolute", UnaryOp::Abs),
+        ("negative", UnaryOp::Neg),
+        ("sign", UnaryOp::Sign),
+        ("floor", UnaryOp::Floor),
+        ("ceil", UnaryOp::Ceil),
+        ("rint", UnaryOp::Round),
+        ("logical_not", UnaryOp::Not),
+        ("isfinite", UnaryOp::IsFinite),
+    ] {
+        b.func(name, unary(op));
+    }
+    for (name, op) in [
+        ("add", BinaryOp::Add),
+        ("subtract", BinaryOp::Sub),
+        ("multiply", BinaryOp::Mul),
+        ("divide", BinaryOp::Div),
+        ("true_divide", BinaryOp::Div),
+        ("floor_divide", BinaryOp::FloorDiv),
+        ("remainder", BinaryOp::Rem),
+        ("mod", BinaryOp::Rem),
+        ("power", BinaryOp::Pow),
+        ("maximum", BinaryOp::Max),
+        ("minimum", BinaryOp::Min),
+        ("arctan2", BinaryOp::Atan2),
+        ("equal", BinaryOp::Eq),
+        ("not_equal", BinaryOp::Ne),
+        ("less", BinaryOp::Lt),
+        ("less_equal", BinaryOp::Le),
+        ("greater", BinaryOp::Gt),
+        ("greater_equal", BinaryOp::Ge),
+        ("logical_and", BinaryOp::And),
+        ("logical_or", BinaryOp::Or),
+        ("logical_xor", BinaryOp::Xor),
+    ] {
+        b.func(name, binary(op));
+    }
+    b.func("square", |_, a| square(&a));
+    b.func("reciprocal", |_, a| reciprocal(&a));
+    b.func("where", |_, a| where_(&a));
+    b.func("clip", |_, a| clip(&a));
+    for name in ["round", "around"] {
+        b.func(name, move |_, a| round(&a, numpy));
+    }
+}
+
+fn unary(op: UnaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    move |_, a| {
+        let x = arr(&a, 0, "x", op.name())?;
+        let needs_float = !matches!(
+            op,
+            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not | UnaryOp::IsFinite
+        );
+        let x = if needs_float && x.dtype() != DType::F32 {
+            jops::convert(&x, DType::F32)?
+        } else {
+            x
+        };
+        Ok(Obj::Array(jops::unary(op, &x)?))
+    }
+}
+
+/// `round(x, decimals=0)`: halves to even. JAX scales, rounds and unscales
+/// in float32; NumPy's own arrays are float64 there, so `numpy.round` does
+/// the arithmetic in double precision before storing float32.
+fn round(a: &Args, numpy: bool) -> Result<Obj> {
+    let x = arr(a, 0, "a", "round")?;
+    let decimals = match a.opt(Some(1), "decimals") {
+        Some(d) => to_int(&d)?,
+        None => 0,
+    };
+    if x.dtype() != DType::F32 {
+        if decimals >= 0 {
+            return Ok(Obj::Array(x));
+        }
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: round of integers to negative decimals"
+        );
+    }
+    if decimals == 0 {
+        return Ok(Obj::Array(jops::unary(UnaryOp::Round, &x)?));
+    }
+    let factor = 10f64.powi(decimals.clamp(-300, 300) as i32);
+    if numpy {
+        if let Value::Concrete(c) = &x {
+            let data: Vec<f32> = c
+                .to_f64_vec()
+                .iter()
+                .map(|&v| ((v * factor).round_ties_even() / factor) as f32)
+                .collect();
+            return Ok(Obj::Array(Value::Concrete(Array::from_f32(
+                c.shape(),
+                data,
+            )?)));
+        }
+    }
+    let f = Value::Concrete(Array::scalar_f32(factor as f32));
+    let scaled = jops::unary(UnaryOp::Round, &jops::binary(BinaryOp::Mul, &x, &f)?)?;
+    Ok(Obj::Array(jops::binary(BinaryOp::Div, &scaled, &f)?))
+}
+
+fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    move |_, a| {
+        let x = a.req(Some(0), "x1", op.name())?;
+        let y = a.req(Some(1), "x2", op.name())?;
+        let x = if matches!(x, Obj::Array(_)) || matches!(y, Obj::Array(_)) {
+            x
+        } else {
+            Obj::Array(to_value(&x)?)
+        };
+        let (x, y) = crate::python::array::binary_operands(op, &x, &y)?;
+        Ok(Obj::Array(jops::binary(op, &x, &y)?))
+    }
+}
+
+fn square(a: &Args) -> Result<Obj> {
+    Ok(Obj::Array(jops::integer_pow(
+        &arr(a, 0, "x", "square")?,
+        2,
+    )?))
+}
+
+fn reciprocal(a: &Args) -> Result<Obj> {
+    let x = jops::convert(&arr(a, 0, "x", "reciprocal")?, DType::F32)?;
+    Ok(Obj::Array(jops::div(&jops::scalar(1.0, DType::F32), &x)?))
+}
+
+/// `where(condition, x, y)` (named with a trailing underscore: `where` is
+/// a Rust keyword).
+fn where_(a: &Args) -> Result<Obj> {
+    let c = jops::convert(&arr(a, 0, "condition", "where")?, DType::Bool)?;
+    let x = a.req(Some(1), "x", "where")?;
+    let y = a.req(Some(2), "y", "where")?;
+    let (x, y) = operand_pair(&x, &y)?;
+    let dt = x.dtype().promote(y.dtype());
+    Ok(Obj::Array(jops::select(
+        &c,
+        &jops::convert(&x, dt)?,
+        &jops::convert(&y, dt)?,
+    )?))
+}
+
+fn clip(a: &Args) -> Result<Obj> {
+    let mut x = Obj::Array(arr(a, 0, "a", "clip")?);
+    if let Some(lo) = a.opt(Some(1), "min").or_else(|| a.opt(None, "a_min")) {
+        let (p, q) = operand_pair(&x, &lo)?;
+        x = Obj::Array(jops::maximum(&p, &q)?);
+    }
+    if let Some(hi) = a.opt(Some(2), "max").or_else(|| a.opt(None, "a_max")) {
+        let (p, q) = operand_pair(&x, &hi)?;
+        x = Obj::Array(jops::minimum(&p, &q)?);
+    }
+    Ok(x)
+}

@@ -1,0 +1,233 @@
+//! Shape functions: reshaping, transposing, joining, splitting, flipping
+//! and taking, and `shape`/`ndim`/`size`.
+
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::ops as jops;
+use crate::python::array::{reshape_value, to_value};
+use crate::python::builtins::to_int;
+use crate::python::ops::iterate;
+use crate::python::value::{Args, Obj};
+use crate::trace::Value;
+
+use super::super::Builder;
+use super::{arr, axes_arg, shape_of};
+
+/// Adds the shape functions to `b`.
+pub(super) fn register(b: &mut Builder) {
+    b.func("reshape", |_, a| reshape(&a));
+    b.func("ravel", |_, a| {
+        Ok(Obj::Array(reshape_value(
+            &arr(&a, 0, "a", "ravel")?,
+            &[-1],
+        )?))
+    });
+    b.func("transpose", |_, a| transpose(&a));
+    b.func("swapaxes", |_, a| swapaxes(&a));
+    b.func("moveaxis", |_, a| moveaxis(&a));
+    b.func("expand_dims", |_, a| {
+        let x = arr(&a, 0, "a", "expand_dims")?;
+        let ax = to_int(&a.req(Some(1), "axis", "expand_dims")?)?;
+        Ok(Obj::Array(jops::expand_dims(&x, ax)?))
+    });
+    b.func("squeeze", |_, a| {
+        let x = arr(&a, 0, "a", "squeeze")?;
+        let axes = axes_arg(&a, Some(1))?;
+        Ok(Obj::Array(jops::squeeze(&x, axes.as_deref())?))
+    });
+    b.func("broadcast_to", |_, a| {
+        let x = arr(&a, 0, "array", "broadcast_to")?;
+        let s = shape_of(&a.req(Some(1), "shape", "broadcast_to")?)?;
+        Ok(Obj::Array(jops::broadcast_to(&x, &s)?))
+    });
+    b.func("concatenate", |_, a| concatenate(&a));
+    b.func("stack", |_, a| stack(&a));
+    b.func("hstack", |_, a| hstack(&a));
+    b.func("vstack", |_, a| vstack(&a));
+    b.func("split", |_, a| split(&a));
+    b.func("flip", |_, a| flip(&a));
+    b.func("take", |_, a| take(&a));
+    register_queries(b);
+}
+
+/// `shape`, `ndim` and `size` of an array.
+fn register_queries(b: &mut Builder) {
+    b.func("shape", |_, a| {
+        let x = arr(&a, 0, "a", "shape")?;
+        Ok(Obj::tuple(
+            x.shape().iter().map(|&d| Obj::Int(d as i64)).collect(),
+        ))
+    });
+    b.func("ndim", |_, a| {
+        Ok(Obj::Int(arr(&a, 0, "a", "ndim")?.ndim() as i64))
+    });
+    b.func("size", |_, a| {
+        Ok(Obj::Int(
+            arr(&a, 0, "a", "size")?.shape().iter().product::<usize>() as i64,
+        ))
+    });
+}
+
+fn reshape(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "reshape")?;
+    let s = a.req(Some(1), "shape", "reshape")?;
+    let dims: Vec<i64> = match &s {
+        Obj::Tuple(_) | Obj::List(_) => iterate(&s)?.iter().map(to_int).collect::<Result<_>>()?,
+        o => vec![to_int(o)?],
+    };
+    Ok(Obj::Array(reshape_value(&x, &dims)?))
+}
+
+fn transpose(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "transpose")?;
+    let perm: Vec<usize> = match a.opt(Some(1), "axes") {
+        Some(p) => iterate(&p)?
+            .iter()
+            .map(|o| to_int(o).and_then(|i| jops::norm_axis(i, x.ndim())))
+            .collect::<Result<_>>()?,
+        None => (0..x.ndim()).rev().collect(),
+    };
+    Ok(Obj::Array(jops::transpose(&x, &perm)?))
+}
+
+fn swapaxes(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "swapaxes")?;
+    let p = jops::norm_axis(to_int(&a.req(Some(1), "axis1", "swapaxes")?)?, x.ndim())?;
+    let q = jops::norm_axis(to_int(&a.req(Some(2), "axis2", "swapaxes")?)?, x.ndim())?;
+    let mut perm: Vec<usize> = (0..x.ndim()).collect();
+    perm.swap(p, q);
+    Ok(Obj::Array(jops::transpose(&x, &perm)?))
+}
+
+fn moveaxis(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "moveaxis")?;
+    let s = jops::norm_axis(to_int(&a.req(Some(1), "source", "moveaxis")?)?, x.ndim())?;
+    let d = jops::norm_axis(
+        to_int(&a.req(Some(2), "destination", "moveaxis")?)?,
+        x.ndim(),
+    )?;
+    Ok(Obj::Array(jops::moveaxis(&x, s, d)?))
+}
+
+/// A sequence of arrays converted to their common dtype, for joining.
+fn values_list(o: &Obj) -> Result<Vec<Value>> {
+    let items = iterate(o)?;
+    let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
+    let dtype = vals.iter().map(|v| v.dtype()).max().unwrap_or(DType::F32);
+    vals.iter().map(|v| jops::convert(v, dtype)).collect()
+}
+
+/// The `axis` argument of the joining functions, 0 by default.
+fn join_axis(a: &Args) -> Result<i64> {
+    Ok(a.opt(Some(1), "axis")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(0))
+}
+
+fn concatenate(a: &Args) -> Result<Obj> {
+    let xs = values_list(&a.req(Some(0), "arrays", "concatenate")?)?;
+    Ok(Obj::Array(jops::concatenate(&xs, join_axis(a)?)?))
+}
+
+fn stack(a: &Args) -> Result<Obj> {
+    let xs = values_list(&a.req(Some(0), "arrays", "stack")?)?;
+    Ok(Obj::Array(jops::stack(&xs, join_axis(a)?)?))
+}
+
+/// `hstack`: 1-D arrays join along axis 0, others along axis 1.
+fn hstack(a: &Args) -> Result<Obj> {
+    let xs = values_list(&a.req(Some(0), "tup", "hstack")?)?;
+    let axis = if xs.first().map(|x| x.ndim()).unwrap_or(1) <= 1 {
+        0
+    } else {
+        1
+    };
+    Ok(Obj::Array(jops::concatenate(&xs, axis)?))
+}
+
+/// `vstack`: 1-D arrays become rows before joining along axis 0.
+fn vstack(a: &Args) -> Result<Obj> {
+    let xs = values_list(&a.req(Some(0), "tup", "vstack")?)?;
+    let xs: Vec<Value> = xs
+        .iter()
+        .map(|x| {
+            if x.ndim() <= 1 {
+                reshape_value(x, &[1, -1])
+            } else {
+                Ok(x.clone())
+            }
+        })
+        .collect::<Result<_>>()?;
+    Ok(Obj::Array(jops::concatenate(&xs, 0)?))
+}
+
+fn flip(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "m", "flip")?;
+    let axes: Vec<usize> = match axes_arg(a, Some(1))? {
+        Some(ax) => ax
+            .iter()
+            .map(|&i| jops::norm_axis(i, x.ndim()))
+            .collect::<Result<_>>()?,
+        None => (0..x.ndim()).collect(),
+    };
+    Ok(Obj::Array(jops::rev(&x, &axes)?))
+}
+
+/// `take(a, indices, axis=None)`: without an axis, from the flattened array.
+fn take(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "take")?;
+    let idx = arr(a, 1, "indices", "take")?;
+    match a.opt(Some(2), "axis") {
+        Some(ax) => Ok(Obj::Array(jops::take(&x, &idx, to_int(&ax)?)?)),
+        None => Ok(Obj::Array(jops::take(&reshape_value(&x, &[-1])?, &idx, 0)?)),
+    }
+}
+
+fn split(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "ary", "split")?;
+    let axis = a
+        .opt(Some(2), "axis")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(0);
+    let ax = jops::norm_axis(axis, x.ndim())?;
+    let n = x.shape()[ax];
+    let sections = a.req(Some(1), "indices_or_sections", "split")?;
+    let bounds: Vec<usize> = match &sections {
+        Obj::List(_) | Obj::Tuple(_) => {
+            let mut b = vec![0];
+            for i in iterate(&sections)? {
+                b.push((to_int(&i)?.max(0) as usize).min(n));
+            }
+            b.push(n);
+            b
+        }
+        o => {
+            let k = to_int(o)? as usize;
+            if k == 0 || n % k != 0 {
+                bail!(
+                    ValueError,
+                    "array split does not result in an equal division: {n} into {k}"
+                );
+            }
+            (0..=k).map(|i| i * n / k).collect()
+        }
+    };
+    let mut out = vec![];
+    for w in bounds.windows(2) {
+        let shape = x.shape();
+        let mut starts = vec![0; shape.len()];
+        let mut limits = shape.clone();
+        starts[ax] = w[0];
+        limits[ax] = w[1].max(w[0]);
+        out.push(Obj::Array(jops::slice(
+            &x,
+            &starts,
+            &limits,
+            &vec![1; shape.len()],
+        )?));
+    }
+    Ok(Obj::list(out))
+}
