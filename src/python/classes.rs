@@ -255,6 +255,19 @@ impl Interp {
         super::ops::setattr(obj, name, v)
     }
 
+    /// The object a class statement binds: the class, or what a library
+    /// base makes of it (an enumeration from `class Color(Enum)`), as a
+    /// metaclass would.
+    pub fn class_made(&mut self, class: Rc<Class>) -> Result<Obj> {
+        let native = class.bases.iter().find_map(|b| b.native());
+        if let Some(n) = native {
+            if let Some(made) = n.subclass_created(self, &class) {
+                return made;
+            }
+        }
+        Ok(Obj::Class(class))
+    }
+
     /// Calls the nearest base's `__init_subclass__` for a new class.
     pub fn init_subclass(&mut self, class: &Rc<Class>) -> Result<()> {
         let hook = class

@@ -33,6 +33,9 @@ pub struct ScopeData {
     pub nonlocals: RefCell<HashSet<String>>,
     /// True for a class body, whose names functions defined in it do not see.
     pub class_body: bool,
+    /// A class body's names in the order they were first bound (a class's
+    /// attributes keep definition order, as its `__dict__` does).
+    pub order: RefCell<Vec<String>>,
 }
 
 impl ScopeData {
@@ -44,6 +47,7 @@ impl ScopeData {
             globals: RefCell::new(HashSet::new()),
             nonlocals: RefCell::new(HashSet::new()),
             class_body: false,
+            order: RefCell::new(vec![]),
         })
     }
 
@@ -55,6 +59,7 @@ impl ScopeData {
             globals: RefCell::new(HashSet::new()),
             nonlocals: RefCell::new(HashSet::new()),
             class_body: true,
+            order: RefCell::new(vec![]),
         })
     }
 }
@@ -291,8 +296,14 @@ impl Interp {
         }
         let body_scope = ScopeData::class_body(scope.clone());
         self.exec_block(&c.body, &body_scope)?;
-        let mut attrs: Vec<(String, Obj)> = body_scope.vars.borrow().clone().into_iter().collect();
-        attrs.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut attrs: Vec<(String, Obj)> = {
+            let vars = body_scope.vars.borrow();
+            let order = body_scope.order.borrow();
+            order
+                .iter()
+                .filter_map(|k| vars.get(k).map(|v| (k.clone(), v.clone())))
+                .collect()
+        };
         // Annotated names in body order (dataclass fields of flax modules).
         let mut annotations = Dict::default();
         for st in &c.body {
@@ -312,7 +323,7 @@ impl Interp {
         self.cycles.class(&class);
         super::classes::adopt_methods(&class);
         self.init_subclass(&class)?;
-        let mut obj = Obj::Class(class);
+        let mut obj = self.class_made(class)?;
         for d in c.decorator_list.iter().rev() {
             let dec = self.eval(d, scope)?;
             obj = self.call(&dec, Args::new(vec![obj]))?;
@@ -577,7 +588,14 @@ impl Interp {
                 s = p.parent.clone();
             }
         }
-        scope.vars.borrow_mut().insert(name.to_string(), v);
+        let new = scope
+            .vars
+            .borrow_mut()
+            .insert(name.to_string(), v)
+            .is_none();
+        if new && scope.class_body {
+            scope.order.borrow_mut().push(name.to_string());
+        }
     }
 
     fn lookup(&self, scope: &Scope, name: &str) -> Result<Obj> {

@@ -97,6 +97,19 @@ pub trait Object: Any {
         None
     }
 
+    /// For a class's native behaviour: what a `class` statement deriving
+    /// from the class binds instead of the new subclass (an enumeration
+    /// from `class Color(Enum)`, as Python's metaclasses do), or None to
+    /// bind the subclass itself.
+    fn subclass_created(
+        &self,
+        interp: &mut Interp,
+        class: &Rc<super::value::Class>,
+    ) -> Option<Result<Obj>> {
+        let _ = (interp, class);
+        None
+    }
+
     /// The names of the attributes that hold `x`'s pytree children, in
     /// flattening order, or None when `x` is a leaf.
     fn children(&self, this: &Obj) -> Option<Vec<String>> {

@@ -4,18 +4,12 @@
 //! `class Color(Enum):` body produced: its plain attributes become members
 //! ([`Member`]: `.name`, `.value`, `<Color.RED: 1>`, `Color.RED`), looked up
 //! as `Color.RED`, `Color(1)` and `Color['RED']`, iterated in order and
-//! counted by `len`. [`enum_class`] does that conversion; `@unique` calls it
-//! (the core does not yet hand a new subclass of `Enum` to its base, so an
-//! undecorated `class Color(Enum)` keeps plain values as attributes).
-//!
-//! The core keeps a class body's attributes by name, not in definition
-//! order; members are therefore ordered by their `auto()` calls when every
-//! value is `auto()`, by value when every value is a number, and by name
-//! otherwise.
+//! counted by `len`. [`enum_class`] does that conversion when the `class`
+//! statement runs (the base classes' native behaviour, [`EnumMeta`], stands
+//! for Python's `EnumMeta`); members keep the order of the class body.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Result;
 use crate::{bail, err};
@@ -24,7 +18,7 @@ use crate::modules::Builder;
 use crate::python::format::{repr_of, str_of};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
-use crate::python::ops::{py_cmp, py_eq};
+use crate::python::ops::py_eq;
 use crate::python::value::{Args, Class, Dict, Obj};
 
 /// What kind of enumeration a class is, by the base it derives from.
@@ -40,40 +34,37 @@ const KIND_ATTR: &str = "__enum_kind__";
 /// The `enum` module.
 pub fn module() -> Obj {
     let base = |name: &str, kind: &str, bases: Vec<Rc<Class>>| {
-        Rc::new(Class::new(
-            name,
-            bases,
-            vec![(KIND_ATTR.to_string(), Obj::str(kind))],
-        ))
+        let mut class = Class::new(name, bases, vec![(KIND_ATTR.to_string(), Obj::str(kind))]);
+        class.native = Some(Rc::new(EnumMeta));
+        Rc::new(class)
     };
     let plain = base("Enum", "plain", vec![]);
-    plain.attrs.borrow_mut().push((
-        "__init__".into(),
-        Obj::native("Enum.__init__", |_, _| {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: an Enum class not decorated with @enum.unique (its members are made when the decorator runs)"
-            )
-        }),
-    ));
     let int = base("IntEnum", "int", vec![plain.clone()]);
     let strs = base("StrEnum", "str", vec![plain.clone()]);
     Builder::new("enum")
         .attr("Enum", Obj::Class(plain))
         .attr("IntEnum", Obj::Class(int))
         .attr("StrEnum", Obj::Class(strs))
-        .func("auto", |_, _| {
-            Ok(Obj::lib(Auto(NEXT_AUTO.fetch_add(1, Ordering::Relaxed))))
-        })
+        .func("auto", |_, _| Ok(Obj::lib(Auto)))
         .func("unique", unique)
         .build()
 }
 
-/// Orders `auto()` calls, so that members made of them keep their order.
-static NEXT_AUTO: AtomicU64 = AtomicU64::new(0);
-
 /// `auto()`: a value chosen when the enumeration is made.
-struct Auto(u64);
+struct Auto;
+
+/// What `class Color(Enum):` does: the new class becomes an enumeration.
+struct EnumMeta;
+
+impl Object for EnumMeta {
+    fn type_name(&self) -> String {
+        "EnumType".into()
+    }
+
+    fn subclass_created(&self, interp: &mut Interp, class: &Rc<Class>) -> Option<Result<Obj>> {
+        Some(enum_class(interp, class))
+    }
+}
 
 impl Object for Auto {
     fn type_name(&self) -> String {
@@ -130,8 +121,7 @@ fn unique(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// The attributes of a class body that become members, in member order.
 fn candidates(c: &Class) -> Vec<(String, Obj)> {
-    let mut out: Vec<(String, Obj)> = c
-        .attrs
+    c.attrs
         .borrow()
         .iter()
         .filter(|(k, v)| {
@@ -144,17 +134,7 @@ fn candidates(c: &Class) -> Vec<(String, Obj)> {
                 )
         })
         .cloned()
-        .collect();
-    let seq = |v: &Obj| v.downcast::<Auto>().map(|a| a.0);
-    if out.iter().all(|(_, v)| seq(v).is_some()) {
-        out.sort_by_key(|(_, v)| seq(v));
-    } else if out
-        .iter()
-        .all(|(_, v)| matches!(v, Obj::Int(_) | Obj::Float(_)))
-    {
-        out.sort_by(|a, b| py_cmp(&a.1, &b.1).unwrap_or(std::cmp::Ordering::Equal));
-    }
-    out
+        .collect()
 }
 
 /// The value `auto()` stands for after the values `before`.
