@@ -16,6 +16,16 @@ fn shortest_digits(x: f64, single: bool) -> (String, i32) {
     } else {
         format!("{:e}", x.abs())
     };
+    let (mant, _) = s.split_once('e').unwrap_or((&s, "0"));
+    let n = mant.chars().filter(|c| c.is_ascii_digit()).count().max(1);
+    // Of the shortest digit strings that read back as `x`, Python prints the
+    // one nearest `x`, ties to even: the correctly rounded value at that
+    // length (which the shortest-digits search may not pick on a tie).
+    let s = if single {
+        format!("{:.*e}", n - 1, x.abs() as f32)
+    } else {
+        format!("{:.*e}", n - 1, x.abs())
+    };
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     (digits, exp.parse().unwrap_or(0))
@@ -460,5 +470,22 @@ pub fn array_repr(v: &Value) -> String {
     match v {
         Value::Concrete(a) => crate::array::format::format_jax_repr(a),
         Value::Traced(_) => array_str(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float_repr;
+
+    #[test]
+    fn ties_between_shortest_digits_go_to_even() {
+        // CPython 3.11: repr(626927628383493.25) == '626927628383493.2',
+        // repr(1e23) == '1e+23', repr(2.5e-5) == '2.5e-05',
+        // repr(0.1 + 0.2) == '0.30000000000000004', repr(1/3) == '0.3333333333333333'.
+        assert_eq!(float_repr(626927628383493.25, false), "626927628383493.2");
+        assert_eq!(float_repr(1e23, false), "1e+23");
+        assert_eq!(float_repr(2.5e-5, false), "2.5e-05");
+        assert_eq!(float_repr(0.1 + 0.2, false), "0.30000000000000004");
+        assert_eq!(float_repr(1.0 / 3.0, false), "0.3333333333333333");
     }
 }
