@@ -26,6 +26,8 @@ pub enum ErrorKind {
     AssertionError,
     /// Division by zero in Python arithmetic.
     ZeroDivisionError,
+    /// A result too large for its type (`math.exp(1000)`).
+    OverflowError,
     /// Something JAX supports but shardlab does not yet, or no derivative rule.
     NotImplementedError,
     /// Python control flow on a traced value (JAX's `ConcretizationTypeError`).
@@ -53,6 +55,7 @@ impl ErrorKind {
             ErrorKind::AttributeError => "AttributeError",
             ErrorKind::AssertionError => "AssertionError",
             ErrorKind::ZeroDivisionError => "ZeroDivisionError",
+            ErrorKind::OverflowError => "OverflowError",
             ErrorKind::NotImplementedError => "NotImplementedError",
             ErrorKind::ConcretizationTypeError => "ConcretizationTypeError",
             ErrorKind::RuntimeError => "RuntimeError",

@@ -77,7 +77,11 @@ const HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
         "ArithmeticError",
         Some(ErrorKind::ZeroDivisionError),
     ),
-    ("OverflowError", "ArithmeticError", None),
+    (
+        "OverflowError",
+        "ArithmeticError",
+        Some(ErrorKind::OverflowError),
+    ),
     ("LookupError", "Exception", None),
     ("IndexError", "LookupError", Some(ErrorKind::IndexError)),
     ("KeyError", "LookupError", Some(ErrorKind::KeyError)),

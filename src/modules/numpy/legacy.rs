@@ -283,8 +283,7 @@ fn uniform(st: &State, a: &Args) -> Result<Obj> {
         })
         .collect();
     if !range.iter().all(|r| r.is_finite()) {
-        // NumPy raises OverflowError, a class the interpreter lacks.
-        bail!(ValueError, "Range exceeds valid bounds");
+        bail!(OverflowError, "Range exceeds valid bounds");
     }
     let range = HostArray {
         shape,

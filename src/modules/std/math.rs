@@ -15,9 +15,9 @@ use crate::{bail, err};
 use super::super::Builder;
 use super::{refuse, to_f64};
 
-/// Python's OverflowError, which shardlab's errors cannot name yet.
+/// Python's OverflowError.
 fn overflow(what: &str) -> Error {
-    refuse(&format!("OverflowError ({what})"))
+    err!(OverflowError, "{what}")
 }
 
 fn domain() -> Error {
