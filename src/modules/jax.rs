@@ -708,20 +708,7 @@ pub fn tree_util_module(name: &str) -> Obj {
     b.func(if short { "reduce" } else { "tree_reduce" }, |i, a| {
         let f = a.req(Some(0), "function", "tree_reduce")?;
         let (leaves, _) = flatten(&a.req(Some(1), "tree", "tree_reduce")?);
-        let mut it = leaves.into_iter();
-        let mut acc = match a.get(Some(2), "initializer") {
-            Some(v) => v,
-            None => it.next().ok_or_else(|| {
-                err!(
-                    TypeError,
-                    "reduce() of empty iterable with no initial value"
-                )
-            })?,
-        };
-        for x in it {
-            acc = i.call(&f, Args::new(vec![acc, x]))?;
-        }
-        Ok(acc)
+        super::std::functools::fold(i, &f, leaves, a.get(Some(2), "initializer"))
     });
     b.build()
 }

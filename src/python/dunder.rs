@@ -55,6 +55,16 @@ impl Interp {
         self.call(f, Args::new(pos))
     }
 
+    /// `this.name(other)` when `this` has that special method and it does
+    /// not return `NotImplemented`.
+    fn try_special(&mut self, this: &Obj, name: &str, other: &Obj) -> Result<Option<Obj>> {
+        let Some(f) = special(this, name) else {
+            return Ok(None);
+        };
+        let r = self.call_special(&f, this, vec![other.clone()])?;
+        Ok((!is_not_implemented(&r)).then_some(r))
+    }
+
     /// `repr(o)`, calling `__repr__` of instances, inside containers too.
     pub fn repr(&mut self, o: &Obj) -> Result<String> {
         if let Some(f) = special(o, "__repr__") {
@@ -205,24 +215,15 @@ impl Interp {
         if matches!(a, Obj::Instance(_)) || matches!(b, Obj::Instance(_)) {
             let (fwd, rev, inp) = binop_names(op);
             if inplace {
-                if let Some(f) = special(a, inp) {
-                    let r = self.call_special(&f, a, vec![b.clone()])?;
-                    if !is_not_implemented(&r) {
-                        return Ok(r);
-                    }
-                }
-            }
-            if let Some(f) = special(a, fwd) {
-                let r = self.call_special(&f, a, vec![b.clone()])?;
-                if !is_not_implemented(&r) {
+                if let Some(r) = self.try_special(a, inp, b)? {
                     return Ok(r);
                 }
             }
-            if let Some(f) = special(b, rev) {
-                let r = self.call_special(&f, b, vec![a.clone()])?;
-                if !is_not_implemented(&r) {
-                    return Ok(r);
-                }
+            if let Some(r) = self.try_special(a, fwd, b)? {
+                return Ok(r);
+            }
+            if let Some(r) = self.try_special(b, rev, a)? {
+                return Ok(r);
             }
         }
         ops::binop(self, op, a, b, inplace)
@@ -277,17 +278,11 @@ impl Interp {
         };
         if let Some((fwd, rev)) = pair {
             if matches!(a, Obj::Instance(_)) || matches!(b, Obj::Instance(_)) {
-                if let Some(f) = special(a, fwd) {
-                    let r = self.call_special(&f, a, vec![b.clone()])?;
-                    if !is_not_implemented(&r) {
-                        return Ok(r);
-                    }
+                if let Some(r) = self.try_special(a, fwd, b)? {
+                    return Ok(r);
                 }
-                if let Some(f) = special(b, rev) {
-                    let r = self.call_special(&f, b, vec![a.clone()])?;
-                    if !is_not_implemented(&r) {
-                        return Ok(r);
-                    }
+                if let Some(r) = self.try_special(b, rev, a)? {
+                    return Ok(r);
                 }
                 if matches!(op, CmpOp::NotEq) && special(a, "__eq__").is_some() {
                     let r = self.compare(&CmpOp::Eq, a, b)?;

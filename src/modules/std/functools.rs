@@ -71,8 +71,14 @@ pub fn partial(_: &mut Interp, a: Args) -> Result<Obj> {
 pub fn reduce(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "function", "reduce")?;
     let items = iterate(&a.req(Some(1), "iterable", "reduce")?)?;
+    fold(i, &f, items, a.get(Some(2), "initial"))
+}
+
+/// Folds `items` with the two-argument `f`, from `initial` or else the
+/// first item (what `functools.reduce` and `jax.tree.reduce` do).
+pub fn fold(i: &mut Interp, f: &Obj, items: Vec<Obj>, initial: Option<Obj>) -> Result<Obj> {
     let mut it = items.into_iter();
-    let mut acc = match a.get(Some(2), "initial") {
+    let mut acc = match initial {
         Some(v) => v,
         None => it.next().ok_or_else(|| {
             err!(
@@ -82,7 +88,7 @@ pub fn reduce(i: &mut Interp, a: Args) -> Result<Obj> {
         })?,
     };
     for x in it {
-        acc = i.call(&f, Args::new(vec![acc, x]))?;
+        acc = i.call(f, Args::new(vec![acc, x]))?;
     }
     Ok(acc)
 }
