@@ -20,8 +20,9 @@ const LINEAR_PROBES: usize = 9;
 const PERTURB_SHIFT: u32 = 5;
 const MODULUS: i64 = (1 << 61) - 1;
 
-/// CPython's hash of an object with a deterministic hash, or a fixed one.
-fn py_hash(o: &Obj) -> i64 {
+/// CPython's hash of an object with a deterministic hash (integers), or a
+/// fixed one (CPython's string hashes change from run to run).
+pub fn py_hash(o: &Obj) -> i64 {
     let int = match o {
         Obj::Bool(b) => Some(*b as i64),
         Obj::Int(i) => Some(*i),

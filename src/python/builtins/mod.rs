@@ -1,6 +1,7 @@
 //! Python's builtin functions and the methods of str, list and dict.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::array::DType;
@@ -382,6 +383,26 @@ pub fn len_of(o: &Obj) -> Result<i64> {
     })
 }
 
+/// `id(o)`: the address of a shared object, the value's bits otherwise (ids
+/// are only compared with each other).
+fn object_id(o: &Obj) -> i64 {
+    let p = match o {
+        Obj::Str(x) => Rc::as_ptr(x) as *const u8 as usize,
+        Obj::List(x) => Rc::as_ptr(x) as usize,
+        Obj::Tuple(x) => Rc::as_ptr(x) as usize,
+        Obj::Dict(x) => Rc::as_ptr(x) as usize,
+        Obj::Set(x) => Rc::as_ptr(x) as usize,
+        Obj::Func(x) => Rc::as_ptr(x) as usize,
+        Obj::Native(x) => Rc::as_ptr(x) as usize,
+        Obj::Class(x) => Rc::as_ptr(x) as usize,
+        Obj::Instance(x) => Rc::as_ptr(x) as usize,
+        Obj::Module(x) => Rc::as_ptr(x) as usize,
+        Obj::Lib(x) => Rc::as_ptr(x) as *const u8 as usize,
+        other => return super::set::py_hash(other),
+    };
+    p as i64
+}
+
 /// True for instances with `__call__` and library objects that answer calls.
 fn callable_object(o: &Obj) -> bool {
     match o {
@@ -418,6 +439,14 @@ pub fn install(interp: &mut Interp) {
     super::classes::install(interp);
     super::generators::install(interp);
     let b = &mut interp.builtins;
+    install_text(b);
+    install_iteration(b);
+    install_attributes(b);
+    install_numbers(b);
+}
+
+/// `print`, `len`, `sum`, `abs`, `min`, `max`, `round`, `repr`, `format`.
+fn install_text(b: &mut HashMap<String, Obj>) {
     let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
         b.insert(name.into(), Obj::native(name, f));
     };
@@ -442,6 +471,32 @@ pub fn install(interp: &mut Interp) {
             i.format(&a.req(Some(0), "value", "format")?, &spec)?,
         ))
     });
+}
+
+/// `isinstance`, `callable`, `hasattr`, `getattr`, `setattr`.
+fn install_attributes(b: &mut HashMap<String, Obj>) {
+    let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
+        b.insert(name.into(), Obj::native(name, f));
+    };
+    add("hasattr", |i, a| {
+        let o = a.req(Some(0), "obj", "hasattr")?;
+        let n = str_of(&a.req(Some(1), "name", "hasattr")?);
+        Ok(Obj::Bool(super::ops::getattr(i, &o, &n).is_ok()))
+    });
+    add("getattr", |i, a| {
+        let o = a.req(Some(0), "obj", "getattr")?;
+        let n = str_of(&a.req(Some(1), "name", "getattr")?);
+        match super::ops::getattr(i, &o, &n) {
+            Ok(v) => Ok(v),
+            Err(e) => a.get(Some(2), "default").ok_or(e),
+        }
+    });
+    add("setattr", |i, a| {
+        let o = a.req(Some(0), "obj", "setattr")?;
+        let n = str_of(&a.req(Some(1), "name", "setattr")?);
+        i.setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
+        Ok(Obj::None)
+    });
     add("isinstance", |_, a| {
         Ok(Obj::Bool(isinstance(
             &a.req(Some(0), "obj", "isinstance")?,
@@ -456,6 +511,13 @@ pub fn install(interp: &mut Interp) {
             ) || callable_object(&a.req(Some(0), "obj", "callable")?),
         ))
     });
+}
+
+/// `enumerate`, `zip`, `sorted`, `reversed`, `any`, `all`, `map`, `filter`.
+fn install_iteration(b: &mut HashMap<String, Obj>) {
+    let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
+        b.insert(name.into(), Obj::native(name, f));
+    };
     add("enumerate", |i, a| {
         let start = a
             .get(Some(1), "start")
@@ -536,25 +598,13 @@ pub fn install(interp: &mut Interp) {
         }
         Ok(Obj::list(out))
     });
-    add("hasattr", |i, a| {
-        let o = a.req(Some(0), "obj", "hasattr")?;
-        let n = str_of(&a.req(Some(1), "name", "hasattr")?);
-        Ok(Obj::Bool(super::ops::getattr(i, &o, &n).is_ok()))
-    });
-    add("getattr", |i, a| {
-        let o = a.req(Some(0), "obj", "getattr")?;
-        let n = str_of(&a.req(Some(1), "name", "getattr")?);
-        match super::ops::getattr(i, &o, &n) {
-            Ok(v) => Ok(v),
-            Err(e) => a.get(Some(2), "default").ok_or(e),
-        }
-    });
-    add("setattr", |i, a| {
-        let o = a.req(Some(0), "obj", "setattr")?;
-        let n = str_of(&a.req(Some(1), "name", "setattr")?);
-        i.setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
-        Ok(Obj::None)
-    });
+}
+
+/// `divmod`, `pow`, `id`, `hash`, `chr`, `ord`.
+fn install_numbers(b: &mut HashMap<String, Obj>) {
+    let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
+        b.insert(name.into(), Obj::native(name, f));
+    };
     add("divmod", |i, a| {
         let x = a.req(Some(0), "a", "divmod")?;
         let y = a.req(Some(1), "b", "divmod")?;
@@ -573,23 +623,32 @@ pub fn install(interp: &mut Interp) {
         let y = a.req(Some(1), "exp", "pow")?;
         super::ops::binop(i, &rustpython_parser::ast::Operator::Pow, &x, &y, false)
     });
-    add("id", |_, a| Ok(Obj::Int(a.pos.len() as i64)));
+    add("id", |_, a| {
+        Ok(Obj::Int(object_id(&a.req(Some(0), "obj", "id")?)))
+    });
     add("hash", |_, a| {
-        Ok(Obj::Int(
-            str_of(&a.req(Some(0), "obj", "hash")?).len() as i64
-        ))
+        let o = a.req(Some(0), "obj", "hash")?;
+        super::dict::check_hashable(&o)?;
+        Ok(Obj::Int(super::set::py_hash(&o)))
     });
     add("chr", |_, a| {
         let c = to_int(&a.req(Some(0), "i", "chr")?)?;
-        Ok(Obj::str(
-            char::from_u32(c as u32)
-                .map(|c| c.to_string())
-                .unwrap_or_default(),
-        ))
+        match u32::try_from(c).ok().and_then(char::from_u32) {
+            Some(ch) => Ok(Obj::str(ch.to_string())),
+            None => bail!(ValueError, "chr() arg not in range(0x110000)"),
+        }
     });
     add("ord", |_, a| {
         let s = str_of(&a.req(Some(0), "c", "ord")?);
-        Ok(Obj::Int(s.chars().next().map(|c| c as i64).unwrap_or(0)))
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => Ok(Obj::Int(c as i64)),
+            _ => bail!(
+                TypeError,
+                "ord() expected a character, but string of length {} found",
+                s.chars().count()
+            ),
+        }
     });
 }
 
