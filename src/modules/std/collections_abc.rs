@@ -49,6 +49,20 @@ fn has(o: &Obj, name: &str) -> bool {
     matches!(o, Obj::Instance(i) if i.class.lookup(name).is_some())
 }
 
+/// The builtin types that are iterable, sized containers.
+fn builtin_collection(o: &Obj) -> bool {
+    matches!(
+        o,
+        Obj::List(_)
+            | Obj::Tuple(_)
+            | Obj::Str(_)
+            | Obj::Dict(_)
+            | Obj::Set(_)
+            | Obj::Range(..)
+            | Obj::Array(_)
+    )
+}
+
 impl Object for AbcClass {
     fn type_name(&self) -> String {
         "ABCMeta".into()
@@ -58,34 +72,9 @@ impl Object for AbcClass {
         let generator = o.type_name() == "generator" || o.type_name() == "list_iterator";
         let frozen = matches!(o, Obj::Set(s) if s.borrow().frozen);
         Some(match self.0 {
-            Abc::Iterable => {
-                generator
-                    || has(o, "__iter__")
-                    || matches!(
-                        o,
-                        Obj::List(_)
-                            | Obj::Tuple(_)
-                            | Obj::Str(_)
-                            | Obj::Dict(_)
-                            | Obj::Set(_)
-                            | Obj::Range(..)
-                            | Obj::Array(_)
-                    )
-            }
+            Abc::Iterable => generator || has(o, "__iter__") || builtin_collection(o),
             Abc::Iterator => generator || has(o, "__next__"),
-            Abc::Sized | Abc::Container => {
-                has(o, "__len__")
-                    || matches!(
-                        o,
-                        Obj::List(_)
-                            | Obj::Tuple(_)
-                            | Obj::Str(_)
-                            | Obj::Dict(_)
-                            | Obj::Set(_)
-                            | Obj::Range(..)
-                            | Obj::Array(_)
-                    )
-            }
+            Abc::Sized | Abc::Container => has(o, "__len__") || builtin_collection(o),
             Abc::Callable => {
                 has(o, "__call__")
                     || matches!(
