@@ -267,8 +267,8 @@ impl Interp {
         self.exceptions.raised.get(&id).cloned()
     }
 
-    /// An instance of the builtin exception class `name` with `message`,
-    /// raised.
+    /// An instance of the builtin exception class `name` with `message` as
+    /// its argument (none when empty), raised.
     pub fn raise_builtin(&mut self, name: &str, message: &str) -> Error {
         let class = self
             .exceptions
@@ -280,7 +280,12 @@ impl Interp {
             return err!(Exception, "{message}");
         };
         let inst = Instance::new(class);
-        inst.set("args", Obj::tuple(vec![Obj::str(message)]));
+        let args = if message.is_empty() {
+            vec![]
+        } else {
+            vec![Obj::str(message)]
+        };
+        inst.set("args", Obj::tuple(args));
         match self.raise(Obj::Instance(Rc::new(inst))) {
             Ok(e) | Err(e) => e,
         }

@@ -154,14 +154,16 @@ impl Object for Generator {
         Ok(match name {
             "send" => Some(Obj::native("generator.send", move |i, a| {
                 let v = a.get(Some(0), "value").unwrap_or(Obj::None);
-                i.next_of(&me, v)?
-                    .ok_or_else(|| err!(Exception, "StopIteration"))
-                    .map_err(|e| i.stop_iteration(e))
+                match i.next_of(&me, v)? {
+                    Some(x) => Ok(x),
+                    None => Err(i.stop_iteration()),
+                }
             })),
             "__next__" => Some(Obj::native("generator.__next__", move |i, _| {
-                i.next_of(&me, Obj::None)?
-                    .ok_or_else(|| err!(Exception, "StopIteration"))
-                    .map_err(|e| i.stop_iteration(e))
+                match i.next_of(&me, Obj::None)? {
+                    Some(x) => Ok(x),
+                    None => Err(i.stop_iteration()),
+                }
             })),
             "close" => Some(Obj::native("generator.close", move |_, _| {
                 if let Some(g) = me.downcast::<Generator>() {
@@ -176,14 +178,8 @@ impl Object for Generator {
 
 impl Interp {
     /// The error `next()` raises on an exhausted iterator: a `StopIteration`.
-    pub fn stop_iteration(&mut self, _: Error) -> Error {
-        let class = self.builtins.get("StopIteration").cloned();
-        match class {
-            Some(c) => match self.raise(c) {
-                Ok(e) | Err(e) => e,
-            },
-            None => err!(Exception, "StopIteration"),
-        }
+    pub fn stop_iteration(&mut self) -> Error {
+        self.raise_builtin("StopIteration", "")
     }
 
     /// The next item of a generator `g` (sending `sent` into it), or None
@@ -555,7 +551,7 @@ pub fn install(interp: &mut Interp) {
             match (got, default) {
                 (Some(v), _) => Ok(v),
                 (None, Some(d)) => Ok(d),
-                (None, None) => Err(i.stop_iteration(err!(Exception, "StopIteration"))),
+                (None, None) => Err(i.stop_iteration()),
             }
         }),
     );
@@ -603,7 +599,7 @@ impl Object for ListIterator {
                     *it.next.borrow_mut() = k + 1;
                     Ok(v.clone())
                 }
-                None => Err(i.stop_iteration(err!(Exception, "StopIteration"))),
+                None => Err(i.stop_iteration()),
             }
         })))
     }

@@ -58,3 +58,16 @@ except StopIteration:
     print("stop")
 print(dict(zip("ab", count(5))))
 result = list(count(3))
+it = iter([])
+try:
+    next(it)
+except StopIteration as e:
+    print(repr(e), e.args)
+def g():
+    yield 1
+x = g()
+next(x)
+try:
+    x.send(3)
+except StopIteration as e:
+    print(type(e).__name__, e.args)
