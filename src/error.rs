@@ -32,6 +32,9 @@ pub enum ErrorKind {
     NotImplementedError,
     /// Python control flow on a traced value (JAX's `ConcretizationTypeError`).
     ConcretizationTypeError,
+    /// Operands whose shardings over explicit mesh axes do not determine the
+    /// result's (JAX's `ShardingTypeError`).
+    ShardingTypeError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// The caller cancelled the run.
@@ -58,6 +61,7 @@ impl ErrorKind {
             ErrorKind::OverflowError => "OverflowError",
             ErrorKind::NotImplementedError => "NotImplementedError",
             ErrorKind::ConcretizationTypeError => "ConcretizationTypeError",
+            ErrorKind::ShardingTypeError => "ShardingTypeError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::Cancelled => "Cancelled",
             ErrorKind::SyntaxError => "SyntaxError",

@@ -8,6 +8,35 @@
 use crate::error::Result;
 use crate::{bail, err};
 
+/// How the computation treats a mesh axis (`jax.sharding.AxisType`).
+///
+/// `Auto` axes leave shardings to the partitioner (JAX's GSPMD propagation);
+/// `Explicit` axes make the sharding part of every value's type, fixed by
+/// each primitive's sharding rule; `Manual` axes are inside a `shard_map`,
+/// where the program sees per-device shards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
+pub enum AxisType {
+    /// The partitioner chooses (the default of `Mesh(...)`).
+    #[default]
+    Auto,
+    /// Sharding in types (the default of `jax.make_mesh`).
+    Explicit,
+    /// Per-device code (inside `shard_map`).
+    Manual,
+}
+
+impl AxisType {
+    /// The name JAX prints: `Auto`, `Explicit`, `Manual`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AxisType::Auto => "Auto",
+            AxisType::Explicit => "Explicit",
+            AxisType::Manual => "Manual",
+        }
+    }
+}
+
 /// A named n-d grid of devices, as `jax.sharding.Mesh`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
@@ -15,6 +44,8 @@ pub struct Mesh {
     axis_names: Vec<String>,
     shape: Vec<usize>,
     device_ids: Vec<usize>,
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    axis_types: Vec<AxisType>,
 }
 
 impl Mesh {
@@ -73,7 +104,35 @@ impl Mesh {
             axis_names: axis_names.to_vec(),
             shape: shape.to_vec(),
             device_ids,
+            axis_types: vec![AxisType::Auto; shape.len()],
         })
+    }
+
+    /// The same mesh with the given axis types, one per axis.
+    pub fn with_axis_types(mut self, types: Vec<AxisType>) -> Result<Mesh> {
+        if types.len() != self.shape.len() {
+            bail!(
+                ValueError,
+                "Number of axis names should match the number of axis_types. Got axis_names={} and axis_types={}",
+                fmt_names(&self.axis_names),
+                fmt_types(&types)
+            );
+        }
+        self.axis_types = types;
+        Ok(self)
+    }
+
+    /// The type of every axis, major to minor. A mesh deserialised without
+    /// them has `Auto` axes.
+    pub fn axis_types(&self) -> Vec<AxisType> {
+        let mut t = self.axis_types.clone();
+        t.resize(self.shape.len(), AxisType::Auto);
+        t
+    }
+
+    /// The type of axis `name`.
+    pub fn axis_type(&self, name: &str) -> Result<AxisType> {
+        Ok(self.axis_types()[self.axis(name)?])
     }
 
     /// The axis names, major to minor.
@@ -181,6 +240,16 @@ impl Mesh {
 /// Formats axis names as JAX prints a tuple of names: `('x', 'y')`.
 pub fn fmt_names(names: &[String]) -> String {
     let inner: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    if inner.len() == 1 {
+        format!("({},)", inner[0])
+    } else {
+        format!("({})", inner.join(", "))
+    }
+}
+
+/// Formats axis types as JAX prints a tuple of them: `(Auto,)`, `(Explicit, Explicit)`.
+pub fn fmt_types(types: &[AxisType]) -> String {
+    let inner: Vec<&str> = types.iter().map(|t| t.name()).collect();
     if inner.len() == 1 {
         format!("({},)", inner[0])
     } else {

@@ -283,6 +283,30 @@ impl NamedSharding {
     }
 }
 
+/// Where a global array lives: what JAX's `x.sharding` describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// Whole on one device (`SingleDeviceSharding`), by device id.
+    Device(usize),
+    /// Split over a mesh (`NamedSharding`).
+    Named(NamedSharding),
+    /// The result of an operation whose sharding rule shardlab does not have
+    /// yet (named here): its values are right, its sharding is not known, so
+    /// asking for it fails rather than guessing.
+    Unknown(String),
+}
+
+impl Placement {
+    /// Whether every device that holds the array holds all of it.
+    pub fn is_fully_replicated(&self, global_shape: &[usize]) -> Result<bool> {
+        Ok(match self {
+            Placement::Device(_) => true,
+            Placement::Named(s) => s.shard_shape(global_shape)? == global_shape,
+            Placement::Unknown(_) => false,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

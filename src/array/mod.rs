@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::bail;
 use crate::error::Result;
+use crate::sharding::Placement;
 
 pub mod broadcast;
 pub mod create;
@@ -104,10 +105,16 @@ impl Buffer {
 }
 
 /// A contiguous row-major n-d array.
+///
+/// At top level an array is a global value that may also know where JAX
+/// would keep it (its [`Placement`]: `x.sharding`); the data is always the
+/// whole array. Arrays inside the evaluators are one device's local data
+/// and carry no placement.
 #[derive(Clone, PartialEq)]
 pub struct Array {
     shape: Vec<usize>,
     buffer: Buffer,
+    placement: Option<Arc<Placement>>,
 }
 
 /// Number of elements of a shape (1 for a scalar).
@@ -131,6 +138,7 @@ impl Array {
         Ok(Array {
             shape: shape.to_vec(),
             buffer: Buffer::F32(data.into()),
+            placement: None,
         })
     }
 
@@ -140,6 +148,7 @@ impl Array {
         Ok(Array {
             shape: shape.to_vec(),
             buffer: Buffer::I32(data.into()),
+            placement: None,
         })
     }
 
@@ -149,6 +158,7 @@ impl Array {
         Ok(Array {
             shape: shape.to_vec(),
             buffer: Buffer::Bool(data.into()),
+            placement: None,
         })
     }
 
@@ -158,7 +168,24 @@ impl Array {
         Ok(Array {
             shape: shape.to_vec(),
             buffer,
+            placement: None,
         })
+    }
+
+    /// Where JAX would keep this array; `None` is the default device.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_deref()
+    }
+
+    /// The same data with another placement.
+    pub fn with_placement(mut self, placement: Option<Arc<Placement>>) -> Array {
+        self.placement = placement;
+        self
+    }
+
+    /// The placement, shared (to give it to another array).
+    pub fn placement_rc(&self) -> Option<Arc<Placement>> {
+        self.placement.clone()
     }
 
     fn check_len(shape: &[usize], len: usize) -> Result<()> {
@@ -179,6 +206,7 @@ impl Array {
         Array {
             shape: vec![],
             buffer: Buffer::F32(vec![v].into()),
+            placement: None,
         }
     }
 
@@ -187,6 +215,7 @@ impl Array {
         Array {
             shape: vec![],
             buffer: Buffer::I32(vec![v].into()),
+            placement: None,
         }
     }
 
@@ -195,6 +224,7 @@ impl Array {
         Array {
             shape: vec![],
             buffer: Buffer::Bool(vec![v].into()),
+            placement: None,
         }
     }
 
@@ -209,6 +239,7 @@ impl Array {
         Array {
             shape: shape.to_vec(),
             buffer,
+            placement: None,
         }
     }
 
@@ -311,6 +342,7 @@ impl Array {
         Ok(Array {
             shape: shape.to_vec(),
             buffer: self.buffer.clone(),
+            placement: None,
         })
     }
 
@@ -363,6 +395,7 @@ impl Array {
         Array {
             shape: shape.to_vec(),
             buffer,
+            placement: None,
         }
     }
 }
@@ -376,6 +409,7 @@ impl Array {
         Array {
             shape: shape.to_vec(),
             buffer,
+            placement: None,
         }
     }
 }

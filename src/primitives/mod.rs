@@ -16,6 +16,7 @@ pub mod collectives;
 pub mod dot;
 pub mod elementwise;
 pub mod maps;
+pub mod placement;
 pub mod reduce;
 pub mod structural;
 

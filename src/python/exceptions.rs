@@ -151,8 +151,10 @@ impl Exceptions {
                 None => inherited,
             };
             let class = Rc::new(class);
+            // The most derived class of a kind stands for it (`Exception`,
+            // not `BaseException`, for an engine error of no narrower kind).
             if let Some(k) = kind {
-                by_kind.entry(k).or_insert_with(|| class.clone());
+                by_kind.insert(k, class.clone());
             }
             by_name.push((name, class));
         }
@@ -179,6 +181,7 @@ impl Exceptions {
         let k = match kind {
             ErrorKind::ConcretizationTypeError => ErrorKind::TypeError,
             ErrorKind::Cancelled => ErrorKind::RuntimeError,
+            ErrorKind::ShardingTypeError => ErrorKind::Exception,
             k => k,
         };
         self.by_kind.get(&k).cloned()

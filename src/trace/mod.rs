@@ -158,8 +158,13 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         // whether or not the operation is being traced.
         let avals: Vec<Aval> = arrays.iter().map(Aval::of).collect();
         prim.abstract_eval(&avals, &AxisEnv::default())?;
-        return crate::exec::apply_eager(&prim, &arrays)
-            .map(|outs| outs.into_iter().map(Value::Concrete).collect());
+        let outs = crate::exec::apply_eager(&prim, &arrays)?;
+        let placements = crate::primitives::placement::propagate(&prim, &arrays, &outs)?;
+        return Ok(outs
+            .into_iter()
+            .zip(placements)
+            .map(|(a, p)| Value::Concrete(a.with_placement(p)))
+            .collect());
     }
     let inputs = if prim.joins_vma() {
         insert_pvary(inputs)?

@@ -1,0 +1,242 @@
+//! Where the result of an eager operation on placed arrays lives: each
+//! primitive family's sharding rule, for arrays at top level.
+//!
+//! The values are computed on the whole arrays either way; these rules only
+//! say how JAX 0.10.2 lays the result out, so `y.sharding` after `y = x * 2`
+//! answers as JAX does. Both kinds of mesh axis follow the same rules here
+//! (JAX's sharding-in-types rules for `Explicit` axes, and what XLA's
+//! propagation picks for `Auto` ones, which agree on these families):
+//! elementwise operations keep their operands' specs dimension by dimension,
+//! reductions drop the reduced dimensions, transposes permute the spec. Their
+//! spellings differ: an explicit spec names every dimension (`P(None, None)`),
+//! while XLA reports a replicated result as `P()`.
+//!
+//! A family without a rule here marks its result [`Placement::Unknown`]:
+//! its values are right, and asking for its sharding fails with
+//! `NotImplementedError` instead of guessing. Over explicit axes the
+//! sharding is part of the result's type, which JAX checks at once, so there
+//! the operation itself fails with `NotImplementedError`.
+
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::error::Result;
+use crate::mesh::AxisType;
+use crate::sharding::{NamedSharding, PartitionSpec, Placement};
+
+use super::Prim;
+
+type Entry = Option<Vec<String>>;
+
+/// The placements of `prim`'s outputs `outs`, computed from operands `ins`.
+pub fn propagate(
+    prim: &Prim,
+    ins: &[Array],
+    outs: &[Array],
+) -> Result<Vec<Option<Arc<Placement>>>> {
+    let placed: Vec<&Placement> = ins.iter().filter_map(Array::placement).collect();
+    let Some(first) = placed.first() else {
+        return Ok(vec![None; outs.len()]);
+    };
+    let unknown = || Some(Arc::new(Placement::Unknown(prim.name())));
+    if placed.iter().any(|p| matches!(p, Placement::Unknown(_))) {
+        return Ok(vec![unknown(); outs.len()]);
+    }
+    if let Placement::Device(d) = first {
+        let same = placed.iter().all(|p| **p == Placement::Device(*d));
+        let p = if same {
+            Some(Arc::new(Placement::Device(*d)))
+        } else {
+            unknown()
+        };
+        return Ok(vec![p; outs.len()]);
+    }
+    let Placement::Named(s) = first else {
+        return Ok(vec![unknown(); outs.len()]);
+    };
+    let same_mesh = placed
+        .iter()
+        .all(|p| matches!(p, Placement::Named(o) if o.mesh == s.mesh));
+    let spec = if same_mesh {
+        out_spec(prim, ins, outs)?
+    } else {
+        None
+    };
+    if spec.is_none() && uses_explicit_axes(&placed) {
+        crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {} on arrays sharded over explicit mesh axes",
+            prim.name()
+        );
+    }
+    Ok(outs
+        .iter()
+        .map(|o| match &spec {
+            Some(entries) => Some(Arc::new(Placement::Named(NamedSharding::new(
+                s.mesh.clone(),
+                spelled(&s.mesh.axis_types(), entries.clone(), o.ndim()),
+            )))),
+            None => unknown(),
+        })
+        .collect())
+}
+
+/// Whether any operand is split over an explicit mesh axis.
+fn uses_explicit_axes(placed: &[&Placement]) -> bool {
+    placed.iter().any(|p| match p {
+        Placement::Named(s) => s
+            .spec
+            .used_axes()
+            .iter()
+            .any(|a| s.mesh.axis_type(a).ok() == Some(AxisType::Explicit)),
+        _ => false,
+    })
+}
+
+/// The spec entries of the (first) output, one per dimension, or None when
+/// the family has no rule or the operands' specs conflict.
+fn out_spec(prim: &Prim, ins: &[Array], outs: &[Array]) -> Result<Option<Vec<Entry>>> {
+    let Some(out) = outs.first() else {
+        return Ok(None);
+    };
+    if let Prim::DotGeneral { contracting, batch } = prim {
+        return dot_general(ins, contracting, batch);
+    }
+    Ok(simple(prim, ins, out))
+}
+
+/// The families whose rule cannot fail.
+fn simple(prim: &Prim, ins: &[Array], out: &Array) -> Option<Vec<Entry>> {
+    match prim {
+        Prim::Unary(_) | Prim::Convert(_) | Prim::IntegerPow(_) | Prim::StopGradient => {
+            Some(entries(ins.first()?, out.ndim()))
+        }
+        Prim::Binary(_) | Prim::Select => broadcast(ins, out.shape()),
+        Prim::Reduce { axes, .. } => {
+            let e = entries(ins.first()?, ins.first()?.ndim());
+            Some(
+                e.into_iter()
+                    .enumerate()
+                    .filter(|(d, _)| !axes.contains(d))
+                    .map(|(_, x)| x)
+                    .collect(),
+            )
+        }
+        Prim::ArgReduce { axis, .. } => {
+            let mut e = entries(ins.first()?, ins.first()?.ndim());
+            (*axis < e.len()).then(|| {
+                e.remove(*axis);
+                e
+            })
+        }
+        Prim::Transpose(perm) => {
+            let e = entries(ins.first()?, ins.first()?.ndim());
+            perm.iter().map(|&p| e.get(p).cloned()).collect()
+        }
+        _ => None,
+    }
+}
+
+type Dims = (Vec<usize>, Vec<usize>);
+
+/// `dot_general`: batch dimensions, then lhs's free dimensions, then rhs's
+/// keep their axes. Sharded contracting dimensions leave the result's
+/// sharding open (JAX asks for `out_sharding`; XLA's choice is not
+/// modelled), and so does an axis that would split two result dimensions.
+fn dot_general(ins: &[Array], contracting: &Dims, batch: &Dims) -> Result<Option<Vec<Entry>>> {
+    let [lhs, rhs] = ins else {
+        return Ok(None);
+    };
+    let (le, re) = (entries(lhs, lhs.ndim()), entries(rhs, rhs.ndim()));
+    let spec_text = |e: &[Entry], dims: &[usize]| {
+        let names: Vec<String> = dims
+            .iter()
+            .map(|&d| match &e[d] {
+                None => "None".to_string(),
+                Some(a) if a.len() == 1 => format!("'{}'", a[0]),
+                Some(a) => crate::mesh::fmt_names(a),
+            })
+            .collect();
+        if names.len() == 1 {
+            format!("({},)", names[0])
+        } else {
+            format!("({})", names.join(", "))
+        }
+    };
+    let sharded = |e: &[Entry], dims: &[usize]| dims.iter().any(|&d| e[d].is_some());
+    if sharded(&le, &contracting.0) || sharded(&re, &contracting.1) {
+        let explicit = [lhs, rhs]
+            .iter()
+            .any(|a| a.placement().is_some_and(|p| uses_explicit_axes(&[p])));
+        if explicit {
+            crate::bail!(
+                ShardingTypeError,
+                "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. Please specify the output sharding via the `out_sharding` parameter. Got lhs_contracting_spec={} and rhs_contracting_spec={}",
+                spec_text(&le, &contracting.0),
+                spec_text(&re, &contracting.1)
+            );
+        }
+        return Ok(None);
+    }
+    let free = |e: &[Entry], c: &[usize], b: &[usize]| -> Vec<Entry> {
+        (0..e.len())
+            .filter(|d| !c.contains(d) && !b.contains(d))
+            .map(|d| e[d].clone())
+            .collect()
+    };
+    let mut out: Vec<Entry> = vec![];
+    for (&l, &r) in batch.0.iter().zip(&batch.1) {
+        match (&le[l], &re[r]) {
+            (a, b) if a == b || b.is_none() => out.push(a.clone()),
+            (None, b) => out.push(b.clone()),
+            _ => return Ok(None),
+        }
+    }
+    out.extend(free(&le, &contracting.0, &batch.0));
+    out.extend(free(&re, &contracting.1, &batch.1));
+    let used: Vec<&String> = out.iter().flatten().flatten().collect();
+    let repeated = used.iter().enumerate().any(|(i, a)| used[..i].contains(a));
+    Ok((!repeated).then_some(out))
+}
+
+/// An operand's spec, one entry per dimension (unplaced: all None).
+fn entries(a: &Array, ndim: usize) -> Vec<Entry> {
+    let mut e = match a.placement() {
+        Some(Placement::Named(s)) => s.spec.entries().to_vec(),
+        _ => vec![],
+    };
+    e.resize(ndim, None);
+    e
+}
+
+/// NumPy broadcasting of specs: each output dimension takes the axes of the
+/// operands whose matching dimension has the output's size; operands that
+/// disagree have no rule here (JAX raises for explicit axes).
+fn broadcast(ins: &[Array], out_shape: &[usize]) -> Option<Vec<Entry>> {
+    let rank = out_shape.len();
+    let mut out: Vec<Entry> = vec![None; rank];
+    for a in ins {
+        let e = entries(a, a.ndim());
+        let offset = rank.checked_sub(a.ndim())?;
+        for (d, entry) in e.into_iter().enumerate() {
+            let Some(axes) = entry else { continue };
+            match &out[d + offset] {
+                None => out[d + offset] = Some(axes),
+                Some(have) if *have == axes => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The spec as JAX spells it: every dimension when the mesh has an explicit
+/// axis, else `P()` for a replicated result.
+fn spelled(types: &[AxisType], mut e: Vec<Entry>, ndim: usize) -> PartitionSpec {
+    e.resize(ndim, None);
+    let explicit = types.contains(&AxisType::Explicit);
+    if !explicit && e.iter().all(Option::is_none) {
+        return PartitionSpec::replicated();
+    }
+    PartitionSpec::new(e)
+}
