@@ -599,36 +599,6 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     unflatten(&def, &outs)
 }
 
-/// `jax.device_put(x, sharding)`: arrays carry no placement here, so this
-/// only checks that a `NamedSharding` fits the array, as JAX does.
-fn device_put(_: &mut Interp, a: Args) -> Result<Obj> {
-    let x = a.req(Some(0), "x", "device_put")?;
-    let target = a.opt(Some(1), "device");
-    let sharding = target.as_ref().and_then(|t| t.downcast::<NamedSharding>());
-    if let (Obj::Array(v), Some(sh), Some(ns)) = (&x, &target, sharding) {
-        let shape = v.shape();
-        let repr = crate::python::format::repr_of(sh);
-        if let Err(e) = ns.spec.validate(&ns.mesh, shape.len()) {
-            let msg = if ns.spec.0.len() > shape.len() {
-                format!(
-                    "One of device_put args is incompatible with its sharding annotation {repr}: {}",
-                    e.message
-                )
-            } else {
-                e.message
-            };
-            return Err(crate::error::Error::new(e.kind, msg));
-        }
-        if let Err(e) = ns.spec.shard_shape(&ns.mesh, &shape) {
-            return Err(crate::error::Error::new(
-                e.kind,
-                format!("Sharding {repr}: {}", e.message),
-            ));
-        }
-    }
-    Ok(x)
-}
-
 /// The number of devices: `N` when the program has set
 /// `os.environ["XLA_FLAGS"]` to `--xla_force_host_platform_device_count=N`
 /// (the run's configuration then changes to `N`, so maps see it too), else
@@ -730,20 +700,38 @@ pub fn debug_module() -> Obj {
     let mut b = Builder::new("jax.debug");
     b.func("visualize_array_sharding", |i, a| {
         let x = a.req(Some(0), "arr", "visualize_array_sharding")?;
-        let shape = match &x {
-            Obj::Array(v) => v.shape(),
+        let arr = match &x {
+            Obj::Array(v) => v.concrete("visualize_array_sharding")?.clone(),
             o => bail!(
                 TypeError,
                 "visualize_array_sharding expects an array, got {}",
                 o.type_name()
             ),
         };
-        let label = "CPU 0";
-        let w = label.len() + 4;
-        let line = "─".repeat(w);
-        i.out
-            .push_str(&format!("┌{line}┐\n│  {label}  │\n└{line}┘\n"));
-        let _ = shape;
+        let p = super::sharding::placed::placement(i, &arr)?;
+        let text = super::sharding::visualize::render(arr.shape(), &p)?;
+        i.out.push_str(&text);
+        Ok(Obj::None)
+    });
+    b.func("visualize_sharding", |i, a| {
+        let shape: Vec<usize> = iterate(&a.req(Some(0), "shape", "visualize_sharding")?)?
+            .iter()
+            .map(|d| to_int(d).map(|d| d as usize))
+            .collect::<Result<_>>()?;
+        let s = a.req(Some(1), "sharding", "visualize_sharding")?;
+        let p = if let Some(ns) = s.downcast::<NamedSharding>() {
+            ns.placement()
+        } else if let Some(sd) = s.downcast::<super::sharding::placed::SingleDeviceSharding>() {
+            crate::sharding::Placement::Device(sd.0)
+        } else {
+            bail!(
+                TypeError,
+                "visualize_sharding expects a sharding, got {}",
+                s.type_name()
+            )
+        };
+        let text = super::sharding::visualize::render(&shape, &p)?;
+        i.out.push_str(&text);
         Ok(Obj::None)
     });
     b.func("print", |i, a| {
@@ -794,7 +782,9 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("make_jaxpr", make_jaxpr);
     b.func("eval_shape", eval_shape);
     b.func("make_mesh", super::sharding::make_mesh);
-    b.func("device_put", device_put);
+    b.func("device_put", super::sharding::placed::device_put);
+    b.func("typeof", super::sharding::placed::type_of);
+    b.func("set_mesh", super::sharding::context::set_mesh);
     b.func("block_until_ready", |_, a| {
         a.req(Some(0), "x", "block_until_ready")
     });
@@ -816,7 +806,16 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     ] {
         let s = super::import(interp, &format!("jax.{sub}"))?;
         if let Obj::Module(mm) = &m {
-            mm.attrs.borrow_mut().push((sub.to_string(), s));
+            mm.attrs.borrow_mut().push((sub.to_string(), s.clone()));
+            // `jax.P` and `jax.NamedSharding` are `jax.sharding`'s own.
+            if let (Obj::Module(sm), "sharding") = (&s, sub) {
+                for name in ["P", "NamedSharding"] {
+                    let found = sm.attrs.borrow().iter().find(|(n, _)| n == name).cloned();
+                    if let Some(pair) = found {
+                        mm.attrs.borrow_mut().push(pair);
+                    }
+                }
+            }
         }
     }
     Ok(m)

@@ -74,6 +74,15 @@ impl Library for Modules {
     fn missing_attr(&self, interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
         module_attr_missing(interp, module, name)
     }
+
+    fn array_attr(
+        &self,
+        interp: &mut Interp,
+        x: &crate::array::Array,
+        name: &str,
+    ) -> Result<Option<Obj>> {
+        sharding::placed::array_attr(interp, x, name)
+    }
 }
 
 /// Imports a module by dotted name (`import jax.numpy as jnp`), through the

@@ -115,7 +115,7 @@ fn fill(b: &mut Builder, numpy: bool) {
 pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
-    b.build()
+    super::sharding::context::placing_functions(b.build())
 }
 
 /// The `numpy` module.

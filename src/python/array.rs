@@ -519,17 +519,19 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
                 })))
             })
         }
-        "sharding" => {
+        _ => {
+            if let Value::Concrete(a) = x {
+                let library = interp.library.clone();
+                if let Some(o) = library.array_attr(interp, a, name)? {
+                    return Ok(o);
+                }
+            }
             bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: x.sharding"
+                AttributeError,
+                "'{}' object has no attribute '{name}'",
+                Obj::Array(x.clone()).type_name()
             )
         }
-        _ => bail!(
-            AttributeError,
-            "'{}' object has no attribute '{name}'",
-            Obj::Array(x.clone()).type_name()
-        ),
     })
 }
 

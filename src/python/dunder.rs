@@ -311,6 +311,17 @@ impl Interp {
         ops::delitem(container, key)
     }
 
+    /// A library object's bound `__enter__` and `__exit__`, when it has both.
+    fn bound_context(&mut self, cm: &Obj) -> Result<Option<(Obj, Obj)>> {
+        let Obj::Lib(o) = cm else {
+            return Ok(None);
+        };
+        let o = o.clone();
+        let enter = o.getattr(self, cm, "__enter__")?;
+        let exit = o.getattr(self, cm, "__exit__")?;
+        Ok(enter.zip(exit))
+    }
+
     /// `with cm as x: body`: `__enter__`, then `__exit__` with the
     /// exception (or three Nones); a true `__exit__` result swallows it.
     pub fn with_context(
@@ -318,14 +329,24 @@ impl Interp {
         cm: &Obj,
         body: &mut dyn FnMut(&mut Interp, Obj) -> Result<super::interp::Flow>,
     ) -> Result<super::interp::Flow> {
-        let (Some(enter), Some(exit)) = (special(cm, "__enter__"), special(cm, "__exit__")) else {
-            // Meshes and other library objects used as contexts.
-            return body(self, cm.clone());
+        // A class's methods take the instance; a library object's are bound.
+        let (enter, exit, this) = match (special(cm, "__enter__"), special(cm, "__exit__")) {
+            (Some(enter), Some(exit)) => (enter, exit, Some(cm)),
+            _ => match self.bound_context(cm)? {
+                Some((enter, exit)) => (enter, exit, None),
+                // Library objects that are no context managers in JAX 0.10.2
+                // but were in older versions (a `Mesh`) run the body as is.
+                None => return body(self, cm.clone()),
+            },
         };
-        let value = self.call_special(&enter, cm, vec![])?;
+        let call = |me: &mut Interp, f: &Obj, rest: Vec<Obj>| match this {
+            Some(this) => me.call_special(f, this, rest),
+            None => me.call(f, Args::new(rest)),
+        };
+        let value = call(self, &enter, vec![])?;
         match body(self, value) {
             Ok(flow) => {
-                self.call_special(&exit, cm, vec![Obj::None, Obj::None, Obj::None])?;
+                call(self, &exit, vec![Obj::None, Obj::None, Obj::None])?;
                 Ok(flow)
             }
             Err(e) if e.kind == ErrorKind::Cancelled => Err(e),
@@ -335,7 +356,7 @@ impl Interp {
                     Obj::Instance(i) => Obj::Class(i.class.clone()),
                     _ => Obj::None,
                 };
-                let r = self.call_special(&exit, cm, vec![ty, exc, Obj::None])?;
+                let r = call(self, &exit, vec![ty, exc, Obj::None])?;
                 if ops::truthy(&r, "__exit__")? {
                     self.forget_raised(&e);
                     Ok(super::interp::Flow::Normal)

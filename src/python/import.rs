@@ -5,6 +5,7 @@
 //! The modules themselves live outside the core (in `crate::modules`), which
 //! hands the core a `Library` when a run starts.
 
+use crate::array::Array;
 use crate::bail;
 use crate::error::Result;
 
@@ -25,6 +26,13 @@ pub trait Library {
             AttributeError,
             "module '{module}' has no attribute '{name}'"
         )
+    }
+
+    /// An attribute of a concrete array that a library defines (where the
+    /// array lives: `x.sharding`, `x.addressable_shards`), or None.
+    fn array_attr(&self, interp: &mut Interp, x: &Array, name: &str) -> Result<Option<Obj>> {
+        let _ = (interp, x, name);
+        Ok(None)
     }
 }
 

@@ -108,6 +108,9 @@ pub struct Interp {
     pub frames: Vec<(Rc<Function>, Scope)>,
     /// The objects of this run that may close a reference cycle.
     pub cycles: super::cycles::Cycles,
+    /// The run state of library modules (a context mesh, say), one value per
+    /// type: kept with the run, so nothing outlives it.
+    state: HashMap<std::any::TypeId, Box<dyn std::any::Any>>,
 }
 
 fn name_of(id: &ast::Identifier) -> String {
@@ -132,9 +135,23 @@ impl Interp {
             handling: vec![],
             frames: vec![],
             cycles: super::cycles::Cycles::default(),
+            state: HashMap::new(),
         };
         super::builtins::install(&mut interp);
         interp
+    }
+
+    /// The run's value of state type `T` (created on first use).
+    pub fn state<T: Default + 'static>(&mut self) -> &mut T {
+        let slot = self
+            .state
+            .entry(std::any::TypeId::of::<T>())
+            .or_insert_with(|| Box::<T>::default());
+        match slot.downcast_mut::<T>() {
+            Some(t) => t,
+            // The map is keyed by the type's id, so the box holds a `T`.
+            None => unreachable!("run state keyed by the wrong type"),
+        }
     }
 
     fn tick(&mut self) -> Result<()> {

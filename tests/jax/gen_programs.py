@@ -63,7 +63,8 @@ def run(name):
     namespace = {"__name__": "__main__"}
     try:
         code = compile(source, path, "exec")
-        with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        # Each program starts without a context mesh and leaves none behind.
+        with contextlib.redirect_stdout(out), warnings.catch_warnings(), jax.set_mesh(None):
             warnings.simplefilter("ignore")
             exec(code, namespace)
         record["stdout"] = out.getvalue()

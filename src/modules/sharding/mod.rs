@@ -1,5 +1,10 @@
 //! `jax.sharding`: Mesh, PartitionSpec and NamedSharding, plus the attributes
-//! of devices and device arrays.
+//! of devices and device arrays. The context mesh lives in `context`, arrays'
+//! placements in `placed`, and the sharding tables JAX draws in `visualize`.
+
+pub mod context;
+pub mod placed;
+pub mod visualize;
 
 use std::rc::Rc;
 
@@ -35,6 +40,10 @@ impl Object for Device {
 
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(format!("CpuDevice(id={})", self.0))
+    }
+
+    fn str(&self, _: &Obj) -> Option<String> {
+        Some(format!("cpu:{}", self.0))
     }
 
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
@@ -79,11 +88,28 @@ impl Object for DeviceArray {
         devices_attr(self, name)
     }
 
+    /// NumPy's repr of an object array of devices.
     fn repr(&self, _: &Obj) -> Option<String> {
-        let items: Vec<Obj> = self.ids.iter().map(|&i| Obj::lib(Device(i))).collect();
-        Some(format!(
-            "array({})",
-            crate::python::format::repr_nested(&items, &self.shape)
+        if self.shape.is_empty() {
+            return Some(format!("array({}, dtype=object)", device_word(self.ids[0])));
+        }
+        let word = |i: usize| device_word(self.ids[i]);
+        let body = crate::array::format::layout_words(&self.shape, &word, ", ", "array(", ")");
+        Some(format!("array({body}, dtype=object)"))
+    }
+
+    /// NumPy's str of an object array of devices.
+    fn str(&self, _: &Obj) -> Option<String> {
+        if self.shape.is_empty() {
+            return Some(device_word(self.ids[0]));
+        }
+        let word = |i: usize| device_word(self.ids[i]);
+        Some(crate::array::format::layout_words(
+            &self.shape,
+            &word,
+            " ",
+            "",
+            "",
         ))
     }
 
@@ -100,6 +126,10 @@ impl Object for DeviceArray {
     }
 }
 
+fn device_word(id: usize) -> String {
+    format!("CpuDevice(id={id})")
+}
+
 /// `jax.sharding.NamedSharding(mesh, spec)`.
 #[derive(Clone, Debug)]
 pub struct NamedSharding {
@@ -114,19 +144,49 @@ impl Object for NamedSharding {
         "NamedSharding".into()
     }
 
-    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+    fn getattr(&self, interp: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(match name {
             "mesh" => Some(Obj::Lib(self.mesh.clone())),
             "spec" => Some(Obj::lib(self.spec.clone())),
+            "memory_kind" => Some(Obj::str("device")),
+            "num_devices" => Some(Obj::Int(self.mesh.size() as i64)),
+            "device_set" | "addressable_devices" => {
+                Some(placed::device_set(interp, self.mesh.device_ids())?)
+            }
+            "is_fully_replicated" => Some(Obj::Bool(
+                self.spec
+                    .used_axes()
+                    .iter()
+                    .all(|a| self.mesh.axis_size(a).is_ok_and(|n| n == 1)),
+            )),
+            "shard_shape" => Some(placed::shard_shape_method(self.placement())),
             _ => None,
         })
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(format!(
-            "NamedSharding(mesh={}, spec={}, memory_kind=unpinned_host)",
+            "NamedSharding(mesh={}, spec={}, memory_kind=device)",
             mesh_repr(&self.mesh),
             self.spec
+        ))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(
+            other
+                .downcast::<NamedSharding>()
+                .is_some_and(|o| *o.mesh == *self.mesh && o.spec == self.spec),
+        )
+    }
+}
+
+impl NamedSharding {
+    /// The placement of an array laid out by this sharding.
+    pub fn placement(&self) -> crate::sharding::Placement {
+        crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
+            (*self.mesh).clone(),
+            self.spec.clone(),
         ))
     }
 }
@@ -141,6 +201,26 @@ impl Object for Mesh {
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
+        if self.shape().is_empty() {
+            return Some("Mesh(axis_sizes=(), axis_names=())".into());
+        }
+        let sizes: Vec<String> = self.shape().iter().map(|s| s.to_string()).collect();
+        let sizes = if sizes.len() == 1 {
+            format!("({},)", sizes[0])
+        } else {
+            format!("({})", sizes.join(", "))
+        };
+        Some(format!(
+            "Mesh(axis_sizes={sizes}, axis_names={}, axis_types={})",
+            crate::mesh::fmt_names(self.axis_names()),
+            crate::mesh::fmt_types(&self.axis_types())
+        ))
+    }
+
+    fn str(&self, this: &Obj) -> Option<String> {
+        if self.shape().is_empty() {
+            return self.repr(this);
+        }
         Some(mesh_repr(self))
     }
 
@@ -264,7 +344,14 @@ fn mesh_new(_: &mut Interp, a: Args) -> Result<Obj> {
             names.len()
         );
     }
-    Ok(Obj::lib(Mesh::with_device_ids(&names, &shape, ids)?))
+    let mesh = Mesh::with_device_ids(&names, &shape, ids)?;
+    Ok(Obj::lib(match a.get(Some(2), "axis_types") {
+        Some(t) if !matches!(t, Obj::None) => {
+            let types = context::axis_types_arg(&t, names.len())?;
+            mesh.with_axis_types(types)?
+        }
+        _ => mesh,
+    }))
 }
 
 /// `jax.make_mesh(axis_shapes, axis_names)`.
@@ -279,15 +366,30 @@ pub fn make_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
     if n > have {
         bail!(
             ValueError,
-            "Number of devices {have} must be >= the product of mesh_shape {:?}",
-            shape
+            "Number of devices {have} must be >= the product of mesh_shape {}",
+            crate::array::fmt_shape(&shape)
         );
     }
-    Ok(Obj::lib(Mesh::with_device_ids(
-        &names,
-        &shape,
-        (0..n).collect(),
-    )?))
+    let ids = match a.get(None, "devices") {
+        Some(d) => devices_of(&d)?.1,
+        None => (0..n).collect(),
+    };
+    if ids.len() < n {
+        bail!(
+            ValueError,
+            "Number of devices {} must be >= the product of mesh_shape {}",
+            ids.len(),
+            crate::array::fmt_shape(&shape)
+        );
+    }
+    // `jax.make_mesh` makes every axis Explicit unless told otherwise.
+    let types = match a.get(Some(2), "axis_types") {
+        Some(t) if !matches!(t, Obj::None) => context::axis_types_arg(&t, names.len())?,
+        _ => vec![crate::mesh::AxisType::Explicit; names.len()],
+    };
+    Ok(Obj::lib(
+        Mesh::with_device_ids(&names, &shape, ids[..n].to_vec())?.with_axis_types(types)?,
+    ))
 }
 
 /// `mesh_utils.create_device_mesh(shape)`.
@@ -315,6 +417,21 @@ pub fn create_device_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
 pub fn module() -> Obj {
     let mut b = Builder::new("jax.sharding");
     b.func("Mesh", mesh_new);
+    b.attr("AxisType", Obj::lib(context::AxisTypeEnum));
+    b.func("set_mesh", context::set_mesh);
+    b.func("get_abstract_mesh", context::get_abstract_mesh);
+    b.func("get_mesh", context::get_mesh);
+    b.func("SingleDeviceSharding", |_, a| {
+        let d = a.req(Some(0), "device", "SingleDeviceSharding")?;
+        match d.downcast::<Device>() {
+            Some(d) => Ok(Obj::lib(placed::SingleDeviceSharding(d.0))),
+            None => bail!(
+                TypeError,
+                "SingleDeviceSharding expects a device, got {}",
+                d.type_name()
+            ),
+        }
+    });
     let p = |_: &mut Interp, a: Args| Ok(Obj::lib(make_spec(&a.pos)?));
     b.func("PartitionSpec", p);
     b.func("P", p);
@@ -344,24 +461,28 @@ pub fn module() -> Obj {
     b.build()
 }
 
-/// `Mesh('data': 8, axis_types=(Auto,))`.
-pub fn mesh_repr(m: &Mesh) -> String {
+/// `'data': 8, 'model': 2`: a mesh's axes as its reprs list them.
+pub fn axes_text(m: &Mesh) -> String {
     let axes: Vec<String> = m
         .axis_names()
         .iter()
         .zip(m.shape())
         .map(|(n, s)| format!("'{n}': {s}"))
         .collect();
-    let types = vec!["Auto"; axes.len()].join(", ");
-    let types = if axes.len() == 1 {
-        format!("({types},)")
-    } else {
-        format!("({types})")
-    };
-    format!("Mesh({}, axis_types={types})", axes.join(", "))
+    axes.join(", ")
 }
 
-fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {
+/// `Mesh('data': 8, axis_types=(Auto,))`: what `str(mesh)` prints, and how
+/// a sharding's repr shows its mesh.
+pub fn mesh_repr(m: &Mesh) -> String {
+    format!(
+        "Mesh({}, axis_types={})",
+        axes_text(m),
+        crate::mesh::fmt_types(&m.axis_types())
+    )
+}
+
+pub(crate) fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {
     Ok(Some(match name {
         "shape" => {
             let mut d = Dict::default();
@@ -376,9 +497,21 @@ fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {
             shape: m.shape().to_vec(),
             ids: m.device_ids().to_vec(),
         }),
-        "axis_sizes" | "device_ids" => {
-            Obj::tuple(m.shape().iter().map(|&s| Obj::Int(s as i64)).collect())
+        "axis_sizes" => Obj::tuple(m.shape().iter().map(|&s| Obj::Int(s as i64)).collect()),
+        "axis_types" => Obj::tuple(
+            m.axis_types()
+                .into_iter()
+                .map(|t| Obj::lib(context::AxisTypeObj(t)))
+                .collect(),
+        ),
+        "device_ids" => {
+            let ids: Vec<i32> = m.device_ids().iter().map(|&d| d as i32).collect();
+            Obj::Array(crate::trace::Value::Concrete(
+                crate::array::Array::from_i32(m.shape(), ids)?,
+            ))
         }
+        "empty" => Obj::Bool(m.shape().is_empty()),
+        "abstract_mesh" => Obj::lib(context::AbstractMesh(Some(Rc::new(m.clone())))),
         _ => return Ok(None),
     }))
 }

@@ -1,0 +1,250 @@
+//! The context mesh and mesh axis types: `jax.set_mesh`, `get_abstract_mesh`,
+//! `get_mesh`, `jax.sharding.AxisType` and `AbstractMesh`.
+//!
+//! `jax.set_mesh(mesh)` makes `mesh` the run's context mesh at once (the
+//! setter form) and returns a context manager whose exit restores the mesh
+//! that was current before the call (the `with` form), as JAX 0.10.2 does.
+//! The context mesh is run state kept in the interpreter
+//! ([`Interp::state`]), so it never outlives a run.
+
+use std::rc::Rc;
+
+use crate::error::Result;
+use crate::mesh::{fmt_types, AxisType, Mesh};
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::ops::iterate;
+use crate::python::value::{Args, Obj};
+use crate::{bail, err};
+
+/// The run's context mesh (what `jax.set_mesh` set), if any.
+#[derive(Default)]
+pub struct ContextMesh(pub Option<Rc<Mesh>>);
+
+/// The context mesh of the run, if one is set.
+pub fn context_mesh(interp: &mut Interp) -> Option<Rc<Mesh>> {
+    interp.state::<ContextMesh>().0.clone()
+}
+
+/// One member of `jax.sharding.AxisType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisTypeObj(pub AxisType);
+
+impl Object for AxisTypeObj {
+    fn type_name(&self) -> String {
+        "AxisType".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "name" => Some(Obj::str(self.0.name())),
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(self.0.name().into())
+    }
+
+    fn str(&self, _: &Obj) -> Option<String> {
+        Some(format!("AxisType.{}", self.0.name()))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<AxisTypeObj>() == Some(self))
+    }
+}
+
+const AXIS_TYPES: [AxisType; 3] = [AxisType::Auto, AxisType::Explicit, AxisType::Manual];
+
+/// The enumeration `jax.sharding.AxisType`: its members as attributes, and
+/// iterable in JAX's order (Auto, Explicit, Manual).
+pub struct AxisTypeEnum;
+
+impl Object for AxisTypeEnum {
+    fn type_name(&self) -> String {
+        "EnumType".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(AXIS_TYPES
+            .iter()
+            .find(|t| t.name() == name)
+            .map(|&t| Obj::lib(AxisTypeObj(t))))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some("<enum 'AxisType'>".into())
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        Some(Ok(AXIS_TYPES
+            .iter()
+            .map(|&t| Obj::lib(AxisTypeObj(t)))
+            .collect()))
+    }
+}
+
+/// The `axis_types=` argument: a tuple of `AxisType` members, one per axis.
+pub fn axis_types_arg(o: &Obj, naxes: usize) -> Result<Vec<AxisType>> {
+    let items = match o {
+        Obj::Tuple(_) | Obj::List(_) => iterate(o)?,
+        one => vec![one.clone(); naxes],
+    };
+    items
+        .iter()
+        .map(|t| {
+            t.downcast::<AxisTypeObj>().map(|t| t.0).ok_or_else(|| {
+                err!(
+                    TypeError,
+                    "axis_types must be jax.sharding.AxisType members, got {}",
+                    t.type_name()
+                )
+            })
+        })
+        .collect()
+}
+
+/// `jax.sharding.AbstractMesh`: a mesh's axes without its devices, as
+/// `get_abstract_mesh()` returns it.
+pub struct AbstractMesh(pub Option<Rc<Mesh>>);
+
+impl Object for AbstractMesh {
+    fn type_name(&self) -> String {
+        "AbstractMesh".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let Some(m) = &self.0 else {
+            return Ok(match name {
+                "empty" => Some(Obj::Bool(true)),
+                "axis_names" | "axis_sizes" | "axis_types" => Some(Obj::tuple(vec![])),
+                "size" => Some(Obj::Int(1)),
+                _ => None,
+            });
+        };
+        Ok(match name {
+            "empty" => Some(Obj::Bool(false)),
+            "axis_names" | "axis_sizes" | "axis_types" | "shape" | "size" | "shape_tuple" => {
+                super::mesh_attr(m, name)?
+            }
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(match &self.0 {
+            None => "AbstractMesh((), axis_types=())".into(),
+            Some(m) => format!(
+                "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
+                super::axes_text(m),
+                fmt_types(&m.axis_types())
+            ),
+        })
+    }
+}
+
+/// What `jax.set_mesh` returns: exiting it restores the previous mesh.
+struct SetMesh {
+    previous: Option<Rc<Mesh>>,
+}
+
+impl Object for SetMesh {
+    fn type_name(&self) -> String {
+        "set_mesh".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "__enter__" => Some(Obj::native("set_mesh.__enter__", |_, _| Ok(Obj::None))),
+            "__exit__" => {
+                let previous = self.previous.clone();
+                Some(Obj::native("set_mesh.__exit__", move |i, _| {
+                    i.state::<ContextMesh>().0 = previous.clone();
+                    Ok(Obj::Bool(false))
+                }))
+            }
+            _ => None,
+        })
+    }
+}
+
+/// `jax.set_mesh(mesh)`.
+pub fn set_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let m = a.req(Some(0), "mesh", "set_mesh")?;
+    let mesh = match &m {
+        Obj::None => None,
+        o => match o.downcast_rc::<Mesh>() {
+            Some(m) => Some(m),
+            None => bail!(
+                ValueError,
+                "Expected mesh of type `jax.sharding.Mesh`. Got {}",
+                o.type_name()
+            ),
+        },
+    };
+    let previous = std::mem::replace(&mut interp.state::<ContextMesh>().0, mesh);
+    Ok(Obj::lib(SetMesh { previous }))
+}
+
+/// `jax.sharding.get_abstract_mesh()`.
+pub fn get_abstract_mesh(interp: &mut Interp, _: Args) -> Result<Obj> {
+    Ok(Obj::lib(AbstractMesh(context_mesh(interp))))
+}
+
+/// `jax.sharding.get_mesh()`: the context mesh, or an empty mesh.
+pub fn get_mesh(interp: &mut Interp, _: Args) -> Result<Obj> {
+    Ok(match context_mesh(interp) {
+        Some(m) => Obj::Lib(m),
+        None => Obj::lib(Mesh::with_device_ids(&[], &[], vec![0])?),
+    })
+}
+
+/// Places the arrays a `jax.numpy` function made under a context mesh, as
+/// JAX does: replicated over that mesh, spelled `P()` for arrays converted
+/// from data and for meshes without explicit axes, and with one `None` per
+/// dimension for computed arrays on a mesh with explicit axes. Arrays that
+/// already have a placement keep it.
+fn place_new(interp: &mut Interp, name: &str, out: Obj) -> Result<Obj> {
+    let Some(mesh) = context_mesh(interp) else {
+        return Ok(out);
+    };
+    let explicit = mesh.axis_types().contains(&AxisType::Explicit);
+    let converted = matches!(name, "asarray" | "array");
+    let (leaves, def) = crate::python::pytree::flatten(&out);
+    let placed: Vec<Obj> = leaves
+        .into_iter()
+        .map(|leaf| match leaf {
+            Obj::Array(crate::trace::Value::Concrete(a)) if a.placement().is_none() => {
+                let n = if explicit && !converted { a.ndim() } else { 0 };
+                let spec = crate::sharding::PartitionSpec::new(vec![None; n]);
+                let p = crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
+                    (*mesh).clone(),
+                    spec,
+                ));
+                Obj::Array(crate::trace::Value::Concrete(
+                    a.with_placement(Some(std::sync::Arc::new(p))),
+                ))
+            }
+            other => other,
+        })
+        .collect();
+    crate::python::pytree::unflatten(&def, &placed)
+}
+
+/// Wraps every function of a `jax.numpy`-like module so that the arrays it
+/// makes under a context mesh are placed on it (see [`place_new`]).
+pub fn placing_functions(module: Obj) -> Obj {
+    if let Obj::Module(m) = &module {
+        for (name, f) in m.attrs.borrow_mut().iter_mut() {
+            if let Obj::Native(n) = f {
+                let (inner, fname) = (n.f.clone(), name.clone());
+                *f = Obj::native(&n.name, move |i, a| {
+                    let out = inner(i, a)?;
+                    place_new(i, &fname, out)
+                });
+            }
+        }
+    }
+    module
+}

@@ -1,0 +1,478 @@
+//! Arrays that know where they live: `jax.device_put`, `x.sharding`,
+//! `x.addressable_shards`, `SingleDeviceSharding` and `jax.typeof`.
+//!
+//! An array's data is always the whole global array; its placement (see
+//! [`Placement`]) says how JAX would lay it out over devices, and each shard
+//! is the block of the global array that placement gives a device. An array
+//! nobody placed lives on device 0, as an uncommitted JAX array does.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::error::Result;
+use crate::mesh::{AxisType, Mesh};
+use crate::python::array::to_value;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::pytree::{flatten, unflatten};
+use crate::python::value::{Args, Obj};
+use crate::sharding::{self, PartitionSpec, Placement};
+use crate::trace::Value;
+use crate::{bail, err};
+
+use super::{context::context_mesh, Device, NamedSharding};
+
+/// Where `a` lives. Unplaced arrays are on device 0, except under a context
+/// mesh, where JAX would have placed a new array on that mesh: shardlab
+/// does not track that yet, so asking fails rather than answer wrongly.
+pub fn placement(interp: &mut Interp, a: &Array) -> Result<Placement> {
+    match a.placement() {
+        Some(Placement::Unknown(what)) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: the sharding of the result of {what} on sharded arrays"
+        ),
+        Some(p) => Ok(p.clone()),
+        None if context_mesh(interp).is_some() => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: the sharding of an array made under jax.set_mesh without device_put"
+        ),
+        None => Ok(Placement::Device(0)),
+    }
+}
+
+/// The Python sharding object for a placement.
+pub fn sharding_obj(p: &Placement) -> Obj {
+    match p {
+        Placement::Named(s) => Obj::lib(NamedSharding {
+            mesh: Rc::new(s.mesh.clone()),
+            spec: s.spec.clone(),
+        }),
+        Placement::Device(d) => Obj::lib(SingleDeviceSharding(*d)),
+        // `placement` refuses unknown placements before anyone asks.
+        Placement::Unknown(_) => Obj::lib(SingleDeviceSharding(0)),
+    }
+}
+
+/// `jax.sharding.SingleDeviceSharding(device)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SingleDeviceSharding(pub usize);
+
+impl Object for SingleDeviceSharding {
+    fn type_name(&self) -> String {
+        "SingleDeviceSharding".into()
+    }
+
+    fn getattr(&self, interp: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let p = Placement::Device(self.0);
+        Ok(match name {
+            "device_set" => Some(device_set(interp, &[self.0])?),
+            "memory_kind" => Some(Obj::str("device")),
+            "num_devices" => Some(Obj::Int(1)),
+            "is_fully_replicated" => Some(Obj::Bool(true)),
+            "shard_shape" => Some(shard_shape_method(p)),
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!(
+            "SingleDeviceSharding(device=CpuDevice(id={}), memory_kind=device)",
+            self.0
+        ))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<SingleDeviceSharding>() == Some(self))
+    }
+}
+
+/// `sharding.shard_shape(global_shape)`.
+pub fn shard_shape_method(p: Placement) -> Obj {
+    Obj::native("shard_shape", move |_, a| {
+        let shape = shape_arg(&a.req(Some(0), "global_shape", "shard_shape")?)?;
+        let out = match &p {
+            Placement::Named(s) => s.shard_shape(&shape)?,
+            _ => shape,
+        };
+        Ok(int_tuple(&out))
+    })
+}
+
+fn shape_arg(o: &Obj) -> Result<Vec<usize>> {
+    crate::python::ops::iterate(o)?
+        .iter()
+        .map(|d| crate::python::builtins::to_int(d).map(|d| d as usize))
+        .collect()
+}
+
+fn int_tuple(v: &[usize]) -> Obj {
+    Obj::tuple(v.iter().map(|&d| Obj::Int(d as i64)).collect())
+}
+
+/// A set of devices, as `sharding.device_set` and `x.devices()` return.
+pub fn device_set(interp: &mut Interp, ids: &[usize]) -> Result<Obj> {
+    let mut set = crate::python::set::Set::default();
+    for &d in ids {
+        set.add(Obj::lib(Device(d)))?;
+    }
+    let _ = interp;
+    Ok(Obj::set(set))
+}
+
+/// The device ids holding any part of an array placed by `p`.
+fn holder_ids(p: &Placement) -> Vec<usize> {
+    match p {
+        Placement::Named(s) => s.mesh.device_ids().to_vec(),
+        Placement::Device(d) => vec![*d],
+        Placement::Unknown(_) => vec![],
+    }
+}
+
+/// One entry of `x.addressable_shards`.
+pub struct Shard {
+    device: usize,
+    index: Vec<std::ops::Range<usize>>,
+    replica_id: usize,
+    data: Array,
+    global_shape: Vec<usize>,
+}
+
+impl Object for Shard {
+    fn type_name(&self) -> String {
+        "Shard".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "device" => Some(Obj::lib(Device(self.device))),
+            "index" => Some(self.index_obj()),
+            "replica_id" => Some(Obj::Int(self.replica_id as i64)),
+            "data" => Some(Obj::Array(Value::Concrete(self.data.clone()))),
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!(
+            "Shard(device=CpuDevice(id={}), index={}, replica_id={}, data={})",
+            self.device,
+            crate::python::format::repr_of(&self.index_obj()),
+            self.replica_id,
+            crate::array::format::format_numpy(&self.data)
+        ))
+    }
+}
+
+impl Shard {
+    /// The shard's index as JAX gives it: `slice(None)` for a dimension
+    /// held whole, `slice(start, stop)` for a split one.
+    fn index_obj(&self) -> Obj {
+        Obj::tuple(
+            self.index
+                .iter()
+                .zip(&self.global_shape)
+                .map(|(r, &n)| {
+                    let whole = r.end - r.start == n;
+                    let (start, stop) = if whole {
+                        (Obj::None, Obj::None)
+                    } else {
+                        (Obj::Int(r.start as i64), Obj::Int(r.end as i64))
+                    };
+                    Obj::Slice(Rc::new([start, stop, Obj::None]))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Every device's shard of `a` under placement `p`, in mesh order.
+pub fn shards(a: &Array, p: &Placement) -> Result<Vec<Shard>> {
+    let s = match p {
+        Placement::Named(s) => s,
+        _ => {
+            let full: Vec<_> = a.shape().iter().map(|&n| 0..n).collect();
+            return Ok(vec![Shard {
+                device: holder_ids(p).first().copied().unwrap_or(0),
+                index: full,
+                replica_id: 0,
+                data: a.clone().with_placement(None),
+                global_shape: a.shape().to_vec(),
+            }]);
+        }
+    };
+    let holders = s.holders(a.shape())?;
+    let parts = s.split(&a.clone().with_placement(None))?;
+    let mut out = vec![];
+    for (pos, data) in parts.into_iter().enumerate() {
+        let replica_id = holders
+            .iter()
+            .find_map(|h| h.iter().position(|&q| q == pos))
+            .unwrap_or(0);
+        out.push(Shard {
+            device: s.mesh.device_ids()[pos],
+            index: s.shard_slices(pos, a.shape())?,
+            replica_id,
+            data,
+            global_shape: a.shape().to_vec(),
+        });
+    }
+    Ok(out)
+}
+
+/// The attributes of a concrete array that say where it lives.
+pub fn array_attr(interp: &mut Interp, a: &Array, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
+        "sharding" => sharding_obj(&placement(interp, a)?),
+        "addressable_shards" | "global_shards" => {
+            let p = placement(interp, a)?;
+            Obj::list(shards(a, &p)?.into_iter().map(Obj::lib).collect())
+        }
+        "is_fully_replicated" => Obj::Bool(placement(interp, a)?.is_fully_replicated(a.shape())?),
+        "committed" => Obj::Bool(a.placement().is_some()),
+        "devices" => {
+            let ids = holder_ids(&placement(interp, a)?);
+            Obj::native("devices", move |i, _| device_set(i, &ids))
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// The placement a `device_put` target gives an array of `ndim` dimensions:
+/// a `NamedSharding`, a `PartitionSpec` over the context mesh, a device, or
+/// a `SingleDeviceSharding`.
+fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Result<Placement> {
+    let named = |mesh: &Mesh, spec: &PartitionSpec, repr: String| -> Result<Placement> {
+        spec.validate(mesh, shape.len()).map_err(|e| {
+            if spec.0.len() > shape.len() {
+                err!(
+                    ValueError,
+                    "One of device_put args is incompatible with its sharding annotation {repr}: {}",
+                    e.message
+                )
+            } else {
+                e
+            }
+        })?;
+        indivisible(mesh, spec, shape, &repr)?;
+        Ok(Placement::Named(sharding::NamedSharding::new(
+            mesh.clone(),
+            spec.clone(),
+        )))
+    };
+    if let Some(ns) = target.downcast::<NamedSharding>() {
+        return named(&ns.mesh, &ns.spec, crate::python::format::repr_of(target));
+    }
+    if let Some(spec) = target.downcast::<PartitionSpec>() {
+        let Some(mesh) = context_mesh(interp) else {
+            bail!(
+                ValueError,
+                "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put"
+            );
+        };
+        let repr = format!(
+            "NamedSharding(mesh={}, spec={spec}, memory_kind=device)",
+            super::mesh_repr(&mesh)
+        );
+        return named(&mesh, spec, repr);
+    }
+    if let Some(d) = target.downcast::<Device>() {
+        return Ok(Placement::Device(d.0));
+    }
+    if let Some(d) = target.downcast::<SingleDeviceSharding>() {
+        return Ok(Placement::Device(d.0));
+    }
+    bail!(
+        NotImplementedError,
+        "not supported by shardlab yet: device_put to a {}",
+        target.type_name()
+    )
+}
+
+/// JAX's error for a dimension its axes do not split evenly.
+fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -> Result<()> {
+    let tiling: Vec<usize> = (0..shape.len())
+        .map(|d| mesh.axes_size(spec.axes_of(d)))
+        .collect::<Result<_>>()?;
+    for (d, (&n, &t)) in shape.iter().zip(&tiling).enumerate() {
+        if n % t != 0 {
+            bail!(
+                ValueError,
+                "Sharding {repr} implies that array axis {d} is partitioned {t} times, but the dimension size is {n} (full shape: {}, per-dimension tiling factors: {:?} should evenly divide the shape)",
+                crate::array::fmt_shape(shape),
+                tiling
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Places one leaf.
+fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
+    let v = to_value(x)?;
+    let a = v.concrete("device_put")?;
+    let p = match target {
+        Obj::None => a.placement().cloned().unwrap_or(Placement::Device(0)),
+        t => target_placement(interp, t, a.shape())?,
+    };
+    Ok(Obj::Array(Value::Concrete(
+        a.clone().with_placement(Some(Arc::new(p))),
+    )))
+}
+
+/// `jax.device_put(x, device=None)`: every leaf of `x` placed by `device`,
+/// or by the matching leaf of a pytree of targets.
+pub fn device_put(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "x", "device_put")?;
+    let target = a.opt(Some(1), "device").unwrap_or(Obj::None);
+    let (leaves, def) = flatten(&x);
+    let targets: Vec<Obj> = if is_target(&target) {
+        vec![target; leaves.len()]
+    } else {
+        let (t, _) = flatten(&target);
+        if t.len() != leaves.len() {
+            bail!(
+                ValueError,
+                "device_put: the tree of targets has {} leaves but x has {}",
+                t.len(),
+                leaves.len()
+            );
+        }
+        t
+    };
+    let mut out = vec![];
+    for (leaf, t) in leaves.iter().zip(&targets) {
+        out.push(put_leaf(interp, leaf, t)?);
+    }
+    unflatten(&def, &out)
+}
+
+fn is_target(o: &Obj) -> bool {
+    matches!(o, Obj::None)
+        || o.downcast::<NamedSharding>().is_some()
+        || o.downcast::<PartitionSpec>().is_some()
+        || o.downcast::<Device>().is_some()
+        || o.downcast::<SingleDeviceSharding>().is_some()
+}
+
+/// `jax.typeof(x)`: the shape, dtype and (over explicit mesh axes) the
+/// sharding of a value, printed as JAX prints it: `float32[8@x,4]`.
+pub struct ShapedArray {
+    text: String,
+    shape: Vec<usize>,
+    dtype: crate::array::DType,
+    placement: Option<Placement>,
+}
+
+/// `jax.typeof(x).sharding`: the sharding over the abstract mesh.
+struct AbstractSharding(sharding::NamedSharding);
+
+impl Object for AbstractSharding {
+    fn type_name(&self) -> String {
+        "NamedSharding".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "spec" => Some(Obj::lib(self.0.spec.clone())),
+            "mesh" => Some(Obj::lib(super::context::AbstractMesh(Some(Rc::new(
+                self.0.mesh.clone(),
+            ))))),
+            _ => None,
+        })
+    }
+
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let mesh = super::context::AbstractMesh(Some(Rc::new(self.0.mesh.clone())));
+        Some(format!(
+            "NamedSharding(mesh={}, spec={})",
+            mesh.repr(this)?,
+            self.0.spec
+        ))
+    }
+}
+
+impl Object for ShapedArray {
+    fn type_name(&self) -> String {
+        "ShapedArray".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "shape" => Some(int_tuple(&self.shape)),
+            "ndim" => Some(Obj::Int(self.shape.len() as i64)),
+            "dtype" => Some(Obj::DType(self.dtype)),
+            "size" => Some(Obj::Int(self.shape.iter().product::<usize>() as i64)),
+            "sharding" => match &self.placement {
+                Some(Placement::Named(s)) => Some(Obj::lib(AbstractSharding(s.clone()))),
+                _ => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: the sharding of the type of an array not placed on a mesh"
+                ),
+            },
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(self.text.clone())
+    }
+}
+
+/// The text of an aval with the explicit axes of its sharding.
+pub fn aval_text(shape: &[usize], dtype: crate::array::DType, p: Option<&Placement>) -> String {
+    let dims: Vec<String> = shape
+        .iter()
+        .enumerate()
+        .map(|(d, n)| {
+            let Some(Placement::Named(s)) = p else {
+                return n.to_string();
+            };
+            let explicit: Vec<&String> = s
+                .spec
+                .axes_of(d)
+                .iter()
+                .filter(|a| s.mesh.axis_type(a).ok() == Some(AxisType::Explicit))
+                .collect();
+            match explicit.as_slice() {
+                [] => n.to_string(),
+                [one] => format!("{n}@{one}"),
+                many => {
+                    let names: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
+                    format!("{n}@({})", names.join(","))
+                }
+            }
+        })
+        .collect();
+    format!("{}[{}]", dtype.name(), dims.join(","))
+}
+
+/// `jax.typeof(x)`.
+pub fn type_of(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "x", "typeof")?;
+    let v = to_value(&x)?;
+    let (shape, dtype) = (v.shape(), v.dtype());
+    let p = match &v {
+        Value::Concrete(c) => match c.placement() {
+            Some(Placement::Unknown(_)) => Some(placement(interp, c)?),
+            other => other.cloned(),
+        },
+        Value::Traced(_) => None,
+    };
+    if p.is_none() {
+        if let Some(m) = context_mesh(interp) {
+            if m.axis_types().contains(&AxisType::Explicit) && matches!(v, Value::Traced(_)) {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: jax.typeof of a traced value under a mesh with explicit axes"
+                );
+            }
+        }
+    }
+    Ok(Obj::lib(ShapedArray {
+        text: aval_text(&shape, dtype, p.as_ref()),
+        shape,
+        dtype,
+        placement: p,
+    }))
+}
