@@ -32,6 +32,12 @@ pub enum ErrorKind {
     NotImplementedError,
     /// Python control flow on a traced value (JAX's `ConcretizationTypeError`).
     ConcretizationTypeError,
+    /// `bool()` of a traced value (`if`, `while`, `and`, `or`).
+    TracerBoolConversionError,
+    /// `np.asarray()` of a traced value.
+    TracerArrayConversionError,
+    /// `__index__()` of a traced value (a list index, `range`).
+    TracerIntegerConversionError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// The caller cancelled the run.
@@ -58,6 +64,9 @@ impl ErrorKind {
             ErrorKind::OverflowError => "OverflowError",
             ErrorKind::NotImplementedError => "NotImplementedError",
             ErrorKind::ConcretizationTypeError => "ConcretizationTypeError",
+            ErrorKind::TracerBoolConversionError => "TracerBoolConversionError",
+            ErrorKind::TracerArrayConversionError => "TracerArrayConversionError",
+            ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::Cancelled => "Cancelled",
             ErrorKind::SyntaxError => "SyntaxError",

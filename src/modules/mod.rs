@@ -4,6 +4,7 @@
 
 pub mod flax;
 pub mod jax;
+pub mod jit;
 pub mod lax;
 pub mod nn;
 pub mod numpy;
