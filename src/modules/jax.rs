@@ -805,6 +805,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         "tree_util",
         "tree",
         "debug",
+        "errors",
         "experimental",
     ] {
         let s = super::import(interp, &format!("jax.{sub}"))?;

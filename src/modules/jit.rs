@@ -412,7 +412,11 @@ impl Jitted {
             "The error occurred while tracing the function {} for jit.",
             self.name
         );
-        e.message = match e.message.find("\nSee https://") {
+        let at = e
+            .message
+            .find("\n\nSee https://")
+            .or_else(|| e.message.find("\nSee https://"));
+        e.message = match at {
             Some(at) => format!("{}\n{context}{}", &e.message[..at], &e.message[at..]),
             None => format!("{}\n{context}", e.message),
         };

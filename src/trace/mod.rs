@@ -205,6 +205,22 @@ pub fn axis_env() -> AxisEnv {
     })
 }
 
+/// How `print` shows a tracer: `JitTracer(float32[3])` for one of a trace
+/// that stages a program (jit, make_jaxpr), as JAX 0.10.2 prints it.
+/// Tracers of eager differentiation and of map bodies keep a generic text.
+pub fn tracer_text(t: &Tracer) -> String {
+    let staging = STACK.with(|s| {
+        s.borrow()
+            .get(t.level)
+            .is_some_and(|f| !f.eager && f.axes.axes.is_empty())
+    });
+    if staging && t.known.is_none() {
+        format!("JitTracer({})", t.shape_text())
+    } else {
+        format!("Traced<{}>with<DynamicJaxprTrace>", t.aval)
+    }
+}
+
 /// Applies a primitive: computes it on concrete operands when nothing is being
 /// traced, and otherwise records it in the innermost trace.
 pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {

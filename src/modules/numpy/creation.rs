@@ -196,6 +196,12 @@ fn arange(a: &Args) -> Result<Obj> {
 fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
     let o = a.req(Some(0), "object", "array")?;
     if numpy {
+        // NumPy needs the data: a tracer has none (`__array__` fails).
+        for leaf in crate::python::pytree::flatten(&o).0 {
+            if let Obj::Array(v) = leaf {
+                v.concrete_for(crate::trace::Conversion::Array)?;
+            }
+        }
         if let Some(d) = device_array(&o)? {
             return Ok(d);
         }
