@@ -63,6 +63,24 @@ struct Jitted {
     cache: RefCell<Vec<Rc<Entry>>>,
 }
 
+/// Adds `jit` and the functions that go with it to the `jax` module.
+pub fn register(b: &mut super::Builder) {
+    b.func("jit", jit);
+    // Programs run to completion when called, so there is nothing to wait for.
+    b.func("effects_barrier", |_, _| Ok(Obj::None));
+    b.func("named_scope", |i, a| {
+        let name = a.req(Some(0), "name", "named_scope")?;
+        if !matches!(name, Obj::Str(_)) {
+            bail!(TypeError, "named_scope name argument must be a string.");
+        }
+        // Names only label operations in compiled programs: for values the
+        // scope is a no-op context that gives its name.
+        let contextlib = super::import(i, "contextlib")?;
+        let nullcontext = crate::python::ops::getattr(i, &contextlib, "nullcontext")?;
+        i.call(&nullcontext, Args::new(vec![name]))
+    });
+}
+
 /// `jax.jit(fun, ...)`; without `fun`, the decorator that applies these
 /// options (`@jax.jit(static_argnums=1)`, `partial(jax.jit, ...)` calls
 /// this with `fun`).
@@ -108,7 +126,8 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
         options,
         cache: RefCell::new(vec![]),
     });
-    Ok(Obj::native(format!("jit({name})"), move |i, call| {
+    // Named as the function, as `functools.wraps` names JAX's wrapper.
+    Ok(Obj::native(name, move |i, call| {
         jitted.call(i, call)
     }))
 }
