@@ -200,7 +200,11 @@ impl Printer {
                     .collect::<Vec<_>>()
                     .join(" ")
             );
-            let head = if params.is_empty() { name.clone() } else { inline.clone() };
+            let head = if params.is_empty() {
+                name.clone()
+            } else {
+                inline.clone()
+            };
             if flat || params.is_empty() || inline.len() + indent < WIDTH {
                 return format!("{lhs} = {head} {}", args.join(" "));
             }
@@ -223,7 +227,7 @@ impl Printer {
         let start = self.next;
         let flat_text = self.params_text(&entries, body, inner.clone(), indent + 2, None);
         let one_line = format!("{prefix}{flat_text}] {}", args.join(" "));
-        if flat || (!one_line.contains('\n') && indent + prefix.len() + flat_text.len() + 1 <= WIDTH) {
+        if flat || (!one_line.contains('\n') && indent + prefix.len() + flat_text.len() < WIDTH) {
             return one_line;
         }
         self.next = start;

@@ -127,9 +127,7 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
         cache: RefCell::new(vec![]),
     });
     // Named as the function, as `functools.wraps` names JAX's wrapper.
-    Ok(Obj::native(name, move |i, call| {
-        jitted.call(i, call)
-    }))
+    Ok(Obj::native(name, move |i, call| jitted.call(i, call)))
 }
 
 /// Integers given as an int or a sequence of them (None: none).
@@ -509,7 +507,10 @@ fn same_signature(a: &Signature, b: &Signature) -> bool {
     a.avals == b.avals
         && same_def(&a.in_def, &b.in_def)
         && a.statics.len() == b.statics.len()
-        && a.statics.iter().zip(&b.statics).all(|(x, y)| same_static(x, y))
+        && a.statics
+            .iter()
+            .zip(&b.statics)
+            .all(|(x, y)| same_static(x, y))
         && a.static_kw.len() == b.static_kw.len()
         && a.static_kw
             .iter()
