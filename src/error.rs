@@ -35,6 +35,12 @@ pub enum ErrorKind {
     /// Operands whose shardings over explicit mesh axes do not determine the
     /// result's (JAX's `ShardingTypeError`).
     ShardingTypeError,
+    /// `bool()` of a traced value (`if`, `while`, `and`, `or`).
+    TracerBoolConversionError,
+    /// `np.asarray()` of a traced value.
+    TracerArrayConversionError,
+    /// `__index__()` of a traced value (a list index, `range`).
+    TracerIntegerConversionError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// The caller cancelled the run.
@@ -62,6 +68,9 @@ impl ErrorKind {
             ErrorKind::NotImplementedError => "NotImplementedError",
             ErrorKind::ConcretizationTypeError => "ConcretizationTypeError",
             ErrorKind::ShardingTypeError => "ShardingTypeError",
+            ErrorKind::TracerBoolConversionError => "TracerBoolConversionError",
+            ErrorKind::TracerArrayConversionError => "TracerArrayConversionError",
+            ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::Cancelled => "Cancelled",
             ErrorKind::SyntaxError => "SyntaxError",

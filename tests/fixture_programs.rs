@@ -61,7 +61,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("jaxpr/vmap", "jaxpr: JAX inlines the batched body; shardlab's jaxpr keeps a vmap equation"),
     ("jaxpr/vmap_named_psum", "jaxpr: JAX inlines the batched body; shardlab's jaxpr keeps a vmap equation"),
     ("jaxpr/pmap_psum", "jaxpr: JAX 0.10.2 stages pmap as jit(shard_map); shardlab keeps an xla_pmap equation"),
-    ("jaxpr/jit_nested", "jaxpr: shardlab's jit does not stage a nested jit equation"),
     ("grads/jaxpr_grad_psum_loss_check_vma_true", "jaxpr: the transposed shard_map of the grad differs (JAX adds reshard/squeeze, shardlab orders the cotangent ops differently)"),
     ("grads/jaxpr_grad_psum_loss_check_vma_false", "jaxpr: the transposed shard_map of the grad differs (JAX adds reshard/squeeze, shardlab orders the cotangent ops differently)"),
 ];

@@ -73,6 +73,7 @@ fn cost_ns(jaxpr: &Jaxpr) -> f64 {
                         produced(eqn) * k as f64 * MAC_NS
                     }
                     Prim::Map(m) => m.size as f64 * cost_ns(&m.body),
+                    Prim::Jit(j) => cost_ns(&j.body) - EQN_NS,
                     Prim::ShardMap(_) => f64::INFINITY,
                     _ => produced(eqn) * ELEMENT_NS,
                 }
@@ -262,6 +263,8 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
             }
         }
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
+        // A jitted program runs on the lanes of its caller.
+        Prim::Jit(j) => eval_lanes(&j.body, ins, comm),
         Prim::ShardMap(_) | Prim::Map(_) if !(comm.is_top() && lanes == 1) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: {} inside a shard_map, pmap or vmap body",

@@ -2,7 +2,7 @@
 //! z, ba, bb, ... in order of appearance across nested bodies; scalar constants
 //! inline as `2.0:f32[]`; array constants as constvars before the `;`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write};
 
 use crate::array::{fmt_shape, Array, DType};
@@ -34,12 +34,17 @@ fn scalar_text(a: &Array) -> String {
 
 struct Printer {
     next: usize,
-    out: String,
 }
 
+/// The names of one jaxpr's variables; a nested jit body starts with names
+/// suggested by its equation (see [`Printer::jit_scope`]).
+#[derive(Clone, Default)]
 struct Scope {
     names: HashMap<Var, String>,
 }
+
+/// JAX lays a group out on one line when it fits in this many columns.
+const WIDTH: usize = 80;
 
 impl Printer {
     fn fresh(&mut self) -> String {
@@ -57,96 +62,219 @@ impl Printer {
         }
     }
 
-    fn jaxpr(&mut self, j: &Jaxpr, indent: usize) {
-        let mut scope = Scope {
-            names: HashMap::new(),
+    /// The name of a variable being bound: its suggested one, `_` when
+    /// nothing reads it (JAX drops such variables), else a fresh one.
+    fn bind(&mut self, scope: &mut Scope, v: Var, used: &HashSet<Var>) -> String {
+        if let Some(n) = scope.names.get(&v) {
+            return n.clone();
+        }
+        let n = if used.contains(&v) {
+            self.fresh()
+        } else {
+            "_".to_string()
         };
-        let mut binders = Vec::new();
-        for v in &j.invars {
-            let n = self.fresh();
-            binders.push(format!("{n}:{}", j.aval(*v)));
-            scope.names.insert(*v, n);
+        scope.names.insert(v, n.clone());
+        n
+    }
+
+    /// A jaxpr at column `indent`: on one line when it fits from column
+    /// `col`, as JAX's printer does, else an equation per line.
+    fn jaxpr(&mut self, j: &Jaxpr, scope: Scope, indent: usize, col: usize) -> String {
+        let start = self.next;
+        let flat = self.jaxpr_layout(j, scope.clone(), indent, true);
+        if !flat.contains('\n') && col + flat.len() <= WIDTH {
+            return flat;
         }
-        let _ = writeln!(self.out, "{{ lambda ; {}. let", binders.join(" "));
-        let pad = " ".repeat(indent + 4);
-        for eqn in &j.eqns {
-            let lhs: Vec<String> = eqn
-                .outputs
-                .iter()
-                .map(|v| {
-                    let n = self.fresh();
-                    let s = format!("{n}:{}", j.aval(*v));
-                    scope.names.insert(*v, n);
-                    s
-                })
-                .collect();
-            let args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(&scope, a)).collect();
-            let params = eqn.prim.params();
-            let body = match &eqn.prim {
-                Prim::ShardMap(p) => Some(&p.body),
-                Prim::Map(m) => Some(&m.body),
-                _ => None,
-            };
-            let inline = format!(
-                "{}[{}]",
-                eqn.prim.name(),
-                params
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            );
-            let _ = write!(self.out, "{pad}{} = ", lhs.join(" "));
-            if body.is_none() && (params.is_empty() || inline.len() + pad.len() < 80) {
-                let head = if params.is_empty() {
-                    eqn.prim.name()
-                } else {
-                    inline
+        self.next = start;
+        self.jaxpr_layout(j, scope, indent, false)
+    }
+
+    fn jaxpr_layout(&mut self, j: &Jaxpr, mut scope: Scope, indent: usize, flat: bool) -> String {
+        let mut used: HashSet<Var> = HashSet::new();
+        for a in j.eqns.iter().flat_map(|e| &e.inputs).chain(&j.outvars) {
+            if let Atom::Var(v) = a {
+                used.insert(*v);
+            }
+        }
+        let binders: Vec<String> = j
+            .invars
+            .iter()
+            .map(|v| {
+                let n = match scope.names.get(v) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let n = self.fresh();
+                        scope.names.insert(*v, n.clone());
+                        n
+                    }
                 };
-                let _ = writeln!(self.out, "{head} {}", args.join(" "));
-                continue;
-            }
-            let _ = writeln!(self.out, "{}[", eqn.prim.name());
-            let ppad = " ".repeat(indent + 6);
-            let mut entries: Vec<(String, Option<String>)> =
-                params.into_iter().map(|(k, v)| (k, Some(v))).collect();
-            if body.is_some() {
-                entries.push(("jaxpr".into(), None));
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-            }
-            for (k, v) in entries {
-                match (v, body) {
-                    (Some(v), _) => {
-                        let _ = writeln!(self.out, "{ppad}{k}={v}");
-                    }
-                    (None, Some(b)) => {
-                        let _ = write!(self.out, "{ppad}jaxpr=");
-                        self.jaxpr(b, indent + 6);
-                        self.out.push('\n');
-                    }
-                    (None, None) => {}
-                }
-            }
-            let _ = writeln!(self.out, "{pad}] {}", args.join(" "));
-        }
+                format!("{n}:{}", j.aval(*v))
+            })
+            .collect();
+        let pad = " ".repeat(indent + 4);
+        let eqns: Vec<String> = j
+            .eqns
+            .iter()
+            .map(|e| self.eqn(j, e, &mut scope, &used, indent + 4, flat))
+            .collect();
         let outs: Vec<String> = j.outvars.iter().map(|a| self.atom(&scope, a)).collect();
         let tuple = if outs.len() == 1 {
             format!("({},)", outs[0])
         } else {
             format!("({})", outs.join(", "))
         };
-        let _ = write!(self.out, "{}in {tuple} }}", " ".repeat(indent + 2));
+        let head = format!("{{ lambda ; {}. let", binders.join(" "));
+        if flat {
+            return format!("{head} {} in {tuple} }}", eqns.join("; "));
+        }
+        let mut out = head;
+        for e in eqns {
+            let _ = write!(out, "\n{pad}{e}");
+        }
+        let _ = write!(out, "\n{}in {tuple} }}", " ".repeat(indent + 2));
+        out
+    }
+
+    /// Names for a jit body's variables, as JAX suggests them: each input
+    /// takes the name of the variable passed for it (once per variable),
+    /// each output the name of the equation's result it becomes.
+    fn jit_scope(&self, body: &Jaxpr, scope: &Scope, inputs: &[Atom], outs: &[String]) -> Scope {
+        let mut inner = Scope::default();
+        let mut taken: HashSet<Var> = HashSet::new();
+        for (v, a) in body.invars.iter().zip(inputs) {
+            if let Atom::Var(outer) = a {
+                if taken.insert(*outer) {
+                    if let Some(n) = scope.names.get(outer) {
+                        inner.names.insert(*v, n.clone());
+                    }
+                }
+            }
+        }
+        for (a, n) in body.outvars.iter().zip(outs) {
+            if let Atom::Var(v) = a {
+                inner.names.entry(*v).or_insert_with(|| n.clone());
+            }
+        }
+        inner
+    }
+
+    /// One equation at column `indent` (without its indentation).
+    fn eqn(
+        &mut self,
+        j: &Jaxpr,
+        eqn: &crate::ir::Eqn,
+        scope: &mut Scope,
+        used: &HashSet<Var>,
+        indent: usize,
+        flat: bool,
+    ) -> String {
+        let names: Vec<String> = eqn
+            .outputs
+            .iter()
+            .map(|v| self.bind(scope, *v, used))
+            .collect();
+        let lhs: Vec<String> = names
+            .iter()
+            .zip(&eqn.outputs)
+            .map(|(n, v)| format!("{n}:{}", j.aval(*v)))
+            .collect();
+        let args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
+        let params = eqn.prim.params();
+        let (body, inner) = match &eqn.prim {
+            Prim::ShardMap(p) => (Some(&p.body), Scope::default()),
+            Prim::Map(m) => (Some(&m.body), Scope::default()),
+            Prim::Jit(p) => (
+                Some(&p.body),
+                self.jit_scope(&p.body, scope, &eqn.inputs, &names),
+            ),
+            _ => (None, Scope::default()),
+        };
+        let name = eqn.prim.name();
+        let lhs = lhs.join(" ");
+        let Some(body) = body else {
+            let inline = format!(
+                "{name}[{}]",
+                params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            let head = if params.is_empty() {
+                name.clone()
+            } else {
+                inline.clone()
+            };
+            if flat || params.is_empty() || inline.len() + indent < WIDTH {
+                return format!("{lhs} = {head} {}", args.join(" "));
+            }
+            let ppad = " ".repeat(indent + 2);
+            let mut out = format!("{lhs} = {name}[");
+            for (k, v) in params {
+                let _ = write!(out, "\n{ppad}{k}={v}");
+            }
+            let _ = write!(out, "\n{}] {}", " ".repeat(indent), args.join(" "));
+            return out;
+        };
+        let mut entries: Vec<(String, Option<String>)> =
+            params.into_iter().map(|(k, v)| (k, Some(v))).collect();
+        entries.push(("jaxpr".into(), None));
+        // JAX sorts the parameters; a jit equation puts its name first.
+        let first = usize::from(matches!(eqn.prim, Prim::Jit(_)));
+        entries[first..].sort_by(|a, b| a.0.cmp(&b.0));
+        let prefix = format!("{lhs} = {name}[");
+        // Laid out flat first: the whole equation on one line if it fits.
+        let start = self.next;
+        let flat_text = self.params_text(&entries, body, inner.clone(), indent + 2, None);
+        let one_line = format!("{prefix}{flat_text}] {}", args.join(" "));
+        if flat || (!one_line.contains('\n') && indent + prefix.len() + flat_text.len() < WIDTH) {
+            return one_line;
+        }
+        self.next = start;
+        let ppad = " ".repeat(indent + 2);
+        let text = self.params_text(&entries, body, inner, indent + 2, Some(&ppad));
+        format!("{prefix}{text}\n{}] {}", " ".repeat(indent), args.join(" "))
+    }
+
+    /// `k=v` entries of an equation with a body, separated by spaces (flat)
+    /// or each on its own line after `pad`.
+    fn params_text(
+        &mut self,
+        entries: &[(String, Option<String>)],
+        body: &Jaxpr,
+        inner: Scope,
+        indent: usize,
+        pad: Option<&str>,
+    ) -> String {
+        let mut parts = vec![];
+        let mut inner = Some(inner);
+        for (k, v) in entries {
+            let text = match v {
+                Some(v) => format!("{k}={v}"),
+                None => {
+                    let col = indent + k.len() + 1;
+                    let scope = inner.take().unwrap_or_default();
+                    let b = match pad {
+                        Some(_) => self.jaxpr(body, scope, indent, col),
+                        None => self.jaxpr_layout(body, scope, indent, true),
+                    };
+                    format!("{k}={b}")
+                }
+            };
+            parts.push(text);
+        }
+        match pad {
+            None => parts.join(" "),
+            Some(p) => parts.iter().map(|t| format!("\n{p}{t}")).collect(),
+        }
     }
 }
 
 impl fmt::Display for Jaxpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut p = Printer {
-            next: 0,
-            out: String::new(),
-        };
-        p.jaxpr(self, 0);
-        f.write_str(&p.out)
+        let mut p = Printer { next: 0 };
+        let text = p.jaxpr(self, Scope::default(), 0, 0);
+        f.write_str(&text)
     }
 }
 

@@ -65,13 +65,6 @@ fn func_name(f: &Obj) -> String {
     }
 }
 
-fn jit(_: &mut Interp, a: Args) -> Result<Obj> {
-    match a.get(Some(0), "fun") {
-        Some(f) => Ok(f),
-        None => Ok(Obj::native("jax.jit", |_, b| b.req(Some(0), "fun", "jit"))),
-    }
-}
-
 fn argnums_of(a: &Args) -> Result<(Vec<usize>, bool)> {
     match a.get(Some(1), "argnums") {
         None => Ok((vec![0], false)),
@@ -771,7 +764,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("process_index", |_, _| Ok(Obj::Int(0)));
     b.func("process_count", |_, _| Ok(Obj::Int(1)));
     b.func("default_backend", |_, _| Ok(Obj::str("cpu")));
-    b.func("jit", jit);
+    super::jit::register(&mut b);
     b.func("grad", grad);
     b.func("value_and_grad", value_and_grad);
     b.func("vjp", vjp);
@@ -802,6 +795,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         "tree_util",
         "tree",
         "debug",
+        "errors",
         "experimental",
     ] {
         let s = super::import(interp, &format!("jax.{sub}"))?;

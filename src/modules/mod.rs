@@ -4,6 +4,7 @@
 
 pub mod flax;
 pub mod jax;
+pub mod jit;
 pub mod lax;
 pub mod nn;
 pub mod numpy;
@@ -102,6 +103,14 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.tree_util" => jax::tree_util_module("jax.tree_util"),
         "jax.tree" => jax::tree_util_module("jax.tree"),
         "jax.debug" => jax::debug_module(),
+        "jax.errors" => {
+            let mut b = Builder::new("jax.errors");
+            let classes: Vec<(&str, Obj)> = interp.exceptions.jax_classes().collect();
+            for (name, class) in classes {
+                b.attr(name, class);
+            }
+            b.build()
+        }
         "jax.experimental" => {
             let sm = import(interp, "jax.experimental.shard_map")?;
             let mu = import(interp, "jax.experimental.mesh_utils")?;

@@ -70,10 +70,12 @@ fn keepdims(a: &Args, index: Option<usize>) -> Result<bool> {
 /// A shape given as an int or a sequence of ints, checked: no negative
 /// dimension, and a size the allocation limit allows.
 pub(crate) fn shape_of(o: &Obj) -> Result<Vec<usize>> {
-    let dims: Vec<i64> = match o {
-        Obj::Tuple(_) | Obj::List(_) => iterate(o)?.iter().map(to_int).collect::<Result<_>>()?,
-        other => vec![to_int(other)?],
+    let items = match o {
+        Obj::Tuple(_) | Obj::List(_) => iterate(o)?,
+        other => vec![other.clone()],
     };
+    crate::python::array::concrete_shape(&items)?;
+    let dims: Vec<i64> = items.iter().map(to_int).collect::<Result<_>>()?;
     if let Some(d) = dims.iter().find(|&&d| d < 0) {
         bail!(ValueError, "negative dimensions are not allowed, got {d}");
     }

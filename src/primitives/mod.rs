@@ -15,6 +15,7 @@
 pub mod collectives;
 pub mod dot;
 pub mod elementwise;
+pub mod jit;
 pub mod maps;
 pub mod placement;
 pub mod reduce;
@@ -24,6 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use collectives::CollectiveKind;
+pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
@@ -127,6 +129,8 @@ pub enum Prim {
     ShardMap(Arc<ShardMapParams>),
     /// pmap or vmap: a body mapped over one axis.
     Map(Arc<MapParams>),
+    /// A jitted function's program, called.
+    Jit(Arc<JitParams>),
 }
 
 impl Prim {
@@ -156,6 +160,7 @@ impl Prim {
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
+            Prim::Jit(_) => "jit".into(),
         }
     }
 
@@ -229,6 +234,7 @@ impl Prim {
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
+            Prim::Jit(j) => j.params(),
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -251,6 +257,7 @@ impl Prim {
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
+            Prim::Jit(j) => j.abstract_eval(ins),
             _ => structural::abstract_eval(self, ins),
         }
     }
@@ -266,7 +273,7 @@ impl Prim {
             | Prim::Convert(_) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
-            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) => {
+            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) | Prim::Jit(_) => {
                 crate::bail!(
                     RuntimeError,
                     "{} cannot run outside an evaluator",
@@ -298,6 +305,7 @@ impl Prim {
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
+            Prim::Jit(j) => j.jvp(primals, tangents),
             _ => structural::jvp(self, primals, tangents),
         }
     }
@@ -322,6 +330,7 @@ impl Prim {
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),
+            Prim::Jit(j) => j.vjp(primals, cts),
             _ => structural::vjp(self, primals, cts),
         }
     }
@@ -330,7 +339,10 @@ impl Prim {
     /// contracted together, so mixing an invariant and a varying operand
     /// needs an implicit `pvary` on the invariant one (as JAX inserts).
     pub fn joins_vma(&self) -> bool {
-        !matches!(self, Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_))
+        !matches!(
+            self,
+            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) | Prim::Jit(_)
+        )
     }
 }
 

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crate::array::{Array, BinaryOp, DType};
 use crate::error::Result;
-use crate::trace::Value;
+use crate::trace::{Conversion, Value};
 use crate::{bail, ops as jops};
 
 use super::interp::Interp;
@@ -451,7 +451,25 @@ fn shape_args(a: &Args) -> Result<Vec<i64>> {
     } else {
         a.pos.clone()
     };
+    concrete_shape(&items)?;
     items.iter().map(super::builtins::to_int).collect()
+}
+
+/// JAX's TypeError for a shape holding a traced value (`jnp.zeros((n,))`
+/// with `n` traced by jit).
+pub fn concrete_shape(items: &[Obj]) -> Result<()> {
+    if items
+        .iter()
+        .any(|o| matches!(o, Obj::Array(Value::Traced(t)) if t.known.is_none()))
+    {
+        bail!(
+            TypeError,
+            "Shapes must be 1D sequences of concrete values of integer type, got {}.\nIf using \
+             `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.",
+            super::format::repr_of(&Obj::tuple(items.to_vec()))
+        );
+    }
+    Ok(())
 }
 
 /// `x.reshape(...)` and `jnp.reshape(x, shape)`.
@@ -487,7 +505,9 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
         }),
         "flatten" | "ravel" => method(name, x, |_, x, _| Ok(Obj::Array(reshape_value(x, &[-1])?))),
         "item" => method("item", x, |_, x, _| {
-            let a = x.concrete("x.item()")?;
+            let a = x.concrete_for(Conversion::Concrete(
+                "This occurred in the item() method of jax.Array".into(),
+            ))?;
             if a.size() != 1 {
                 bail!(
                     ValueError,
@@ -496,7 +516,16 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             }
             Ok(scalar_obj(a, 0))
         }),
-        "tolist" => method("tolist", x, |_, x, _| tolist(x.concrete("x.tolist()")?)),
+        "tolist" => method("tolist", x, |_, x, _| {
+            let detail = match x {
+                Value::Traced(t) => format!(
+                    "The tolist() method was called on traced array with shape {}.",
+                    t.shape_text()
+                ),
+                Value::Concrete(_) => String::new(),
+            };
+            tolist(x.concrete_for(Conversion::Concrete(detail))?)
+        }),
         "copy" | "block_until_ready" => method(name, x, |_, x, _| Ok(Obj::Array(x.clone()))),
         "at" => {
             let x = x.clone();

@@ -116,6 +116,44 @@ const HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
     ("SystemExit", "BaseException", None),
 ];
 
+/// JAX's exception classes (`jax.errors`), made after the builtin ones and
+/// deriving from them as in JAX 0.10.2 (whose `_JAXErrorMixin` adds
+/// nothing a program can see).
+const JAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
+    ("JAXTypeError", "TypeError", None),
+    ("JAXIndexError", "IndexError", None),
+    (
+        "ConcretizationTypeError",
+        "JAXTypeError",
+        Some(ErrorKind::ConcretizationTypeError),
+    ),
+    (
+        "TracerBoolConversionError",
+        "ConcretizationTypeError",
+        Some(ErrorKind::TracerBoolConversionError),
+    ),
+    (
+        "TracerArrayConversionError",
+        "JAXTypeError",
+        Some(ErrorKind::TracerArrayConversionError),
+    ),
+    (
+        "TracerIntegerConversionError",
+        "JAXTypeError",
+        Some(ErrorKind::TracerIntegerConversionError),
+    ),
+    ("UnexpectedTracerError", "JAXTypeError", None),
+    ("KeyReuseError", "JAXTypeError", None),
+    ("NonConcreteBooleanIndexError", "JAXIndexError", None),
+    // `jax._src.core.ShardingTypeError`: raised by sharding rules, and not
+    // in `jax.errors`.
+    (
+        "ShardingTypeError",
+        "Exception",
+        Some(ErrorKind::ShardingTypeError),
+    ),
+];
+
 /// The builtin exception classes of one run, by name and by engine kind.
 pub struct Exceptions {
     by_name: Vec<(&'static str, Rc<Class>)>,
@@ -130,7 +168,7 @@ impl Exceptions {
     pub fn new() -> Exceptions {
         let mut by_name: Vec<(&'static str, Rc<Class>)> = vec![];
         let mut by_kind = HashMap::new();
-        for &(name, base, kind) in HIERARCHY {
+        for &(name, base, kind) in HIERARCHY.iter().chain(JAX_HIERARCHY) {
             let bases: Vec<Rc<Class>> = by_name
                 .iter()
                 .filter(|(n, _)| *n == base)
@@ -170,18 +208,25 @@ impl Exceptions {
     pub fn classes(&self) -> impl Iterator<Item = (&'static str, Obj)> + '_ {
         self.by_name
             .iter()
+            .take(HIERARCHY.len())
+            .map(|(n, c)| (*n, Obj::Class(c.clone())))
+    }
+
+    /// JAX's exception classes, for `jax.errors`.
+    pub fn jax_classes(&self) -> impl Iterator<Item = (&'static str, Obj)> + '_ {
+        self.by_name
+            .iter()
+            .skip(HIERARCHY.len())
+            .filter(|(n, _)| *n != "ShardingTypeError")
             .map(|(n, c)| (*n, Obj::Class(c.clone())))
     }
 
     /// The class that an engine error of `kind` is an instance of.
     fn class_of_kind(&self, kind: ErrorKind) -> Option<Rc<Class>> {
-        // Kinds without a Python class of their own (JAX's
-        // ConcretizationTypeError, a cancelled run) are TypeError and
-        // RuntimeError to an `except` clause, as their names say.
+        // A cancelled run has no Python class of its own: it is a
+        // RuntimeError to an `except` clause.
         let k = match kind {
-            ErrorKind::ConcretizationTypeError => ErrorKind::TypeError,
             ErrorKind::Cancelled => ErrorKind::RuntimeError,
-            ErrorKind::ShardingTypeError => ErrorKind::Exception,
             k => k,
         };
         self.by_kind.get(&k).cloned()

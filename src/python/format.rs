@@ -461,7 +461,7 @@ pub fn percent_format(fmt: &str, args: &Obj) -> Result<String> {
 pub fn array_str(v: &Value) -> String {
     match v {
         Value::Concrete(a) => crate::array::format::format_numpy(a),
-        Value::Traced(t) => format!("Traced<{}>with<DynamicJaxprTrace>", t.aval),
+        Value::Traced(t) => crate::trace::tracer_text(t),
     }
 }
 

@@ -6,7 +6,6 @@ use rustpython_parser::ast::{CmpOp, Operator, UnaryOp as PyUnary};
 
 use crate::array::{BinaryOp, DType, UnaryOp};
 use crate::error::Result;
-use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
 use super::array::{array_attr, array_getitem, array_setitem, to_value};
@@ -28,10 +27,14 @@ pub fn truthy(v: &Obj, what: &str) -> Result<bool> {
         Obj::Set(st) => !st.borrow().is_empty(),
         Obj::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Obj::Array(x) => {
-            if let Value::Traced(_) = x {
-                x.concrete(&format!("the truth value of an array in {what}"))?;
+            let _ = what;
+            if x.shape().iter().product::<usize>() != 1 {
+                bail!(
+                    ValueError,
+                    "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+                );
             }
-            let a = x.concrete(what)?;
+            let a = x.concrete_for(crate::trace::Conversion::Bool)?;
             if a.size() != 1 {
                 bail!(
                     ValueError,
@@ -645,7 +648,7 @@ fn index_int(k: &Obj) -> Result<Option<i64>> {
         Obj::Int(i) => Some(*i),
         Obj::Bool(b) => Some(*b as i64),
         Obj::Array(a) if a.shape().is_empty() && a.dtype() != DType::F32 => {
-            Some(a.concrete("an index into a Python sequence")?.get_f64(0) as i64)
+            Some(a.concrete_for(crate::trace::Conversion::Index)?.get_f64(0) as i64)
         }
         _ => None,
     })

@@ -71,19 +71,78 @@ impl Value {
 
     /// The data, or JAX's concretization error when the value is traced:
     /// Python control flow and conversions need data that a tracer lacks.
+    /// `what` names the operation that needed it.
     pub fn concrete(&self, what: &str) -> Result<&Array> {
+        self.concrete_for(Conversion::Concrete(format!("It arose in {what}.")))
+    }
+
+    /// The data, or the error JAX raises for `conversion` of a tracer.
+    pub fn concrete_for(&self, conversion: Conversion) -> Result<&Array> {
         match self {
             Value::Concrete(a) => Ok(a),
             Value::Traced(Tracer { known: Some(a), .. }) => Ok(a),
-            Value::Traced(t) => bail!(
-                ConcretizationTypeError,
-                "Abstract tracer value encountered where concrete value is expected: {what} \
-                 needs the value of a traced array {} (inside a transformation such as jit, \
-                 grad, vmap or shard_map, arrays have no values yet; use jnp.where or \
-                 lax.cond-style code instead of Python control flow on them)",
-                t.aval
-            ),
+            Value::Traced(t) => Err(t.conversion_error(conversion)),
         }
+    }
+}
+
+/// What Python asked of a tracer that needs its data; each has JAX's own
+/// exception class.
+#[derive(Debug, Clone)]
+pub enum Conversion {
+    /// `bool(x)`: `if`, `while`, `and`, `or`, `not`.
+    Bool,
+    /// `x.__index__()`: a list index, `range(x)`, `operator.index(x)`.
+    Index,
+    /// `x.__array__()`: `np.asarray(x)`.
+    Array,
+    /// Any other need of the value; the text says which.
+    Concrete(String),
+}
+
+impl Tracer {
+    /// The shape as JAX's messages print it: `float32[3]`, `bool[]{V:x}`.
+    pub fn shape_text(&self) -> String {
+        let short = self.aval.to_string();
+        let rest = short.split_once('[').map_or("", |(_, r)| r);
+        format!("{}[{rest}", self.aval.dtype.name())
+    }
+
+    /// JAX's error for `conversion` of this tracer.
+    pub fn conversion_error(&self, conversion: Conversion) -> crate::error::Error {
+        use crate::error::{Error, ErrorKind};
+        let shape = self.shape_text();
+        let (kind, text) = match conversion {
+            Conversion::Bool => (
+                ErrorKind::TracerBoolConversionError,
+                format!("Attempted boolean conversion of traced array with shape {shape}."),
+            ),
+            Conversion::Index => (
+                ErrorKind::TracerIntegerConversionError,
+                format!("The __index__() method was called on traced array with shape {shape}"),
+            ),
+            Conversion::Array => (
+                ErrorKind::TracerArrayConversionError,
+                format!(
+                    "The numpy.ndarray conversion method __array__() was called on traced \
+                     array with shape {shape}"
+                ),
+            ),
+            Conversion::Concrete(detail) => (
+                ErrorKind::ConcretizationTypeError,
+                format!(
+                    "Abstract tracer value encountered where concrete value is expected: traced \
+                     array with shape {shape}\n{detail}\n"
+                ),
+            ),
+        };
+        Error::new(
+            kind,
+            format!(
+                "{text}\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.{}",
+                kind.python_name()
+            ),
+        )
     }
 }
 
@@ -144,6 +203,22 @@ pub fn axis_env() -> AxisEnv {
         }
         env
     })
+}
+
+/// How `print` shows a tracer: `JitTracer(float32[3])` for one of a trace
+/// that stages a program (jit, make_jaxpr), as JAX 0.10.2 prints it.
+/// Tracers of eager differentiation and of map bodies keep a generic text.
+pub fn tracer_text(t: &Tracer) -> String {
+    let staging = STACK.with(|s| {
+        s.borrow()
+            .get(t.level)
+            .is_some_and(|f| !f.eager && f.axes.axes.is_empty())
+    });
+    if staging && t.known.is_none() {
+        format!("JitTracer({})", t.shape_text())
+    } else {
+        format!("Traced<{}>with<DynamicJaxprTrace>", t.aval)
+    }
 }
 
 /// Applies a primitive: computes it on concrete operands when nothing is being

@@ -77,7 +77,7 @@ impl<'de> Deserialize<'de> for Array {
 }
 
 /// Every error kind, for turning a kind's code back into the kind.
-const KINDS: [ErrorKind; 13] = [
+const KINDS: [ErrorKind; 16] = [
     ErrorKind::ValueError,
     ErrorKind::TypeError,
     ErrorKind::NameError,
@@ -91,6 +91,9 @@ const KINDS: [ErrorKind; 13] = [
     ErrorKind::RuntimeError,
     ErrorKind::Cancelled,
     ErrorKind::SyntaxError,
+    ErrorKind::TracerBoolConversionError,
+    ErrorKind::TracerArrayConversionError,
+    ErrorKind::TracerIntegerConversionError,
 ];
 
 /// A small number standing for `kind` in shared memory.

@@ -155,10 +155,21 @@ fn arange(a: &Args) -> Result<Obj> {
         }
     }
     let all_int = nums.iter().all(|o| matches!(o, Obj::Int(_) | Obj::Bool(_)));
+    // One number is the stop, as `jnp.arange(n)` names it.
+    let names: &[&str] = if nums.len() == 1 {
+        &["stop"]
+    } else {
+        &["start", "stop", "step"]
+    };
     let f: Vec<f64> = nums
         .iter()
-        .map(|o| match o {
-            Obj::Array(v) => Ok(v.concrete("jnp.arange")?.get_f64(0)),
+        .zip(names.iter().chain(std::iter::repeat(&"step")))
+        .map(|(o, name)| match o {
+            Obj::Array(v) => Ok(v
+                .concrete_for(crate::trace::Conversion::Concrete(format!(
+                    "It arose in the jnp.arange argument '{name}'"
+                )))?
+                .get_f64(0)),
             o => o.as_number().ok_or_else(|| {
                 err!(
                     TypeError,
@@ -185,6 +196,12 @@ fn arange(a: &Args) -> Result<Obj> {
 fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
     let o = a.req(Some(0), "object", "array")?;
     if numpy {
+        // NumPy needs the data: a tracer has none (`__array__` fails).
+        for leaf in crate::python::pytree::flatten(&o).0 {
+            if let Obj::Array(v) = leaf {
+                v.concrete_for(crate::trace::Conversion::Array)?;
+            }
+        }
         if let Some(d) = device_array(&o)? {
             return Ok(d);
         }

@@ -161,7 +161,7 @@ pub fn float_array(shape: &[usize], data: &[f64]) -> Result<Obj> {
 }
 
 fn from_value(v: &Value) -> Result<HostArray> {
-    let a = v.concrete("a NumPy function")?;
+    let a = v.concrete_for(crate::trace::Conversion::Array)?;
     let kind = match a.dtype() {
         DType::F32 => Kind::Float32,
         DType::I32 => Kind::Int32,

@@ -72,10 +72,12 @@ fn register_queries(b: &mut Builder) {
 fn reshape(a: &Args) -> Result<Obj> {
     let x = arr(a, 0, "a", "reshape")?;
     let s = a.req(Some(1), "shape", "reshape")?;
-    let dims: Vec<i64> = match &s {
-        Obj::Tuple(_) | Obj::List(_) => iterate(&s)?.iter().map(to_int).collect::<Result<_>>()?,
-        o => vec![to_int(o)?],
+    let items = match &s {
+        Obj::Tuple(_) | Obj::List(_) => iterate(&s)?,
+        o => vec![o.clone()],
     };
+    crate::python::array::concrete_shape(&items)?;
+    let dims: Vec<i64> = items.iter().map(to_int).collect::<Result<_>>()?;
     Ok(Obj::Array(reshape_value(&x, &dims)?))
 }
 

@@ -28,7 +28,7 @@ pub fn to_int(o: &Obj) -> Result<i64> {
         Obj::Int(i) => Ok(*i),
         Obj::Bool(b) => Ok(*b as i64),
         Obj::Array(v) if v.shape().is_empty() && v.dtype() != DType::F32 => {
-            Ok(v.concrete("an integer argument")?.get_f64(0) as i64)
+            Ok(v.concrete_for(crate::trace::Conversion::Index)?.get_f64(0) as i64)
         }
         other => bail!(
             TypeError,
@@ -36,6 +36,14 @@ pub fn to_int(o: &Obj) -> Result<i64> {
             other.type_name()
         ),
     }
+}
+
+/// What JAX says when `int(x)` or `float(x)` needs a tracer's value.
+fn python_scalar(ty: &str) -> crate::trace::Conversion {
+    crate::trace::Conversion::Concrete(format!(
+        "The problem arose with the `{ty}` function. If trying to convert the data type of a \
+         value, try using `x.astype({ty})` or `jnp.array(x, {ty})` instead."
+    ))
 }
 
 fn to_float(o: &Obj) -> Result<f64> {
@@ -48,7 +56,7 @@ fn to_float(o: &Obj) -> Result<f64> {
             )
         }),
         Obj::Array(v) => {
-            let a = v.concrete("float() of an array")?;
+            let a = v.concrete_for(python_scalar("float"))?;
             if a.size() != 1 {
                 bail!(
                     TypeError,
@@ -181,7 +189,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             })?),
             Some(Obj::Float(f)) => Obj::Int(f.trunc() as i64),
             Some(Obj::Array(v)) => {
-                let c = v.concrete("int() of an array")?;
+                let c = v.concrete_for(python_scalar("int"))?;
                 if c.size() != 1 {
                     bail!(
                         TypeError,

@@ -1,0 +1,553 @@
+//! `jax.jit`: trace once per signature, then run the traced program.
+//!
+//! A jitted function keeps a cache of traced programs. A call splits its
+//! arguments into static ones (by `static_argnums` / `static_argnames`,
+//! compared by value and so required to be hashable) and dynamic ones, whose
+//! array leaves (Python numbers become arrays) are what the program takes.
+//! The signature is the dynamic arguments' pytree structure and each leaf's
+//! shape and dtype, plus the static values. On a miss the Python function
+//! runs once on tracers, so its side effects (printing, appending to a list)
+//! happen at trace time only, and Python control flow on a tracer raises
+//! JAX's errors. Every call then binds the `jit` primitive with the program
+//! ([`run_program`]): at top level this computes, under another trace
+//! (grad, vmap, shard_map, make_jaxpr) it records a `jit` equation.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::ir::Aval;
+use crate::primitives::{JitParams, Prim};
+use crate::trace::{FrameAxes, Value};
+use crate::{bail, err};
+
+use crate::python::array::to_value;
+use crate::python::builtins::to_int;
+use crate::python::format::repr_of;
+use crate::python::interp::Interp;
+use crate::python::ops::{iterate, truthy};
+use crate::python::pytree::{flatten, unflatten, value_objs, TreeDef};
+use crate::python::value::{key_eq, Args, Dict, Obj};
+
+/// The options of `jax.jit` that shardlab honours.
+#[derive(Clone, Default)]
+struct Options {
+    static_argnums: Vec<i64>,
+    static_argnames: Vec<String>,
+    donate_argnums: Vec<i64>,
+    donate_argnames: Vec<String>,
+    keep_unused: bool,
+}
+
+/// What a traced program was traced for.
+struct Signature {
+    in_def: TreeDef,
+    avals: Vec<Aval>,
+    statics: Vec<Obj>,
+    static_kw: Vec<(String, Obj)>,
+}
+
+/// A traced program and how to rebuild its outputs.
+struct Entry {
+    sig: Signature,
+    program: Arc<JitParams>,
+    out_def: TreeDef,
+}
+
+/// A jitted function: the Python function, its options and its traces.
+struct Jitted {
+    fun: Obj,
+    name: String,
+    options: Options,
+    cache: RefCell<Vec<Rc<Entry>>>,
+}
+
+/// Adds `jit` and the functions that go with it to the `jax` module.
+pub fn register(b: &mut super::Builder) {
+    b.func("jit", jit);
+    // Programs run to completion when called, so there is nothing to wait for.
+    b.func("effects_barrier", |_, _| Ok(Obj::None));
+    b.func("named_scope", |i, a| {
+        let name = a.req(Some(0), "name", "named_scope")?;
+        if !matches!(name, Obj::Str(_)) {
+            bail!(TypeError, "named_scope name argument must be a string.");
+        }
+        // Names only label operations in compiled programs: for values the
+        // scope is a no-op context that gives its name.
+        let contextlib = super::import(i, "contextlib")?;
+        let nullcontext = crate::python::ops::getattr(i, &contextlib, "nullcontext")?;
+        i.call(&nullcontext, Args::new(vec![name]))
+    });
+}
+
+/// `jax.jit(fun, ...)`; without `fun`, the decorator that applies these
+/// options (`@jax.jit(static_argnums=1)`, `partial(jax.jit, ...)` calls
+/// this with `fun`).
+pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
+    for name in ["in_shardings", "out_shardings"] {
+        if a.opt(None, name).is_some() {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.jit {name}"
+            );
+        }
+    }
+    let Some(fun) = a.get(Some(0), "fun") else {
+        let options = a.clone();
+        return Ok(Obj::native("jax.jit", move |i, b| {
+            let mut merged = options.clone();
+            merged.pos = b.pos;
+            jit(i, merged)
+        }));
+    };
+    let _ = interp;
+    let mut options = Options {
+        static_argnums: ints(a.get(None, "static_argnums"))?,
+        static_argnames: names(a.get(None, "static_argnames"))?,
+        donate_argnums: ints(a.get(None, "donate_argnums"))?,
+        donate_argnames: names(a.get(None, "donate_argnames"))?,
+        keep_unused: match a.get(None, "keep_unused") {
+            Some(o) => truthy(&o, "keep_unused")?,
+            None => false,
+        },
+    };
+    if let Some(params) = positional_params(&fun) {
+        resolve(&mut options, &params)?;
+    }
+    let name = match &fun {
+        Obj::Func(f) => f.name.clone(),
+        Obj::Native(n) => n.name.rsplit('.').next().unwrap_or("").to_string(),
+        _ => "function".into(),
+    };
+    let jitted = Rc::new(Jitted {
+        fun,
+        name: name.clone(),
+        options,
+        cache: RefCell::new(vec![]),
+    });
+    // Named as the function, as `functools.wraps` names JAX's wrapper.
+    Ok(Obj::native(name, move |i, call| jitted.call(i, call)))
+}
+
+/// Integers given as an int or a sequence of them (None: none).
+fn ints(o: Option<Obj>) -> Result<Vec<i64>> {
+    match o {
+        None | Some(Obj::None) => Ok(vec![]),
+        Some(o @ (Obj::Tuple(_) | Obj::List(_))) => iterate(&o)?.iter().map(to_int).collect(),
+        Some(o) => Ok(vec![to_int(&o)?]),
+    }
+}
+
+/// Names given as a string or a sequence of them.
+fn names(o: Option<Obj>) -> Result<Vec<String>> {
+    let items = match o {
+        None | Some(Obj::None) => return Ok(vec![]),
+        Some(Obj::Str(s)) => return Ok(vec![s.to_string()]),
+        Some(o) => iterate(&o)?,
+    };
+    items
+        .iter()
+        .map(|o| match o {
+            Obj::Str(s) => Ok(s.to_string()),
+            other => bail!(
+                TypeError,
+                "argument names must be strings, got {}",
+                repr_of(other)
+            ),
+        })
+        .collect()
+}
+
+/// The positional parameters of a `def` (None when it takes `*args` or is
+/// not a `def`): JAX completes argnums from argnames and back with them.
+fn positional_params(fun: &Obj) -> Option<Vec<(String, bool)>> {
+    let Obj::Func(f) = fun else { return None };
+    if f.params.vararg.is_some() {
+        return None;
+    }
+    let only = f.params.posonlyargs.iter().map(|a| (a, true));
+    let named = f.params.args.iter().map(|a| (a, false));
+    Some(
+        only.chain(named)
+            .map(|(a, posonly)| (a.def.arg.as_str().to_string(), posonly))
+            .collect(),
+    )
+}
+
+/// Completes static and donated argnums and argnames from each other, and
+/// checks static_argnums against the parameters as JAX does.
+fn resolve(o: &mut Options, params: &[(String, bool)]) -> Result<()> {
+    let n = params.len() as i64;
+    for &k in &o.static_argnums {
+        if k >= n || k < -n {
+            let nums: Vec<String> = o.static_argnums.iter().map(|k| k.to_string()).collect();
+            let tuple = if nums.len() == 1 {
+                format!("({},)", nums[0])
+            } else {
+                format!("({})", nums.join(", "))
+            };
+            bail!(
+                ValueError,
+                "Jitted function has static_argnums={tuple}, but only accepts {n} positional arguments."
+            );
+        }
+    }
+    for (nums, names) in [
+        (&mut o.static_argnums, &mut o.static_argnames),
+        (&mut o.donate_argnums, &mut o.donate_argnames),
+    ] {
+        let given_nums = nums.clone();
+        for (i, (p, posonly)) in params.iter().enumerate() {
+            let i = i as i64;
+            let by_num = given_nums.iter().any(|&k| k == i || k + n == i);
+            if by_num && !posonly && !names.contains(p) {
+                names.push(p.clone());
+            }
+            if names.contains(p) && !by_num {
+                nums.push(i);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A call's arguments, split into static and dynamic ones.
+struct Split {
+    dynamic: Obj,
+    statics: Vec<Obj>,
+    static_kw: Vec<(String, Obj)>,
+    donated_args: Vec<bool>,
+    donated_kw: Vec<(String, bool)>,
+}
+
+impl Jitted {
+    fn is_static(&self, i: usize, n: usize) -> bool {
+        let i = i as i64;
+        self.options
+            .static_argnums
+            .iter()
+            .any(|&k| k == i || k + n as i64 == i)
+    }
+
+    fn is_donated(&self, i: usize, n: usize) -> bool {
+        let i = i as i64;
+        self.options
+            .donate_argnums
+            .iter()
+            .any(|&k| k == i || k + n as i64 == i)
+    }
+
+    fn split(&self, call: &Args) -> Result<Split> {
+        let n = call.pos.len();
+        let mut dyn_pos = vec![];
+        let mut statics = vec![];
+        let mut donated_args = vec![];
+        for (i, x) in call.pos.iter().enumerate() {
+            if self.is_static(i, n) {
+                check_static(x)?;
+                statics.push(x.clone());
+            } else {
+                dyn_pos.push(x.clone());
+                donated_args.push(self.is_donated(i, n));
+            }
+        }
+        let mut dyn_kw = Dict::default();
+        let mut static_kw = vec![];
+        let mut donated_kw = vec![];
+        for (k, v) in &call.kw {
+            if self.options.static_argnames.contains(k) {
+                check_static(v)?;
+                static_kw.push((k.clone(), v.clone()));
+            } else {
+                dyn_kw.set(Obj::str(k), v.clone());
+                donated_kw.push((k.clone(), self.options.donate_argnames.contains(k)));
+            }
+        }
+        static_kw.sort_by(|a, b| a.0.cmp(&b.0));
+        donated_kw.sort_by(|a, b| a.0.cmp(&b.0));
+        let dynamic = Obj::tuple(vec![
+            Obj::tuple(dyn_pos),
+            Obj::Dict(Rc::new(RefCell::new(dyn_kw))),
+        ]);
+        Ok(Split {
+            dynamic,
+            statics,
+            static_kw,
+            donated_args,
+            donated_kw,
+        })
+    }
+
+    /// `f(*args, **kwargs)` of the jitted function.
+    fn call(&self, interp: &mut Interp, call: Args) -> Result<Obj> {
+        let split = self.split(&call)?;
+        let (leaves, in_def) = flatten(&split.dynamic);
+        let vals = self.arg_values(&leaves)?;
+        let sig = Signature {
+            in_def,
+            avals: vals.iter().map(|v| v.aval()).collect(),
+            statics: split.statics.clone(),
+            static_kw: split.static_kw.clone(),
+        };
+        let cached = self
+            .cache
+            .borrow()
+            .iter()
+            .find(|e| same_signature(&e.sig, &sig))
+            .cloned();
+        let (entry, captured) = match cached {
+            Some(e) => (e, vec![]),
+            None => {
+                let donated = donated_leaves(&split);
+                let (entry, captured) = self.trace(interp, sig, &donated)?;
+                let entry = Rc::new(entry);
+                // A program that closed over an outer tracer belongs to that
+                // trace only; it is traced again next time.
+                if captured.is_empty() {
+                    self.cache.borrow_mut().push(entry.clone());
+                }
+                (entry, captured)
+            }
+        };
+        let mut inputs = vals;
+        inputs.extend(captured);
+        let outs = run_program(&entry.program, &inputs)?;
+        unflatten(&entry.out_def, &value_objs(&outs))
+    }
+
+    /// The dynamic leaves as arrays, or JAX's error for a leaf that is not one.
+    fn arg_values(&self, leaves: &[Obj]) -> Result<Vec<Value>> {
+        leaves
+            .iter()
+            .map(|l| {
+                to_value(l).map_err(|_| {
+                    err!(
+                        TypeError,
+                        "Error interpreting argument to {} as an abstract array. The problematic \
+                         value is of type {} and was passed to the function. If this value is \
+                         not an array, mark it static with static_argnums or static_argnames.",
+                        repr_of(&self.fun),
+                        class_text(l)
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Runs the Python function on tracers shaped like the signature.
+    fn trace(
+        &self,
+        interp: &mut Interp,
+        sig: Signature,
+        donated: &[bool],
+    ) -> Result<(Entry, Vec<Value>)> {
+        let out_def = RefCell::new(None);
+        let traced = crate::trace::trace(&sig.avals, FrameAxes::default(), |v: &[Value]| {
+            let out = self.call_python(interp, &sig, v)?;
+            let (leaves, def) = flatten(&out);
+            *out_def.borrow_mut() = Some(def);
+            leaves.iter().map(|l| self.out_value(l)).collect()
+        })
+        .map_err(|e| self.with_context(e))?;
+        let out_def = out_def
+            .into_inner()
+            .ok_or_else(|| err!(RuntimeError, "jit: the function was not traced"))?;
+        let mut donated = donated.to_vec();
+        donated.resize(traced.jaxpr.invars.len(), false);
+        let program = Arc::new(JitParams {
+            name: self.name.clone(),
+            body: traced.jaxpr,
+            donated,
+            keep_unused: self.options.keep_unused,
+        });
+        let entry = Entry {
+            sig,
+            program,
+            out_def,
+        };
+        Ok((entry, traced.captured))
+    }
+
+    /// Calls the Python function with the dynamic arguments rebuilt from
+    /// `vals` and the static ones put back in their places.
+    fn call_python(&self, interp: &mut Interp, sig: &Signature, vals: &[Value]) -> Result<Obj> {
+        let rebuilt = iterate(&unflatten(&sig.in_def, &value_objs(vals))?)?;
+        let dyn_pos = iterate(&rebuilt[0])?;
+        let n = dyn_pos.len() + sig.statics.len();
+        let (mut dyn_it, mut static_it) = (dyn_pos.into_iter(), sig.statics.iter().cloned());
+        let pos: Vec<Obj> = (0..n)
+            .map(|i| {
+                let next = if self.is_static(i, n) {
+                    static_it.next()
+                } else {
+                    dyn_it.next()
+                };
+                next.unwrap_or(Obj::None)
+            })
+            .collect();
+        let mut kw: Vec<(String, Obj)> = match &rebuilt[1] {
+            Obj::Dict(d) => d
+                .borrow()
+                .items
+                .iter()
+                .map(|(k, v)| (crate::python::format::str_of(k), v.clone()))
+                .collect(),
+            _ => vec![],
+        };
+        kw.extend(sig.static_kw.iter().cloned());
+        interp.call(&self.fun, Args { pos, kw })
+    }
+
+    /// An output leaf as an array: Python numbers are converted, anything
+    /// else is JAX's TypeError.
+    fn out_value(&self, leaf: &Obj) -> Result<Value> {
+        to_value(leaf).map_err(|_| {
+            err!(
+                TypeError,
+                "function {} traced for jit returned a value of type {}, which is not a valid \
+                 JAX type",
+                self.name,
+                class_text(leaf)
+            )
+        })
+    }
+
+    /// Adds to a tracer error where it arose, as JAX does.
+    fn with_context(&self, mut e: Error) -> Error {
+        let tracer_error = matches!(
+            e.kind,
+            ErrorKind::ConcretizationTypeError
+                | ErrorKind::TracerBoolConversionError
+                | ErrorKind::TracerArrayConversionError
+                | ErrorKind::TracerIntegerConversionError
+        ) || e.message.starts_with("Shapes must be 1D sequences");
+        if !tracer_error || e.message.contains("The error occurred while tracing") {
+            return e;
+        }
+        let context = format!(
+            "The error occurred while tracing the function {} for jit.",
+            self.name
+        );
+        let at = e
+            .message
+            .find("\n\nSee https://")
+            .or_else(|| e.message.find("\nSee https://"));
+        e.message = match at {
+            Some(at) => format!("{}\n{context}{}", &e.message[..at], &e.message[at..]),
+            None => format!("{}\n{context}", e.message),
+        };
+        e
+    }
+}
+
+/// Runs a traced program on its inputs (the flat dynamic arguments, then
+/// the values it closed over): at top level this computes, under a trace it
+/// records a `jit` equation. Placement of inputs and outputs (in_shardings,
+/// out_shardings) belongs here.
+fn run_program(program: &Arc<JitParams>, inputs: &[Value]) -> Result<Vec<Value>> {
+    crate::trace::bind(Prim::Jit(program.clone()), inputs)
+}
+
+/// `<class 'str'>`, as JAX names a type in its messages.
+fn class_text(o: &Obj) -> String {
+    let name = match o {
+        Obj::Array(_) => "jaxlib._jax.ArrayImpl".to_string(),
+        other => other.type_name(),
+    };
+    format!("<class '{name}'>")
+}
+
+/// For each dynamic leaf, whether its argument was donated.
+fn donated_leaves(split: &Split) -> Vec<bool> {
+    let mut out = vec![];
+    let parts = iterate(&split.dynamic).unwrap_or_default();
+    let pos = parts.first().map(iterate).transpose().ok().flatten();
+    for (x, &d) in pos.unwrap_or_default().iter().zip(&split.donated_args) {
+        out.extend(std::iter::repeat_n(d, flatten(x).0.len()));
+    }
+    if let Some(Obj::Dict(kw)) = parts.get(1) {
+        let kw = kw.borrow();
+        for (k, d) in &split.donated_kw {
+            if let Some(v) = kw.get(&Obj::str(k)) {
+                out.extend(std::iter::repeat_n(*d, flatten(&v).0.len()));
+            }
+        }
+    }
+    out
+}
+
+/// JAX's error for a static argument that cannot be hashed.
+fn check_static(x: &Obj) -> Result<()> {
+    if let Err(e) = hashable(x) {
+        bail!(
+            ValueError,
+            "Non-hashable static arguments are not supported. An error occurred while trying to \
+             hash an object of type {}, {}. The error was:\nTypeError: {}\n",
+            class_text(x),
+            repr_of(x),
+            e.message
+        );
+    }
+    Ok(())
+}
+
+/// Python's `hash(x)` succeeds: lists, dicts, sets and arrays are unhashable.
+fn hashable(x: &Obj) -> Result<()> {
+    match x {
+        Obj::List(_) | Obj::Dict(_) => bail!(TypeError, "unhashable type: '{}'", x.type_name()),
+        Obj::Set(s) if !s.borrow().frozen => bail!(TypeError, "unhashable type: 'set'"),
+        Obj::Array(_) => bail!(TypeError, "unhashable type: 'jaxlib._jax.ArrayImpl'"),
+        Obj::Tuple(t) => t.iter().try_for_each(hashable),
+        _ => Ok(()),
+    }
+}
+
+fn same_signature(a: &Signature, b: &Signature) -> bool {
+    a.avals == b.avals
+        && same_def(&a.in_def, &b.in_def)
+        && a.statics.len() == b.statics.len()
+        && a.statics
+            .iter()
+            .zip(&b.statics)
+            .all(|(x, y)| same_static(x, y))
+        && a.static_kw.len() == b.static_kw.len()
+        && a.static_kw
+            .iter()
+            .zip(&b.static_kw)
+            .all(|((k, x), (l, y))| k == l && same_static(x, y))
+}
+
+/// Static arguments compare by value, and by type as JAX's cache keys do
+/// (`1` and `1.0` trace separately).
+fn same_static(x: &Obj, y: &Obj) -> bool {
+    x.type_name() == y.type_name() && key_eq(x, y)
+}
+
+fn same_def(a: &TreeDef, b: &TreeDef) -> bool {
+    let all = |x: &[TreeDef], y: &[TreeDef]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_def(p, q))
+    };
+    match (a, b) {
+        (TreeDef::Leaf, TreeDef::Leaf) | (TreeDef::None, TreeDef::None) => true,
+        (TreeDef::Tuple(x), TreeDef::Tuple(y)) | (TreeDef::List(x), TreeDef::List(y)) => all(x, y),
+        (TreeDef::Dict(x), TreeDef::Dict(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, p), (l, q))| key_eq(k, l) && same_def(p, q))
+        }
+        (TreeDef::Instance(c, s, x), TreeDef::Instance(d, t, y)) => {
+            key_eq(c, d)
+                && s.len() == t.len()
+                && s.iter()
+                    .zip(t)
+                    .all(|((k, p), (l, q))| k == l && key_eq(p, q))
+                && x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, p), (l, q))| k == l && same_def(p, q))
+        }
+        _ => false,
+    }
+}
