@@ -521,8 +521,13 @@ pub fn abstract_eval(kind: &CollectiveKind, ins: &[Aval], env: &AxisEnv) -> Resu
     use CollectiveKind::*;
     let mut n = group_size(kind.axes(), env)?;
     if let Some(groups) = kind.index_groups() {
-        refuse_vmapped_groups(kind, env)?;
         n = groups.size();
+        if let (AllToAll { .. }, Some(x)) = (kind, ins.first()) {
+            // JAX checks all_to_all's shape before binding, so before vmap
+            // refuses the groups.
+            out_shape(kind, &x.shape, n)?;
+        }
+        refuse_vmapped_groups(kind, env)?;
     }
     let axes: AxisSet = kind.axes().iter().cloned().collect();
     let (shape, dtype, vma) = match kind {
