@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use shardlab::collectives::{self, lockstep, DeviceCtx, ReduceOp};
-use shardlab::primitives::collectives::IndexGroups;
 use shardlab::fabric::{run_on_threads, Fabric, ThreadFabric};
+use shardlab::primitives::collectives::IndexGroups;
 use shardlab::{Array, DType, ErrorKind, Mesh, Result};
 
 /// A collective and its static arguments.
@@ -501,7 +501,9 @@ fn collectives_take_the_documented_number_of_barriers() {
             // 2000 / 600 -> 4; 2.
             count(collectives::all_gather(&ctx, &large, &axes, None, 0, true))?;
             // 4 parts of 500 in pieces of 150: 4; 1.
-            count(collectives::psum_scatter(&ctx, &large, &axes, None, 0, true))?;
+            count(collectives::psum_scatter(
+                &ctx, &large, &axes, None, 0, true,
+            ))?;
             count(collectives::axis_index(&mesh, position, &axes))?; // 0
             count(collectives::pmax(&ctx, &small, &[]))?; // 0
             Ok(counts)
@@ -1452,7 +1454,10 @@ fn in_groups_everywhere(
         match (&want, &got) {
             (Ok(a), Ok(b)) => {
                 for (p, (x, y)) in a.iter().zip(b).enumerate() {
-                    assert!(x.bitwise_eq(y), "{op:?} lends={lends} slot={slot}: device {p}");
+                    assert!(
+                        x.bitwise_eq(y),
+                        "{op:?} lends={lends} slot={slot}: device {p}"
+                    );
                 }
             }
             (Err(a), Err(b)) => assert_eq!(a.kind, b.kind, "{op:?}: {a} against {b}"),
@@ -1532,18 +1537,30 @@ fn axis_index_groups_that_do_not_fit_the_axis_are_refused() {
         tiled: false,
     };
     let cases: [(Vec<Vec<usize>>, Op, ErrorKind); 5] = [
-        (vec![vec![0, 1], vec![2, 3], vec![4, 5]], Op::Psum, ErrorKind::IndexError),
+        (
+            vec![vec![0, 1], vec![2, 3], vec![4, 5]],
+            Op::Psum,
+            ErrorKind::IndexError,
+        ),
         (vec![vec![0, 1]], Op::Psum, ErrorKind::RuntimeError),
         (vec![vec![0], vec![1, 2, 3]], gather, ErrorKind::ValueError),
         (vec![], Op::Pmax, ErrorKind::ValueError),
-        (vec![vec![], vec![0, 1, 2, 3]], Op::Psum, ErrorKind::RuntimeError),
+        (
+            vec![vec![], vec![0, 1, 2, 3]],
+            Op::Psum,
+            ErrorKind::RuntimeError,
+        ),
     ];
     for (groups, op, kind) in cases {
         let g = IndexGroups::new(groups.clone()).unwrap();
         let e = in_groups_everywhere(&mesh, 1 << 10, op, &xs, &axes, &g).unwrap_err();
         assert_eq!(e.kind, kind, "{groups:?}: {e}");
     }
-    for groups in [vec![vec![0, 1], vec![1, 2]], vec![vec![0, 2]], vec![vec![0, 0]]] {
+    for groups in [
+        vec![vec![0, 1], vec![1, 2]],
+        vec![vec![0, 2]],
+        vec![vec![0, 0]],
+    ] {
         let e = IndexGroups::new(groups).unwrap_err();
         assert_eq!(e.kind, ErrorKind::ValueError);
     }

@@ -141,6 +141,16 @@ pub fn axis_size(mesh: &Mesh, axes: &[String]) -> Result<usize> {
     mesh.group(0, axes).map(|g| g.len())
 }
 
+/// Every group of a collective over `axes` (split by JAX's
+/// `axis_index_groups` when given), each as mesh positions in rank order.
+pub fn groups(
+    mesh: &Mesh,
+    axes: &[String],
+    index_groups: Option<&IndexGroups>,
+) -> Result<Vec<Vec<usize>>> {
+    layout::all_groups(mesh, axes, index_groups)
+}
+
 /// `jax.lax.axis_index(axes)` on the device at `position`: its rank along
 /// `axes` (major to minor in the order given), as an int32 scalar.
 pub fn axis_index(mesh: &Mesh, position: usize, axes: &[String]) -> Result<Array> {
@@ -202,12 +212,7 @@ pub fn preduce(
     }
     let what = describe(op.name(), axes, x);
     if let Some(lending) = ctx.fabric.lending() {
-        return lent::all_reduce(
-            &lent_call(ctx, lending, &what, &members, rank),
-            x,
-            op,
-            None,
-        );
+        return lent::all_reduce(&lent_call(ctx, lending, &what, &members, rank), x, op, None);
     }
     if groups.is_some_and(|g| !g.equal_sizes()) {
         return uneven_reduce(ctx, &what, x, &members, op);

@@ -6,13 +6,13 @@ use crate::trace::Value;
 use crate::{bail, ops as jops};
 
 use super::Builder;
+use crate::primitives::collectives::IndexGroups;
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::interp::Interp;
 use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten, unflatten};
 use crate::python::value::{Args, Obj};
-use crate::primitives::collectives::IndexGroups;
 
 /// Axis names from a string or a tuple/list of strings.
 pub fn axis_names(o: &Obj) -> Result<Vec<String>> {
@@ -89,10 +89,9 @@ fn signature(
     }
     for (i, (k, _)) in a.kw.iter().enumerate() {
         match positional.iter().position(|p| p == k) {
-            Some(at) if at < a.pos.len() => bail!(
-                TypeError,
-                "{func}() got multiple values for argument '{k}'"
-            ),
+            Some(at) if at < a.pos.len() => {
+                bail!(TypeError, "{func}() got multiple values for argument '{k}'")
+            }
             Some(_) => {}
             None if keyword_only.contains(&k.as_str()) => {}
             None => bail!(
@@ -111,17 +110,20 @@ fn signature(
         let at = positional.iter().position(|p| p == name);
         at.is_some_and(|i| i < a.pos.len()) || a.kw.iter().any(|(k, _)| k == name)
     };
-    let missing: Vec<String> = required
-        .iter()
-        .filter(|r| !given(r))
-        .map(|r| format!("'{r}'"))
-        .collect();
+    // Python names the missing positional arguments, or failing those the
+    // missing keyword-only ones.
+    let missing_of = |among: &[&str]| -> Vec<String> {
+        required
+            .iter()
+            .filter(|r| among.contains(r) && !given(r))
+            .map(|r| format!("'{r}'"))
+            .collect()
+    };
+    let (missing, kind) = match missing_of(positional) {
+        m if m.is_empty() => (missing_of(keyword_only), "keyword-only"),
+        m => (m, "positional"),
+    };
     if let Some(last) = missing.last() {
-        let kind = if positional.contains(&required[0]) && missing.len() <= n {
-            "positional"
-        } else {
-            "keyword-only"
-        };
         let list = match missing.len() {
             1 => last.clone(),
             k => format!("{} and {last}", missing[..k - 1].join(", ")),
@@ -192,7 +194,13 @@ type Reduction = fn(&Value, &[String], Option<&IndexGroups>) -> Result<Value>;
 
 fn reduction(b: &mut Builder, name: &'static str, f: Reduction) {
     b.func(name, move |_, a| {
-        signature(&a, name, &["x", "axis_name"], &["axis_index_groups"], &["x", "axis_name"])?;
+        signature(
+            &a,
+            name,
+            &["x", "axis_name"],
+            &["axis_index_groups"],
+            &["x", "axis_name"],
+        )?;
         let has_groups = a.opt(None, "axis_index_groups").is_some();
         let axes = reduction_axes(&a, name, has_groups)?;
         let groups = index_groups(&a)?;
@@ -244,9 +252,26 @@ fn register_collectives(b: &mut Builder) {
         })
     });
     b.func("ppermute", |_, a| ppermute(&a));
+    b.func("pshuffle", |_, a| pshuffle(&a));
+    b.func("pswapaxes", |_, a| {
+        let params = ["x", "axis_name", "axis"];
+        signature(&a, "pswapaxes", &params, &["axis_index_groups"], &params)?;
+        let axes = axes_of(&a, "pswapaxes")?;
+        let axis = to_int(&a.req(Some(2), "axis", "pswapaxes")?)?;
+        let groups = index_groups(&a)?;
+        tree_apply(&a, "pswapaxes", &|x| {
+            jops::all_to_all_groups(x, &axes, groups.as_ref(), axis, axis, false)
+        })
+    });
     b.func("all_to_all", |_, a| {
         let params = ["x", "axis_name", "split_axis", "concat_axis"];
-        signature(&a, "all_to_all", &params, &["axis_index_groups", "tiled"], &params)?;
+        signature(
+            &a,
+            "all_to_all",
+            &params,
+            &["axis_index_groups", "tiled"],
+            &params,
+        )?;
         let axes = axes_of(&a, "all_to_all")?;
         let split = to_int(&a.req(Some(2), "split_axis", "all_to_all")?)?;
         let concat = to_int(&a.req(Some(3), "concat_axis", "all_to_all")?)?;
@@ -313,7 +338,13 @@ fn all_gather(a: &Args) -> Result<Obj> {
 /// over the axes (JAX's pvary) is supported; JAX refuses a value that already
 /// varies over them.
 fn pcast(a: &Args) -> Result<Obj> {
-    signature(a, "pcast", &["x", "axis_name"], &["to"], &["x", "axis_name", "to"])?;
+    signature(
+        a,
+        "pcast",
+        &["x", "axis_name"],
+        &["to"],
+        &["x", "axis_name", "to"],
+    )?;
     let axes = axes_of(a, "pcast")?;
     match a.req(None, "to", "pcast")? {
         Obj::Str(s) if &*s == "varying" => {}
@@ -333,13 +364,14 @@ fn pcast(a: &Args) -> Result<Obj> {
     let tracked = crate::trace::axis_env().tracked;
     tree_apply(a, "pcast", &|x| {
         let vma = x.aval().vma;
-        let varying = axes.iter().filter(|n| tracked.contains(*n) && vma.contains(*n));
+        let varying = axes
+            .iter()
+            .filter(|n| tracked.contains(*n) && vma.contains(*n));
         match varying.count() {
             0 => jops::pvary(x, &axes),
-            k if k == axes.len() => bail!(
-                ValueError,
-                "Unsupported pcast from=varying, to='varying'"
-            ),
+            k if k == axes.len() => {
+                bail!(ValueError, "Unsupported pcast from=varying, to='varying'")
+            }
             _ => bail!(
                 ValueError,
                 "jax.lax.pcast can only accept axis_name which corresponds to one of varying, \
@@ -369,6 +401,39 @@ fn ppermute(a: &Args) -> Result<Obj> {
         perm.push((to_int(&pair[0])? as usize, to_int(&pair[1])? as usize));
     }
     tree_apply(a, "ppermute", &|x| jops::ppermute(x, &axes, &perm))
+}
+
+/// `pshuffle(x, axis_name, perm)`: the member of rank `i` receives the value
+/// of rank `perm[i]` (a ppermute of the pairs `(perm[i], i)`).
+fn pshuffle(a: &Args) -> Result<Obj> {
+    let params = ["x", "axis_name", "perm"];
+    signature(a, "pshuffle", &params, &[], &params)?;
+    let axes = axes_of(a, "pshuffle")?;
+    let perm_obj = a.req(Some(2), "perm", "pshuffle")?;
+    let sources = iterate(&perm_obj)?
+        .iter()
+        .map(to_int)
+        .collect::<Result<Vec<i64>>>()?;
+    let mut seen = vec![false; sources.len()];
+    for &s in &sources {
+        match usize::try_from(s).ok().filter(|&s| s < seen.len()) {
+            Some(s) => seen[s] = true,
+            None => seen.push(false),
+        }
+    }
+    if seen.iter().any(|s| !s) {
+        bail!(
+            ValueError,
+            "`perm` does not represent a permutation: {}",
+            crate::python::format::repr_of(&perm_obj)
+        );
+    }
+    let perm: Vec<(usize, usize)> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (s as usize, i))
+        .collect();
+    tree_apply(a, "pshuffle", &|x| jops::ppermute(x, &axes, &perm))
 }
 
 /// `dynamic_slice`, `dynamic_slice_in_dim` and `dynamic_update_slice`.

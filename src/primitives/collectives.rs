@@ -572,7 +572,10 @@ fn refuse_vmapped_groups(kind: &CollectiveKind, env: &AxisEnv) -> Result<()> {
     }
     match kind {
         AllGather { .. } | PsumScatter { .. } => {
-            bail!(NotImplementedError, "axis_index_groups not supported in vmap")
+            bail!(
+                NotImplementedError,
+                "axis_index_groups not supported in vmap"
+            )
         }
         AllToAll { .. } => bail!(NotImplementedError, "Please open a feature request!"),
         _ => bail!(
