@@ -138,6 +138,36 @@ fn signature(
     Ok(())
 }
 
+/// JAX sums a value that is not traced without a collective, multiplying it
+/// by the first group's size, but traces arrays made inside a map body, which
+/// shardlab cannot tell from arrays made outside. The two agree unless the
+/// groups differ in size or leave devices out; then only Python scalars are
+/// taken.
+fn refuse_untraced_arrays(
+    a: &Args,
+    func: &str,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+) -> Result<()> {
+    let Some(g) = groups else { return Ok(()) };
+    let covered: usize = g.groups().iter().map(Vec::len).sum();
+    let regular = g.equal_sizes() && jops::axis_size(axes).ok() == Some(covered);
+    if regular || !crate::trace::tracing() {
+        return Ok(());
+    }
+    let (leaves, _) = flatten(&a.req(Some(0), "x", func)?);
+    for leaf in &leaves {
+        if let Obj::Array(Value::Concrete(_)) = leaf {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {func} with axis_index_groups of unequal sizes \
+                 (or leaving indices out) of an array that is not traced"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// JAX's `axis_index_groups` argument: None, or a sequence of sequences of
 /// axis indices that must cover `0..total` exactly once (checked as JAX's
 /// Python API checks it; whether they fit the axis is checked when the
@@ -204,6 +234,9 @@ fn reduction(b: &mut Builder, name: &'static str, f: Reduction) {
         let has_groups = a.opt(None, "axis_index_groups").is_some();
         let axes = reduction_axes(&a, name, has_groups)?;
         let groups = index_groups(&a)?;
+        if matches!(name, "psum" | "pmean") {
+            refuse_untraced_arrays(&a, name, &axes, groups.as_ref())?;
+        }
         tree_apply(&a, name, &|x| f(x, &axes, groups.as_ref()))
     });
 }

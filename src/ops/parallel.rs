@@ -59,8 +59,10 @@ pub fn psum_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) -> 
         if axes.is_empty() {
             return Ok(x.clone());
         }
+        // Booleans are converted first, which traces them inside a map body,
+        // as JAX's conversion does.
+        let x = bool_as_int(x)?;
         if matches!(x, Value::Concrete(_)) {
-            let x = bool_as_int(x)?;
             return super::mul(&x, &scalar(g.size() as f64, x.dtype()));
         }
         if tracked(&axes) {
@@ -101,15 +103,14 @@ pub fn pmean_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) ->
         Some(g) => g.size(),
         None => group_size(axes, &axis_env())?,
     };
-    let x = if x.dtype() == DType::F32 {
-        x.clone()
+    // JAX sums first (ints as ints), then divides.
+    let sum = psum_groups(x, axes, groups)?;
+    let sum = if sum.dtype() == DType::F32 {
+        sum
     } else {
-        super::convert(x, DType::F32)?
+        super::convert(&sum, DType::F32)?
     };
-    div(
-        &psum_groups(&x, axes, groups)?,
-        &scalar(n as f64, DType::F32),
-    )
+    div(&sum, &scalar(n as f64, DType::F32))
 }
 
 /// `jax.lax.pmax`.

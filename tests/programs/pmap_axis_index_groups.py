@@ -53,7 +53,11 @@ print("uneven", on4(lambda v: lax.psum(v, 'i', axis_index_groups=uneven)),
 print("all_to_all of one", on4(lambda v: lax.all_to_all(v[None], 'i', 0, 0,
                                                        axis_index_groups=uneven)))
 # A constant is multiplied by the first group's size.
-print("constant", on4(lambda v: v * lax.psum(1, 'i', axis_index_groups=[[0, 1, 2], [3]])))
+print("constant", on4(lambda v: v * lax.psum(1, 'i', axis_index_groups=[[0, 1, 2], [3]])),
+      on4(lambda v: v + lax.pmean(3, 'i', axis_index_groups=[[0, 1, 2], [3]])),
+      on4(lambda v: v + lax.psum(1, 'i', axis_index_groups=[[0, 1]])))
+# A boolean is converted to int32 first, which traces it: the groups count.
+print("boolean", on4(lambda v: v + lax.psum(True, 'i', axis_index_groups=[[0, 1, 2], [3]])))
 one_group = on4(lambda v: lax.psum(v, 'i', axis_index_groups=[[3, 1, 2, 0]]))
 singletons = on4(lambda v: lax.all_gather(v, 'i', axis_index_groups=[[0], [1], [2], [3]]))
 print("one group, singletons", one_group, singletons)
