@@ -6,8 +6,9 @@ mod common;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use shardlab::collectives::{self, lockstep, DeviceCtx};
+use shardlab::collectives::{self, lockstep, DeviceCtx, ReduceOp};
 use shardlab::fabric::{run_on_threads, Fabric, ThreadFabric};
+use shardlab::primitives::collectives::IndexGroups;
 use shardlab::{Array, DType, ErrorKind, Mesh, Result};
 
 /// A collective and its static arguments.
@@ -44,15 +45,15 @@ fn on_device(ctx: &DeviceCtx, op: Op, x: &Array, axes: &[String]) -> Result<Arra
         Op::Psum => collectives::psum(ctx, x, axes),
         Op::Pmax => collectives::pmax(ctx, x, axes),
         Op::Pmin => collectives::pmin(ctx, x, axes),
-        Op::Pmean => collectives::pmean(ctx, x, axes),
-        Op::AllGather { axis, tiled } => collectives::all_gather(ctx, x, axes, axis, tiled),
-        Op::PsumScatter { dim, tiled } => collectives::psum_scatter(ctx, x, axes, dim, tiled),
+        Op::Pmean => collectives::pmean(ctx, x, axes, None),
+        Op::AllGather { axis, tiled } => collectives::all_gather(ctx, x, axes, None, axis, tiled),
+        Op::PsumScatter { dim, tiled } => collectives::psum_scatter(ctx, x, axes, None, dim, tiled),
         Op::Ppermute(perm) => collectives::ppermute(ctx, x, axes, perm),
         Op::AllToAll {
             split,
             concat,
             tiled,
-        } => collectives::all_to_all(ctx, x, axes, split, concat, tiled),
+        } => collectives::all_to_all(ctx, x, axes, None, split, concat, tiled),
         Op::AxisIndex => collectives::axis_index(ctx.mesh, ctx.position, axes),
     }
 }
@@ -63,15 +64,15 @@ fn in_lockstep(mesh: &Mesh, op: Op, xs: &[Array], axes: &[String]) -> Result<Vec
         Op::Psum => lockstep::psum(mesh, xs, axes),
         Op::Pmax => lockstep::pmax(mesh, xs, axes),
         Op::Pmin => lockstep::pmin(mesh, xs, axes),
-        Op::Pmean => lockstep::pmean(mesh, xs, axes),
-        Op::AllGather { axis, tiled } => lockstep::all_gather(mesh, xs, axes, axis, tiled),
-        Op::PsumScatter { dim, tiled } => lockstep::psum_scatter(mesh, xs, axes, dim, tiled),
+        Op::Pmean => lockstep::pmean(mesh, xs, axes, None),
+        Op::AllGather { axis, tiled } => lockstep::all_gather(mesh, xs, axes, None, axis, tiled),
+        Op::PsumScatter { dim, tiled } => lockstep::psum_scatter(mesh, xs, axes, None, dim, tiled),
         Op::Ppermute(perm) => lockstep::ppermute(mesh, xs, axes, perm),
         Op::AllToAll {
             split,
             concat,
             tiled,
-        } => lockstep::all_to_all(mesh, xs, axes, split, concat, tiled),
+        } => lockstep::all_to_all(mesh, xs, axes, None, split, concat, tiled),
         Op::AxisIndex => lockstep::axis_index(mesh, axes),
     }
 }
@@ -496,11 +497,13 @@ fn collectives_take_the_documented_number_of_barriers() {
             // half): 5 + 1; 2.
             count(collectives::psum(&ctx, &large, &axes))?;
             // 500 words fit a half: 1; a result of 2000 words: 2.
-            count(collectives::all_gather(&ctx, &small, &axes, 0, false))?;
+            count(collectives::all_gather(&ctx, &small, &axes, None, 0, false))?;
             // 2000 / 600 -> 4; 2.
-            count(collectives::all_gather(&ctx, &large, &axes, 0, true))?;
+            count(collectives::all_gather(&ctx, &large, &axes, None, 0, true))?;
             // 4 parts of 500 in pieces of 150: 4; 1.
-            count(collectives::psum_scatter(&ctx, &large, &axes, 0, true))?;
+            count(collectives::psum_scatter(
+                &ctx, &large, &axes, None, 0, true,
+            ))?;
             count(collectives::axis_index(&mesh, position, &axes))?; // 0
             count(collectives::pmax(&ctx, &small, &[]))?; // 0
             Ok(counts)
@@ -1091,7 +1094,7 @@ fn a_device_that_finishes_early_releases_the_others_at_once() {
         if position == 2 {
             return Ok(x);
         }
-        collectives::all_gather(&ctx, &x, &names(&["y"]), 0, false)
+        collectives::all_gather(&ctx, &x, &names(&["y"]), None, 0, false)
     })
     .unwrap_err();
     for w in ["all_gather over ('y',)", "device 2 finished"] {
@@ -1115,7 +1118,7 @@ fn devices_in_different_collectives_are_told_so() {
         if position == 0 {
             collectives::psum(&ctx, &x, &names(&["x"]))
         } else {
-            collectives::all_gather(&ctx, &x, &names(&["x"]), 0, true)
+            collectives::all_gather(&ctx, &x, &names(&["x"]), None, 0, true)
         }
     })
     .unwrap_err();
@@ -1140,7 +1143,7 @@ fn devices_with_different_shapes_are_told_so() {
             position,
         };
         let x = Array::zeros(&[2, 1 + position], DType::F32);
-        collectives::all_gather(&ctx, &x, &names(&["x"]), 0, true)
+        collectives::all_gather(&ctx, &x, &names(&["x"]), None, 0, true)
     })
     .unwrap_err();
     for w in ["different collectives", "of f32[2,1]", "of f32[2,2]"] {
@@ -1377,5 +1380,188 @@ fn measure_psum_bandwidth() {
                 secs * 1e3
             );
         }
+    }
+}
+
+// JAX's axis_index_groups.
+
+/// Runs `op` within `groups` on one device through the fabric.
+fn on_device_in_groups(
+    ctx: &DeviceCtx,
+    op: Op,
+    x: &Array,
+    axes: &[String],
+    groups: &IndexGroups,
+) -> Result<Array> {
+    let g = Some(groups);
+    match op {
+        Op::Psum => collectives::preduce(ctx, x, axes, g, ReduceOp::Sum),
+        Op::Pmax => collectives::preduce(ctx, x, axes, g, ReduceOp::Max),
+        Op::Pmin => collectives::preduce(ctx, x, axes, g, ReduceOp::Min),
+        Op::Pmean => collectives::pmean(ctx, x, axes, g),
+        Op::AllGather { axis, tiled } => collectives::all_gather(ctx, x, axes, g, axis, tiled),
+        Op::PsumScatter { dim, tiled } => collectives::psum_scatter(ctx, x, axes, g, dim, tiled),
+        Op::AllToAll {
+            split,
+            concat,
+            tiled,
+        } => collectives::all_to_all(ctx, x, axes, g, split, concat, tiled),
+        Op::Ppermute(_) | Op::AxisIndex => unreachable!("{op:?} takes no groups"),
+    }
+}
+
+/// Runs `op` within `groups` for every device in one thread.
+fn in_lockstep_in_groups(
+    mesh: &Mesh,
+    op: Op,
+    xs: &[Array],
+    axes: &[String],
+    groups: &IndexGroups,
+) -> Result<Vec<Array>> {
+    let g = Some(groups);
+    match op {
+        Op::Psum => lockstep::preduce(mesh, xs, axes, g, ReduceOp::Sum),
+        Op::Pmax => lockstep::preduce(mesh, xs, axes, g, ReduceOp::Max),
+        Op::Pmin => lockstep::preduce(mesh, xs, axes, g, ReduceOp::Min),
+        Op::Pmean => lockstep::pmean(mesh, xs, axes, g),
+        Op::AllGather { axis, tiled } => lockstep::all_gather(mesh, xs, axes, g, axis, tiled),
+        Op::PsumScatter { dim, tiled } => lockstep::psum_scatter(mesh, xs, axes, g, dim, tiled),
+        Op::AllToAll {
+            split,
+            concat,
+            tiled,
+        } => lockstep::all_to_all(mesh, xs, axes, g, split, concat, tiled),
+        Op::Ppermute(_) | Op::AxisIndex => unreachable!("{op:?} takes no groups"),
+    }
+}
+
+/// Runs `op` within `groups` over threads (lending, and through slots of
+/// `slot` words) and in lockstep: all three give the same bits, or the same
+/// kind of error. Returns the lockstep result.
+fn in_groups_everywhere(
+    mesh: &Mesh,
+    slot: usize,
+    op: Op,
+    xs: &[Array],
+    axes: &[String],
+    groups: &IndexGroups,
+) -> Result<Vec<Array>> {
+    let want = in_lockstep_in_groups(mesh, op, xs, axes, groups);
+    for lends in [true, false] {
+        let got = on_each_device(mesh, lending_fabric(mesh.size(), slot, lends), |ctx| {
+            on_device_in_groups(ctx, op, &xs[ctx.position], axes, groups)
+        });
+        match (&want, &got) {
+            (Ok(a), Ok(b)) => {
+                for (p, (x, y)) in a.iter().zip(b).enumerate() {
+                    assert!(
+                        x.bitwise_eq(y),
+                        "{op:?} lends={lends} slot={slot}: device {p}"
+                    );
+                }
+            }
+            (Err(a), Err(b)) => assert_eq!(a.kind, b.kind, "{op:?}: {a} against {b}"),
+            _ => panic!("{op:?} lends={lends}: lockstep {want:?} against threads {got:?}"),
+        }
+    }
+    want
+}
+
+#[test]
+fn axis_index_groups_split_each_group_of_the_axes() {
+    // Mesh (2, 4): over 'y' each row splits into the groups listed, by y.
+    // Device (r, c) holds [100 r + c, 100 r + 10 c].
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    let axes = names(&["y"]);
+    let xs: Vec<Array> = (0..8)
+        .map(|p| {
+            let (r, c) = ((p / 4) as f32, (p % 4) as f32);
+            Array::from_f32(&[2], vec![100.0 * r + c, 100.0 * r + 10.0 * c]).unwrap()
+        })
+        .collect();
+    let crossed = IndexGroups::new(vec![vec![3, 0], vec![2, 1]]).unwrap();
+    let uneven = IndexGroups::new(vec![vec![0], vec![1, 2, 3]]).unwrap();
+    for slot in [4, 1 << 14] {
+        let sums = in_groups_everywhere(&mesh, slot, Op::Psum, &xs, &axes, &crossed).unwrap();
+        assert_eq!(sums[0].f32_data().unwrap(), &[3.0, 30.0]);
+        assert_eq!(sums[6].f32_data().unwrap(), &[203.0, 230.0]);
+        let sums = in_groups_everywhere(&mesh, slot, Op::Psum, &xs, &axes, &uneven).unwrap();
+        assert_eq!(sums[4].f32_data().unwrap(), &[100.0, 100.0]);
+        assert_eq!(sums[5].f32_data().unwrap(), &[306.0, 360.0]);
+        // pmean divides by the first group's size, as JAX does.
+        let means = in_groups_everywhere(&mesh, slot, Op::Pmean, &xs, &axes, &uneven).unwrap();
+        assert_eq!(means[1].f32_data().unwrap(), &[6.0, 60.0]);
+        let maxes = in_groups_everywhere(&mesh, slot, Op::Pmax, &xs, &axes, &uneven).unwrap();
+        assert_eq!(maxes[1].f32_data().unwrap(), &[3.0, 30.0]);
+        // Ranks are places in the listed group: device 0 is rank 1 of (3, 0).
+        let gather = Op::AllGather {
+            axis: 0,
+            tiled: false,
+        };
+        let gathered = in_groups_everywhere(&mesh, slot, gather, &xs, &axes, &crossed).unwrap();
+        assert_eq!(gathered[0].f32_data().unwrap(), &[3.0, 30.0, 0.0, 0.0]);
+        let scatter = Op::PsumScatter {
+            dim: 0,
+            tiled: false,
+        };
+        let scattered = in_groups_everywhere(&mesh, slot, scatter, &xs, &axes, &crossed).unwrap();
+        assert_eq!(scattered[0].f32_data().unwrap(), &[30.0]);
+        assert_eq!(scattered[3].f32_data().unwrap(), &[3.0]);
+        let a2a = Op::AllToAll {
+            split: 0,
+            concat: 0,
+            tiled: true,
+        };
+        let exchanged = in_groups_everywhere(&mesh, slot, a2a, &xs, &axes, &crossed).unwrap();
+        assert_eq!(exchanged[0].f32_data().unwrap(), &[30.0, 0.0]);
+        // all_to_all whose first group has one member moves nothing.
+        let one = Op::AllToAll {
+            split: 0,
+            concat: 0,
+            tiled: true,
+        };
+        let same = in_groups_everywhere(&mesh, slot, one, &xs, &axes, &uneven).unwrap();
+        assert!(same.iter().zip(&xs).all(|(a, b)| a.bitwise_eq(b)));
+    }
+}
+
+#[test]
+fn axis_index_groups_that_do_not_fit_the_axis_are_refused() {
+    let mesh = Mesh::new(&["x"], &[4]).unwrap();
+    let axes = names(&["x"]);
+    let xs: Vec<Array> = (0..4)
+        .map(|p| Array::from_f32(&[2], vec![p as f32; 2]).unwrap())
+        .collect();
+    let gather = Op::AllGather {
+        axis: 0,
+        tiled: false,
+    };
+    let cases: [(Vec<Vec<usize>>, Op, ErrorKind); 5] = [
+        (
+            vec![vec![0, 1], vec![2, 3], vec![4, 5]],
+            Op::Psum,
+            ErrorKind::IndexError,
+        ),
+        (vec![vec![0, 1]], Op::Psum, ErrorKind::RuntimeError),
+        (vec![vec![0], vec![1, 2, 3]], gather, ErrorKind::ValueError),
+        (vec![], Op::Pmax, ErrorKind::ValueError),
+        (
+            vec![vec![], vec![0, 1, 2, 3]],
+            Op::Psum,
+            ErrorKind::RuntimeError,
+        ),
+    ];
+    for (groups, op, kind) in cases {
+        let g = IndexGroups::new(groups.clone()).unwrap();
+        let e = in_groups_everywhere(&mesh, 1 << 10, op, &xs, &axes, &g).unwrap_err();
+        assert_eq!(e.kind, kind, "{groups:?}: {e}");
+    }
+    for groups in [
+        vec![vec![0, 1], vec![1, 2]],
+        vec![vec![0, 2]],
+        vec![vec![0, 0]],
+    ] {
+        let e = IndexGroups::new(groups).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::ValueError);
     }
 }

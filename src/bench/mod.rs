@@ -368,13 +368,13 @@ fn call(op: Collective, ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<A
     let p = ctx.mesh.size();
     match op {
         Collective::Psum => collectives::psum(ctx, x, axes),
-        Collective::AllGather => collectives::all_gather(ctx, x, axes, 0, true),
-        Collective::PsumScatter => collectives::psum_scatter(ctx, x, axes, 0, true),
+        Collective::AllGather => collectives::all_gather(ctx, x, axes, None, 0, true),
+        Collective::PsumScatter => collectives::psum_scatter(ctx, x, axes, None, 0, true),
         Collective::Ppermute => {
             let perm: Vec<(usize, usize)> = (0..p).map(|i| (i, (i + 1) % p)).collect();
             collectives::ppermute(ctx, x, axes, &perm)
         }
-        Collective::AllToAll => collectives::all_to_all(ctx, x, axes, 0, 0, true),
+        Collective::AllToAll => collectives::all_to_all(ctx, x, axes, None, 0, 0, true),
     }
 }
 

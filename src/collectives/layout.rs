@@ -10,18 +10,40 @@ use crate::array::{numel, Array, Buffer};
 use crate::bail;
 use crate::error::Result;
 use crate::mesh::Mesh;
+use crate::primitives::collectives::IndexGroups;
 
 /// A device's group for a collective over `axes`: the members' positions in
-/// rank order and the device's own rank. Fails (NameError, ValueError) on an
+/// rank order and the device's own rank. With `groups` (JAX's
+/// `axis_index_groups`), the devices along `axes` are split further and the
+/// rank is the place in the listed group. Fails (NameError, ValueError) on an
 /// unknown or repeated axis.
 pub(crate) fn group_of(
     mesh: &Mesh,
     position: usize,
     axes: &[String],
+    groups: Option<&IndexGroups>,
 ) -> Result<(Vec<usize>, usize)> {
     let members = mesh.group(position, axes)?;
     let rank = mesh.index_along(position, axes)?;
-    Ok((members, rank))
+    match groups {
+        None => Ok((members, rank)),
+        Some(g) => g.split(&members, rank),
+    }
+}
+
+/// Checks JAX's `axis_index_groups` of the collective `name` against the
+/// size of `axes` before anything moves (the same on every device, so all
+/// fail alike). Only the reductions accept groups of unequal sizes.
+pub(crate) fn check_groups(
+    mesh: &Mesh,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+    name: &str,
+) -> Result<()> {
+    let Some(g) = groups else { return Ok(()) };
+    let n = mesh.group(0, axes)?.len();
+    let uneven = matches!(name, "psum" | "pmax" | "pmin" | "pmean");
+    g.check(n, name, uneven)
 }
 
 /// `axes` sorted into the mesh's order. JAX's `ppermute` ranks the members
@@ -36,16 +58,30 @@ pub(crate) fn in_mesh_order(mesh: &Mesh, axes: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The groups of a collective over `axes`, each in rank order: every device
-/// is in exactly one.
-pub(crate) fn all_groups(mesh: &Mesh, axes: &[String]) -> Result<Vec<Vec<usize>>> {
-    let mut groups = Vec::new();
+/// The groups of a collective over `axes` (split by `groups` when given),
+/// each in rank order: every device is in exactly one.
+pub(crate) fn all_groups(
+    mesh: &Mesh,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+) -> Result<Vec<Vec<usize>>> {
+    let mut out = Vec::new();
     for position in 0..mesh.size() {
-        if mesh.index_along(position, axes)? == 0 {
-            groups.push(mesh.group(position, axes)?);
+        if mesh.index_along(position, axes)? != 0 {
+            continue;
+        }
+        let full = mesh.group(position, axes)?;
+        match groups {
+            None => out.push(full),
+            Some(g) => {
+                for sub in g.groups() {
+                    let rank = sub.first().copied().unwrap_or(0);
+                    out.push(g.split(&full, rank)?.0);
+                }
+            }
         }
     }
-    Ok(groups)
+    Ok(out)
 }
 
 /// Where `all_gather` puts each member's array: member `r`'s flat data

@@ -58,7 +58,7 @@ struct Offer {
 }
 
 /// An all-reduce with `op` over the group `members` (this device has rank
-/// `rank`), divided by the group size when `mean` (pmean), with two barriers
+/// `rank`), divided by `mean` when given (pmean's divisor), with two barriers
 /// whatever the size:
 /// 1. epoch `e`: each member lends its operand, and rank 0 also an unwritten
 ///    result buffer; barrier;
@@ -71,11 +71,16 @@ struct Offer {
 /// Operands of at most [`SMALL_ALLREDUCE_WORDS`] words are folded whole by
 /// every member into its own result after step 1, with one barrier: a second
 /// barrier costs more than the redundant additions.
-pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -> Result<Array> {
+pub(crate) fn all_reduce(
+    call: &LentCall,
+    x: &Array,
+    op: ReduceOp,
+    mean: Option<usize>,
+) -> Result<Array> {
     let (lending, what, members, rank) = (call.lending, call.what, call.members, call.rank);
     let (fabric, me) = (call.ctx.fabric, call.ctx.position);
     let (n, p, dtype) = (x.size(), members.len(), x.dtype());
-    let out_dtype = if mean {
+    let out_dtype = if mean.is_some() {
         DType::F32
     } else {
         op.result_dtype(dtype)
@@ -107,8 +112,8 @@ pub(crate) fn all_reduce(call: &LentCall, x: &Array, op: ReduceOp, mean: bool) -
         for o in &offers[1..] {
             fold_from(op, dtype, block, &o.input, at);
         }
-        if mean {
-            mean_in_place(block, dtype, p);
+        if let Some(divisor) = mean {
+            mean_in_place(block, dtype, divisor);
         }
     };
     if small {

@@ -7,14 +7,15 @@
 //! the same layouts, and the same rank-order [`fold`].
 
 use super::layout::{
-    all_groups, all_to_all_plan, array_words, gather_plan, in_mesh_order, perm_sources, place,
-    scatter_plan, split_pieces, BLOCK,
+    all_groups, all_to_all_plan, array_words, check_groups, gather_plan, in_mesh_order,
+    perm_sources, place, scatter_plan, split_pieces, BLOCK,
 };
 use super::reduce::{fold, mean_words, ReduceOp};
 use crate::array::{Array, DType};
 use crate::bail;
 use crate::error::Result;
 use crate::mesh::Mesh;
+use crate::primitives::collectives::IndexGroups;
 
 /// Checks that there is one operand per device, all of one shape and dtype
 /// (the same program runs everywhere, so anything else is a caller's bug).
@@ -71,10 +72,18 @@ fn reduce_words(op: ReduceOp, dtype: DType, words: &[Vec<u32>], members: &[usize
     acc
 }
 
-/// Checks the operands and `axes`, and returns every group over `axes`.
-fn prepare(mesh: &Mesh, xs: &[Array], axes: &[String], name: &str) -> Result<Vec<Vec<usize>>> {
+/// Checks the operands, `axes` and `groups`, and returns every group over
+/// `axes` (split by `groups` when given).
+fn prepare(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+    name: &str,
+) -> Result<Vec<Vec<usize>>> {
     check_operands(mesh, xs, name)?;
-    all_groups(mesh, axes)
+    check_groups(mesh, axes, groups, name)?;
+    all_groups(mesh, axes, groups)
 }
 
 /// [`super::axis_index`] of every device.
@@ -86,22 +95,28 @@ pub fn axis_index(mesh: &Mesh, axes: &[String]) -> Result<Vec<Array>> {
 
 /// [`super::psum`] of every device.
 pub fn psum(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
-    preduce(mesh, xs, axes, ReduceOp::Sum)
+    preduce(mesh, xs, axes, None, ReduceOp::Sum)
 }
 
 /// [`super::pmax`] of every device.
 pub fn pmax(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
-    preduce(mesh, xs, axes, ReduceOp::Max)
+    preduce(mesh, xs, axes, None, ReduceOp::Max)
 }
 
 /// [`super::pmin`] of every device.
 pub fn pmin(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
-    preduce(mesh, xs, axes, ReduceOp::Min)
+    preduce(mesh, xs, axes, None, ReduceOp::Min)
 }
 
 /// [`super::preduce`] of every device.
-pub fn preduce(mesh: &Mesh, xs: &[Array], axes: &[String], op: ReduceOp) -> Result<Vec<Array>> {
-    let groups = prepare(mesh, xs, axes, op.name())?;
+pub fn preduce(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    index_groups: Option<&IndexGroups>,
+    op: ReduceOp,
+) -> Result<Vec<Array>> {
+    let groups = prepare(mesh, xs, axes, index_groups, op.name())?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
@@ -121,8 +136,13 @@ pub fn preduce(mesh: &Mesh, xs: &[Array], axes: &[String], op: ReduceOp) -> Resu
 }
 
 /// [`super::pmean`] of every device.
-pub fn pmean(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
-    let groups = prepare(mesh, xs, axes, "pmean")?;
+pub fn pmean(
+    mesh: &Mesh,
+    xs: &[Array],
+    axes: &[String],
+    index_groups: Option<&IndexGroups>,
+) -> Result<Vec<Array>> {
+    let groups = prepare(mesh, xs, axes, index_groups, "pmean")?;
     let (shape, dtype) = (xs[0].shape(), xs[0].dtype());
     let mut out = vec![None; xs.len()];
     for members in &groups {
@@ -131,7 +151,8 @@ pub fn pmean(mesh: &Mesh, xs: &[Array], axes: &[String]) -> Result<Vec<Array>> {
         } else {
             reduce_arrays(ReduceOp::Sum, xs, members)
         };
-        let mean = Array::from_words(shape, DType::F32, &mean_words(&sum, dtype, members.len()))?;
+        let divisor = index_groups.map_or(members.len(), IndexGroups::size);
+        let mean = Array::from_words(shape, DType::F32, &mean_words(&sum, dtype, divisor))?;
         for &m in members {
             out[m] = Some(mean.clone());
         }
@@ -144,10 +165,11 @@ pub fn all_gather(
     mesh: &Mesh,
     xs: &[Array],
     axes: &[String],
+    index_groups: Option<&IndexGroups>,
     axis: usize,
     tiled: bool,
 ) -> Result<Vec<Array>> {
-    let groups = prepare(mesh, xs, axes, "all_gather")?;
+    let groups = prepare(mesh, xs, axes, index_groups, "all_gather")?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
@@ -173,10 +195,11 @@ pub fn psum_scatter(
     mesh: &Mesh,
     xs: &[Array],
     axes: &[String],
+    index_groups: Option<&IndexGroups>,
     scatter_dimension: usize,
     tiled: bool,
 ) -> Result<Vec<Array>> {
-    let groups = prepare(mesh, xs, axes, "psum_scatter")?;
+    let groups = prepare(mesh, xs, axes, index_groups, "psum_scatter")?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }
@@ -208,8 +231,8 @@ pub fn ppermute(
     axes: &[String],
     perm: &[(usize, usize)],
 ) -> Result<Vec<Array>> {
-    prepare(mesh, xs, axes, "ppermute")?;
-    let groups = all_groups(mesh, &in_mesh_order(mesh, axes))?;
+    prepare(mesh, xs, axes, None, "ppermute")?;
+    let groups = all_groups(mesh, &in_mesh_order(mesh, axes), None)?;
     let source_of = perm_sources(perm, groups[0].len())?;
     let zeros = Array::zeros(xs[0].shape(), xs[0].dtype());
     let mut out = vec![None; xs.len()];
@@ -229,11 +252,18 @@ pub fn all_to_all(
     mesh: &Mesh,
     xs: &[Array],
     axes: &[String],
+    index_groups: Option<&IndexGroups>,
     split_axis: usize,
     concat_axis: usize,
     tiled: bool,
 ) -> Result<Vec<Array>> {
-    let groups = prepare(mesh, xs, axes, "all_to_all")?;
+    if let Some(g) = index_groups {
+        check_operands(mesh, xs, "all_to_all")?;
+        if g.all_to_all_is_identity(super::axis_size(mesh, axes)?)? {
+            return Ok(xs.to_vec());
+        }
+    }
+    let groups = prepare(mesh, xs, axes, index_groups, "all_to_all")?;
     if axes.is_empty() {
         return Ok(xs.to_vec());
     }

@@ -55,11 +55,12 @@ use crate::bail;
 use crate::error::Result;
 use crate::fabric::{Fabric, Lending};
 use crate::mesh::{fmt_names, Mesh};
+use crate::primitives::collectives::IndexGroups;
 
 use exchange::{all_reduce, Exchange, Words};
 use layout::{
-    all_to_all_plan, gather_plan, group_of, in_mesh_order, perm_sources, place, scatter_plan,
-    split_pieces,
+    all_to_all_plan, check_groups, gather_plan, group_of, in_mesh_order, perm_sources, place,
+    scatter_plan, split_pieces,
 };
 
 /// One device's view of a run: the fabric it exchanges through, the mesh
@@ -102,7 +103,20 @@ impl DeviceCtx<'_> {
     /// This device's group over `axes` (positions in rank order) and its rank.
     fn group(&self, axes: &[String]) -> Result<(Vec<usize>, usize)> {
         self.check()?;
-        group_of(self.mesh, self.position, axes)
+        group_of(self.mesh, self.position, axes, None)
+    }
+
+    /// This device's group over `axes` split by JAX's `axis_index_groups`,
+    /// checked first as the collective `name` requires.
+    fn group_in(
+        &self,
+        axes: &[String],
+        groups: Option<&IndexGroups>,
+        name: &str,
+    ) -> Result<(Vec<usize>, usize)> {
+        self.check()?;
+        check_groups(self.mesh, axes, groups, name)?;
+        group_of(self.mesh, self.position, axes, groups)
     }
 }
 
@@ -125,6 +139,16 @@ fn describe(name: &str, axes: &[String], x: &Array) -> String {
 /// Fails with a NameError on an axis the mesh does not have.
 pub fn axis_size(mesh: &Mesh, axes: &[String]) -> Result<usize> {
     mesh.group(0, axes).map(|g| g.len())
+}
+
+/// Every group of a collective over `axes` (split by JAX's
+/// `axis_index_groups` when given), each as mesh positions in rank order.
+pub fn groups(
+    mesh: &Mesh,
+    axes: &[String],
+    index_groups: Option<&IndexGroups>,
+) -> Result<Vec<Vec<usize>>> {
+    layout::all_groups(mesh, axes, index_groups)
 }
 
 /// `jax.lax.axis_index(axes)` on the device at `position`: its rank along
@@ -160,33 +184,38 @@ fn lent_call<'a>(
 /// `jax.lax.psum`: the sum of `x` over the group, on every member. Booleans
 /// are counted into int32, as in JAX.
 pub fn psum(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
-    preduce(ctx, x, axes, ReduceOp::Sum)
+    preduce(ctx, x, axes, None, ReduceOp::Sum)
 }
 
 /// `jax.lax.pmax`: the element-wise maximum over the group.
 pub fn pmax(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
-    preduce(ctx, x, axes, ReduceOp::Max)
+    preduce(ctx, x, axes, None, ReduceOp::Max)
 }
 
 /// `jax.lax.pmin`: the element-wise minimum over the group.
 pub fn pmin(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
-    preduce(ctx, x, axes, ReduceOp::Min)
+    preduce(ctx, x, axes, None, ReduceOp::Min)
 }
 
-/// An all-reduce with `op` over the group: [`psum`], [`pmax`] or [`pmin`].
-pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Result<Array> {
-    let (members, rank) = ctx.group(axes)?;
+/// An all-reduce with `op` over the group: [`psum`], [`pmax`] or [`pmin`],
+/// within JAX's `axis_index_groups` when given (which may differ in size).
+pub fn preduce(
+    ctx: &DeviceCtx,
+    x: &Array,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+    op: ReduceOp,
+) -> Result<Array> {
+    let (members, rank) = ctx.group_in(axes, groups, op.name())?;
     if axes.is_empty() {
         return Ok(x.clone());
     }
     let what = describe(op.name(), axes, x);
     if let Some(lending) = ctx.fabric.lending() {
-        return lent::all_reduce(
-            &lent_call(ctx, lending, &what, &members, rank),
-            x,
-            op,
-            false,
-        );
+        return lent::all_reduce(&lent_call(ctx, lending, &what, &members, rank), x, op, None);
+    }
+    if groups.is_some_and(|g| !g.equal_sizes()) {
+        return uneven_reduce(ctx, &what, x, &members, op);
     }
     let n = x.size();
     let run = |put: &mut dyn FnMut(usize, &[u32])| {
@@ -244,17 +273,56 @@ pub fn preduce(ctx: &DeviceCtx, x: &Array, axes: &[String], op: ReduceOp) -> Res
     }
 }
 
+/// Reduces `x` over `members` through one exchange in which every device
+/// of the fabric sends its whole operand: the same number of barriers for
+/// every device, whatever the size of its group, where the pipelined
+/// all-reduce's count depends on it. For groups of unequal sizes.
+fn uneven_reduce(
+    ctx: &DeviceCtx,
+    what: &str,
+    x: &Array,
+    members: &[usize],
+    op: ReduceOp,
+) -> Result<Array> {
+    let dtype = x.dtype();
+    let mut acc = vec![0u32; x.size()];
+    Exchange {
+        what,
+        group_size: 2,
+        chunks: 1,
+        chunk_words: x.size(),
+    }
+    .run(ctx, Some(Words::Array(x)), members, 0, |r, start, data| {
+        let acc = &mut acc[start..start + data.len()];
+        if r == 0 {
+            acc.copy_from_slice(data);
+        } else {
+            reduce::fold(op, dtype, acc, data);
+        }
+    })?;
+    Array::from_words(x.shape(), op.result_dtype(dtype), &acc)
+}
+
 /// `jax.lax.pmean`: [`psum`] divided by the group size. The result is
-/// float32 whatever the operand's dtype, as `psum(x) / n` is in JAX.
-pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
-    let (members, rank) = ctx.group(axes)?;
+/// float32 whatever the operand's dtype, as `psum(x) / n` is in JAX. With
+/// `axis_index_groups` the divisor is the first group's size, as in JAX.
+pub fn pmean(
+    ctx: &DeviceCtx,
+    x: &Array,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+) -> Result<Array> {
+    let (members, rank) = ctx.group_in(axes, groups, "pmean")?;
+    let divisor = groups.map_or(members.len(), IndexGroups::size);
     let what = describe("pmean", axes, x);
     if let (Some(lending), false) = (ctx.fabric.lending(), axes.is_empty()) {
         let call = lent_call(ctx, lending, &what, &members, rank);
-        return lent::all_reduce(&call, x, ReduceOp::Sum, true);
+        return lent::all_reduce(&call, x, ReduceOp::Sum, Some(divisor));
     }
     let sum = if axes.is_empty() {
         x.to_words()
+    } else if groups.is_some_and(|g| !g.equal_sizes()) {
+        uneven_reduce(ctx, &what, x, &members, ReduceOp::Sum)?.to_words()
     } else {
         let mut sum = vec![0u32; x.size()];
         all_reduce(
@@ -269,7 +337,7 @@ pub fn pmean(ctx: &DeviceCtx, x: &Array, axes: &[String]) -> Result<Array> {
         )?;
         sum
     };
-    let mean = reduce::mean_words(&sum, x.dtype(), members.len());
+    let mean = reduce::mean_words(&sum, x.dtype(), divisor);
     Array::from_words(x.shape(), DType::F32, &mean)
 }
 
@@ -280,10 +348,11 @@ pub fn all_gather(
     ctx: &DeviceCtx,
     x: &Array,
     axes: &[String],
+    groups: Option<&IndexGroups>,
     axis: usize,
     tiled: bool,
 ) -> Result<Array> {
-    let (members, rank) = ctx.group(axes)?;
+    let (members, rank) = ctx.group_in(axes, groups, "all_gather")?;
     let p = members.len();
     if axes.is_empty() {
         return Ok(x.clone());
@@ -314,10 +383,11 @@ pub fn psum_scatter(
     ctx: &DeviceCtx,
     x: &Array,
     axes: &[String],
+    groups: Option<&IndexGroups>,
     scatter_dimension: usize,
     tiled: bool,
 ) -> Result<Array> {
-    let (members, rank) = ctx.group(axes)?;
+    let (members, rank) = ctx.group_in(axes, groups, "psum_scatter")?;
     let p = members.len();
     if axes.is_empty() {
         return Ok(x.clone());
@@ -407,11 +477,18 @@ pub fn all_to_all(
     ctx: &DeviceCtx,
     x: &Array,
     axes: &[String],
+    groups: Option<&IndexGroups>,
     split_axis: usize,
     concat_axis: usize,
     tiled: bool,
 ) -> Result<Array> {
-    let (members, rank) = ctx.group(axes)?;
+    if let Some(g) = groups {
+        ctx.check()?;
+        if g.all_to_all_is_identity(axis_size(ctx.mesh, axes)?)? {
+            return Ok(x.clone());
+        }
+    }
+    let (members, rank) = ctx.group_in(axes, groups, "all_to_all")?;
     let p = members.len();
     if axes.is_empty() {
         return Ok(x.clone());

@@ -13,7 +13,7 @@
 
 use crate::array::Array;
 use crate::bail;
-use crate::collectives::{self as coll, lockstep, DeviceCtx};
+use crate::collectives::{self as coll, lockstep, DeviceCtx, ReduceOp};
 use crate::error::Result;
 use crate::mesh::Mesh;
 use crate::primitives::collectives::group_size;
@@ -88,21 +88,41 @@ pub fn lockstep_collective(
     xs: Vec<Array>,
 ) -> Result<Vec<Array>> {
     use CollectiveKind::*;
+    use ReduceOp::*;
     match kind {
-        Psum { axes } | PsumInvariant { axes } => lockstep::psum(mesh, &xs, axes),
-        Pmax { axes } => lockstep::pmax(mesh, &xs, axes),
-        Pmin { axes } => lockstep::pmin(mesh, &xs, axes),
+        Psum { axes, groups } => lockstep::preduce(mesh, &xs, axes, groups.as_ref(), Sum),
+        PsumInvariant { axes } => lockstep::psum(mesh, &xs, axes),
+        Pmax { axes, groups } => lockstep::preduce(mesh, &xs, axes, groups.as_ref(), Max),
+        Pmin { axes, groups } => lockstep::preduce(mesh, &xs, axes, groups.as_ref(), Min),
         AllGather {
-            axes, axis, tiled, ..
-        } => lockstep::all_gather(mesh, &xs, axes, *axis, *tiled),
-        PsumScatter { axes, dim, tiled } => lockstep::psum_scatter(mesh, &xs, axes, *dim, *tiled),
+            axes,
+            groups,
+            axis,
+            tiled,
+            ..
+        } => lockstep::all_gather(mesh, &xs, axes, groups.as_ref(), *axis, *tiled),
+        PsumScatter {
+            axes,
+            groups,
+            dim,
+            tiled,
+        } => lockstep::psum_scatter(mesh, &xs, axes, groups.as_ref(), *dim, *tiled),
         Ppermute { axes, perm } => lockstep::ppermute(mesh, &xs, &mesh_order(mesh, axes), perm),
         AllToAll {
             axes,
+            groups,
             split_axis,
             concat_axis,
             tiled,
-        } => lockstep::all_to_all(mesh, &xs, axes, *split_axis, *concat_axis, *tiled),
+        } => lockstep::all_to_all(
+            mesh,
+            &xs,
+            axes,
+            groups.as_ref(),
+            *split_axis,
+            *concat_axis,
+            *tiled,
+        ),
         AxisIndex { axes } => lockstep::axis_index(mesh, axes),
         Pvary { .. } => Ok(xs),
     }
@@ -143,26 +163,46 @@ impl Comm for OnFabric<'_> {
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
         use CollectiveKind::*;
+        use ReduceOp::*;
         let ctx = &self.ctx;
         let x = xs
             .into_iter()
             .next()
             .unwrap_or_else(|| Array::scalar_i32(0));
         let out = match kind {
-            Psum { axes } | PsumInvariant { axes } => coll::psum(ctx, &x, axes)?,
-            Pmax { axes } => coll::pmax(ctx, &x, axes)?,
-            Pmin { axes } => coll::pmin(ctx, &x, axes)?,
+            Psum { axes, groups } => coll::preduce(ctx, &x, axes, groups.as_ref(), Sum)?,
+            PsumInvariant { axes } => coll::psum(ctx, &x, axes)?,
+            Pmax { axes, groups } => coll::preduce(ctx, &x, axes, groups.as_ref(), Max)?,
+            Pmin { axes, groups } => coll::preduce(ctx, &x, axes, groups.as_ref(), Min)?,
             AllGather {
-                axes, axis, tiled, ..
-            } => coll::all_gather(ctx, &x, axes, *axis, *tiled)?,
-            PsumScatter { axes, dim, tiled } => coll::psum_scatter(ctx, &x, axes, *dim, *tiled)?,
+                axes,
+                groups,
+                axis,
+                tiled,
+                ..
+            } => coll::all_gather(ctx, &x, axes, groups.as_ref(), *axis, *tiled)?,
+            PsumScatter {
+                axes,
+                groups,
+                dim,
+                tiled,
+            } => coll::psum_scatter(ctx, &x, axes, groups.as_ref(), *dim, *tiled)?,
             Ppermute { axes, perm } => coll::ppermute(ctx, &x, &mesh_order(ctx.mesh, axes), perm)?,
             AllToAll {
                 axes,
+                groups,
                 split_axis,
                 concat_axis,
                 tiled,
-            } => coll::all_to_all(ctx, &x, axes, *split_axis, *concat_axis, *tiled)?,
+            } => coll::all_to_all(
+                ctx,
+                &x,
+                axes,
+                groups.as_ref(),
+                *split_axis,
+                *concat_axis,
+                *tiled,
+            )?,
             AxisIndex { axes } => coll::axis_index(ctx.mesh, ctx.position, axes)?,
             Pvary { .. } => x,
         };

@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write};
 
 use crate::array::{fmt_shape, Array, DType};
-use crate::ir::{Atom, Jaxpr, Var};
-use crate::primitives::Prim;
+use crate::ir::{Atom, Aval, Jaxpr, Var};
+use crate::primitives::{CollectiveKind, Prim};
 
 /// JAX's variable names: 0 -> a, 25 -> z, 26 -> ba, 27 -> bb, ...
 fn var_name(mut n: usize) -> String {
@@ -179,7 +179,15 @@ impl Printer {
             .map(|(n, v)| format!("{n}:{}", j.aval(*v)))
             .collect();
         let args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
-        let params = eqn.prim.params();
+        let params = match &eqn.prim {
+            Prim::Collective(kind) => {
+                let shape = |a: Option<Aval>| a.map(|a| a.shape).unwrap_or_default();
+                let ins = shape(eqn.inputs.first().map(|a| j.atom_aval(a)));
+                let outs = shape(eqn.outputs.first().map(|v| j.aval(*v).clone()));
+                kind.params_sized(group_size_of(kind, &ins, &outs))
+            }
+            other => other.params(),
+        };
         let (body, inner) = match &eqn.prim {
             Prim::ShardMap(p) => (Some(&p.body), Scope::default()),
             Prim::Map(m) => (Some(&m.body), Scope::default()),
@@ -275,6 +283,23 @@ impl fmt::Display for Jaxpr {
         let mut p = Printer { next: 0 };
         let text = p.jaxpr(self, Scope::default(), 0, 0);
         f.write_str(&text)
+    }
+}
+
+/// The group size of an all_gather or reduce_scatter equation, read off its
+/// shapes: JAX prints it as the `axis_size` parameter.
+fn group_size_of(kind: &CollectiveKind, ins: &[usize], outs: &[usize]) -> Option<usize> {
+    let ratio = |big: usize, small: usize| (small > 0).then(|| big / small);
+    match kind {
+        CollectiveKind::AllGather { axis, tiled, .. } => match tiled {
+            true => ratio(*outs.get(*axis)?, *ins.get(*axis)?),
+            false => outs.get(*axis).copied(),
+        },
+        CollectiveKind::PsumScatter { dim, tiled, .. } => match tiled {
+            true => ratio(*ins.get(*dim)?, *outs.get(*dim)?),
+            false => ins.get(*dim).copied(),
+        },
+        _ => None,
     }
 }
 

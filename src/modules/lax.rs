@@ -6,9 +6,9 @@ use crate::trace::Value;
 use crate::{bail, ops as jops};
 
 use super::Builder;
+use crate::primitives::collectives::IndexGroups;
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
-use crate::python::format::str_of;
 use crate::python::interp::Interp;
 use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten, unflatten};
@@ -41,6 +41,166 @@ fn axes_of(a: &Args, func: &str) -> Result<Vec<String>> {
     axis_names(&a.req(Some(1), "axis_name", func)?)
 }
 
+/// The axes of a reduction (psum, pmean, pmax, pmin), where JAX also takes
+/// integer positions of the operand: refused with groups as JAX refuses
+/// them, and otherwise not supported yet.
+fn reduction_axes(a: &Args, func: &str, groups: bool) -> Result<Vec<String>> {
+    let o = a.req(Some(1), "axis_name", func)?;
+    let items = match &o {
+        Obj::Tuple(_) | Obj::List(_) => iterate(&o)?,
+        other => vec![other.clone()],
+    };
+    if items.iter().any(|x| matches!(x, Obj::Int(_))) {
+        if groups {
+            bail!(
+                ValueError,
+                "axis_index_groups only supported for sums over just named axes"
+            );
+        }
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {func} over positional (integer) axes"
+        );
+    }
+    axis_names(&o)
+}
+
+/// Checks a call against a Python signature of `positional` parameters
+/// (which may also be passed by keyword) followed by `keyword_only` ones,
+/// raising the TypeErrors Python raises for extra positional arguments,
+/// unknown or repeated keywords and missing required ones (`required`
+/// names those without a default).
+fn signature(
+    a: &Args,
+    func: &str,
+    positional: &[&str],
+    keyword_only: &[&str],
+    required: &[&str],
+) -> Result<()> {
+    let n = positional.len();
+    if a.pos.len() > n {
+        let s = if n == 1 { "" } else { "s" };
+        let were = if a.pos.len() == 1 { "was" } else { "were" };
+        bail!(
+            TypeError,
+            "{func}() takes {n} positional argument{s} but {} {were} given",
+            a.pos.len()
+        );
+    }
+    for (i, (k, _)) in a.kw.iter().enumerate() {
+        match positional.iter().position(|p| p == k) {
+            Some(at) if at < a.pos.len() => {
+                bail!(TypeError, "{func}() got multiple values for argument '{k}'")
+            }
+            Some(_) => {}
+            None if keyword_only.contains(&k.as_str()) => {}
+            None => bail!(
+                TypeError,
+                "{func}() got an unexpected keyword argument '{k}'"
+            ),
+        }
+        if a.kw[..i].iter().any(|(j, _)| j == k) {
+            bail!(
+                TypeError,
+                "{func}() got multiple values for keyword argument '{k}'"
+            );
+        }
+    }
+    let given = |name: &&str| {
+        let at = positional.iter().position(|p| p == name);
+        at.is_some_and(|i| i < a.pos.len()) || a.kw.iter().any(|(k, _)| k == name)
+    };
+    // Python names the missing positional arguments, or failing those the
+    // missing keyword-only ones.
+    let missing_of = |among: &[&str]| -> Vec<String> {
+        required
+            .iter()
+            .filter(|r| among.contains(r) && !given(r))
+            .map(|r| format!("'{r}'"))
+            .collect()
+    };
+    let (missing, kind) = match missing_of(positional) {
+        m if m.is_empty() => (missing_of(keyword_only), "keyword-only"),
+        m => (m, "positional"),
+    };
+    if let Some(last) = missing.last() {
+        let list = match missing.len() {
+            1 => last.clone(),
+            k => format!("{} and {last}", missing[..k - 1].join(", ")),
+        };
+        let s = if missing.len() == 1 { "" } else { "s" };
+        bail!(
+            TypeError,
+            "{func}() missing {} required {kind} argument{s}: {list}",
+            missing.len()
+        );
+    }
+    Ok(())
+}
+
+/// JAX sums a value that is not traced without a collective, multiplying it
+/// by the first group's size, but traces arrays made inside a map body, which
+/// shardlab cannot tell from arrays made outside. The two agree unless the
+/// groups differ in size or leave devices out; then only Python scalars are
+/// taken.
+fn refuse_untraced_arrays(
+    a: &Args,
+    func: &str,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+) -> Result<()> {
+    let Some(g) = groups else { return Ok(()) };
+    let covered: usize = g.groups().iter().map(Vec::len).sum();
+    let regular = g.equal_sizes() && jops::axis_size(axes).ok() == Some(covered);
+    if regular || !crate::trace::tracing() {
+        return Ok(());
+    }
+    let (leaves, _) = flatten(&a.req(Some(0), "x", func)?);
+    for leaf in &leaves {
+        if let Obj::Array(Value::Concrete(_)) = leaf {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {func} with axis_index_groups of unequal sizes \
+                 (or leaving indices out) of an array that is not traced"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// JAX's `axis_index_groups` argument: None, or a sequence of sequences of
+/// axis indices that must cover `0..total` exactly once (checked as JAX's
+/// Python API checks it; whether they fit the axis is checked when the
+/// collective runs).
+fn index_groups(a: &Args) -> Result<Option<IndexGroups>> {
+    let Some(o) = a.opt(None, "axis_index_groups") else {
+        return Ok(None);
+    };
+    let cover = || {
+        crate::err!(
+            ValueError,
+            "axis_index_groups must cover all indices exactly once"
+        )
+    };
+    let mut groups = vec![];
+    for g in iterate(&o)? {
+        let mut group = vec![];
+        for i in iterate(&g)? {
+            let index = match i {
+                Obj::Float(f) if f.fract() == 0.0 => bail!(
+                    TypeError,
+                    "tuple indices must be integers or slices, not float"
+                ),
+                Obj::Float(_) | Obj::Str(_) | Obj::None => return Err(cover()),
+                other => to_int(&other)?,
+            };
+            group.push(usize::try_from(index).map_err(|_| cover())?);
+        }
+        groups.push(group);
+    }
+    IndexGroups::new(groups).map(Some)
+}
+
 /// Applies `f` to every leaf of the pytree argument 0 (collectives map over pytrees).
 fn tree_apply(a: &Args, func: &str, f: &dyn Fn(&Value) -> Result<Value>) -> Result<Obj> {
     let x = a.req(Some(0), "x", func)?;
@@ -59,10 +219,25 @@ fn flag(a: &Args, name: &str, default: bool) -> Result<bool> {
     }
 }
 
-fn collective(b: &mut Builder, name: &'static str, f: fn(&Value, &[String]) -> Result<Value>) {
+/// A reduction over named axes: `name(x, axis_name, *, axis_index_groups=None)`.
+type Reduction = fn(&Value, &[String], Option<&IndexGroups>) -> Result<Value>;
+
+fn reduction(b: &mut Builder, name: &'static str, f: Reduction) {
     b.func(name, move |_, a| {
-        let axes = axes_of(&a, name)?;
-        tree_apply(&a, name, &|x| f(x, &axes))
+        signature(
+            &a,
+            name,
+            &["x", "axis_name"],
+            &["axis_index_groups"],
+            &["x", "axis_name"],
+        )?;
+        let has_groups = a.opt(None, "axis_index_groups").is_some();
+        let axes = reduction_axes(&a, name, has_groups)?;
+        let groups = index_groups(&a)?;
+        if matches!(name, "psum" | "pmean") {
+            refuse_untraced_arrays(&a, name, &axes, groups.as_ref())?;
+        }
+        tree_apply(&a, name, &|x| f(x, &axes, groups.as_ref()))
     });
 }
 
@@ -83,42 +258,69 @@ pub fn module() -> Obj {
 
 /// The collectives over named axes, and `axis_index`/`axis_size`.
 fn register_collectives(b: &mut Builder) {
-    collective(b, "psum", jops::psum);
-    collective(b, "pmean", jops::pmean);
-    collective(b, "pmax", jops::pmax);
-    collective(b, "pmin", jops::pmin);
-    b.func("pcast", |_, a| {
-        let axes = axes_of(&a, "pcast")?;
-        tree_apply(&a, "pcast", &|x| jops::pvary(x, &axes))
-    });
+    reduction(b, "psum", jops::psum_groups);
+    reduction(b, "pmean", jops::pmean_groups);
+    reduction(b, "pmax", jops::pmax_groups);
+    reduction(b, "pmin", jops::pmin_groups);
+    b.func("pcast", |_, a| pcast(&a));
     b.func("all_gather", |_, a| all_gather(&a));
     b.func("psum_scatter", |_, a| {
+        signature(
+            &a,
+            "psum_scatter",
+            &["x", "axis_name"],
+            &["scatter_dimension", "axis_index_groups", "tiled"],
+            &["x", "axis_name"],
+        )?;
         let axes = axes_of(&a, "psum_scatter")?;
         let dim = a
             .get(None, "scatter_dimension")
             .map(|o| to_int(&o))
             .transpose()?
             .unwrap_or(0);
+        let groups = index_groups(&a)?;
         let tiled = flag(&a, "tiled", false)?;
         tree_apply(&a, "psum_scatter", &|x| {
-            jops::psum_scatter(x, &axes, dim, tiled)
+            jops::psum_scatter_groups(x, &axes, groups.as_ref(), dim, tiled)
         })
     });
     b.func("ppermute", |_, a| ppermute(&a));
+    b.func("pshuffle", |_, a| pshuffle(&a));
+    b.func("pswapaxes", |_, a| {
+        let params = ["x", "axis_name", "axis"];
+        signature(&a, "pswapaxes", &params, &["axis_index_groups"], &params)?;
+        let axes = axes_of(&a, "pswapaxes")?;
+        let axis = to_int(&a.req(Some(2), "axis", "pswapaxes")?)?;
+        let groups = index_groups(&a)?;
+        tree_apply(&a, "pswapaxes", &|x| {
+            jops::all_to_all_groups(x, &axes, groups.as_ref(), axis, axis, false)
+        })
+    });
     b.func("all_to_all", |_, a| {
+        let params = ["x", "axis_name", "split_axis", "concat_axis"];
+        signature(
+            &a,
+            "all_to_all",
+            &params,
+            &["axis_index_groups", "tiled"],
+            &params,
+        )?;
         let axes = axes_of(&a, "all_to_all")?;
         let split = to_int(&a.req(Some(2), "split_axis", "all_to_all")?)?;
         let concat = to_int(&a.req(Some(3), "concat_axis", "all_to_all")?)?;
+        let groups = index_groups(&a)?;
         let tiled = flag(&a, "tiled", false)?;
         tree_apply(&a, "all_to_all", &|x| {
-            jops::all_to_all(x, &axes, split, concat, tiled)
+            jops::all_to_all_groups(x, &axes, groups.as_ref(), split, concat, tiled)
         })
     });
     b.func("axis_index", |_, a| {
+        signature(&a, "axis_index", &["axis_name"], &[], &["axis_name"])?;
         let axes = axis_names(&a.req(Some(0), "axis_name", "axis_index")?)?;
         Ok(Obj::Array(jops::axis_index(&axes)?))
     });
     b.func("axis_size", |_, a| {
+        signature(&a, "axis_size", &["axis_name"], &[], &["axis_name"])?;
         let axes = axis_names(&a.req(Some(0), "axis_name", "axis_size")?)?;
         Ok(Obj::Int(jops::axis_size(&axes)? as i64))
     });
@@ -127,6 +329,31 @@ fn register_collectives(b: &mut Builder) {
 /// `all_gather(x, axis_name, axis=0, tiled=False, to=...)`; `to='invarying'`
 /// makes the result the same on every member of the axes.
 fn all_gather(a: &Args) -> Result<Obj> {
+    signature(
+        a,
+        "all_gather",
+        &["x", "axis_name"],
+        &["axis_index_groups", "axis", "tiled", "to"],
+        &["x", "axis_name"],
+    )?;
+    let to = match a.get(None, "to") {
+        None => "varying".to_string(),
+        Some(Obj::Str(s)) if matches!(&*s, "varying" | "invarying" | "reduced") => s.to_string(),
+        Some(_) => bail!(
+            ValueError,
+            "Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: \
+             {{'reduced', 'varying', 'invarying'}}"
+        ),
+    };
+    if to != "varying" && a.opt(None, "axis_index_groups").is_some() {
+        bail!(NotImplementedError, "");
+    }
+    if to == "reduced" {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: all_gather(to='reduced')"
+        );
+    }
     let axes = axes_of(a, "all_gather")?;
     let axis = a
         .get(None, "axis")
@@ -134,24 +361,65 @@ fn all_gather(a: &Args) -> Result<Obj> {
         .transpose()?
         .unwrap_or(0);
     let tiled = flag(a, "tiled", false)?;
-    let invariant = match a.get(None, "to") {
-        None => false,
-        Some(Obj::Str(s)) if &*s == "invarying" => true,
-        Some(Obj::Str(s)) if &*s == "varying" => false,
-        Some(o) => bail!(
-            ValueError,
-            "all_gather to= must be 'varying' or 'invarying', got {}",
-            str_of(&o)
-        ),
-    };
+    let groups = index_groups(a)?;
     tree_apply(a, "all_gather", &|x| {
-        jops::all_gather(x, &axes, axis, tiled, invariant)
+        jops::all_gather_groups(x, &axes, groups.as_ref(), axis, tiled, to == "invarying")
+    })
+}
+
+/// `pcast(x, axis_name, *, to)`: only `to='varying'` of a value invariant
+/// over the axes (JAX's pvary) is supported; JAX refuses a value that already
+/// varies over them.
+fn pcast(a: &Args) -> Result<Obj> {
+    signature(
+        a,
+        "pcast",
+        &["x", "axis_name"],
+        &["to"],
+        &["x", "axis_name", "to"],
+    )?;
+    let axes = axes_of(a, "pcast")?;
+    match a.req(None, "to", "pcast")? {
+        Obj::Str(s) if &*s == "varying" => {}
+        Obj::Str(s) if matches!(&*s, "reduced" | "unreduced") => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: pcast(to='{s}')"
+        ),
+        _ => bail!(
+            ValueError,
+            "Got unexpected `to` value. Allowed `to` values are: {{'unreduced', 'reduced', \
+             'varying'}}"
+        ),
+    }
+    if axes.is_empty() {
+        return a.req(Some(0), "x", "pcast");
+    }
+    let tracked = crate::trace::axis_env().tracked;
+    tree_apply(a, "pcast", &|x| {
+        let vma = x.aval().vma;
+        let varying = axes
+            .iter()
+            .filter(|n| tracked.contains(*n) && vma.contains(*n));
+        match varying.count() {
+            0 => jops::pvary(x, &axes),
+            k if k == axes.len() => {
+                bail!(ValueError, "Unsupported pcast from=varying, to='varying'")
+            }
+            _ => bail!(
+                ValueError,
+                "jax.lax.pcast can only accept axis_name which corresponds to one of varying, \
+                 unreduced, reduced or invarying state of the input. Got axes: {}",
+                crate::mesh::fmt_names(&axes)
+            ),
+        }
     })
 }
 
 /// `ppermute(x, axis_name, perm)` with `perm` a sequence of
 /// `(source, destination)` pairs.
 fn ppermute(a: &Args) -> Result<Obj> {
+    let params = ["x", "axis_name", "perm"];
+    signature(a, "ppermute", &params, &[], &params)?;
     let axes = axes_of(a, "ppermute")?;
     let perm_obj = a.req(Some(2), "perm", "ppermute")?;
     let mut perm = vec![];
@@ -166,6 +434,39 @@ fn ppermute(a: &Args) -> Result<Obj> {
         perm.push((to_int(&pair[0])? as usize, to_int(&pair[1])? as usize));
     }
     tree_apply(a, "ppermute", &|x| jops::ppermute(x, &axes, &perm))
+}
+
+/// `pshuffle(x, axis_name, perm)`: the member of rank `i` receives the value
+/// of rank `perm[i]` (a ppermute of the pairs `(perm[i], i)`).
+fn pshuffle(a: &Args) -> Result<Obj> {
+    let params = ["x", "axis_name", "perm"];
+    signature(a, "pshuffle", &params, &[], &params)?;
+    let axes = axes_of(a, "pshuffle")?;
+    let perm_obj = a.req(Some(2), "perm", "pshuffle")?;
+    let sources = iterate(&perm_obj)?
+        .iter()
+        .map(to_int)
+        .collect::<Result<Vec<i64>>>()?;
+    let mut seen = vec![false; sources.len()];
+    for &s in &sources {
+        match usize::try_from(s).ok().filter(|&s| s < seen.len()) {
+            Some(s) => seen[s] = true,
+            None => seen.push(false),
+        }
+    }
+    if seen.iter().any(|s| !s) {
+        bail!(
+            ValueError,
+            "`perm` does not represent a permutation: {}",
+            crate::python::format::repr_of(&perm_obj)
+        );
+    }
+    let perm: Vec<(usize, usize)> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (s as usize, i))
+        .collect();
+    tree_apply(a, "pshuffle", &|x| jops::ppermute(x, &axes, &perm))
 }
 
 /// `dynamic_slice`, `dynamic_slice_in_dim` and `dynamic_update_slice`.

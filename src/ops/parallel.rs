@@ -8,7 +8,7 @@ use crate::bail;
 use crate::error::{ErrorKind, Result};
 use crate::ir::{Aval, AxisSet};
 use crate::mesh::{fmt_names, Mesh};
-use crate::primitives::collectives::group_size;
+use crate::primitives::collectives::{group_size, IndexGroups};
 use crate::primitives::maps::spec_axes;
 use crate::primitives::{CollectiveKind, MapKind, MapParams, Prim, ShardMapParams};
 use crate::sharding::PartitionSpec;
@@ -47,33 +47,83 @@ fn collective(kind: CollectiveKind, x: &Value) -> Result<Value> {
 
 /// `jax.lax.psum`.
 pub fn psum(x: &Value, axes: &[String]) -> Result<Value> {
+    psum_groups(x, axes, None)
+}
+
+/// `jax.lax.psum(x, axes, axis_index_groups=groups)`. With groups, a value
+/// that is not traced is multiplied by the first group's size without any
+/// collective, as in JAX; under shard_map with check_vma JAX refuses groups.
+pub fn psum_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) -> Result<Value> {
     let axes = axes.to_vec();
+    if let Some(g) = groups {
+        if axes.is_empty() {
+            return Ok(x.clone());
+        }
+        // Booleans are converted first, which traces them inside a map body,
+        // as JAX's conversion does.
+        let x = bool_as_int(x)?;
+        if matches!(x, Value::Concrete(_)) {
+            return super::mul(&x, &scalar(g.size() as f64, x.dtype()));
+        }
+        if tracked(&axes) {
+            bail!(NotImplementedError, "");
+        }
+    }
     if tracked(&axes) {
         collective(CollectiveKind::PsumInvariant { axes }, x)
     } else {
         bind1(
-            Prim::Collective(CollectiveKind::Psum { axes }),
+            Prim::Collective(CollectiveKind::Psum {
+                axes,
+                groups: groups.cloned(),
+            }),
             std::slice::from_ref(x),
         )
     }
 }
 
+/// Booleans are summed as int32, as JAX's psum converts them.
+fn bool_as_int(x: &Value) -> Result<Value> {
+    if x.dtype() == DType::Bool {
+        super::convert(x, DType::I32)
+    } else {
+        Ok(x.clone())
+    }
+}
+
 /// `jax.lax.pmean`: psum divided by the group size.
 pub fn pmean(x: &Value, axes: &[String]) -> Result<Value> {
-    let n = group_size(axes, &axis_env())?;
-    let x = if x.dtype() == DType::F32 {
-        x.clone()
-    } else {
-        super::convert(x, DType::F32)?
+    pmean_groups(x, axes, None)
+}
+
+/// `jax.lax.pmean(x, axes, axis_index_groups=groups)`: the divisor is the
+/// first group's size, whatever the others', as in JAX.
+pub fn pmean_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) -> Result<Value> {
+    let n = match groups {
+        Some(g) => g.size(),
+        None => group_size(axes, &axis_env())?,
     };
-    div(&psum(&x, axes)?, &scalar(n as f64, DType::F32))
+    // JAX sums first (ints as ints), then divides.
+    let sum = psum_groups(x, axes, groups)?;
+    let sum = if sum.dtype() == DType::F32 {
+        sum
+    } else {
+        super::convert(&sum, DType::F32)?
+    };
+    div(&sum, &scalar(n as f64, DType::F32))
 }
 
 /// `jax.lax.pmax`.
 pub fn pmax(x: &Value, axes: &[String]) -> Result<Value> {
+    pmax_groups(x, axes, None)
+}
+
+/// `jax.lax.pmax(x, axes, axis_index_groups=groups)`.
+pub fn pmax_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) -> Result<Value> {
     collective(
         CollectiveKind::Pmax {
             axes: axes.to_vec(),
+            groups: groups.cloned(),
         },
         x,
     )
@@ -81,9 +131,15 @@ pub fn pmax(x: &Value, axes: &[String]) -> Result<Value> {
 
 /// `jax.lax.pmin`.
 pub fn pmin(x: &Value, axes: &[String]) -> Result<Value> {
+    pmin_groups(x, axes, None)
+}
+
+/// `jax.lax.pmin(x, axes, axis_index_groups=groups)`.
+pub fn pmin_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) -> Result<Value> {
     collective(
         CollectiveKind::Pmin {
             axes: axes.to_vec(),
+            groups: groups.cloned(),
         },
         x,
     )
@@ -99,12 +155,25 @@ pub fn all_gather(
     tiled: bool,
     invariant: bool,
 ) -> Result<Value> {
+    all_gather_groups(x, axes, None, axis, tiled, invariant)
+}
+
+/// [`all_gather`] with JAX's `axis_index_groups` (never with `invariant`).
+pub fn all_gather_groups(
+    x: &Value,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+    axis: i64,
+    tiled: bool,
+    invariant: bool,
+) -> Result<Value> {
     let rank = x.ndim() + usize::from(!tiled);
     let axis = super::norm_axis(axis, rank)?;
     let invariant = invariant && tracked(axes);
     collective(
         CollectiveKind::AllGather {
             axes: axes.to_vec(),
+            groups: groups.cloned(),
             axis,
             tiled,
             invariant,
@@ -115,10 +184,22 @@ pub fn all_gather(
 
 /// `jax.lax.psum_scatter(x, axes, scatter_dimension=dim, tiled=tiled)`.
 pub fn psum_scatter(x: &Value, axes: &[String], dim: i64, tiled: bool) -> Result<Value> {
+    psum_scatter_groups(x, axes, None, dim, tiled)
+}
+
+/// [`psum_scatter`] with JAX's `axis_index_groups`.
+pub fn psum_scatter_groups(
+    x: &Value,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+    dim: i64,
+    tiled: bool,
+) -> Result<Value> {
     let dim = super::norm_axis(dim, x.ndim())?;
     collective(
         CollectiveKind::PsumScatter {
             axes: axes.to_vec(),
+            groups: groups.cloned(),
             dim,
             tiled,
         },
@@ -145,11 +226,24 @@ pub fn all_to_all(
     concat_axis: i64,
     tiled: bool,
 ) -> Result<Value> {
+    all_to_all_groups(x, axes, None, split_axis, concat_axis, tiled)
+}
+
+/// [`all_to_all`] with JAX's `axis_index_groups`.
+pub fn all_to_all_groups(
+    x: &Value,
+    axes: &[String],
+    groups: Option<&IndexGroups>,
+    split_axis: i64,
+    concat_axis: i64,
+    tiled: bool,
+) -> Result<Value> {
     let split_axis = super::norm_axis(split_axis, x.ndim())?;
     let concat_axis = super::norm_axis(concat_axis, x.ndim())?;
     collective(
         CollectiveKind::AllToAll {
             axes: axes.to_vec(),
+            groups: groups.cloned(),
             split_axis,
             concat_axis,
             tiled,

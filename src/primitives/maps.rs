@@ -55,7 +55,11 @@ impl ShardMapParams {
         } else {
             AxisSet::new()
         };
-        FrameAxes { axes, tracked }
+        FrameAxes {
+            axes,
+            tracked,
+            vmapped: false,
+        }
     }
 
     /// The local (per-device) aval of an argument split by `spec`.
@@ -308,6 +312,7 @@ impl MapParams {
                 .map(|n| (n.clone(), self.size))
                 .collect(),
             tracked: AxisSet::new(),
+            vmapped: self.kind == MapKind::Vmap,
         }
     }
 

@@ -40,6 +40,8 @@ pub struct AxisEnv {
     pub sizes: BTreeMap<String, usize>,
     /// The bound axes whose VMA is tracked (shard_map with check_vma=True).
     pub tracked: crate::ir::AxisSet,
+    /// The bound axes that a vmap binds.
+    pub vmapped: crate::ir::AxisSet,
 }
 
 /// A primitive with its parameters.

@@ -382,19 +382,12 @@ pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<Co
             CollectiveKind::Ppermute { axes, .. } => crate::exec::comm::mesh_order(mesh, axes),
             other => other.axes().to_vec(),
         };
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for p in 0..n {
-            let g = mesh.group(p, &axes)?;
-            if !groups.contains(&g) {
-                groups.push(g);
-            }
-        }
+        let groups = crate::collectives::groups(mesh, &axes, kind.index_groups())?;
         let operand_bytes = before
             .iter()
             .flatten()
             .next()
             .map_or(0, |a| a.data.len() * 4);
-        let p = groups.first().map_or(1, |g| g.len());
         let empty = || ArrayData {
             shape: vec![],
             dtype: "float32",
@@ -403,7 +396,10 @@ pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<Co
         runs.push(CollectiveRun {
             name: kind.name().to_string(),
             params: kind.params(),
-            bytes_moved: bytes_moved(&kind, operand_bytes, p) * groups.len(),
+            bytes_moved: groups
+                .iter()
+                .map(|g| bytes_moved(&kind, operand_bytes, g.len()))
+                .sum(),
             groups,
             before: before
                 .into_iter()

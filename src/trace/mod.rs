@@ -159,6 +159,8 @@ pub struct FrameAxes {
     pub axes: Vec<(String, usize)>,
     /// Of those, the axes whose VMA is tracked (shard_map with check_vma).
     pub tracked: AxisSet,
+    /// True when a vmap binds them.
+    pub vmapped: bool,
 }
 
 struct Frame {
@@ -198,6 +200,11 @@ pub fn axis_env() -> AxisEnv {
         for f in s.borrow().iter() {
             for (n, size) in &f.axes.axes {
                 env.sizes.insert(n.clone(), *size);
+                if f.axes.vmapped {
+                    env.vmapped.insert(n.clone());
+                } else {
+                    env.vmapped.remove(n);
+                }
             }
             env.tracked.extend(f.axes.tracked.iter().cloned());
         }
