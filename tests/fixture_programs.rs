@@ -51,7 +51,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("errors/pmap_more_devices_than_exist", "JAX 0.10.2's pmap shards 9 rows over 8 devices and raises IndivisibleError; shardlab reports that 9 devices are needed"),
     ("errors/mesh_axis_used_twice_in_spec", "shardlab raises ValueError; JAX's DuplicateSpecError derives from Exception only"),
     ("errors/mesh_axis_used_twice_in_shard_map_spec", "shardlab raises ValueError; JAX's DuplicateSpecError derives from Exception only"),
-    ("errors/make_mesh_explicit_shard_map_unsharded_input", "arrays carry no sharding in shardlab, so shard_map cannot see that an input on an Explicit mesh is unsharded"),
     ("errors/shard_map_dim_not_divisible", "message: JAX names the Python parameter ('b') and the mesh shape; shardlab names the argument's index"),
     ("errors/spec_rank_above_array_rank", "message: JAX names the Python parameter ('b'); shardlab names the argument's index"),
     ("errors/out_specs_omit_varying_axis", "message: JAX prints the mesh shape (2, 4) and its axis names; shardlab names only the axes the output varies over"),

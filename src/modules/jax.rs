@@ -455,15 +455,7 @@ fn shard_map_call(
     let args = Obj::tuple(call.pos.clone());
     let (leaves, in_def) = flatten(&args);
     let vals = leaf_values(&leaves)?;
-    let in_specs = match in_specs {
-        Obj::List(l) => Obj::tuple(l.borrow().clone()),
-        o => o.clone(),
-    };
-    let specs: Vec<PartitionSpec> =
-        broadcast_prefix(&in_specs, &in_def, &spec_or_none, "shard_map in_specs")?
-            .iter()
-            .map(to_spec)
-            .collect();
+    let specs = shard_map_in_specs(mesh, in_specs, &in_def, &vals)?;
     // The out_specs tree is a prefix of the output tree, which is known only
     // after tracing: a first trace with no out_specs finds the structure.
     let out_def = RefCell::new(None);
@@ -501,6 +493,111 @@ fn shard_map_call(
     unflatten(&def, &value_objs(&outs))
 }
 
+/// The in_specs of one call, one per argument leaf: the given tree
+/// broadcast over the arguments, or (when absent) the arguments' own specs,
+/// which JAX infers only over explicit mesh axes. Over explicit axes a given
+/// spec must be the argument's.
+fn shard_map_in_specs(
+    mesh: &crate::mesh::Mesh,
+    in_specs: &Obj,
+    in_def: &crate::python::pytree::TreeDef,
+    vals: &[Value],
+) -> Result<Vec<PartitionSpec>> {
+    let explicit = mesh
+        .axis_types()
+        .iter()
+        .all(|t| *t == crate::mesh::AxisType::Explicit);
+    let own = |v: &Value| match v {
+        Value::Concrete(a) => match a.placement() {
+            Some(crate::sharding::Placement::Named(s)) if s.mesh == *mesh => {
+                let mut e = s.spec.entries().to_vec();
+                e.resize(a.ndim(), None);
+                Some(PartitionSpec::new(e))
+            }
+            None => Some(PartitionSpec::new(vec![None; a.ndim()])),
+            _ => None,
+        },
+        Value::Traced(_) => None,
+    };
+    if matches!(in_specs, Obj::Ellipsis) {
+        if !explicit {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: shard_map without in_specs on a mesh whose axes are not all Explicit"
+            );
+        }
+        return vals
+            .iter()
+            .map(|v| {
+                own(v).ok_or_else(|| {
+                    err!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: inferring shard_map in_specs from a traced or differently placed argument"
+                    )
+                })
+            })
+            .collect();
+    }
+    let in_specs = match in_specs {
+        Obj::List(l) => Obj::tuple(l.borrow().clone()),
+        o => o.clone(),
+    };
+    let specs: Vec<PartitionSpec> =
+        broadcast_prefix(&in_specs, in_def, &spec_or_none, "shard_map in_specs")?
+            .iter()
+            .map(to_spec)
+            .collect();
+    if explicit {
+        for (spec, v) in specs.iter().zip(vals) {
+            let (Some(have), Value::Concrete(a)) = (own(v), v) else {
+                continue;
+            };
+            let mut want = spec.entries().to_vec();
+            want.resize(a.ndim(), None);
+            let want = PartitionSpec::new(want);
+            if want != have {
+                let p = crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
+                    mesh.clone(),
+                    have.clone(),
+                ));
+                bail!(
+                    ValueError,
+                    "in_specs passed to shard_map: {want} does not match the specs of the input: {have} for arg: {}. `in_specs` is an optional argument so you can omit specifying it and shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments and then pass those args to shard_map.",
+                    super::sharding::placed::aval_text(a.shape(), a.dtype(), Some(&p))
+                );
+            }
+        }
+    }
+    Ok(specs)
+}
+
+/// The mesh a shard_map runs on: the one given, which must match the
+/// context mesh if one is set, or else the context mesh.
+fn shard_map_mesh(interp: &mut Interp, given: Option<Obj>) -> Result<Rc<crate::mesh::Mesh>> {
+    let context = super::sharding::context::context_mesh(interp);
+    match (given, context) {
+        (Some(m), ctx) if !matches!(m, Obj::None) => {
+            let mesh = super::sharding::mesh_arg(&m, "shard_map")?;
+            if let Some(ctx) = ctx {
+                if *ctx != *mesh {
+                    bail!(
+                        ValueError,
+                        "The context mesh {} should match the mesh passed to shard_map {}",
+                        super::sharding::context::abstract_mesh_repr(&ctx),
+                        super::sharding::mesh_repr(&mesh)
+                    );
+                }
+            }
+            Ok(mesh)
+        }
+        (_, Some(ctx)) => Ok(ctx),
+        (_, None) => bail!(
+            ValueError,
+            "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh context"
+        ),
+    }
+}
+
 /// `jax.shard_map` / `jax.experimental.shard_map.shard_map`.
 pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
     let Some(f) = a.get(Some(0), "f") else {
@@ -511,10 +608,26 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
             shard_map(i, merged)
         }));
     };
-    let _ = interp;
-    let mesh = super::sharding::mesh_arg(&a.req(Some(1), "mesh", "shard_map")?, "shard_map")?;
-    let in_specs = a.req(Some(2), "in_specs", "shard_map")?;
+    let mesh = shard_map_mesh(interp, a.get(Some(1), "mesh"))?;
+    // Absent in_specs are inferred from the arguments' shardings (`Infer`).
+    let in_specs = a.get(Some(2), "in_specs").unwrap_or(Obj::Ellipsis);
+    if matches!(in_specs, Obj::None) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: shard_map with in_specs=None (static inputs)"
+        );
+    }
     let out_specs = a.req(Some(3), "out_specs", "shard_map")?;
+    if let Some(names) = a.get(None, "axis_names") {
+        let names = super::lax::axis_names(&names)?;
+        let all = mesh.axis_names().iter().all(|n| names.contains(n));
+        if !names.is_empty() && !all {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: shard_map with axis_names (a map manual over only some mesh axes)"
+            );
+        }
+    }
     let check = match a
         .get(None, "check_vma")
         .or_else(|| a.get(None, "check_rep"))

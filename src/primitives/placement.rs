@@ -34,11 +34,27 @@ pub fn propagate(
     ins: &[Array],
     outs: &[Array],
 ) -> Result<Vec<Option<Arc<Placement>>>> {
+    let unknown = || Some(Arc::new(Placement::Unknown(prim.name())));
+    match prim {
+        // A shard_map's results live on its mesh as its out_specs say.
+        Prim::ShardMap(p) => {
+            return Ok(p
+                .out_specs
+                .iter()
+                .map(|spec| {
+                    let s = NamedSharding::new(p.mesh.clone(), spec.clone());
+                    Some(Arc::new(Placement::Named(s)))
+                })
+                .collect())
+        }
+        // pmap's results have JAX's PmapSharding, which shardlab does not model.
+        Prim::Map(m) if m.kind == super::MapKind::Pmap => return Ok(vec![unknown(); outs.len()]),
+        _ => {}
+    }
     let placed: Vec<&Placement> = ins.iter().filter_map(Array::placement).collect();
     let Some(first) = placed.first() else {
         return Ok(vec![None; outs.len()]);
     };
-    let unknown = || Some(Arc::new(Placement::Unknown(prim.name())));
     if placed.iter().any(|p| matches!(p, Placement::Unknown(_))) {
         return Ok(vec![unknown(); outs.len()]);
     }

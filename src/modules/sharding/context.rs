@@ -135,13 +135,18 @@ impl Object for AbstractMesh {
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(match &self.0 {
             None => "AbstractMesh((), axis_types=())".into(),
-            Some(m) => format!(
-                "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
-                super::axes_text(m),
-                fmt_types(&m.axis_types())
-            ),
+            Some(m) => abstract_mesh_repr(m),
         })
     }
+}
+
+/// `AbstractMesh('x': 2, axis_types=(Explicit,), device_kind=cpu, ...)`.
+pub fn abstract_mesh_repr(m: &Mesh) -> String {
+    format!(
+        "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
+        super::axes_text(m),
+        fmt_types(&m.axis_types())
+    )
 }
 
 /// What `jax.set_mesh` returns: exiting it restores the previous mesh.
