@@ -98,7 +98,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax" => jax::module(interp)?,
         "jax.numpy" => numpy::jnp_module(interp),
         "numpy" => numpy::np_module(interp),
-        "jax.lax" => lax::module(),
+        "jax.lax" => sharding::context::placing_functions(lax::module()),
         "jax.sharding" => sharding::module(),
         "jax.tree_util" => jax::tree_util_module("jax.tree_util"),
         "jax.tree" => jax::tree_util_module("jax.tree"),
@@ -137,7 +137,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "string" => self::std::string::module(),
         "pprint" => self::std::pprint::module(),
         "itertools" => self::std::itertools::module(),
-        "jax.random" => random::module(),
+        "jax.random" => sharding::context::placing_functions(random::module()),
         "jax.nn" => nn::module(),
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
         "jax.scipy" => {

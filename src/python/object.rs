@@ -91,7 +91,9 @@ pub trait Object: Any {
 
     /// For a class's native behaviour: whether `obj` is an instance of the
     /// class by what it can do rather than by derivation (the abstract
-    /// classes of `collections.abc`), or None to ask derivation.
+    /// classes of `collections.abc`), or None to ask derivation. For a
+    /// library object that stands for a type (`PartitionSpec`): whether
+    /// `isinstance(obj, x)`.
     fn instancecheck(&self, obj: &Obj) -> Option<bool> {
         let _ = obj;
         None

@@ -39,6 +39,9 @@ jax.set_mesh(line)
 print(jax.sharding.get_abstract_mesh())
 print(jax.P is jax.sharding.PartitionSpec or jax.P("d") == jax.sharding.PartitionSpec("d"))
 print(jax.NamedSharding(line, jax.P("d")))
+spec = jax.P("d", None)
+print(isinstance(spec, jax.P), isinstance(("d",), jax.sharding.PartitionSpec), jax.P)
+print(jax.P.UNCONSTRAINED, jax.P(), jax.P(None), jax.P(("d",)), spec == jax.P("d", None))
 
 try:
     jax.make_mesh((16,), ("d",))

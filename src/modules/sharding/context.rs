@@ -14,7 +14,7 @@ use crate::mesh::{fmt_types, AxisType, Mesh};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::iterate;
-use crate::python::value::{Args, Obj};
+use crate::python::value::{Args, NativeFn, Obj};
 use crate::{bail, err};
 
 /// The run's context mesh (what `jax.set_mesh` set), if any.
@@ -159,6 +159,13 @@ impl Object for SetMesh {
         "set_mesh".into()
     }
 
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!(
+            "<jax._src.sharding_impls.set_mesh object at {:#x}>",
+            self as *const SetMesh as usize
+        ))
+    }
+
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(match name {
             "__enter__" => Some(Obj::native("set_mesh.__enter__", |_, _| Ok(Obj::None))),
@@ -237,15 +244,150 @@ fn place_new(interp: &mut Interp, name: &str, out: Obj) -> Result<Obj> {
     crate::python::pytree::unflatten(&def, &placed)
 }
 
+/// The functions of `jax.numpy`, `jax.random` and `jax.lax` that take an
+/// `out_sharding=` argument in JAX 0.10.2.
+const OUT_SHARDING: &[&str] = &[
+    "arange",
+    "array",
+    "asarray",
+    "bincount",
+    "broadcast_to",
+    "dot",
+    "einsum",
+    "empty",
+    "full",
+    "full_like",
+    "matmul",
+    "ones",
+    "ones_like",
+    "percentile",
+    "ravel",
+    "repeat",
+    "reshape",
+    "tensordot",
+    "zeros",
+    "zeros_like",
+    "ball",
+    "bernoulli",
+    "beta",
+    "bits",
+    "categorical",
+    "cauchy",
+    "chisquare",
+    "dirichlet",
+    "exponential",
+    "f",
+    "gamma",
+    "generalized_normal",
+    "geometric",
+    "gumbel",
+    "laplace",
+    "loggamma",
+    "logistic",
+    "lognormal",
+    "maxwell",
+    "multivariate_normal",
+    "normal",
+    "orthogonal",
+    "pareto",
+    "permutation",
+    "poisson",
+    "rademacher",
+    "randint",
+    "rayleigh",
+    "t",
+    "triangular",
+    "truncated_normal",
+    "uniform",
+    "wald",
+    "broadcast",
+    "broadcast_in_dim",
+    "broadcasted_iota",
+    "conv_general_dilated",
+    "dot_general",
+    "ragged_dot",
+    "ragged_dot_general",
+    "reduce",
+    "reduce_sum",
+    "rng_bit_generator",
+];
+
+/// The placement an `out_sharding=` argument asks for: a `NamedSharding`,
+/// or a `PartitionSpec` over the context mesh.
+fn out_placement(interp: &mut Interp, o: &Obj) -> Result<crate::sharding::Placement> {
+    if let Some(ns) = o.downcast::<super::NamedSharding>() {
+        return Ok(ns.placement());
+    }
+    if let Some(spec) = o.downcast::<crate::sharding::PartitionSpec>() {
+        let Some(mesh) = context_mesh(interp) else {
+            bail!(
+                ValueError,
+                "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got {spec}"
+            );
+        };
+        return Ok(crate::sharding::Placement::Named(
+            crate::sharding::NamedSharding::new((*mesh).clone(), spec.clone()),
+        ));
+    }
+    bail!(
+        TypeError,
+        "out_sharding must be a NamedSharding or a PartitionSpec, got {}",
+        o.type_name()
+    )
+}
+
+/// Calls `f` computing on the arguments' values alone, then places the
+/// result as `out_sharding` says. The values do not depend on the layout;
+/// the sharding rules that would reject the operands' layouts are what
+/// `out_sharding` overrides in JAX.
+fn with_out_sharding(interp: &mut Interp, f: &NativeFn, mut a: Args, out: Obj) -> Result<Obj> {
+    let want = out_placement(interp, &out)?;
+    let strip = |o: &Obj| match o {
+        Obj::Array(crate::trace::Value::Concrete(x)) => Obj::Array(crate::trace::Value::Concrete(
+            x.clone().with_placement(None),
+        )),
+        other => other.clone(),
+    };
+    a.pos = a.pos.iter().map(strip).collect();
+    let result = f(interp, a)?;
+    let want = std::sync::Arc::new(want);
+    match result {
+        Obj::Array(crate::trace::Value::Concrete(x)) => {
+            if let crate::sharding::Placement::Named(s) = &*want {
+                s.spec.validate(&s.mesh, x.ndim())?;
+                s.shard_shape(x.shape())?;
+            }
+            Ok(Obj::Array(crate::trace::Value::Concrete(
+                x.with_placement(Some(want)),
+            )))
+        }
+        Obj::Array(_) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: out_sharding inside a transformation"
+        ),
+        other => Ok(other),
+    }
+}
+
 /// Wraps every function of a `jax.numpy`-like module so that the arrays it
-/// makes under a context mesh are placed on it (see [`place_new`]).
+/// makes under a context mesh are placed on it (see [`place_new`]), and
+/// the functions that take `out_sharding=` honour it.
 pub fn placing_functions(module: Obj) -> Obj {
     if let Obj::Module(m) = &module {
         for (name, f) in m.attrs.borrow_mut().iter_mut() {
             if let Obj::Native(n) = f {
                 let (inner, fname) = (n.f.clone(), name.clone());
-                *f = Obj::native(&n.name, move |i, a| {
-                    let out = inner(i, a)?;
+                let takes = OUT_SHARDING.contains(&name.as_str());
+                *f = Obj::native(&n.name, move |i, mut a| {
+                    let pos = a.kw.iter().position(|(k, _)| k == "out_sharding");
+                    let out = match pos {
+                        Some(p) if takes => Some(a.kw.remove(p).1),
+                        _ => None,
+                    };
+                    let out = match out {
+                        Some(o) if !matches!(o, Obj::None) => with_out_sharding(i, &inner, a, o)?,
+                        _ => inner(i, a)?,
+                    };
                     place_new(i, &fname, out)
                 });
             }

@@ -273,6 +273,71 @@ pub fn spec_entry_obj(e: &Option<Vec<String>>) -> Obj {
     }
 }
 
+/// The class `jax.sharding.PartitionSpec` (also `jax.P`): calling it makes
+/// a spec; `P.UNCONSTRAINED` is its marker for a dimension left to the
+/// partitioner.
+struct PartitionSpecType;
+
+impl Object for PartitionSpecType {
+    fn type_name(&self) -> String {
+        "type".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok((name == "UNCONSTRAINED").then(|| Obj::lib(Unconstrained)))
+    }
+
+    fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
+        Some((|| {
+            if let Some((k, _)) =
+                a.kw.iter()
+                    .find(|(k, _)| k == "unreduced" || k == "reduced")
+            {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: PartitionSpec({k}=...)"
+                );
+            }
+            if let Some((k, _)) = a.kw.first() {
+                bail!(
+                    TypeError,
+                    "PartitionSpec.__init__() got an unexpected keyword argument '{k}'"
+                );
+            }
+            Ok(Obj::lib(make_spec(&a.pos)?))
+        })())
+    }
+
+    fn callable(&self) -> bool {
+        true
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some("<class 'jax.P'>".into())
+    }
+
+    fn instancecheck(&self, obj: &Obj) -> Option<bool> {
+        Some(obj.downcast::<PartitionSpec>().is_some())
+    }
+}
+
+/// `P.UNCONSTRAINED`.
+struct Unconstrained;
+
+impl Object for Unconstrained {
+    fn type_name(&self) -> String {
+        "UnconstrainedSingleton".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some("UNCONSTRAINED".into())
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<Unconstrained>().is_some())
+    }
+}
+
 /// `PartitionSpec(*entries)`.
 pub fn make_spec(entries: &[Obj]) -> Result<PartitionSpec> {
     let mut out = vec![];
@@ -287,6 +352,10 @@ pub fn make_spec(entries: &[Obj]) -> Result<PartitionSpec> {
                     Some(names)
                 }
             }
+            o if o.downcast::<Unconstrained>().is_some() => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: P.UNCONSTRAINED in a PartitionSpec"
+            ),
             other => bail!(
                 TypeError,
                 "PartitionSpec entries must be axis names, tuples of axis names or None, got {}",
@@ -432,9 +501,9 @@ pub fn module() -> Obj {
             ),
         }
     });
-    let p = |_: &mut Interp, a: Args| Ok(Obj::lib(make_spec(&a.pos)?));
-    b.func("PartitionSpec", p);
-    b.func("P", p);
+    let p = Obj::lib(PartitionSpecType);
+    b.attr("PartitionSpec", p.clone());
+    b.attr("P", p);
     b.func("NamedSharding", |_, a| {
         let Some(mesh) = a
             .req(Some(0), "mesh", "NamedSharding")?

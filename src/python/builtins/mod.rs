@@ -170,6 +170,8 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
                 _ => false,
             }
         }
+        // A library's type object (`jax.sharding.PartitionSpec`).
+        Obj::Lib(l) => l.instancecheck(o).unwrap_or(false),
         _ => false,
     }
 }
