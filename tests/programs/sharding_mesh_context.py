@@ -48,3 +48,5 @@ try:
 except ValueError as e:
     print("ValueError:", e)
 result = [grid.axis_sizes, line.size]
+print(grid.shape, grid.shape["cols"], len(grid.shape), list(grid.shape), dict(grid.shape))
+print(grid.shape == {"rows": 2, "cols": 4}, list(grid.shape.items()), "rows" in grid.shape)

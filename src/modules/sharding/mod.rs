@@ -530,6 +530,61 @@ pub fn module() -> Obj {
     b.build()
 }
 
+/// `mesh.shape`: the axis sizes by name, an `OrderedDict` in JAX.
+struct MeshShape(Vec<(String, usize)>);
+
+impl MeshShape {
+    fn dict(&self) -> Obj {
+        let mut d = Dict::default();
+        for (n, s) in &self.0 {
+            d.set(Obj::str(n), Obj::Int(*s as i64));
+        }
+        Obj::Dict(Rc::new(std::cell::RefCell::new(d)))
+    }
+}
+
+impl Object for MeshShape {
+    fn type_name(&self) -> String {
+        "OrderedDict".into()
+    }
+
+    /// The dict methods (`keys`, `values`, `items`, `get`) of the same
+    /// mapping.
+    fn getattr(&self, interp: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        match name {
+            "keys" | "values" | "items" | "get" | "copy" => {
+                crate::python::ops::getattr(interp, &self.dict(), name).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let items: Vec<String> = self
+            .0
+            .iter()
+            .map(|(n, s)| format!("('{n}', {s})"))
+            .collect();
+        Some(format!("OrderedDict([{}])", items.join(", ")))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        Some(Ok(self.0.iter().map(|(n, _)| Obj::str(n)).collect()))
+    }
+
+    fn getitem(&self, interp: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        Some(crate::python::ops::getitem(interp, &self.dict(), key))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        let mine = self.dict();
+        Some(match other {
+            Obj::Dict(_) => crate::python::ops::py_eq(&mine, other),
+            o => o.downcast::<MeshShape>().is_some_and(|o| o.0 == self.0),
+        })
+    }
+}
+
 /// `'data': 8, 'model': 2`: a mesh's axes as its reprs list them.
 pub fn axes_text(m: &Mesh) -> String {
     let axes: Vec<String> = m
@@ -553,13 +608,13 @@ pub fn mesh_repr(m: &Mesh) -> String {
 
 pub(crate) fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {
     Ok(Some(match name {
-        "shape" => {
-            let mut d = Dict::default();
-            for (n, s) in m.axis_names().iter().zip(m.shape()) {
-                d.set(Obj::str(n), Obj::Int(*s as i64));
-            }
-            Obj::Dict(Rc::new(std::cell::RefCell::new(d)))
-        }
+        "shape" => Obj::lib(MeshShape(
+            m.axis_names()
+                .iter()
+                .cloned()
+                .zip(m.shape().iter().copied())
+                .collect(),
+        )),
         "axis_names" => Obj::tuple(m.axis_names().iter().map(Obj::str).collect()),
         "size" => Obj::Int(m.size() as i64),
         "devices" => Obj::lib(DeviceArray {

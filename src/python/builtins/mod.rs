@@ -227,6 +227,17 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             if let Some(o) = first {
                 match o {
                     Obj::Dict(src) => d = src.borrow().clone(),
+                    // A mapping that is not a dict (a library's
+                    // OrderedDict): its keys, each looked up.
+                    other
+                        if matches!(other, Obj::Lib(_))
+                            && super::ops::getattr(interp, &other, "keys").is_ok() =>
+                    {
+                        for k in iterate(&other)? {
+                            let v = super::ops::getitem(interp, &other, &k)?;
+                            d.set(k, v);
+                        }
+                    }
                     other => {
                         for pair in iterate(&other)? {
                             let kv = iterate(&pair)?;
