@@ -28,29 +28,27 @@ struct Run {
     frames: Vec<Frame>,
 }
 
-thread_local! {
-    static RUNS: RefCell<Vec<Run>> = const { RefCell::new(Vec::new()) };
+/// The `init`/`apply` calls running, innermost last: run state kept in the
+/// interpreter, so nothing outlives the program.
+#[derive(Default)]
+struct Runs(Vec<Run>);
+
+fn with_run<T>(interp: &mut Interp, f: impl FnOnce(&mut Run) -> Result<T>) -> Result<T> {
+    match interp.state::<Runs>().0.last_mut() {
+        Some(run) => f(run),
+        None => bail!(
+            AttributeError,
+            "Can't access variables on unbound modules: call the module through init or apply"
+        ),
+    }
 }
 
-fn with_run<T>(f: impl FnOnce(&mut Run) -> Result<T>) -> Result<T> {
-    RUNS.with(|r| {
-        let mut r = r.borrow_mut();
-        match r.last_mut() {
-            Some(run) => f(run),
-            None => bail!(
-                AttributeError,
-                "Can't access variables on unbound modules: call the module through init or apply"
-            ),
-        }
-    })
+fn in_run(interp: &mut Interp) -> bool {
+    !interp.state::<Runs>().0.is_empty()
 }
 
-fn in_run() -> bool {
-    RUNS.with(|r| !r.borrow().is_empty())
-}
-
-fn module_path(me: &Rc<Instance>) -> Result<Vec<String>> {
-    let root = RUNS.with(|r| r.borrow().last().map(|run| run.root.clone()));
+fn module_path(interp: &mut Interp, me: &Rc<Instance>) -> Result<Vec<String>> {
+    let root = interp.state::<Runs>().0.last().map(|run| run.root.clone());
     if let Some(root) = root {
         if Rc::ptr_eq(&root, me) {
             return Ok(vec![]);
@@ -124,11 +122,11 @@ fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<
         return Ok(());
     };
     let ptr = Rc::as_ptr(me);
-    let done = with_run(|run| Ok(run.setup_done.contains(&ptr)))?;
+    let done = with_run(interp, |run| Ok(run.setup_done.contains(&ptr)))?;
     if done {
         return Ok(());
     }
-    with_run(|run| {
+    with_run(interp, |run| {
         run.setup_done.push(ptr);
         run.frames.push(Frame {
             path: path.to_vec(),
@@ -137,7 +135,7 @@ fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<
         Ok(())
     })?;
     let r = interp.call(&setup, Args::new(vec![Obj::Instance(me.clone())]));
-    with_run(|run| {
+    with_run(interp, |run| {
         run.frames.pop();
         Ok(())
     })?;
@@ -170,16 +168,16 @@ fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<
 }
 
 fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Result<Obj> {
-    if !in_run() {
+    if !in_run(interp) {
         bail!(
             AttributeError,
             "Can't call compact methods on unbound modules: use {}.init or .apply",
             me.class.name
         );
     }
-    let path = module_path(me)?;
+    let path = module_path(interp, me)?;
     run_setup(interp, me, &path)?;
-    with_run(|run| {
+    with_run(interp, |run| {
         run.frames.push(Frame {
             path: path.clone(),
             in_setup: false,
@@ -187,7 +185,7 @@ fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Re
         Ok(())
     })?;
     let r = interp.call(f, a);
-    with_run(|run| {
+    with_run(interp, |run| {
         run.frames.pop();
         Ok(())
     })?;
@@ -220,7 +218,7 @@ fn linen_module_init(interp: &mut Interp, a: Args) -> Result<Obj> {
         };
         set_iattr(&me, n, v);
     }
-    bind_to_parent(&me, explicit_name, explicit_parent)?;
+    bind_to_parent(interp, &me, explicit_name, explicit_parent)?;
     Ok(Obj::None)
 }
 
@@ -287,6 +285,7 @@ struct InitArgs {
 /// explicitly; one made in `setup` is named after the attribute it is
 /// assigned to once `setup` returns; `parent=None` leaves it unbound.
 fn bind_to_parent(
+    interp: &mut Interp,
     me: &Rc<Instance>,
     explicit_name: Option<Obj>,
     explicit_parent: Option<Obj>,
@@ -295,11 +294,11 @@ fn bind_to_parent(
     let parent_frame = if matches!(explicit_parent, Some(Obj::None)) {
         None
     } else {
-        RUNS.with(|r| {
-            r.borrow()
-                .last()
-                .and_then(|run| run.frames.last().map(|f| (f.path.clone(), f.in_setup)))
-        })
+        interp
+            .state::<Runs>()
+            .0
+            .last()
+            .and_then(|run| run.frames.last().map(|f| (f.path.clone(), f.in_setup)))
     };
     match parent_frame {
         None => {
@@ -309,7 +308,7 @@ fn bind_to_parent(
             let name = match explicit_name {
                 Some(Obj::Str(s)) => Some(s.to_string()),
                 _ if in_setup => None,
-                _ => Some(with_run(|run| {
+                _ => Some(with_run(interp, |run| {
                     let cur = run.cursors.entry(path.clone()).or_default();
                     let n = cur.entry(me.class.name.clone()).or_insert(0);
                     let name = format!("{}_{}", me.class.name, n);
@@ -363,8 +362,8 @@ fn nested_make(d: &Rc<RefCell<Dict>>, path: &[String]) -> Rc<RefCell<Dict>> {
     cur
 }
 
-fn make_rng(path: &[String], collection: &str) -> Result<Obj> {
-    let (key, typed) = with_run(|run| {
+fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -> Result<Obj> {
+    let (key, typed) = with_run(interp, |run| {
         let Some((_, root, typed)) = run.rngs.iter().find(|(n, _, _)| n == collection).cloned()
         else {
             bail!(
@@ -390,8 +389,8 @@ fn param(
     init: &Obj,
     rest: Vec<Obj>,
 ) -> Result<Obj> {
-    let path = module_path(me)?;
-    let (mode, vars) = with_run(|run| Ok((run.mode, run.variables.clone())))?;
+    let path = module_path(interp, me)?;
+    let (mode, vars) = with_run(interp, |run| Ok((run.mode, run.variables.clone())))?;
     let mut full = vec!["params".to_string()];
     full.extend(path.iter().cloned());
     if let Some(d) = nested_get(&vars, &full) {
@@ -406,7 +405,7 @@ fn param(
             path.join("/")
         );
     }
-    let key = make_rng(&path, "params")?;
+    let key = make_rng(interp, &path, "params")?;
     let mut args = vec![key];
     args.extend(rest);
     let v = interp.call(init, Args::new(args))?;
@@ -467,22 +466,20 @@ fn run_module(
             .filter(|(k, _)| !matches!(k.as_str(), "method" | "rngs" | "mutable"))
             .cloned()
             .collect();
-    RUNS.with(|r| {
-        r.borrow_mut().push(Run {
-            mode,
-            root: me.clone(),
-            variables,
-            rngs,
-            counters: HashMap::new(),
-            cursors: HashMap::new(),
-            setup_done: vec![],
-            frames: vec![],
-        })
+    interp.state::<Runs>().0.push(Run {
+        mode,
+        root: me.clone(),
+        variables,
+        rngs,
+        counters: HashMap::new(),
+        cursors: HashMap::new(),
+        setup_done: vec![],
+        frames: vec![],
     });
     let mut pos = vec![Obj::Instance(me.clone())];
     pos.extend(a.pos[2..].iter().cloned());
     let r = interp.call(&method, Args { pos, kw });
-    RUNS.with(|r| r.borrow_mut().pop());
+    interp.state::<Runs>().0.pop();
     r
 }
 
@@ -640,19 +637,20 @@ fn module_class() -> Rc<Class> {
             ),
             (
                 "make_rng".into(),
-                Obj::native("Module.make_rng", |_, a| {
+                Obj::native("Module.make_rng", |interp, a| {
                     let me = self_arg(&a, "make_rng")?;
                     let name = a
                         .get(Some(1), "name")
                         .map(|o| str_of(&o))
                         .unwrap_or_else(|| "params".into());
-                    make_rng(&module_path(&me)?, &name)
+                    let path = module_path(interp, &me)?;
+                    make_rng(interp, &path, &name)
                 }),
             ),
             (
                 "is_initializing".into(),
-                Obj::native("Module.is_initializing", |_, _| {
-                    with_run(|run| Ok(Obj::Bool(run.mode == Mode::Init)))
+                Obj::native("Module.is_initializing", |interp, _| {
+                    with_run(interp, |run| Ok(Obj::Bool(run.mode == Mode::Init)))
                 }),
             ),
         ],
