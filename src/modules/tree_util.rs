@@ -419,7 +419,10 @@ fn set_partial(this: &Instance, func: Obj, args: Vec<Obj>, kw: &[(String, Obj)])
     this.set("keywords", Obj::Dict(Rc::new(std::cell::RefCell::new(d))));
 }
 
-fn partial_parts(this: &Instance) -> Result<(Obj, Vec<Obj>, Vec<(String, Obj)>)> {
+/// A partial's function, positional arguments and keyword arguments.
+type Parts = (Obj, Vec<Obj>, Vec<(String, Obj)>);
+
+fn partial_parts(this: &Instance) -> Result<Parts> {
     let func = this.get("func").unwrap_or(Obj::None);
     let pos = iterate(&this.get("args").unwrap_or(Obj::tuple(vec![])))?;
     let kw = match this.get("keywords") {

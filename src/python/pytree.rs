@@ -569,6 +569,9 @@ pub fn build(shape: Shape, defs: Vec<TreeDef>) -> TreeDef {
     }
 }
 
+/// Leaves, their key paths when asked for, and the structure.
+pub type Flat = (Vec<Obj>, Option<Vec<Vec<KeyEntry>>>, TreeDef);
+
 /// Flattens `o` into its leaves and structure, with a Python `is_leaf`
 /// predicate when given, and each leaf's key path when `paths`.
 pub fn flatten_full(
@@ -576,7 +579,7 @@ pub fn flatten_full(
     o: &Obj,
     is_leaf: Option<&Obj>,
     paths: bool,
-) -> Result<(Vec<Obj>, Option<Vec<Vec<KeyEntry>>>, TreeDef)> {
+) -> Result<Flat> {
     let mut sink = Sink {
         leaves: vec![],
         paths: paths.then(Vec::new),

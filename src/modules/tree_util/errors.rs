@@ -265,10 +265,10 @@ fn longest(
 ) -> (usize, usize, usize) {
     let (mut bi, mut bj, mut bs) = (alo, blo, 0);
     let mut prev = vec![0usize; b.len() + 1];
-    for i in alo..ahi {
+    for (i, &ai) in a.iter().enumerate().take(ahi).skip(alo) {
         let mut next = vec![0usize; b.len() + 1];
         for j in blo..bhi {
-            if b[j] == a[i] && !is_junk(b[j]) {
+            if b[j] == ai && !is_junk(b[j]) {
                 let k = if j > blo { prev[j] } else { 0 } + 1;
                 next[j + 1] = k;
                 if k > bs {
