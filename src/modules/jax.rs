@@ -1,5 +1,6 @@
 //! The `jax` module: devices, jit, the transformations (grad, value_and_grad,
-//! vjp, jvp, vmap, pmap, shard_map, make_jaxpr) and `jax.tree_util`.
+//! vjp, jvp, vmap, pmap, shard_map, make_jaxpr); `jax.tree_util` is in
+//! [`super::tree_util`].
 //!
 //! Every transformation flattens its arguments to array leaves, hands the
 //! engine a closure that rebuilds the Python values from the leaves, calls the
@@ -38,7 +39,7 @@ fn call_flat(
     vals: &[Value],
     out_def: &RefCell<Option<TreeDef>>,
 ) -> Result<Vec<Value>> {
-    let args = unflatten(in_def, &value_objs(vals))?;
+    let args = unflatten(interp, in_def, &value_objs(vals))?;
     let out = interp.call(
         f,
         Args {
@@ -46,7 +47,7 @@ fn call_flat(
             kw: kw.to_vec(),
         },
     )?;
-    let (leaves, def) = flatten(&out);
+    let (leaves, def) = flatten(interp, &out)?;
     *out_def.borrow_mut() = Some(def);
     leaf_values(&leaves).map_err(|e| {
         err!(
@@ -123,7 +124,7 @@ fn grad_call(
     let mut defs = vec![];
     let mut diff = vec![];
     for &k in argnums {
-        let (leaves, def) = flatten(&call.pos[k]);
+        let (leaves, def) = flatten(interp, &call.pos[k])?;
         diff.extend(leaf_values(&leaves)?);
         defs.push(def);
     }
@@ -133,9 +134,9 @@ fn grad_call(
         let defs = &defs;
         let call = &call;
         let aux_def = &aux_def;
-        let body = move |vals: &[Value]| -> Result<Vec<Value>> {
+        let body = |vals: &[Value]| -> Result<Vec<Value>> {
             let mut args = call.pos.clone();
-            for (&k, arg) in argnums.iter().zip(unflatten_each(defs, vals)?) {
+            for (&k, arg) in argnums.iter().zip(unflatten_each(interp, defs, vals)?) {
                 args[k] = arg;
             }
             let out = interp.call(
@@ -156,12 +157,12 @@ fn grad_call(
                     crate::python::format::repr_of(other)
                 ),
             };
-            loss_and_aux_leaves(loss, aux, aux_def)
+            loss_and_aux_leaves(interp, loss, aux, aux_def)
         };
         crate::transforms::value_and_grad(body, &diff, &indices)?
     };
-    let (value, aux) = value_and_aux(&outs, &aux_def)?;
-    let mut per_arg = unflatten_each(&defs, &grads)?;
+    let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
+    let mut per_arg = unflatten_each(interp, &defs, &grads)?;
     let g = if tuple_nums {
         Obj::tuple(per_arg)
     } else {
@@ -185,12 +186,16 @@ fn check_argnums(argnums: &[usize], n: usize) -> Result<()> {
 }
 
 /// Consecutive runs of `vals` rebuilt into one tree per def.
-fn unflatten_each(defs: &[TreeDef], vals: &[Value]) -> Result<Vec<Obj>> {
+fn unflatten_each(interp: &mut Interp, defs: &[TreeDef], vals: &[Value]) -> Result<Vec<Obj>> {
     let mut out = vec![];
     let mut offset = 0;
     for def in defs {
         let m = def.num_leaves();
-        out.push(unflatten(def, &value_objs(&vals[offset..offset + m]))?);
+        out.push(unflatten(
+            interp,
+            def,
+            &value_objs(&vals[offset..offset + m]),
+        )?);
         offset += m;
     }
     Ok(out)
@@ -200,13 +205,14 @@ fn unflatten_each(defs: &[TreeDef], vals: &[Value]) -> Result<Vec<Obj>> {
 /// leaves of the aux output, whose structure is kept in `aux_def` to
 /// rebuild it afterwards.
 pub(crate) fn loss_and_aux_leaves(
+    interp: &mut Interp,
     loss: Value,
     aux: Option<Obj>,
     aux_def: &RefCell<Option<TreeDef>>,
 ) -> Result<Vec<Value>> {
     let mut flat = vec![loss];
     if let Some(aux) = aux {
-        let (leaves, def) = flatten(&aux);
+        let (leaves, def) = flatten(interp, &aux)?;
         flat.extend(leaf_values(&leaves)?);
         *aux_def.borrow_mut() = Some(def);
     }
@@ -216,12 +222,13 @@ pub(crate) fn loss_and_aux_leaves(
 /// The value and the aux output (None without one) from the flat outputs
 /// that [`loss_and_aux_leaves`] made.
 pub(crate) fn value_and_aux(
+    interp: &mut Interp,
     outs: &[Value],
     aux_def: &RefCell<Option<TreeDef>>,
 ) -> Result<(Obj, Obj)> {
     let value = Obj::Array(outs[0].clone());
     let aux = match aux_def.borrow().as_ref() {
-        Some(def) => unflatten(def, &value_objs(&outs[1..]))?,
+        Some(def) => unflatten(interp, def, &value_objs(&outs[1..]))?,
         None => Obj::None,
     };
     Ok((value, aux))
@@ -257,7 +264,7 @@ fn value_and_grad(_: &mut Interp, a: Args) -> Result<Obj> {
 fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "vjp")?;
     let primals = Obj::tuple(a.pos[1..].to_vec());
-    let (leaves, in_def) = flatten(&primals);
+    let (leaves, in_def) = flatten(interp, &primals)?;
     let vals = leaf_values(&leaves)?;
     let out_def = RefCell::new(None);
     let (outs, pullback) = {
@@ -268,14 +275,14 @@ fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
         )?
     };
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
-    let out = unflatten(&out_def, &value_objs(&outs))?;
+    let out = unflatten(interp, &out_def, &value_objs(&outs))?;
     let pullback = Rc::new(pullback);
-    let back = Obj::native("vjp_fun", move |_, c| {
+    let back = Obj::native("vjp_fun", move |i, c| {
         let ct = c.req(Some(0), "cotangent", "vjp_fun")?;
-        let (leaves, _) = flatten(&ct);
+        let (leaves, _) = flatten(i, &ct)?;
         let cts = leaf_values(&leaves)?;
         let ins = pullback.call(&cts)?;
-        unflatten(&in_def, &value_objs(&ins))
+        unflatten(i, &in_def, &value_objs(&ins))
     });
     Ok(Obj::tuple(vec![out, back]))
 }
@@ -284,8 +291,8 @@ fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "jvp")?;
     let primals = a.req(Some(1), "primals", "jvp")?;
     let tangents = a.req(Some(2), "tangents", "jvp")?;
-    let (pl, in_def) = flatten(&primals);
-    let (tl, _) = flatten(&tangents);
+    let (pl, in_def) = flatten(interp, &primals)?;
+    let (tl, _) = flatten(interp, &tangents)?;
     let (pv, tv) = (leaf_values(&pl)?, leaf_values(&tl)?);
     let out_def = RefCell::new(None);
     let (outs, touts) = {
@@ -298,8 +305,8 @@ fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
     };
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
     Ok(Obj::tuple(vec![
-        unflatten(&out_def, &value_objs(&outs))?,
-        unflatten(&out_def, &value_objs(&touts))?,
+        unflatten(interp, &out_def, &value_objs(&outs))?,
+        unflatten(interp, &out_def, &value_objs(&touts))?,
     ]))
 }
 
@@ -318,7 +325,7 @@ fn map_call(
         "vmap"
     };
     let args = Obj::tuple(call.pos.clone());
-    let (leaves, in_def) = flatten(&args);
+    let (leaves, in_def) = flatten(interp, &args)?;
     let vals = leaf_values(&leaves)?;
     let in_axes = match in_axes {
         Obj::List(l) => Obj::tuple(l.borrow().clone()),
@@ -360,13 +367,14 @@ fn map_call(
     let out_def = RefCell::new(None);
     let outs = {
         let (f, in_def, out_def, kw) = (f, &in_def, &out_def, &call.kw);
+        let ip = &mut *interp;
         let body: jops::BodyFn =
-            Box::new(move |v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
+            Box::new(move |v: &[Value]| call_flat(ip, f, in_def, kw, v, out_def));
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
         jops::map(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
     };
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
-    unflatten(&out_def, &value_objs(&outs))
+    unflatten(interp, &out_def, &value_objs(&outs))
 }
 
 fn axis_name_arg(a: &Args, index: Option<usize>) -> Result<Option<String>> {
@@ -453,7 +461,7 @@ fn shard_map_call(
     call: Args,
 ) -> Result<Obj> {
     let args = Obj::tuple(call.pos.clone());
-    let (leaves, in_def) = flatten(&args);
+    let (leaves, in_def) = flatten(interp, &args)?;
     let vals = leaf_values(&leaves)?;
     let specs = shard_map_in_specs(mesh, in_specs, &in_def, &vals)?;
     // The out_specs tree is a prefix of the output tree, which is known only
@@ -490,7 +498,7 @@ fn shard_map_call(
             Box::new(|v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
         jops::shard_map(body, mesh, &specs, &outs_spec, check_vma, &vals)?
     };
-    unflatten(&def, &value_objs(&outs))
+    unflatten(interp, &def, &value_objs(&outs))
 }
 
 /// The in_specs of one call, one per argument leaf: the given tree
@@ -645,7 +653,7 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "make_jaxpr")?;
     Ok(Obj::native("make_jaxpr", move |i, call| {
         let args = Obj::tuple(call.pos.clone());
-        let (leaves, in_def) = flatten(&args);
+        let (leaves, in_def) = flatten(i, &args)?;
         let vals = leaf_values(&leaves)?;
         let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
         let out_def = RefCell::new(None);
@@ -680,7 +688,7 @@ fn shape_dtype_struct(shape: &[usize], dtype: crate::array::DType) -> Obj {
 fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "eval_shape")?;
     let args = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
-    let (leaves, in_def) = flatten(&args);
+    let (leaves, in_def) = flatten(i, &args)?;
     let vals = leaf_values(&leaves)?;
     let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
     let out_def = RefCell::new(None);
@@ -702,7 +710,7 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     let def = out_def
         .into_inner()
         .ok_or_else(|| err!(RuntimeError, "eval_shape: the function was not traced"))?;
-    unflatten(&def, &outs)
+    unflatten(i, &def, &outs)
 }
 
 /// The number of devices: `N` when the program has set
@@ -724,81 +732,6 @@ pub fn device_count(interp: &Interp) -> usize {
 fn devices(interp: &mut Interp, _: Args) -> Result<Obj> {
     let n = device_count(interp);
     Ok(Obj::list((0..n).map(|i| Obj::lib(Device(i))).collect()))
-}
-
-fn tree_map(i: &mut Interp, a: Args) -> Result<Obj> {
-    let f = a.req(Some(0), "f", "tree_map")?;
-    let tree = a.req(Some(1), "tree", "tree_map")?;
-    let (leaves, def) = flatten(&tree);
-    let rest: Vec<Vec<Obj>> = a.pos[2..]
-        .iter()
-        .map(|t| {
-            let (l, _) = flatten(t);
-            if l.len() != leaves.len() {
-                bail!(
-                    ValueError,
-                    "Custom node type mismatch; expected a tree with {} leaves, got {}",
-                    leaves.len(),
-                    l.len()
-                );
-            }
-            Ok(l)
-        })
-        .collect::<Result<_>>()?;
-    let mut out = vec![];
-    for (k, l) in leaves.iter().enumerate() {
-        let mut args = vec![l.clone()];
-        args.extend(rest.iter().map(|r| r[k].clone()));
-        out.push(i.call(&f, Args::new(args))?);
-    }
-    unflatten(&def, &out)
-}
-
-/// `jax.tree_util` (and `jax.tree`, whose names are shorter).
-pub fn tree_util_module(name: &str) -> Obj {
-    let mut b = Builder::new(name);
-    let short = name == "jax.tree";
-    b.func(if short { "map" } else { "tree_map" }, tree_map);
-    if !short {
-        b.func(
-            "register_dataclass",
-            super::std::dataclasses::register_dataclass,
-        );
-    }
-    b.func(if short { "leaves" } else { "tree_leaves" }, |_, a| {
-        let (leaves, _) = flatten(&a.req(Some(0), "tree", "tree_leaves")?);
-        Ok(Obj::list(leaves))
-    });
-    b.func(
-        if short { "structure" } else { "tree_structure" },
-        |_, a| {
-            let (_, def) = flatten(&a.req(Some(0), "tree", "tree_structure")?);
-            Ok(Obj::lib(Printed::new("PyTreeDef", def.repr())))
-        },
-    );
-    b.func(if short { "flatten" } else { "tree_flatten" }, |_, a| {
-        let (leaves, def) = flatten(&a.req(Some(0), "tree", "tree_flatten")?);
-        let def_obj = treedef_obj(def);
-        Ok(Obj::tuple(vec![Obj::list(leaves), def_obj]))
-    });
-    b.func(if short { "reduce" } else { "tree_reduce" }, |i, a| {
-        let f = a.req(Some(0), "function", "tree_reduce")?;
-        let (leaves, _) = flatten(&a.req(Some(1), "tree", "tree_reduce")?);
-        super::std::functools::fold(i, &f, leaves, a.get(Some(2), "initializer"))
-    });
-    b.build()
-}
-
-fn treedef_obj(def: TreeDef) -> Obj {
-    let def = Rc::new(def);
-    let mut b = Builder::new("PyTreeDef");
-    let d = def.clone();
-    b.func("unflatten", move |_, a| {
-        let leaves = iterate(&a.req(Some(0), "leaves", "unflatten")?)?;
-        unflatten(&d, &leaves)
-    });
-    b.attr("num_leaves", Obj::Int(def.num_leaves() as i64));
-    b.build()
 }
 
 /// `jax.debug`.

@@ -282,7 +282,7 @@ impl Jitted {
     /// `f(*args, **kwargs)` of the jitted function.
     fn call(&self, interp: &mut Interp, call: Args) -> Result<Obj> {
         let split = self.split(&call)?;
-        let (leaves, in_def) = flatten(&split.dynamic);
+        let (leaves, in_def) = flatten(interp, &split.dynamic)?;
         let vals = self.arg_values(&leaves)?;
         let sig = Signature {
             in_def,
@@ -299,7 +299,7 @@ impl Jitted {
         let (entry, captured) = match cached {
             Some(e) => (e, vec![]),
             None => {
-                let donated = donated_leaves(&split);
+                let donated = donated_leaves(interp, &split)?;
                 let (entry, captured) = self.trace(interp, sig, &donated)?;
                 let entry = Rc::new(entry);
                 // A program that closed over an outer tracer belongs to that
@@ -313,7 +313,7 @@ impl Jitted {
         let mut inputs = vals;
         inputs.extend(captured);
         let outs = run_program(&entry.program, &inputs)?;
-        unflatten(&entry.out_def, &value_objs(&outs))
+        unflatten(interp, &entry.out_def, &value_objs(&outs))
     }
 
     /// The dynamic leaves as arrays, or JAX's error for a leaf that is not one.
@@ -345,7 +345,7 @@ impl Jitted {
         let out_def = RefCell::new(None);
         let traced = crate::trace::trace(&sig.avals, FrameAxes::default(), |v: &[Value]| {
             let out = self.call_python(interp, &sig, v)?;
-            let (leaves, def) = flatten(&out);
+            let (leaves, def) = flatten(interp, &out)?;
             *out_def.borrow_mut() = Some(def);
             leaves.iter().map(|l| self.out_value(l)).collect()
         })
@@ -372,7 +372,7 @@ impl Jitted {
     /// Calls the Python function with the dynamic arguments rebuilt from
     /// `vals` and the static ones put back in their places.
     fn call_python(&self, interp: &mut Interp, sig: &Signature, vals: &[Value]) -> Result<Obj> {
-        let rebuilt = iterate(&unflatten(&sig.in_def, &value_objs(vals))?)?;
+        let rebuilt = iterate(&unflatten(interp, &sig.in_def, &value_objs(vals))?)?;
         let dyn_pos = iterate(&rebuilt[0])?;
         let n = dyn_pos.len() + sig.statics.len();
         let (mut dyn_it, mut static_it) = (dyn_pos.into_iter(), sig.statics.iter().cloned());
@@ -459,22 +459,22 @@ fn class_text(o: &Obj) -> String {
 }
 
 /// For each dynamic leaf, whether its argument was donated.
-fn donated_leaves(split: &Split) -> Vec<bool> {
+fn donated_leaves(interp: &mut Interp, split: &Split) -> Result<Vec<bool>> {
     let mut out = vec![];
     let parts = iterate(&split.dynamic).unwrap_or_default();
     let pos = parts.first().map(iterate).transpose().ok().flatten();
     for (x, &d) in pos.unwrap_or_default().iter().zip(&split.donated_args) {
-        out.extend(std::iter::repeat_n(d, flatten(x).0.len()));
+        out.extend(std::iter::repeat_n(d, flatten(interp, x)?.0.len()));
     }
     if let Some(Obj::Dict(kw)) = parts.get(1) {
         let kw = kw.borrow();
         for (k, d) in &split.donated_kw {
             if let Some(v) = kw.get(&Obj::str(k)) {
-                out.extend(std::iter::repeat_n(*d, flatten(&v).0.len()));
+                out.extend(std::iter::repeat_n(*d, flatten(interp, &v)?.0.len()));
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// JAX's error for a static argument that cannot be hashed.
@@ -525,29 +525,5 @@ fn same_static(x: &Obj, y: &Obj) -> bool {
 }
 
 fn same_def(a: &TreeDef, b: &TreeDef) -> bool {
-    let all = |x: &[TreeDef], y: &[TreeDef]| {
-        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_def(p, q))
-    };
-    match (a, b) {
-        (TreeDef::Leaf, TreeDef::Leaf) | (TreeDef::None, TreeDef::None) => true,
-        (TreeDef::Tuple(x), TreeDef::Tuple(y)) | (TreeDef::List(x), TreeDef::List(y)) => all(x, y),
-        (TreeDef::Dict(x), TreeDef::Dict(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, p), (l, q))| key_eq(k, l) && same_def(p, q))
-        }
-        (TreeDef::Instance(c, s, x), TreeDef::Instance(d, t, y)) => {
-            key_eq(c, d)
-                && s.len() == t.len()
-                && s.iter()
-                    .zip(t)
-                    .all(|((k, p), (l, q))| k == l && key_eq(p, q))
-                && x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, p), (l, q))| k == l && same_def(p, q))
-        }
-        _ => false,
-    }
+    a.same(b)
 }

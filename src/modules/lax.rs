@@ -11,7 +11,7 @@ use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::interp::Interp;
 use crate::python::ops::{iterate, truthy};
-use crate::python::pytree::{flatten, unflatten};
+use crate::python::pytree::{flatten_known, unflatten_known};
 use crate::python::value::{Args, Obj};
 
 /// Axis names from a string or a tuple/list of strings.
@@ -155,7 +155,7 @@ fn refuse_untraced_arrays(
     if regular || !crate::trace::tracing() {
         return Ok(());
     }
-    let (leaves, _) = flatten(&a.req(Some(0), "x", func)?);
+    let (leaves, _) = flatten_known(&a.req(Some(0), "x", func)?)?;
     for leaf in &leaves {
         if let Obj::Array(Value::Concrete(_)) = leaf {
             bail!(
@@ -204,12 +204,12 @@ fn index_groups(a: &Args) -> Result<Option<IndexGroups>> {
 /// Applies `f` to every leaf of the pytree argument 0 (collectives map over pytrees).
 fn tree_apply(a: &Args, func: &str, f: &dyn Fn(&Value) -> Result<Value>) -> Result<Obj> {
     let x = a.req(Some(0), "x", func)?;
-    let (leaves, def) = flatten(&x);
+    let (leaves, def) = flatten_known(&x)?;
     let mut out = vec![];
     for l in &leaves {
         out.push(Obj::Array(f(&to_value(l)?)?));
     }
-    unflatten(&def, &out)
+    unflatten_known(&def, &out)
 }
 
 fn flag(a: &Args, name: &str, default: bool) -> Result<bool> {

@@ -12,6 +12,7 @@ pub mod optax;
 pub mod random;
 pub mod sharding;
 pub mod std;
+pub mod tree_util;
 
 use ::std::cell::RefCell;
 use ::std::rc::Rc;
@@ -100,8 +101,8 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "numpy" => numpy::np_module(interp),
         "jax.lax" => sharding::context::placing_functions(lax::module()),
         "jax.sharding" => sharding::module(),
-        "jax.tree_util" => jax::tree_util_module("jax.tree_util"),
-        "jax.tree" => jax::tree_util_module("jax.tree"),
+        "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
+        "jax.tree" => tree_util::module(interp, "jax.tree")?,
         "jax.debug" => jax::debug_module(),
         "jax.errors" => {
             let mut b = Builder::new("jax.errors");

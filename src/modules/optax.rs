@@ -19,7 +19,7 @@ use crate::python::format::repr_of;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::{iterate, truthy};
-use crate::python::pytree::{flatten, unflatten, TreeDef};
+use crate::python::pytree::{flatten_known, unflatten_known, TreeDef};
 use crate::python::value::{Args, Class, Instance, Obj};
 
 /// One transformation of a chain.
@@ -150,13 +150,13 @@ fn c(v: f64) -> Value {
 }
 
 fn leaves_of(o: &Obj) -> Result<(Vec<Value>, TreeDef)> {
-    let (leaves, def) = flatten(o);
+    let (leaves, def) = flatten_known(o)?;
     let vals = leaves.iter().map(to_value).collect::<Result<_>>()?;
     Ok((vals, def))
 }
 
 fn rebuild(def: &TreeDef, vals: Vec<Value>) -> Result<Obj> {
-    unflatten(def, &vals.into_iter().map(Obj::Array).collect::<Vec<_>>())
+    unflatten_known(def, &vals.into_iter().map(Obj::Array).collect::<Vec<_>>())
 }
 
 fn zeros_tree(params: &Obj) -> Result<Obj> {

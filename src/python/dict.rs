@@ -61,6 +61,9 @@ pub struct Dict {
     index: HashMap<HashKey, usize>,
     /// `defaultdict`'s factory, called for a missing key on `d[key]`.
     pub default_factory: Option<Obj>,
+    /// True for an `OrderedDict`, which flattens as a pytree in insertion
+    /// order rather than in sorted key order.
+    pub ordered: bool,
 }
 
 impl Dict {

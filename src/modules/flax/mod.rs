@@ -34,7 +34,7 @@ use crate::python::format::{repr_of, str_of};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::{iterate, truthy};
-use crate::python::pytree::{flatten, leaf_values, unflatten, value_objs};
+use crate::python::pytree::{flatten_known, leaf_values, unflatten_known, value_objs};
 use crate::python::value::{Args, Class, Dict, Instance, Obj};
 
 // ---------------------------------------------------------------- helpers

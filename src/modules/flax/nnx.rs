@@ -262,7 +262,7 @@ fn nnx_grad_call(
     let indices: Vec<usize> = (0..diff.len()).collect();
     let r = {
         let (vars, call, aux_def, def) = (&vars, &call, &aux_def, &def);
-        let body = move |vals: &[Value]| -> Result<Vec<Value>> {
+        let body = |vals: &[Value]| -> Result<Vec<Value>> {
             let mut args = call.pos.clone();
             match def {
                 None => {
@@ -270,7 +270,7 @@ fn nnx_grad_call(
                         set_iattr(v, "value", Obj::Array(x.clone()));
                     }
                 }
-                Some(def) => args[argnum] = unflatten(def, &value_objs(vals))?,
+                Some(def) => args[argnum] = unflatten_known(def, &value_objs(vals))?,
             }
             let out = interp.call(
                 f,
@@ -280,7 +280,7 @@ fn nnx_grad_call(
                 },
             )?;
             let (loss, aux) = split_aux(out, has_aux)?;
-            loss_and_aux_leaves(scalar_loss(&loss)?, aux, aux_def)
+            loss_and_aux_leaves(interp, scalar_loss(&loss)?, aux, aux_def)
         };
         crate::transforms::value_and_grad(body, &diff, &indices)
     };
@@ -288,9 +288,9 @@ fn nnx_grad_call(
         set_iattr(v, "value", o);
     }
     let (outs, grads) = r?;
-    let (value, aux) = value_and_aux(&outs, &aux_def)?;
+    let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let g = match def {
-        Some(def) => unflatten(&def, &value_objs(&grads))?,
+        Some(def) => unflatten_known(&def, &value_objs(&grads))?,
         None => build_state(
             nnx,
             vars.iter()
@@ -315,7 +315,7 @@ fn grad_inputs(nnx: &Nnx, target: &Obj) -> Result<(Vec<Value>, Option<TreeDef>, 
             .collect::<Result<_>>()?;
         Ok((vals, None, vars))
     } else {
-        let (leaves, def) = flatten(target);
+        let (leaves, def) = flatten_known(target)?;
         Ok((leaf_values(&leaves)?, Some(def), vars))
     }
 }
@@ -540,8 +540,8 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         if parts.len() != 2 {
             bail!(TypeError, "tx.update must return (updates, state)");
         }
-        let (p_leaves, _) = flatten(&params);
-        let (u_leaves, _) = flatten(&parts[0]);
+        let (p_leaves, _) = flatten_known(&params)?;
+        let (u_leaves, _) = flatten_known(&parts[0])?;
         if p_leaves.len() != u_leaves.len() || p_leaves.len() != vars.len() {
             bail!(
                 ValueError,

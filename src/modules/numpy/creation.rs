@@ -197,7 +197,7 @@ fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
     let o = a.req(Some(0), "object", "array")?;
     if numpy {
         // NumPy needs the data: a tracer has none (`__array__` fails).
-        for leaf in crate::python::pytree::flatten(&o).0 {
+        for leaf in crate::python::pytree::flatten_known(&o)?.0 {
             if let Obj::Array(v) = leaf {
                 v.concrete_for(crate::trace::Conversion::Array)?;
             }

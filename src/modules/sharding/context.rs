@@ -223,7 +223,7 @@ fn place_new(interp: &mut Interp, name: &str, out: Obj) -> Result<Obj> {
     };
     let explicit = mesh.axis_types().contains(&AxisType::Explicit);
     let converted = matches!(name, "asarray" | "array");
-    let (leaves, def) = crate::python::pytree::flatten(&out);
+    let (leaves, def) = crate::python::pytree::flatten_known(&out)?;
     let placed: Vec<Obj> = leaves
         .into_iter()
         .map(|leaf| match leaf {
@@ -241,7 +241,7 @@ fn place_new(interp: &mut Interp, name: &str, out: Obj) -> Result<Obj> {
             other => other,
         })
         .collect();
-    crate::python::pytree::unflatten(&def, &placed)
+    crate::python::pytree::unflatten_known(&def, &placed)
 }
 
 /// The functions of `jax.numpy`, `jax.random` and `jax.lax` that take an

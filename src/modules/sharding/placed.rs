@@ -15,7 +15,7 @@ use crate::mesh::{AxisType, Mesh};
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
-use crate::python::pytree::{flatten, unflatten};
+use crate::python::pytree::{flatten_known, unflatten_known};
 use crate::python::value::{Args, Obj};
 use crate::sharding::{self, PartitionSpec, Placement};
 use crate::trace::Value;
@@ -325,11 +325,11 @@ fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
 pub fn device_put(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(0), "x", "device_put")?;
     let target = a.opt(Some(1), "device").unwrap_or(Obj::None);
-    let (leaves, def) = flatten(&x);
+    let (leaves, def) = flatten_known(&x)?;
     let targets: Vec<Obj> = if is_target(&target) {
         vec![target; leaves.len()]
     } else {
-        let (t, _) = flatten(&target);
+        let (t, _) = flatten_known(&target)?;
         if t.len() != leaves.len() {
             bail!(
                 ValueError,
@@ -344,7 +344,7 @@ pub fn device_put(interp: &mut Interp, a: Args) -> Result<Obj> {
     for (leaf, t) in leaves.iter().zip(&targets) {
         out.push(put_leaf(interp, leaf, t)?);
     }
-    unflatten(&def, &out)
+    unflatten_known(&def, &out)
 }
 
 fn is_target(o: &Obj) -> bool {

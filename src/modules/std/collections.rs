@@ -26,7 +26,13 @@ use crate::python::value::{Args, Class, Dict, Instance, Obj};
 pub fn module() -> Obj {
     Builder::new("collections")
         .func("namedtuple", namedtuple)
-        .func("OrderedDict", |i, a| call_type(i, "dict", a))
+        .func("OrderedDict", |i, a| {
+            let d = call_type(i, "dict", a)?;
+            if let Obj::Dict(d) = &d {
+                d.borrow_mut().ordered = true;
+            }
+            Ok(d)
+        })
         .func("defaultdict", defaultdict)
         .func("Counter", counter)
         .func("deque", deque)
