@@ -178,7 +178,11 @@ impl Printer {
             .zip(&eqn.outputs)
             .map(|(n, v)| format!("{n}:{}", j.aval(*v)))
             .collect();
-        let args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
+        let mut args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
+        // JAX's select_n takes the case for false before the case for true.
+        if matches!(eqn.prim, Prim::Select) && args.len() == 3 {
+            args.swap(1, 2);
+        }
         let params = match &eqn.prim {
             Prim::Collective(kind) => {
                 let shape = |a: Option<Aval>| a.map(|a| a.shape).unwrap_or_default();

@@ -317,13 +317,12 @@ fn names_tuple(names: &[String]) -> String {
 /// structure and types (`name` is `scan body` or `while_loop body`).
 fn check_carry(
     name: &str,
-    f: &Obj,
+    carry: Option<String>,
     in_def: &TreeDef,
     in_avals: &[Aval],
     out_def: &TreeDef,
     out_avals: &[Aval],
 ) -> Result<()> {
-    let carry = first_param(f);
     let component = |p: &str| match (&carry, p.is_empty()) {
         (Some(c), false) => format!("the input carry component {c}{p}"),
         (Some(c), true) => format!("the input carry {c}"),
@@ -767,7 +766,7 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             continue;
         }
         let name = "while_loop body";
-        check_carry(name, &body_fun, &carry.def, &avals, &b.out_def, &outs)?;
+        check_carry(name, first_param(&body_fun), &carry.def, &avals, &b.out_def, &outs)?;
         let outs = bind_while(c, b, carry.vals)?;
         return unflatten(&carry.def, &value_objs(&outs));
     }
@@ -826,8 +825,22 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         if outs.len() == n && carry.promote(&outs)? {
             continue;
         }
+        // JAX checks the carry of its own loop body, `loop_carry`: the
+        // index, (the upper bound,) then the carry.
         let name = if bounds.is_some() { "scan body" } else { "while_loop body" };
-        check_carry(name, &f, &carry.def, &avals, &b.out_def, &outs)?;
+        let wrap = |def: &TreeDef| {
+            let mut parts = vec![TreeDef::Leaf; skip];
+            parts.push(def.clone());
+            TreeDef::Tuple(parts)
+        };
+        let mut full_in = in_avals.clone();
+        full_in.truncate(skip);
+        full_in.extend(avals.iter().cloned());
+        let mut full_out = in_avals[..skip].to_vec();
+        full_out.extend(outs.iter().cloned());
+        let carry_name = Some("loop_carry".to_string());
+        let out_def = wrap(&b.out_def);
+        check_carry(name, carry_name, &wrap(&carry.def), &full_in, &out_def, &full_out)?;
         let results = match bounds {
             Some((l, h)) => {
                 let mut operands = b.consts.clone();
@@ -954,7 +967,7 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         if nk == avals.len() && carry.promote(&outs[..nk])? {
             continue;
         }
-        check_carry("scan body", &f, &carry.def, &avals, &cdef, &outs[..nk])?;
+        check_carry("scan body", first_param(&f), &carry.def, &avals, &cdef, &outs[..nk])?;
         let mut operands = b.consts.clone();
         operands.extend(carry.vals);
         operands.extend(xvals);
