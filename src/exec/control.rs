@@ -32,11 +32,7 @@ fn scalars(xs: &[Array]) -> Vec<f64> {
 
 /// Runs the branch each lane's index selects (clamped into range, as XLA
 /// clamps it).
-pub fn eval_cond(
-    p: &CondParams,
-    ins: Vec<Vec<Array>>,
-    comm: &dyn Comm,
-) -> Result<Vec<Vec<Array>>> {
+pub fn eval_cond(p: &CondParams, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
     let (index, ops) = split(ins, 1);
     let Some(index) = index.into_iter().next() else {
         bail!(TypeError, "cond takes an index operand");
@@ -111,11 +107,7 @@ pub fn eval_while(
 }
 
 /// Runs the body once per index of the scanned arrays' leading axis.
-pub fn eval_scan(
-    p: &ScanParams,
-    ins: Vec<Vec<Array>>,
-    comm: &dyn Comm,
-) -> Result<Vec<Vec<Array>>> {
+pub fn eval_scan(p: &ScanParams, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
     let lanes = comm.lanes();
     let (consts, rest) = split(ins, p.num_consts);
     let (mut carry, xs) = split(rest, p.num_carry);

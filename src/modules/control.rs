@@ -105,12 +105,7 @@ fn call_python(
 }
 
 /// Traces Python `f` on arguments shaped as `args_def` and `avals`.
-fn trace_python(
-    interp: &mut Interp,
-    f: &Obj,
-    args_def: &TreeDef,
-    avals: &[Aval],
-) -> Result<Body> {
+fn trace_python(interp: &mut Interp, f: &Obj, args_def: &TreeDef, avals: &[Aval]) -> Result<Body> {
     trace_flat(avals, |vals| call_python(interp, f, args_def, vals))
 }
 
@@ -244,8 +239,18 @@ fn tree_diffs(a: &TreeDef, b: &TreeDef, leaf: &str) -> Vec<TreeDiff> {
                     let plural = |n: usize| if n > 1 { "ren" } else { "" };
                     out.push((
                         path.to_string(),
-                        format!("{} with {} child{}", class(a, leaf), ca.len(), plural(ca.len())),
-                        format!("{} with {} child{}", class(b, leaf), cb.len(), plural(cb.len())),
+                        format!(
+                            "{} with {} child{}",
+                            class(a, leaf),
+                            ca.len(),
+                            plural(ca.len())
+                        ),
+                        format!(
+                            "{} with {} child{}",
+                            class(b, leaf),
+                            cb.len(),
+                            plural(cb.len())
+                        ),
                         "the numbers of children do not match".into(),
                     ));
                     return;
@@ -490,7 +495,13 @@ fn merge_consts(bodies: &mut [Body]) -> Vec<Value> {
 }
 
 /// JAX's check that two branches return the same structure and types.
-fn check_branches(api: &str, names: (&str, &str), funs: (&Obj, &Obj), a: &Body, b: &Body) -> Result<()> {
+fn check_branches(
+    api: &str,
+    names: (&str, &str),
+    funs: (&Obj, &Obj),
+    a: &Body,
+    b: &Body,
+) -> Result<()> {
     let (n1, n2) = names;
     let header = format!(
         "{n1} is {}\n{n2} is {}\n\n",
@@ -651,7 +662,10 @@ fn switch(interp: &mut Interp, a: Args) -> Result<Obj> {
         _ => {}
     }
     let last = jops::scalar((branches.len() - 1) as f64, DType::I32);
-    let clamped = jops::minimum(&jops::maximum(&index, &jops::scalar(0.0, DType::I32))?, &last)?;
+    let clamped = jops::minimum(
+        &jops::maximum(&index, &jops::scalar(0.0, DType::I32))?,
+        &last,
+    )?;
     let names: Vec<String> = (0..branches.len())
         .map(|i| match i {
             0 => "branch 0".to_string(),
@@ -766,7 +780,14 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             continue;
         }
         let name = "while_loop body";
-        check_carry(name, first_param(&body_fun), &carry.def, &avals, &b.out_def, &outs)?;
+        check_carry(
+            name,
+            first_param(&body_fun),
+            &carry.def,
+            &avals,
+            &b.out_def,
+            &outs,
+        )?;
         let outs = bind_while(c, b, carry.vals)?;
         return unflatten(&carry.def, &value_objs(&outs));
     }
@@ -827,7 +848,11 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         }
         // JAX checks the carry of its own loop body, `loop_carry`: the
         // index, (the upper bound,) then the carry.
-        let name = if bounds.is_some() { "scan body" } else { "while_loop body" };
+        let name = if bounds.is_some() {
+            "scan body"
+        } else {
+            "while_loop body"
+        };
         let wrap = |def: &TreeDef| {
             let mut parts = vec![TreeDef::Leaf; skip];
             parts.push(def.clone());
@@ -840,7 +865,14 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         full_out.extend(outs.iter().cloned());
         let carry_name = Some("loop_carry".to_string());
         let out_def = wrap(&b.out_def);
-        check_carry(name, carry_name, &wrap(&carry.def), &full_in, &out_def, &full_out)?;
+        check_carry(
+            name,
+            carry_name,
+            &wrap(&carry.def),
+            &full_in,
+            &out_def,
+            &full_out,
+        )?;
         let results = match bounds {
             Some((l, h)) => {
                 let mut operands = b.consts.clone();
@@ -967,7 +999,14 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         if nk == avals.len() && carry.promote(&outs[..nk])? {
             continue;
         }
-        check_carry("scan body", first_param(&f), &carry.def, &avals, &cdef, &outs[..nk])?;
+        check_carry(
+            "scan body",
+            first_param(&f),
+            &carry.def,
+            &avals,
+            &cdef,
+            &outs[..nk],
+        )?;
         let mut operands = b.consts.clone();
         operands.extend(carry.vals);
         operands.extend(xvals);

@@ -125,12 +125,7 @@ fn avals_of(vals: &[Value]) -> Vec<Aval> {
 /// Checks that `got` matches `want` exactly (shape, dtype and VMA).
 fn check_types(what: &str, want: &[Aval], got: &[Aval]) -> Result<()> {
     if want.len() != got.len() || want.iter().zip(got).any(|(a, b)| a != b) {
-        let show = |v: &[Aval]| {
-            v.iter()
-                .map(aval_text)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let show = |v: &[Aval]| v.iter().map(aval_text).collect::<Vec<_>>().join(", ");
         bail!(
             TypeError,
             "{what} must have identical types, got [{}] and [{}]",
@@ -273,11 +268,7 @@ impl WhileParams {
             bail!(TypeError, "while takes its consts and carry as operands");
         }
         let carry = &ins[skip..];
-        check_types(
-            "while body output and input",
-            carry,
-            &self.body.out_avals(),
-        )?;
+        check_types("while body output and input", carry, &self.body.out_avals())?;
         let pred = self.cond.out_avals();
         if pred.len() != 1 || pred[0].dtype != DType::Bool || !pred[0].shape.is_empty() {
             bail!(TypeError, "while cond_jaxpr must return a boolean scalar");
@@ -593,10 +584,7 @@ impl ScanParams {
             Ok(all)
         })?;
         let carried = fcon.len() + fk.len();
-        let back = bind(
-            self.with_body(body, nc, carried, !self.reverse),
-            &operands,
-        )?;
+        let back = bind(self.with_body(body, nc, carried, !self.reverse), &operands)?;
         let mut result = vec![None; p.len()];
         for (j, &i) in fcon.iter().chain(&fk).chain(&fx).enumerate() {
             result[i] = Some(back[j].clone());
