@@ -706,9 +706,8 @@ fn select_n(a: &Args) -> Result<Obj> {
             "select `which` must be boolean or integer type, got float32."
         );
     }
-    if let Some(c) = cases.iter().find(|c| c.dtype() != first.dtype()) {
+    if cases.iter().any(|c| c.dtype() != first.dtype()) {
         let names: Vec<&str> = cases.iter().map(|c| c.dtype().name()).collect();
-        let _ = c;
         bail!(
             TypeError,
             "lax.select requires arguments to have the same dtypes, got {}. (Tip: jnp.where is \
