@@ -8,6 +8,7 @@
 //! order, so they agree bit for bit.
 
 pub mod comm;
+pub mod control;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -51,6 +52,10 @@ const MAC_NS: f64 = 0.05;
 /// threads cannot win.
 const LOCKSTEP_BELOW_NS: f64 = 100_000.0;
 
+/// The number of steps a `while` loop is guessed to take when estimating
+/// its cost.
+const WHILE_STEPS: f64 = 32.0;
+
 /// A rough single-thread cost of evaluating `jaxpr` once, in nanoseconds:
 /// only compared with [`LOCKSTEP_BELOW_NS`]. A nested shard_map counts as
 /// too large to run in lockstep.
@@ -74,6 +79,10 @@ fn cost_ns(jaxpr: &Jaxpr) -> f64 {
                     }
                     Prim::Map(m) => m.size as f64 * cost_ns(&m.body),
                     Prim::Jit(j) => cost_ns(&j.body) - EQN_NS,
+                    Prim::Cond(c) => c.branches.iter().map(cost_ns).fold(0.0, f64::max),
+                    Prim::Scan(s) => s.length as f64 * cost_ns(&s.body),
+                    // The trip count is unknown: guess a few dozen steps.
+                    Prim::While(w) => WHILE_STEPS * (cost_ns(&w.cond) + cost_ns(&w.body)),
                     Prim::ShardMap(_) => f64::INFINITY,
                     _ => produced(eqn) * ELEMENT_NS,
                 }
@@ -265,6 +274,9 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
         // A jitted program runs on the lanes of its caller.
         Prim::Jit(j) => eval_lanes(&j.body, ins, comm),
+        Prim::Cond(c) => control::eval_cond(c, ins, comm),
+        Prim::While(w) => control::eval_while(w, ins, comm),
+        Prim::Scan(s) => control::eval_scan(s, ins, comm),
         Prim::ShardMap(_) | Prim::Map(_) if !(comm.is_top() && lanes == 1) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: {} inside a shard_map, pmap or vmap body",

@@ -178,7 +178,11 @@ impl Printer {
             .zip(&eqn.outputs)
             .map(|(n, v)| format!("{n}:{}", j.aval(*v)))
             .collect();
-        let args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
+        let mut args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
+        // JAX's select_n takes the case for false before the case for true.
+        if matches!(eqn.prim, Prim::Select) && args.len() == 3 {
+            args.swap(1, 2);
+        }
         let params = match &eqn.prim {
             Prim::Collective(kind) => {
                 let shape = |a: Option<Aval>| a.map(|a| a.shape).unwrap_or_default();
@@ -188,18 +192,24 @@ impl Printer {
             }
             other => other.params(),
         };
-        let (body, inner) = match &eqn.prim {
-            Prim::ShardMap(p) => (Some(&p.body), Scope::default()),
-            Prim::Map(m) => (Some(&m.body), Scope::default()),
-            Prim::Jit(p) => (
-                Some(&p.body),
-                self.jit_scope(&p.body, scope, &eqn.inputs, &names),
-            ),
-            _ => (None, Scope::default()),
+        let bodies: Vec<(&str, Body)> = match &eqn.prim {
+            Prim::ShardMap(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
+            Prim::Map(m) => vec![("jaxpr", Body::One(&m.body, Scope::default()))],
+            Prim::Jit(p) => {
+                let inner = self.jit_scope(&p.body, scope, &eqn.inputs, &names);
+                vec![("jaxpr", Body::One(&p.body, inner))]
+            }
+            Prim::Cond(c) => vec![("branches", Body::Many(c.branches.iter().collect()))],
+            Prim::While(w) => vec![
+                ("body_jaxpr", Body::One(&w.body, Scope::default())),
+                ("cond_jaxpr", Body::One(&w.cond, Scope::default())),
+            ],
+            Prim::Scan(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
+            _ => vec![],
         };
         let name = eqn.prim.name();
         let lhs = lhs.join(" ");
-        let Some(body) = body else {
+        if bodies.is_empty() {
             let inline = format!(
                 "{name}[{}]",
                 params
@@ -223,48 +233,72 @@ impl Printer {
             }
             let _ = write!(out, "\n{}] {}", " ".repeat(indent), args.join(" "));
             return out;
-        };
+        }
         let mut entries: Vec<(String, Option<String>)> =
             params.into_iter().map(|(k, v)| (k, Some(v))).collect();
-        entries.push(("jaxpr".into(), None));
+        entries.extend(bodies.iter().map(|(k, _)| (k.to_string(), None)));
         // JAX sorts the parameters; a jit equation puts its name first.
         let first = usize::from(matches!(eqn.prim, Prim::Jit(_)));
         entries[first..].sort_by(|a, b| a.0.cmp(&b.0));
+        let body = |k: &str| bodies.iter().find(|(n, _)| *n == k).map(|(_, b)| b.clone());
+        let bodies: Vec<(String, Body)> = entries
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .filter_map(|(k, _)| body(k).map(|b| (k.clone(), b)))
+            .collect();
         let prefix = format!("{lhs} = {name}[");
         // Laid out flat first: the whole equation on one line if it fits.
         let start = self.next;
-        let flat_text = self.params_text(&entries, body, inner.clone(), indent + 2, None);
+        let flat_text = self.params_text(&entries, &bodies, indent + 2, None);
         let one_line = format!("{prefix}{flat_text}] {}", args.join(" "));
         if flat || (!one_line.contains('\n') && indent + prefix.len() + flat_text.len() < WIDTH) {
             return one_line;
         }
         self.next = start;
         let ppad = " ".repeat(indent + 2);
-        let text = self.params_text(&entries, body, inner, indent + 2, Some(&ppad));
+        let text = self.params_text(&entries, &bodies, indent + 2, Some(&ppad));
         format!("{prefix}{text}\n{}] {}", " ".repeat(indent), args.join(" "))
     }
 
-    /// `k=v` entries of an equation with a body, separated by spaces (flat)
+    /// `k=v` entries of an equation with bodies, separated by spaces (flat)
     /// or each on its own line after `pad`.
     fn params_text(
         &mut self,
         entries: &[(String, Option<String>)],
-        body: &Jaxpr,
-        inner: Scope,
+        bodies: &[(String, Body)],
         indent: usize,
         pad: Option<&str>,
     ) -> String {
         let mut parts = vec![];
-        let mut inner = Some(inner);
         for (k, v) in entries {
             let text = match v {
                 Some(v) => format!("{k}={v}"),
                 None => {
                     let col = indent + k.len() + 1;
-                    let scope = inner.take().unwrap_or_default();
-                    let b = match pad {
-                        Some(_) => self.jaxpr(body, scope, indent, col),
-                        None => self.jaxpr_layout(body, scope, indent, true),
+                    let body = bodies.iter().find(|(n, _)| n == k).map(|(_, b)| b.clone());
+                    let b = match (body, pad) {
+                        (None, _) => String::new(),
+                        (Some(Body::One(j, scope)), Some(_)) => self.jaxpr(j, scope, indent, col),
+                        (Some(Body::One(j, scope)), None) => {
+                            self.jaxpr_layout(j, scope, indent, true)
+                        }
+                        (Some(Body::Many(js)), Some(_)) => {
+                            let inner = " ".repeat(indent + 2);
+                            let mut out = "(".to_string();
+                            for j in js {
+                                let text = self.jaxpr(j, Scope::default(), indent + 2, indent + 2);
+                                let _ = write!(out, "\n{inner}{text}");
+                            }
+                            let _ = write!(out, "\n{})", " ".repeat(indent));
+                            out
+                        }
+                        (Some(Body::Many(js)), None) => {
+                            let texts: Vec<String> = js
+                                .iter()
+                                .map(|j| self.jaxpr_layout(j, Scope::default(), indent, true))
+                                .collect();
+                            format!("({})", texts.join(" "))
+                        }
                     };
                     format!("{k}={b}")
                 }
@@ -276,6 +310,14 @@ impl Printer {
             Some(p) => parts.iter().map(|t| format!("\n{p}{t}")).collect(),
         }
     }
+}
+
+/// The program parameters of an equation: one jaxpr (with the names its
+/// variables start with), or a tuple of them (a cond's branches).
+#[derive(Clone)]
+enum Body<'a> {
+    One(&'a Jaxpr, Scope),
+    Many(Vec<&'a Jaxpr>),
 }
 
 impl fmt::Display for Jaxpr {

@@ -9,7 +9,6 @@ use super::Builder;
 use crate::primitives::collectives::IndexGroups;
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
-use crate::python::interp::Interp;
 use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten_known, unflatten_known};
 use crate::python::value::{Args, Obj};
@@ -252,7 +251,7 @@ pub fn module() -> Obj {
         let d = super::numpy::dtype_of(&a.req(Some(1), "new_dtype", "convert_element_type")?)?;
         Ok(Obj::Array(jops::convert(&x, d)?))
     });
-    b.func("fori_loop", fori_loop);
+    super::control::register(&mut b);
     b.build()
 }
 
@@ -538,16 +537,4 @@ fn dot_general(a: &Args) -> Result<Obj> {
         (&ca, &cb),
         (&ba, &bb),
     )?))
-}
-
-/// `fori_loop(lower, upper, body_fun, init_val)`, run eagerly.
-fn fori_loop(i: &mut Interp, a: Args) -> Result<Obj> {
-    let lo = to_int(&a.req(Some(0), "lower", "fori_loop")?)?;
-    let hi = to_int(&a.req(Some(1), "upper", "fori_loop")?)?;
-    let f = a.req(Some(2), "body_fun", "fori_loop")?;
-    let mut acc = a.req(Some(3), "init_val", "fori_loop")?;
-    for k in lo..hi {
-        acc = i.call(&f, Args::new(vec![Obj::Int(k), acc]))?;
-    }
-    Ok(acc)
 }

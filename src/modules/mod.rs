@@ -2,6 +2,7 @@
 //! `optax` and Python's standard modules (in `std`). Each is built on first
 //! import and cached by dotted name.
 
+pub mod control;
 pub mod flax;
 pub mod jax;
 pub mod jit;

@@ -13,6 +13,7 @@
 //! `grad` outside a `shard_map` as well as inside it, one mechanism.
 
 pub mod collectives;
+pub mod control;
 pub mod dot;
 pub mod elementwise;
 pub mod jit;
@@ -25,6 +26,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use collectives::CollectiveKind;
+pub use control::{CondParams, ScanParams, WhileParams};
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
 
@@ -133,6 +135,12 @@ pub enum Prim {
     Map(Arc<MapParams>),
     /// A jitted function's program, called.
     Jit(Arc<JitParams>),
+    /// lax.cond / lax.switch: one of several programs, chosen by an index.
+    Cond(Arc<CondParams>),
+    /// lax.while_loop: a program repeated while a predicate holds.
+    While(Arc<WhileParams>),
+    /// lax.scan: a program run once per index of a leading axis.
+    Scan(Arc<ScanParams>),
 }
 
 impl Prim {
@@ -163,6 +171,9 @@ impl Prim {
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
             Prim::Jit(_) => "jit".into(),
+            Prim::Cond(_) => "cond".into(),
+            Prim::While(_) => "while".into(),
+            Prim::Scan(_) => "scan".into(),
         }
     }
 
@@ -178,7 +189,11 @@ impl Prim {
         };
         match self {
             Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
-            Prim::Convert(d) => vec![("new_dtype".into(), d.name().into())],
+            // shardlab has no weakly typed values, so no conversion makes one.
+            Prim::Convert(d) => vec![
+                ("new_dtype".into(), d.name().into()),
+                ("weak_type".into(), "False".into()),
+            ],
             Prim::Reduce { axes, .. } => vec![
                 ("axes".into(), list(axes)),
                 ("out_sharding".into(), "None".into()),
@@ -237,6 +252,9 @@ impl Prim {
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
             Prim::Jit(j) => j.params(),
+            Prim::While(w) => w.params(),
+            Prim::Scan(p) => p.params(),
+            Prim::Cond(_) => vec![],
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -260,6 +278,9 @@ impl Prim {
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
             Prim::Jit(j) => j.abstract_eval(ins),
+            Prim::Cond(c) => c.abstract_eval(ins),
+            Prim::While(w) => w.abstract_eval(ins),
+            Prim::Scan(p) => p.abstract_eval(ins),
             _ => structural::abstract_eval(self, ins),
         }
     }
@@ -275,7 +296,13 @@ impl Prim {
             | Prim::Convert(_) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
-            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) | Prim::Jit(_) => {
+            Prim::Collective(_)
+            | Prim::ShardMap(_)
+            | Prim::Map(_)
+            | Prim::Jit(_)
+            | Prim::Cond(_)
+            | Prim::While(_)
+            | Prim::Scan(_) => {
                 crate::bail!(
                     RuntimeError,
                     "{} cannot run outside an evaluator",
@@ -308,6 +335,9 @@ impl Prim {
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
             Prim::Jit(j) => j.jvp(primals, tangents),
+            Prim::Cond(c) => c.jvp(primals, tangents),
+            Prim::While(w) => w.jvp(primals, tangents),
+            Prim::Scan(p) => p.jvp(primals, tangents),
             _ => structural::jvp(self, primals, tangents),
         }
     }
@@ -333,6 +363,9 @@ impl Prim {
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),
             Prim::Jit(j) => j.vjp(primals, cts),
+            Prim::Cond(c) => c.vjp(primals, cts),
+            Prim::While(w) => w.vjp(),
+            Prim::Scan(p) => p.vjp(primals, outs, cts),
             _ => structural::vjp(self, primals, cts),
         }
     }
@@ -343,7 +376,13 @@ impl Prim {
     pub fn joins_vma(&self) -> bool {
         !matches!(
             self,
-            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) | Prim::Jit(_)
+            Prim::Collective(_)
+                | Prim::ShardMap(_)
+                | Prim::Map(_)
+                | Prim::Jit(_)
+                | Prim::Cond(_)
+                | Prim::While(_)
+                | Prim::Scan(_)
         )
     }
 }

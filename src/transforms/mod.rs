@@ -27,7 +27,7 @@ fn read(env: &HashMap<Var, Value>, a: &Atom) -> Value {
 
 /// Makes a cotangent or tangent vary over the same axes as its primal, as JAX
 /// types them: a constant seed (say 1.0) for a varying output is pvary'd.
-fn match_vma(v: Value, aval: &Aval) -> Result<Value> {
+pub fn match_vma(v: Value, aval: &Aval) -> Result<Value> {
     let missing: Vec<String> = aval.vma.difference(&v.aval().vma).cloned().collect();
     if missing.is_empty() || !crate::trace::tracing() {
         return Ok(v);
