@@ -198,7 +198,11 @@ impl Printer {
             _ => (None, Scope::default()),
         };
         let name = eqn.prim.name();
-        let lhs = lhs.join(" ");
+        // An equation without outputs (debug_print) starts at its name.
+        let lhs = match lhs.join(" ") {
+            l if l.is_empty() => String::new(),
+            l => format!("{l} = "),
+        };
         let Some(body) = body else {
             let inline = format!(
                 "{name}[{}]",
@@ -214,10 +218,10 @@ impl Printer {
                 inline.clone()
             };
             if flat || params.is_empty() || inline.len() + indent < WIDTH {
-                return format!("{lhs} = {head} {}", args.join(" "));
+                return format!("{lhs}{head} {}", args.join(" "));
             }
             let ppad = " ".repeat(indent + 2);
-            let mut out = format!("{lhs} = {name}[");
+            let mut out = format!("{lhs}{name}[");
             for (k, v) in params {
                 let _ = write!(out, "\n{ppad}{k}={v}");
             }
@@ -230,7 +234,7 @@ impl Printer {
         // JAX sorts the parameters; a jit equation puts its name first.
         let first = usize::from(matches!(eqn.prim, Prim::Jit(_)));
         entries[first..].sort_by(|a, b| a.0.cmp(&b.0));
-        let prefix = format!("{lhs} = {name}[");
+        let prefix = format!("{lhs}{name}[");
         // Laid out flat first: the whole equation on one line if it fits.
         let start = self.next;
         let flat_text = self.params_text(&entries, body, inner.clone(), indent + 2, None);

@@ -13,6 +13,8 @@
 //! `grad` outside a `shard_map` as well as inside it, one mechanism.
 
 pub mod collectives;
+pub mod constraint;
+pub mod debug;
 pub mod dot;
 pub mod elementwise;
 pub mod jit;
@@ -25,6 +27,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use collectives::CollectiveKind;
+pub use constraint::ConstraintParams;
+pub use debug::DebugPrintParams;
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
 
@@ -133,6 +137,11 @@ pub enum Prim {
     Map(Arc<MapParams>),
     /// A jitted function's program, called.
     Jit(Arc<JitParams>),
+    /// The identity that fixes where its result lives
+    /// (`with_sharding_constraint`, `reshard`).
+    ShardingConstraint(Arc<ConstraintParams>),
+    /// `jax.debug.print` of values known only when the program runs.
+    DebugPrint(Arc<DebugPrintParams>),
 }
 
 impl Prim {
@@ -163,6 +172,8 @@ impl Prim {
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
             Prim::Jit(_) => "jit".into(),
+            Prim::ShardingConstraint(c) => c.name().into(),
+            Prim::DebugPrint(_) => "debug_print".into(),
         }
     }
 
@@ -237,6 +248,8 @@ impl Prim {
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
             Prim::Jit(j) => j.params(),
+            Prim::ShardingConstraint(c) => c.params(),
+            Prim::DebugPrint(d) => d.params(),
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -260,6 +273,8 @@ impl Prim {
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
             Prim::Jit(j) => j.abstract_eval(ins),
+            Prim::ShardingConstraint(c) => c.abstract_eval(ins),
+            Prim::DebugPrint(d) => d.abstract_eval(ins),
             _ => structural::abstract_eval(self, ins),
         }
     }
@@ -275,7 +290,13 @@ impl Prim {
             | Prim::Convert(_) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
-            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) | Prim::Jit(_) => {
+            // Values pass through a constraint unchanged.
+            Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
+            Prim::Collective(_)
+            | Prim::ShardMap(_)
+            | Prim::Map(_)
+            | Prim::Jit(_)
+            | Prim::DebugPrint(_) => {
                 crate::bail!(
                     RuntimeError,
                     "{} cannot run outside an evaluator",
@@ -308,6 +329,12 @@ impl Prim {
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
             Prim::Jit(j) => j.jvp(primals, tangents),
+            Prim::ShardingConstraint(c) => constraint::constrained(c, tangents),
+            // The print happens again, on the primal values; it has no outputs.
+            Prim::DebugPrint(_) => {
+                crate::trace::bind(self.clone(), primals)?;
+                Ok(vec![])
+            }
             _ => structural::jvp(self, primals, tangents),
         }
     }
@@ -333,6 +360,8 @@ impl Prim {
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),
             Prim::Jit(j) => j.vjp(primals, cts),
+            Prim::ShardingConstraint(c) => constraint::constrained(c, cts),
+            Prim::DebugPrint(_) => Ok(vec![None; primals.len()]),
             _ => structural::vjp(self, primals, cts),
         }
     }
@@ -343,7 +372,11 @@ impl Prim {
     pub fn joins_vma(&self) -> bool {
         !matches!(
             self,
-            Prim::Collective(_) | Prim::ShardMap(_) | Prim::Map(_) | Prim::Jit(_)
+            Prim::Collective(_)
+                | Prim::ShardMap(_)
+                | Prim::Map(_)
+                | Prim::Jit(_)
+                | Prim::DebugPrint(_)
         )
     }
 }
