@@ -253,6 +253,10 @@ pub fn module() -> Obj {
         Ok(Obj::Array(jops::convert(&x, d)?))
     });
     b.func("fori_loop", fori_loop);
+    b.func(
+        "with_sharding_constraint",
+        super::sharding::constraint::with_sharding_constraint,
+    );
     b.build()
 }
 

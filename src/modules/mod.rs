@@ -2,9 +2,11 @@
 //! `optax` and Python's standard modules (in `std`). Each is built on first
 //! import and cached by dotted name.
 
+pub mod debug_print;
 pub mod flax;
 pub mod jax;
 pub mod jit;
+pub mod jit_shardings;
 pub mod lax;
 pub mod nn;
 pub mod numpy;
