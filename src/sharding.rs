@@ -240,6 +240,7 @@ impl fmt::Display for PartitionSpec {
 
 /// `jax.sharding.NamedSharding`: a mesh and a spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct NamedSharding {
     /// The devices.
     pub mesh: Mesh,
@@ -305,6 +306,34 @@ impl Placement {
             Placement::Unknown(_) => false,
         })
     }
+}
+
+/// The text of an aval with the explicit axes of its sharding.
+pub fn aval_text(shape: &[usize], dtype: crate::array::DType, p: Option<&Placement>) -> String {
+    let dims: Vec<String> = shape
+        .iter()
+        .enumerate()
+        .map(|(d, n)| {
+            let Some(Placement::Named(s)) = p else {
+                return n.to_string();
+            };
+            let explicit: Vec<&String> = s
+                .spec
+                .axes_of(d)
+                .iter()
+                .filter(|a| s.mesh.axis_type(a).ok() == Some(crate::mesh::AxisType::Explicit))
+                .collect();
+            match explicit.as_slice() {
+                [] => n.to_string(),
+                [one] => format!("{n}@{one}"),
+                many => {
+                    let names: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
+                    format!("{n}@({})", names.join(","))
+                }
+            }
+        })
+        .collect();
+    format!("{}[{}]", dtype.name(), dims.join(","))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::collectives::{self as coll, lockstep, DeviceCtx, ReduceOp};
 use crate::error::Result;
 use crate::mesh::Mesh;
 use crate::primitives::collectives::group_size;
+use crate::primitives::debug::Printed;
 use crate::primitives::{AxisEnv, CollectiveKind};
 
 /// Collectives for a set of lanes.
@@ -40,6 +41,16 @@ pub trait Comm: Sync {
     fn stopped(&self) -> Option<String> {
         super::stop_requested()
     }
+    /// Prints a `jax.debug.print` line for every lane. Only a program run
+    /// for a caller that collects its output can print; elsewhere the
+    /// print is refused.
+    fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
+        let _ = printed;
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.debug.print of traced values inside a shard_map, pmap or vmap body, or under a transformation evaluated eagerly"
+        )
+    }
 }
 
 /// The top level: one lane, no named axes.
@@ -57,6 +68,38 @@ impl Comm for Solo {
 
     fn is_top(&self) -> bool {
         true
+    }
+}
+
+/// The top level of a program run for a caller that collects what it
+/// prints (a jitted function called from Python): one lane like [`Solo`],
+/// whose `jax.debug.print` calls go to `prints`, in order.
+pub struct Printing<'a> {
+    /// The prints so far.
+    pub prints: &'a std::sync::Mutex<Vec<Printed>>,
+}
+
+impl Comm for Printing<'_> {
+    fn lanes(&self) -> usize {
+        1
+    }
+
+    fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+        Solo.collective(kind, xs)
+    }
+
+    fn is_top(&self) -> bool {
+        true
+    }
+
+    fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
+        match self.prints.lock() {
+            Ok(mut p) => {
+                p.extend(printed);
+                Ok(())
+            }
+            Err(_) => bail!(RuntimeError, "debug_print: the output was lost"),
+        }
     }
 }
 

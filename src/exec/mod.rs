@@ -23,7 +23,7 @@ use crate::ir::{Atom, Jaxpr};
 use crate::mesh::Mesh;
 use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
 use crate::report::device;
-use comm::{Comm, Lockstep, Nested, OnFabric, Solo};
+use comm::{Comm, Lockstep, Nested, OnFabric, Printing, Solo};
 
 /// How maps run their devices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,6 +191,22 @@ pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
 }
 
+/// Runs a program at top level on concrete inputs, for a caller that shows
+/// what it prints: its `jax.debug.print` calls are appended to `prints` as
+/// they happen, so those made before a failure are kept too.
+pub fn eval_program(
+    jaxpr: &Jaxpr,
+    args: &[Array],
+    prints: &std::sync::Mutex<Vec<crate::primitives::debug::Printed>>,
+) -> Result<Vec<Array>> {
+    if let Some(reason) = stop_requested() {
+        bail!(Cancelled, "stopped before the program ran: {reason}");
+    }
+    let lanes: Vec<Vec<Array>> = args.iter().map(|a| vec![a.clone()]).collect();
+    let outs = eval_lanes(jaxpr, lanes, &Printing { prints })?;
+    Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
+}
+
 /// Runs `jaxpr` for every lane of `comm`. `args[i][l]` is input `i` on lane
 /// `l`; the result is indexed the same way.
 pub fn eval_lanes(
@@ -277,6 +293,16 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Cond(c) => control::eval_cond(c, ins, comm),
         Prim::While(w) => control::eval_while(w, ins, comm),
         Prim::Scan(s) => control::eval_scan(s, ins, comm),
+        Prim::DebugPrint(d) => {
+            let printed = (0..lanes)
+                .map(|l| crate::primitives::debug::Printed {
+                    params: d.clone(),
+                    args: ins.iter().map(|x| x[l].clone()).collect(),
+                })
+                .collect();
+            comm.debug_print(printed)?;
+            Ok(vec![])
+        }
         Prim::ShardMap(_) | Prim::Map(_) if !(comm.is_top() && lanes == 1) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: {} inside a shard_map, pmap or vmap body",

@@ -208,7 +208,11 @@ impl Printer {
             _ => vec![],
         };
         let name = eqn.prim.name();
-        let lhs = lhs.join(" ");
+        // An equation without outputs (debug_print) starts at its name.
+        let lhs = match lhs.join(" ") {
+            l if l.is_empty() => String::new(),
+            l => format!("{l} = "),
+        };
         if bodies.is_empty() {
             let inline = format!(
                 "{name}[{}]",
@@ -224,10 +228,10 @@ impl Printer {
                 inline.clone()
             };
             if flat || params.is_empty() || inline.len() + indent < WIDTH {
-                return format!("{lhs} = {head} {}", args.join(" "));
+                return format!("{lhs}{head} {}", args.join(" "));
             }
             let ppad = " ".repeat(indent + 2);
-            let mut out = format!("{lhs} = {name}[");
+            let mut out = format!("{lhs}{name}[");
             for (k, v) in params {
                 let _ = write!(out, "\n{ppad}{k}={v}");
             }
@@ -246,7 +250,7 @@ impl Printer {
             .filter(|(_, v)| v.is_none())
             .filter_map(|(k, _)| body(k).map(|b| (k.clone(), b)))
             .collect();
-        let prefix = format!("{lhs} = {name}[");
+        let prefix = format!("{lhs}{name}[");
         // Laid out flat first: the whole equation on one line if it fits.
         let start = self.next;
         let flat_text = self.params_text(&entries, &bodies, indent + 2, None);

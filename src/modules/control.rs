@@ -91,9 +91,9 @@ fn call_python(
     args_def: &TreeDef,
     vals: &[Value],
 ) -> Result<(Vec<Value>, TreeDef)> {
-    let args = unflatten(args_def, &value_objs(vals))?;
+    let args = unflatten(interp, args_def, &value_objs(vals))?;
     let out = interp.call(f, Args::new(iterate(&args)?))?;
-    let (leaves, def) = flatten(&out);
+    let (leaves, def) = flatten(interp, &out)?;
     let vals = leaf_values(&leaves).map_err(|e| {
         err!(
             TypeError,
@@ -146,30 +146,7 @@ fn fun_name(f: &Obj) -> String {
 
 /// The key path of every leaf of `def`, as `jax.tree_util.keystr` prints it.
 fn leaf_paths(def: &TreeDef) -> Vec<String> {
-    fn walk(def: &TreeDef, path: &str, out: &mut Vec<String>) {
-        match def {
-            TreeDef::Leaf => out.push(path.to_string()),
-            TreeDef::None => {}
-            TreeDef::Tuple(c) | TreeDef::List(c) => {
-                for (i, t) in c.iter().enumerate() {
-                    walk(t, &format!("{path}[{i}]"), out);
-                }
-            }
-            TreeDef::Dict(c) => {
-                for (k, t) in c {
-                    walk(t, &format!("{path}[{}]", repr_of(k)), out);
-                }
-            }
-            TreeDef::Instance(_, _, c) => {
-                for (k, t) in c {
-                    walk(t, &format!("{path}.{k}"), out);
-                }
-            }
-        }
-    }
-    let mut out = vec![];
-    walk(def, "", &mut out);
-    out
+    def.leaf_paths("")
 }
 
 /// One structural difference between two trees: where, what each side is
@@ -185,7 +162,7 @@ fn tree_diffs(a: &TreeDef, b: &TreeDef, leaf: &str) -> Vec<TreeDiff> {
             TreeDef::Tuple(_) => "<class 'tuple'>".into(),
             TreeDef::List(_) => "<class 'list'>".into(),
             TreeDef::Dict(_) => "<class 'dict'>".into(),
-            TreeDef::Instance(c, _, _) => format!("<class '{}'>", str_of(c)),
+            TreeDef::Node(kind, _) => kind.type_repr(),
         }
     }
     fn walk(a: &TreeDef, b: &TreeDef, path: &str, leaf: &str, out: &mut Vec<TreeDiff>) {
@@ -200,9 +177,10 @@ fn tree_diffs(a: &TreeDef, b: &TreeDef, leaf: &str) -> Vec<TreeDiff> {
                     .iter()
                     .map(|(k, t)| (format!("[{}]", repr_of(k)), t.clone()))
                     .collect(),
-                TreeDef::Instance(_, _, c) => c
-                    .iter()
-                    .map(|(k, t)| (format!(".{k}"), t.clone()))
+                TreeDef::Node(_, c) => t
+                    .child_labels()
+                    .into_iter()
+                    .zip(c.iter().cloned())
                     .collect(),
                 _ => vec![],
             }
@@ -411,8 +389,8 @@ struct Carry {
 }
 
 impl Carry {
-    fn of(init: &Obj) -> Result<Carry> {
-        let (leaves, def) = flatten(init);
+    fn of(interp: &mut Interp, init: &Obj) -> Result<Carry> {
+        let (leaves, def) = flatten(interp, init)?;
         let weak = leaves
             .iter()
             .map(|l| matches!(l, Obj::Int(_) | Obj::Float(_)))
@@ -568,7 +546,7 @@ fn run_branches(
     check_order: &[(usize, usize)],
     ops: &Obj,
 ) -> Result<Obj> {
-    let (leaves, def) = flatten(ops);
+    let (leaves, def) = flatten(interp, ops)?;
     let vals = leaf_values(&leaves)?;
     let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
     let mut bodies = funs
@@ -591,7 +569,7 @@ fn run_branches(
     operands.extend(vals);
     let branches = bodies.into_iter().map(|b| b.jaxpr).collect();
     let outs = bind(Prim::Cond(Arc::new(CondParams { branches })), &operands)?;
-    unflatten(&out_def, &value_objs(&outs))
+    unflatten(interp, &out_def, &value_objs(&outs))
 }
 
 /// `cond(pred, true_fun, false_fun, *operands)`.
@@ -767,7 +745,7 @@ fn bind_while(c: Body, b: Body, carry: Vec<Value>) -> Result<Vec<Value>> {
 fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
     let cond_fun = a.req(Some(0), "cond_fun", "while_loop")?;
     let body_fun = a.req(Some(1), "body_fun", "while_loop")?;
-    let mut carry = Carry::of(&a.req(Some(2), "init_val", "while_loop")?)?;
+    let mut carry = Carry::of(interp, &a.req(Some(2), "init_val", "while_loop")?)?;
     let args_def = TreeDef::Tuple(vec![carry.def.clone()]);
     loop {
         let avals = carry.avals();
@@ -788,7 +766,7 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             &outs,
         )?;
         let outs = bind_while(c, b, carry.vals)?;
-        return unflatten(&carry.def, &value_objs(&outs));
+        return unflatten(interp, &carry.def, &value_objs(&outs));
     }
 }
 
@@ -811,7 +789,7 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
     let lower = a.req(Some(0), "lower", "fori_loop")?;
     let upper = a.req(Some(1), "upper", "fori_loop")?;
     let f = a.req(Some(2), "body_fun", "fori_loop")?;
-    let mut carry = Carry::of(&a.req(Some(3), "init_val", "fori_loop")?)?;
+    let mut carry = Carry::of(interp, &a.req(Some(3), "init_val", "fori_loop")?)?;
     let (lo, hi) = (to_value(&lower)?, to_value(&upper)?);
     if lo.dtype() != hi.dtype() {
         bail!(
@@ -896,7 +874,7 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
                 bind_while(c, b, init)?
             }
         };
-        return unflatten(&carry.def, &value_objs(&results[skip..]));
+        return unflatten(interp, &carry.def, &value_objs(&results[skip..]));
     }
 }
 
@@ -961,9 +939,9 @@ fn step_avals(xs: &[Value]) -> Vec<Aval> {
 /// `scan(f, init, xs=None, length=None, reverse=False, unroll=1)`.
 fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "f", "scan")?;
-    let mut carry = Carry::of(&a.req(Some(1), "init", "scan")?)?;
+    let mut carry = Carry::of(interp, &a.req(Some(1), "init", "scan")?)?;
     let xs = a.get(Some(2), "xs").unwrap_or(Obj::None);
-    let (x_leaves, xs_def) = flatten(&xs);
+    let (x_leaves, xs_def) = flatten(interp, &xs)?;
     let xvals = leaf_values(&x_leaves)?;
     let length = scan_length(&x_leaves, &xvals, a.get(Some(3), "length").as_ref())?;
     let reverse = match a.get(Some(4), "reverse") {
@@ -1018,8 +996,8 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
             body: b.jaxpr,
         };
         let results = bind(Prim::Scan(Arc::new(params)), &operands)?;
-        let c = unflatten(&carry.def, &value_objs(&results[..nk]))?;
-        let y = unflatten(&ydef, &value_objs(&results[nk..]))?;
+        let c = unflatten(interp, &carry.def, &value_objs(&results[..nk]))?;
+        let y = unflatten(interp, &ydef, &value_objs(&results[nk..]))?;
         return Ok(Obj::Tuple(vec![c, y].into()));
     }
 }
@@ -1034,7 +1012,7 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
             "not supported by shardlab yet: jax.lax.map with batch_size"
         );
     }
-    let (x_leaves, xs_def) = flatten(&xs);
+    let (x_leaves, xs_def) = flatten(interp, &xs)?;
     let xvals = leaf_values(&x_leaves)?;
     let length = scan_length(&x_leaves, &xvals, None)?;
     let args_def = TreeDef::Tuple(vec![xs_def]);
@@ -1050,5 +1028,5 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
         body: b.jaxpr,
     };
     let results = bind(Prim::Scan(Arc::new(params)), &operands)?;
-    unflatten(&b.out_def, &value_objs(&results))
+    unflatten(interp, &b.out_def, &value_objs(&results))
 }

@@ -773,27 +773,7 @@ pub fn debug_module() -> Obj {
         i.out.push_str(&text);
         Ok(Obj::None)
     });
-    b.func("print", |i, a| {
-        let fmt = str_of(&a.req(Some(0), "fmt", "jax.debug.print")?);
-        for v in a.pos[1..].iter().chain(a.kw.iter().map(|(_, v)| v)) {
-            if let Obj::Array(Value::Traced(_)) = v {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: jax.debug.print of traced values"
-                );
-            }
-        }
-        let text = crate::python::builtins::str_format(
-            &fmt,
-            &Args {
-                pos: a.pos[1..].to_vec(),
-                kw: a.kw.clone(),
-            },
-        )?;
-        i.out.push_str(&text);
-        i.out.push('\n');
-        Ok(Obj::None)
-    });
+    b.func("print", super::debug_print::print);
     b.build()
 }
 
@@ -824,6 +804,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("device_put", super::sharding::placed::device_put);
     b.func("typeof", super::sharding::placed::type_of);
     b.func("set_mesh", super::sharding::context::set_mesh);
+    b.func("reshard", super::sharding::constraint::reshard);
     b.func("block_until_ready", |_, a| {
         a.req(Some(0), "x", "block_until_ready")
     });

@@ -19,7 +19,8 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::Aval;
 use crate::primitives::{JitParams, Prim};
-use crate::trace::{FrameAxes, Value};
+use crate::sharding::Placement;
+use crate::trace::Value;
 use crate::{bail, err};
 
 use crate::python::array::to_value;
@@ -30,6 +31,8 @@ use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten, unflatten, value_objs, TreeDef};
 use crate::python::value::{key_eq, Args, Dict, Obj};
 
+use super::jit_shardings as shardings;
+
 /// The options of `jax.jit` that shardlab honours.
 #[derive(Clone, Default)]
 struct Options {
@@ -38,12 +41,17 @@ struct Options {
     donate_argnums: Vec<i64>,
     donate_argnames: Vec<String>,
     keep_unused: bool,
+    in_shardings: Option<Obj>,
+    out_shardings: Option<Obj>,
 }
 
 /// What a traced program was traced for.
 struct Signature {
     in_def: TreeDef,
     avals: Vec<Aval>,
+    /// The input placements over meshes with explicit axes, which JAX
+    /// makes part of the traced types.
+    typed: Vec<Option<Arc<Placement>>>,
     statics: Vec<Obj>,
     static_kw: Vec<(String, Obj)>,
 }
@@ -85,14 +93,6 @@ pub fn register(b: &mut super::Builder) {
 /// options (`@jax.jit(static_argnums=1)`, `partial(jax.jit, ...)` calls
 /// this with `fun`).
 pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
-    for name in ["in_shardings", "out_shardings"] {
-        if a.opt(None, name).is_some() {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: jax.jit {name}"
-            );
-        }
-    }
     let Some(fun) = a.get(Some(0), "fun") else {
         let options = a.clone();
         return Ok(Obj::native("jax.jit", move |i, b| {
@@ -111,6 +111,8 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
             Some(o) => truthy(&o, "keep_unused")?,
             None => false,
         },
+        in_shardings: a.get(None, "in_shardings"),
+        out_shardings: a.get(None, "out_shardings"),
     };
     if let Some(params) = positional_params(&fun) {
         resolve(&mut options, &params)?;
@@ -284,9 +286,17 @@ impl Jitted {
         let split = self.split(&call)?;
         let (leaves, in_def) = flatten(interp, &split.dynamic)?;
         let vals = self.arg_values(&leaves)?;
+        let names = self.leaf_names(&call, &in_def);
+        let inputs = self.in_placements(interp, &in_def, &vals, &names)?;
+        let typed = inputs
+            .placements
+            .iter()
+            .map(|p| p.clone().filter(|p| typed_placement(p)))
+            .collect();
         let sig = Signature {
             in_def,
             avals: vals.iter().map(|v| v.aval()).collect(),
+            typed,
             statics: split.statics.clone(),
             static_kw: split.static_kw.clone(),
         };
@@ -300,7 +310,8 @@ impl Jitted {
             Some(e) => (e, vec![]),
             None => {
                 let donated = donated_leaves(interp, &split)?;
-                let (entry, captured) = self.trace(interp, sig, &donated)?;
+                let placements = inputs.placements.clone();
+                let (entry, captured) = self.trace(interp, sig, &donated, placements)?;
                 let entry = Rc::new(entry);
                 // A program that closed over an outer tracer belongs to that
                 // trace only; it is traced again next time.
@@ -310,10 +321,111 @@ impl Jitted {
                 (entry, captured)
             }
         };
-        let mut inputs = vals;
-        inputs.extend(captured);
-        let outs = run_program(&entry.program, &inputs)?;
+        let mut used = shardings::used_inputs(&entry.program.body);
+        if self.options.keep_unused {
+            used.iter_mut().for_each(|u| *u = true);
+        }
+        shardings::check_devices(&self.name, &names, &vals, &inputs, &used)?;
+        let mut args = vals;
+        args.extend(captured);
+        let outs = run_program(interp, &entry.program, &args)?;
+        let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
         unflatten(interp, &entry.out_def, &value_objs(&outs))
+    }
+
+    /// The placements of the dynamic leaves (see `jit_shardings`);
+    /// `in_shardings` is honoured for calls made from Python only.
+    fn in_placements(
+        &self,
+        interp: &mut Interp,
+        in_def: &TreeDef,
+        vals: &[Value],
+        names: &[String],
+    ) -> Result<shardings::Inputs> {
+        let given = self
+            .options
+            .in_shardings
+            .as_ref()
+            .filter(|o| !matches!(o, Obj::None));
+        let out_given = self
+            .options
+            .out_shardings
+            .as_ref()
+            .filter(|o| !matches!(o, Obj::None));
+        if (given.is_some() || out_given.is_some()) && crate::trace::tracing() {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.jit with in_shardings or out_shardings inside another transformation"
+            );
+        }
+        let (pos_defs, has_kwargs) = match in_def {
+            TreeDef::Tuple(parts) => match parts.as_slice() {
+                [TreeDef::Tuple(pos), TreeDef::Dict(kw)] => (pos.clone(), !kw.is_empty()),
+                _ => (vec![], false),
+            },
+            _ => (vec![], false),
+        };
+        shardings::in_placements(interp, given, &pos_defs, has_kwargs, vals, names)
+    }
+
+    /// Gives the outputs the placements JAX gives them: propagated from
+    /// the inputs, or as `out_shardings` says.
+    fn place_outputs(
+        &self,
+        interp: &mut Interp,
+        entry: &Entry,
+        inputs: &shardings::Inputs,
+        used: &[bool],
+        outs: Vec<Value>,
+    ) -> Result<Vec<Value>> {
+        if crate::trace::tracing() {
+            return Ok(outs);
+        }
+        let mut placements = shardings::out_placements(&entry.program, inputs, used)?;
+        if let Some(given) = self.options.out_shardings.as_ref() {
+            let shapes: Vec<Vec<usize>> = outs.iter().map(Value::shape).collect();
+            let annotated = shardings::out_annotations(interp, given, &entry.out_def, &shapes)?;
+            for (p, a) in placements.iter_mut().zip(annotated) {
+                if a.is_some() {
+                    *p = a;
+                }
+            }
+        }
+        Ok(outs
+            .into_iter()
+            .zip(placements)
+            .map(|(v, p)| match v {
+                Value::Concrete(a) => Value::Concrete(a.with_placement(p)),
+                traced => traced,
+            })
+            .collect())
+    }
+
+    /// The name JAX gives each dynamic leaf in its messages: the parameter
+    /// (or keyword) it was passed as, then its key path.
+    fn leaf_names(&self, call: &Args, in_def: &TreeDef) -> Vec<String> {
+        let params = positional_params(&self.fun).unwrap_or_default();
+        let n = call.pos.len();
+        let pos_names: Vec<String> = (0..n)
+            .filter(|&i| !self.is_static(i, n))
+            .map(|i| match params.get(i) {
+                Some((p, _)) => p.clone(),
+                None => format!("args[{i}]"),
+            })
+            .collect();
+        let mut out = vec![];
+        if let TreeDef::Tuple(parts) = in_def {
+            if let [TreeDef::Tuple(pos), TreeDef::Dict(kw)] = parts.as_slice() {
+                for (d, name) in pos.iter().zip(&pos_names) {
+                    out.extend(shardings::key_paths(d, name));
+                }
+                for (k, d) in kw {
+                    out.extend(shardings::key_paths(d, &crate::python::format::str_of(k)));
+                }
+            }
+        }
+        out.resize(in_def.num_leaves(), String::new());
+        out
     }
 
     /// The dynamic leaves as arrays, or JAX's error for a leaf that is not one.
@@ -341,9 +453,10 @@ impl Jitted {
         interp: &mut Interp,
         sig: Signature,
         donated: &[bool],
+        placements: Vec<Option<Arc<Placement>>>,
     ) -> Result<(Entry, Vec<Value>)> {
         let out_def = RefCell::new(None);
-        let traced = crate::trace::trace(&sig.avals, FrameAxes::default(), |v: &[Value]| {
+        let traced = crate::trace::trace_placed(&sig.avals, placements, |v: &[Value]| {
             let out = self.call_python(interp, &sig, v)?;
             let (leaves, def) = flatten(interp, &out)?;
             *out_def.borrow_mut() = Some(def);
@@ -442,11 +555,35 @@ impl Jitted {
 }
 
 /// Runs a traced program on its inputs (the flat dynamic arguments, then
-/// the values it closed over): at top level this computes, under a trace it
-/// records a `jit` equation. Placement of inputs and outputs (in_shardings,
-/// out_shardings) belongs here.
-fn run_program(program: &Arc<JitParams>, inputs: &[Value]) -> Result<Vec<Value>> {
-    crate::trace::bind(Prim::Jit(program.clone()), inputs)
+/// the values it closed over): at top level this computes, and what the
+/// program prints (`jax.debug.print`) goes to the run's output; under a
+/// trace it records a `jit` equation.
+fn run_program(
+    interp: &mut Interp,
+    program: &Arc<JitParams>,
+    inputs: &[Value],
+) -> Result<Vec<Value>> {
+    if crate::trace::tracing() {
+        return crate::trace::bind(Prim::Jit(program.clone()), inputs);
+    }
+    let arrays: Vec<crate::array::Array> = inputs
+        .iter()
+        .map(|v| v.concrete("jit").map(|a| a.clone().with_placement(None)))
+        .collect::<Result<_>>()?;
+    let prints = std::sync::Mutex::new(vec![]);
+    let outs = crate::exec::eval_program(&program.body, &arrays, &prints);
+    for printed in prints.into_inner().unwrap_or_default() {
+        let line = super::debug_print::text(&printed)?;
+        interp.out.push_str(&line);
+        interp.out.push('\n');
+    }
+    Ok(outs?.into_iter().map(Value::Concrete).collect())
+}
+
+/// Whether a placement is part of the traced types: over a mesh with
+/// explicit axes.
+fn typed_placement(p: &Placement) -> bool {
+    matches!(p, Placement::Named(s) if s.mesh.axis_types().contains(&crate::mesh::AxisType::Explicit))
 }
 
 /// `<class 'str'>`, as JAX names a type in its messages.
@@ -505,6 +642,7 @@ fn hashable(x: &Obj) -> Result<()> {
 
 fn same_signature(a: &Signature, b: &Signature) -> bool {
     a.avals == b.avals
+        && a.typed == b.typed
         && same_def(&a.in_def, &b.in_def)
         && a.statics.len() == b.statics.len()
         && a.statics

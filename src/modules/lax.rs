@@ -252,6 +252,10 @@ pub fn module() -> Obj {
         Ok(Obj::Array(jops::convert(&x, d)?))
     });
     super::control::register(&mut b);
+    b.func(
+        "with_sharding_constraint",
+        super::sharding::constraint::with_sharding_constraint,
+    );
     b.build()
 }
 

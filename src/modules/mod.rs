@@ -3,9 +3,11 @@
 //! import and cached by dotted name.
 
 pub mod control;
+pub mod debug_print;
 pub mod flax;
 pub mod jax;
 pub mod jit;
+pub mod jit_shardings;
 pub mod lax;
 pub mod nn;
 pub mod numpy;

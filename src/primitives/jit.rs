@@ -6,6 +6,9 @@
 //! and inside a vmap alike. Its derivatives are those of the body, inlined
 //! into the trace that differentiates it.
 
+use std::sync::Arc;
+
+use super::Prim;
 use crate::error::Result;
 use crate::ir::{Aval, Jaxpr};
 use crate::trace::Value;
@@ -69,8 +72,39 @@ impl JitParams {
         Ok(jvp_jaxpr_eval(&self.body, p, t)?.1)
     }
 
-    /// Reverse mode: the body's cotangent program, inlined.
+    /// Reverse mode: the body's cotangent program, inlined. The body's
+    /// forward pass runs again there; its prints already happened when the
+    /// call itself ran, so they are left out of the rerun.
     pub fn vjp(&self, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-        Ok(vjp_jaxpr_eval(&self.body, p, cts)?.1)
+        if !prints(&self.body) {
+            return Ok(vjp_jaxpr_eval(&self.body, p, cts)?.1);
+        }
+        Ok(vjp_jaxpr_eval(&without_prints(&self.body), p, cts)?.1)
     }
+}
+
+/// Whether a program (or a program it calls) has a `debug_print`.
+fn prints(body: &Jaxpr) -> bool {
+    body.eqns.iter().any(|e| match &e.prim {
+        Prim::DebugPrint(_) => true,
+        Prim::Jit(j) => prints(&j.body),
+        _ => false,
+    })
+}
+
+/// The program without its `debug_print` equations (which have no
+/// outputs), in it and in the programs it calls.
+fn without_prints(body: &Jaxpr) -> Jaxpr {
+    let mut out = body.clone();
+    out.eqns.retain(|e| !matches!(e.prim, Prim::DebugPrint(_)));
+    for e in &mut out.eqns {
+        if let Prim::Jit(j) = &e.prim {
+            if prints(&j.body) {
+                let mut inner = (**j).clone();
+                inner.body = without_prints(&j.body);
+                e.prim = Prim::Jit(Arc::new(inner));
+            }
+        }
+    }
+    out
 }

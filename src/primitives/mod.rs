@@ -13,7 +13,9 @@
 //! `grad` outside a `shard_map` as well as inside it, one mechanism.
 
 pub mod collectives;
+pub mod constraint;
 pub mod control;
+pub mod debug;
 pub mod dot;
 pub mod elementwise;
 pub mod jit;
@@ -26,7 +28,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use collectives::CollectiveKind;
+pub use constraint::ConstraintParams;
 pub use control::{CondParams, ScanParams, WhileParams};
+pub use debug::DebugPrintParams;
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
 
@@ -141,6 +145,11 @@ pub enum Prim {
     While(Arc<WhileParams>),
     /// lax.scan: a program run once per index of a leading axis.
     Scan(Arc<ScanParams>),
+    /// The identity that fixes where its result lives
+    /// (`with_sharding_constraint`, `reshard`).
+    ShardingConstraint(Arc<ConstraintParams>),
+    /// `jax.debug.print` of values known only when the program runs.
+    DebugPrint(Arc<DebugPrintParams>),
 }
 
 impl Prim {
@@ -174,6 +183,8 @@ impl Prim {
             Prim::Cond(_) => "cond".into(),
             Prim::While(_) => "while".into(),
             Prim::Scan(_) => "scan".into(),
+            Prim::ShardingConstraint(c) => c.name().into(),
+            Prim::DebugPrint(_) => "debug_print".into(),
         }
     }
 
@@ -255,6 +266,8 @@ impl Prim {
             Prim::While(w) => w.params(),
             Prim::Scan(p) => p.params(),
             Prim::Cond(_) => vec![],
+            Prim::ShardingConstraint(c) => c.params(),
+            Prim::DebugPrint(d) => d.params(),
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -281,6 +294,8 @@ impl Prim {
             Prim::Cond(c) => c.abstract_eval(ins),
             Prim::While(w) => w.abstract_eval(ins),
             Prim::Scan(p) => p.abstract_eval(ins),
+            Prim::ShardingConstraint(c) => c.abstract_eval(ins),
+            Prim::DebugPrint(d) => d.abstract_eval(ins),
             _ => structural::abstract_eval(self, ins),
         }
     }
@@ -296,13 +311,16 @@ impl Prim {
             | Prim::Convert(_) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
+            // Values pass through a constraint unchanged.
+            Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
             Prim::Collective(_)
             | Prim::ShardMap(_)
             | Prim::Map(_)
             | Prim::Jit(_)
             | Prim::Cond(_)
             | Prim::While(_)
-            | Prim::Scan(_) => {
+            | Prim::Scan(_)
+            | Prim::DebugPrint(_) => {
                 crate::bail!(
                     RuntimeError,
                     "{} cannot run outside an evaluator",
@@ -338,6 +356,12 @@ impl Prim {
             Prim::Cond(c) => c.jvp(primals, tangents),
             Prim::While(w) => w.jvp(primals, tangents),
             Prim::Scan(p) => p.jvp(primals, tangents),
+            Prim::ShardingConstraint(c) => constraint::constrained(c, tangents),
+            // The print happens again, on the primal values; it has no outputs.
+            Prim::DebugPrint(_) => {
+                crate::trace::bind(self.clone(), primals)?;
+                Ok(vec![])
+            }
             _ => structural::jvp(self, primals, tangents),
         }
     }
@@ -366,6 +390,8 @@ impl Prim {
             Prim::Cond(c) => c.vjp(primals, cts),
             Prim::While(w) => w.vjp(),
             Prim::Scan(p) => p.vjp(primals, outs, cts),
+            Prim::ShardingConstraint(c) => constraint::constrained(c, cts),
+            Prim::DebugPrint(_) => Ok(vec![None; primals.len()]),
             _ => structural::vjp(self, primals, cts),
         }
     }
@@ -383,6 +409,7 @@ impl Prim {
                 | Prim::Cond(_)
                 | Prim::While(_)
                 | Prim::Scan(_)
+                | Prim::DebugPrint(_)
         )
     }
 }

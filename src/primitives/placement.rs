@@ -21,18 +21,53 @@ use std::sync::Arc;
 
 use crate::array::Array;
 use crate::error::Result;
-use crate::mesh::AxisType;
+use crate::ir::{Atom, Aval, Eqn, Jaxpr, Var};
+use crate::mesh::{AxisType, Mesh};
 use crate::sharding::{NamedSharding, PartitionSpec, Placement};
 
 use super::Prim;
 
 type Entry = Option<Vec<String>>;
 
+/// An operand as the rules see it: its shape and where it lives (None for
+/// an array nobody placed).
+#[derive(Clone, Copy)]
+pub struct Operand<'a> {
+    /// The global shape.
+    pub shape: &'a [usize],
+    /// The placement, if any.
+    pub placement: Option<&'a Placement>,
+}
+
+impl Operand<'_> {
+    fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+}
+
 /// The placements of `prim`'s outputs `outs`, computed from operands `ins`.
 pub fn propagate(
     prim: &Prim,
     ins: &[Array],
     outs: &[Array],
+) -> Result<Vec<Option<Arc<Placement>>>> {
+    let ops: Vec<Operand> = ins
+        .iter()
+        .map(|a| Operand {
+            shape: a.shape(),
+            placement: a.placement(),
+        })
+        .collect();
+    let shapes: Vec<&[usize]> = outs.iter().map(Array::shape).collect();
+    rule(prim, &ops, &shapes)
+}
+
+/// The placements of the outputs of `prim` on operands `ins`, its outputs
+/// having shapes `outs`.
+pub fn rule(
+    prim: &Prim,
+    ins: &[Operand],
+    outs: &[&[usize]],
 ) -> Result<Vec<Option<Arc<Placement>>>> {
     let unknown = || Some(Arc::new(Placement::Unknown(prim.name())));
     match prim {
@@ -49,9 +84,19 @@ pub fn propagate(
         }
         // pmap's results have JAX's PmapSharding, which shardlab does not model.
         Prim::Map(m) if m.kind == super::MapKind::Pmap => return Ok(vec![unknown(); outs.len()]),
+        Prim::ShardingConstraint(c) => {
+            return Ok(vec![Some(Arc::new(c.placement())); outs.len()]);
+        }
+        Prim::Jit(j) => {
+            let placements: Vec<Option<Arc<Placement>>> = ins
+                .iter()
+                .map(|o| o.placement.cloned().map(Arc::new))
+                .collect();
+            return propagate_jaxpr(&j.body, &placements);
+        }
         _ => {}
     }
-    let placed: Vec<&Placement> = ins.iter().filter_map(Array::placement).collect();
+    let placed: Vec<&Placement> = ins.iter().filter_map(|o| o.placement).collect();
     let Some(first) = placed.first() else {
         return Ok(vec![None; outs.len()]);
     };
@@ -90,11 +135,84 @@ pub fn propagate(
         .map(|o| match &spec {
             Some(entries) => Some(Arc::new(Placement::Named(NamedSharding::new(
                 s.mesh.clone(),
-                spelled(&s.mesh.axis_types(), entries.clone(), o.ndim()),
+                spelled(&s.mesh, entries.clone(), o.len(), ins),
             )))),
             None => unknown(),
         })
         .collect())
+}
+
+/// The placements of a program's outputs from those of its inputs, equation
+/// by equation with the rules above: what a jitted function's outputs get.
+/// Outputs that depend on no placed value come back unplaced (None).
+pub fn propagate_jaxpr(
+    jaxpr: &Jaxpr,
+    ins: &[Option<Arc<Placement>>],
+) -> Result<Vec<Option<Arc<Placement>>>> {
+    let env = propagate_eqns(&jaxpr.avals, &jaxpr.invars, &jaxpr.eqns, ins)?;
+    Ok(jaxpr
+        .outvars
+        .iter()
+        .map(|a| atom_placement(&env, a))
+        .collect())
+}
+
+/// The placement of every variable (indexed by [`Var`]) of a program given
+/// as its parts, so that a program still being traced can be asked too.
+pub fn propagate_eqns(
+    avals: &[Aval],
+    invars: &[Var],
+    eqns: &[Eqn],
+    ins: &[Option<Arc<Placement>>],
+) -> Result<Vec<Option<Arc<Placement>>>> {
+    let mut env: Vec<Option<Arc<Placement>>> = vec![None; avals.len()];
+    for (v, p) in invars.iter().zip(ins) {
+        env[v.0 as usize] = p.clone();
+    }
+    for eqn in eqns {
+        let placements: Vec<Option<Arc<Placement>>> =
+            eqn.inputs.iter().map(|a| atom_placement(&env, a)).collect();
+        if placements.iter().all(Option::is_none) && !has_own_rule(&eqn.prim) {
+            continue;
+        }
+        let lit_shapes: Vec<Vec<usize>> = eqn
+            .inputs
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) => avals[v.0 as usize].shape.clone(),
+                Atom::Lit(x) => x.shape().to_vec(),
+            })
+            .collect();
+        let ops: Vec<Operand> = lit_shapes
+            .iter()
+            .zip(&placements)
+            .map(|(shape, p)| Operand {
+                shape,
+                placement: p.as_deref(),
+            })
+            .collect();
+        let outs: Vec<&[usize]> = eqn
+            .outputs
+            .iter()
+            .map(|v| avals[v.0 as usize].shape.as_slice())
+            .collect();
+        for (v, p) in eqn.outputs.iter().zip(rule(&eqn.prim, &ops, &outs)?) {
+            env[v.0 as usize] = p;
+        }
+    }
+    Ok(env)
+}
+
+/// Primitives that may place their outputs whatever their operands are.
+fn has_own_rule(prim: &Prim) -> bool {
+    matches!(prim, Prim::ShardingConstraint(_) | Prim::Jit(_))
+}
+
+fn atom_placement(env: &[Option<Arc<Placement>>], a: &Atom) -> Option<Arc<Placement>> {
+    match a {
+        Atom::Var(v) => env.get(v.0 as usize).cloned().flatten(),
+        Atom::Lit(x) => x.placement_rc(),
+    }
 }
 
 /// Whether any operand is split over an explicit mesh axis.
@@ -111,7 +229,7 @@ fn uses_explicit_axes(placed: &[&Placement]) -> bool {
 
 /// The spec entries of the (first) output, one per dimension, or None when
 /// the family has no rule or the operands' specs conflict.
-fn out_spec(prim: &Prim, ins: &[Array], outs: &[Array]) -> Result<Option<Vec<Entry>>> {
+fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Vec<Entry>>> {
     let Some(out) = outs.first() else {
         return Ok(None);
     };
@@ -122,12 +240,12 @@ fn out_spec(prim: &Prim, ins: &[Array], outs: &[Array]) -> Result<Option<Vec<Ent
 }
 
 /// The families whose rule cannot fail.
-fn simple(prim: &Prim, ins: &[Array], out: &Array) -> Option<Vec<Entry>> {
+fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
     match prim {
         Prim::Unary(_) | Prim::Convert(_) | Prim::IntegerPow(_) | Prim::StopGradient => {
-            Some(entries(ins.first()?, out.ndim()))
+            Some(entries(ins.first()?, out.len()))
         }
-        Prim::Binary(_) | Prim::Select => broadcast(ins, out.shape()),
+        Prim::Binary(_) | Prim::Select => broadcast(ins, out),
         Prim::Reduce { axes, .. } => {
             let e = entries(ins.first()?, ins.first()?.ndim());
             Some(
@@ -159,7 +277,7 @@ type Dims = (Vec<usize>, Vec<usize>);
 /// keep their axes. Sharded contracting dimensions leave the result's
 /// sharding open (JAX asks for `out_sharding`; XLA's choice is not
 /// modelled), and so does an axis that would split two result dimensions.
-fn dot_general(ins: &[Array], contracting: &Dims, batch: &Dims) -> Result<Option<Vec<Entry>>> {
+fn dot_general(ins: &[Operand], contracting: &Dims, batch: &Dims) -> Result<Option<Vec<Entry>>> {
     let [lhs, rhs] = ins else {
         return Ok(None);
     };
@@ -183,7 +301,7 @@ fn dot_general(ins: &[Array], contracting: &Dims, batch: &Dims) -> Result<Option
     if sharded(&le, &contracting.0) || sharded(&re, &contracting.1) {
         let explicit = [lhs, rhs]
             .iter()
-            .any(|a| a.placement().is_some_and(|p| uses_explicit_axes(&[p])));
+            .any(|a| a.placement.is_some_and(|p| uses_explicit_axes(&[p])));
         if explicit {
             crate::bail!(
                 ShardingTypeError,
@@ -216,8 +334,8 @@ fn dot_general(ins: &[Array], contracting: &Dims, batch: &Dims) -> Result<Option
 }
 
 /// An operand's spec, one entry per dimension (unplaced: all None).
-fn entries(a: &Array, ndim: usize) -> Vec<Entry> {
-    let mut e = match a.placement() {
+fn entries(a: &Operand, ndim: usize) -> Vec<Entry> {
+    let mut e = match a.placement {
         Some(Placement::Named(s)) => s.spec.entries().to_vec(),
         _ => vec![],
     };
@@ -228,7 +346,7 @@ fn entries(a: &Array, ndim: usize) -> Vec<Entry> {
 /// NumPy broadcasting of specs: each output dimension takes the axes of the
 /// operands whose matching dimension has the output's size; operands that
 /// disagree have no rule here (JAX raises for explicit axes).
-fn broadcast(ins: &[Array], out_shape: &[usize]) -> Option<Vec<Entry>> {
+fn broadcast(ins: &[Operand], out_shape: &[usize]) -> Option<Vec<Entry>> {
     let rank = out_shape.len();
     let mut out: Vec<Entry> = vec![None; rank];
     for a in ins {
@@ -246,13 +364,51 @@ fn broadcast(ins: &[Array], out_shape: &[usize]) -> Option<Vec<Entry>> {
     Some(out)
 }
 
-/// The spec as JAX spells it: every dimension when the mesh has an explicit
-/// axis, else `P()` for a replicated result.
-fn spelled(types: &[AxisType], mut e: Vec<Entry>, ndim: usize) -> PartitionSpec {
+/// The spec as JAX spells it. Over a mesh with an explicit axis the
+/// sharding is part of the type, which names every dimension. Otherwise it
+/// is XLA's: JAX gives the result the sharding of an operand laid out the
+/// same way, spelled as that operand's, and else spells XLA's sharding
+/// without trailing `None`s (`P()` when replicated).
+fn spelled(mesh: &Mesh, mut e: Vec<Entry>, ndim: usize, ins: &[Operand]) -> PartitionSpec {
     e.resize(ndim, None);
-    let explicit = types.contains(&AxisType::Explicit);
-    if !explicit && e.iter().all(Option::is_none) {
-        return PartitionSpec::replicated();
+    if mesh.axis_types().contains(&AxisType::Explicit) {
+        return PartitionSpec::new(e);
+    }
+    let same = ins.iter().find_map(|o| match o.placement {
+        Some(Placement::Named(s)) if s.mesh == *mesh && o.ndim() == ndim => {
+            let mut theirs = s.spec.entries().to_vec();
+            theirs.resize(ndim, None);
+            (theirs == e).then(|| s.spec.clone())
+        }
+        _ => None,
+    });
+    if let Some(spec) = same {
+        return spec;
+    }
+    while e.last() == Some(&None) {
+        e.pop();
     }
     PartitionSpec::new(e)
+}
+
+/// A jitted function's output placement `p` (of `ndim` dimensions) as JAX
+/// spells it, given the placements of the function's inputs of `shapes`
+/// (see [`spelled`]).
+pub fn respelled(
+    p: Arc<Placement>,
+    ndim: usize,
+    inputs: &[(Vec<usize>, Option<Arc<Placement>>)],
+) -> Arc<Placement> {
+    let Placement::Named(s) = &*p else {
+        return p;
+    };
+    let ops: Vec<Operand> = inputs
+        .iter()
+        .map(|(shape, p)| Operand {
+            shape,
+            placement: p.as_deref(),
+        })
+        .collect();
+    let spec = spelled(&s.mesh, s.spec.entries().to_vec(), ndim, &ops);
+    Arc::new(Placement::Named(NamedSharding::new(s.mesh.clone(), spec)))
 }

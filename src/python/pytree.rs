@@ -156,6 +156,45 @@ impl TreeDef {
         }
     }
 
+    /// How a key path names each child, as JAX's `keystr` prints the
+    /// pieces: `[0]`, `['a']`, `.name`, `[<flat index 0>]`.
+    pub fn child_labels(&self) -> Vec<String> {
+        let repr = super::format::repr_of;
+        match self {
+            TreeDef::Leaf | TreeDef::None => vec![],
+            TreeDef::Tuple(c) | TreeDef::List(c) => {
+                (0..c.len()).map(|i| format!("[{i}]")).collect()
+            }
+            TreeDef::Dict(c) => c.iter().map(|(k, _)| format!("[{}]", repr(k))).collect(),
+            TreeDef::Node(kind, c) => match &**kind {
+                NodeKind::Attrs { names, .. } => names.iter().map(|k| format!(".{k}")).collect(),
+                NodeKind::DefaultDict { keys, .. } | NodeKind::OrderedDict { keys } => {
+                    keys.iter().map(|k| format!("[{}]", repr(k))).collect()
+                }
+                NodeKind::Custom { .. } => (0..c.len())
+                    .map(|i| format!("[<flat index {i}>]"))
+                    .collect(),
+            },
+        }
+    }
+
+    /// The key path of every leaf, each starting with `base`: `p['u']`,
+    /// `q[0].w`, as JAX names leaves in its messages.
+    pub fn leaf_paths(&self, base: &str) -> Vec<String> {
+        fn walk(t: &TreeDef, at: String, out: &mut Vec<String>) {
+            if let TreeDef::Leaf = t {
+                out.push(at);
+                return;
+            }
+            for (label, c) in t.child_labels().iter().zip(t.children()) {
+                walk(c, format!("{at}{label}"), out);
+            }
+        }
+        let mut out = vec![];
+        walk(self, base.to_string(), &mut out);
+        out
+    }
+
     /// Number of leaves.
     pub fn num_leaves(&self) -> usize {
         match self {

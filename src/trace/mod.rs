@@ -10,12 +10,14 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::array::Array;
 use crate::bail;
 use crate::error::Result;
 use crate::ir::{Atom, Aval, AxisSet, Eqn, Jaxpr, Var};
 use crate::primitives::{AxisEnv, CollectiveKind, Prim};
+use crate::sharding::Placement;
 
 /// A value flowing through a program: concrete data or a traced variable.
 #[derive(Debug, Clone)]
@@ -175,6 +177,9 @@ struct Frame {
     /// Outer values captured as extra inputs, keyed by (level, var).
     captured: Vec<Value>,
     captured_index: HashMap<(usize, Var), Var>,
+    /// Where the explicit inputs live, when the traced program is a jitted
+    /// function called on placed arrays (see [`tracer_placement`]).
+    placements: Vec<Option<Arc<Placement>>>,
 }
 
 impl Frame {
@@ -212,8 +217,38 @@ pub fn axis_env() -> AxisEnv {
     })
 }
 
+/// True when the innermost trace stages a program (its tracers carry no
+/// values), as jit, make_jaxpr and map bodies do.
+pub fn staging() -> bool {
+    STACK.with(|s| s.borrow().last().is_some_and(|f| !f.eager))
+}
+
+/// Where a tracer of a jitted function's trace lives, from the placements
+/// of the function's inputs: the sharding rules run over the equations
+/// traced so far. None for tracers of other traces and for values that
+/// depend on no placed input.
+pub fn tracer_placement(t: &Tracer) -> Result<Option<Arc<Placement>>> {
+    STACK.with(|s| {
+        let stack = s.borrow();
+        let Some(f) = stack.get(t.level) else {
+            return Ok(None);
+        };
+        if f.placements.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let env = crate::primitives::placement::propagate_eqns(
+            &f.avals,
+            &f.invars,
+            &f.eqns,
+            &f.placements,
+        )?;
+        Ok(env.get(t.var.0 as usize).cloned().flatten())
+    })
+}
+
 /// How `print` shows a tracer: `JitTracer(float32[3])` for one of a trace
-/// that stages a program (jit, make_jaxpr), as JAX 0.10.2 prints it.
+/// that stages a program (jit, make_jaxpr), as JAX 0.10.2 prints it, with
+/// the explicit mesh axes of its sharding (`float32[8@x,4]`).
 /// Tracers of eager differentiation and of map bodies keep a generic text.
 pub fn tracer_text(t: &Tracer) -> String {
     let staging = STACK.with(|s| {
@@ -222,7 +257,14 @@ pub fn tracer_text(t: &Tracer) -> String {
             .is_some_and(|f| !f.eager && f.axes.axes.is_empty())
     });
     if staging && t.known.is_none() {
-        format!("JitTracer({})", t.shape_text())
+        let placed = tracer_placement(t).ok().flatten();
+        let text = match placed.as_deref() {
+            Some(p @ Placement::Named(_)) => {
+                crate::sharding::aval_text(&t.aval.shape, t.aval.dtype, Some(p))
+            }
+            _ => t.shape_text(),
+        };
+        format!("JitTracer({text})")
     } else {
         format!("Traced<{}>with<DynamicJaxprTrace>", t.aval)
     }
@@ -385,7 +427,21 @@ where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
     let known = vec![None; in_avals.len()];
-    trace_frame(in_avals, &known, axes, false, f)
+    trace_frame(in_avals, &known, axes, false, vec![], f)
+}
+
+/// [`trace`] of a jitted function whose inputs live at `placements` (one
+/// per input), which [`tracer_placement`] reads.
+pub fn trace_placed<F>(
+    in_avals: &[Aval],
+    placements: Vec<Option<Arc<Placement>>>,
+    f: F,
+) -> Result<Traced>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let known = vec![None; in_avals.len()];
+    trace_frame(in_avals, &known, FrameAxes::default(), false, placements, f)
 }
 
 /// Traces `f` on arguments shaped like `args`. When `args` all have values
@@ -400,7 +456,7 @@ where
     let known: Vec<Option<Array>> = args.iter().map(known_value).collect();
     let outer_eager = STACK.with(|s| s.borrow().last().is_none_or(|f| f.eager));
     let eager = outer_eager && known.iter().all(|k| k.is_some());
-    trace_frame(&avals, &known, FrameAxes::default(), eager, f)
+    trace_frame(&avals, &known, FrameAxes::default(), eager, vec![], f)
 }
 
 fn trace_frame<F>(
@@ -408,6 +464,7 @@ fn trace_frame<F>(
     known: &[Option<Array>],
     axes: FrameAxes,
     eager: bool,
+    placements: Vec<Option<Arc<Placement>>>,
     f: F,
 ) -> Result<Traced>
 where
@@ -423,6 +480,7 @@ where
             eqns: vec![],
             captured: vec![],
             captured_index: HashMap::new(),
+            placements,
         });
         stack.len() - 1
     });

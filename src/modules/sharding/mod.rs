@@ -2,6 +2,7 @@
 //! of devices and device arrays. The context mesh lives in `context`, arrays'
 //! placements in `placed`, and the sharding tables JAX draws in `visualize`.
 
+pub mod constraint;
 pub mod context;
 pub mod placed;
 pub mod visualize;
@@ -490,6 +491,7 @@ pub fn module() -> Obj {
     b.func("set_mesh", context::set_mesh);
     b.func("get_abstract_mesh", context::get_abstract_mesh);
     b.func("get_mesh", context::get_mesh);
+    b.func("reshard", constraint::reshard);
     b.func("SingleDeviceSharding", |_, a| {
         let d = a.req(Some(0), "device", "SingleDeviceSharding")?;
         match d.downcast::<Device>() {

@@ -311,8 +311,10 @@ fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -
 fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
     let v = to_value(x)?;
     let a = v.concrete("device_put")?;
+    // Without a target the array keeps its placement, and an uncommitted
+    // array stays uncommitted, as in JAX.
     let p = match target {
-        Obj::None => a.placement().cloned().unwrap_or(Placement::Device(0)),
+        Obj::None => return Ok(Obj::Array(Value::Concrete(a.clone()))),
         t => target_placement(interp, t, a.shape())?,
     };
     Ok(Obj::Array(Value::Concrete(
@@ -419,33 +421,7 @@ impl Object for ShapedArray {
     }
 }
 
-/// The text of an aval with the explicit axes of its sharding.
-pub fn aval_text(shape: &[usize], dtype: crate::array::DType, p: Option<&Placement>) -> String {
-    let dims: Vec<String> = shape
-        .iter()
-        .enumerate()
-        .map(|(d, n)| {
-            let Some(Placement::Named(s)) = p else {
-                return n.to_string();
-            };
-            let explicit: Vec<&String> = s
-                .spec
-                .axes_of(d)
-                .iter()
-                .filter(|a| s.mesh.axis_type(a).ok() == Some(AxisType::Explicit))
-                .collect();
-            match explicit.as_slice() {
-                [] => n.to_string(),
-                [one] => format!("{n}@{one}"),
-                many => {
-                    let names: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
-                    format!("{n}@({})", names.join(","))
-                }
-            }
-        })
-        .collect();
-    format!("{}[{}]", dtype.name(), dims.join(","))
-}
+pub use crate::sharding::aval_text;
 
 /// `jax.typeof(x)`.
 pub fn type_of(interp: &mut Interp, a: Args) -> Result<Obj> {
@@ -457,7 +433,13 @@ pub fn type_of(interp: &mut Interp, a: Args) -> Result<Obj> {
             Some(Placement::Unknown(_)) => Some(placement(interp, c)?),
             other => other.cloned(),
         },
-        Value::Traced(_) => None,
+        Value::Traced(t) => match crate::trace::tracer_placement(t)?.as_deref() {
+            Some(Placement::Unknown(what)) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: the sharding of the result of {what} on sharded arrays"
+            ),
+            other => other.cloned(),
+        },
     };
     if p.is_none() {
         if let Some(m) = context_mesh(interp) {

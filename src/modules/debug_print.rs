@@ -1,0 +1,131 @@
+//! `jax.debug.print(fmt, *args, **kwargs)`.
+//!
+//! Outside a staged trace the text is printed at once: at top level, and
+//! under eager differentiation, whose tracers carry their values. Inside a
+//! staged trace (`jit`, `make_jaxpr`, map bodies) the values exist only when
+//! the program runs, so the print becomes a `debug_print` equation that
+//! prints every time the program runs, with the values of that run, as
+//! JAX's does.
+
+use std::sync::Arc;
+
+use crate::bail;
+use crate::error::Result;
+use crate::primitives::debug::{DebugPrintParams, PrintArg, Printed};
+use crate::primitives::Prim;
+use crate::python::array::to_value;
+use crate::python::format::str_of;
+use crate::python::interp::Interp;
+use crate::python::value::{Args, Obj};
+use crate::trace::Value;
+
+/// Options of `jax.debug.print` that are not formatted.
+const OPTIONS: [&str; 3] = ["ordered", "partitioned", "skip_format_check"];
+
+/// `jax.debug.print`.
+pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let fmt = str_of(&a.req(Some(0), "fmt", "jax.debug.print")?);
+    let pos: Vec<Obj> = a.pos.iter().skip(1).cloned().collect();
+    let mut kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| k != "fmt" && !OPTIONS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+    kw.sort_by(|x, y| x.0.cmp(&y.0));
+    if !DebugPrintParams::new(&fmt).has_placeholders() && !pos.is_empty() {
+        let args: Vec<String> = pos.iter().map(crate::python::format::repr_of).collect();
+        bail!(
+            ValueError,
+            "Unused positional arguments to `jax.debug.print`: [{}]",
+            args.join(", ")
+        );
+    }
+    if crate::trace::staging() {
+        let ordered = match a.opt(None, "ordered") {
+            Some(o) => crate::python::ops::truthy(&o, "ordered")?,
+            None => false,
+        };
+        return stage(fmt, &pos, &kw, ordered);
+    }
+    let known = |o: &Obj| match o {
+        Obj::Array(v @ Value::Traced(_)) => v
+            .concrete("jax.debug.print")
+            .map(|x| Obj::Array(Value::Concrete(x.clone()))),
+        other => Ok(other.clone()),
+    };
+    let pos: Vec<Obj> = pos.iter().map(known).collect::<Result<_>>()?;
+    let kw: Vec<(String, Obj)> = kw
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), known(v)?)))
+        .collect::<Result<_>>()?;
+    let text = if DebugPrintParams::new(&fmt).has_placeholders() {
+        crate::python::builtins::str_format(&fmt, &Args { pos, kw })?
+    } else {
+        let mut parts = vec![fmt];
+        parts.extend(pos.iter().map(str_of));
+        parts.join(" ")
+    };
+    interp.out.push_str(&text);
+    interp.out.push('\n');
+    Ok(Obj::None)
+}
+
+/// Records the print in the trace being staged.
+fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Result<Obj> {
+    let mut operands = vec![];
+    let mut arg = |o: &Obj| -> Result<PrintArg> {
+        match o {
+            Obj::Str(s) => Ok(PrintArg::Text(s.to_string())),
+            Obj::Array(_) | Obj::Int(_) | Obj::Float(_) | Obj::Bool(_) => {
+                operands.push(to_value(o)?);
+                Ok(PrintArg::Operand)
+            }
+            other => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.debug.print of a {} inside a traced function",
+                other.type_name()
+            ),
+        }
+    };
+    let pos: Vec<PrintArg> = pos.iter().map(&mut arg).collect::<Result<_>>()?;
+    let kw: Vec<(String, PrintArg)> = kw
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), arg(v)?)))
+        .collect::<Result<_>>()?;
+    let params = DebugPrintParams {
+        fmt,
+        pos,
+        kw,
+        ordered,
+    };
+    crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
+    Ok(Obj::None)
+}
+
+/// The line a run's print shows (without its newline): `str.format` of the
+/// format with the operands' values, or, when the format has no fields, the
+/// format and the values' `str` joined by spaces.
+pub fn text(printed: &Printed) -> Result<String> {
+    let d = &printed.params;
+    let mut operands = printed.args.iter();
+    let mut obj = |a: &PrintArg| -> Result<Obj> {
+        Ok(match a {
+            PrintArg::Text(t) => Obj::str(t),
+            PrintArg::Operand => match operands.next() {
+                Some(x) => Obj::Array(Value::Concrete(x.clone())),
+                None => bail!(RuntimeError, "debug_print: too few operands"),
+            },
+        })
+    };
+    let pos: Vec<Obj> = d.pos.iter().map(&mut obj).collect::<Result<_>>()?;
+    let kw: Vec<(String, Obj)> =
+        d.kw.iter()
+            .map(|(k, a)| Ok((k.clone(), obj(a)?)))
+            .collect::<Result<_>>()?;
+    if d.has_placeholders() {
+        return crate::python::builtins::str_format(&d.fmt, &Args { pos, kw });
+    }
+    let mut parts = vec![d.fmt.clone()];
+    parts.extend(pos.iter().map(str_of));
+    Ok(parts.join(" "))
+}

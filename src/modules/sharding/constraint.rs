@@ -1,0 +1,155 @@
+//! `jax.lax.with_sharding_constraint` and `jax.sharding.reshard` (also
+//! `jax.reshard`): say where a value lives from here on.
+//!
+//! Both bind the `sharding_constraint` (or `reshard`) primitive: on arrays
+//! it is the identity whose result the placement rules place as asked;
+//! under `jit` it is an equation that the propagation of the jitted
+//! function's shardings reads. `with_sharding_constraint` is for `Auto`
+//! mesh axes and `reshard` for `Explicit` ones, as in JAX 0.10.2.
+
+use std::sync::Arc;
+
+use crate::bail;
+use crate::error::Result;
+use crate::mesh::{fmt_types, AxisType, Mesh};
+use crate::primitives::{ConstraintParams, Prim};
+use crate::python::array::to_value;
+use crate::python::interp::Interp;
+use crate::python::pytree::{broadcast_prefix, flatten, unflatten};
+use crate::python::value::{Args, Obj};
+use crate::sharding::{NamedSharding, PartitionSpec};
+
+use super::context::context_mesh;
+
+/// A sharding argument: a `NamedSharding`, or a `PartitionSpec` over the
+/// context mesh (then `from_spec`). `missing` is the error for a spec
+/// without a context mesh.
+fn target(
+    interp: &mut Interp,
+    o: &Obj,
+    missing: &dyn Fn(&PartitionSpec) -> crate::error::Error,
+) -> Result<(NamedSharding, bool)> {
+    if let Some(ns) = o.downcast::<super::NamedSharding>() {
+        return Ok((
+            NamedSharding::new((*ns.mesh).clone(), ns.spec.clone()),
+            false,
+        ));
+    }
+    if let Some(spec) = o.downcast::<PartitionSpec>() {
+        let Some(mesh) = context_mesh(interp) else {
+            return Err(missing(spec));
+        };
+        return Ok((NamedSharding::new((*mesh).clone(), spec.clone()), true));
+    }
+    bail!(
+        TypeError,
+        "expected a NamedSharding or a PartitionSpec, got {}",
+        o.type_name()
+    )
+}
+
+fn is_target(o: &Obj) -> bool {
+    o.downcast::<super::NamedSharding>().is_some() || o.downcast::<PartitionSpec>().is_some()
+}
+
+/// `AbstractMesh(...)` as JAX's messages print a mesh.
+fn abstract_mesh_text(m: &Mesh) -> String {
+    format!(
+        "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
+        super::axes_text(m),
+        fmt_types(&m.axis_types())
+    )
+}
+
+/// Binds the constraint on every leaf of `x`, by the matching leaf of the
+/// prefix tree `shardings`.
+fn constrain_tree(
+    interp: &mut Interp,
+    x: &Obj,
+    shardings: &Obj,
+    what: &str,
+    make: &dyn Fn(&mut Interp, &Obj) -> Result<ConstraintParams>,
+) -> Result<Obj> {
+    let (leaves, def) = flatten(interp, x)?;
+    let targets = broadcast_prefix(shardings, &def, &is_target, what)?;
+    let mut out = vec![];
+    for (leaf, t) in leaves.iter().zip(&targets) {
+        let params = make(interp, t)?;
+        let v = to_value(leaf)?;
+        let y = crate::trace::bind1(Prim::ShardingConstraint(Arc::new(params)), &[v])?;
+        out.push(Obj::Array(y));
+    }
+    unflatten(interp, &def, &out)
+}
+
+/// `jax.lax.with_sharding_constraint(x, shardings)`.
+pub fn with_sharding_constraint(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "x", "with_sharding_constraint")?;
+    let shardings = a.req(Some(1), "shardings", "with_sharding_constraint")?;
+    constrain_tree(
+        interp,
+        &x,
+        &shardings,
+        "with_sharding_constraint shardings",
+        &|i, t| {
+            let missing = |_: &PartitionSpec| {
+                crate::err!(
+                RuntimeError,
+                "with_sharding_constraint requires a non-empty mesh in context if you are passing `PartitionSpec`s to shardings. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to shardings and then the mesh context manager is not required."
+            )
+            };
+            let (sharding, from_spec) = target(i, t, &missing)?;
+            let explicit = sharding
+                .spec
+                .used_axes()
+                .iter()
+                .any(|ax| sharding.mesh.axis_type(ax).ok() == Some(AxisType::Explicit));
+            if explicit {
+                bail!(
+                ValueError,
+                "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the mesh. Got spec={} and mesh={}. You probably meant to use `reshard` API?",
+                sharding.spec,
+                abstract_mesh_text(&sharding.mesh)
+            );
+            }
+            Ok(ConstraintParams {
+                sharding,
+                reshard: false,
+                context_mesh: context_mesh(i).map(|m| (*m).clone()),
+                from_spec,
+            })
+        },
+    )
+}
+
+/// `jax.sharding.reshard(x, out_shardings)`.
+pub fn reshard(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "xs", "reshard")?;
+    let shardings = a.req(Some(1), "out_shardings", "reshard")?;
+    constrain_tree(interp, &x, &shardings, "reshard out_shardings", &|i, t| {
+        let missing = |spec: &PartitionSpec| {
+            crate::err!(
+                ValueError,
+                "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got {spec}"
+            )
+        };
+        let (sharding, from_spec) = target(i, t, &missing)?;
+        for ax in sharding.spec.used_axes() {
+            let ty = sharding.mesh.axis_type(ax)?;
+            if ty != AxisType::Explicit {
+                bail!(
+                    ValueError,
+                    "PartitionSpec passed to reshard cannot contain axis names that are of type Auto or Manual. Got PartitionSpec: {} with axis name: {ax} of type: AxisType.{}.",
+                    sharding.spec,
+                    ty.name()
+                );
+            }
+        }
+        Ok(ConstraintParams {
+            sharding,
+            reshard: true,
+            context_mesh: context_mesh(i).map(|m| (*m).clone()),
+            from_spec,
+        })
+    })
+}
