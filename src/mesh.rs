@@ -130,6 +130,37 @@ impl Mesh {
         t
     }
 
+    /// `'x': 4, 'y': 2`: the axes as a mesh's reprs list them.
+    pub fn axes_text(&self) -> String {
+        let axes: Vec<String> = self
+            .axis_names
+            .iter()
+            .zip(&self.shape)
+            .map(|(n, s)| format!("'{n}': {s}"))
+            .collect();
+        axes.join(", ")
+    }
+
+    /// `Mesh('x': 4, axis_types=(Explicit,))`: what `str(mesh)` prints and
+    /// how a sharding's repr shows its mesh.
+    pub fn text(&self) -> String {
+        format!(
+            "Mesh({}, axis_types={})",
+            self.axes_text(),
+            fmt_types(&self.axis_types())
+        )
+    }
+
+    /// The repr of the mesh's `AbstractMesh`, as `get_abstract_mesh()` and
+    /// JAX's messages print it.
+    pub fn abstract_text(&self) -> String {
+        format!(
+            "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
+            self.axes_text(),
+            fmt_types(&self.axis_types())
+        )
+    }
+
     /// The type of axis `name`.
     pub fn axis_type(&self, name: &str) -> Result<AxisType> {
         Ok(self.axis_types()[self.axis(name)?])

@@ -109,21 +109,6 @@ fn trace_python(interp: &mut Interp, f: &Obj, args_def: &TreeDef, avals: &[Aval]
     trace_flat(avals, |vals| call_python(interp, f, args_def, vals))
 }
 
-/// A Python tuple's shape text: `(3,)`, `(2, 3)`, `()`.
-fn shape_text(shape: &[usize]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// The name of a function's first parameter, which JAX's carry messages use.
 fn first_param(f: &Obj) -> Option<String> {
     let Obj::Func(func) = f else { return None };
@@ -599,7 +584,7 @@ fn cond(interp: &mut Interp, a: Args) -> Result<Obj> {
             TypeError,
             "Pred must be a scalar, got {} of shape {}.",
             str_of(pred_obj),
-            shape_text(&pred.shape())
+            crate::array::fmt_shape(&pred.shape())
         );
     }
     let pred = match pred.dtype() {
@@ -623,7 +608,7 @@ fn switch(interp: &mut Interp, a: Args) -> Result<Obj> {
             TypeError,
             "Branch index must be scalar, got {} of shape {}.",
             str_of(&index_obj),
-            shape_text(&index.shape())
+            crate::array::fmt_shape(&index.shape())
         );
     }
     if index.dtype() != DType::I32 {
@@ -662,7 +647,10 @@ fn select_n(a: &Args) -> Result<Obj> {
         bail!(ValueError, "select_n() must have at least one case");
     };
     if cases.iter().any(|c| c.shape() != first.shape()) {
-        let shapes: Vec<String> = cases.iter().map(|c| shape_text(&c.shape())).collect();
+        let shapes: Vec<String> = cases
+            .iter()
+            .map(|c| crate::array::fmt_shape(&c.shape()))
+            .collect();
         bail!(
             TypeError,
             "select cases must have the same shapes, got [{}].",
@@ -674,8 +662,8 @@ fn select_n(a: &Args) -> Result<Obj> {
             TypeError,
             "select `which` must be scalar or have the same shape as cases, got `which` shape {} \
              but case shape {}.",
-            shape_text(&which.shape()),
-            shape_text(&first.shape())
+            crate::array::fmt_shape(&which.shape()),
+            crate::array::fmt_shape(&first.shape())
         );
     }
     if which.dtype() == DType::F32 {

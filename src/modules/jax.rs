@@ -591,8 +591,8 @@ fn shard_map_mesh(interp: &mut Interp, given: Option<Obj>) -> Result<Rc<crate::m
                     bail!(
                         ValueError,
                         "The context mesh {} should match the mesh passed to shard_map {}",
-                        super::sharding::context::abstract_mesh_repr(&ctx),
-                        super::sharding::mesh_repr(&mesh)
+                        ctx.abstract_text(),
+                        mesh.text()
                     );
                 }
             }

@@ -54,20 +54,20 @@ impl ConstraintParams {
             return vec![];
         }
         let context = match &self.context_mesh {
-            Some(m) => abstract_mesh_text(m),
+            Some(m) => m.abstract_text(),
             None => "Mesh()".into(),
         };
         let mesh = &self.sharding.mesh;
         let sharding = if self.from_spec {
             format!(
                 "NamedSharding(mesh={}, spec={})",
-                abstract_mesh_text(mesh),
+                mesh.abstract_text(),
                 self.sharding.spec
             )
         } else {
             format!(
                 "NamedSharding(mesh=Mesh({}, axis_types={}), spec={}, memory_kind=device)",
-                axes_text(mesh),
+                mesh.axes_text(),
                 fmt_types(&mesh.axis_types()),
                 self.sharding.spec
             )
@@ -109,24 +109,4 @@ pub fn constrained(c: &Arc<ConstraintParams>, ts: &[Option<Value>]) -> Result<Ve
             None => Ok(None),
         })
         .collect()
-}
-
-/// `'x': 4, 'y': 2`, as a mesh's repr lists its axes.
-fn axes_text(m: &Mesh) -> String {
-    let axes: Vec<String> = m
-        .axis_names()
-        .iter()
-        .zip(m.shape())
-        .map(|(n, s)| format!("'{n}': {s}"))
-        .collect();
-    axes.join(", ")
-}
-
-/// The repr of a mesh's `AbstractMesh`.
-fn abstract_mesh_text(m: &Mesh) -> String {
-    format!(
-        "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
-        axes_text(m),
-        fmt_types(&m.axis_types())
-    )
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::bail;
 use crate::error::Result;
-use crate::mesh::{fmt_types, AxisType, Mesh};
+use crate::mesh::AxisType;
 use crate::primitives::{ConstraintParams, Prim};
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
@@ -50,15 +50,6 @@ fn target(
 
 fn is_target(o: &Obj) -> bool {
     o.downcast::<super::NamedSharding>().is_some() || o.downcast::<PartitionSpec>().is_some()
-}
-
-/// `AbstractMesh(...)` as JAX's messages print a mesh.
-fn abstract_mesh_text(m: &Mesh) -> String {
-    format!(
-        "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
-        super::axes_text(m),
-        fmt_types(&m.axis_types())
-    )
 }
 
 /// Binds the constraint on every leaf of `x`, by the matching leaf of the
@@ -109,7 +100,7 @@ pub fn with_sharding_constraint(interp: &mut Interp, a: Args) -> Result<Obj> {
                 ValueError,
                 "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the mesh. Got spec={} and mesh={}. You probably meant to use `reshard` API?",
                 sharding.spec,
-                abstract_mesh_text(&sharding.mesh)
+                &sharding.mesh.abstract_text()
             );
             }
             Ok(ConstraintParams {

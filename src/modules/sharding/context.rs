@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use crate::error::Result;
-use crate::mesh::{fmt_types, AxisType, Mesh};
+use crate::mesh::{AxisType, Mesh};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::iterate;
@@ -135,18 +135,9 @@ impl Object for AbstractMesh {
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(match &self.0 {
             None => "AbstractMesh((), axis_types=())".into(),
-            Some(m) => abstract_mesh_repr(m),
+            Some(m) => m.abstract_text(),
         })
     }
-}
-
-/// `AbstractMesh('x': 2, axis_types=(Explicit,), device_kind=cpu, ...)`.
-pub fn abstract_mesh_repr(m: &Mesh) -> String {
-    format!(
-        "AbstractMesh({}, axis_types={}, device_kind=cpu, num_cores=None, platform=cpu)",
-        super::axes_text(m),
-        fmt_types(&m.axis_types())
-    )
 }
 
 /// What `jax.set_mesh` returns: exiting it restores the previous mesh.

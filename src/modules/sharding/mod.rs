@@ -168,7 +168,7 @@ impl Object for NamedSharding {
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(format!(
             "NamedSharding(mesh={}, spec={}, memory_kind=device)",
-            mesh_repr(&self.mesh),
+            self.mesh.text(),
             self.spec
         ))
     }
@@ -222,7 +222,7 @@ impl Object for Mesh {
         if self.shape().is_empty() {
             return self.repr(this);
         }
-        Some(mesh_repr(self))
+        Some(self.text())
     }
 
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
@@ -585,27 +585,6 @@ impl Object for MeshShape {
             o => o.downcast::<MeshShape>().is_some_and(|o| o.0 == self.0),
         })
     }
-}
-
-/// `'data': 8, 'model': 2`: a mesh's axes as its reprs list them.
-pub fn axes_text(m: &Mesh) -> String {
-    let axes: Vec<String> = m
-        .axis_names()
-        .iter()
-        .zip(m.shape())
-        .map(|(n, s)| format!("'{n}': {s}"))
-        .collect();
-    axes.join(", ")
-}
-
-/// `Mesh('data': 8, axis_types=(Auto,))`: what `str(mesh)` prints, and how
-/// a sharding's repr shows its mesh.
-pub fn mesh_repr(m: &Mesh) -> String {
-    format!(
-        "Mesh({}, axis_types={})",
-        axes_text(m),
-        crate::mesh::fmt_types(&m.axis_types())
-    )
 }
 
 pub(crate) fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {

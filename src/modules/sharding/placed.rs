@@ -272,7 +272,7 @@ fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Resul
         };
         let repr = format!(
             "NamedSharding(mesh={}, spec={spec}, memory_kind=device)",
-            super::mesh_repr(&mesh)
+            mesh.text()
         );
         return named(&mesh, spec, repr);
     }
