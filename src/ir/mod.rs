@@ -7,6 +7,8 @@
 
 mod print;
 
+pub use print::str_repr;
+
 /// Shapes print as Python tuples everywhere: `(3,)`, `(2, 4)`.
 pub use crate::array::fmt_shape;
 

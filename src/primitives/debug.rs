@@ -82,7 +82,7 @@ impl DebugPrintParams {
         let statics: Vec<String> = all
             .enumerate()
             .filter_map(|(i, a)| match a {
-                PrintArg::Text(t) => Some(format!("({i}, {})", py_str_repr(t))),
+                PrintArg::Text(t) => Some(format!("({i}, {})", crate::ir::str_repr(t))),
                 PrintArg::Operand => None,
             })
             .collect();
@@ -113,30 +113,4 @@ pub struct Printed {
     pub params: Arc<DebugPrintParams>,
     /// The operands' values.
     pub args: Vec<Array>,
-}
-
-/// Python's repr of a string: single quotes unless it holds one and no
-/// double quote, with backslashes and control characters escaped.
-fn py_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::from(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }

@@ -313,14 +313,7 @@ impl Prim {
             Prim::DotGeneral { .. } => dot::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
-            Prim::Collective(_)
-            | Prim::ShardMap(_)
-            | Prim::Map(_)
-            | Prim::Jit(_)
-            | Prim::Cond(_)
-            | Prim::While(_)
-            | Prim::Scan(_)
-            | Prim::DebugPrint(_) => {
+            p if p.needs_evaluator() => {
                 crate::bail!(
                     RuntimeError,
                     "{} cannot run outside an evaluator",
@@ -400,7 +393,13 @@ impl Prim {
     /// contracted together, so mixing an invariant and a varying operand
     /// needs an implicit `pvary` on the invariant one (as JAX inserts).
     pub fn joins_vma(&self) -> bool {
-        !matches!(
+        !self.needs_evaluator()
+    }
+
+    /// True for primitives that run programs or talk to other devices (or
+    /// to the run's output): only an evaluator can run them, never `apply`.
+    pub fn needs_evaluator(&self) -> bool {
+        matches!(
             self,
             Prim::Collective(_)
                 | Prim::ShardMap(_)
