@@ -187,18 +187,6 @@ pub fn repr_of(o: &Obj) -> String {
     }
 }
 
-pub fn repr_nested(items: &[Obj], shape: &[usize]) -> String {
-    if shape.len() <= 1 {
-        return format!("[{}]", seq_repr(items));
-    }
-    let inner: usize = shape[1..].iter().product();
-    let parts: Vec<String> = items
-        .chunks(inner.max(1))
-        .map(|c| repr_nested(c, &shape[1..]))
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
-
 /// Python's repr of a string (the engine prints strings in jaxprs too).
 pub use crate::ir::str_repr;
 
