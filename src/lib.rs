@@ -34,6 +34,7 @@ pub mod ir;
 pub mod mesh;
 pub mod modules;
 pub mod ops;
+pub mod partition;
 pub mod primitives;
 pub mod program;
 pub mod python;

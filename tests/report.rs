@@ -130,22 +130,7 @@ fn nothing_is_recorded_unless_asked() {
 
 fn report_of(program: &str, lockstep: bool) -> report::Report {
     let path = format!("{}/tests/programs/{program}", env!("CARGO_MANIFEST_DIR"));
-    let source = std::fs::read_to_string(path).unwrap();
-    let options = shardlab::program::Options {
-        devices: 8,
-        mode: if lockstep {
-            shardlab::exec::Mode::Lockstep
-        } else {
-            shardlab::exec::Mode::Parallel
-        },
-        ..Default::default()
-    };
-    report::start();
-    let outcome = shardlab::program::run(&source, &options);
-    let rep = report::take();
-    exec::set_config(exec::Config::default());
-    assert!(outcome.error.is_none(), "{:?}", outcome.error);
-    rep
+    report_of_text(&std::fs::read_to_string(path).unwrap(), lockstep)
 }
 
 #[test]
@@ -216,4 +201,83 @@ fn a_grad_under_a_trace_is_not_recorded() {
     let rep = report_of("pmean_grad_in_body_vma_true.py", true);
     assert!(rep.grads.is_empty());
     assert_eq!(rep.maps.len(), 1);
+}
+
+/// Runs program text (not a file) with the report on.
+fn report_of_text(source: &str, lockstep: bool) -> report::Report {
+    let options = shardlab::program::Options {
+        devices: 8,
+        mode: if lockstep {
+            shardlab::exec::Mode::Lockstep
+        } else {
+            shardlab::exec::Mode::Parallel
+        },
+        ..Default::default()
+    };
+    report::start();
+    let outcome = shardlab::program::run(source, &options);
+    let rep = report::take();
+    exec::set_config(exec::Config::default());
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    rep
+}
+
+#[test]
+fn a_jit_on_sharded_arrays_runs_on_the_devices_with_its_collectives() {
+    // x = arange(8) split over 'x' (4 devices, 2 each); w = ones((8, 2))
+    // replicated. x @ w contracts the split dimension: each device
+    // multiplies its block, then a psum over 'x' adds the partial products.
+    let program = "
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((4,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+x = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P('x')))
+y = jax.jit(lambda x, w: x @ w)(x, jnp.ones((8, 2)))
+";
+    for lockstep in [true, false] {
+        let rep = report_of_text(program, lockstep);
+        let run = rep
+            .maps
+            .iter()
+            .find(|m| m.kind == "jit")
+            .expect("a jit run");
+        assert_eq!(run.mesh_shape, vec![4]);
+        // Device 1 holds x[2:4] = [2, 3].
+        assert_eq!(run.inputs[0].shards[1].value.data, vec![2.0, 3.0]);
+        // w's rows are cut to match x's blocks (axis_index picks each
+        // device's rows; no data moves), then the products are summed.
+        let names: Vec<&str> = run.collectives.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["axis_index", "psum"]);
+        let c = &run.collectives[1];
+        // Partial products: device 1 has 2 + 3 = 5 in both columns.
+        assert_eq!(c.before[1].data, vec![5.0, 5.0]);
+        assert_eq!(c.after[1].data, vec![28.0, 28.0]);
+        assert_eq!(run.outputs[0].global.data, vec![28.0, 28.0]);
+    }
+}
+
+#[test]
+fn an_eager_change_of_layout_is_one_all_to_all() {
+    // x (4, 4) split by rows over 'x' (2 devices) resharded to columns:
+    // every device sends the other the half of its rows the other keeps.
+    let program = "
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+x = jax.device_put(jnp.arange(16.0).reshape(4, 4), NamedSharding(mesh, P('x')))
+y = jax.jit(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(None, 'x'))))(x)
+";
+    for lockstep in [true, false] {
+        let rep = report_of_text(program, lockstep);
+        let run = rep
+            .maps
+            .iter()
+            .find(|m| m.kind == "jit")
+            .expect("a jit run");
+        let names: Vec<&str> = run.collectives.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["all_to_all"]);
+        // Device 0 ends with columns 0..2 of every row.
+        let out = &run.outputs[0].shards[0].value.data;
+        assert_eq!(out, &vec![0.0, 1.0, 4.0, 5.0, 8.0, 9.0, 12.0, 13.0]);
+    }
 }

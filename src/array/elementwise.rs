@@ -423,7 +423,18 @@ impl Array {
                 dtype
             };
         let a = self.astype(compute);
-        let b = other.astype(compute);
+        let mut b = other.astype(compute);
+        let mut op = op;
+        // XLA divides by a broadcast divisor (a scalar, or a size-1
+        // dimension) by multiplying with its reciprocal, computed once: JAX
+        // on CPU gives `47. / 5` as 9.400001, not 9.4.
+        if op == Div && compute == DType::F32 && b.shape() != shape.as_slice() {
+            if let Buffer::F32(y) = b.buffer() {
+                let recip: Vec<f32> = y.iter().map(|q| 1.0 / q).collect();
+                b = Array::from_buffer(b.shape(), Buffer::F32(recip.into()))?;
+                op = Mul;
+            }
+        }
         let (sa, sb) = (a.shape(), b.shape());
         let buffer = match (a.buffer(), b.buffer()) {
             (Buffer::F32(x), Buffer::F32(y)) => {

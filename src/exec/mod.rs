@@ -249,6 +249,13 @@ pub fn eval_lanes(
         if let Some(reason) = comm.stopped() {
             return Err(stopped_error(&eqn.prim, Some((i, count)), &reason));
         }
+        if let Some((prim, ins)) = divide_by_constant(eqn, &env, lanes)? {
+            let outs = eval_eqn(&prim, ins, comm)?;
+            for (v, o) in eqn.outputs.iter().zip(outs) {
+                env[v.0 as usize] = Some(o);
+            }
+            continue;
+        }
         let ins: Vec<Vec<Array>> = eqn
             .inputs
             .iter()
@@ -260,6 +267,38 @@ pub fn eval_lanes(
         }
     }
     jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+/// A division of a program's value by a scalar constant, as XLA compiles
+/// it: a multiplication by the constant's reciprocal (so `jnp.mean` of
+/// `[1., 2., 4.]` is 2.3333335 in JAX, not 2.3333333). Returns the
+/// multiplication and its operands, or None for any other equation.
+fn divide_by_constant(
+    eqn: &crate::ir::Eqn,
+    env: &[Option<Vec<Array>>],
+    lanes: usize,
+) -> Result<Option<(Prim, Vec<Vec<Array>>)>> {
+    let (Prim::Binary(crate::array::BinaryOp::Div), [Atom::Var(x), Atom::Lit(c)]) =
+        (&eqn.prim, eqn.inputs.as_slice())
+    else {
+        return Ok(None);
+    };
+    let Some(xs) = env[x.0 as usize].clone() else {
+        return Ok(None);
+    };
+    if c.ndim() != 0 {
+        return Ok(None);
+    }
+    let one = Array::full(&[], 1.0, crate::array::DType::F32);
+    let recip = one.binary(crate::array::BinaryOp::Div, c)?;
+    let xs = xs
+        .into_iter()
+        .map(|a| a.astype(crate::array::DType::F32))
+        .collect();
+    Ok(Some((
+        Prim::Binary(crate::array::BinaryOp::Mul),
+        vec![xs, vec![recip; lanes]],
+    )))
 }
 
 /// One equation for all lanes: `ins[i][l]` in, `[output][lane]` out.
@@ -472,13 +511,24 @@ pub fn run_devices(
 /// Splits the inputs by `in_specs`, runs the body on every device, and
 /// assembles the outputs by `out_specs`.
 pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
+    run_shard_map_as(p, ins, "shard_map", true)
+}
+
+/// [`run_shard_map`] of a program the run report lists under `kind`, and
+/// only when `record` (the partitioner's programs: see `partition`).
+pub fn run_shard_map_as(
+    p: &ShardMapParams,
+    ins: &[Array],
+    kind: &'static str,
+    record: bool,
+) -> Result<Vec<Array>> {
     let shards: Vec<Vec<Array>> = ins
         .iter()
         .zip(&p.in_specs)
         .map(|(x, s)| s.split(&p.mesh, x))
         .collect::<Result<_>>()?;
     // Keep the shards for the report only when one is being recorded.
-    let kept = crate::report::recording().then(|| shards.clone());
+    let kept = (record && crate::report::recording()).then(|| shards.clone());
     let (outs, lockstep) = run_devices(&p.body, &p.mesh, shards)?;
     let globals: Vec<Array> = outs
         .iter()
@@ -492,8 +542,11 @@ pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
     if let Some(shards) = kept {
         let inputs = crate::report::sharded_all(&p.mesh, &p.in_specs, ins, &shards)?;
         let outputs = crate::report::sharded_all(&p.mesh, &p.out_specs, &globals, &outs)?;
-        let run = crate::report::map_run("shard_map", &p.mesh, &p.body, lockstep, inputs, outputs)?;
+        let run = crate::report::map_run(kind, &p.mesh, &p.body, lockstep, inputs, outputs)?;
         crate::report::push(run);
+    } else if crate::report::recording() {
+        // The devices' logs of a run the report leaves out.
+        device::take_handed();
     }
     Ok(globals)
 }

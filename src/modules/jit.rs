@@ -326,7 +326,15 @@ impl Jitted {
             used.iter_mut().for_each(|u| *u = true);
         }
         shardings::check_devices(&self.name, &names, &vals, &inputs, &used)?;
-        let mut args = vals;
+        // The arguments where jit places them (`in_shardings` may move them).
+        let mut args: Vec<Value> = vals
+            .into_iter()
+            .zip(&inputs.placements)
+            .map(|(v, p)| match v {
+                Value::Concrete(a) if p.is_some() => Value::Concrete(a.with_placement(p.clone())),
+                other => other,
+            })
+            .collect();
         args.extend(captured);
         let outs = run_program(interp, &entry.program, &args)?;
         let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
@@ -395,7 +403,7 @@ impl Jitted {
             .into_iter()
             .zip(placements)
             .map(|(v, p)| match v {
-                Value::Concrete(a) => Value::Concrete(a.with_placement(p)),
+                Value::Concrete(a) => Value::Concrete(crate::partition::placed(a, p)),
                 traced => traced,
             })
             .collect())
@@ -566,10 +574,15 @@ fn run_program(
     if crate::trace::tracing() {
         return crate::trace::bind(Prim::Jit(program.clone()), inputs);
     }
-    let arrays: Vec<crate::array::Array> = inputs
+    let placed: Vec<crate::array::Array> = inputs
         .iter()
-        .map(|v| v.concrete("jit").map(|a| a.clone().with_placement(None)))
+        .map(|v| v.concrete("jit").cloned())
         .collect::<Result<_>>()?;
+    if let Some(outs) = crate::partition::run_jit(&program.body, &placed)? {
+        return Ok(outs.into_iter().map(Value::Concrete).collect());
+    }
+    let arrays: Vec<crate::array::Array> =
+        placed.into_iter().map(|a| a.with_placement(None)).collect();
     let prints = std::sync::Mutex::new(vec![]);
     let outs = crate::exec::eval_program(&program.body, &arrays, &prints);
     for printed in prints.into_inner().unwrap_or_default() {

@@ -160,7 +160,14 @@ pub fn mean(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
         convert(x, DType::F32)?
     };
     let s = sum(&x, axes, keepdims)?;
-    div(&s, &scalar(n as f64, DType::F32))
+    let n = scalar(n as f64, DType::F32);
+    if crate::trace::tracing() {
+        // A traced division by a constant runs as XLA runs it (see exec).
+        return div(&s, &n);
+    }
+    // JAX's mean is itself jitted, so its count is a compiled constant,
+    // which XLA divides by as a multiplication by its reciprocal.
+    mul(&s, &div(&scalar(1.0, DType::F32), &n)?)
 }
 
 /// `jnp.argmax` / `jnp.argmin` along one axis (the flattened array when None).

@@ -396,6 +396,20 @@ impl Prim {
         !self.needs_evaluator()
     }
 
+    /// The programs this equation runs (a jit's body, a cond's branches, a
+    /// loop's predicate and step, a map's body).
+    pub fn sub_jaxprs(&self) -> Vec<&crate::ir::Jaxpr> {
+        match self {
+            Prim::ShardMap(p) => vec![&p.body],
+            Prim::Map(m) => vec![&m.body],
+            Prim::Jit(j) => vec![&j.body],
+            Prim::Cond(c) => c.branches.iter().collect(),
+            Prim::While(w) => vec![&w.cond, &w.body],
+            Prim::Scan(s) => vec![&s.body],
+            _ => vec![],
+        }
+    }
+
     /// True for primitives that run programs or talk to other devices (or
     /// to the run's output): only an evaluator can run them, never `apply`.
     pub fn needs_evaluator(&self) -> bool {

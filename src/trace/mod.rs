@@ -282,12 +282,16 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         // whether or not the operation is being traced.
         let avals: Vec<Aval> = arrays.iter().map(Aval::of).collect();
         prim.abstract_eval(&avals, &AxisEnv::default())?;
-        let outs = crate::exec::apply_eager(&prim, &arrays)?;
+        // Operations on arrays split over a mesh run on its devices.
+        let outs = match crate::partition::eager(&prim, &arrays)? {
+            Some(outs) => outs,
+            None => crate::exec::apply_eager(&prim, &arrays)?,
+        };
         let placements = crate::primitives::placement::propagate(&prim, &arrays, &outs)?;
         return Ok(outs
             .into_iter()
             .zip(placements)
-            .map(|(a, p)| Value::Concrete(a.with_placement(p)))
+            .map(|(a, p)| Value::Concrete(crate::partition::placed(a, p)))
             .collect());
     }
     let inputs = if prim.joins_vma() {

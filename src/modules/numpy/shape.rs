@@ -48,6 +48,8 @@ pub(super) fn register(b: &mut Builder) {
     b.func("split", |_, a| split(&a));
     b.func("flip", |_, a| flip(&a));
     b.func("take", |_, a| take(&a));
+    b.func("pad", |_, a| pad(&a));
+    b.func("tile", |_, a| tile(&a));
     register_queries(b);
 }
 
@@ -232,4 +234,115 @@ fn split(a: &Args) -> Result<Obj> {
         )?));
     }
     Ok(Obj::list(out))
+}
+
+/// `jnp.pad` with `mode='constant'`: `pad_width` as an int, a
+/// `(before, after)` pair for every dimension, or one pair per dimension.
+fn pad(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "array", "pad")?;
+    let width = a.req(Some(1), "pad_width", "pad")?;
+    if let Some(mode) = a.opt(Some(2), "mode") {
+        let mode = crate::python::format::str_of(&mode);
+        if mode != "constant" {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.numpy.pad with mode={mode:?}"
+            );
+        }
+    }
+    let pairs = pad_pairs(&width, x.ndim())?;
+    let lo: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+    let hi: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+    let padded = jops::pad(&x, &lo, &hi)?;
+    let c = match a.opt(None, "constant_values") {
+        None => return Ok(Obj::Array(padded)),
+        Some(c) => to_value(&c)?,
+    };
+    if c.ndim() != 0 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.numpy.pad with per-dimension constant_values"
+        );
+    }
+    // Where the padding went, the constant: a mask padded the same way.
+    let ones = Value::Concrete(crate::array::Array::full(&x.shape(), 1.0, DType::Bool));
+    let inside = jops::pad(&ones, &lo, &hi)?;
+    let c = jops::convert(&c, x.dtype())?;
+    let c = jops::broadcast_to(&c, &padded.shape())?;
+    Ok(Obj::Array(jops::select(&inside, &padded, &c)?))
+}
+
+/// `pad_width` as one `(before, after)` pair per dimension.
+fn pad_pairs(width: &Obj, ndim: usize) -> Result<Vec<(usize, usize)>> {
+    let count = |o: &Obj| -> Result<usize> {
+        let n = to_int(o)?;
+        if n < 0 {
+            bail!(ValueError, "index can't contain negative values");
+        }
+        Ok(n as usize)
+    };
+    let pair = |o: &Obj| -> Result<(usize, usize)> {
+        match o {
+            Obj::Tuple(_) | Obj::List(_) => {
+                let items = iterate(o)?;
+                match items.as_slice() {
+                    [n] => Ok((count(n)?, count(n)?)),
+                    [lo, hi] => Ok((count(lo)?, count(hi)?)),
+                    _ => bail!(ValueError, "pad_width must be a pair (before, after)"),
+                }
+            }
+            n => Ok((count(n)?, count(n)?)),
+        }
+    };
+    let items = match width {
+        Obj::Tuple(_) | Obj::List(_) => iterate(width)?,
+        n => return Ok(vec![pair(n)?; ndim]),
+    };
+    let nested = items
+        .iter()
+        .any(|o| matches!(o, Obj::Tuple(_) | Obj::List(_)));
+    if !nested {
+        return Ok(vec![pair(width)?; ndim]);
+    }
+    match items.len() {
+        1 => Ok(vec![pair(&items[0])?; ndim]),
+        n if n == ndim => items.iter().map(pair).collect(),
+        n => bail!(
+            ValueError,
+            "pad_width has {n} pairs but the array has {ndim} dimensions"
+        ),
+    }
+}
+
+/// `jnp.tile`: the array repeated `reps` times along each dimension
+/// (leading dimensions added to whichever is shorter).
+fn tile(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "A", "tile")?;
+    let reps = a.req(Some(1), "reps", "tile")?;
+    let reps: Vec<i64> = match &reps {
+        Obj::Tuple(_) | Obj::List(_) => {
+            iterate(&reps)?.iter().map(to_int).collect::<Result<_>>()?
+        }
+        n => vec![to_int(n)?],
+    };
+    let ndim = reps.len().max(x.ndim());
+    let mut shape = vec![1; ndim - x.ndim()];
+    shape.extend(x.shape());
+    let mut y = jops::reshape(&x, &shape)?;
+    let mut reps = reps;
+    while reps.len() < ndim {
+        reps.insert(0, 1);
+    }
+    for (d, &r) in reps.iter().enumerate() {
+        if r <= 0 {
+            let shape = y.shape();
+            let mut limits = shape.clone();
+            limits[d] = 0;
+            y = jops::slice(&y, &vec![0; shape.len()], &limits, &vec![1; shape.len()])?;
+            continue;
+        }
+        let copies = vec![y.clone(); r as usize];
+        y = jops::concatenate(&copies, d as i64)?;
+    }
+    Ok(Obj::Array(y))
 }

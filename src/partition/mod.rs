@@ -1,0 +1,320 @@
+//! The SPMD partitioner: a global program on sharded arrays becomes one
+//! per-device program with explicit collectives, run on the fabric.
+//!
+//! This is how computation follows sharding. When a jitted function (or a
+//! single operation) is applied at top level to arrays placed on a mesh,
+//! shardlab does what XLA's partitioner does for JAX:
+//!
+//! 1. the global program's inputs keep the layouts they have (an unplaced
+//!    array counts as replicated);
+//! 2. equation by equation, each family's rule (`lower`) emits the
+//!    per-device equations for its blocks, moving operands between layouts
+//!    with real collectives (`layout`) where the result's layout needs it:
+//!    a sum over a split dimension becomes a local sum and a `psum`, a
+//!    contraction over a split dimension a local product and a `psum` (or a
+//!    `psum_scatter`), a change of split an `all_to_all` or an `all_gather`;
+//! 3. the per-device program is a shard_map body (shard_map is the manual
+//!    mode of the same machinery), so it runs on every device with the
+//!    existing evaluator, in lockstep or in parallel, and its collectives and
+//!    blocks are recorded in the run report under the kind `jit`.
+//!
+//! Each result is placed where the partitioner left it. Where the families'
+//! sharding rules fix a result's sharding (all of them, over explicit
+//! axes), that is the rule's; where they leave it to the compiler (auto
+//! axes: a contraction over a split dimension, a family without a rule),
+//! it is shardlab's choice, which moves the least data: a contraction keeps
+//! its operands' free splits, and the other families gather their operands
+//! whole and return a replicated result.
+//!
+//! The values are what the global program computes, up to the order in
+//! which partial sums are added, which is the order JAX's CPU backend
+//! uses too: each device's block first, then across devices.
+//!
+//! Programs the partitioner does not take run on whole arrays as before:
+//! ones that contain their own shard_map, pmap or `jax.debug.print`, and
+//! arrays over more than one mesh.
+
+mod layout;
+mod lower;
+mod shape;
+
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::error::Result;
+use crate::ir::{Atom, Aval, Eqn, Jaxpr, Var};
+use crate::mesh::Mesh;
+use crate::primitives::{CollectiveKind, MapKind, Prim, ShardMapParams};
+use crate::sharding::{NamedSharding, PartitionSpec, Placement};
+use crate::trace::Value;
+
+use layout::{fit, whole, Layout};
+use lower::{Local, Wanted};
+
+/// Runs a jitted program's `body` on `args` partitioned over their mesh, or
+/// None when the partitioner does not take it (see the module docs).
+pub fn run_jit(body: &Jaxpr, args: &[Array]) -> Result<Option<Vec<Array>>> {
+    let placements: Vec<Option<&Placement>> = args.iter().map(Array::placement).collect();
+    let Some(mesh) = common_mesh(&placements) else {
+        return Ok(None);
+    };
+    if !partitionable(body) {
+        return Ok(None);
+    }
+    let params = partition(&mesh, body, &placements)?;
+    run(&params, args, true).map(Some)
+}
+
+/// Applies one primitive at top level to `args` partitioned over their
+/// mesh, or None when the partitioner does not take it.
+pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
+    if let Prim::Jit(j) = prim {
+        return run_jit(&j.body, args);
+    }
+    let placements: Vec<Option<&Placement>> = args.iter().map(Array::placement).collect();
+    let Some(mesh) = common_mesh(&placements) else {
+        return Ok(None);
+    };
+    if prim.needs_evaluator() || matches!(prim, Prim::ShardingConstraint(_)) {
+        return Ok(None);
+    }
+    let in_avals: Vec<Aval> = args.iter().map(Aval::of).collect();
+    let out_avals = prim.abstract_eval(&in_avals, &Default::default())?;
+    let n = in_avals.len();
+    let invars: Vec<Var> = (0..n).map(|i| Var(i as u32)).collect();
+    let outvars: Vec<Var> = (n..n + out_avals.len()).map(|i| Var(i as u32)).collect();
+    let jaxpr = Jaxpr {
+        avals: in_avals.into_iter().chain(out_avals).collect(),
+        invars: invars.clone(),
+        eqns: vec![Eqn {
+            prim: prim.clone(),
+            inputs: invars.into_iter().map(Atom::Var).collect(),
+            outputs: outvars.clone(),
+        }],
+        outvars: outvars.into_iter().map(Atom::Var).collect(),
+    };
+    let params = partition(&mesh, &jaxpr, &placements)?;
+    run(&params, args, false).map(Some)
+}
+
+/// A result `a` placed where the sharding rules say (`p`), or, where they
+/// leave it open, where the partitioner left it (see the module docs).
+pub fn placed(a: Array, p: Option<Arc<Placement>>) -> Array {
+    let open = matches!(p.as_deref(), Some(Placement::Unknown(_)));
+    if open && matches!(a.placement(), Some(Placement::Named(_))) {
+        return a;
+    }
+    a.with_placement(p)
+}
+
+/// The mesh all placed arguments live on, when at least one is split over
+/// a mesh of more than one device and none lives elsewhere.
+fn common_mesh(placements: &[Option<&Placement>]) -> Option<Mesh> {
+    let mut mesh: Option<&Mesh> = None;
+    let mut split = false;
+    for p in placements.iter().flatten() {
+        match p {
+            Placement::Named(s) => {
+                if mesh.is_some_and(|m| *m != s.mesh) {
+                    return None;
+                }
+                mesh = Some(&s.mesh);
+                split |= !s.spec.used_axes().is_empty();
+            }
+            Placement::Device(_) | Placement::Unknown(_) => return None,
+        }
+    }
+    mesh.filter(|m| split && m.size() > 1).cloned()
+}
+
+/// Whether every equation of `jaxpr` (and of the programs inside it) can be
+/// partitioned: no manual map, pmap, collective or debug print of its own.
+fn partitionable(jaxpr: &Jaxpr) -> bool {
+    jaxpr.eqns.iter().all(|e| {
+        let own = match &e.prim {
+            Prim::ShardMap(_) | Prim::Collective(_) | Prim::DebugPrint(_) => false,
+            Prim::Map(m) => m.kind == MapKind::Vmap,
+            _ => true,
+        };
+        own && e.prim.sub_jaxprs().into_iter().all(partitionable)
+    })
+}
+
+/// The per-device program of `jaxpr` over `mesh`, as a shard_map whose
+/// in_specs are the arguments' layouts.
+fn partition(
+    mesh: &Mesh,
+    jaxpr: &Jaxpr,
+    placements: &[Option<&Placement>],
+) -> Result<ShardMapParams> {
+    let in_avals = jaxpr.in_avals();
+    let layouts: Vec<Layout> = in_avals
+        .iter()
+        .zip(placements)
+        .map(|(aval, p)| match p {
+            Some(Placement::Named(s)) => fit(mesh, s.spec.entries().to_vec(), &aval.shape),
+            _ => whole(aval.shape.len()),
+        })
+        .collect();
+    let in_specs: Vec<PartitionSpec> = layouts.iter().cloned().map(PartitionSpec::new).collect();
+    let local_avals: Vec<Aval> = in_avals
+        .iter()
+        .zip(&in_specs)
+        .map(|(a, s)| {
+            Ok(Aval {
+                shape: s.shard_shape(mesh, &a.shape)?,
+                dtype: a.dtype,
+                vma: Default::default(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    let frame = crate::trace::FrameAxes {
+        axes: mesh
+            .axis_names()
+            .iter()
+            .cloned()
+            .zip(mesh.shape().iter().copied())
+            .collect(),
+        tracked: Default::default(),
+        vmapped: false,
+    };
+    let out_specs = std::cell::RefCell::new(vec![]);
+    let traced = crate::trace::trace(&local_avals, frame, |blocks| {
+        let ins: Vec<Local> = blocks
+            .iter()
+            .zip(layouts)
+            .zip(&in_avals)
+            .map(|((b, layout), aval)| Local {
+                value: b.clone(),
+                layout,
+                global: aval.shape.clone(),
+            })
+            .collect();
+        let outs = lower_jaxpr(mesh, jaxpr, ins)?;
+        *out_specs.borrow_mut() = outs
+            .iter()
+            .map(|l| PartitionSpec::new(l.layout.clone()))
+            .collect();
+        Ok(outs.into_iter().map(|l| l.value).collect())
+    })?;
+    Ok(ShardMapParams {
+        mesh: mesh.clone(),
+        in_specs,
+        out_specs: out_specs.into_inner(),
+        body: traced.jaxpr,
+        check_vma: false,
+    })
+}
+
+/// Lowers every equation of `jaxpr` on the per-device values `ins`.
+fn lower_jaxpr(mesh: &Mesh, jaxpr: &Jaxpr, ins: Vec<Local>) -> Result<Vec<Local>> {
+    let mut env: Vec<Option<Local>> = vec![None; jaxpr.avals.len()];
+    for (v, l) in jaxpr.invars.iter().zip(ins) {
+        env[v.0 as usize] = Some(l);
+    }
+    let read =
+        |env: &[Option<Local>], a: &Atom| -> Result<Local> {
+            match a {
+                Atom::Var(v) => env.get(v.0 as usize).cloned().flatten().ok_or_else(|| {
+                    crate::err!(RuntimeError, "partitioner: unbound variable {v:?}")
+                }),
+                Atom::Lit(x) => Ok(Local {
+                    value: Value::Concrete(x.clone().with_placement(None)),
+                    layout: whole(x.ndim()),
+                    global: x.shape().to_vec(),
+                }),
+            }
+        };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Local> = eqn
+            .inputs
+            .iter()
+            .map(|a| read(&env, a))
+            .collect::<Result<_>>()?;
+        let outs: Vec<Vec<usize>> = eqn
+            .outputs
+            .iter()
+            .map(|v| jaxpr.aval(*v).shape.clone())
+            .collect();
+        let wanted = wanted_layouts(mesh, &eqn.prim, &ins, &outs)?;
+        let results = lower::lower_eqn(mesh, eqn, &ins, &outs, &wanted)?;
+        for (v, l) in eqn.outputs.iter().zip(results) {
+            env[v.0 as usize] = Some(l);
+        }
+    }
+    jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+/// The layouts the family's sharding rule gives the results (None where
+/// the rule leaves them open); the rule's errors (JAX's, for explicit
+/// axes) are raised here.
+fn wanted_layouts(
+    mesh: &Mesh,
+    prim: &Prim,
+    ins: &[Local],
+    outs: &[Vec<usize>],
+) -> Result<Vec<Wanted>> {
+    let placements: Vec<Placement> = ins
+        .iter()
+        .map(|l| {
+            Placement::Named(NamedSharding::new(
+                mesh.clone(),
+                PartitionSpec::new(l.layout.clone()),
+            ))
+        })
+        .collect();
+    let operands: Vec<crate::primitives::placement::Operand> = ins
+        .iter()
+        .zip(&placements)
+        .map(|(l, p)| crate::primitives::placement::Operand {
+            shape: &l.global,
+            placement: Some(p),
+        })
+        .collect();
+    let shapes: Vec<&[usize]> = outs.iter().map(Vec::as_slice).collect();
+    let rule = crate::primitives::placement::rule(prim, &operands, &shapes)?;
+    Ok(rule
+        .into_iter()
+        .map(|p| match p.as_deref() {
+            Some(Placement::Named(s)) if s.mesh == *mesh => Some(s.spec.entries().to_vec()),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Runs the partitioned program on `args` (split by its in_specs on the
+/// fabric) and assembles the global results. Single operations appear in
+/// the run report only when they moved data between devices.
+fn run(params: &ShardMapParams, args: &[Array], always_record: bool) -> Result<Vec<Array>> {
+    let args: Vec<Array> = args
+        .iter()
+        .map(|a| a.clone().with_placement(None))
+        .collect();
+    let moves = params.body.eqns.iter().any(|e| match &e.prim {
+        Prim::Collective(c) => !matches!(c, CollectiveKind::AxisIndex { .. }),
+        _ => false,
+    });
+    let record = always_record || moves;
+    let outs = crate::exec::run_shard_map_as(params, &args, "jit", record)?;
+    Ok(outs
+        .into_iter()
+        .zip(&params.out_specs)
+        .map(|(a, spec)| {
+            let placed = NamedSharding::new(params.mesh.clone(), spelled(&params.mesh, spec));
+            a.with_placement(Some(Arc::new(Placement::Named(placed))))
+        })
+        .collect())
+}
+
+/// A result's layout as JAX spells its sharding: in full over a mesh with
+/// explicit axes (the sharding is part of the type), else as XLA reports
+/// it, without trailing `None`s.
+fn spelled(mesh: &Mesh, spec: &PartitionSpec) -> PartitionSpec {
+    let mut entries = spec.entries().to_vec();
+    if !mesh.axis_types().contains(&crate::mesh::AxisType::Explicit) {
+        while entries.last() == Some(&None) {
+            entries.pop();
+        }
+    }
+    PartitionSpec::new(entries)
+}
