@@ -478,11 +478,23 @@ pub fn dot_general(
     contracting: (&[usize], &[usize]),
     batch: (&[usize], &[usize]),
 ) -> Result<Value> {
+    dot_general_to(x, y, contracting, batch, None)
+}
+
+/// [`dot_general`] with the result's sharding given (`out_sharding=`).
+pub fn dot_general_to(
+    x: &Value,
+    y: &Value,
+    contracting: (&[usize], &[usize]),
+    batch: (&[usize], &[usize]),
+    out_sharding: Option<std::sync::Arc<crate::sharding::NamedSharding>>,
+) -> Result<Value> {
     let dtype = x.dtype().promote(y.dtype());
     bind1(
         Prim::DotGeneral {
             contracting: (contracting.0.to_vec(), contracting.1.to_vec()),
             batch: (batch.0.to_vec(), batch.1.to_vec()),
+            out_sharding,
         },
         &[convert(x, dtype)?, convert(y, dtype)?],
     )

@@ -77,7 +77,9 @@ pub fn lower_eqn(
                 global: outs[0].clone(),
             }))
         }
-        Prim::DotGeneral { contracting, batch } => {
+        Prim::DotGeneral {
+            contracting, batch, ..
+        } => {
             let dims = Dims {
                 contracting: contracting.clone(),
                 batch: batch.clone(),

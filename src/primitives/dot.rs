@@ -1,6 +1,8 @@
 //! dot_general: batched tensor contraction, the primitive behind matmul, dot
 //! and einsum. Output dimensions are (batch, lhs free, rhs free), as in lax.
 
+use std::sync::Arc;
+
 use crate::array::Array;
 use crate::bail;
 use crate::error::Result;
@@ -16,7 +18,9 @@ struct Dims {
 
 fn dims(prim: &Prim) -> Result<Dims> {
     match prim {
-        Prim::DotGeneral { contracting, batch } => Ok(Dims {
+        Prim::DotGeneral {
+            contracting, batch, ..
+        } => Ok(Dims {
             contracting: contracting.clone(),
             batch: batch.clone(),
         }),
@@ -114,22 +118,17 @@ pub fn jvp(prim: &Prim, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<V
 fn transpose_side(
     ct: &Value,
     other: &Value,
-    my_ndim: usize,
+    me: &Value,
     mine: (&[usize], &[usize]),
     theirs: (&[usize], &[usize]),
     ct_free_other: Vec<usize>,
 ) -> Result<Value> {
+    let my_ndim = me.ndim();
     let nb = mine.0.len();
     let other_free = free(other.ndim(), theirs.0, theirs.1);
     let ct_batch: Vec<usize> = (0..nb).collect();
-    let r = ops::dot_general(
-        ct,
-        other,
-        (&ct_free_other, &other_free),
-        (&ct_batch, theirs.0),
-    )?;
-    // r's dims: batch, then my free dims, then the other's contracting dims in
-    // ascending order of the other's dimension index.
+    // The contraction's dims: batch, then my free dims, then the other's
+    // contracting dims in ascending order of the other's dimension index.
     let my_free = free(my_ndim, mine.0, mine.1);
     let mut sorted_theirs = theirs.1.to_vec();
     sorted_theirs.sort_unstable();
@@ -147,7 +146,45 @@ fn transpose_side(
             .unwrap_or(0);
         perm[d] = nb + my_free.len() + r_k;
     }
+    let r = ops::dot_general_to(
+        ct,
+        other,
+        (&ct_free_other, &other_free),
+        (&ct_batch, theirs.0),
+        like_primal(me, &perm),
+    )?;
     ops::transpose(&r, &perm)
+}
+
+/// Over explicit mesh axes, JAX gives an operand's cotangent the operand's
+/// own sharding (the transposed contraction's `out_sharding`), which is
+/// what settles a contraction over split dimensions there. `r` is that
+/// contraction's result, whose dimension `perm[d]` becomes `me`'s `d`.
+fn like_primal(me: &Value, perm: &[usize]) -> Option<Arc<crate::sharding::NamedSharding>> {
+    use crate::sharding::{NamedSharding, PartitionSpec, Placement};
+    let placement = match me {
+        Value::Concrete(a) => a.placement_rc(),
+        Value::Traced(t) => match &t.known {
+            Some(a) => a.placement_rc(),
+            None => crate::trace::tracer_placement(t).ok().flatten(),
+        },
+    };
+    let Some(Placement::Named(s)) = placement.as_deref() else {
+        return None;
+    };
+    if !s
+        .mesh
+        .axis_types()
+        .contains(&crate::mesh::AxisType::Explicit)
+    {
+        return None;
+    }
+    let mut entries = vec![None; perm.len()];
+    for (d, &k) in perm.iter().enumerate() {
+        entries[k] = s.spec.entries().get(d).cloned().flatten();
+    }
+    let sharding = NamedSharding::new(s.mesh.clone(), PartitionSpec::new(entries));
+    Some(Arc::new(sharding))
 }
 
 /// Reverse-mode rule (the transpose of a bilinear map in each argument).
@@ -163,7 +200,7 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
     let ct_x = transpose_side(
         ct,
         y,
-        x.ndim(),
+        x,
         (&d.batch.0, &d.contracting.0),
         (&d.batch.1, &d.contracting.1),
         (nb + nxf..nb + nxf + nyf).collect(),
@@ -171,7 +208,7 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
     let ct_y = transpose_side(
         ct,
         x,
-        y.ndim(),
+        y,
         (&d.batch.1, &d.contracting.1),
         (&d.batch.0, &d.contracting.0),
         (nb..nb + nxf).collect(),

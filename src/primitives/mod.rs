@@ -130,6 +130,10 @@ pub enum Prim {
         contracting: (Vec<usize>, Vec<usize>),
         /// Batch dimensions of lhs and rhs.
         batch: (Vec<usize>, Vec<usize>),
+        /// Where the result lives when the caller said so (`out_sharding=`),
+        /// which settles a contraction over split dimensions. JAX does not
+        /// print it: the result's type shows it.
+        out_sharding: Option<Arc<crate::sharding::NamedSharding>>,
     },
     /// A collective over named axes (psum, all_gather, ...).
     Collective(CollectiveKind),
@@ -235,7 +239,9 @@ impl Prim {
             Prim::Take(a) | Prim::ScatterAdd { axis: a, .. } => {
                 vec![("axis".into(), a.to_string())]
             }
-            Prim::DotGeneral { contracting, batch } => {
+            Prim::DotGeneral {
+                contracting, batch, ..
+            } => {
                 let brackets = |v: &[usize]| {
                     format!(
                         "[{}]",

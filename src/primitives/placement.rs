@@ -233,7 +233,17 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
     let Some(out) = outs.first() else {
         return Ok(None);
     };
-    if let Prim::DotGeneral { contracting, batch } = prim {
+    if let Prim::DotGeneral {
+        contracting,
+        batch,
+        out_sharding,
+    } = prim
+    {
+        if let Some(s) = out_sharding {
+            let mut e = s.spec.entries().to_vec();
+            e.resize(out.len(), None);
+            return Ok(Some(e));
+        }
         return dot_general(ins, contracting, batch);
     }
     Ok(simple(prim, ins, out))

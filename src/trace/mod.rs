@@ -270,6 +270,34 @@ pub fn tracer_text(t: &Tracer) -> String {
     }
 }
 
+/// Gives the `dot_general` equation that produced the tracer `v` the
+/// result sharding `s` (JAX's `out_sharding=` of `jnp.dot`, `matmul` and
+/// `einsum`, which JAX hands to the `dot_general` it binds). False when `v`
+/// was produced by another primitive.
+pub fn set_out_sharding(v: &Value, s: crate::sharding::NamedSharding) -> bool {
+    let Value::Traced(t) = v else {
+        return false;
+    };
+    STACK.with(|stack| {
+        let mut stack = stack.borrow_mut();
+        let Some(frame) = stack.get_mut(t.level) else {
+            return false;
+        };
+        let eqn = frame
+            .eqns
+            .iter_mut()
+            .rev()
+            .find(|e| e.outputs.contains(&t.var));
+        match eqn.map(|e| &mut e.prim) {
+            Some(Prim::DotGeneral { out_sharding, .. }) => {
+                *out_sharding = Some(Arc::new(s));
+                true
+            }
+            _ => false,
+        }
+    })
+}
+
 /// Applies a primitive: computes it on concrete operands when nothing is being
 /// traced, and otherwise records it in the innermost trace.
 pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {

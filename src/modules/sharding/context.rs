@@ -352,10 +352,16 @@ fn with_out_sharding(interp: &mut Interp, f: &NativeFn, mut a: Args, out: Obj) -
                 x.with_placement(Some(want)),
             )))
         }
-        Obj::Array(_) => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: out_sharding inside a transformation"
-        ),
+        Obj::Array(v) => match &*want {
+            crate::sharding::Placement::Named(s) if crate::trace::set_out_sharding(&v, s.clone()) => {
+                s.spec.validate(&s.mesh, v.ndim())?;
+                Ok(Obj::Array(v))
+            }
+            _ => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: out_sharding inside a transformation, except for dot, matmul and einsum of 2-D operands"
+            ),
+        },
         other => Ok(other),
     }
 }
