@@ -5,6 +5,7 @@
 pub mod control;
 pub mod debug_print;
 pub mod flax;
+pub mod jacobian;
 pub mod jax;
 pub mod jit;
 pub mod jit_shardings;
