@@ -205,6 +205,8 @@ impl Printer {
                 ("cond_jaxpr", Body::One(&w.cond, Scope::default())),
             ],
             Prim::Scan(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
+            Prim::CustomJvp(c) => vec![("call_jaxpr", Body::One(&c.call, Scope::default()))],
+            Prim::CustomVjp(c) => vec![("call_jaxpr", Body::One(&c.fwd, Scope::default()))],
             _ => vec![],
         };
         let name = eqn.prim.name();

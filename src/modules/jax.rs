@@ -800,6 +800,8 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("vjp", vjp);
     b.func("jvp", jvp);
     super::jacobian::register(&mut b);
+    b.func("custom_jvp", super::custom::custom_jvp);
+    b.func("custom_vjp", super::custom::custom_vjp);
     b.func("vmap", vmap);
     b.func("pmap", pmap);
     b.func("shard_map", shard_map);

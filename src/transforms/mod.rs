@@ -169,6 +169,11 @@ pub fn differentiating() -> Option<Mode> {
     DIFFERENTIATING.with(|d| d.borrow().last().copied())
 }
 
+/// How many differentiations are tracing functions.
+pub fn differentiation_levels() -> usize {
+    DIFFERENTIATING.with(|d| d.borrow().len())
+}
+
 /// Runs `f` with the innermost differentiation level set aside, as a custom
 /// rule is run by JAX: below the level that calls it.
 pub fn below_innermost<T>(f: impl FnOnce() -> T) -> T {
