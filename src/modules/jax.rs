@@ -265,7 +265,7 @@ fn value_and_grad(_: &mut Interp, a: Args) -> Result<Obj> {
     ))
 }
 
-fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
+pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "vjp")?;
     let primals = Obj::tuple(a.pos[1..].to_vec());
     let (leaves, in_def) = flatten(interp, &primals)?;
@@ -291,7 +291,7 @@ fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::tuple(vec![out, back]))
 }
 
-fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
+pub(crate) fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "jvp")?;
     let primals = a.req(Some(1), "primals", "jvp")?;
     let tangents = a.req(Some(2), "tangents", "jvp")?;
@@ -800,6 +800,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("vjp", vjp);
     b.func("jvp", jvp);
     super::jacobian::register(&mut b);
+    super::remat::register(&mut b);
     b.func("custom_jvp", super::custom::custom_jvp);
     b.func("custom_vjp", super::custom::custom_vjp);
     b.func("vmap", vmap);
