@@ -287,6 +287,13 @@ impl Object for CustomJvp {
     }
 
     fn call(&self, interp: &mut Interp, this: &Obj, args: Args) -> Option<Result<Obj>> {
+        if self.rule.borrow().is_none() {
+            return Some(Err(err!(
+                AttributeError,
+                "No JVP defined for custom_jvp function {} using defjvp.",
+                func_name(&self.fun)
+            )));
+        }
         Some(match differentiating() {
             None => interp.call(&self.fun, args),
             Some(_) => self.call_rule(interp, this, args),
@@ -475,6 +482,13 @@ impl Object for CustomVjp {
     }
 
     fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
+        if self.rules.borrow().is_none() {
+            return Some(Err(err!(
+                AttributeError,
+                "No VJP defined for custom_vjp function {} using defvjp.",
+                func_name(&self.fun)
+            )));
+        }
         Some(match differentiating() {
             None => interp.call(&self.fun, args),
             Some(mode) => self.call_rules(interp, mode, args),

@@ -337,6 +337,29 @@ fn linearize(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::tuple(vec![out, f_jvp]))
 }
 
+/// `jax.linear_transpose(f, *primals)`: the transpose of the linear `f`,
+/// which is its pullback (at zero, since it is the same everywhere).
+fn linear_transpose(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "fun", "linear_transpose")?;
+    let primals = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
+    let (leaves, in_def) = flatten(interp, &primals)?;
+    let zeros: Vec<Value> = leaf_values(&leaves)?.iter().map(jops::zeros_like).collect();
+    let out_def = RefCell::new(None);
+    let (_, pullback) = {
+        let (f, in_def, out_def) = (&f, &in_def, &out_def);
+        crate::transforms::vjp(
+            |v: &[Value]| super::jax::call_flat(interp, f, in_def, &[], v, out_def),
+            &zeros,
+        )?
+    };
+    Ok(Obj::native("transposed_fun", move |i, c| {
+        let ct = c.req(Some(0), "out_cotangent", "transposed_fun")?;
+        let (leaves, _) = flatten(i, &ct)?;
+        let ins = pullback.call(&leaf_values(&leaves)?)?;
+        unflatten(i, &in_def, &value_objs(&ins))
+    }))
+}
+
 /// Adds the Jacobian functions to the `jax` module.
 pub fn register(b: &mut super::Builder) {
     b.func("jacfwd", jacfwd);
@@ -344,4 +367,5 @@ pub fn register(b: &mut super::Builder) {
     b.func("jacobian", jacrev);
     b.func("hessian", hessian);
     b.func("linearize", linearize);
+    b.func("linear_transpose", linear_transpose);
 }
