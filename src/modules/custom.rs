@@ -278,7 +278,7 @@ impl Object for CustomJvp {
                 Ok(Obj::None)
             })),
             "fun" | "__wrapped__" => Some(self.fun.clone()),
-            "__name__" => Some(Obj::str(&func_name(&self.fun))),
+            "__name__" => Some(Obj::str(func_name(&self.fun))),
             "nondiff_argnums" => Some(Obj::tuple(
                 self.nondiff.iter().map(|&k| Obj::Int(k as i64)).collect(),
             )),
@@ -473,7 +473,7 @@ impl Object for CustomVjp {
                 Ok(Obj::None)
             })),
             "fun" | "__wrapped__" => Some(self.fun.clone()),
-            "__name__" => Some(Obj::str(&func_name(&self.fun))),
+            "__name__" => Some(Obj::str(func_name(&self.fun))),
             "nondiff_argnums" => Some(Obj::tuple(
                 self.nondiff.iter().map(|&k| Obj::Int(k as i64)).collect(),
             )),

@@ -36,7 +36,7 @@ struct JacSpec {
 impl JacSpec {
     fn from_args(a: &Args, what: &str) -> Result<JacSpec> {
         let f = a.req(Some(0), "fun", what)?;
-        let (argnums, tuple_nums) = argnums_of(&a)?;
+        let (argnums, tuple_nums) = argnums_of(a)?;
         if flag(a, "holomorphic")? {
             bail!(
                 NotImplementedError,
