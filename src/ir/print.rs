@@ -243,8 +243,12 @@ impl Printer {
         let mut entries: Vec<(String, Option<String>)> =
             params.into_iter().map(|(k, v)| (k, Some(v))).collect();
         entries.extend(bodies.iter().map(|(k, _)| (k.to_string(), None)));
-        // JAX sorts the parameters; a jit equation puts its name first.
-        let first = usize::from(matches!(eqn.prim, Prim::Jit(_)));
+        // JAX sorts the parameters; jit and custom-derivative equations put
+        // their name first.
+        let first = usize::from(matches!(
+            eqn.prim,
+            Prim::Jit(_) | Prim::CustomJvp(_) | Prim::CustomVjp(_)
+        ));
         entries[first..].sort_by(|a, b| a.0.cmp(&b.0));
         let body = |k: &str| bodies.iter().find(|(n, _)| *n == k).map(|(_, b)| b.clone());
         let bodies: Vec<(String, Body)> = entries
