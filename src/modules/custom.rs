@@ -147,6 +147,24 @@ fn without_unused(mut jaxpr: crate::ir::Jaxpr) -> crate::ir::Jaxpr {
     jaxpr
 }
 
+/// Refuses rules that close over values of the computation being
+/// differentiated: JAX cannot differentiate with respect to them either
+/// (it fails with an `UnexpectedTracerError`), and leaving them out would
+/// silently drop part of the derivative.
+fn check_closure(captured: &[Value], kind: &str, name: &str) -> Result<()> {
+    let Some(level) = crate::transforms::differentiated_level() else {
+        return Ok(());
+    };
+    let inner = |v: &Value| matches!(v, Value::Traced(t) if t.level >= level && t.aval.dtype == crate::array::DType::F32);
+    if captured.iter().any(inner) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: differentiating the {kind} function {name} with respect to a value it closes over"
+        );
+    }
+    Ok(())
+}
+
 /// The jvp rule of a custom_jvp function.
 #[derive(Clone)]
 enum JvpRule {
@@ -255,6 +273,7 @@ impl CustomJvp {
                 Ok(outs)
             })
         })?;
+        check_closure(&traced.captured, "custom_jvp", &name)?;
         let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
         let n_outs = out_def.num_leaves();
         let call = primal_program(&traced.jaxpr, n, n_outs)?;
@@ -459,6 +478,8 @@ impl CustomVjp {
             return Err(crate::primitives::custom::custom_vjp_jvp_error());
         }
         let traced_bwd = self.trace_bwd(interp, &bwd, &fixed, &traced_fwd, &diff)?;
+        check_closure(&traced_fwd.traced.captured, "custom_vjp", &name)?;
+        check_closure(&traced_bwd.captured, "custom_vjp", &name)?;
         let params = CustomVjpParams {
             name,
             fwd_name: func_name(&fwd),

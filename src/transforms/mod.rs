@@ -161,12 +161,20 @@ thread_local! {
     /// runs its primal function as JAX does; otherwise its rule is traced,
     /// with the innermost level removed (the rule's own calls are not
     /// differentiated by that level).
-    static DIFFERENTIATING: RefCell<Vec<Mode>> = const { RefCell::new(Vec::new()) };
+    /// Each with the level of the trace of its function.
+    static DIFFERENTIATING: RefCell<Vec<(Mode, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The innermost differentiation tracing a function, if any.
 pub fn differentiating() -> Option<Mode> {
-    DIFFERENTIATING.with(|d| d.borrow().last().copied())
+    DIFFERENTIATING.with(|d| d.borrow().last().map(|(m, _)| *m))
+}
+
+/// The level of the trace of the function that the innermost
+/// differentiation traces: its tracers, and those of traces inside it, may
+/// depend on what is differentiated.
+pub fn differentiated_level() -> Option<usize> {
+    DIFFERENTIATING.with(|d| d.borrow().last().map(|(_, l)| *l))
 }
 
 /// How many differentiations are tracing functions.
@@ -178,7 +186,7 @@ pub fn differentiation_levels() -> usize {
 /// rule is run by JAX: below the level that calls it.
 pub fn below_innermost<T>(f: impl FnOnce() -> T) -> T {
     let popped = DIFFERENTIATING.with(|d| d.borrow_mut().pop());
-    struct Restore(Option<Mode>);
+    struct Restore(Option<(Mode, usize)>);
     impl Drop for Restore {
         fn drop(&mut self) {
             if let Some(m) = self.0 {
@@ -196,7 +204,7 @@ fn trace_fn<F>(f: F, args: &[Value], mode: Mode) -> Result<crate::trace::Traced>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
-    DIFFERENTIATING.with(|d| d.borrow_mut().push(mode));
+    DIFFERENTIATING.with(|d| d.borrow_mut().push((mode, crate::trace::depth())));
     struct Pop;
     impl Drop for Pop {
         fn drop(&mut self) {
