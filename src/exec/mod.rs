@@ -79,6 +79,10 @@ fn cost_ns(jaxpr: &Jaxpr) -> f64 {
                     }
                     Prim::Map(m) => m.size as f64 * cost_ns(&m.body),
                     Prim::Jit(j) => cost_ns(&j.body) - EQN_NS,
+                    p @ (Prim::CustomJvp(_) | Prim::CustomVjp(_)) => {
+                        crate::primitives::custom::evaluated(p)
+                            .map_or(0.0, |(body, _, _)| cost_ns(body))
+                    }
                     Prim::Cond(c) => c.branches.iter().map(cost_ns).fold(0.0, f64::max),
                     Prim::Scan(s) => s.length as f64 * cost_ns(&s.body),
                     // The trip count is unknown: guess a few dozen steps.
@@ -329,6 +333,16 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
         // A jitted program runs on the lanes of its caller.
         Prim::Jit(j) => eval_lanes(&j.body, ins, comm),
+        // A custom function runs its primal program (the rules run only
+        // when it is differentiated).
+        Prim::CustomJvp(_) | Prim::CustomVjp(_) => {
+            let Some((body, n, n_outs)) = crate::primitives::custom::evaluated(prim) else {
+                bail!(RuntimeError, "{} has no program", prim.name());
+            };
+            let mut outs = eval_lanes(body, ins.into_iter().take(n).collect(), comm)?;
+            outs.truncate(n_outs);
+            Ok(outs)
+        }
         Prim::Cond(c) => control::eval_cond(c, ins, comm),
         Prim::While(w) => control::eval_while(w, ins, comm),
         Prim::Scan(s) => control::eval_scan(s, ins, comm),

@@ -205,6 +205,8 @@ impl Printer {
                 ("cond_jaxpr", Body::One(&w.cond, Scope::default())),
             ],
             Prim::Scan(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
+            Prim::CustomJvp(c) => vec![("call_jaxpr", Body::One(&c.call, Scope::default()))],
+            Prim::CustomVjp(c) => vec![("call_jaxpr", Body::One(&c.fwd, Scope::default()))],
             _ => vec![],
         };
         let name = eqn.prim.name();
@@ -241,8 +243,12 @@ impl Printer {
         let mut entries: Vec<(String, Option<String>)> =
             params.into_iter().map(|(k, v)| (k, Some(v))).collect();
         entries.extend(bodies.iter().map(|(k, _)| (k.to_string(), None)));
-        // JAX sorts the parameters; a jit equation puts its name first.
-        let first = usize::from(matches!(eqn.prim, Prim::Jit(_)));
+        // JAX sorts the parameters; jit and custom-derivative equations put
+        // their name first.
+        let first = usize::from(matches!(
+            eqn.prim,
+            Prim::Jit(_) | Prim::CustomJvp(_) | Prim::CustomVjp(_)
+        ));
         entries[first..].sort_by(|a, b| a.0.cmp(&b.0));
         let body = |k: &str| bodies.iter().find(|(n, _)| *n == k).map(|(_, b)| b.clone());
         let bodies: Vec<(String, Body)> = entries

@@ -31,7 +31,7 @@ use crate::python::value::{Args, Obj};
 
 /// Calls `f` on the values rebuilt from `vals` with the args-tuple structure
 /// `in_def` (plus fixed keyword arguments), and flattens the result.
-fn call_flat(
+pub(crate) fn call_flat(
     interp: &mut Interp,
     f: &Obj,
     in_def: &TreeDef,
@@ -58,7 +58,7 @@ fn call_flat(
     })
 }
 
-fn func_name(f: &Obj) -> String {
+pub(crate) fn func_name(f: &Obj) -> String {
     match f {
         Obj::Func(f) => f.name.clone(),
         Obj::Native(n) => n.name.clone(),
@@ -66,7 +66,7 @@ fn func_name(f: &Obj) -> String {
     }
 }
 
-fn argnums_of(a: &Args) -> Result<(Vec<usize>, bool)> {
+pub(crate) fn argnums_of(a: &Args) -> Result<(Vec<usize>, bool)> {
     match a.get(Some(1), "argnums") {
         None => Ok((vec![0], false)),
         Some(Obj::Tuple(t)) => Ok((
@@ -88,7 +88,7 @@ fn argnums_of(a: &Args) -> Result<(Vec<usize>, bool)> {
     }
 }
 
-fn flag(a: &Args, name: &str) -> Result<bool> {
+pub(crate) fn flag(a: &Args, name: &str) -> Result<bool> {
     match a.get(None, name) {
         Some(o) => truthy(&o, name),
         None => Ok(false),
@@ -172,7 +172,7 @@ fn grad_call(
 }
 
 /// Fails as JAX does when an argnum is past the positional arguments given.
-fn check_argnums(argnums: &[usize], n: usize) -> Result<()> {
+pub(crate) fn check_argnums(argnums: &[usize], n: usize) -> Result<()> {
     for &k in argnums {
         if k >= n {
             bail!(
@@ -186,7 +186,11 @@ fn check_argnums(argnums: &[usize], n: usize) -> Result<()> {
 }
 
 /// Consecutive runs of `vals` rebuilt into one tree per def.
-fn unflatten_each(interp: &mut Interp, defs: &[TreeDef], vals: &[Value]) -> Result<Vec<Obj>> {
+pub(crate) fn unflatten_each(
+    interp: &mut Interp,
+    defs: &[TreeDef],
+    vals: &[Value],
+) -> Result<Vec<Obj>> {
     let mut out = vec![];
     let mut offset = 0;
     for def in defs {
@@ -261,7 +265,7 @@ fn value_and_grad(_: &mut Interp, a: Args) -> Result<Obj> {
     ))
 }
 
-fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
+pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "vjp")?;
     let primals = Obj::tuple(a.pos[1..].to_vec());
     let (leaves, in_def) = flatten(interp, &primals)?;
@@ -287,7 +291,7 @@ fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::tuple(vec![out, back]))
 }
 
-fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
+pub(crate) fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "jvp")?;
     let primals = a.req(Some(1), "primals", "jvp")?;
     let tangents = a.req(Some(2), "tangents", "jvp")?;
@@ -795,6 +799,10 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("value_and_grad", value_and_grad);
     b.func("vjp", vjp);
     b.func("jvp", jvp);
+    super::jacobian::register(&mut b);
+    super::remat::register(&mut b);
+    b.func("custom_jvp", super::custom::custom_jvp);
+    b.func("custom_vjp", super::custom::custom_vjp);
     b.func("vmap", vmap);
     b.func("pmap", pmap);
     b.func("shard_map", shard_map);

@@ -61,6 +61,10 @@ struct Entry {
     sig: Signature,
     program: Arc<JitParams>,
     out_def: TreeDef,
+    /// How many differentiations were tracing when this was traced: a
+    /// custom_jvp or custom_vjp function traces its rule only under one, so
+    /// a program traced outside differentiation does not serve inside one.
+    levels: usize,
 }
 
 /// A jitted function: the Python function, its options and its traces.
@@ -304,7 +308,10 @@ impl Jitted {
             .cache
             .borrow()
             .iter()
-            .find(|e| same_signature(&e.sig, &sig))
+            .find(|e| {
+                same_signature(&e.sig, &sig)
+                    && e.levels == crate::transforms::differentiation_levels()
+            })
             .cloned();
         let (entry, captured) = match cached {
             Some(e) => (e, vec![]),
@@ -486,6 +493,7 @@ impl Jitted {
             sig,
             program,
             out_def,
+            levels: crate::transforms::differentiation_levels(),
         };
         Ok((entry, traced.captured))
     }

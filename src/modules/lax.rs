@@ -1,6 +1,6 @@
 //! `jax.lax`: the named-axis collectives and the lower-level array operations.
 
-use crate::array::DType;
+use crate::array::{BinaryOp, DType, UnaryOp};
 use crate::error::Result;
 use crate::trace::Value;
 use crate::{bail, ops as jops};
@@ -252,11 +252,65 @@ pub fn module() -> Obj {
         Ok(Obj::Array(jops::convert(&x, d)?))
     });
     super::control::register(&mut b);
+    register_elementwise(&mut b);
     b.func(
         "with_sharding_constraint",
         super::sharding::constraint::with_sharding_constraint,
     );
     b.build()
+}
+
+/// `stop_gradient` (over a pytree) and the elementwise functions under
+/// their lax names.
+fn register_elementwise(b: &mut Builder) {
+    b.func("stop_gradient", |_, a| {
+        tree_apply(&a, "stop_gradient", &jops::stop_gradient)
+    });
+    let unary = [
+        ("neg", UnaryOp::Neg),
+        ("abs", UnaryOp::Abs),
+        ("sign", UnaryOp::Sign),
+        ("exp", UnaryOp::Exp),
+        ("log", UnaryOp::Log),
+        ("log1p", UnaryOp::Log1p),
+        ("expm1", UnaryOp::Expm1),
+        ("sqrt", UnaryOp::Sqrt),
+        ("rsqrt", UnaryOp::Rsqrt),
+        ("tanh", UnaryOp::Tanh),
+        ("logistic", UnaryOp::Logistic),
+        ("sin", UnaryOp::Sin),
+        ("cos", UnaryOp::Cos),
+        ("floor", UnaryOp::Floor),
+        ("ceil", UnaryOp::Ceil),
+    ];
+    for (name, op) in unary {
+        b.func(name, move |_, a| {
+            let x = to_value(&a.req(Some(0), "x", name)?)?;
+            Ok(Obj::Array(jops::unary(op, &x)?))
+        });
+    }
+    let binary = [
+        ("add", BinaryOp::Add),
+        ("sub", BinaryOp::Sub),
+        ("mul", BinaryOp::Mul),
+        ("div", BinaryOp::Div),
+        ("max", BinaryOp::Max),
+        ("min", BinaryOp::Min),
+        ("pow", BinaryOp::Pow),
+    ];
+    for (name, op) in binary {
+        b.func(name, move |_, a| {
+            let x = a.req(Some(0), "x", name)?;
+            let y = a.req(Some(1), "y", name)?;
+            let (x, y) = crate::python::array::binary_operands(op, &x, &y)?;
+            Ok(Obj::Array(jops::binary(op, &x, &y)?))
+        });
+    }
+    b.func("integer_pow", |_, a| {
+        let x = to_value(&a.req(Some(0), "x", "integer_pow")?)?;
+        let y = to_int(&a.req(Some(1), "y", "integer_pow")?)?;
+        Ok(Obj::Array(jops::integer_pow(&x, y as i32)?))
+    });
 }
 
 /// The collectives over named axes, and `axis_index`/`axis_size`.

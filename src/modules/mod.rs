@@ -3,8 +3,10 @@
 //! import and cached by dotted name.
 
 pub mod control;
+pub mod custom;
 pub mod debug_print;
 pub mod flax;
+pub mod jacobian;
 pub mod jax;
 pub mod jit;
 pub mod jit_shardings;
@@ -13,8 +15,10 @@ pub mod nn;
 pub mod numpy;
 pub mod optax;
 pub mod random;
+pub mod remat;
 pub mod sharding;
 pub mod std;
+pub mod test_util;
 pub mod tree_util;
 
 use ::std::cell::RefCell;
@@ -107,6 +111,8 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
         "jax.tree" => tree_util::module(interp, "jax.tree")?,
         "jax.debug" => jax::debug_module(),
+        "jax.test_util" => test_util::module(),
+        "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
         "jax.errors" => {
             let mut b = Builder::new("jax.errors");
             let classes: Vec<(&str, Obj)> = interp.exceptions.jax_classes().collect();
@@ -182,7 +188,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
-        | "collections.abc" => {
+        | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" => {
             import(interp, &full)
         }
         "jax.tree_map" => bail!(

@@ -15,6 +15,7 @@
 pub mod collectives;
 pub mod constraint;
 pub mod control;
+pub mod custom;
 pub mod debug;
 pub mod dot;
 pub mod elementwise;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 pub use collectives::CollectiveKind;
 pub use constraint::ConstraintParams;
 pub use control::{CondParams, ScanParams, WhileParams};
+pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
@@ -154,6 +156,10 @@ pub enum Prim {
     ShardingConstraint(Arc<ConstraintParams>),
     /// `jax.debug.print` of values known only when the program runs.
     DebugPrint(Arc<DebugPrintParams>),
+    /// A `jax.custom_jvp` function under differentiation.
+    CustomJvp(Arc<CustomJvpParams>),
+    /// A `jax.custom_vjp` function under differentiation.
+    CustomVjp(Arc<CustomVjpParams>),
 }
 
 impl Prim {
@@ -189,6 +195,8 @@ impl Prim {
             Prim::Scan(_) => "scan".into(),
             Prim::ShardingConstraint(c) => c.name().into(),
             Prim::DebugPrint(_) => "debug_print".into(),
+            Prim::CustomJvp(_) => "custom_jvp_call".into(),
+            Prim::CustomVjp(_) => "custom_vjp_call".into(),
         }
     }
 
@@ -274,6 +282,8 @@ impl Prim {
             Prim::Cond(_) => vec![],
             Prim::ShardingConstraint(c) => c.params(),
             Prim::DebugPrint(d) => d.params(),
+            Prim::CustomJvp(c) => c.params(),
+            Prim::CustomVjp(c) => c.params(),
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -302,6 +312,8 @@ impl Prim {
             Prim::Scan(p) => p.abstract_eval(ins),
             Prim::ShardingConstraint(c) => c.abstract_eval(ins),
             Prim::DebugPrint(d) => d.abstract_eval(ins),
+            Prim::CustomJvp(c) => c.abstract_eval(ins),
+            Prim::CustomVjp(c) => c.abstract_eval(ins),
             _ => structural::abstract_eval(self, ins),
         }
     }
@@ -361,6 +373,8 @@ impl Prim {
                 crate::trace::bind(self.clone(), primals)?;
                 Ok(vec![])
             }
+            Prim::CustomJvp(c) => c.jvp(primals, tangents),
+            Prim::CustomVjp(_) => Err(custom::custom_vjp_jvp_error()),
             _ => structural::jvp(self, primals, tangents),
         }
     }
@@ -391,6 +405,8 @@ impl Prim {
             Prim::Scan(p) => p.vjp(primals, outs, cts),
             Prim::ShardingConstraint(c) => constraint::constrained(c, cts),
             Prim::DebugPrint(_) => Ok(vec![None; primals.len()]),
+            Prim::CustomJvp(c) => c.vjp(primals, cts),
+            Prim::CustomVjp(c) => c.vjp(primals, cts),
             _ => structural::vjp(self, primals, cts),
         }
     }
@@ -429,6 +445,8 @@ impl Prim {
                 | Prim::While(_)
                 | Prim::Scan(_)
                 | Prim::DebugPrint(_)
+                | Prim::CustomJvp(_)
+                | Prim::CustomVjp(_)
         )
     }
 }

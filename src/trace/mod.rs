@@ -198,6 +198,11 @@ pub fn tracing() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
 }
 
+/// How many traces are active: the level the next one will have.
+pub fn depth() -> usize {
+    STACK.with(|s| s.borrow().len())
+}
+
 /// Every axis bound by the active traces, innermost last.
 pub fn axis_env() -> AxisEnv {
     STACK.with(|s| {

@@ -8,6 +8,7 @@
 //! transformation differentiates through them, since the derivative program is
 //! inlined into its trace).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::array::{Array, DType};
@@ -145,11 +146,72 @@ pub fn vjp_jaxpr_eval(
     Ok((outs, in_cts))
 }
 
-/// Traces `f` on the avals of `args` (no new axes).
-fn trace_fn<F>(f: F, args: &[Value]) -> Result<crate::trace::Traced>
+/// Which kind of differentiation traces a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Forward mode (`jvp`, `linearize`, `jacfwd`).
+    Forward,
+    /// Reverse mode (`vjp`, `grad`, `jacrev`).
+    Reverse,
+}
+
+thread_local! {
+    /// The differentiations whose functions are being traced, outermost
+    /// first. A custom_jvp or custom_vjp function called while this is empty
+    /// runs its primal function as JAX does; otherwise its rule is traced,
+    /// with the innermost level removed (the rule's own calls are not
+    /// differentiated by that level).
+    /// Each with the level of the trace of its function.
+    static DIFFERENTIATING: RefCell<Vec<(Mode, usize)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The innermost differentiation tracing a function, if any.
+pub fn differentiating() -> Option<Mode> {
+    DIFFERENTIATING.with(|d| d.borrow().last().map(|(m, _)| *m))
+}
+
+/// The level of the trace of the function that the innermost
+/// differentiation traces: its tracers, and those of traces inside it, may
+/// depend on what is differentiated.
+pub fn differentiated_level() -> Option<usize> {
+    DIFFERENTIATING.with(|d| d.borrow().last().map(|(_, l)| *l))
+}
+
+/// How many differentiations are tracing functions.
+pub fn differentiation_levels() -> usize {
+    DIFFERENTIATING.with(|d| d.borrow().len())
+}
+
+/// Runs `f` with the innermost differentiation level set aside, as a custom
+/// rule is run by JAX: below the level that calls it.
+pub fn below_innermost<T>(f: impl FnOnce() -> T) -> T {
+    let popped = DIFFERENTIATING.with(|d| d.borrow_mut().pop());
+    struct Restore(Option<(Mode, usize)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(m) = self.0 {
+                DIFFERENTIATING.with(|d| d.borrow_mut().push(m));
+            }
+        }
+    }
+    let _restore = Restore(popped);
+    f()
+}
+
+/// Traces `f` on the avals of `args` (no new axes) for a differentiation
+/// of kind `mode`.
+fn trace_fn<F>(f: F, args: &[Value], mode: Mode) -> Result<crate::trace::Traced>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
+    DIFFERENTIATING.with(|d| d.borrow_mut().push((mode, crate::trace::depth())));
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            DIFFERENTIATING.with(|d| d.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
     crate::trace::trace_values(args, f)
 }
 
@@ -184,7 +246,7 @@ where
             );
         }
     }
-    let traced = trace_fn(f, primals)?;
+    let traced = trace_fn(f, primals, Mode::Forward)?;
     let mut ts: Vec<Option<Value>> = tangents.iter().cloned().map(Some).collect();
     ts.extend(traced.captured.iter().map(|_| None));
     let (outs, touts) = jvp_jaxpr_eval(&traced.jaxpr, &with_captured(primals, &traced), &ts)?;
@@ -194,6 +256,66 @@ where
         .map(|(t, o)| t.unwrap_or_else(|| ops::zeros_like(o)))
         .collect();
     Ok((outs, touts))
+}
+
+/// A function's linearization at a point, from [`linearize`]: its program
+/// and the point, whose tangent map is evaluated for each call.
+pub struct Linearized {
+    jaxpr: Jaxpr,
+    primals: Vec<Value>,
+    n_args: usize,
+}
+
+impl Linearized {
+    /// The output tangents for the given input tangents.
+    pub fn call(&self, tangents: &[Value]) -> Result<Vec<Value>> {
+        if tangents.len() != self.n_args {
+            bail!(
+                TypeError,
+                "linearized function takes {} tangents, got {}",
+                self.n_args,
+                tangents.len()
+            );
+        }
+        for (t, p) in tangents.iter().zip(&self.primals) {
+            if t.shape() != p.shape() {
+                bail!(
+                    ValueError,
+                    "linearized function called on tangent values inconsistent with the \
+                     original primal values: got tangent aval {} for primal aval {}",
+                    t.aval(),
+                    p.aval()
+                );
+            }
+        }
+        let mut ts: Vec<Option<Value>> = tangents.iter().cloned().map(Some).collect();
+        ts.resize(self.primals.len(), None);
+        let (outs, touts) = jvp_jaxpr_eval(&self.jaxpr, &self.primals, &ts)?;
+        Ok(touts
+            .into_iter()
+            .zip(&outs)
+            .map(|(t, o)| t.unwrap_or_else(|| ops::zeros_like(o)))
+            .collect())
+    }
+}
+
+/// `jax.linearize(f, *primals)`: the outputs and the tangent map at
+/// `primals`. `f` is traced once; its Python code does not run again.
+pub fn linearize<F>(f: F, primals: &[Value]) -> Result<(Vec<Value>, Linearized)>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let traced = trace_fn(f, primals, Mode::Forward)?;
+    let all = with_captured(primals, &traced);
+    let outs = crate::trace::eval_jaxpr(&traced.jaxpr, &all)?;
+    Ok((
+        outs,
+        Linearized {
+            jaxpr: traced.jaxpr,
+            primals: all,
+            n_args: primals.len(),
+        },
+    ))
 }
 
 /// The pullback of a function at a point, from [`vjp`].
@@ -242,7 +364,7 @@ pub fn vjp<F>(f: F, primals: &[Value]) -> Result<(Vec<Value>, Pullback)>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
-    let traced = trace_fn(f, primals)?;
+    let traced = trace_fn(f, primals, Mode::Reverse)?;
     let all = with_captured(primals, &traced);
     let outs = crate::trace::eval_jaxpr(&traced.jaxpr, &all)?;
     Ok((
@@ -285,7 +407,7 @@ where
         }
     }
     let first_map = crate::report::maps_recorded();
-    let traced = trace_fn(f, args)?;
+    let traced = trace_fn(f, args, Mode::Reverse)?;
     let out_avals = traced.jaxpr.out_avals();
     let Some(loss) = out_avals.first() else {
         bail!(TypeError, "grad: the function returned no outputs");

@@ -46,7 +46,7 @@ fn python_scalar(ty: &str) -> crate::trace::Conversion {
     ))
 }
 
-fn to_float(o: &Obj) -> Result<f64> {
+pub fn to_float(o: &Obj) -> Result<f64> {
     match o {
         Obj::Str(s) => s.trim().parse::<f64>().map_err(|_| {
             err!(
