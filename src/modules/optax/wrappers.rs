@@ -16,7 +16,7 @@ use crate::{bail, err, ops as jops};
 use super::super::Builder;
 use super::alias::{Param, SIGNATURES};
 use super::base::{
-    call_init, call_update, field, is_callable, safe_increment, schedule_at, state, state_class,
+    call_init, call_update, field, is_callable, leaves_of, rebuild, safe_increment, schedule_at, state, state_class,
     transformation, tree_map, zero_count, zeros_tree,
 };
 
@@ -280,8 +280,55 @@ fn rem(a: &Value, b: &Value) -> Result<Value> {
     jops::binary(crate::array::BinaryOp::Rem, a, b)
 }
 
+/// All leaves of a pytree raveled and concatenated into one vector.
+fn ravel(interp: &mut Interp, tree: &Obj) -> Result<Value> {
+    let (leaves, _) = leaves_of(interp, tree)?;
+    let flat: Vec<Value> = leaves
+        .iter()
+        .map(|l| jops::reshape(l, &[l.shape().iter().product()]))
+        .collect::<Result<_>>()?;
+    jops::concatenate(&flat, 0)
+}
+
+/// The vector `flat` cut back into leaves shaped like those of `like`.
+fn unravel(interp: &mut Interp, like: &Obj, flat: &Value) -> Result<Obj> {
+    let (leaves, def) = leaves_of(interp, like)?;
+    let mut at = 0;
+    let mut out = vec![];
+    for l in &leaves {
+        let n: usize = l.shape().iter().product();
+        let part = jops::slice(flat, &[at], &[at + n], &[1])?;
+        out.push(jops::reshape(&part, &l.shape())?);
+        at += n;
+    }
+    rebuild(interp, &def, out)
+}
+
+/// `flatten(inner)`: the inner transformation applied to one vector of
+/// all the leaves.
+fn flatten(_: &mut Interp, a: Args) -> Result<Obj> {
+    let inner = a.req(Some(0), "inner", "flatten")?;
+    let inner2 = inner.clone();
+    Ok(transformation(
+        move |interp, p| {
+            let flat = Obj::Array(ravel(interp, p)?);
+            call_init(interp, &inner, &flat)
+        },
+        move |interp, u, st, p, extra| {
+            let p = match p {
+                Some(p) => Some(Obj::Array(ravel(interp, p)?)),
+                None => None,
+            };
+            let flat = Obj::Array(ravel(interp, u)?);
+            let (out, st) = call_update(interp, &inner2, &flat, st, p.as_ref(), extra)?;
+            Ok((unravel(interp, u, &to_value(&out)?)?, st))
+        },
+    ))
+}
+
 /// Registers the wrappers on the `optax` module.
 pub(super) fn register(b: &mut Builder) {
+    b.func("flatten", flatten);
     b.func("inject_hyperparams", inject_hyperparams);
     b.func("MultiSteps", multi_steps);
 }
