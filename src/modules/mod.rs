@@ -160,9 +160,12 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(interp)?,
-        _ if optax::submodule(name).is_some() => match optax::submodule(name) {
+        _ if name.starts_with("optax.") => match optax::submodule(name) {
             Some(m) => m,
-            None => bail!(NotImplementedError, "not supported by shardlab yet: import {name}"),
+            None => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: import {name}"
+            ),
         },
         _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
         "collections" => self::std::collections::module(),

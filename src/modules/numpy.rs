@@ -164,5 +164,7 @@ fn unpackbits(a: &crate::python::value::Args) -> crate::error::Result<Obj> {
     }
     let mut out_shape = shape.clone();
     out_shape[axis] = n * 8;
-    Ok(Obj::Array(Value::Concrete(crate::array::Array::from_i32(&out_shape, data)?)))
+    Ok(Obj::Array(Value::Concrete(crate::array::Array::from_i32(
+        &out_shape, data,
+    )?)))
 }

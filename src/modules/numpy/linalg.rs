@@ -102,7 +102,10 @@ fn tensordot_axes(a: &Args, xd: usize, yd: usize) -> Result<(Vec<usize>, Vec<usi
     }
     let parts = crate::python::ops::iterate(&axes)?;
     if parts.len() != 2 {
-        bail!(TypeError, "tensordot axes argument must be an int or a pair of sequences");
+        bail!(
+            TypeError,
+            "tensordot axes argument must be an int or a pair of sequences"
+        );
     }
     let side = |o: &Obj, nd: usize| -> Result<Vec<usize>> {
         let items = match o {
@@ -130,7 +133,12 @@ fn tensordot(a: &Args) -> Result<Obj> {
             "tensordot requires axes lists to have equal length, got {cx:?} and {cy:?}."
         );
     }
-    Ok(Obj::Array(jops::dot_general(&x, &y, (&cx, &cy), (&[], &[]))?))
+    Ok(Obj::Array(jops::dot_general(
+        &x,
+        &y,
+        (&cx, &cy),
+        (&[], &[]),
+    )?))
 }
 
 /// `linalg.norm`: the Frobenius / 2-norm over all axes or the given ones.

@@ -152,7 +152,11 @@ pub(super) fn transformation(
         let u = a.req(Some(0), "updates", "update_fn")?;
         let st = a.req(Some(1), "state", "update_fn")?;
         let p = a.opt(Some(2), "params");
-        let extra: Vec<(String, Obj)> = a.kw.iter().filter(|(k, _)| k != "params").cloned().collect();
+        let extra: Vec<(String, Obj)> =
+            a.kw.iter()
+                .filter(|(k, _)| k != "params")
+                .cloned()
+                .collect();
         let (u, s) = update(interp, &u, &st, p.as_ref(), &extra)?;
         Ok(Obj::tuple(vec![u, s]))
     });
@@ -305,7 +309,13 @@ pub(super) enum Rate {
 }
 
 impl Rate {
-    pub(super) fn arg(a: &Args, index: Option<usize>, name: &str, default: Option<f64>, func: &str) -> Result<Rate> {
+    pub(super) fn arg(
+        a: &Args,
+        index: Option<usize>,
+        name: &str,
+        default: Option<f64>,
+        func: &str,
+    ) -> Result<Rate> {
         match a.opt(index, name) {
             Some(o) if is_callable(&o) => Ok(Rate::Schedule(o)),
             _ => Ok(Rate::Fixed(Hyper::arg(a, index, name, default, func)?)),

@@ -78,7 +78,11 @@ fn softmax_cross_entropy_with_integer_labels(a: &Args) -> Result<Value> {
     let iota = Array::arange(0.0, n as f64, 1.0, DType::I32)?;
     let onehot = jops::equal(&jops::expand_dims(&labels, -1)?, &Value::Concrete(iota))?;
     let zeros = jops::zeros_like(&shifted);
-    let picked = jops::sum(&jops::select(&onehot, &shifted, &zeros)?, Some(&[-1]), false)?;
+    let picked = jops::sum(
+        &jops::select(&onehot, &shifted, &zeros)?,
+        Some(&[-1]),
+        false,
+    )?;
     let lse = jops::log(&jops::sum(&jops::exp(&shifted)?, Some(&[-1]), false)?)?;
     jops::sub(&lse, &picked)
 }
@@ -93,9 +97,15 @@ pub(super) fn register(b: &mut Builder) {
         let d = residual(a, "l2_loss")?;
         jops::mul(&c(0.5), &jops::integer_pow(&d, 2)?)
     });
-    loss(b, "squared_error", |a| jops::integer_pow(&residual(a, "squared_error")?, 2));
+    loss(b, "squared_error", |a| {
+        jops::integer_pow(&residual(a, "squared_error")?, 2)
+    });
     loss(b, "huber_loss", huber);
     loss(b, "sigmoid_binary_cross_entropy", sigmoid_bce);
     loss(b, "softmax_cross_entropy", softmax_cross_entropy);
-    loss(b, "softmax_cross_entropy_with_integer_labels", softmax_cross_entropy_with_integer_labels);
+    loss(
+        b,
+        "softmax_cross_entropy_with_integer_labels",
+        softmax_cross_entropy_with_integer_labels,
+    );
 }

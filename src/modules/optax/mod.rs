@@ -38,7 +38,13 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     losses::register(&mut b);
     let typing = super::import(interp, "typing")?;
     let any = crate::python::ops::getattr(interp, &typing, "Any")?;
-    for name in ["Params", "Updates", "OptState", "Schedule", "ScalarOrSchedule"] {
+    for name in [
+        "Params",
+        "Updates",
+        "OptState",
+        "Schedule",
+        "ScalarOrSchedule",
+    ] {
         b.attr(name, any.clone());
     }
     b.attr("tree", super::import(interp, "optax.tree")?);

@@ -16,7 +16,7 @@ use crate::trace::Value;
 use crate::{bail, ops as jops};
 
 use super::super::Builder;
-use super::base::{Hyper, schedule_at};
+use super::base::{schedule_at, Hyper};
 
 fn c(v: f64) -> Value {
     jops::scalar(v, DType::F32)
@@ -41,7 +41,13 @@ fn constant(value: Obj) -> Obj {
 }
 
 /// An integer argument.
-fn int_arg(a: &Args, index: Option<usize>, name: &str, default: Option<i64>, func: &str) -> Result<i64> {
+fn int_arg(
+    a: &Args,
+    index: Option<usize>,
+    name: &str,
+    default: Option<i64>,
+    func: &str,
+) -> Result<i64> {
     match a.opt(index, name) {
         Some(Obj::Int(i)) => Ok(i),
         Some(o) => match o.as_number() {
@@ -49,7 +55,10 @@ fn int_arg(a: &Args, index: Option<usize>, name: &str, default: Option<i64>, fun
             None => bail!(TypeError, "{func}: {name} must be an integer"),
         },
         None => default.ok_or_else(|| {
-            crate::err!(TypeError, "{func}() missing 1 required positional argument: '{name}'")
+            crate::err!(
+                TypeError,
+                "{func}() missing 1 required positional argument: '{name}'"
+            )
         }),
     }
 }
@@ -100,10 +109,16 @@ fn piecewise_constant(a: &Args) -> Result<Obj> {
     if let Some(Obj::Dict(d)) = a.opt(Some(1), "boundaries_and_scales") {
         for (k, v) in &d.borrow().items {
             let (Some(k), Some(v)) = (k.as_number(), v.as_number()) else {
-                bail!(NotImplementedError, "not supported by shardlab yet: optax.{f} with array boundaries");
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: optax.{f} with array boundaries"
+                );
             };
             if v < 0.0 {
-                bail!(ValueError, "`piecewise_constant_schedule` expects non-negative scale factors");
+                bail!(
+                    ValueError,
+                    "`piecewise_constant_schedule` expects non-negative scale factors"
+                );
             }
             bounds.push((k as i64, v));
         }
@@ -147,7 +162,11 @@ fn exponential_decay(a: &Args, first: usize, func: &str) -> Result<Obj> {
         }
         let decayed = jops::mul(&init.value(), &jops::pow(&rate.value(), &p)?)?;
         let started = jops::less_equal(&dec, &jops::scalar(0.0, dec.dtype()))?;
-        let v = jops::select(&started, &jops::broadcast_to(&init.value(), &decayed.shape())?, &decayed)?;
+        let v = jops::select(
+            &started,
+            &jops::broadcast_to(&init.value(), &decayed.shape())?,
+            &decayed,
+        )?;
         Ok(match &end {
             Some(e) if shrinking => jops::maximum(&v, &e.value())?,
             Some(e) => jops::minimum(&v, &e.value())?,
@@ -186,7 +205,11 @@ fn join(schedules: Vec<Obj>, boundaries: Vec<i64>) -> Obj {
             let next = schedule_at(interp, s, &jops::sub(count, &bv)?)?;
             let before = jops::less(count, &bv)?;
             let dtype = out.dtype().promote(next.dtype());
-            out = jops::select(&before, &jops::convert(&out, dtype)?, &jops::convert(&next, dtype)?)?;
+            out = jops::select(
+                &before,
+                &jops::convert(&out, dtype)?,
+                &jops::convert(&next, dtype)?,
+            )?;
         }
         Ok(out)
     })
@@ -211,11 +234,18 @@ fn warmup_cosine(a: &Args) -> Result<Obj> {
     let end = Hyper::arg(a, Some(4), "end_value", Some(0.0), f)?;
     let exponent = Hyper::arg(a, Some(5), "exponent", Some(1.0), f)?;
     let (Some(p), Some(e), Some(x)) = (peak.num(), end.num(), exponent.num()) else {
-        bail!(NotImplementedError, "not supported by shardlab yet: optax.{f} with array values");
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.{f} with array values"
+        );
     };
     let alpha = if p == 0.0 { 0.0 } else { e / p };
     let warm = polynomial(init, peak.clone(), Obj::Int(1), warmup.max(1), 0);
-    let warm = if warmup <= 0 { constant(Obj::Float(p)) } else { warm };
+    let warm = if warmup <= 0 {
+        constant(Obj::Float(p))
+    } else {
+        warm
+    };
     let cos = cosine_decay(peak, decay - warmup, alpha, x)?;
     Ok(join(vec![warm, cos], vec![warmup]))
 }
@@ -232,9 +262,16 @@ fn warmup_exponential(a: &Args) -> Result<Obj> {
     } else {
         polynomial(init, peak, Obj::Int(1), warmup, 0)
     };
-    let mut kw: Vec<(String, Obj)> = a.kw.iter().filter(|(k, _)| k != "init_value" && k != "peak_value" && k != "warmup_steps").cloned().collect();
+    let mut kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| k != "init_value" && k != "peak_value" && k != "warmup_steps")
+            .cloned()
+            .collect();
     kw.push(("init_value".into(), peak_obj));
-    let decay_args = Args { pos: a.pos.iter().skip(3).cloned().collect(), kw };
+    let decay_args = Args {
+        pos: a.pos.iter().skip(3).cloned().collect(),
+        kw,
+    };
     let decay = exponential_decay_kw(&decay_args)?;
     Ok(join(vec![warm, decay], vec![warmup]))
 }
@@ -242,8 +279,17 @@ fn warmup_exponential(a: &Args) -> Result<Obj> {
 /// `exponential_decay` with `init_value` by keyword and the other
 /// parameters from `transition_steps` on.
 fn exponential_decay_kw(a: &Args) -> Result<Obj> {
-    let mut named = Args { pos: vec![], kw: a.kw.clone() };
-    let names = ["transition_steps", "decay_rate", "transition_begin", "staircase", "end_value"];
+    let mut named = Args {
+        pos: vec![],
+        kw: a.kw.clone(),
+    };
+    let names = [
+        "transition_steps",
+        "decay_rate",
+        "transition_begin",
+        "staircase",
+        "end_value",
+    ];
     for (n, v) in names.iter().zip(&a.pos) {
         named.kw.push((n.to_string(), v.clone()));
     }
@@ -253,21 +299,35 @@ fn exponential_decay_kw(a: &Args) -> Result<Obj> {
 /// Registers the schedules on `b` (the `optax` module or
 /// `optax.schedules`).
 pub(super) fn register(b: &mut Builder) {
-    b.func("constant_schedule", |_, a| Ok(constant(a.req(Some(0), "value", "constant_schedule")?)));
-    b.func("polynomial_schedule", |_, a| polynomial_args(&a, None, "polynomial_schedule"));
-    b.func("linear_schedule", |_, a| polynomial_args(&a, Some(Obj::Int(1)), "linear_schedule"));
+    b.func("constant_schedule", |_, a| {
+        Ok(constant(a.req(Some(0), "value", "constant_schedule")?))
+    });
+    b.func("polynomial_schedule", |_, a| {
+        polynomial_args(&a, None, "polynomial_schedule")
+    });
+    b.func("linear_schedule", |_, a| {
+        polynomial_args(&a, Some(Obj::Int(1)), "linear_schedule")
+    });
     b.func("piecewise_constant_schedule", |_, a| piecewise_constant(&a));
-    b.func("exponential_decay", |_, a| exponential_decay(&a, 0, "exponential_decay"));
+    b.func("exponential_decay", |_, a| {
+        exponential_decay(&a, 0, "exponential_decay")
+    });
     b.func("cosine_decay_schedule", |_, a| {
         let f = "cosine_decay_schedule";
         let init = Hyper::arg(&a, Some(0), "init_value", None, f)?;
         let steps = int_arg(&a, Some(1), "decay_steps", None, f)?;
-        let alpha = Hyper::arg(&a, Some(2), "alpha", Some(0.0), f)?.num().unwrap_or(0.0);
-        let exponent = Hyper::arg(&a, Some(3), "exponent", Some(1.0), f)?.num().unwrap_or(1.0);
+        let alpha = Hyper::arg(&a, Some(2), "alpha", Some(0.0), f)?
+            .num()
+            .unwrap_or(0.0);
+        let exponent = Hyper::arg(&a, Some(3), "exponent", Some(1.0), f)?
+            .num()
+            .unwrap_or(1.0);
         cosine_decay(init, steps, alpha, exponent)
     });
     b.func("warmup_cosine_decay_schedule", |_, a| warmup_cosine(&a));
-    b.func("warmup_exponential_decay_schedule", |_, a| warmup_exponential(&a));
+    b.func("warmup_exponential_decay_schedule", |_, a| {
+        warmup_exponential(&a)
+    });
     b.func("join_schedules", |_, a| {
         let s = crate::python::ops::iterate(&a.req(Some(0), "schedules", "join_schedules")?)?;
         let bounds = ints(&a.req(Some(1), "boundaries", "join_schedules")?)?;

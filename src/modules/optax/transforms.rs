@@ -125,7 +125,13 @@ pub(super) struct AdamHyper {
 
 impl AdamHyper {
     /// From `b1, b2, eps, eps_root` at positions `first..` and `nesterov`.
-    pub(super) fn parse(a: &Args, first: usize, eps: f64, eps_root: f64, func: &str) -> Result<AdamHyper> {
+    pub(super) fn parse(
+        a: &Args,
+        first: usize,
+        eps: f64,
+        eps_root: f64,
+        func: &str,
+    ) -> Result<AdamHyper> {
         Ok(AdamHyper {
             b1: Hyper::arg(a, Some(first), "b1", Some(0.9), func)?,
             b2: Hyper::arg(a, Some(first + 1), "b2", Some(0.999), func)?,
@@ -164,8 +170,12 @@ pub(super) fn scale_by_adam(h: AdamHyper) -> Obj {
     transformation(
         |interp, p| moments_state("ScaleByAdamState", interp, p),
         move |interp, u, st, _, _| {
-            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| moment(x[0], x[1], &h.b1, 1))?;
-            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| moment(x[0], x[1], &h.b2, 2))?;
+            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
+                moment(x[0], x[1], &h.b1, 1)
+            })?;
+            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
+                moment(x[0], x[1], &h.b2, 2)
+            })?;
             let count = safe_increment(&to_value(&field(st, "count")?)?)?;
             let out = tree_map(interp, &[&mu, &nu, u], |x| {
                 let m = mu_hat(&h, x[0], x[2], &count)?;
@@ -188,7 +198,9 @@ pub(super) fn scale_by_belief(h: AdamHyper) -> Obj {
     transformation(
         |interp, p| moments_state("ScaleByBeliefState", interp, p),
         move |interp, u, st, _, _| {
-            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| moment(x[0], x[1], &h.b1, 1))?;
+            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
+                moment(x[0], x[1], &h.b1, 1)
+            })?;
             let nu = tree_map(interp, &[u, &mu, &field(st, "nu")?], |x| {
                 let err = jops::sub(x[0], x[1])?;
                 jops::add(&moment(&err, x[2], &h.b2, 2)?, &h.eps_root.value())
@@ -212,9 +224,16 @@ pub(super) fn scale_by_belief(h: AdamHyper) -> Obj {
 /// root of the moving average of `g**2`.
 pub(super) fn scale_by_rms(decay: Hyper, eps: Hyper, initial: f64, eps_in_sqrt: bool) -> Obj {
     transformation(
-        move |interp, p| Ok(state("ScaleByRmsState", vec![("nu", full_tree(interp, p, initial)?)])),
+        move |interp, p| {
+            Ok(state(
+                "ScaleByRmsState",
+                vec![("nu", full_tree(interp, p, initial)?)],
+            ))
+        },
         move |interp, u, st, _, _| {
-            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| moment(x[0], x[1], &decay, 2))?;
+            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
+                moment(x[0], x[1], &decay, 2)
+            })?;
             let out = tree_map(interp, &[&nu, u], |x| {
                 let s = if eps_in_sqrt {
                     jops::unary(
@@ -244,7 +263,10 @@ pub(super) fn scale_by_rss(initial: f64, eps: Hyper) -> Obj {
                 jops::add(&jops::integer_pow(x[0], 2)?, x[1])
             })?;
             let out = tree_map(interp, &[&sos, u], |x| {
-                let r = jops::unary(crate::array::UnaryOp::Rsqrt, &jops::add(x[0], &eps.value())?)?;
+                let r = jops::unary(
+                    crate::array::UnaryOp::Rsqrt,
+                    &jops::add(x[0], &eps.value())?,
+                )?;
                 let pos = jops::greater(x[0], &c(0.0))?;
                 let inv = jops::select(&pos, &r, &jops::zeros_like(&r))?;
                 jops::mul(&inv, x[1])
@@ -260,7 +282,10 @@ pub(super) fn scale_by_lion(b1: Hyper, b2: Hyper) -> Obj {
     transformation(
         |interp, p| {
             let mu = zeros_tree(interp, p)?;
-            Ok(state("ScaleByLionState", vec![("count", zero_count()), ("mu", mu)]))
+            Ok(state(
+                "ScaleByLionState",
+                vec![("count", zero_count()), ("mu", mu)],
+            ))
         },
         move |interp, u, st, _, _| {
             let mu0 = field(st, "mu")?;
@@ -270,7 +295,10 @@ pub(super) fn scale_by_lion(b1: Hyper, b2: Hyper) -> Obj {
             })?;
             let mu = tree_map(interp, &[u, &mu0], |x| moment(x[0], x[1], &b2, 1))?;
             let count = safe_increment(&to_value(&field(st, "count")?)?)?;
-            let st = state("ScaleByLionState", vec![("count", Obj::Array(count)), ("mu", mu)]);
+            let st = state(
+                "ScaleByLionState",
+                vec![("count", Obj::Array(count)), ("mu", mu)],
+            );
             Ok((out, st))
         },
     )
@@ -307,7 +335,10 @@ pub(super) fn chain(txs: Vec<Obj>) -> Obj {
     let txs2 = txs.clone();
     transformation(
         move |interp, p| {
-            let states = txs.iter().map(|t| call_init(interp, t, p)).collect::<Result<_>>()?;
+            let states = txs
+                .iter()
+                .map(|t| call_init(interp, t, p))
+                .collect::<Result<_>>()?;
             Ok(Obj::tuple(states))
         },
         move |interp, u, st, p, extra| {
@@ -356,9 +387,15 @@ fn zero_nans() -> Obj {
 
 /// Registers the transformations on the `optax` module.
 pub(super) fn register(b: &mut Builder) {
-    b.func("scale", |_, a| Ok(scale(Hyper::arg(&a, Some(0), "step_size", None, "scale")?)));
+    b.func("scale", |_, a| {
+        Ok(scale(Hyper::arg(&a, Some(0), "step_size", None, "scale")?))
+    });
     b.func("scale_by_schedule", |_, a| {
-        Ok(scale_by_schedule(a.req(Some(0), "step_size_fn", "scale_by_schedule")?))
+        Ok(scale_by_schedule(a.req(
+            Some(0),
+            "step_size_fn",
+            "scale_by_schedule",
+        )?))
     });
     b.func("scale_by_learning_rate", |_, a| {
         let lr = Rate::arg(&a, Some(0), "learning_rate", None, "scale_by_learning_rate")?;
@@ -369,14 +406,32 @@ pub(super) fn register(b: &mut Builder) {
         Ok(trace(decay, flag(&a, Some(1), "nesterov", false)?))
     });
     b.func("add_decayed_weights", |_, a| {
-        let wd = Hyper::arg(&a, Some(0), "weight_decay", Some(0.0), "add_decayed_weights")?;
+        let wd = Hyper::arg(
+            &a,
+            Some(0),
+            "weight_decay",
+            Some(0.0),
+            "add_decayed_weights",
+        )?;
         Ok(add_decayed_weights(wd))
     });
     b.func("scale_by_adam", |_, a| {
-        Ok(scale_by_adam(AdamHyper::parse(&a, 0, 1e-8, 0.0, "scale_by_adam")?))
+        Ok(scale_by_adam(AdamHyper::parse(
+            &a,
+            0,
+            1e-8,
+            0.0,
+            "scale_by_adam",
+        )?))
     });
     b.func("scale_by_belief", |_, a| {
-        Ok(scale_by_belief(AdamHyper::parse(&a, 0, 1e-16, 1e-16, "scale_by_belief")?))
+        Ok(scale_by_belief(AdamHyper::parse(
+            &a,
+            0,
+            1e-16,
+            1e-16,
+            "scale_by_belief",
+        )?))
     });
     b.func("scale_by_rms", |_, a| {
         let f = "scale_by_rms";
@@ -384,26 +439,59 @@ pub(super) fn register(b: &mut Builder) {
         let eps = Hyper::arg(&a, Some(1), "eps", Some(1e-8), f)?;
         let init = Hyper::arg(&a, Some(2), "initial_scale", Some(0.0), f)?;
         if flag(&a, Some(4), "bias_correction", false)? {
-            bail!(NotImplementedError, "not supported by shardlab yet: optax.scale_by_rms with bias_correction=True");
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: optax.scale_by_rms with bias_correction=True"
+            );
         }
-        Ok(scale_by_rms(decay, eps, init.num().unwrap_or(0.0), flag(&a, Some(3), "eps_in_sqrt", true)?))
+        Ok(scale_by_rms(
+            decay,
+            eps,
+            init.num().unwrap_or(0.0),
+            flag(&a, Some(3), "eps_in_sqrt", true)?,
+        ))
     });
     b.func("scale_by_rss", |_, a| {
-        let init = Hyper::arg(&a, Some(0), "initial_accumulator_value", Some(0.1), "scale_by_rss")?;
+        let init = Hyper::arg(
+            &a,
+            Some(0),
+            "initial_accumulator_value",
+            Some(0.1),
+            "scale_by_rss",
+        )?;
         let eps = Hyper::arg(&a, Some(1), "eps", Some(1e-7), "scale_by_rss")?;
         Ok(scale_by_rss(init.num().unwrap_or(0.1), eps))
     });
     b.func("scale_by_lion", |_, a| {
         let b1 = Hyper::arg(&a, Some(0), "b1", Some(0.9), "scale_by_lion")?;
-        Ok(scale_by_lion(b1, Hyper::arg(&a, Some(1), "b2", Some(0.99), "scale_by_lion")?))
+        Ok(scale_by_lion(
+            b1,
+            Hyper::arg(&a, Some(1), "b2", Some(0.99), "scale_by_lion")?,
+        ))
     });
-    b.func("clip", |_, a| Ok(clip(Hyper::arg(&a, Some(0), "max_delta", None, "clip")?)));
+    register_misc(b);
+}
+
+/// Registers clipping, the trivial transformations, `chain`,
+/// `apply_updates` and the constructors of transformation objects.
+fn register_misc(b: &mut Builder) {
+    b.func("clip", |_, a| {
+        Ok(clip(Hyper::arg(&a, Some(0), "max_delta", None, "clip")?))
+    });
     b.func("clip_by_global_norm", |_, a| {
-        Ok(clip_by_global_norm(Hyper::arg(&a, Some(0), "max_norm", None, "clip_by_global_norm")?))
+        Ok(clip_by_global_norm(Hyper::arg(
+            &a,
+            Some(0),
+            "max_norm",
+            None,
+            "clip_by_global_norm",
+        )?))
     });
     b.func("identity", |_, _| Ok(stateless(|_, u, _| Ok(u.clone()))));
     b.func("set_to_zero", |_, _| {
-        Ok(stateless(|interp, u, _| tree_map(interp, &[u], |x| Ok(jops::zeros_like(x[0])))))
+        Ok(stateless(|interp, u, _| {
+            tree_map(interp, &[u], |x| Ok(jops::zeros_like(x[0])))
+        }))
     });
     b.func("zero_nans", |_, _| Ok(zero_nans()));
     b.func("chain", |_, a| Ok(chain(a.pos.clone())));

@@ -29,7 +29,12 @@ fn total(vals: Vec<Value>) -> Result<Value> {
     Ok(out.unwrap_or_else(|| jops::scalar(0.0, crate::array::DType::I32)))
 }
 
-fn binary(interp: &mut Interp, a: &Args, func: &str, f: fn(&Value, &Value) -> Result<Value>) -> Result<Obj> {
+fn binary(
+    interp: &mut Interp,
+    a: &Args,
+    func: &str,
+    f: fn(&Value, &Value) -> Result<Value>,
+) -> Result<Obj> {
     let x = tree(a, 0, "tree_x", func)?;
     let y = tree(a, 1, "tree_y", func)?;
     tree_map(interp, &[&x, &y], |l| f(l[0], l[1]))
@@ -71,18 +76,28 @@ fn vdot(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 fn sum(interp: &mut Interp, a: Args) -> Result<Obj> {
     let (x, _) = leaves_of(interp, &tree(&a, 0, "tree", "sum")?)?;
-    let sums = x.iter().map(|x| jops::sum(x, None, false)).collect::<Result<_>>()?;
+    let sums = x
+        .iter()
+        .map(|x| jops::sum(x, None, false))
+        .collect::<Result<_>>()?;
     Ok(Obj::Array(total(sums)?))
 }
 
 fn norm(interp: &mut Interp, a: Args) -> Result<Obj> {
     if a.opt(Some(1), "ord").is_some() {
-        bail!(NotImplementedError, "not supported by shardlab yet: optax.tree.norm with ord");
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.tree.norm with ord"
+        );
     }
     let (x, _) = leaves_of(interp, &tree(&a, 0, "tree", "norm")?)?;
     let n = global_norm(&x)?;
     let squared = super::base::flag(&a, Some(2), "squared", false)?;
-    Ok(Obj::Array(if squared { jops::integer_pow(&n, 2)? } else { n }))
+    Ok(Obj::Array(if squared {
+        jops::integer_pow(&n, 2)?
+    } else {
+        n
+    }))
 }
 
 fn like(interp: &mut Interp, a: &Args, v: Option<f64>, func: &str) -> Result<Obj> {
@@ -131,7 +146,10 @@ fn find_all(o: &Obj, key: &str, out: &mut Vec<Obj>) -> Result<()> {
 
 fn get(_: &mut Interp, a: Args) -> Result<Obj> {
     if a.opt(Some(3), "filtering").is_some() {
-        bail!(NotImplementedError, "not supported by shardlab yet: optax.tree.get with filtering");
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.tree.get with filtering"
+        );
     }
     let t = tree(&a, 0, "tree", "get")?;
     let key = crate::python::format::str_of(&tree(&a, 1, "key", "get")?);
@@ -155,7 +173,9 @@ fn functions(b: &mut Builder, prefix: &str) {
     b.func(&n("vdot"), vdot);
     b.func(&n("sum"), sum);
     b.func(&n("norm"), norm);
-    b.func(&n("zeros_like"), |i, a| like(i, &a, Some(0.0), "zeros_like"));
+    b.func(&n("zeros_like"), |i, a| {
+        like(i, &a, Some(0.0), "zeros_like")
+    });
     b.func(&n("ones_like"), |i, a| like(i, &a, Some(1.0), "ones_like"));
     b.func(&n("full_like"), |i, a| like(i, &a, None, "full_like"));
     b.func(&n("get"), get);

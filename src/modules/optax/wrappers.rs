@@ -16,8 +16,8 @@ use crate::{bail, err, ops as jops};
 use super::super::Builder;
 use super::alias::{Param, SIGNATURES};
 use super::base::{
-    call_init, call_update, field, is_callable, leaves_of, rebuild, safe_increment, schedule_at, state, state_class,
-    transformation, tree_map, zero_count, zeros_tree,
+    call_init, call_update, field, is_callable, leaves_of, rebuild, safe_increment, schedule_at,
+    state, state_class, transformation, tree_map, zero_count, zeros_tree,
 };
 
 /// The hyperparameters of one `inject_hyperparams` call, sorted as optax
@@ -131,17 +131,33 @@ fn injected(factory: Obj, h: Hyperparams) -> Obj {
     let (f1, h1) = (factory.clone(), h.clone());
     transformation(
         move |interp, p| {
-            let numeric = h1.numeric.iter().map(|(k, v)| Ok((k.clone(), as_array(v)?))).collect::<Result<_>>()?;
-            let zeros: Vec<Value> = h1.scheduled.iter().map(|_| jops::scalar(0.0, DType::I32)).collect();
+            let numeric = h1
+                .numeric
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), as_array(v)?)))
+                .collect::<Result<_>>()?;
+            let zeros: Vec<Value> = h1
+                .scheduled
+                .iter()
+                .map(|_| jops::scalar(0.0, DType::I32))
+                .collect();
             let hp = values(interp, &h1, numeric, &zeros)?;
             let tx = inner(interp, &f1, &h1, &hp)?;
             let inner_state = call_init(interp, &tx, p)?;
-            let sched = h1.scheduled.iter().map(|(k, _)| (k.clone(), schedule_state(zeros[0].clone()))).collect();
+            let sched = h1
+                .scheduled
+                .iter()
+                .map(|(k, _)| (k.clone(), schedule_state(zeros[0].clone())))
+                .collect();
             Ok(inject_state(zero_count(), hp, sched, inner_state))
         },
         move |interp, u, st, p, extra| {
             let old = field(st, "hyperparams")?;
-            let numeric = h.numeric.iter().map(|(k, _)| Ok((k.clone(), dict_get(&old, k)?))).collect::<Result<_>>()?;
+            let numeric = h
+                .numeric
+                .iter()
+                .map(|(k, _)| Ok((k.clone(), dict_get(&old, k)?)))
+                .collect::<Result<_>>()?;
             let states = field(st, "hyperparams_states")?;
             let counts: Vec<Value> = h
                 .scheduled
@@ -150,7 +166,8 @@ fn injected(factory: Obj, h: Hyperparams) -> Obj {
                 .collect::<Result<_>>()?;
             let hp = values(interp, &h, numeric, &counts)?;
             let tx = inner(interp, &factory, &h, &hp)?;
-            let (u, inner_state) = call_update(interp, &tx, u, &field(st, "inner_state")?, p, extra)?;
+            let (u, inner_state) =
+                call_update(interp, &tx, u, &field(st, "inner_state")?, p, extra)?;
             let sched = h
                 .scheduled
                 .iter()
@@ -177,12 +194,18 @@ fn inject_hyperparams(_: &mut Interp, a: Args) -> Result<Obj> {
         ),
     };
     let Some((_, sig)) = SIGNATURES.iter().find(|(n, _)| *n == name) else {
-        bail!(NotImplementedError, "not supported by shardlab yet: optax.inject_hyperparams({name})");
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.inject_hyperparams({name})"
+        );
     };
-    Ok(Obj::native(format!("optax.inject_hyperparams({name})"), move |_, a| {
-        let h = bind(&name, sig, &a)?;
-        Ok(injected(factory.clone(), h))
-    }))
+    Ok(Obj::native(
+        format!("optax.inject_hyperparams({name})"),
+        move |_, a| {
+            let h = bind(&name, sig, &a)?;
+            Ok(injected(factory.clone(), h))
+        },
+    ))
 }
 
 /// `MultiSteps(opt, every_k_schedule)`: gradients averaged (or summed)
@@ -193,7 +216,9 @@ fn multi_steps(_: &mut Interp, a: Args) -> Result<Obj> {
     let opt = a.req(Some(0), "opt", f)?;
     let k = a.req(Some(1), "every_k_schedule", f)?;
     let mean = super::base::flag(&a, Some(2), "use_grad_mean", true)?;
-    if a.opt(Some(3), "should_skip_update_fn").is_some() || a.opt(Some(4), "accumulator_dtype").is_some() {
+    if a.opt(Some(3), "should_skip_update_fn").is_some()
+        || a.opt(Some(4), "accumulator_dtype").is_some()
+    {
         bail!(NotImplementedError, "not supported by shardlab yet: optax.MultiSteps with should_skip_update_fn or accumulator_dtype");
     }
     let opt2 = opt.clone();
@@ -209,7 +234,10 @@ fn multi_steps(_: &mut Interp, a: Args) -> Result<Obj> {
     let attrs = i.attrs.borrow().clone();
     let gt = tx.clone();
     let mut attrs = attrs;
-    attrs.push(("gradient_transformation".into(), Obj::native("gradient_transformation", move |_, _| Ok(gt.clone()))));
+    attrs.push((
+        "gradient_transformation".into(),
+        Obj::native("gradient_transformation", move |_, _| Ok(gt.clone())),
+    ));
     Ok(Obj::Instance(Rc::new(Instance {
         class: state_class("MultiSteps", &[]),
         attrs: RefCell::new(attrs),
@@ -268,9 +296,14 @@ fn multi_update(
     })?;
     let keep = jops::sub(&jops::scalar(1.0, DType::I32), &emit_i)?;
     let acc = tree_map(interp, &[&acc], |x| {
-        jops::convert(&jops::mul(&jops::convert(&keep, x[0].dtype())?, x[0])?, DType::F32)
+        jops::convert(
+            &jops::mul(&jops::convert(&keep, x[0].dtype())?, x[0])?,
+            DType::F32,
+        )
     })?;
-    let out = tree_map(interp, &[&out], |x| jops::mul(&jops::convert(&emit, x[0].dtype())?, x[0]))?;
+    let out = tree_map(interp, &[&out], |x| {
+        jops::mul(&jops::convert(&emit, x[0].dtype())?, x[0])
+    })?;
     let st = multi_state(Obj::Array(mini_next), Obj::Array(step_next), inner, acc);
     Ok((out, st))
 }
