@@ -11,11 +11,13 @@
 //! - [`base`]: states, transformation objects, hyperparameters, leaf maps.
 //! - [`transforms`]: the transformations and `chain`.
 //! - [`alias`]: the optimizers (`sgd`, `adam`, ...).
-//! - [`wrappers`]: `inject_hyperparams` and `MultiSteps`.
+//! - [`wrappers`]: `inject_hyperparams`, `MultiSteps` and `flatten`.
+//! - [`lbfgs`]: `scale_by_lbfgs` and the backtracking line search.
 //! - [`schedules`], [`losses`], [`tree`].
 
 mod alias;
 mod base;
+mod lbfgs;
 mod losses;
 mod schedules;
 mod transforms;
@@ -34,6 +36,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     alias::register(&mut b);
     transforms::register(&mut b);
     wrappers::register(&mut b);
+    lbfgs::register(&mut b);
     schedules::register(&mut b);
     losses::register(&mut b);
     let typing = super::import(interp, "typing")?;

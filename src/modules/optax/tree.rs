@@ -114,7 +114,7 @@ fn like(interp: &mut Interp, a: &Args, v: Option<f64>, func: &str) -> Result<Obj
 
 /// Every value stored under `key` (a state field or a dict key) anywhere
 /// in `o`.
-fn find_all(o: &Obj, key: &str, out: &mut Vec<Obj>) -> Result<()> {
+pub(super) fn find_all(o: &Obj, key: &str, out: &mut Vec<Obj>) -> Result<()> {
     match o {
         Obj::Instance(i) => {
             let names: Vec<String> = i.attrs.borrow().iter().map(|(k, _)| k.clone()).collect();
