@@ -11,7 +11,8 @@
 //! - [`base`]: states, transformation objects, hyperparameters, leaf maps.
 //! - [`transforms`]: the transformations and `chain`.
 //! - [`alias`]: the optimizers (`sgd`, `adam`, ...).
-//! - [`wrappers`]: `inject_hyperparams`, `MultiSteps` and `flatten`.
+//! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
+//!   and `partition`.
 //! - [`lbfgs`]: `scale_by_lbfgs` and the backtracking line search.
 //! - [`schedules`], [`losses`], [`tree`].
 
@@ -36,6 +37,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     alias::register(&mut b);
     transforms::register(&mut b);
     wrappers::register(&mut b);
+    wrappers::register_masking(&mut b);
     lbfgs::register(&mut b);
     schedules::register(&mut b);
     losses::register(&mut b);
