@@ -23,6 +23,8 @@ opts = {
     "rmsprop": optax.rmsprop(0.02, momentum=0.5),
     "adagrad": optax.adagrad(0.1),
     "adabelief": optax.adabelief(0.05),
+    "lamb": optax.lamb(0.05, weight_decay=0.01),
+    "trust": optax.chain(optax.scale_by_trust_ratio(min_norm=0.5), optax.sgd(0.1)),
     "chain": optax.chain(optax.clip_by_global_norm(1.0), optax.scale_by_adam(), optax.scale_by_schedule(optax.exponential_decay(0.1, 2, 0.9)), optax.scale(-1.0)),
     "clip": optax.chain(optax.clip(0.3), optax.sgd(0.1, momentum=0.9, nesterov=True)),
     "rms": optax.chain(optax.scale_by_rms(), optax.scale_by_learning_rate(0.01)),

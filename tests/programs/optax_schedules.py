@@ -12,6 +12,7 @@ scheds = {
     "cosine": optax.cosine_decay_schedule(0.4, decay_steps=9, alpha=0.1),
     "warm_cos": optax.warmup_cosine_decay_schedule(0.0, 1.0, warmup_steps=3, decay_steps=10, end_value=0.05),
     "warm_exp": optax.warmup_exponential_decay_schedule(0.01, 0.5, 2, 3, 0.8),
+    "onecycle": optax.cosine_onecycle_schedule(10, 0.8, pct_start=0.25),
     "joined": optax.join_schedules([optax.constant_schedule(1.0), optax.linear_schedule(0.5, 0.0, 4)], [5]),
 }
 table = {}

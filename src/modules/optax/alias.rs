@@ -12,7 +12,7 @@ use super::super::Builder;
 use super::base::{flag, Hyper, Rate};
 use super::transforms::{
     add_decayed_weights, chain, scale_by_adam, scale_by_belief, scale_by_learning_rate,
-    scale_by_lion, scale_by_rms, scale_by_rss, trace, AdamHyper,
+    scale_by_lion, scale_by_rms, scale_by_rss, scale_by_trust_ratio, trace, AdamHyper,
 };
 
 /// A parameter's default: a number, `None`, a flag.
@@ -230,4 +230,16 @@ pub(super) fn register(b: &mut Builder) {
         ]))
     });
     b.func("rmsprop", |_, a| rmsprop(&a));
+    b.func("lamb", |_, a| {
+        let f = "lamb";
+        refuse(&a, Some(6), "mask", f)?;
+        let h = AdamHyper::parse(&a, 1, 1e-6, 0.0, f)?;
+        let wd = Hyper::arg(&a, Some(5), "weight_decay", Some(0.0), f)?;
+        Ok(chain(vec![
+            scale_by_adam(h),
+            add_decayed_weights(wd),
+            scale_by_trust_ratio(0.0, Hyper::Num(1.0), Hyper::Num(0.0)),
+            lr(&a, f)?,
+        ]))
+    });
 }

@@ -296,6 +296,71 @@ fn exponential_decay_kw(a: &Args) -> Result<Obj> {
     exponential_decay(&named, 0, "warmup_exponential_decay_schedule")
 }
 
+/// `cosine_onecycle_schedule`: up from `peak / div_factor` to the peak
+/// over the first `pct_start` of the steps, then down to
+/// `peak / (div_factor * final_div_factor)`, both along half cosines.
+fn cosine_onecycle(a: &Args) -> Result<Obj> {
+    let f = "cosine_onecycle_schedule";
+    let steps = int_arg(a, Some(0), "transition_steps", None, f)?;
+    let num = |i, n, d| Hyper::arg(a, Some(i), n, d, f).map(|h| h.num());
+    let (Some(peak), Some(pct), Some(div), Some(fin)) = (
+        num(1, "peak_value", None)?,
+        num(2, "pct_start", Some(0.3))?,
+        num(3, "div_factor", Some(25.0))?,
+        num(4, "final_div_factor", Some(1e4))?,
+    ) else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.{f} with array values"
+        );
+    };
+    if steps <= 0 {
+        bail!(
+            ValueError,
+            "A linear onecycle schedule was set with a non-positive `transition_steps`"
+        );
+    }
+    let mut bounds = vec![
+        (0, peak / div),
+        ((pct * steps as f64) as i64, div),
+        (steps, 1.0 / (div * fin)),
+    ];
+    bounds.sort_by_key(|b| b.0);
+    // The values are the running products of the scales, in float32.
+    let mut values = vec![];
+    let mut v = c(bounds[0].1);
+    for (i, (_, s)) in bounds.iter().enumerate() {
+        if i > 0 {
+            v = jops::mul(&v, &c(*s))?;
+        }
+        values.push(v.clone());
+    }
+    let ends: Vec<i64> = bounds.iter().map(|b| b.0).collect();
+    Ok(schedule(move |_, count| {
+        let cf = f32(count)?;
+        let mut total = c(0.0);
+        for i in 0..ends.len() - 1 {
+            let (lo, hi) = (ends[i] as f64, ends[i + 1] as f64);
+            let inside = jops::binary(
+                crate::array::BinaryOp::And,
+                &jops::less_equal(&c(lo), &cf)?,
+                &jops::less(&cf, &c(hi))?,
+            )?;
+            let pct = jops::div(&jops::sub(&cf, &c(lo))?, &c((hi - lo).max(1.0)))?;
+            let wave = jops::add(
+                &jops::cos(&jops::mul(&c(std::f64::consts::PI), &pct)?)?,
+                &c(1.0),
+            )?;
+            let half = jops::div(&jops::sub(&values[i], &values[i + 1])?, &c(2.0))?;
+            let val = jops::add(&values[i + 1], &jops::mul(&half, &wave)?)?;
+            total = jops::add(&total, &jops::mul(&f32(&inside)?, &val)?)?;
+        }
+        let last = ends[ends.len() - 1] as f64;
+        let after = f32(&jops::less_equal(&c(last), &cf)?)?;
+        jops::add(&total, &jops::mul(&after, &values[values.len() - 1])?)
+    }))
+}
+
 /// Registers the schedules on `b` (the `optax` module or
 /// `optax.schedules`).
 pub(super) fn register(b: &mut Builder) {
@@ -328,6 +393,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("warmup_exponential_decay_schedule", |_, a| {
         warmup_exponential(&a)
     });
+    b.func("cosine_onecycle_schedule", |_, a| cosine_onecycle(&a));
     b.func("join_schedules", |_, a| {
         let s = crate::python::ops::iterate(&a.req(Some(0), "schedules", "join_schedules")?)?;
         let bounds = ints(&a.req(Some(1), "boundaries", "join_schedules")?)?;

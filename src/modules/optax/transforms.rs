@@ -304,6 +304,41 @@ pub(super) fn scale_by_lion(b1: Hyper, b2: Hyper) -> Obj {
     )
 }
 
+/// `sqrt(sum(x * x))`, or `min_norm` when that is not larger (optax's
+/// `safe_norm`, whose gradient stays finite at zero).
+fn safe_norm(x: &Value, min_norm: f64) -> Result<Value> {
+    let norm = |x: &Value| jops::sqrt(&jops::sum(&jops::mul(x, x)?, None, false)?);
+    let n = norm(x)?;
+    let small = jops::less_equal(&n, &c(min_norm))?;
+    let ones = jops::broadcast_to(&jops::scalar(1.0, x.dtype()), &x.shape())?;
+    let safe_x = jops::select(&jops::broadcast_to(&small, &x.shape())?, &ones, x)?;
+    jops::select(&small, &c(min_norm), &norm(&safe_x)?)
+}
+
+/// `scale_by_trust_ratio(min_norm, trust_coefficient, eps)`: each leaf
+/// scaled by `|param| / |update|` (LAMB's layer-wise trust ratio).
+pub(super) fn scale_by_trust_ratio(min_norm: f64, coef: Hyper, eps: Hyper) -> Obj {
+    stateless(move |interp, u, p| {
+        let Some(p) = p else {
+            bail!(
+                ValueError,
+                "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`."
+            );
+        };
+        tree_map(interp, &[u, p], |x| {
+            let pn = safe_norm(x[1], min_norm)?;
+            let un = safe_norm(x[0], min_norm)?;
+            let ratio = jops::div(&hmul(&coef, &pn)?, &jops::add(&un, &eps.value())?)?;
+            let zero = jops::binary(
+                crate::array::BinaryOp::Or,
+                &jops::equal(&pn, &c(0.0))?,
+                &jops::equal(&un, &c(0.0))?,
+            )?;
+            jops::mul(x[0], &jops::select(&zero, &c(1.0), &ratio)?)
+        })
+    })
+}
+
 /// `clip(max_delta)`: each element clipped to `[-max_delta, max_delta]`.
 pub(super) fn clip(max: Hyper) -> Obj {
     stateless(move |interp, u, _| {
@@ -449,6 +484,17 @@ pub(super) fn register(b: &mut Builder) {
             eps,
             init.num().unwrap_or(0.0),
             flag(&a, Some(3), "eps_in_sqrt", true)?,
+        ))
+    });
+    b.func("scale_by_trust_ratio", |_, a| {
+        let f = "scale_by_trust_ratio";
+        let min_norm = Hyper::arg(&a, Some(0), "min_norm", Some(0.0), f)?;
+        let coef = Hyper::arg(&a, Some(1), "trust_coefficient", Some(1.0), f)?;
+        let eps = Hyper::arg(&a, Some(2), "eps", Some(0.0), f)?;
+        Ok(scale_by_trust_ratio(
+            min_norm.num().unwrap_or(0.0),
+            coef,
+            eps,
         ))
     });
     b.func("scale_by_rss", |_, a| {
