@@ -362,7 +362,12 @@ fn search(
     let mut lr = jops::minimum(&jops::mul(&c(b.increase), &prev)?, &c(b.max_lr))?;
     let (mut new_value, mut new_grad, mut err, mut iter) =
         (value.clone(), None, c(f64::INFINITY), 0i64);
-    while !(concrete(&err)? <= b.atol) && iter <= b.max_steps {
+    // NaN errors keep searching, as `~(error <= atol)` does.
+    while !matches!(
+        concrete(&err)?.partial_cmp(&b.atol),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    ) && iter <= b.max_steps
+    {
         if iter > 0 {
             lr = jops::mul(&c(b.decrease), &lr)?;
         }

@@ -320,7 +320,7 @@ fn cosine_onecycle(a: &Args) -> Result<Obj> {
             "A linear onecycle schedule was set with a non-positive `transition_steps`"
         );
     }
-    let mut bounds = vec![
+    let mut bounds = [
         (0, peak / div),
         ((pct * steps as f64) as i64, div),
         (steps, 1.0 / (div * fin)),
