@@ -389,8 +389,7 @@ pub(super) fn zeros_tree(interp: &mut Interp, params: &Obj) -> Result<Obj> {
     tree_map(interp, &[params], |x| Ok(jops::zeros_like(x[0])))
 }
 
-/// Zeros of dtype `dtype` shaped like every leaf of `params`, or of each
-/// leaf's own dtype.
+/// `v` in the shape and dtype of every leaf of `params`.
 pub(super) fn full_tree(interp: &mut Interp, params: &Obj, v: f64) -> Result<Obj> {
     tree_map(interp, &[params], |x| {
         Ok(Value::Concrete(Array::full(&x[0].shape(), v, x[0].dtype())))
