@@ -165,7 +165,14 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         }
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
-        "optax" => optax::module(),
+        "optax" => optax::module(interp)?,
+        _ if name.starts_with("optax.") => match optax::submodule(name) {
+            Some(m) => m,
+            None => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: import {name}"
+            ),
+        },
         _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
         "collections" => self::std::collections::module(),
         "collections.abc" => self::std::collections_abc::module(),

@@ -184,7 +184,8 @@ fn softmax_like(
     }
 }
 
-fn softplus(x: &Value) -> Result<Value> {
+/// `jax.nn.softplus`.
+pub(crate) fn softplus(x: &Value) -> Result<Value> {
     // jnp.logaddexp(x, 0): amax + log1p(exp(-|x - 0|)).
     let zero = c(0.0);
     let amax = jops::maximum(x, &zero)?;

@@ -126,5 +126,45 @@ pub fn np_module(_: &mut Interp) -> Obj {
     fill(&mut b, true);
     b.attr("testing", testing::module());
     b.attr("random", rng::module());
+    b.func("unpackbits", |_, a| unpackbits(&a));
     b.build()
+}
+
+/// `np.unpackbits(a, axis)` of an array of bytes (0..=255), most
+/// significant bit first; the result is a uint8 array, held as int32.
+fn unpackbits(a: &crate::python::value::Args) -> crate::error::Result<Obj> {
+    use crate::python::array::to_value;
+    let x = to_value(&a.req(Some(0), "a", "unpackbits")?)?;
+    let Value::Concrete(x) = x else {
+        crate::bail!(TypeError, "unpackbits needs a concrete array");
+    };
+    let shape = x.shape().to_vec();
+    let axis = match a.opt(Some(1), "axis") {
+        Some(Obj::Int(i)) => crate::ops::norm_axis(i, shape.len())?,
+        Some(_) => crate::bail!(TypeError, "an integer is required for the axis"),
+        None => crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: numpy.unpackbits without axis"
+        ),
+    };
+    let outer: usize = shape[..axis].iter().product();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let n = shape[axis];
+    let mut data = vec![0i32; x.size() * 8];
+    for o in 0..outer {
+        for j in 0..n {
+            for i in 0..inner {
+                let byte = x.get_f64((o * n + j) * inner + i) as i64 as u8;
+                for bit in 0..8 {
+                    let at = (o * n * 8 + j * 8 + bit) * inner + i;
+                    data[at] = ((byte >> (7 - bit)) & 1) as i32;
+                }
+            }
+        }
+    }
+    let mut out_shape = shape.clone();
+    out_shape[axis] = n * 8;
+    Ok(Obj::Array(Value::Concrete(crate::array::Array::from_i32(
+        &out_shape, data,
+    )?)))
 }

@@ -17,6 +17,8 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
     b.func("dot", |_, a| dot(&a));
     b.func("vdot", |_, a| vdot(&a));
     b.func("outer", |_, a| outer(&a));
+    b.func("inner", |_, a| inner(&a));
+    b.func("tensordot", |_, a| tensordot(&a));
     b.func("einsum", |_, a| einsum(&a));
     let mut linalg = Builder::new(if numpy {
         "numpy.linalg"
@@ -65,6 +67,78 @@ fn outer(a: &Args) -> Result<Obj> {
     let x = reshape_value(&arr(a, 0, "a", "outer")?, &[-1, 1])?;
     let y = reshape_value(&arr(a, 1, "b", "outer")?, &[1, -1])?;
     Ok(Obj::Array(jops::mul(&x, &y)?))
+}
+
+/// `inner`: a product with a scalar, otherwise a contraction of the last
+/// axes of both operands.
+fn inner(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "inner")?;
+    let y = arr(a, 1, "b", "inner")?;
+    if x.ndim() == 0 || y.ndim() == 0 {
+        let (x, y) = operand_pair(&Obj::Array(x), &Obj::Array(y))?;
+        return Ok(Obj::Array(jops::mul(&x, &y)?));
+    }
+    Ok(Obj::Array(jops::dot_general(
+        &x,
+        &y,
+        (&[x.ndim() - 1], &[y.ndim() - 1]),
+        (&[], &[]),
+    )?))
+}
+
+/// The axes `tensordot` contracts: an int `n` (the last `n` of `a` with the
+/// first `n` of `b`) or a pair of axis lists.
+fn tensordot_axes(a: &Args, xd: usize, yd: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+    let axes = a.get(Some(2), "axes").unwrap_or(Obj::Int(2));
+    if let Obj::Int(n) = axes {
+        let n = n as usize;
+        if n > xd || n > yd {
+            bail!(
+                TypeError,
+                "Number of tensordot axes (axes {n}) exceeds input ranks ({xd} and {yd})"
+            );
+        }
+        return Ok(((xd - n..xd).collect(), (0..n).collect()));
+    }
+    let parts = crate::python::ops::iterate(&axes)?;
+    if parts.len() != 2 {
+        bail!(
+            TypeError,
+            "tensordot axes argument must be an int or a pair of sequences"
+        );
+    }
+    let side = |o: &Obj, nd: usize| -> Result<Vec<usize>> {
+        let items = match o {
+            Obj::Int(i) => vec![Obj::Int(*i)],
+            other => crate::python::ops::iterate(other)?,
+        };
+        items
+            .iter()
+            .map(|i| match i {
+                Obj::Int(i) => jops::norm_axis(*i, nd),
+                _ => bail!(TypeError, "tensordot axes must be integers"),
+            })
+            .collect()
+    };
+    Ok((side(&parts[0], xd)?, side(&parts[1], yd)?))
+}
+
+fn tensordot(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "tensordot")?;
+    let y = arr(a, 1, "b", "tensordot")?;
+    let (cx, cy) = tensordot_axes(a, x.ndim(), y.ndim())?;
+    if cx.len() != cy.len() {
+        bail!(
+            TypeError,
+            "tensordot requires axes lists to have equal length, got {cx:?} and {cy:?}."
+        );
+    }
+    Ok(Obj::Array(jops::dot_general(
+        &x,
+        &y,
+        (&cx, &cy),
+        (&[], &[]),
+    )?))
 }
 
 /// `linalg.norm`: the Frobenius / 2-norm over all axes or the given ones.

@@ -1,0 +1,430 @@
+//! What every part of `optax` is made of: the NamedTuple states, the
+//! `GradientTransformation` objects (an `init` and an `update` function),
+//! hyperparameters that are numbers, arrays or schedules, and the leaf-wise
+//! maps over pytrees that updates are written with.
+//!
+//! Python-number hyperparameters stay `f64` until they meet an array, so
+//! that expressions such as `1 - b1` round once, in double precision, as
+//! they do in optax.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::array::{Array, DType};
+use crate::error::Result;
+use crate::python::array::to_value;
+use crate::python::format::repr_of;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::pytree::{flatten, unflatten, TreeDef};
+use crate::python::value::{Args, Class, Instance, Obj};
+use crate::trace::Value;
+use crate::{bail, err, ops as jops};
+
+/// A NamedTuple-like class of optax: fields are pytree children. Each state
+/// gets its own class object; nothing compares them by identity.
+pub(super) fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
+    let mut class = Class::new(
+        name,
+        vec![],
+        vec![(
+            FIELDS.into(),
+            Obj::tuple(fields.iter().map(Obj::str).collect()),
+        )],
+    );
+    class.native = Some(Rc::new(NamedTuple));
+    Rc::new(class)
+}
+
+const FIELDS: &str = "__optax_fields__";
+
+/// What optax's NamedTuple states are: pytree nodes over their fields that
+/// print as NamedTuples and index like tuples.
+struct NamedTuple;
+
+impl Object for NamedTuple {
+    fn type_name(&self) -> String {
+        "NamedTuple".into()
+    }
+
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let Obj::Instance(i) = this else { return None };
+        instance_repr(i)
+    }
+
+    fn children(&self, this: &Obj) -> Option<Vec<String>> {
+        let Obj::Instance(i) = this else { return None };
+        if i.class.name.starts_with("GradientTransformation") {
+            return Some(vec![]);
+        }
+        fields_of(i)
+    }
+
+    fn items(&self, this: &Obj) -> Option<Result<Vec<Obj>>> {
+        let Obj::Instance(i) = this else { return None };
+        let fields = fields_of(i)?;
+        Some(fields.iter().map(|f| field(this, f)).collect())
+    }
+
+    fn getitem(&self, _: &mut Interp, this: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        let Obj::Instance(i) = this else { return None };
+        let fields = fields_of(i)?;
+        let Obj::Int(k) = key else {
+            return Some(Err(err!(
+                TypeError,
+                "tuple indices must be integers or slices, not {}",
+                key.type_name()
+            )));
+        };
+        let n = fields.len() as i64;
+        let k = if *k < 0 { k + n } else { *k };
+        if k < 0 || k >= n {
+            return Some(Err(err!(IndexError, "tuple index out of range")));
+        }
+        Some(field(this, &fields[k as usize]))
+    }
+}
+
+fn fields_of(i: &Instance) -> Option<Vec<String>> {
+    match i.class.lookup(FIELDS) {
+        Some(Obj::Tuple(t)) => Some(t.iter().map(crate::python::format::str_of).collect()),
+        _ => None,
+    }
+}
+
+/// `repr` of an optax state, as a NamedTuple prints.
+fn instance_repr(i: &Instance) -> Option<String> {
+    let fields = fields_of(i)?;
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|f| format!("{f}={}", i.get(f).map(|v| repr_of(&v)).unwrap_or_default()))
+        .collect();
+    Some(format!("{}({})", i.class.name, parts.join(", ")))
+}
+
+/// A state `name(field=value, ...)`.
+pub(super) fn state(name: &str, fields: Vec<(&str, Obj)>) -> Obj {
+    let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+    Obj::Instance(Rc::new(Instance {
+        class: state_class(name, &names),
+        attrs: RefCell::new(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        ),
+    }))
+}
+
+/// `EmptyState()`.
+pub(super) fn empty() -> Obj {
+    state("EmptyState", vec![])
+}
+
+/// A field of a state.
+pub(super) fn field(o: &Obj, name: &str) -> Result<Obj> {
+    match o {
+        Obj::Instance(i) => i.get(name).ok_or_else(|| {
+            err!(
+                AttributeError,
+                "'{}' object has no attribute '{name}'",
+                i.class.name
+            )
+        }),
+        other => bail!(
+            TypeError,
+            "expected an optax state, got {}",
+            other.type_name()
+        ),
+    }
+}
+
+/// A `GradientTransformationExtraArgs(init, update)` made of Rust functions.
+pub(super) fn transformation(
+    init: impl Fn(&mut Interp, &Obj) -> Result<Obj> + 'static,
+    update: impl Fn(&mut Interp, &Obj, &Obj, Option<&Obj>, &[(String, Obj)]) -> Result<(Obj, Obj)>
+        + 'static,
+) -> Obj {
+    let init = Obj::native("init_fn", move |interp, a| {
+        init(interp, &a.req(Some(0), "params", "init_fn")?)
+    });
+    let update = Obj::native("update_fn", move |interp, a| {
+        let u = a.req(Some(0), "updates", "update_fn")?;
+        let st = a.req(Some(1), "state", "update_fn")?;
+        let p = a.opt(Some(2), "params");
+        let extra: Vec<(String, Obj)> =
+            a.kw.iter()
+                .filter(|(k, _)| k != "params")
+                .cloned()
+                .collect();
+        let (u, s) = update(interp, &u, &st, p.as_ref(), &extra)?;
+        Ok(Obj::tuple(vec![u, s]))
+    });
+    wrap(init, update)
+}
+
+/// A transformation object from Python `init` and `update` callables.
+pub(super) fn wrap(init: Obj, update: Obj) -> Obj {
+    Obj::Instance(Rc::new(Instance {
+        class: state_class("GradientTransformationExtraArgs", &["init", "update"]),
+        attrs: RefCell::new(vec![("init".into(), init), ("update".into(), update)]),
+    }))
+}
+
+/// A stateless transformation: `EmptyState()` and a map of the updates
+/// that may read the parameters.
+pub(super) fn stateless(
+    f: impl Fn(&mut Interp, &Obj, Option<&Obj>) -> Result<Obj> + 'static,
+) -> Obj {
+    transformation(
+        |_, _| Ok(empty()),
+        move |interp, u, st, p, _| Ok((f(interp, u, p)?, st.clone())),
+    )
+}
+
+/// `tx.init(params)` for any transformation object.
+pub(super) fn call_init(interp: &mut Interp, tx: &Obj, params: &Obj) -> Result<Obj> {
+    let init = crate::python::ops::getattr(interp, tx, "init")?;
+    interp.call(&init, Args::new(vec![params.clone()]))
+}
+
+/// `tx.update(updates, state, params, **extra)` for any transformation
+/// object, as the pair it returns.
+pub(super) fn call_update(
+    interp: &mut Interp,
+    tx: &Obj,
+    updates: &Obj,
+    st: &Obj,
+    params: Option<&Obj>,
+    extra: &[(String, Obj)],
+) -> Result<(Obj, Obj)> {
+    let update = crate::python::ops::getattr(interp, tx, "update")?;
+    let mut args = Args::new(vec![updates.clone(), st.clone()]);
+    if let Some(p) = params {
+        args.pos.push(p.clone());
+    }
+    args.kw = extra.to_vec();
+    match interp.call(&update, args)? {
+        Obj::Tuple(t) if t.len() == 2 => Ok((t[0].clone(), t[1].clone())),
+        other => bail!(
+            TypeError,
+            "update must return (updates, state), got {}",
+            other.type_name()
+        ),
+    }
+}
+
+/// A hyperparameter: a Python number, or an array (under
+/// `inject_hyperparams` a traced one).
+#[derive(Clone)]
+pub(super) enum Hyper {
+    Num(f64),
+    Arr(Value),
+}
+
+impl Hyper {
+    /// The hyperparameter `name` of `func`, or `default`.
+    pub(super) fn arg(
+        a: &Args,
+        index: Option<usize>,
+        name: &str,
+        default: Option<f64>,
+        func: &str,
+    ) -> Result<Hyper> {
+        match a.opt(index, name) {
+            Some(o) => Hyper::from_obj(&o, name, func),
+            None => default.map(Hyper::Num).ok_or_else(|| {
+                err!(
+                    TypeError,
+                    "{func}() missing 1 required positional argument: '{name}'"
+                )
+            }),
+        }
+    }
+
+    pub(super) fn from_obj(o: &Obj, name: &str, func: &str) -> Result<Hyper> {
+        match o {
+            Obj::Array(v) if v.shape().is_empty() => Ok(Hyper::Arr(v.clone())),
+            other => match other.as_number() {
+                Some(v) => Ok(Hyper::Num(v)),
+                None => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: optax.{func} with {name}={}",
+                    repr_of(other)
+                ),
+            },
+        }
+    }
+
+    /// The value as a float32 scalar (updates are float32).
+    pub(super) fn value(&self) -> Value {
+        match self {
+            Hyper::Num(v) => jops::scalar(*v, DType::F32),
+            Hyper::Arr(v) => v.clone(),
+        }
+    }
+
+    /// `f(x)`, in double precision for a number.
+    pub(super) fn map(
+        &self,
+        num: impl Fn(f64) -> f64,
+        arr: impl Fn(&Value) -> Result<Value>,
+    ) -> Result<Hyper> {
+        Ok(match self {
+            Hyper::Num(v) => Hyper::Num(num(*v)),
+            Hyper::Arr(v) => Hyper::Arr(arr(v)?),
+        })
+    }
+
+    /// `1 - x`.
+    pub(super) fn one_minus(&self) -> Result<Hyper> {
+        self.map(|v| 1.0 - v, |v| jops::sub(&jops::scalar(1.0, v.dtype()), v))
+    }
+
+    /// `-x`.
+    pub(super) fn neg(&self) -> Result<Hyper> {
+        self.map(|v| -v, jops::neg)
+    }
+
+    /// The number, when the hyperparameter is a Python number.
+    pub(super) fn num(&self) -> Option<f64> {
+        match self {
+            Hyper::Num(v) => Some(*v),
+            Hyper::Arr(_) => None,
+        }
+    }
+}
+
+/// `h * x`.
+pub(super) fn hmul(h: &Hyper, x: &Value) -> Result<Value> {
+    jops::mul(&h.value(), x)
+}
+
+/// A learning rate: a hyperparameter or a schedule (a callable of the step
+/// count).
+#[derive(Clone)]
+pub(super) enum Rate {
+    Fixed(Hyper),
+    Schedule(Obj),
+}
+
+impl Rate {
+    pub(super) fn arg(
+        a: &Args,
+        index: Option<usize>,
+        name: &str,
+        default: Option<f64>,
+        func: &str,
+    ) -> Result<Rate> {
+        match a.opt(index, name) {
+            Some(o) if is_callable(&o) => Ok(Rate::Schedule(o)),
+            _ => Ok(Rate::Fixed(Hyper::arg(a, index, name, default, func)?)),
+        }
+    }
+}
+
+/// Whether `o` is a Python callable (a schedule rather than a value).
+pub(super) fn is_callable(o: &Obj) -> bool {
+    match o {
+        Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) => true,
+        Obj::Lib(l) => l.callable(),
+        Obj::Instance(i) => i.class.lookup("__call__").is_some(),
+        _ => false,
+    }
+}
+
+/// A boolean flag argument.
+pub(super) fn flag(a: &Args, index: Option<usize>, name: &str, default: bool) -> Result<bool> {
+    match a.get(index, name) {
+        Some(o) => crate::python::ops::truthy(&o, name),
+        None => Ok(default),
+    }
+}
+
+/// The leaves of a pytree as arrays, and its structure.
+pub(super) fn leaves_of(interp: &mut Interp, o: &Obj) -> Result<(Vec<Value>, TreeDef)> {
+    let (leaves, def) = flatten(interp, o)?;
+    let vals = leaves.iter().map(to_value).collect::<Result<_>>()?;
+    Ok((vals, def))
+}
+
+/// A pytree of structure `def` with the given leaves.
+pub(super) fn rebuild(interp: &mut Interp, def: &TreeDef, vals: Vec<Value>) -> Result<Obj> {
+    let leaves: Vec<Obj> = vals.into_iter().map(Obj::Array).collect();
+    unflatten(interp, def, &leaves)
+}
+
+/// `jax.tree.map(f, trees[0], trees[1], ...)` over array leaves; every tree
+/// has the first one's leaves.
+pub(super) fn tree_map(
+    interp: &mut Interp,
+    trees: &[&Obj],
+    mut f: impl FnMut(&[&Value]) -> Result<Value>,
+) -> Result<Obj> {
+    let (first, def) = leaves_of(interp, trees[0])?;
+    let mut rest = vec![];
+    for t in &trees[1..] {
+        let (l, _) = leaves_of(interp, t)?;
+        if l.len() != first.len() {
+            bail!(
+                ValueError,
+                "Custom node type mismatch; expected a tree with {} leaves, got {}",
+                first.len(),
+                l.len()
+            );
+        }
+        rest.push(l);
+    }
+    let mut out = Vec::with_capacity(first.len());
+    for (i, x) in first.iter().enumerate() {
+        let mut args = vec![x];
+        args.extend(rest.iter().map(|l| &l[i]));
+        out.push(f(&args)?);
+    }
+    rebuild(interp, &def, out)
+}
+
+/// Zeros shaped like every leaf of `params`.
+pub(super) fn zeros_tree(interp: &mut Interp, params: &Obj) -> Result<Obj> {
+    tree_map(interp, &[params], |x| Ok(jops::zeros_like(x[0])))
+}
+
+/// `v` in the shape and dtype of every leaf of `params`.
+pub(super) fn full_tree(interp: &mut Interp, params: &Obj, v: f64) -> Result<Obj> {
+    tree_map(interp, &[params], |x| {
+        Ok(Value::Concrete(Array::full(&x[0].shape(), v, x[0].dtype())))
+    })
+}
+
+/// A step count: `Array(0, dtype=int32)`.
+pub(super) fn zero_count() -> Obj {
+    Obj::Array(Value::Concrete(Array::scalar_i32(0)))
+}
+
+/// `count + 1`, saturating at the largest int32 (optax's
+/// `safe_increment`).
+pub(super) fn safe_increment(count: &Value) -> Result<Value> {
+    let max = jops::scalar(i32::MAX as f64, DType::I32);
+    let inc = jops::add(count, &jops::scalar(1.0, DType::I32))?;
+    jops::select(&jops::less(count, &max)?, &inc, &max)
+}
+
+/// The global norm `sqrt(sum of squares of all leaves)`, summed leaf by
+/// leaf in order as `optax.tree.norm` does.
+pub(super) fn global_norm(leaves: &[Value]) -> Result<Value> {
+    let mut total: Option<Value> = None;
+    for x in leaves {
+        let s = jops::sum(&jops::integer_pow(x, 2)?, None, false)?;
+        total = Some(match total {
+            None => s,
+            Some(t) => jops::add(&t, &s)?,
+        });
+    }
+    jops::sqrt(&total.unwrap_or_else(|| jops::scalar(0.0, DType::F32)))
+}
+
+/// Calls a schedule with the step count.
+pub(super) fn schedule_at(interp: &mut Interp, schedule: &Obj, count: &Value) -> Result<Value> {
+    let v = interp.call(schedule, Args::new(vec![Obj::Array(count.clone())]))?;
+    to_value(&v)
+}

@@ -1,0 +1,80 @@
+//! `optax` 0.2.8: gradient transformations and the optimizers built from
+//! them, schedules, losses and `optax.tree`.
+//!
+//! A transformation is a `GradientTransformationExtraArgs(init, update)`
+//! object whose functions are Rust closures (or, for one a program builds,
+//! its own Python functions); `chain` and the wrappers call their parts
+//! through the interpreter, so programs may mix both. States are
+//! NamedTuple-like instances that print as optax prints them and flatten
+//! as pytrees, so they pass through `jit` and `jax.tree.map`.
+//!
+//! - [`base`]: states, transformation objects, hyperparameters, leaf maps.
+//! - [`transforms`]: the transformations and `chain`.
+//! - [`alias`]: the optimizers (`sgd`, `adam`, ...).
+//! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
+//!   and `partition`.
+//! - [`lbfgs`]: `scale_by_lbfgs` and the backtracking line search.
+//! - [`schedules`], [`losses`], [`tree`].
+
+mod alias;
+mod base;
+mod lbfgs;
+mod losses;
+mod schedules;
+mod transforms;
+mod tree;
+mod wrappers;
+
+use crate::error::Result;
+use crate::python::interp::Interp;
+use crate::python::value::Obj;
+
+use super::Builder;
+
+/// The `optax` module.
+pub fn module(interp: &mut Interp) -> Result<Obj> {
+    let mut b = Builder::new("optax");
+    alias::register(&mut b);
+    transforms::register(&mut b);
+    wrappers::register(&mut b);
+    wrappers::register_masking(&mut b);
+    lbfgs::register(&mut b);
+    schedules::register(&mut b);
+    losses::register(&mut b);
+    let typing = super::import(interp, "typing")?;
+    let any = crate::python::ops::getattr(interp, &typing, "Any")?;
+    for name in [
+        "Params",
+        "Updates",
+        "OptState",
+        "Schedule",
+        "ScalarOrSchedule",
+    ] {
+        b.attr(name, any.clone());
+    }
+    b.attr("tree", super::import(interp, "optax.tree")?);
+    b.attr("tree_utils", super::import(interp, "optax.tree_utils")?);
+    b.attr("losses", super::import(interp, "optax.losses")?);
+    b.attr("schedules", super::import(interp, "optax.schedules")?);
+    Ok(b.build())
+}
+
+/// The submodules `optax.tree`, `optax.tree_utils`, `optax.losses` and
+/// `optax.schedules`, or None for another name.
+pub fn submodule(name: &str) -> Option<Obj> {
+    Some(match name {
+        "optax.tree" => tree::module(),
+        "optax.tree_utils" => tree::utils_module(),
+        "optax.losses" => {
+            let mut b = Builder::new("optax.losses");
+            losses::register(&mut b);
+            b.build()
+        }
+        "optax.schedules" => {
+            let mut b = Builder::new("optax.schedules");
+            schedules::register(&mut b);
+            b.build()
+        }
+        _ => return None,
+    })
+}
