@@ -428,6 +428,8 @@ impl Prim {
             Prim::Cond(c) => c.branches.iter().collect(),
             Prim::While(w) => vec![&w.cond, &w.body],
             Prim::Scan(s) => vec![&s.body],
+            Prim::CustomJvp(c) => vec![&c.call, &c.rule],
+            Prim::CustomVjp(c) => vec![&c.fwd, &c.bwd],
             _ => vec![],
         }
     }
