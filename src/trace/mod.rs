@@ -251,6 +251,12 @@ pub fn tracer_placement(t: &Tracer) -> Result<Option<Arc<Placement>>> {
     })
 }
 
+/// True when `t` belongs to the body of a map (shard_map, pmap, vmap):
+/// its type is per device (or per element), with the axes it varies over.
+pub fn in_map_body(t: &Tracer) -> bool {
+    STACK.with(|s| s.borrow().get(t.level).is_some_and(|f| !f.axes.axes.is_empty()))
+}
+
 /// How `print` shows a tracer: `JitTracer(float32[3])` for one of a trace
 /// that stages a program (jit, make_jaxpr), as JAX 0.10.2 prints it, with
 /// the explicit mesh axes of its sharding (`float32[8@x,4]`).

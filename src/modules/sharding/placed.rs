@@ -364,6 +364,51 @@ pub struct ShapedArray {
     shape: Vec<usize>,
     dtype: crate::array::DType,
     placement: Option<Placement>,
+    /// Inside a map body: the axes the value varies over (its VMA).
+    varying: Option<Vec<String>>,
+}
+
+impl ShapedArray {
+    /// The type of a value inside a map body: per-device shape and the
+    /// axes it varies over (`float32[3]{V:i}`), as JAX prints it.
+    fn in_body(aval: &crate::ir::Aval) -> ShapedArray {
+        let plain = aval_text(&aval.shape, aval.dtype, None);
+        let vma: Vec<String> = aval.vma.iter().cloned().collect();
+        let suffix = match vma.as_slice() {
+            [] => String::new(),
+            [one] => format!("{{V:{one}}}"),
+            many => format!("{{V:({})}}", many.join(",")),
+        };
+        ShapedArray {
+            text: format!("{plain}{suffix}"),
+            shape: aval.shape.clone(),
+            dtype: aval.dtype,
+            placement: None,
+            varying: Some(vma),
+        }
+    }
+}
+
+/// `jax.typeof(x).manual_axis_type` inside a map body.
+struct ManualAxisType(Vec<String>);
+
+impl Object for ManualAxisType {
+    fn type_name(&self) -> String {
+        "ManualAxisType".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "varying" => {
+                let mut set = crate::python::set::Set::empty(true);
+                for a in &self.0 {
+                    set.add(Obj::str(a))?;
+                }
+                Some(Obj::set(set))
+            }
+            _ => None,
+        })
+    }
 }
 
 /// `jax.typeof(x).sharding`: the sharding over the abstract mesh.
@@ -405,6 +450,13 @@ impl Object for ShapedArray {
             "ndim" => Some(Obj::Int(self.shape.len() as i64)),
             "dtype" => Some(Obj::DType(self.dtype)),
             "size" => Some(Obj::Int(self.shape.iter().product::<usize>() as i64)),
+            "manual_axis_type" => match &self.varying {
+                Some(v) => Some(Obj::lib(ManualAxisType(v.clone()))),
+                None => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: manual_axis_type of a type outside a shard_map"
+                ),
+            },
             "sharding" => match &self.placement {
                 Some(Placement::Named(s)) => Some(Obj::lib(AbstractSharding(s.clone()))),
                 _ => bail!(
@@ -428,6 +480,11 @@ pub fn type_of(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(0), "x", "typeof")?;
     let v = to_value(&x)?;
     let (shape, dtype) = (v.shape(), v.dtype());
+    if let Value::Traced(t) = &v {
+        if crate::trace::in_map_body(t) {
+            return Ok(Obj::lib(ShapedArray::in_body(&t.aval)));
+        }
+    }
     let p = match &v {
         Value::Concrete(c) => match c.placement() {
             Some(Placement::Unknown(_)) => Some(placement(interp, c)?),
@@ -456,5 +513,6 @@ pub fn type_of(interp: &mut Interp, a: Args) -> Result<Obj> {
         shape,
         dtype,
         placement: p,
+        varying: None,
     }))
 }
