@@ -21,85 +21,48 @@ struct Nnx {
     opt_state: Rc<Class>,
 }
 
-/// The streams of one `nnx.Rngs`, kept in the object (attribute
-/// `_nnx_rngs`) and shared with its stream methods, so that they live and
-/// die with it.
-struct RngState(RefCell<Rngs>);
-
-impl Object for RngState {
-    fn type_name(&self) -> String {
-        "RngState".into()
-    }
+/// The next key of stream `name` of `rngs`, as a `Key`.
+fn rngs_next(rngs: &Obj, name: &str) -> Result<Key> {
+    let k = super::rngs::next_key_obj(rngs, name)?;
+    keys_of(&k)
+        .and_then(|k| k.keys.first().copied())
+        .ok_or_else(|| err!(TypeError, "the {name} stream holds no key"))
 }
 
-const RNG_STATE: &str = "_nnx_rngs";
-
-fn rng_state(inst: &Instance) -> Result<Rc<RngState>> {
-    iattr(inst, RNG_STATE)
-        .and_then(|o| o.downcast_rc::<RngState>())
-        .ok_or_else(|| err!(TypeError, "not an nnx.Rngs object"))
-}
-
-fn rngs_next(inst: &Instance, stream: &str) -> Result<Key> {
-    rng_state(inst)?.0.borrow_mut().next_key(stream)
-}
-
-/// `rngs.name()`: the next key of stream `name`.
-fn stream_fn(state: &Rc<RngState>, name: &str) -> Obj {
-    let (state, n) = (state.clone(), name.to_string());
-    Obj::native(format!("RngStream.{name}"), move |_, _| {
-        one_key(state.0.borrow_mut().next_key(&n)?, true)
-    })
-}
-
-fn key_or_seed(o: &Obj) -> Result<Key> {
-    if let Some(k) = keys_of(o) {
-        if k.batch.is_empty() {
-            return Ok(k.keys[0]);
-        }
-    }
-    Ok(Key::from_seed(to_int(o)?))
-}
-
-fn rngs_init(_: &mut Interp, a: Args) -> Result<Obj> {
-    let me = self_arg(&a, "Rngs")?;
-    let mut streams: Vec<(String, Key)> = vec![];
-    if let Some(d) = a.pos.get(1) {
-        streams.push(("default".into(), key_or_seed(d)?));
-    }
-    for (k, v) in &a.kw {
-        streams.push((k.clone(), key_or_seed(v)?));
-    }
-    let refs: Vec<(&str, Key)> = streams.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let state = Rc::new(RngState(RefCell::new(Rngs::from_streams(&refs))));
-    set_iattr(&me, RNG_STATE, Obj::Lib(state.clone()));
-    for (name, _) in &streams {
-        set_iattr(&me, name, stream_fn(&state, name));
-    }
-    // Streams not created fall back to `default` (`rngs.params()` with `Rngs(0)`).
-    for name in ["params", "dropout"] {
-        if !streams.iter().any(|(k, _)| k == name) {
-            set_iattr(&me, name, stream_fn(&state, name));
+/// `Variable(value, **metadata)`: the metadata are kept after the value,
+/// in order, and printed with it.
+fn variable_init(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Variable")?;
+    let v = a.req(Some(1), "value", "Variable")?;
+    let v = match &v {
+        Obj::Instance(i) if is_variable(i) => iattr(i, "value").unwrap_or(Obj::None),
+        _ => v,
+    };
+    set_iattr(&me, "value", v);
+    for (k, m) in &a.kw {
+        if k != "value" {
+            set_iattr(&me, k, m.clone());
         }
     }
     Ok(Obj::None)
 }
 
-fn rngs_of(o: &Obj) -> Result<Rc<Instance>> {
-    match o {
-        Obj::Instance(i) if i.class.name == "Rngs" => Ok(i.clone()),
-        other => bail!(
-            TypeError,
-            "rngs must be an nnx.Rngs, got {}",
-            other.type_name()
-        ),
+/// `variable[...] = x` replaces the value; `variable[i] = x` sets part of
+/// an array value as `.at[i].set(x)` does.
+fn variable_setitem(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "__setitem__")?;
+    let idx = a.req(Some(1), "key", "__setitem__")?;
+    let x = a.req(Some(2), "value", "__setitem__")?;
+    if matches!(idx, Obj::Ellipsis) {
+        set_iattr(&me, "value", x);
+        return Ok(Obj::None);
     }
-}
-
-fn variable_init(_: &mut Interp, a: Args) -> Result<Obj> {
-    let me = self_arg(&a, "Variable")?;
-    let v = a.req(Some(1), "value", "Variable")?;
-    set_iattr(&me, "value", v);
+    let v = iattr(&me, "value").unwrap_or(Obj::None);
+    let at = crate::python::ops::getattr(interp, &v, "at")?;
+    let slot = crate::python::ops::getitem(interp, &at, &idx)?;
+    let set = crate::python::ops::getattr(interp, &slot, "set")?;
+    let new = interp.call(&set, Args::new(vec![x]))?;
+    set_iattr(&me, "value", new);
     Ok(Obj::None)
 }
 
@@ -388,7 +351,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             Some(o) => truthy(&o, "use_bias")?,
             None => true,
         };
-        let rngs = rngs_of(&a.req(None, "rngs", "Linear")?)?;
+        let rngs = a.req(None, "rngs", "Linear")?;
         let shape_k = Obj::tuple(vec![Obj::Int(din), Obj::Int(dout)]);
         let kernel = match a.opt(None, "kernel_init") {
             None => Obj::Array(Value::Concrete(crate::random::initializers::lecun_normal(
@@ -601,6 +564,10 @@ fn variable_class() -> Rc<Class> {
                 Obj::native("Variable.__getitem__", variable_getitem),
             ),
             (
+                "__setitem__".into(),
+                Obj::native("Variable.__setitem__", variable_setitem),
+            ),
+            (
                 "get_value".into(),
                 Obj::native("Variable.get_value", |_, a| {
                     let me = self_arg(&a, "get_value")?;
@@ -664,21 +631,6 @@ fn state_class() -> Rc<Class> {
             ),
         ],
     )
-}
-
-/// `nnx.Rngs`: calling it draws a key from the `default` stream.
-fn rngs_class() -> Rc<Class> {
-    let rngs = new_class(
-        "Rngs",
-        vec![],
-        vec![("__init__".into(), Obj::native("Rngs.__init__", rngs_init))],
-    );
-    let rngs_call = Obj::native("Rngs.__call__", |_, a| {
-        let me = self_arg(&a, "Rngs.__call__")?;
-        one_key(rngs_next(&me, "default")?, true)
-    });
-    rngs.attrs.borrow_mut().push(("__call__".into(), rngs_call));
-    rngs
 }
 
 fn linear_class(nnx: &Nnx) -> Rc<Class> {
@@ -819,6 +771,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let intermediate = sub("Intermediate");
     let cache = sub("Cache");
     let state = state_class();
+    let rc = super::rngs::rng_classes(&module, &variable);
     let nnx = Nnx {
         module: module.clone(),
         variable: variable.clone(),
@@ -835,7 +788,11 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Intermediate", Obj::Class(intermediate))
         .attr("Cache", Obj::Class(cache))
         .attr("State", Obj::Class(state))
-        .attr("Rngs", Obj::Class(rngs_class()))
+        .attr("Rngs", Obj::Class(rc.rngs.clone()))
+        .attr("RngStream", Obj::Class(rc.stream.clone()))
+        .attr("RngState", Obj::Class(rc.rng_state.clone()))
+        .attr("RngKey", Obj::Class(rc.key.clone()))
+        .attr("RngCount", Obj::Class(rc.count.clone()))
         .attr("Linear", Obj::Class(linear_class(&nnx)))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)));
@@ -852,6 +809,13 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         }))
     });
     b.func("data", |_, a| a.req(Some(0), "value", "data"));
+    b.func("display", |interp, a| {
+        for x in &a.pos {
+            let text = format!("{}\n", interp.str(x)?);
+            interp.out.push_str(&text);
+        }
+        Ok(Obj::None)
+    });
     register_state_functions(&mut b, &nnx);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
