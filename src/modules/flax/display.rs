@@ -106,8 +106,11 @@ fn collect_stats(o: &Obj, ctx: &mut Ctx, out: &mut Stats) {
                 return;
             }
             ctx.stats.insert(node_id(i), vec![]);
+            // nnx walks a node's attributes sorted by name.
+            let mut attrs = i.attrs.borrow().clone();
+            attrs.sort_by(|a, b| key_order(&a.0, &b.0));
             let mut mine = vec![];
-            for c in node_children(o) {
+            for (_, c) in attrs {
                 collect_stats(&c, ctx, &mut mine);
             }
             for (name, n, b) in &mine {
@@ -253,4 +256,22 @@ pub(super) fn module_repr(i: &Rc<Instance>) -> String {
 /// `repr` of a variable standing alone: its value in full.
 pub(super) fn variable_repr(i: &Rc<Instance>) -> String {
     variable_text(i, &mut Ctx::default(), false)
+}
+
+/// A function a Flax layer keeps as an attribute (`dot_general`,
+/// `promote_dtype`), printed as CPython prints a function: with its name
+/// and an address (this object's).
+pub(super) struct FunctionRef(pub &'static str);
+
+impl Object for FunctionRef {
+    fn type_name(&self) -> String {
+        "function".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!(
+            "<function {} at {:#x}>",
+            self.0, self as *const FunctionRef as usize
+        ))
+    }
 }

@@ -381,9 +381,6 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             None
         };
-        set_iattr(&me, "in_features", Obj::Int(din));
-        set_iattr(&me, "out_features", Obj::Int(dout));
-        set_iattr(&me, "use_bias", Obj::Bool(use_bias));
         set_iattr(&me, "kernel", make_param(&nnx.param, kernel));
         set_iattr(
             &me,
@@ -393,8 +390,24 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                 None => Obj::None,
             },
         );
+        set_iattr(&me, "in_features", Obj::Int(din));
+        set_iattr(&me, "out_features", Obj::Int(dout));
+        set_iattr(&me, "use_bias", Obj::Bool(use_bias));
+        layer_defaults(&me);
         Ok(Obj::None)
     }
+}
+
+/// The dtype and contraction attributes every nnx layer has, at the
+/// defaults shardlab runs with (float32, default precision).
+fn layer_defaults(me: &Instance) {
+    use super::display::FunctionRef;
+    set_iattr(me, "dtype", Obj::None);
+    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "precision", Obj::None);
+    set_iattr(me, "dot_general", Obj::lib(FunctionRef("dot_general")));
+    set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
+    set_iattr(me, "preferred_element_type", Obj::None);
 }
 
 fn value_of(o: &Obj) -> Result<Value> {
@@ -795,6 +808,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("RngCount", Obj::Class(rc.count.clone()))
         .attr("Linear", Obj::Class(linear_class(&nnx)))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
+        .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)));
     crate::modules::nn::add_activations(&mut b);
     b.attr(

@@ -267,20 +267,26 @@ fn rngs_init(c: &RngClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
     let c = c.clone();
     move |_, a| {
         let me = self_arg(&a, "Rngs")?;
+        // Flax puts the keyword streams first and then `default`; a mapping
+        // given as `default` comes before the keywords.
         let mut streams: Vec<(String, Obj)> = vec![];
-        match a.get(Some(1), "default") {
-            None | Some(Obj::None) => {}
-            Some(Obj::Dict(d)) => {
-                for (k, v) in d.borrow().items.iter() {
-                    streams.push((str_of(k), v.clone()));
-                }
+        let default = a.get(Some(1), "default");
+        if let Some(Obj::Dict(d)) = &default {
+            for (k, v) in d.borrow().items.iter() {
+                streams.push((str_of(k), v.clone()));
             }
-            Some(d) => streams.push(("default".into(), d)),
         }
         for (k, v) in &a.kw {
             if k != "default" {
                 streams.retain(|(n, _)| n != k);
                 streams.push((k.clone(), v.clone()));
+            }
+        }
+        match default {
+            None | Some(Obj::None) | Some(Obj::Dict(_)) => {}
+            Some(d) => {
+                streams.retain(|(n, _)| n != "default");
+                streams.push(("default".into(), d));
             }
         }
         for (tag, v) in streams {
@@ -519,4 +525,156 @@ pub(super) fn rng_classes(module: &Rc<Class>, variable: &Rc<Class>) -> RngClasse
     c.stream.attrs.borrow_mut().extend(stream_methods(&c));
     c.rngs.attrs.borrow_mut().extend(rngs_methods(&c));
     c
+}
+
+/// `nnx.Dropout(rate, *, broadcast_dims=(), deterministic=False,
+/// rng_collection='dropout', rngs=None)`: keeps a fork of the stream it is
+/// given and masks with `bernoulli(key, 1 - rate, shape)`.
+pub(super) fn dropout_class(module: &Rc<Class>) -> Rc<Class> {
+    let init = Obj::native("Dropout.__init__", |_, a| {
+        let me = self_arg(&a, "Dropout")?;
+        let rate = a.req(Some(1), "rate", "Dropout")?;
+        let collection = a.get(None, "rng_collection").unwrap_or(Obj::str("dropout"));
+        set_iattr(&me, "rate", rate);
+        let dims = a.get(None, "broadcast_dims").unwrap_or(Obj::tuple(vec![]));
+        set_iattr(&me, "broadcast_dims", dims);
+        let det = a.get(None, "deterministic").unwrap_or(Obj::Bool(false));
+        set_iattr(&me, "deterministic", det);
+        set_iattr(&me, "rng_collection", collection.clone());
+        let rngs = match a.get(None, "rngs") {
+            None | Some(Obj::None) => Obj::None,
+            Some(Obj::Instance(r)) if is_rngs(&r) => {
+                let s = get_stream(&r, &str_of(&collection), crate::error::ErrorKind::KeyError)?;
+                fork_of(&s)?
+            }
+            Some(Obj::Instance(s)) if s.class.name == "RngStream" => fork_of(&s)?,
+            Some(other) => bail!(
+                TypeError,
+                "rngs must be a Rngs, RngStream or None, but got <class '{}'>.",
+                other.type_name()
+            ),
+        };
+        set_iattr(&me, "rngs", rngs);
+        Ok(Obj::None)
+    });
+    new_class(
+        "Dropout",
+        vec![module.clone()],
+        vec![
+            ("__init__".into(), init),
+            (
+                "__call__".into(),
+                Obj::native("Dropout.__call__", dropout_call),
+            ),
+        ],
+    )
+}
+
+/// A fork of a stream: a new stream of the same class keyed by its next key.
+fn fork_of(s: &Rc<Instance>) -> Result<Obj> {
+    let key = stream_next(s)?;
+    let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
+    let keys = keys_of(&key).ok_or_else(|| err!(TypeError, "not a key"))?;
+    let out = Rc::new(Instance::new(s.class.clone()));
+    let (kv, cv) = (var_slot(s, "key")?, var_slot(s, "count")?);
+    let counts = Counts {
+        data: vec![0; keys.keys.len()],
+        shape: keys.batch.clone(),
+    };
+    set_iattr(&out, "tag", Obj::str(&tag));
+    let var = |v: &Rc<Instance>, value: Obj| {
+        instance(
+            &v.class,
+            vec![("value".into(), value), ("tag".into(), Obj::str(&tag))],
+        )
+    };
+    set_iattr(&out, "key", var(&kv, key_obj(keys)?));
+    set_iattr(&out, "count", var(&cv, Obj::lib(counts)));
+    Ok(Obj::Instance(out))
+}
+
+fn first_some(a: Option<Obj>, b: Option<Obj>) -> Option<Obj> {
+    match a {
+        Some(Obj::None) | None => match b {
+            Some(Obj::None) | None => None,
+            b => b,
+        },
+        a => a,
+    }
+}
+
+fn dropout_call(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Dropout.__call__")?;
+    let x = a.req(Some(1), "inputs", "Dropout.__call__")?;
+    let Some(det) = first_some(a.get(None, "deterministic"), iattr(&me, "deterministic")) else {
+        bail!(ValueError, "No `deterministic` argument was provided to Dropout. Consider one of the following options:\n\n1. Pass `deterministic` to the Dropout constructor:\n\n  self.dropout = nnx.Dropout(..., deterministic=True/False)\n\n2. Pass `deterministic` to the Dropout __call__:\n\n  self.dropout(x, deterministic=True/False)\n\n3. Use `nnx.view` to create a view of the model with a specific `deterministic` value:\n\n  model_view = nnx.view(model, deterministic=True/False)\n");
+    };
+    let rate = iattr(&me, "rate").unwrap_or(Obj::Float(0.0));
+    let r = rate.as_number().unwrap_or(0.0);
+    let jnp = crate::modules::import(interp, "jax.numpy")?;
+    if r == 0.0 || truthy(&det, "deterministic")? {
+        return Ok(x);
+    }
+    if r == 1.0 {
+        let f = crate::python::ops::getattr(interp, &jnp, "zeros_like")?;
+        return interp.call(&f, Args::new(vec![x]));
+    }
+    let Some(rngs) = first_some(a.get(None, "rngs"), iattr(&me, "rngs")) else {
+        bail!(ValueError, "`deterministic` is False, but no `rngs` argument was provided to Dropout\n          as either a __call__ argument or class attribute.");
+    };
+    let collection = str_of(&iattr(&me, "rng_collection").unwrap_or(Obj::str("dropout")));
+    let key = match &rngs {
+        Obj::Instance(r) if is_rngs(r) => stream_next(&*get_stream(
+            r,
+            &collection,
+            crate::error::ErrorKind::KeyError,
+        )?)?,
+        Obj::Instance(s) if s.class.name == "RngStream" => stream_next(s)?,
+        other if keys_of(other).is_some() => other.clone(),
+        other => bail!(
+            TypeError,
+            "rngs must be a Rngs, RngStream or jax.Array, but got {}.",
+            other.type_name()
+        ),
+    };
+    dropout_mask_apply(interp, &me, &jnp, key, x, 1.0 - r)
+}
+
+/// `select(bernoulli(key, keep, shape), x / keep, 0)` with the mask shared
+/// along `broadcast_dims`.
+fn dropout_mask_apply(
+    interp: &mut Interp,
+    me: &Instance,
+    jnp: &Obj,
+    key: Obj,
+    x: Obj,
+    keep: f64,
+) -> Result<Obj> {
+    let xv = to_value(&x)?;
+    let mut shape: Vec<i64> = xv.shape().iter().map(|&d| d as i64).collect();
+    let dims = iattr(me, "broadcast_dims").unwrap_or(Obj::tuple(vec![]));
+    for d in iterate(&dims)? {
+        let d = to_int(&d)?;
+        let k = if d < 0 { d + shape.len() as i64 } else { d };
+        if let Some(slot) = shape.get_mut(k as usize) {
+            *slot = 1;
+        }
+    }
+    let random = crate::modules::import(interp, "jax.random")?;
+    let bern = crate::python::ops::getattr(interp, &random, "bernoulli")?;
+    let shape_obj = Obj::tuple(shape.into_iter().map(Obj::Int).collect());
+    let mask = interp.call(
+        &bern,
+        Args {
+            pos: vec![key],
+            kw: vec![("p".into(), Obj::Float(keep)), ("shape".into(), shape_obj)],
+        },
+    )?;
+    let xs = Obj::tuple(xv.shape().iter().map(|&d| Obj::Int(d as i64)).collect());
+    let bcast = crate::python::ops::getattr(interp, jnp, "broadcast_to")?;
+    let mask = interp.call(&bcast, Args::new(vec![mask, xs]))?;
+    let scaled = Obj::Array(jops::div(&xv, &jops::scalar(keep, xv.dtype()))?);
+    let zeros = Obj::Array(jops::zeros_like(&xv));
+    let wh = crate::python::ops::getattr(interp, jnp, "where")?;
+    interp.call(&wh, Args::new(vec![mask, scaled, zeros]))
 }
