@@ -248,6 +248,8 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod display;
+mod filters;
+mod graph;
 pub mod linen;
 pub mod nnx;
 mod rngs;

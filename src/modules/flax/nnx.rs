@@ -83,7 +83,7 @@ fn make_param(class: &Rc<Class>, v: Obj) -> Obj {
 
 /// The variables of a module matching `filter`, with their paths, in the
 /// order nnx flattens a state.
-fn collect_vars(
+pub(super) fn collect_vars(
     o: &Obj,
     path: &mut Vec<String>,
     filter: &dyn Fn(&Rc<Instance>) -> bool,
@@ -137,20 +137,20 @@ fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
             let p = nnx.param.clone();
             Rc::new(move |i: &Rc<Instance>| derives(&i.class, &p))
         }
-        Some(Obj::Ellipsis) | Some(Obj::Bool(true)) => Rc::new(|_: &Rc<Instance>| true),
-        Some(Obj::Class(c)) => Rc::new(move |i: &Rc<Instance>| derives(&i.class, &c)),
-        Some(Obj::Tuple(t)) => {
-            let fs: Vec<Filter> = t
-                .iter()
-                .map(|o| filter_fn(Some(o.clone()), nnx))
-                .collect::<Result<_>>()?;
-            Rc::new(move |i: &Rc<Instance>| fs.iter().any(|f| f(i)))
+        Some(f) => {
+            let pred = super::filters::to_predicate(&f)?;
+            if pred
+                .eval_var(&Rc::new(Instance::new(nnx.variable.clone())))
+                .is_none()
+            {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx filter {} here",
+                    repr_of(&f)
+                );
+            }
+            Rc::new(move |i: &Rc<Instance>| pred.eval_var(i).unwrap_or(false))
         }
-        Some(other) => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx filter {}",
-            repr_of(&other)
-        ),
     })
 }
 
@@ -733,46 +733,6 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
     });
 }
 
-/// `nnx.state` and `nnx.update`: a model's variables out to a `State` and
-/// back in.
-fn register_state_functions(b: &mut Builder, nnx: &Nnx) {
-    let n3 = nnx.clone();
-    b.func("state", move |_, a| {
-        let model = a.req(Some(0), "node", "state")?;
-        let filter = match a.pos.len() {
-            0 | 1 => filter_fn(Some(Obj::Ellipsis), &n3)?,
-            2 => filter_fn(Some(a.pos[1].clone()), &n3)?,
-            _ => filter_fn(Some(Obj::tuple(a.pos[1..].to_vec())), &n3)?,
-        };
-        Ok(snapshot_state(&n3, &model, &*filter))
-    });
-    let n4 = nnx.clone();
-    b.func("update", move |_, a| update(&n4, &a));
-}
-
-/// `nnx.update(node, state)`: every variable of the state sets the value
-/// of the model's variable at the same path.
-fn update(nnx: &Nnx, a: &Args) -> Result<Obj> {
-    let model = a.req(Some(0), "node", "update")?;
-    let st = a.req(Some(1), "state", "update")?;
-    let all = filter_fn(Some(Obj::Ellipsis), nnx)?;
-    let mut targets = vec![];
-    collect_vars(&model, &mut vec![], &*all, &mut targets);
-    let mut sources = vec![];
-    collect_vars(&st, &mut vec![], &*all, &mut sources);
-    for (path, src) in sources {
-        match targets.iter().find(|(p, _)| *p == path) {
-            Some((_, dst)) => set_iattr(dst, "value", iattr(&src, "value").unwrap_or(Obj::None)),
-            None => bail!(
-                ValueError,
-                "the state has a variable at {} that the module does not have",
-                path.join("/")
-            ),
-        }
-    }
-    Ok(Obj::None)
-}
-
 /// Builds `flax.nnx`.
 pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let module = nnx_root_class("Module", vec![("__nnx_module__".into(), Obj::Bool(true))]);
@@ -830,7 +790,8 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         }
         Ok(Obj::None)
     });
-    register_state_functions(&mut b, &nnx);
+    super::filters::register(&mut b);
+    super::graph::register(&mut b, &nnx.state);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }
