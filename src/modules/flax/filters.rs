@@ -88,7 +88,7 @@ impl Pred {
             Pred::Nothing => "Nothing()".into(),
             Pred::OfType(c) => format!("OfType({})", class_text(c)),
             Pred::WithTag(t) => format!("WithTag({})", repr_of(&Obj::str(t))),
-            Pred::PathContains(k) => format!("PathContains({})", repr_of(&Obj::str(k))),
+            Pred::PathContains(k) => format!("PathContains({}, exact=True)", repr_of(&Obj::str(k))),
             Pred::Any(ps) => format!("Any({})", list(ps)),
             Pred::All(ps) => format!("All({})", list(ps)),
             Pred::Not(p) => format!("Not({})", p.text()),
