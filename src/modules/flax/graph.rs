@@ -41,7 +41,11 @@ fn deep_clone(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
             }
             let out = Rc::new(Instance::new(i.class.clone()));
             memo.insert(id, Obj::Instance(out.clone()));
-            let attrs = i.attrs.borrow().clone();
+            let mut attrs = i.attrs.borrow().clone();
+            // nnx rebuilds a module's attributes sorted by name.
+            if is_nnx_module(i) {
+                attrs.sort_by(|a, b| key_order(&a.0, &b.0));
+            }
             let copied = attrs
                 .iter()
                 .map(|(k, v)| (k.clone(), deep_clone(v, memo)))
@@ -170,20 +174,32 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
     Ok(())
 }
 
-fn graphdef_of(node: &Obj) -> Obj {
+pub(super) fn graphdef_of(node: &Obj) -> Obj {
     Obj::lib(GraphDef(deep_clone(node, &mut HashMap::new())))
 }
 
 fn merge(a: &Args) -> Result<Obj> {
     let g = a.req(Some(0), "graphdef", "merge")?;
+    merge_parts(&g, &a.pos[1..])
+}
+
+/// `nnx.merge(graphdef, *states)`.
+pub(super) fn merge_parts(g: &Obj, states: &[Obj]) -> Result<Obj> {
     let Some(def) = g.downcast::<GraphDef>() else {
         bail!(TypeError, "merge expects a GraphDef, got {}", g.type_name());
     };
     let node = deep_clone(&def.0, &mut HashMap::new());
-    for st in &a.pos[1..] {
+    for st in states {
         update_from(&node, st)?;
     }
     Ok(node)
+}
+
+/// The state of every variable of `node`.
+pub(super) fn full_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
+    let mut all = vec![];
+    collect_vars(node, &mut vec![], &|_| true, &mut all);
+    state_of(nnx_state, &all)
 }
 
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone` and

@@ -253,6 +253,7 @@ mod graph;
 pub mod linen;
 pub mod nnx;
 mod rngs;
+mod transforms;
 
 pub use linen::linen_module;
 pub use nnx::{dense_apply, nnx_module};

@@ -581,6 +581,23 @@ fn variable_class() -> Rc<Class> {
                 Obj::native("Variable.__setitem__", variable_setitem),
             ),
             (
+                "__getattr__".into(),
+                Obj::native("Variable.__getattr__", |interp, a| {
+                    // Other attributes are the value's (`param.shape`).
+                    let me = self_arg(&a, "__getattr__")?;
+                    let name = str_of(&a.req(Some(1), "name", "__getattr__")?);
+                    if name.starts_with("__") && name.ends_with("__") {
+                        bail!(
+                            AttributeError,
+                            "'{}' object has no attribute '{name}'",
+                            me.class.name
+                        );
+                    }
+                    let v = iattr(&me, "value").unwrap_or(Obj::None);
+                    crate::python::ops::getattr(interp, &v, &name)
+                }),
+            ),
+            (
                 "get_value".into(),
                 Obj::native("Variable.get_value", |_, a| {
                     let me = self_arg(&a, "get_value")?;
@@ -792,6 +809,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     });
     super::filters::register(&mut b);
     super::graph::register(&mut b, &nnx.state);
+    super::transforms::register(&mut b, &nnx.state);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }
