@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use super::graph::{graphdef_of, merge_parts};
 use super::*;
 
-/// Where the modules among the arguments are, with their states.
+/// Where the modules among the arguments are, and the modules themselves.
 struct ModuleArgs {
     index: Vec<usize>,
     originals: Vec<Rc<Instance>>,
