@@ -568,6 +568,7 @@ fn variable_class() -> Rc<Class> {
         "Variable",
         vec![
             ("__nnx_variable__".into(), Obj::Bool(true)),
+            ("__module__".into(), Obj::str("flax.nnx.variablelib")),
             (
                 "__init__".into(),
                 Obj::native("Variable.__init__", variable_init),
@@ -754,7 +755,13 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
 pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let module = nnx_root_class("Module", vec![("__nnx_module__".into(), Obj::Bool(true))]);
     let variable = variable_class();
-    let sub = |name: &str| new_class(name, vec![variable.clone()], vec![]);
+    let sub = |name: &str| {
+        new_class(
+            name,
+            vec![variable.clone()],
+            vec![("__module__".into(), Obj::str("flax.nnx.variablelib"))],
+        )
+    };
     let param = sub("Param");
     let batch_stat = sub("BatchStat");
     let opt_state = sub("OptState");
