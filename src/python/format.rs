@@ -171,7 +171,17 @@ pub fn repr_of(o: &Obj) -> String {
         Obj::Func(f) => format!("<function {}>", f.name),
         Obj::Native(n) => format!("<function {}>", n.name),
         Obj::Class(c) if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some()) => {
-            format!("<class '{}'>", c.name)
+            // A library class may name its Python module (`__module__`).
+            let own_module = c
+                .attrs
+                .borrow()
+                .iter()
+                .find(|(k, _)| k == "__module__")
+                .map(|(_, v)| v.clone());
+            match own_module {
+                Some(Obj::Str(m)) => format!("<class '{m}.{}'>", c.name),
+                _ => format!("<class '{}'>", c.name),
+            }
         }
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
         Obj::Instance(i) => o

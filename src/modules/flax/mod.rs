@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 use crate::array::DType;
 use crate::error::Result;
-use crate::random::flax::{linen_rng_key, Rngs};
+use crate::random::flax::linen_rng_key;
 use crate::random::Key;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
@@ -197,23 +197,6 @@ fn variable_value(i: &Instance) -> Option<Obj> {
     }
 }
 
-fn variable_repr(i: &Instance) -> String {
-    let v = iattr(i, "value").unwrap_or(Obj::None);
-    let head = match &v {
-        Obj::Array(a) => {
-            let n: usize = a.shape().iter().product();
-            format!(
-                "{}( # {} ({} B)",
-                i.class.name,
-                fmt_count(n),
-                fmt_count(n * 4)
-            )
-        }
-        _ => format!("{}(", i.class.name),
-    };
-    format!("{head}\n  value={}\n)", indent(&repr_of(&v), 2))
-}
-
 fn fmt_count(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -250,19 +233,27 @@ fn state_body(i: &Instance) -> String {
     format!("{{\n{}\n}}", parts.join(",\n"))
 }
 
-/// `repr` of variables and states.
-fn instance_repr(i: &Instance) -> Option<String> {
+/// `repr` of variables, states and modules.
+fn instance_repr(i: &Rc<Instance>) -> Option<String> {
     if is_variable(i) {
-        return Some(variable_repr(i));
+        return Some(display::variable_repr(i));
     }
     if is_state(i) {
         return Some(format!("State({})", state_body(i)));
     }
+    if is_nnx_module(i) {
+        return Some(display::module_repr(i));
+    }
     None
 }
 
+mod display;
+mod filters;
+mod graph;
 pub mod linen;
 pub mod nnx;
+mod rngs;
+mod transforms;
 
 pub use linen::linen_module;
 pub use nnx::{dense_apply, nnx_module};

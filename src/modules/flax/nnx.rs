@@ -21,85 +21,48 @@ struct Nnx {
     opt_state: Rc<Class>,
 }
 
-/// The streams of one `nnx.Rngs`, kept in the object (attribute
-/// `_nnx_rngs`) and shared with its stream methods, so that they live and
-/// die with it.
-struct RngState(RefCell<Rngs>);
-
-impl Object for RngState {
-    fn type_name(&self) -> String {
-        "RngState".into()
-    }
+/// The next key of stream `name` of `rngs`, as a `Key`.
+fn rngs_next(rngs: &Obj, name: &str) -> Result<Key> {
+    let k = super::rngs::next_key_obj(rngs, name)?;
+    keys_of(&k)
+        .and_then(|k| k.keys.first().copied())
+        .ok_or_else(|| err!(TypeError, "the {name} stream holds no key"))
 }
 
-const RNG_STATE: &str = "_nnx_rngs";
-
-fn rng_state(inst: &Instance) -> Result<Rc<RngState>> {
-    iattr(inst, RNG_STATE)
-        .and_then(|o| o.downcast_rc::<RngState>())
-        .ok_or_else(|| err!(TypeError, "not an nnx.Rngs object"))
-}
-
-fn rngs_next(inst: &Instance, stream: &str) -> Result<Key> {
-    rng_state(inst)?.0.borrow_mut().next_key(stream)
-}
-
-/// `rngs.name()`: the next key of stream `name`.
-fn stream_fn(state: &Rc<RngState>, name: &str) -> Obj {
-    let (state, n) = (state.clone(), name.to_string());
-    Obj::native(format!("RngStream.{name}"), move |_, _| {
-        one_key(state.0.borrow_mut().next_key(&n)?, true)
-    })
-}
-
-fn key_or_seed(o: &Obj) -> Result<Key> {
-    if let Some(k) = keys_of(o) {
-        if k.batch.is_empty() {
-            return Ok(k.keys[0]);
-        }
-    }
-    Ok(Key::from_seed(to_int(o)?))
-}
-
-fn rngs_init(_: &mut Interp, a: Args) -> Result<Obj> {
-    let me = self_arg(&a, "Rngs")?;
-    let mut streams: Vec<(String, Key)> = vec![];
-    if let Some(d) = a.pos.get(1) {
-        streams.push(("default".into(), key_or_seed(d)?));
-    }
-    for (k, v) in &a.kw {
-        streams.push((k.clone(), key_or_seed(v)?));
-    }
-    let refs: Vec<(&str, Key)> = streams.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let state = Rc::new(RngState(RefCell::new(Rngs::from_streams(&refs))));
-    set_iattr(&me, RNG_STATE, Obj::Lib(state.clone()));
-    for (name, _) in &streams {
-        set_iattr(&me, name, stream_fn(&state, name));
-    }
-    // Streams not created fall back to `default` (`rngs.params()` with `Rngs(0)`).
-    for name in ["params", "dropout"] {
-        if !streams.iter().any(|(k, _)| k == name) {
-            set_iattr(&me, name, stream_fn(&state, name));
+/// `Variable(value, **metadata)`: the metadata are kept after the value,
+/// in order, and printed with it.
+fn variable_init(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Variable")?;
+    let v = a.req(Some(1), "value", "Variable")?;
+    let v = match &v {
+        Obj::Instance(i) if is_variable(i) => iattr(i, "value").unwrap_or(Obj::None),
+        _ => v,
+    };
+    set_iattr(&me, "value", v);
+    for (k, m) in &a.kw {
+        if k != "value" {
+            set_iattr(&me, k, m.clone());
         }
     }
     Ok(Obj::None)
 }
 
-fn rngs_of(o: &Obj) -> Result<Rc<Instance>> {
-    match o {
-        Obj::Instance(i) if i.class.name == "Rngs" => Ok(i.clone()),
-        other => bail!(
-            TypeError,
-            "rngs must be an nnx.Rngs, got {}",
-            other.type_name()
-        ),
+/// `variable[...] = x` replaces the value; `variable[i] = x` sets part of
+/// an array value as `.at[i].set(x)` does.
+fn variable_setitem(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "__setitem__")?;
+    let idx = a.req(Some(1), "key", "__setitem__")?;
+    let x = a.req(Some(2), "value", "__setitem__")?;
+    if matches!(idx, Obj::Ellipsis) {
+        set_iattr(&me, "value", x);
+        return Ok(Obj::None);
     }
-}
-
-fn variable_init(_: &mut Interp, a: Args) -> Result<Obj> {
-    let me = self_arg(&a, "Variable")?;
-    let v = a.req(Some(1), "value", "Variable")?;
-    set_iattr(&me, "value", v);
+    let v = iattr(&me, "value").unwrap_or(Obj::None);
+    let at = crate::python::ops::getattr(interp, &v, "at")?;
+    let slot = crate::python::ops::getitem(interp, &at, &idx)?;
+    let set = crate::python::ops::getattr(interp, &slot, "set")?;
+    let new = interp.call(&set, Args::new(vec![x]))?;
+    set_iattr(&me, "value", new);
     Ok(Obj::None)
 }
 
@@ -120,7 +83,7 @@ fn make_param(class: &Rc<Class>, v: Obj) -> Obj {
 
 /// The variables of a module matching `filter`, with their paths, in the
 /// order nnx flattens a state.
-fn collect_vars(
+pub(super) fn collect_vars(
     o: &Obj,
     path: &mut Vec<String>,
     filter: &dyn Fn(&Rc<Instance>) -> bool,
@@ -174,20 +137,20 @@ fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
             let p = nnx.param.clone();
             Rc::new(move |i: &Rc<Instance>| derives(&i.class, &p))
         }
-        Some(Obj::Ellipsis) | Some(Obj::Bool(true)) => Rc::new(|_: &Rc<Instance>| true),
-        Some(Obj::Class(c)) => Rc::new(move |i: &Rc<Instance>| derives(&i.class, &c)),
-        Some(Obj::Tuple(t)) => {
-            let fs: Vec<Filter> = t
-                .iter()
-                .map(|o| filter_fn(Some(o.clone()), nnx))
-                .collect::<Result<_>>()?;
-            Rc::new(move |i: &Rc<Instance>| fs.iter().any(|f| f(i)))
+        Some(f) => {
+            let pred = super::filters::to_predicate(&f)?;
+            if pred
+                .eval_var(&Rc::new(Instance::new(nnx.variable.clone())))
+                .is_none()
+            {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx filter {} here",
+                    repr_of(&f)
+                );
+            }
+            Rc::new(move |i: &Rc<Instance>| pred.eval_var(i).unwrap_or(false))
         }
-        Some(other) => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx filter {}",
-            repr_of(&other)
-        ),
     })
 }
 
@@ -388,7 +351,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             Some(o) => truthy(&o, "use_bias")?,
             None => true,
         };
-        let rngs = rngs_of(&a.req(None, "rngs", "Linear")?)?;
+        let rngs = a.req(None, "rngs", "Linear")?;
         let shape_k = Obj::tuple(vec![Obj::Int(din), Obj::Int(dout)]);
         let kernel = match a.opt(None, "kernel_init") {
             None => Obj::Array(Value::Concrete(crate::random::initializers::lecun_normal(
@@ -418,9 +381,6 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             None
         };
-        set_iattr(&me, "in_features", Obj::Int(din));
-        set_iattr(&me, "out_features", Obj::Int(dout));
-        set_iattr(&me, "use_bias", Obj::Bool(use_bias));
         set_iattr(&me, "kernel", make_param(&nnx.param, kernel));
         set_iattr(
             &me,
@@ -430,8 +390,24 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                 None => Obj::None,
             },
         );
+        set_iattr(&me, "in_features", Obj::Int(din));
+        set_iattr(&me, "out_features", Obj::Int(dout));
+        set_iattr(&me, "use_bias", Obj::Bool(use_bias));
+        layer_defaults(&me);
         Ok(Obj::None)
     }
+}
+
+/// The dtype and contraction attributes every nnx layer has, at the
+/// defaults shardlab runs with (float32, default precision).
+fn layer_defaults(me: &Instance) {
+    use super::display::FunctionRef;
+    set_iattr(me, "dtype", Obj::None);
+    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "precision", Obj::None);
+    set_iattr(me, "dot_general", Obj::lib(FunctionRef("dot_general")));
+    set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
+    set_iattr(me, "preferred_element_type", Obj::None);
 }
 
 fn value_of(o: &Obj) -> Result<Value> {
@@ -592,6 +568,7 @@ fn variable_class() -> Rc<Class> {
         "Variable",
         vec![
             ("__nnx_variable__".into(), Obj::Bool(true)),
+            ("__module__".into(), Obj::str("flax.nnx.variablelib")),
             (
                 "__init__".into(),
                 Obj::native("Variable.__init__", variable_init),
@@ -599,6 +576,27 @@ fn variable_class() -> Rc<Class> {
             (
                 "__getitem__".into(),
                 Obj::native("Variable.__getitem__", variable_getitem),
+            ),
+            (
+                "__setitem__".into(),
+                Obj::native("Variable.__setitem__", variable_setitem),
+            ),
+            (
+                "__getattr__".into(),
+                Obj::native("Variable.__getattr__", |interp, a| {
+                    // Other attributes are the value's (`param.shape`).
+                    let me = self_arg(&a, "__getattr__")?;
+                    let name = str_of(&a.req(Some(1), "name", "__getattr__")?);
+                    if name.starts_with("__") && name.ends_with("__") {
+                        bail!(
+                            AttributeError,
+                            "'{}' object has no attribute '{name}'",
+                            me.class.name
+                        );
+                    }
+                    let v = iattr(&me, "value").unwrap_or(Obj::None);
+                    crate::python::ops::getattr(interp, &v, &name)
+                }),
             ),
             (
                 "get_value".into(),
@@ -664,21 +662,6 @@ fn state_class() -> Rc<Class> {
             ),
         ],
     )
-}
-
-/// `nnx.Rngs`: calling it draws a key from the `default` stream.
-fn rngs_class() -> Rc<Class> {
-    let rngs = new_class(
-        "Rngs",
-        vec![],
-        vec![("__init__".into(), Obj::native("Rngs.__init__", rngs_init))],
-    );
-    let rngs_call = Obj::native("Rngs.__call__", |_, a| {
-        let me = self_arg(&a, "Rngs.__call__")?;
-        one_key(rngs_next(&me, "default")?, true)
-    });
-    rngs.attrs.borrow_mut().push(("__call__".into(), rngs_call));
-    rngs
 }
 
 fn linear_class(nnx: &Nnx) -> Rc<Class> {
@@ -768,57 +751,24 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
     });
 }
 
-/// `nnx.state` and `nnx.update`: a model's variables out to a `State` and
-/// back in.
-fn register_state_functions(b: &mut Builder, nnx: &Nnx) {
-    let n3 = nnx.clone();
-    b.func("state", move |_, a| {
-        let model = a.req(Some(0), "node", "state")?;
-        let filter = match a.pos.len() {
-            0 | 1 => filter_fn(Some(Obj::Ellipsis), &n3)?,
-            2 => filter_fn(Some(a.pos[1].clone()), &n3)?,
-            _ => filter_fn(Some(Obj::tuple(a.pos[1..].to_vec())), &n3)?,
-        };
-        Ok(snapshot_state(&n3, &model, &*filter))
-    });
-    let n4 = nnx.clone();
-    b.func("update", move |_, a| update(&n4, &a));
-}
-
-/// `nnx.update(node, state)`: every variable of the state sets the value
-/// of the model's variable at the same path.
-fn update(nnx: &Nnx, a: &Args) -> Result<Obj> {
-    let model = a.req(Some(0), "node", "update")?;
-    let st = a.req(Some(1), "state", "update")?;
-    let all = filter_fn(Some(Obj::Ellipsis), nnx)?;
-    let mut targets = vec![];
-    collect_vars(&model, &mut vec![], &*all, &mut targets);
-    let mut sources = vec![];
-    collect_vars(&st, &mut vec![], &*all, &mut sources);
-    for (path, src) in sources {
-        match targets.iter().find(|(p, _)| *p == path) {
-            Some((_, dst)) => set_iattr(dst, "value", iattr(&src, "value").unwrap_or(Obj::None)),
-            None => bail!(
-                ValueError,
-                "the state has a variable at {} that the module does not have",
-                path.join("/")
-            ),
-        }
-    }
-    Ok(Obj::None)
-}
-
 /// Builds `flax.nnx`.
 pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let module = nnx_root_class("Module", vec![("__nnx_module__".into(), Obj::Bool(true))]);
     let variable = variable_class();
-    let sub = |name: &str| new_class(name, vec![variable.clone()], vec![]);
+    let sub = |name: &str| {
+        new_class(
+            name,
+            vec![variable.clone()],
+            vec![("__module__".into(), Obj::str("flax.nnx.variablelib"))],
+        )
+    };
     let param = sub("Param");
     let batch_stat = sub("BatchStat");
     let opt_state = sub("OptState");
     let intermediate = sub("Intermediate");
     let cache = sub("Cache");
     let state = state_class();
+    let rc = super::rngs::rng_classes(&module, &variable);
     let nnx = Nnx {
         module: module.clone(),
         variable: variable.clone(),
@@ -835,9 +785,14 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Intermediate", Obj::Class(intermediate))
         .attr("Cache", Obj::Class(cache))
         .attr("State", Obj::Class(state))
-        .attr("Rngs", Obj::Class(rngs_class()))
+        .attr("Rngs", Obj::Class(rc.rngs.clone()))
+        .attr("RngStream", Obj::Class(rc.stream.clone()))
+        .attr("RngState", Obj::Class(rc.rng_state.clone()))
+        .attr("RngKey", Obj::Class(rc.key.clone()))
+        .attr("RngCount", Obj::Class(rc.count.clone()))
         .attr("Linear", Obj::Class(linear_class(&nnx)))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
+        .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)));
     crate::modules::nn::add_activations(&mut b);
     b.attr(
@@ -852,7 +807,16 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         }))
     });
     b.func("data", |_, a| a.req(Some(0), "value", "data"));
-    register_state_functions(&mut b, &nnx);
+    b.func("display", |interp, a| {
+        for x in &a.pos {
+            let text = format!("{}\n", interp.str(x)?);
+            interp.out.push_str(&text);
+        }
+        Ok(Obj::None)
+    });
+    super::filters::register(&mut b);
+    super::graph::register(&mut b, &nnx.state);
+    super::transforms::register(&mut b, &nnx.state);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }

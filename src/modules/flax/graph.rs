@@ -1,0 +1,282 @@
+//! The functional graph API of nnx: `split`, `merge`, `graphdef`, `state`
+//! (with filters), `clone` and `graph.flatten`.
+//!
+//! A `GraphDef` keeps a private deep copy of the node it was taken from
+//! (modules, lists, dicts and variables, with sharing preserved); `merge`
+//! copies it again and sets the variables found in the states at their
+//! paths. States hold copies of the variables, so changing a state does not
+//! change the module until `merge` or `update`.
+
+use std::collections::HashMap;
+
+use super::filters::{path_obj, to_predicate, Pred};
+use super::nnx::collect_vars;
+use super::*;
+
+/// The structure of a node without its state (`nnx.graphdef`).
+pub(super) struct GraphDef(Obj);
+
+impl Object for GraphDef {
+    fn type_name(&self) -> String {
+        "GraphDef".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let name = match &self.0 {
+            Obj::Instance(i) => i.class.name.clone(),
+            other => other.type_name(),
+        };
+        Some(format!("GraphDef(type={name})"))
+    }
+}
+
+/// A deep copy of nnx nodes and containers; arrays and other values are
+/// shared. A node met twice is copied once.
+fn deep_clone(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
+    match o {
+        Obj::Instance(i) if is_nnx_module(i) || is_variable(i) || is_state(i) => {
+            let id = Rc::as_ptr(i) as usize;
+            if let Some(done) = memo.get(&id) {
+                return done.clone();
+            }
+            let out = Rc::new(Instance::new(i.class.clone()));
+            memo.insert(id, Obj::Instance(out.clone()));
+            let mut attrs = i.attrs.borrow().clone();
+            // nnx rebuilds a module's attributes sorted by name.
+            if is_nnx_module(i) {
+                attrs.sort_by(|a, b| key_order(&a.0, &b.0));
+            }
+            let copied = attrs
+                .iter()
+                .map(|(k, v)| (k.clone(), deep_clone(v, memo)))
+                .collect();
+            *out.attrs.borrow_mut() = copied;
+            Obj::Instance(out)
+        }
+        Obj::List(l) => {
+            let items: Vec<Obj> = l.borrow().clone();
+            Obj::list(items.iter().map(|x| deep_clone(x, memo)).collect())
+        }
+        Obj::Tuple(t) => Obj::tuple(t.iter().map(|x| deep_clone(x, memo)).collect()),
+        Obj::Dict(d) => {
+            let mut n = crate::python::dict::Dict::default();
+            for (k, v) in d.borrow().items.iter() {
+                n.set(k.clone(), deep_clone(v, memo));
+            }
+            Obj::Dict(Rc::new(RefCell::new(n)))
+        }
+        other => other.clone(),
+    }
+}
+
+/// A copy of a variable: same type, value and metadata.
+fn copy_var(v: &Instance) -> Obj {
+    instance(&v.class, v.attrs.borrow().clone())
+}
+
+/// The filters of a call from position `from` on, as predicates; none
+/// means everything.
+fn preds_from(a: &Args, from: usize) -> Result<Vec<Pred>> {
+    if a.pos.len() <= from {
+        return Ok(vec![Pred::Everything]);
+    }
+    a.pos[from..].iter().map(to_predicate).collect()
+}
+
+/// Groups the variables of `node` by the first filter they pass.
+fn group_vars(
+    interp: &mut Interp,
+    node: &Obj,
+    preds: &[Pred],
+    exhaustive: bool,
+) -> Result<Vec<PathVarList>> {
+    let mut all = vec![];
+    collect_vars(node, &mut vec![], &|_| true, &mut all);
+    let mut groups: Vec<PathVarList> = vec![vec![]; preds.len()];
+    for (path, var) in all {
+        let (p, v) = (path_obj(&path), Obj::Instance(var.clone()));
+        let mut placed = false;
+        for (k, pred) in preds.iter().enumerate() {
+            if pred.eval(interp, &p, &v)? {
+                groups[k].push((path.clone(), var.clone()));
+                placed = true;
+                break;
+            }
+        }
+        if !placed && exhaustive {
+            bail!(
+                ValueError,
+                "Non-exhaustive filters, got a non-empty remainder: {} -> {}.\nUse `...` to match all remaining elements.",
+                repr_of(&p),
+                repr_of(&v)
+            );
+        }
+    }
+    Ok(groups)
+}
+
+type PathVarList = Vec<(Vec<String>, Rc<Instance>)>;
+
+fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
+    let state = StateClass(nnx_state.clone());
+    state.build(vars.iter().map(|(p, v)| (p.clone(), copy_var(v))).collect())
+}
+
+/// Builds states of the `State` class.
+struct StateClass(Rc<Class>);
+
+impl StateClass {
+    fn build(&self, entries: Vec<(Vec<String>, Obj)>) -> Obj {
+        let root = Rc::new(Instance::new(self.0.clone()));
+        for (path, v) in entries {
+            let mut cur = root.clone();
+            for (k, name) in path.iter().enumerate() {
+                if k + 1 == path.len() {
+                    set_iattr(&cur, name, v.clone());
+                    continue;
+                }
+                let next = match iattr(&cur, name) {
+                    Some(Obj::Instance(s)) if is_state(&s) => s,
+                    _ => {
+                        let s = Rc::new(Instance::new(self.0.clone()));
+                        set_iattr(&cur, name, Obj::Instance(s.clone()));
+                        s
+                    }
+                };
+                cur = next;
+            }
+        }
+        Obj::Instance(root)
+    }
+}
+
+/// Sets every variable of `state` into the variable of `node` at the
+/// same path (value and metadata).
+pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
+    let mut targets = vec![];
+    collect_vars(node, &mut vec![], &|_| true, &mut targets);
+    let mut sources = vec![];
+    collect_vars(state, &mut vec![], &|_| true, &mut sources);
+    for (path, src) in sources {
+        match targets.iter().find(|(p, _)| *p == path) {
+            Some((_, dst)) => {
+                for (k, v) in src.attrs.borrow().iter() {
+                    set_iattr(dst, k, v.clone());
+                }
+            }
+            None => bail!(
+                ValueError,
+                "the state has a variable at {} that the node does not have",
+                path.join("/")
+            ),
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn graphdef_of(node: &Obj) -> Obj {
+    Obj::lib(GraphDef(deep_clone(node, &mut HashMap::new())))
+}
+
+fn merge(a: &Args) -> Result<Obj> {
+    let g = a.req(Some(0), "graphdef", "merge")?;
+    merge_parts(&g, &a.pos[1..])
+}
+
+/// `nnx.merge(graphdef, *states)`.
+pub(super) fn merge_parts(g: &Obj, states: &[Obj]) -> Result<Obj> {
+    let Some(def) = g.downcast::<GraphDef>() else {
+        bail!(TypeError, "merge expects a GraphDef, got {}", g.type_name());
+    };
+    let node = deep_clone(&def.0, &mut HashMap::new());
+    for st in states {
+        update_from(&node, st)?;
+    }
+    Ok(node)
+}
+
+/// The state of every variable of `node`.
+pub(super) fn full_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
+    let mut all = vec![];
+    collect_vars(node, &mut vec![], &|_| true, &mut all);
+    state_of(nnx_state, &all)
+}
+
+/// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone` and
+/// `graph` to `flax.nnx`, and `State.from_flat_path`.
+pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
+    let st = state.clone();
+    b.func("split", move |interp, a| {
+        let node = a.req(Some(0), "node", "split")?;
+        let preds = preds_from(&a, 1)?;
+        let groups = group_vars(interp, &node, &preds, true)?;
+        let mut out = vec![graphdef_of(&node)];
+        out.extend(groups.iter().map(|g| state_of(&st, g)));
+        Ok(Obj::tuple(out))
+    });
+    let st = state.clone();
+    b.func("state", move |interp, a| {
+        let node = a.req(Some(0), "node", "state")?;
+        let preds = preds_from(&a, 1)?;
+        let groups = group_vars(interp, &node, &preds, false)?;
+        let states: Vec<Obj> = groups.iter().map(|g| state_of(&st, g)).collect();
+        Ok(if states.len() == 1 {
+            states.into_iter().next().unwrap_or(Obj::None)
+        } else {
+            Obj::tuple(states)
+        })
+    });
+    b.func("graphdef", |_, a| {
+        Ok(graphdef_of(&a.req(Some(0), "node", "graphdef")?))
+    });
+    b.func("merge", |_, a| merge(&a));
+    b.func("update", |_, a| {
+        let node = a.req(Some(0), "node", "update")?;
+        for st in &a.pos[1..] {
+            update_from(&node, st)?;
+        }
+        Ok(Obj::None)
+    });
+    b.func("clone", |_, a| {
+        Ok(deep_clone(
+            &a.req(Some(0), "node", "clone")?,
+            &mut HashMap::new(),
+        ))
+    });
+    let mut g = Builder::new("flax.nnx.graph");
+    g.func("flatten", |_, a| {
+        let node = a.req(Some(0), "node", "flatten")?;
+        let mut all = vec![];
+        collect_vars(&node, &mut vec![], &|_| true, &mut all);
+        let flat: Vec<Obj> = all
+            .iter()
+            .map(|(p, v)| Obj::tuple(vec![path_obj(p), Obj::Instance(v.clone())]))
+            .collect();
+        Ok(Obj::tuple(vec![graphdef_of(&node), Obj::list(flat)]))
+    });
+    g.attr("Key", Obj::Type("str"));
+    b.attr("graph", g.build());
+    let st = state.clone();
+    let from_flat = Obj::native("State.from_flat_path", move |_, a| {
+        let flat = a.req(Some(0), "flat_state", "from_flat_path")?;
+        let items = match &flat {
+            Obj::Dict(d) => d.borrow().items.clone(),
+            other => iterate(other)?
+                .iter()
+                .map(|kv| {
+                    let p = iterate(kv)?;
+                    Ok((p[0].clone(), p[1].clone()))
+                })
+                .collect::<Result<_>>()?,
+        };
+        let entries = items
+            .iter()
+            .map(|(k, v)| Ok((iterate(k)?.iter().map(str_of).collect(), v.clone())))
+            .collect::<Result<_>>()?;
+        Ok(StateClass(st.clone()).build(entries))
+    });
+    state.attrs.borrow_mut().push((
+        "from_flat_path".into(),
+        Obj::lib(crate::python::classes::StaticMethod(from_flat)),
+    ));
+}

@@ -1,0 +1,220 @@
+//! `nnx.vmap` on top of `jax.vmap`.
+//!
+//! Module arguments go in as their `State` (a pytree, batched along the
+//! axis `in_axes` gives the module) and are rebuilt from their `GraphDef`
+//! inside the mapped function; the states the function leaves them in come
+//! out along the same axis and are written back into the caller's modules,
+//! structure included (so a vmapped `__init__` builds a stacked module). A
+//! module returned by the function comes back stacked along `out_axes`.
+
+use std::cell::RefCell;
+
+use super::graph::{graphdef_of, merge_parts};
+use super::*;
+
+/// Where the modules among the arguments are, and the modules themselves.
+struct ModuleArgs {
+    index: Vec<usize>,
+    originals: Vec<Rc<Instance>>,
+}
+
+fn all_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
+    super::graph::full_state(nnx_state, node)
+}
+
+/// The per-argument axes of `in_axes` for `n` arguments.
+fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Obj>> {
+    match in_axes {
+        Obj::Tuple(_) | Obj::List(_) => {
+            let v = iterate(in_axes)?;
+            if v.len() != n {
+                bail!(
+                    ValueError,
+                    "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)={}, len(args)={n}",
+                    v.len()
+                );
+            }
+            Ok(v)
+        }
+        other => Ok(vec![other.clone(); n]),
+    }
+}
+
+fn check_axes(o: &Obj) -> Result<()> {
+    if let Obj::Instance(i) = o {
+        if i.class.name == "StateAxes" {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.vmap with nnx.StateAxes"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One call of a vmapped function.
+fn vmap_call(
+    interp: &mut Interp,
+    st: &Rc<Class>,
+    f: &Obj,
+    in_axes: &Obj,
+    out_axes: &Obj,
+    call: Args,
+) -> Result<Obj> {
+    let axes = arg_axes(in_axes, call.pos.len())?;
+    axes.iter().try_for_each(check_axes)?;
+    let mut mods = ModuleArgs {
+        index: vec![],
+        originals: vec![],
+    };
+    let mut args = call.pos.clone();
+    let mut defs = vec![];
+    for (k, a) in call.pos.iter().enumerate() {
+        if let Obj::Instance(i) = a {
+            if is_nnx_module(i) {
+                mods.index.push(k);
+                mods.originals.push(i.clone());
+                defs.push(graphdef_of(a));
+                args[k] = all_state(st, a);
+            }
+        }
+    }
+    let after: Rc<RefCell<Vec<Obj>>> = Rc::new(RefCell::new(vec![]));
+    let out_def: Rc<RefCell<Option<Obj>>> = Rc::new(RefCell::new(None));
+    let pure = {
+        let (f, st, kw) = (f.clone(), st.clone(), call.kw.clone());
+        let (index, defs) = (mods.index.clone(), defs.clone());
+        let (after, out_def) = (after.clone(), out_def.clone());
+        Obj::native("nnx.vmap.pure", move |i, a| {
+            let mut pos = a.pos.clone();
+            let mut inner = vec![];
+            for (k, &at) in index.iter().enumerate() {
+                let m = merge_parts(&defs[k], &[pos[at].clone()])?;
+                pos[at] = m.clone();
+                inner.push(m);
+            }
+            let mut out = i.call(
+                &f,
+                Args {
+                    pos,
+                    kw: kw.clone(),
+                },
+            )?;
+            if matches!(&out, Obj::Instance(o) if is_nnx_module(o)) {
+                *out_def.borrow_mut() = Some(graphdef_of(&out));
+                out = all_state(&st, &out);
+            }
+            let states: Vec<Obj> = inner.iter().map(|m| all_state(&st, m)).collect();
+            *after.borrow_mut() = inner.iter().map(graphdef_of).collect();
+            let mut flat = vec![out];
+            flat.extend(states);
+            Ok(Obj::tuple(flat))
+        })
+    };
+    let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
+    let jax = crate::modules::import(interp, "jax")?;
+    let vmap = crate::python::ops::getattr(interp, &jax, "vmap")?;
+    let mapped = interp.call(
+        &vmap,
+        Args {
+            pos: vec![pure],
+            kw: vec![
+                ("in_axes".into(), Obj::tuple(axes)),
+                ("out_axes".into(), Obj::Int(0)),
+            ],
+        },
+    )?;
+    // jax.vmap stacks every output along axis 0; each is then moved to
+    // the axis asked for (or unstacked for None).
+    let mut r = iterate(&interp.call(&mapped, Args::new(args))?)?;
+    r[0] = move_batch_axis(interp, &r[0], out_axes)?;
+    let mut states = vec![];
+    for (s, ax) in r[1..].iter().zip(&mod_axes) {
+        states.push(move_batch_axis(interp, s, ax)?);
+    }
+    let after_defs = after.borrow().clone();
+    for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(&states) {
+        if let Obj::Instance(rebuilt) = merge_parts(def, std::slice::from_ref(state))? {
+            *orig.attrs.borrow_mut() = rebuilt.attrs.borrow().clone();
+        }
+    }
+    let def = out_def.borrow().clone();
+    match def {
+        Some(def) => merge_parts(&def, &[r[0].clone()]),
+        None => Ok(r[0].clone()),
+    }
+}
+
+/// Every leaf of `tree` (stacked along axis 0) with that axis moved to
+/// `axis`, or its first entry for `None`.
+fn move_batch_axis(interp: &mut Interp, tree: &Obj, axis: &Obj) -> Result<Obj> {
+    if matches!(axis, Obj::Int(0)) {
+        return Ok(tree.clone());
+    }
+    let (leaves, def) = flatten_known(tree)?;
+    let jnp = crate::modules::import(interp, "jax.numpy")?;
+    let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
+    let mut out = vec![];
+    for leaf in leaves {
+        out.push(match axis {
+            Obj::None => crate::python::ops::getitem(interp, &leaf, &Obj::Int(0))?,
+            Obj::Int(k) => {
+                interp.call(&moveaxis, Args::new(vec![leaf, Obj::Int(0), Obj::Int(*k)]))?
+            }
+            other => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.vmap with axes {}",
+                repr_of(other)
+            ),
+        });
+    }
+    unflatten_known(&def, &out)
+}
+
+/// `nnx.vmap(f, in_axes=0, out_axes=0)`, also as a decorator with options.
+pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
+    let st = state.clone();
+    b.func("vmap", move |_, a| {
+        let in_axes = a.get(None, "in_axes").unwrap_or(Obj::Int(0));
+        let out_axes = a.get(None, "out_axes").unwrap_or(Obj::Int(0));
+        for name in [
+            "axis_name",
+            "axis_size",
+            "transform_metadata",
+            "spmd_axis_name",
+        ] {
+            if a.opt(None, name).is_some() {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.vmap with {name}"
+                );
+            }
+        }
+        let st = st.clone();
+        let wrap = move |f: Obj| {
+            let (st, ia, oa) = (st.clone(), in_axes.clone(), out_axes.clone());
+            Obj::native("nnx.vmap", move |i, call| {
+                vmap_call(i, &st, &f, &ia, &oa, call)
+            })
+        };
+        Ok(match a.pos.first() {
+            Some(f) => wrap(f.clone()),
+            None => Obj::native("nnx.vmap", move |_, d| {
+                Ok(wrap(d.req(Some(0), "f", "vmap")?))
+            }),
+        })
+    });
+    let axes_class = new_class(
+        "StateAxes",
+        vec![],
+        vec![(
+            "__init__".into(),
+            Obj::native("StateAxes.__init__", |_, a| {
+                let me = self_arg(&a, "StateAxes")?;
+                set_iattr(&me, "_axes", a.req(Some(1), "filter_axes", "StateAxes")?);
+                Ok(Obj::None)
+            }),
+        )],
+    );
+    b.attr("StateAxes", Obj::Class(axes_class));
+}
