@@ -195,6 +195,28 @@ fn keep_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn keep_freed_memory() {}
 
+/// The program text of `file`, or the exception Python would raise for it
+/// (its type name and message): a file that cannot be read, a directory,
+/// bytes that are not UTF-8.
+fn read_source(file: &str) -> Result<String, (&'static str, String)> {
+    if std::path::Path::new(file).is_dir() {
+        return Err(("IsADirectoryError", format!("cannot read {file}: it is a directory")));
+    }
+    let bytes = std::fs::read(file).map_err(|e| ("OSError", format!("cannot read {file}: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        (
+            "SyntaxError",
+            format!(
+                "Non-UTF-8 code starting with '\\x{:02x}' in file {file} on line {line}, but no encoding declared",
+                bytes[at]
+            ),
+        )
+    })
+}
+
 fn main() -> ExitCode {
     keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -251,10 +273,17 @@ fn main() -> ExitCode {
     let Some(file) = file else {
         return usage_error("missing the program file");
     };
-    let source = match std::fs::read_to_string(&file) {
+    let source = match read_source(&file) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot read {file}: {e}");
+        Err((kind, message)) => {
+            if as_json {
+                let obj = json!({
+                    "error": {"type": kind, "message": message, "line": 0, "col": 0},
+                    "stdout": "",
+                });
+                let _ = writeln!(std::io::stdout().lock(), "{obj}");
+            }
+            eprintln!("error: {message}");
             return ExitCode::from(2);
         }
     };

@@ -407,7 +407,15 @@ impl Interp {
         for t in &d.targets {
             match t {
                 Expr::Name(n) => {
-                    scope.vars.borrow_mut().remove(n.id.as_str());
+                    let name = n.id.as_str();
+                    let home = if scope.globals.borrow().contains(name) {
+                        self.globals.clone()
+                    } else {
+                        scope.clone()
+                    };
+                    if home.vars.borrow_mut().remove(name).is_none() {
+                        bail!(NameError, "name '{name}' is not defined");
+                    }
                 }
                 Expr::Subscript(s) => {
                     let container = self.eval(&s.value, scope)?;
@@ -1139,10 +1147,11 @@ impl Interp {
     }
 }
 
-/// False for the errors no `except` clause may catch: a cancelled run and a
-/// program that ran out of its step budget.
+/// False for the errors no `except` clause may catch: a cancelled run, one
+/// past its time limit and a program that ran out of its step budget.
 fn catchable(e: &Error) -> bool {
     !(e.kind == ErrorKind::Cancelled
+        || e.kind == ErrorKind::TimeoutError
         || (e.kind == ErrorKind::RuntimeError && e.message.contains("exceeded")))
 }
 

@@ -1,0 +1,188 @@
+//! Hostile programs through the command line, as a careless or malicious user
+//! would run them: deep, huge, cyclic, endless, malformed. Each runs as its
+//! own process (`shardlab run --json` with a time and a memory limit), so a
+//! stack overflow, an abort, a hang or a memory blow-up fails the test as
+//! surely as a panic does. Every run must end in time with exit 0 or 1 (2
+//! for a file that cannot be read), one JSON object on stdout and no panic
+//! text on stderr; the programs that must fail name their exception.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long any run may take, well above the `--timeout` given to it.
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// What a run printed and how it ended.
+struct Ran {
+    code: i32,
+    json: serde_json::Value,
+    stderr: String,
+    took: Duration,
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shardlab-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `shardlab run --json ARGS FILE` and waits at most [`DEADLINE`].
+fn run_file(file: &Path, args: &[&str]) -> Ran {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .arg("run")
+        .arg("--json")
+        .args(args)
+        .arg(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read both pipes on their own threads so a chatty child cannot block.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{} ran past {DEADLINE:?}", file.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = start.elapsed();
+    let stdout = out.join().unwrap();
+    let stderr = err.join().unwrap();
+    let code = status.code().unwrap_or_else(|| {
+        panic!(
+            "{} was killed by a signal ({status}); stderr: {stderr}",
+            file.display()
+        )
+    });
+    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "{}: stdout is not one JSON object ({e}): {stdout:.300}; stderr: {stderr:.300}",
+            file.display()
+        )
+    });
+    Ran {
+        code,
+        json,
+        stderr,
+        took,
+    }
+}
+
+/// Runs `source` with a 3 s time limit and 2 GiB of memory.
+fn run_source(name: &str, source: &str) -> Ran {
+    let file = scratch().join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    run_file(&file, &[])
+}
+
+/// Checks what every run must do, and returns the exception's type, if any.
+fn check(name: &str, ran: &Ran) -> Option<String> {
+    assert!(
+        ran.code == 0 || ran.code == 1,
+        "{name}: exit code {}; stderr: {:.300}",
+        ran.code,
+        ran.stderr
+    );
+    assert!(ran.json.is_object(), "{name}: {}", ran.json);
+    for word in ["panicked", "RUST_BACKTRACE", "stack overflow"] {
+        assert!(
+            !ran.stderr.contains(word),
+            "{name}: stderr shows '{word}': {:.500}",
+            ran.stderr
+        );
+    }
+    let error = ran.json.get("error")?;
+    assert_eq!(ran.code, 1, "{name}: an error must exit 1");
+    Some(error["type"].as_str().unwrap_or_default().to_string())
+}
+
+/// Programs that must end with the exception named.
+fn failing() -> Vec<(&'static str, String, &'static str)> {
+    let mut v: Vec<(&'static str, String, &'static str)> = vec![
+        ("chr_high", "print(chr(0x110000))".into(), "ValueError"),
+        ("chr_negative", "print(chr(-1))".into(), "ValueError"),
+        (
+            "unhashable_key",
+            "d = {}\nd[[1, 2]] = 3\nprint(d)".into(),
+            "TypeError",
+        ),
+        ("del_undefined", "del undefined".into(), "NameError"),
+        (
+            "own_exception",
+            "class MyErr(Exception):\n    pass\nraise MyErr('boom')".into(),
+            "MyErr",
+        ),
+        (
+            "unclosed_bracket",
+            "x = 1\ny = foo(1,\n  2\nz = 3\n".into(),
+            "SyntaxError",
+        ),
+        ("unmatched_bracket", "x = (1))\n".into(), "SyntaxError"),
+    ];
+    v.extend(limits());
+    v
+}
+
+/// Programs that run into the time, memory, size or depth limits.
+fn limits() -> Vec<(&'static str, String, &'static str)> {
+    vec![]
+}
+
+#[test]
+fn hostile_programs_fail_cleanly() {
+    for (name, source, want) in failing() {
+        let ran = run_source(name, &source);
+        let got = check(name, &ran);
+        assert_eq!(
+            got.as_deref(),
+            Some(want),
+            "{name}: {} (took {:?})",
+            ran.json,
+            ran.took
+        );
+    }
+}
+
+#[test]
+fn syntax_errors_point_where_python_does() {
+    let ran = run_source("unclosed_at", "x = 1\ny = foo(1,\n  2\nz = 3\n");
+    let e = &ran.json["error"];
+    assert_eq!(e["message"], "'(' was never closed");
+    assert_eq!((e["line"].as_u64(), e["col"].as_u64()), (Some(2), Some(8)));
+}
+
+#[test]
+fn unreadable_files_give_json_and_exit_2() {
+    let dir = scratch();
+    let latin = dir.join("latin1.py");
+    std::fs::write(&latin, b"print('caf\xe9')\n").unwrap();
+    let garbage = dir.join("garbage.py");
+    std::fs::write(&garbage, [0xffu8, 0xfe, 0, 0x80, 0x81]).unwrap();
+    let folder = dir.join("folder.py");
+    std::fs::create_dir_all(&folder).unwrap();
+    let missing = dir.join("missing.py");
+    for file in [latin, garbage, folder, missing] {
+        let ran = run_file(&file, &[]);
+        assert_eq!(ran.code, 2, "{}", file.display());
+        assert!(ran.json["error"]["message"].is_string(), "{}", ran.json);
+    }
+}
