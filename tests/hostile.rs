@@ -144,7 +144,39 @@ fn failing() -> Vec<(&'static str, String, &'static str)> {
 
 /// Programs that run into the time, memory, size or depth limits.
 fn limits() -> Vec<(&'static str, String, &'static str)> {
-    vec![]
+    let jnp = |body: &str| format!("import jax\nimport jax.numpy as jnp\n{body}\n");
+    vec![
+        (
+            "overflowing_matmul",
+            jnp("x = jnp.ones((2**33, 2**31))\nprint((x @ x.T).shape)"),
+            "MemoryError",
+        ),
+        (
+            "overflowing_zeros",
+            jnp("x = jnp.zeros((2**40, 2**40))\nprint(x[0, 0])\nprint(x.sum())"),
+            "MemoryError",
+        ),
+        (
+            "huge_outer",
+            jnp("a = jnp.ones((20000,))\nprint(jnp.outer(a, a).shape)"),
+            "MemoryError",
+        ),
+        (
+            "huge_broadcast",
+            jnp("a = jnp.ones((100000, 1))\nb = jnp.ones((1, 100000))\nprint((a + b).shape)"),
+            "MemoryError",
+        ),
+        (
+            "huge_concatenate",
+            jnp("a = jnp.ones((2**26,))\nb = jnp.concatenate([a, a, a])"),
+            "MemoryError",
+        ),
+        (
+            "huge_gather",
+            jnp("x = jax.device_put(jnp.ones((2**24,)), jax.sharding.NamedSharding(jax.make_mesh((8,), ('i',)), jax.sharding.PartitionSpec('i')))\n@jax.jit\ndef f(x):\n    return jnp.outer(x, x)\nprint(f(x).shape)"),
+            "MemoryError",
+        ),
+    ]
 }
 
 #[test]
