@@ -139,7 +139,99 @@ fn failing() -> Vec<(&'static str, String, &'static str)> {
         ("unmatched_bracket", "x = (1))\n".into(), "SyntaxError"),
     ];
     v.extend(limits());
+    v.extend(deep());
     v
+}
+
+/// Programs nested deeper than the interpreter's stack allows.
+fn deep() -> Vec<(&'static str, String, &'static str)> {
+    let terms = vec!["1"; 5000].join("+");
+    vec![
+        ("long_sum", format!("x = {terms}\nprint(x)"), "RecursionError"),
+        (
+            "deep_brackets",
+            format!("x = {}{}\nprint(x)", "[".repeat(5000), "]".repeat(5000)),
+            "SyntaxError",
+        ),
+        (
+            "chained_transposes",
+            format!(
+                "import jax.numpy as jnp\nx = jnp.ones((2, 3))\ny = x{}\nprint(y.shape)",
+                ".T".repeat(100_000)
+            ),
+            "RecursionError",
+        ),
+        (
+            "chained_minus",
+            format!("x = {}1\nprint(x)", "-".repeat(100_000)),
+            "RecursionError",
+        ),
+        (
+            "built_deep",
+            "x = []\nfor i in range(1000000):\n    x = [x]\nprint(x)".into(),
+            "RecursionError",
+        ),
+        (
+            "endless_recursion",
+            "def f(n):\n    return f(n + 1)\nf(0)".into(),
+            "RecursionError",
+        ),
+        (
+            "recursive_repr",
+            "class A:\n    def __repr__(self):\n        return repr([self])\nprint(A())".into(),
+            "RecursionError",
+        ),
+        (
+            "cyclic_compare",
+            "a = []\na.append(a)\nb = []\nb.append(b)\nprint(a == b)".into(),
+            "RecursionError",
+        ),
+        (
+            "cyclic_result",
+            "x = []\nx.append(x)\nresult = x".into(),
+            "RecursionError",
+        ),
+        (
+            "cyclic_pytree",
+            "import jax\nx = []\nx.append(x)\nprint(jax.tree_util.tree_leaves(x))".into(),
+            "RecursionError",
+        ),
+        (
+            "huge_format_width",
+            "print(f'{1:>99999999999}')".into(),
+            "MemoryError",
+        ),
+    ]
+}
+
+/// Programs that must run to the end, with what they print.
+fn passing() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "cyclic_containers",
+            "x = []\nx.append(x)\nprint(x)\nd = {'a': 1}\nd['d'] = d\nl = [d]\nd['l'] = l\nprint(d, l)\nprint(x == x)".into(),
+            "[[...]]\n{'a': 1, 'd': {...}, 'l': [{...}]} [{'a': 1, 'd': {...}, 'l': [...]}]\nTrue\n",
+        ),
+        (
+            "recursion_with_nested_lists",
+            "def f(n):\n    return [[[[[[[[f(n+1)]]]]]]]] if n < 100 else n\nprint(len(str(f(0))))".into(),
+            "1603\n",
+        ),
+        (
+            "huge_precision",
+            "s = f'{1.5:.70000f}'\nprint(len(s), s[:4])\nt = f'{2.5:.70000e}'\nprint(len(t), t[-4:])\nprint(round(1.5, 70000), round(2.5, -70000), round(125.0, -1))".into(),
+            "70002 1.50\n70006 e+00\n1.5 0.0 120.0\n",
+        ),
+    ]
+}
+
+#[test]
+fn hostile_programs_that_run_print_what_python_prints() {
+    for (name, source, want) in passing() {
+        let ran = run_source(name, &source);
+        assert_eq!(check(name, &ran), None, "{name}: {}", ran.json);
+        assert_eq!(ran.json["stdout"], want, "{name}");
+    }
 }
 
 /// Programs that run into the time, memory, size or depth limits.

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use shardlab::exec::Mode;
-use shardlab::program::{run, Options};
+use shardlab::error::{Error, ErrorKind};
+use shardlab::program::{run, Options, Outcome, PyError};
 
 const USAGE: &str = "\
 shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulated devices
@@ -195,6 +196,68 @@ fn keep_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn keep_freed_memory() {}
 
+/// Runs a program on a thread whose stack holds the interpreter's nesting
+/// limit, and turns a panic (a bug in shardlab, never in the program) into
+/// an error the JSON reports, with no panic text on stderr.
+fn run_guarded(source: String, options: &Options) -> Outcome {
+    let panicked: std::sync::Arc<std::sync::Mutex<Option<String>>> = Default::default();
+    let seen = panicked.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        if let Ok(mut p) = seen.lock() {
+            p.get_or_insert(format!("{what}{place}"));
+        }
+    }));
+    let opts = options.clone();
+    let worker = std::thread::Builder::new()
+        .name("program".into())
+        .stack_size(shardlab::python::depth::STACK_BYTES)
+        .spawn(move || run(&source, &opts));
+    let joined = match worker {
+        Ok(handle) => handle.join().ok(),
+        Err(e) => {
+            return failed("RuntimeError", format!("cannot start the interpreter's thread: {e}"));
+        }
+    };
+    joined.unwrap_or_else(|| {
+        let what = panicked
+            .lock()
+            .ok()
+            .and_then(|mut p| p.take())
+            .unwrap_or_default();
+        failed(
+            "RuntimeError",
+            format!("internal error in shardlab (please report it): {what}"),
+        )
+    })
+}
+
+/// An outcome that is only an error of kind `kind`.
+fn failed(kind: &str, message: String) -> Outcome {
+    let kind = match kind {
+        "MemoryError" => ErrorKind::MemoryError,
+        _ => ErrorKind::RuntimeError,
+    };
+    Outcome {
+        stdout: String::new(),
+        result: None,
+        error: Some(PyError {
+            error: Error::new(kind, message),
+            line: 0,
+            col: 0,
+        }),
+    }
+}
+
 /// The program text of `file`, or the exception Python would raise for it
 /// (its type name and message): a file that cannot be read, a directory,
 /// bytes that are not UTF-8.
@@ -290,7 +353,7 @@ fn main() -> ExitCode {
     if report_path.is_some() {
         shardlab::report::start();
     }
-    let outcome = run(&source, &options);
+    let outcome = run_guarded(source, &options);
     if let Some(path) = &report_path {
         let report = shardlab::report::take();
         let text = serde_json::to_string(&report).unwrap_or_default();

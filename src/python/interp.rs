@@ -707,7 +707,16 @@ impl Interp {
 
     /// Evaluates an expression.
     pub fn eval(&mut self, e: &Expr, scope: &Scope) -> Result<Obj> {
-        let r = self.eval_inner(e, scope);
+        let r = match super::depth::enter() {
+            Ok(_level) => self.eval_inner(e, scope),
+            Err(err) => Err(err),
+        };
+        // A printer or comparison inside that gave up at the depth limit
+        // raises here, where its expression ends.
+        let r = match super::depth::take_overflow() {
+            Some(err) => r.and(Err(err)),
+            None => r,
+        };
         if r.is_err() {
             self.locate(e.range());
         }
@@ -1055,7 +1064,7 @@ impl Interp {
 
     fn call_function(&mut self, func: &Rc<Function>, args: Args) -> Result<Obj> {
         if self.depth > 200 {
-            bail!(RuntimeError, "maximum recursion depth exceeded");
+            return Err(super::depth::recursion_error(""));
         }
         let scope = ScopeData::new(Some(func.closure.clone()));
         self.bind_params(func, args, &scope)?;

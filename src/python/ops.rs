@@ -97,7 +97,14 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
 
 /// Python `==` on plain objects (arrays compare elementwise elsewhere).
 pub fn py_eq(a: &Obj, b: &Obj) -> bool {
+    let Some(_level) = super::depth::try_enter(" in comparison") else {
+        return false;
+    };
     match (a, b) {
+        // Python compares a container's items by identity first, so a list
+        // that holds itself equals itself.
+        (Obj::List(x), Obj::List(y)) if Rc::ptr_eq(x, y) => true,
+        (Obj::Dict(x), Obj::Dict(y)) if Rc::ptr_eq(x, y) => true,
         (Obj::List(x), Obj::List(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| py_eq(p, q))

@@ -1,6 +1,7 @@
 //! Parsing program text with `rustpython-parser`, and mapping byte offsets to
 //! the line and column Python reports.
 
+use rustpython_ast::{Ranged, Visitor};
 use rustpython_parser::ast;
 use rustpython_parser::Parse;
 
@@ -106,6 +107,15 @@ pub fn parse_program(
             col,
         }
     })?;
+    if let Some(offset) = too_deep(&body) {
+        let (line, col) = lines.locate(offset);
+        // The tree is dropped on a thread with a stack sized for it.
+        return Err(SyntaxErr {
+            error: super::depth::recursion_error(" during compilation"),
+            line,
+            col,
+        });
+    }
     if let Some(offset) = return_outside_function(&body) {
         let (line, col) = lines.locate(offset);
         return Err(SyntaxErr {
@@ -115,6 +125,51 @@ pub fn parse_program(
         });
     }
     Ok(body)
+}
+
+/// Most statements and expressions nested in one another, as Python's
+/// compiler limits them: `1+1+...+1` with thousands of terms, or thousands
+/// of chained attributes, is a `RecursionError` before the program runs.
+const MAX_NESTING: usize = 1000;
+
+/// Measures nesting, stopping at the first node past [`MAX_NESTING`].
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    deepest_at: Option<usize>,
+}
+
+impl Visitor for Nesting {
+    fn visit_stmt(&mut self, s: ast::Stmt) {
+        self.level(s.range().start(), |v| v.generic_visit_stmt(s));
+    }
+    fn visit_expr(&mut self, e: ast::Expr) {
+        self.level(e.range().start(), |v| v.generic_visit_expr(e));
+    }
+}
+
+impl Nesting {
+    fn level(&mut self, at: rustpython_parser::text_size::TextSize, inner: impl FnOnce(&mut Self)) {
+        if self.deepest_at.is_some() {
+            return;
+        }
+        if self.depth >= MAX_NESTING {
+            self.deepest_at = Some(u32::from(at) as usize);
+            return;
+        }
+        self.depth += 1;
+        inner(self);
+        self.depth -= 1;
+    }
+}
+
+/// Where a program nests deeper than [`MAX_NESTING`], if it does.
+fn too_deep(body: &[ast::Stmt]) -> Option<usize> {
+    let mut v = Nesting::default();
+    for s in body {
+        v.visit_stmt(s.clone());
+    }
+    v.deepest_at
 }
 
 /// Python's limit on nested brackets (the tokenizer's `MAXLEVEL`).
