@@ -91,7 +91,7 @@ fn run_file(file: &Path, args: &[&str]) -> Ran {
 fn run_source(name: &str, source: &str) -> Ran {
     let file = scratch().join(format!("{name}.py"));
     std::fs::write(&file, source).unwrap();
-    run_file(&file, &[])
+    run_file(&file, &["--timeout", "3", "--max-memory", "2G"])
 }
 
 /// Checks what every run must do, and returns the exception's type, if any.
@@ -284,6 +284,57 @@ fn hostile_programs_fail_cleanly() {
             ran.took
         );
     }
+}
+
+/// Programs that run into the time and memory limits.
+fn runaways() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "slow_loop",
+            "import jax.numpy as jnp\nprint('start')\nx = jnp.ones((600, 600))\nwhile True:\n    x = jnp.tanh(x @ x)".into(),
+            "TimeoutError",
+        ),
+        (
+            "string_doubling",
+            "s = 'x'\nprint('start')\nwhile True:\n    s = s + s".into(),
+            "MemoryError",
+        ),
+        (
+            "list_doubling",
+            "l = [1]\nprint('start')\nwhile True:\n    l = l + l".into(),
+            "MemoryError",
+        ),
+        (
+            "many_arrays",
+            "import jax.numpy as jnp\nprint('start')\nxs = []\nfor i in range(100):\n    xs.append(jnp.ones((2**27,)) * i)".into(),
+            "MemoryError",
+        ),
+    ]
+}
+
+#[test]
+fn runaways_stop_at_their_limits_keeping_the_output() {
+    for (name, source, want) in runaways() {
+        let ran = run_source(name, &source);
+        let got = check(name, &ran);
+        assert_eq!(got.as_deref(), Some(want), "{name}: {}", ran.json);
+        assert_eq!(ran.json["stdout"], "start\n", "{name}");
+        assert!(ran.json["error"]["line"].as_u64() > Some(0), "{name}: {}", ran.json);
+        assert!(ran.took < Duration::from_secs(8), "{name} took {:?}", ran.took);
+    }
+}
+
+#[test]
+fn device_count_is_capped() {
+    let file = scratch().join("devices.py");
+    std::fs::write(&file, "print(1)\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .args(["run", "--devices", "100000", "--parallel"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to 64"));
 }
 
 #[test]

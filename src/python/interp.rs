@@ -159,6 +159,14 @@ impl Interp {
         if self.steps > self.max_steps {
             bail!(RuntimeError, "program exceeded {} steps", self.max_steps);
         }
+        // A stop from outside (a time or memory limit, a cancel) ends a
+        // loop that calls nothing the engine polls; a load every 16 steps
+        // costs nothing measurable.
+        if self.steps % 16 == 0 {
+            if let Some(reason) = crate::exec::stop_requested() {
+                bail!(Cancelled, "{reason}");
+            }
+        }
         Ok(())
     }
 

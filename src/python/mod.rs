@@ -10,6 +10,7 @@
 //! of the objects they define). This module never names them.
 
 pub mod array;
+pub mod budget;
 pub mod builtins;
 pub mod classes;
 pub mod cycles;
