@@ -147,7 +147,11 @@ fn failing() -> Vec<(&'static str, String, &'static str)> {
 fn deep() -> Vec<(&'static str, String, &'static str)> {
     let terms = vec!["1"; 5000].join("+");
     vec![
-        ("long_sum", format!("x = {terms}\nprint(x)"), "RecursionError"),
+        (
+            "long_sum",
+            format!("x = {terms}\nprint(x)"),
+            "RecursionError",
+        ),
         (
             "deep_brackets",
             format!("x = {}{}\nprint(x)", "[".repeat(5000), "]".repeat(5000)),
@@ -194,6 +198,11 @@ fn deep() -> Vec<(&'static str, String, &'static str)> {
         (
             "cyclic_pytree",
             "import jax\nx = []\nx.append(x)\nprint(jax.tree_util.tree_leaves(x))".into(),
+            "RecursionError",
+        ),
+        (
+            "generator_recursion",
+            "def g():\n    yield from g()\nprint(list(g()))".into(),
             "RecursionError",
         ),
         (
@@ -295,6 +304,16 @@ fn runaways() -> Vec<(&'static str, String, &'static str)> {
             "TimeoutError",
         ),
         (
+            "endless_fori_loop",
+            "import jax\nprint('start')\njax.lax.fori_loop(0, 10**12, lambda i, x: x + 1, 0)".into(),
+            "TimeoutError",
+        ),
+        (
+            "endless_while_loop",
+            "import jax\nprint('start')\njax.lax.while_loop(lambda x: True, lambda x: x + 1, 0)".into(),
+            "TimeoutError",
+        ),
+        (
             "string_doubling",
             "s = 'x'\nprint('start')\nwhile True:\n    s = s + s".into(),
             "MemoryError",
@@ -319,8 +338,16 @@ fn runaways_stop_at_their_limits_keeping_the_output() {
         let got = check(name, &ran);
         assert_eq!(got.as_deref(), Some(want), "{name}: {}", ran.json);
         assert_eq!(ran.json["stdout"], "start\n", "{name}");
-        assert!(ran.json["error"]["line"].as_u64() > Some(0), "{name}: {}", ran.json);
-        assert!(ran.took < Duration::from_secs(8), "{name} took {:?}", ran.took);
+        assert!(
+            ran.json["error"]["line"].as_u64() > Some(0),
+            "{name}: {}",
+            ran.json
+        );
+        assert!(
+            ran.took < Duration::from_secs(8),
+            "{name} took {:?}",
+            ran.took
+        );
     }
 }
 

@@ -8,8 +8,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shardlab::exec::Mode;
 use shardlab::error::{Error, ErrorKind};
+use shardlab::exec::Mode;
 use shardlab::program::{run, Options, Outcome, PyError};
 
 const USAGE: &str = "\
@@ -282,7 +282,10 @@ fn run_guarded(source: String, options: &Options, limits: Limits) -> Outcome {
             let _ = tx.send(outcome.ok());
         });
     if let Err(e) = worker {
-        return failed(ErrorKind::RuntimeError, format!("cannot start the interpreter's thread: {e}"));
+        return failed(
+            ErrorKind::RuntimeError,
+            format!("cannot start the interpreter's thread: {e}"),
+        );
     }
     let start = Instant::now();
     let mut stopped_at: Option<Instant> = None;
@@ -295,7 +298,9 @@ fn run_guarded(source: String, options: &Options, limits: Limits) -> Outcome {
         if stopped_at.is_none() {
             if limits.timeout.is_some_and(|t| start.elapsed() > t) {
                 STOPPED.store(STOPPED_TIME, Ordering::Relaxed);
-            } else if shardlab::python::budget::resident_bytes().is_some_and(|b| b > limits.max_memory) {
+            } else if shardlab::python::budget::resident_bytes()
+                .is_some_and(|b| b > limits.max_memory)
+            {
                 STOPPED.store(STOPPED_MEMORY, Ordering::Relaxed);
             }
             if STOPPED.load(Ordering::Relaxed) != 0 {
@@ -308,7 +313,11 @@ fn run_guarded(source: String, options: &Options, limits: Limits) -> Outcome {
         }
     };
     let mut outcome = outcome.unwrap_or_else(|| {
-        let what = panicked.lock().ok().and_then(|mut p| p.take()).unwrap_or_default();
+        let what = panicked
+            .lock()
+            .ok()
+            .and_then(|mut p| p.take())
+            .unwrap_or_default();
         failed(
             ErrorKind::RuntimeError,
             format!("internal error in shardlab (please report it): {what}"),
@@ -405,7 +414,10 @@ fn size_text(bytes: u64) -> String {
 /// bytes that are not UTF-8.
 fn read_source(file: &str) -> Result<String, (&'static str, String)> {
     if std::path::Path::new(file).is_dir() {
-        return Err(("IsADirectoryError", format!("cannot read {file}: it is a directory")));
+        return Err((
+            "IsADirectoryError",
+            format!("cannot read {file}: it is a directory"),
+        ));
     }
     let bytes = std::fs::read(file).map_err(|e| ("OSError", format!("cannot read {file}: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {

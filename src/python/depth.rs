@@ -74,9 +74,7 @@ pub fn try_enter(during: &'static str) -> Option<Level> {
 
 /// The `RecursionError` a printer or comparison noted, once.
 pub fn take_overflow() -> Option<Error> {
-    OVERFLOWED
-        .with(|o| o.take())
-        .map(recursion_error)
+    OVERFLOWED.with(|o| o.take()).map(recursion_error)
 }
 
 /// Resets the count at the start of a run (a run that failed midway leaves

@@ -407,7 +407,9 @@ fn fmt_exp(x: f64, prec: usize) -> String {
     let computed = prec.min(EXACT_DIGITS);
     let s = format!("{x:.computed$e}");
     let s = match s.split_once('e') {
-        Some((m, e)) if x.is_finite() => format!("{}e{e}", zero_padded(m.to_string(), prec - computed)),
+        Some((m, e)) if x.is_finite() => {
+            format!("{}e{e}", zero_padded(m.to_string(), prec - computed))
+        }
         _ => s,
     };
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));

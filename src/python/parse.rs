@@ -86,7 +86,9 @@ pub fn parse_program(
             Brackets::Mismatched(offset, close, open) => {
                 return at(
                     offset,
-                    format!("closing parenthesis '{close}' does not match opening parenthesis '{open}'"),
+                    format!(
+                        "closing parenthesis '{close}' does not match opening parenthesis '{open}'"
+                    ),
                 );
             }
             _ => {}
