@@ -314,6 +314,11 @@ fn runaways() -> Vec<(&'static str, String, &'static str)> {
             "TimeoutError",
         ),
         (
+            "endless_map_on_devices",
+            "import jax, jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P, NamedSharding\nmesh = jax.make_mesh((8,), ('i',))\ndef f(x):\n    return jax.lax.while_loop(lambda v: v[0, 0] > -1.0, lambda v: jnp.tanh(v @ jnp.ones((256, 256))), x)\nprint('start')\nx = jax.device_put(jnp.ones((8 * 256, 256)), NamedSharding(mesh, P('i')))\ny = jax.shard_map(f, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(x)".into(),
+            "TimeoutError",
+        ),
+        (
             "string_doubling",
             "s = 'x'\nprint('start')\nwhile True:\n    s = s + s".into(),
             "MemoryError",

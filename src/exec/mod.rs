@@ -166,6 +166,12 @@ pub fn set_stop_check(check: Option<StopCheck>) {
     STOP_CHECK.with(|c| c.set(check));
 }
 
+/// What this thread's evaluation polls to learn the run was stopped, for
+/// the threads it starts to poll as well.
+pub fn stop_check() -> Option<StopCheck> {
+    STOP_CHECK.with(|c| c.get())
+}
+
 /// The reason this thread's run was stopped, if it was (see
 /// [`set_stop_check`]).
 pub fn stop_requested() -> Option<String> {
