@@ -45,6 +45,14 @@ pub enum ErrorKind {
     RuntimeError,
     /// The caller cancelled the run.
     Cancelled,
+    /// Nesting deeper than the interpreter's native stack allows (calls,
+    /// expressions, containers being printed or walked).
+    RecursionError,
+    /// An array or container larger than the run's memory budget or the
+    /// per-array element limit.
+    MemoryError,
+    /// The run went past its wall-clock limit.
+    TimeoutError,
     /// The program text does not parse.
     SyntaxError,
     /// An exception of a class with no more specific kind (`Exception`,
@@ -73,6 +81,9 @@ impl ErrorKind {
             ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::Cancelled => "Cancelled",
+            ErrorKind::RecursionError => "RecursionError",
+            ErrorKind::MemoryError => "MemoryError",
+            ErrorKind::TimeoutError => "TimeoutError",
             ErrorKind::SyntaxError => "SyntaxError",
             ErrorKind::Exception => "Exception",
         }

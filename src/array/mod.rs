@@ -117,9 +117,69 @@ pub struct Array {
     placement: Option<Arc<Placement>>,
 }
 
-/// Number of elements of a shape (1 for a scalar).
+/// Number of elements of a shape (1 for a scalar). A count past `usize`
+/// saturates, so an overflowing shape reads as too large, never as small.
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    shape.iter().fold(1usize, |n, &d| n.saturating_mul(d))
+}
+
+/// Most elements one array may hold: 2^27, 512 MiB of float32. Every
+/// primitive's result is checked against it before it is computed.
+pub const MAX_ELEMENTS: usize = 1 << 27;
+
+/// Fails with NumPy's `MemoryError` when an array of `shape` and `dtype`
+/// would hold more than [`MAX_ELEMENTS`] elements (its size in exact
+/// arithmetic, however large the dimensions).
+pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
+    let n = shape
+        .iter()
+        .fold(1u128, |n, &d| n.saturating_mul(d as u128));
+    if n <= MAX_ELEMENTS as u128 {
+        return Ok(());
+    }
+    let width: u128 = match dtype {
+        DType::Bool => 1,
+        DType::I32 | DType::F32 => 4,
+    };
+    crate::bail!(
+        MemoryError,
+        "Unable to allocate {} for an array with shape {} and data type {} \
+         (shardlab holds at most {MAX_ELEMENTS} elements per array)",
+        size_text(n.saturating_mul(width)),
+        shape_tuple(shape),
+        dtype.name()
+    )
+}
+
+/// A shape as Python prints the tuple: `(3,)`, `(2, 4)`.
+pub fn shape_tuple(shape: &[usize]) -> String {
+    match shape {
+        [d] => format!("({d},)"),
+        _ => {
+            let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+            format!("({})", dims.join(", "))
+        }
+    }
+}
+
+/// A byte count as NumPy's allocation errors print it: three significant
+/// digits of the largest binary unit it reaches (`7.45 GiB`).
+fn size_text(bytes: u128) -> String {
+    const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut unit = 0;
+    let mut n = bytes as f64;
+    while n >= 1024.0 && unit + 1 < UNITS.len() {
+        n /= 1024.0;
+        unit += 1;
+    }
+    let digits = if unit == 0 || n >= 100.0 {
+        0
+    } else if n >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{n:.digits$} {}", UNITS[unit])
 }
 
 /// Row-major strides, in elements, of a contiguous array of `shape`.

@@ -1,17 +1,23 @@
 //! `shardlab run FILE.py`: runs a JAX program on simulated devices.
 
 use std::io::Write;
+use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
+use shardlab::error::{Error, ErrorKind};
 use shardlab::exec::Mode;
-use shardlab::program::{run, Options};
+use shardlab::program::{run, Options, Outcome, PyError};
 
 const USAGE: &str = "\
 shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulated devices
 
 Usage:
   shardlab run FILE.py [--devices N] [--json] [--lockstep | --parallel] [--report OUT.json]
+               [--timeout SECONDS] [--max-memory SIZE]
   shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
                 [--slot-words N] [--slots-only] [--json] [--svg OUT.svg]
   shardlab --help
@@ -23,11 +29,19 @@ Commands:
 
 const RUN_USAGE: &str = "\
 Usage: shardlab run FILE.py [--devices N] [--json] [--lockstep | --parallel] [--report OUT.json]
+                            [--timeout SECONDS] [--max-memory SIZE]
 
 Runs FILE.py as JAX would, on N simulated devices.
 
 Options:
-  --devices N   Number of devices jax.devices() reports (default 8)
+  --devices N   Number of devices jax.devices() reports (default 8, at most 64)
+  --timeout SECONDS
+                Stop the program with TimeoutError after SECONDS of wall-clock
+                time (default: no limit)
+  --max-memory SIZE
+                Stop the program with MemoryError once the process holds more
+                than SIZE of memory, e.g. 4G or 512M (default: half the
+                machine's memory)
   --json        Print one JSON object: {\"result\": ..., \"stdout\": ...}, where
                 result is the program's global `result`; on failure
                 {\"error\": {\"type\", \"message\", \"line\", \"col\"}}
@@ -152,6 +166,10 @@ fn bench(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Most devices a run may simulate: each is a thread in parallel mode.
+const MAX_DEVICES: usize = 64;
+const DEVICES_ERROR: &str = "--devices needs an integer from 1 to 64";
+
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("error: {msg}\n\n{RUN_USAGE}");
     ExitCode::from(2)
@@ -195,6 +213,227 @@ fn keep_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn keep_freed_memory() {}
 
+/// The limits a run is held to.
+#[derive(Clone, Copy)]
+struct Limits {
+    /// Wall-clock time.
+    timeout: Option<Duration>,
+    /// Resident memory of the process, in bytes.
+    max_memory: u64,
+}
+
+/// Why the run was stopped from outside: 0 not, or one of these.
+static STOPPED: AtomicU8 = AtomicU8::new(0);
+const STOPPED_TIME: u8 = 1;
+const STOPPED_MEMORY: u8 = 2;
+
+/// How long a stopped run may take to reach a stop check (a long matmul
+/// or a parallel map does not poll) before the run is abandoned.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// The stop check the interpreter and the evaluators poll.
+fn stop_reason() -> Option<String> {
+    match STOPPED.load(Ordering::Relaxed) {
+        0 => None,
+        _ => Some("the run was stopped at its limit".into()),
+    }
+}
+
+/// The panic hook: remembers the first panic's message and location for
+/// the error report, and prints nothing.
+fn quiet_panics() -> Arc<Mutex<Option<String>>> {
+    let panicked: Arc<Mutex<Option<String>>> = Default::default();
+    let seen = panicked.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        if let Ok(mut p) = seen.lock() {
+            p.get_or_insert(format!("{what}{place}"));
+        }
+    }));
+    panicked
+}
+
+/// Runs a program on a thread whose stack holds the interpreter's nesting
+/// limit, while this thread watches the clock and the process's memory:
+/// past a limit it trips the stop check, and if the run does not stop
+/// within [`GRACE`] it is abandoned with the error. A panic (a bug in
+/// shardlab, never in the program) becomes an error too, with no panic
+/// text on stderr.
+fn run_guarded(source: String, options: &Options, limits: Limits) -> Outcome {
+    let panicked = quiet_panics();
+    shardlab::python::budget::set_max_memory(limits.max_memory);
+    let opts = options.clone();
+    let (tx, rx) = mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name("program".into())
+        .stack_size(shardlab::python::depth::STACK_BYTES)
+        .spawn(move || {
+            shardlab::exec::set_stop_check(Some(stop_reason));
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| run(&source, &opts)));
+            let _ = tx.send(outcome.ok());
+        });
+    if let Err(e) = worker {
+        return failed(
+            ErrorKind::RuntimeError,
+            format!("cannot start the interpreter's thread: {e}"),
+        );
+    }
+    let start = Instant::now();
+    let mut stopped_at: Option<Instant> = None;
+    let outcome = loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(outcome) => break outcome,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if stopped_at.is_none() {
+            if limits.timeout.is_some_and(|t| start.elapsed() > t) {
+                STOPPED.store(STOPPED_TIME, Ordering::Relaxed);
+            } else if shardlab::python::budget::resident_bytes()
+                .is_some_and(|b| b > limits.max_memory)
+            {
+                STOPPED.store(STOPPED_MEMORY, Ordering::Relaxed);
+            }
+            if STOPPED.load(Ordering::Relaxed) != 0 {
+                stopped_at = Some(Instant::now());
+            }
+        } else if stopped_at.is_some_and(|t| t.elapsed() > GRACE) {
+            let mut abandoned = failed(ErrorKind::Cancelled, String::new());
+            name_the_stop(&mut abandoned, limits);
+            return abandoned;
+        }
+    };
+    let mut outcome = outcome.unwrap_or_else(|| {
+        let what = panicked
+            .lock()
+            .ok()
+            .and_then(|mut p| p.take())
+            .unwrap_or_default();
+        failed(
+            ErrorKind::RuntimeError,
+            format!("internal error in shardlab (please report it): {what}"),
+        )
+    });
+    name_the_stop(&mut outcome, limits);
+    outcome
+}
+
+/// Names the limit that stopped a run: its error becomes `TimeoutError` or
+/// `MemoryError` with the limit, keeping where the run was.
+fn name_the_stop(outcome: &mut Outcome, limits: Limits) {
+    let Some(e) = &mut outcome.error else { return };
+    if e.error.kind != ErrorKind::Cancelled {
+        return;
+    }
+    match STOPPED.load(Ordering::Relaxed) {
+        STOPPED_TIME => {
+            let secs = limits.timeout.map_or(0.0, |t| t.as_secs_f64());
+            e.error = Error::new(
+                ErrorKind::TimeoutError,
+                format!("the program ran past its time limit of {secs} s (--timeout)"),
+            );
+        }
+        STOPPED_MEMORY => {
+            e.error = Error::new(
+                ErrorKind::MemoryError,
+                format!(
+                    "the program used more than its memory limit of {} (--max-memory)",
+                    size_text(limits.max_memory)
+                ),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// An outcome that is only an error.
+fn failed(kind: ErrorKind, message: String) -> Outcome {
+    Outcome {
+        stdout: String::new(),
+        result: None,
+        error: Some(PyError {
+            error: Error::new(kind, message),
+            line: 0,
+            col: 0,
+        }),
+    }
+}
+
+/// Half the machine's memory, the default limit (8 GiB where the system
+/// does not tell).
+fn default_max_memory() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    total.map_or(8 << 30, |t| t / 2)
+}
+
+/// A size such as `4G`, `512M`, `100k` or `1000000` (bytes).
+fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim().to_ascii_lowercase();
+    let t = t.trim_end_matches("ib").trim_end_matches('b');
+    let (digits, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let shift = match unit {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return None,
+    };
+    let n: f64 = digits.parse().ok()?;
+    (n.is_finite() && n > 0.0).then(|| (n * (1u64 << shift) as f64) as u64)
+}
+
+/// A byte count for messages: `4 GiB`, `512 MiB`.
+fn size_text(bytes: u64) -> String {
+    let (value, unit) = match bytes {
+        b if b >= 1 << 30 => (b as f64 / (1u64 << 30) as f64, "GiB"),
+        b if b >= 1 << 20 => (b as f64 / (1u64 << 20) as f64, "MiB"),
+        b => (b as f64 / 1024.0, "KiB"),
+    };
+    format!("{} {unit}", (value * 100.0).round() / 100.0)
+}
+
+/// The program text of `file`, or the exception Python would raise for it
+/// (its type name and message): a file that cannot be read, a directory,
+/// bytes that are not UTF-8.
+fn read_source(file: &str) -> Result<String, (&'static str, String)> {
+    if std::path::Path::new(file).is_dir() {
+        return Err((
+            "IsADirectoryError",
+            format!("cannot read {file}: it is a directory"),
+        ));
+    }
+    let bytes = std::fs::read(file).map_err(|e| ("OSError", format!("cannot read {file}: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        (
+            "SyntaxError",
+            format!(
+                "Non-UTF-8 code starting with '\\x{:02x}' in file {file} on line {line}, but no encoding declared",
+                bytes[at]
+            ),
+        )
+    })
+}
+
 fn main() -> ExitCode {
     keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -217,6 +456,10 @@ fn main() -> ExitCode {
     let mut options = Options::default();
     let mut as_json = false;
     let mut report_path: Option<String> = None;
+    let mut limits = Limits {
+        timeout: None,
+        max_memory: default_max_memory(),
+    };
     let mut rest = args[1..].iter();
     while let Some(a) = rest.next() {
         match a.as_str() {
@@ -232,12 +475,22 @@ fn main() -> ExitCode {
                 _ => return usage_error("--report needs an output file"),
             },
             "--devices" => match rest.next().and_then(|n| n.parse::<usize>().ok()) {
-                Some(n) if n > 0 => options.devices = n,
-                _ => return usage_error("--devices needs a positive integer"),
+                Some(n) if (1..=MAX_DEVICES).contains(&n) => options.devices = n,
+                _ => return usage_error(DEVICES_ERROR),
             },
             s if s.starts_with("--devices=") => match s["--devices=".len()..].parse::<usize>() {
-                Ok(n) if n > 0 => options.devices = n,
-                _ => return usage_error("--devices needs a positive integer"),
+                Ok(n) if (1..=MAX_DEVICES).contains(&n) => options.devices = n,
+                _ => return usage_error(DEVICES_ERROR),
+            },
+            "--timeout" => match rest.next().and_then(|n| n.parse::<f64>().ok()) {
+                Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => {
+                    limits.timeout = Some(Duration::from_secs_f64(t))
+                }
+                _ => return usage_error("--timeout needs a positive number of seconds"),
+            },
+            "--max-memory" => match rest.next().and_then(|n| parse_size(n)) {
+                Some(b) => limits.max_memory = b,
+                _ => return usage_error("--max-memory needs a size such as 4G or 512M"),
             },
             s if s.starts_with('-') => return usage_error(&format!("unknown option '{s}'")),
             s => {
@@ -251,17 +504,24 @@ fn main() -> ExitCode {
     let Some(file) = file else {
         return usage_error("missing the program file");
     };
-    let source = match std::fs::read_to_string(&file) {
+    let source = match read_source(&file) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot read {file}: {e}");
+        Err((kind, message)) => {
+            if as_json {
+                let obj = json!({
+                    "error": {"type": kind, "message": message, "line": 0, "col": 0},
+                    "stdout": "",
+                });
+                let _ = writeln!(std::io::stdout().lock(), "{obj}");
+            }
+            eprintln!("error: {message}");
             return ExitCode::from(2);
         }
     };
     if report_path.is_some() {
         shardlab::report::start();
     }
-    let outcome = run(&source, &options);
+    let outcome = run_guarded(source, &options, limits);
     if let Some(path) = &report_path {
         let report = shardlab::report::take();
         let text = serde_json::to_string(&report).unwrap_or_default();

@@ -201,7 +201,9 @@ impl Comm for OnFabric<'_> {
     }
 
     fn stopped(&self) -> Option<String> {
-        self.ctx.fabric.aborted()
+        // The fabric's abort word (another device failed) or the stop check
+        // of the run the device thread belongs to (a time limit, a cancel).
+        self.ctx.fabric.aborted().or_else(super::stop_requested)
     }
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {

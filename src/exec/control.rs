@@ -114,7 +114,8 @@ pub fn eval_scan(p: &ScanParams, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Resul
     let out_avals = p.body.out_avals();
     let n_ys = out_avals.len().saturating_sub(p.num_carry);
     // ys[output][lane][step]
-    let mut ys: Vec<Vec<Vec<Array>>> = vec![vec![Vec::with_capacity(p.length); lanes]; n_ys];
+    let mut ys: Vec<Vec<Vec<Array>>> =
+        vec![vec![Vec::with_capacity(p.length.min(1 << 16)); lanes]; n_ys];
     for k in 0..p.length {
         let i = if p.reverse { p.length - 1 - k } else { k };
         let mut args = consts.clone();

@@ -170,6 +170,12 @@ pub fn set_stop_check(check: Option<StopCheck>) {
     STOP_CHECK.with(|c| c.set(check));
 }
 
+/// What this thread's evaluation polls to learn the run was stopped, for
+/// the threads it starts to poll as well.
+pub fn stop_check() -> Option<StopCheck> {
+    STOP_CHECK.with(|c| c.get())
+}
+
 /// The reason this thread's run was stopped, if it was (see
 /// [`set_stop_check`]).
 pub fn stop_requested() -> Option<String> {
@@ -515,7 +521,22 @@ pub fn run_devices(
         return Ok((cfg.devices_backend.run(body, mesh, args)?, false));
     }
     let record = crate::report::recording();
-    let (outs, log) = logged(record, 0, || eval_lanes(body, args, &Lockstep { mesh }))?;
+    // A failing device ends the run with an error, as in parallel mode,
+    // rather than taking the process down.
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        logged(record, 0, || eval_lanes(body, args, &Lockstep { mesh }))
+    }));
+    let (outs, log) = run.unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Err(crate::err!(
+            RuntimeError,
+            "a device of the mesh failed in lockstep: panicked: {what}"
+        ))
+    })?;
     if let Some(log) = log {
         device::hand_back(vec![log]);
     }

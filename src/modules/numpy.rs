@@ -33,7 +33,7 @@ use crate::error::Result;
 use crate::trace::Value;
 
 use super::Builder;
-use crate::python::array::{check_size, to_value};
+use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::interp::Interp;
 use crate::python::ops::iterate;
@@ -80,7 +80,7 @@ pub(crate) fn shape_of(o: &Obj) -> Result<Vec<usize>> {
         bail!(ValueError, "negative dimensions are not allowed, got {d}");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-    check_size(shape.iter().product())?;
+    crate::python::array::check_shape(&shape)?;
     Ok(shape)
 }
 

@@ -295,6 +295,16 @@ impl Prim {
     /// The shape rule: output avals from input avals, or the error JAX would
     /// raise at trace time.
     pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
+        let outs = self.abstract_eval_unchecked(ins, env)?;
+        // One limit on every result, so a broadcast, an outer product, a
+        // concatenation or a gather fails before its buffer is allocated.
+        for a in &outs {
+            crate::array::check_alloc(&a.shape, a.dtype)?;
+        }
+        Ok(outs)
+    }
+
+    fn abstract_eval_unchecked(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
         match self {
             Prim::Unary(_)
             | Prim::Binary(_)

@@ -14,17 +14,18 @@ use super::ops::slice_indices;
 use super::value::{Args, Module, Obj};
 
 /// Most elements one array may hold.
-pub const MAX_ELEMENTS: usize = 1 << 27;
+pub const MAX_ELEMENTS: usize = crate::array::MAX_ELEMENTS;
 
 /// Fails when an array of `n` elements would exceed the allocation limit.
 pub fn check_size(n: usize) -> Result<()> {
-    if n > MAX_ELEMENTS {
-        bail!(
-            RuntimeError,
-            "program exceeded the allocation limit (an array of {n} elements)"
-        );
-    }
-    Ok(())
+    check_shape(&[n])
+}
+
+/// Fails with a `MemoryError` naming the shape and its bytes when an array
+/// of `shape` would exceed the allocation limit, computing its size without
+/// overflow.
+pub fn check_shape(shape: &[usize]) -> Result<()> {
+    crate::array::check_alloc(shape, DType::F32)
 }
 
 fn nested_shape(o: &Obj, shape: &mut Vec<usize>) -> Result<()> {

@@ -7,6 +7,8 @@
 //! back to the plain object rules of `ops` and `format`, so values without
 //! special methods cost one pattern match.
 
+use std::rc::Rc;
+
 use rustpython_parser::ast::{CmpOp, Operator, UnaryOp};
 
 use crate::bail;
@@ -78,20 +80,23 @@ impl Interp {
                 ),
             };
         }
+        let _level = super::depth::enter()?;
         match o {
-            Obj::List(l) => {
+            Obj::List(l) => format::repr_once(Rc::as_ptr(l) as *const u8 as usize, "[...]", || {
                 let items = l.borrow().clone();
                 Ok(format!("[{}]", self.join_reprs(&items)?))
-            }
+            }),
             Obj::Tuple(t) if t.len() == 1 => Ok(format!("({},)", self.repr(&t[0])?)),
             Obj::Tuple(t) => Ok(format!("({})", self.join_reprs(t)?)),
             Obj::Dict(d) if d.borrow().default_factory.is_none() => {
-                let items = d.borrow().items.clone();
-                let mut parts = vec![];
-                for (k, v) in &items {
-                    parts.push(format!("{}: {}", self.repr(k)?, self.repr(v)?));
-                }
-                Ok(format!("{{{}}}", parts.join(", ")))
+                format::repr_once(Rc::as_ptr(d) as *const u8 as usize, "{...}", || {
+                    let items = d.borrow().items.clone();
+                    let mut parts = vec![];
+                    for (k, v) in &items {
+                        parts.push(format!("{}: {}", self.repr(k)?, self.repr(v)?));
+                    }
+                    Ok(format!("{{{}}}", parts.join(", ")))
+                })
             }
             _ => Ok(format::repr_of(o)),
         }

@@ -111,8 +111,54 @@ fn seq_repr(items: &[Obj]) -> String {
     items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
 }
 
+thread_local! {
+    /// The containers whose repr is being built, innermost last, so a
+    /// container that holds itself prints as Python's `[...]`.
+    static IN_REPR: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` to build the repr of the container at `addr`, unless that repr
+/// is already being built further out (a container that holds itself):
+/// then the result is `cycle`, Python's `[...]` or `{...}`.
+pub fn repr_once<E>(
+    addr: usize,
+    cycle: &str,
+    f: impl FnOnce() -> std::result::Result<String, E>,
+) -> std::result::Result<String, E> {
+    if IN_REPR.with(|r| r.borrow().contains(&addr)) {
+        return Ok(cycle.to_string());
+    }
+    IN_REPR.with(|r| r.borrow_mut().push(addr));
+    let text = f();
+    IN_REPR.with(|r| r.borrow_mut().pop());
+    text
+}
+
+/// The repr of a list or dict, `[...]`-style when it is already being
+/// printed further out (a cycle), and `...` past the depth limit, which
+/// raises `RecursionError` when the expression ends.
+fn container_repr(o: &Obj, addr: usize, cycle: &str) -> String {
+    let Some(_level) = super::depth::try_enter(" while getting the repr of an object") else {
+        return "...".to_string();
+    };
+    let text: std::result::Result<String, ()> = repr_once(addr, cycle, || Ok(repr_plain(o)));
+    text.unwrap_or_default()
+}
+
 /// `repr(x)`.
 pub fn repr_of(o: &Obj) -> String {
+    match o {
+        Obj::List(l) => container_repr(o, std::rc::Rc::as_ptr(l) as *const u8 as usize, "[...]"),
+        Obj::Dict(d) => container_repr(o, std::rc::Rc::as_ptr(d) as *const u8 as usize, "{...}"),
+        Obj::Tuple(_) => match super::depth::try_enter(" while getting the repr of an object") {
+            Some(_level) => repr_plain(o),
+            None => "...".to_string(),
+        },
+        _ => repr_plain(o),
+    }
+}
+
+fn repr_plain(o: &Obj) -> String {
     match o {
         Obj::None => "None".into(),
         Obj::Bool(b) => if *b { "True" } else { "False" }.into(),
@@ -245,6 +291,12 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
         .parse()
         .unwrap_or(0);
     let prec: Option<usize> = prec_s.and_then(|p| p.parse().ok());
+    if width.max(prec.unwrap_or(0)) > MAX_FORMAT_WIDTH {
+        crate::bail!(
+            MemoryError,
+            "format spec '{spec}' asks for a string of over {MAX_FORMAT_WIDTH} characters"
+        );
+    }
     let num = match v {
         Obj::Array(a) => {
             let c = a.concrete("formatting an array")?;
@@ -335,6 +387,21 @@ fn group_thousands(s: &str) -> String {
     format!("{sign}{out}{frac}")
 }
 
+/// Widest field or most digits a format spec may ask for (the output
+/// limit), so a spec cannot allocate without bound.
+const MAX_FORMAT_WIDTH: usize = 64 << 20;
+
+/// Most digits worth computing: a double's exact decimal expansion has at
+/// most 767 significant digits and 1074 after the point, so every digit
+/// past this many is a zero (Rust's formatter takes at most 65535).
+const EXACT_DIGITS: usize = 1100;
+
+/// `s` with `n` zeros appended.
+fn zero_padded(mut s: String, n: usize) -> String {
+    s.extend(std::iter::repeat_n('0', n));
+    s
+}
+
 fn fmt_fixed(x: f64, prec: usize) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -342,11 +409,19 @@ fn fmt_fixed(x: f64, prec: usize) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();
     }
-    format!("{x:.prec$}")
+    let computed = prec.min(EXACT_DIGITS);
+    zero_padded(format!("{x:.computed$}"), prec - computed)
 }
 
 fn fmt_exp(x: f64, prec: usize) -> String {
-    let s = format!("{x:.prec$e}");
+    let computed = prec.min(EXACT_DIGITS);
+    let s = format!("{x:.computed$e}");
+    let s = match s.split_once('e') {
+        Some((m, e)) if x.is_finite() => {
+            format!("{}e{e}", zero_padded(m.to_string(), prec - computed))
+        }
+        _ => s,
+    };
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = e.parse().unwrap_or(0);
     format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
@@ -359,7 +434,8 @@ fn fmt_general(x: f64, prec: usize) -> String {
     if !x.is_finite() {
         return fmt_fixed(x, 0);
     }
-    let p = prec.max(1);
+    // Trailing zeros are dropped, so digits past the exact ones change nothing.
+    let p = prec.clamp(1, EXACT_DIGITS);
     let exp = format!("{:.*e}", p - 1, x);
     let e: i32 = exp
         .split_once('e')

@@ -195,6 +195,8 @@ impl Interp {
     }
 
     fn drive(&mut self, g: &Obj, start: Result<Obj>) -> Result<Option<Obj>> {
+        // `yield from` drives the inner generator from here, recursively.
+        let _level = super::depth::enter()?;
         let Some(gen) = g.downcast::<Generator>() else {
             bail!(TypeError, "'{}' object is not an iterator", g.type_name());
         };

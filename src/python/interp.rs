@@ -159,6 +159,14 @@ impl Interp {
         if self.steps > self.max_steps {
             bail!(RuntimeError, "program exceeded {} steps", self.max_steps);
         }
+        // A stop from outside (a time or memory limit, a cancel) ends a
+        // loop that calls nothing the engine polls; a load every 16 steps
+        // costs nothing measurable.
+        if self.steps % 16 == 0 {
+            if let Some(reason) = crate::exec::stop_requested() {
+                bail!(Cancelled, "{reason}");
+            }
+        }
         Ok(())
     }
 
@@ -407,7 +415,15 @@ impl Interp {
         for t in &d.targets {
             match t {
                 Expr::Name(n) => {
-                    scope.vars.borrow_mut().remove(n.id.as_str());
+                    let name = n.id.as_str();
+                    let home = if scope.globals.borrow().contains(name) {
+                        self.globals.clone()
+                    } else {
+                        scope.clone()
+                    };
+                    if home.vars.borrow_mut().remove(name).is_none() {
+                        bail!(NameError, "name '{name}' is not defined");
+                    }
                 }
                 Expr::Subscript(s) => {
                     let container = self.eval(&s.value, scope)?;
@@ -699,7 +715,16 @@ impl Interp {
 
     /// Evaluates an expression.
     pub fn eval(&mut self, e: &Expr, scope: &Scope) -> Result<Obj> {
-        let r = self.eval_inner(e, scope);
+        let r = match super::depth::enter() {
+            Ok(_level) => self.eval_inner(e, scope),
+            Err(err) => Err(err),
+        };
+        // A printer or comparison inside that gave up at the depth limit
+        // raises here, where its expression ends.
+        let r = match super::depth::take_overflow() {
+            Some(err) => r.and(Err(err)),
+            None => r,
+        };
         if r.is_err() {
             self.locate(e.range());
         }
@@ -1047,7 +1072,7 @@ impl Interp {
 
     fn call_function(&mut self, func: &Rc<Function>, args: Args) -> Result<Obj> {
         if self.depth > 200 {
-            bail!(RuntimeError, "maximum recursion depth exceeded");
+            return Err(super::depth::recursion_error(""));
         }
         let scope = ScopeData::new(Some(func.closure.clone()));
         self.bind_params(func, args, &scope)?;
@@ -1139,10 +1164,11 @@ impl Interp {
     }
 }
 
-/// False for the errors no `except` clause may catch: a cancelled run and a
-/// program that ran out of its step budget.
+/// False for the errors no `except` clause may catch: a cancelled run, one
+/// past its time limit and a program that ran out of its step budget.
 fn catchable(e: &Error) -> bool {
     !(e.kind == ErrorKind::Cancelled
+        || e.kind == ErrorKind::TimeoutError
         || (e.kind == ErrorKind::RuntimeError && e.message.contains("exceeded")))
 }
 

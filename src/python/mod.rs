@@ -10,9 +10,11 @@
 //! of the objects they define). This module never names them.
 
 pub mod array;
+pub mod budget;
 pub mod builtins;
 pub mod classes;
 pub mod cycles;
+pub mod depth;
 pub mod dict;
 pub mod dunder;
 pub mod exceptions;
@@ -99,6 +101,7 @@ pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) ->
     config.devices = options.devices;
     config.mode = options.mode;
     crate::exec::set_config(config);
+    depth::reset();
     let lines = parse::Lines::new(source);
     let body = match parse::parse_program(source, &lines) {
         Ok(b) => b,
@@ -215,6 +218,7 @@ fn array_json(a: &crate::array::Array) -> serde_json::Value {
 /// The JSON form of a result: arrays as nested lists, tuples and lists as
 /// lists, dicts as objects, numbers as numbers, None as null.
 pub fn to_json(o: &Obj) -> crate::error::Result<serde_json::Value> {
+    let _level = depth::enter()?;
     Ok(match o {
         Obj::None => serde_json::Value::Null,
         Obj::Bool(b) => json!(b),

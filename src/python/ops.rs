@@ -97,7 +97,14 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
 
 /// Python `==` on plain objects (arrays compare elementwise elsewhere).
 pub fn py_eq(a: &Obj, b: &Obj) -> bool {
+    let Some(_level) = super::depth::try_enter(" in comparison") else {
+        return false;
+    };
     match (a, b) {
+        // Python compares a container's items by identity first, so a list
+        // that holds itself equals itself.
+        (Obj::List(x), Obj::List(y)) if Rc::ptr_eq(x, y) => true,
+        (Obj::Dict(x), Obj::Dict(y)) if Rc::ptr_eq(x, y) => true,
         (Obj::List(x), Obj::List(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| py_eq(p, q))
@@ -430,16 +437,20 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
             }
         }
         (Obj::Str(x), Obj::Str(y)) if matches!(op, Operator::Add) => {
-            return Ok(Obj::str(format!("{x}{y}")))
+            super::budget::check_grow(x.len() + y.len(), "a string")?;
+            return Ok(Obj::str(format!("{x}{y}")));
         }
         (Obj::Str(x), Obj::Int(n)) | (Obj::Int(n), Obj::Str(x)) if matches!(op, Operator::Mult) => {
             check_alloc(x.len() as i64 * (*n).max(0))?;
+            super::budget::check_grow(x.len() * (*n).max(0) as usize, "a string")?;
             return Ok(Obj::str(x.repeat((*n).max(0) as usize)));
         }
         (Obj::Str(x), _) if matches!(op, Operator::Mod) => {
             return Ok(Obj::str(format::percent_format(x, b)?))
         }
         (Obj::List(x), Obj::List(y)) if matches!(op, Operator::Add) => {
+            let items = x.borrow().len() + y.borrow().len();
+            super::budget::check_grow(items * std::mem::size_of::<Obj>(), "a list")?;
             if inplace {
                 let extra = y.borrow().clone();
                 x.borrow_mut().extend(extra);
@@ -461,6 +472,8 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
             let seq = if matches!(a, Obj::Int(_)) { b } else { a };
             let items = iterate(seq)?;
             check_alloc(items.len() as i64 * (*n).max(0))?;
+            let bytes = items.len() * (*n).max(0) as usize * std::mem::size_of::<Obj>();
+            super::budget::check_grow(bytes, "a sequence")?;
             let mut v = vec![];
             for _ in 0..(*n).max(0) {
                 v.extend(items.iter().cloned());

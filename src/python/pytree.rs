@@ -580,6 +580,7 @@ struct Sink<'a> {
 }
 
 fn flatten_rec(interp: &mut Interp, o: &Obj, sink: &mut Sink) -> Result<TreeDef> {
+    let _level = super::depth::enter()?;
     let keys = sink.paths.is_some();
     let Some(level) = flatten_one_level(interp, o, sink.is_leaf, keys)? else {
         sink.leaves.push(o.clone());
@@ -646,6 +647,7 @@ pub fn flatten_known(o: &Obj) -> Result<(Vec<Obj>, TreeDef)> {
 }
 
 fn known_rec(o: &Obj, leaves: &mut Vec<Obj>) -> Result<TreeDef> {
+    let _level = super::depth::enter()?;
     if let Obj::Instance(i) = o {
         if i.class
             .attrs

@@ -38,7 +38,7 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
     b.func("eye", |_, a| eye(&a));
     b.func("identity", |_, a| {
         let n = to_int(&a.req(Some(0), "n", "identity")?)? as usize;
-        check_size(n * n)?;
+        check_size(n.saturating_mul(n))?;
         Ok(Obj::Array(Value::Concrete(Array::eye(
             n,
             n,
@@ -106,7 +106,7 @@ fn eye(a: &Args) -> Result<Obj> {
         .map(|o| to_int(&o))
         .transpose()?
         .unwrap_or(0);
-    check_size(n * m)?;
+    check_size(n.saturating_mul(m))?;
     Ok(Obj::Array(Value::Concrete(Array::eye(
         n,
         m,

@@ -241,7 +241,7 @@ fn dims_args(a: &Args, func: &str) -> Result<Option<Vec<usize>>> {
         bail!(ValueError, "negative dimensions are not allowed");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-    crate::python::array::check_size(shape.iter().product())?;
+    crate::python::array::check_shape(&shape)?;
     Ok(Some(shape))
 }
 

@@ -16,7 +16,6 @@ use crate::error::Result;
 use crate::trace::Value;
 
 use super::super::Builder;
-use crate::python::array::check_size;
 use crate::python::builtins::to_int;
 use crate::python::ops::iterate;
 use crate::python::value::{Args, Obj};
@@ -255,7 +254,7 @@ pub(super) fn size_arg(a: &Args, index: usize) -> Result<Option<Vec<usize>>> {
         bail!(ValueError, "negative dimensions are not allowed");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-    check_size(shape.iter().product())?;
+    crate::python::array::check_shape(&shape)?;
     Ok(Some(shape))
 }
 

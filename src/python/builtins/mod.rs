@@ -129,12 +129,20 @@ fn py_round(a: &Args) -> Result<Obj> {
     match nd {
         None => Ok(Obj::Int(v.round_ties_even() as i64)),
         Some(n) => {
-            let n = to_int(&n)? as i32;
+            // Past 400 digits a double rounds to itself, and past 308 to
+            // the left to zero, so larger counts are the same as those.
+            let n = to_int(&n)?.clamp(-308, 400) as i32;
             let p = 10f64.powi(n);
             // Round through the decimal string, as Python's correctly rounded result.
-            let r = format!("{:.*}", n.max(0) as usize, v)
-                .parse::<f64>()
-                .unwrap_or((v * p).round() / p);
+            let r = if n >= 0 {
+                format!("{:.*}", n as usize, v)
+                    .parse::<f64>()
+                    .unwrap_or((v * p).round() / p)
+            } else {
+                // To tens, hundreds, ...: halves go to the even multiple.
+                let unit = 10f64.powi(-n);
+                (v / unit).round_ties_even() * unit
+            };
             if matches!(x, Obj::Int(_)) {
                 Ok(Obj::Int(r as i64))
             } else {

@@ -24,7 +24,11 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
                     )),
                 })
                 .collect::<Result<_>>()?;
-            Ok(Obj::str(parts.join(&str_of(r))))
+            let sep = str_of(r);
+            let total = parts.iter().map(String::len).sum::<usize>()
+                + sep.len() * parts.len().saturating_sub(1);
+            crate::python::budget::check_grow(total, "a joined string")?;
+            Ok(Obj::str(parts.join(&sep)))
         }),
         (Obj::Str(_), "format") => bound(recv, name, |_, r, a| {
             Ok(Obj::str(str_format(&str_of(r), &a)?))

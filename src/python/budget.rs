@@ -1,0 +1,57 @@
+//! The run's memory budget, checked where strings and containers grow.
+//!
+//! The command line watches the process's resident memory and stops a run
+//! that passes `--max-memory` at its next step; but one step can allocate
+//! gigabytes (`s = s + s` on a 4 GiB string, `''.join` of a huge list).
+//! So before a string or container of many megabytes is built, its size is
+//! added to the memory the process holds now and compared with the limit:
+//! past it the program fails with `MemoryError` before allocating.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Result;
+
+/// The process's memory limit in bytes (no limit until one is set).
+static MAX_MEMORY: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Growth below this is not checked: reading the process's memory costs
+/// more than such an allocation.
+const CHECKED_FROM: usize = 16 << 20;
+
+/// Sets the limit for the whole process.
+pub fn set_max_memory(bytes: u64) {
+    MAX_MEMORY.store(bytes, Ordering::Relaxed);
+}
+
+/// The limit, if one was set.
+pub fn max_memory() -> Option<u64> {
+    Some(MAX_MEMORY.load(Ordering::Relaxed)).filter(|&m| m != u64::MAX)
+}
+
+/// The process's resident memory, where the system tells it (Linux).
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Fails with `MemoryError` when building a value of `bytes` more would
+/// take the process past its limit; `what` names the value.
+pub fn check_grow(bytes: usize, what: &str) -> Result<()> {
+    let Some(max) = max_memory() else {
+        return Ok(());
+    };
+    if bytes < CHECKED_FROM {
+        return Ok(());
+    }
+    let held = resident_bytes().unwrap_or(0);
+    if held.saturating_add(bytes as u64) > max {
+        crate::bail!(
+            MemoryError,
+            "{what} of {} MiB would take the process past its memory limit of {} MiB",
+            bytes >> 20,
+            max >> 20
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,395 @@
+//! Hostile programs through the command line, as a careless or malicious user
+//! would run them: deep, huge, cyclic, endless, malformed. Each runs as its
+//! own process (`shardlab run --json` with a time and a memory limit), so a
+//! stack overflow, an abort, a hang or a memory blow-up fails the test as
+//! surely as a panic does. Every run must end in time with exit 0 or 1 (2
+//! for a file that cannot be read), one JSON object on stdout and no panic
+//! text on stderr; the programs that must fail name their exception.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long any run may take, well above the `--timeout` given to it.
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// What a run printed and how it ended.
+struct Ran {
+    code: i32,
+    json: serde_json::Value,
+    stderr: String,
+    took: Duration,
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shardlab-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `shardlab run --json ARGS FILE` and waits at most [`DEADLINE`].
+fn run_file(file: &Path, args: &[&str]) -> Ran {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .arg("run")
+        .arg("--json")
+        .args(args)
+        .arg(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read both pipes on their own threads so a chatty child cannot block.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{} ran past {DEADLINE:?}", file.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = start.elapsed();
+    let stdout = out.join().unwrap();
+    let stderr = err.join().unwrap();
+    let code = status.code().unwrap_or_else(|| {
+        panic!(
+            "{} was killed by a signal ({status}); stderr: {stderr}",
+            file.display()
+        )
+    });
+    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "{}: stdout is not one JSON object ({e}): {stdout:.300}; stderr: {stderr:.300}",
+            file.display()
+        )
+    });
+    Ran {
+        code,
+        json,
+        stderr,
+        took,
+    }
+}
+
+/// Runs `source` with a 3 s time limit and 2 GiB of memory.
+fn run_source(name: &str, source: &str) -> Ran {
+    let file = scratch().join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    run_file(&file, &["--timeout", "3", "--max-memory", "2G"])
+}
+
+/// Checks what every run must do, and returns the exception's type, if any.
+fn check(name: &str, ran: &Ran) -> Option<String> {
+    assert!(
+        ran.code == 0 || ran.code == 1,
+        "{name}: exit code {}; stderr: {:.300}",
+        ran.code,
+        ran.stderr
+    );
+    assert!(ran.json.is_object(), "{name}: {}", ran.json);
+    for word in ["panicked", "RUST_BACKTRACE", "stack overflow"] {
+        assert!(
+            !ran.stderr.contains(word),
+            "{name}: stderr shows '{word}': {:.500}",
+            ran.stderr
+        );
+    }
+    let error = ran.json.get("error")?;
+    assert_eq!(ran.code, 1, "{name}: an error must exit 1");
+    Some(error["type"].as_str().unwrap_or_default().to_string())
+}
+
+/// Programs that must end with the exception named.
+fn failing() -> Vec<(&'static str, String, &'static str)> {
+    let mut v: Vec<(&'static str, String, &'static str)> = vec![
+        ("chr_high", "print(chr(0x110000))".into(), "ValueError"),
+        ("chr_negative", "print(chr(-1))".into(), "ValueError"),
+        (
+            "unhashable_key",
+            "d = {}\nd[[1, 2]] = 3\nprint(d)".into(),
+            "TypeError",
+        ),
+        ("del_undefined", "del undefined".into(), "NameError"),
+        (
+            "own_exception",
+            "class MyErr(Exception):\n    pass\nraise MyErr('boom')".into(),
+            "MyErr",
+        ),
+        (
+            "unclosed_bracket",
+            "x = 1\ny = foo(1,\n  2\nz = 3\n".into(),
+            "SyntaxError",
+        ),
+        ("unmatched_bracket", "x = (1))\n".into(), "SyntaxError"),
+    ];
+    v.extend(limits());
+    v.extend(deep());
+    v
+}
+
+/// Programs nested deeper than the interpreter's stack allows.
+fn deep() -> Vec<(&'static str, String, &'static str)> {
+    let terms = vec!["1"; 5000].join("+");
+    vec![
+        (
+            "long_sum",
+            format!("x = {terms}\nprint(x)"),
+            "RecursionError",
+        ),
+        (
+            "deep_brackets",
+            format!("x = {}{}\nprint(x)", "[".repeat(5000), "]".repeat(5000)),
+            "SyntaxError",
+        ),
+        (
+            "chained_transposes",
+            format!(
+                "import jax.numpy as jnp\nx = jnp.ones((2, 3))\ny = x{}\nprint(y.shape)",
+                ".T".repeat(100_000)
+            ),
+            "RecursionError",
+        ),
+        (
+            "chained_minus",
+            format!("x = {}1\nprint(x)", "-".repeat(100_000)),
+            "RecursionError",
+        ),
+        (
+            "built_deep",
+            "x = []\nfor i in range(1000000):\n    x = [x]\nprint(x)".into(),
+            "RecursionError",
+        ),
+        (
+            "endless_recursion",
+            "def f(n):\n    return f(n + 1)\nf(0)".into(),
+            "RecursionError",
+        ),
+        (
+            "recursive_repr",
+            "class A:\n    def __repr__(self):\n        return repr([self])\nprint(A())".into(),
+            "RecursionError",
+        ),
+        (
+            "cyclic_compare",
+            "a = []\na.append(a)\nb = []\nb.append(b)\nprint(a == b)".into(),
+            "RecursionError",
+        ),
+        (
+            "cyclic_result",
+            "x = []\nx.append(x)\nresult = x".into(),
+            "RecursionError",
+        ),
+        (
+            "cyclic_pytree",
+            "import jax\nx = []\nx.append(x)\nprint(jax.tree_util.tree_leaves(x))".into(),
+            "RecursionError",
+        ),
+        (
+            "generator_recursion",
+            "def g():\n    yield from g()\nprint(list(g()))".into(),
+            "RecursionError",
+        ),
+        (
+            "huge_format_width",
+            "print(f'{1:>99999999999}')".into(),
+            "MemoryError",
+        ),
+    ]
+}
+
+/// Programs that must run to the end, with what they print.
+fn passing() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "cyclic_containers",
+            "x = []\nx.append(x)\nprint(x)\nd = {'a': 1}\nd['d'] = d\nl = [d]\nd['l'] = l\nprint(d, l)\nprint(x == x)".into(),
+            "[[...]]\n{'a': 1, 'd': {...}, 'l': [{...}]} [{'a': 1, 'd': {...}, 'l': [...]}]\nTrue\n",
+        ),
+        (
+            "recursion_with_nested_lists",
+            "def f(n):\n    return [[[[[[[[f(n+1)]]]]]]]] if n < 100 else n\nprint(len(str(f(0))))".into(),
+            "1603\n",
+        ),
+        (
+            "huge_precision",
+            "s = f'{1.5:.70000f}'\nprint(len(s), s[:4])\nt = f'{2.5:.70000e}'\nprint(len(t), t[-4:])\nprint(round(1.5, 70000), round(2.5, -70000), round(125.0, -1))".into(),
+            "70002 1.50\n70006 e+00\n1.5 0.0 120.0\n",
+        ),
+    ]
+}
+
+#[test]
+fn hostile_programs_that_run_print_what_python_prints() {
+    for (name, source, want) in passing() {
+        let ran = run_source(name, &source);
+        assert_eq!(check(name, &ran), None, "{name}: {}", ran.json);
+        assert_eq!(ran.json["stdout"], want, "{name}");
+    }
+}
+
+/// Programs that run into the time, memory, size or depth limits.
+fn limits() -> Vec<(&'static str, String, &'static str)> {
+    let jnp = |body: &str| format!("import jax\nimport jax.numpy as jnp\n{body}\n");
+    vec![
+        (
+            "overflowing_matmul",
+            jnp("x = jnp.ones((2**33, 2**31))\nprint((x @ x.T).shape)"),
+            "MemoryError",
+        ),
+        (
+            "overflowing_zeros",
+            jnp("x = jnp.zeros((2**40, 2**40))\nprint(x[0, 0])\nprint(x.sum())"),
+            "MemoryError",
+        ),
+        (
+            "huge_outer",
+            jnp("a = jnp.ones((20000,))\nprint(jnp.outer(a, a).shape)"),
+            "MemoryError",
+        ),
+        (
+            "huge_broadcast",
+            jnp("a = jnp.ones((100000, 1))\nb = jnp.ones((1, 100000))\nprint((a + b).shape)"),
+            "MemoryError",
+        ),
+        (
+            "huge_concatenate",
+            jnp("a = jnp.ones((2**26,))\nb = jnp.concatenate([a, a, a])"),
+            "MemoryError",
+        ),
+        (
+            "huge_gather",
+            jnp("x = jax.device_put(jnp.ones((2**24,)), jax.sharding.NamedSharding(jax.make_mesh((8,), ('i',)), jax.sharding.PartitionSpec('i')))\n@jax.jit\ndef f(x):\n    return jnp.outer(x, x)\nprint(f(x).shape)"),
+            "MemoryError",
+        ),
+    ]
+}
+
+#[test]
+fn hostile_programs_fail_cleanly() {
+    for (name, source, want) in failing() {
+        let ran = run_source(name, &source);
+        let got = check(name, &ran);
+        assert_eq!(
+            got.as_deref(),
+            Some(want),
+            "{name}: {} (took {:?})",
+            ran.json,
+            ran.took
+        );
+    }
+}
+
+/// Programs that run into the time and memory limits.
+fn runaways() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "slow_loop",
+            "import jax.numpy as jnp\nprint('start')\nx = jnp.ones((600, 600))\nwhile True:\n    x = jnp.tanh(x @ x)".into(),
+            "TimeoutError",
+        ),
+        (
+            "endless_fori_loop",
+            "import jax\nprint('start')\njax.lax.fori_loop(0, 10**12, lambda i, x: x + 1, 0)".into(),
+            "TimeoutError",
+        ),
+        (
+            "endless_while_loop",
+            "import jax\nprint('start')\njax.lax.while_loop(lambda x: True, lambda x: x + 1, 0)".into(),
+            "TimeoutError",
+        ),
+        (
+            "endless_map_on_devices",
+            "import jax, jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P, NamedSharding\nmesh = jax.make_mesh((8,), ('i',))\ndef f(x):\n    return jax.lax.while_loop(lambda v: v[0, 0] > -1.0, lambda v: jnp.tanh(v @ jnp.ones((256, 256))), x)\nprint('start')\nx = jax.device_put(jnp.ones((8 * 256, 256)), NamedSharding(mesh, P('i')))\ny = jax.shard_map(f, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(x)".into(),
+            "TimeoutError",
+        ),
+        (
+            "string_doubling",
+            "s = 'x'\nprint('start')\nwhile True:\n    s = s + s".into(),
+            "MemoryError",
+        ),
+        (
+            "list_doubling",
+            "l = [1]\nprint('start')\nwhile True:\n    l = l + l".into(),
+            "MemoryError",
+        ),
+        (
+            "many_arrays",
+            "import jax.numpy as jnp\nprint('start')\nxs = []\nfor i in range(100):\n    xs.append(jnp.ones((2**27,)) * i)".into(),
+            "MemoryError",
+        ),
+    ]
+}
+
+#[test]
+fn runaways_stop_at_their_limits_keeping_the_output() {
+    for (name, source, want) in runaways() {
+        let ran = run_source(name, &source);
+        let got = check(name, &ran);
+        assert_eq!(got.as_deref(), Some(want), "{name}: {}", ran.json);
+        assert_eq!(ran.json["stdout"], "start\n", "{name}");
+        assert!(
+            ran.json["error"]["line"].as_u64() > Some(0),
+            "{name}: {}",
+            ran.json
+        );
+        assert!(
+            ran.took < Duration::from_secs(8),
+            "{name} took {:?}",
+            ran.took
+        );
+    }
+}
+
+#[test]
+fn device_count_is_capped() {
+    let file = scratch().join("devices.py");
+    std::fs::write(&file, "print(1)\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .args(["run", "--devices", "100000", "--parallel"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to 64"));
+}
+
+#[test]
+fn syntax_errors_point_where_python_does() {
+    let ran = run_source("unclosed_at", "x = 1\ny = foo(1,\n  2\nz = 3\n");
+    let e = &ran.json["error"];
+    assert_eq!(e["message"], "'(' was never closed");
+    assert_eq!((e["line"].as_u64(), e["col"].as_u64()), (Some(2), Some(8)));
+}
+
+#[test]
+fn unreadable_files_give_json_and_exit_2() {
+    let dir = scratch();
+    let latin = dir.join("latin1.py");
+    std::fs::write(&latin, b"print('caf\xe9')\n").unwrap();
+    let garbage = dir.join("garbage.py");
+    std::fs::write(&garbage, [0xffu8, 0xfe, 0, 0x80, 0x81]).unwrap();
+    let folder = dir.join("folder.py");
+    std::fs::create_dir_all(&folder).unwrap();
+    let missing = dir.join("missing.py");
+    for file in [latin, garbage, folder, missing] {
+        let ran = run_file(&file, &[]);
+        assert_eq!(ran.code, 2, "{}", file.display());
+        assert!(ran.json["error"]["message"].is_string(), "{}", ran.json);
+    }
+}
