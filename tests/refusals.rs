@@ -19,12 +19,12 @@ fn names_of_the_real_modules_are_not_implemented() {
         "not supported by shardlab yet: jax.lax.associative_scan"
     );
     assert_eq!(line, 3);
-    let (ty, msg, _) = error_of("from flax import nnx\nnnx.split\n");
+    let (ty, msg, _) = error_of("from flax import nnx\nnnx.bridge\n");
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.nnx.split"
+            "not supported by shardlab yet: flax.nnx.bridge"
         )
     );
     let (ty, msg, _) = error_of("from jax.lax import cumsum\n");

@@ -185,7 +185,24 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
             "not supported by shardlab yet: import {name}"
         ),
     };
+    track_cycles(interp, &m);
     Ok(m)
+}
+
+/// Hands the classes and instances a module defines to the run's cycle
+/// breaker (see `python::cycles`): a library class whose methods refer back
+/// to it, or an instance its class holds, would otherwise outlive the run.
+fn track_cycles(interp: &mut Interp, m: &Obj) {
+    let Obj::Module(module) = m else {
+        return;
+    };
+    for (_, value) in module.attrs.borrow().iter() {
+        match value {
+            Obj::Class(c) => interp.cycles.class(c),
+            Obj::Instance(i) => interp.cycles.instance(i),
+            _ => {}
+        }
+    }
 }
 
 /// The error for a missing module attribute (or a submodule not yet imported).

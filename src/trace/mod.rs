@@ -254,7 +254,11 @@ pub fn tracer_placement(t: &Tracer) -> Result<Option<Arc<Placement>>> {
 /// True when `t` belongs to the body of a map (shard_map, pmap, vmap):
 /// its type is per device (or per element), with the axes it varies over.
 pub fn in_map_body(t: &Tracer) -> bool {
-    STACK.with(|s| s.borrow().get(t.level).is_some_and(|f| !f.axes.axes.is_empty()))
+    STACK.with(|s| {
+        s.borrow()
+            .get(t.level)
+            .is_some_and(|f| !f.axes.axes.is_empty())
+    })
 }
 
 /// How `print` shows a tracer: `JitTracer(float32[3])` for one of a trace
