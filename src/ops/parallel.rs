@@ -328,7 +328,20 @@ pub fn shard_map(
             )
         })?);
     }
-    let traced = trace(&local, proto.frame(), f)?;
+    let traced = if crate::trace::tracing() {
+        trace(&local, proto.frame(), f)?
+    } else {
+        let args = args
+            .iter()
+            .zip(in_specs)
+            .map(|(a, spec)| spec.split(mesh, a.concrete("shard_map")?))
+            .collect::<Result<_>>()?;
+        let devices = crate::trace::DeviceInputs {
+            mesh: mesh.clone(),
+            args,
+        };
+        crate::trace::trace_map_body(&local, proto.frame(), devices, f)?
+    };
     let outs = traced.jaxpr.out_avals();
     if outs.len() != out_specs.len() {
         bail!(

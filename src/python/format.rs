@@ -508,8 +508,35 @@ pub fn percent_format(fmt: &str, args: &Obj) -> Result<String> {
 pub fn array_str(v: &Value) -> String {
     match v {
         Value::Concrete(a) => crate::array::format::format_numpy(a),
-        Value::Traced(t) => crate::trace::tracer_text(t),
+        Value::Traced(t) => match crate::trace::device_blocks(t) {
+            Some(Ok((mesh, blocks))) => device_blocks_text(&mesh, &blocks),
+            _ => crate::trace::tracer_text(t),
+        },
     }
+}
+
+/// A value of a top-level shard_map's body as JAX's eager shard_map prints
+/// it: each device's block under its device and mesh coordinates.
+fn device_blocks_text(mesh: &crate::mesh::Mesh, blocks: &[crate::array::Array]) -> String {
+    let tuple = |items: Vec<String>| match items.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    };
+    // JAX writes the names with a trailing comma whatever their number.
+    let names = format!("({},)", mesh.axis_names().join(", "));
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(p, b)| {
+            let coords = tuple(mesh.coords(p).iter().map(|c| c.to_string()).collect());
+            let id = mesh.device_ids().get(p).copied().unwrap_or(p);
+            format!(
+                "On cpu:{id} at mesh coordinates {names} = {coords}:\n{}\n",
+                crate::array::format::format_numpy(b)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `repr(x)` for an array: `Array([1., 2.], dtype=float32)`.

@@ -180,6 +180,18 @@ struct Frame {
     /// Where the explicit inputs live, when the traced program is a jitted
     /// function called on placed arrays (see [`tracer_placement`]).
     placements: Vec<Option<Arc<Placement>>>,
+    /// The body of a shard_map called at top level: its devices' inputs, so
+    /// that printing a value runs the program so far on them, as JAX's
+    /// eager shard_map shows each device's block (see [`device_blocks`]).
+    devices: Option<Arc<DeviceInputs>>,
+}
+
+/// The inputs of a top-level shard_map's devices.
+pub struct DeviceInputs {
+    /// The mesh.
+    pub mesh: crate::mesh::Mesh,
+    /// `args[i][p]`: input `i` on the device at position `p`.
+    pub args: Vec<Vec<Array>>,
 }
 
 impl Frame {
@@ -474,7 +486,52 @@ where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
     let known = vec![None; in_avals.len()];
-    trace_frame(in_avals, &known, axes, false, vec![], f)
+    trace_frame(in_avals, &known, axes, false, vec![], None, f)
+}
+
+/// [`trace`] of the body of a shard_map called at top level on `devices`'
+/// inputs (see [`device_blocks`]).
+pub fn trace_map_body<F>(
+    in_avals: &[Aval],
+    axes: FrameAxes,
+    devices: DeviceInputs,
+    f: F,
+) -> Result<Traced>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let known = vec![None; in_avals.len()];
+    let devices = Some(Arc::new(devices));
+    trace_frame(in_avals, &known, axes, false, vec![], devices, f)
+}
+
+/// Each device's block of a value of a top-level shard_map's body, found by
+/// running the body traced so far on the devices' inputs: what JAX's eager
+/// shard_map prints for it. None for any other tracer, and for a body that
+/// prints as it runs (it would print again).
+pub fn device_blocks(t: &Tracer) -> Option<Result<(crate::mesh::Mesh, Vec<Array>)>> {
+    let (jaxpr, devices) = STACK.with(|s| {
+        let stack = s.borrow();
+        let f = stack.get(t.level)?;
+        let devices = f.devices.clone()?;
+        if t.level != 0 || f.eqns.iter().any(|e| matches!(e.prim, Prim::DebugPrint(_))) {
+            return None;
+        }
+        let jaxpr = Jaxpr {
+            avals: f.avals.clone(),
+            invars: f.invars.clone(),
+            eqns: f.eqns.clone(),
+            outvars: vec![Atom::Var(t.var)],
+        };
+        Some((jaxpr, devices))
+    })?;
+    let run = || -> Result<(crate::mesh::Mesh, Vec<Array>)> {
+        let (mut outs, _) = crate::exec::run_devices(&jaxpr, &devices.mesh, devices.args.clone())?;
+        // Not part of the run: its collectives stay out of the report.
+        crate::report::device::take_handed();
+        Ok((devices.mesh.clone(), outs.remove(0)))
+    };
+    Some(run())
 }
 
 /// [`trace`] of a jitted function whose inputs live at `placements` (one
@@ -488,7 +545,15 @@ where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
     let known = vec![None; in_avals.len()];
-    trace_frame(in_avals, &known, FrameAxes::default(), false, placements, f)
+    trace_frame(
+        in_avals,
+        &known,
+        FrameAxes::default(),
+        false,
+        placements,
+        None,
+        f,
+    )
 }
 
 /// Traces `f` on arguments shaped like `args`. When `args` all have values
@@ -503,7 +568,7 @@ where
     let known: Vec<Option<Array>> = args.iter().map(known_value).collect();
     let outer_eager = STACK.with(|s| s.borrow().last().is_none_or(|f| f.eager));
     let eager = outer_eager && known.iter().all(|k| k.is_some());
-    trace_frame(&avals, &known, FrameAxes::default(), eager, vec![], f)
+    trace_frame(&avals, &known, FrameAxes::default(), eager, vec![], None, f)
 }
 
 fn trace_frame<F>(
@@ -512,6 +577,7 @@ fn trace_frame<F>(
     axes: FrameAxes,
     eager: bool,
     placements: Vec<Option<Arc<Placement>>>,
+    devices: Option<Arc<DeviceInputs>>,
     f: F,
 ) -> Result<Traced>
 where
@@ -528,6 +594,7 @@ where
             captured: vec![],
             captured_index: HashMap::new(),
             placements,
+            devices,
         });
         stack.len() - 1
     });
