@@ -34,6 +34,10 @@ fn scalar_text(a: &Array) -> String {
 
 struct Printer {
     next: usize,
+    /// Types written in place of the avals' own, by the address of the
+    /// jaxpr and the variable: a sharded type (`f32[8@X,4]`) over explicit
+    /// mesh axes, which an aval does not carry (see [`typed`]).
+    types: HashMap<(usize, Var), String>,
 }
 
 /// The names of one jaxpr's variables; a nested jit body starts with names
@@ -47,6 +51,14 @@ struct Scope {
 const WIDTH: usize = 80;
 
 impl Printer {
+    fn type_of(&self, j: &Jaxpr, v: Var) -> String {
+        let key = (j as *const Jaxpr as usize, v);
+        match self.types.get(&key) {
+            Some(t) => t.clone(),
+            None => j.aval(v).to_string(),
+        }
+    }
+
     fn fresh(&mut self) -> String {
         self.next += 1;
         var_name(self.next - 1)
@@ -108,7 +120,7 @@ impl Printer {
                         n
                     }
                 };
-                format!("{n}:{}", j.aval(*v))
+                format!("{n}:{}", self.type_of(j, *v))
             })
             .collect();
         let pad = " ".repeat(indent + 4);
@@ -176,7 +188,7 @@ impl Printer {
         let lhs: Vec<String> = names
             .iter()
             .zip(&eqn.outputs)
-            .map(|(n, v)| format!("{n}:{}", j.aval(*v)))
+            .map(|(n, v)| format!("{n}:{}", self.type_of(j, *v)))
             .collect();
         let mut args: Vec<String> = eqn.inputs.iter().map(|a| self.atom(scope, a)).collect();
         // JAX's select_n takes the case for false before the case for true.
@@ -332,10 +344,26 @@ enum Body<'a> {
 
 impl fmt::Display for Jaxpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut p = Printer { next: 0 };
+        let mut p = Printer {
+            next: 0,
+            types: HashMap::new(),
+        };
         let text = p.jaxpr(self, Scope::default(), 0, 0);
         f.write_str(&text)
     }
+}
+
+/// `jaxpr` printed with the sharded types of its variables: `types` gives
+/// the text of each variable (indexed by [`Var`]) that has one.
+pub fn typed(jaxpr: &Jaxpr, types: &[Option<String>]) -> String {
+    let key = jaxpr as *const Jaxpr as usize;
+    let types = types
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some(((key, Var(i as u32)), t.clone()?)))
+        .collect();
+    let mut p = Printer { next: 0, types };
+    p.jaxpr(jaxpr, Scope::default(), 0, 0)
 }
 
 /// The group size of an all_gather or reduce_scatter equation, read off its

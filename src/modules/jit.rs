@@ -27,6 +27,7 @@ use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::format::repr_of;
 use crate::python::interp::Interp;
+use crate::python::object::Object;
 use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten, unflatten, value_objs, TreeDef};
 use crate::python::value::{key_eq, Args, Dict, Obj};
@@ -65,6 +66,15 @@ struct Entry {
     /// custom_jvp or custom_vjp function traces its rule only under one, so
     /// a program traced outside differentiation does not serve inside one.
     levels: usize,
+}
+
+/// A call's program and arguments, ready to run or to lower.
+struct Prepared {
+    entry: Rc<Entry>,
+    captured: Vec<Value>,
+    inputs: shardings::Inputs,
+    vals: Vec<Value>,
+    names: Vec<String>,
 }
 
 /// A jitted function: the Python function, its options and its traces.
@@ -132,8 +142,59 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
         options,
         cache: RefCell::new(vec![]),
     });
-    // Named as the function, as `functools.wraps` names JAX's wrapper.
-    Ok(Obj::native(name, move |i, call| jitted.call(i, call)))
+    Ok(Obj::lib(JitFunction(jitted)))
+}
+
+/// What `jax.jit` returns: called, it runs the program; `.lower(...)` and
+/// `.trace(...)` stop before running (see `jit_aot`).
+struct JitFunction(Rc<Jitted>);
+
+impl Object for JitFunction {
+    fn type_name(&self) -> String {
+        "PjitFunction".into()
+    }
+
+    fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
+        Some(self.0.call(interp, args))
+    }
+
+    fn callable(&self) -> bool {
+        true
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!("<PjitFunction of {}>", repr_of(&self.0.fun)))
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let jitted = self.0.clone();
+        Ok(match name {
+            // Named as the function, as `functools.wraps` names JAX's wrapper.
+            "__name__" | "__qualname__" => Some(Obj::str(&self.0.name)),
+            "__wrapped__" => Some(self.0.fun.clone()),
+            "lower" => Some(Obj::native("lower", move |i, call| {
+                let p = jitted.prepare(i, &call)?;
+                super::jit_aot::lowered(
+                    i,
+                    &jitted.name,
+                    p.entry.program.clone(),
+                    &p.inputs.placements,
+                    p.vals,
+                )
+            })),
+            "trace" => Some(Obj::native("trace", move |i, call| {
+                let p = jitted.prepare(i, &call)?;
+                super::jit_aot::traced(
+                    i,
+                    &jitted.name,
+                    p.entry.program.clone(),
+                    &p.inputs.placements,
+                    p.vals,
+                )
+            })),
+            _ => None,
+        })
+    }
 }
 
 /// Integers given as an int or a sequence of them (None: none).
@@ -285,12 +346,13 @@ impl Jitted {
         })
     }
 
-    /// `f(*args, **kwargs)` of the jitted function.
-    fn call(&self, interp: &mut Interp, call: Args) -> Result<Obj> {
-        let split = self.split(&call)?;
+    /// Traces (or finds in the cache) the program for the call `call`:
+    /// what both calling and lowering start from.
+    fn prepare(&self, interp: &mut Interp, call: &Args) -> Result<Prepared> {
+        let split = self.split(call)?;
         let (leaves, in_def) = flatten(interp, &split.dynamic)?;
         let vals = self.arg_values(&leaves)?;
-        let names = self.leaf_names(&call, &in_def);
+        let names = self.leaf_names(call, &in_def);
         let inputs = self.in_placements(interp, &in_def, &vals, &names)?;
         let typed = inputs
             .placements
@@ -328,6 +390,24 @@ impl Jitted {
                 (entry, captured)
             }
         };
+        Ok(Prepared {
+            entry,
+            captured,
+            inputs,
+            vals,
+            names,
+        })
+    }
+
+    /// `f(*args, **kwargs)` of the jitted function.
+    fn call(&self, interp: &mut Interp, call: Args) -> Result<Obj> {
+        let Prepared {
+            entry,
+            captured,
+            inputs,
+            vals,
+            names,
+        } = self.prepare(interp, &call)?;
         let mut used = shardings::used_inputs(&entry.program.body);
         if self.options.keep_unused {
             used.iter_mut().for_each(|u| *u = true);

@@ -9,6 +9,7 @@ pub mod flax;
 pub mod jacobian;
 pub mod jax;
 pub mod jit;
+pub mod jit_aot;
 pub mod jit_shardings;
 pub mod lax;
 pub mod nn;

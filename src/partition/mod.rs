@@ -54,6 +54,16 @@ use lower::{Local, Wanted};
 /// Runs a jitted program's `body` on `args` partitioned over their mesh, or
 /// None when the partitioner does not take it (see the module docs).
 pub fn run_jit(body: &Jaxpr, args: &[Array]) -> Result<Option<Vec<Array>>> {
+    match per_device(body, args)? {
+        Some(params) => run(&params, args, true).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The per-device program of a jitted program's `body` on `args` (placed
+/// arrays), without running it: what `compile().as_text()` shows. None
+/// when the partitioner does not take it.
+pub fn per_device(body: &Jaxpr, args: &[Array]) -> Result<Option<ShardMapParams>> {
     let placements: Vec<Option<&Placement>> = args.iter().map(Array::placement).collect();
     let Some(mesh) = common_mesh(&placements) else {
         return Ok(None);
@@ -61,8 +71,7 @@ pub fn run_jit(body: &Jaxpr, args: &[Array]) -> Result<Option<Vec<Array>>> {
     if !partitionable(body) {
         return Ok(None);
     }
-    let params = partition(&mesh, body, &placements)?;
-    run(&params, args, true).map(Some)
+    partition(&mesh, body, &placements).map(Some)
 }
 
 /// Applies one primitive at top level to `args` partitioned over their
@@ -268,6 +277,7 @@ fn wanted_layouts(
         .zip(&placements)
         .map(|(l, p)| crate::primitives::placement::Operand {
             shape: &l.global,
+            dtype: l.value.dtype(),
             placement: Some(p),
         })
         .collect();

@@ -35,6 +35,8 @@ type Entry = Option<Vec<String>>;
 pub struct Operand<'a> {
     /// The global shape.
     pub shape: &'a [usize],
+    /// The element type (for messages).
+    pub dtype: crate::array::DType,
     /// The placement, if any.
     pub placement: Option<&'a Placement>,
 }
@@ -55,6 +57,7 @@ pub fn propagate(
         .iter()
         .map(|a| Operand {
             shape: a.shape(),
+            dtype: a.dtype(),
             placement: a.placement(),
         })
         .collect();
@@ -175,19 +178,20 @@ pub fn propagate_eqns(
         if placements.iter().all(Option::is_none) && !has_own_rule(&eqn.prim) {
             continue;
         }
-        let lit_shapes: Vec<Vec<usize>> = eqn
+        let lit_shapes: Vec<(Vec<usize>, crate::array::DType)> = eqn
             .inputs
             .iter()
             .map(|a| match a {
-                Atom::Var(v) => avals[v.0 as usize].shape.clone(),
-                Atom::Lit(x) => x.shape().to_vec(),
+                Atom::Var(v) => (avals[v.0 as usize].shape.clone(), avals[v.0 as usize].dtype),
+                Atom::Lit(x) => (x.shape().to_vec(), x.dtype()),
             })
             .collect();
         let ops: Vec<Operand> = lit_shapes
             .iter()
             .zip(&placements)
-            .map(|(shape, p)| Operand {
+            .map(|((shape, dtype), p)| Operand {
                 shape,
+                dtype: *dtype,
                 placement: p.as_deref(),
             })
             .collect();
@@ -307,19 +311,34 @@ fn dot_general(ins: &[Operand], contracting: &Dims, batch: &Dims) -> Result<Opti
             format!("({})", names.join(", "))
         }
     };
-    let sharded = |e: &[Entry], dims: &[usize]| dims.iter().any(|&d| e[d].is_some());
-    if sharded(&le, &contracting.0) || sharded(&re, &contracting.1) {
-        let explicit = [lhs, rhs]
-            .iter()
-            .any(|a| a.placement.is_some_and(|p| uses_explicit_axes(&[p])));
-        if explicit {
-            crate::bail!(
+    let explicit = [lhs, rhs]
+        .iter()
+        .any(|a| a.placement.is_some_and(|p| uses_explicit_axes(&[p])));
+    let (mut both, mut one) = (false, false);
+    for (&l, &r) in contracting.0.iter().zip(&contracting.1) {
+        match (&le[l], &re[r]) {
+            (Some(a), Some(b)) if a != b && explicit => crate::bail!(
                 ShardingTypeError,
-                "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. Please specify the output sharding via the `out_sharding` parameter. Got lhs_contracting_spec={} and rhs_contracting_spec={}",
+                "dot_general requires contracting dimensions to have consistent sharding, got {} and {}.",
                 spec_text(&le, &contracting.0),
                 spec_text(&re, &contracting.1)
-            );
+            ),
+            (Some(_), Some(_)) => both = true,
+            (Some(_), None) | (None, Some(_)) => one = true,
+            (None, None) => {}
         }
+    }
+    if both && explicit {
+        crate::bail!(
+            ShardingTypeError,
+            "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. Please specify the output sharding via the `out_sharding` parameter. Got lhs_contracting_spec={} and rhs_contracting_spec={}",
+            spec_text(&le, &contracting.0),
+            spec_text(&re, &contracting.1)
+        );
+    }
+    // Over auto axes a split contraction is XLA's to lay out; over
+    // explicit ones a split on one side only is gathered first.
+    if (both || one) && !explicit {
         return Ok(None);
     }
     let free = |e: &[Entry], c: &[usize], b: &[usize]| -> Vec<Entry> {
@@ -340,7 +359,45 @@ fn dot_general(ins: &[Operand], contracting: &Dims, batch: &Dims) -> Result<Opti
     out.extend(free(&re, &contracting.1, &batch.1));
     let used: Vec<&String> = out.iter().flatten().flatten().collect();
     let repeated = used.iter().enumerate().any(|(i, a)| used[..i].contains(a));
+    if repeated && explicit {
+        let short = |o: &Operand, e: &[Entry]| typed_short(o.shape, o.dtype, e);
+        crate::bail!(
+            ShardingTypeError,
+            "dot_general operation with inputs: {}, {} produces an illegally sharded result: {}",
+            short(lhs, &le),
+            short(rhs, &re),
+            typed_short(&out_shape(lhs, rhs, contracting, batch), lhs.dtype, &out)
+        );
+    }
     Ok((!repeated).then_some(out))
+}
+
+/// `f32[8@Y,4]`: a type with its explicit splits, as JAX's messages write it.
+fn typed_short(shape: &[usize], dtype: crate::array::DType, e: &[Entry]) -> String {
+    let dims: Vec<String> = shape
+        .iter()
+        .enumerate()
+        .map(|(d, n)| match e.get(d).cloned().flatten() {
+            Some(axes) if axes.len() == 1 => format!("{n}@{}", axes[0]),
+            Some(axes) => format!("{n}@({})", axes.join(",")),
+            None => n.to_string(),
+        })
+        .collect();
+    format!("{}[{}]", dtype.short_name(), dims.join(","))
+}
+
+/// The result shape of a `dot_general`: batch, lhs free, rhs free.
+fn out_shape(lhs: &Operand, rhs: &Operand, contracting: &Dims, batch: &Dims) -> Vec<usize> {
+    let free = |o: &Operand, c: &[usize], b: &[usize]| -> Vec<usize> {
+        (0..o.ndim())
+            .filter(|d| !c.contains(d) && !b.contains(d))
+            .map(|d| o.shape[d])
+            .collect()
+    };
+    let mut shape: Vec<usize> = batch.0.iter().map(|&d| lhs.shape[d]).collect();
+    shape.extend(free(lhs, &contracting.0, &batch.0));
+    shape.extend(free(rhs, &contracting.1, &batch.1));
+    shape
 }
 
 /// An operand's spec, one entry per dimension (unplaced: all None).
@@ -416,6 +473,7 @@ pub fn respelled(
         .iter()
         .map(|(shape, p)| Operand {
             shape,
+            dtype: crate::array::DType::F32,
             placement: p.as_deref(),
         })
         .collect();

@@ -214,7 +214,12 @@ fn repr_plain(o: &Obj) -> String {
         }
         Obj::Array(v) => array_repr(v),
         Obj::DType(d) => format!("dtype('{}')", d.name()),
-        Obj::Func(f) => format!("<function {}>", f.name),
+        // CPython names a function's address; the object's own stands in.
+        Obj::Func(f) => format!(
+            "<function {} at {:#x}>",
+            f.name,
+            std::rc::Rc::as_ptr(f) as *const u8 as usize
+        ),
         Obj::Native(n) => format!("<function {}>", n.name),
         Obj::Class(c) if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some()) => {
             // A library class may name its Python module (`__module__`).
