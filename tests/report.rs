@@ -281,3 +281,34 @@ y = jax.jit(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(
         assert_eq!(out, &vec![0.0, 1.0, 4.0, 5.0, 8.0, 9.0, 12.0, 13.0]);
     }
 }
+
+#[test]
+fn the_cli_writes_the_report_of_its_run() {
+    // `shardlab run --report` records on the thread that runs the program.
+    let dir = std::env::temp_dir().join(format!("shardlab-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("p.py");
+    std::fs::write(
+        &program,
+        "import jax, jax.numpy as jnp\nprint(jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')(jnp.arange(4.0)))\n",
+    )
+    .unwrap();
+    let out = dir.join("report.json");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .args([
+            "run",
+            program.to_str().unwrap(),
+            "--report",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let maps = rep["maps"].as_array().unwrap();
+    assert_eq!(maps.len(), 1);
+    assert_eq!(maps[0]["kind"], "pmap");
+    assert_eq!(maps[0]["collectives"][0]["name"], "psum");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -262,13 +262,17 @@ fn quiet_panics() -> Arc<Mutex<Option<String>>> {
     panicked
 }
 
+/// The report of the last run made with `--report`, handed from the
+/// program's thread.
+static RECORDED: std::sync::Mutex<Option<shardlab::report::Report>> = std::sync::Mutex::new(None);
+
 /// Runs a program on a thread whose stack holds the interpreter's nesting
 /// limit, while this thread watches the clock and the process's memory:
 /// past a limit it trips the stop check, and if the run does not stop
 /// within [`GRACE`] it is abandoned with the error. A panic (a bug in
 /// shardlab, never in the program) becomes an error too, with no panic
 /// text on stderr.
-fn run_guarded(source: String, options: &Options, limits: Limits) -> Outcome {
+fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) -> Outcome {
     let panicked = quiet_panics();
     shardlab::python::budget::set_max_memory(limits.max_memory);
     let opts = options.clone();
@@ -278,7 +282,15 @@ fn run_guarded(source: String, options: &Options, limits: Limits) -> Outcome {
         .stack_size(shardlab::python::depth::STACK_BYTES)
         .spawn(move || {
             shardlab::exec::set_stop_check(Some(stop_reason));
+            // The report is recorded on the thread that runs the program.
+            if record {
+                shardlab::report::start();
+            }
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| run(&source, &opts)));
+            if record {
+                *RECORDED.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(shardlab::report::take());
+            }
             let _ = tx.send(outcome.ok());
         });
     if let Err(e) = worker {
@@ -518,12 +530,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if report_path.is_some() {
-        shardlab::report::start();
-    }
-    let outcome = run_guarded(source, &options, limits);
+    let outcome = run_guarded(source, &options, limits, report_path.is_some());
     if let Some(path) = &report_path {
-        let report = shardlab::report::take();
+        let report = RECORDED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_default();
         let text = serde_json::to_string(&report).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("error: cannot write the report to {path}: {e}");
