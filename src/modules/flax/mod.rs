@@ -252,6 +252,7 @@ mod filters;
 mod graph;
 pub mod linen;
 pub mod nnx;
+mod norm;
 mod rngs;
 mod transforms;
 
