@@ -248,6 +248,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod display;
+mod embed;
 mod filters;
 mod graph;
 pub mod linen;

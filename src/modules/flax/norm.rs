@@ -366,9 +366,13 @@ fn norm_class(kind: Kind, c: &NormClasses) -> Rc<Class> {
     )
 }
 
-/// Adds the normalisation layers to `flax.nnx`.
+/// Adds the normalisation layers and `Embed` to `flax.nnx`.
 pub(super) fn register(b: &mut Builder, c: &NormClasses) {
     for kind in [Kind::Batch, Kind::Layer, Kind::Rms] {
         b.attr(kind.name(), Obj::Class(norm_class(kind, c)));
     }
+    b.attr(
+        "Embed",
+        Obj::Class(super::embed::embed_class(&c.module, &c.param)),
+    );
 }
