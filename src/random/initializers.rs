@@ -116,7 +116,28 @@ pub fn variance_scaling(
         bail!(ZeroDivisionError, "float division by zero");
     }
     // The ratio is formed in Python floats and only then rounded to float32.
-    let variance = (scale / denominator) as f32;
+    draw_scaled(key, shape, (scale / denominator) as f32, distribution)
+}
+
+/// Flax's default embedding initializer, `variance_scaling(1.0, 'fan_in',
+/// 'normal', out_axis=0)` on a `(num_embeddings, features)` table: in and
+/// out axes are both 0, so the fan-in is the feature count (reached through
+/// JAX's receptive-field arithmetic, in Python floats).
+pub fn embed_default(key: Key, shape: &[usize]) -> Result<Array> {
+    let n = match shape.first() {
+        Some(&n) if n > 0 => n as f64,
+        _ => bail!(ZeroDivisionError, "division by zero"),
+    };
+    let receptive = checked_numel(shape)? as f64 / n / n;
+    let fan_in = n * receptive;
+    if fan_in == 0.0 {
+        bail!(ZeroDivisionError, "float division by zero");
+    }
+    draw_scaled(key, shape, (1.0 / fan_in) as f32, "normal")
+}
+
+/// Draws of `distribution` with the given variance.
+fn draw_scaled(key: Key, shape: &[usize], variance: f32, distribution: &str) -> Result<Array> {
     match Distribution::parse(distribution)? {
         Distribution::TruncatedNormal => {
             let stddev = variance.sqrt() / TRUNCATED_STDDEV;

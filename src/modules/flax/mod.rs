@@ -248,10 +248,12 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod display;
+mod embed;
 mod filters;
 mod graph;
 pub mod linen;
 pub mod nnx;
+mod norm;
 mod rngs;
 mod transforms;
 

@@ -22,7 +22,7 @@ struct Nnx {
 }
 
 /// The next key of stream `name` of `rngs`, as a `Key`.
-fn rngs_next(rngs: &Obj, name: &str) -> Result<Key> {
+pub(super) fn rngs_next(rngs: &Obj, name: &str) -> Result<Key> {
     let k = super::rngs::next_key_obj(rngs, name)?;
     keys_of(&k)
         .and_then(|k| k.keys.first().copied())
@@ -768,6 +768,11 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let intermediate = sub("Intermediate");
     let cache = sub("Cache");
     let state = state_class();
+    let norms = super::norm::NormClasses {
+        module: module.clone(),
+        param: param.clone(),
+        batch_stat: batch_stat.clone(),
+    };
     let rc = super::rngs::rng_classes(&module, &variable);
     let nnx = Nnx {
         module: module.clone(),
@@ -800,6 +805,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         crate::modules::nn::initializers_module("flax.nnx.initializers"),
     );
     register_transforms(&mut b, &nnx);
+    super::norm::register(&mut b, &norms);
     b.func("List", |_, a| {
         Ok(Obj::list(match a.get(Some(0), "iterable") {
             Some(o) => iterate(&o)?,
