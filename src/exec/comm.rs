@@ -48,7 +48,7 @@ pub trait Comm: Sync {
         let _ = printed;
         bail!(
             NotImplementedError,
-            "not supported by shardlab yet: jax.debug.print of traced values inside a shard_map, pmap or vmap body, or under a transformation evaluated eagerly"
+            "not supported by shardlab yet: jax.debug.print of traced values inside a shard_map or pmap body"
         )
     }
 }
@@ -273,6 +273,19 @@ impl Comm for Nested<'_> {
 
     fn stopped(&self) -> Option<String> {
         self.outer.stopped()
+    }
+
+    /// JAX batches a print into a loop over the vmapped index whose every
+    /// step is one print of the enclosing level; so index by index, the
+    /// outer comm prints its lanes' lines (under nested vmaps the outermost
+    /// index varies fastest).
+    fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
+        let b = self.size;
+        for i in 0..b {
+            let column: Vec<Printed> = printed.iter().skip(i).step_by(b).cloned().collect();
+            self.outer.debug_print(column)?;
+        }
+        Ok(())
     }
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {

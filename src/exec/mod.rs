@@ -23,7 +23,7 @@ use crate::ir::{Atom, Jaxpr};
 use crate::mesh::Mesh;
 use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
 use crate::report::device;
-use comm::{Comm, Lockstep, Nested, OnFabric, Printing, Solo};
+use comm::{Comm, Lockstep, Nested, OnFabric, Printing};
 
 /// How maps run their devices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,8 +197,25 @@ pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         return Err(stopped_error(prim, None, &reason));
     }
     let lanes: Vec<Vec<Array>> = ins.iter().map(|a| vec![a.clone()]).collect();
-    let outs = eval_eqn(prim, lanes, &Solo)?;
-    Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
+    let prints = std::sync::Mutex::new(vec![]);
+    let outs = eval_eqn(prim, lanes, &Printing { prints: &prints });
+    let printed = prints.into_inner().unwrap_or_default();
+    if !printed.is_empty() {
+        EAGER_PRINTS.with(|p| p.borrow_mut().extend(printed));
+    }
+    Ok(outs?.into_iter().map(|mut l| l.remove(0)).collect())
+}
+
+thread_local! {
+    /// What eagerly applied primitives printed (a vmap evaluated at top
+    /// level runs its body's prints here), until the front end shows it.
+    static EAGER_PRINTS: std::cell::RefCell<Vec<crate::primitives::debug::Printed>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Takes what eagerly applied primitives printed since the last call.
+pub fn take_eager_prints() -> Vec<crate::primitives::debug::Printed> {
+    EAGER_PRINTS.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
 
 /// Runs a program at top level on concrete inputs, for a caller that shows

@@ -102,6 +102,17 @@ fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Resul
     Ok(Obj::None)
 }
 
+/// Shows what eagerly applied primitives printed (the body of a vmap
+/// evaluated at top level), in the order they printed it.
+pub fn show_eager_prints(interp: &mut Interp) -> Result<()> {
+    for printed in crate::exec::take_eager_prints() {
+        let line = text(&printed)?;
+        interp.out.push_str(&line);
+        interp.out.push('\n');
+    }
+    Ok(())
+}
+
 /// The line a run's print shows (without its newline): `str.format` of the
 /// format with the operands' values, or, when the format has no fields, the
 /// format and the values' `str` joined by spaces.

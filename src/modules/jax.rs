@@ -401,7 +401,7 @@ fn vmap(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::native(
         format!("vmap({})", func_name(&f)),
         move |i, call| {
-            map_call(
+            let out = map_call(
                 i,
                 MapKind::Vmap,
                 &f,
@@ -409,7 +409,9 @@ fn vmap(_: &mut Interp, a: Args) -> Result<Obj> {
                 &in_axes,
                 &out_axes,
                 call,
-            )
+            );
+            super::debug_print::show_eager_prints(i)?;
+            out
         },
     ))
 }
@@ -429,7 +431,7 @@ fn pmap(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::native(
         format!("pmap({})", func_name(&f)),
         move |i, call| {
-            map_call(
+            let out = map_call(
                 i,
                 MapKind::Pmap,
                 &f,
@@ -437,7 +439,9 @@ fn pmap(_: &mut Interp, a: Args) -> Result<Obj> {
                 &in_axes,
                 &out_axes,
                 call,
-            )
+            );
+            super::debug_print::show_eager_prints(i)?;
+            out
         },
     ))
 }
