@@ -627,7 +627,12 @@ fn register_cumulative(b: &mut Builder) {
                     crate::array::shape_tuple(&shape)
                 );
             }
-            Ok(Obj::Array(jops::cumulative(&x, op, axis as usize, reverse)?))
+            Ok(Obj::Array(jops::cumulative(
+                &x,
+                op,
+                axis as usize,
+                reverse,
+            )?))
         });
     }
 }

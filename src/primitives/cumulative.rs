@@ -51,18 +51,26 @@ impl CumOp {
 /// The length of XLA's blocks when it rewrites a long scan.
 const BLOCK: usize = 16;
 
-/// The inclusive scan of `v` under `f`, associated as XLA's rewritten
-/// reduce-window is: blocks of [`BLOCK`] scanned left to right, the block
-/// totals scanned the same way (recursively), and each later block's
-/// elements combined with the running total of the blocks before it.
-fn scan_line<T: Copy>(v: &[T], f: &impl Fn(T, T) -> T) -> Vec<T> {
+/// The inclusive scan of `v` under `f` (from the end when `reverse`),
+/// associated as XLA's rewritten reduce-window is: blocks of [`BLOCK`]
+/// counted from the start, each element of a block reduced left to right
+/// over its window inside the block, the block totals scanned the same way
+/// (recursively), and each block's elements combined with the total of the
+/// blocks before it (after it, when `reverse`).
+fn scan_line<T: Copy>(v: &[T], reverse: bool, f: &impl Fn(T, T) -> T) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(v.len());
     for chunk in v.chunks(BLOCK) {
-        let mut acc = chunk[0];
-        out.push(acc);
-        for &x in &chunk[1..] {
-            acc = f(acc, x);
+        if reverse {
+            for k in 0..chunk.len() {
+                out.push(chunk[k + 1..].iter().fold(chunk[k], |a, &x| f(a, x)));
+            }
+        } else {
+            let mut acc = chunk[0];
             out.push(acc);
+            for &x in &chunk[1..] {
+                acc = f(acc, x);
+                out.push(acc);
+            }
         }
     }
     if v.len() <= BLOCK {
@@ -70,19 +78,25 @@ fn scan_line<T: Copy>(v: &[T], f: &impl Fn(T, T) -> T) -> Vec<T> {
     }
     let totals: Vec<T> = out
         .chunks(BLOCK)
-        .map(|c| c[c.len() - 1])
+        .map(|c| if reverse { c[0] } else { c[c.len() - 1] })
         .collect();
-    let before = scan_line(&totals, f);
-    for (b, chunk) in out.chunks_mut(BLOCK).enumerate().skip(1) {
+    let others = scan_line(&totals, reverse, f);
+    let blocks = totals.len();
+    for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
+        let other = match reverse {
+            false if b > 0 => others[b - 1],
+            true if b + 1 < blocks => others[b + 1],
+            _ => continue,
+        };
         for x in chunk.iter_mut() {
-            *x = f(before[b - 1], *x);
+            *x = f(other, *x);
         }
     }
     out
 }
 
 /// Applies `scan_line` to every line of `data` (row-major, `shape`) along
-/// `axis`, reversed when `reverse`.
+/// `axis`.
 fn scan_axis<T: Copy>(
     data: &[T],
     shape: &[usize],
@@ -99,12 +113,9 @@ fn scan_axis<T: Copy>(
     }
     for o in 0..outer {
         for i in 0..inner {
-            let idx = |k: usize| {
-                let k = if reverse { n - 1 - k } else { k };
-                (o * n + k) * inner + i
-            };
+            let idx = |k: usize| (o * n + k) * inner + i;
             let line: Vec<T> = (0..n).map(|k| data[idx(k)]).collect();
-            for (k, v) in scan_line(&line, f).into_iter().enumerate() {
+            for (k, v) in scan_line(&line, reverse, f).into_iter().enumerate() {
                 out[idx(k)] = v;
             }
         }
@@ -142,22 +153,22 @@ pub fn cumulative(x: &Array, op: CumOp, axis: usize, reverse: bool) -> Result<Ar
     let buf = match x.buffer() {
         Buffer::F32(d) => Buffer::F32(
             match op {
-            CumOp::Sum => scan_axis(d, &shape, axis, reverse, &|a, b| a + b),
-            CumOp::Prod => scan_axis(d, &shape, axis, reverse, &|a, b| a * b),
-            CumOp::Max => scan_axis(d, &shape, axis, reverse, &nan_max),
-            CumOp::Min => scan_axis(d, &shape, axis, reverse, &nan_min),
-            CumOp::LogSumExp => scan_axis(d, &shape, axis, reverse, &logaddexp),
-        }
+                CumOp::Sum => scan_axis(d, &shape, axis, reverse, &|a, b| a + b),
+                CumOp::Prod => scan_axis(d, &shape, axis, reverse, &|a, b| a * b),
+                CumOp::Max => scan_axis(d, &shape, axis, reverse, &nan_max),
+                CumOp::Min => scan_axis(d, &shape, axis, reverse, &nan_min),
+                CumOp::LogSumExp => scan_axis(d, &shape, axis, reverse, &logaddexp),
+            }
             .into(),
         ),
         Buffer::I32(d) => Buffer::I32(
             match op {
-            CumOp::Sum => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.wrapping_add(b)),
-            CumOp::Prod => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.wrapping_mul(b)),
-            CumOp::Max => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.max(b)),
-            CumOp::Min => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.min(b)),
-            CumOp::LogSumExp => bail!(TypeError, "cumlogsumexp does not accept dtype int32"),
-        }
+                CumOp::Sum => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.wrapping_add(b)),
+                CumOp::Prod => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.wrapping_mul(b)),
+                CumOp::Max => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.max(b)),
+                CumOp::Min => scan_axis(d, &shape, axis, reverse, &|a: i32, b| a.min(b)),
+                CumOp::LogSumExp => bail!(TypeError, "cumlogsumexp does not accept dtype int32"),
+            }
             .into(),
         ),
         _ => bail!(
@@ -225,10 +236,9 @@ pub fn jvp(prim: &Prim, t: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
         return Ok(vec![None]);
     };
     match prim {
-        Prim::Cumulative {
-            op: CumOp::Sum,
-            ..
-        } => Ok(vec![Some(bind1(prim.clone(), std::slice::from_ref(g))?)]),
+        Prim::Cumulative { op: CumOp::Sum, .. } => {
+            Ok(vec![Some(bind1(prim.clone(), std::slice::from_ref(g))?)])
+        }
         Prim::Cumulative { op, .. } => Err(unsupported(*op)),
         _ => bail!(RuntimeError, "not a cumulative reduction: {}", prim.name()),
     }

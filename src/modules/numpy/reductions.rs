@@ -98,13 +98,24 @@ fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
 /// `jnp.diff(a, n=1, axis=-1)`: differences of neighbours, `n` times.
 fn diff(a: &Args) -> Result<Obj> {
     let mut x = arr(a, 0, "a", "diff")?;
-    let n = a.opt(Some(1), "n").map(|o| to_int(&o)).transpose()?.unwrap_or(1);
-    let axis = a.opt(Some(2), "axis").map(|o| to_int(&o)).transpose()?.unwrap_or(-1);
+    let n = a
+        .opt(Some(1), "n")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(1);
+    let axis = a
+        .opt(Some(2), "axis")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(-1);
     if n < 0 {
         crate::bail!(ValueError, "order must be non-negative but got {n}");
     }
     if x.ndim() == 0 {
-        crate::bail!(ValueError, "diff requires input that is at least one dimensional; got a");
+        crate::bail!(
+            ValueError,
+            "diff requires input that is at least one dimensional; got a"
+        );
     }
     let axis = jops::norm_axis(axis, x.ndim())?;
     for _ in 0..n {
