@@ -26,4 +26,4 @@ try:
     lax.cumsum(x, axis=2)
 except ValueError as e:
     print("ValueError", e)
-result = [lax.cumsum(x, axis=1), g, s]
+result = [lax.cumsum(x, axis=1), g, s[::50]]
