@@ -253,6 +253,7 @@ pub fn module() -> Obj {
     });
     super::control::register(&mut b);
     register_elementwise(&mut b);
+    register_cumulative(&mut b);
     b.func(
         "with_sharding_constraint",
         super::sharding::constraint::with_sharding_constraint,
@@ -595,4 +596,43 @@ fn dot_general(a: &Args) -> Result<Obj> {
         (&ca, &cb),
         (&ba, &bb),
     )?))
+}
+
+/// `lax.cumsum(operand, axis=0, reverse=False)` and its siblings.
+fn register_cumulative(b: &mut Builder) {
+    use crate::primitives::CumOp;
+    for op in [
+        CumOp::Sum,
+        CumOp::Prod,
+        CumOp::Max,
+        CumOp::Min,
+        CumOp::LogSumExp,
+    ] {
+        let name = op.name();
+        b.func(name, move |_, a| {
+            let x = to_value(&a.req(Some(0), "operand", name)?)?;
+            let axis = match a.opt(Some(1), "axis") {
+                Some(o) => to_int(&o)?,
+                None => 0,
+            };
+            let reverse = match a.opt(Some(2), "reverse") {
+                Some(o) => truthy(&o, name)?,
+                None => false,
+            };
+            let shape = x.shape();
+            if axis < 0 || axis as usize >= shape.len() {
+                crate::bail!(
+                    ValueError,
+                    "axis {axis} is out of bounds for array of shape {}",
+                    crate::array::shape_tuple(&shape)
+                );
+            }
+            Ok(Obj::Array(jops::cumulative(
+                &x,
+                op,
+                axis as usize,
+                reverse,
+            )?))
+        });
+    }
 }

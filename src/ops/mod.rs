@@ -457,6 +457,20 @@ pub fn stop_gradient(x: &Value) -> Result<Value> {
     bind1(Prim::StopGradient, std::slice::from_ref(x))
 }
 
+/// A cumulative reduction along `axis`, as `lax.cumsum(x, axis, reverse)`
+/// (the axis must be non-negative, as lax requires).
+pub fn cumulative(
+    x: &Value,
+    op: crate::primitives::CumOp,
+    axis: usize,
+    reverse: bool,
+) -> Result<Value> {
+    bind1(
+        Prim::Cumulative { op, axis, reverse },
+        std::slice::from_ref(x),
+    )
+}
+
 /// `lax.rev`.
 pub fn rev(x: &Value, axes: &[usize]) -> Result<Value> {
     bind1(Prim::Rev(axes.to_vec()), std::slice::from_ref(x))

@@ -77,6 +77,7 @@ pub fn dimwise(mesh: &Mesh, prim: &Prim, ins: &[Local], out: &[usize]) -> Result
                 .collect()
         }
         Prim::ArgReduce { axis, .. } => vec![*axis],
+        Prim::Cumulative { axis, .. } => vec![*axis],
         Prim::Reduce { op, axes }
             if !matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min) =>
         {

@@ -15,6 +15,7 @@
 pub mod collectives;
 pub mod constraint;
 pub mod control;
+pub mod cumulative;
 pub mod custom;
 pub mod debug;
 pub mod dot;
@@ -31,6 +32,7 @@ use std::sync::Arc;
 pub use collectives::CollectiveKind;
 pub use constraint::ConstraintParams;
 pub use control::{CondParams, ScanParams, WhileParams};
+pub use cumulative::CumOp;
 pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
 pub use jit::JitParams;
@@ -72,6 +74,15 @@ pub enum Prim {
         op: ReduceOp,
         /// Axes removed.
         axes: Vec<usize>,
+    },
+    /// A cumulative reduction along `axis` (`lax.cumsum`, ...).
+    Cumulative {
+        /// Which reduction.
+        op: CumOp,
+        /// The axis scanned.
+        axis: usize,
+        /// True to run from the last element to the first.
+        reverse: bool,
     },
     /// Index of the maximum (or minimum, with `min`) along `axis`.
     ArgReduce {
@@ -172,6 +183,7 @@ impl Prim {
             Prim::Select => "select_n".into(),
             Prim::Convert(_) => "convert_element_type".into(),
             Prim::Reduce { op, .. } => reduce::reduce_name(*op).into(),
+            Prim::Cumulative { op, .. } => op.name().into(),
             Prim::ArgReduce { min, .. } => if *min { "argmin" } else { "argmax" }.into(),
             Prim::Reshape(_) => "reshape".into(),
             Prim::Transpose(_) => "transpose".into(),
@@ -220,6 +232,13 @@ impl Prim {
             Prim::Reduce { axes, .. } => vec![
                 ("axes".into(), list(axes)),
                 ("out_sharding".into(), "None".into()),
+            ],
+            Prim::Cumulative { axis, reverse, .. } => vec![
+                ("axis".into(), axis.to_string()),
+                (
+                    "reverse".into(),
+                    if *reverse { "True" } else { "False" }.into(),
+                ),
             ],
             Prim::ArgReduce { axis, .. } => vec![
                 ("axes".into(), list(&[*axis])),
@@ -312,6 +331,7 @@ impl Prim {
             | Prim::Select
             | Prim::Convert(_) => elementwise::abstract_eval(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::abstract_eval(self, ins),
+            Prim::Cumulative { .. } => cumulative::abstract_eval(self, ins),
             Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
@@ -338,6 +358,7 @@ impl Prim {
             | Prim::Select
             | Prim::Convert(_) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
+            Prim::Cumulative { .. } => cumulative::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
@@ -369,6 +390,7 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => {
                 reduce::jvp(self, primals, tangents, outs)
             }
+            Prim::Cumulative { .. } => cumulative::jvp(self, tangents),
             Prim::DotGeneral { .. } => dot::jvp(self, primals, tangents),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
@@ -405,6 +427,7 @@ impl Prim {
             | Prim::Select
             | Prim::Convert(_) => elementwise::vjp(self, primals, outs, cts),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::vjp(self, primals, outs, cts),
+            Prim::Cumulative { .. } => cumulative::vjp(self, primals, cts),
             Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),

@@ -1,15 +1,16 @@
 //! Reductions: `sum`, `prod`, `max`, `min`, `any`, `all`, `mean`, `var`,
-//! `std`, `argmax`, `argmin`.
+//! `std`, `argmax`, `argmin`, the running `cumsum` and `cumprod`, and `diff`.
 
 use crate::array::{DType, ReduceOp};
 use crate::error::Result;
 use crate::ops as jops;
+use crate::primitives::CumOp;
 use crate::python::array::reshape_value;
 use crate::python::builtins::to_int;
 use crate::python::value::{Args, Obj};
 
 use super::super::Builder;
-use super::{arr, axes_arg, keepdims};
+use super::{arr, axes_arg, dtype_arg, keepdims};
 
 /// Adds the reductions to `b`.
 pub(super) fn register(b: &mut Builder) {
@@ -26,6 +27,9 @@ pub(super) fn register(b: &mut Builder) {
     b.func("std", |_, a| var(&a, true));
     b.func("argmax", |_, a| arg_reduce(&a, false));
     b.func("argmin", |_, a| arg_reduce(&a, true));
+    b.func("cumsum", |_, a| cumulative(&a, CumOp::Sum, "cumsum"));
+    b.func("cumprod", |_, a| cumulative(&a, CumOp::Prod, "cumprod"));
+    b.func("diff", |_, a| diff(&a));
 }
 
 fn reduction(op: ReduceOp, a: &Args, func: &str) -> Result<Obj> {
@@ -64,4 +68,73 @@ fn arg_reduce(a: &Args, min: bool) -> Result<Obj> {
         None => (reshape_value(&x, &[-1])?, Some(0)),
     };
     Ok(Obj::Array(jops::arg_reduce(&x, axis, keep, min)?))
+}
+
+/// `jnp.cumsum(a, axis=None, dtype=None)` and `cumprod`: `axis=None` scans
+/// the flattened array; bool counts as int32, as in JAX.
+fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
+    let x = arr(a, 0, "a", func)?;
+    let axis = a.opt(Some(1), "axis").filter(|o| !matches!(o, Obj::None));
+    let (x, axis) = match axis {
+        Some(ax) => {
+            let ax = jops::norm_axis(to_int(&ax)?, x.ndim())?;
+            (x, ax)
+        }
+        None => (reshape_value(&x, &[-1])?, 0),
+    };
+    let dtype = match dtype_arg(a, Some(2))? {
+        Some(d) => d,
+        None if x.dtype() == DType::Bool => DType::I32,
+        None => x.dtype(),
+    };
+    let x = if x.dtype() == dtype {
+        x
+    } else {
+        jops::convert(&x, dtype)?
+    };
+    Ok(Obj::Array(jops::cumulative(&x, op, axis, false)?))
+}
+
+/// `jnp.diff(a, n=1, axis=-1)`: differences of neighbours, `n` times.
+fn diff(a: &Args) -> Result<Obj> {
+    let mut x = arr(a, 0, "a", "diff")?;
+    let n = a
+        .opt(Some(1), "n")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(1);
+    let axis = a
+        .opt(Some(2), "axis")
+        .map(|o| to_int(&o))
+        .transpose()?
+        .unwrap_or(-1);
+    if n < 0 {
+        crate::bail!(ValueError, "order must be non-negative but got {n}");
+    }
+    if x.ndim() == 0 {
+        crate::bail!(
+            ValueError,
+            "diff requires input that is at least one dimensional; got a"
+        );
+    }
+    let axis = jops::norm_axis(axis, x.ndim())?;
+    for _ in 0..n {
+        let shape = x.shape();
+        let len = shape[axis];
+        let part = |lo: usize, hi: usize| {
+            let mut starts = vec![0; shape.len()];
+            let mut limits = shape.clone();
+            starts[axis] = lo;
+            limits[axis] = hi;
+            jops::slice(&x, &starts, &limits, &vec![1; shape.len()])
+        };
+        let hi = part(1, len.max(1))?;
+        let lo = part(0, len.saturating_sub(1))?;
+        x = if x.dtype() == DType::Bool {
+            jops::binary(crate::array::BinaryOp::Ne, &hi, &lo)?
+        } else {
+            jops::sub(&hi, &lo)?
+        };
+    }
+    Ok(Obj::Array(x))
 }
