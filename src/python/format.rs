@@ -173,6 +173,8 @@ pub fn repr_of(o: &Obj) -> String {
         Obj::Class(c) if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some()) => {
             format!("<class '{}'>", c.name)
         }
+        // A library type named with its module (`numpy.ndarray`).
+        Obj::Class(c) if c.name.contains('.') => format!("<class '{}'>", c.name),
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
         Obj::Instance(i) => o
             .behaviour()
