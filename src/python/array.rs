@@ -319,12 +319,14 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
             Idx::Int(i) => {
                 let n = shape[ax] as i64;
                 let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
+                if n == 0 {
                     bail!(
                         IndexError,
                         "index {i} is out of bounds for axis {ax} with size {n}"
                     );
                 }
+                // JAX clamps an index past either end, as its gathers do.
+                let j = j.clamp(0, n - 1);
                 cur = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
                 cur = jops::squeeze(&cur, Some(&[ax as i64]))?;
             }

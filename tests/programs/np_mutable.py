@@ -65,3 +65,10 @@ rows = [float(r.sum()) for r in grid]
 print(rows, grid.shape, grid[1])
 
 result = grid
+
+# NumPy refuses an index past the end; JAX clamps it.
+try:
+    print(np.arange(5, dtype=np.int32)[7])
+except IndexError as e:
+    print("IndexError:", e)
+print(jnp.arange(5)[7], jnp.arange(5)[-9])

@@ -168,6 +168,33 @@ fn mask_set(x: &Value, mask: &Value, v: &Obj) -> Result<Option<Value>> {
     Ok(Some(jops::select(mask, &v, x)?))
 }
 
+/// NumPy's IndexError for an integer index past the end of its axis (JAX
+/// clamps it instead), for keys of integers and slices.
+fn check_bounds(shape: &[usize], key: &Obj) -> Result<()> {
+    let items: Vec<Obj> = match key {
+        Obj::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    if !items
+        .iter()
+        .all(|k| matches!(k, Obj::Int(_) | Obj::Slice(_)))
+    {
+        return Ok(());
+    }
+    for (ax, (k, &n)) in items.iter().zip(shape).enumerate() {
+        if let Obj::Int(i) = k {
+            let n = n as i64;
+            if *i >= n || *i < -n {
+                bail!(
+                    IndexError,
+                    "index {i} is out of bounds for axis {ax} with size {n}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Object for NdArray {
     fn type_name(&self) -> String {
         "numpy.ndarray".into()
@@ -241,6 +268,9 @@ impl Object for NdArray {
 
     fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
         let x = Value::Concrete(self.get());
+        if let Err(e) = check_bounds(&x.shape(), key) {
+            return Some(Err(e));
+        }
         Some(array_getitem(&x, &unwrap(key.clone())).map(|v| wrap(Obj::Array(v))))
     }
 
