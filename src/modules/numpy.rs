@@ -19,6 +19,7 @@ mod host;
 mod legacy;
 mod linalg;
 mod mt19937;
+mod ndarray;
 mod reductions;
 mod rng;
 mod shape;
@@ -127,7 +128,17 @@ pub fn np_module(_: &mut Interp) -> Obj {
     b.attr("testing", testing::module());
     b.attr("random", rng::module());
     b.func("unpackbits", |_, a| unpackbits(&a));
-    b.build()
+    let m = b.build();
+    ndarray::wrap_module(&m);
+    if let Obj::Module(module) = &m {
+        let copyto = Obj::native("copyto", ndarray::copyto);
+        let mut attrs = module.attrs.borrow_mut();
+        attrs.push(("copyto".into(), copyto));
+        if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == "ndarray") {
+            slot.1 = Obj::lib(ndarray::NdArrayType);
+        }
+    }
+    m
 }
 
 /// `np.unpackbits(a, axis)` of an array of bytes (0..=255), most

@@ -96,6 +96,7 @@ fn contains_array(o: &Obj) -> bool {
         Obj::Array(_) => true,
         Obj::List(l) => l.borrow().iter().any(contains_array),
         Obj::Tuple(t) => t.iter().any(contains_array),
+        Obj::Lib(l) => l.array(o).is_some(),
         _ => false,
     }
 }
@@ -130,12 +131,17 @@ pub fn to_value(o: &Obj) -> Result<Value> {
             check_size(data.len())?;
             Ok(Value::Concrete(from_f64(&shape, &data, dtype)?))
         }
-        other => bail!(
-            TypeError,
-            "Value {} with type {} is not a valid JAX type",
-            super::format::repr_of(other),
-            other.type_name()
-        ),
+        // A library object standing for an array (a NumPy array, an
+        // `nnx.Variable`) converts to the array it holds now.
+        other => match other.behaviour().and_then(|b| b.array(other)) {
+            Some(a) => to_value(&a),
+            None => bail!(
+                TypeError,
+                "Value {} with type {} is not a valid JAX type",
+                super::format::repr_of(other),
+                other.type_name()
+            ),
+        },
     }
 }
 
@@ -314,12 +320,14 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
             Idx::Int(i) => {
                 let n = shape[ax] as i64;
                 let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
+                if n == 0 {
                     bail!(
                         IndexError,
                         "index {i} is out of bounds for axis {ax} with size {n}"
                     );
                 }
+                // JAX clamps an index past either end, as its gathers do.
+                let j = j.clamp(0, n - 1);
                 cur = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
                 cur = jops::squeeze(&cur, Some(&[ax as i64]))?;
             }
@@ -387,7 +395,7 @@ pub fn array_setitem() -> Result<()> {
 /// `x.at[idx].set/add/multiply/get(v)`, for indices without traced parts:
 /// the selected positions are found on a concrete position array, then the
 /// update is a gather of the broadcast values and a select.
-fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
+pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
     let shape = x.shape();
     let size: usize = shape.iter().product();
     let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
@@ -396,7 +404,8 @@ fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
     if how == "get" {
         return array_getitem(x, idx);
     }
-    let (xv, vv) = operand_pair(&Obj::Array(x.clone()), v)?;
+    // The values broadcast against the selected positions, not against x.
+    let (xv, vv) = weak_pair(&Obj::Array(x.clone()), v)?;
     let vv = jops::convert(&vv, xv.dtype())?;
     let vv = jops::broadcast_to(&vv, picked.shape())?;
     let flat_v = jops::reshape(&vv, &[picked.size()])?;

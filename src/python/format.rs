@@ -234,6 +234,8 @@ fn repr_plain(o: &Obj) -> String {
                 _ => format!("<class '{}'>", c.name),
             }
         }
+        // A library type named with its module (`numpy.ndarray`).
+        Obj::Class(c) if c.name.contains('.') => format!("<class '{}'>", c.name),
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
         Obj::Instance(i) => o
             .behaviour()

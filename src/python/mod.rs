@@ -245,6 +245,11 @@ pub fn to_json(o: &Obj) -> crate::error::Result<serde_json::Value> {
         Obj::Array(Value::Traced(_)) => {
             return Err(Error::new(ErrorKind::TypeError, "result is a traced value"));
         }
+        // A library array (a NumPy array) is written as the array it holds.
+        Obj::Lib(l) => match l.array(o) {
+            Some(a) => to_json(&a)?,
+            None => json!(format::str_of(o)),
+        },
         other => json!(format::str_of(other)),
     })
 }

@@ -76,6 +76,40 @@ pub trait Object: Any {
         None
     }
 
+    /// `x[key] = v`, or None when `x` does not support item assignment.
+    fn setitem(&self, this: &Obj, key: &Obj, v: &Obj) -> Option<Result<()>> {
+        let _ = (this, key, v);
+        None
+    }
+
+    /// `x <op> other` (or `other <op> x` when `!left`; `x <op>= other` when
+    /// `inplace`), or None to let the core combine the arrays they stand for.
+    fn binop(
+        &self,
+        interp: &mut Interp,
+        this: &Obj,
+        op: &rustpython_parser::ast::Operator,
+        other: &Obj,
+        left: bool,
+        inplace: bool,
+    ) -> Option<Result<Obj>> {
+        let _ = (interp, this, op, other, left, inplace);
+        None
+    }
+
+    /// The rich comparison `x <op> other` (`other <op> x` when `!left`), or
+    /// None for the core's meaning.
+    fn compare(
+        &self,
+        this: &Obj,
+        op: &rustpython_parser::ast::CmpOp,
+        other: &Obj,
+        left: bool,
+    ) -> Option<Result<Obj>> {
+        let _ = (this, op, other, left);
+        None
+    }
+
     /// `x == other`, or None for identity.
     fn eq(&self, this: &Obj, other: &Obj) -> Option<bool> {
         let _ = (this, other);

@@ -247,6 +247,16 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
         CmpOp::NotIn => return Ok(Obj::Bool(!contains(b, a)?)),
         _ => {}
     }
+    if let Obj::Lib(o) = a {
+        if let Some(r) = o.compare(a, op, b, true) {
+            return r;
+        }
+    }
+    if let Obj::Lib(o) = b {
+        if let Some(r) = o.compare(b, op, a, false) {
+            return r;
+        }
+    }
     if matches!(a, Obj::Array(_)) || matches!(b, Obj::Array(_)) {
         let bop = match op {
             CmpOp::Eq => BinaryOp::Eq,
@@ -415,7 +425,6 @@ fn float_op(op: &Operator, a: f64, b: f64) -> Result<Obj> {
 
 /// A binary operator; `inplace` for augmented assignment (lists extend in place).
 pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool) -> Result<Obj> {
-    let _ = interp;
     match (a, b) {
         (Obj::Int(_) | Obj::Bool(_), Obj::Int(_) | Obj::Bool(_)) => {
             let (x, y) = (as_int(a), as_int(b));
@@ -485,6 +494,16 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
             });
         }
         _ => {}
+    }
+    if let Obj::Lib(o) = a {
+        if let Some(r) = o.binop(interp, a, op, b, true, inplace) {
+            return r;
+        }
+    }
+    if let Obj::Lib(o) = b {
+        if let Some(r) = o.binop(interp, b, op, a, false, false) {
+            return r;
+        }
     }
     let is_array = |o: &Obj| match o {
         Obj::Array(_) => true,
@@ -793,6 +812,14 @@ pub fn setitem(container: &Obj, k: Obj, v: Obj) -> Result<()> {
             Ok(())
         }
         Obj::Array(_) => array_setitem(),
+        Obj::Lib(o) => match o.setitem(container, &k, &v) {
+            Some(r) => r,
+            None => bail!(
+                TypeError,
+                "'{}' object does not support item assignment",
+                container.type_name()
+            ),
+        },
         other => bail!(
             TypeError,
             "'{}' object does not support item assignment",
@@ -880,7 +907,10 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             )
         }
         Obj::Class(c) => match name {
-            "__name__" | "__qualname__" => Ok(Obj::str(&c.name)),
+            // A library type's name may carry its module (`numpy.ndarray`).
+            "__name__" | "__qualname__" => {
+                Ok(Obj::str(c.name.rsplit('.').next().unwrap_or(&c.name)))
+            }
             "__mro__" => {
                 let mut mro: Vec<Obj> = c.mro().into_iter().map(Obj::Class).collect();
                 mro.push(Obj::Type("object"));

@@ -1,0 +1,370 @@
+//! `numpy.ndarray`: NumPy's host arrays, which a program may change in place.
+//!
+//! An ndarray holds one shardlab array behind a `RefCell`; every name bound
+//! to it sees a change (`x[1:3] = 0`, `x += 1`, `np.copyto`, `x.fill`).
+//! Reading it never hands the cell out: a `jnp` function, `jax.jit` or
+//! arithmetic with a JAX array gets the array it holds at that moment, so a
+//! later change leaves the JAX array as it was, as copying to the device
+//! does in JAX. The `numpy` module's functions take ndarrays and return
+//! them (see [`wrap_function`]); arithmetic between ndarrays and Python
+//! numbers stays an ndarray, and with a JAX array gives a JAX array.
+//!
+//! Indexing gives a new ndarray (NumPy's views, which write through to the
+//! array they were taken from, are not modelled), and 0-d results stay the
+//! scalars shardlab has always returned.
+
+use std::cell::RefCell;
+
+use rustpython_parser::ast::{CmpOp, Operator};
+
+use crate::array::{Array, DType};
+use crate::bail;
+use crate::error::Result;
+use crate::ops as jops;
+use crate::python::array::{array_attr, array_getitem, at_update, to_value};
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::ops::{array_binop, compare};
+use crate::python::value::{Args, Obj};
+use crate::trace::Value;
+
+use super::host::{HostArray, Kind};
+
+/// A mutable NumPy array.
+pub struct NdArray {
+    value: RefCell<Array>,
+    /// False for `np.asarray` of a JAX array, which NumPy sees through a
+    /// read-only view of the device buffer.
+    writeable: bool,
+}
+
+impl NdArray {
+    /// The array it holds now.
+    pub fn get(&self) -> Array {
+        self.value.borrow().clone()
+    }
+
+    /// Replaces the elements, keeping the shape and dtype (NumPy casts what
+    /// is stored to the array's dtype).
+    fn store(&self, v: &Value, refusal: &str) -> Result<()> {
+        if !self.writeable {
+            bail!(ValueError, "{refusal}");
+        }
+        let cur = self.get();
+        let v = jops::convert(v, cur.dtype())?;
+        let v = jops::broadcast_to(&v, cur.shape())?;
+        let Value::Concrete(a) = v else {
+            bail!(
+                TypeError,
+                "a traced value cannot be stored in a NumPy array"
+            );
+        };
+        *self.value.borrow_mut() = a;
+        Ok(())
+    }
+}
+
+/// NumPy's refusal to write into a read-only array.
+const DESTINATION: &str = "assignment destination is read-only";
+
+/// Wraps a concrete array of rank one or more as an ndarray; other objects
+/// (0-d results, traced values, tuples of them) pass through, with the
+/// arrays in a tuple wrapped.
+pub fn wrap(o: Obj) -> Obj {
+    match o {
+        Obj::Array(Value::Concrete(a)) if !a.shape().is_empty() => Obj::lib(NdArray {
+            value: RefCell::new(a),
+            writeable: true,
+        }),
+        Obj::Tuple(t) => Obj::tuple(t.iter().cloned().map(wrap).collect()),
+        other => other,
+    }
+}
+
+/// The array an argument stands for: an ndarray (also inside a list or
+/// tuple) becomes the JAX array it holds; anything else is kept.
+fn unwrap(o: Obj) -> Obj {
+    match &o {
+        Obj::Lib(_) => match o.downcast::<NdArray>() {
+            Some(n) => Obj::Array(Value::Concrete(n.get())),
+            None => o,
+        },
+        Obj::List(l) if l.borrow().iter().any(is_ndarray) => {
+            Obj::list(l.borrow().iter().cloned().map(unwrap).collect())
+        }
+        Obj::Tuple(t) if t.iter().any(is_ndarray) => {
+            Obj::tuple(t.iter().cloned().map(unwrap).collect())
+        }
+        _ => o,
+    }
+}
+
+fn is_ndarray(o: &Obj) -> bool {
+    o.downcast::<NdArray>().is_some()
+}
+
+/// A `numpy` function that takes ndarrays and returns them.
+pub fn wrap_function(f: Obj) -> Obj {
+    let name = match &f {
+        Obj::Native(n) => n.name.clone(),
+        _ => return f,
+    };
+    Obj::native(name.clone(), move |interp, a| {
+        if name == "numpy.asarray" && a.pos.len() == 1 && a.kw.is_empty() {
+            match a.pos.first() {
+                // np.asarray of an ndarray is the array itself.
+                Some(o) if is_ndarray(o) => return Ok(o.clone()),
+                Some(Obj::Array(Value::Concrete(x))) if !x.shape().is_empty() => {
+                    return Ok(Obj::lib(NdArray {
+                        value: RefCell::new(x.clone()),
+                        writeable: false,
+                    }))
+                }
+                _ => {}
+            }
+        }
+        let args = Args {
+            pos: a.pos.into_iter().map(unwrap).collect(),
+            kw: a.kw.into_iter().map(|(k, v)| (k, unwrap(v))).collect(),
+        };
+        Ok(wrap(interp.call(&f, args)?))
+    })
+}
+
+/// Wraps every function of a `numpy` module (and of its submodules).
+pub fn wrap_module(m: &Obj) {
+    let Obj::Module(m) = m else { return };
+    let mut attrs = m.attrs.borrow_mut();
+    for (_, v) in attrs.iter_mut() {
+        match v {
+            Obj::Native(_) => *v = wrap_function(v.clone()),
+            Obj::Module(_) => wrap_module(v),
+            _ => {}
+        }
+    }
+}
+
+fn kind_of(d: DType) -> Kind {
+    match d {
+        DType::F32 => Kind::Float32,
+        DType::I32 => Kind::Int32,
+        DType::Bool => Kind::Bool,
+    }
+}
+
+/// `x[mask] = v` for a boolean mask of `x`'s shape.
+fn mask_set(x: &Value, mask: &Value, v: &Obj) -> Result<Option<Value>> {
+    if mask.dtype() != DType::Bool || mask.shape() != x.shape() {
+        return Ok(None);
+    }
+    let v = jops::convert(&to_value(v)?, x.dtype())?;
+    if !v.shape().is_empty() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: assigning an array through a boolean mask"
+        );
+    }
+    let v = jops::broadcast_to(&v, &x.shape())?;
+    Ok(Some(jops::select(mask, &v, x)?))
+}
+
+/// NumPy's IndexError for an integer index past the end of its axis (JAX
+/// clamps it instead), for keys of integers and slices.
+fn check_bounds(shape: &[usize], key: &Obj) -> Result<()> {
+    let items: Vec<Obj> = match key {
+        Obj::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    if !items
+        .iter()
+        .all(|k| matches!(k, Obj::Int(_) | Obj::Slice(_)))
+    {
+        return Ok(());
+    }
+    for (ax, (k, &n)) in items.iter().zip(shape).enumerate() {
+        if let Obj::Int(i) = k {
+            let n = n as i64;
+            if *i >= n || *i < -n {
+                bail!(
+                    IndexError,
+                    "index {i} is out of bounds for axis {ax} with size {n}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Object for NdArray {
+    fn type_name(&self) -> String {
+        "numpy.ndarray".into()
+    }
+
+    fn getattr(&self, interp: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
+        let x = Value::Concrete(self.get());
+        match name {
+            "fill" => {
+                let this = this.clone();
+                return Ok(Some(Obj::native("fill", move |_, a| {
+                    let v = to_value(&a.req(Some(0), "value", "fill")?)?;
+                    if let Some(n) = this.downcast::<NdArray>() {
+                        n.store(&v, DESTINATION)?;
+                    }
+                    Ok(Obj::None)
+                })));
+            }
+            "copy" => {
+                return Ok(Some(Obj::native("copy", move |_, _| {
+                    Ok(wrap(Obj::Array(x.clone())))
+                })))
+            }
+            "at" => bail!(
+                AttributeError,
+                "'numpy.ndarray' object has no attribute 'at'"
+            ),
+            _ => {}
+        }
+        let o = array_attr(interp, &x, name)?;
+        Ok(Some(match o {
+            Obj::Native(_) | Obj::Method(_) => {
+                let f = o.clone();
+                Obj::native(name, move |interp, a| {
+                    let args = Args {
+                        pos: a.pos.into_iter().map(unwrap).collect(),
+                        kw: a.kw.into_iter().map(|(k, v)| (k, unwrap(v))).collect(),
+                    };
+                    Ok(wrap(interp.call(&f, args)?))
+                })
+            }
+            other => wrap(other),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let a = self.get();
+        let host = HostArray {
+            shape: a.shape().to_vec(),
+            data: a.to_f64_vec(),
+            kind: kind_of(a.dtype()),
+        };
+        Some(super::arrayprint::array_repr(&host, 8))
+    }
+
+    fn str(&self, _: &Obj) -> Option<String> {
+        Some(crate::python::format::array_str(&Value::Concrete(
+            self.get(),
+        )))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        let x = Value::Concrete(self.get());
+        let n = x.shape().first().copied().unwrap_or(0);
+        Some(
+            (0..n as i64)
+                .map(|i| Ok(wrap(Obj::Array(array_getitem(&x, &Obj::Int(i))?))))
+                .collect(),
+        )
+    }
+
+    fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        let x = Value::Concrete(self.get());
+        if let Err(e) = check_bounds(&x.shape(), key) {
+            return Some(Err(e));
+        }
+        Some(array_getitem(&x, &unwrap(key.clone())).map(|v| wrap(Obj::Array(v))))
+    }
+
+    fn setitem(&self, _: &Obj, key: &Obj, v: &Obj) -> Option<Result<()>> {
+        let x = Value::Concrete(self.get());
+        let (key, v) = (unwrap(key.clone()), unwrap(v.clone()));
+        let updated = match &key {
+            Obj::Array(m) => mask_set(&x, m, &v).transpose(),
+            _ => None,
+        };
+        let updated = updated.unwrap_or_else(|| at_update(&x, &key, &v, "set"));
+        Some(updated.and_then(|u| self.store(&u, DESTINATION)))
+    }
+
+    fn array(&self, _: &Obj) -> Option<Obj> {
+        Some(Obj::Array(Value::Concrete(self.get())))
+    }
+
+    fn compare(&self, this: &Obj, op: &CmpOp, other: &Obj, left: bool) -> Option<Result<Obj>> {
+        if matches!(other, Obj::Array(_)) {
+            return None;
+        }
+        let x = Obj::Array(Value::Concrete(self.get()));
+        let y = unwrap(other.clone());
+        let _ = this;
+        let r = if left {
+            compare(op, &x, &y)
+        } else {
+            compare(op, &y, &x)
+        };
+        Some(r.map(wrap))
+    }
+
+    fn binop(
+        &self,
+        _: &mut Interp,
+        this: &Obj,
+        op: &Operator,
+        other: &Obj,
+        left: bool,
+        inplace: bool,
+    ) -> Option<Result<Obj>> {
+        // With a JAX array the result is a JAX array: the core combines the
+        // arrays both stand for.
+        if matches!(other, Obj::Array(_)) && !inplace {
+            return None;
+        }
+        let x = Obj::Array(Value::Concrete(self.get()));
+        let y = unwrap(other.clone());
+        let r = if left {
+            array_binop(op, &x, &y)
+        } else {
+            array_binop(op, &y, &x)
+        };
+        Some(r.and_then(|r| {
+            if inplace {
+                self.store(&to_value(&r)?, "output array is read-only")?;
+                Ok(this.clone())
+            } else {
+                Ok(wrap(r))
+            }
+        }))
+    }
+}
+
+/// `np.copyto(dst, src)`.
+pub fn copyto(_: &mut Interp, a: Args) -> Result<Obj> {
+    let dst = a.req(Some(0), "dst", "copyto")?;
+    let src = to_value(&unwrap(a.req(Some(1), "src", "copyto")?))?;
+    match dst.downcast::<NdArray>() {
+        Some(n) => n.store(&src, DESTINATION)?,
+        None => bail!(
+            TypeError,
+            "copyto() argument 1 must be numpy.ndarray, not {}",
+            dst.type_name()
+        ),
+    }
+    Ok(Obj::None)
+}
+
+/// `numpy.ndarray` as a type: `isinstance(x, np.ndarray)` holds for NumPy
+/// arrays only (a JAX array is not one).
+pub struct NdArrayType;
+
+impl Object for NdArrayType {
+    fn type_name(&self) -> String {
+        "type".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some("<class 'numpy.ndarray'>".into())
+    }
+
+    fn instancecheck(&self, obj: &Obj) -> Option<bool> {
+        Some(is_ndarray(obj))
+    }
+}
