@@ -162,6 +162,10 @@ impl Object for JitFunction {
         true
     }
 
+    fn binds_as_method(&self) -> bool {
+        true
+    }
+
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(format!("<PjitFunction of {}>", repr_of(&self.0.fun)))
     }

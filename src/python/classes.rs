@@ -155,6 +155,9 @@ pub fn bind(interp: &mut Interp, this: &Obj, v: Obj) -> Result<Obj> {
         Obj::Func(_) | Obj::Native(_) if matches!(this, Obj::Instance(_)) => {
             Obj::Method(Rc::new((this.clone(), v)))
         }
+        Obj::Lib(o) if o.binds_as_method() && matches!(this, Obj::Instance(_)) => {
+            Obj::Method(Rc::new((this.clone(), v.clone())))
+        }
         Obj::Lib(o) => {
             if let Some(p) = o.downcast::<Property>() {
                 if matches!(this, Obj::Instance(_)) {

@@ -51,6 +51,13 @@ pub trait Object: Any {
         false
     }
 
+    /// True for a callable that, found on a class, binds the instance as
+    /// its first argument as a function does (a descriptor's `__get__`,
+    /// as JAX's jitted functions have).
+    fn binds_as_method(&self) -> bool {
+        false
+    }
+
     /// `repr(x)`, or None for the default `<T object>`.
     fn repr(&self, this: &Obj) -> Option<String> {
         let _ = this;
