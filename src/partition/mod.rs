@@ -44,7 +44,7 @@ use crate::array::Array;
 use crate::error::Result;
 use crate::ir::{Atom, Aval, Eqn, Jaxpr, Var};
 use crate::mesh::Mesh;
-use crate::primitives::{CollectiveKind, MapKind, Prim, ShardMapParams};
+use crate::primitives::{MapKind, Prim, ShardMapParams};
 use crate::sharding::{NamedSharding, PartitionSpec, Placement};
 use crate::trace::Value;
 
@@ -293,18 +293,14 @@ fn wanted_layouts(
 }
 
 /// Runs the partitioned program on `args` (split by its in_specs on the
-/// fabric) and assembles the global results. Single operations appear in
-/// the run report only when they moved data between devices.
-fn run(params: &ShardMapParams, args: &[Array], always_record: bool) -> Result<Vec<Array>> {
+/// fabric) and assembles the global results. Only jitted programs appear
+/// in the run report (`record`): a single operation runs on the devices
+/// too, but listing every one would bury the maps a person wrote.
+fn run(params: &ShardMapParams, args: &[Array], record: bool) -> Result<Vec<Array>> {
     let args: Vec<Array> = args
         .iter()
         .map(|a| a.clone().with_placement(None))
         .collect();
-    let moves = params.body.eqns.iter().any(|e| match &e.prim {
-        Prim::Collective(c) => !matches!(c, CollectiveKind::AxisIndex { .. }),
-        _ => false,
-    });
-    let record = always_record || moves;
     let outs = crate::exec::run_shard_map_as(params, &args, "jit", record)?;
     Ok(outs
         .into_iter()
