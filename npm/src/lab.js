@@ -256,7 +256,11 @@ export class Lab {
       // error is `engine`.
       error: (engine, out) => {
         const detail = engine && engine.type === 'Cancelled' ? engine.message.replace(/^the run was cancelled;?\s*/, '') : '';
+        // Where the engine stopped, when it stopped itself.
+        const at = engine && engine.type === 'Cancelled' ? engine : {};
         return new ShardlabError(type, detail ? `${why}; ${detail}` : why, {
+          line: at.line ?? null,
+          col: at.col ?? null,
           stdout: (out && out.stdout) || '',
           report: (out && out.report) || null,
         });

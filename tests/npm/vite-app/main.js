@@ -28,10 +28,15 @@ window.stopRun = async (source, how, next, timeoutMs = 1000) => {
   const before = window.workersStarted;
   const progress = [];
   let asked = performance.now();
+  let cancelled = false;
   const options = {
     onProgress: (p) => {
       progress.push(p);
-      if (how === 'cancel' && progress.length === 1) {
+      // Cancel once the body has been traced and the devices compute
+      // (tracing takes a few hundred ms; a cancel during it stops the
+      // interpreter instead).
+      if (how === 'cancel' && !cancelled && p.elapsedMs >= 800) {
+        cancelled = true;
         asked = performance.now();
         lab.cancel();
       }
