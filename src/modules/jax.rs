@@ -25,7 +25,7 @@ use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{
-    broadcast_prefix, flatten, leaf_values, unflatten, value_objs, TreeDef,
+    broadcast_prefix, broadcast_prefix_keyed, flatten, leaf_values, unflatten, value_objs, TreeDef,
 };
 use crate::python::value::{Args, Obj};
 
@@ -495,16 +495,18 @@ fn shard_map_call(
         Obj::List(l) => Obj::tuple(l.borrow().clone()),
         o => o.clone(),
     };
-    let outs_spec: Vec<PartitionSpec> =
-        broadcast_prefix(&out_specs, &def, &spec_or_none, "shard_map out_specs")?
-            .iter()
-            .map(to_spec)
-            .collect();
+    let keyed = broadcast_prefix_keyed(&out_specs, &def, &spec_or_none, "shard_map out_specs")?;
+    let outs_spec: Vec<PartitionSpec> = keyed.iter().map(|(_, s)| to_spec(s)).collect();
+    let names = jops::MapNames {
+        fun_name: func_name(f),
+        out_keys: keyed.into_iter().map(|(k, _)| k).collect(),
+        first_only: false,
+    };
     let outs = {
         let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
         let body: jops::BodyFn =
             Box::new(|v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
-        jops::shard_map(body, mesh, &specs, &outs_spec, check_vma, &vals)?
+        jops::shard_map_named(body, &names, mesh, &specs, &outs_spec, check_vma, &vals)?
     };
     unflatten(interp, &def, &value_objs(&outs))
 }

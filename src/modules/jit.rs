@@ -670,6 +670,7 @@ fn run_program(
         .iter()
         .map(|v| v.concrete("jit").cloned())
         .collect::<Result<_>>()?;
+    crate::partition::check_devices(&program.name, &[], &placed)?;
     if let Some(outs) = crate::partition::run_jit(&program.body, &placed)? {
         return Ok(outs.into_iter().map(Value::Concrete).collect());
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::array::DType;
 use crate::bail;
 use crate::error::{ErrorKind, Result};
-use crate::ir::{Aval, AxisSet};
+use crate::ir::Aval;
 use crate::mesh::{fmt_names, Mesh};
 use crate::primitives::collectives::{group_size, IndexGroups};
 use crate::primitives::maps::spec_axes;
@@ -288,6 +288,30 @@ pub fn shard_map(
     check_vma: bool,
     args: &[Value],
 ) -> Result<Vec<Value>> {
+    let names = MapNames::default();
+    shard_map_named(f, &names, mesh, in_specs, out_specs, check_vma, args)
+}
+
+/// What JAX's shard_map errors name: the mapped function and the key path
+/// of each output leaf, as `jax.tree_util.keystr` prints it.
+#[derive(Default)]
+pub struct MapNames {
+    pub fun_name: String,
+    pub out_keys: Vec<String>,
+    /// Report only the first output that fails the check.
+    pub first_only: bool,
+}
+
+/// [`shard_map`] whose errors name the function and the outputs' paths.
+pub fn shard_map_named(
+    f: BodyFn<'_>,
+    names: &MapNames,
+    mesh: &Mesh,
+    in_specs: &[PartitionSpec],
+    out_specs: &[PartitionSpec],
+    check_vma: bool,
+    args: &[Value],
+) -> Result<Vec<Value>> {
     if in_specs.len() != args.len() {
         bail!(
             ValueError,
@@ -363,22 +387,24 @@ pub fn shard_map(
             );
         }
         spec.validate(mesh, o.shape.len())?;
-        if check_vma {
-            let named = spec_axes(spec);
-            let unsafe_axes: AxisSet = o.vma.difference(&named).cloned().collect();
-            if !unsafe_axes.is_empty() {
-                let names: Vec<String> = unsafe_axes.into_iter().collect();
-                bail!(
-                    ValueError,
-                    "shard_map out_specs[{i}] is {spec}, which does not mention mesh axes {}, but \
-                     output {i} (of type {o}) varies over them: it can only be returned \
-                     replicated over an axis after a psum/pmean/pmax over it (or all_gather). \
-                     Either add those axes to out_specs[{i}], reduce over them, or pass \
-                     check_vma=False to return the first device's block unchecked.",
-                    fmt_names(&names)
-                );
-            }
-        }
+    }
+    if check_vma {
+        let eager;
+        let names = if crate::trace::tracing() {
+            names
+        } else {
+            // Outside jit JAX runs the body op by op and then moves each
+            // output to its out_spec with a one-output shard_map of an
+            // internal function: the first output that fails is reported
+            // alone, under that function's name.
+            eager = MapNames {
+                fun_name: "_rem_singleton".into(),
+                out_keys: vec![String::new(); outs.len()],
+                first_only: true,
+            };
+            &eager
+        };
+        check_out_vma(names, mesh, &outs, out_specs)?;
     }
     let mut specs = in_specs.to_vec();
     specs.extend(traced.captured.iter().map(|_| PartitionSpec::replicated()));
@@ -390,6 +416,88 @@ pub fn shard_map(
         ..proto
     };
     bind(Prim::ShardMap(Arc::new(params)), &all)
+}
+
+/// JAX's check that every output is replicated over the mesh axes its
+/// out_spec leaves out: an output still varying over one of them could
+/// not be returned as one value (JAX's `_inout_vma_error`).
+fn check_out_vma(
+    names: &MapNames,
+    mesh: &Mesh,
+    outs: &[Aval],
+    out_specs: &[PartitionSpec],
+) -> Result<()> {
+    let in_mesh_order = |set: &dyn Fn(&String) -> bool| -> String {
+        let named: Vec<&str> = mesh
+            .axis_names()
+            .iter()
+            .filter(|n| set(n))
+            .map(|n| n.as_str())
+            .collect();
+        named.join(",")
+    };
+    let mut msgs = vec![];
+    for (i, (o, spec)) in outs.iter().zip(out_specs).enumerate() {
+        let named = spec_axes(spec);
+        if o.vma.difference(&named).next().is_none() {
+            continue;
+        }
+        if names.first_only && !msgs.is_empty() {
+            break;
+        }
+        let key = names
+            .out_keys
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("[{i}]"));
+        let unmentioned: Vec<&String> = mesh
+            .axis_names()
+            .iter()
+            .filter(|n| !named.contains(*n))
+            .collect();
+        msgs.push(match unmentioned.as_slice() {
+            [one] => format!(
+                "* out_specs{key} is {spec} which implies that the corresponding output value is \
+                 replicated across mesh axis '{one}', but could not infer replication over any axes"
+            ),
+            _ => format!(
+                "* out_specs{key} is {spec} which implies that the corresponding output value is \
+                 only varying across mesh axes {{{}}} and not {{{}}}, but it was inferred to be \
+                 possibly varying over {{{}}}",
+                in_mesh_order(&|n| named.contains(n)),
+                in_mesh_order(&|n| !named.contains(n) && o.vma.contains(n)),
+                in_mesh_order(&|n| o.vma.contains(n)),
+            ),
+        });
+    }
+    if msgs.is_empty() {
+        return Ok(());
+    }
+    if let [one] = msgs.as_mut_slice() {
+        one.replace_range(..2, "");
+    }
+    let shape: Vec<String> = mesh.shape().iter().map(|d| d.to_string()).collect();
+    let shape = if shape.len() == 1 {
+        format!("({},)", shape[0])
+    } else {
+        format!("({})", shape.join(", "))
+    };
+    let fun = if names.fun_name.is_empty() {
+        "function"
+    } else {
+        &names.fun_name
+    };
+    bail!(
+        ValueError,
+        "shard_map applied to the function '{fun}' was given out_specs which require replication \
+         which can't be statically inferred given the mesh:\n\nThe mesh given has shape {shape} \
+         with corresponding axis names {}.\n\n{}\n\nCheck if these output values are meant to be \
+         replicated over those mesh axes. If not, consider revising the corresponding out_specs \
+         entries. If so, consider disabling the check by passing the check_vma=False argument to \
+         `jax.shard_map`.",
+        fmt_names(mesh.axis_names()),
+        msgs.join("\n\n")
+    )
 }
 
 /// The size of the mapped axis, from the inputs' mapped dimensions.

@@ -106,6 +106,51 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
     run(&params, args, false).map(Some)
 }
 
+/// JAX's refusal to run one computation on arguments committed to
+/// different devices (a `device_put` to one mesh or device, and another):
+/// the devices of every committed argument, in order, must be the same.
+/// `names` are the arguments' names, where known.
+pub fn check_devices(fun: &str, names: &[&str], args: &[Array]) -> Result<()> {
+    let devices = |p: &Placement| -> Option<Vec<usize>> {
+        match p {
+            Placement::Named(s) => Some(s.mesh.device_ids().to_vec()),
+            Placement::Device(d) => Some(vec![*d]),
+            Placement::Unknown(_) => None,
+        }
+    };
+    let mut first: Option<(usize, Vec<usize>)> = None;
+    for (i, a) in args.iter().enumerate() {
+        let Some(ids) = a.placement().and_then(devices) else {
+            continue;
+        };
+        match &first {
+            None => first = Some((i, ids)),
+            Some((j, seen)) if *seen != ids => {
+                let describe = |k: usize, ids: &[usize]| {
+                    format!(
+                        "argument {} of {fun} with shape {} and with device ids {ids:?} on platform CPU",
+                        names.get(k).copied().unwrap_or(""),
+                        short_type(&args[k])
+                    )
+                };
+                crate::bail!(
+                    ValueError,
+                    "Received incompatible devices for jitted computation. Got {} and {}",
+                    describe(*j, seen),
+                    describe(i, &ids)
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// An array's type as JAX's `aval.str_short()` spells it: `float32[8@x]`.
+fn short_type(a: &Array) -> String {
+    crate::sharding::aval_text(a.shape(), a.dtype(), a.placement())
+}
+
 /// A result `a` placed where the sharding rules say (`p`), or, where they
 /// leave it open, where the partitioner left it (see the module docs).
 pub fn placed(a: Array, p: Option<Arc<Placement>>) -> Array {

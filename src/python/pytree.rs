@@ -794,8 +794,22 @@ pub fn broadcast_prefix(
     is_leaf: &dyn Fn(&Obj) -> bool,
     what: &str,
 ) -> Result<Vec<Obj>> {
+    Ok(broadcast_prefix_keyed(prefix, full, is_leaf, what)?
+        .into_iter()
+        .map(|(_, o)| o)
+        .collect())
+}
+
+/// [`broadcast_prefix`] with, for each leaf of `full`, the key path of the
+/// prefix's leaf it came from (as `jax.tree_util.keystr` prints it).
+pub fn broadcast_prefix_keyed(
+    prefix: &Obj,
+    full: &TreeDef,
+    is_leaf: &dyn Fn(&Obj) -> bool,
+    what: &str,
+) -> Result<Vec<(String, Obj)>> {
     let mut out = vec![];
-    broadcast_into(prefix, full, is_leaf, what, &mut out)?;
+    broadcast_into(prefix, full, is_leaf, what, String::new(), &mut out)?;
     Ok(out)
 }
 
@@ -804,14 +818,17 @@ fn broadcast_into(
     full: &TreeDef,
     is_leaf: &dyn Fn(&Obj) -> bool,
     what: &str,
-    out: &mut Vec<Obj>,
+    at: String,
+    out: &mut Vec<(String, Obj)>,
 ) -> Result<()> {
     if is_leaf(prefix) {
         for _ in 0..full.num_leaves() {
-            out.push(prefix.clone());
+            out.push((at.clone(), prefix.clone()));
         }
         return Ok(());
     }
+    let labels = full.child_labels();
+    let below = |i: usize| format!("{at}{}", labels.get(i).map_or("", |l| l.as_str()));
     let mismatch = || {
         err!(
             ValueError,
@@ -826,8 +843,8 @@ fn broadcast_into(
             if items.len() != c.len() {
                 return Err(mismatch());
             }
-            for (p, t) in items.iter().zip(c) {
-                broadcast_into(p, t, is_leaf, what, out)?;
+            for (i, (p, t)) in items.iter().zip(c).enumerate() {
+                broadcast_into(p, t, is_leaf, what, below(i), out)?;
             }
             Ok(())
         }
@@ -836,11 +853,11 @@ fn broadcast_into(
             if d.items.len() != c.len() {
                 return Err(mismatch());
             }
-            for (k, t) in c {
+            for (i, (k, t)) in c.iter().enumerate() {
                 let p = d
                     .get(k)
                     .ok_or_else(|| err!(ValueError, "{what} is missing the key {}", repr_of(k)))?;
-                broadcast_into(&p, t, is_leaf, what, out)?;
+                broadcast_into(&p, t, is_leaf, what, below(i), out)?;
             }
             Ok(())
         }

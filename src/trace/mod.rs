@@ -325,6 +325,24 @@ pub fn set_out_sharding(v: &Value, s: crate::sharding::NamedSharding) -> bool {
     })
 }
 
+/// The NumPy function an operator on arrays calls for `prim`, which JAX's
+/// messages about a single operation name (`a * b` runs `multiply`).
+fn numpy_name(prim: &Prim) -> String {
+    let name = prim.name();
+    let numpy = match name.as_str() {
+        "mul" => "multiply",
+        "sub" => "subtract",
+        "div" => "true_divide",
+        "max" => "maximum",
+        "min" => "minimum",
+        "pow" => "power",
+        "neg" => "negative",
+        "rem" => "remainder",
+        _ => return name,
+    };
+    numpy.to_string()
+}
+
 /// Applies a primitive: computes it on concrete operands when nothing is being
 /// traced, and otherwise records it in the innermost trace.
 pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
@@ -337,6 +355,7 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         // whether or not the operation is being traced.
         let avals: Vec<Aval> = arrays.iter().map(Aval::of).collect();
         prim.abstract_eval(&avals, &AxisEnv::default())?;
+        crate::partition::check_devices(&numpy_name(&prim), &["x", "y"], &arrays)?;
         // Operations on arrays split over a mesh run on its devices.
         let outs = match crate::partition::eager(&prim, &arrays)? {
             Some(outs) => outs,
