@@ -21,6 +21,11 @@ use crate::{bail, err};
 #[derive(Default)]
 pub struct ContextMesh(pub Option<Rc<Mesh>>);
 
+/// The context mesh installed by `use_abstract_mesh`, whose abstract mesh
+/// (what `get_abstract_mesh` returns) names no device kind.
+#[derive(Default)]
+struct UsedAbstract(Option<Rc<Mesh>>);
+
 /// The context mesh of the run, if one is set.
 pub fn context_mesh(interp: &mut Interp) -> Option<Rc<Mesh>> {
     interp.state::<ContextMesh>().0.clone()
@@ -106,8 +111,143 @@ pub fn axis_types_arg(o: &Obj, naxes: usize) -> Result<Vec<AxisType>> {
 }
 
 /// `jax.sharding.AbstractMesh`: a mesh's axes without its devices, as
-/// `get_abstract_mesh()` returns it.
-pub struct AbstractMesh(pub Option<Rc<Mesh>>);
+/// `get_abstract_mesh()` returns it (the device ids of the mesh it holds
+/// are not part of it). One built by the user has no abstract device.
+pub struct AbstractMesh(pub Option<Rc<Mesh>>, pub Device);
+
+/// Whether an abstract mesh names the kind of device it stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Device {
+    Cpu,
+    Unnamed,
+}
+
+impl AbstractMesh {
+    /// The abstract mesh of a concrete one.
+    pub fn of(mesh: Option<Rc<Mesh>>) -> AbstractMesh {
+        AbstractMesh(mesh, Device::Cpu)
+    }
+}
+
+/// The repr of an abstract mesh with no device kind.
+fn unnamed_text(m: &Mesh) -> String {
+    format!(
+        "AbstractMesh({}, axis_types={})",
+        m.axes_text(),
+        crate::mesh::fmt_types(&m.axis_types())
+    )
+}
+
+/// `jax.sharding.AbstractMesh(axis_sizes, axis_names, axis_types=None)`.
+pub fn abstract_mesh_new(_: &mut Interp, a: Args) -> Result<Obj> {
+    let sizes = iterate(&a.req(Some(0), "axis_sizes", "AbstractMesh")?)?
+        .iter()
+        .map(|o| crate::python::builtins::to_int(o).map(|n| n.max(0) as usize))
+        .collect::<Result<Vec<usize>>>()?;
+    let names = iterate(&a.req(Some(1), "axis_names", "AbstractMesh")?)?
+        .iter()
+        .map(|o| match o {
+            Obj::Str(s) => Ok(s.to_string()),
+            other => bail!(
+                TypeError,
+                "axis_names must be strings, got {}",
+                other.type_name()
+            ),
+        })
+        .collect::<Result<Vec<String>>>()?;
+    let types = match a.get(Some(2), "axis_types") {
+        None | Some(Obj::None) => vec![AxisType::Auto; names.len()],
+        Some(t) => axis_types_arg(&t, names.len())?,
+    };
+    if types.len() != names.len() {
+        bail!(
+            ValueError,
+            "Number of axis names should match the number of axis_types. Got axis_names={} and axis_types={}",
+            crate::mesh::fmt_names(&names),
+            crate::mesh::fmt_types(&types)
+        );
+    }
+    let n = sizes.iter().product();
+    let mesh = Mesh::with_device_ids(&names, &sizes, (0..n).collect())?.with_axis_types(types)?;
+    Ok(Obj::lib(AbstractMesh(Some(Rc::new(mesh)), Device::Unnamed)))
+}
+
+/// What `jax.sharding.use_abstract_mesh(mesh)` returns: inside it the
+/// context mesh has the abstract mesh's axes, on the devices of the mesh it
+/// replaces (which must be as many; with no mesh before, the first ones).
+struct UseAbstractMesh {
+    mesh: Rc<Mesh>,
+    /// The context mesh and the one `use_abstract_mesh` had installed,
+    /// before `__enter__`.
+    previous: std::cell::RefCell<Option<(Option<Rc<Mesh>>, Option<Rc<Mesh>>)>>,
+}
+
+impl Object for UseAbstractMesh {
+    fn type_name(&self) -> String {
+        "use_abstract_mesh".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
+        let this = this.clone();
+        Ok(match name {
+            "__enter__" => Some(Obj::native("use_abstract_mesh.__enter__", move |i, _| {
+                let Some(me) = this.downcast::<UseAbstractMesh>() else {
+                    return Ok(Obj::None);
+                };
+                let prev = context_mesh(i);
+                let ids = match &prev {
+                    Some(p) if p.size() != me.mesh.size() => bail!(
+                        ValueError,
+                        "use_abstract_mesh cannot change the size of the mesh. Got new mesh: {} with size={} and prev mesh: {} with size={}",
+                        unnamed_text(&me.mesh),
+                        me.mesh.size(),
+                        p.abstract_text(),
+                        p.size()
+                    ),
+                    Some(p) => p.device_ids().to_vec(),
+                    None => me.mesh.device_ids().to_vec(),
+                };
+                let names = me.mesh.axis_names().to_vec();
+                let mesh = Mesh::with_device_ids(&names, me.mesh.shape(), ids)?
+                    .with_axis_types(me.mesh.axis_types())?;
+                let mesh = Rc::new(mesh);
+                let used = std::mem::replace(&mut i.state::<UsedAbstract>().0, Some(mesh.clone()));
+                *me.previous.borrow_mut() = Some((prev, used));
+                i.state::<ContextMesh>().0 = Some(mesh);
+                Ok(Obj::None)
+            })),
+            "__exit__" => Some(Obj::native("use_abstract_mesh.__exit__", move |i, _| {
+                if let Some(me) = this.downcast::<UseAbstractMesh>() {
+                    if let Some((prev, used)) = me.previous.borrow_mut().take() {
+                        i.state::<ContextMesh>().0 = prev;
+                        i.state::<UsedAbstract>().0 = used;
+                    }
+                }
+                Ok(Obj::Bool(false))
+            })),
+            _ => None,
+        })
+    }
+}
+
+/// `jax.sharding.use_abstract_mesh(mesh)`.
+pub fn use_abstract_mesh(_: &mut Interp, a: Args) -> Result<Obj> {
+    let m = a.req(Some(0), "mesh", "use_abstract_mesh")?;
+    match m.downcast::<AbstractMesh>() {
+        Some(AbstractMesh(Some(mesh), _)) => Ok(Obj::lib(UseAbstractMesh {
+            mesh: mesh.clone(),
+            previous: Default::default(),
+        })),
+        _ => bail!(
+            ValueError,
+            "Expected mesh of type `jax.sharding.AbstractMesh`. Got type: <class '{}'>",
+            match m.downcast::<Mesh>() {
+                Some(_) => "jax._src.mesh.Mesh".to_string(),
+                None => m.type_name(),
+            }
+        ),
+    }
+}
 
 impl Object for AbstractMesh {
     fn type_name(&self) -> String {
@@ -133,9 +273,10 @@ impl Object for AbstractMesh {
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
-        Some(match &self.0 {
-            None => "AbstractMesh((), axis_types=())".into(),
-            Some(m) => m.abstract_text(),
+        Some(match (&self.0, self.1) {
+            (None, _) => "AbstractMesh((), axis_types=())".into(),
+            (Some(m), Device::Cpu) => m.abstract_text(),
+            (Some(m), Device::Unnamed) => unnamed_text(m),
         })
     }
 }
@@ -192,7 +333,15 @@ pub fn set_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// `jax.sharding.get_abstract_mesh()`.
 pub fn get_abstract_mesh(interp: &mut Interp, _: Args) -> Result<Obj> {
-    Ok(Obj::lib(AbstractMesh(context_mesh(interp))))
+    let mesh = context_mesh(interp);
+    let used = interp.state::<UsedAbstract>().0.clone();
+    let unnamed = matches!((&mesh, &used), (Some(m), Some(u)) if Rc::ptr_eq(m, u));
+    let device = if unnamed {
+        Device::Unnamed
+    } else {
+        Device::Cpu
+    };
+    Ok(Obj::lib(AbstractMesh(mesh, device)))
 }
 
 /// `jax.sharding.get_mesh()`: the context mesh, or an empty mesh.

@@ -490,6 +490,8 @@ pub fn module() -> Obj {
     b.attr("AxisType", Obj::lib(context::AxisTypeEnum));
     b.func("set_mesh", context::set_mesh);
     b.func("get_abstract_mesh", context::get_abstract_mesh);
+    b.func("AbstractMesh", context::abstract_mesh_new);
+    b.func("use_abstract_mesh", context::use_abstract_mesh);
     b.func("get_mesh", context::get_mesh);
     b.func("reshard", constraint::reshard);
     b.func("SingleDeviceSharding", |_, a| {
@@ -616,7 +618,7 @@ pub(crate) fn mesh_attr(m: &Mesh, name: &str) -> Result<Option<Obj>> {
             ))
         }
         "empty" => Obj::Bool(m.shape().is_empty()),
-        "abstract_mesh" => Obj::lib(context::AbstractMesh(Some(Rc::new(m.clone())))),
+        "abstract_mesh" => Obj::lib(context::AbstractMesh::of(Some(Rc::new(m.clone())))),
         _ => return Ok(None),
     }))
 }

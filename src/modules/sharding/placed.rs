@@ -422,7 +422,7 @@ impl Object for AbstractSharding {
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(match name {
             "spec" => Some(Obj::lib(self.0.spec.clone())),
-            "mesh" => Some(Obj::lib(super::context::AbstractMesh(Some(Rc::new(
+            "mesh" => Some(Obj::lib(super::context::AbstractMesh::of(Some(Rc::new(
                 self.0.mesh.clone(),
             ))))),
             _ => None,
@@ -430,7 +430,7 @@ impl Object for AbstractSharding {
     }
 
     fn repr(&self, this: &Obj) -> Option<String> {
-        let mesh = super::context::AbstractMesh(Some(Rc::new(self.0.mesh.clone())));
+        let mesh = super::context::AbstractMesh::of(Some(Rc::new(self.0.mesh.clone())));
         Some(format!(
             "NamedSharding(mesh={}, spec={})",
             mesh.repr(this)?,
