@@ -396,14 +396,18 @@ pub fn array_setitem() -> Result<()> {
 /// the selected positions are found on a concrete position array, then the
 /// update is a gather of the broadcast values and a select.
 pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
-    let shape = x.shape();
-    let size: usize = shape.iter().product();
-    let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
-    let picked = array_getitem(&positions, idx)?;
-    let picked = picked.concrete("x.at[idx] with a traced index")?.clone();
     if how == "get" {
         return array_getitem(x, idx);
     }
+    if let Some(out) = dynamic_at_update(x, idx, v, how)? {
+        return Ok(out);
+    }
+    let shape = x.shape();
+    let size: usize = shape.iter().product();
+    let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
+    // Which positions a static index selects is known while tracing too.
+    let picked = crate::trace::eagerly(|| array_getitem(&positions, idx))?;
+    let picked = picked.concrete("x.at[idx] with a traced index")?.clone();
     // The values broadcast against the selected positions, not against x.
     let (xv, vv) = weak_pair(&Obj::Array(x.clone()), v)?;
     let vv = jops::convert(&vv, xv.dtype())?;
@@ -433,6 +437,79 @@ pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
         ),
     };
     jops::select(&mask, &updated, &xv)
+}
+
+/// `x.at[i, j, ...].set/add/...(v)` where the index is integers (some of
+/// them traced scalars) over leading dimensions, then whole dimensions: a
+/// dynamic slice of the block, the update, and a dynamic update slice. An
+/// index out of range drops the update, as JAX's scatter does. None for
+/// any other index.
+fn dynamic_at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Option<Value>> {
+    let items: Vec<Obj> = match idx {
+        Obj::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    let shape = x.shape();
+    if items.len() > shape.len() {
+        return Ok(None);
+    }
+    let mut starts = vec![];
+    let mut any_traced = false;
+    for k in &items {
+        match classify(k)? {
+            Idx::Dynamic(i) => {
+                any_traced = true;
+                starts.push(i);
+            }
+            Idx::Int(i) => starts.push(jops::scalar(i as f64, DType::I32)),
+            _ => return Ok(None),
+        }
+    }
+    if !any_traced {
+        return Ok(None);
+    }
+    let zero = jops::scalar(0.0, DType::I32);
+    let mut in_bounds: Option<Value> = None;
+    for (d, s) in starts.iter_mut().enumerate() {
+        let n = jops::scalar(shape[d] as f64, DType::I32);
+        let i = jops::convert(s, DType::I32)?;
+        let negative = jops::binary(BinaryOp::Lt, &i, &zero)?;
+        let i = jops::select(&negative, &jops::add(&i, &n)?, &i)?;
+        let ok = jops::binary(
+            BinaryOp::And,
+            &jops::binary(BinaryOp::Ge, &i, &zero)?,
+            &jops::binary(BinaryOp::Lt, &i, &n)?,
+        )?;
+        in_bounds = Some(match in_bounds {
+            Some(prev) => jops::binary(BinaryOp::And, &prev, &ok)?,
+            None => ok,
+        });
+        *s = i;
+    }
+    starts.resize(shape.len(), zero);
+    let mut block = shape.clone();
+    block[..items.len()].fill(1);
+    let (xv, vv) = weak_pair(&Obj::Array(x.clone()), v)?;
+    let vv = jops::convert(&vv, xv.dtype())?;
+    let vv = jops::broadcast_to(&vv, &shape[items.len()..])?;
+    let vv = jops::reshape(&vv, &block)?;
+    let old = jops::dynamic_slice(&xv, &starts, &block)?;
+    let new = match how {
+        "set" => vv,
+        "add" => jops::add(&old, &vv)?,
+        "multiply" | "mul" => jops::mul(&old, &vv)?,
+        "min" => jops::minimum(&old, &vv)?,
+        "max" => jops::maximum(&old, &vv)?,
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: x.at[...].{other}"
+        ),
+    };
+    let updated = jops::dynamic_update_slice(&xv, &new, &starts)?;
+    match in_bounds {
+        Some(ok) => Ok(Some(jops::select(&ok, &updated, &xv)?)),
+        None => Ok(Some(updated)),
+    }
 }
 
 fn method(

@@ -210,6 +210,17 @@ pub fn tracing() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
 }
 
+/// Runs `f` on concrete values as if no trace were active: for work on
+/// constants that shapes a traced program without being part of it (which
+/// positions a static index selects). A traced value reaching `f` fails as
+/// it would outside any trace.
+pub fn eagerly<T>(f: impl FnOnce() -> T) -> T {
+    let saved = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let out = f();
+    STACK.with(|s| *s.borrow_mut() = saved);
+    out
+}
+
 /// How many traces are active: the level the next one will have.
 pub fn depth() -> usize {
     STACK.with(|s| s.borrow().len())
