@@ -53,8 +53,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("errors/mesh_axis_used_twice_in_shard_map_spec", "shardlab raises ValueError; JAX's DuplicateSpecError derives from Exception only"),
     ("errors/shard_map_dim_not_divisible", "message: JAX names the Python parameter ('b') and the mesh shape; shardlab names the argument's index"),
     ("errors/spec_rank_above_array_rank", "message: JAX names the Python parameter ('b'); shardlab names the argument's index"),
-    ("errors/out_specs_omit_varying_axis", "message: JAX prints the mesh shape (2, 4) and its axis names; shardlab names only the axes the output varies over"),
-    ("errors/all_gather_default_out_specs_replicated", "message: JAX prints the mesh shape (8,); shardlab does not"),
     ("errors/in_specs_count_mismatch", "message: JAX gives both tuple lengths (1 and 2); shardlab prints both trees"),
     ("jaxpr/grad_small_function", "jaxpr: JAX's linearized grad (sub, add_any) and shardlab's (integer_pow, add) apply different primitives"),
     ("jaxpr/vmap", "jaxpr: JAX inlines the batched body; shardlab's jaxpr keeps a vmap equation"),

@@ -525,17 +525,24 @@ fn shard_map_in_specs(
         .axis_types()
         .iter()
         .all(|t| *t == crate::mesh::AxisType::Explicit);
+    let named = |p: Option<&crate::sharding::Placement>, ndim: usize| match p {
+        Some(crate::sharding::Placement::Named(s)) if s.mesh == *mesh => {
+            let mut e = s.spec.entries().to_vec();
+            e.resize(ndim, None);
+            Some(PartitionSpec::new(e))
+        }
+        _ => None,
+    };
     let own = |v: &Value| match v {
         Value::Concrete(a) => match a.placement() {
-            Some(crate::sharding::Placement::Named(s)) if s.mesh == *mesh => {
-                let mut e = s.spec.entries().to_vec();
-                e.resize(a.ndim(), None);
-                Some(PartitionSpec::new(e))
-            }
             None => Some(PartitionSpec::new(vec![None; a.ndim()])),
-            _ => None,
+            p => named(p, a.ndim()),
         },
-        Value::Traced(_) => None,
+        // Inside jit, an argument's sharding is its type's.
+        Value::Traced(t) => {
+            let p = crate::trace::tracer_placement(t).ok().flatten();
+            named(p.as_deref(), t.aval.shape.len())
+        }
     };
     if matches!(in_specs, Obj::Ellipsis) {
         if !explicit {
@@ -626,7 +633,12 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
             shard_map(i, merged)
         }));
     };
-    let mesh = shard_map_mesh(interp, a.get(Some(1), "mesh"))?;
+    // Without a mesh argument the map uses the context mesh of each call,
+    // as JAX resolves it when the function is called, not decorated.
+    let given = a.get(Some(1), "mesh");
+    if given.as_ref().is_some_and(|m| !matches!(m, Obj::None)) {
+        shard_map_mesh(interp, given.clone())?;
+    }
     // Absent in_specs are inferred from the arguments' shardings (`Infer`).
     let in_specs = a.get(Some(2), "in_specs").unwrap_or(Obj::Ellipsis);
     if matches!(in_specs, Obj::None) {
@@ -636,16 +648,10 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
         );
     }
     let out_specs = a.req(Some(3), "out_specs", "shard_map")?;
-    if let Some(names) = a.get(None, "axis_names") {
-        let names = super::lax::axis_names(&names)?;
-        let all = mesh.axis_names().iter().all(|n| names.contains(n));
-        if !names.is_empty() && !all {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: shard_map with axis_names (a map manual over only some mesh axes)"
-            );
-        }
-    }
+    let axis_names = match a.get(None, "axis_names") {
+        Some(names) => super::lax::axis_names(&names)?,
+        None => vec![],
+    };
     let check = match a
         .get(None, "check_vma")
         .or_else(|| a.get(None, "check_rep"))
@@ -655,7 +661,17 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
     };
     Ok(Obj::native(
         format!("shard_map({})", func_name(&f)),
-        move |i, call| shard_map_call(i, &f, &mesh, &in_specs, &out_specs, check, call),
+        move |i, call| {
+            let mesh = shard_map_mesh(i, given.clone())?;
+            let all = mesh.axis_names().iter().all(|n| axis_names.contains(n));
+            if !axis_names.is_empty() && !all {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: shard_map with axis_names (a map manual over only some mesh axes)"
+                );
+            }
+            shard_map_call(i, &f, &mesh, &in_specs, &out_specs, check, call)
+        },
     ))
 }
 

@@ -281,8 +281,52 @@ fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
             let e = entries(ins.first()?, ins.first()?.ndim());
             perm.iter().map(|&p| e.get(p).cloned()).collect()
         }
+        Prim::Reshape(_) => reshape(ins.first()?, out),
+        // Operand dimension i becomes output dimension dims[i]; the new
+        // dimensions are whole.
+        Prim::BroadcastInDim { dims, .. } => {
+            let e = entries(ins.first()?, ins.first()?.ndim());
+            let mut o = vec![None; out.len()];
+            for (entry, &d) in e.into_iter().zip(dims) {
+                *o.get_mut(d)? = entry;
+            }
+            Some(o)
+        }
+        // Every operand must have the same sharding (JAX raises otherwise).
+        Prim::Concatenate(_) => {
+            let first = entries(ins.first()?, out.len());
+            ins.iter()
+                .all(|a| entries(a, out.len()) == first)
+                .then_some(first)
+        }
         _ => None,
     }
+}
+
+/// JAX's reshape rule where only dimensions of size 1 come or go: the
+/// other dimensions keep their axes in order, the new ones are whole. Other
+/// reshapes of a split array have no rule here.
+fn reshape(x: &Operand, out: &[usize]) -> Option<Vec<Entry>> {
+    let e = entries(x, x.ndim());
+    if e.iter().all(Option::is_none) {
+        return Some(vec![None; out.len()]);
+    }
+    let kept =
+        |shape: &[usize]| -> Vec<usize> { shape.iter().copied().filter(|&n| n != 1).collect() };
+    if kept(x.shape) != kept(out) {
+        return None;
+    }
+    let mut axes = x
+        .shape
+        .iter()
+        .zip(e)
+        .filter(|(&n, _)| n != 1)
+        .map(|(_, a)| a);
+    Some(
+        out.iter()
+            .map(|&n| if n == 1 { None } else { axes.next().flatten() })
+            .collect(),
+    )
 }
 
 type Dims = (Vec<usize>, Vec<usize>);

@@ -598,7 +598,24 @@ where
     let known: Vec<Option<Array>> = args.iter().map(known_value).collect();
     let outer_eager = STACK.with(|s| s.borrow().last().is_none_or(|f| f.eager));
     let eager = outer_eager && known.iter().all(|k| k.is_some());
-    trace_frame(&avals, &known, FrameAxes::default(), eager, vec![], None, f)
+    // The arguments keep their shardings in the new trace (a grad inside
+    // jit sees the jitted function's placed inputs).
+    let placements: Vec<Option<Arc<Placement>>> = args
+        .iter()
+        .map(|a| match a {
+            Value::Concrete(c) => Ok(c.placement_rc()),
+            Value::Traced(t) => tracer_placement(t),
+        })
+        .collect::<Result<_>>()?;
+    trace_frame(
+        &avals,
+        &known,
+        FrameAxes::default(),
+        eager,
+        placements,
+        None,
+        f,
+    )
 }
 
 fn trace_frame<F>(
