@@ -26,6 +26,7 @@
 pub mod array;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
+pub mod check;
 pub mod collectives;
 pub mod error;
 pub mod exec;
