@@ -30,7 +30,10 @@ fn check(problem: &Path, solution: &Path, extra: &[&str]) -> (i32, String) {
 /// The verdict as JSON, with the exit code.
 fn verdict(problem: &Path, solution: &Path) -> (i32, Value) {
     let (code, text) = check(problem, solution, &["--json"]);
-    (code, serde_json::from_str(&text).expect("--json prints JSON"))
+    (
+        code,
+        serde_json::from_str(&text).expect("--json prints JSON"),
+    )
 }
 
 /// A file of `text` in a directory of this test's own.
@@ -62,8 +65,14 @@ fn reference_solutions_pass_on_every_device_count() {
         let (code, v) = verdict(&problem, &reference);
         assert_eq!(code, 0, "{name}: {v}");
         assert_eq!(v["passed"], true);
-        let devices: Vec<u64> = cases(&v).iter().map(|c| c["devices"].as_u64().unwrap_or(0)).collect();
-        assert!(devices.contains(&1) && devices.contains(&8), "{name}: {devices:?}");
+        let devices: Vec<u64> = cases(&v)
+            .iter()
+            .map(|c| c["devices"].as_u64().unwrap_or(0))
+            .collect();
+        assert!(
+            devices.contains(&1) && devices.contains(&8),
+            "{name}: {devices:?}"
+        );
         for c in cases(&v) {
             assert_eq!(c["passed"], true, "{name}: {c}");
             assert!(c["report"].is_null(), "a passing case carries no report");
@@ -80,7 +89,10 @@ fn forgetting_the_psum_is_right_on_one_device_only() {
     // One device: the value is right, the check that a psum ran is not.
     assert_eq!(cs[0]["mismatches"], json!([]));
     assert_eq!(cs[0]["checks"][0]["passed"], false);
-    assert!(cs[0]["checks"][0]["detail"].as_str().unwrap_or("").contains("no psum over data ran"));
+    assert!(cs[0]["checks"][0]["detail"]
+        .as_str()
+        .unwrap_or("")
+        .contains("no psum over data ran"));
     // Two devices: device 0's partial sum 1+2+3+4 instead of 36.
     assert_eq!(cs[1]["mismatches"], json!(["result: expected 36, got 10"]));
     assert_eq!(cs[1]["got"], json!({"array": 10.0, "dtype": "float32"}));
@@ -96,7 +108,10 @@ fn psum_instead_of_pmean_is_off_by_the_device_count() {
     for c in &cs[1..] {
         let n = c["devices"].as_f64().unwrap_or(0.0);
         assert_eq!(c["passed"], false);
-        assert!((c["max_rel_error"].as_f64().unwrap_or(0.0) - (n - 1.0)).abs() < 1e-3, "{c}");
+        assert!(
+            (c["max_rel_error"].as_f64().unwrap_or(0.0) - (n - 1.0)).abs() < 1e-3,
+            "{c}"
+        );
     }
 }
 
@@ -106,18 +121,30 @@ fn unscattered_partial_products_have_the_wrong_shape_and_fail_the_checks() {
     let (code, text) = check(&problem, &wrong, &[]);
     assert_eq!(code, 1);
     assert!(text.contains("0 of 4 cases pass"), "{text}");
-    assert!(text.contains("result: expected shape (4, 8), got (4, 16)"), "{text}");
-    assert!(text.contains("check 'uses psum_scatter over model' failed"), "{text}");
+    assert!(
+        text.contains("result: expected shape (4, 8), got (4, 16)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("check 'uses psum_scatter over model' failed"),
+        "{text}"
+    );
 }
 
 #[test]
 fn learner_errors_are_failed_cases_with_line_and_col() {
     let (problem, _, _) = example("global_sum");
-    let syntax = temp_file("syntax.py", "import jax\n\ndef global_sum(mesh, x)\n    return x\n");
+    let syntax = temp_file(
+        "syntax.py",
+        "import jax\n\ndef global_sum(mesh, x)\n    return x\n",
+    );
     let (code, v) = verdict(&problem, &syntax);
     assert_eq!(code, 1);
     let e = &cases(&v)[0]["error"];
-    assert_eq!((e["type"].as_str(), e["line"].as_u64()), (Some("SyntaxError"), Some(3)));
+    assert_eq!(
+        (e["type"].as_str(), e["line"].as_u64()),
+        (Some("SyntaxError"), Some(3))
+    );
     let raises = temp_file(
         "raises.py",
         "import jax\n\ndef global_sum(mesh, x):\n    return undefined_name + x\n",
@@ -129,8 +156,14 @@ fn learner_errors_are_failed_cases_with_line_and_col() {
     let missing = temp_file("missing.py", "def other(mesh, x):\n    return x\n");
     let (_, v) = verdict(&problem, &missing);
     let e = &cases(&v)[0]["error"];
-    assert_eq!(e["line"], 0, "the missing entry is raised by the check's call");
-    assert!(e["message"].as_str().unwrap_or("").contains("when calling global_sum"));
+    assert_eq!(
+        e["line"], 0,
+        "the missing entry is raised by the check's call"
+    );
+    assert!(e["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("when calling global_sum"));
 }
 
 /// A one-case problem: `f(x)` on `devices` devices must return `expected`.
@@ -147,7 +180,10 @@ fn tiny_problem(expected: Value, tolerances: Value, checks: Value) -> PathBuf {
         "format": "shardlab-exercise/1", "title": "t", "statement": "", "starter": "",
         "entry": "f", "cases": [case], "checks": checks,
     });
-    temp_file(&format!("p{}.json", rand_name(&problem)), &problem.to_string())
+    temp_file(
+        &format!("p{}.json", rand_name(&problem)),
+        &problem.to_string(),
+    )
 }
 
 fn rand_name(v: &Value) -> u64 {
@@ -176,11 +212,21 @@ fn tolerances_decide_how_close_is_close_enough() {
     let loose = tiny_problem(near, json!({"rtol": 1e-4, "atol": 0.0}), json!([]));
     let (code, v) = verdict(&strict, &solution);
     assert_eq!(code, 1);
-    assert!(cases(&v)[0]["mismatches"][0].as_str().unwrap_or("").starts_with("result[0]: expected 20.001, got 20"));
+    assert!(cases(&v)[0]["mismatches"][0]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("result[0]: expected 20.001, got 20"));
     assert_eq!(verdict(&loose, &solution).0, 0);
-    let wrong_dtype = tiny_problem(json!({"array": [20], "dtype": "int32"}), json!({}), json!([]));
+    let wrong_dtype = tiny_problem(
+        json!({"array": [20], "dtype": "int32"}),
+        json!({}),
+        json!([]),
+    );
     let (_, v) = verdict(&wrong_dtype, &solution);
-    assert_eq!(cases(&v)[0]["mismatches"], json!(["result: expected dtype int32, got float32"]));
+    assert_eq!(
+        cases(&v)[0]["mismatches"],
+        json!(["result: expected dtype int32, got float32"])
+    );
 }
 
 #[test]
@@ -223,7 +269,15 @@ fn exit_code_two_for_what_cannot_be_read() {
     let (problem, reference, _) = example("global_sum");
     let bad_problem = temp_file("bad.json", "{\"format\": \"shardlab-exercise/1\"}");
     assert_eq!(check(&bad_problem, &reference, &[]).0, 2);
-    let other_format = temp_file("v2.json", &std::fs::read_to_string(&problem).unwrap_or_default().replace("exercise/1", "exercise/9"));
+    let other_format = temp_file(
+        "v2.json",
+        &std::fs::read_to_string(&problem)
+            .unwrap_or_default()
+            .replace("exercise/1", "exercise/9"),
+    );
     assert_eq!(check(&other_format, &reference, &[]).0, 2);
-    assert_eq!(check(&problem, Path::new("/nonexistent/solution.py"), &[]).0, 2);
+    assert_eq!(
+        check(&problem, Path::new("/nonexistent/solution.py"), &[]).0,
+        2
+    );
 }

@@ -24,6 +24,7 @@ fn where_text(case: &CaseVerdict) -> String {
         n => format!("{n} devices"),
     };
     match &case.mesh {
+        Some(m) if m.size() == case.devices => format!("mesh {}", m.text()),
         Some(m) => format!("{devices}, mesh {}", m.text()),
         None => devices,
     }

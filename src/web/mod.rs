@@ -16,10 +16,10 @@
 //! threads; only the fabric and the way devices are started differ. See
 //! `docs/web.md`.
 
+pub mod check;
 mod clock;
 pub mod device;
 pub mod fabric;
-pub mod check;
 pub mod job;
 pub mod log;
 pub mod pool;
