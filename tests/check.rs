@@ -281,3 +281,65 @@ fn exit_code_two_for_what_cannot_be_read() {
         2
     );
 }
+
+#[test]
+fn arguments_become_python_expressions() {
+    use shardlab::check::call::literal;
+    let mesh = shardlab::check::MeshSpec {
+        shape: vec![2, 4],
+        axes: vec!["data".into(), "model".into()],
+    };
+    let cases = [
+        (json!(null), "None"),
+        (json!([1, 2.5, true]), "[1, 2.5, True]"),
+        (json!({"tuple": [1]}), "(1,)"),
+        (json!({"dict": {"w": 0.5}}), "{\"w\": 0.5}"),
+        (
+            json!({"array": [[1, 2], [3, 4]], "dtype": "int32"}),
+            "jnp.array([[1, 2], [3, 4]], dtype=jnp.int32)",
+        ),
+        (
+            json!({"array": [true, false], "dtype": "bool", "shape": [2, 1]}),
+            "jnp.array([True, False], dtype=jnp.bool_).reshape((2, 1,))",
+        ),
+        (json!({"expr": "jnp.arange(4.0)"}), "(jnp.arange(4.0))"),
+        (
+            json!({"mesh": true}),
+            "Mesh(np.array(jax.devices()[:8]).reshape((2, 4,)), ('data', 'model',))",
+        ),
+    ];
+    for (value, want) in cases {
+        assert_eq!(literal(&value, Some(&mesh)).as_deref(), Ok(want), "{value}");
+    }
+    assert!(literal(&json!({"array": [1.0], "dtype": "float64"}), None).is_err());
+    assert!(literal(&json!({"mesh": true}), None).is_err());
+    assert!(literal(&json!({"tuple": [], "dict": {}}), None).is_err());
+}
+
+#[test]
+fn problems_that_break_the_format_are_refused_with_the_reason() {
+    let base = json!({
+        "format": "shardlab-exercise/1", "title": "t", "statement": "", "starter": "", "entry": "f",
+        "cases": [{"mesh": {"shape": [4], "axes": ["data"]}, "devices": 2, "expected": 1.0}],
+    });
+    let err = shardlab::check::parse(&base.to_string())
+        .err()
+        .unwrap_or_default();
+    assert!(
+        err.contains("mesh (data=4) needs 4 devices; the case has 2"),
+        "{err}"
+    );
+    let mut bad_check = base.clone();
+    bad_check["cases"][0]["devices"] = json!(4);
+    bad_check["checks"] = json!([{"uses": "psum", "avoids": "all_gather"}]);
+    let err = shardlab::check::parse(&bad_check.to_string())
+        .err()
+        .unwrap_or_default();
+    assert!(
+        err.contains("exactly one of uses, avoids, output_spec"),
+        "{err}"
+    );
+    let mut bad_entry = base;
+    bad_entry["entry"] = json!("not a name");
+    assert!(shardlab::check::parse(&bad_entry.to_string()).is_err());
+}
