@@ -1,5 +1,5 @@
-// `import 'shardlab/element'` registers <shardlab-example>.
-import type { Run } from './index.js';
+// `import 'shardlab/element'` registers <shardlab-example> and <shardlab-exercise>.
+import type { Problem, Run, Verdict } from './index.js';
 
 export class ShardlabExample extends HTMLElement {
   /** The program in the editor. */
@@ -10,8 +10,23 @@ export class ShardlabExample extends HTMLElement {
   cancel(): void;
 }
 
+/**
+ * A graded exercise: statement, editor with the starter code, Check button
+ * and per-case results. The problem comes from the `src` attribute (a URL),
+ * a child <script type="application/json">, or the `problem` property.
+ * Dispatches 'checked' with the verdict.
+ */
+export class ShardlabExercise extends HTMLElement {
+  problem: Problem | null;
+  /** The solution in the editor. */
+  source: string;
+  /** Grades the solution in the editor (also what the Check button does). */
+  check(): Promise<Verdict>;
+}
+
 declare global {
   interface HTMLElementTagNameMap {
     'shardlab-example': ShardlabExample;
+    'shardlab-exercise': ShardlabExercise;
   }
 }

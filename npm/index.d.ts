@@ -168,12 +168,134 @@ export class Lab {
    */
   run(source: string, options?: RunOptions): Promise<Run>;
   /**
+   * Grades a solution of an exercise (docs/exercises.md): runs `source` on
+   * every case of `problem` (an object or its JSON text), each on its own
+   * devices. A learner's error is a failed case; a problem that cannot be
+   * read rejects with a ShardlabError of type 'ProblemError'. Queued like
+   * runs; timeoutMs and signal cover all the cases together.
+   */
+  check(source: string, problem: Problem | string, options?: CheckOptions): Promise<Verdict>;
+  /**
    * Stops the run in progress (it rejects with 'Cancelled'); resolves once
    * the lab can run again. Does nothing when no run is going.
    */
   cancel(): Promise<void>;
   /** Ends every worker; running and queued runs reject. */
   close(): void;
+}
+
+/** Options of Lab.check. */
+export interface CheckOptions {
+  mode?: Mode;
+  timeoutMs?: number | null;
+  signal?: AbortSignal;
+}
+
+/**
+ * A Python value in an exercise: numbers, booleans and null as scalars and
+ * None, lists as lists, tagged objects for arrays, tuples and dicts.
+ */
+export type ExerciseValue =
+  | number
+  | boolean
+  | null
+  | ExerciseValue[]
+  | ExerciseArray
+  | { tuple: ExerciseValue[] }
+  | { dict: { [key: string]: ExerciseValue } };
+
+/** A jnp array: nested lists of elements (or one, for 0-d), a dtype, and an optional reshape. */
+export interface ExerciseArray {
+  array: unknown;
+  dtype: DType;
+  shape?: number[];
+}
+
+/** An argument: a value, the case's mesh, a one-line Python expression or a str. */
+export type ExerciseArgument =
+  | ExerciseValue
+  | string
+  | ExerciseArgument[]
+  | { tuple: ExerciseArgument[] }
+  | { dict: { [key: string]: ExerciseArgument } }
+  | { mesh: true }
+  | { expr: string };
+
+/**
+ * A check on a case's run report: exactly one of `uses`, `avoids` (a
+ * collective such as 'psum', 'pmean', 'all_gather', 'psum_scatter', or a map
+ * kind 'shard_map' / 'pmap', with optional `axes`) or `output_spec` (with
+ * optional `output`, default 0) of the last forward map.
+ */
+export interface ExerciseCheck {
+  uses?: string;
+  avoids?: string;
+  axes?: string[];
+  output_spec?: string;
+  output?: number;
+  /** Shown to the learner when the check fails. */
+  message?: string;
+}
+
+export interface ExerciseCase {
+  name?: string;
+  devices?: number;
+  mesh?: { shape: number[]; axes: string[] };
+  args?: ExerciseArgument[];
+  kwargs?: { [name: string]: ExerciseArgument };
+  expected: ExerciseValue;
+  rtol?: number;
+  atol?: number;
+  checks?: ExerciseCheck[];
+}
+
+/** A graded exercise (docs/exercises.md, docs/exercise.schema.json). */
+export interface Problem {
+  format: 'shardlab-exercise/1';
+  title: string;
+  /** Markdown. */
+  statement: string;
+  starter: string;
+  /** The function each case calls. */
+  entry: string;
+  cases: ExerciseCase[];
+  checks?: ExerciseCheck[];
+  expected_from?: string;
+}
+
+export interface CheckResult {
+  /** The check in words: 'uses psum over data'. */
+  check: string;
+  passed: boolean;
+  /** What the run did instead, and the check's message (when it failed). */
+  detail?: string;
+}
+
+export interface CaseVerdict {
+  name: string;
+  devices: number;
+  mesh: { shape: number[]; axes: string[] } | null;
+  passed: boolean;
+  /** The exception that stopped the run; line 0 when raised outside the learner's code. */
+  error: { type: string; message: string; line: number; col: number } | null;
+  /** What differs and where: 'result[0]: expected 36, got 10'. */
+  mismatches: string[];
+  max_abs_error: number;
+  max_rel_error: number;
+  /** What the function returned, in the problem's value format. */
+  got: ExerciseValue | { other: string } | null;
+  expected: ExerciseValue;
+  checks: CheckResult[];
+  stdout: string;
+  /** The run report of a failing case (null for a passing one). */
+  report: Report | null;
+}
+
+export interface Verdict {
+  title: string;
+  /** True when every case passed. */
+  passed: boolean;
+  cases: CaseVerdict[];
 }
 
 /**

@@ -21,11 +21,14 @@
 //!   the front end);
 //! - [`modules`]: `jax`, `numpy`, `flax`, `optax` and the standard modules,
 //!   written on the core and reaching it only through its `Library` and
-//!   `Object` traits; [`program`]: runs a program with them installed.
+//!   `Object` traits; [`program`]: runs a program with them installed;
+//! - [`check`]: grades a learner's function against an exercise (a
+//!   problem's cases and checks on the run report), above [`program`].
 
 pub mod array;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
+pub mod check;
 pub mod collectives;
 pub mod error;
 pub mod exec;

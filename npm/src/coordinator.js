@@ -9,11 +9,15 @@
 //       `glue` (and `wasm`); in parallel mode start `devices` device
 //       workers now (0: at the first parallel run)
 //   { kind: 'run', id, source, devices, lockstep }   run a program
+//   { kind: 'check', id, source, problem, devices, lockstep }
+//       grade a solution of an exercise (`problem` is its JSON text;
+//       `devices` the most any case needs)
 // Messages out:
 //   { kind: 'ready', parallel, poolSize, cancel }    answer to 'init'
 //   { kind: 'failed', message }                      'init' failed
 //   { kind: 'progress', id, maps, elapsedMs }        while run `id` computes
-//   { kind: 'done', id, out }                        what run_program returned
+//   { kind: 'done', id, out }                        what run_program (or
+//       check_program) returned
 //   { kind: 'failed', id, message, trapped }         run_program threw
 //
 // `cancel` is the engine's cancel word (a SharedArrayBuffer), or null where
@@ -84,9 +88,17 @@ async function main() {
     return { kind: 'done', id: msg.id, out };
   };
 
+  const check = async (msg) => {
+    if (parallel && !msg.lockstep) await ensurePool(msg.devices);
+    current = msg.id;
+    const out = glue.check_program(msg.source, msg.problem, msg.lockstep || !parallel);
+    return { kind: 'done', id: msg.id, out };
+  };
+
   listen(async (msg) => {
     try {
-      post(msg.kind === 'init' ? await init(msg) : await run(msg));
+      const answer = { init, run, check }[msg.kind];
+      post(await answer(msg));
     } catch (err) {
       // An exception out of run_program is a trap (a panic in this thread):
       // its instance cannot be trusted again, so the lab starts a new one.
@@ -94,7 +106,7 @@ async function main() {
         kind: 'failed',
         id: msg.id,
         message: String((err && err.message) || err),
-        trapped: msg.kind === 'run',
+        trapped: msg.kind !== 'init',
       });
     }
   });

@@ -8,10 +8,13 @@
 // Attributes: devices (1-16, default 8), mesh ("2x2": rewrites the
 // program's Mesh(...) line), src (a URL to load the program from, instead
 // of the text content), mode (auto, parallel, lockstep). Every element on a
-// page shares one lab, so runs from several elements queue.
-import { createLab, ShardlabError } from './index.js';
+// page shares one lab, so runs from several elements queue. Importing this
+// module also registers <shardlab-exercise> (exercise.js).
+import { ShardlabError } from './index.js';
 import { renderReport } from './view/report.js';
 import viewCss from './view/view.css';
+import { sharedLab } from './shared-lab.js';
+import './exercise.js';
 
 // The report view's rules (the playground's too), with its :root variables
 // moved to the element.
@@ -26,20 +29,6 @@ textarea { box-sizing: border-box; width: 100%; min-height: 10em; font: 13px/1.4
 .out:empty { display: none; }
 [hidden] { display: none !important; }
 `;
-
-let shared = null;
-
-// The page's one lab, started by the first run; `devices` is the first
-// element's count (later runs grow the pool as needed).
-function sharedLab(devices) {
-  if (!shared) {
-    shared = createLab({ devices });
-    shared.catch(() => {
-      shared = null;
-    });
-  }
-  return shared;
-}
 
 function attrDevices(text) {
   if (text === null) return 8;

@@ -145,9 +145,15 @@ export class Lab {
       return Promise.reject(e);
     }
     const state = { started: false };
+    return this.#enqueue(opts, state, () => this.#runNow(source, opts));
+  }
+
+  // Queues `start` after the runs before it; a queued job whose signal
+  // aborts rejects at once (and never starts).
+  #enqueue(opts, state, start) {
     const job = this.#queue.then(() => {
       state.started = true;
-      return this.#runNow(source, opts);
+      return start();
     });
     this.#queue = job.catch(() => {});
     const signal = opts.signal;
@@ -163,10 +169,30 @@ export class Lab {
   }
 
   async #runNow(source, opts) {
+    const lockstep = opts.mode === 'lockstep' || !this.#parallel;
+    const out = await this.#ask(opts, (id) => ({ kind: 'run', id, source, devices: opts.devices, lockstep }));
+    const run = {
+      result: out.result === undefined ? null : out.result,
+      resultText: out.result === null || out.result === undefined ? 'None' : resultText(out.result),
+      stdout: out.stdout || '',
+      report: out.report || { maps: [] },
+      mode: out.mode,
+      devices: out.devices,
+      elapsedMs: out.elapsed_ms,
+    };
+    if (out.error) {
+      const { type, message, line, col } = out.error;
+      throw new ShardlabError(type, message, { line, col, stdout: run.stdout, report: run.report });
+    }
+    return run;
+  }
+
+  // Posts the message `make(id)` to the coordinator and resolves with its
+  // answer, under the options' time-out and signal.
+  async #ask(opts, make) {
     await this.#starting;
     if (this.#closed) throw new Error('this lab was closed before the run started');
     if (opts.signal && opts.signal.aborted) throw new ShardlabError('Cancelled', 'the run was cancelled');
-    const lockstep = opts.mode === 'lockstep' || !this.#parallel;
     const id = this.#nextId++;
     const c = this.#coordinator;
     const started = Date.now();
@@ -196,27 +222,44 @@ export class Lab {
         opts.signal.addEventListener('abort', onAbort);
       }
       c.hold(true);
-      c.post({ kind: 'run', id, source, devices: opts.devices, lockstep });
+      c.post(make(id));
     }).finally(() => {
       this.#current = null;
       if (timer !== null) clearTimeout(timer);
       if (onAbort) opts.signal.removeEventListener('abort', onAbort);
       if (c === this.#coordinator) c.hold(false);
     });
-    const run = {
-      result: out.result === undefined ? null : out.result,
-      resultText: out.result === null || out.result === undefined ? 'None' : resultText(out.result),
-      stdout: out.stdout || '',
-      report: out.report || { maps: [] },
-      mode: out.mode,
-      devices: out.devices,
-      elapsedMs: out.elapsed_ms,
-    };
-    if (out.error) {
-      const { type, message, line, col } = out.error;
-      throw new ShardlabError(type, message, { line, col, stdout: run.stdout, report: run.report });
+    return out;
+  }
+
+  /**
+   * Grades a solution of an exercise: runs `source` on every case of
+   * `problem` (an object or its JSON text, see docs/exercises.md), each on
+   * its own devices, and resolves to the verdict `{ title, passed, cases }`.
+   * A learner's error (a syntax error, an exception) is a failed case with
+   * its type, line and col; a problem that cannot be read rejects with a
+   * ShardlabError of type 'ProblemError'. Queued like runs; `options` take
+   * `timeoutMs` and `signal` (for all the cases together) and `mode`.
+   */
+  check(source, problem, options) {
+    if (this.#closed) return Promise.reject(new Error('this lab is closed: create a new one with createLab'));
+    let opts;
+    let text;
+    try {
+      if (typeof source !== 'string') throw new TypeError(`source must be a string, not ${typeof source}`);
+      text = typeof problem === 'string' ? problem : JSON.stringify(problem);
+      if (typeof text !== 'string') throw new TypeError('problem must be an object or its JSON text');
+      opts = checkOptions(options, this.#options);
+    } catch (e) {
+      return Promise.reject(e);
     }
-    return run;
+    const devices = problemDevices(text, opts.devices);
+    const lockstep = opts.mode === 'lockstep' || !this.#parallel;
+    return this.#enqueue(opts, { started: false }, async () => {
+      const out = await this.#ask(opts, (id) => ({ kind: 'check', id, source, problem: text, devices, lockstep }));
+      if (out.problem_error) throw new ShardlabError('ProblemError', out.problem_error);
+      return out.verdict;
+    });
   }
 
   // Stops the current run, which then rejects with a ShardlabError of
@@ -295,6 +338,19 @@ export class Lab {
     }
     if (this.#coordinator) this.#coordinator.terminate();
     this.#coordinator = null;
+  }
+}
+
+// The most devices a case of the problem asks for (the device pool the
+// check needs), or `fallback` when the text is not a problem (the engine
+// then says what is wrong with it).
+function problemDevices(text, fallback) {
+  try {
+    const cases = JSON.parse(text).cases;
+    const sizes = cases.map((c) => c.devices || (c.mesh ? c.mesh.shape.reduce((a, b) => a * b, 1) : 1));
+    return Math.max(1, ...sizes.filter((n) => Number.isInteger(n) && n > 0 && n <= 64));
+  } catch {
+    return fallback;
   }
 }
 

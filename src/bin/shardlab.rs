@@ -18,12 +18,14 @@ shardlab: run JAX programs (shard_map, pmap, vmap, collectives, grad) on simulat
 Usage:
   shardlab run FILE.py [--devices N] [--json] [--lockstep | --parallel] [--report OUT.json]
                [--timeout SECONDS] [--max-memory SIZE]
+  shardlab check PROBLEM.json SOLUTION.py [--json] [--timeout SECONDS] [--max-memory SIZE]
   shardlab bench [--quick] [--devices 2,4,8] [--ops LIST] [--max-size MIB]
                 [--slot-words N] [--slots-only] [--json] [--svg OUT.svg]
   shardlab --help
 
 Commands:
   run    Run a Python program and print its output
+  check  Grade a solution of an exercise on every case of the problem
   bench  Measure the native fabric's collectives, its barrier and matmul
 ";
 
@@ -55,6 +57,27 @@ Options:
                 collective with each device's value before and after, and
                 per-device timings
   -h, --help    Show this help
+";
+
+const CHECK_USAGE: &str = "\
+Usage: shardlab check PROBLEM.json SOLUTION.py [--json] [--timeout SECONDS] [--max-memory SIZE]
+
+Grades SOLUTION.py against the exercise PROBLEM.json (see docs/exercises.md):
+for each case, runs the solution on the case's devices, calls the problem's
+entry function on the case's arguments, compares the result with the
+expected value and evaluates the problem's checks on the run report.
+
+Options:
+  --json        Print the verdict as one JSON object
+  --timeout SECONDS
+                Stop a case with TimeoutError after SECONDS (default: none)
+  --max-memory SIZE
+                Stop a case with MemoryError past SIZE (default: half the
+                machine's memory)
+  -h, --help    Show this help
+
+Exit status: 0 when every case passes, 1 when a case fails, 2 when the
+problem or the solution cannot be read.
 ";
 
 #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
@@ -274,6 +297,7 @@ static RECORDED: std::sync::Mutex<Option<shardlab::report::Report>> = std::sync:
 /// text on stderr.
 fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) -> Outcome {
     let panicked = quiet_panics();
+    STOPPED.store(0, Ordering::Relaxed);
     shardlab::python::budget::set_max_memory(limits.max_memory);
     let opts = options.clone();
     let (tx, rx) = mpsc::channel();
@@ -446,6 +470,86 @@ fn read_source(file: &str) -> Result<String, (&'static str, String)> {
     })
 }
 
+/// `shardlab check`: grades a solution on every case of a problem; exit
+/// status 0 when all pass, 1 when one fails, 2 when something cannot be
+/// read.
+fn check(args: &[String]) -> ExitCode {
+    let fail = |msg: &str| {
+        eprintln!("error: {msg}\n\n{CHECK_USAGE}");
+        ExitCode::from(2)
+    };
+    let mut files = vec![];
+    let mut as_json = false;
+    let mut limits = Limits {
+        timeout: None,
+        max_memory: default_max_memory(),
+    };
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{CHECK_USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "--json" => as_json = true,
+            "--timeout" => match rest.next().and_then(|n| n.parse::<f64>().ok()) {
+                Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => {
+                    limits.timeout = Some(Duration::from_secs_f64(t))
+                }
+                _ => return fail("--timeout needs a positive number of seconds"),
+            },
+            "--max-memory" => match rest.next().and_then(|n| parse_size(n)) {
+                Some(b) => limits.max_memory = b,
+                _ => return fail("--max-memory needs a size such as 4G or 512M"),
+            },
+            s if s.starts_with('-') => return fail(&format!("unknown option '{s}'")),
+            s => files.push(s.to_string()),
+        }
+    }
+    let [problem_file, solution_file] = &files[..] else {
+        return fail("give the problem file and the solution file");
+    };
+    let problem = match read_source(problem_file)
+        .map_err(|(_, m)| m)
+        .and_then(|t| shardlab::check::parse(&t).map_err(|e| format!("{problem_file}: {e}")))
+    {
+        Ok(p) => p,
+        Err(m) => {
+            eprintln!("error: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    let source = match read_source(solution_file) {
+        Ok(s) => s,
+        Err((_, m)) => {
+            eprintln!("error: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    let verdict = shardlab::check::check(&problem, &source, |program, options| {
+        let outcome = run_guarded(program.to_string(), options, limits, true);
+        let report = RECORDED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_default();
+        (outcome, report)
+    });
+    let text = if as_json {
+        serde_json::to_string(&verdict).unwrap_or_default() + "\n"
+    } else {
+        shardlab::check::summary(&verdict)
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    if verdict.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn main() -> ExitCode {
     keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -458,6 +562,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some("run") => {}
+        Some("check") => return check(&args[1..]),
         Some("bench") => return bench(&args[1..]),
         Some(other) => {
             eprintln!("error: unknown command '{other}'\n\n{USAGE}");

@@ -8,12 +8,15 @@
 //! - [`pool`]: [`WorkerPool`] and [`WorkerDevices`], the coordinator that
 //!   ships a body jaxpr and the input shards to the workers, blocks until
 //!   they are done and gathers the outputs from shared memory;
-//! - [`wire`], [`job`], [`log`]: what travels between them.
+//! - [`wire`], [`job`], [`log`]: what travels between them;
+//! - [`program`], [`check`]: what the page calls: run a program, grade a
+//!   solution of an exercise.
 //!
 //! Collectives are the engine's own Rust code over the fabric, as with
 //! threads; only the fabric and the way devices are started differ. See
 //! `docs/web.md`.
 
+pub mod check;
 mod clock;
 pub mod device;
 pub mod fabric;

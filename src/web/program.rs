@@ -77,26 +77,9 @@ struct RunError {
 #[wasm_bindgen]
 pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue, JsValue> {
     console_error_panic_hook::set_once();
-    let devices = devices.max(1) as usize;
-    let pool_size = POOL.with(|p| p.borrow().as_ref().map_or(0, WorkerPool::size));
-    let lockstep = lockstep || pool_size < devices;
-    // The page shows every device's own timeline, which needs threads:
-    // parallel means parallel for every map here.
-    let options = Options {
-        devices,
-        mode: if lockstep {
-            crate::exec::Mode::Lockstep
-        } else {
-            crate::exec::Mode::Parallel
-        },
-        ..Options::default()
-    };
-    // A cancel stops the run in progress; one stored between runs is dropped.
-    CANCEL.with(|c| {
-        if let Some(word) = c.borrow().as_ref() {
-            let _ = Atomics::store(word, 0, 0);
-        }
-    });
+    let (options, lockstep) = run_options(devices as usize, lockstep);
+    let devices = options.devices;
+    clear_cancel();
     crate::report::start();
     let start = now_ms();
     PROGRESS.with(|p| {
@@ -123,6 +106,37 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
         elapsed_ms,
     };
     crate::report::js::to_js(&out).map_err(Into::into)
+}
+
+/// The options of a run on `devices` devices, and whether it runs in
+/// lockstep: asked to, or because the installed pool is smaller than
+/// `devices`.
+pub(super) fn run_options(devices: usize, lockstep: bool) -> (Options, bool) {
+    let devices = devices.max(1);
+    let pool_size = POOL.with(|p| p.borrow().as_ref().map_or(0, WorkerPool::size));
+    let lockstep = lockstep || pool_size < devices;
+    // The page shows every device's own timeline, which needs threads:
+    // parallel means parallel for every map here.
+    let options = Options {
+        devices,
+        mode: if lockstep {
+            crate::exec::Mode::Lockstep
+        } else {
+            crate::exec::Mode::Parallel
+        },
+        ..Options::default()
+    };
+    (options, lockstep)
+}
+
+/// Clears a cancel stored between runs: a cancel stops the run in
+/// progress only.
+pub(super) fn clear_cancel() {
+    CANCEL.with(|c| {
+        if let Some(word) = c.borrow().as_ref() {
+            let _ = Atomics::store(word, 0, 0);
+        }
+    });
 }
 
 /// What the evaluators of this thread poll between equations (and the

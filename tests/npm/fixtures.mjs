@@ -11,6 +11,16 @@ export function program(name) {
   return readFileSync(join(repo, 'tests', 'programs', `${name}.py`), 'utf8');
 }
 
+// An exercise of examples/exercises: its problem and a solution's source
+// (`NAME.py` the reference, `NAME_wrong.py` the wrong one).
+export function exercise(name) {
+  return JSON.parse(readFileSync(join(repo, 'examples', 'exercises', `${name}.json`), 'utf8'));
+}
+
+export function solution(name) {
+  return readFileSync(join(repo, 'examples', 'exercises', `${name}.py`), 'utf8');
+}
+
 export function fixture(name) {
   return JSON.parse(readFileSync(join(repo, 'tests', 'fixtures', 'programs', `${name}.json`), 'utf8'));
 }

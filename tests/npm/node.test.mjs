@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLab, ShardlabError } from 'shardlab';
 import { Worker } from 'node:worker_threads';
-import { program, fixture, assertClose, COMPUTE, manyMaps, tanhTimes } from './fixtures.mjs';
+import { program, fixture, assertClose, COMPUTE, manyMaps, tanhTimes, exercise, solution } from './fixtures.mjs';
 
 const lab = await createLab({ devices: 4 });
 after(() => lab.close());
@@ -347,3 +347,45 @@ result = f(jnp.arange(6.0).reshape(3, 2))
   await assert.rejects(createLab({ startDevices: 'no' }), TypeError);
 });
 
+
+test('lab.check passes the reference solution of an exercise on every case', async () => {
+  const verdict = await lab.check(solution('global_sum'), exercise('global_sum'));
+  assert.equal(verdict.passed, true);
+  assert.deepEqual(verdict.cases.map((c) => c.devices), [1, 2, 4, 8]);
+  for (const c of verdict.cases) {
+    assert.equal(c.passed, true);
+    assert.equal(c.report, null);
+    assert.deepEqual(c.checks.map((k) => k.passed), [true]);
+  }
+});
+
+test('lab.check fails a wrong solution with its value and the failed check', async () => {
+  const verdict = await lab.check(solution('global_sum_wrong'), JSON.stringify(exercise('global_sum')));
+  assert.equal(verdict.passed, false);
+  const [one, two] = verdict.cases;
+  // Device 0's partial sum is the total on 1 device, but no psum ran.
+  assert.deepEqual(one.mismatches, []);
+  assert.equal(one.checks[0].passed, false);
+  assert.match(one.checks[0].detail, /no psum over data ran/);
+  assert.match(two.mismatches[0], /expected 36, got 10/);
+  assert.equal(two.report.maps[0].kind, 'shard_map');
+});
+
+test('lab.check reports a learner exception as a failed case with line and col', async () => {
+  const source = 'import jax\n\ndef global_sum(mesh, x):\n    return undefined_name + x\n';
+  const verdict = await lab.check(source, exercise('global_sum'));
+  const c = verdict.cases[0];
+  assert.equal(c.passed, false);
+  assert.deepEqual(
+    { type: c.error.type, line: c.error.line, col: c.error.col },
+    { type: 'NameError', line: 4, col: 12 },
+  );
+});
+
+test('lab.check rejects a problem it cannot read', async () => {
+  await assert.rejects(lab.check('x = 1\n', { format: 'shardlab-exercise/1' }), (e) => {
+    assert.ok(e instanceof ShardlabError);
+    assert.equal(e.type, 'ProblemError');
+    return true;
+  });
+});
