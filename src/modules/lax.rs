@@ -254,6 +254,7 @@ pub fn module() -> Obj {
     super::control::register(&mut b);
     register_elementwise(&mut b);
     register_cumulative(&mut b);
+    super::conv::register_lax(&mut b);
     b.func(
         "with_sharding_constraint",
         super::sharding::constraint::with_sharding_constraint,

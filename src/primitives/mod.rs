@@ -15,6 +15,7 @@
 pub mod collectives;
 pub mod constraint;
 pub mod control;
+pub mod conv;
 pub mod cumulative;
 pub mod custom;
 pub mod debug;
@@ -32,6 +33,7 @@ use std::sync::Arc;
 pub use collectives::CollectiveKind;
 pub use constraint::ConstraintParams;
 pub use control::{CondParams, ScanParams, WhileParams};
+pub use conv::ConvParams;
 pub use cumulative::CumOp;
 pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
@@ -148,6 +150,8 @@ pub enum Prim {
         /// print it: the result's type shows it.
         out_sharding: Option<Arc<crate::sharding::NamedSharding>>,
     },
+    /// lax.conv_general_dilated.
+    Conv(Arc<ConvParams>),
     /// A collective over named axes (psum, all_gather, ...).
     Collective(CollectiveKind),
     /// shard_map: a body run on every device of a mesh.
@@ -198,6 +202,7 @@ impl Prim {
             Prim::Take(_) => "gather".into(),
             Prim::ScatterAdd { .. } => "scatter-add".into(),
             Prim::DotGeneral { .. } => "dot_general".into(),
+            Prim::Conv(_) => "conv_general_dilated".into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
@@ -292,6 +297,7 @@ impl Prim {
                     ("preferred_element_type".into(), "float32".into()),
                 ]
             }
+            Prim::Conv(c) => c.params(),
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
@@ -333,6 +339,7 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::abstract_eval(self, ins),
             Prim::Cumulative { .. } => cumulative::abstract_eval(self, ins),
             Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
+            Prim::Conv(_) => conv::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
@@ -360,6 +367,7 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::Cumulative { .. } => cumulative::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
+            Prim::Conv(_) => conv::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
@@ -392,6 +400,7 @@ impl Prim {
             }
             Prim::Cumulative { .. } => cumulative::jvp(self, tangents),
             Prim::DotGeneral { .. } => dot::jvp(self, primals, tangents),
+            Prim::Conv(_) => conv::jvp(self, primals, tangents),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
@@ -429,6 +438,7 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::vjp(self, primals, outs, cts),
             Prim::Cumulative { .. } => cumulative::vjp(self, primals, cts),
             Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),
+            Prim::Conv(_) => conv::vjp(self, primals, cts),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),
