@@ -472,3 +472,189 @@ pub fn register_numpy(b: &mut Builder) {
     b.func("convolve", |_, a| conv_1d(&a, "convolve", "full"));
     b.func("correlate", |_, a| conv_1d(&a, "correlate", "valid"));
 }
+
+/// A windowed reduction over `x`: `padding` is 'SAME'/'VALID' or pairs,
+/// the dilations default to ones.
+pub fn reduce_window(
+    x: &Value,
+    op: crate::primitives::WindowOp,
+    window_dimensions: Vec<usize>,
+    window_strides: Vec<usize>,
+    padding: &Obj,
+    base_dilation: Option<Vec<usize>>,
+    window_dilation: Option<Vec<usize>>,
+) -> Result<Value> {
+    let shape = x.shape();
+    let padding = match padding {
+        Obj::Str(kind) => padtype_to_pads(kind, &shape, &window_dimensions, &window_strides)?,
+        other => explicit_pads(other)?,
+    };
+    let p = crate::primitives::WindowParams {
+        op,
+        base_dilation: base_dilation.unwrap_or_else(|| vec![1; shape.len()]),
+        window_dilation: window_dilation.unwrap_or_else(|| vec![1; shape.len()]),
+        window_dimensions,
+        window_strides,
+        padding,
+    };
+    crate::primitives::window::bind_window(x, p)
+}
+
+/// The windowed reduction a `lax.reduce_window` call names: `lax.add`
+/// from 0 or `lax.max` from -inf.
+fn window_op(computation: &Obj, init: &Obj) -> Result<crate::primitives::WindowOp> {
+    use crate::primitives::WindowOp;
+    let name = match computation {
+        Obj::Native(n) => n.name.rsplit('.').next().unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    let init = match to_value(init)? {
+        Value::Concrete(a) if a.size() == 1 => Some(a.get_f64(0)),
+        _ => None,
+    };
+    match (name.as_str(), init) {
+        ("add", Some(z)) if z == 0.0 => Ok(WindowOp::Sum),
+        ("max", Some(m)) if m == f64::NEG_INFINITY => Ok(WindowOp::Max),
+        _ => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: lax.reduce_window other than lax.add from 0 or lax.max from -inf"
+        ),
+    }
+}
+
+/// Registers `lax.reduce_window`.
+pub fn register_window(b: &mut Builder) {
+    b.func("reduce_window", |_, a| {
+        let f = "reduce_window";
+        let x = to_value(&a.req(Some(0), "operand", f)?)?;
+        let op = window_op(
+            &a.req(Some(2), "computation", f)?,
+            &a.req(Some(1), "init_value", f)?,
+        )?;
+        let dims = usizes(&a.req(Some(3), "window_dimensions", f)?, "window_dimensions")?;
+        let strides = usizes(&a.req(Some(4), "window_strides", f)?, "window_strides")?;
+        let padding = a.req(Some(5), "padding", f)?;
+        let base = match a.opt(Some(6), "base_dilation") {
+            Some(o) => Some(usizes(&o, "base_dilation")?),
+            None => None,
+        };
+        let wdil = match a.opt(Some(7), "window_dilation") {
+            Some(o) => Some(usizes(&o, "window_dilation")?),
+            None => None,
+        };
+        let y = reduce_window(&x, op, dims, strides, &padding, base, wdil)?;
+        Ok(Obj::Array(y))
+    });
+}
+
+/// Flax's `pool`: a window over the dimensions between the leading batch
+/// dimension and the trailing feature dimension (a batch of one added and
+/// removed for an unbatched input).
+fn flax_pool(a: &Args, func: &str, op: crate::primitives::WindowOp) -> Result<Value> {
+    let x = to_value(&a.req(Some(0), "inputs", func)?)?;
+    let window = usizes(&a.req(Some(1), "window_shape", func)?, "window_shape")?;
+    let strides = match a.opt(Some(2), "strides") {
+        Some(o) => usizes(&o, "strides")?,
+        None => vec![1; window.len()],
+    };
+    let padding = a.opt(Some(3), "padding").unwrap_or(Obj::str("VALID"));
+    if strides.len() != window.len() {
+        bail!(
+            AssertionError,
+            "len({}) must equal len({})",
+            repr_of(&a.req(Some(1), "window_shape", func)?),
+            repr_of(&a.opt(Some(2), "strides").unwrap_or(Obj::None))
+        );
+    }
+    let nb = x.ndim() as i64 - (window.len() as i64 + 1);
+    if !(0..=1).contains(&nb) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {func} over {nb} batch dimensions"
+        );
+    }
+    let single = nb == 0;
+    let x = if single {
+        let mut s = vec![1];
+        s.extend(x.shape());
+        jops::reshape(&x, &s)?
+    } else {
+        x
+    };
+    let wrap = |v: &[usize]| -> Vec<usize> {
+        let mut out = vec![1];
+        out.extend_from_slice(v);
+        out.push(1);
+        out
+    };
+    let padding = match &padding {
+        Obj::Str(_) => padding.clone(),
+        other => {
+            let mut pairs = vec![Obj::tuple(vec![Obj::Int(0), Obj::Int(0)])];
+            pairs.extend(iterate(other)?);
+            pairs.push(Obj::tuple(vec![Obj::Int(0), Obj::Int(0)]));
+            Obj::tuple(pairs)
+        }
+    };
+    let y = reduce_window(&x, op, wrap(&window), wrap(&strides), &padding, None, None)?;
+    if single {
+        let s = y.shape()[1..].to_vec();
+        return jops::reshape(&y, &s);
+    }
+    Ok(y)
+}
+
+/// Registers Flax's `avg_pool` and `max_pool` (shared by `flax.linen` and
+/// `flax.nnx`).
+pub fn register_pooling(b: &mut Builder) {
+    use crate::primitives::WindowOp;
+    b.func("avg_pool", |_, a| {
+        let y = flax_pool(&a, "avg_pool", WindowOp::Sum)?;
+        let include = match a.get(Some(4), "count_include_pad") {
+            Some(o) => crate::python::ops::truthy(&o, "count_include_pad")?,
+            None => true,
+        };
+        if !include {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: avg_pool with count_include_pad=False"
+            );
+        }
+        let window = usizes(&a.req(Some(1), "window_shape", "avg_pool")?, "window_shape")?;
+        let count: usize = window.iter().product();
+        let y = if y.dtype() == DType::F32 {
+            y
+        } else {
+            jops::convert(&y, DType::F32)?
+        };
+        Ok(Obj::Array(jops::div(&y, &jops::scalar(count as f64, DType::F32))?))
+    });
+    b.func("max_pool", |_, a| {
+        Ok(Obj::Array(flax_pool(&a, "max_pool", WindowOp::Max)?))
+    });
+}
+
+/// A convolution with the strides, dilations and dimension numbers given
+/// as Rust values and the padding as JAX takes it (a string or pairs), as
+/// the layers built on `conv_general_dilated` call it.
+pub fn conv_with(
+    lhs: &Value,
+    rhs: &Value,
+    strides: &[usize],
+    padding: &Obj,
+    dilations: (&[usize], &[usize]),
+    specs: [Vec<usize>; 3],
+    feature_group_count: usize,
+) -> Result<Value> {
+    let tuple = |v: &[usize]| Obj::tuple(v.iter().map(|&d| Obj::Int(d as i64)).collect());
+    let (l, r) = (tuple(dilations.0), tuple(dilations.1));
+    let dn = dimension_numbers_obj(specs);
+    let o = Options {
+        lhs_dilation: Some(&l),
+        rhs_dilation: Some(&r),
+        dimension_numbers: Some(&dn),
+        feature_group_count,
+        batch_group_count: 1,
+    };
+    conv_general(lhs, rhs, &tuple(strides), padding, o)
+}

@@ -174,13 +174,21 @@ impl ConvParams {
                 .iter()
                 .map(|(a, b)| format!("({a}, {b})"))
                 .collect();
-            let sizes: Vec<usize> = (0..nsp).map(|s| lhs[self.lhs_spec[s + 2]]).collect();
+            // JAX formats the sizes as NumPy integers.
+            let sizes: Vec<String> = (0..nsp)
+                .map(|s| format!("np.int64({})", lhs[self.lhs_spec[s + 2]]))
+                .collect();
+            let sizes = if nsp == 1 {
+                format!("({},)", sizes[0])
+            } else {
+                format!("({})", sizes.join(", "))
+            };
             bail!(
                 ValueError,
                 "Negative padding is larger than the size of the corresponding dimension: \
                  got padding=({}) for lhs_shape[2:]={}",
                 pads.join(", "),
-                crate::array::shape_tuple(&sizes)
+                sizes
             );
         }
         for s in 0..nsp {
@@ -251,7 +259,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     if x.dtype != y.dtype {
         bail!(
             TypeError,
-            "conv_general_dilated requires arguments to have the same dtypes, got {}, {}.",
+            "lax.conv_general_dilated requires arguments to have the same dtypes, got {}, {}.",
             x.dtype.name(),
             y.dtype.name()
         );
@@ -419,7 +427,7 @@ pub fn conv(lhs: &Array, rhs: &Array, p: &ConvParams) -> Result<Array> {
         }
         (a, b) => bail!(
             TypeError,
-            "conv_general_dilated requires arguments to have the same dtypes, got {}, {}.",
+            "lax.conv_general_dilated requires arguments to have the same dtypes, got {}, {}.",
             a.name(),
             b.name()
         ),

@@ -26,6 +26,7 @@ pub mod maps;
 pub mod placement;
 pub mod reduce;
 pub mod structural;
+pub mod window;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -39,6 +40,7 @@ pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
+pub use window::{WindowOp, WindowParams};
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
 use crate::error::Result;
@@ -152,6 +154,8 @@ pub enum Prim {
     },
     /// lax.conv_general_dilated.
     Conv(Arc<ConvParams>),
+    /// lax.reduce_window with a sum or a maximum.
+    ReduceWindow(Arc<WindowParams>),
     /// A collective over named axes (psum, all_gather, ...).
     Collective(CollectiveKind),
     /// shard_map: a body run on every device of a mesh.
@@ -203,6 +207,7 @@ impl Prim {
             Prim::ScatterAdd { .. } => "scatter-add".into(),
             Prim::DotGeneral { .. } => "dot_general".into(),
             Prim::Conv(_) => "conv_general_dilated".into(),
+            Prim::ReduceWindow(w) => w.name().into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
@@ -298,6 +303,7 @@ impl Prim {
                 ]
             }
             Prim::Conv(c) => c.params(),
+            Prim::ReduceWindow(w) => w.params(),
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
@@ -340,6 +346,7 @@ impl Prim {
             Prim::Cumulative { .. } => cumulative::abstract_eval(self, ins),
             Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
             Prim::Conv(_) => conv::abstract_eval(self, ins),
+            Prim::ReduceWindow(_) => window::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
@@ -368,6 +375,7 @@ impl Prim {
             Prim::Cumulative { .. } => cumulative::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
             Prim::Conv(_) => conv::apply(self, ins),
+            Prim::ReduceWindow(_) => window::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
@@ -401,6 +409,7 @@ impl Prim {
             Prim::Cumulative { .. } => cumulative::jvp(self, tangents),
             Prim::DotGeneral { .. } => dot::jvp(self, primals, tangents),
             Prim::Conv(_) => conv::jvp(self, primals, tangents),
+            Prim::ReduceWindow(_) => window::jvp(self, tangents),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
@@ -439,6 +448,7 @@ impl Prim {
             Prim::Cumulative { .. } => cumulative::vjp(self, primals, cts),
             Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),
             Prim::Conv(_) => conv::vjp(self, primals, cts),
+            Prim::ReduceWindow(_) => window::vjp(self, primals, cts),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),

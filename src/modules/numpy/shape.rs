@@ -197,14 +197,17 @@ fn rot90(a: &Args) -> Result<Obj> {
         Some(o) => crate::python::builtins::to_int(&o)?.rem_euclid(4),
         None => 1,
     };
-    let (ax1, ax2) = match axes_arg(a, Some(2))? {
-        Some(ax) if ax.len() == 2 => (
-            jops::norm_axis(ax[0], x.ndim())?,
-            jops::norm_axis(ax[1], x.ndim())?,
-        ),
-        Some(_) => crate::bail!(ValueError, "too many values to unpack (expected 2)"),
-        None => (0, 1),
+    let axes: Vec<i64> = match a.opt(Some(2), "axes") {
+        Some(o) => crate::python::ops::iterate(&o)?
+            .iter()
+            .map(crate::python::builtins::to_int)
+            .collect::<Result<_>>()?,
+        None => vec![0, 1],
     };
+    let [ax1, ax2] = axes[..] else {
+        crate::bail!(ValueError, "too many values to unpack (expected 2)");
+    };
+    let (ax1, ax2) = (jops::norm_axis(ax1, x.ndim())?, jops::norm_axis(ax2, x.ndim())?);
     if ax1 == ax2 {
         crate::bail!(ValueError, "Axes must be different");
     }
