@@ -88,7 +88,9 @@ fn permutations(specs: &[String]) -> Result<[Vec<usize>; 3]> {
     let perm = |s: &str, (a, b): (char, char), is_rhs: bool| -> Vec<usize> {
         let cs: Vec<char> = s.chars().collect();
         let pos = |c: char| cs.iter().position(|&x| x == c).unwrap_or(0);
-        let mut spatial: Vec<usize> = (0..cs.len()).filter(|&i| cs[i] != a && cs[i] != b).collect();
+        let mut spatial: Vec<usize> = (0..cs.len())
+            .filter(|&i| cs[i] != a && cs[i] != b)
+            .collect();
         if !is_rhs {
             spatial.sort_by_key(|&i| rhs.iter().position(|&x| x == cs[i]).unwrap_or(0));
         }
@@ -381,7 +383,11 @@ pub fn register_lax(b: &mut Builder) {
                 return Ok(o.clone());
             }
         }
-        Ok(dimension_numbers_obj(dimension_numbers(dn.as_ref(), &ls, &rs)?))
+        Ok(dimension_numbers_obj(dimension_numbers(
+            dn.as_ref(),
+            &ls,
+            &rs,
+        )?))
     });
     b.func("ConvDimensionNumbers", |_, a| {
         let mut specs = vec![];
@@ -531,7 +537,10 @@ pub fn register_window(b: &mut Builder) {
             &a.req(Some(2), "computation", f)?,
             &a.req(Some(1), "init_value", f)?,
         )?;
-        let dims = usizes(&a.req(Some(3), "window_dimensions", f)?, "window_dimensions")?;
+        let dims = usizes(
+            &a.req(Some(3), "window_dimensions", f)?,
+            "window_dimensions",
+        )?;
         let strides = usizes(&a.req(Some(4), "window_strides", f)?, "window_strides")?;
         let padding = a.req(Some(5), "padding", f)?;
         let base = match a.opt(Some(6), "base_dilation") {
@@ -627,7 +636,10 @@ pub fn register_pooling(b: &mut Builder) {
         } else {
             jops::convert(&y, DType::F32)?
         };
-        Ok(Obj::Array(jops::div(&y, &jops::scalar(count as f64, DType::F32))?))
+        Ok(Obj::Array(jops::div(
+            &y,
+            &jops::scalar(count as f64, DType::F32),
+        )?))
     });
     b.func("max_pool", |_, a| {
         Ok(Obj::Array(flax_pool(&a, "max_pool", WindowOp::Max)?))

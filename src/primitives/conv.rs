@@ -392,7 +392,11 @@ fn convolve<T: Copy + Default>(
                 continue;
             };
             for i in 0..g.per_group_in {
-                acc = fma(lhs[base_l + loff + i * lc], rhs[base_r + roff + i * ri], acc);
+                acc = fma(
+                    lhs[base_l + loff + i * lc],
+                    rhs[base_r + roff + i * ri],
+                    acc,
+                );
             }
         }
         *slot = acc;
@@ -590,11 +594,12 @@ pub fn vjp(prim: &Prim, pr: &[Value], cts: &[Option<Value>]) -> Result<Vec<Optio
     if pr[0].dtype() != DType::F32 {
         return Ok(vec![None, None]);
     }
-    let ct_lhs = transpose_lhs(ct, &pr[1], &pr[0].shape(), p)?;
+    // The kernel's cotangent first, in the order JAX emits them.
     let ct_rhs = if ct.shape().contains(&0) {
         None
     } else {
         Some(transpose_rhs(ct, &pr[0], &pr[1].shape(), p)?)
     };
+    let ct_lhs = transpose_lhs(ct, &pr[1], &pr[0].shape(), p)?;
     Ok(vec![Some(ct_lhs), ct_rhs])
 }

@@ -25,6 +25,7 @@ pub mod jit;
 pub mod maps;
 pub mod placement;
 pub mod reduce;
+pub mod sort;
 pub mod structural;
 pub mod window;
 
@@ -156,6 +157,11 @@ pub enum Prim {
     Conv(Arc<ConvParams>),
     /// lax.reduce_window with a sum or a maximum.
     ReduceWindow(Arc<WindowParams>),
+    /// lax.sort of the operands by the first, stably, along `dimension`.
+    Sort {
+        /// The dimension sorted.
+        dimension: usize,
+    },
     /// A collective over named axes (psum, all_gather, ...).
     Collective(CollectiveKind),
     /// shard_map: a body run on every device of a mesh.
@@ -208,6 +214,7 @@ impl Prim {
             Prim::DotGeneral { .. } => "dot_general".into(),
             Prim::Conv(_) => "conv_general_dilated".into(),
             Prim::ReduceWindow(w) => w.name().into(),
+            Prim::Sort { .. } => "sort".into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
@@ -304,6 +311,11 @@ impl Prim {
             }
             Prim::Conv(c) => c.params(),
             Prim::ReduceWindow(w) => w.params(),
+            Prim::Sort { dimension } => vec![
+                ("dimension".into(), dimension.to_string()),
+                ("is_stable".into(), "True".into()),
+                ("num_keys".into(), "1".into()),
+            ],
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
@@ -347,6 +359,7 @@ impl Prim {
             Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
             Prim::Conv(_) => conv::abstract_eval(self, ins),
             Prim::ReduceWindow(_) => window::abstract_eval(self, ins),
+            Prim::Sort { .. } => sort::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
@@ -376,6 +389,7 @@ impl Prim {
             Prim::DotGeneral { .. } => dot::apply(self, ins),
             Prim::Conv(_) => conv::apply(self, ins),
             Prim::ReduceWindow(_) => window::apply(self, ins),
+            Prim::Sort { .. } => sort::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
@@ -410,6 +424,7 @@ impl Prim {
             Prim::DotGeneral { .. } => dot::jvp(self, primals, tangents),
             Prim::Conv(_) => conv::jvp(self, primals, tangents),
             Prim::ReduceWindow(_) => window::jvp(self, tangents),
+            Prim::Sort { .. } => sort::no_derivative(primals),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
@@ -449,6 +464,7 @@ impl Prim {
             Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),
             Prim::Conv(_) => conv::vjp(self, primals, cts),
             Prim::ReduceWindow(_) => window::vjp(self, primals, cts),
+            Prim::Sort { .. } => sort::no_derivative(primals),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),

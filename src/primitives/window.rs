@@ -120,9 +120,8 @@ impl WindowParams {
         }
         let mut out = vec![];
         for d in 0..n {
-            let padded = dilate(x[d], self.base_dilation[d]) as i64
-                + self.padding[d].0
-                + self.padding[d].1;
+            let padded =
+                dilate(x[d], self.base_dilation[d]) as i64 + self.padding[d].0 + self.padding[d].1;
             let w = dilate(self.window_dimensions[d], self.window_dilation[d]) as i64;
             out.push(if padded < w {
                 0
@@ -182,7 +181,8 @@ fn reduce<T: Copy>(
             for d in 0..n {
                 let o = (flat / ostr[d]) % oshape[d];
                 let w = (t / wstr[d]) % p.window_dimensions[d];
-                let at = (o * p.window_strides[d] + w * p.window_dilation[d]) as i64 - p.padding[d].0;
+                let at =
+                    (o * p.window_strides[d] + w * p.window_dilation[d]) as i64 - p.padding[d].0;
                 let b = p.base_dilation[d] as i64;
                 if at < 0 || at % b != 0 || at / b >= shape[d] as i64 {
                     continue 'taps;
@@ -205,7 +205,13 @@ pub fn reduce_window(x: &Array, p: &WindowParams) -> Result<Array> {
             Array::from_f32(&s, d)
         }
         (DType::F32, WindowOp::Max) => {
-            let max = |a: f32, b: f32| if a.is_nan() || b.is_nan() { f32::NAN } else { a.max(b) };
+            let max = |a: f32, b: f32| {
+                if a.is_nan() || b.is_nan() {
+                    f32::NAN
+                } else {
+                    a.max(b)
+                }
+            };
             let (s, d) = reduce(p, x.f32_data()?, shape, f32::NEG_INFINITY, max)?;
             Array::from_f32(&s, d)
         }
@@ -217,12 +223,7 @@ pub fn reduce_window(x: &Array, p: &WindowParams) -> Result<Array> {
             let (s, d) = reduce(p, x.i32_data()?, shape, i32::MIN, |a, b| a.max(b))?;
             Array::from_i32(&s, d)
         }
-        (d, _) => bail!(
-            TypeError,
-            "{} does not accept dtype {}",
-            p.name(),
-            d.name()
-        ),
+        (d, _) => bail!(TypeError, "{} does not accept dtype {}", p.name(), d.name()),
     }
 }
 

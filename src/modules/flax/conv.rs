@@ -26,7 +26,11 @@ fn init_param(
     match init {
         Some(f) => interp.call(
             &f,
-            Args::new(vec![one_key(key, true)?, tuple_of(shape), Obj::DType(DType::F32)]),
+            Args::new(vec![
+                one_key(key, true)?,
+                tuple_of(shape),
+                Obj::DType(DType::F32),
+            ]),
         ),
         None => Ok(Obj::Array(Value::Concrete(default(key, shape)?))),
     }
@@ -52,7 +56,10 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         }
         for name in ["mask", "dtype", "precision", "preferred_element_type"] {
             if a.opt(None, name).is_some() {
-                bail!(NotImplementedError, "not supported by shardlab yet: nnx.Conv with {name}=");
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.Conv with {name}="
+                );
             }
         }
         let use_bias = match a.get(None, "use_bias") {
@@ -77,7 +84,13 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         let bias = if use_bias {
             let key = super::nnx::rngs_next(&rngs, "params")?;
             let zeros = |_: Key, s: &[usize]| crate::random::initializers::zeros(s);
-            param(init_param(interp, a.opt(None, "bias_init"), key, &[dout as usize], zeros)?)
+            param(init_param(
+                interp,
+                a.opt(None, "bias_init"),
+                key,
+                &[dout as usize],
+                zeros,
+            )?)
         } else {
             Obj::None
         };
@@ -90,7 +103,11 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         set_iattr(&me, "strides", given("strides", Obj::Int(1)));
         set_iattr(&me, "padding", given("padding", Obj::str("SAME")));
         set_iattr(&me, "input_dilation", given("input_dilation", Obj::Int(1)));
-        set_iattr(&me, "kernel_dilation", given("kernel_dilation", Obj::Int(1)));
+        set_iattr(
+            &me,
+            "kernel_dilation",
+            given("kernel_dilation", Obj::Int(1)),
+        );
         set_iattr(&me, "feature_group_count", Obj::Int(groups));
         set_iattr(&me, "use_bias", Obj::Bool(use_bias));
         set_iattr(&me, "mask", Obj::None);
@@ -123,7 +140,10 @@ fn canonical_padding(o: &Obj, n: usize) -> Result<Obj> {
     let pair = |i: i64| Obj::tuple(vec![Obj::Int(i), Obj::Int(i)]);
     match o {
         Obj::Str(s) if matches!(s.as_ref(), "SAME" | "VALID" | "SAME_LOWER") => Ok(o.clone()),
-        Obj::Str(s) => bail!(NotImplementedError, "not supported by shardlab yet: nnx.Conv with padding='{s}'"),
+        Obj::Str(s) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.Conv with padding='{s}'"
+        ),
         Obj::Int(i) => Ok(Obj::tuple(vec![pair(*i); n])),
         other => {
             let items = iterate(other)?;
@@ -206,7 +226,10 @@ pub(super) fn conv_class(c: &norm::NormClasses) -> Rc<Class> {
         "Conv",
         vec![c.module.clone()],
         vec![
-            ("__init__".into(), Obj::native("Conv.__init__", conv_init(c))),
+            (
+                "__init__".into(),
+                Obj::native("Conv.__init__", conv_init(c)),
+            ),
             ("__call__".into(), Obj::native("Conv.__call__", conv_call)),
         ],
     )

@@ -207,7 +207,10 @@ fn rot90(a: &Args) -> Result<Obj> {
     let [ax1, ax2] = axes[..] else {
         crate::bail!(ValueError, "too many values to unpack (expected 2)");
     };
-    let (ax1, ax2) = (jops::norm_axis(ax1, x.ndim())?, jops::norm_axis(ax2, x.ndim())?);
+    let (ax1, ax2) = (
+        jops::norm_axis(ax1, x.ndim())?,
+        jops::norm_axis(ax2, x.ndim())?,
+    );
     if ax1 == ax2 {
         crate::bail!(ValueError, "Axes must be different");
     }
