@@ -519,7 +519,7 @@ fn window_op(computation: &Obj, init: &Obj) -> Result<crate::primitives::WindowO
         _ => None,
     };
     match (name.as_str(), init) {
-        ("add", Some(z)) if z == 0.0 => Ok(WindowOp::Sum),
+        ("add", Some(0.0)) => Ok(WindowOp::Sum),
         ("max", Some(m)) if m == f64::NEG_INFINITY => Ok(WindowOp::Max),
         _ => bail!(
             NotImplementedError,

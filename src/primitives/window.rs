@@ -119,9 +119,9 @@ impl WindowParams {
             bail!(TypeError, "reduce_window: window_strides must be positive");
         }
         let mut out = vec![];
-        for d in 0..n {
+        for (d, &size) in x.iter().enumerate() {
             let padded =
-                dilate(x[d], self.base_dilation[d]) as i64 + self.padding[d].0 + self.padding[d].1;
+                dilate(size, self.base_dilation[d]) as i64 + self.padding[d].0 + self.padding[d].1;
             let w = dilate(self.window_dimensions[d], self.window_dilation[d]) as i64;
             out.push(if padded < w {
                 0
