@@ -95,31 +95,38 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
             Obj::None
         };
         set_iattr(&me, "bias", bias);
-        set_iattr(&me, "in_features", Obj::Int(din));
-        set_iattr(&me, "out_features", Obj::Int(dout));
-        let ks = Obj::tuple(kernel_size.iter().map(|&k| Obj::Int(k)).collect());
-        set_iattr(&me, "kernel_size", ks);
-        let given = |name: &str, default: Obj| a.get(None, name).unwrap_or(default);
-        set_iattr(&me, "strides", given("strides", Obj::Int(1)));
-        set_iattr(&me, "padding", given("padding", Obj::str("SAME")));
-        set_iattr(&me, "input_dilation", given("input_dilation", Obj::Int(1)));
-        set_iattr(
-            &me,
-            "kernel_dilation",
-            given("kernel_dilation", Obj::Int(1)),
-        );
-        set_iattr(&me, "feature_group_count", Obj::Int(groups));
-        set_iattr(&me, "use_bias", Obj::Bool(use_bias));
-        set_iattr(&me, "mask", Obj::None);
-        set_iattr(&me, "dtype", Obj::None);
-        set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
-        set_iattr(&me, "precision", Obj::None);
-        let conv = Obj::lib(FunctionRef("conv_general_dilated"));
-        set_iattr(&me, "conv_general_dilated", conv);
-        set_iattr(&me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
-        set_iattr(&me, "preferred_element_type", Obj::None);
+        settings(&me, &a, (din, dout, groups), &kernel_size, use_bias);
         Ok(Obj::None)
     }
+}
+
+/// The layer's settings, in the order Flax sets them (they print in it).
+fn settings(
+    me: &Instance,
+    a: &Args,
+    (din, dout, groups): (i64, i64, i64),
+    kernel_size: &[i64],
+    use_bias: bool,
+) {
+    set_iattr(me, "in_features", Obj::Int(din));
+    set_iattr(me, "out_features", Obj::Int(dout));
+    let ks = Obj::tuple(kernel_size.iter().map(|&k| Obj::Int(k)).collect());
+    set_iattr(me, "kernel_size", ks);
+    let given = |name: &str, default: Obj| a.get(None, name).unwrap_or(default);
+    set_iattr(me, "strides", given("strides", Obj::Int(1)));
+    set_iattr(me, "padding", given("padding", Obj::str("SAME")));
+    set_iattr(me, "input_dilation", given("input_dilation", Obj::Int(1)));
+    set_iattr(me, "kernel_dilation", given("kernel_dilation", Obj::Int(1)));
+    set_iattr(me, "feature_group_count", Obj::Int(groups));
+    set_iattr(me, "use_bias", Obj::Bool(use_bias));
+    set_iattr(me, "mask", Obj::None);
+    set_iattr(me, "dtype", Obj::None);
+    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "precision", Obj::None);
+    let conv = Obj::lib(FunctionRef("conv_general_dilated"));
+    set_iattr(me, "conv_general_dilated", conv);
+    set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
+    set_iattr(me, "preferred_element_type", Obj::None);
 }
 
 /// Flax's `maybe_broadcast`: an int (or None, meaning 1) repeated for every
