@@ -27,12 +27,12 @@ fn names_of_the_real_modules_are_not_implemented() {
             "not supported by shardlab yet: flax.nnx.bridge"
         )
     );
-    let (ty, msg, _) = error_of("from jax.lax import conv_general_dilated\n");
+    let (ty, msg, _) = error_of("from jax.lax import reduce_precision\n");
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: jax.lax.conv_general_dilated"
+            "not supported by shardlab yet: jax.lax.reduce_precision"
         )
     );
 }

@@ -254,6 +254,8 @@ pub fn module() -> Obj {
     super::control::register(&mut b);
     register_elementwise(&mut b);
     register_cumulative(&mut b);
+    super::conv::register_lax(&mut b);
+    super::conv::register_window(&mut b);
     b.func(
         "with_sharding_constraint",
         super::sharding::constraint::with_sharding_constraint,

@@ -3,6 +3,7 @@
 //! import and cached by dotted name.
 
 pub mod control;
+pub mod conv;
 pub mod custom;
 pub mod debug_print;
 pub mod flax;

@@ -118,6 +118,7 @@ fn fill(b: &mut Builder, numpy: bool) {
 pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
+    super::conv::register_numpy(&mut b);
     super::sharding::context::placing_functions(b.build())
 }
 

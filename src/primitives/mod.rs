@@ -15,6 +15,7 @@
 pub mod collectives;
 pub mod constraint;
 pub mod control;
+pub mod conv;
 pub mod cumulative;
 pub mod custom;
 pub mod debug;
@@ -24,7 +25,9 @@ pub mod jit;
 pub mod maps;
 pub mod placement;
 pub mod reduce;
+pub mod sort;
 pub mod structural;
+pub mod window;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,11 +35,13 @@ use std::sync::Arc;
 pub use collectives::CollectiveKind;
 pub use constraint::ConstraintParams;
 pub use control::{CondParams, ScanParams, WhileParams};
+pub use conv::ConvParams;
 pub use cumulative::CumOp;
 pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
+pub use window::{WindowOp, WindowParams};
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
 use crate::error::Result;
@@ -148,6 +153,15 @@ pub enum Prim {
         /// print it: the result's type shows it.
         out_sharding: Option<Arc<crate::sharding::NamedSharding>>,
     },
+    /// lax.conv_general_dilated.
+    Conv(Arc<ConvParams>),
+    /// lax.reduce_window with a sum or a maximum.
+    ReduceWindow(Arc<WindowParams>),
+    /// lax.sort of the operands by the first, stably, along `dimension`.
+    Sort {
+        /// The dimension sorted.
+        dimension: usize,
+    },
     /// A collective over named axes (psum, all_gather, ...).
     Collective(CollectiveKind),
     /// shard_map: a body run on every device of a mesh.
@@ -198,6 +212,9 @@ impl Prim {
             Prim::Take(_) => "gather".into(),
             Prim::ScatterAdd { .. } => "scatter-add".into(),
             Prim::DotGeneral { .. } => "dot_general".into(),
+            Prim::Conv(_) => "conv_general_dilated".into(),
+            Prim::ReduceWindow(w) => w.name().into(),
+            Prim::Sort { .. } => "sort".into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
@@ -292,6 +309,13 @@ impl Prim {
                     ("preferred_element_type".into(), "float32".into()),
                 ]
             }
+            Prim::Conv(c) => c.params(),
+            Prim::ReduceWindow(w) => w.params(),
+            Prim::Sort { dimension } => vec![
+                ("dimension".into(), dimension.to_string()),
+                ("is_stable".into(), "True".into()),
+                ("num_keys".into(), "1".into()),
+            ],
             Prim::Collective(c) => c.params(),
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
@@ -333,6 +357,9 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::abstract_eval(self, ins),
             Prim::Cumulative { .. } => cumulative::abstract_eval(self, ins),
             Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
+            Prim::Conv(_) => conv::abstract_eval(self, ins),
+            Prim::ReduceWindow(_) => window::abstract_eval(self, ins),
+            Prim::Sort { .. } => sort::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
@@ -360,6 +387,9 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::Cumulative { .. } => cumulative::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
+            Prim::Conv(_) => conv::apply(self, ins),
+            Prim::ReduceWindow(_) => window::apply(self, ins),
+            Prim::Sort { .. } => sort::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
@@ -392,6 +422,9 @@ impl Prim {
             }
             Prim::Cumulative { .. } => cumulative::jvp(self, tangents),
             Prim::DotGeneral { .. } => dot::jvp(self, primals, tangents),
+            Prim::Conv(_) => conv::jvp(self, primals, tangents),
+            Prim::ReduceWindow(_) => window::jvp(self, tangents),
+            Prim::Sort { .. } => sort::no_derivative(primals),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
@@ -429,6 +462,9 @@ impl Prim {
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::vjp(self, primals, outs, cts),
             Prim::Cumulative { .. } => cumulative::vjp(self, primals, cts),
             Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),
+            Prim::Conv(_) => conv::vjp(self, primals, cts),
+            Prim::ReduceWindow(_) => window::vjp(self, primals, cts),
+            Prim::Sort { .. } => sort::no_derivative(primals),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),

@@ -247,6 +247,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
     None
 }
 
+mod conv;
 mod display;
 mod embed;
 mod filters;

@@ -410,7 +410,7 @@ fn layer_defaults(me: &Instance) {
     set_iattr(me, "preferred_element_type", Obj::None);
 }
 
-fn value_of(o: &Obj) -> Result<Value> {
+pub(super) fn value_of(o: &Obj) -> Result<Value> {
     match o {
         Obj::Instance(i) if is_variable(i) => to_value(&iattr(i, "value").unwrap_or(Obj::None)),
         other => to_value(other),
@@ -806,6 +806,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     );
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
+    super::conv::register(&mut b, &norms);
     b.func("List", |_, a| {
         Ok(Obj::list(match a.get(Some(0), "iterable") {
             Some(o) => iterate(&o)?,

@@ -34,10 +34,10 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("ceil", UnaryOp::Ceil),
         ("rint", UnaryOp::Round),
         ("logical_not", UnaryOp::Not),
-        ("isfinite", UnaryOp::IsFinite),
     ] {
         b.func(name, unary(op));
     }
+    register_float_predicates(b);
     for (name, op) in [
         ("add", BinaryOp::Add),
         ("subtract", BinaryOp::Sub),
@@ -70,6 +70,38 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
     for name in ["round", "around"] {
         b.func(name, move |_, a| round(&a, numpy));
     }
+}
+
+/// `isnan` (`x != x`), `isinf` (`|x| == inf`) and `isfinite`, as JAX
+/// computes them; integer and bool arrays are never NaN or infinite.
+fn register_float_predicates(b: &mut Builder) {
+    b.func("isnan", |_, a| {
+        let x = arr(&a, 0, "x", "isnan")?;
+        Ok(Obj::Array(jops::not_equal(&x, &x)?))
+    });
+    b.func("isinf", |_, a| {
+        let x = arr(&a, 0, "x", "isinf")?;
+        if x.dtype() != DType::F32 {
+            return Ok(Obj::Array(constant_bool(&x, false)?));
+        }
+        let inf = jops::scalar(f64::INFINITY, DType::F32);
+        Ok(Obj::Array(jops::equal(&jops::abs(&x)?, &inf)?))
+    });
+    b.func("isfinite", |_, a| {
+        let x = arr(&a, 0, "x", "isfinite")?;
+        if x.dtype() != DType::F32 {
+            return Ok(Obj::Array(constant_bool(&x, true)?));
+        }
+        Ok(Obj::Array(jops::unary(UnaryOp::IsFinite, &x)?))
+    });
+}
+
+/// A bool array of `x`'s shape holding `v` everywhere.
+fn constant_bool(x: &Value, v: bool) -> Result<Value> {
+    jops::broadcast_to(
+        &jops::scalar(if v { 1.0 } else { 0.0 }, DType::Bool),
+        &x.shape(),
+    )
 }
 
 fn unary(op: UnaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {

@@ -14,6 +14,8 @@ use super::{arr, axes_arg, dtype_arg, keepdims};
 
 /// Adds the reductions to `b`.
 pub(super) fn register(b: &mut Builder) {
+    b.func("sort", |_, a| sort(&a, false));
+    b.func("argsort", |_, a| sort(&a, true));
     b.func("sum", |_, a| reduction(ReduceOp::Sum, &a, "sum"));
     b.func("prod", |_, a| reduction(ReduceOp::Prod, &a, "prod"));
     b.func("max", |_, a| reduction(ReduceOp::Max, &a, "max"));
@@ -137,4 +139,63 @@ fn diff(a: &Args) -> Result<Obj> {
         };
     }
     Ok(Obj::Array(x))
+}
+
+/// `jnp.sort(a, axis=-1, *, stable=True, descending=False)` and
+/// `jnp.argsort`: one stable `sort` along the axis (of the values, or of
+/// the values with an int32 iota whose sorted copy is the result), NaN
+/// last; `axis=None` sorts the flattened array; descending reverses the
+/// line (before and after, for argsort, so equal elements keep their order).
+fn sort(a: &Args, indices: bool) -> Result<Obj> {
+    let func = if indices { "argsort" } else { "sort" };
+    let x = arr(a, 0, "a", func)?;
+    for name in ["kind", "order"] {
+        if a.opt(None, name).is_some() {
+            crate::bail!(
+                TypeError,
+                "'{name}' argument to {func} is not supported.{}",
+                if name == "kind" {
+                    " Use stable=True or stable=False to specify sort stability."
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    let descending = match a.get(None, "descending") {
+        Some(o) => crate::python::ops::truthy(&o, "descending")?,
+        None => false,
+    };
+    let (x, axis) = match a.get(Some(1), "axis") {
+        Some(Obj::None) => (jops::reshape(&x, &[x.shape().iter().product()])?, 0),
+        Some(o) => (x.clone(), jops::norm_axis(to_int(&o)?, x.ndim())?),
+        None if x.ndim() == 0 => crate::bail!(
+            ValueError,
+            "axis -1 is out of bounds for array of dimension 0"
+        ),
+        None => (x.clone(), x.ndim() - 1),
+    };
+    let prim = crate::primitives::Prim::Sort { dimension: axis };
+    if !indices {
+        let y = crate::trace::bind1(prim, &[x])?;
+        return Ok(Obj::Array(if descending {
+            jops::rev(&y, &[axis])?
+        } else {
+            y
+        }));
+    }
+    let iota =
+        crate::trace::Value::Concrete(crate::array::Array::iota(&x.shape(), axis, DType::I32)?);
+    let (x, iota) = if descending {
+        (jops::rev(&x, &[axis])?, jops::rev(&iota, &[axis])?)
+    } else {
+        (x, iota)
+    };
+    let outs = crate::trace::bind(prim, &[x, iota])?;
+    let idx = outs[1].clone();
+    Ok(Obj::Array(if descending {
+        jops::rev(&idx, &[axis])?
+    } else {
+        idx
+    }))
 }

@@ -47,6 +47,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("vstack", |_, a| vstack(&a));
     b.func("split", |_, a| split(&a));
     b.func("flip", |_, a| flip(&a));
+    b.func("rot90", |_, a| rot90(&a));
     b.func("take", |_, a| take(&a));
     b.func("pad", |_, a| pad(&a));
     b.func("tile", |_, a| tile(&a));
@@ -177,6 +178,51 @@ fn flip(a: &Args) -> Result<Obj> {
         None => (0..x.ndim()).collect(),
     };
     Ok(Obj::Array(jops::rev(&x, &axes)?))
+}
+
+/// `rot90(m, k=1, axes=(0, 1))`: quarter turns from the first axis
+/// towards the second, as flips and an exchange of the two axes.
+fn rot90(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "m", "rot90")?;
+    if x.ndim() < 2 {
+        crate::bail!(
+            ValueError,
+            "rot90 requires its first argument to have ndim at least two, but got first \
+             argument of shape {}, which has ndim {}",
+            crate::array::shape_tuple(&x.shape()),
+            x.ndim()
+        );
+    }
+    let k = match a.opt(Some(1), "k") {
+        Some(o) => crate::python::builtins::to_int(&o)?.rem_euclid(4),
+        None => 1,
+    };
+    let axes: Vec<i64> = match a.opt(Some(2), "axes") {
+        Some(o) => crate::python::ops::iterate(&o)?
+            .iter()
+            .map(crate::python::builtins::to_int)
+            .collect::<Result<_>>()?,
+        None => vec![0, 1],
+    };
+    let [ax1, ax2] = axes[..] else {
+        crate::bail!(ValueError, "too many values to unpack (expected 2)");
+    };
+    let (ax1, ax2) = (
+        jops::norm_axis(ax1, x.ndim())?,
+        jops::norm_axis(ax2, x.ndim())?,
+    );
+    if ax1 == ax2 {
+        crate::bail!(ValueError, "Axes must be different");
+    }
+    let mut perm: Vec<usize> = (0..x.ndim()).collect();
+    perm.swap(ax1, ax2);
+    let out = match k {
+        0 => x,
+        2 => jops::rev(&jops::rev(&x, &[ax1])?, &[ax2])?,
+        1 => jops::transpose(&jops::rev(&x, &[ax2])?, &perm)?,
+        _ => jops::rev(&jops::transpose(&x, &perm)?, &[ax2])?,
+    };
+    Ok(Obj::Array(out))
 }
 
 /// `take(a, indices, axis=None)`: without an axis, from the flattened array.

@@ -103,7 +103,7 @@ fn instance_repr(i: &Instance) -> Option<String> {
 }
 
 /// A state `name(field=value, ...)`.
-pub(super) fn state(name: &str, fields: Vec<(&str, Obj)>) -> Obj {
+pub(crate) fn state(name: &str, fields: Vec<(&str, Obj)>) -> Obj {
     let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
     Obj::Instance(Rc::new(Instance {
         class: state_class(name, &names),

@@ -17,7 +17,7 @@
 //! - [`schedules`], [`losses`], [`tree`].
 
 mod alias;
-mod base;
+pub(crate) mod base;
 mod lbfgs;
 mod losses;
 mod schedules;

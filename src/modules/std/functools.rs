@@ -53,18 +53,75 @@ pub fn partial(_: &mut Interp, a: Args) -> Result<Obj> {
     let Some(f) = a.pos.first().cloned() else {
         bail!(TypeError, "partial() missing required argument: 'func'");
     };
-    let bound_pos = a.pos[1..].to_vec();
-    let bound_kw = a.kw.clone();
-    Ok(Obj::native("functools.partial", move |i, call: Args| {
-        let mut pos = bound_pos.clone();
+    Ok(Obj::lib(Partial {
+        func: f,
+        args: a.pos[1..].to_vec(),
+        keywords: a.kw.clone(),
+    }))
+}
+
+/// A `functools.partial` object: calls `func` with the bound arguments
+/// first (later keywords replacing bound ones), and prints as Python does.
+struct Partial {
+    func: Obj,
+    args: Vec<Obj>,
+    keywords: Vec<(String, Obj)>,
+}
+
+impl Object for Partial {
+    fn type_name(&self) -> String {
+        "functools.partial".into()
+    }
+
+    fn call(&self, interp: &mut Interp, _: &Obj, call: Args) -> Option<Result<Obj>> {
+        let mut pos = self.args.clone();
         pos.extend(call.pos);
-        let mut kw = bound_kw.clone();
+        let mut kw = self.keywords.clone();
         for (k, v) in call.kw {
             kw.retain(|(x, _)| *x != k);
             kw.push((k, v));
         }
-        i.call(&f, Args { pos, kw })
-    }))
+        Some(interp.call(&self.func, Args { pos, kw }))
+    }
+
+    fn callable(&self) -> bool {
+        true
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "func" => Some(self.func.clone()),
+            "args" => Some(Obj::tuple(self.args.clone())),
+            "keywords" => {
+                let mut d = Dict::default();
+                for (k, v) in &self.keywords {
+                    d.set(Obj::str(k), v.clone());
+                }
+                Some(Obj::Dict(std::rc::Rc::new(RefCell::new(d))))
+            }
+            _ => None,
+        })
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        // A built-in function shows as the Python function it stands for.
+        let func = match &self.func {
+            Obj::Native(n) => format!(
+                "<function {} at {:#x}>",
+                n.name.rsplit('.').next().unwrap_or(&n.name),
+                std::rc::Rc::as_ptr(n) as usize
+            ),
+            other => repr_of(other),
+        };
+        let mut parts = vec![func];
+        parts.extend(self.args.iter().map(repr_of));
+        parts.extend(
+            self.keywords
+                .iter()
+                .map(|(k, v)| format!("{k}={}", repr_of(v))),
+        );
+        Some(format!("functools.partial({})", parts.join(", ")))
+    }
 }
 
 /// `functools.reduce(function, iterable[, initial])`.

@@ -1,0 +1,249 @@
+//! `nnx.Conv`: a convolution over channels-last inputs with a kernel of
+//! shape `kernel_size + (in_features // feature_group_count, out_features)`.
+//!
+//! The kernel's key and then the bias's are drawn from the `params` stream,
+//! as Flax draws them, and the default initializers are Flax's
+//! (`lecun_normal` for the kernel, zeros for the bias), so the parameters
+//! are Flax's bit for bit. Attributes are set in Flax's order, which is the
+//! order `nnx.display` prints them in.
+
+use super::display::FunctionRef;
+use super::*;
+
+fn tuple_of(v: &[usize]) -> Obj {
+    Obj::tuple(v.iter().map(|&d| Obj::Int(d as i64)).collect())
+}
+
+/// One parameter: `init(key, shape, float32)` when the program gives an
+/// initializer, `default` otherwise.
+fn init_param(
+    interp: &mut Interp,
+    init: Option<Obj>,
+    key: Key,
+    shape: &[usize],
+    default: impl Fn(Key, &[usize]) -> Result<crate::array::Array>,
+) -> Result<Obj> {
+    match init {
+        Some(f) => interp.call(
+            &f,
+            Args::new(vec![
+                one_key(key, true)?,
+                tuple_of(shape),
+                Obj::DType(DType::F32),
+            ]),
+        ),
+        None => Ok(Obj::Array(Value::Concrete(default(key, shape)?))),
+    }
+}
+
+fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    let c = c.clone();
+    move |interp, a| {
+        let me = self_arg(&a, "Conv")?;
+        let din = to_int(&a.req(Some(1), "in_features", "Conv")?)?;
+        let dout = to_int(&a.req(Some(2), "out_features", "Conv")?)?;
+        let ks_obj = a.req(Some(3), "kernel_size", "Conv")?;
+        let kernel_size: Vec<i64> = match &ks_obj {
+            Obj::Int(k) => vec![*k],
+            other => iterate(other)?.iter().map(to_int).collect::<Result<_>>()?,
+        };
+        let groups = match a.opt(None, "feature_group_count") {
+            Some(o) => to_int(&o)?,
+            None => 1,
+        };
+        if din < 0 || dout < 0 || groups <= 0 || kernel_size.iter().any(|&k| k < 0) {
+            bail!(ValueError, "negative dimensions are not allowed");
+        }
+        for name in ["mask", "dtype", "precision", "preferred_element_type"] {
+            if a.opt(None, name).is_some() {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.Conv with {name}="
+                );
+            }
+        }
+        let use_bias = match a.get(None, "use_bias") {
+            Some(o) => truthy(&o, "use_bias")?,
+            None => true,
+        };
+        let rngs = a.req(None, "rngs", "Conv")?;
+        let mut kshape: Vec<usize> = kernel_size.iter().map(|&k| k as usize).collect();
+        kshape.push((din / groups) as usize);
+        kshape.push(dout as usize);
+        let key = super::nnx::rngs_next(&rngs, "params")?;
+        let kernel = init_param(
+            interp,
+            a.opt(None, "kernel_init"),
+            key,
+            &kshape,
+            crate::random::initializers::lecun_normal,
+        )?;
+        let param = |v| instance(&c.param, vec![("value".into(), v)]);
+        set_iattr(&me, "kernel_shape", tuple_of(&kshape));
+        set_iattr(&me, "kernel", param(kernel));
+        let bias = if use_bias {
+            let key = super::nnx::rngs_next(&rngs, "params")?;
+            let zeros = |_: Key, s: &[usize]| crate::random::initializers::zeros(s);
+            param(init_param(
+                interp,
+                a.opt(None, "bias_init"),
+                key,
+                &[dout as usize],
+                zeros,
+            )?)
+        } else {
+            Obj::None
+        };
+        set_iattr(&me, "bias", bias);
+        settings(&me, &a, (din, dout, groups), &kernel_size, use_bias);
+        Ok(Obj::None)
+    }
+}
+
+/// The layer's settings, in the order Flax sets them (they print in it).
+fn settings(
+    me: &Instance,
+    a: &Args,
+    (din, dout, groups): (i64, i64, i64),
+    kernel_size: &[i64],
+    use_bias: bool,
+) {
+    set_iattr(me, "in_features", Obj::Int(din));
+    set_iattr(me, "out_features", Obj::Int(dout));
+    let ks = Obj::tuple(kernel_size.iter().map(|&k| Obj::Int(k)).collect());
+    set_iattr(me, "kernel_size", ks);
+    let given = |name: &str, default: Obj| a.get(None, name).unwrap_or(default);
+    set_iattr(me, "strides", given("strides", Obj::Int(1)));
+    set_iattr(me, "padding", given("padding", Obj::str("SAME")));
+    set_iattr(me, "input_dilation", given("input_dilation", Obj::Int(1)));
+    set_iattr(me, "kernel_dilation", given("kernel_dilation", Obj::Int(1)));
+    set_iattr(me, "feature_group_count", Obj::Int(groups));
+    set_iattr(me, "use_bias", Obj::Bool(use_bias));
+    set_iattr(me, "mask", Obj::None);
+    set_iattr(me, "dtype", Obj::None);
+    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "precision", Obj::None);
+    let conv = Obj::lib(FunctionRef("conv_general_dilated"));
+    set_iattr(me, "conv_general_dilated", conv);
+    set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
+    set_iattr(me, "preferred_element_type", Obj::None);
+}
+
+/// Flax's `maybe_broadcast`: an int (or None, meaning 1) repeated for every
+/// spatial dimension, or the sequence as given.
+fn per_dim(o: Option<Obj>, n: usize) -> Result<Vec<usize>> {
+    let v: Vec<i64> = match o {
+        None | Some(Obj::None) => vec![1; n],
+        Some(Obj::Int(i)) => vec![i; n],
+        Some(other) => iterate(&other)?.iter().map(to_int).collect::<Result<_>>()?,
+    };
+    Ok(v.into_iter().map(|x| x.max(0) as usize).collect())
+}
+
+/// Flax's `canonicalize_padding`: 'SAME'/'VALID' pass through, an int pads
+/// both sides of every dimension, a sequence gives each dimension an int or
+/// a pair.
+fn canonical_padding(o: &Obj, n: usize) -> Result<Obj> {
+    let pair = |i: i64| Obj::tuple(vec![Obj::Int(i), Obj::Int(i)]);
+    match o {
+        Obj::Str(s) if matches!(s.as_ref(), "SAME" | "VALID" | "SAME_LOWER") => Ok(o.clone()),
+        Obj::Str(s) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.Conv with padding='{s}'"
+        ),
+        Obj::Int(i) => Ok(Obj::tuple(vec![pair(*i); n])),
+        other => {
+            let items = iterate(other)?;
+            let pairs = items
+                .iter()
+                .map(|x| match x {
+                    Obj::Int(i) => Ok(pair(*i)),
+                    p => Ok(p.clone()),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Obj::tuple(pairs))
+        }
+    }
+}
+
+fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "Conv.__call__")?;
+    let x = to_value(&a.req(Some(1), "inputs", "Conv.__call__")?)?;
+    let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
+    let ks: Vec<i64> = iterate(&get("kernel_size"))?
+        .iter()
+        .map(to_int)
+        .collect::<Result<_>>()?;
+    let nsp = ks.len();
+    let nb = x.ndim() as i64 - (nsp as i64 + 1);
+    let shape = x.shape();
+    let x = if nb != 1 {
+        let rest = &shape[nb.max(0) as usize..];
+        let size: usize = rest.iter().product::<usize>().max(1);
+        let mut s = vec![shape.iter().product::<usize>() / size];
+        s.extend_from_slice(rest);
+        jops::reshape(&x, &s)?
+    } else {
+        x
+    };
+    let x = if x.dtype() == DType::F32 {
+        x
+    } else {
+        jops::convert(&x, DType::F32)?
+    };
+    let nd = x.ndim();
+    let mut lhs_spec = vec![0, nd - 1];
+    lhs_spec.extend(1..nd - 1);
+    let mut rhs_spec = vec![nd - 1, nd - 2];
+    rhs_spec.extend(0..nd - 2);
+    let kernel = super::nnx::value_of(&get("kernel"))?;
+    let groups = to_int(&get("feature_group_count"))?.max(1) as usize;
+    let y = crate::modules::conv::conv_with(
+        &x,
+        &kernel,
+        &per_dim(Some(get("strides")), nsp)?,
+        &canonical_padding(&get("padding"), nsp)?,
+        (
+            &per_dim(Some(get("input_dilation")), nsp)?,
+            &per_dim(Some(get("kernel_dilation")), nsp)?,
+        ),
+        [lhs_spec.clone(), rhs_spec, lhs_spec],
+        groups,
+    )?;
+    let y = match get("bias") {
+        Obj::None => y,
+        b => {
+            let b = super::nnx::value_of(&b)?;
+            let mut s = vec![1; y.ndim() - 1];
+            s.push(b.shape().iter().product());
+            jops::add(&y, &jops::reshape(&b, &s)?)?
+        }
+    };
+    if nb != 1 {
+        let mut s = shape[..nb.max(0) as usize].to_vec();
+        s.extend_from_slice(&y.shape()[1..]);
+        return Ok(Obj::Array(jops::reshape(&y, &s)?));
+    }
+    Ok(Obj::Array(y))
+}
+
+/// `nnx.Conv`.
+pub(super) fn conv_class(c: &norm::NormClasses) -> Rc<Class> {
+    new_class(
+        "Conv",
+        vec![c.module.clone()],
+        vec![
+            (
+                "__init__".into(),
+                Obj::native("Conv.__init__", conv_init(c)),
+            ),
+            ("__call__".into(), Obj::native("Conv.__call__", conv_call)),
+        ],
+    )
+}
+
+/// Adds `Conv` and the pooling functions to `flax.nnx`.
+pub(super) fn register(b: &mut Builder, c: &norm::NormClasses) {
+    b.attr("Conv", Obj::Class(conv_class(c)));
+    crate::modules::conv::register_pooling(b);
+}

@@ -1,0 +1,30 @@
+import jax.numpy as jnp
+from jax import lax
+x = jnp.ones((1, 3, 5, 5))
+w = jnp.ones((2, 3, 3, 3))
+def attempt(f):
+    try:
+        print(f().shape)
+    except Exception as e:
+        print(type(e).__name__, e)
+attempt(lambda: lax.conv(x, jnp.ones((2, 3, 3)), (1, 1), 'SAME'))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW')))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCH')))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHX', 'NCHW')))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NCHH', 'OIHW', 'NCHW')))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NHWX', 'OIHW', 'NCHW')))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=5))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'FULL'))
+attempt(lambda: lax.conv_general_dilated(x, w, (1,), 'VALID'))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), [(1, 1)]))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), [(-4, -4), (0, 0)]))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', lhs_dilation=(2, 2)))
+attempt(lambda: lax.conv_general_dilated(x, jnp.ones((2, 2, 3, 3)), (1, 1), 'SAME'))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', feature_group_count=2))
+attempt(lambda: lax.conv_general_dilated(x, jnp.ones((2, 1, 3, 3)), (1, 1), 'SAME', feature_group_count=3))
+attempt(lambda: lax.conv_general_dilated(x, w, (1, 1), 'SAME', batch_group_count=2))
+attempt(lambda: lax.conv_general_dilated(x, jnp.ones((2, 3, 9, 9)), (1, 1), 'VALID'))
+attempt(lambda: lax.conv_general_dilated(x, jnp.ones((2, 3, 3, 3), jnp.int32), (1, 1), 'VALID'))
+attempt(lambda: jnp.convolve(jnp.ones((2, 2)), jnp.ones(3)))
+attempt(lambda: jnp.convolve(jnp.ones(4), jnp.ones(3), mode='middle'))
+attempt(lambda: jnp.correlate(jnp.ones(0), jnp.ones(3)))

@@ -1,0 +1,16 @@
+import jax, jax.numpy as jnp
+x = jnp.array([1.5, jnp.nan, -jnp.inf, 0.0, -0.0, jnp.inf, -2.0, jnp.nan, 3.0, -2.0])
+print(jnp.isnan(x), jnp.isinf(x), jnp.isfinite(x))
+i = jnp.array([3, -1, 0])
+print(jnp.isnan(i), jnp.isinf(i), jnp.isfinite(i))
+print(jnp.sort(x), jnp.argsort(x))
+print(jnp.sort(x, descending=True), jnp.argsort(x, descending=True))
+m = jnp.array([[3, 1, 2, 1], [0, -5, 7, 0], [2, 2, 2, 1]])
+print(jnp.sort(m), jnp.sort(m, axis=0), jnp.sort(m, axis=None))
+print(jnp.argsort(m), jnp.argsort(m, axis=0), jnp.argsort(m, axis=None))
+print(jnp.sort(jnp.array([True, False, True])))
+print(jax.make_jaxpr(jnp.isnan)(x))
+print(jax.jit(lambda v: jnp.where(jnp.isnan(v), 0.0, v).sum())(x))
+print(jax.vmap(jnp.argsort)(m))
+print(jax.grad(lambda v: jnp.where(jnp.isinf(v), 0.0, v * v).sum())(jnp.array([1.0, jnp.inf, -3.0])))
+result = [jnp.sort(m, axis=0), jnp.argsort(x)]
