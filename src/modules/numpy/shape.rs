@@ -51,6 +51,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("take", |_, a| take(&a));
     b.func("pad", |_, a| pad(&a));
     b.func("tile", |_, a| tile(&a));
+    b.func("roll", |_, a| roll(&a));
     register_queries(b);
 }
 
@@ -358,6 +359,72 @@ fn pad_pairs(width: &Obj, ndim: usize) -> Result<Vec<(usize, usize)>> {
             "pad_width has {n} pairs but the array has {ndim} dimensions"
         ),
     }
+}
+
+/// `jnp.roll(a, shift, axis=None)` with static shifts: along each axis the
+/// last `shift` elements move to the front, by slicing and concatenating
+/// as JAX does; with no axis the flattened array rolls.
+fn roll(a: &Args) -> Result<Obj> {
+    let x = arr(a, 0, "a", "roll")?;
+    let ints = |o: &Obj| -> Result<Vec<i64>> {
+        match o {
+            Obj::Tuple(_) | Obj::List(_) => iterate(o)?.iter().map(to_int).collect(),
+            Obj::Array(Value::Traced(_)) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jnp.roll with a traced shift"
+            ),
+            n => Ok(vec![to_int(n)?]),
+        }
+    };
+    let shifts = ints(&a.req(Some(1), "shift", "roll")?)?;
+    let axis = a.get(Some(2), "axis").filter(|o| !matches!(o, Obj::None));
+    let Some(axis) = axis else {
+        let flat = jops::reshape(&x, &[x.shape().iter().product()])?;
+        let rolled = roll_axes(&flat, &[0], &shifts)?;
+        return Ok(Obj::Array(jops::reshape(&rolled, &x.shape())?));
+    };
+    let axes = ints(&axis)?;
+    Ok(Obj::Array(roll_axes(&x, &axes, &shifts)?))
+}
+
+fn roll_axes(x: &Value, axes: &[i64], shifts: &[i64]) -> Result<Value> {
+    let n = axes.len().max(shifts.len());
+    if (axes.len() != n && axes.len() != 1) || (shifts.len() != n && shifts.len() != 1) {
+        bail!(
+            ValueError,
+            "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with shape ({},) and arg 1 with shape ({},).",
+            axes.len(),
+            shifts.len()
+        );
+    }
+    let mut y = x.clone();
+    for k in 0..n {
+        let ndim = y.ndim() as i64;
+        let ax = axes[k.min(axes.len() - 1)];
+        if ax < -ndim || ax >= ndim {
+            bail!(
+                ValueError,
+                "axis {ax} is out of bounds for array of dimension {ndim}"
+            );
+        }
+        let ax = ax.rem_euclid(ndim) as usize;
+        let size = y.shape()[ax] as i64;
+        if size == 0 {
+            continue;
+        }
+        let i = (-shifts[k.min(shifts.len() - 1)]).rem_euclid(size) as usize;
+        let shape = y.shape();
+        let part = |from: usize, to: usize| {
+            let mut starts = vec![0; shape.len()];
+            let mut limits = shape.clone();
+            starts[ax] = from;
+            limits[ax] = to;
+            jops::slice(&y, &starts, &limits, &vec![1; shape.len()])
+        };
+        let (tail, head) = (part(i, shape[ax])?, part(0, i)?);
+        y = jops::concatenate(&[tail, head], ax as i64)?;
+    }
+    Ok(y)
 }
 
 /// `jnp.tile`: the array repeated `reps` times along each dimension
