@@ -172,6 +172,9 @@ pub fn abstract_mesh_new(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::lib(AbstractMesh(Some(Rc::new(mesh)), Device::Unnamed)))
 }
 
+/// The context mesh and the mesh `use_abstract_mesh` had installed.
+type Saved = (Option<Rc<Mesh>>, Option<Rc<Mesh>>);
+
 /// What `jax.sharding.use_abstract_mesh(mesh)` returns: inside it the
 /// context mesh has the abstract mesh's axes, on the devices of the mesh it
 /// replaces (which must be as many; with no mesh before, the first ones).
@@ -179,7 +182,7 @@ struct UseAbstractMesh {
     mesh: Rc<Mesh>,
     /// The context mesh and the one `use_abstract_mesh` had installed,
     /// before `__enter__`.
-    previous: std::cell::RefCell<Option<(Option<Rc<Mesh>>, Option<Rc<Mesh>>)>>,
+    previous: std::cell::RefCell<Option<Saved>>,
 }
 
 impl Object for UseAbstractMesh {
@@ -211,7 +214,7 @@ impl Object for UseAbstractMesh {
                 let mesh = Mesh::with_device_ids(&names, me.mesh.shape(), ids)?
                     .with_axis_types(me.mesh.axis_types())?;
                 let mesh = Rc::new(mesh);
-                let used = std::mem::replace(&mut i.state::<UsedAbstract>().0, Some(mesh.clone()));
+                let used = i.state::<UsedAbstract>().0.replace(mesh.clone());
                 *me.previous.borrow_mut() = Some((prev, used));
                 i.state::<ContextMesh>().0 = Some(mesh);
                 Ok(Obj::None)
