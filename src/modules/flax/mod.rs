@@ -247,6 +247,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
     None
 }
 
+mod batch;
 mod display;
 mod embed;
 mod filters;
@@ -255,6 +256,7 @@ pub mod linen;
 pub mod nnx;
 mod norm;
 mod rngs;
+mod scan;
 mod transforms;
 
 pub use linen::linen_module;

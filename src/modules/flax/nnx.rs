@@ -823,6 +823,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     super::filters::register(&mut b);
     super::graph::register(&mut b, &nnx.state);
     super::transforms::register(&mut b, &nnx.state);
+    super::scan::register(&mut b, &nnx.state);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }
