@@ -257,6 +257,7 @@ pub mod nnx;
 mod norm;
 mod rngs;
 mod scan;
+mod split_rngs;
 mod transforms;
 
 pub use linen::linen_module;

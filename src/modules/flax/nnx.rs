@@ -824,6 +824,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     super::graph::register(&mut b, &nnx.state);
     super::transforms::register(&mut b, &nnx.state);
     super::scan::register(&mut b, &nnx.state);
+    super::split_rngs::register(&mut b);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }

@@ -436,7 +436,7 @@ fn traced(interp: &mut Interp, spec: &Spec, step: Rc<Step>) -> Result<(Obj, Obj)
 /// Writes `state` (shaped by `def`) into the caller's module `orig`.
 fn write_back(orig: &Obj, def: &Obj, state: Obj) -> Result<()> {
     if let (Obj::Instance(o), Obj::Instance(n)) = (orig, merge_parts(def, &[state])?) {
-        *o.attrs.borrow_mut() = n.attrs.borrow().clone();
+        super::graph::sync_into(o, &n);
     }
     Ok(())
 }

@@ -144,7 +144,7 @@ fn vmap_call(
     let after_defs = after.borrow().clone();
     for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(&states) {
         if let Obj::Instance(rebuilt) = merge_parts(def, std::slice::from_ref(state))? {
-            *orig.attrs.borrow_mut() = rebuilt.attrs.borrow().clone();
+            super::graph::sync_into(orig, &rebuilt);
         }
     }
     let def = out_def.borrow().clone();
