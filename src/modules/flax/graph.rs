@@ -84,7 +84,7 @@ fn preds_from(a: &Args, from: usize) -> Result<Vec<Pred>> {
 }
 
 /// Groups the variables of `node` by the first filter they pass.
-fn group_vars(
+pub(super) fn group_vars(
     interp: &mut Interp,
     node: &Obj,
     preds: &[Pred],
@@ -115,9 +115,9 @@ fn group_vars(
     Ok(groups)
 }
 
-type PathVarList = Vec<(Vec<String>, Rc<Instance>)>;
+pub(super) type PathVarList = Vec<(Vec<String>, Rc<Instance>)>;
 
-fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
+pub(super) fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
     let state = StateClass(nnx_state.clone());
     state.build(vars.iter().map(|(p, v)| (p.clone(), copy_var(v))).collect())
 }

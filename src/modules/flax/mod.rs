@@ -249,6 +249,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 
 mod batch;
 mod display;
+mod ema;
 mod embed;
 mod filters;
 mod graph;

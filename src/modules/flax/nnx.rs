@@ -789,7 +789,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("OptState", Obj::Class(opt_state))
         .attr("Intermediate", Obj::Class(intermediate))
         .attr("Cache", Obj::Class(cache))
-        .attr("State", Obj::Class(state))
+        .attr("State", Obj::Class(state.clone()))
         .attr("Rngs", Obj::Class(rc.rngs.clone()))
         .attr("RngStream", Obj::Class(rc.stream.clone()))
         .attr("RngState", Obj::Class(rc.rng_state.clone()))
@@ -798,7 +798,11 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Linear", Obj::Class(linear_class(&nnx)))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
         .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
-        .attr("Optimizer", Obj::Class(optimizer_class(&nnx)));
+        .attr("Optimizer", Obj::Class(optimizer_class(&nnx)))
+        .attr(
+            "EMA",
+            Obj::Class(super::ema::ema_class(&module, &state)),
+        );
     crate::modules::nn::add_activations(&mut b);
     b.attr(
         "initializers",
