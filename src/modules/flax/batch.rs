@@ -7,38 +7,39 @@
 //! keys are elementwise (threefry), so a batched key gives each slice what
 //! the slice's own key gives: the numbers are the ones JAX computes.
 
+use super::super::random::{key_obj, Keys};
 use super::rngs::Counts;
 use super::*;
 use crate::random::Key;
-use super::super::random::{key_obj, Keys};
 
 /// Whether `tree` holds keys or stream counters.
 pub(super) fn has_host_leaves(tree: &Obj) -> Result<bool> {
     let (leaves, _) = flatten_known(tree)?;
-    Ok(leaves.iter().any(|l| {
-        l.downcast::<Keys>().is_some() || l.downcast::<Counts>().is_some()
-    }))
+    Ok(leaves
+        .iter()
+        .any(|l| l.downcast::<Keys>().is_some() || l.downcast::<Counts>().is_some()))
 }
 
 /// The size of the leading axis of the leaves of `tree`, if it has leaves.
 pub(super) fn leading_size(tree: &Obj) -> Result<Option<usize>> {
     let (leaves, _) = flatten_known(tree)?;
-    for l in &leaves {
-        let shape = if let Some(k) = l.downcast::<Keys>() {
-            k.batch.clone()
-        } else if let Some(c) = l.downcast::<Counts>() {
-            c.shape.clone()
-        } else {
-            to_value(l)?.shape().to_vec()
-        };
-        return Ok(Some(shape.first().copied().ok_or_else(|| {
-            err!(
-                ValueError,
-                "a value mapped over its leading axis has no axes (shape ())"
-            )
-        })?));
+    let Some(l) = leaves.first() else {
+        return Ok(None);
+    };
+    let shape = if let Some(k) = l.downcast::<Keys>() {
+        k.batch.clone()
+    } else if let Some(c) = l.downcast::<Counts>() {
+        c.shape.clone()
+    } else {
+        to_value(l)?.shape().to_vec()
+    };
+    match shape.first() {
+        Some(&d) => Ok(Some(d)),
+        None => bail!(
+            ValueError,
+            "a value mapped over its leading axis has no axes (shape ())"
+        ),
     }
-    Ok(None)
 }
 
 /// Entry `i` of every leaf of `tree` along axis 0.

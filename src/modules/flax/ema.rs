@@ -55,7 +55,12 @@ fn ema_update(interp: &mut Interp, a: Args) -> Result<Obj> {
     };
     let news = tracked(interp, &updates, &only)?;
     let mut emas = vec![];
-    collect_vars(&iattr(&me, "params").unwrap_or(Obj::None), &mut vec![], &|_| true, &mut emas);
+    collect_vars(
+        &iattr(&me, "params").unwrap_or(Obj::None),
+        &mut vec![],
+        &|_| true,
+        &mut emas,
+    );
     if emas.len() != news.len() {
         bail!(
             ValueError,
@@ -100,7 +105,12 @@ fn put_at(node: &Obj, path: &[String], var: &Obj) -> Result<()> {
             }
         }
         Obj::Dict(d) => {
-            let key = d.borrow().items.iter().find(|(k, _)| str_of(k) == *last).map(|(k, _)| k.clone());
+            let key = d
+                .borrow()
+                .items
+                .iter()
+                .find(|(k, _)| str_of(k) == *last)
+                .map(|(k, _)| k.clone());
             if let Some(k) = key {
                 d.borrow_mut().set(k, var.clone());
             }
@@ -121,7 +131,12 @@ fn child(o: &Obj, name: &str) -> Result<Obj> {
             .parse::<usize>()
             .ok()
             .and_then(|k| iterate(o).ok()?.get(k).cloned()),
-        Obj::Dict(d) => d.borrow().items.iter().find(|(k, _)| str_of(k) == name).map(|(_, v)| v.clone()),
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .find(|(k, _)| str_of(k) == name)
+            .map(|(_, v)| v.clone()),
         _ => None,
     };
     found.ok_or_else(|| err!(KeyError, "{name}"))
@@ -134,7 +149,12 @@ fn ema_apply_to(st: &Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let model = a.req(Some(1), "model", "apply_to")?;
         let view = merge_parts(&graphdef_of(&model), &[full_state(&st, &model)])?;
         let mut emas = vec![];
-        collect_vars(&iattr(&me, "params").unwrap_or(Obj::None), &mut vec![], &|_| true, &mut emas);
+        collect_vars(
+            &iattr(&me, "params").unwrap_or(Obj::None),
+            &mut vec![],
+            &|_| true,
+            &mut emas,
+        );
         for (path, ema) in emas {
             put_at(&view, &path, &Obj::Instance(ema))?;
         }
@@ -150,7 +170,10 @@ pub(super) fn ema_class(module: &Rc<Class>, st: &Rc<Class>) -> Rc<Class> {
         vec![
             ("__init__".into(), Obj::native("EMA.__init__", ema_init(st))),
             ("update".into(), Obj::native("EMA.update", ema_update)),
-            ("apply_to".into(), Obj::native("EMA.apply_to", ema_apply_to(st))),
+            (
+                "apply_to".into(),
+                Obj::native("EMA.apply_to", ema_apply_to(st)),
+            ),
         ],
     )
 }

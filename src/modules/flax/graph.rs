@@ -296,16 +296,18 @@ pub(super) fn sync_into(orig: &Rc<Instance>, new: &Rc<Instance>) {
     let old = orig.attrs.borrow().clone();
     let mut out = vec![];
     for (k, v) in new.attrs.borrow().iter() {
-        let kept = old.iter().find(|(ok, _)| ok == k).and_then(|(_, ov)| match (ov, v) {
-            (Obj::Instance(a), Obj::Instance(b))
-                if Rc::ptr_eq(&a.class, &b.class)
-                    && (is_nnx_module(a) || is_variable(a)) =>
-            {
-                sync_into(a, b);
-                Some(ov.clone())
-            }
-            _ => None,
-        });
+        let kept = old
+            .iter()
+            .find(|(ok, _)| ok == k)
+            .and_then(|(_, ov)| match (ov, v) {
+                (Obj::Instance(a), Obj::Instance(b))
+                    if Rc::ptr_eq(&a.class, &b.class) && (is_nnx_module(a) || is_variable(a)) =>
+                {
+                    sync_into(a, b);
+                    Some(ov.clone())
+                }
+                _ => None,
+            });
         out.push((k.clone(), kept.unwrap_or_else(|| v.clone())));
     }
     *orig.attrs.borrow_mut() = out;

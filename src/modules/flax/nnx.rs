@@ -799,10 +799,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Sequential", Obj::Class(sequential_class(&module)))
         .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)))
-        .attr(
-            "EMA",
-            Obj::Class(super::ema::ema_class(&module, &state)),
-        );
+        .attr("EMA", Obj::Class(super::ema::ema_class(&module, &state)));
     crate::modules::nn::add_activations(&mut b);
     b.attr(
         "initializers",

@@ -66,7 +66,8 @@ impl Counts {
             Ok(a) => {
                 let r = crate::python::format::array_repr(&Value::Concrete(a));
                 let body = r.trim_start_matches("Array(");
-                body.rsplit_once(", dtype=int32").map_or(body.to_string(), |(b, _)| b.to_string())
+                body.rsplit_once(", dtype=int32")
+                    .map_or(body.to_string(), |(b, _)| b.to_string())
             }
             Err(_) => format!("<uint32 array of shape {:?}>", self.shape),
         }

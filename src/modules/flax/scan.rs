@@ -137,7 +137,11 @@ fn check_axes(spec: &Spec, ins: &[Axis], outs: &OutAxes) -> Result<()> {
         bail!(
             ValueError,
             "Found multiple Carry definitions in {}",
-            if out_carries > 1 { "out_axes" } else { "in_axes" }
+            if out_carries > 1 {
+                "out_axes"
+            } else {
+                "in_axes"
+            }
         );
     }
     if (carry_count(ins) == 0) != (out_carries == 0) {
@@ -299,7 +303,8 @@ impl Step {
             }
             return Ok(out);
         }
-        let same = matches!((&args[at], &out), (Obj::Instance(a), Obj::Instance(b)) if Rc::ptr_eq(a, b));
+        let same =
+            matches!((&args[at], &out), (Obj::Instance(a), Obj::Instance(b)) if Rc::ptr_eq(a, b));
         if !same {
             bail!(
                 ValueError,
@@ -468,7 +473,13 @@ fn finish(interp: &mut Interp, step: &Step, carry: Obj, stacked: Obj) -> Result<
         OutAxes::Whole(Axis::Index(a)) => vec![*a],
         OutAxes::Items(v) => v
             .iter()
-            .filter_map(|a| if let Axis::Index(k) = a { Some(*k) } else { None })
+            .filter_map(|a| {
+                if let Axis::Index(k) = a {
+                    Some(*k)
+                } else {
+                    None
+                }
+            })
             .collect(),
         OutAxes::Whole(_) => vec![],
     };
@@ -543,7 +554,12 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     b.attr("Carry", carry.clone());
     let st = state.clone();
     b.func("scan", move |_, a| {
-        for name in ["transform_metadata", "graph", "graph_updates", "_split_transpose"] {
+        for name in [
+            "transform_metadata",
+            "graph",
+            "graph_updates",
+            "_split_transpose",
+        ] {
             let given = match a.opt(None, name) {
                 Some(Obj::Bool(b)) if name.starts_with("graph") => !b,
                 Some(Obj::Dict(d)) => !d.borrow().items.is_empty(),
@@ -579,7 +595,9 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         };
         Ok(match a.pos.first() {
             Some(f) => make(f.clone()),
-            None => Obj::native("nnx.scan", move |_, d| Ok(make(d.req(Some(0), "f", "scan")?))),
+            None => Obj::native("nnx.scan", move |_, d| {
+                Ok(make(d.req(Some(0), "f", "scan")?))
+            }),
         })
     });
 }

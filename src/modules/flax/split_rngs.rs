@@ -13,9 +13,9 @@
 
 use std::collections::HashSet;
 
+use super::super::random::key_obj;
 use super::rngs::{split_keys, stream_keys, stream_next, var_slot, Counts};
 use super::*;
-use super::super::random::key_obj;
 
 /// The streams under `o`, each once, in attribute order.
 fn find_streams(o: &Obj, seen: &mut HashSet<usize>, out: &mut Vec<(String, Rc<Instance>)>) {
@@ -74,7 +74,11 @@ fn split_node(node: &Obj, splits: &Obj, only: &Option<Obj>) -> Result<Obj> {
         let (kv, cv) = (var_slot(&s, "key")?, var_slot(&s, "count")?);
         let old_key = iattr(&kv, "value").unwrap_or(Obj::None);
         let old_count = iattr(&cv, "value").unwrap_or(Obj::None);
-        backups.push(Obj::tuple(vec![Obj::Instance(s.clone()), old_key, old_count.clone()]));
+        backups.push(Obj::tuple(vec![
+            Obj::Instance(s.clone()),
+            old_key,
+            old_count.clone(),
+        ]));
         let keys = super::super::random::keys_of(&key)
             .ok_or_else(|| err!(TypeError, "the stream {tag} holds no key"))?;
         let split = split_keys(&keys, splits)?;

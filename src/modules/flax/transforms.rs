@@ -212,7 +212,10 @@ fn move_to_front(interp: &mut Interp, tree: &Obj, axis: i64) -> Result<Obj> {
     let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
     let mut out = vec![];
     for leaf in leaves {
-        out.push(interp.call(&moveaxis, Args::new(vec![leaf, Obj::Int(axis), Obj::Int(0)]))?);
+        out.push(interp.call(
+            &moveaxis,
+            Args::new(vec![leaf, Obj::Int(axis), Obj::Int(0)]),
+        )?);
     }
     unflatten_known(&def, &out)
 }
