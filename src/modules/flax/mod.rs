@@ -179,7 +179,7 @@ fn pytree_children(i: &Instance) -> Option<Vec<String>> {
             .attrs
             .borrow()
             .iter()
-            .filter(|(k, v)| !k.starts_with("_nnx") && is_data(v))
+            .filter(|(k, v)| pytree::is_child(i, k, v))
             .map(|(k, _)| k.clone())
             .collect();
         names.sort_by(|a, b| key_order(a, b));
@@ -256,6 +256,7 @@ mod graph;
 pub mod linen;
 pub mod nnx;
 mod norm;
+mod pytree;
 mod rngs;
 mod scan;
 mod split_rngs;

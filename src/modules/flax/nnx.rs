@@ -753,7 +753,8 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
 
 /// Builds `flax.nnx`.
 pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
-    let module = nnx_root_class("Module", vec![("__nnx_module__".into(), Obj::Bool(true))]);
+    let pytree = super::pytree::pytree_class();
+    let module = new_class("Module", vec![pytree.clone()], vec![]);
     let variable = variable_class();
     let sub = |name: &str| {
         new_class(
@@ -783,6 +784,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     };
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
+        .attr("Pytree", Obj::Class(pytree))
         .attr("Variable", Obj::Class(variable))
         .attr("Param", Obj::Class(param))
         .attr("BatchStat", Obj::Class(batch_stat))
@@ -813,7 +815,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
             None => vec![],
         }))
     });
-    b.func("data", |_, a| a.req(Some(0), "value", "data"));
+    super::pytree::register(&mut b);
     b.func("display", |interp, a| {
         for x in &a.pos {
             let text = format!("{}\n", interp.str(x)?);
