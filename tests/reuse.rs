@@ -1,7 +1,8 @@
 //! One thread runs the same program 1000 times, as a long-lived page worker
 //! does: nothing a run makes may outlive it, so memory stays flat. The
 //! program defines closures, classes with `super()`, generators, exceptions
-//! of its own, PRNG keys, an `nnx.Rngs` and an optax optimizer: the objects
+//! of its own, PRNG keys, an `nnx.Rngs`, an `nnx.EMA`, modules built by
+//! `nnx.vmap` and run by `nnx.scan`, and an optax optimizer: the objects
 //! that used to be kept alive by per-thread registries or by the cycle
 //! between a function and the scope it was defined in.
 
@@ -51,7 +52,25 @@ normed = bn(jnp.ones((3, 2)))
 emb = nnx.Embed(3, 2, rngs=rngs)
 tx = optax.adam(1e-3)
 state = tx.init({"w": jnp.ones((4,))})
+ema = nnx.EMA(layer, decay=0.9)
+ema.update(layer)
+view = ema.apply_to(layer)
+
+@nnx.split_rngs(splits=2)
+@nnx.vmap(in_axes=(0,), out_axes=0)
+def make_layers(r):
+    return nnx.Linear(2, 2, rngs=r)
+
+layers = make_layers(nnx.Rngs(1))
+
+@nnx.scan(in_axes=(nnx.Carry, 0), out_axes=nnx.Carry)
+def through(h, lin):
+    return lin(h)
+
+h = through(jnp.ones((2,)), layers)
 big = jnp.ones((256, 256))
+# Holding the big array, a leaked module or EMA would leak it too.
+layers.keep = ema.keep = view.keep = big
 result = [bump(), bump(), c.x, sum(gen(5)), float(big.sum())]
 "#;
 

@@ -205,8 +205,33 @@ fn value_text(o: &Obj, ctx: &mut Ctx, abstract_arrays: bool) -> String {
             )),
             v.dtype().name()
         ),
+        other if abstract_arrays => host_array_text(other).unwrap_or_else(|| repr_of(other)),
         other => repr_of(other),
     }
+}
+
+/// Typed keys and stream counters of more than one element, as nnx shows
+/// arrays inside a module: by shape and dtype.
+fn host_array_text(o: &Obj) -> Option<String> {
+    let dims = |shape: &[usize]| {
+        repr_of(&Obj::tuple(
+            shape.iter().map(|&d| Obj::Int(d as i64)).collect(),
+        ))
+    };
+    if let Some(k) = o.downcast::<super::super::random::Keys>() {
+        if k.typed && k.keys.len() > 1 {
+            return Some(format!("Array(shape={}, dtype=key<fry>)", dims(&k.batch)));
+        }
+    }
+    if let Some(c) = o.downcast::<super::rngs::Counts>() {
+        if c.data.len() > 1 {
+            return Some(format!(
+                "Array(shape={}, dtype=dtype('uint32'))",
+                dims(&c.shape)
+            ));
+        }
+    }
+    None
 }
 
 fn variable_text(i: &Rc<Instance>, ctx: &mut Ctx, abstract_arrays: bool) -> String {

@@ -84,7 +84,7 @@ fn preds_from(a: &Args, from: usize) -> Result<Vec<Pred>> {
 }
 
 /// Groups the variables of `node` by the first filter they pass.
-fn group_vars(
+pub(super) fn group_vars(
     interp: &mut Interp,
     node: &Obj,
     preds: &[Pred],
@@ -115,9 +115,9 @@ fn group_vars(
     Ok(groups)
 }
 
-type PathVarList = Vec<(Vec<String>, Rc<Instance>)>;
+pub(super) type PathVarList = Vec<(Vec<String>, Rc<Instance>)>;
 
-fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
+pub(super) fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
     let state = StateClass(nnx_state.clone());
     state.build(vars.iter().map(|(p, v)| (p.clone(), copy_var(v))).collect())
 }
@@ -279,4 +279,36 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         "from_flat_path".into(),
         Obj::lib(crate::python::classes::StaticMethod(from_flat)),
     ));
+}
+
+/// Makes the node `orig` what `new` (a rebuilt copy) is, keeping the
+/// caller's submodules and variables as objects where both have them at
+/// the same attribute with the same type, as Flax's graph updates do (so
+/// references held elsewhere, like a `SplitBackups`, still see them).
+pub(super) fn sync_into(orig: &Rc<Instance>, new: &Rc<Instance>) {
+    if Rc::ptr_eq(orig, new) {
+        return;
+    }
+    if is_variable(orig) {
+        *orig.attrs.borrow_mut() = new.attrs.borrow().clone();
+        return;
+    }
+    let old = orig.attrs.borrow().clone();
+    let mut out = vec![];
+    for (k, v) in new.attrs.borrow().iter() {
+        let kept = old
+            .iter()
+            .find(|(ok, _)| ok == k)
+            .and_then(|(_, ov)| match (ov, v) {
+                (Obj::Instance(a), Obj::Instance(b))
+                    if Rc::ptr_eq(&a.class, &b.class) && (is_nnx_module(a) || is_variable(a)) =>
+                {
+                    sync_into(a, b);
+                    Some(ov.clone())
+                }
+                _ => None,
+            });
+        out.push((k.clone(), kept.unwrap_or_else(|| v.clone())));
+    }
+    *orig.attrs.borrow_mut() = out;
 }

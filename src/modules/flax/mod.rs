@@ -179,7 +179,7 @@ fn pytree_children(i: &Instance) -> Option<Vec<String>> {
             .attrs
             .borrow()
             .iter()
-            .filter(|(k, v)| !k.starts_with("_nnx") && is_data(v))
+            .filter(|(k, v)| pytree::is_child(i, k, v))
             .map(|(k, _)| k.clone())
             .collect();
         names.sort_by(|a, b| key_order(a, b));
@@ -247,15 +247,20 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
     None
 }
 
+mod batch;
 mod conv;
 mod display;
+mod ema;
 mod embed;
 mod filters;
 mod graph;
 pub mod linen;
 pub mod nnx;
 mod norm;
+mod pytree;
 mod rngs;
+mod scan;
+mod split_rngs;
 mod transforms;
 
 pub use linen::linen_module;

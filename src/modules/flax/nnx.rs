@@ -753,7 +753,8 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
 
 /// Builds `flax.nnx`.
 pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
-    let module = nnx_root_class("Module", vec![("__nnx_module__".into(), Obj::Bool(true))]);
+    let pytree = super::pytree::pytree_class();
+    let module = new_class("Module", vec![pytree.clone()], vec![]);
     let variable = variable_class();
     let sub = |name: &str| {
         new_class(
@@ -783,13 +784,14 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     };
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
+        .attr("Pytree", Obj::Class(pytree))
         .attr("Variable", Obj::Class(variable))
         .attr("Param", Obj::Class(param))
         .attr("BatchStat", Obj::Class(batch_stat))
         .attr("OptState", Obj::Class(opt_state))
         .attr("Intermediate", Obj::Class(intermediate))
         .attr("Cache", Obj::Class(cache))
-        .attr("State", Obj::Class(state))
+        .attr("State", Obj::Class(state.clone()))
         .attr("Rngs", Obj::Class(rc.rngs.clone()))
         .attr("RngStream", Obj::Class(rc.stream.clone()))
         .attr("RngState", Obj::Class(rc.rng_state.clone()))
@@ -798,7 +800,8 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Linear", Obj::Class(linear_class(&nnx)))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
         .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
-        .attr("Optimizer", Obj::Class(optimizer_class(&nnx)));
+        .attr("Optimizer", Obj::Class(optimizer_class(&nnx)))
+        .attr("EMA", Obj::Class(super::ema::ema_class(&module, &state)));
     crate::modules::nn::add_activations(&mut b);
     b.attr(
         "initializers",
@@ -813,7 +816,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
             None => vec![],
         }))
     });
-    b.func("data", |_, a| a.req(Some(0), "value", "data"));
+    super::pytree::register(&mut b);
     b.func("display", |interp, a| {
         for x in &a.pos {
             let text = format!("{}\n", interp.str(x)?);
@@ -824,6 +827,8 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     super::filters::register(&mut b);
     super::graph::register(&mut b, &nnx.state);
     super::transforms::register(&mut b, &nnx.state);
+    super::scan::register(&mut b, &nnx.state);
+    super::split_rngs::register(&mut b);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }

@@ -58,7 +58,19 @@ impl Counts {
         if self.shape.len() == 1 {
             return format!("[{}]", items.join(sep));
         }
-        format!("<uint32 array of shape {:?}>", self.shape)
+        // Counts stay far below 2**31, so an int32 array prints the same
+        // digits in the same layout.
+        let data = self.data.iter().map(|&c| c as i32).collect();
+        match crate::array::Array::from_i32(&self.shape, data) {
+            Ok(a) if sep == " " => crate::python::format::array_str(&Value::Concrete(a)),
+            Ok(a) => {
+                let r = crate::python::format::array_repr(&Value::Concrete(a));
+                let body = r.trim_start_matches("Array(");
+                body.rsplit_once(", dtype=int32")
+                    .map_or(body.to_string(), |(b, _)| b.to_string())
+            }
+            Err(_) => format!("<uint32 array of shape {:?}>", self.shape),
+        }
     }
 }
 
@@ -125,7 +137,7 @@ fn new_stream(c: &RngClasses, keys: Keys, tag: &str) -> Result<Obj> {
 }
 
 /// The keys a stream starts from: an int seed, a typed key or raw key data.
-fn stream_keys(o: &Obj) -> Result<Keys> {
+pub(super) fn stream_keys(o: &Obj) -> Result<Keys> {
     if let Some(mut k) = keys_of(o) {
         k.typed = true;
         return Ok(k);
@@ -149,7 +161,7 @@ fn stream_keys(o: &Obj) -> Result<Keys> {
     }
 }
 
-fn var_slot(stream: &Instance, name: &str) -> Result<Rc<Instance>> {
+pub(super) fn var_slot(stream: &Instance, name: &str) -> Result<Rc<Instance>> {
     match iattr(stream, name) {
         Some(Obj::Instance(v)) if is_variable(&v) => Ok(v),
         _ => bail!(TypeError, "RngStream has no {name} variable"),
@@ -323,7 +335,7 @@ fn fork_stream(c: &RngClasses, s: &Instance, split: &Option<Obj>) -> Result<Obj>
     new_stream(c, keys, &tag)
 }
 
-fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
+pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
     let shape: Vec<usize> = match n {
         Obj::Tuple(t) => t
             .iter()

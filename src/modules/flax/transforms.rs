@@ -112,12 +112,13 @@ fn vmap_call(
         })
     };
     let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
+    let (pure_fn, axes_used) = (pure, axes.clone());
     let jax = crate::modules::import(interp, "jax")?;
     let vmap = crate::python::ops::getattr(interp, &jax, "vmap")?;
     let mapped = interp.call(
         &vmap,
         Args {
-            pos: vec![pure],
+            pos: vec![pure_fn.clone()],
             kw: vec![
                 ("in_axes".into(), Obj::tuple(axes)),
                 ("out_axes".into(), Obj::Int(0)),
@@ -126,7 +127,15 @@ fn vmap_call(
     )?;
     // jax.vmap stacks every output along axis 0; each is then moved to
     // the axis asked for (or unstacked for None).
-    let mut r = iterate(&interp.call(&mapped, Args::new(args))?)?;
+    let mut host = false;
+    for a in &args {
+        host = host || super::batch::has_host_leaves(a)?;
+    }
+    let mut r = if host {
+        iterate(&host_vmap(interp, &pure_fn, &args, &axes_used)?)?
+    } else {
+        iterate(&interp.call(&mapped, Args::new(args))?)?
+    };
     r[0] = move_batch_axis(interp, &r[0], out_axes)?;
     let mut states = vec![];
     for (s, ax) in r[1..].iter().zip(&mod_axes) {
@@ -135,7 +144,7 @@ fn vmap_call(
     let after_defs = after.borrow().clone();
     for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(&states) {
         if let Obj::Instance(rebuilt) = merge_parts(def, std::slice::from_ref(state))? {
-            *orig.attrs.borrow_mut() = rebuilt.attrs.borrow().clone();
+            super::graph::sync_into(orig, &rebuilt);
         }
     }
     let def = out_def.borrow().clone();
@@ -143,6 +152,72 @@ fn vmap_call(
         Some(def) => merge_parts(&def, &[r[0].clone()]),
         None => Ok(r[0].clone()),
     }
+}
+
+/// The mapped function run once per slice on the host, for arguments that
+/// hold rng streams (whose keys shardlab cannot trace; see `batch`). A
+/// function that prints would print once per slice rather than once while
+/// tracing, so that is refused.
+fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Result<Obj> {
+    let mut moved = vec![];
+    let mut n = None;
+    for (a, ax) in args.iter().zip(axes) {
+        moved.push(match ax {
+            Obj::None => None,
+            Obj::Int(k) => {
+                let m = move_to_front(interp, a, *k)?;
+                n = n.or(super::batch::leading_size(&m)?);
+                Some(m)
+            }
+            other => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.vmap with axes {}",
+                repr_of(other)
+            ),
+        });
+    }
+    let Some(n) = n else {
+        bail!(
+            ValueError,
+            "vmap must have at least one non-None value in in_axes"
+        );
+    };
+    let mut outs = vec![];
+    for i in 0..n {
+        let mut step = vec![];
+        for (a, m) in args.iter().zip(&moved) {
+            step.push(match m {
+                Some(m) => super::batch::slice_tree(m, i)?,
+                None => a.clone(),
+            });
+        }
+        let printed = interp.out.len();
+        outs.push(interp.call(pure, Args::new(step))?);
+        if interp.out.len() != printed {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: printing inside nnx.vmap over rng streams"
+            );
+        }
+    }
+    super::batch::stack_trees(&outs)
+}
+
+fn move_to_front(interp: &mut Interp, tree: &Obj, axis: i64) -> Result<Obj> {
+    if axis == 0 {
+        return Ok(tree.clone());
+    }
+    let (leaves, def) = flatten_known(tree)?;
+    let jnp = crate::modules::import(interp, "jax.numpy")?;
+    let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
+    let mut out = vec![];
+    for leaf in leaves {
+        out.push(interp.call(
+            &moveaxis,
+            Args::new(vec![leaf, Obj::Int(axis), Obj::Int(0)]),
+        )?);
+    }
+    unflatten_known(&def, &out)
 }
 
 /// Every leaf of `tree` (stacked along axis 0) with that axis moved to

@@ -1,0 +1,235 @@
+//! `nnx.split_rngs` and `nnx.restore_rngs`.
+//!
+//! Every `RngStream` found in the node (modules, `Rngs`, containers) that
+//! the `only` filter selects draws its next key, which is split into
+//! `splits` keys with zero counts; the streams' previous keys and counts
+//! (counted after the draw, as Flax keeps them) are kept in a
+//! `SplitBackups`, which restores them on `restore_rngs` or at the end of a
+//! `with` block. Without a node it is a decorator that splits the rng
+//! streams among the function's arguments for the duration of each call.
+//!
+//! `nnx.reseed(node, name=seed, ...)` gives the streams of those names the
+//! first key a fresh stream of that seed draws, with a zero count.
+
+use std::collections::HashSet;
+
+use super::super::random::key_obj;
+use super::rngs::{split_keys, stream_keys, stream_next, var_slot, Counts};
+use super::*;
+
+/// The streams under `o`, each once, in attribute order.
+fn find_streams(o: &Obj, seen: &mut HashSet<usize>, out: &mut Vec<(String, Rc<Instance>)>) {
+    match o {
+        Obj::Instance(i) => {
+            if !seen.insert(Rc::as_ptr(i) as usize) {
+                return;
+            }
+            if i.class.name == "RngStream" {
+                let tag = str_of(&iattr(i, "tag").unwrap_or(Obj::str("default")));
+                out.push((tag, i.clone()));
+            } else if is_nnx_module(i) {
+                let attrs = i.attrs.borrow().clone();
+                for (_, v) in attrs {
+                    find_streams(&v, seen, out);
+                }
+            }
+        }
+        Obj::List(l) => {
+            let items = l.borrow().clone();
+            items.iter().for_each(|x| find_streams(x, seen, out));
+        }
+        Obj::Tuple(t) => t.iter().for_each(|x| find_streams(x, seen, out)),
+        Obj::Dict(d) => {
+            let items = d.borrow().items.clone();
+            items.iter().for_each(|(_, v)| find_streams(v, seen, out));
+        }
+        _ => {}
+    }
+}
+
+/// Which streams `only` selects: all (`...`) or those of one name.
+fn selects(only: &Option<Obj>, tag: &str) -> Result<bool> {
+    match only {
+        None | Some(Obj::Ellipsis) => Ok(true),
+        Some(o @ Obj::Str(_)) => Ok(str_of(o) == tag),
+        Some(other) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.split_rngs with only={}",
+            repr_of(other)
+        ),
+    }
+}
+
+/// Splits the selected streams of `node`; the backups as a list of
+/// `(stream, key, count)`.
+fn split_node(node: &Obj, splits: &Obj, only: &Option<Obj>) -> Result<Obj> {
+    let mut streams = vec![];
+    find_streams(node, &mut HashSet::new(), &mut streams);
+    let mut backups = vec![];
+    for (tag, s) in streams {
+        if !selects(only, &tag)? {
+            continue;
+        }
+        let key = stream_next(&s)?;
+        let (kv, cv) = (var_slot(&s, "key")?, var_slot(&s, "count")?);
+        let old_key = iattr(&kv, "value").unwrap_or(Obj::None);
+        let old_count = iattr(&cv, "value").unwrap_or(Obj::None);
+        backups.push(Obj::tuple(vec![
+            Obj::Instance(s.clone()),
+            old_key,
+            old_count.clone(),
+        ]));
+        let keys = super::super::random::keys_of(&key)
+            .ok_or_else(|| err!(TypeError, "the stream {tag} holds no key"))?;
+        let split = split_keys(&keys, splits)?;
+        let count_shape = split.batch.clone();
+        set_iattr(&kv, "value", key_obj(split)?);
+        let n = count_shape.iter().product();
+        set_iattr(
+            &cv,
+            "value",
+            Obj::lib(Counts {
+                data: vec![0; n],
+                shape: count_shape,
+            }),
+        );
+    }
+    Ok(Obj::list(backups))
+}
+
+/// Puts back the keys and counts a split kept.
+fn restore(backups: &Obj) -> Result<()> {
+    let list = match backups {
+        Obj::Instance(i) => iattr(i, "backups").unwrap_or(Obj::list(vec![])),
+        other => other.clone(),
+    };
+    for b in iterate(&list)? {
+        let parts = iterate(&b)?;
+        if let [Obj::Instance(s), key, count] = parts.as_slice() {
+            set_iattr(&*var_slot(s, "key")?, "value", key.clone());
+            set_iattr(&*var_slot(s, "count")?, "value", count.clone());
+        }
+    }
+    Ok(())
+}
+
+fn backups_class() -> Rc<Class> {
+    new_class(
+        "SplitBackups",
+        vec![],
+        vec![
+            (
+                "__enter__".into(),
+                Obj::native("SplitBackups.__enter__", |_, a| {
+                    Ok(a.pos.first().cloned().unwrap_or(Obj::None))
+                }),
+            ),
+            (
+                "__exit__".into(),
+                Obj::native("SplitBackups.__exit__", |_, a| {
+                    restore(&a.req(Some(0), "self", "__exit__")?)?;
+                    Ok(Obj::Bool(false))
+                }),
+            ),
+        ],
+    )
+}
+
+/// `nnx.reseed(node, **stream_seeds)` with the `scalars_only` policy.
+fn reseed(a: &Args) -> Result<()> {
+    let node = a.req(Some(0), "node", "reseed")?;
+    if let Some(p) = a.opt(None, "policy") {
+        if str_of(&p) != "scalars_only" || !matches!(p, Obj::Str(_)) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.reseed with policy={}",
+                repr_of(&p)
+            );
+        }
+    }
+    let mut streams = vec![];
+    find_streams(&node, &mut HashSet::new(), &mut streams);
+    for (tag, s) in streams {
+        let Some((_, seed)) = a.kw.iter().find(|(k, _)| *k == tag) else {
+            continue;
+        };
+        let kv = var_slot(&s, "key")?;
+        let shape = iattr(&kv, "value")
+            .as_ref()
+            .and_then(super::super::random::keys_of)
+            .map(|k| k.batch)
+            .unwrap_or_default();
+        if !shape.is_empty() {
+            bail!(
+                ValueError,
+                "Cannot reseed stream at path {} becuase it has a non-scalar key, found key with shape {}. If all your multi-dimensional keys have unique values on all dimensions, set policy=\"match_shape\", else provide a custom reseed policy.",
+                tag,
+                repr_of(&Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect()))
+            );
+        }
+        let mut keys = stream_keys(seed)?;
+        keys.keys = keys
+            .keys
+            .iter()
+            .map(|k| crate::random::fold_in(*k, 0))
+            .collect();
+        set_iattr(&kv, "value", key_obj(keys)?);
+        set_iattr(
+            &*var_slot(&s, "count")?,
+            "value",
+            Obj::lib(Counts {
+                data: vec![0],
+                shape: vec![],
+            }),
+        );
+    }
+    Ok(())
+}
+
+/// `nnx.split_rngs(node, *, splits, only=...)` and its decorator form;
+/// `nnx.restore_rngs(backups)`.
+pub(super) fn register(b: &mut Builder) {
+    let class = backups_class();
+    b.func("split_rngs", move |_, a| {
+        let splits = a.req(None, "splits", "split_rngs")?;
+        let only = a.opt(None, "only");
+        for name in ["squeeze", "graph", "graph_updates"] {
+            let given = match a.opt(None, name) {
+                Some(Obj::Bool(v)) => v != (name != "squeeze"),
+                other => other.is_some(),
+            };
+            if given {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.split_rngs with {name}"
+                );
+            }
+        }
+        if let Some(node) = a.pos.first() {
+            let backups = split_node(node, &splits, &only)?;
+            return Ok(instance(&class, vec![("backups".into(), backups)]));
+        }
+        Ok(Obj::native("split_rngs", move |_, d| {
+            let f = d.req(Some(0), "f", "split_rngs")?;
+            let (splits, only) = (splits.clone(), only.clone());
+            Ok(Obj::native("split_rngs_wrapper", move |i, call| {
+                let node = Obj::tuple(vec![
+                    Obj::tuple(call.pos.clone()),
+                    Obj::tuple(call.kw.iter().map(|(_, v)| v.clone()).collect()),
+                ]);
+                let backups = split_node(&node, &splits, &only)?;
+                let r = i.call(&f, call);
+                restore(&backups)?;
+                r
+            }))
+        }))
+    });
+    b.func("reseed", |_, a| {
+        reseed(&a)?;
+        Ok(Obj::None)
+    });
+    b.func("restore_rngs", |_, a| {
+        restore(&a.req(Some(0), "backups", "restore_rngs")?)?;
+        Ok(Obj::None)
+    });
+}
