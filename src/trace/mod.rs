@@ -210,6 +210,17 @@ pub fn tracing() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
 }
 
+/// Runs `f` with no trace active, so that operations on concrete values
+/// compute at once: index bookkeeping done on the host while a function is
+/// traced (which positions a concrete mask selects). `f` must not meet a
+/// tracer of the suspended traces.
+pub fn untraced<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let saved = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let out = f();
+    STACK.with(|s| *s.borrow_mut() = saved);
+    out
+}
+
 /// How many traces are active: the level the next one will have.
 pub fn depth() -> usize {
     STACK.with(|s| s.borrow().len())
