@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::primitives::debug::{DebugPrintParams, PrintArg, Printed};
@@ -59,6 +60,8 @@ pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
         .map(|(k, v)| Ok((k.clone(), known(v)?)))
         .collect::<Result<_>>()?;
     let text = if DebugPrintParams::new(&fmt).has_placeholders() {
+        let pos = pos.iter().map(formatted).collect();
+        let kw = kw.iter().map(|(k, v)| (k.clone(), formatted(v))).collect();
         crate::python::builtins::str_format(&fmt, &Args { pos, kw })?
     } else {
         let mut parts = vec![fmt];
@@ -102,6 +105,23 @@ fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Resul
     Ok(Obj::None)
 }
 
+/// What `str.format` sees of an argument: JAX hands the callback NumPy
+/// arrays, and a 0-dimensional NumPy array formats as the Python scalar it
+/// holds (a float32 shows all the digits of its float64 value).
+fn formatted(o: &Obj) -> Obj {
+    match o {
+        Obj::Array(Value::Concrete(a)) if a.shape().is_empty() => {
+            let x = a.get_f64(0);
+            match a.dtype() {
+                DType::F32 => Obj::Float(x),
+                DType::I32 => Obj::Int(x as i64),
+                DType::Bool => Obj::Bool(x != 0.0),
+            }
+        }
+        other => other.clone(),
+    }
+}
+
 /// Shows what eagerly applied primitives printed (the body of a vmap
 /// evaluated at top level), in the order they printed it.
 pub fn show_eager_prints(interp: &mut Interp) -> Result<()> {
@@ -134,6 +154,8 @@ pub fn text(printed: &Printed) -> Result<String> {
             .map(|(k, a)| Ok((k.clone(), obj(a)?)))
             .collect::<Result<_>>()?;
     if d.has_placeholders() {
+        let pos = pos.iter().map(formatted).collect();
+        let kw = kw.iter().map(|(k, v)| (k.clone(), formatted(v))).collect();
         return crate::python::builtins::str_format(&d.fmt, &Args { pos, kw });
     }
     let mut parts = vec![d.fmt.clone()];

@@ -483,8 +483,11 @@ fn shard_map_call(
         jops::shard_map(body, mesh, &specs, &[], check_vma, &vals)
     };
     let Some(def) = out_def.borrow_mut().take() else {
+        super::debug_print::show_eager_prints(interp)?;
         return first.map(|_| Obj::None);
     };
+    // The structure-finding run's prints are not the call's.
+    crate::exec::take_eager_prints();
     if let Err(e) = first {
         if !e.message.starts_with("shard_map out_specs has 0 entries") {
             return Err(e);
@@ -504,9 +507,10 @@ fn shard_map_call(
         let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
         let body: jops::BodyFn =
             Box::new(|v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
-        jops::shard_map(body, mesh, &specs, &outs_spec, check_vma, &vals)?
+        jops::shard_map(body, mesh, &specs, &outs_spec, check_vma, &vals)
     };
-    unflatten(interp, &def, &value_objs(&outs))
+    super::debug_print::show_eager_prints(interp)?;
+    unflatten(interp, &def, &value_objs(&outs?))
 }
 
 /// The in_specs of one call, one per argument leaf: the given tree
