@@ -401,6 +401,10 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Cond(c) => control::eval_cond(c, ins, comm),
         Prim::While(w) => control::eval_while(w, ins, comm),
         Prim::Scan(s) => control::eval_scan(s, ins, comm),
+        Prim::DebugPrint(d) if d.breakpoint => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
+        ),
         Prim::DebugPrint(d) => {
             let printed = (0..lanes)
                 .map(|l| crate::primitives::debug::Printed {

@@ -73,6 +73,28 @@ pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
+/// The refusal of a breakpoint that is reached.
+fn breakpoint_refused() -> crate::error::Error {
+    crate::err!(
+        NotImplementedError,
+        "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
+    )
+}
+
+/// `jax.debug.breakpoint()`: refused where it runs. Inside a staged trace
+/// it becomes an equation that fails only if it runs, so a breakpoint in a
+/// branch that is not taken (`lax.cond` on a check) lets the program run.
+pub fn breakpoint(_: &mut Interp, _: Args) -> Result<Obj> {
+    if !crate::trace::staging() {
+        return Err(breakpoint_refused());
+    }
+    let mut params = DebugPrintParams::new("");
+    params.breakpoint = true;
+    params.ordered = true;
+    crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &[])?;
+    Ok(Obj::None)
+}
+
 /// Records the print in the trace being staged.
 fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Result<Obj> {
     let mut operands = vec![];
@@ -100,6 +122,7 @@ fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Resul
         pos,
         kw,
         ordered,
+        breakpoint: false,
     };
     crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
     Ok(Obj::None)

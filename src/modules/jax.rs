@@ -786,6 +786,7 @@ pub fn debug_module() -> Obj {
         Ok(Obj::None)
     });
     b.func("print", super::debug_print::print);
+    b.func("breakpoint", super::debug_print::breakpoint);
     b.build()
 }
 

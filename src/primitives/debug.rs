@@ -38,6 +38,10 @@ pub struct DebugPrintParams {
     /// `ordered=True`: prints keep program order (shardlab runs every
     /// print in program order either way).
     pub ordered: bool,
+    /// A `jax.debug.breakpoint()` rather than a print: it would stop the
+    /// program for a debugger, which shardlab has not, so running it fails
+    /// (a breakpoint in a branch that is not taken never runs).
+    pub breakpoint: bool,
 }
 
 /// NumPy's print options as JAX records them (the defaults).
@@ -51,6 +55,7 @@ impl DebugPrintParams {
             pos: vec![],
             kw: vec![],
             ordered: false,
+            breakpoint: false,
         }
     }
 
