@@ -682,27 +682,16 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
     }))
 }
 
-/// `jax.ShapeDtypeStruct(shape, dtype)`.
-fn shape_dtype_struct(shape: &[usize], dtype: crate::array::DType) -> Obj {
-    let mut b = Builder::new("jax.ShapeDtypeStruct");
-    b.attr(
-        "shape",
-        Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
-    )
-    .attr("dtype", Obj::DType(dtype))
-    .attr("ndim", Obj::Int(shape.len() as i64))
-    .attr("size", Obj::Int(shape.iter().product::<usize>() as i64));
-    b.build()
-}
-
 /// `jax.eval_shape(f, *args)`: traces `f` without running it and returns
 /// the shapes and dtypes of its outputs.
 fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "eval_shape")?;
     let args = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
     let (leaves, in_def) = flatten(i, &args)?;
-    let vals = leaf_values(&leaves)?;
-    let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
+    let avals: Vec<Aval> = leaves
+        .iter()
+        .map(super::shape_dtype::aval_of)
+        .collect::<Result<_>>()?;
     let out_def = RefCell::new(None);
     let traced = {
         let (f, in_def, out_def, kw) = (&f, &in_def, &out_def, &a.kw);
@@ -716,7 +705,7 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
         .iter()
         .map(|o| {
             let av = traced.jaxpr.atom_aval(o);
-            shape_dtype_struct(&av.shape, av.dtype)
+            Obj::lib(super::shape_dtype::ShapeDtypeStruct::of(&av))
         })
         .collect();
     let def = out_def
@@ -817,6 +806,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("shard_map", shard_map);
     b.func("make_jaxpr", make_jaxpr);
     b.func("eval_shape", eval_shape);
+    b.attr("ShapeDtypeStruct", super::shape_dtype::class());
     b.func("make_mesh", super::sharding::make_mesh);
     b.func("device_put", super::sharding::placed::device_put);
     b.func("typeof", super::sharding::placed::type_of);

@@ -17,6 +17,7 @@ pub mod numpy;
 pub mod optax;
 pub mod random;
 pub mod remat;
+pub mod shape_dtype;
 pub mod sharding;
 pub mod std;
 pub mod test_util;

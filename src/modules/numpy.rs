@@ -13,7 +13,7 @@ mod arrayprint;
 mod choice;
 mod comparison;
 mod creation;
-mod dtypes;
+pub mod dtypes;
 mod elementwise;
 mod host;
 mod legacy;
