@@ -776,6 +776,7 @@ pub fn debug_module() -> Obj {
     });
     b.func("print", super::debug_print::print);
     b.func("breakpoint", super::debug_print::breakpoint);
+    b.func("callback", super::callbacks::debug_callback);
     b.build()
 }
 
@@ -806,6 +807,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("shard_map", shard_map);
     b.func("make_jaxpr", make_jaxpr);
     b.func("eval_shape", eval_shape);
+    b.func("pure_callback", super::callbacks::pure_callback);
     b.attr("ShapeDtypeStruct", super::shape_dtype::class());
     b.func("make_mesh", super::sharding::make_mesh);
     b.func("device_put", super::sharding::placed::device_put);

@@ -2,6 +2,7 @@
 //! `optax` and Python's standard modules (in `std`). Each is built on first
 //! import and cached by dotted name.
 
+pub mod callbacks;
 pub mod control;
 pub mod custom;
 pub mod debug_print;
@@ -129,6 +130,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
             Builder::new("jax.experimental")
                 .attr("shard_map", sm)
                 .attr("mesh_utils", mu)
+                .func("io_callback", callbacks::io_callback)
                 .build()
         }
         "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")

@@ -19,7 +19,7 @@ mod host;
 mod legacy;
 mod linalg;
 mod mt19937;
-mod ndarray;
+pub mod ndarray;
 mod reductions;
 mod rng;
 mod shape;
