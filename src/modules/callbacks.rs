@@ -63,6 +63,12 @@ impl Kind {
 fn operand_values(kind: Kind, leaves: &[Obj]) -> Result<Vec<Obj>> {
     let mut out = Vec::with_capacity(leaves.len());
     for leaf in leaves {
+        // A debug callback passes along what is not an array (a label).
+        let is_array = matches!(leaf, Obj::Array(_) | Obj::Int(_) | Obj::Float(_) | Obj::Bool(_));
+        if matches!(kind, Kind::Debug) && !is_array {
+            out.push(leaf.clone());
+            continue;
+        }
         let v = to_value(leaf)?;
         let a = match &v {
             Value::Concrete(a) => a.clone(),
