@@ -430,7 +430,9 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Map(m) => {
             let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
             Ok(printing_map(comm, || run_pmap(m, &flat))?
-                .into_iter().map(|a| vec![a]).collect())
+                .into_iter()
+                .map(|a| vec![a])
+                .collect())
         }
         _ => {
             let mut outs: Vec<Vec<Array>> = Vec::new();

@@ -64,7 +64,10 @@ fn operand_values(kind: Kind, leaves: &[Obj]) -> Result<Vec<Obj>> {
     let mut out = Vec::with_capacity(leaves.len());
     for leaf in leaves {
         // A debug callback passes along what is not an array (a label).
-        let is_array = matches!(leaf, Obj::Array(_) | Obj::Int(_) | Obj::Float(_) | Obj::Bool(_));
+        let is_array = matches!(
+            leaf,
+            Obj::Array(_) | Obj::Int(_) | Obj::Float(_) | Obj::Bool(_)
+        );
         if matches!(kind, Kind::Debug) && !is_array {
             out.push(leaf.clone());
             continue;
@@ -116,7 +119,10 @@ fn call_host(
     let (leaves, def) = flatten(interp, &tree)?;
     let mut values = operand_values(kind, &leaves)?;
     if !matches!(kind, Kind::Debug) {
-        values = values.into_iter().map(super::numpy::ndarray::wrap).collect();
+        values = values
+            .into_iter()
+            .map(super::numpy::ndarray::wrap)
+            .collect();
     }
     let rebuilt = unflatten(interp, &def, &values)?;
     let (pos, kwv) = match &rebuilt {
@@ -199,7 +205,10 @@ pub fn pure_callback(interp: &mut Interp, a: Args) -> Result<Obj> {
         }
     }
     refuse_sharding(&a, Kind::Pure)?;
-    let kw = callback_kw(&a, &["callback", "result_shape_dtypes", "sharding", "vmap_method"]);
+    let kw = callback_kw(
+        &a,
+        &["callback", "result_shape_dtypes", "sharding", "vmap_method"],
+    );
     let args = a.pos.get(2..).unwrap_or_default().to_vec();
     let result = call_host(interp, Kind::Pure, &callback, &args, &kw)?;
     checked_result(interp, &result, &expected)
@@ -211,7 +220,10 @@ pub fn io_callback(interp: &mut Interp, a: Args) -> Result<Obj> {
     let callback = a.req(Some(0), "callback", "io_callback")?;
     let expected = a.req(Some(1), "result_shape_dtypes", "io_callback")?;
     refuse_sharding(&a, Kind::Io)?;
-    let kw = callback_kw(&a, &["callback", "result_shape_dtypes", "sharding", "ordered"]);
+    let kw = callback_kw(
+        &a,
+        &["callback", "result_shape_dtypes", "sharding", "ordered"],
+    );
     let args = a.pos.get(2..).unwrap_or_default().to_vec();
     let result = call_host(interp, Kind::Io, &callback, &args, &kw)?;
     checked_result(interp, &result, &expected)

@@ -136,7 +136,11 @@ impl Object for ShapeDtypeStruct {
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
-        let weak = if self.weak_type { ", weak_type=True" } else { "" };
+        let weak = if self.weak_type {
+            ", weak_type=True"
+        } else {
+            ""
+        };
         Some(format!(
             "ShapeDtypeStruct(shape={}, dtype={}{weak})",
             crate::array::shape_tuple(&self.shape),
@@ -146,7 +150,9 @@ impl Object for ShapeDtypeStruct {
 
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
         Some(other.downcast::<ShapeDtypeStruct>().is_some_and(|o| {
-            o.shape == self.shape && o.dtype_name == self.dtype_name && o.weak_type == self.weak_type
+            o.shape == self.shape
+                && o.dtype_name == self.dtype_name
+                && o.weak_type == self.weak_type
         }))
     }
 }

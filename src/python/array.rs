@@ -244,7 +244,10 @@ enum Idx {
     Take(Value),
     /// A concrete boolean mask over `dims` axes, as the flat positions
     /// (row-major over those axes) where it is true.
-    Mask { dims: Vec<usize>, at: Value },
+    Mask {
+        dims: Vec<usize>,
+        at: Value,
+    },
 }
 
 impl Idx {
