@@ -2,13 +2,16 @@
 //! `jax.debug.callback`, which run a Python function on the host in the
 //! middle of a JAX computation.
 //!
-//! shardlab runs them where their operands have values: at top level and
-//! under eager differentiation. Differentiating a pure or IO callback is
+//! shardlab runs pure and IO callbacks where their operands have values: at
+//! top level and under eager differentiation. Differentiating a pure or IO callback is
 //! refused with JAX's own ValueError (only `jax.custom_jvp` makes one
 //! differentiable), while a debug callback sees the primal values. A callback
 //! inside a staged function (jit, vmap, scan, a map body) would have to run
 //! every time the compiled program runs, which shardlab's evaluator cannot
-//! call back into Python for: there it is refused as not supported yet.
+//! call back into Python for: there it is refused as not supported yet. A
+//! debug callback returns nothing the program uses, so a staged one is an
+//! equation whose runs hand their values to the front end, which calls the
+//! function once the program has run, as it shows `jax.debug.print` lines.
 
 use crate::bail;
 use crate::error::Result;
@@ -235,6 +238,14 @@ pub fn debug_callback(interp: &mut Interp, a: Args) -> Result<Obj> {
     let callback = a.req(Some(0), "callback", "jax.debug.callback")?;
     let kw = callback_kw(&a, &["callback", "ordered", "partitioned"]);
     let args = a.pos.get(1..).unwrap_or_default().to_vec();
+    if crate::trace::staging() {
+        let ordered = match a.get(None, "ordered") {
+            Some(o) => crate::python::ops::truthy(&o, "ordered")?,
+            None => false,
+        };
+        super::debug_print::stage_callback(callback, &args, &kw, ordered)?;
+        return Ok(Obj::None);
+    }
     call_host(interp, Kind::Debug, &callback, &args, &kw)?;
     Ok(Obj::None)
 }

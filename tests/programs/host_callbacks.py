@@ -1,6 +1,7 @@
-# Host callbacks outside jit: pure_callback and io_callback get NumPy arrays
-# and their results are checked against ShapeDtypeStructs; debug.callback
-# sees values, also under grad, where pure and IO callbacks are refused.
+# Host callbacks: pure_callback and io_callback (outside jit) get NumPy
+# arrays and their results are checked against ShapeDtypeStructs;
+# debug.callback sees values, also inside jit and under grad, where pure and
+# IO callbacks are refused.
 # A breakpoint in a cond branch that is not taken never runs.
 import jax
 import jax.numpy as jnp
@@ -47,6 +48,15 @@ def log(label, value):
 
 
 jax.debug.callback(log, "x", x)
+
+
+@jax.jit
+def logged(v):
+    jax.debug.callback(log, "jit", v * 2)
+    return v + 1
+
+
+print(logged(x))
 print(jax.grad(lambda v: (jax.debug.callback(log, "v", v), jnp.sin(v))[1])(0.5))
 
 for f in [
