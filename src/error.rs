@@ -41,6 +41,8 @@ pub enum ErrorKind {
     TracerArrayConversionError,
     /// `__index__()` of a traced value (a list index, `range`).
     TracerIntegerConversionError,
+    /// A boolean mask index whose value is not known while tracing.
+    NonConcreteBooleanIndexError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// The caller cancelled the run.
@@ -79,6 +81,7 @@ impl ErrorKind {
             ErrorKind::TracerBoolConversionError => "TracerBoolConversionError",
             ErrorKind::TracerArrayConversionError => "TracerArrayConversionError",
             ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
+            ErrorKind::NonConcreteBooleanIndexError => "NonConcreteBooleanIndexError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::Cancelled => "Cancelled",
             ErrorKind::RecursionError => "RecursionError",

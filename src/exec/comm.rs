@@ -183,6 +183,13 @@ impl Comm for Lockstep<'_> {
     fn device_positions(&self) -> Option<Vec<usize>> {
         Some((0..self.mesh.size()).collect())
     }
+
+    /// Every device prints its line, in device order; the lines wait in
+    /// [`super::map_prints`] for the map's caller, which prints them.
+    fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
+        super::map_prints(printed);
+        Ok(())
+    }
 }
 
 /// One device of a mesh, exchanging with the others through the fabric.

@@ -218,6 +218,38 @@ pub fn take_eager_prints() -> Vec<crate::primitives::debug::Printed> {
     EAGER_PRINTS.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
 
+thread_local! {
+    /// What the devices of a map running in lockstep printed, until the
+    /// equation that started the map hands it to its own comm.
+    static MAP_PRINTS: std::cell::RefCell<Vec<crate::primitives::debug::Printed>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Keeps what the devices of a map running in lockstep printed.
+pub fn map_prints(printed: Vec<crate::primitives::debug::Printed>) {
+    MAP_PRINTS.with(|p| p.borrow_mut().extend(printed));
+}
+
+/// Runs `run` (a shard_map or pmap), then prints what its devices printed
+/// through `comm`, also when the map failed part way.
+fn printing_map<T>(comm: &dyn Comm, run: impl FnOnce() -> Result<T>) -> Result<T> {
+    let before = MAP_PRINTS.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    let out = run();
+    let printed = MAP_PRINTS.with(|p| std::mem::replace(&mut *p.borrow_mut(), before));
+    if !printed.is_empty() {
+        comm.debug_print(printed)?;
+    }
+    out
+}
+
+/// Whether a program, or one it runs, has a `debug_print`: a map of such a
+/// body runs in lockstep, so that its devices' lines come out in order.
+pub fn prints(body: &Jaxpr) -> bool {
+    body.eqns.iter().any(|e| {
+        matches!(e.prim, Prim::DebugPrint(_)) || e.prim.sub_jaxprs().into_iter().any(prints)
+    })
+}
+
 /// Runs a program at top level on concrete inputs, for a caller that shows
 /// what it prints: its `jax.debug.print` calls are appended to `prints` as
 /// they happen, so those made before a failure are kept too.
@@ -369,6 +401,10 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Cond(c) => control::eval_cond(c, ins, comm),
         Prim::While(w) => control::eval_while(w, ins, comm),
         Prim::Scan(s) => control::eval_scan(s, ins, comm),
+        Prim::DebugPrint(d) if d.breakpoint => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
+        ),
         Prim::DebugPrint(d) => {
             let printed = (0..lanes)
                 .map(|l| crate::primitives::debug::Printed {
@@ -386,14 +422,17 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         ),
         Prim::ShardMap(p) => {
             let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
-            Ok(run_shard_map(p, &flat)?
+            Ok(printing_map(comm, || run_shard_map(p, &flat))?
                 .into_iter()
                 .map(|a| vec![a])
                 .collect())
         }
         Prim::Map(m) => {
             let flat: Vec<Array> = ins.into_iter().map(|mut l| l.remove(0)).collect();
-            Ok(run_pmap(m, &flat)?.into_iter().map(|a| vec![a]).collect())
+            Ok(printing_map(comm, || run_pmap(m, &flat))?
+                .into_iter()
+                .map(|a| vec![a])
+                .collect())
         }
         _ => {
             let mut outs: Vec<Vec<Array>> = Vec::new();
@@ -534,7 +573,7 @@ pub fn run_devices(
     args: Vec<Vec<Array>>,
 ) -> Result<(Vec<Vec<Array>>, bool)> {
     let cfg = config();
-    if !runs_in_lockstep(cfg.mode, body) {
+    if !runs_in_lockstep(cfg.mode, body) && !prints(body) {
         return Ok((cfg.devices_backend.run(body, mesh, args)?, false));
     }
     let record = crate::report::recording();

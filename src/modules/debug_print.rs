@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::primitives::debug::{DebugPrintParams, PrintArg, Printed};
@@ -59,6 +60,8 @@ pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
         .map(|(k, v)| Ok((k.clone(), known(v)?)))
         .collect::<Result<_>>()?;
     let text = if DebugPrintParams::new(&fmt).has_placeholders() {
+        let pos = pos.iter().map(formatted).collect();
+        let kw = kw.iter().map(|(k, v)| (k.clone(), formatted(v))).collect();
         crate::python::builtins::str_format(&fmt, &Args { pos, kw })?
     } else {
         let mut parts = vec![fmt];
@@ -70,8 +73,42 @@ pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
+/// The refusal of a breakpoint that is reached.
+fn breakpoint_refused() -> crate::error::Error {
+    crate::err!(
+        NotImplementedError,
+        "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
+    )
+}
+
+/// `jax.debug.breakpoint()`: refused where it runs. Inside a staged trace
+/// it becomes an equation that fails only if it runs, so a breakpoint in a
+/// branch that is not taken (`lax.cond` on a check) lets the program run.
+pub fn breakpoint(_: &mut Interp, _: Args) -> Result<Obj> {
+    if !crate::trace::staging() {
+        return Err(breakpoint_refused());
+    }
+    let mut params = DebugPrintParams::new("");
+    params.breakpoint = true;
+    params.ordered = true;
+    crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &[])?;
+    Ok(Obj::None)
+}
+
 /// Records the print in the trace being staged.
 fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Result<Obj> {
+    let (params, operands) = staged_params(fmt, pos, kw, ordered)?;
+    crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
+    Ok(Obj::None)
+}
+
+/// The parameters and operands of a staged print or debug callback.
+fn staged_params(
+    fmt: String,
+    pos: &[Obj],
+    kw: &[(String, Obj)],
+    ordered: bool,
+) -> Result<(DebugPrintParams, Vec<Value>)> {
     let mut operands = vec![];
     let mut arg = |o: &Obj| -> Result<PrintArg> {
         match o {
@@ -97,19 +134,73 @@ fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Resul
         pos,
         kw,
         ordered,
+        breakpoint: false,
+        callback: None,
     };
-    crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
-    Ok(Obj::None)
+    Ok((params, operands))
+}
+
+/// What `str.format` sees of an argument: JAX hands the callback NumPy
+/// arrays, and a 0-dimensional NumPy array formats as the Python scalar it
+/// holds (a float32 shows all the digits of its float64 value).
+fn formatted(o: &Obj) -> Obj {
+    match o {
+        Obj::Array(Value::Concrete(a)) if a.shape().is_empty() => {
+            let x = a.get_f64(0);
+            match a.dtype() {
+                DType::F32 => Obj::Float(x),
+                DType::I32 => Obj::Int(x as i64),
+                DType::Bool => Obj::Bool(x != 0.0),
+            }
+        }
+        other => other.clone(),
+    }
 }
 
 /// Shows what eagerly applied primitives printed (the body of a vmap
 /// evaluated at top level), in the order they printed it.
 pub fn show_eager_prints(interp: &mut Interp) -> Result<()> {
     for printed in crate::exec::take_eager_prints() {
-        let line = text(&printed)?;
+        show(interp, &printed)?;
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// The Python functions of staged `jax.debug.callback` calls, by the
+    /// number their equations hold.
+    static CALLBACKS: std::cell::RefCell<Vec<Obj>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Stages a `jax.debug.callback(f, *pos, **kw)`: a `debug_callback`
+/// equation whose runs hand their values to `f` (after the program has run,
+/// in the order of the run; the callback returns nothing the program uses).
+pub fn stage_callback(f: Obj, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Result<()> {
+    let id = CALLBACKS.with(|c| {
+        let mut c = c.borrow_mut();
+        c.push(f);
+        c.len() as u64 - 1
+    });
+    let (mut params, operands) = staged_params(String::new(), pos, kw, ordered)?;
+    params.callback = Some(id);
+    crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
+    Ok(())
+}
+
+/// Shows one print of a run, or calls the debug callback it stands for.
+pub fn show(interp: &mut Interp, printed: &Printed) -> Result<()> {
+    let Some(id) = printed.params.callback else {
+        let line = text(printed)?;
         interp.out.push_str(&line);
         interp.out.push('\n');
-    }
+        return Ok(());
+    };
+    let f = CALLBACKS.with(|c| c.borrow().get(id as usize).cloned());
+    let Some(f) = f else {
+        bail!(RuntimeError, "debug_callback: the callback is gone");
+    };
+    let (pos, kw) = arguments(printed)?;
+    interp.call(&f, Args { pos, kw })?;
     Ok(())
 }
 
@@ -117,6 +208,22 @@ pub fn show_eager_prints(interp: &mut Interp) -> Result<()> {
 /// format with the operands' values, or, when the format has no fields, the
 /// format and the values' `str` joined by spaces.
 pub fn text(printed: &Printed) -> Result<String> {
+    let d = &printed.params;
+    let (pos, kw) = arguments(printed)?;
+    if d.has_placeholders() {
+        let pos = pos.iter().map(formatted).collect();
+        let kw = kw.iter().map(|(k, v)| (k.clone(), formatted(v))).collect();
+        return crate::python::builtins::str_format(&d.fmt, &Args { pos, kw });
+    }
+    let mut parts = vec![d.fmt.clone()];
+    parts.extend(pos.iter().map(str_of));
+    Ok(parts.join(" "))
+}
+
+/// The arguments of one print or callback of a run, with its operands'
+/// values in place.
+#[allow(clippy::type_complexity)]
+fn arguments(printed: &Printed) -> Result<(Vec<Obj>, Vec<(String, Obj)>)> {
     let d = &printed.params;
     let mut operands = printed.args.iter();
     let mut obj = |a: &PrintArg| -> Result<Obj> {
@@ -133,10 +240,5 @@ pub fn text(printed: &Printed) -> Result<String> {
         d.kw.iter()
             .map(|(k, a)| Ok((k.clone(), obj(a)?)))
             .collect::<Result<_>>()?;
-    if d.has_placeholders() {
-        return crate::python::builtins::str_format(&d.fmt, &Args { pos, kw });
-    }
-    let mut parts = vec![d.fmt.clone()];
-    parts.extend(pos.iter().map(str_of));
-    Ok(parts.join(" "))
+    Ok((pos, kw))
 }

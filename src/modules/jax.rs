@@ -483,8 +483,11 @@ fn shard_map_call(
         jops::shard_map(body, mesh, &specs, &[], check_vma, &vals)
     };
     let Some(def) = out_def.borrow_mut().take() else {
+        super::debug_print::show_eager_prints(interp)?;
         return first.map(|_| Obj::None);
     };
+    // The structure-finding run's prints are not the call's.
+    crate::exec::take_eager_prints();
     if let Err(e) = first {
         if !e.message.starts_with("shard_map out_specs has 0 entries") {
             return Err(e);
@@ -506,9 +509,10 @@ fn shard_map_call(
         let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
         let body: jops::BodyFn =
             Box::new(|v: &[Value]| call_flat(interp, f, in_def, kw, v, out_def));
-        jops::shard_map_named(body, &names, mesh, &specs, &outs_spec, check_vma, &vals)?
+        jops::shard_map_named(body, &names, mesh, &specs, &outs_spec, check_vma, &vals)
     };
-    unflatten(interp, &def, &value_objs(&outs))
+    super::debug_print::show_eager_prints(interp)?;
+    unflatten(interp, &def, &value_objs(&outs?))
 }
 
 /// The in_specs of one call, one per argument leaf: the given tree
@@ -696,27 +700,16 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
     }))
 }
 
-/// `jax.ShapeDtypeStruct(shape, dtype)`.
-fn shape_dtype_struct(shape: &[usize], dtype: crate::array::DType) -> Obj {
-    let mut b = Builder::new("jax.ShapeDtypeStruct");
-    b.attr(
-        "shape",
-        Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
-    )
-    .attr("dtype", Obj::DType(dtype))
-    .attr("ndim", Obj::Int(shape.len() as i64))
-    .attr("size", Obj::Int(shape.iter().product::<usize>() as i64));
-    b.build()
-}
-
 /// `jax.eval_shape(f, *args)`: traces `f` without running it and returns
 /// the shapes and dtypes of its outputs.
 fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "eval_shape")?;
     let args = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
     let (leaves, in_def) = flatten(i, &args)?;
-    let vals = leaf_values(&leaves)?;
-    let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
+    let avals: Vec<Aval> = leaves
+        .iter()
+        .map(super::shape_dtype::aval_of)
+        .collect::<Result<_>>()?;
     let out_def = RefCell::new(None);
     let traced = {
         let (f, in_def, out_def, kw) = (&f, &in_def, &out_def, &a.kw);
@@ -730,7 +723,7 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
         .iter()
         .map(|o| {
             let av = traced.jaxpr.atom_aval(o);
-            shape_dtype_struct(&av.shape, av.dtype)
+            Obj::lib(super::shape_dtype::ShapeDtypeStruct::of(&av))
         })
         .collect();
     let def = out_def
@@ -800,6 +793,8 @@ pub fn debug_module() -> Obj {
         Ok(Obj::None)
     });
     b.func("print", super::debug_print::print);
+    b.func("breakpoint", super::debug_print::breakpoint);
+    b.func("callback", super::callbacks::debug_callback);
     b.build()
 }
 
@@ -830,6 +825,8 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("shard_map", shard_map);
     b.func("make_jaxpr", make_jaxpr);
     b.func("eval_shape", eval_shape);
+    b.func("pure_callback", super::callbacks::pure_callback);
+    b.attr("ShapeDtypeStruct", super::shape_dtype::class());
     b.func("make_mesh", super::sharding::make_mesh);
     b.func("device_put", super::sharding::placed::device_put);
     b.func("typeof", super::sharding::placed::type_of);

@@ -679,9 +679,7 @@ fn run_program(
     let prints = std::sync::Mutex::new(vec![]);
     let outs = crate::exec::eval_program(&program.body, &arrays, &prints);
     for printed in prints.into_inner().unwrap_or_default() {
-        let line = super::debug_print::text(&printed)?;
-        interp.out.push_str(&line);
-        interp.out.push('\n');
+        super::debug_print::show(interp, &printed)?;
     }
     Ok(outs?.into_iter().map(Value::Concrete).collect())
 }

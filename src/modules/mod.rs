@@ -2,6 +2,7 @@
 //! `optax` and Python's standard modules (in `std`). Each is built on first
 //! import and cached by dotted name.
 
+pub mod callbacks;
 pub mod control;
 pub mod conv;
 pub mod custom;
@@ -18,6 +19,7 @@ pub mod numpy;
 pub mod optax;
 pub mod random;
 pub mod remat;
+pub mod shape_dtype;
 pub mod sharding;
 pub mod std;
 pub mod test_util;
@@ -129,6 +131,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
             Builder::new("jax.experimental")
                 .attr("shard_map", sm)
                 .attr("mesh_utils", mu)
+                .func("io_callback", callbacks::io_callback)
                 .build()
         }
         "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")

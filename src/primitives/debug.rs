@@ -38,6 +38,14 @@ pub struct DebugPrintParams {
     /// `ordered=True`: prints keep program order (shardlab runs every
     /// print in program order either way).
     pub ordered: bool,
+    /// A `jax.debug.breakpoint()` rather than a print: it would stop the
+    /// program for a debugger, which shardlab has not, so running it fails
+    /// (a breakpoint in a branch that is not taken never runs).
+    pub breakpoint: bool,
+    /// A `jax.debug.callback` rather than a print: the front end's number
+    /// for the Python function it calls with the arguments (a
+    /// `debug_callback` equation; `fmt` is unused).
+    pub callback: Option<u64>,
 }
 
 /// NumPy's print options as JAX records them (the defaults).
@@ -51,6 +59,8 @@ impl DebugPrintParams {
             pos: vec![],
             kw: vec![],
             ordered: false,
+            breakpoint: false,
+            callback: None,
         }
     }
 
@@ -71,6 +81,16 @@ impl DebugPrintParams {
 
     /// Parameters for the printer, as JAX 0.10.2 prints them.
     pub fn params(&self) -> Vec<(String, String)> {
+        if self.callback.is_some() {
+            // JAX shows the function it wraps the callback in, at an
+            // address of the run.
+            let f = "<function debug_callback.<locals>._debug_callback.<locals>._flat_callback at 0x7f0000000000>";
+            return vec![
+                ("callback".into(), f.into()),
+                ("effect".into(), "Debug".into()),
+                ("partitioned".into(), "False".into()),
+            ];
+        }
         let tuple = |items: Vec<String>| match items.len() {
             1 => format!("({},)", items[0]),
             _ => format!("({})", items.join(", ")),

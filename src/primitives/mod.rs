@@ -223,6 +223,7 @@ impl Prim {
             Prim::While(_) => "while".into(),
             Prim::Scan(_) => "scan".into(),
             Prim::ShardingConstraint(c) => c.name().into(),
+            Prim::DebugPrint(d) if d.callback.is_some() => "debug_callback".into(),
             Prim::DebugPrint(_) => "debug_print".into(),
             Prim::CustomJvp(_) => "custom_jvp_call".into(),
             Prim::CustomVjp(_) => "custom_vjp_call".into(),

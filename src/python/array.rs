@@ -242,6 +242,55 @@ enum Idx {
     NewAxis,
     Ellipsis,
     Take(Value),
+    /// A concrete boolean mask over `dims` axes, as the flat positions
+    /// (row-major over those axes) where it is true.
+    Mask {
+        dims: Vec<usize>,
+        at: Value,
+    },
+}
+
+impl Idx {
+    /// How many axes of the indexed array this index consumes.
+    fn consumes(&self) -> usize {
+        match self {
+            Idx::NewAxis | Idx::Ellipsis => 0,
+            Idx::Mask { dims, .. } => dims.len(),
+            _ => 1,
+        }
+    }
+}
+
+/// A boolean array index: JAX turns it into the positions where it is
+/// true, which needs its value; a traced mask would give an array whose
+/// shape depends on data, so JAX refuses it while tracing.
+fn mask_index(v: &Value) -> Result<Idx> {
+    let dims = v.shape();
+    if dims.is_empty() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: indexing with a 0-dimensional boolean array"
+        );
+    }
+    let Ok(mask) = v.concrete_for(Conversion::Array) else {
+        bail!(
+            NonConcreteBooleanIndexError,
+            "Array boolean indices must be concrete; got bool[{}]\n\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError",
+            dims.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+        );
+    };
+    let at: Vec<i32> = mask
+        .to_f64_vec()
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b != 0.0)
+        .map(|(k, _)| k as i32)
+        .collect();
+    let n = at.len();
+    Ok(Idx::Mask {
+        dims,
+        at: Value::Concrete(Array::from_i32(&[n], at)?),
+    })
 }
 
 fn classify(k: &Obj) -> Result<Idx> {
@@ -253,7 +302,7 @@ fn classify(k: &Obj) -> Result<Idx> {
         Obj::Ellipsis => Idx::Ellipsis,
         Obj::Array(v) => {
             if v.dtype() == DType::Bool {
-                bail!(NotImplementedError, "not supported by shardlab yet: boolean mask indexing");
+                return mask_index(v);
             }
             if v.dtype() == DType::F32 {
                 bail!(
@@ -272,6 +321,10 @@ fn classify(k: &Obj) -> Result<Idx> {
             }
         }
         Obj::List(_) => Idx::Take(to_value(k)?),
+        // A NumPy array indexes as the array it holds.
+        other if other.behaviour().and_then(|b| b.array(other)).is_some() => {
+            classify(&Obj::Array(to_value(other)?))?
+        }
         other => bail!(
             IndexError,
             "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices, got {}",
@@ -287,11 +340,9 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
         other => vec![other.clone()],
     };
     let mut idx: Vec<Idx> = items.iter().map(classify).collect::<Result<_>>()?;
-    let consuming = idx
-        .iter()
-        .filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis))
-        .count();
+    let consuming: usize = idx.iter().map(Idx::consumes).sum();
     let ndim = x.ndim();
+    check_masks(&idx, &x.shape())?;
     if consuming > ndim {
         bail!(
             IndexError,
@@ -367,10 +418,49 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
                 cur = jops::take(&cur, &v, ax as i64)?;
                 ax += k;
             }
+            Idx::Mask { dims, at } => {
+                // The masked axes become one axis of their flat positions.
+                let mut merged = shape[..ax].to_vec();
+                merged.push(dims.iter().product());
+                merged.extend_from_slice(&shape[ax + dims.len()..]);
+                cur = jops::reshape(&cur, &merged)?;
+                cur = jops::take(&cur, &at, ax as i64)?;
+                ax += 1;
+            }
             Idx::Ellipsis => {}
         }
     }
     Ok(cur)
+}
+
+/// NumPy's check that a boolean mask has the shape of the axes it indexes.
+fn check_masks(idx: &[Idx], shape: &[usize]) -> Result<()> {
+    let mut ax = 0usize;
+    for (pos, i) in idx.iter().enumerate() {
+        if let Idx::Mask { dims, .. } = i {
+            let expected = shape.get(ax..ax + dims.len()).unwrap_or(&[]);
+            if expected != dims.as_slice() {
+                let got: Vec<String> = dims.iter().map(usize::to_string).collect();
+                let got = match got.len() {
+                    1 => format!("({},)", got[0]),
+                    _ => format!("({})", got.join(", ")),
+                };
+                let want: Vec<String> = expected.iter().map(usize::to_string).collect();
+                bail!(
+                    IndexError,
+                    "boolean index did not match shape of indexed array in index {pos}: got {got}, expected [{}]",
+                    want.join(", ")
+                );
+            }
+        }
+        if matches!(i, Idx::Ellipsis) {
+            // The axes after an ellipsis are the last ones.
+            let after: usize = idx[pos + 1..].iter().map(Idx::consumes).sum();
+            ax = shape.len().saturating_sub(after);
+        }
+        ax += i.consumes();
+    }
+    Ok(())
 }
 
 fn slice_axis(x: &Value, ax: usize, start: usize, stop: usize, step: usize) -> Result<Value> {
@@ -382,6 +472,35 @@ fn slice_axis(x: &Value, ax: usize, start: usize, stop: usize, step: usize) -> R
     limits[ax] = stop;
     strides[ax] = step;
     jops::slice(x, &starts, &limits, &strides)
+}
+
+/// `key` with every array in it concrete, or None when some part of it is
+/// traced (or a boolean mask is, which raises JAX's error).
+fn concrete_key(key: &Obj) -> Result<Option<Obj>> {
+    let items: Vec<Obj> = match key {
+        Obj::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in &items {
+        match item {
+            Obj::Array(v) if v.dtype() == DType::Bool => {
+                if let Idx::Mask { .. } = mask_index(v)? {
+                    let a = v.concrete_for(Conversion::Array)?.clone();
+                    out.push(Obj::Array(Value::Concrete(a)));
+                }
+            }
+            Obj::Array(v @ Value::Traced(_)) => match v.concrete_for(Conversion::Array) {
+                Ok(a) => out.push(Obj::Array(Value::Concrete(a.clone()))),
+                Err(_) => return Ok(None),
+            },
+            other => out.push(other.clone()),
+        }
+    }
+    Ok(Some(match key {
+        Obj::Tuple(_) => Obj::tuple(out),
+        _ => out.remove(0),
+    }))
 }
 
 /// Item assignment on an array, which JAX forbids.
@@ -405,8 +524,13 @@ pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
     let shape = x.shape();
     let size: usize = shape.iter().product();
     let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
-    // Which positions a static index selects is known while tracing too.
-    let picked = crate::trace::eagerly(|| array_getitem(&positions, idx))?;
+    // A traced index fails here with JAX's error; a concrete one (masks
+    // included) picks its positions on the host even while tracing.
+    let key = concrete_key(idx)?;
+    let picked = match &key {
+        Some(key) => crate::trace::untraced(|| array_getitem(&positions, key))?,
+        None => array_getitem(&positions, idx)?,
+    };
     let picked = picked.concrete("x.at[idx] with a traced index")?.clone();
     // The values broadcast against the selected positions, not against x.
     let (xv, vv) = weak_pair(&Obj::Array(x.clone()), v)?;

@@ -150,7 +150,11 @@ const JAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
     ),
     ("UnexpectedTracerError", "JAXTypeError", None),
     ("KeyReuseError", "JAXTypeError", None),
-    ("NonConcreteBooleanIndexError", "JAXIndexError", None),
+    (
+        "NonConcreteBooleanIndexError",
+        "JAXIndexError",
+        Some(ErrorKind::NonConcreteBooleanIndexError),
+    ),
     // `jax._src.core.ShardingTypeError`: raised by sharding rules, and not
     // in `jax.errors`.
     (

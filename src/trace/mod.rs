@@ -210,11 +210,11 @@ pub fn tracing() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
 }
 
-/// Runs `f` on concrete values as if no trace were active: for work on
-/// constants that shapes a traced program without being part of it (which
-/// positions a static index selects). A traced value reaching `f` fails as
-/// it would outside any trace.
-pub fn eagerly<T>(f: impl FnOnce() -> T) -> T {
+/// Runs `f` with no trace active, so that operations on concrete values
+/// compute at once: index bookkeeping done on the host while a function is
+/// traced (which positions a concrete mask selects). `f` must not meet a
+/// tracer of the suspended traces.
+pub fn untraced<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     let saved = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let out = f();
     STACK.with(|s| *s.borrow_mut() = saved);

@@ -77,7 +77,7 @@ impl<'de> Deserialize<'de> for Array {
 }
 
 /// Every error kind, for turning a kind's code back into the kind.
-const KINDS: [ErrorKind; 16] = [
+const KINDS: [ErrorKind; 17] = [
     ErrorKind::ValueError,
     ErrorKind::TypeError,
     ErrorKind::NameError,
@@ -94,6 +94,7 @@ const KINDS: [ErrorKind; 16] = [
     ErrorKind::TracerBoolConversionError,
     ErrorKind::TracerArrayConversionError,
     ErrorKind::TracerIntegerConversionError,
+    ErrorKind::NonConcreteBooleanIndexError,
 ];
 
 /// A small number standing for `kind` in shared memory.

@@ -1,0 +1,196 @@
+//! `jax.ShapeDtypeStruct`: a shape and a dtype standing for an array that
+//! does not exist, which is what `jax.eval_shape` returns and accepts, and
+//! what `jax.pure_callback` and `io_callback` are told their results are.
+//!
+//! JAX keeps the dtype it is given without canonicalizing it, so
+//! `ShapeDtypeStruct((2,), float)` shows `float64` even though arrays made
+//! from it are float32; shardlab keeps that name for printing and computes
+//! with the canonical dtype.
+
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::ir::Aval;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::value::{Args, Obj};
+
+use super::numpy::dtypes::dtype_of;
+
+/// A `jax.ShapeDtypeStruct` instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeDtypeStruct {
+    /// Dimensions.
+    pub shape: Vec<usize>,
+    /// The dtype arrays of this struct have.
+    pub dtype: DType,
+    /// The dtype's name as given (`float64` for Python's `float`).
+    pub dtype_name: String,
+    /// `weak_type=True`.
+    pub weak_type: bool,
+}
+
+impl ShapeDtypeStruct {
+    /// The struct of an abstract value.
+    pub fn of(aval: &Aval) -> ShapeDtypeStruct {
+        ShapeDtypeStruct {
+            shape: aval.shape.clone(),
+            dtype: aval.dtype,
+            dtype_name: aval.dtype.name().to_string(),
+            weak_type: false,
+        }
+    }
+
+    /// The abstract value it stands for.
+    pub fn aval(&self) -> Aval {
+        Aval::new(&self.shape, self.dtype)
+    }
+}
+
+/// The dtype's name as JAX keeps it: Python's `float` and `int` are the
+/// 64-bit types, which JAX does not narrow in a struct.
+fn given_name(o: &Obj, dtype: DType) -> String {
+    match o {
+        Obj::Type("float") => "float64".into(),
+        Obj::Type("int") => "int64".into(),
+        Obj::Str(s) => match &**s {
+            "float" | "float64" => "float64".into(),
+            "int" | "int64" => "int64".into(),
+            _ => dtype.name().into(),
+        },
+        _ => dtype.name().into(),
+    }
+}
+
+/// A shape argument: a tuple or list of ints.
+fn shape_of(o: &Obj) -> Result<Vec<usize>> {
+    let items = crate::python::ops::iterate(o)?;
+    items
+        .iter()
+        .map(|d| match d {
+            Obj::Int(n) if *n >= 0 => Ok(*n as usize),
+            other => bail!(
+                TypeError,
+                "Shapes must be 1D sequences of concrete values of integer type, got {}.",
+                crate::python::format::repr_of(other)
+            ),
+        })
+        .collect()
+}
+
+/// `jax.ShapeDtypeStruct(shape, dtype, sharding=None, weak_type=False)`.
+fn construct(a: &Args) -> Result<Obj> {
+    let shape = shape_of(&a.req(Some(0), "shape", "ShapeDtypeStruct")?)?;
+    let d = a.req(Some(1), "dtype", "ShapeDtypeStruct")?;
+    let dtype = dtype_of(&d)?;
+    if let Some(s) = a.get(Some(2), "sharding") {
+        if !matches!(s, Obj::None) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.ShapeDtypeStruct(sharding=...)"
+            );
+        }
+    }
+    let weak_type = match a.get(None, "weak_type") {
+        Some(w) => crate::python::ops::truthy(&w, "weak_type")?,
+        None => false,
+    };
+    Ok(Obj::lib(ShapeDtypeStruct {
+        shape,
+        dtype,
+        dtype_name: given_name(&d, dtype),
+        weak_type,
+    }))
+}
+
+/// `ShapeDtypeStruct.like(x)`: the struct of an array (or of a struct).
+fn like(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = a.req(Some(0), "x", "ShapeDtypeStruct.like")?;
+    Ok(Obj::lib(ShapeDtypeStruct::of(&aval_of(&x)?)))
+}
+
+/// The abstract value of an argument of `eval_shape` or of a callback's
+/// result description: a struct, an array, or a Python number.
+pub fn aval_of(o: &Obj) -> Result<Aval> {
+    match o.downcast::<ShapeDtypeStruct>() {
+        Some(s) => Ok(s.aval()),
+        None => Ok(crate::python::array::to_value(o)?.aval()),
+    }
+}
+
+impl Object for ShapeDtypeStruct {
+    fn type_name(&self) -> String {
+        "ShapeDtypeStruct".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(Some(match name {
+            "shape" => Obj::tuple(self.shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
+            "dtype" => Obj::DType(self.dtype),
+            "ndim" => Obj::Int(self.shape.len() as i64),
+            "size" => Obj::Int(self.shape.iter().product::<usize>() as i64),
+            "weak_type" => Obj::Bool(self.weak_type),
+            "sharding" => Obj::None,
+            _ => return Ok(None),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let weak = if self.weak_type {
+            ", weak_type=True"
+        } else {
+            ""
+        };
+        Some(format!(
+            "ShapeDtypeStruct(shape={}, dtype={}{weak})",
+            crate::array::shape_tuple(&self.shape),
+            self.dtype_name
+        ))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<ShapeDtypeStruct>().is_some_and(|o| {
+            o.shape == self.shape
+                && o.dtype_name == self.dtype_name
+                && o.weak_type == self.weak_type
+        }))
+    }
+}
+
+/// The class `jax.ShapeDtypeStruct`.
+struct ShapeDtypeStructType;
+
+impl Object for ShapeDtypeStructType {
+    fn type_name(&self) -> String {
+        "type".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "like" => Some(Obj::native("like", like)),
+            "__name__" => Some(Obj::str("ShapeDtypeStruct")),
+            _ => None,
+        })
+    }
+
+    fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
+        Some(construct(&a))
+    }
+
+    fn callable(&self) -> bool {
+        true
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some("<class 'jax.ShapeDtypeStruct'>".into())
+    }
+
+    fn instancecheck(&self, obj: &Obj) -> Option<bool> {
+        Some(obj.downcast::<ShapeDtypeStruct>().is_some())
+    }
+}
+
+/// The class object, for the `jax` module.
+pub fn class() -> Obj {
+    Obj::lib(ShapeDtypeStructType)
+}
