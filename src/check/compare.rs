@@ -257,8 +257,8 @@ fn walk(got: &Val, want: &Val, path: &str, rtol: f64, atol: f64, c: &mut Compari
                 c.mismatches.push(format!(
                     "{}: expected shape {}, got {}",
                     place(path),
-                    shape_text(ws),
-                    shape_text(gs)
+                    crate::array::fmt_shape(ws),
+                    crate::array::fmt_shape(gs)
                 ));
             } else if gd != wd {
                 c.mismatches
@@ -362,24 +362,12 @@ fn index_text(mut i: usize, shape: &[usize]) -> String {
     format!("{idx:?}")
 }
 
-fn shape_text(shape: &[usize]) -> String {
-    match shape {
-        [n] => format!("({n},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// What a value is, for a message about a mismatch of kinds.
 fn kind_text(v: &Val) -> String {
     match v {
-        Val::Array { shape, dtype, .. } => format!("an array {dtype}{}", shape_text(shape)),
+        Val::Array { shape, dtype, .. } => {
+            format!("an array {dtype}{}", crate::array::fmt_shape(shape))
+        }
         Val::Scalar { kind, .. } if kind == "NoneType" => "None".into(),
         Val::Scalar { kind, .. } => format!("a Python {kind}"),
         Val::List(x) => format!("a list of {}", x.len()),

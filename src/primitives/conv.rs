@@ -26,6 +26,7 @@
 
 use std::sync::Arc;
 
+use crate::array::fmt_shape as tuple;
 use crate::array::{Array, DType};
 use crate::bail;
 use crate::error::Result;
@@ -60,12 +61,16 @@ pub struct ConvParams {
     pub batch_group_count: usize,
 }
 
-fn tuple(v: &[usize]) -> String {
-    let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-    if s.len() == 1 {
-        format!("({},)", s[0])
+/// A padding parameter as the jaxpr printer shows it: `((1, 1), (0, 2))`.
+pub(super) fn padding_text(padding: &[(i64, i64)]) -> String {
+    let pads: Vec<String> = padding
+        .iter()
+        .map(|(lo, hi)| format!("({lo}, {hi})"))
+        .collect();
+    if pads.len() == 1 {
+        format!("({},)", pads[0])
     } else {
-        format!("({})", s.join(", "))
+        format!("({})", pads.join(", "))
     }
 }
 
@@ -91,16 +96,7 @@ fn dilate(n: usize, d: usize) -> usize {
 impl ConvParams {
     /// The parameters in the order the jaxpr printer shows them.
     pub fn params(&self) -> Vec<(String, String)> {
-        let pads: Vec<String> = self
-            .padding
-            .iter()
-            .map(|(lo, hi)| format!("({lo}, {hi})"))
-            .collect();
-        let padding = if pads.len() == 1 {
-            format!("({},)", pads[0])
-        } else {
-            format!("({})", pads.join(", "))
-        };
+        let padding = padding_text(&self.padding);
         vec![
             (
                 "batch_group_count".into(),

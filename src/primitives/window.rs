@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use crate::array::fmt_shape as tuple;
 use crate::array::{Array, DType};
 use crate::bail;
 use crate::error::Result;
@@ -50,15 +51,6 @@ pub struct WindowParams {
     pub window_dilation: Vec<usize>,
 }
 
-fn tuple(v: &[usize]) -> String {
-    let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-    if s.len() == 1 {
-        format!("({},)", s[0])
-    } else {
-        format!("({})", s.join(", "))
-    }
-}
-
 fn dilate(n: usize, d: usize) -> usize {
     if n == 0 {
         0
@@ -78,16 +70,7 @@ impl WindowParams {
 
     /// The parameters in the order the jaxpr printer shows them.
     pub fn params(&self) -> Vec<(String, String)> {
-        let pads: Vec<String> = self
-            .padding
-            .iter()
-            .map(|(lo, hi)| format!("({lo}, {hi})"))
-            .collect();
-        let padding = if pads.len() == 1 {
-            format!("({},)", pads[0])
-        } else {
-            format!("({})", pads.join(", "))
-        };
+        let padding = super::conv::padding_text(&self.padding);
         vec![
             ("base_dilation".into(), tuple(&self.base_dilation)),
             ("padding".into(), padding),
