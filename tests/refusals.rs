@@ -61,3 +61,36 @@ fn names_no_module_has_fail_as_in_jax() {
     );
     assert_eq!(out.stdout, "ImportError\n");
 }
+
+#[test]
+fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
+    let cases = [
+        ("import jax\njax._src.xla_bridge\n", "jax._src"),
+        (
+            "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).with_memory_kind('device')\n",
+            "NamedSharding.with_memory_kind",
+        ),
+        ("class D(dict):\n    __setattr__ = dict.__setitem__\n", "dict.__setitem__"),
+        ("print(str.join(',', ['a', 'b']))\n", "str.join"),
+    ];
+    for (source, name) in cases {
+        let (ty, msg, _) = error_of(source);
+        assert_eq!(
+            (ty.as_str(), msg.as_str()),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {name}").as_str()
+            ),
+            "{source}"
+        );
+    }
+    // CPython 3.11: AttributeError: type object 'dict' has no attribute 'nope'
+    let (ty, msg, _) = error_of("dict.nope\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "AttributeError",
+            "type object 'dict' has no attribute 'nope'"
+        )
+    );
+}

@@ -228,6 +228,9 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
             AttributeError,
             "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; use `jax.lax.pcast(..., to='varying')"
         ),
+        // JAX's private modules exist, but a program that reaches into
+        // them needs what shardlab does not model.
+        "jax._src" => bail!(NotImplementedError, "not supported by shardlab yet: jax._src"),
         _ => match self::std::missing_attr(module, name) {
             Some(e) => Err(e),
             None if real_name(module, name) => bail!(

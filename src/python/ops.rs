@@ -942,6 +942,7 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             _ => Err(missing()),
         },
         Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
+        Obj::Type(t) => builtin_type_attr(t, name),
         Obj::Float(f) if name == "real" => Ok(Obj::Float(*f)),
         Obj::Float(f) if name == "is_integer" => {
             let f = *f;
@@ -955,6 +956,44 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
         }
         _ => Err(missing()),
     }
+}
+
+/// `dict.get`, `str.join`, `dict.__setitem__`...: an attribute of a builtin
+/// type. Its methods exist in Python but are not values in shardlab yet.
+fn builtin_type_attr(t: &str, name: &str) -> Result<Obj> {
+    let empty = match t {
+        "dict" => Some(Obj::Dict(Default::default())),
+        "list" => Some(Obj::List(Default::default())),
+        "str" => Some(Obj::str("")),
+        "tuple" => Some(Obj::tuple(vec![])),
+        _ => None,
+    };
+    let dunder = matches!(
+        name,
+        "__getitem__"
+            | "__setitem__"
+            | "__delitem__"
+            | "__contains__"
+            | "__len__"
+            | "__iter__"
+            | "__init__"
+            | "__new__"
+            | "__eq__"
+            | "__hash__"
+            | "__repr__"
+            | "__str__"
+    );
+    let method = empty.is_some_and(|e| super::builtins::method(&e, name).is_some());
+    if dunder || method {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {t}.{name}"
+        );
+    }
+    bail!(
+        AttributeError,
+        "type object '{t}' has no attribute '{name}'"
+    )
 }
 
 /// `obj.name = value`.

@@ -161,6 +161,19 @@ impl Object for NamedSharding {
                     .all(|a| self.mesh.axis_size(a).is_ok_and(|n| n == 1)),
             )),
             "shard_shape" => Some(placed::shard_shape_method(self.placement())),
+            // The rest of JAX 0.10.2's public NamedSharding attributes.
+            "addressable_devices_indices_map"
+            | "check_compatible_aval"
+            | "devices_indices_map"
+            | "has_addressable_devices"
+            | "is_equivalent_to"
+            | "is_fully_addressable"
+            | "replicated_axes"
+            | "update"
+            | "with_memory_kind" => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: NamedSharding.{name}"
+            ),
             _ => None,
         })
     }
