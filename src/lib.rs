@@ -13,9 +13,11 @@
 //! - [`transforms`]: jvp, vjp, grad;
 //! - [`fabric`]: N devices, exchange slots and a barrier;
 //! - [`collectives`]: psum, all_gather, ... written once over the fabric;
-//! - [`exec`]: running jaxprs on devices, in lockstep or in parallel;
-//! - [`report`]: what a run shows a person (the evaluator still calls it
-//!   directly to record maps and collectives);
+//! - [`exec`]: running jaxprs on devices, in lockstep or in parallel, within
+//!   a run context (`exec::run`: settings, stop check, observer) that the
+//!   run's starter makes and that ends with the run;
+//! - [`report`]: what a run shows a person, built by an observer of the
+//!   run (`report::Recorder`); the evaluator knows only the observer trait;
 //! - [`python`]: the interpreter core, above the engine, which never names a
 //!   module (`tests/layers.rs` checks this and that no engine layer names
 //!   the front end);

@@ -2,6 +2,8 @@
 //! never names the modules built on it (`src/modules/`), and the engine
 //! below the front end never names the front end. A use of a forbidden
 //! layer in code (not in comments) fails this test with the file and line.
+//! The engine never names the report either: the report observes runs
+//! through `exec::run::Observer`.
 
 use std::path::{Path, PathBuf};
 
@@ -71,6 +73,44 @@ fn the_engine_never_names_the_front_end() {
         assert!(
             found.is_empty(),
             "src/{layer} names the front end:\n{}",
+            found.join("\n")
+        );
+    }
+}
+
+#[test]
+fn the_engine_never_names_the_report() {
+    // The report is built by an observer of the run (`report::Recorder`);
+    // the evaluator and everything below it know only the observer trait.
+    for layer in [
+        "array",
+        "ir",
+        "primitives",
+        "trace",
+        "ops",
+        "transforms",
+        "partition",
+        "fabric",
+        "collectives",
+        "exec",
+        "random",
+    ] {
+        let found = uses(layer, &["crate::report", "report::"]);
+        assert!(
+            found.is_empty(),
+            "src/{layer} names the report:\n{}",
+            found.join("\n")
+        );
+    }
+}
+
+#[test]
+fn the_fabric_and_collectives_never_name_the_evaluator() {
+    for layer in ["fabric", "collectives"] {
+        let found = uses(layer, &["crate::exec", "exec::"]);
+        assert!(
+            found.is_empty(),
+            "src/{layer} names exec:\n{}",
             found.join("\n")
         );
     }

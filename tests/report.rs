@@ -4,27 +4,38 @@
 mod common;
 
 use common::*;
+use std::rc::Rc;
+
+use shardlab::exec::run::{self, Observer, Run};
 use shardlab::exec::{self, Mode};
 use shardlab::{ops, report, Mesh};
 
+/// Runs `f` as a run in `mode` whose report is recorded.
+fn recorded<T>(mode: Mode, f: impl FnOnce() -> T) -> (T, report::Report) {
+    let recorder = Rc::new(report::Recorder::default());
+    let observer: Rc<dyn Observer> = recorder.clone();
+    let config = exec::Config {
+        mode,
+        ..Default::default()
+    };
+    let _run = run::enter(Run::new(config).observed_by(Some(observer)));
+    (f(), recorder.take())
+}
+
 fn record(mode: Mode) -> report::Report {
-    let mut cfg = exec::config();
-    cfg.mode = mode;
-    exec::set_config(cfg);
     let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
-    report::start();
-    ops::shard_map(
-        Box::new(|a| Ok(vec![ops::psum(&a[0], &names(&["y"]))?])),
-        &mesh,
-        &[spec(&[&["x"], &["y"]])],
-        &[spec(&[&["x"]])],
-        true,
-        &[arange(&[2, 4])],
-    )
-    .unwrap();
-    let rep = report::take();
-    exec::set_config(exec::Config::default());
-    rep
+    recorded(mode, || {
+        ops::shard_map(
+            Box::new(|a| Ok(vec![ops::psum(&a[0], &names(&["y"]))?])),
+            &mesh,
+            &[spec(&[&["x"], &["y"]])],
+            &[spec(&[&["x"]])],
+            true,
+            &[arange(&[2, 4])],
+        )
+        .unwrap()
+    })
+    .1
 }
 
 #[test]
@@ -72,21 +83,17 @@ fn report_shows_shards_and_collectives() {
 /// Runs `x @ w` under shard_map with x's rows split over 'x' of a mesh of
 /// 4 in `mode`; returns the report.
 fn matmul_map(mode: Mode, rows: usize, k: usize) -> report::Report {
-    let mut cfg = exec::config();
-    cfg.mode = mode;
-    exec::set_config(cfg);
     let mesh = Mesh::new(&["x"], &[4]).unwrap();
-    report::start();
-    let out = ops::shard_map(
-        Box::new(|a| Ok(vec![ops::matmul(&a[0], &a[1])?])),
-        &mesh,
-        &[spec(&[&["x"]]), spec(&[])],
-        &[spec(&[&["x"]])],
-        true,
-        &[arange(&[rows, k]), arange(&[k, 2])],
-    );
-    let rep = report::take();
-    exec::set_config(exec::Config::default());
+    let (out, rep) = recorded(mode, || {
+        ops::shard_map(
+            Box::new(|a| Ok(vec![ops::matmul(&a[0], &a[1])?])),
+            &mesh,
+            &[spec(&[&["x"]]), spec(&[])],
+            &[spec(&[&["x"]])],
+            true,
+            &[arange(&[rows, k]), arange(&[k, 2])],
+        )
+    });
     out.unwrap();
     rep
 }
@@ -114,18 +121,37 @@ fn auto_mode_runs_small_maps_in_lockstep_and_large_ones_in_parallel() {
 }
 
 #[test]
-fn nothing_is_recorded_unless_asked() {
+fn a_run_leaves_nothing_behind() {
     let mesh = Mesh::new(&["x"], &[2]).unwrap();
-    ops::shard_map(
-        Box::new(|a| Ok(vec![ops::psum(&a[0], &names(&["x"]))?])),
-        &mesh,
-        &[spec(&[&["x"]])],
-        &[spec(&[])],
-        true,
-        &[arange(&[2])],
-    )
-    .unwrap();
-    assert!(report::take().maps.is_empty());
+    let psum = || {
+        ops::shard_map(
+            Box::new(|a| Ok(vec![ops::psum(&a[0], &names(&["x"]))?])),
+            &mesh,
+            &[spec(&[&["x"]])],
+            &[spec(&[])],
+            true,
+            &[arange(&[2])],
+        )
+        .unwrap()
+    };
+    let recorder = Rc::new(report::Recorder::default());
+    {
+        let observer: Rc<dyn Observer> = recorder.clone();
+        let config = exec::Config {
+            devices: 3,
+            ..Default::default()
+        };
+        let _run = run::enter(Run::new(config).observed_by(Some(observer)));
+        psum();
+        assert_eq!(exec::config().devices, 3);
+        assert_eq!(run::maps_seen(), 1);
+    }
+    // The run is over: its settings and observer are gone, and a map run
+    // now is told to nobody.
+    assert_eq!(exec::config().devices, 8);
+    assert!(run::observer().is_none());
+    psum();
+    assert_eq!(recorder.take().maps.len(), 1);
 }
 
 fn report_of(program: &str, lockstep: bool) -> report::Report {
@@ -214,10 +240,7 @@ fn report_of_text(source: &str, lockstep: bool) -> report::Report {
         },
         ..Default::default()
     };
-    report::start();
-    let outcome = shardlab::program::run(source, &options);
-    let rep = report::take();
-    exec::set_config(exec::Config::default());
+    let (outcome, rep) = shardlab::program::run_recorded(source, &options);
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
     rep
 }

@@ -13,7 +13,8 @@ extern crate shardlab;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-use shardlab::exec::{config, set_config, Mode};
+use shardlab::exec::run::{self, Run};
+use shardlab::exec::{Config, Mode};
 use shardlab::ops::parallel as par;
 use shardlab::web::{now_ms, Probe, ProbeStats, WorkerPool};
 use shardlab::{Array, DType, Mesh, PartitionSpec, Result, Value};
@@ -238,10 +239,11 @@ fn barrier_rows(pool: &WorkerPool, n: usize) -> (f64, f64) {
 #[wasm_bindgen_test]
 async fn measure_shardlab_in_wasm() {
     let pool = support::pool(8).await;
-    pool.install();
-    let mut cfg = config();
-    cfg.mode = Mode::Parallel;
-    set_config(cfg);
+    let _run = run::enter(Run::new(Config {
+        mode: Mode::Parallel,
+        devices_backend: pool.devices(),
+        ..Config::default()
+    }));
     let quick = quick();
     let max = if quick { 4 << 20 } else { 64 << 20 };
     let sizes: Vec<usize> = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]

@@ -13,11 +13,14 @@
 // test's wasm module.
 extern crate shardlab;
 
+use std::cell::RefCell;
+use std::sync::Arc;
 use std::time::Duration;
 
 use wasm_bindgen_test::*;
 
-use shardlab::exec::{config, set_config, Mode};
+use shardlab::exec::run::{self, Run};
+use shardlab::exec::{Config, Devices, Mode};
 use shardlab::ops::{self, parallel as par};
 use shardlab::web::{now_ms, Probe, WorkerPool};
 use shardlab::{Array, ErrorKind, Mesh, PartitionSpec, Result, Value};
@@ -31,6 +34,16 @@ const CANCELLER: usize = 8;
 
 async fn pool() -> WorkerPool {
     support::pool(WORKERS).await
+}
+
+thread_local! {
+    /// The pool that runs parallel maps of the runs [`shard_run`] makes.
+    static DEVICES: RefCell<Option<Arc<dyn Devices>>> = const { RefCell::new(None) };
+}
+
+/// Makes `pool` run the parallel maps of later [`shard_run`]s.
+fn install(pool: &WorkerPool) {
+    DEVICES.with(|d| *d.borrow_mut() = Some(pool.devices()));
 }
 
 /// A collective and its static arguments.
@@ -104,9 +117,14 @@ fn apply(op: Op, x: &Value, axes: &[String], g: usize) -> Result<Value> {
 /// Runs `op` in a shard_map over `mesh` in `mode`: the input is split so
 /// that each device holds an 8x8 block, and so is the output assembled.
 fn shard_run(mode: Mode, mesh: &Mesh, op: Op, axes: &[String], x: &Array) -> Result<Array> {
-    let mut cfg = config();
-    cfg.mode = mode;
-    set_config(cfg);
+    let mut cfg = Config {
+        mode,
+        ..Config::default()
+    };
+    if let Some(devices) = DEVICES.with(|d| d.borrow().clone()) {
+        cfg.devices_backend = devices;
+    }
+    let _run = run::enter(Run::new(cfg));
     let spec = PartitionSpec(
         mesh.axis_names()
             .iter()
@@ -168,7 +186,7 @@ fn check_mesh(mesh: &Mesh, axis_sets: &[Vec<String>]) {
 #[wasm_bindgen_test]
 async fn every_collective_matches_lockstep_on_2_4_and_8_workers() {
     let pool = pool().await;
-    pool.install();
+    install(&pool);
     for n in [2usize, 4, 8] {
         check_mesh(&Mesh::new(&["x"], &[n]).unwrap(), &[names(&["x"])]);
         check_mesh(
@@ -184,7 +202,7 @@ async fn every_collective_matches_lockstep_on_2_4_and_8_workers() {
 }
 
 fn psum_still_works(pool: &WorkerPool) {
-    pool.install();
+    install(pool);
     check_mesh(&Mesh::new(&["x"], &[4]).unwrap(), &[names(&["x"])]);
     let stats = pool
         .probe(&Probe {
@@ -279,7 +297,7 @@ async fn a_device_time_out_names_the_missing_device() {
 #[wasm_bindgen_test]
 async fn a_mesh_larger_than_the_pool_is_refused() {
     let pool = pool().await;
-    pool.install();
+    install(&pool);
     let mesh = Mesh::new(&["x"], &[16]).unwrap();
     let e = shard_run(
         Mode::Parallel,
@@ -298,7 +316,7 @@ async fn a_mesh_larger_than_the_pool_is_refused() {
 #[wasm_bindgen_test]
 async fn many_short_runs_in_a_row_agree_with_lockstep() {
     let pool = pool().await;
-    pool.install();
+    install(&pool);
     let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
     let x = input(&[16, 64]);
     let axes = names(&["x"]);

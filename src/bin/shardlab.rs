@@ -299,22 +299,22 @@ fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) 
     let panicked = quiet_panics();
     STOPPED.store(0, Ordering::Relaxed);
     shardlab::python::budget::set_max_memory(limits.max_memory);
-    let opts = options.clone();
+    let mut opts = options.clone();
+    opts.stop = Some(stop_reason);
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("program".into())
         .stack_size(shardlab::python::depth::STACK_BYTES)
         .spawn(move || {
-            shardlab::exec::set_stop_check(Some(stop_reason));
             // The report is recorded on the thread that runs the program.
-            if record {
-                shardlab::report::start();
-            }
-            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| run(&source, &opts)));
-            if record {
-                *RECORDED.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(shardlab::report::take());
-            }
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                if !record {
+                    return run(&source, &opts);
+                }
+                let (outcome, report) = shardlab::program::run_recorded(&source, &opts);
+                *RECORDED.lock().unwrap_or_else(|e| e.into_inner()) = Some(report);
+                outcome
+            }));
             let _ = tx.send(outcome.ok());
         });
     if let Err(e) = worker {

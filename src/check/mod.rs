@@ -8,7 +8,8 @@
 //! failed case with JAX's error type, line and column; only a problem that
 //! cannot be read is an error of [`check`]. How a case's program is run is
 //! the caller's: the CLI runs it under its time and memory limits, the web
-//! build in its coordinator, [`run_recorded`] on the calling thread.
+//! build in its coordinator, [`crate::program::run_recorded`] on the calling
+//! thread.
 
 pub mod call;
 pub mod compare;
@@ -185,13 +186,4 @@ fn case_error(e: crate::program::PyError, source: &str, entry: &str) -> CaseErro
         error.message = format!("{} (when calling {entry})", error.message);
     }
     error
-}
-
-/// Runs a case's program on this thread, recording its report. The
-/// interpreter nests deeply: call it on a thread with a large stack
-/// (`crate::python::depth::STACK_BYTES`).
-pub fn run_recorded(source: &str, options: &Options) -> (Outcome, Report) {
-    crate::report::start();
-    let outcome = crate::program::run(source, options);
-    (outcome, crate::report::take())
 }

@@ -187,7 +187,7 @@ impl Comm for Lockstep<'_> {
     /// Every device prints its line, in device order; the lines wait in
     /// [`super::map_prints`] for the map's caller, which prints them.
     fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
-        super::map_prints(printed);
+        super::run::map_prints(printed);
         Ok(())
     }
 }
@@ -196,6 +196,10 @@ impl Comm for Lockstep<'_> {
 pub struct OnFabric<'a> {
     /// The device's fabric, mesh and position.
     pub ctx: DeviceCtx<'a>,
+    /// The stop check of the run the device belongs to, polled on the
+    /// device's own thread (a Web Worker device has none: it learns of a
+    /// cancel through the fabric's abort word).
+    pub stop: Option<super::StopCheck>,
 }
 
 impl Comm for OnFabric<'_> {
@@ -210,7 +214,10 @@ impl Comm for OnFabric<'_> {
     fn stopped(&self) -> Option<String> {
         // The fabric's abort word (another device failed) or the stop check
         // of the run the device thread belongs to (a time limit, a cancel).
-        self.ctx.fabric.aborted().or_else(super::stop_requested)
+        self.ctx
+            .fabric
+            .aborted()
+            .or_else(|| self.stop.and_then(|check| check()))
     }
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {

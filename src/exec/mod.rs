@@ -9,10 +9,10 @@
 
 pub mod comm;
 pub mod control;
+pub mod log;
+pub mod run;
 
-use std::cell::{Cell, RefCell};
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::array::Array;
 use crate::bail;
@@ -22,8 +22,10 @@ use crate::fabric::threads::{run_on_threads, ThreadFabric};
 use crate::ir::{Atom, Jaxpr};
 use crate::mesh::Mesh;
 use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
-use crate::report::device;
 use comm::{Comm, Lockstep, Nested, OnFabric, Printing};
+use log::DeviceLog;
+pub use run::{config, stop_check, stop_requested, take_eager_prints, Config, StopCheck};
+use run::{Layout, MapRan, Placed};
 
 /// How maps run their devices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,85 +105,6 @@ pub fn runs_in_lockstep(mode: Mode, body: &Jaxpr) -> bool {
     }
 }
 
-/// Execution settings of the current thread.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Parallel or lockstep.
-    pub mode: Mode,
-    /// How many devices `jax.devices()` reports (pmap may use at most this many).
-    pub devices: usize,
-    /// How long a device waits at a collective for the others before failing.
-    pub timeout: Duration,
-    /// Capacity of each device's exchange slot, in 4-byte words.
-    pub slot_words: usize,
-    /// What runs the devices in parallel mode.
-    pub devices_backend: Arc<dyn Devices>,
-}
-
-impl std::fmt::Debug for dyn Devices {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Devices")
-    }
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            // In the browser, parallel devices need a worker pool, which the
-            // web layer installs; until then everything runs in lockstep.
-            mode: if cfg!(target_arch = "wasm32") {
-                Mode::Lockstep
-            } else {
-                Mode::Parallel
-            },
-            devices: 8,
-            timeout: Duration::from_secs(30),
-            slot_words: 1 << 18,
-            devices_backend: Arc::new(ThreadDevices),
-        }
-    }
-}
-
-thread_local! {
-    static CONFIG: RefCell<Config> = RefCell::new(Config::default());
-}
-
-/// The current thread's settings.
-pub fn config() -> Config {
-    CONFIG.with(|c| c.borrow().clone())
-}
-
-/// Replaces the current thread's settings.
-pub fn set_config(config: Config) {
-    CONFIG.with(|c| *c.borrow_mut() = config);
-}
-
-/// Says why the run in progress was stopped, once it was.
-pub type StopCheck = fn() -> Option<String>;
-
-thread_local! {
-    static STOP_CHECK: Cell<Option<StopCheck>> = const { Cell::new(None) };
-}
-
-/// Sets what evaluation on this thread polls, between equations, to learn
-/// that the run was stopped from outside: `check` returns the reason once
-/// it was. Devices on a fabric poll the fabric's abort word instead.
-pub fn set_stop_check(check: Option<StopCheck>) {
-    STOP_CHECK.with(|c| c.set(check));
-}
-
-/// What this thread's evaluation polls to learn the run was stopped, for
-/// the threads it starts to poll as well.
-pub fn stop_check() -> Option<StopCheck> {
-    STOP_CHECK.with(|c| c.get())
-}
-
-/// The reason this thread's run was stopped, if it was (see
-/// [`set_stop_check`]).
-pub fn stop_requested() -> Option<String> {
-    STOP_CHECK.with(|c| c.get()).and_then(|check| check())
-}
-
 /// The error of an evaluation stopped before `prim` (equation `at.0` of
 /// `at.1`, counting from 0, when it is part of a jaxpr).
 fn stopped_error(prim: &Prim, at: Option<(usize, usize)>, reason: &str) -> crate::error::Error {
@@ -201,41 +124,17 @@ pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     let outs = eval_eqn(prim, lanes, &Printing { prints: &prints });
     let printed = prints.into_inner().unwrap_or_default();
     if !printed.is_empty() {
-        EAGER_PRINTS.with(|p| p.borrow_mut().extend(printed));
+        run::eager_prints(printed);
     }
     Ok(outs?.into_iter().map(|mut l| l.remove(0)).collect())
-}
-
-thread_local! {
-    /// What eagerly applied primitives printed (a vmap evaluated at top
-    /// level runs its body's prints here), until the front end shows it.
-    static EAGER_PRINTS: std::cell::RefCell<Vec<crate::primitives::debug::Printed>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Takes what eagerly applied primitives printed since the last call.
-pub fn take_eager_prints() -> Vec<crate::primitives::debug::Printed> {
-    EAGER_PRINTS.with(|p| std::mem::take(&mut *p.borrow_mut()))
-}
-
-thread_local! {
-    /// What the devices of a map running in lockstep printed, until the
-    /// equation that started the map hands it to its own comm.
-    static MAP_PRINTS: std::cell::RefCell<Vec<crate::primitives::debug::Printed>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Keeps what the devices of a map running in lockstep printed.
-pub fn map_prints(printed: Vec<crate::primitives::debug::Printed>) {
-    MAP_PRINTS.with(|p| p.borrow_mut().extend(printed));
 }
 
 /// Runs `run` (a shard_map or pmap), then prints what its devices printed
 /// through `comm`, also when the map failed part way.
 fn printing_map<T>(comm: &dyn Comm, run: impl FnOnce() -> Result<T>) -> Result<T> {
-    let before = MAP_PRINTS.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    let before = run::replace_map_prints(Vec::new());
     let out = run();
-    let printed = MAP_PRINTS.with(|p| std::mem::replace(&mut *p.borrow_mut(), before));
+    let printed = run::replace_map_prints(before);
     if !printed.is_empty() {
         comm.debug_print(printed)?;
     }
@@ -369,17 +268,17 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
                 .into_iter()
                 .next()
                 .unwrap_or_else(|| vec![Array::scalar_i32(0); lanes]);
-            match comm.device_positions().filter(|_| device::logging()) {
+            match comm.device_positions().filter(|_| log::logging()) {
                 None => Ok(vec![comm.collective(kind, xs)?]),
                 Some(positions) => {
-                    let start = device::now_us();
+                    let start = log::now_us();
                     let outs = comm.collective(kind, xs.clone())?;
-                    device::log(device::Event {
+                    log::log(log::Event {
                         kind: kind.clone(),
                         positions,
                         before: xs,
                         after: outs.clone(),
-                        elapsed_us: device::now_us() - start,
+                        elapsed_us: log::now_us() - start,
                     });
                     Ok(vec![outs])
                 }
@@ -488,19 +387,33 @@ fn eval_vmap(m: &MapParams, ins: &[Vec<Array>], comm: &dyn Comm) -> Result<Vec<V
 /// ([`ThreadDevices`]), Web Workers in the browser.
 pub trait Devices: Send + Sync {
     /// Runs `body` on every device: `args[i][p]` is input `i` on the device at
-    /// position `p`; returns `[output][position]`.
-    fn run(&self, body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>>;
+    /// position `p`; returns `[output][position]`, and every device's log of
+    /// collectives when `record` is set (else no logs).
+    fn run(
+        &self,
+        body: &Jaxpr,
+        mesh: &Mesh,
+        args: Vec<Vec<Array>>,
+        record: bool,
+    ) -> Result<(Vec<Vec<Array>>, Vec<DeviceLog>)>;
 }
 
 /// One OS thread per device over a fresh [`ThreadFabric`].
 pub struct ThreadDevices;
 
 impl Devices for ThreadDevices {
-    fn run(&self, body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>> {
+    fn run(
+        &self,
+        body: &Jaxpr,
+        mesh: &Mesh,
+        args: Vec<Vec<Array>>,
+        record: bool,
+    ) -> Result<(Vec<Vec<Array>>, Vec<DeviceLog>)> {
         let cfg = config();
         let fabric = Arc::new(ThreadFabric::new(mesh.size(), cfg.slot_words, cfg.timeout)?);
         let fab = Arc::clone(&fabric);
-        let record = crate::report::recording();
+        // The device threads poll the run's stop check themselves.
+        let stop = stop_check();
         let per_device = run_on_threads(fabric, |position| {
             let lane: Vec<Vec<Array>> = args.iter().map(|a| vec![a[position].clone()]).collect();
             let ctx = DeviceCtx {
@@ -508,7 +421,7 @@ impl Devices for ThreadDevices {
                 mesh,
                 position,
             };
-            let comm = OnFabric { ctx };
+            let comm = OnFabric { ctx, stop };
             let (outs, log) = logged(record, position, || eval_lanes(body, lane, &comm))?;
             Ok((
                 outs.into_iter()
@@ -518,10 +431,10 @@ impl Devices for ThreadDevices {
             ))
         })?;
         let (outs, logs): (Vec<_>, Vec<_>) = per_device.into_iter().unzip();
-        if record {
-            device::hand_back(logs.into_iter().flatten().collect());
-        }
-        Ok(by_output(outs, body.outvars.len()))
+        Ok((
+            by_output(outs, body.outvars.len()),
+            logs.into_iter().flatten().collect(),
+        ))
     }
 }
 
@@ -531,18 +444,18 @@ pub fn logged<T>(
     record: bool,
     position: usize,
     f: impl FnOnce() -> Result<T>,
-) -> Result<(T, Option<device::DeviceLog>)> {
+) -> Result<(T, Option<DeviceLog>)> {
     if !record {
         return Ok((f()?, None));
     }
-    device::begin();
-    let start = device::now_us();
+    log::begin();
+    let start = log::now_us();
     let result = f();
-    let total_us = device::now_us() - start;
-    let events = device::end();
+    let total_us = log::now_us() - start;
+    let events = log::end();
     Ok((
         result?,
-        Some(device::DeviceLog {
+        Some(DeviceLog {
             position,
             events,
             total_us,
@@ -563,20 +476,35 @@ pub fn by_output(per_device: Vec<Vec<Array>>, n_out: usize) -> Vec<Vec<Array>> {
     outs
 }
 
+/// What [`run_devices`] gives back: `[output][position]`, whether the map
+/// ran in lockstep, and the devices' logs (empty unless recorded).
+pub struct DevicesRan {
+    /// Each output on every device.
+    pub outs: Vec<Vec<Array>>,
+    /// Whether every device ran in this thread.
+    pub lockstep: bool,
+    /// The devices' logs of collectives and time.
+    pub logs: Vec<DeviceLog>,
+}
+
 /// Runs a body on every device of `mesh`, in lockstep or on the configured
 /// parallel devices, as the mode says: `args[i][p]` is input `i` on the
-/// device at position `p`. Returns `[output][position]` and whether the map
-/// ran in lockstep.
+/// device at position `p`. Logs the devices' collectives when `record`.
 pub fn run_devices(
     body: &Jaxpr,
     mesh: &Mesh,
     args: Vec<Vec<Array>>,
-) -> Result<(Vec<Vec<Array>>, bool)> {
+    record: bool,
+) -> Result<DevicesRan> {
     let cfg = config();
     if !runs_in_lockstep(cfg.mode, body) && !prints(body) {
-        return Ok((cfg.devices_backend.run(body, mesh, args)?, false));
+        let (outs, logs) = cfg.devices_backend.run(body, mesh, args, record)?;
+        return Ok(DevicesRan {
+            outs,
+            lockstep: false,
+            logs,
+        });
     }
-    let record = crate::report::recording();
     // A failing device ends the run with an error, as in parallel mode,
     // rather than taking the process down.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -593,10 +521,11 @@ pub fn run_devices(
             "a device of the mesh failed in lockstep: panicked: {what}"
         ))
     })?;
-    if let Some(log) = log {
-        device::hand_back(vec![log]);
-    }
-    Ok((outs, true))
+    Ok(DevicesRan {
+        outs,
+        lockstep: true,
+        logs: log.into_iter().collect(),
+    })
 }
 
 /// Splits the inputs by `in_specs`, runs the body on every device, and
@@ -605,23 +534,26 @@ pub fn run_shard_map(p: &ShardMapParams, ins: &[Array]) -> Result<Vec<Array>> {
     run_shard_map_as(p, ins, "shard_map", true)
 }
 
-/// [`run_shard_map`] of a program the run report lists under `kind`, and
-/// only when `record` (the partitioner's programs: see `partition`).
+/// [`run_shard_map`] of a program the run's observer is told of under
+/// `kind`, and only when `observe` (the partitioner's programs: see
+/// `partition`).
 pub fn run_shard_map_as(
     p: &ShardMapParams,
     ins: &[Array],
     kind: &'static str,
-    record: bool,
+    observe: bool,
 ) -> Result<Vec<Array>> {
     let shards: Vec<Vec<Array>> = ins
         .iter()
         .zip(&p.in_specs)
         .map(|(x, s)| s.split(&p.mesh, x))
         .collect::<Result<_>>()?;
-    // Keep the shards for the report only when one is being recorded.
-    let kept = (record && crate::report::recording()).then(|| shards.clone());
-    let (outs, lockstep) = run_devices(&p.body, &p.mesh, shards)?;
-    let globals: Vec<Array> = outs
+    let observer = run::observer().filter(|_| observe);
+    // Keep the shards only for an observer.
+    let kept = observer.as_ref().map(|_| shards.clone());
+    let ran = run_devices(&p.body, &p.mesh, shards, observer.is_some())?;
+    let globals: Vec<Array> = ran
+        .outs
         .iter()
         .zip(&p.out_specs)
         .zip(p.body.out_avals())
@@ -630,14 +562,25 @@ pub fn run_shard_map_as(
             spec.assemble(&p.mesh, blocks, &global.shape)
         })
         .collect::<Result<_>>()?;
-    if let Some(shards) = kept {
-        let inputs = crate::report::sharded_all(&p.mesh, &p.in_specs, ins, &shards)?;
-        let outputs = crate::report::sharded_all(&p.mesh, &p.out_specs, &globals, &outs)?;
-        let run = crate::report::map_run(kind, &p.mesh, &p.body, lockstep, inputs, outputs)?;
-        crate::report::push(run);
-    } else if crate::report::recording() {
-        // The devices' logs of a run the report leaves out.
-        device::take_handed();
+    if let (Some(observer), Some(shards)) = (observer, kept) {
+        observer.map_ran(MapRan {
+            kind,
+            mesh: &p.mesh,
+            body: &p.body,
+            lockstep: ran.lockstep,
+            backward: run::in_backward(),
+            inputs: Placed {
+                globals: ins,
+                blocks: &shards,
+                layout: Layout::Specs(&p.in_specs),
+            },
+            outputs: Placed {
+                globals: &globals,
+                blocks: &ran.outs,
+                layout: Layout::Specs(&p.out_specs),
+            },
+            logs: ran.logs,
+        })?;
     }
     Ok(globals)
 }
@@ -655,19 +598,35 @@ pub fn run_pmap(m: &MapParams, ins: &[Array]) -> Result<Vec<Array>> {
             None => vec![x.clone(); m.size],
         });
     }
-    let kept = crate::report::recording().then(|| args.clone());
-    let (outs, lockstep) = run_devices(&m.body, &mesh, args)?;
-    let globals: Vec<Array> = outs
+    let observer = run::observer();
+    let kept = observer.as_ref().map(|_| args.clone());
+    let ran = run_devices(&m.body, &mesh, args, observer.is_some())?;
+    let globals: Vec<Array> = ran
+        .outs
         .iter()
         .zip(&m.out_axes)
         .map(|(o, &ax)| Array::stack(o, ax))
         .collect::<Result<_>>()?;
-    if let Some(args) = kept {
+    if let (Some(observer), Some(args)) = (observer, kept) {
         let out_axes: Vec<Option<usize>> = m.out_axes.iter().map(|&a| Some(a)).collect();
-        let inputs = crate::report::mapped(&mesh, ins, &args, &m.in_axes);
-        let outputs = crate::report::mapped(&mesh, &globals, &outs, &out_axes);
-        let run = crate::report::map_run("pmap", &mesh, &m.body, lockstep, inputs, outputs)?;
-        crate::report::push(run);
+        observer.map_ran(MapRan {
+            kind: "pmap",
+            mesh: &mesh,
+            body: &m.body,
+            lockstep: ran.lockstep,
+            backward: run::in_backward(),
+            inputs: Placed {
+                globals: ins,
+                blocks: &args,
+                layout: Layout::Axes(&m.in_axes),
+            },
+            outputs: Placed {
+                globals: &globals,
+                blocks: &ran.outs,
+                layout: Layout::Axes(&out_axes),
+            },
+            logs: ran.logs,
+        })?;
     }
     Ok(globals)
 }

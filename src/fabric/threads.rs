@@ -523,7 +523,6 @@ pub fn run_on_threads<T: Send>(
             *first = Some(e);
         }
     };
-    let stop_check = crate::exec::stop_check();
     let results: Vec<Option<T>> = thread::scope(|s| {
         let mut handles = Vec::with_capacity(n);
         for device in 0..n {
@@ -531,7 +530,6 @@ pub fn run_on_threads<T: Send>(
             let spawned = thread::Builder::new()
                 .name(format!("device {device}"))
                 .spawn_scoped(s, move || {
-                    crate::exec::set_stop_check(stop_check);
                     let r = catch_unwind(AssertUnwindSafe(|| f(device))).unwrap_or_else(|p| {
                         Err(err!(RuntimeError, "panicked: {}", panic_message(&*p)))
                     });

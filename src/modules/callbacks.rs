@@ -243,7 +243,7 @@ pub fn debug_callback(interp: &mut Interp, a: Args) -> Result<Obj> {
             Some(o) => crate::python::ops::truthy(&o, "ordered")?,
             None => false,
         };
-        super::debug_print::stage_callback(callback, &args, &kw, ordered)?;
+        super::debug_print::stage_callback(interp, callback, &args, &kw, ordered)?;
         return Ok(Obj::None);
     }
     call_host(interp, Kind::Debug, &callback, &args, &kw)?;

@@ -166,21 +166,24 @@ pub fn show_eager_prints(interp: &mut Interp) -> Result<()> {
     Ok(())
 }
 
-thread_local! {
-    /// The Python functions of staged `jax.debug.callback` calls, by the
-    /// number their equations hold.
-    static CALLBACKS: std::cell::RefCell<Vec<Obj>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// The Python functions of the run's staged `jax.debug.callback` calls, by
+/// the number their equations hold (run state: they go with the run).
+#[derive(Default)]
+struct Callbacks(Vec<Obj>);
 
 /// Stages a `jax.debug.callback(f, *pos, **kw)`: a `debug_callback`
 /// equation whose runs hand their values to `f` (after the program has run,
 /// in the order of the run; the callback returns nothing the program uses).
-pub fn stage_callback(f: Obj, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Result<()> {
-    let id = CALLBACKS.with(|c| {
-        let mut c = c.borrow_mut();
-        c.push(f);
-        c.len() as u64 - 1
-    });
+pub fn stage_callback(
+    interp: &mut Interp,
+    f: Obj,
+    pos: &[Obj],
+    kw: &[(String, Obj)],
+    ordered: bool,
+) -> Result<()> {
+    let callbacks = &mut interp.state::<Callbacks>().0;
+    callbacks.push(f);
+    let id = callbacks.len() as u64 - 1;
     let (mut params, operands) = staged_params(String::new(), pos, kw, ordered)?;
     params.callback = Some(id);
     crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
@@ -195,7 +198,7 @@ pub fn show(interp: &mut Interp, printed: &Printed) -> Result<()> {
         interp.out.push('\n');
         return Ok(());
     };
-    let f = CALLBACKS.with(|c| c.borrow().get(id as usize).cloned());
+    let f = interp.state::<Callbacks>().0.get(id as usize).cloned();
     let Some(f) = f else {
         bail!(RuntimeError, "debug_callback: the callback is gone");
     };

@@ -738,14 +738,14 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
 /// the configured count. Unlike JAX, which reads the flag once when its
 /// backend starts, every query reads it again.
 pub fn device_count(interp: &Interp) -> usize {
-    let mut config = crate::exec::config();
-    if let Some(n) = super::std::os::forced_device_count(interp) {
-        if n != config.devices {
-            config.devices = n;
-            crate::exec::set_config(config.clone());
+    let configured = crate::exec::config().devices;
+    match super::std::os::forced_device_count(interp) {
+        Some(n) if n != configured => {
+            crate::exec::run::set_devices(n);
+            n
         }
+        _ => configured,
     }
-    config.devices
 }
 
 fn devices(interp: &mut Interp, _: Args) -> Result<Obj> {

@@ -236,7 +236,7 @@ impl ShardMapParams {
         in_specs.extend(self.out_specs.iter().cloned());
         let mut args = p.to_vec();
         args.extend(ct_args);
-        let res = crate::report::backward(|| {
+        let res = crate::exec::run::backward(|| {
             bind(self.with(new_body, in_specs, self.in_specs.clone()), &args)
         })?;
         Ok(res
@@ -413,7 +413,8 @@ impl MapParams {
                 }
             });
         }
-        let res = crate::report::backward(|| bind(self.with(new_body, in_axes, out_axes), &args))?;
+        let res =
+            crate::exec::run::backward(|| bind(self.with(new_body, in_axes, out_axes), &args))?;
         res.into_iter()
             .enumerate()
             .map(|(i, c)| {

@@ -27,6 +27,8 @@ pub const LIMIT: usize = 6000;
 pub const STACK_BYTES: usize = 2 << 30;
 
 thread_local! {
+    /// The interpreter's recursion depth on this thread: a limit on the
+    /// thread's own stack, so it belongs to the thread, not to a run.
     static DEPTH: Cell<usize> = const { Cell::new(0) };
     static OVERFLOWED: Cell<Option<&'static str>> = const { Cell::new(None) };
 }

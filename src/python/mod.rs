@@ -48,6 +48,12 @@ pub struct Options {
     pub mode: crate::exec::Mode,
     /// Statement and call budget.
     pub max_steps: u64,
+    /// What the run polls to learn it was stopped from outside (a time
+    /// limit, a cancel button).
+    pub stop: Option<crate::exec::StopCheck>,
+    /// What runs maps' devices in parallel, when not the native threads
+    /// (the browser's worker pool).
+    pub devices_backend: Option<std::sync::Arc<dyn crate::exec::Devices>>,
 }
 
 impl Default for Options {
@@ -56,6 +62,8 @@ impl Default for Options {
             devices: 8,
             mode: crate::exec::Mode::Auto,
             max_steps: interp::DEFAULT_MAX_STEPS,
+            stop: None,
+            devices_backend: None,
         }
     }
 }
@@ -95,12 +103,26 @@ pub struct Outcome {
     pub error: Option<PyError>,
 }
 
-/// Runs a program with the modules of `library`.
-pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) -> Outcome {
-    let mut config = crate::exec::config();
-    config.devices = options.devices;
-    config.mode = options.mode;
-    crate::exec::set_config(config);
+/// Runs a program with the modules of `library`, watched by `observer`.
+pub fn run(
+    source: &str,
+    options: &Options,
+    library: Rc<dyn import::Library>,
+    observer: Option<Rc<dyn crate::exec::run::Observer>>,
+) -> Outcome {
+    let mut config = crate::exec::Config {
+        devices: options.devices,
+        mode: options.mode,
+        ..Default::default()
+    };
+    if let Some(backend) = &options.devices_backend {
+        config.devices_backend = backend.clone();
+    }
+    let run = crate::exec::run::Run::new(config)
+        .stopped_by(options.stop)
+        .observed_by(observer);
+    // The run's context lives until everything the run made is freed.
+    let _run = crate::exec::run::enter(run);
     depth::reset();
     let lines = parse::Lines::new(source);
     let body = match parse::parse_program(source, &lines) {

@@ -15,6 +15,9 @@ use wasm_bindgen::JsValue;
 use super::ArrayData;
 
 thread_local! {
+    /// Set while [`to_js`] serialises: serde's `Serialize` takes no
+    /// argument to say "typed arrays, please", and the flag must reach
+    /// `ArrayData` many levels down.
     static TYPED: Cell<bool> = const { Cell::new(false) };
 }
 

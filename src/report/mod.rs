@@ -2,12 +2,12 @@
 //! mesh, each device's shards of the inputs and outputs, every collective with
 //! each device's value before and after it, and per-device timings.
 //!
-//! Recording is off unless [`start`] is called; [`take`] ends it and returns
-//! the [`Report`]. The evaluator logs collectives per device (see [`device`]),
-//! the device backend hands those logs back on the calling thread, and
-//! `exec` assembles them into [`MapRun`]s.
+//! A [`Recorder`] is the run's observer ([`crate::exec::run::Observer`]):
+//! whoever starts a run that should be shown makes one, gives it to the run,
+//! and takes the [`Report`] when the run ends. The evaluator logs collectives
+//! per device ([`crate::exec::log`]) and tells the observer of every map with
+//! its shards and logs; the recorder turns them into [`MapRun`]s.
 
-pub mod device;
 #[cfg(target_arch = "wasm32")]
 pub mod js;
 
@@ -18,7 +18,8 @@ use serde::{Serialize, Serializer};
 
 use crate::array::{Array, Buffer};
 use crate::error::Result;
-use crate::ir::Jaxpr;
+use crate::exec::log::DeviceLog;
+use crate::exec::run::{Layout, MapRan, Observer, Placed};
 use crate::mesh::Mesh;
 use crate::primitives::CollectiveKind;
 use crate::sharding::PartitionSpec;
@@ -183,61 +184,51 @@ pub struct Report {
     pub grads: Vec<GradRun>,
 }
 
-thread_local! {
-    static REPORT: RefCell<Option<Report>> = const { RefCell::new(None) };
-    static BACKWARD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// Records a run: the observer that builds its [`Report`].
+#[derive(Debug, Default)]
+pub struct Recorder {
+    report: RefCell<Report>,
 }
 
-/// Runs `f`, marking the maps it records as `backward` (the transposed map of
-/// a grad).
-pub fn backward<T>(f: impl FnOnce() -> T) -> T {
-    let outer = BACKWARD.with(|b| b.replace(true));
-    let result = f();
-    BACKWARD.with(|b| b.set(outer));
-    result
+impl Recorder {
+    /// Takes what was recorded so far.
+    pub fn take(&self) -> Report {
+        std::mem::take(&mut *self.report.borrow_mut())
+    }
 }
 
-/// Starts recording on this thread (discarding anything recorded before).
-pub fn start() {
-    REPORT.with(|r| *r.borrow_mut() = Some(Report::default()));
+impl Observer for Recorder {
+    fn map_ran(&self, map: MapRan<'_>) -> Result<()> {
+        let inputs = placed(map.mesh, &map.inputs)?;
+        let outputs = placed(map.mesh, &map.outputs)?;
+        let run = map_run(&map, inputs, outputs)?;
+        self.report.borrow_mut().maps.push(run);
+        Ok(())
+    }
+
+    fn grad_ran(&self, loss: f64, grads: &[Array], maps: [usize; 2]) {
+        self.report.borrow_mut().grads.push(GradRun {
+            loss,
+            grads: grads.iter().map(ArrayData::from).collect(),
+            maps,
+        });
+    }
+
+    fn maps_seen(&self) -> usize {
+        self.report.borrow().maps.len()
+    }
 }
 
-/// Stops recording and returns what was recorded.
-pub fn take() -> Report {
-    REPORT.with(|r| r.borrow_mut().take()).unwrap_or_default()
-}
-
-/// True while recording on this thread.
-pub fn recording() -> bool {
-    REPORT.with(|r| r.borrow().is_some())
-}
-
-/// Adds a map run to the report being recorded.
-pub fn push(run: MapRun) {
-    REPORT.with(|r| {
-        if let Some(rep) = r.borrow_mut().as_mut() {
-            rep.maps.push(run);
-        }
-    });
-}
-
-/// How many maps have been recorded so far on this thread (0 when not
-/// recording).
-pub fn maps_recorded() -> usize {
-    REPORT.with(|r| r.borrow().as_ref().map_or(0, |rep| rep.maps.len()))
-}
-
-/// Adds a grad call to the report being recorded.
-pub fn push_grad(run: GradRun) {
-    REPORT.with(|r| {
-        if let Some(rep) = r.borrow_mut().as_mut() {
-            rep.grads.push(run);
-        }
-    });
+/// Every array of a map's inputs or outputs with its devices' blocks.
+fn placed(mesh: &Mesh, p: &Placed<'_>) -> Result<Vec<ShardedArray>> {
+    match p.layout {
+        Layout::Specs(specs) => sharded_all(mesh, specs, p.globals, p.blocks),
+        Layout::Axes(axes) => Ok(mapped(mesh, p.globals, p.blocks, axes)),
+    }
 }
 
 /// Describes `global` laid out over `mesh` by `spec`, with every device's block.
-pub fn sharded(
+fn sharded(
     mesh: &Mesh,
     spec: &PartitionSpec,
     global: &Array,
@@ -270,7 +261,7 @@ pub fn sharded(
 
 /// [`sharded`] for every array of a map's inputs or outputs: `blocks[i][p]`
 /// is array `i` on the device at position `p`.
-pub fn sharded_all(
+fn sharded_all(
     mesh: &Mesh,
     specs: &[PartitionSpec],
     globals: &[Array],
@@ -286,7 +277,7 @@ pub fn sharded_all(
 
 /// Describes pmap's inputs or outputs: device `p` holds index `p` of the
 /// mapped axis (or all of an unmapped input).
-pub fn mapped(
+fn mapped(
     mesh: &Mesh,
     globals: &[Array],
     blocks: &[Vec<Array>],
@@ -357,7 +348,7 @@ fn bytes_moved(kind: &CollectiveKind, bytes: usize, p: usize) -> usize {
 }
 
 /// Merges the devices' logs of one run into one record per collective.
-pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<CollectiveRun>> {
+pub fn collective_runs(mesh: &Mesh, logs: &[DeviceLog]) -> Result<Vec<CollectiveRun>> {
     let n = mesh.size();
     let count = logs.iter().map(|l| l.events.len()).max().unwrap_or(0);
     let mut runs = Vec::with_capacity(count);
@@ -412,16 +403,13 @@ pub fn collective_runs(mesh: &Mesh, logs: &[device::DeviceLog]) -> Result<Vec<Co
     Ok(runs)
 }
 
-/// Assembles a [`MapRun`] from the run that just finished on this thread.
-pub fn map_run(
-    kind: &'static str,
-    mesh: &Mesh,
-    body: &Jaxpr,
-    lockstep: bool,
+/// Assembles a [`MapRun`] from a map that ran.
+fn map_run(
+    map: &MapRan<'_>,
     inputs: Vec<ShardedArray>,
     outputs: Vec<ShardedArray>,
 ) -> Result<MapRun> {
-    let logs = device::take_handed().unwrap_or_default();
+    let (mesh, body, lockstep, logs) = (map.mesh, map.body, map.lockstep, &map.logs);
     let elapsed_us = logs.iter().map(|l| l.total_us).fold(0.0, f64::max);
     let timings = if lockstep {
         vec![]
@@ -435,7 +423,7 @@ pub fn map_run(
             .collect()
     };
     Ok(MapRun {
-        kind,
+        kind: map.kind,
         axis_names: mesh.axis_names().to_vec(),
         mesh_shape: mesh.shape().to_vec(),
         device_ids: mesh.device_ids().to_vec(),
@@ -443,13 +431,9 @@ pub fn map_run(
         jaxpr: body.to_string(),
         inputs,
         outputs,
-        collectives: collective_runs(mesh, &logs)?,
+        collectives: collective_runs(mesh, logs)?,
         timings,
-        role: if BACKWARD.with(|b| b.get()) {
-            "backward"
-        } else {
-            "forward"
-        },
+        role: if map.backward { "backward" } else { "forward" },
         out_vma: body
             .out_avals()
             .iter()

@@ -202,6 +202,10 @@ impl Frame {
 }
 
 thread_local! {
+    /// The traces in progress, innermost last. Per thread because every
+    /// operation on values consults it (`x + y` on a tracer must find its
+    /// trace) and operations carry no handle; a trace is always entered and
+    /// left within one call, so it is empty between runs.
     static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -556,10 +560,9 @@ pub fn device_blocks(t: &Tracer) -> Option<Result<(crate::mesh::Mesh, Vec<Array>
         Some((jaxpr, devices))
     })?;
     let run = || -> Result<(crate::mesh::Mesh, Vec<Array>)> {
-        let (mut outs, _) = crate::exec::run_devices(&jaxpr, &devices.mesh, devices.args.clone())?;
-        // Not part of the run: its collectives stay out of the report.
-        crate::report::device::take_handed();
-        Ok((devices.mesh.clone(), outs.remove(0)))
+        // Not part of the run: its collectives are not logged.
+        let mut ran = crate::exec::run_devices(&jaxpr, &devices.mesh, devices.args.clone(), false)?;
+        Ok((devices.mesh.clone(), ran.outs.remove(0)))
     };
     Some(run())
 }

@@ -406,7 +406,7 @@ where
             );
         }
     }
-    let first_map = crate::report::maps_recorded();
+    let first_map = crate::exec::run::maps_seen();
     let traced = trace_fn(f, args, Mode::Reverse)?;
     let out_avals = traced.jaxpr.out_avals();
     let Some(loss) = out_avals.first() else {
@@ -442,19 +442,19 @@ where
     Ok((outs, grads))
 }
 
-/// Records an eagerly evaluated grad call in the report, if one is being
-/// recorded (a grad under a trace has no values yet and is left out).
+/// Tells the run's observer of an eagerly evaluated grad call, if it has
+/// one (a grad under a trace has no values yet and is left out).
 fn record_grad(outs: &[Value], grads: &[Value], first_map: usize) {
-    if !crate::report::recording() {
+    let Some(observer) = crate::exec::run::observer() else {
         return;
-    }
+    };
     let Some(Value::Concrete(loss)) = outs.first() else {
         return;
     };
-    let arrays: Option<Vec<crate::report::ArrayData>> = grads
+    let arrays: Option<Vec<Array>> = grads
         .iter()
         .map(|g| match g {
-            Value::Concrete(a) => Some(a.into()),
+            Value::Concrete(a) => Some(a.clone()),
             Value::Traced(_) => None,
         })
         .collect();
@@ -464,10 +464,6 @@ fn record_grad(outs: &[Value], grads: &[Value], first_map: usize) {
     if loss.size() != 1 {
         return;
     }
-    let loss = loss.get_f64(0);
-    crate::report::push_grad(crate::report::GradRun {
-        loss,
-        grads: arrays,
-        maps: [first_map, crate::report::maps_recorded()],
-    });
+    let maps = [first_map, observer.maps_seen()];
+    observer.grad_ran(loss.get_f64(0), &arrays, maps);
 }

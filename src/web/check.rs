@@ -37,7 +37,7 @@ pub fn check_program(source: &str, problem: &str, lockstep: bool) -> Result<JsVa
             let verdict = crate::check::check(&problem, source, |program, asked| {
                 let (options, _) = run_options(asked.devices, lockstep);
                 clear_cancel();
-                crate::check::run_recorded(program, &options)
+                crate::program::run_recorded(program, &options)
             });
             CheckOutcome {
                 problem_error: None,

@@ -206,6 +206,7 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
             mesh: &program.mesh,
             position,
         },
+        stop: None,
     };
     let record = f64_field(job, "record", 0.0) > 0.0;
     LAST_LOG.with(|l| l.borrow_mut().clear());

@@ -14,8 +14,8 @@ use super::wire::{array_from_words, push_words};
 use crate::array::{numel, Array, DType};
 use crate::err;
 use crate::error::Result;
+use crate::exec::log::{DeviceLog, Event};
 use crate::primitives::CollectiveKind;
-use crate::report::device::{DeviceLog, Event};
 
 /// The log without its array elements.
 #[derive(Serialize, Deserialize)]

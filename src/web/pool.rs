@@ -21,11 +21,11 @@ use super::job::{log_at, log_buffer_bytes, message, Program};
 use super::wire::{array_from_words, push_words};
 use crate::array::{numel, Array};
 use crate::error::{Error, ErrorKind, Result};
-use crate::exec::{config, set_config, Devices};
+use crate::exec::log::DeviceLog;
+use crate::exec::{config, Devices};
 use crate::fabric::Fabric;
 use crate::ir::Jaxpr;
 use crate::mesh::Mesh;
-use crate::report::device::{self, DeviceLog};
 use crate::{bail, err};
 
 #[wasm_bindgen(module = "/src/web/worker.js")]
@@ -167,12 +167,10 @@ impl WorkerPool {
         self.inner.workers.len()
     }
 
-    /// Makes this pool run the devices of every shard_map and pmap of the
-    /// current thread (in [`crate::exec::Mode::Parallel`]).
-    pub fn install(&self) {
-        let mut cfg = config();
-        cfg.devices_backend = Arc::new(WorkerDevices { pool: self.clone() });
-        set_config(cfg);
+    /// This pool as the devices of a run's parallel maps (the run's
+    /// [`crate::exec::Config::devices_backend`]).
+    pub fn devices(&self) -> Arc<dyn Devices> {
+        Arc::new(WorkerDevices { pool: self.clone() })
     }
 
     /// The fabric for `devices` devices with slots of `slot_words` words,
@@ -342,16 +340,17 @@ impl WorkerPool {
     }
 
     /// Runs `body` on the first `mesh.size()` workers: `args[i][p]` is input
-    /// `i` of the device at position `p`; returns `[output][position]`.
-    /// Blocks until every device is done.
+    /// `i` of the device at position `p`; returns `[output][position]`, and
+    /// the devices' logs when `record` is set. Blocks until every device is
+    /// done.
     pub fn run(
         &self,
         body: &Jaxpr,
         mesh: &Mesh,
         args: Vec<Vec<Array>>,
-        slot_words: usize,
-        timeout: Duration,
-    ) -> Result<Vec<Vec<Array>>> {
+        (slot_words, timeout): (usize, Duration),
+        record: bool,
+    ) -> Result<(Vec<Vec<Array>>, Vec<DeviceLog>)> {
         let n = mesh.size();
         if args.len() != body.invars.len() {
             bail!(
@@ -369,7 +368,6 @@ impl WorkerPool {
             );
         }
         self.ensure_fabric(n, slot_words, timeout)?;
-        let record = crate::report::recording();
         let (logs, log_cap) = self.log_buffer(n, 0)?;
         let program = Program {
             body: body.clone(),
@@ -406,9 +404,11 @@ impl WorkerPool {
                 ],
             )
         })?;
-        if record {
-            device::hand_back(self.read_logs(n, slot_words, timeout)?);
-        }
+        let logs = if record {
+            self.read_logs(n, slot_words, timeout)?
+        } else {
+            vec![]
+        };
         let view = Uint32Array::new(&out);
         let mut outs: Vec<Vec<Array>> = avals.iter().map(|_| Vec::with_capacity(n)).collect();
         for p in 0..n {
@@ -420,7 +420,7 @@ impl WorkerPool {
                 at += len;
             }
         }
-        Ok(outs)
+        Ok((outs, logs))
     }
 
     /// Runs the fabric exercise described by `probe` and returns what each
@@ -555,8 +555,15 @@ unsafe impl Send for WorkerDevices {}
 unsafe impl Sync for WorkerDevices {}
 
 impl Devices for WorkerDevices {
-    fn run(&self, body: &Jaxpr, mesh: &Mesh, args: Vec<Vec<Array>>) -> Result<Vec<Vec<Array>>> {
+    fn run(
+        &self,
+        body: &Jaxpr,
+        mesh: &Mesh,
+        args: Vec<Vec<Array>>,
+        record: bool,
+    ) -> Result<(Vec<Vec<Array>>, Vec<DeviceLog>)> {
         let cfg = config();
-        self.pool.run(body, mesh, args, cfg.slot_words, cfg.timeout)
+        let limits = (cfg.slot_words, cfg.timeout);
+        self.pool.run(body, mesh, args, limits, record)
     }
 }

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use super::clock::now_ms;
 use super::fabric::shared_memory_available;
 use super::pool::{start_workers, WorkerPool};
-use crate::program::{run, Options};
+use crate::program::{run_recorded, Options};
 use crate::report::Report;
 
 thread_local! {
@@ -80,16 +80,14 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
     let (options, lockstep) = run_options(devices as usize, lockstep);
     let devices = options.devices;
     clear_cancel();
-    crate::report::start();
     let start = now_ms();
     PROGRESS.with(|p| {
         if let Some(p) = p.borrow_mut().as_mut() {
             (p.start_ms, p.last_ms) = (start, start);
         }
     });
-    let outcome = run(source, &options);
+    let (outcome, report) = run_recorded(source, &options);
     let elapsed_ms = now_ms() - start;
-    let report = crate::report::take();
     let error = outcome.error.map(|e| RunError {
         kind: e.error.type_name().to_string(),
         message: e.error.message,
@@ -113,8 +111,8 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
 /// `devices`.
 pub(super) fn run_options(devices: usize, lockstep: bool) -> (Options, bool) {
     let devices = devices.max(1);
-    let pool_size = POOL.with(|p| p.borrow().as_ref().map_or(0, WorkerPool::size));
-    let lockstep = lockstep || pool_size < devices;
+    let pool = POOL.with(|p| p.borrow().clone());
+    let lockstep = lockstep || pool.as_ref().map_or(0, WorkerPool::size) < devices;
     // The page shows every device's own timeline, which needs threads:
     // parallel means parallel for every map here.
     let options = Options {
@@ -124,6 +122,9 @@ pub(super) fn run_options(devices: usize, lockstep: bool) -> (Options, bool) {
         } else {
             crate::exec::Mode::Parallel
         },
+        // A run polls for a cancel and calls the progress listener.
+        stop: Some(poll),
+        devices_backend: pool.filter(|_| !lockstep).map(|p| p.devices()),
         ..Options::default()
     };
     (options, lockstep)
@@ -161,7 +162,7 @@ fn report_progress() {
         }
         p.last_ms = now;
         let update = super::job::message(&[
-            ("maps", (crate::report::maps_recorded() as f64).into()),
+            ("maps", (crate::exec::run::maps_seen() as f64).into()),
             ("elapsed_ms", (now - p.start_ms).into()),
         ]);
         // A listener that throws is not the run's concern.
@@ -185,7 +186,6 @@ pub fn set_progress_listener(listener: Option<js_sys::Function>) {
             last_ms: now,
         })
     });
-    crate::exec::set_stop_check(Some(poll));
 }
 
 /// The reason a run on this thread was cancelled through [`cancel_handle`],
@@ -219,7 +219,6 @@ pub fn cancel_handle() -> Result<SharedArrayBuffer, JsValue> {
             .get_or_insert_with(|| Int32Array::new(&SharedArrayBuffer::new(4)))
             .clone()
     });
-    crate::exec::set_stop_check(Some(poll));
     Ok(word.buffer().unchecked_into())
 }
 
@@ -244,7 +243,6 @@ pub fn install_device_pool(workers: JsArray) -> Result<u32, JsValue> {
 /// of later parallel runs of [`run_program`] in this thread. Returns its
 /// size.
 pub fn install_pool(pool: WorkerPool) -> u32 {
-    pool.install();
     let size = pool.size() as u32;
     POOL.with(|p| *p.borrow_mut() = Some(pool));
     size

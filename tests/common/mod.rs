@@ -65,15 +65,15 @@ pub fn assert_close(got: &[f64], want: &[f64]) {
 /// Runs `f` once in each execution mode and checks both give identical bits;
 /// returns the parallel result.
 pub fn both_modes<F: Fn() -> Vec<Value>>(f: F) -> Vec<Value> {
-    let mut cfg = exec::config();
-    cfg.mode = Mode::Parallel;
-    exec::set_config(cfg.clone());
-    let parallel = f();
-    cfg.mode = Mode::Lockstep;
-    exec::set_config(cfg.clone());
-    let lockstep = f();
-    cfg.mode = Mode::Parallel;
-    exec::set_config(cfg);
+    let in_mode = |mode: Mode| {
+        let _run = exec::run::enter(exec::run::Run::new(exec::Config {
+            mode,
+            ..Default::default()
+        }));
+        f()
+    };
+    let parallel = in_mode(Mode::Parallel);
+    let lockstep = in_mode(Mode::Lockstep);
     assert_eq!(parallel.len(), lockstep.len());
     for (p, l) in parallel.iter().zip(&lockstep) {
         match (p, l) {

@@ -172,6 +172,9 @@ fn pattern_arg(a: &Args, index: usize, flags_at: Option<usize>) -> Result<Rc<Pat
 }
 
 thread_local! {
+    /// Compiled patterns, as CPython's `re` keeps them (at most 512, then
+    /// emptied). Kept across runs on purpose: a pattern holds no Python
+    /// object, and compiling is the costly part of a match.
     static CACHE: RefCell<HashMap<(String, i64), Rc<Pattern>>> = RefCell::new(HashMap::new());
 }
 

@@ -26,7 +26,7 @@ fn wall_seconds() -> f64 {
 
 /// Seconds on a monotonic clock.
 fn monotonic_seconds() -> f64 {
-    crate::report::device::now_us() / 1e6
+    crate::exec::log::now_us() / 1e6
 }
 
 /// The `time` module.

@@ -1,10 +1,10 @@
-//! Per-device logs of collectives, kept while a report is being recorded.
+//! Per-device logs of collectives, kept while a run is observed.
 //!
 //! A device (an OS thread, a worker, or the lockstep evaluator standing for all
 //! devices) calls [`begin`], the evaluator calls [`log`] at each collective, and
-//! [`end`] returns the device's log. The device backend then calls
-//! [`hand_back`] with every device's log on the thread that started the run,
-//! where `exec` picks them up with [`take_handed`].
+//! [`end`] returns the device's log. The device backend returns every
+//! device's log with the map's results, and `exec` hands them to the run's
+//! observer (see [`super::run::Observer`]).
 
 use std::cell::RefCell;
 
@@ -38,8 +38,11 @@ pub struct DeviceLog {
 }
 
 thread_local! {
+    /// The events of the device this thread is running. Per thread because a
+    /// device is a thread (or the lockstep evaluator standing for all of
+    /// them): the collective that logs is many calls below the code that
+    /// started the device, on that device's own thread.
     static LOG: RefCell<Option<Vec<Event>>> = const { RefCell::new(None) };
-    static HANDED: RefCell<Option<Vec<DeviceLog>>> = const { RefCell::new(None) };
 }
 
 /// Starts logging collectives on this thread.
@@ -64,16 +67,6 @@ pub fn log(event: Event) {
 /// Stops logging and returns this thread's events.
 pub fn end() -> Vec<Event> {
     LOG.with(|l| l.borrow_mut().take()).unwrap_or_default()
-}
-
-/// Hands the devices' logs of the run that just finished to this thread.
-pub fn hand_back(logs: Vec<DeviceLog>) {
-    HANDED.with(|h| *h.borrow_mut() = Some(logs));
-}
-
-/// The logs handed back by the last run on this thread, if any.
-pub fn take_handed() -> Option<Vec<DeviceLog>> {
-    HANDED.with(|h| h.borrow_mut().take())
 }
 
 /// Microseconds on a monotonic clock (`Instant` natively, JavaScript's
