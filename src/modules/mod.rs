@@ -185,6 +185,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "enum" => self::std::r#enum::module(),
         "contextlib" => self::std::contextlib::module(),
         "re" => self::std::re::module(),
+        "logging" => self::std::logging::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

@@ -319,8 +319,10 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
         || matches!(v, Obj::Array(a) if a.dtype() != DType::F32);
     let mut text = match (ty, num) {
         (Some('f') | Some('F'), Some(x)) => fmt_fixed(x, prec.unwrap_or(6)),
-        (Some('e') | Some('E'), Some(x)) => fmt_exp(x, prec.unwrap_or(6)),
-        (Some('g') | Some('G'), Some(x)) => fmt_general(x, prec.unwrap_or(6)),
+        (Some('e'), Some(x)) => fmt_exp(x, prec.unwrap_or(6)),
+        (Some('E'), Some(x)) => fmt_exp(x, prec.unwrap_or(6)).to_uppercase(),
+        (Some('g'), Some(x)) => fmt_general(x, prec.unwrap_or(6)),
+        (Some('G'), Some(x)) => fmt_general(x, prec.unwrap_or(6)).to_uppercase(),
         (Some('%'), Some(x)) => format!("{}%", fmt_fixed(x * 100.0, prec.unwrap_or(6))),
         (Some('d'), Some(x)) => {
             if !is_int {
@@ -331,6 +333,24 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
                 );
             }
             format!("{}", x as i64)
+        }
+        (Some(c @ ('x' | 'X' | 'o' | 'b' | 'c')), Some(x)) if is_int => {
+            let n = x as i64;
+            let digits = match c {
+                'x' => format!("{:x}", n.unsigned_abs()),
+                'X' => format!("{:X}", n.unsigned_abs()),
+                'o' => format!("{:o}", n.unsigned_abs()),
+                'b' => format!("{:b}", n.unsigned_abs()),
+                _ => match u32::try_from(n).ok().and_then(char::from_u32) {
+                    Some(ch) => return Ok(ch.to_string()),
+                    None => bail!(OverflowError, "%c arg not in range(0x110000)"),
+                },
+            };
+            if n < 0 {
+                format!("-{digits}")
+            } else {
+                digits
+            }
         }
         (Some('s'), _) => str_of(v),
         (None, Some(x)) if prec.is_some() && !is_int => fmt_general(x, prec.unwrap_or(6)),
@@ -466,13 +486,20 @@ fn fmt_general(x: f64, prec: usize) -> String {
     }
 }
 
-/// `fmt % args`.
+/// `fmt % args`, as CPython's printf-style formatting: positional
+/// conversions take the items of a tuple (or `args` itself), `%(key)s`
+/// conversions look their key up in a mapping.
 pub fn percent_format(fmt: &str, args: &Obj) -> Result<String> {
+    let mapping = match args {
+        Obj::Dict(d) => Some(d.clone()),
+        _ => None,
+    };
     let items: Vec<Obj> = match args {
         Obj::Tuple(t) => t.to_vec(),
         other => vec![other.clone()],
     };
     let mut it = items.into_iter();
+    let mut used_mapping = false;
     let mut out = String::new();
     let mut chars = fmt.chars().peekable();
     while let Some(c) = chars.next() {
@@ -480,6 +507,7 @@ pub fn percent_format(fmt: &str, args: &Obj) -> Result<String> {
             out.push(c);
             continue;
         }
+        let key = percent_key(&mut chars)?;
         let mut spec = String::new();
         while let Some(&d) = chars.peek() {
             chars.next();
@@ -489,26 +517,105 @@ pub fn percent_format(fmt: &str, args: &Obj) -> Result<String> {
             }
             spec.push(d);
         }
-        if spec == "%" {
+        if spec == "%" && key.is_none() {
             out.push('%');
             continue;
         }
-        let Some(v) = it.next() else {
-            bail!(TypeError, "not enough arguments for format string");
-        };
-        let ty = spec.pop().unwrap_or('s');
-        let conv = match ty {
-            's' => format_value(&Obj::str(str_of(&v)), &spec)?,
-            'r' => format_value(&Obj::str(repr_of(&v)), &spec)?,
-            'i' | 'd' => {
-                let n = v.as_number().unwrap_or(0.0).trunc() as i64;
-                format_value(&Obj::Int(n), &format!("{spec}d"))?
+        let v = match (&key, &mapping) {
+            (Some(k), Some(m)) => {
+                used_mapping = true;
+                match m.borrow().get(&Obj::str(k.as_str())) {
+                    Some(v) => v,
+                    None => bail!(KeyError, "'{k}'"),
+                }
             }
-            t => format_value(&v, &format!("{spec}{t}"))?,
+            (Some(_), None) => bail!(TypeError, "format requires a mapping"),
+            (None, _) => match it.next() {
+                Some(v) => v,
+                None => bail!(TypeError, "not enough arguments for format string"),
+            },
         };
-        out.push_str(&conv);
+        out.push_str(&percent_one(&v, spec)?);
+    }
+    // CPython lets an unused mapping (anything subscriptable but a tuple or
+    // a string) pass; any other argument must be consumed.
+    let mapping_like = matches!(args, Obj::Dict(_) | Obj::List(_));
+    if it.next().is_some() && !used_mapping && !mapping_like {
+        bail!(
+            TypeError,
+            "not all arguments converted during string formatting"
+        );
     }
     Ok(out)
+}
+
+/// The `(key)` right after a `%`, if there is one.
+fn percent_key(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<Option<String>> {
+    if chars.peek() != Some(&'(') {
+        return Ok(None);
+    }
+    chars.next();
+    let mut key = String::new();
+    let mut depth = 1;
+    for c in chars.by_ref() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(Some(key));
+                }
+            }
+            _ => {}
+        }
+        key.push(c);
+    }
+    bail!(ValueError, "incomplete format key")
+}
+
+/// One printf-style conversion of `v`: `spec` is its flags, width,
+/// precision and conversion letter.
+fn percent_one(v: &Obj, mut spec: String) -> Result<String> {
+    let ty = spec.pop().unwrap_or('s');
+    let text_conv = matches!(ty, 's' | 'r' | 'a') || (ty == 'c' && matches!(v, Obj::Str(_)));
+    let spec = printf_spec(&spec, text_conv);
+    match ty {
+        's' => format_value(&Obj::str(str_of(v)), &spec),
+        'r' | 'a' => format_value(&Obj::str(repr_of(v)), &spec),
+        'c' if matches!(v, Obj::Str(_)) => format_value(v, &spec),
+        'i' | 'd' | 'u' => {
+            let n = v.as_number().unwrap_or(0.0).trunc() as i64;
+            format_value(&Obj::Int(n), &format!("{spec}d"))
+        }
+        t => format_value(v, &format!("{spec}{t}")),
+    }
+}
+
+/// A printf conversion's flags, width and precision (`-08.3`) as a format
+/// spec: `-` justifies left, text is right-justified unless it says so,
+/// `0` pads numbers with zeros, `+` and space are signs, `#` the alternate form.
+fn printf_spec(flags: &str, text: bool) -> String {
+    let rest = flags.trim_start_matches(['-', '+', ' ', '0', '#']);
+    let lead = &flags[..flags.len() - rest.len()];
+    let mut spec = String::new();
+    if lead.contains('-') {
+        spec.push('<');
+    } else if text && !rest.is_empty() {
+        spec.push('>');
+    }
+    if lead.contains('+') {
+        spec.push('+');
+    } else if lead.contains(' ') {
+        spec.push(' ');
+    }
+    if lead.contains('#') {
+        spec.push('#');
+    }
+    if lead.contains('0') && !lead.contains('-') && !text {
+        spec.push('0');
+    }
+    spec.push_str(rest);
+    spec
 }
 
 /// `str(x)` for an array, as JAX prints it (NumPy's formatting).

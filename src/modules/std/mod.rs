@@ -1,7 +1,7 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
 //! `functools`, `itertools`, `collections`, `dataclasses`, `enum`,
-//! `contextlib` and `re`, with CPython 3.11's behaviour.
+//! `contextlib`, `re` and `logging`, with CPython 3.11's behaviour.
 //!
 //! What a program cannot do here (touch files, start processes, exit the
 //! interpreter) is refused with `NotImplementedError` naming the function,
@@ -16,6 +16,7 @@ pub mod r#enum;
 pub mod functools;
 pub mod future;
 pub mod itertools;
+pub mod logging;
 pub mod math;
 pub mod os;
 pub mod pprint;
