@@ -70,8 +70,11 @@ fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
             "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).with_memory_kind('device')\n",
             "NamedSharding.with_memory_kind",
         ),
-        ("class D(dict):\n    __setattr__ = dict.__setitem__\n", "dict.__setitem__"),
-        ("print(str.join(',', ['a', 'b']))\n", "str.join"),
+        // A builtin base would bring storage and methods: refused, not
+        // silently dropped.
+        ("class D(dict):\n    pass\n", "subclassing dict"),
+        ("class L(list):\n    pass\n", "subclassing list"),
+        ("iter_of = dict.__iter__\n", "dict.__iter__"),
     ];
     for (source, name) in cases {
         let (ty, msg, _) = error_of(source);

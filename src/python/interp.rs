@@ -311,7 +311,13 @@ impl Interp {
             match self.eval(b, scope)? {
                 Obj::Class(k) => bases.push(k),
                 // `object` carries nothing we need.
-                Obj::Type(_) => {}
+                Obj::Type("object") => {}
+                // A builtin base would give the instances its storage and
+                // methods; ignoring it would silently drop them.
+                Obj::Type(t) => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: subclassing {t}"
+                ),
                 other => bail!(
                     NotImplementedError,
                     "not supported by shardlab yet: subclassing {}",

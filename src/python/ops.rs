@@ -959,32 +959,13 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
 }
 
 /// `dict.get`, `str.join`, `dict.__setitem__`...: an attribute of a builtin
-/// type. Its methods exist in Python but are not values in shardlab yet.
+/// type, as a function of the receiver.
 fn builtin_type_attr(t: &str, name: &str) -> Result<Obj> {
-    let empty = match t {
-        "dict" => Some(Obj::Dict(Default::default())),
-        "list" => Some(Obj::List(Default::default())),
-        "str" => Some(Obj::str("")),
-        "tuple" => Some(Obj::tuple(vec![])),
-        _ => None,
-    };
-    let dunder = matches!(
-        name,
-        "__getitem__"
-            | "__setitem__"
-            | "__delitem__"
-            | "__contains__"
-            | "__len__"
-            | "__iter__"
-            | "__init__"
-            | "__new__"
-            | "__eq__"
-            | "__hash__"
-            | "__repr__"
-            | "__str__"
-    );
-    let method = empty.is_some_and(|e| super::builtins::method(&e, name).is_some());
-    if dunder || method {
+    if let Some(f) = super::builtins::unbound::unbound(t, name) {
+        return Ok(f);
+    }
+    let known = matches!(name, "__iter__" | "__init__" | "__new__" | "__hash__");
+    if known && matches!(t, "dict" | "list" | "str" | "tuple" | "set") {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: {t}.{name}"

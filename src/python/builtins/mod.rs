@@ -18,6 +18,7 @@ mod dict;
 mod list;
 mod set;
 mod str;
+pub mod unbound;
 
 pub use self::set::{set_binop, set_compare};
 pub use self::str::str_format;
