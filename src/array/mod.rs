@@ -328,6 +328,25 @@ impl Array {
         self.buffer.dtype()
     }
 
+    /// Whether `other` is this very array (Python's `is`): the same
+    /// elements in memory, shape and placement. A copy of an [`Array`] is
+    /// the same array; an operation's result never shares its operand's
+    /// elements under the same shape.
+    pub fn is_same(&self, other: &Array) -> bool {
+        let same_data = match (&self.buffer, &other.buffer) {
+            (Buffer::F32(a), Buffer::F32(b)) => Arc::ptr_eq(a, b),
+            (Buffer::I32(a), Buffer::I32(b)) => Arc::ptr_eq(a, b),
+            (Buffer::Bool(a), Buffer::Bool(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        let same_place = match (&self.placement, &other.placement) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        same_data && same_place && self.shape == other.shape
+    }
+
     /// The elements.
     pub fn buffer(&self) -> &Buffer {
         &self.buffer

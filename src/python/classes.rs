@@ -51,6 +51,36 @@ impl Class {
     }
 }
 
+/// `functools.cached_property(func)`: computed on first access and then
+/// kept in the instance's attributes, which later lookups find first.
+pub struct CachedProperty {
+    /// The function computing the value.
+    pub func: Obj,
+}
+
+impl Object for CachedProperty {
+    fn type_name(&self) -> String {
+        "cached_property".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "func" => Some(self.func.clone()),
+            "attrname" => Some(Obj::str(func_name(&self.func))),
+            _ => None,
+        })
+    }
+}
+
+/// The `__name__` of a function (what `cached_property` stores under).
+fn func_name(f: &Obj) -> String {
+    match f {
+        Obj::Func(f) => f.name.clone(),
+        Obj::Native(n) => n.name.rsplit('.').next().unwrap_or(&n.name).to_string(),
+        _ => String::new(),
+    }
+}
+
 /// `property(fget, fset)`.
 pub struct Property {
     /// The getter.
@@ -164,6 +194,15 @@ pub fn bind(interp: &mut Interp, this: &Obj, v: Obj) -> Result<Obj> {
                     return interp.call(&p.fget, Args::new(vec![this.clone()]));
                 }
                 v
+            } else if let (Some(c), Obj::Instance(i)) = (o.downcast::<CachedProperty>(), this) {
+                let value = interp.call(&c.func, Args::new(vec![this.clone()]))?;
+                let name = func_name(&c.func);
+                let mut attrs = i.attrs.borrow_mut();
+                match attrs.iter_mut().find(|(k, _)| *k == name) {
+                    Some(slot) => slot.1 = value.clone(),
+                    None => attrs.push((name, value.clone())),
+                }
+                value
             } else if let Some(m) = o.downcast::<ClassMethod>() {
                 Obj::Method(Rc::new((class_of(this), m.0.clone())))
             } else if let Some(s) = o.downcast::<StaticMethod>() {
@@ -185,7 +224,8 @@ pub fn adopt_methods(class: &Rc<Class>) {
                 .downcast::<ClassMethod>()
                 .map(|m| m.0.clone())
                 .or_else(|| o.downcast::<StaticMethod>().map(|m| m.0.clone()))
-                .or_else(|| o.downcast::<Property>().map(|p| p.fget.clone())),
+                .or_else(|| o.downcast::<Property>().map(|p| p.fget.clone()))
+                .or_else(|| o.downcast::<CachedProperty>().map(|p| p.func.clone())),
             other => Some(other.clone()),
         };
         if let Some(Obj::Func(f)) = f {

@@ -436,6 +436,18 @@ impl Interp {
                     let key = self.eval(&s.slice, scope)?;
                     self.delitem(&container, &key)?;
                 }
+                Expr::Attribute(at) => {
+                    let obj = self.eval(&at.value, scope)?;
+                    delattr(&obj, at.attr.as_str())?;
+                }
+                Expr::Tuple(ast::ExprTuple { elts, .. })
+                | Expr::List(ast::ExprList { elts, .. }) => {
+                    let inner = ast::StmtDelete {
+                        targets: elts.clone(),
+                        range: d.range,
+                    };
+                    self.exec_delete(&inner, scope)?;
+                }
                 _ => bail!(
                     NotImplementedError,
                     "not supported by shardlab yet: this del target"
@@ -1202,4 +1214,30 @@ fn constant(c: &Constant) -> Result<Obj> {
             "not supported by shardlab yet: complex numbers"
         ),
     })
+}
+
+/// `del obj.name`: an instance's own attribute (a class's `__delattr__` and
+/// other objects' attributes are not modelled).
+fn delattr(obj: &Obj, name: &str) -> Result<()> {
+    match obj {
+        Obj::Instance(i) if i.class.lookup("__delattr__").is_none() => {
+            let mut attrs = i.attrs.borrow_mut();
+            match attrs.iter().position(|(k, _)| k == name) {
+                Some(p) => {
+                    attrs.remove(p);
+                    Ok(())
+                }
+                None => bail!(
+                    AttributeError,
+                    "'{}' object has no attribute '{name}'",
+                    i.class.name
+                ),
+            }
+        }
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: del of an attribute of {}",
+            other.type_name()
+        ),
+    }
 }

@@ -147,6 +147,14 @@ fn is_same(a: &Obj, b: &Obj) -> bool {
         (Obj::Tuple(x), Obj::Tuple(y)) => Rc::ptr_eq(x, y),
         (Obj::Int(x), Obj::Int(y)) => x == y,
         (Obj::Str(x), Obj::Str(y)) => x == y,
+        (
+            Obj::Array(crate::trace::Value::Concrete(x)),
+            Obj::Array(crate::trace::Value::Concrete(y)),
+        ) => x.is_same(y),
+        (
+            Obj::Array(crate::trace::Value::Traced(x)),
+            Obj::Array(crate::trace::Value::Traced(y)),
+        ) => x.level == y.level && x.var == y.var,
         (Obj::Array(_), Obj::Array(_)) => false,
         _ => py_eq(a, b),
     }

@@ -15,7 +15,6 @@ use crate::{bail, err};
 
 use super::super::Builder;
 use super::record::Record;
-use super::refuse;
 
 /// The `functools` module.
 pub fn module() -> Obj {
@@ -40,10 +39,9 @@ pub fn module() -> Obj {
         .func("total_ordering", |_, a| {
             a.req(Some(0), "cls", "total_ordering")
         })
-        .func("cached_property", |_, _| {
-            Err(refuse(
-                "functools.cached_property (it needs descriptors on classes)",
-            ))
+        .func("cached_property", |_, a| {
+            let func = a.req(Some(0), "func", "cached_property")?;
+            Ok(Obj::lib(crate::python::classes::CachedProperty { func }))
         });
     b.build()
 }

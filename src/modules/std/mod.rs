@@ -45,7 +45,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ),
     (
         "functools",
-        "cached_property cmp_to_key partialmethod singledispatch singledispatchmethod",
+        "cmp_to_key partialmethod singledispatch singledispatchmethod",
     ),
     (
         "sys",

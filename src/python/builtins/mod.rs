@@ -513,6 +513,16 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
         let n = str_of(&a.req(Some(1), "name", "hasattr")?);
         Ok(Obj::Bool(super::ops::getattr(i, &o, &n).is_ok()))
     });
+    add("vars", |i, a| {
+        let Some(o) = a.opt(Some(0), "object") else {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: vars() without an argument"
+            );
+        };
+        super::ops::getattr(i, &o, "__dict__")
+            .map_err(|_| crate::err!(TypeError, "vars() argument must have __dict__ attribute"))
+    });
     add("getattr", |i, a| {
         let o = a.req(Some(0), "obj", "getattr")?;
         let n = str_of(&a.req(Some(1), "name", "getattr")?);
