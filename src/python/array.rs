@@ -101,14 +101,22 @@ fn contains_array(o: &Obj) -> bool {
     }
 }
 
+/// A Python number as a weakly typed scalar of `dtype`, as JAX converts a
+/// Python `int` or `float` it meets as an operand or an argument.
+pub fn weak_scalar(v: f64, dtype: DType) -> Value {
+    Value::Concrete(Array::full(&[], v, dtype).with_weak(true))
+}
+
 /// Converts a Python object (array, number, nested list) to an array value,
-/// with JAX's default dtypes: float32, int32 and bool.
+/// with JAX's default dtypes: float32, int32 and bool. Python `int` and
+/// `float` become weakly typed scalars; `bool` is strongly typed, and so is
+/// an array built from a list.
 pub fn to_value(o: &Obj) -> Result<Value> {
     match o {
         Obj::Array(v) => Ok(v.clone()),
         Obj::Bool(b) => Ok(Value::Concrete(Array::scalar_bool(*b))),
-        Obj::Int(i) => Ok(jops::scalar(*i as f64, DType::I32)),
-        Obj::Float(f) => Ok(jops::scalar(*f, DType::F32)),
+        Obj::Int(i) => Ok(weak_scalar(*i as f64, DType::I32)),
+        Obj::Float(f) => Ok(weak_scalar(*f, DType::F32)),
         Obj::List(_) | Obj::Tuple(_) if contains_array(o) => {
             let items = super::ops::iterate(o)?;
             let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
@@ -117,7 +125,8 @@ pub fn to_value(o: &Obj) -> Result<Value> {
                 .iter()
                 .map(|v| jops::convert(v, dtype))
                 .collect::<Result<_>>()?;
-            jops::stack(&vals, 0)
+            let stacked = jops::stack(&vals, 0)?;
+            jops::convert_weak(&stacked, dtype, false)
         }
         Obj::List(_) | Obj::Tuple(_) => {
             let mut shape = vec![];
@@ -158,31 +167,30 @@ pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
 /// they take the array's dtype (`x * 2` stays float32), except that a float
 /// scalar with an integer array gives float32.
 pub fn weak_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
-    fn weak(s: &Obj, other: DType) -> Option<Value> {
+    // A Python bool is strongly typed but of the lowest kind: the result
+    // takes the array's dtype and, with it, its weak bit.
+    fn weak(s: &Obj, other: &Value) -> Option<Value> {
+        let dtype = other.dtype();
         match s {
-            Obj::Float(f) => Some(jops::scalar(*f, DType::F32)),
-            Obj::Int(i) => Some(jops::scalar(
+            Obj::Float(f) => Some(weak_scalar(*f, DType::F32)),
+            Obj::Int(i) => Some(weak_scalar(
                 *i as f64,
-                if other == DType::Bool {
+                if dtype == DType::Bool {
                     DType::I32
                 } else {
-                    other
+                    dtype
                 },
             )),
-            Obj::Bool(b) => Some(jops::scalar(*b as i64 as f64, other)),
+            Obj::Bool(b) => Some(Value::Concrete(
+                Array::full(&[], *b as i64 as f64, dtype).with_weak(other.aval().weak),
+            )),
             _ => None,
         }
     }
     let (x, y) = match (a, b) {
         (Obj::Array(x), Obj::Array(y)) => (x.clone(), y.clone()),
-        (Obj::Array(x), s) => (
-            x.clone(),
-            weak(s, x.dtype()).map_or_else(|| to_value(s), Ok)?,
-        ),
-        (s, Obj::Array(y)) => (
-            weak(s, y.dtype()).map_or_else(|| to_value(s), Ok)?,
-            y.clone(),
-        ),
+        (Obj::Array(x), s) => (x.clone(), weak(s, x).map_or_else(|| to_value(s), Ok)?),
+        (s, Obj::Array(y)) => (weak(s, y).map_or_else(|| to_value(s), Ok)?, y.clone()),
         _ => (to_value(a)?, to_value(b)?),
     };
     Ok((x, y))
@@ -697,6 +705,7 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
         "ndim" => Obj::Int(shape.len() as i64),
         "size" => Obj::Int(shape.iter().product::<usize>() as i64),
         "dtype" => Obj::DType(x.dtype()),
+        "weak_type" => Obj::Bool(x.aval().weak),
         "T" => {
             let perm: Vec<usize> = (0..shape.len()).rev().collect();
             Obj::Array(jops::transpose(x, &perm)?)
@@ -803,5 +812,5 @@ pub fn tolist(a: &Array) -> Result<Obj> {
 /// `jnp.float32(x)` and the other dtypes called as functions.
 pub fn cast_to(d: DType, a: Args) -> Result<Obj> {
     let v = to_value(&a.req(Some(0), "x", d.name())?)?;
-    Ok(Obj::Array(jops::convert(&v, d)?))
+    Ok(Obj::Array(jops::astype(&v, d)?))
 }

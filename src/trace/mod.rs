@@ -302,7 +302,7 @@ pub fn tracer_text(t: &Tracer) -> String {
             }
             _ => t.shape_text(),
         };
-        format!("JitTracer({text})")
+        format!("JitTracer({})", t.aval.str_text(&text))
     } else {
         format!("Traced<{}>with<DynamicJaxprTrace>", t.aval)
     }
@@ -365,7 +365,7 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         // The shape rule runs eagerly too, so a mistake raises the same error
         // whether or not the operation is being traced.
         let avals: Vec<Aval> = arrays.iter().map(Aval::of).collect();
-        prim.abstract_eval(&avals, &AxisEnv::default())?;
+        let out_avals = prim.abstract_eval(&avals, &AxisEnv::default())?;
         crate::partition::check_devices(&numpy_name(&prim), &["x", "y"], &arrays)?;
         // Operations on arrays split over a mesh run on its devices.
         let outs = match crate::partition::eager(&prim, &arrays)? {
@@ -376,7 +376,8 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         return Ok(outs
             .into_iter()
             .zip(placements)
-            .map(|(a, p)| Value::Concrete(crate::partition::placed(a, p)))
+            .zip(&out_avals)
+            .map(|((a, p), t)| Value::Concrete(crate::partition::placed(a.with_weak(t.weak), p)))
             .collect());
     }
     let inputs = if prim.joins_vma() {
@@ -412,7 +413,10 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
             .zip(out_avals)
             .enumerate()
             .map(|(i, (var, aval))| {
-                let known = known.as_mut().and_then(|k| k[i].take());
+                let known = known
+                    .as_mut()
+                    .and_then(|k| k[i].take())
+                    .map(|a| a.with_weak(aval.weak));
                 Value::Traced(Tracer {
                     level,
                     var,
