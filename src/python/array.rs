@@ -238,6 +238,29 @@ pub fn binary_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)>
     operand_pair(&Obj::Array(x), &Obj::Array(y))
 }
 
+/// The operands of the elementwise `op` as `jax.numpy` promotes them: a
+/// traced operand whose dtype or weak type differs from the promoted one is
+/// converted first (a `convert_element_type` in the jaxpr, as JAX records
+/// it); constants are left for the primitive to promote.
+pub fn jnp_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+    let (x, y) = binary_operands(op, a, b)?;
+    if op == BinaryOp::Pow {
+        return Ok((x, y));
+    }
+    let (ax, ay) = (x.aval(), y.aval());
+    let dtype = ax.dtype.promote(ay.dtype);
+    let weak = crate::primitives::weak::promoted(&ax, &ay);
+    let promote = |v: Value, t: &crate::ir::Aval| -> Result<Value> {
+        match v {
+            Value::Traced(_) if t.dtype != dtype || t.weak != weak => {
+                jops::convert_weak(&v, dtype, weak)
+            }
+            v => Ok(v),
+        }
+    };
+    Ok((promote(x, &ax)?, promote(y, &ay)?))
+}
+
 /// `x[i]` along the first axis (for iteration).
 pub fn index_first(x: &Value, i: i64) -> Result<Value> {
     array_getitem(x, &Obj::Int(i))
