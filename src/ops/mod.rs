@@ -76,7 +76,10 @@ unary_fns!(neg => Neg, abs => Abs, sign => Sign, exp => Exp, log => Log, sqrt =>
 
 /// `x * c` for a Python-number `c` (keeps x's dtype, as a weak-typed scalar does).
 pub fn mul_scalar(x: &Value, c: f64) -> Result<Value> {
-    mul(x, &Value::Concrete(Array::full(&[], c, x.dtype()).with_weak(true)))
+    mul(
+        x,
+        &Value::Concrete(Array::full(&[], c, x.dtype()).with_weak(true)),
+    )
 }
 
 /// `x ** n` for a fixed integer.

@@ -289,10 +289,12 @@ pub fn in_map_body(t: &Tracer) -> bool {
 /// the explicit mesh axes of its sharding (`float32[8@x,4]`).
 /// Tracers of eager differentiation and of map bodies keep a generic text.
 pub fn tracer_text(t: &Tracer) -> String {
+    // A tracer kept past the end of its trace (saved in a global by a
+    // jitted function) has no frame left: without a value it was staged.
     let staging = STACK.with(|s| {
         s.borrow()
             .get(t.level)
-            .is_some_and(|f| !f.eager && f.axes.axes.is_empty())
+            .is_none_or(|f| !f.eager && f.axes.axes.is_empty())
     });
     if staging && t.known.is_none() {
         let placed = tracer_placement(t).ok().flatten();
