@@ -121,12 +121,18 @@ pub fn to_value(o: &Obj) -> Result<Value> {
             let items = super::ops::iterate(o)?;
             let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
             let dtype = vals.iter().map(|v| v.dtype()).max().unwrap_or(DType::F32);
+            // Each element becomes strongly typed before stacking, as
+            // JAX converts each one.
             let vals: Vec<Value> = vals
                 .iter()
-                .map(|v| jops::convert(v, dtype))
+                .map(|v| match v {
+                    Value::Concrete(a) if a.dtype() == dtype => {
+                        Ok(Value::Concrete(a.clone().with_weak(false)))
+                    }
+                    v => jops::convert_weak(v, dtype, false),
+                })
                 .collect::<Result<_>>()?;
-            let stacked = jops::stack(&vals, 0)?;
-            jops::convert_weak(&stacked, dtype, false)
+            jops::stack(&vals, 0)
         }
         Obj::List(_) | Obj::Tuple(_) => {
             let mut shape = vec![];

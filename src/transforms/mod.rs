@@ -435,10 +435,14 @@ where
     // A gradient has its argument's type: weak for a Python number.
     let grads: Vec<Value> = argnums
         .iter()
-        .map(|&i| match in_cts[i].clone() {
-            Some(Value::Concrete(g)) => Value::Concrete(g.with_weak(args[i].aval().weak)),
-            Some(g) => g,
-            None => ops::zeros_like(&args[i]),
+        .map(|&i| {
+            match in_cts[i]
+                .clone()
+                .unwrap_or_else(|| ops::zeros_like(&args[i]))
+            {
+                Value::Concrete(g) => Value::Concrete(g.with_weak(args[i].aval().weak)),
+                g => g,
+            }
         })
         .collect();
     record_grad(&outs, &grads, first_map);
