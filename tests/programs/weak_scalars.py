@@ -30,4 +30,5 @@ for f in [lambda: lax.add(v, 1), lambda: lax.sub(1, 1.0), lambda: lax.max(wi, v)
     except TypeError as e:
         print("TypeError:", e)
 print(repr(jax.device_put(1.5)), repr(jax.numpy.float32(3) + 1))
+print(repr(jax.nn.relu(1.0)), repr(jax.nn.sigmoid(0.0)), repr(jax.nn.relu(v)), repr(jax.nn.gelu(w)))
 result = [w * v, wi + 1, k + 0.5]
