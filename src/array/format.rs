@@ -440,12 +440,13 @@ pub fn format_numpy(a: &Array) -> String {
     array2string(a, " ", "", "")
 }
 
-/// JAX's `repr` of a (non-weakly-typed) array: `Array([1., 2.],
-/// dtype=float32)`, `Array(True, dtype=bool)`, `Array([], shape=(0, 3),
-/// dtype=float32)`.
+/// JAX's `repr` of an array: `Array([1., 2.], dtype=float32)`,
+/// `Array(True, dtype=bool)`, `Array([], shape=(0, 3), dtype=float32)`,
+/// `Array(1., dtype=float32, weak_type=True)`.
 pub fn format_jax_repr(a: &Array) -> String {
     let prefix = "Array(";
-    let dtype_str = format!("dtype={}", a.dtype().name());
+    let weak = if a.is_weak() { ", weak_type=True" } else { "" };
+    let dtype_str = format!("dtype={}{weak}", a.dtype().name());
     let s = if a.size() == 0 {
         format!("[], shape={}", super::shape_ops::fmt_shape(a.shape()))
     } else {

@@ -110,11 +110,17 @@ impl Buffer {
 /// would keep it (its [`Placement`]: `x.sharding`); the data is always the
 /// whole array. Arrays inside the evaluators are one device's local data
 /// and carry no placement.
+///
+/// Like every JAX value, an array is weakly typed or not (`weak_type`): a
+/// Python scalar turned into an array is weak, and a weak operand gives way
+/// to a strongly typed one in promotion (`x * 2.0` keeps `x`'s dtype). The
+/// bit rides beside the data; the operations of this module never read it.
 #[derive(Clone, PartialEq)]
 pub struct Array {
     shape: Vec<usize>,
     buffer: Buffer,
     placement: Option<Arc<Placement>>,
+    weak: bool,
 }
 
 /// Number of elements of a shape (1 for a scalar). A count past `usize`
@@ -199,6 +205,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::F32(data.into()),
             placement: None,
+            weak: false,
         })
     }
 
@@ -209,6 +216,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::I32(data.into()),
             placement: None,
+            weak: false,
         })
     }
 
@@ -219,6 +227,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::Bool(data.into()),
             placement: None,
+            weak: false,
         })
     }
 
@@ -229,6 +238,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            weak: false,
         })
     }
 
@@ -240,6 +250,17 @@ impl Array {
     /// The same data with another placement.
     pub fn with_placement(mut self, placement: Option<Arc<Placement>>) -> Array {
         self.placement = placement;
+        self
+    }
+
+    /// True for a weakly typed array (`weak_type=True` in its repr).
+    pub fn is_weak(&self) -> bool {
+        self.weak
+    }
+
+    /// The same data, weakly typed or not.
+    pub fn with_weak(mut self, weak: bool) -> Array {
+        self.weak = weak;
         self
     }
 
@@ -267,6 +288,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::F32(vec![v].into()),
             placement: None,
+            weak: false,
         }
     }
 
@@ -276,6 +298,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::I32(vec![v].into()),
             placement: None,
+            weak: false,
         }
     }
 
@@ -285,6 +308,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::Bool(vec![v].into()),
             placement: None,
+            weak: false,
         }
     }
 
@@ -300,6 +324,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            weak: false,
         }
     }
 
@@ -422,6 +447,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: self.buffer.clone(),
             placement: None,
+            weak: false,
         })
     }
 
@@ -475,6 +501,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            weak: false,
         }
     }
 }
@@ -489,6 +516,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            weak: false,
         }
     }
 }

@@ -32,6 +32,10 @@ pub struct Aval {
     pub dtype: DType,
     /// Mesh axes the value varies over, inside a `shard_map` with `check_vma`.
     pub vma: AxisSet,
+    /// JAX's `weak_type`: the value came from a Python scalar (see
+    /// [`crate::array::Array::is_weak`]). Jaxprs do not print it; `str` of
+    /// the type does, as a `~` prefix.
+    pub weak: bool,
 }
 
 impl Aval {
@@ -41,12 +45,36 @@ impl Aval {
             shape: shape.to_vec(),
             dtype,
             vma: AxisSet::new(),
+            weak: false,
         }
     }
 
     /// The aval of a concrete array.
     pub fn of(a: &Array) -> Aval {
-        Aval::new(a.shape(), a.dtype())
+        Aval::new(a.shape(), a.dtype()).with_weak(a.is_weak())
+    }
+
+    /// The same type, weakly typed or not.
+    pub fn with_weak(&self, weak: bool) -> Aval {
+        Aval {
+            weak,
+            ..self.clone()
+        }
+    }
+
+    /// Same shape, dtype and VMA, weakly typed or not (JAX's `typematch`).
+    pub fn typematch(&self, other: &Aval) -> bool {
+        self.shape == other.shape && self.dtype == other.dtype && self.vma == other.vma
+    }
+
+    /// `str` of JAX's `ShapedArray`: the short form with a `~` before a weak
+    /// type (`~float32[]`), as `jax.typeof` and tracer reprs print it.
+    pub fn str_text(&self, short: &str) -> String {
+        if self.weak {
+            format!("~{short}")
+        } else {
+            short.to_string()
+        }
     }
 
     /// The same shape and dtype with another VMA.
@@ -55,6 +83,7 @@ impl Aval {
             shape: self.shape.clone(),
             dtype: self.dtype,
             vma,
+            weak: self.weak,
         }
     }
 
@@ -64,6 +93,7 @@ impl Aval {
             shape,
             dtype: self.dtype,
             vma: self.vma.clone(),
+            weak: self.weak,
         }
     }
 
@@ -73,6 +103,7 @@ impl Aval {
             shape: self.shape.clone(),
             dtype,
             vma: self.vma.clone(),
+            weak: self.weak,
         }
     }
 }

@@ -321,7 +321,7 @@ fn check_carry(
     let mut diffs = vec![];
     let mut pcasts = vec![];
     for ((p, a), b) in paths.iter().zip(in_avals).zip(out_avals) {
-        if a == b {
+        if a.typematch(b) {
             continue;
         }
         diffs.push(format!(
@@ -397,7 +397,7 @@ impl Carry {
         let mut changed = false;
         for ((v, weak), o) in self.vals.iter_mut().zip(&self.weak).zip(out) {
             if *weak && v.dtype() != o.dtype && v.shape() == o.shape {
-                *v = jops::convert(v, v.dtype().promote(o.dtype))?;
+                *v = jops::convert_weak(v, v.dtype().promote(o.dtype), false)?;
                 changed = true;
             }
         }
@@ -498,7 +498,7 @@ fn check_branches(
     let paths = leaf_paths(&a.out_def);
     let mut diffs = vec![];
     for ((p, x), y) in paths.iter().zip(a.out_avals()).zip(b.out_avals()) {
-        if x != y {
+        if !x.typematch(&y) {
             diffs.push(format!(
                 "the output of {n1}{} has type {} but the corresponding output of {n2} has type \
                  {}{}",
@@ -591,7 +591,7 @@ fn cond(interp: &mut Interp, a: Args) -> Result<Obj> {
         DType::Bool => pred,
         d => jops::not_equal(&pred, &jops::scalar(0.0, d))?,
     };
-    let index = jops::convert(&pred, DType::I32)?;
+    let index = jops::astype(&pred, DType::I32)?;
     let funs = [a.pos[2].clone(), a.pos[1].clone()];
     let names = ["false_fun".to_string(), "true_fun".to_string()];
     run_branches(interp, "cond", index, &funs, &names, &[(1, 0)], &ops)
@@ -624,6 +624,8 @@ fn switch(interp: &mut Interp, a: Args) -> Result<Obj> {
         1 => return interp.call(&branches[0], Args::new(iterate(&ops)?)),
         _ => {}
     }
+    // JAX converts the index to a strongly typed int32 first.
+    let index = jops::astype(&index, DType::I32)?;
     let last = jops::scalar((branches.len() - 1) as f64, DType::I32);
     let clamped = jops::minimum(
         &jops::maximum(&index, &jops::scalar(0.0, DType::I32))?,

@@ -671,8 +671,15 @@ fn run_program(
         .map(|v| v.concrete("jit").cloned())
         .collect::<Result<_>>()?;
     crate::partition::check_devices(&program.name, &[], &placed)?;
+    // Devices compute data; the results' weak types are the program's.
+    let typed = |outs: Vec<crate::array::Array>| -> Vec<Value> {
+        outs.into_iter()
+            .zip(program.body.out_avals())
+            .map(|(a, t)| Value::Concrete(a.with_weak(t.weak)))
+            .collect()
+    };
     if let Some(outs) = crate::partition::run_jit(&program.body, &placed)? {
-        return Ok(outs.into_iter().map(Value::Concrete).collect());
+        return Ok(typed(outs));
     }
     let arrays: Vec<crate::array::Array> =
         placed.into_iter().map(|a| a.with_placement(None)).collect();
@@ -681,7 +688,7 @@ fn run_program(
     for printed in prints.into_inner().unwrap_or_default() {
         super::debug_print::show(interp, &printed)?;
     }
-    Ok(outs?.into_iter().map(Value::Concrete).collect())
+    Ok(typed(outs?))
 }
 
 /// Whether a placement is part of the traced types: over a mesh with

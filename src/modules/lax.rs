@@ -249,7 +249,7 @@ pub fn module() -> Obj {
     b.func("convert_element_type", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;
         let d = super::numpy::dtype_of(&a.req(Some(1), "new_dtype", "convert_element_type")?)?;
-        Ok(Obj::Array(jops::convert(&x, d)?))
+        Ok(Obj::Array(jops::astype(&x, d)?))
     });
     super::control::register(&mut b);
     register_elementwise(&mut b);
@@ -305,6 +305,9 @@ fn register_elementwise(b: &mut Builder) {
         b.func(name, move |_, a| {
             let x = a.req(Some(0), "x", name)?;
             let y = a.req(Some(1), "y", name)?;
+            if op != BinaryOp::Pow {
+                same_dtypes(name, &to_value(&x)?, &to_value(&y)?)?;
+            }
             let (x, y) = crate::python::array::binary_operands(op, &x, &y)?;
             Ok(Obj::Array(jops::binary(op, &x, &y)?))
         });
@@ -314,6 +317,30 @@ fn register_elementwise(b: &mut Builder) {
         let y = to_int(&a.req(Some(1), "y", "integer_pow")?)?;
         Ok(Obj::Array(jops::integer_pow(&x, y as i32)?))
     });
+}
+
+/// lax's check that both operands have one dtype: a Python scalar has its
+/// default dtype here (`lax.add(x, 1)` fails for a float32 `x`), weakly
+/// typed or not.
+fn same_dtypes(name: &str, x: &Value, y: &Value) -> Result<()> {
+    if x.dtype() == y.dtype() {
+        return Ok(());
+    }
+    let jnp = match name {
+        "sub" => "subtract",
+        "mul" => "multiply",
+        "div" => "divide",
+        "max" => "maximum",
+        "min" => "minimum",
+        other => other,
+    };
+    bail!(
+        TypeError,
+        "lax.{name} requires arguments to have the same dtypes, got {}, {}. (Tip: jnp.{jnp} is \
+         a similar function that does automatic type promotion on inputs).",
+        x.dtype().name(),
+        y.dtype().name()
+    )
 }
 
 /// The collectives over named axes, and `axis_index`/`axis_size`.

@@ -25,13 +25,15 @@ fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
     }
 }
 
+/// A constant of a formula: a Python float in JAX's code, so weakly typed
+/// (the result is weak exactly when the argument is).
 fn c(v: f64) -> Value {
-    jops::scalar(v, DType::F32)
+    crate::python::array::weak_scalar(v, DType::F32)
 }
 
 /// `jax.nn.relu`: `max(x, 0)` whose derivative is 0 at 0, as JAX defines it.
 pub fn relu(x: &Value) -> Result<Value> {
-    let zero = jops::scalar(0.0, x.dtype());
+    let zero = crate::python::array::weak_scalar(0.0, x.dtype());
     let m = jops::maximum(x, &zero)?;
     let pos = jops::greater(x, &zero)?;
     jops::select(
@@ -43,8 +45,10 @@ pub fn relu(x: &Value) -> Result<Value> {
 
 /// `jax.nn.gelu` (tanh approximation by default).
 pub fn gelu(x: &Value, approximate: bool) -> Result<Value> {
+    // JAX's square roots here are NumPy scalars of x's dtype: strongly
+    // typed, so the result is too.
     if approximate {
-        let sqrt_2_over_pi = c((2.0 / std::f64::consts::PI).sqrt());
+        let sqrt_2_over_pi = jops::scalar((2.0 / std::f64::consts::PI).sqrt(), DType::F32);
         let cube = jops::integer_pow(x, 3)?;
         let inner = jops::add(x, &jops::mul(&c(0.044715), &cube)?)?;
         let t = jops::tanh(&jops::mul(&sqrt_2_over_pi, &inner)?)?;
@@ -52,7 +56,7 @@ pub fn gelu(x: &Value, approximate: bool) -> Result<Value> {
         jops::mul(x, &cdf)
     } else {
         // 0.5 * x * erfc(-x * sqrt(0.5)), with erfc(z) = 1 - erf(z).
-        let sqrt_half = c(0.5f64.sqrt());
+        let sqrt_half = jops::scalar(0.5f64.sqrt(), DType::F32);
         let z = jops::mul(&jops::neg(x)?, &sqrt_half)?;
         let erfc = jops::sub(&c(1.0), &jops::unary(UnaryOp::Erf, &z)?)?;
         jops::mul(&jops::mul(&c(0.5), x)?, &erfc)

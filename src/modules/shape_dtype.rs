@@ -37,13 +37,13 @@ impl ShapeDtypeStruct {
             shape: aval.shape.clone(),
             dtype: aval.dtype,
             dtype_name: aval.dtype.name().to_string(),
-            weak_type: false,
+            weak_type: aval.weak,
         }
     }
 
     /// The abstract value it stands for.
     pub fn aval(&self) -> Aval {
-        Aval::new(&self.shape, self.dtype)
+        Aval::new(&self.shape, self.dtype).with_weak(self.weak_type)
     }
 }
 

@@ -76,7 +76,10 @@ unary_fns!(neg => Neg, abs => Abs, sign => Sign, exp => Exp, log => Log, sqrt =>
 
 /// `x * c` for a Python-number `c` (keeps x's dtype, as a weak-typed scalar does).
 pub fn mul_scalar(x: &Value, c: f64) -> Result<Value> {
-    mul(x, &scalar(c, x.dtype()))
+    mul(
+        x,
+        &Value::Concrete(Array::full(&[], c, x.dtype()).with_weak(true)),
+    )
 }
 
 /// `x ** n` for a fixed integer.
@@ -89,12 +92,28 @@ pub fn select(cond: &Value, x: &Value, y: &Value) -> Result<Value> {
     bind1(Prim::Select, &[cond.clone(), x.clone(), y.clone()])
 }
 
-/// `x.astype(dtype)`; a no-op when the dtype already matches.
+/// `x` as `dtype` for promotion, weakly typed if `x` is (a Python int
+/// promoted to float stays weak); a no-op when the dtype already matches.
 pub fn convert(x: &Value, dtype: DType) -> Result<Value> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
-    bind1(Prim::Convert(dtype), std::slice::from_ref(x))
+    bind1(Prim::Convert(dtype, x.aval().weak), std::slice::from_ref(x))
+}
+
+/// `x.astype(dtype)`: always strongly typed, so a weak `x` of the same
+/// dtype is converted too (only its `weak_type` changes).
+pub fn astype(x: &Value, dtype: DType) -> Result<Value> {
+    convert_weak(x, dtype, false)
+}
+
+/// `convert_element_type(x, dtype, weak_type)`: a no-op only when both the
+/// dtype and the weak bit already match.
+pub fn convert_weak(x: &Value, dtype: DType, weak: bool) -> Result<Value> {
+    if x.dtype() == dtype && x.aval().weak == weak {
+        return Ok(x.clone());
+    }
+    bind1(Prim::Convert(dtype, weak), std::slice::from_ref(x))
 }
 
 fn norm_axes(axes: Option<&[i64]>, ndim: usize) -> Result<Vec<usize>> {

@@ -58,7 +58,7 @@ pub fn lower_eqn(
         Prim::Unary(_)
         | Prim::Binary(_)
         | Prim::Select
-        | Prim::Convert(_)
+        | Prim::Convert(..)
         | Prim::IntegerPow(_)
         | Prim::StopGradient => {
             let target = fit(mesh, want(0).unwrap_or_default(), &outs[0]);

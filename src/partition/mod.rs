@@ -219,6 +219,7 @@ fn partition(
                 shape: s.shard_shape(mesh, &a.shape)?,
                 dtype: a.dtype,
                 vma: Default::default(),
+                weak: a.weak,
             })
         })
         .collect::<Result<_>>()?;

@@ -561,7 +561,12 @@ pub fn abstract_eval(kind: &CollectiveKind, ins: &[Aval], env: &AxisEnv) -> Resu
             (out_shape(kind, &x.shape, n)?, x.dtype, vma)
         }
     };
-    Ok(vec![Aval { shape, dtype, vma }])
+    Ok(vec![Aval {
+        shape,
+        dtype,
+        vma,
+        weak: false,
+    }])
 }
 
 /// JAX's refusal of `axis_index_groups` over an axis bound by vmap.

@@ -122,9 +122,10 @@ fn avals_of(vals: &[Value]) -> Vec<Aval> {
     vals.iter().map(|v| v.aval()).collect()
 }
 
-/// Checks that `got` matches `want` exactly (shape, dtype and VMA).
+/// Checks that `got` matches `want` (shape, dtype and VMA; JAX's
+/// `typematch` leaves the weak bit out).
 fn check_types(what: &str, want: &[Aval], got: &[Aval]) -> Result<()> {
-    if want.len() != got.len() || want.iter().zip(got).any(|(a, b)| a != b) {
+    if want.len() != got.len() || want.iter().zip(got).any(|(a, b)| !a.typematch(b)) {
         let show = |v: &[Aval]| v.iter().map(aval_text).collect::<Vec<_>>().join(", ");
         bail!(
             TypeError,
@@ -268,12 +269,14 @@ impl WhileParams {
             bail!(TypeError, "while takes its consts and carry as operands");
         }
         let carry = &ins[skip..];
-        check_types("while body output and input", carry, &self.body.out_avals())?;
+        let outs = self.body.out_avals();
+        check_types("while body output and input", carry, &outs)?;
         let pred = self.cond.out_avals();
         if pred.len() != 1 || pred[0].dtype != DType::Bool || !pred[0].shape.is_empty() {
             bail!(TypeError, "while cond_jaxpr must return a boolean scalar");
         }
-        Ok(carry.to_vec())
+        // The body's types, whose weak bits may differ from the carry's.
+        Ok(outs)
     }
 
     /// Forward mode: a `while` carrying the tangents of the (float) carry
@@ -396,7 +399,7 @@ impl ScanParams {
             &ins[nc..nc + nk],
             &outs[..nk.min(outs.len())],
         )?;
-        let mut result = ins[nc..nc + nk].to_vec();
+        let mut result = outs[..nk].to_vec();
         for y in &outs[nk..] {
             let mut shape = vec![self.length];
             shape.extend(y.shape.iter().copied());

@@ -74,6 +74,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         shape,
         dtype: ins[0].dtype.promote(ins[1].dtype),
         vma: join_vma(ins),
+        weak: false,
     }])
 }
 

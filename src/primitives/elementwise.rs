@@ -89,14 +89,19 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                 .and_then(|s| broadcast_shapes(&s, &ins[2].shape))?;
             (s, ins[1].dtype.promote(ins[2].dtype))
         }
-        Prim::Convert(d) => (ins[0].shape.clone(), *d),
+        Prim::Convert(d, _) => (ins[0].shape.clone(), *d),
         _ => bail!(
             RuntimeError,
             "not an elementwise primitive: {}",
             prim.name()
         ),
     };
-    Ok(vec![Aval { shape, dtype, vma }])
+    Ok(vec![Aval {
+        shape,
+        dtype,
+        vma,
+        weak: false,
+    }])
 }
 
 /// Implementation on arrays.
@@ -106,7 +111,7 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::Binary(op) => ins[0].binary(*op, &ins[1])?,
         Prim::IntegerPow(n) => ins[0].integer_pow(*n)?,
         Prim::Select => Array::select(&ins[0], &ins[1], &ins[2])?,
-        Prim::Convert(d) => ins[0].astype(*d),
+        Prim::Convert(d, _) => ins[0].astype(*d),
         _ => bail!(
             RuntimeError,
             "not an elementwise primitive: {}",
@@ -254,7 +259,7 @@ pub fn jvp(
                 None => None,
             }
         }
-        Prim::Convert(_) => match &t[0] {
+        Prim::Convert(..) => match &t[0] {
             Some(g) if is_float(&p[0]) => Some(g.clone()),
             _ => None,
         },
@@ -328,7 +333,7 @@ pub fn vjp(
                 back(2, ops::select(&p[0], &zero, ct)?)?,
             ]
         }
-        Prim::Convert(_) => vec![if float_in(0) { Some(ct.clone()) } else { None }],
+        Prim::Convert(..) => vec![if float_in(0) { Some(ct.clone()) } else { None }],
         _ => vec![None; p.len()],
     })
 }

@@ -74,6 +74,7 @@ impl ShardMapParams {
             shape,
             dtype: global.dtype,
             vma,
+            weak: global.weak,
         })
     }
 

@@ -27,6 +27,7 @@ pub mod placement;
 pub mod reduce;
 pub mod sort;
 pub mod structural;
+pub mod weak;
 pub mod window;
 
 use std::collections::BTreeMap;
@@ -71,8 +72,9 @@ pub enum Prim {
     IntegerPow(i32),
     /// `where(cond, x, y)`, broadcast over all three.
     Select,
-    /// Change of element type.
-    Convert(DType),
+    /// Change of element type, to a weakly typed result or not
+    /// (`convert_element_type`'s `new_dtype` and `weak_type`).
+    Convert(DType, bool),
     /// Reduction over `axes` (no keepdims: reshape afterwards).
     Reduce {
         /// Which reduction.
@@ -195,7 +197,7 @@ impl Prim {
             Prim::Binary(op) => elementwise::binary_name(*op).to_string(),
             Prim::IntegerPow(_) => "integer_pow".into(),
             Prim::Select => "select_n".into(),
-            Prim::Convert(_) => "convert_element_type".into(),
+            Prim::Convert(..) => "convert_element_type".into(),
             Prim::Reduce { op, .. } => reduce::reduce_name(*op).into(),
             Prim::Cumulative { op, .. } => op.name().into(),
             Prim::ArgReduce { min, .. } => if *min { "argmin" } else { "argmax" }.into(),
@@ -242,10 +244,12 @@ impl Prim {
         };
         match self {
             Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
-            // shardlab has no weakly typed values, so no conversion makes one.
-            Prim::Convert(d) => vec![
+            Prim::Convert(d, weak) => vec![
                 ("new_dtype".into(), d.name().into()),
-                ("weak_type".into(), "False".into()),
+                (
+                    "weak_type".into(),
+                    if *weak { "True" } else { "False" }.into(),
+                ),
             ],
             Prim::Reduce { axes, .. } => vec![
                 ("axes".into(), list(axes)),
@@ -339,7 +343,10 @@ impl Prim {
     /// The shape rule: output avals from input avals, or the error JAX would
     /// raise at trace time.
     pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
-        let outs = self.abstract_eval_unchecked(ins, env)?;
+        let mut outs = self.abstract_eval_unchecked(ins, env)?;
+        if let Some(w) = weak::rule(self, ins) {
+            outs.iter_mut().for_each(|a| a.weak = w);
+        }
         // One limit on every result, so a broadcast, an outer product, a
         // concatenation or a gather fails before its buffer is allocated.
         for a in &outs {
@@ -354,7 +361,7 @@ impl Prim {
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
             | Prim::Select
-            | Prim::Convert(_) => elementwise::abstract_eval(self, ins),
+            | Prim::Convert(..) => elementwise::abstract_eval(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::abstract_eval(self, ins),
             Prim::Cumulative { .. } => cumulative::abstract_eval(self, ins),
             Prim::DotGeneral { .. } => dot::abstract_eval(self, ins),
@@ -384,7 +391,7 @@ impl Prim {
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
             | Prim::Select
-            | Prim::Convert(_) => elementwise::apply(self, ins),
+            | Prim::Convert(..) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
             Prim::Cumulative { .. } => cumulative::apply(self, ins),
             Prim::DotGeneral { .. } => dot::apply(self, ins),
@@ -417,7 +424,7 @@ impl Prim {
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
             | Prim::Select
-            | Prim::Convert(_) => elementwise::jvp(self, primals, tangents, outs),
+            | Prim::Convert(..) => elementwise::jvp(self, primals, tangents, outs),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => {
                 reduce::jvp(self, primals, tangents, outs)
             }
@@ -459,7 +466,7 @@ impl Prim {
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
             | Prim::Select
-            | Prim::Convert(_) => elementwise::vjp(self, primals, outs, cts),
+            | Prim::Convert(..) => elementwise::vjp(self, primals, outs, cts),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::vjp(self, primals, outs, cts),
             Prim::Cumulative { .. } => cumulative::vjp(self, primals, cts),
             Prim::DotGeneral { .. } => dot::vjp(self, primals, cts),

@@ -256,7 +256,7 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
 /// The families whose rule cannot fail.
 fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
     match prim {
-        Prim::Unary(_) | Prim::Convert(_) | Prim::IntegerPow(_) | Prim::StopGradient => {
+        Prim::Unary(_) | Prim::Convert(..) | Prim::IntegerPow(_) | Prim::StopGradient => {
             Some(entries(ins.first()?, out.len()))
         }
         Prim::Binary(_) | Prim::Select => broadcast(ins, out),

@@ -56,6 +56,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                 shape: removed(&x.shape, axes),
                 dtype,
                 vma: x.vma.clone(),
+                weak: false,
             }])
         }
         Prim::ArgReduce { axis, .. } => {
@@ -73,6 +74,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                 shape: removed(&x.shape, &[*axis]),
                 dtype: DType::I32,
                 vma: x.vma.clone(),
+                weak: false,
             }])
         }
         _ => bail!(RuntimeError, "not a reduction: {}", prim.name()),

@@ -46,6 +46,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             shape: a.shape.clone(),
             dtype: a.dtype,
             vma: vma.clone(),
+            weak: a.weak,
         })
         .collect())
 }

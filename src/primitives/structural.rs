@@ -174,6 +174,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                 shape: shape.clone(),
                 dtype: ins[1].dtype,
                 vma: join_vma(ins),
+                weak: false,
             }]);
         }
         _ => bail!(RuntimeError, "not a structural primitive: {}", prim.name()),
@@ -186,6 +187,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         shape,
         dtype,
         vma: join_vma(ins),
+        weak: false,
     }])
 }
 

@@ -138,6 +138,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         shape: p.out_shape(&x.shape)?,
         dtype: x.dtype,
         vma: join_vma(ins),
+        weak: false,
     }])
 }
 

@@ -101,21 +101,36 @@ fn contains_array(o: &Obj) -> bool {
     }
 }
 
+/// A Python number as a weakly typed scalar of `dtype`, as JAX converts a
+/// Python `int` or `float` it meets as an operand or an argument.
+pub fn weak_scalar(v: f64, dtype: DType) -> Value {
+    Value::Concrete(Array::full(&[], v, dtype).with_weak(true))
+}
+
 /// Converts a Python object (array, number, nested list) to an array value,
-/// with JAX's default dtypes: float32, int32 and bool.
+/// with JAX's default dtypes: float32, int32 and bool. Python `int` and
+/// `float` become weakly typed scalars; `bool` is strongly typed, and so is
+/// an array built from a list.
 pub fn to_value(o: &Obj) -> Result<Value> {
     match o {
         Obj::Array(v) => Ok(v.clone()),
         Obj::Bool(b) => Ok(Value::Concrete(Array::scalar_bool(*b))),
-        Obj::Int(i) => Ok(jops::scalar(*i as f64, DType::I32)),
-        Obj::Float(f) => Ok(jops::scalar(*f, DType::F32)),
+        Obj::Int(i) => Ok(weak_scalar(*i as f64, DType::I32)),
+        Obj::Float(f) => Ok(weak_scalar(*f, DType::F32)),
         Obj::List(_) | Obj::Tuple(_) if contains_array(o) => {
             let items = super::ops::iterate(o)?;
             let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
             let dtype = vals.iter().map(|v| v.dtype()).max().unwrap_or(DType::F32);
+            // Each element becomes strongly typed before stacking, as
+            // JAX converts each one.
             let vals: Vec<Value> = vals
                 .iter()
-                .map(|v| jops::convert(v, dtype))
+                .map(|v| match v {
+                    Value::Concrete(a) if a.dtype() == dtype => {
+                        Ok(Value::Concrete(a.clone().with_weak(false)))
+                    }
+                    v => jops::convert_weak(v, dtype, false),
+                })
                 .collect::<Result<_>>()?;
             jops::stack(&vals, 0)
         }
@@ -158,31 +173,30 @@ pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
 /// they take the array's dtype (`x * 2` stays float32), except that a float
 /// scalar with an integer array gives float32.
 pub fn weak_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
-    fn weak(s: &Obj, other: DType) -> Option<Value> {
+    // A Python bool is strongly typed but of the lowest kind: the result
+    // takes the array's dtype and, with it, its weak bit.
+    fn weak(s: &Obj, other: &Value) -> Option<Value> {
+        let dtype = other.dtype();
         match s {
-            Obj::Float(f) => Some(jops::scalar(*f, DType::F32)),
-            Obj::Int(i) => Some(jops::scalar(
+            Obj::Float(f) => Some(weak_scalar(*f, DType::F32)),
+            Obj::Int(i) => Some(weak_scalar(
                 *i as f64,
-                if other == DType::Bool {
+                if dtype == DType::Bool {
                     DType::I32
                 } else {
-                    other
+                    dtype
                 },
             )),
-            Obj::Bool(b) => Some(jops::scalar(*b as i64 as f64, other)),
+            Obj::Bool(b) => Some(Value::Concrete(
+                Array::full(&[], *b as i64 as f64, dtype).with_weak(other.aval().weak),
+            )),
             _ => None,
         }
     }
     let (x, y) = match (a, b) {
         (Obj::Array(x), Obj::Array(y)) => (x.clone(), y.clone()),
-        (Obj::Array(x), s) => (
-            x.clone(),
-            weak(s, x.dtype()).map_or_else(|| to_value(s), Ok)?,
-        ),
-        (s, Obj::Array(y)) => (
-            weak(s, y.dtype()).map_or_else(|| to_value(s), Ok)?,
-            y.clone(),
-        ),
+        (Obj::Array(x), s) => (x.clone(), weak(s, x).map_or_else(|| to_value(s), Ok)?),
+        (s, Obj::Array(y)) => (weak(s, y).map_or_else(|| to_value(s), Ok)?, y.clone()),
         _ => (to_value(a)?, to_value(b)?),
     };
     Ok((x, y))
@@ -228,6 +242,29 @@ pub fn binary_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)>
         );
     }
     operand_pair(&Obj::Array(x), &Obj::Array(y))
+}
+
+/// The operands of the elementwise `op` as `jax.numpy` promotes them: a
+/// traced operand whose dtype or weak type differs from the promoted one is
+/// converted first (a `convert_element_type` in the jaxpr, as JAX records
+/// it); constants are left for the primitive to promote.
+pub fn jnp_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)> {
+    let (x, y) = binary_operands(op, a, b)?;
+    if op == BinaryOp::Pow {
+        return Ok((x, y));
+    }
+    let (ax, ay) = (x.aval(), y.aval());
+    let dtype = ax.dtype.promote(ay.dtype);
+    let weak = crate::primitives::weak::promoted(&ax, &ay);
+    let promote = |v: Value, t: &crate::ir::Aval| -> Result<Value> {
+        match v {
+            Value::Traced(_) if t.dtype != dtype || t.weak != weak => {
+                jops::convert_weak(&v, dtype, weak)
+            }
+            v => Ok(v),
+        }
+    };
+    Ok((promote(x, &ax)?, promote(y, &ay)?))
 }
 
 /// `x[i]` along the first axis (for iteration).
@@ -697,6 +734,7 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
         "ndim" => Obj::Int(shape.len() as i64),
         "size" => Obj::Int(shape.iter().product::<usize>() as i64),
         "dtype" => Obj::DType(x.dtype()),
+        "weak_type" => Obj::Bool(x.aval().weak),
         "T" => {
             let perm: Vec<usize> = (0..shape.len()).rev().collect();
             Obj::Array(jops::transpose(x, &perm)?)
@@ -803,5 +841,5 @@ pub fn tolist(a: &Array) -> Result<Obj> {
 /// `jnp.float32(x)` and the other dtypes called as functions.
 pub fn cast_to(d: DType, a: Args) -> Result<Obj> {
     let v = to_value(&a.req(Some(0), "x", d.name())?)?;
-    Ok(Obj::Array(jops::convert(&v, d)?))
+    Ok(Obj::Array(jops::astype(&v, d)?))
 }

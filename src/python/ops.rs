@@ -584,7 +584,7 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
             )
         }
     };
-    let (x, y) = super::array::binary_operands(bop, a, b)?;
+    let (x, y) = super::array::jnp_operands(bop, a, b)?;
     Ok(Obj::Array(jops::binary(bop, &x, &y)?))
 }
 

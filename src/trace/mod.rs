@@ -293,10 +293,12 @@ pub fn in_map_body(t: &Tracer) -> bool {
 /// the explicit mesh axes of its sharding (`float32[8@x,4]`).
 /// Tracers of eager differentiation and of map bodies keep a generic text.
 pub fn tracer_text(t: &Tracer) -> String {
+    // A tracer kept past the end of its trace (saved in a global by a
+    // jitted function) has no frame left: without a value it was staged.
     let staging = STACK.with(|s| {
         s.borrow()
             .get(t.level)
-            .is_some_and(|f| !f.eager && f.axes.axes.is_empty())
+            .is_none_or(|f| !f.eager && f.axes.axes.is_empty())
     });
     if staging && t.known.is_none() {
         let placed = tracer_placement(t).ok().flatten();
@@ -306,7 +308,7 @@ pub fn tracer_text(t: &Tracer) -> String {
             }
             _ => t.shape_text(),
         };
-        format!("JitTracer({text})")
+        format!("JitTracer({})", t.aval.str_text(&text))
     } else {
         format!("Traced<{}>with<DynamicJaxprTrace>", t.aval)
     }
@@ -369,7 +371,7 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         // The shape rule runs eagerly too, so a mistake raises the same error
         // whether or not the operation is being traced.
         let avals: Vec<Aval> = arrays.iter().map(Aval::of).collect();
-        prim.abstract_eval(&avals, &AxisEnv::default())?;
+        let out_avals = prim.abstract_eval(&avals, &AxisEnv::default())?;
         crate::partition::check_devices(&numpy_name(&prim), &["x", "y"], &arrays)?;
         // Operations on arrays split over a mesh run on its devices.
         let outs = match crate::partition::eager(&prim, &arrays)? {
@@ -380,7 +382,8 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         return Ok(outs
             .into_iter()
             .zip(placements)
-            .map(|(a, p)| Value::Concrete(crate::partition::placed(a, p)))
+            .zip(&out_avals)
+            .map(|((a, p), t)| Value::Concrete(crate::partition::placed(a.with_weak(t.weak), p)))
             .collect());
     }
     let inputs = if prim.joins_vma() {
@@ -416,7 +419,10 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
             .zip(out_avals)
             .enumerate()
             .map(|(i, (var, aval))| {
-                let known = known.as_mut().and_then(|k| k[i].take());
+                let known = known
+                    .as_mut()
+                    .and_then(|k| k[i].take())
+                    .map(|a| a.with_weak(aval.weak));
                 Value::Traced(Tracer {
                     level,
                     var,

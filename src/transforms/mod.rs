@@ -428,14 +428,21 @@ where
         );
     }
     let mut cts: Vec<Option<Value>> = vec![None; out_avals.len()];
-    cts[0] = Some(Value::Concrete(Array::scalar_f32(1.0)));
+    // The seed has the loss's type, weak for a loss computed from Python
+    // numbers only (and so is the gradient then, as in JAX).
+    cts[0] = Some(Value::Concrete(Array::scalar_f32(1.0).with_weak(loss.weak)));
     let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
+    // A gradient has its argument's type: weak for a Python number.
     let grads: Vec<Value> = argnums
         .iter()
         .map(|&i| {
-            in_cts[i]
+            match in_cts[i]
                 .clone()
                 .unwrap_or_else(|| ops::zeros_like(&args[i]))
+            {
+                Value::Concrete(g) => Value::Concrete(g.with_weak(args[i].aval().weak)),
+                g => g,
+            }
         })
         .collect();
     record_grad(&outs, &grads, first_map);

@@ -60,11 +60,23 @@ fn full(a: &Args) -> Result<Obj> {
     let value = crate::python::builtins::first_scalar(&v)?
         .as_number()
         .unwrap_or(0.0);
-    creation(
+    let given = dtype_arg(a, Some(2))?;
+    // A Python number fills a weakly typed array unless a dtype is given.
+    let weak = given.is_none()
+        && match &v {
+            Obj::Int(_) | Obj::Float(_) => true,
+            Obj::Array(x) => x.aval().weak,
+            _ => false,
+        };
+    let out = creation(
         &a.req(Some(0), "shape", "full")?,
         value,
-        Some(dtype_arg(a, Some(2))?.unwrap_or(default)),
-    )
+        Some(given.unwrap_or(default)),
+    )?;
+    Ok(match out {
+        Obj::Array(Value::Concrete(x)) => Obj::Array(Value::Concrete(x.with_weak(weak))),
+        other => other,
+    })
 }
 
 fn linspace(a: &Args) -> Result<Obj> {
@@ -138,12 +150,13 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
             )
         }
     };
-    let dtype = dtype_arg(a, dt_index)?.unwrap_or(x.dtype());
-    Ok(Obj::Array(Value::Concrete(Array::full(
-        &x.shape(),
-        value,
-        dtype,
-    ))))
+    let given = dtype_arg(a, dt_index)?;
+    // Without a dtype the result keeps the weak type of `a`, as in JAX.
+    let weak = given.is_none() && x.aval().weak;
+    let dtype = given.unwrap_or(x.dtype());
+    Ok(Obj::Array(Value::Concrete(
+        Array::full(&x.shape(), value, dtype).with_weak(weak),
+    )))
 }
 
 fn arange(a: &Args) -> Result<Obj> {
@@ -208,7 +221,9 @@ fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
     }
     let v = to_value(&o)?;
     Ok(Obj::Array(match dtype_arg(a, Some(1))? {
-        Some(d) => jops::convert(&v, d)?,
+        Some(d) => jops::astype(&v, d)?,
+        // A NumPy array has no weak type.
+        None if numpy => jops::convert_weak(&v, v.dtype(), false)?,
         None => v,
     }))
 }

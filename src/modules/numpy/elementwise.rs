@@ -169,7 +169,7 @@ fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             Obj::Array(to_value(&x)?)
         };
-        let (x, y) = crate::python::array::binary_operands(op, &x, &y)?;
+        let (x, y) = crate::python::array::jnp_operands(op, &x, &y)?;
         Ok(Obj::Array(jops::binary(op, &x, &y)?))
     }
 }

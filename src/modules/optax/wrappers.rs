@@ -67,7 +67,7 @@ fn as_array(v: &Obj) -> Result<Obj> {
     Ok(Obj::Array(match v {
         Obj::Int(_) => x,
         _ if x.dtype() == DType::I32 => x,
-        _ => jops::convert(&x, DType::F32)?,
+        _ => jops::astype(&x, DType::F32)?,
     }))
 }
 

@@ -361,6 +361,7 @@ fn is_target(o: &Obj) -> bool {
 /// sharding of a value, printed as JAX prints it: `float32[8@x,4]`.
 pub struct ShapedArray {
     text: String,
+    weak: bool,
     shape: Vec<usize>,
     dtype: crate::array::DType,
     placement: Option<Placement>,
@@ -381,6 +382,7 @@ impl ShapedArray {
         };
         ShapedArray {
             text: format!("{plain}{suffix}"),
+            weak: aval.weak,
             shape: aval.shape.clone(),
             dtype: aval.dtype,
             placement: None,
@@ -449,6 +451,7 @@ impl Object for ShapedArray {
             "shape" => Some(int_tuple(&self.shape)),
             "ndim" => Some(Obj::Int(self.shape.len() as i64)),
             "dtype" => Some(Obj::DType(self.dtype)),
+            "weak_type" => Some(Obj::Bool(self.weak)),
             "size" => Some(Obj::Int(self.shape.iter().product::<usize>() as i64)),
             "manual_axis_type" => match &self.varying {
                 Some(v) => Some(Obj::lib(ManualAxisType(v.clone()))),
@@ -468,8 +471,19 @@ impl Object for ShapedArray {
         })
     }
 
+    /// `ShapedArray(float32[3])`, `ShapedArray(float32[], weak_type=True)`.
     fn repr(&self, _: &Obj) -> Option<String> {
-        Some(self.text.clone())
+        let weak = if self.weak { ", weak_type=True" } else { "" };
+        Some(format!("ShapedArray({}{weak})", self.text))
+    }
+
+    /// `float32[3]`, `~float32[]` for a weak type.
+    fn str(&self, _: &Obj) -> Option<String> {
+        Some(if self.weak {
+            format!("~{}", self.text)
+        } else {
+            self.text.clone()
+        })
     }
 }
 
@@ -510,6 +524,7 @@ pub fn type_of(interp: &mut Interp, a: Args) -> Result<Obj> {
     }
     Ok(Obj::lib(ShapedArray {
         text: aval_text(&shape, dtype, p.as_ref()),
+        weak: v.aval().weak,
         shape,
         dtype,
         placement: p,

@@ -1,0 +1,54 @@
+//! JAX's weak-type rule: which results of a primitive are weakly typed.
+//!
+//! A weakly typed value (a Python scalar, or what is computed from Python
+//! scalars only) has a dtype that gives way in promotion. Most primitives
+//! give a weak result exactly when their operands are all weak; when a weak
+//! operand meets a strong one of a lower kind (a Python float with an int32
+//! array), promotion takes the weak operand's kind and the result stays weak.
+//! Reductions, index results and conversions decide for themselves, and the
+//! primitives that run a traced program take the types its outputs had.
+
+use crate::ir::Aval;
+
+use super::Prim;
+
+/// Whether two operands' promotion is weakly typed: both weak, or the weak
+/// one of the higher dtype (bool < int32 < float32).
+pub fn promoted(a: &Aval, b: &Aval) -> bool {
+    match (a.weak, b.weak) {
+        (true, true) => true,
+        (false, false) => false,
+        (true, false) => a.dtype > b.dtype,
+        (false, true) => b.dtype > a.dtype,
+    }
+}
+
+/// The weak bit of the results of `prim` on operands `ins`, or None when the
+/// shape rule already set it (programs that keep their outputs' types).
+pub fn rule(prim: &Prim, ins: &[Aval]) -> Option<bool> {
+    let all = |xs: &[Aval]| !xs.is_empty() && xs.iter().all(|a| a.weak);
+    Some(match prim {
+        Prim::Binary(_) => promoted(&ins[0], &ins[1]),
+        Prim::Select => promoted(&ins[1], &ins[2]),
+        Prim::Convert(_, weak) => *weak,
+        Prim::Reduce { .. } | Prim::ArgReduce { .. } | Prim::Cumulative { .. } => false,
+        Prim::DynamicSlice(_) | Prim::Take(_) | Prim::ScatterAdd { .. } => all(&ins[..1]),
+        Prim::DynamicUpdateSlice | Prim::DotGeneral { .. } => all(&ins[..2]),
+        Prim::Sort { .. } => return None,
+        Prim::Unary(_)
+        | Prim::IntegerPow(_)
+        | Prim::Reshape(_)
+        | Prim::Transpose(_)
+        | Prim::BroadcastInDim { .. }
+        | Prim::Concatenate(_)
+        | Prim::Slice { .. }
+        | Prim::Pad { .. }
+        | Prim::Rev(_)
+        | Prim::StopGradient
+        | Prim::Conv(_)
+        | Prim::ReduceWindow(_)
+        | Prim::Collective(_)
+        | Prim::ShardingConstraint(_) => all(ins),
+        _ => return None,
+    })
+}
