@@ -48,6 +48,9 @@ pub struct Options {
     pub mode: crate::exec::Mode,
     /// Statement and call budget.
     pub max_steps: u64,
+    /// The program's file, absolute as Python names a script's code
+    /// (None for a program given as text).
+    pub file: Option<String>,
 }
 
 impl Default for Options {
@@ -56,6 +59,7 @@ impl Default for Options {
             devices: 8,
             mode: crate::exec::Mode::Auto,
             max_steps: interp::DEFAULT_MAX_STEPS,
+            file: None,
         }
     }
 }
@@ -102,6 +106,7 @@ pub fn run(source: &str, options: &Options, library: Rc<dyn import::Library>) ->
     config.mode = options.mode;
     crate::exec::set_config(config);
     depth::reset();
+    crate::trace::set_file(options.file.as_deref());
     let lines = parse::Lines::new(source);
     let body = match parse::parse_program(source, &lines) {
         Ok(b) => b,
