@@ -14,6 +14,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::ir::Jaxpr;
 use crate::primitives::{Policy, Prim, RematParams};
 use crate::trace::{FrameAxes, Value};
 use crate::{bail, err};
@@ -132,6 +133,18 @@ impl Checkpointed {
         let (kw_leaves, kw_def) = flatten(interp, &Obj::tuple(kw_vals))?;
         leaves.extend(kw_leaves);
         let vals: Vec<Value> = leaves.iter().map(leaf_value).collect::<Result<_>>()?;
+        let kw_names: Vec<&str> = args.kw.iter().map(|(k, _)| k.as_str()).collect();
+        let key = CacheKey {
+            fun: match &self.fun {
+                Obj::Func(f) if self.static_argnums.is_empty() => Some(f.clone()),
+                _ => None,
+            },
+            avals: vals.iter().map(|v| v.aval()).collect(),
+            tree: format!("{pos_def:?}|{kw_def:?}|{kw_names:?}"),
+        };
+        if let Some((body, out_def)) = cached(interp, &key) {
+            return self.bind(interp, body, vals, &out_def);
+        }
         let out_def = RefCell::new(None);
         let traced = crate::trace::trace_values(&vals, |v: &[Value]| {
             let objs = value_objs(v);
@@ -158,16 +171,57 @@ impl Checkpointed {
             .into_inner()
             .ok_or_else(|| err!(RuntimeError, "checkpoint: the function was not traced"))?;
         let mut all = vals;
+        if traced.captured.is_empty() && key.fun.is_some() {
+            let cache = &mut interp.state::<TraceCache>().0;
+            cache.push((key, traced.jaxpr.clone(), out_def.clone()));
+        }
         all.extend(traced.captured.iter().cloned());
+        self.bind(interp, traced.jaxpr, all, &out_def)
+    }
+
+    /// Stages the `remat2` equation of `body` on `ins`.
+    fn bind(
+        &self,
+        interp: &mut Interp,
+        body: Jaxpr,
+        ins: Vec<Value>,
+        out: &TreeDef,
+    ) -> Result<Obj> {
         let params = RematParams {
-            body: traced.jaxpr,
+            body,
             prevent_cse: self.prevent_cse,
             differentiated: false,
             policy: self.policy.clone(),
         };
-        let outs = crate::trace::bind(Prim::Remat(Arc::new(params)), &all)?;
-        unflatten(interp, &out_def, &value_objs(&outs))
+        let outs = crate::trace::bind(Prim::Remat(Arc::new(params)), &ins)?;
+        unflatten(interp, out, &value_objs(&outs))
     }
+}
+
+/// What identifies a trace of a checkpointed Python function: JAX keeps
+/// one per function, argument structure and types (whatever the policy),
+/// so a function traced once is not traced again, even if a global it
+/// reads has changed since.
+struct CacheKey {
+    fun: Option<Rc<crate::python::value::Function>>,
+    avals: Vec<crate::ir::Aval>,
+    tree: String,
+}
+
+/// The traces of checkpointed functions made in this run.
+#[derive(Default)]
+struct TraceCache(Vec<(CacheKey, Jaxpr, TreeDef)>);
+
+/// The body and output structure traced before for `key`.
+fn cached(interp: &mut Interp, key: &CacheKey) -> Option<(Jaxpr, TreeDef)> {
+    let fun = key.fun.as_ref()?;
+    let cache = &interp.state::<TraceCache>().0;
+    cache.iter().find_map(|(k, body, out)| {
+        let same = k.fun.as_ref().is_some_and(|f| Rc::ptr_eq(f, fun))
+            && k.avals == key.avals
+            && k.tree == key.tree;
+        same.then(|| (body.clone(), out.clone()))
+    })
 }
 
 /// A leaf of a checkpointed function's arguments or results, as an array.

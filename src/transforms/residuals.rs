@@ -285,7 +285,11 @@ fn walk(
                     .map(|v| live && tan.contains(v))
                     .collect();
                 let inner = walk(&r.body, &origins, &in_tan, &live_out, Some(&r.policy), st)?;
-                inner.into_iter().map(|o| outer_origin(o, st)).collect()
+                let recompute = policy.map(|_| from.clone());
+                inner
+                    .into_iter()
+                    .map(|o| outer_origin(o, recompute.clone(), st))
+                    .collect()
             }
             _ => {
                 let saveable = policy.is_none_or(|p| p.saveable(&eqn.prim));
@@ -318,9 +322,11 @@ fn walk(
     Ok(jaxpr.outvars.iter().map(|a| read(&env, a)).collect())
 }
 
-/// A checkpoint's output as the code after it sees it: a known value, kept
-/// by the forward pass whatever the checkpoint's policy.
-fn outer_origin(o: Origin, st: &mut State) -> Origin {
+/// A checkpoint's output as the code after it sees it: a known value the
+/// forward pass keeps whatever the checkpoint's policy, unless an enclosing
+/// checkpoint recomputes it (then from the inner checkpoint's operands,
+/// `recompute`).
+fn outer_origin(o: Origin, recompute: Option<Vec<usize>>, st: &mut State) -> Origin {
     let Origin::Id(i) = o else {
         return o;
     };
@@ -333,7 +339,7 @@ fn outer_origin(o: Origin, st: &mut State) -> Origin {
         arg: v.arg,
         label: v.label.clone(),
         order: v.order,
-        recompute: None,
+        recompute,
     };
     Origin::Id(st.push(copy))
 }
