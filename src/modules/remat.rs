@@ -295,7 +295,7 @@ fn arg_names(fun: &Obj, pos: &[TreeDef], kw: &[(String, TreeDef)]) -> Vec<String
         Some(c) => c.fun.clone(),
         None => fun.clone(),
     };
-    let (params, vararg, kwarg) = match &fun {
+    let (params, kwonly, vararg, kwarg) = match &fun {
         Obj::Func(f) => {
             let p = &f.params;
             let names: Vec<String> = p
@@ -304,11 +304,12 @@ fn arg_names(fun: &Obj, pos: &[TreeDef], kw: &[(String, TreeDef)]) -> Vec<String
                 .chain(&p.args)
                 .map(|a| a.def.arg.to_string())
                 .collect();
+            let kwonly: Vec<String> = p.kwonlyargs.iter().map(|a| a.def.arg.to_string()).collect();
             let va = p.vararg.as_ref().map(|a| a.arg.to_string());
             let kwa = p.kwarg.as_ref().map(|a| a.arg.to_string());
-            (names, va, kwa)
+            (names, kwonly, va, kwa)
         }
-        _ => (vec![], None, None),
+        _ => (vec![], vec![], None, None),
     };
     let mut out = vec![];
     for (i, d) in pos.iter().enumerate() {
@@ -321,7 +322,7 @@ fn arg_names(fun: &Obj, pos: &[TreeDef], kw: &[(String, TreeDef)]) -> Vec<String
     }
     for (k, d) in kw {
         let base = match &kwarg {
-            Some(kwa) if !params.contains(k) => format!("{kwa}['{k}']"),
+            Some(kwa) if !params.contains(k) && !kwonly.contains(k) => format!("{kwa}['{k}']"),
             _ => k.clone(),
         };
         out.extend(d.leaf_paths(&base));

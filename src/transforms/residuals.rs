@@ -387,10 +387,17 @@ fn save_needs(
                         Origin::Lit(a) => a.clone(),
                     })
                     .unwrap_or_else(|| Aval::new(&[], DType::F32));
-                let aval = if prim == "reduce_sum" {
-                    aval.with_shape(vec![])
-                } else {
-                    aval
+                // A maximum's derivative counts the operand's elements equal
+                // to it: a mask of the operand's shape, summed.
+                let operand = || match ins.first() {
+                    Some(Origin::Id(i)) => st.vals[*i].aval.clone(),
+                    Some(Origin::Lit(a)) => a.clone(),
+                    None => aval.clone(),
+                };
+                let aval = match prim {
+                    "reduce_sum" => aval.with_shape(vec![]),
+                    "convert_element_type" => operand().with_dtype(aval.dtype),
+                    _ => aval,
                 };
                 k_new += 1;
                 Origin::Id(st.push(Val {
