@@ -105,9 +105,7 @@ fn without_checkout(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find(marker) {
-        let start = rest[..i]
-            .rfind(char::is_whitespace)
-            .map_or(0, |j| j + 1);
+        let start = rest[..i].rfind(char::is_whitespace).map_or(0, |j| j + 1);
         out.push_str(&rest[..start]);
         out.push_str(&marker[1..]);
         rest = &rest[i + marker.len()..];

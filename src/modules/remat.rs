@@ -97,6 +97,19 @@ impl Object for Checkpointed {
         "function".into()
     }
 
+    /// JAX wraps the function: its name and the function itself show through.
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "__name__" => Some(Obj::str(func_name(&self.fun))),
+            "__qualname__" => Some(Obj::str(match &self.fun {
+                Obj::Func(f) => f.qualname.to_string(),
+                other => func_name(other),
+            })),
+            "__wrapped__" => Some(self.fun.clone()),
+            _ => None,
+        })
+    }
+
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(format!("<function {}>", func_name(&self.fun)))
     }
