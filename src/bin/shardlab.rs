@@ -635,6 +635,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Python names a script's code by its absolute path.
+    options.file = std::path::absolute(&file)
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
     let outcome = run_guarded(source, &options, limits, report_path.is_some());
     if let Some(path) = &report_path {
         let report = RECORDED

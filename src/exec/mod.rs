@@ -81,6 +81,7 @@ fn cost_ns(jaxpr: &Jaxpr) -> f64 {
                     }
                     Prim::Map(m) => m.size as f64 * cost_ns(&m.body),
                     Prim::Jit(j) => cost_ns(&j.body) - EQN_NS,
+                    Prim::Remat(r) => cost_ns(&r.body) - EQN_NS,
                     p @ (Prim::CustomJvp(_) | Prim::CustomVjp(_)) => {
                         crate::primitives::custom::evaluated(p)
                             .map_or(0.0, |(body, _, _)| cost_ns(body))
@@ -287,6 +288,7 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
         // A jitted program runs on the lanes of its caller.
         Prim::Jit(j) => eval_lanes(&j.body, ins, comm),
+        Prim::Remat(r) => eval_lanes(&r.body, ins, comm),
         // A custom function runs its primal program (the rules run only
         // when it is differentiated).
         Prim::CustomJvp(_) | Prim::CustomVjp(_) => {

@@ -149,6 +149,10 @@ pub struct Eqn {
     pub inputs: Vec<Atom>,
     /// Results, one variable each.
     pub outputs: Vec<Var>,
+    /// Where in the program the equation was made (JAX's source info):
+    /// what `print_saved_residuals` names a saved value by.
+    #[cfg_attr(target_arch = "wasm32", serde(skip))]
+    pub source: Option<crate::trace::Source>,
 }
 
 /// A traced program: typed inputs, equations in order, outputs.

@@ -211,6 +211,7 @@ impl Printer {
                 let inner = self.jit_scope(&p.body, scope, &eqn.inputs, &names);
                 vec![("jaxpr", Body::One(&p.body, inner))]
             }
+            Prim::Remat(r) => vec![("jaxpr", Body::One(&r.body, Scope::default()))],
             Prim::Cond(c) => vec![("branches", Body::Many(c.branches.iter().collect()))],
             Prim::While(w) => vec![
                 ("body_jaxpr", Body::One(&w.body, Scope::default())),

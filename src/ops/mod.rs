@@ -542,6 +542,19 @@ pub fn matmul(x: &Value, y: &Value) -> Result<Value> {
             "matmul: inputs must be at least 1-D, got shapes {xs:?} and {ys:?}"
         );
     }
+    // With a vector and no batch dimensions JAX contracts directly, as
+    // its jaxprs show (`dot_general` of f32[5,4] and f32[4] gives f32[5]).
+    if xs.len() <= 2 && ys.len() <= 2 && (xs.len() == 1 || ys.len() == 1) {
+        let (ka, kb) = (xs[xs.len() - 1], ys[0]);
+        if ka != kb {
+            bail!(
+                TypeError,
+                "dot_general requires contracting dimensions to have the same shape, got \
+                 ({ka},) and ({kb},): matmul of shapes {xs:?} and {ys:?}"
+            );
+        }
+        return dot_general(x, y, (&[xs.len() - 1], &[0]), (&[], &[]));
+    }
     let x2 = if xs.len() == 1 {
         expand_dims(x, 0)?
     } else {

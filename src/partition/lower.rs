@@ -60,7 +60,8 @@ pub fn lower_eqn(
         | Prim::Select
         | Prim::Convert(..)
         | Prim::IntegerPow(_)
-        | Prim::StopGradient => {
+        | Prim::StopGradient
+        | Prim::Name(_) => {
             let target = fit(mesh, want(0).unwrap_or_default(), &outs[0]);
             elementwise(mesh, &eqn.prim, ins, &outs[0], target).map(one)
         }

@@ -99,6 +99,7 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
             prim: prim.clone(),
             inputs: invars.into_iter().map(Atom::Var).collect(),
             outputs: outvars.clone(),
+            source: None,
         }],
         outvars: outvars.into_iter().map(Atom::Var).collect(),
     };

@@ -25,6 +25,7 @@ pub mod jit;
 pub mod maps;
 pub mod placement;
 pub mod reduce;
+pub mod remat;
 pub mod sort;
 pub mod structural;
 pub mod weak;
@@ -42,6 +43,7 @@ pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
 pub use jit::JitParams;
 pub use maps::{MapKind, MapParams, ShardMapParams};
+pub use remat::{Policy, RematParams};
 pub use window::{WindowOp, WindowParams};
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
@@ -172,6 +174,10 @@ pub enum Prim {
     Map(Arc<MapParams>),
     /// A jitted function's program, called.
     Jit(Arc<JitParams>),
+    /// A `jax.checkpoint` function's program, called (JAX's `remat2`).
+    Remat(Arc<RematParams>),
+    /// `checkpoint_name`: the identity, labelling its value for a policy.
+    Name(Arc<String>),
     /// lax.cond / lax.switch: one of several programs, chosen by an index.
     Cond(Arc<CondParams>),
     /// lax.while_loop: a program repeated while a predicate holds.
@@ -221,6 +227,8 @@ impl Prim {
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
             Prim::Jit(_) => "jit".into(),
+            Prim::Remat(_) => "remat2".into(),
+            Prim::Name(_) => "name".into(),
             Prim::Cond(_) => "cond".into(),
             Prim::While(_) => "while".into(),
             Prim::Scan(_) => "scan".into(),
@@ -325,6 +333,8 @@ impl Prim {
             Prim::ShardMap(p) => p.params(),
             Prim::Map(m) => m.params(),
             Prim::Jit(j) => j.params(),
+            Prim::Remat(r) => r.params(),
+            Prim::Name(n) => vec![("name".into(), n.to_string())],
             Prim::While(w) => w.params(),
             Prim::Scan(p) => p.params(),
             Prim::Cond(_) => vec![],
@@ -372,6 +382,8 @@ impl Prim {
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
             Prim::Jit(j) => j.abstract_eval(ins),
+            Prim::Remat(r) => r.abstract_eval(ins),
+            Prim::Name(_) => Ok(ins.to_vec()),
             Prim::Cond(c) => c.abstract_eval(ins),
             Prim::While(w) => w.abstract_eval(ins),
             Prim::Scan(p) => p.abstract_eval(ins),
@@ -407,6 +419,7 @@ impl Prim {
                     self.name()
                 )
             }
+            Prim::Name(_) => Ok(ins.to_vec()),
             _ => structural::apply(self, ins),
         }
     }
@@ -437,6 +450,9 @@ impl Prim {
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
             Prim::Jit(j) => j.jvp(primals, tangents),
+            Prim::Remat(r) => r.jvp(primals, tangents),
+            // The tangent is not named.
+            Prim::Name(_) => Ok(tangents.to_vec()),
             Prim::Cond(c) => c.jvp(primals, tangents),
             Prim::While(w) => w.jvp(primals, tangents),
             Prim::Scan(p) => p.jvp(primals, tangents),
@@ -477,6 +493,8 @@ impl Prim {
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),
             Prim::Jit(j) => j.vjp(primals, cts),
+            Prim::Remat(r) => r.vjp(primals, cts),
+            Prim::Name(_) => Ok(cts.to_vec()),
             Prim::Cond(c) => c.vjp(primals, cts),
             Prim::While(w) => w.vjp(),
             Prim::Scan(p) => p.vjp(primals, outs, cts),
@@ -502,6 +520,7 @@ impl Prim {
             Prim::ShardMap(p) => vec![&p.body],
             Prim::Map(m) => vec![&m.body],
             Prim::Jit(j) => vec![&j.body],
+            Prim::Remat(r) => vec![&r.body],
             Prim::Cond(c) => c.branches.iter().collect(),
             Prim::While(w) => vec![&w.cond, &w.body],
             Prim::Scan(s) => vec![&s.body],
@@ -520,6 +539,7 @@ impl Prim {
                 | Prim::ShardMap(_)
                 | Prim::Map(_)
                 | Prim::Jit(_)
+                | Prim::Remat(_)
                 | Prim::Cond(_)
                 | Prim::While(_)
                 | Prim::Scan(_)

@@ -256,9 +256,11 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
 /// The families whose rule cannot fail.
 fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
     match prim {
-        Prim::Unary(_) | Prim::Convert(..) | Prim::IntegerPow(_) | Prim::StopGradient => {
-            Some(entries(ins.first()?, out.len()))
-        }
+        Prim::Unary(_)
+        | Prim::Convert(..)
+        | Prim::IntegerPow(_)
+        | Prim::StopGradient
+        | Prim::Name(_) => Some(entries(ins.first()?, out.len())),
         Prim::Binary(_) | Prim::Select => broadcast(ins, out),
         Prim::Reduce { axes, .. } => {
             let e = entries(ins.first()?, ins.first()?.ndim());

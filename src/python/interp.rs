@@ -612,7 +612,12 @@ impl Interp {
         if !Rc::ptr_eq(&closure, &self.globals) {
             self.cycles.scope(&closure);
         }
+        let qualname = match self.frames.last() {
+            Some((f, _)) => format!("{}.<locals>.{name}", f.qualname),
+            None => name.clone(),
+        };
         Ok(Obj::Func(Rc::new(Function {
+            qualname: qualname.into(),
             name,
             params: Rc::new(params.clone()),
             defaults,
@@ -756,11 +761,17 @@ impl Interp {
             Expr::BinOp(b) => {
                 let l = self.eval(&b.left, scope)?;
                 let r = self.eval(&b.right, scope)?;
-                self.binop(&b.op, &l, &r, false)
+                let saved = self.enter_source(b.range);
+                let out = self.binop(&b.op, &l, &r, false);
+                crate::trace::set_source(saved);
+                out
             }
             Expr::UnaryOp(u) => {
                 let v = self.eval(&u.operand, scope)?;
-                self.unary(&u.op, &v)
+                let saved = self.enter_source(u.range);
+                let out = self.unary(&u.op, &v);
+                crate::trace::set_source(saved);
+                out
             }
             Expr::BoolOp(b) => self.eval_bool_op(b, scope),
             Expr::Compare(c) => self.eval_compare(c, scope),
@@ -852,7 +863,10 @@ impl Interp {
             Expr::Subscript(s) => {
                 let v = self.eval(&s.value, scope)?;
                 let k = self.eval(&s.slice, scope)?;
-                ops::getitem(self, &v, &k)
+                let saved = self.enter_source(s.range);
+                let out = ops::getitem(self, &v, &k);
+                crate::trace::set_source(saved);
+                out
             }
             Expr::Slice(s) => {
                 let mut parts = [Obj::None, Obj::None, Obj::None];
@@ -980,7 +994,28 @@ impl Interp {
                 }
             }
         }
-        self.call(&f, args)
+        let saved = self.enter_source(c.range);
+        let out = self.call(&f, args);
+        crate::trace::set_source(saved);
+        out
+    }
+
+    /// Makes `range`, in the running function, the position of the
+    /// equations bound from now on; returns the previous position.
+    fn enter_source(
+        &self,
+        range: rustpython_parser::text_size::TextRange,
+    ) -> Option<crate::trace::Source> {
+        let (line, col) = self.lines.locate(u32::from(range.start()) as usize);
+        let function = match self.frames.last() {
+            Some((f, _)) => f.qualname.clone(),
+            None => std::sync::Arc::from("<module>"),
+        };
+        crate::trace::set_source(Some(crate::trace::Source {
+            line: line as u32,
+            col: col.saturating_sub(1) as u32,
+            function,
+        }))
     }
 
     /// One `{value!r:spec}` of an f-string.

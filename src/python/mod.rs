@@ -54,6 +54,9 @@ pub struct Options {
     /// What runs maps' devices in parallel, when not the native threads
     /// (the browser's worker pool).
     pub devices_backend: Option<std::sync::Arc<dyn crate::exec::Devices>>,
+    /// The program's file, absolute as Python names a script's code
+    /// (None for a program given as text).
+    pub file: Option<String>,
 }
 
 impl Default for Options {
@@ -64,6 +67,7 @@ impl Default for Options {
             max_steps: interp::DEFAULT_MAX_STEPS,
             stop: None,
             devices_backend: None,
+            file: None,
         }
     }
 }
@@ -124,6 +128,7 @@ pub fn run(
     // The run's context lives until everything the run made is freed.
     let _run = crate::exec::run::enter(run);
     depth::reset();
+    crate::trace::set_file(options.file.as_deref());
     let lines = parse::Lines::new(source);
     let body = match parse::parse_program(source, &lines) {
         Ok(b) => b,

@@ -937,7 +937,8 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             },
         },
         Obj::Func(f) => match name {
-            "__name__" | "__qualname__" => Ok(Obj::str(&f.name)),
+            "__name__" => Ok(Obj::str(&f.name)),
+            "__qualname__" => Ok(Obj::str(&*f.qualname)),
             _ => Err(missing()),
         },
         Obj::Native(n) => match name {

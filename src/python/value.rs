@@ -67,6 +67,8 @@ pub struct Native {
 pub struct Function {
     /// Its name (`<lambda>` for lambdas).
     pub name: String,
+    /// Its qualified name, as Python's `__qualname__`: `outer.<locals>.f`.
+    pub qualname: std::sync::Arc<str>,
     /// Its parameters.
     pub params: Rc<ast::Arguments>,
     /// Evaluated defaults of the positional parameters with defaults, by name.

@@ -207,6 +207,47 @@ thread_local! {
     /// trace) and operations carry no handle; a trace is always entered and
     /// left within one call, so it is empty between runs.
     static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+    /// The program position whose evaluation binds primitives now.
+    static SOURCE: RefCell<Option<Source>> = const { RefCell::new(None) };
+    /// The program's file, as Python names it in a code object.
+    static FILE: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+}
+
+/// A position in the program and the function running there: the user
+/// frame JAX records with every equation (`file:line:col (function)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// 1-based line.
+    pub line: u32,
+    /// 0-based column, as Python's code positions count it.
+    pub col: u32,
+    /// The function's qualified name (`<module>` at top level).
+    pub function: Arc<str>,
+}
+
+impl Source {
+    /// JAX's summary of a source position: `file:line:col (function)`.
+    pub fn summarize(&self) -> String {
+        let file = FILE.with(|f| f.borrow().clone());
+        let file = file.as_deref().unwrap_or("<string>");
+        format!("{file}:{}:{} ({})", self.line, self.col, self.function)
+    }
+}
+
+/// Sets the position whose evaluation binds primitives from now on and
+/// returns the previous one (to put back when that evaluation ends).
+pub fn set_source(s: Option<Source>) -> Option<Source> {
+    SOURCE.with(|c| std::mem::replace(&mut *c.borrow_mut(), s))
+}
+
+/// The position whose evaluation binds primitives now.
+pub fn current_source() -> Option<Source> {
+    SOURCE.with(|c| c.borrow().clone())
+}
+
+/// Names the program's file for source positions.
+pub fn set_file(file: Option<&str>) {
+    FILE.with(|f| *f.borrow_mut() = file.map(Arc::from));
 }
 
 /// True when some trace is active on this thread.
@@ -412,6 +453,7 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
             prim,
             inputs: atoms,
             outputs: outputs.clone(),
+            source: current_source(),
         });
         let mut known = known.map(|k| k.into_iter().map(Some).collect::<Vec<_>>());
         Ok(outputs

@@ -19,6 +19,8 @@ use crate::ops;
 use crate::primitives::{CollectiveKind, Prim};
 use crate::trace::{bind, bind1, Value};
 
+pub mod residuals;
+
 fn read(env: &HashMap<Var, Value>, a: &Atom) -> Value {
     match a {
         Atom::Var(v) => env[v].clone(),
