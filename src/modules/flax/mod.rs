@@ -254,6 +254,7 @@ mod ema;
 mod embed;
 mod filters;
 mod graph;
+mod metrics;
 pub mod linen;
 pub mod nnx;
 mod norm;

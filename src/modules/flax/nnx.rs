@@ -782,8 +782,12 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         state: state.clone(),
         opt_state: opt_state.clone(),
     };
+    let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
+        .attr("metrics", metrics)
+        .attr("MultiMetric", multi_metric)
+        .attr("Metric", metric)
         .attr("Pytree", Obj::Class(pytree))
         .attr("Variable", Obj::Class(variable))
         .attr("Param", Obj::Class(param))
