@@ -259,6 +259,7 @@ pub mod linen;
 pub mod nnx;
 mod norm;
 mod pytree;
+mod recursive;
 mod rngs;
 mod scan;
 mod split_rngs;

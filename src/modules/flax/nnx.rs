@@ -774,7 +774,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         param: param.clone(),
         batch_stat: batch_stat.clone(),
     };
-    let rc = super::rngs::rng_classes(&module, &variable);
+    let rc = super::rngs::rng_classes(&pytree, &variable);
     let nnx = Nnx {
         module: module.clone(),
         variable: variable.clone(),
@@ -833,6 +833,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     super::transforms::register(&mut b, &nnx.state);
     super::scan::register(&mut b, &nnx.state);
     super::split_rngs::register(&mut b);
+    super::recursive::register(&mut b);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }
