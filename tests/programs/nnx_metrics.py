@@ -98,5 +98,6 @@ def train_step(model, optimizer, tracked, x, y):
 
 for step in range(3):
   train_step(model, optimizer, tracked, scores, jnp.array([0, 1, 2, 0, 1, 2]))
-  print(step, tracked.compute())
+  c = tracked.compute()
+  print(step, c['accuracy'], c['loss'])
 result = tracked.compute()

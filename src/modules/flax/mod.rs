@@ -256,6 +256,7 @@ mod filters;
 mod graph;
 mod metrics;
 pub mod linen;
+mod lora;
 pub mod nnx;
 mod norm;
 mod pytree;

@@ -511,7 +511,19 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let tx = iattr(&me, "tx").unwrap_or(Obj::None);
         let update = crate::python::ops::getattr(interp, &tx, "update")?;
         let opt_state = iattr(&me, "opt_state").unwrap_or(Obj::None);
-        let r = interp.call(&update, Args::new(vec![grads, opt_state, params.clone()]))?;
+        // The gradients are narrowed to the optimized variables, as Flax
+        // takes `nnx.state(grads, wrt)`; extra keywords go to `tx.update`.
+        let grads = match &grads {
+            Obj::Instance(g) if is_state(g) => snapshot_state(&nnx, &grads, &*filter),
+            _ => grads,
+        };
+        let r = interp.call(
+            &update,
+            Args {
+                pos: vec![grads, opt_state, params.clone()],
+                kw: a.kw.clone(),
+            },
+        )?;
         let parts = iterate(&r)?;
         if parts.len() != 2 {
             bail!(TypeError, "tx.update must return (updates, state)");
@@ -537,7 +549,15 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             let s = jops::add(&s, &jops::scalar(1.0, s.dtype()))?;
             set_iattr(&step, "value", Obj::Array(s));
         }
-        Ok(Obj::None)
+        // Flax hands tx pure arrays, so the updates it returns hold no
+        // variables.
+        Ok(build_state(
+            &nnx,
+            vars.iter()
+                .map(|(p, _)| p.clone())
+                .zip(u_leaves)
+                .collect(),
+        ))
     }
 }
 
@@ -764,6 +784,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         )
     };
     let param = sub("Param");
+    let (lora_param, lora) = super::lora::lora_classes(&module, &param);
     let batch_stat = sub("BatchStat");
     let opt_state = sub("OptState");
     let intermediate = sub("Intermediate");
@@ -791,6 +812,8 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Pytree", Obj::Class(pytree))
         .attr("Variable", Obj::Class(variable))
         .attr("Param", Obj::Class(param))
+        .attr("LoRAParam", Obj::Class(lora_param))
+        .attr("LoRA", Obj::Class(lora))
         .attr("BatchStat", Obj::Class(batch_stat))
         .attr("OptState", Obj::Class(opt_state))
         .attr("Intermediate", Obj::Class(intermediate))

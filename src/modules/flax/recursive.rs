@@ -41,7 +41,9 @@ fn clone_structure(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
         Obj::Instance(i) if is_nnx_module(i) => {
             let out = Rc::new(Instance::new(i.class.clone()));
             memo.insert(Rc::as_ptr(i) as usize, Obj::Instance(out.clone()));
-            let attrs = i.attrs.borrow().clone();
+            // nnx rebuilds a cloned module's attributes sorted by name.
+            let mut attrs = i.attrs.borrow().clone();
+            attrs.sort_by(|a, b| key_order(&a.0, &b.0));
             let copied = attrs
                 .iter()
                 .map(|(k, v)| (k.clone(), clone_structure(v, memo)))
