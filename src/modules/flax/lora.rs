@@ -38,10 +38,16 @@ fn lora_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let rngs = a.req(None, "rngs", "LoRA")?;
         for name in ["dtype", "a_metadata", "b_metadata", "promote_dtype"] {
             if a.opt(None, name).is_some() {
-                bail!(NotImplementedError, "not supported by shardlab yet: nnx.LoRA with {name}");
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.LoRA with {name}"
+                );
             }
         }
-        if !matches!(a.get(None, "param_dtype"), None | Some(Obj::DType(DType::F32))) {
+        if !matches!(
+            a.get(None, "param_dtype"),
+            None | Some(Obj::DType(DType::F32))
+        ) {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: nnx.LoRA with param_dtype other than float32"
@@ -71,7 +77,11 @@ fn lora_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         set_iattr(&me, "dtype", Obj::None);
         set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
         set_iattr(&me, "lora_param_type", Obj::Class(kind.clone()));
-        set_iattr(&me, "base_module", a.get(None, "base_module").unwrap_or(Obj::None));
+        set_iattr(
+            &me,
+            "base_module",
+            a.get(None, "base_module").unwrap_or(Obj::None),
+        );
         set_iattr(&me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
         let var = |v: Obj| instance(&kind, vec![("value".into(), v)]);
         set_iattr(&me, "lora_a", var(lora_a));
@@ -83,8 +93,12 @@ fn lora_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
 fn lora_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "LoRA.__call__")?;
     let x = a.req(Some(1), "x", "LoRA.__call__")?;
-    let la = Obj::Array(super::nnx::value_of(&iattr(&me, "lora_a").unwrap_or(Obj::None))?);
-    let lb = Obj::Array(super::nnx::value_of(&iattr(&me, "lora_b").unwrap_or(Obj::None))?);
+    let la = Obj::Array(super::nnx::value_of(
+        &iattr(&me, "lora_a").unwrap_or(Obj::None),
+    )?);
+    let lb = Obj::Array(super::nnx::value_of(
+        &iattr(&me, "lora_b").unwrap_or(Obj::None),
+    )?);
     let xa = binop(interp, &Operator::MatMult, &x, &la, false)?;
     let out = binop(interp, &Operator::MatMult, &xa, &lb, false)?;
     match iattr(&me, "base_module") {

@@ -292,10 +292,12 @@ fn welford_reset(_: &mut Interp, _: Args) -> Result<Obj> {
 }
 
 fn metric_names(me: &Instance) -> Result<Vec<String>> {
-    Ok(iterate(&iattr(me, "_metric_names").unwrap_or(Obj::tuple(vec![])))?
-        .iter()
-        .map(str_of)
-        .collect())
+    Ok(
+        iterate(&iattr(me, "_metric_names").unwrap_or(Obj::tuple(vec![])))?
+            .iter()
+            .map(str_of)
+            .collect(),
+    )
 }
 
 fn metric(me: &Instance, name: &str) -> Result<Obj> {

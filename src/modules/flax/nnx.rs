@@ -553,10 +553,7 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         // variables.
         Ok(build_state(
             &nnx,
-            vars.iter()
-                .map(|(p, _)| p.clone())
-                .zip(u_leaves)
-                .collect(),
+            vars.iter().map(|(p, _)| p.clone()).zip(u_leaves).collect(),
         ))
     }
 }
@@ -581,60 +578,96 @@ fn key_obj_of(k: &str) -> Obj {
     }
 }
 
+/// Flax's in-place operators on a variable, each refused with the advice
+/// Flax gives (its wording, stray backticks included).
+const IN_PLACE: &[(&str, &str)] = &[
+    ("__iadd__", "`variable[...] += x`"),
+    ("__isub__", "`variable[...] -= x`"),
+    ("__imul__", "`variable[...] *= x`"),
+    ("__imatmul__", "`variable.value @= x`"),
+    ("__itruediv__", "`variable.value /= x`"),
+    ("__ifloordiv__", "`variable.value //= x``"),
+    ("__imod__", "`variable.value %= x`"),
+    ("__ipow__", "`variable.value **= x``"),
+    ("__ilshift__", "`variable.value <<= x``"),
+    ("__irshift__", "`variable.value >>= x``"),
+    ("__iand__", "`variable.value &= x`"),
+    ("__ixor__", "`variable.value ^= x`"),
+    ("__ior__", "`variable.value |= x`"),
+];
+
+fn in_place_refusals() -> Vec<(String, Obj)> {
+    IN_PLACE
+        .iter()
+        .map(|&(name, advice)| {
+            let f = Obj::native(name, move |_, _| {
+                bail!(
+                    NotImplementedError,
+                    "In-place operations are no longer supported for Variable.\nUse {advice} instead."
+                )
+            });
+            (name.to_string(), f)
+        })
+        .collect()
+}
+
 /// `nnx.Variable`, the base of `Param` and the other variable kinds: it
 /// holds its array in the attribute `value`.
 fn variable_class() -> Rc<Class> {
-    nnx_root_class(
-        "Variable",
-        vec![
-            ("__nnx_variable__".into(), Obj::Bool(true)),
-            ("__module__".into(), Obj::str("flax.nnx.variablelib")),
-            (
-                "__init__".into(),
-                Obj::native("Variable.__init__", variable_init),
-            ),
-            (
-                "__getitem__".into(),
-                Obj::native("Variable.__getitem__", variable_getitem),
-            ),
-            (
-                "__setitem__".into(),
-                Obj::native("Variable.__setitem__", variable_setitem),
-            ),
-            (
-                "__getattr__".into(),
-                Obj::native("Variable.__getattr__", |interp, a| {
-                    // Other attributes are the value's (`param.shape`).
-                    let me = self_arg(&a, "__getattr__")?;
-                    let name = str_of(&a.req(Some(1), "name", "__getattr__")?);
-                    if name.starts_with("__") && name.ends_with("__") {
-                        bail!(
-                            AttributeError,
-                            "'{}' object has no attribute '{name}'",
-                            me.class.name
-                        );
-                    }
-                    let v = iattr(&me, "value").unwrap_or(Obj::None);
-                    crate::python::ops::getattr(interp, &v, &name)
-                }),
-            ),
-            (
-                "get_value".into(),
-                Obj::native("Variable.get_value", |_, a| {
-                    let me = self_arg(&a, "get_value")?;
-                    Ok(iattr(&me, "value").unwrap_or(Obj::None))
-                }),
-            ),
-            (
-                "set_value".into(),
-                Obj::native("Variable.set_value", |_, a| {
-                    let me = self_arg(&a, "set_value")?;
-                    set_iattr(&me, "value", a.req(Some(1), "value", "set_value")?);
-                    Ok(Obj::None)
-                }),
-            ),
-        ],
-    )
+    let mut methods = in_place_refusals();
+    methods.extend(variable_methods());
+    nnx_root_class("Variable", methods)
+}
+
+fn variable_methods() -> Vec<(String, Obj)> {
+    vec![
+        ("__nnx_variable__".into(), Obj::Bool(true)),
+        ("__module__".into(), Obj::str("flax.nnx.variablelib")),
+        (
+            "__init__".into(),
+            Obj::native("Variable.__init__", variable_init),
+        ),
+        (
+            "__getitem__".into(),
+            Obj::native("Variable.__getitem__", variable_getitem),
+        ),
+        (
+            "__setitem__".into(),
+            Obj::native("Variable.__setitem__", variable_setitem),
+        ),
+        (
+            "__getattr__".into(),
+            Obj::native("Variable.__getattr__", |interp, a| {
+                // Other attributes are the value's (`param.shape`).
+                let me = self_arg(&a, "__getattr__")?;
+                let name = str_of(&a.req(Some(1), "name", "__getattr__")?);
+                if name.starts_with("__") && name.ends_with("__") {
+                    bail!(
+                        AttributeError,
+                        "'{}' object has no attribute '{name}'",
+                        me.class.name
+                    );
+                }
+                let v = iattr(&me, "value").unwrap_or(Obj::None);
+                crate::python::ops::getattr(interp, &v, &name)
+            }),
+        ),
+        (
+            "get_value".into(),
+            Obj::native("Variable.get_value", |_, a| {
+                let me = self_arg(&a, "get_value")?;
+                Ok(iattr(&me, "value").unwrap_or(Obj::None))
+            }),
+        ),
+        (
+            "set_value".into(),
+            Obj::native("Variable.set_value", |_, a| {
+                let me = self_arg(&a, "set_value")?;
+                set_iattr(&me, "value", a.req(Some(1), "value", "set_value")?);
+                Ok(Obj::None)
+            }),
+        ),
+    ]
 }
 
 /// `nnx.State`: a nested mapping of variables, read like a dict.

@@ -54,7 +54,11 @@ fn clone_structure(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
         Obj::List(l) => {
             let out = Obj::list(vec![]);
             memo.insert(Rc::as_ptr(l) as usize, out.clone());
-            let items: Vec<Obj> = l.borrow().iter().map(|x| clone_structure(x, memo)).collect();
+            let items: Vec<Obj> = l
+                .borrow()
+                .iter()
+                .map(|x| clone_structure(x, memo))
+                .collect();
             if let Obj::List(new) = &out {
                 *new.borrow_mut() = items;
             }
@@ -165,7 +169,10 @@ impl Walk<'_> {
                 }
             }
         }
-        let out = interp.call(self.f, Args::new(vec![Obj::tuple(path.clone()), node.clone()]))?;
+        let out = interp.call(
+            self.f,
+            Args::new(vec![Obj::tuple(path.clone()), node.clone()]),
+        )?;
         if let Some(id) = id {
             self.visited.insert(id, Some(out.clone()));
         }
@@ -208,13 +215,14 @@ fn view(interp: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => truthy(&o, "raise_if_not_found")?,
         None => true,
     };
-    let options: Vec<(String, Obj)> = a
-        .kw
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "only" | "raise_if_not_found" | "graph"))
-        .cloned()
-        .collect();
-    let remaining = Rc::new(RefCell::new(options.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>()));
+    let options: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "only" | "raise_if_not_found" | "graph"))
+            .cloned()
+            .collect();
+    let remaining = Rc::new(RefCell::new(
+        options.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+    ));
     let set_modes = {
         let (options, remaining) = (options.clone(), remaining.clone());
         let only = only.clone();
