@@ -373,6 +373,39 @@ fn methods(list: Vec<(&str, Obj)>) -> Vec<(String, Obj)> {
     list.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
+/// `nnx.MultiMetric`: named metrics updated, computed and reset together.
+fn multi_metric_class(metric: &Rc<Class>) -> Rc<Class> {
+    new_class(
+        "MultiMetric",
+        vec![metric.clone()],
+        methods(vec![
+            ("__init__", Obj::native("MultiMetric.__init__", multi_init)),
+            (
+                "reset",
+                Obj::native("MultiMetric.reset", |i, a| {
+                    each(i, &a, "reset").map(|_| Obj::None)
+                }),
+            ),
+            (
+                "update",
+                Obj::native("MultiMetric.update", |i, a| {
+                    each(i, &a, "update").map(|_| Obj::None)
+                }),
+            ),
+            (
+                "compute",
+                Obj::native("MultiMetric.compute", |i, a| {
+                    let mut d = Dict::default();
+                    for (k, v) in each(i, &a, "compute")? {
+                        d.set(Obj::str(k), v);
+                    }
+                    Ok(Obj::Dict(Rc::new(RefCell::new(d))))
+                }),
+            ),
+        ]),
+    )
+}
+
 /// Builds `nnx.metrics`; returns it with the `MultiMetric` and `Metric`
 /// classes nnx also exports at its top level.
 pub(super) fn metrics_module(pytree: &Rc<Class>, variable: &Rc<Class>) -> (Obj, Obj, Obj) {
@@ -434,35 +467,7 @@ pub(super) fn metrics_module(pytree: &Rc<Class>, variable: &Rc<Class>) -> (Obj, 
             ),
         ]),
     );
-    let multi = new_class(
-        "MultiMetric",
-        vec![metric.clone()],
-        methods(vec![
-            ("__init__", Obj::native("MultiMetric.__init__", multi_init)),
-            (
-                "reset",
-                Obj::native("MultiMetric.reset", |i, a| {
-                    each(i, &a, "reset").map(|_| Obj::None)
-                }),
-            ),
-            (
-                "update",
-                Obj::native("MultiMetric.update", |i, a| {
-                    each(i, &a, "update").map(|_| Obj::None)
-                }),
-            ),
-            (
-                "compute",
-                Obj::native("MultiMetric.compute", |i, a| {
-                    let mut d = Dict::default();
-                    for (k, v) in each(i, &a, "compute")? {
-                        d.set(Obj::str(k), v);
-                    }
-                    Ok(Obj::Dict(Rc::new(RefCell::new(d))))
-                }),
-            ),
-        ]),
-    );
+    let multi = multi_metric_class(&metric);
     let m = Builder::new("flax.nnx.metrics")
         .attr("Metric", Obj::Class(metric.clone()))
         .attr("MetricState", Obj::Class(cls.metric_state.clone()))
