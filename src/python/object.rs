@@ -159,6 +159,13 @@ pub trait Object: Any {
         let _ = this;
         None
     }
+
+    /// True when the children named by [`Object::children`] are entries of
+    /// a mapping (key paths show `['name']`), not attributes (`.name`).
+    fn children_are_entries(&self, this: &Obj) -> bool {
+        let _ = this;
+        false
+    }
 }
 
 impl dyn Object {

@@ -465,7 +465,10 @@ fn known_level(o: &Obj) -> Result<Option<Level>> {
         Obj::List(l) => seq_level(Shape::List, &l.borrow()),
         Obj::Dict(d) => dict_level(&d.borrow()),
         Obj::Instance(i) => match o.behaviour().and_then(|b| b.children(o)) {
-            Some(names) => attrs_level(i, names),
+            Some(names) => {
+                let entries = o.behaviour().is_some_and(|b| b.children_are_entries(o));
+                attrs_level(i, names, entries)
+            }
             None => return Ok(None),
         },
         _ => return Ok(None),
@@ -494,7 +497,7 @@ fn dict_level(d: &Dict) -> Level {
     Level { shape, children }
 }
 
-fn attrs_level(i: &Instance, names: Vec<String>) -> Level {
+fn attrs_level(i: &Instance, names: Vec<String>, entries: bool) -> Level {
     let attrs = i.attrs.borrow().clone();
     let statics = attrs
         .iter()
@@ -505,7 +508,12 @@ fn attrs_level(i: &Instance, names: Vec<String>) -> Level {
         .iter()
         .map(|n| {
             let v = i.get(n).unwrap_or(Obj::None);
-            (KeyEntry::Attr(n.clone()), v)
+            let key = match n.parse::<i64>() {
+                _ if !entries => KeyEntry::Attr(n.clone()),
+                Ok(k) => KeyEntry::Dict(Obj::Int(k)),
+                Err(_) => KeyEntry::Dict(Obj::str(n)),
+            };
+            (key, v)
         })
         .collect();
     Level {

@@ -94,6 +94,10 @@ impl Object for NnxNode {
         let Obj::Instance(i) = this else { return None };
         pytree_children(i)
     }
+
+    fn children_are_entries(&self, this: &Obj) -> bool {
+        matches!(this, Obj::Instance(i) if is_state(i))
+    }
 }
 
 fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
@@ -255,9 +259,12 @@ mod embed;
 mod filters;
 mod graph;
 pub mod linen;
+mod lora;
+mod metrics;
 pub mod nnx;
 mod norm;
 mod pytree;
+mod recursive;
 mod rngs;
 mod scan;
 mod split_rngs;

@@ -511,7 +511,19 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let tx = iattr(&me, "tx").unwrap_or(Obj::None);
         let update = crate::python::ops::getattr(interp, &tx, "update")?;
         let opt_state = iattr(&me, "opt_state").unwrap_or(Obj::None);
-        let r = interp.call(&update, Args::new(vec![grads, opt_state, params.clone()]))?;
+        // The gradients are narrowed to the optimized variables, as Flax
+        // takes `nnx.state(grads, wrt)`; extra keywords go to `tx.update`.
+        let grads = match &grads {
+            Obj::Instance(g) if is_state(g) => snapshot_state(&nnx, &grads, &*filter),
+            _ => grads,
+        };
+        let r = interp.call(
+            &update,
+            Args {
+                pos: vec![grads, opt_state, params.clone()],
+                kw: a.kw.clone(),
+            },
+        )?;
         let parts = iterate(&r)?;
         if parts.len() != 2 {
             bail!(TypeError, "tx.update must return (updates, state)");
@@ -537,7 +549,12 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             let s = jops::add(&s, &jops::scalar(1.0, s.dtype()))?;
             set_iattr(&step, "value", Obj::Array(s));
         }
-        Ok(Obj::None)
+        // Flax hands tx pure arrays, so the updates it returns hold no
+        // variables.
+        Ok(build_state(
+            &nnx,
+            vars.iter().map(|(p, _)| p.clone()).zip(u_leaves).collect(),
+        ))
     }
 }
 
@@ -561,60 +578,96 @@ fn key_obj_of(k: &str) -> Obj {
     }
 }
 
+/// Flax's in-place operators on a variable, each refused with the advice
+/// Flax gives (its wording, stray backticks included).
+const IN_PLACE: &[(&str, &str)] = &[
+    ("__iadd__", "`variable[...] += x`"),
+    ("__isub__", "`variable[...] -= x`"),
+    ("__imul__", "`variable[...] *= x`"),
+    ("__imatmul__", "`variable.value @= x`"),
+    ("__itruediv__", "`variable.value /= x`"),
+    ("__ifloordiv__", "`variable.value //= x``"),
+    ("__imod__", "`variable.value %= x`"),
+    ("__ipow__", "`variable.value **= x``"),
+    ("__ilshift__", "`variable.value <<= x``"),
+    ("__irshift__", "`variable.value >>= x``"),
+    ("__iand__", "`variable.value &= x`"),
+    ("__ixor__", "`variable.value ^= x`"),
+    ("__ior__", "`variable.value |= x`"),
+];
+
+fn in_place_refusals() -> Vec<(String, Obj)> {
+    IN_PLACE
+        .iter()
+        .map(|&(name, advice)| {
+            let f = Obj::native(name, move |_, _| {
+                bail!(
+                    NotImplementedError,
+                    "In-place operations are no longer supported for Variable.\nUse {advice} instead."
+                )
+            });
+            (name.to_string(), f)
+        })
+        .collect()
+}
+
 /// `nnx.Variable`, the base of `Param` and the other variable kinds: it
 /// holds its array in the attribute `value`.
 fn variable_class() -> Rc<Class> {
-    nnx_root_class(
-        "Variable",
-        vec![
-            ("__nnx_variable__".into(), Obj::Bool(true)),
-            ("__module__".into(), Obj::str("flax.nnx.variablelib")),
-            (
-                "__init__".into(),
-                Obj::native("Variable.__init__", variable_init),
-            ),
-            (
-                "__getitem__".into(),
-                Obj::native("Variable.__getitem__", variable_getitem),
-            ),
-            (
-                "__setitem__".into(),
-                Obj::native("Variable.__setitem__", variable_setitem),
-            ),
-            (
-                "__getattr__".into(),
-                Obj::native("Variable.__getattr__", |interp, a| {
-                    // Other attributes are the value's (`param.shape`).
-                    let me = self_arg(&a, "__getattr__")?;
-                    let name = str_of(&a.req(Some(1), "name", "__getattr__")?);
-                    if name.starts_with("__") && name.ends_with("__") {
-                        bail!(
-                            AttributeError,
-                            "'{}' object has no attribute '{name}'",
-                            me.class.name
-                        );
-                    }
-                    let v = iattr(&me, "value").unwrap_or(Obj::None);
-                    crate::python::ops::getattr(interp, &v, &name)
-                }),
-            ),
-            (
-                "get_value".into(),
-                Obj::native("Variable.get_value", |_, a| {
-                    let me = self_arg(&a, "get_value")?;
-                    Ok(iattr(&me, "value").unwrap_or(Obj::None))
-                }),
-            ),
-            (
-                "set_value".into(),
-                Obj::native("Variable.set_value", |_, a| {
-                    let me = self_arg(&a, "set_value")?;
-                    set_iattr(&me, "value", a.req(Some(1), "value", "set_value")?);
-                    Ok(Obj::None)
-                }),
-            ),
-        ],
-    )
+    let mut methods = in_place_refusals();
+    methods.extend(variable_methods());
+    nnx_root_class("Variable", methods)
+}
+
+fn variable_methods() -> Vec<(String, Obj)> {
+    vec![
+        ("__nnx_variable__".into(), Obj::Bool(true)),
+        ("__module__".into(), Obj::str("flax.nnx.variablelib")),
+        (
+            "__init__".into(),
+            Obj::native("Variable.__init__", variable_init),
+        ),
+        (
+            "__getitem__".into(),
+            Obj::native("Variable.__getitem__", variable_getitem),
+        ),
+        (
+            "__setitem__".into(),
+            Obj::native("Variable.__setitem__", variable_setitem),
+        ),
+        (
+            "__getattr__".into(),
+            Obj::native("Variable.__getattr__", |interp, a| {
+                // Other attributes are the value's (`param.shape`).
+                let me = self_arg(&a, "__getattr__")?;
+                let name = str_of(&a.req(Some(1), "name", "__getattr__")?);
+                if name.starts_with("__") && name.ends_with("__") {
+                    bail!(
+                        AttributeError,
+                        "'{}' object has no attribute '{name}'",
+                        me.class.name
+                    );
+                }
+                let v = iattr(&me, "value").unwrap_or(Obj::None);
+                crate::python::ops::getattr(interp, &v, &name)
+            }),
+        ),
+        (
+            "get_value".into(),
+            Obj::native("Variable.get_value", |_, a| {
+                let me = self_arg(&a, "get_value")?;
+                Ok(iattr(&me, "value").unwrap_or(Obj::None))
+            }),
+        ),
+        (
+            "set_value".into(),
+            Obj::native("Variable.set_value", |_, a| {
+                let me = self_arg(&a, "set_value")?;
+                set_iattr(&me, "value", a.req(Some(1), "value", "set_value")?);
+                Ok(Obj::None)
+            }),
+        ),
+    ]
 }
 
 /// `nnx.State`: a nested mapping of variables, read like a dict.
@@ -764,6 +817,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         )
     };
     let param = sub("Param");
+    let (lora_param, lora) = super::lora::lora_classes(&module, &param);
     let batch_stat = sub("BatchStat");
     let opt_state = sub("OptState");
     let intermediate = sub("Intermediate");
@@ -774,7 +828,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         param: param.clone(),
         batch_stat: batch_stat.clone(),
     };
-    let rc = super::rngs::rng_classes(&module, &variable);
+    let rc = super::rngs::rng_classes(&pytree, &variable);
     let nnx = Nnx {
         module: module.clone(),
         variable: variable.clone(),
@@ -782,11 +836,17 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         state: state.clone(),
         opt_state: opt_state.clone(),
     };
+    let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
+        .attr("metrics", metrics)
+        .attr("MultiMetric", multi_metric)
+        .attr("Metric", metric)
         .attr("Pytree", Obj::Class(pytree))
         .attr("Variable", Obj::Class(variable))
         .attr("Param", Obj::Class(param))
+        .attr("LoRAParam", Obj::Class(lora_param))
+        .attr("LoRA", Obj::Class(lora))
         .attr("BatchStat", Obj::Class(batch_stat))
         .attr("OptState", Obj::Class(opt_state))
         .attr("Intermediate", Obj::Class(intermediate))
@@ -829,6 +889,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     super::transforms::register(&mut b, &nnx.state);
     super::scan::register(&mut b, &nnx.state);
     super::split_rngs::register(&mut b);
+    super::recursive::register(&mut b);
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }

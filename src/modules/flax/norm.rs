@@ -353,17 +353,17 @@ fn norm_class(kind: Kind, c: &NormClasses) -> Rc<Class> {
         Kind::Batch => Obj::native("BatchNorm.__call__", batch_norm_call),
         _ => Obj::native("LayerNorm.__call__", layer_norm_call(kind)),
     };
-    new_class(
-        kind.name(),
-        vec![c.module.clone()],
-        vec![
-            (
-                "__init__".into(),
-                Obj::native("norm.__init__", norm_init(kind, c)),
-            ),
-            ("__call__".into(), call),
-        ],
-    )
+    let mut methods = vec![
+        (
+            "__init__".into(),
+            Obj::native("norm.__init__", norm_init(kind, c)),
+        ),
+        ("__call__".into(), call),
+    ];
+    if let Kind::Batch = kind {
+        methods.extend(super::recursive::set_view_attrs(&["use_running_average"]));
+    }
+    new_class(kind.name(), vec![c.module.clone()], methods)
 }
 
 /// Adds the normalisation layers and `Embed` to `flax.nnx`.

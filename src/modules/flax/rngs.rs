@@ -521,12 +521,12 @@ fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
 }
 
 /// Builds `Rngs`, `RngStream`, `RngState`, `RngKey` and `RngCount`.
-pub(super) fn rng_classes(module: &Rc<Class>, variable: &Rc<Class>) -> RngClasses {
+pub(super) fn rng_classes(pytree: &Rc<Class>, variable: &Rc<Class>) -> RngClasses {
     let rng_state = new_class("RngState", vec![variable.clone()], vec![]);
     let key = new_class("RngKey", vec![rng_state.clone()], vec![]);
     let count = new_class("RngCount", vec![rng_state.clone()], vec![]);
-    let stream = new_class("RngStream", vec![module.clone()], vec![]);
-    let rngs = new_class("Rngs", vec![module.clone()], vec![]);
+    let stream = new_class("RngStream", vec![pytree.clone()], vec![]);
+    let rngs = new_class("Rngs", vec![pytree.clone()], vec![]);
     let c = RngClasses {
         rngs,
         stream,
@@ -569,17 +569,15 @@ pub(super) fn dropout_class(module: &Rc<Class>) -> Rc<Class> {
         set_iattr(&me, "rngs", rngs);
         Ok(Obj::None)
     });
-    new_class(
-        "Dropout",
-        vec![module.clone()],
-        vec![
-            ("__init__".into(), init),
-            (
-                "__call__".into(),
-                Obj::native("Dropout.__call__", dropout_call),
-            ),
-        ],
-    )
+    let mut methods = vec![
+        ("__init__".into(), init),
+        (
+            "__call__".into(),
+            Obj::native("Dropout.__call__", dropout_call),
+        ),
+    ];
+    methods.extend(super::recursive::set_view_attrs(&["deterministic"]));
+    new_class("Dropout", vec![module.clone()], methods)
 }
 
 /// A fork of a stream: a new stream of the same class keyed by its next key.

@@ -131,10 +131,22 @@ fn vmap_call(
     for a in &args {
         host = host || super::batch::has_host_leaves(a)?;
     }
-    let mut r = if host {
-        iterate(&host_vmap(interp, &pure_fn, &args, &axes_used)?)?
+    let printed = interp.out.len();
+    let traced = if host {
+        None
     } else {
-        iterate(&interp.call(&mapped, Args::new(args))?)?
+        Some(interp.call(&mapped, Args::new(args.clone())))
+    };
+    let mut r = match traced {
+        Some(Err(e)) if needs_host(&e) => {
+            // Keys made from mapped seeds cannot be traced: the function
+            // runs per slice instead (what it printed while tracing is
+            // dropped; printing per slice is refused).
+            interp.out.truncate(printed);
+            iterate(&host_vmap(interp, &pure_fn, &args, &axes_used)?)?
+        }
+        Some(r) => iterate(&r?)?,
+        None => iterate(&host_vmap(interp, &pure_fn, &args, &axes_used)?)?,
     };
     r[0] = move_batch_axis(interp, &r[0], out_axes)?;
     let mut states = vec![];
@@ -152,6 +164,13 @@ fn vmap_call(
         Some(def) => merge_parts(&def, &[r[0].clone()]),
         None => Ok(r[0].clone()),
     }
+}
+
+/// Whether a traced `vmap` failed only because it made keys from traced
+/// seeds, which running per slice avoids.
+fn needs_host(e: &crate::error::Error) -> bool {
+    matches!(e.kind, crate::error::ErrorKind::NotImplementedError)
+        && e.message.contains("with a traced seed")
 }
 
 /// The mapped function run once per slice on the host, for arguments that
