@@ -80,6 +80,10 @@ fn flatten_numbers(
                     *dtype = DType::F32;
                     out.push(*f)
                 }
+                Obj::Complex(..) => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: complex64 arrays"
+                ),
                 other => bail!(
                     TypeError,
                     "cannot convert {} to an array element",
@@ -109,6 +113,10 @@ pub fn to_value(o: &Obj) -> Result<Value> {
         Obj::Bool(b) => Ok(Value::Concrete(Array::scalar_bool(*b))),
         Obj::Int(i) => Ok(jops::scalar(*i as f64, DType::I32)),
         Obj::Float(f) => Ok(jops::scalar(*f, DType::F32)),
+        Obj::Complex(..) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 arrays"
+        ),
         Obj::List(_) | Obj::Tuple(_) if contains_array(o) => {
             let items = super::ops::iterate(o)?;
             let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;

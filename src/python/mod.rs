@@ -13,6 +13,7 @@ pub mod array;
 pub mod budget;
 pub mod builtins;
 pub mod classes;
+pub mod complex;
 pub mod cycles;
 pub mod depth;
 pub mod dict;
