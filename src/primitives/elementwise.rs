@@ -44,12 +44,16 @@ pub fn binary_name(op: BinaryOp) -> &'static str {
         And => "and",
         Or => "or",
         Xor => "xor",
+        Complex => "complex",
     }
 }
 
 fn unary_dtype(op: UnaryOp, d: DType) -> DType {
     use UnaryOp::*;
     match op {
+        Abs | Real | Imag if d == DType::C64 => DType::F32,
+        Conj => d,
+        _ if d == DType::C64 => d,
         Neg | Abs | Sign | Not => d,
         IsFinite => DType::Bool,
         _ => DType::F32,
@@ -60,6 +64,8 @@ fn binary_dtype(op: BinaryOp, a: DType, b: DType) -> DType {
     use BinaryOp::*;
     match op {
         Eq | Ne | Lt | Le | Gt | Ge => DType::Bool,
+        Complex => DType::C64,
+        _ if a.promote(b) == DType::C64 => DType::C64,
         Div | Atan2 => DType::F32,
         Pow if a.promote(b) != DType::F32 => DType::I32,
         _ => a.promote(b),
@@ -151,6 +157,11 @@ fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Va
             ops::mul(g, &ops::mul_scalar(&e, k)?)?
         }
         Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
+        Real | Imag | Conj => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of {}",
+            unary_name(op)
+        ),
     }))
 }
 
@@ -204,6 +215,10 @@ fn binary_partials(
             (Some(one), Some(ops::neg(&q)?))
         }
         FloorDiv | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => (None, None),
+        Complex => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of complex"
+        ),
     })
 }
 

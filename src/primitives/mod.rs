@@ -242,6 +242,8 @@ impl Prim {
         };
         match self {
             Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
+            // lax.conj refuses real operands, so its input is complex64.
+            Prim::Unary(UnaryOp::Conj) => vec![("input_dtype".into(), "complex64".into())],
             // shardlab has no weakly typed values, so no conversion makes one.
             Prim::Convert(d) => vec![
                 ("new_dtype".into(), d.name().into()),
@@ -340,6 +342,14 @@ impl Prim {
     /// raise at trace time.
     pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
         let outs = self.abstract_eval_unchecked(ins, env)?;
+        let complex = ins.iter().chain(&outs).any(|a| a.dtype == DType::C64);
+        if complex && !self.models_complex() {
+            crate::bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: complex64 in {}",
+                self.name()
+            );
+        }
         // One limit on every result, so a broadcast, an outer product, a
         // concatenation or a gather fails before its buffer is allocated.
         for a in &outs {
@@ -376,6 +386,47 @@ impl Prim {
         }
     }
 
+    /// Whether shardlab computes this primitive on complex64 operands as JAX
+    /// does. Every other primitive refuses them (at trace time and eagerly),
+    /// so a complex value never reaches code written for real ones.
+    fn models_complex(&self) -> bool {
+        use crate::array::{BinaryOp as B, UnaryOp as U};
+        match self {
+            Prim::Unary(op) => matches!(
+                op,
+                U::Neg
+                    | U::Conj
+                    | U::Real
+                    | U::Imag
+                    | U::Abs
+                    | U::Exp
+                    | U::Log
+                    | U::Sin
+                    | U::Cos
+                    | U::IsFinite
+            ),
+            Prim::Binary(op) => matches!(
+                op,
+                B::Add | B::Sub | B::Mul | B::Div | B::Eq | B::Ne | B::Complex
+            ),
+            Prim::Reduce { op, .. } => *op == ReduceOp::Sum,
+            Prim::IntegerPow(_)
+            | Prim::Select
+            | Prim::Convert(_)
+            | Prim::Reshape(_)
+            | Prim::Transpose(_)
+            | Prim::BroadcastInDim { .. }
+            | Prim::Concatenate(_)
+            | Prim::Slice { .. }
+            | Prim::DynamicSlice(_)
+            | Prim::Rev(_)
+            | Prim::StopGradient
+            | Prim::Take(_)
+            | Prim::Jit(_) => true,
+            _ => false,
+        }
+    }
+
     /// Runs a device-local primitive on arrays. Collectives and maps need the
     /// devices and are run by `exec` instead.
     pub fn apply(&self, ins: &[Array]) -> Result<Vec<Array>> {
@@ -404,6 +455,17 @@ impl Prim {
         }
     }
 
+    fn refuse_complex_derivative(&self, primals: &[Value], outs: &[Value]) -> Result<()> {
+        if primals.iter().chain(outs).any(|v| v.dtype() == DType::C64) {
+            crate::bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: complex64 in differentiation of {}",
+                self.name()
+            );
+        }
+        Ok(())
+    }
+
     /// Forward mode: tangents of the outputs from the primals and the tangents
     /// of the inputs (`None` is a symbolic zero).
     pub fn jvp(
@@ -412,6 +474,7 @@ impl Prim {
         tangents: &[Option<Value>],
         outs: &[Value],
     ) -> Result<Vec<Option<Value>>> {
+        self.refuse_complex_derivative(primals, outs)?;
         match self {
             Prim::Unary(_)
             | Prim::Binary(_)
@@ -454,6 +517,7 @@ impl Prim {
         outs: &[Value],
         cts: &[Option<Value>],
     ) -> Result<Vec<Option<Value>>> {
+        self.refuse_complex_derivative(primals, outs)?;
         match self {
             Prim::Unary(_)
             | Prim::Binary(_)
