@@ -110,20 +110,32 @@ impl C64 {
         C64::new(re, self.arg())
     }
 
-    /// `sin(a)`.
-    pub fn sin(self) -> C64 {
-        C64::new(
-            self.re.sin() * self.im.cosh(),
-            self.re.cos() * self.im.sinh(),
-        )
+    /// `(sinh b, cosh b)` through `expm1`, which keeps small `b` exact, as
+    /// JAX lowers complex sine and cosine.
+    fn sinh_cosh(b: f32) -> (f32, f32) {
+        let (e1, e2) = (b.exp_m1(), (-b).exp_m1());
+        ((e1 - e2) / 2.0, (e1 + e2 + 2.0) / 2.0)
     }
 
-    /// `cos(a)`.
+    /// `sin(a)`; a zero real part gives a zero real part (not NaN) however
+    /// large the imaginary one.
+    pub fn sin(self) -> C64 {
+        let (snh, csh) = Self::sinh_cosh(self.im);
+        let im = self.re.cos() * snh;
+        if self.re == 0.0 {
+            return C64::new(0.0, im);
+        }
+        C64::new(self.re.sin() * csh, im)
+    }
+
+    /// `cos(a)`; a zero real part gives a zero imaginary part.
     pub fn cos(self) -> C64 {
-        C64::new(
-            self.re.cos() * self.im.cosh(),
-            -(self.re.sin() * self.im.sinh()),
-        )
+        let (snh, csh) = Self::sinh_cosh(self.im);
+        let re = self.re.cos() * csh;
+        if self.re == 0.0 {
+            return C64::new(re, 0.0);
+        }
+        C64::new(re, -self.re.sin() * snh)
     }
 
     /// `a^n` for an integer `n` by repeated squaring, as `lax.integer_pow`.

@@ -122,14 +122,55 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     Ok(vec![out])
 }
 
+/// A cotangent in its primal's dtype: a complex cotangent of a real operand
+/// (mixed into a complex operation) keeps its real part, as the transpose
+/// of JAX's implicit conversion does.
+fn to_dtype_of(ct: Value, primal: &Value) -> Result<Value> {
+    if ct.dtype() == primal.dtype() {
+        Ok(ct)
+    } else {
+        ops::convert(&ct, primal.dtype())
+    }
+}
+
+/// Whether a value has a derivative: float32 or complex64.
 fn is_float(v: &Value) -> bool {
-    v.dtype() == DType::F32
+    matches!(v.dtype(), DType::F32 | DType::C64)
+}
+
+/// Tangent of `real`/`imag`/`conj` (linear maps: the map of the tangent),
+/// or None for the other unary operations.
+fn complex_part_jvp(op: UnaryOp, g: &Value) -> Option<Result<Value>> {
+    match op {
+        UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj => Some(ops::unary(op, g)),
+        _ => None,
+    }
+}
+
+/// Cotangent of `real`/`imag`/`conj`, JAX's transposes: `complex(ct, 0)`,
+/// `complex(0, -ct)` and `conj(ct)`.
+fn complex_part_vjp(op: UnaryOp, ct: &Value) -> Option<Result<Value>> {
+    let zero = || ops::zeros_like(ct);
+    match op {
+        UnaryOp::Real => Some(ops::binary(BinaryOp::Complex, ct, &zero())),
+        UnaryOp::Imag => {
+            Some(ops::neg(ct).and_then(|n| ops::binary(BinaryOp::Complex, &zero(), &n)))
+        }
+        UnaryOp::Conj => Some(ops::unary(op, ct)),
+        _ => None,
+    }
 }
 
 /// Derivative of a unary function at `x` (with output `y`), times `g`.
 fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Value>> {
     use UnaryOp::*;
     let f = DType::F32;
+    if x.dtype() == DType::C64 && matches!(op, Abs) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of abs"
+        );
+    }
     Ok(Some(match op {
         Neg => ops::neg(g)?,
         Abs => ops::mul(g, &ops::sign(x)?)?,
@@ -235,9 +276,24 @@ pub fn jvp(
     let out = &outs[0];
     let tangent = match prim {
         Prim::Unary(op) => match &t[0] {
-            Some(g) => unary_deriv(*op, &p[0], out, g)?,
+            Some(g) => match complex_part_jvp(*op, g) {
+                Some(r) => Some(r?),
+                None => unary_deriv(*op, &p[0], out, g)?,
+            },
             None => None,
         },
+        Prim::Binary(BinaryOp::Complex) => {
+            let zero = ops::zeros_like(out);
+            let tx = t[0]
+                .clone()
+                .map(|g| ops::convert(&g, DType::C64))
+                .transpose()?;
+            let ty = match &t[1] {
+                Some(g) => Some(ops::binary(BinaryOp::Complex, &ops::zeros_like(g), g)?),
+                None => None,
+            };
+            add_opt(tx, ty)?.map(|v| ops::add(&v, &zero)).transpose()?
+        }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
             let tx = match (&t[0], dx) {
@@ -270,7 +326,7 @@ pub fn jvp(
             }
         }
         Prim::Convert(_) => match &t[0] {
-            Some(g) if is_float(&p[0]) => Some(g.clone()),
+            Some(g) if is_float(&p[0]) => Some(ops::convert(g, out.dtype())?),
             _ => None,
         },
         _ => None,
@@ -309,18 +365,27 @@ pub fn vjp(
     let float_in = |i: usize| is_float(&p[i]);
     Ok(match prim {
         Prim::Unary(op) => {
-            vec![if float_in(0) {
-                unary_deriv(*op, &p[0], out, ct)?
-            } else {
-                None
+            vec![match complex_part_vjp(*op, ct) {
+                Some(r) => Some(r?),
+                None if float_in(0) => unary_deriv(*op, &p[0], out, ct)?,
+                None => None,
             }]
+        }
+        Prim::Binary(BinaryOp::Complex) => {
+            let re = ops::unary(UnaryOp::Real, ct)?;
+            let im = ops::neg(&ops::unary(UnaryOp::Imag, ct)?)?;
+            vec![
+                Some(ops::sum_to_shape(&re, &p[0].shape())?),
+                Some(ops::sum_to_shape(&im, &p[1].shape())?),
+            ]
         }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
             let back = |i: usize, d: Option<Value>| -> Result<Option<Value>> {
                 match d {
                     Some(d) if float_in(i) => {
-                        Ok(Some(ops::sum_to_shape(&ops::mul(ct, &d)?, &p[i].shape())?))
+                        let c = ops::sum_to_shape(&ops::mul(ct, &d)?, &p[i].shape())?;
+                        Ok(Some(to_dtype_of(c, &p[i])?))
                     }
                     _ => Ok(None),
                 }
@@ -332,7 +397,10 @@ pub fn vjp(
             let zero = scalar(0.0, DType::F32);
             let back = |i: usize, v: Value| -> Result<Option<Value>> {
                 if float_in(i) {
-                    Ok(Some(ops::sum_to_shape(&v, &p[i].shape())?))
+                    Ok(Some(to_dtype_of(
+                        ops::sum_to_shape(&v, &p[i].shape())?,
+                        &p[i],
+                    )?))
                 } else {
                     Ok(None)
                 }
@@ -343,7 +411,13 @@ pub fn vjp(
                 back(2, ops::select(&p[0], &zero, ct)?)?,
             ]
         }
-        Prim::Convert(_) => vec![if float_in(0) { Some(ct.clone()) } else { None }],
+        // A cotangent goes back in the operand's dtype (a complex one to a
+        // real operand keeps its real part, as JAX's transpose converts).
+        Prim::Convert(_) => vec![if float_in(0) {
+            Some(ops::convert(ct, p[0].dtype())?)
+        } else {
+            None
+        }],
         _ => vec![None; p.len()],
     })
 }

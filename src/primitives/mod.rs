@@ -455,8 +455,17 @@ impl Prim {
         }
     }
 
+    /// Differentiation through complex64 values is modelled for the
+    /// holomorphic elementwise functions, `real`/`imag`/`conj`/`complex`,
+    /// conversions, sums and data movement; anything else refuses.
     fn refuse_complex_derivative(&self, primals: &[Value], outs: &[Value]) -> Result<()> {
-        if primals.iter().chain(outs).any(|v| v.dtype() == DType::C64) {
+        use crate::array::UnaryOp as U;
+        let modelled = match self {
+            Prim::Unary(op) => !matches!(op, U::Abs | U::IsFinite),
+            Prim::Binary(_) | Prim::Jit(_) => true,
+            _ => self.models_complex(),
+        };
+        if !modelled && primals.iter().chain(outs).any(|v| v.dtype() == DType::C64) {
             crate::bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: complex64 in differentiation of {}",
