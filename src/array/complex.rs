@@ -23,48 +23,6 @@ impl C64 {
         C64 { re, im: 0.0 }
     }
 
-    /// `a + b`.
-    pub fn add(self, b: C64) -> C64 {
-        C64::new(self.re + b.re, self.im + b.im)
-    }
-
-    /// `a - b`.
-    pub fn sub(self, b: C64) -> C64 {
-        C64::new(self.re - b.re, self.im - b.im)
-    }
-
-    /// `a * b`.
-    pub fn mul(self, b: C64) -> C64 {
-        C64::new(
-            self.re * b.re - self.im * b.im,
-            self.re * b.im + self.im * b.re,
-        )
-    }
-
-    /// `a / b` by Smith's method, which avoids overflowing `|b|^2`.
-    pub fn div(self, b: C64) -> C64 {
-        if b.re.abs() >= b.im.abs() {
-            let ratio = b.im / b.re;
-            let denom = b.re + b.im * ratio;
-            C64::new(
-                (self.re + self.im * ratio) / denom,
-                (self.im - self.re * ratio) / denom,
-            )
-        } else {
-            let ratio = b.re / b.im;
-            let denom = b.re * ratio + b.im;
-            C64::new(
-                (self.re * ratio + self.im) / denom,
-                (self.im * ratio - self.re) / denom,
-            )
-        }
-    }
-
-    /// `-a`.
-    pub fn neg(self) -> C64 {
-        C64::new(-self.re, -self.im)
-    }
-
     /// The complex conjugate.
     pub fn conj(self) -> C64 {
         C64::new(self.re, -self.im)
@@ -143,15 +101,68 @@ impl C64 {
         let (mut acc, mut base, mut k) = (C64::real(1.0), self, n.unsigned_abs());
         while k > 0 {
             if k & 1 == 1 {
-                acc = acc.mul(base);
+                acc = acc * base;
             }
-            base = base.mul(base);
+            base = base * base;
             k >>= 1;
         }
         if n < 0 {
-            C64::real(1.0).div(acc)
+            C64::real(1.0) / acc
         } else {
             acc
         }
+    }
+}
+
+impl std::ops::Add for C64 {
+    type Output = C64;
+    fn add(self, b: C64) -> C64 {
+        C64::new(self.re + b.re, self.im + b.im)
+    }
+}
+
+impl std::ops::Sub for C64 {
+    type Output = C64;
+    fn sub(self, b: C64) -> C64 {
+        C64::new(self.re - b.re, self.im - b.im)
+    }
+}
+
+impl std::ops::Mul for C64 {
+    type Output = C64;
+    fn mul(self, b: C64) -> C64 {
+        C64::new(
+            self.re * b.re - self.im * b.im,
+            self.re * b.im + self.im * b.re,
+        )
+    }
+}
+
+/// Smith's division, which avoids overflowing `|b|^2`.
+impl std::ops::Div for C64 {
+    type Output = C64;
+    fn div(self, b: C64) -> C64 {
+        if b.re.abs() >= b.im.abs() {
+            let ratio = b.im / b.re;
+            let denom = b.re + b.im * ratio;
+            C64::new(
+                (self.re + self.im * ratio) / denom,
+                (self.im - self.re * ratio) / denom,
+            )
+        } else {
+            let ratio = b.re / b.im;
+            let denom = b.re * ratio + b.im;
+            C64::new(
+                (self.re * ratio + self.im) / denom,
+                (self.im * ratio - self.re) / denom,
+            )
+        }
+    }
+}
+
+impl std::ops::Neg for C64 {
+    type Output = C64;
+    fn neg(self) -> C64 {
+        C64::new(-self.re, -self.im)
     }
 }

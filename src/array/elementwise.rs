@@ -681,7 +681,7 @@ fn complex_unary(op: UnaryOp, d: &[C64], shape: &[usize]) -> Result<Array> {
     let real = |f: fn(C64) -> f32| Buffer::F32(d.iter().map(|&z| f(z)).collect());
     let map = |f: fn(C64) -> C64| Buffer::C64(d.iter().map(|&z| f(z)).collect());
     let buffer = match op {
-        Neg => map(C64::neg),
+        Neg => map(|z| -z),
         Conj => map(C64::conj),
         Exp => map(C64::exp),
         Log => map(C64::ln),
@@ -714,10 +714,10 @@ fn complex_binary(op: BinaryOp, x: &Array, y: &Array, shape: &[usize]) -> Result
     let (p, q) = (a.c64_data()?, b.c64_data()?);
     let (sa, sb) = (a.shape(), b.shape());
     let buffer = match op {
-        Add => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, C64::add)),
-        Sub => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, C64::sub)),
-        Mul => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, C64::mul)),
-        Div => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, C64::div)),
+        Add => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a + b)),
+        Sub => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a - b)),
+        Mul => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a * b)),
+        Div => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a / b)),
         Eq => Buffer::Bool(zip_broadcast(p, sa, q, sb, shape, |u, v| u == v)),
         Ne => Buffer::Bool(zip_broadcast(p, sa, q, sb, shape, |u, v| u != v)),
         other => bail!(

@@ -6,7 +6,7 @@
 //! gather mode for indexing), never an error.
 
 use super::shape_ops::{check_axis, fmt_shape};
-use super::{Array, Buffer, DType, C64};
+use super::{Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
 
@@ -125,7 +125,7 @@ impl Array {
         let buffer = match src.buffer() {
             Buffer::F32(d) => Buffer::F32(acc(total, d, &targets, inner, |a, b| a + b).into()),
             Buffer::I32(d) => Buffer::I32(acc(total, d, &targets, inner, i32::wrapping_add).into()),
-            Buffer::C64(d) => Buffer::C64(acc(total, d, &targets, inner, C64::add).into()),
+            Buffer::C64(d) => Buffer::C64(acc(total, d, &targets, inner, |a, b| a + b).into()),
             Buffer::Bool(_) => unreachable!("bool updates were cast to int32"),
         };
         Array::from_buffer(shape, buffer)
