@@ -1,4 +1,6 @@
-//! n-d arrays of f32, i32 or bool: the values every device computes on.
+//! n-d arrays of f32, i32, bool or complex64: the values every device
+//! computes on. complex64 is modelled for the operations that list it (see
+//! `Prim::models_complex`); every other operation refuses it.
 //!
 //! An [`Array`] is always contiguous and row-major; its buffer sits behind an
 //! `Arc`, so cloning an array (which the evaluators do constantly when a value

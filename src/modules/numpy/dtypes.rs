@@ -1,8 +1,9 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! shardlab arrays are float32, int32 or bool, so the wider and narrower
-//! NumPy dtypes name the nearest of the three.
+//! shardlab arrays are float32, int32, bool or complex64, so the wider and
+//! narrower NumPy dtypes name the nearest of these (complex128 is complex64,
+//! as in JAX without x64).
 
 use crate::array::DType;
 use crate::bail;
