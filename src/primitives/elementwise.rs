@@ -128,6 +128,8 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
 fn to_dtype_of(ct: Value, primal: &Value) -> Result<Value> {
     if ct.dtype() == primal.dtype() {
         Ok(ct)
+    } else if ct.dtype() == DType::C64 {
+        ops::convert(&ops::unary(UnaryOp::Real, &ct)?, primal.dtype())
     } else {
         ops::convert(&ct, primal.dtype())
     }
@@ -326,7 +328,7 @@ pub fn jvp(
             }
         }
         Prim::Convert(_) => match &t[0] {
-            Some(g) if is_float(&p[0]) => Some(ops::convert(g, out.dtype())?),
+            Some(g) if is_float(&p[0]) => Some(to_dtype_of(g.clone(), out)?),
             _ => None,
         },
         _ => None,
@@ -414,7 +416,7 @@ pub fn vjp(
         // A cotangent goes back in the operand's dtype (a complex one to a
         // real operand keeps its real part, as JAX's transpose converts).
         Prim::Convert(_) => vec![if float_in(0) {
-            Some(ops::convert(ct, p[0].dtype())?)
+            Some(to_dtype_of(ct.clone(), &p[0])?)
         } else {
             None
         }],

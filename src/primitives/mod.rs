@@ -343,7 +343,11 @@ impl Prim {
     pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
         let outs = self.abstract_eval_unchecked(ins, env)?;
         let complex = ins.iter().chain(&outs).any(|a| a.dtype == DType::C64);
-        if complex && !self.models_complex() {
+        // A complex-to-real conversion would drop imaginary parts silently
+        // (JAX warns); `real` is the modelled way to take the real part.
+        let drops_imag = matches!(self, Prim::Convert(d) if *d != DType::C64)
+            && ins.first().is_some_and(|a| a.dtype == DType::C64);
+        if complex && (drops_imag || !self.models_complex()) {
             crate::bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: complex64 in {}",
