@@ -9,7 +9,7 @@
 use super::broadcast::broadcast_shapes;
 use super::shape_ops::fmt_shape;
 use super::strided::zip_broadcast;
-use super::{Array, Buffer, DType};
+use super::{Array, Buffer, DType, C64};
 use crate::bail;
 use crate::error::Result;
 use std::sync::Arc;
@@ -60,6 +60,12 @@ pub enum UnaryOp {
     ErfInv,
     /// `jnp.isfinite`: a bool, always true for integers.
     IsFinite,
+    /// `lax.real`: the real part of a complex64 (a float32).
+    Real,
+    /// `lax.imag`: the imaginary part of a complex64 (a float32).
+    Imag,
+    /// `lax.conj`: the complex conjugate.
+    Conj,
 }
 
 impl UnaryOp {
@@ -87,6 +93,9 @@ impl UnaryOp {
             Erf => "erf",
             ErfInv => "erf_inv",
             IsFinite => "isfinite",
+            Real => "real",
+            Imag => "imag",
+            Conj => "conj",
         }
     }
 
@@ -117,7 +126,9 @@ impl UnaryOp {
             Round => x.round_ties_even(),
             Erf => erf(x),
             ErfInv => erf_inv(x),
-            Not | IsFinite => unreachable!("not a float-valued operation"),
+            Not | IsFinite | Real | Imag | Conj => {
+                unreachable!("not a float-valued operation")
+            }
         }
     }
 }
@@ -164,6 +175,8 @@ pub enum BinaryOp {
     Or,
     /// `^`: logical on bool, bitwise on int32.
     Xor,
+    /// `lax.complex(x, y)`: `x + y*1j` from two float32 operands.
+    Complex,
 }
 
 impl BinaryOp {
@@ -190,6 +203,7 @@ impl BinaryOp {
             And => "bitwise_and",
             Or => "bitwise_or",
             Xor => "bitwise_xor",
+            Complex => "complex",
         }
     }
 
@@ -354,6 +368,17 @@ impl Array {
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
         use UnaryOp::*;
         let shape = self.shape();
+        if let Buffer::C64(d) = self.buffer() {
+            return complex_unary(op, d, shape);
+        }
+        if matches!(op, Real | Imag | Conj) {
+            bail!(
+                TypeError,
+                "{} does not accept dtype {}. Accepted dtypes are subtypes of complexfloating.",
+                op.name(),
+                self.dtype().name()
+            );
+        }
         let buffer = match (op, self.buffer()) {
             (IsFinite, Buffer::F32(d)) => Buffer::Bool(d.iter().map(|v| v.is_finite()).collect()),
             (IsFinite, _) => Buffer::Bool(vec![true; self.size()].into()),
@@ -395,6 +420,12 @@ impl Array {
             )
         })?;
         let mut dtype = self.dtype().promote(other.dtype());
+        if op == Complex {
+            return complex_from_parts(self, other, &shape);
+        }
+        if dtype == DType::C64 {
+            return complex_binary(op, self, other, &shape);
+        }
         if matches!(op, Div | Atan2) {
             dtype = DType::F32;
         }
@@ -524,6 +555,10 @@ impl Array {
         }
         let e = n.unsigned_abs();
         match self.buffer() {
+            Buffer::C64(d) => {
+                let out: Vec<super::C64> = d.iter().map(|x| x.powi(n)).collect();
+                Array::from_buffer(self.shape(), Buffer::C64(out.into()))
+            }
             Buffer::F32(d) => {
                 let out: Vec<f32> = d
                     .iter()
@@ -593,6 +628,7 @@ impl Array {
             (Buffer::F32(t), Buffer::F32(f)) => Buffer::F32(pick(c, t, f).into()),
             (Buffer::I32(t), Buffer::I32(f)) => Buffer::I32(pick(c, t, f).into()),
             (Buffer::Bool(t), Buffer::Bool(f)) => Buffer::Bool(pick(c, t, f).into()),
+            (Buffer::C64(t), Buffer::C64(f)) => Buffer::C64(pick(c, t, f).into()),
             _ => unreachable!("both branches were cast to one dtype"),
         };
         Array::from_buffer(&shape, buffer)
@@ -614,10 +650,102 @@ impl Array {
                 Buffer::F32(d.iter().map(|&v| v as u8 as f32).collect())
             }
             (Buffer::Bool(d), DType::I32) => Buffer::I32(d.iter().map(|&v| v as i32).collect()),
+            // A real value gets a zero imaginary part; a complex one keeps
+            // its real part (what JAX does, with a ComplexWarning).
+            (_, DType::C64) => Buffer::C64(
+                self.astype(DType::F32)
+                    .to_f64_vec()
+                    .iter()
+                    .map(|&v| C64::real(v as f32))
+                    .collect(),
+            ),
+            (Buffer::C64(d), DType::Bool) => {
+                Buffer::Bool(d.iter().map(|v| v.re != 0.0 || v.im != 0.0).collect())
+            }
+            (Buffer::C64(d), _) => {
+                let re: Vec<f32> = d.iter().map(|v| v.re).collect();
+                return Array::from_buffer(self.shape(), Buffer::F32(re.into()))
+                    .expect("conversion keeps the element count")
+                    .astype(dtype);
+            }
             _ => unreachable!("same-dtype conversion returned above"),
         };
         Array::from_buffer(self.shape(), buffer).expect("conversion keeps the element count")
     }
+}
+
+/// A unary operation on complex64 elements: the arithmetic and elementary
+/// functions JAX defines on complex numbers; the rest are refused.
+fn complex_unary(op: UnaryOp, d: &[C64], shape: &[usize]) -> Result<Array> {
+    use UnaryOp::*;
+    let real = |f: fn(C64) -> f32| Buffer::F32(d.iter().map(|&z| f(z)).collect());
+    let map = |f: fn(C64) -> C64| Buffer::C64(d.iter().map(|&z| f(z)).collect());
+    let buffer = match op {
+        Neg => map(|z| -z),
+        Conj => map(C64::conj),
+        Exp => map(C64::exp),
+        Log => map(C64::ln),
+        Sin => map(C64::sin),
+        Cos => map(C64::cos),
+        Abs => real(C64::abs),
+        Real => real(|z| z.re),
+        Imag => real(|z| z.im),
+        IsFinite => Buffer::Bool(
+            d.iter()
+                .map(|z| z.re.is_finite() && z.im.is_finite())
+                .collect(),
+        ),
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in {}",
+            other.name()
+        ),
+    };
+    Array::from_buffer(shape, buffer)
+}
+
+/// A binary operation with a complex64 result or complex64 operands:
+/// arithmetic and (in)equality; the orderings are undefined on complex
+/// numbers and the rest are not modelled.
+fn complex_binary(op: BinaryOp, x: &Array, y: &Array, shape: &[usize]) -> Result<Array> {
+    use BinaryOp::*;
+    let a = x.astype(DType::C64);
+    let b = y.astype(DType::C64);
+    let (p, q) = (a.c64_data()?, b.c64_data()?);
+    let (sa, sb) = (a.shape(), b.shape());
+    let buffer = match op {
+        Add => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a + b)),
+        Sub => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a - b)),
+        Mul => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a * b)),
+        Div => Buffer::C64(zip_broadcast(p, sa, q, sb, shape, |a, b| a / b)),
+        Eq => Buffer::Bool(zip_broadcast(p, sa, q, sb, shape, |u, v| u == v)),
+        Ne => Buffer::Bool(zip_broadcast(p, sa, q, sb, shape, |u, v| u != v)),
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in {}",
+            other.name()
+        ),
+    };
+    Array::from_buffer(shape, buffer)
+}
+
+/// `lax.complex(x, y)`: both operands must be float32.
+fn complex_from_parts(x: &Array, y: &Array, shape: &[usize]) -> Result<Array> {
+    if x.dtype() != DType::F32 || y.dtype() != DType::F32 {
+        bail!(
+            TypeError,
+            "complex does not accept dtype {}. Accepted dtypes are subtypes of floating.",
+            if x.dtype() != DType::F32 {
+                x.dtype()
+            } else {
+                y.dtype()
+            }
+            .name()
+        );
+    }
+    let (p, q) = (x.f32_data()?, y.f32_data()?);
+    let z = zip_broadcast(p, x.shape(), q, y.shape(), shape, C64::new);
+    Array::from_buffer(shape, Buffer::C64(z))
 }
 
 #[cfg(test)]

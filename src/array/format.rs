@@ -118,10 +118,26 @@ struct FloatFormat {
     /// Fractional digits in scientific mode (all values padded to it).
     precision: usize,
     exp_size: usize,
+    /// Writes `+` before non-negative values (the imaginary parts of a
+    /// complex array).
+    plus: bool,
 }
 
 impl FloatFormat {
     fn new(data: &[f32]) -> FloatFormat {
+        Self::with_sign(data, false)
+    }
+
+    /// `+` in front of an integer part that has no `-`, when `plus` is set.
+    fn signed(&self, int: String) -> String {
+        if self.plus && !int.starts_with('-') {
+            format!("+{int}")
+        } else {
+            int
+        }
+    }
+
+    fn with_sign(data: &[f32], plus: bool) -> FloatFormat {
         let finite: Vec<f32> = data.iter().copied().filter(|v| v.is_finite()).collect();
         let nonzero: Vec<f32> = finite
             .iter()
@@ -142,6 +158,7 @@ impl FloatFormat {
             pad_right: 0,
             precision: 0,
             exp_size: 0,
+            plus,
         };
         if finite.is_empty() {
             // Nothing to measure: widths come from nan/inf below.
@@ -154,14 +171,22 @@ impl FloatFormat {
                 .max()
                 .unwrap_or(2);
             f.precision = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
-            f.pad_left = parts.iter().map(|p| p.0.len()).max().unwrap_or(0);
+            f.pad_left = parts
+                .iter()
+                .map(|p| f.signed(p.0.clone()).len())
+                .max()
+                .unwrap_or(0);
             f.pad_right = f.exp_size + 2 + f.precision;
         } else {
             let parts: Vec<(String, String)> = finite
                 .iter()
                 .map(|&v| positional_parts(v, Some(PRECISION)))
                 .collect();
-            f.pad_left = parts.iter().map(|p| p.0.len()).max().unwrap_or(0);
+            f.pad_left = parts
+                .iter()
+                .map(|p| f.signed(p.0.clone()).len())
+                .max()
+                .unwrap_or(0);
             f.pad_right = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
         }
         if finite.len() != data.len() {
@@ -184,6 +209,7 @@ impl FloatFormat {
             } else {
                 "inf"
             };
+            let ret = self.signed(ret.to_string());
             let width = self.pad_left + self.pad_right + 1;
             return format!("{ret:>width$}");
         }
@@ -201,6 +227,7 @@ impl FloatFormat {
                     e.parse().expect("integer exponent"),
                 );
             }
+            let int = self.signed(int);
             format!(
                 "{int:>w$}.{frac}e{}",
                 exp_string(exp, self.exp_size),
@@ -208,6 +235,7 @@ impl FloatFormat {
             )
         } else {
             let (int, frac) = positional_parts(x, Some(PRECISION));
+            let int = self.signed(int);
             format!(
                 "{int:>w$}.{frac:<r$}",
                 w = self.pad_left,
@@ -244,6 +272,21 @@ fn float_scalar_str(x: f32) -> String {
         };
         format!("{int}{dot}e{}", exp_string(exp, 2))
     }
+}
+
+/// `str()` of a complex64 NumPy scalar: CPython's layout (`(1+2j)`, `2j`)
+/// with each part written as a float32 scalar without a trailing `.0`.
+fn complex_scalar_str(z: super::C64) -> String {
+    let part = |x: f32| {
+        let s = float_scalar_str(x);
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    let im = part(z.im);
+    if z.re == 0.0 && z.re.is_sign_positive() {
+        return format!("{im}j");
+    }
+    let sign = if im.starts_with('-') { "" } else { "+" };
+    format!("({}{sign}{im}j)", part(z.re))
 }
 
 /// The elements NumPy measures when choosing widths: all of them, or with
@@ -371,6 +414,18 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
                 .unwrap_or(1);
             Box::new(move |i| format!("{:>w$}", d[i]))
         }
+        Buffer::C64(d) => {
+            let re: Vec<f32> = measured.iter().map(|&i| d[i].re).collect();
+            let im: Vec<f32> = measured.iter().map(|&i| d[i].im).collect();
+            let (rf, imf) = (FloatFormat::new(&re), FloatFormat::with_sign(&im, true));
+            Box::new(move |i| {
+                // NumPy puts the `j` before the imaginary part's padding.
+                let im = imf.format(d[i].im);
+                let body = im.trim_end();
+                let pad = &im[body.len()..];
+                format!("{}{body}j{pad}", rf.format(d[i].re))
+            })
+        }
         Buffer::Bool(d) => {
             let truestr = if a.ndim() == 0 { "True" } else { " True" };
             Box::new(move |i| {
@@ -432,6 +487,7 @@ pub fn format_numpy(a: &Array) -> String {
             Buffer::F32(d) => float_scalar_str(d[0]),
             Buffer::I32(d) => d[0].to_string(),
             Buffer::Bool(d) => if d[0] { "True" } else { "False" }.to_string(),
+            Buffer::C64(d) => complex_scalar_str(d[0]),
         };
     }
     if a.size() == 0 {

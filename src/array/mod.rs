@@ -1,4 +1,6 @@
-//! n-d arrays of f32, i32 or bool: the values every device computes on.
+//! n-d arrays of f32, i32, bool or complex64: the values every device
+//! computes on. complex64 is modelled for the operations that list it (see
+//! `Prim::models_complex`); every other operation refuses it.
 //!
 //! An [`Array`] is always contiguous and row-major; its buffer sits behind an
 //! `Arc`, so cloning an array (which the evaluators do constantly when a value
@@ -13,6 +15,7 @@ use crate::error::Result;
 use crate::sharding::Placement;
 
 pub mod broadcast;
+pub mod complex;
 pub mod create;
 pub mod elementwise;
 pub mod format;
@@ -24,6 +27,7 @@ pub mod special;
 mod strided;
 
 pub use broadcast::broadcast_shapes;
+pub use complex::C64;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use format::{format_jax_repr, format_numpy};
 pub use reduce::ReduceOp;
@@ -40,6 +44,8 @@ pub enum DType {
     I32,
     /// `jnp.float32`.
     F32,
+    /// `jnp.complex64`: a float32 real and imaginary part.
+    C64,
 }
 
 impl DType {
@@ -49,6 +55,7 @@ impl DType {
             DType::Bool => "bool",
             DType::I32 => "int32",
             DType::F32 => "float32",
+            DType::C64 => "complex64",
         }
     }
 
@@ -58,11 +65,12 @@ impl DType {
             DType::Bool => "bool",
             DType::I32 => "i32",
             DType::F32 => "f32",
+            DType::C64 => "c64",
         }
     }
 
     /// The result type of a binary operation: NumPy's promotion restricted to
-    /// these three types (bool < int32 < float32).
+    /// these types (bool < int32 < float32 < complex64).
     pub fn promote(self, other: DType) -> DType {
         self.max(other)
     }
@@ -77,6 +85,8 @@ pub enum Buffer {
     I32(Arc<[i32]>),
     /// bool elements.
     Bool(Arc<[bool]>),
+    /// complex64 elements.
+    C64(Arc<[C64]>),
 }
 
 impl Buffer {
@@ -86,6 +96,7 @@ impl Buffer {
             Buffer::F32(d) => d.len(),
             Buffer::I32(d) => d.len(),
             Buffer::Bool(d) => d.len(),
+            Buffer::C64(d) => d.len(),
         }
     }
 
@@ -100,6 +111,7 @@ impl Buffer {
             Buffer::F32(_) => DType::F32,
             Buffer::I32(_) => DType::I32,
             Buffer::Bool(_) => DType::Bool,
+            Buffer::C64(_) => DType::C64,
         }
     }
 }
@@ -146,6 +158,7 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
     let width: u128 = match dtype {
         DType::Bool => 1,
         DType::I32 | DType::F32 => 4,
+        DType::C64 => 8,
     };
     crate::bail!(
         MemoryError,
@@ -302,6 +315,16 @@ impl Array {
         }
     }
 
+    /// A 0-d complex64 array.
+    pub fn scalar_c64(v: C64) -> Array {
+        Array {
+            shape: vec![],
+            buffer: Buffer::C64(vec![v].into()),
+            placement: None,
+            weak: false,
+        }
+    }
+
     /// A 0-d bool array.
     pub fn scalar_bool(v: bool) -> Array {
         Array {
@@ -319,6 +342,7 @@ impl Array {
             DType::F32 => Buffer::F32(vec![value as f32; n].into()),
             DType::I32 => Buffer::I32(vec![value as i32; n].into()),
             DType::Bool => Buffer::Bool(vec![value != 0.0; n].into()),
+            DType::C64 => Buffer::C64(vec![C64::real(value as f32); n].into()),
         };
         Array {
             shape: shape.to_vec(),
@@ -362,6 +386,7 @@ impl Array {
             (Buffer::F32(a), Buffer::F32(b)) => Arc::ptr_eq(a, b),
             (Buffer::I32(a), Buffer::I32(b)) => Arc::ptr_eq(a, b),
             (Buffer::Bool(a), Buffer::Bool(b)) => Arc::ptr_eq(a, b),
+            (Buffer::C64(a), Buffer::C64(b)) => Arc::ptr_eq(a, b),
             _ => false,
         };
         let same_place = match (&self.placement, &other.placement) {
@@ -369,7 +394,7 @@ impl Array {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
         };
-        same_data && same_place && self.shape == other.shape
+        same_data && same_place && self.shape == other.shape && self.weak == other.weak
     }
 
     /// The elements.
@@ -413,21 +438,37 @@ impl Array {
         }
     }
 
-    /// Every element as f64 (exact for all three dtypes), row-major.
+    /// Every element as f64 (exact for the real dtypes), row-major. A
+    /// complex64 element gives its real part, as NumPy's cast to a real type
+    /// does; code that must keep the imaginary part reads the buffer.
     pub fn to_f64_vec(&self) -> Vec<f64> {
         match &self.buffer {
             Buffer::F32(d) => d.iter().map(|&v| v as f64).collect(),
             Buffer::I32(d) => d.iter().map(|&v| v as f64).collect(),
             Buffer::Bool(d) => d.iter().map(|&v| v as u8 as f64).collect(),
+            Buffer::C64(d) => d.iter().map(|v| v.re as f64).collect(),
         }
     }
 
-    /// Element `i` (row-major flat index) as f64.
+    /// Element `i` (row-major flat index) as f64 (a complex's real part).
     pub fn get_f64(&self, i: usize) -> f64 {
         match &self.buffer {
             Buffer::F32(d) => d[i] as f64,
             Buffer::I32(d) => d[i] as f64,
             Buffer::Bool(d) => d[i] as u8 as f64,
+            Buffer::C64(d) => d[i].re as f64,
+        }
+    }
+
+    /// The complex64 elements, or a TypeError naming the actual dtype.
+    pub fn c64_data(&self) -> Result<&[C64]> {
+        match &self.buffer {
+            Buffer::C64(d) => Ok(d),
+            _ => bail!(
+                TypeError,
+                "expected a complex64 array, got {}",
+                self.dtype().name()
+            ),
         }
     }
 
@@ -452,12 +493,17 @@ impl Array {
     }
 
     /// Each element's bits as a u32 word (f32 bits, i32 bits, bool as 0/1):
-    /// the form in which devices exchange arrays through the fabric.
+    /// the form in which devices exchange arrays through the fabric. A
+    /// complex64 element is two words, real then imaginary part.
     pub fn to_words(&self) -> Vec<u32> {
         match &self.buffer {
             Buffer::F32(d) => d.iter().map(|v| v.to_bits()).collect(),
             Buffer::I32(d) => d.iter().map(|&v| v as u32).collect(),
             Buffer::Bool(d) => d.iter().map(|&v| v as u32).collect(),
+            Buffer::C64(d) => d
+                .iter()
+                .flat_map(|v| [v.re.to_bits(), v.im.to_bits()])
+                .collect(),
         }
     }
 
@@ -467,6 +513,17 @@ impl Array {
             DType::F32 => Buffer::F32(words.iter().map(|&w| f32::from_bits(w)).collect()),
             DType::I32 => Buffer::I32(words.iter().map(|&w| w as i32).collect()),
             DType::Bool => Buffer::Bool(words.iter().map(|&w| w != 0).collect()),
+            DType::C64 => Buffer::C64(
+                words
+                    .chunks(2)
+                    .map(|w| {
+                        C64::new(
+                            f32::from_bits(w[0]),
+                            f32::from_bits(*w.get(1).unwrap_or(&0)),
+                        )
+                    })
+                    .collect(),
+            ),
         };
         Array::from_buffer(shape, buffer)
     }
@@ -488,6 +545,7 @@ macro_rules! map_buffer {
             $crate::array::Buffer::F32($d) => $crate::array::Buffer::F32($e),
             $crate::array::Buffer::I32($d) => $crate::array::Buffer::I32($e),
             $crate::array::Buffer::Bool($d) => $crate::array::Buffer::Bool($e),
+            $crate::array::Buffer::C64($d) => $crate::array::Buffer::C64($e),
         }
     };
 }

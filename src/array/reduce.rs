@@ -170,12 +170,29 @@ impl Array {
                     .collect();
                 Buffer::F32(out.into())
             }
+            (ReduceOp::Sum, Buffer::C64(d)) => {
+                let n = crate::array::numel(&out_shape);
+                let out: Vec<super::C64> = (0..n)
+                    .map(|i| {
+                        let r = &d[i * run..(i + 1) * run];
+                        let re: Vec<f32> = r.iter().map(|v| v.re).collect();
+                        let im: Vec<f32> = r.iter().map(|v| v.im).collect();
+                        super::C64::new(sum_f32(&re), sum_f32(&im))
+                    })
+                    .collect();
+                Buffer::C64(out.into())
+            }
+            (_, Buffer::C64(_)) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: complex64 in reduce_{}",
+                op.name()
+            ),
             (_, Buffer::I32(_)) | (_, Buffer::Bool(_)) => {
                 let is_bool = moved.dtype() == DType::Bool;
                 let ints: Vec<i32> = match moved.buffer() {
                     Buffer::I32(d) => d.to_vec(),
                     Buffer::Bool(d) => d.iter().map(|&b| b as i32).collect(),
-                    Buffer::F32(_) => unreachable!(),
+                    Buffer::F32(_) | Buffer::C64(_) => unreachable!(),
                 };
                 let n = crate::array::numel(&out_shape);
                 let out: Vec<i32> = (0..n)

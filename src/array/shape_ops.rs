@@ -6,7 +6,7 @@
 //! dynamic slices are `i64` because JAX clamps them rather than failing.
 
 use super::strided::scatter;
-use super::{numel, strides, Array, Buffer, DType};
+use super::{numel, strides, Array, Buffer, DType, C64};
 use crate::bail;
 use crate::error::Result;
 
@@ -203,6 +203,10 @@ impl Array {
             DType::Bool => {
                 let v: Vec<&[bool]> = parts.iter().map(|a| a.bool_data()).collect::<Result<_>>()?;
                 Buffer::Bool(cat(&v, &runs, outer).into())
+            }
+            DType::C64 => {
+                let v: Vec<&[C64]> = parts.iter().map(|a| a.c64_data()).collect::<Result<_>>()?;
+                Buffer::C64(cat(&v, &runs, outer).into())
             }
         };
         Array::from_buffer(&shape, buffer)

@@ -390,6 +390,9 @@ pub(crate) fn buffer_words(buffer: &Buffer, start: usize, out: &mut [u32]) {
                 *o = v as u32;
             }
         }
+        Buffer::C64(_) => {
+            unreachable!("complex64 values never reach the fabric: the primitives refuse them")
+        }
     }
 }
 

@@ -92,6 +92,9 @@ impl SharedWords {
                     let words: Arc<[u32]> = Arc::from_raw(raw as *const [u32]);
                     Buffer::Bool(words.iter().map(|&w| w != 0).collect())
                 }
+                DType::C64 => unreachable!(
+                    "complex64 values never reach the fabric: the primitives refuse them"
+                ),
             }
         }
     }

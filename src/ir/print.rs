@@ -29,6 +29,7 @@ fn scalar_text(a: &Array) -> String {
         DType::F32 => format!("{:?}", v as f32),
         DType::I32 => format!("{}", v as i64),
         DType::Bool => if v != 0.0 { "True" } else { "False" }.into(),
+        DType::C64 => crate::array::format_numpy(a),
     }
 }
 

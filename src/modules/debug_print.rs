@@ -151,6 +151,7 @@ fn formatted(o: &Obj) -> Obj {
                 DType::F32 => Obj::Float(x),
                 DType::I32 => Obj::Int(x as i64),
                 DType::Bool => Obj::Bool(x != 0.0),
+                DType::C64 => crate::python::array::scalar_obj(a, 0),
             }
         }
         other => other.clone(),

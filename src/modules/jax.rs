@@ -117,7 +117,7 @@ fn grad_call(
     f: &Obj,
     argnums: &[usize],
     tuple_nums: bool,
-    has_aux: bool,
+    (has_aux, holomorphic): (bool, bool),
     call: Args,
 ) -> Result<(Obj, Obj, Obj)> {
     check_argnums(argnums, call.pos.len())?;
@@ -148,7 +148,7 @@ fn grad_call(
             )?;
             let (loss, aux) = split_aux(out, has_aux)?;
             let loss = match &loss {
-                Obj::Array(_) | Obj::Float(_) | Obj::Int(_) | Obj::Bool(_) => {
+                Obj::Array(_) | Obj::Float(_) | Obj::Int(_) | Obj::Bool(_) | Obj::Complex(..) => {
                     crate::python::array::to_value(&loss)?
                 }
                 other => bail!(
@@ -159,7 +159,7 @@ fn grad_call(
             };
             loss_and_aux_leaves(interp, loss, aux, aux_def)
         };
-        crate::transforms::value_and_grad(body, &diff, &indices)?
+        crate::transforms::value_and_grad_with(body, &diff, &indices, holomorphic)?
     };
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let mut per_arg = unflatten_each(interp, &defs, &grads)?;
@@ -242,10 +242,11 @@ fn grad(_: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "grad")?;
     let (argnums, tuple_nums) = argnums_of(&a)?;
     let has_aux = flag(&a, "has_aux")?;
+    let holomorphic = flag(&a, "holomorphic")?;
     Ok(Obj::native(
         format!("grad({})", func_name(&f)),
         move |i, call| {
-            let (_, aux, g) = grad_call(i, &f, &argnums, tuple_nums, has_aux, call)?;
+            let (_, aux, g) = grad_call(i, &f, &argnums, tuple_nums, (has_aux, holomorphic), call)?;
             Ok(if has_aux { Obj::tuple(vec![g, aux]) } else { g })
         },
     ))
@@ -255,10 +256,11 @@ fn value_and_grad(_: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "value_and_grad")?;
     let (argnums, tuple_nums) = argnums_of(&a)?;
     let has_aux = flag(&a, "has_aux")?;
+    let holomorphic = flag(&a, "holomorphic")?;
     Ok(Obj::native(
         format!("value_and_grad({})", func_name(&f)),
         move |i, call| {
-            let (v, aux, g) = grad_call(i, &f, &argnums, tuple_nums, has_aux, call)?;
+            let (v, aux, g) = grad_call(i, &f, &argnums, tuple_nums, (has_aux, holomorphic), call)?;
             let value = if has_aux { Obj::tuple(vec![v, aux]) } else { v };
             Ok(Obj::tuple(vec![value, g]))
         },

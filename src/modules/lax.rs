@@ -285,6 +285,9 @@ fn register_elementwise(b: &mut Builder) {
         ("cos", UnaryOp::Cos),
         ("floor", UnaryOp::Floor),
         ("ceil", UnaryOp::Ceil),
+        ("real", UnaryOp::Real),
+        ("imag", UnaryOp::Imag),
+        ("conj", UnaryOp::Conj),
     ];
     for (name, op) in unary {
         b.func(name, move |_, a| {
@@ -300,6 +303,7 @@ fn register_elementwise(b: &mut Builder) {
         ("max", BinaryOp::Max),
         ("min", BinaryOp::Min),
         ("pow", BinaryOp::Pow),
+        ("complex", BinaryOp::Complex),
     ];
     for (name, op) in binary {
         b.func(name, move |_, a| {

@@ -44,12 +44,16 @@ pub fn binary_name(op: BinaryOp) -> &'static str {
         And => "and",
         Or => "or",
         Xor => "xor",
+        Complex => "complex",
     }
 }
 
 fn unary_dtype(op: UnaryOp, d: DType) -> DType {
     use UnaryOp::*;
     match op {
+        Abs | Real | Imag if d == DType::C64 => DType::F32,
+        Conj => d,
+        _ if d == DType::C64 => d,
         Neg | Abs | Sign | Not => d,
         IsFinite => DType::Bool,
         _ => DType::F32,
@@ -60,6 +64,8 @@ fn binary_dtype(op: BinaryOp, a: DType, b: DType) -> DType {
     use BinaryOp::*;
     match op {
         Eq | Ne | Lt | Le | Gt | Ge => DType::Bool,
+        Complex => DType::C64,
+        _ if a.promote(b) == DType::C64 => DType::C64,
         Div | Atan2 => DType::F32,
         Pow if a.promote(b) != DType::F32 => DType::I32,
         _ => a.promote(b),
@@ -121,14 +127,57 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     Ok(vec![out])
 }
 
+/// A cotangent in its primal's dtype: a complex cotangent of a real operand
+/// (mixed into a complex operation) keeps its real part, as the transpose
+/// of JAX's implicit conversion does.
+fn to_dtype_of(ct: Value, primal: &Value) -> Result<Value> {
+    if ct.dtype() == primal.dtype() {
+        Ok(ct)
+    } else if ct.dtype() == DType::C64 {
+        ops::convert(&ops::unary(UnaryOp::Real, &ct)?, primal.dtype())
+    } else {
+        ops::convert(&ct, primal.dtype())
+    }
+}
+
+/// Whether a value has a derivative: float32 or complex64.
 fn is_float(v: &Value) -> bool {
-    v.dtype() == DType::F32
+    matches!(v.dtype(), DType::F32 | DType::C64)
+}
+
+/// Tangent of `real`/`imag`/`conj` (linear maps: the map of the tangent),
+/// or None for the other unary operations.
+fn complex_part_jvp(op: UnaryOp, g: &Value) -> Option<Result<Value>> {
+    match op {
+        UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj => Some(ops::unary(op, g)),
+        _ => None,
+    }
+}
+
+/// Cotangent of `real`/`imag`/`conj`, JAX's transposes: `complex(ct, 0)`,
+/// `complex(0, -ct)` and `conj(ct)`.
+fn complex_part_vjp(op: UnaryOp, ct: &Value) -> Option<Result<Value>> {
+    let zero = || ops::zeros_like(ct);
+    match op {
+        UnaryOp::Real => Some(ops::binary(BinaryOp::Complex, ct, &zero())),
+        UnaryOp::Imag => {
+            Some(ops::neg(ct).and_then(|n| ops::binary(BinaryOp::Complex, &zero(), &n)))
+        }
+        UnaryOp::Conj => Some(ops::unary(op, ct)),
+        _ => None,
+    }
 }
 
 /// Derivative of a unary function at `x` (with output `y`), times `g`.
 fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Value>> {
     use UnaryOp::*;
     let f = DType::F32;
+    if x.dtype() == DType::C64 && matches!(op, Abs) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of abs"
+        );
+    }
     Ok(Some(match op {
         Neg => ops::neg(g)?,
         Abs => ops::mul(g, &ops::sign(x)?)?,
@@ -156,6 +205,11 @@ fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Va
             ops::mul(g, &ops::mul_scalar(&e, k)?)?
         }
         Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
+        Real | Imag | Conj => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of {}",
+            unary_name(op)
+        ),
     }))
 }
 
@@ -209,6 +263,10 @@ fn binary_partials(
             (Some(one), Some(ops::neg(&q)?))
         }
         FloorDiv | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => (None, None),
+        Complex => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of complex"
+        ),
     })
 }
 
@@ -225,9 +283,24 @@ pub fn jvp(
     let out = &outs[0];
     let tangent = match prim {
         Prim::Unary(op) => match &t[0] {
-            Some(g) => unary_deriv(*op, &p[0], out, g)?,
+            Some(g) => match complex_part_jvp(*op, g) {
+                Some(r) => Some(r?),
+                None => unary_deriv(*op, &p[0], out, g)?,
+            },
             None => None,
         },
+        Prim::Binary(BinaryOp::Complex) => {
+            let zero = ops::zeros_like(out);
+            let tx = t[0]
+                .clone()
+                .map(|g| ops::convert(&g, DType::C64))
+                .transpose()?;
+            let ty = match &t[1] {
+                Some(g) => Some(ops::binary(BinaryOp::Complex, &ops::zeros_like(g), g)?),
+                None => None,
+            };
+            add_opt(tx, ty)?.map(|v| ops::add(&v, &zero)).transpose()?
+        }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
             let tx = match (&t[0], dx) {
@@ -260,7 +333,7 @@ pub fn jvp(
             }
         }
         Prim::Convert(..) => match &t[0] {
-            Some(g) if is_float(&p[0]) => Some(g.clone()),
+            Some(g) if is_float(&p[0]) => Some(to_dtype_of(g.clone(), out)?),
             _ => None,
         },
         _ => None,
@@ -299,18 +372,27 @@ pub fn vjp(
     let float_in = |i: usize| is_float(&p[i]);
     Ok(match prim {
         Prim::Unary(op) => {
-            vec![if float_in(0) {
-                unary_deriv(*op, &p[0], out, ct)?
-            } else {
-                None
+            vec![match complex_part_vjp(*op, ct) {
+                Some(r) => Some(r?),
+                None if float_in(0) => unary_deriv(*op, &p[0], out, ct)?,
+                None => None,
             }]
+        }
+        Prim::Binary(BinaryOp::Complex) => {
+            let re = ops::unary(UnaryOp::Real, ct)?;
+            let im = ops::neg(&ops::unary(UnaryOp::Imag, ct)?)?;
+            vec![
+                Some(ops::sum_to_shape(&re, &p[0].shape())?),
+                Some(ops::sum_to_shape(&im, &p[1].shape())?),
+            ]
         }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
             let back = |i: usize, d: Option<Value>| -> Result<Option<Value>> {
                 match d {
                     Some(d) if float_in(i) => {
-                        Ok(Some(ops::sum_to_shape(&ops::mul(ct, &d)?, &p[i].shape())?))
+                        let c = ops::sum_to_shape(&ops::mul(ct, &d)?, &p[i].shape())?;
+                        Ok(Some(to_dtype_of(c, &p[i])?))
                     }
                     _ => Ok(None),
                 }
@@ -322,7 +404,10 @@ pub fn vjp(
             let zero = scalar(0.0, DType::F32);
             let back = |i: usize, v: Value| -> Result<Option<Value>> {
                 if float_in(i) {
-                    Ok(Some(ops::sum_to_shape(&v, &p[i].shape())?))
+                    Ok(Some(to_dtype_of(
+                        ops::sum_to_shape(&v, &p[i].shape())?,
+                        &p[i],
+                    )?))
                 } else {
                     Ok(None)
                 }
@@ -333,7 +418,13 @@ pub fn vjp(
                 back(2, ops::select(&p[0], &zero, ct)?)?,
             ]
         }
-        Prim::Convert(..) => vec![if float_in(0) { Some(ct.clone()) } else { None }],
+        // A cotangent goes back in the operand's dtype (a complex one to a
+        // real operand keeps its real part, as JAX's transpose converts).
+        Prim::Convert(..) => vec![if float_in(0) {
+            Some(to_dtype_of(ct.clone(), &p[0])?)
+        } else {
+            None
+        }],
         _ => vec![None; p.len()],
     })
 }

@@ -252,6 +252,8 @@ impl Prim {
         };
         match self {
             Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
+            // lax.conj refuses real operands, so its input is complex64.
+            Prim::Unary(UnaryOp::Conj) => vec![("input_dtype".into(), "complex64".into())],
             Prim::Convert(d, weak) => vec![
                 ("new_dtype".into(), d.name().into()),
                 (
@@ -354,6 +356,18 @@ impl Prim {
     /// raise at trace time.
     pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
         let mut outs = self.abstract_eval_unchecked(ins, env)?;
+        let complex = ins.iter().chain(&outs).any(|a| a.dtype == DType::C64);
+        // A complex-to-real conversion would drop imaginary parts silently
+        // (JAX warns); `real` is the modelled way to take the real part.
+        let drops_imag = matches!(self, Prim::Convert(d, _) if *d != DType::C64)
+            && ins.first().is_some_and(|a| a.dtype == DType::C64);
+        if complex && (drops_imag || !self.models_complex()) {
+            crate::bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: complex64 in {}",
+                self.name()
+            );
+        }
         if let Some(w) = weak::rule(self, ins) {
             outs.iter_mut().for_each(|a| a.weak = w);
         }
@@ -395,6 +409,47 @@ impl Prim {
         }
     }
 
+    /// Whether shardlab computes this primitive on complex64 operands as JAX
+    /// does. Every other primitive refuses them (at trace time and eagerly),
+    /// so a complex value never reaches code written for real ones.
+    fn models_complex(&self) -> bool {
+        use crate::array::{BinaryOp as B, UnaryOp as U};
+        match self {
+            Prim::Unary(op) => matches!(
+                op,
+                U::Neg
+                    | U::Conj
+                    | U::Real
+                    | U::Imag
+                    | U::Abs
+                    | U::Exp
+                    | U::Log
+                    | U::Sin
+                    | U::Cos
+                    | U::IsFinite
+            ),
+            Prim::Binary(op) => matches!(
+                op,
+                B::Add | B::Sub | B::Mul | B::Div | B::Eq | B::Ne | B::Complex
+            ),
+            Prim::Reduce { op, .. } => *op == ReduceOp::Sum,
+            Prim::IntegerPow(_)
+            | Prim::Select
+            | Prim::Convert(..)
+            | Prim::Reshape(_)
+            | Prim::Transpose(_)
+            | Prim::BroadcastInDim { .. }
+            | Prim::Concatenate(_)
+            | Prim::Slice { .. }
+            | Prim::DynamicSlice(_)
+            | Prim::Rev(_)
+            | Prim::StopGradient
+            | Prim::Take(_)
+            | Prim::Jit(_) => true,
+            _ => false,
+        }
+    }
+
     /// Runs a device-local primitive on arrays. Collectives and maps need the
     /// devices and are run by `exec` instead.
     pub fn apply(&self, ins: &[Array]) -> Result<Vec<Array>> {
@@ -424,6 +479,26 @@ impl Prim {
         }
     }
 
+    /// Differentiation through complex64 values is modelled for the
+    /// holomorphic elementwise functions, `real`/`imag`/`conj`/`complex`,
+    /// conversions, sums and data movement; anything else refuses.
+    fn refuse_complex_derivative(&self, primals: &[Value], outs: &[Value]) -> Result<()> {
+        use crate::array::UnaryOp as U;
+        let modelled = match self {
+            Prim::Unary(op) => !matches!(op, U::Abs | U::IsFinite),
+            Prim::Binary(_) | Prim::Jit(_) => true,
+            _ => self.models_complex(),
+        };
+        if !modelled && primals.iter().chain(outs).any(|v| v.dtype() == DType::C64) {
+            crate::bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: complex64 in differentiation of {}",
+                self.name()
+            );
+        }
+        Ok(())
+    }
+
     /// Forward mode: tangents of the outputs from the primals and the tangents
     /// of the inputs (`None` is a symbolic zero).
     pub fn jvp(
@@ -432,6 +507,7 @@ impl Prim {
         tangents: &[Option<Value>],
         outs: &[Value],
     ) -> Result<Vec<Option<Value>>> {
+        self.refuse_complex_derivative(primals, outs)?;
         match self {
             Prim::Unary(_)
             | Prim::Binary(_)
@@ -477,6 +553,7 @@ impl Prim {
         outs: &[Value],
         cts: &[Option<Value>],
     ) -> Result<Vec<Option<Value>>> {
+        self.refuse_complex_derivative(primals, outs)?;
         match self {
             Prim::Unary(_)
             | Prim::Binary(_)

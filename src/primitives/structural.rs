@@ -224,7 +224,7 @@ fn zeros(shape: &[usize]) -> Value {
 }
 
 fn materialize(t: &Option<Value>, like: &Value) -> Value {
-    t.clone().unwrap_or_else(|| zeros(&like.shape()))
+    t.clone().unwrap_or_else(|| ops::zeros_like(like))
 }
 
 /// Forward-mode rule: the same data movement applied to the tangents.
@@ -232,7 +232,8 @@ pub fn jvp(prim: &Prim, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<V
     if matches!(prim, Prim::StopGradient) {
         return Ok(vec![None]);
     }
-    if p[0].dtype() != DType::F32 && !matches!(prim, Prim::ScatterAdd { .. }) {
+    if !matches!(p[0].dtype(), DType::F32 | DType::C64) && !matches!(prim, Prim::ScatterAdd { .. })
+    {
         return Ok(vec![None]);
     }
     let out = match prim {
@@ -277,7 +278,7 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
     }
     let x = &p[0];
     let xs = x.shape();
-    let float = |v: &Value| v.dtype() == DType::F32;
+    let float = |v: &Value| matches!(v.dtype(), DType::F32 | DType::C64);
     let mut out: Vec<Option<Value>> = vec![None; p.len()];
     match prim {
         Prim::Reshape(_) => out[0] = Some(ops::reshape(ct, &xs)?),

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::array::{Array, BinaryOp, DType};
+use crate::array::{Array, BinaryOp, DType, C64};
 use crate::error::Result;
 use crate::trace::{Conversion, Value};
 use crate::{bail, ops as jops};
@@ -46,7 +46,7 @@ fn flatten_numbers(
     o: &Obj,
     depth: usize,
     shape: &[usize],
-    out: &mut Vec<f64>,
+    out: &mut Vec<(f64, f64)>,
     dtype: &mut DType,
 ) -> Result<()> {
     match o {
@@ -71,14 +71,18 @@ fn flatten_numbers(
                 );
             }
             match o {
-                Obj::Bool(b) => out.push(*b as i64 as f64),
+                Obj::Bool(b) => out.push((*b as i64 as f64, 0.0)),
                 Obj::Int(i) => {
                     *dtype = dtype.promote(DType::I32);
-                    out.push(*i as f64)
+                    out.push((*i as f64, 0.0))
                 }
                 Obj::Float(f) => {
-                    *dtype = DType::F32;
-                    out.push(*f)
+                    *dtype = dtype.promote(DType::F32);
+                    out.push((*f, 0.0))
+                }
+                Obj::Complex(re, im) => {
+                    *dtype = DType::C64;
+                    out.push((*re, *im))
                 }
                 other => bail!(
                     TypeError,
@@ -117,6 +121,7 @@ pub fn to_value(o: &Obj) -> Result<Value> {
         Obj::Bool(b) => Ok(Value::Concrete(Array::scalar_bool(*b))),
         Obj::Int(i) => Ok(weak_scalar(*i as f64, DType::I32)),
         Obj::Float(f) => Ok(weak_scalar(*f, DType::F32)),
+        Obj::Complex(re, im) => Ok(Value::Concrete(complex_scalar(*re, *im).with_weak(true))),
         Obj::List(_) | Obj::Tuple(_) if contains_array(o) => {
             let items = super::ops::iterate(o)?;
             let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
@@ -144,6 +149,17 @@ pub fn to_value(o: &Obj) -> Result<Value> {
                 dtype = DType::F32;
             }
             check_size(data.len())?;
+            if dtype == DType::C64 {
+                let z: Vec<C64> = data
+                    .iter()
+                    .map(|&(re, im)| C64::new(re as f32, im as f32))
+                    .collect();
+                return Ok(Value::Concrete(Array::from_buffer(
+                    &shape,
+                    crate::array::Buffer::C64(z.into()),
+                )?));
+            }
+            let data: Vec<f64> = data.iter().map(|p| p.0).collect();
             Ok(Value::Concrete(from_f64(&shape, &data, dtype)?))
         }
         // A library object standing for an array (a NumPy array, an
@@ -160,12 +176,21 @@ pub fn to_value(o: &Obj) -> Result<Value> {
     }
 }
 
+/// A 0-d complex64 array.
+pub fn complex_scalar(re: f64, im: f64) -> Array {
+    Array::scalar_c64(C64::new(re as f32, im as f32))
+}
+
 /// An array of `dtype` from f64 data.
 pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
     match dtype {
         DType::F32 => Array::from_f32(shape, data.iter().map(|&x| x as f32).collect()),
         DType::I32 => Array::from_i32(shape, data.iter().map(|&x| x as i32).collect()),
         DType::Bool => Array::from_bool(shape, data.iter().map(|&x| x != 0.0).collect()),
+        DType::C64 => Array::from_buffer(
+            shape,
+            crate::array::Buffer::C64(data.iter().map(|&x| C64::real(x as f32)).collect()),
+        ),
     }
 }
 
@@ -741,7 +766,11 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
         }
         "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "argmin" | "any" | "all"
         | "squeeze" | "astype" | "clip" | "swapaxes" | "var" | "std" | "cumsum" | "dot"
-        | "round" => jnp_method(interp, x, name)?,
+        | "round" | "conj" | "conjugate" => jnp_method(interp, x, name)?,
+        "real" | "imag" => {
+            let f = jnp_method(interp, x, name)?;
+            interp.call(&f, Args::new(vec![]))?
+        }
         "reshape" => method("reshape", x, |_, x, a| {
             Ok(Obj::Array(reshape_value(x, &shape_args(&a)?)?))
         }),
@@ -819,6 +848,10 @@ pub fn scalar_obj(a: &Array, i: usize) -> Obj {
         DType::F32 => Obj::Float(a.get_f64(i)),
         DType::I32 => Obj::Int(a.get_f64(i) as i64),
         DType::Bool => Obj::Bool(a.get_f64(i) != 0.0),
+        DType::C64 => match a.buffer() {
+            crate::array::Buffer::C64(d) => Obj::Complex(d[i].re as f64, d[i].im as f64),
+            _ => Obj::None,
+        },
     }
 }
 

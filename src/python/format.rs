@@ -164,6 +164,7 @@ fn repr_plain(o: &Obj) -> String {
         Obj::Bool(b) => if *b { "True" } else { "False" }.into(),
         Obj::Int(i) => i.to_string(),
         Obj::Float(f) => float_repr(*f, false),
+        Obj::Complex(re, im) => super::complex::repr(*re, *im),
         Obj::Str(s) => str_repr(s),
         Obj::List(l) => format!("[{}]", seq_repr(&l.borrow())),
         Obj::Tuple(t) => {

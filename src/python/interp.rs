@@ -1244,10 +1244,7 @@ fn constant(c: &Constant) -> Result<Obj> {
         Constant::Ellipsis => Obj::Ellipsis,
         Constant::Tuple(t) => Obj::tuple(t.iter().map(constant).collect::<Result<_>>()?),
         Constant::Bytes(_) => bail!(NotImplementedError, "not supported by shardlab yet: bytes"),
-        Constant::Complex { .. } => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: complex numbers"
-        ),
+        Constant::Complex { real, imag } => Obj::Complex(*real, *imag),
     })
 }
 

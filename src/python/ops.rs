@@ -20,6 +20,7 @@ pub fn truthy(v: &Obj, what: &str) -> Result<bool> {
         Obj::Bool(b) => *b,
         Obj::Int(i) => *i != 0,
         Obj::Float(f) => *f != 0.0,
+        Obj::Complex(re, im) => *re != 0.0 || *im != 0.0,
         Obj::Str(s) => !s.is_empty(),
         Obj::List(l) => !l.borrow().is_empty(),
         Obj::Tuple(t) => !t.is_empty(),
@@ -120,6 +121,7 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
                     .all(|(k, v)| y.get(k).map(|w| py_eq(v, &w)).unwrap_or(false))
         }
         (Obj::DType(x), Obj::DType(y)) => x == y,
+        (Obj::Complex(..), _) | (_, Obj::Complex(..)) => super::complex::eq(a, b).unwrap_or(false),
         (Obj::Set(x), Obj::Set(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
             x.len() == y.len() && x.items().iter().all(|k| y.contains(k))
@@ -312,7 +314,9 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
 
 fn operand_or_none(o: &Obj) -> Option<Obj> {
     match o {
-        Obj::Array(_) | Obj::Bool(_) | Obj::Int(_) | Obj::Float(_) => Some(o.clone()),
+        Obj::Array(_) | Obj::Bool(_) | Obj::Int(_) | Obj::Float(_) | Obj::Complex(..) => {
+            Some(o.clone())
+        }
         Obj::List(_) | Obj::Tuple(_) => to_value(o).ok().map(Obj::Array),
         Obj::Lib(_) | Obj::Instance(_) => o.behaviour().and_then(|b| b.array(o)),
         _ => None,
@@ -447,6 +451,12 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
                 a.as_number().unwrap_or(0.0),
                 b.as_number().unwrap_or(0.0),
             );
+        }
+        (Obj::Complex(..), Obj::Int(_) | Obj::Bool(_) | Obj::Float(_) | Obj::Complex(..))
+        | (Obj::Int(_) | Obj::Bool(_) | Obj::Float(_), Obj::Complex(..)) => {
+            if let Some(r) = super::complex::binop(op, a, b)? {
+                return Ok(r);
+            }
         }
         (Obj::Set(x), Obj::Set(y)) => {
             if let Some(r) = super::builtins::set_binop(op, &x.borrow(), &y.borrow())? {
@@ -595,6 +605,8 @@ pub fn unaryop(op: &PyUnary, v: &Obj) -> Result<Obj> {
         (PyUnary::USub, Obj::Int(i)) => Obj::Int(-i),
         (PyUnary::USub, Obj::Bool(b)) => Obj::Int(-(*b as i64)),
         (PyUnary::USub, Obj::Float(f)) => Obj::Float(-f),
+        (PyUnary::USub, Obj::Complex(re, im)) => Obj::Complex(-re, -im),
+        (PyUnary::UAdd, Obj::Complex(..)) => v.clone(),
         (PyUnary::UAdd, Obj::Int(_) | Obj::Float(_)) => v.clone(),
         (PyUnary::UAdd, Obj::Bool(b)) => Obj::Int(*b as i64),
         (PyUnary::Invert, Obj::Int(i)) => Obj::Int(!i),
@@ -953,6 +965,8 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
         Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
         Obj::Type(t) => builtin_type_attr(t, name),
         Obj::Float(f) if name == "real" => Ok(Obj::Float(*f)),
+        Obj::Float(_) if name == "imag" => Ok(Obj::Float(0.0)),
+        Obj::Complex(re, im) => super::complex::attr(*re, *im, name).ok_or_else(missing),
         Obj::Float(f) if name == "is_integer" => {
             let f = *f;
             Ok(Obj::native("float.is_integer", move |_, _| {

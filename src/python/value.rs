@@ -191,6 +191,8 @@ pub enum Obj {
     Int(i64),
     /// A Python float.
     Float(f64),
+    /// A Python complex: real and imaginary parts.
+    Complex(f64, f64),
     /// A string.
     Str(Rc<str>),
     /// A list (mutable, shared).
@@ -309,6 +311,7 @@ impl Obj {
             Obj::Bool(_) => "bool".into(),
             Obj::Int(_) => "int".into(),
             Obj::Float(_) => "float".into(),
+            Obj::Complex(..) => "complex".into(),
             Obj::Str(_) => "str".into(),
             Obj::List(_) => "list".into(),
             Obj::Tuple(_) => "tuple".into(),

@@ -125,7 +125,7 @@ pub fn vjp_jaxpr_eval(
     };
     for (a, c) in jaxpr.outvars.iter().zip(cts) {
         if let (Atom::Var(v), Some(c)) = (a, c) {
-            if jaxpr.aval(*v).dtype == DType::F32 {
+            if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {
                 accumulate(&mut ct_env, *v, c.clone())?;
             }
         }
@@ -138,7 +138,7 @@ pub fn vjp_jaxpr_eval(
         let in_cts = eqn.prim.vjp(&ins, &outs, &out_cts)?;
         for (a, c) in eqn.inputs.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
-                if jaxpr.aval(*v).dtype == DType::F32 {
+                if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {
                     accumulate(&mut ct_env, *v, c)?;
                 }
             }
@@ -390,6 +390,20 @@ pub fn value_and_grad<F>(
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
+    value_and_grad_with(f, args, argnums, false)
+}
+
+/// [`value_and_grad`] with JAX's `holomorphic` flag: complex inputs and a
+/// complex loss, whose cotangent is `1+0j`.
+pub fn value_and_grad_with<F>(
+    f: F,
+    args: &[Value],
+    argnums: &[usize],
+    holomorphic: bool,
+) -> Result<(Vec<Value>, Vec<Value>)>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
     for &i in argnums {
         let Some(a) = args.get(i) else {
             bail!(
@@ -398,7 +412,14 @@ where
                 args.len()
             );
         };
-        if a.dtype() != DType::F32 {
+        if holomorphic && a.dtype() != DType::C64 {
+            bail!(
+                TypeError,
+                "grad with holomorphic=True requires inputs with complex dtype, but got {}.",
+                a.dtype().name()
+            );
+        }
+        if !matches!(a.dtype(), DType::F32 | DType::C64) {
             bail!(
                 TypeError,
                 "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of \
@@ -421,18 +442,13 @@ where
             crate::ir::fmt_shape(&loss.shape)
         );
     }
-    if loss.dtype != DType::F32 {
-        bail!(
-            TypeError,
-            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), \
-             but got {}",
-            loss.dtype.name()
-        );
-    }
+    check_loss_dtype(loss.dtype, holomorphic)?;
     let mut cts: Vec<Option<Value>> = vec![None; out_avals.len()];
     // The seed has the loss's type, weak for a loss computed from Python
     // numbers only (and so is the gradient then, as in JAX).
-    cts[0] = Some(Value::Concrete(Array::scalar_f32(1.0).with_weak(loss.weak)));
+    cts[0] = Some(Value::Concrete(
+        Array::full(&[], 1.0, loss.dtype).with_weak(loss.weak),
+    ));
     let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
     // A gradient has its argument's type: weak for a Python number.
     let grads: Vec<Value> = argnums
@@ -449,6 +465,35 @@ where
         .collect();
     record_grad(&outs, &grads, first_map);
     Ok((outs, grads))
+}
+
+/// The loss must be real, or complex with `holomorphic=True`, as JAX checks.
+fn check_loss_dtype(dtype: DType, holomorphic: bool) -> Result<()> {
+    if holomorphic && dtype != DType::C64 {
+        bail!(
+            TypeError,
+            "grad with holomorphic=True requires outputs with complex dtype, but got {}.",
+            dtype.name()
+        );
+    }
+    if dtype == DType::C64 && !holomorphic {
+        bail!(
+            TypeError,
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), \
+             but got complex64. For holomorphic differentiation, pass holomorphic=True. For \
+             differentiation of non-holomorphic functions involving complex outputs, use jax.vjp \
+             directly."
+        );
+    }
+    if !matches!(dtype, DType::F32 | DType::C64) {
+        bail!(
+            TypeError,
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), \
+             but got {}",
+            dtype.name()
+        );
+    }
+    Ok(())
 }
 
 /// Tells the run's observer of an eagerly evaluated grad call, if it has

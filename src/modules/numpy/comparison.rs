@@ -42,9 +42,19 @@ fn within_tolerance(x: &Value, y: &Value, rtol: f64, atol: f64) -> Result<Value>
     jops::less_equal(&diff, &tol)
 }
 
+/// An operand compared as float32, or as complex64 when it is complex
+/// (its distance is then the modulus of the difference).
+fn inexact(v: Value) -> Result<Value> {
+    if v.dtype() == DType::C64 {
+        Ok(v)
+    } else {
+        jops::convert(&v, DType::F32)
+    }
+}
+
 fn close(a: &Args, func: &str) -> Result<Value> {
-    let x = jops::convert(&arr(a, 0, "a", func)?, DType::F32)?;
-    let y = jops::convert(&arr(a, 1, "b", func)?, DType::F32)?;
+    let x = inexact(arr(a, 0, "a", func)?)?;
+    let y = inexact(arr(a, 1, "b", func)?)?;
     let rtol = a
         .opt(Some(2), "rtol")
         .and_then(|o| o.as_number())
@@ -59,8 +69,8 @@ fn close(a: &Args, func: &str) -> Result<Value> {
 
 /// `isclose(a, b)` with the default tolerances (`rtol=1e-5`, `atol=1e-8`).
 fn isclose(a: &Args) -> Result<Obj> {
-    let x = jops::convert(&arr(a, 0, "a", "isclose")?, DType::F32)?;
-    let y = jops::convert(&arr(a, 1, "b", "isclose")?, DType::F32)?;
+    let x = inexact(arr(a, 0, "a", "isclose")?)?;
+    let y = inexact(arr(a, 1, "b", "isclose")?)?;
     Ok(Obj::Array(within_tolerance(&x, &y, 1e-5, 1e-8)?))
 }
 

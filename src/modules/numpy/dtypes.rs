@@ -1,8 +1,9 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! shardlab arrays are float32, int32 or bool, so the wider and narrower
-//! NumPy dtypes name the nearest of the three.
+//! shardlab arrays are float32, int32, bool or complex64, so the wider and
+//! narrower NumPy dtypes name the nearest of these (complex128 is complex64,
+//! as in JAX without x64).
 
 use crate::array::DType;
 use crate::bail;
@@ -26,7 +27,9 @@ pub(super) fn register(b: &mut Builder) {
         .attr("int8", Obj::DType(DType::I32))
         .attr("uint8", Obj::DType(DType::I32))
         .attr("bool_", Obj::DType(DType::Bool))
-        .attr("bool", Obj::DType(DType::Bool));
+        .attr("bool", Obj::DType(DType::Bool))
+        .attr("complex64", Obj::DType(DType::C64))
+        .attr("complex128", Obj::DType(DType::C64));
     b.func("astype", |_, a| {
         let x = arr(&a, 0, "x", "astype")?;
         let d = dtype_of(&a.req(Some(1), "dtype", "astype")?)?;
@@ -41,7 +44,9 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
         Obj::Type("float") => DType::F32,
         Obj::Type("int") => DType::I32,
         Obj::Type("bool") => DType::Bool,
+        Obj::Type("complex") => DType::C64,
         Obj::Str(s) => match &**s {
+            "complex64" | "complex128" | "complex" | "c8" | "c16" => DType::C64,
             "float32" | "float64" | "float" | "f4" | "float16" | "bfloat16" => DType::F32,
             "int32" | "int64" | "int" | "i4" | "int8" | "int16" | "uint8" | "uint32" => DType::I32,
             "bool" => DType::Bool,

@@ -38,6 +38,7 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         b.func(name, unary(op));
     }
     register_float_predicates(b);
+    register_complex_parts(b);
     for (name, op) in [
         ("add", BinaryOp::Add),
         ("subtract", BinaryOp::Sub),
@@ -81,6 +82,12 @@ fn register_float_predicates(b: &mut Builder) {
     });
     b.func("isinf", |_, a| {
         let x = arr(&a, 0, "x", "isinf")?;
+        if x.dtype() == DType::C64 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: complex64 in isinf"
+            );
+        }
         if x.dtype() != DType::F32 {
             return Ok(Obj::Array(constant_bool(&x, false)?));
         }
@@ -89,10 +96,63 @@ fn register_float_predicates(b: &mut Builder) {
     });
     b.func("isfinite", |_, a| {
         let x = arr(&a, 0, "x", "isfinite")?;
-        if x.dtype() != DType::F32 {
+        if !matches!(x.dtype(), DType::F32 | DType::C64) {
             return Ok(Obj::Array(constant_bool(&x, true)?));
         }
         Ok(Obj::Array(jops::unary(UnaryOp::IsFinite, &x)?))
+    });
+}
+
+/// `real`, `imag`, `conj`/`conjugate` and `angle`: on a real array, the
+/// array itself, zeros, itself and `arctan2(0, x)`, as jnp defines them.
+fn register_complex_parts(b: &mut Builder) {
+    b.func("real", |_, a| {
+        let x = arr(&a, 0, "val", "real")?;
+        Ok(Obj::Array(if x.dtype() == DType::C64 {
+            jops::unary(UnaryOp::Real, &x)?
+        } else {
+            x
+        }))
+    });
+    b.func("imag", |_, a| {
+        let x = arr(&a, 0, "val", "imag")?;
+        Ok(Obj::Array(if x.dtype() == DType::C64 {
+            jops::unary(UnaryOp::Imag, &x)?
+        } else {
+            jops::broadcast_to(&jops::scalar(0.0, x.dtype()), &x.shape())?
+        }))
+    });
+    for name in ["conj", "conjugate"] {
+        b.func(name, move |_, a| {
+            let x = arr(&a, 0, "x", name)?;
+            Ok(Obj::Array(if x.dtype() == DType::C64 {
+                jops::unary(UnaryOp::Conj, &x)?
+            } else {
+                x
+            }))
+        });
+    }
+    b.func("angle", |_, a| {
+        let z = arr(&a, 0, "z", "angle")?;
+        if a.opt(Some(1), "deg")
+            .is_some_and(|d| !matches!(d, Obj::Bool(false)))
+        {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: angle(deg=True)"
+            );
+        }
+        let (re, im) = if z.dtype() == DType::C64 {
+            (
+                jops::unary(UnaryOp::Real, &z)?,
+                jops::unary(UnaryOp::Imag, &z)?,
+            )
+        } else {
+            let re = jops::convert(&z, DType::F32)?;
+            let zero = jops::broadcast_to(&jops::scalar(0.0, DType::F32), &re.shape())?;
+            (re, zero)
+        };
+        Ok(Obj::Array(jops::binary(BinaryOp::Atan2, &im, &re)?))
     });
 }
 
@@ -111,7 +171,7 @@ fn unary(op: UnaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             op,
             UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not | UnaryOp::IsFinite
         );
-        let x = if needs_float && x.dtype() != DType::F32 {
+        let x = if needs_float && !matches!(x.dtype(), DType::F32 | DType::C64) {
             jops::convert(&x, DType::F32)?
         } else {
             x

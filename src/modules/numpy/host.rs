@@ -166,6 +166,10 @@ fn from_value(v: &Value) -> Result<HostArray> {
         DType::F32 => Kind::Float32,
         DType::I32 => Kind::Int32,
         DType::Bool => Kind::Bool,
+        DType::C64 => crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in NumPy arrays"
+        ),
     };
     Ok(HostArray {
         shape: a.shape().to_vec(),

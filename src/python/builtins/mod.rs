@@ -159,6 +159,7 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
         Obj::Type(name) => match *name {
             "int" => matches!(o, Obj::Int(_) | Obj::Bool(_)),
             "float" => matches!(o, Obj::Float(_)),
+            "complex" => matches!(o, Obj::Complex(..)),
             "bool" => matches!(o, Obj::Bool(_)),
             "str" => matches!(o, Obj::Str(_)),
             "list" => matches!(o, Obj::List(_)),
@@ -199,6 +200,10 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
                 )
             })?),
             Some(Obj::Float(f)) => Obj::Int(f.trunc() as i64),
+            Some(Obj::Complex(..)) => bail!(
+                TypeError,
+                "int() argument must be a string, a bytes-like object or a real number, not 'complex'"
+            ),
             Some(Obj::Array(v)) => {
                 let c = v.concrete_for(python_scalar("int"))?;
                 if c.size() != 1 {
@@ -211,6 +216,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             }
             Some(o) => Obj::Int(to_int(&o)?),
         },
+        "complex" => super::complex::construct(&a.pos)?,
         "float" => Obj::Float(match first {
             None => 0.0,
             Some(o) => to_float(&o)?,
@@ -322,6 +328,7 @@ fn type_of(o: &Obj) -> Obj {
     match o {
         Obj::Int(_) => Obj::Type("int"),
         Obj::Float(_) => Obj::Type("float"),
+        Obj::Complex(..) => Obj::Type("complex"),
         Obj::Bool(_) => Obj::Type("bool"),
         Obj::Str(_) => Obj::Type("str"),
         Obj::List(_) => Obj::Type("list"),
@@ -384,6 +391,7 @@ fn builtin_abs(a: Args) -> Result<Obj> {
         Obj::Int(i) => Obj::Int(i.abs()),
         Obj::Bool(b) => Obj::Int(b as i64),
         Obj::Float(f) => Obj::Float(f.abs()),
+        Obj::Complex(re, im) => Obj::Float(re.hypot(im)),
         Obj::Array(v) => Obj::Array(crate::ops::abs(&v)?),
         o => bail!(TypeError, "bad operand type for abs(): '{}'", o.type_name()),
     })
@@ -448,6 +456,7 @@ pub fn install(interp: &mut Interp) {
     for t in [
         "int",
         "float",
+        "complex",
         "bool",
         "str",
         "list",
