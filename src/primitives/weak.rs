@@ -8,18 +8,25 @@
 //! Reductions, index results and conversions decide for themselves, and the
 //! primitives that run a traced program take the types its outputs had.
 
+use crate::array::DType;
 use crate::ir::Aval;
 
 use super::Prim;
 
 /// Whether two operands' promotion is weakly typed: both weak, or the weak
-/// one of the higher dtype (bool < int32 < float32).
+/// one of the higher dtype (bool < int32 < float32 < complex64), except that
+/// a weak complex meeting float32 gives strong complex64: in JAX's lattice
+/// float32 and the weak complex type join at complex64, while an integer
+/// and the weak float type join at the weak float type.
 pub fn promoted(a: &Aval, b: &Aval) -> bool {
+    let weak_wins = |weak: &Aval, strong: &Aval| {
+        weak.dtype > strong.dtype && !(weak.dtype == DType::C64 && strong.dtype == DType::F32)
+    };
     match (a.weak, b.weak) {
         (true, true) => true,
         (false, false) => false,
-        (true, false) => a.dtype > b.dtype,
-        (false, true) => b.dtype > a.dtype,
+        (true, false) => weak_wins(a, b),
+        (false, true) => weak_wins(b, a),
     }
 }
 
