@@ -71,11 +71,10 @@ fn policy_of(o: &Obj) -> Result<Policy> {
     if let Some(p) = o.downcast::<PolicyObj>() {
         return Ok(p.0.clone());
     }
-    if matches!(o, Obj::Func(_) | Obj::Native(_)) {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: a checkpoint policy written in Python"
-        );
+    match o {
+        Obj::Func(f) => return Ok(Policy::Python(f.name.clone())),
+        Obj::Native(n) => return Ok(Policy::Python(n.name.clone())),
+        _ => {}
     }
     bail!(
         TypeError,

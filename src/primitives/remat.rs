@@ -33,6 +33,10 @@ pub enum Policy {
     AnyNameBut(Vec<String>),
     /// `save_from_both_policies(a, b)`.
     Both(Box<Policy>, Box<Policy>),
+    /// A policy written in Python, by its function's name. It cannot change
+    /// a value, so a checkpoint with it evaluates and differentiates; only
+    /// what would be saved is unknown (`print_saved_residuals` refuses).
+    Python(String),
 }
 
 /// `frozenset({'a', 'b'})` as Python prints it (insertion order; JAX's
@@ -65,6 +69,8 @@ impl Policy {
                 matches!(prim, Prim::Name(n) if !names.iter().any(|m| m == n.as_str()))
             }
             Policy::Both(a, b) => a.saveable(prim) || b.saveable(prim),
+            // Never consulted: residuals refuse a Python policy first.
+            Policy::Python(_) => true,
         }
     }
 
@@ -81,6 +87,7 @@ impl Policy {
             Policy::OnlyNames(n) => format!("SaveOnlyTheseNames(saveable_names={})", frozenset(n)),
             Policy::AnyNameBut(n) => format!("SaveAnyNamesButThese(names={})", frozenset(n)),
             Policy::Both(..) => "<function save_from_both_policies.<locals>.policy>".into(),
+            Policy::Python(name) => format!("<function {name}>"),
         }
     }
 }

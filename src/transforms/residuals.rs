@@ -292,6 +292,12 @@ fn walk(
                     .collect()
             }
             _ => {
+                if let Some(Policy::Python(_)) = policy {
+                    crate::bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: saved residuals under a checkpoint policy written in Python"
+                    );
+                }
                 let saveable = policy.is_none_or(|p| p.saveable(&eqn.prim));
                 let name = eqn.prim.name();
                 let outs: Vec<Origin> = eqn

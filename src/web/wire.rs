@@ -4,7 +4,8 @@
 //! Arrays never go through JSON numbers: a float32 NaN or infinity has no JSON
 //! form, and a decimal round trip would have to be proven exact for every
 //! value. Each element is one `u32` word instead (the f32 or i32 bit pattern,
-//! or 0/1 for bools), so what a device receives is bit for bit what was sent.
+//! or 0/1 for bools; two words, real then imaginary, for complex64), so what
+//! a device receives is bit for bit what was sent.
 //! Literals inside a jaxpr use the same words, as a JSON list.
 
 use serde::de::Error as _;
@@ -20,6 +21,10 @@ pub fn array_words(a: &Array) -> Vec<u32> {
         Buffer::F32(d) => d.iter().map(|x| x.to_bits()).collect(),
         Buffer::I32(d) => d.iter().map(|&x| x as u32).collect(),
         Buffer::Bool(d) => d.iter().map(|&b| u32::from(b)).collect(),
+        Buffer::C64(d) => d
+            .iter()
+            .flat_map(|c| [c.re.to_bits(), c.im.to_bits()])
+            .collect(),
     }
 }
 
@@ -29,17 +34,19 @@ pub fn push_words(a: &Array, out: &mut Vec<u32>) {
         Buffer::F32(d) => out.extend(d.iter().map(|x| x.to_bits())),
         Buffer::I32(d) => out.extend(d.iter().map(|&x| x as u32)),
         Buffer::Bool(d) => out.extend(d.iter().map(|&b| u32::from(b))),
+        Buffer::C64(d) => out.extend(d.iter().flat_map(|c| [c.re.to_bits(), c.im.to_bits()])),
     }
 }
 
 /// Rebuilds an array of `shape` and `dtype` from its words. Fails when the
 /// word count does not match the shape.
 pub fn array_from_words(shape: &[usize], dtype: DType, words: &[u32]) -> Result<Array> {
-    if words.len() != numel(shape) {
+    let per = if dtype == DType::C64 { 2 } else { 1 };
+    if words.len() != numel(shape) * per {
         return Err(err!(
             RuntimeError,
             "an array of shape {shape:?} needs {} words, got {}",
-            numel(shape),
+            numel(shape) * per,
             words.len()
         ));
     }
@@ -47,6 +54,18 @@ pub fn array_from_words(shape: &[usize], dtype: DType, words: &[u32]) -> Result<
         DType::F32 => Array::from_f32(shape, words.iter().map(|&w| f32::from_bits(w)).collect()),
         DType::I32 => Array::from_i32(shape, words.iter().map(|&w| w as i32).collect()),
         DType::Bool => Array::from_bool(shape, words.iter().map(|&w| w != 0).collect()),
+        DType::C64 => Array::from_buffer(
+            shape,
+            Buffer::C64(
+                words
+                    .chunks(2)
+                    .map(|w| crate::array::complex::C64 {
+                        re: f32::from_bits(w[0]),
+                        im: f32::from_bits(w[1]),
+                    })
+                    .collect(),
+            ),
+        ),
     }
 }
 
