@@ -160,9 +160,11 @@ impl Interp {
             bail!(RuntimeError, "program exceeded {} steps", self.max_steps);
         }
         // A stop from outside (a time or memory limit, a cancel) ends a
-        // loop that calls nothing the engine polls; a load every 16 steps
-        // costs nothing measurable.
-        if self.steps % 16 == 0 {
+        // loop that calls nothing the engine polls, at its next step: a
+        // step may allocate a large array without binding a primitive
+        // (`jnp.ones`, `x * 2`), so waiting for several could run far past
+        // a memory limit. The check is one atomic load.
+        {
             if let Some(reason) = crate::exec::stop_requested() {
                 bail!(Cancelled, "{reason}");
             }
