@@ -4,19 +4,26 @@ import assert from 'node:assert/strict';
 import { findSteps } from '../../npm/src/view/training.js';
 
 const arr = (v) => ({ shape: [], dtype: 'float32', data: new Float32Array([v]) });
-const map = (jaxpr, loss, role = 'forward') => ({
-  kind: 'shard_map', role, jaxpr, outputs: [{ global: { shape: [2], data: [0, 0] } }, { global: arr(loss) }],
+// A map whose first output has `width` elements and whose second is the loss.
+const map = (width, loss, role = 'forward', jaxpr = `program ${width}`) => ({
+  kind: 'shard_map', role, jaxpr, mesh_shape: [2], inputs: [],
+  outputs: [{ global: { shape: [width], data: new Array(width).fill(0) } }, { global: arr(loss) }],
 });
 
 test('repeated maps with a scalar output are the steps, the last scalar output the loss', () => {
-  const report = { maps: [map('a', 9), map('b', 3), map('b', 2), map('b', 1, 'backward'), map('b', 1)], grads: [] };
+  const report = { maps: [map(3, 9), map(2, 3), map(2, 2), map(2, 1, 'backward'), map(2, 1)], grads: [] };
   assert.deepEqual(findSteps(report), { grads: false, maps: [1, 2, 4], loss: [3, 2, 1], output: 1 });
-  assert.equal(findSteps({ maps: [map('b', 3), map('b', 2)], grads: [] }), null);
+  assert.equal(findSteps({ maps: [map(2, 3), map(2, 2)], grads: [] }), null);
+});
+
+test('steps whose programs differ only in types (a weak first step) are one loop', () => {
+  const report = { maps: [map(2, 3, 'forward', 'converts a weak b'), map(2, 2), map(2, 1)], grads: [] };
+  assert.deepEqual(findSteps(report), { grads: false, maps: [0, 1, 2], loss: [3, 2, 1], output: 1 });
 });
 
 test('three or more top-level grad calls are the steps', () => {
   const report = {
-    maps: [map('f', 0), map('t', 0, 'backward'), map('f', 0), map('t', 0, 'backward')],
+    maps: [map(2, 0), map(2, 0, 'backward'), map(2, 0), map(2, 0, 'backward')],
     grads: [
       { loss: 8, grads: [arr(-7)], maps: [0, 2] },
       { loss: 4.5, grads: [arr(-3)], maps: [2, 4] },

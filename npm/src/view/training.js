@@ -10,8 +10,8 @@ import { REDUCTIONS } from './gradients.js';
 // The steps of a training loop in `report`, or null. With 3 or more
 // top-level grad calls, one step each: { grads: true, maps, loss }, where
 // maps[k] is the last map step k ran (its backward map), or -1. Otherwise
-// the largest group (at least 3) of forward maps with the same per-device
-// program and a scalar output: { grads: false, maps, loss, output }, where
+// the largest group (at least 3) of forward maps with the same kind, mesh and
+// input and output shapes, and a scalar output: { grads: false, maps, loss, output }, where
 // `output` is the index of the scalar output taken as the loss (the last).
 export function findSteps(report) {
   const calls = report.grads || [];
@@ -25,7 +25,11 @@ export function findSteps(report) {
   const groups = new Map();
   report.maps.forEach((m, i) => {
     if (m.role === 'backward') return;
-    const key = m.kind + '\n' + m.jaxpr;
+    // Steps of one loop share their inputs' and outputs' shapes; their
+    // programs may differ in type details (a Python number's weak type in
+    // the first step is converted there and not after), as in JAX.
+    const shapes = (xs) => xs.map((a) => a.global.shape.join('x')).join(',');
+    const key = [m.kind, (m.mesh_shape || []).join('x'), shapes(m.inputs || []), shapes(m.outputs)].join('\n');
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(i);
   });
