@@ -26,7 +26,12 @@ fn var_name(mut n: usize) -> String {
 fn scalar_text(a: &Array) -> String {
     let v = a.get_f64(0);
     match a.dtype() {
-        DType::F32 => format!("{:?}", v as f32),
+        // A weak literal is a Python number and prints as one; a float32
+        // one (a Python number converted to meet a float32 array, or a
+        // float32 scalar) prints its value in double precision, as JAX's
+        // printer shows a NumPy float32 (`1.6699999570846558:f32[]`).
+        DType::F32 if a.is_weak() => format!("{:?}", v as f32),
+        DType::F32 => format!("{v:?}"),
         DType::I32 => format!("{}", v as i64),
         DType::Bool => if v != 0.0 { "True" } else { "False" }.into(),
         DType::C64 => crate::array::format_numpy(a),

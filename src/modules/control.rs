@@ -36,13 +36,28 @@ use crate::python::value::{Args, Obj};
 
 /// Adds the control-flow functions to `jax.lax`.
 pub fn register(b: &mut Builder) {
-    b.func("cond", cond);
-    b.func("switch", switch);
+    b.func("cond", showing_prints(cond));
+    b.func("switch", showing_prints(switch));
     b.func("select_n", |_, a| select_n(&a));
-    b.func("while_loop", while_loop);
-    b.func("fori_loop", fori_loop);
-    b.func("scan", scan);
-    b.func("map", map);
+    b.func("while_loop", showing_prints(while_loop));
+    b.func("fori_loop", showing_prints(fori_loop));
+    b.func("scan", showing_prints(scan));
+    b.func("map", showing_prints(map));
+}
+
+/// `f`, followed at top level by what its body's `jax.debug.print` calls
+/// printed as the loop or branch ran eagerly (under a trace they are staged
+/// with the program instead).
+fn showing_prints(
+    f: fn(&mut Interp, Args) -> Result<Obj>,
+) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    move |interp, a| {
+        let out = f(interp, a);
+        if !crate::trace::tracing() {
+            super::debug_print::show_eager_prints(interp)?;
+        }
+        out
+    }
 }
 
 /// A traced function: the program (consts first, then the arguments), the

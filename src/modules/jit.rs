@@ -35,15 +35,26 @@ use crate::python::value::{key_eq, Args, Dict, Obj};
 use super::jit_shardings as shardings;
 
 /// The options of `jax.jit` that shardlab honours.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, PartialEq)]
 struct Options {
     static_argnums: Vec<i64>,
     static_argnames: Vec<String>,
     donate_argnums: Vec<i64>,
     donate_argnames: Vec<String>,
     keep_unused: bool,
-    in_shardings: Option<Obj>,
-    out_shardings: Option<Obj>,
+    in_shardings: Option<ShardingsArg>,
+    out_shardings: Option<ShardingsArg>,
+}
+
+/// An `in_shardings` / `out_shardings` argument; two are the same option
+/// when they print the same.
+#[derive(Clone)]
+struct ShardingsArg(Obj);
+
+impl PartialEq for ShardingsArg {
+    fn eq(&self, other: &Self) -> bool {
+        repr_of(&self.0) == repr_of(&other.0)
+    }
 }
 
 /// What a traced program was traced for.
@@ -82,7 +93,44 @@ struct Jitted {
     fun: Obj,
     name: String,
     options: Options,
-    cache: RefCell<Vec<Rc<Entry>>>,
+    cache: Cache,
+}
+
+/// The traced programs of one function under one set of options.
+type Cache = Rc<RefCell<Vec<Rc<Entry>>>>;
+
+/// The caches of the run's jitted Python functions. JAX keys its trace cache
+/// on the function object and the options, not on the wrapper `jax.jit`
+/// returns: `jax.jit(f)(1.)` twice traces `f` once, so its prints show once
+/// and a global it read keeps its traced value. A function that has been
+/// dropped (a lambda made in a loop) drops its programs with it.
+#[derive(Default)]
+struct SharedCaches(
+    Vec<(
+        std::rc::Weak<crate::python::value::Function>,
+        Options,
+        Cache,
+    )>,
+);
+
+/// The cache that `jax.jit(fun, **options)` shares with earlier wrappers of
+/// the same function and options (a fresh one for anything but a `def` or
+/// `lambda`, whose wrappers JAX does not share either).
+fn shared_cache(interp: &mut Interp, fun: &Obj, options: &Options) -> Cache {
+    let Obj::Func(f) = fun else {
+        return Cache::default();
+    };
+    let caches = &mut interp.state::<SharedCaches>().0;
+    caches.retain(|(w, _, _)| w.strong_count() > 0);
+    let found = caches
+        .iter()
+        .find(|(w, o, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(f)) && o == options);
+    if let Some((_, _, cache)) = found {
+        return cache.clone();
+    }
+    let cache = Cache::default();
+    caches.push((Rc::downgrade(f), options.clone(), cache.clone()));
+    cache
 }
 
 /// Adds `jit` and the functions that go with it to the `jax` module.
@@ -115,7 +163,6 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
             jit(i, merged)
         }));
     };
-    let _ = interp;
     let mut options = Options {
         static_argnums: ints(a.get(None, "static_argnums"))?,
         static_argnames: names(a.get(None, "static_argnames"))?,
@@ -125,8 +172,8 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
             Some(o) => truthy(&o, "keep_unused")?,
             None => false,
         },
-        in_shardings: a.get(None, "in_shardings"),
-        out_shardings: a.get(None, "out_shardings"),
+        in_shardings: a.get(None, "in_shardings").map(ShardingsArg),
+        out_shardings: a.get(None, "out_shardings").map(ShardingsArg),
     };
     if let Some(params) = positional_params(&fun) {
         resolve(&mut options, &params)?;
@@ -136,11 +183,12 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
         Obj::Native(n) => n.name.rsplit('.').next().unwrap_or("").to_string(),
         _ => "function".into(),
     };
+    let cache = shared_cache(interp, &fun, &options);
     let jitted = Rc::new(Jitted {
         fun,
         name: name.clone(),
         options,
-        cache: RefCell::new(vec![]),
+        cache,
     });
     Ok(Obj::lib(JitFunction(jitted)))
 }
@@ -445,11 +493,13 @@ impl Jitted {
             .options
             .in_shardings
             .as_ref()
+            .map(|s| &s.0)
             .filter(|o| !matches!(o, Obj::None));
         let out_given = self
             .options
             .out_shardings
             .as_ref()
+            .map(|s| &s.0)
             .filter(|o| !matches!(o, Obj::None));
         if (given.is_some() || out_given.is_some()) && crate::trace::tracing() {
             bail!(
@@ -481,7 +531,7 @@ impl Jitted {
             return Ok(outs);
         }
         let mut placements = shardings::out_placements(&entry.program, inputs, used)?;
-        if let Some(given) = self.options.out_shardings.as_ref() {
+        if let Some(ShardingsArg(given)) = self.options.out_shardings.as_ref() {
             let shapes: Vec<Vec<usize>> = outs.iter().map(Value::shape).collect();
             let annotated = shardings::out_annotations(interp, given, &entry.out_def, &shapes)?;
             for (p, a) in placements.iter_mut().zip(annotated) {

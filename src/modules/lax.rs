@@ -288,6 +288,8 @@ fn register_elementwise(b: &mut Builder) {
         ("real", UnaryOp::Real),
         ("imag", UnaryOp::Imag),
         ("conj", UnaryOp::Conj),
+        ("erf", UnaryOp::Erf),
+        ("erf_inv", UnaryOp::ErfInv),
     ];
     for (name, op) in unary {
         b.func(name, move |_, a| {
@@ -309,10 +311,13 @@ fn register_elementwise(b: &mut Builder) {
         b.func(name, move |_, a| {
             let x = a.req(Some(0), "x", name)?;
             let y = a.req(Some(1), "y", name)?;
+            // lax keeps a Python number weakly typed, where jnp converts it
+            // to the other operand's dtype.
+            let (x, y) = (to_value(&x)?, to_value(&y)?);
             if op != BinaryOp::Pow {
-                same_dtypes(name, &to_value(&x)?, &to_value(&y)?)?;
+                same_dtypes(name, &x, &y)?;
             }
-            let (x, y) = crate::python::array::binary_operands(op, &x, &y)?;
+            let (x, y) = crate::python::array::binary_operands(op, &Obj::Array(x), &Obj::Array(y))?;
             Ok(Obj::Array(jops::binary(op, &x, &y)?))
         });
     }

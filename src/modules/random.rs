@@ -36,6 +36,10 @@ impl Object for Keys {
         "PRNGKeyArray".into()
     }
 
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jax._src.random.prng")
+    }
+
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         let shape = self.shape();
         Ok(Some(match name {

@@ -168,8 +168,18 @@ fn complex_part_vjp(op: UnaryOp, ct: &Value) -> Option<Result<Value>> {
     }
 }
 
-/// Derivative of a unary function at `x` (with output `y`), times `g`.
-fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Value>> {
+/// Derivative of a unary function at `x` (with output `y`), times `g`: the
+/// tangent when `transposed` is false, the cotangent when it is true. The two
+/// differ only in the grouping of their products: JAX transposes its tangent
+/// rule factor by factor, and the rounding (and so every higher derivative)
+/// follows the grouping.
+fn unary_deriv(
+    op: UnaryOp,
+    x: &Value,
+    y: &Value,
+    g: &Value,
+    transposed: bool,
+) -> Result<Option<Value>> {
     use UnaryOp::*;
     let f = DType::F32;
     if x.dtype() == DType::C64 && matches!(op, Abs) {
@@ -185,11 +195,17 @@ fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Va
         Log => ops::div(g, x)?,
         Log1p => ops::div(g, &ops::add(x, &scalar(1.0, f))?)?,
         Expm1 => ops::mul(g, &ops::add(y, &scalar(1.0, f))?)?,
-        Sqrt => ops::div(g, &ops::mul_scalar(y, 2.0)?)?,
+        Sqrt => ops::mul(g, &ops::div(&scalar(0.5, f), y)?)?,
         Rsqrt => ops::mul(g, &ops::mul_scalar(&ops::div(y, x)?, -0.5)?)?,
+        // JAX's grouping, (g + g y)(1 - y), so that rounding (and higher
+        // derivatives) agree with it to the last bit.
+        Tanh if transposed => {
+            let d = ops::mul(g, &ops::sub(&scalar(1.0, f), y)?)?;
+            ops::add(&d, &ops::mul(&d, y)?)?
+        }
         Tanh => {
-            let one_minus = ops::sub(&scalar(1.0, f), &ops::integer_pow(y, 2)?)?;
-            ops::mul(g, &one_minus)?
+            let g_plus = ops::add(g, &ops::mul(g, y)?)?;
+            ops::mul(&g_plus, &ops::sub(&scalar(1.0, f), y)?)?
         }
         Logistic => ops::mul(g, &ops::mul(y, &ops::sub(&scalar(1.0, f), y)?)?)?,
         Sin => ops::mul(g, &ops::cos(x)?)?,
@@ -197,12 +213,12 @@ fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Va
         Erf => {
             let k = 2.0 / std::f64::consts::PI.sqrt();
             let e = ops::exp(&ops::neg(&ops::integer_pow(x, 2)?)?)?;
-            ops::mul(g, &ops::mul_scalar(&e, k)?)?
+            scaled_product(g, &e, k, transposed)?
         }
         ErfInv => {
             let k = std::f64::consts::PI.sqrt() / 2.0;
             let e = ops::exp(&ops::integer_pow(y, 2)?)?;
-            ops::mul(g, &ops::mul_scalar(&e, k)?)?
+            scaled_product(g, &e, k, transposed)?
         }
         Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
         Real | Imag | Conj => bail!(
@@ -213,6 +229,15 @@ fn unary_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value) -> Result<Option<Va
     }))
 }
 
+/// `k (g e)` as a tangent; its transpose `(k g) e` as a cotangent.
+fn scaled_product(g: &Value, e: &Value, k: f64, transposed: bool) -> Result<Value> {
+    if transposed {
+        ops::mul(&ops::mul_scalar(g, k)?, e)
+    } else {
+        ops::mul_scalar(&ops::mul(g, e)?, k)
+    }
+}
+
 /// The weights with which `max`/`min` pass a gradient to `x` (1 where x is the
 /// result alone, 0.5 at ties), as JAX balances ties.
 fn balanced(x: &Value, y: &Value, out: &Value) -> Result<Value> {
@@ -220,6 +245,13 @@ fn balanced(x: &Value, y: &Value, out: &Value) -> Result<Value> {
     let x_is = ops::convert(&ops::equal(x, out)?, f)?;
     let y_is = ops::convert(&ops::equal(y, out)?, f)?;
     ops::div(&x_is, &ops::add(&scalar(1.0, f), &y_is)?)
+}
+
+/// The tangent of `x / y` along `y`, grouped as JAX's rule groups it,
+/// `(-g x) y^-2`, so that rounding agrees to the last bit (division's
+/// tangent along `x` is `g / y`, not `g * (1 / y)`, for the same reason).
+fn div_rhs_term(g: &Value, x: &Value, y: &Value) -> Result<Value> {
+    ops::mul(&ops::mul(&ops::neg(g)?, x)?, &ops::integer_pow(y, -2)?)
 }
 
 /// Partial derivatives of a binary op: `(d out/d x, d out/d y)` as multipliers
@@ -234,13 +266,13 @@ fn binary_partials(
     let f = DType::F32;
     let one = scalar(1.0, f);
     Ok(match op {
-        Add => (Some(one.clone()), Some(one)),
-        Sub => (Some(one), Some(scalar(-1.0, f))),
+        // Sums and division build their tangents term by term (above).
+        Add | Sub | Div => bail!(
+            RuntimeError,
+            "{} has no partials as multipliers",
+            binary_name(op)
+        ),
         Mul => (Some(y.clone()), Some(x.clone())),
-        Div => {
-            let inv = ops::div(&one, y)?;
-            (Some(inv.clone()), Some(ops::neg(&ops::mul(out, &inv)?)?))
-        }
         Pow => {
             // d/dx x^y = y x^(y-1); d/dy x^y = log(x) x^y, taken as 0 where x == 0.
             let dx = ops::mul(y, &ops::pow(x, &ops::sub(y, &one)?)?)?;
@@ -285,7 +317,7 @@ pub fn jvp(
         Prim::Unary(op) => match &t[0] {
             Some(g) => match complex_part_jvp(*op, g) {
                 Some(r) => Some(r?),
-                None => unary_deriv(*op, &p[0], out, g)?,
+                None => unary_deriv(*op, &p[0], out, g, false)?,
             },
             None => None,
         },
@@ -300,6 +332,33 @@ pub fn jvp(
                 None => None,
             };
             add_opt(tx, ty)?.map(|v| ops::add(&v, &zero)).transpose()?
+        }
+        // Sums pass tangents through unscaled, as JAX's linear rules do
+        // (no `mul 1.0` equations in a differentiated program).
+        Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
+            let shape = out.shape();
+            let tx = match &t[0] {
+                Some(g) => Some(ops::broadcast_to(g, &shape)?),
+                None => None,
+            };
+            let ty = match (&t[1], op) {
+                (Some(g), BinaryOp::Sub) => Some(ops::broadcast_to(&ops::neg(g)?, &shape)?),
+                (Some(g), _) => Some(ops::broadcast_to(g, &shape)?),
+                (None, _) => None,
+            };
+            add_opt(tx, ty)?
+        }
+        Prim::Binary(BinaryOp::Div) => {
+            let shape = out.shape();
+            let tx = match &t[0] {
+                Some(g) => Some(ops::broadcast_to(&ops::div(g, &p[1])?, &shape)?),
+                None => None,
+            };
+            let ty = match &t[1] {
+                Some(g) => Some(ops::broadcast_to(&div_rhs_term(g, &p[0], &p[1])?, &shape)?),
+                None => None,
+            };
+            add_opt(tx, ty)?
         }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
@@ -374,7 +433,7 @@ pub fn vjp(
         Prim::Unary(op) => {
             vec![match complex_part_vjp(*op, ct) {
                 Some(r) => Some(r?),
-                None if float_in(0) => unary_deriv(*op, &p[0], out, ct)?,
+                None if float_in(0) => unary_deriv(*op, &p[0], out, ct, true)?,
                 None => None,
             }]
         }
@@ -385,6 +444,33 @@ pub fn vjp(
                 Some(ops::sum_to_shape(&re, &p[0].shape())?),
                 Some(ops::sum_to_shape(&im, &p[1].shape())?),
             ]
+        }
+        Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
+            let back = |i: usize, c: Value| -> Result<Option<Value>> {
+                if !float_in(i) {
+                    return Ok(None);
+                }
+                let c = ops::sum_to_shape(&c, &p[i].shape())?;
+                Ok(Some(to_dtype_of(c, &p[i])?))
+            };
+            let cy = match op {
+                BinaryOp::Sub => ops::neg(ct)?,
+                _ => ct.clone(),
+            };
+            vec![back(0, ct.clone())?, back(1, cy)?]
+        }
+        Prim::Binary(BinaryOp::Div) => {
+            let back = |i: usize, c: Value| -> Result<Option<Value>> {
+                if !float_in(i) {
+                    return Ok(None);
+                }
+                let c = ops::sum_to_shape(&c, &p[i].shape())?;
+                Ok(Some(to_dtype_of(c, &p[i])?))
+            };
+            // The transposes of JAX's two tangent terms, factor by factor.
+            let inv_square = ops::integer_pow(&p[1], -2)?;
+            let cy = ops::neg(&ops::mul(&ops::mul(ct, &inv_square)?, &p[0])?)?;
+            vec![back(0, ops::div(ct, &p[1])?)?, back(1, cy)?]
         }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;

@@ -200,10 +200,20 @@ pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
 pub fn weak_pair(a: &Obj, b: &Obj) -> Result<(Value, Value)> {
     // A Python bool is strongly typed but of the lowest kind: the result
     // takes the array's dtype and, with it, its weak bit.
+    // A Python number that gives way to a strong array is converted to its
+    // dtype, strongly, as jnp's promotion converts it: in a jaxpr it is then
+    // a float32 constant (`0.10000000149011612:f32[]`), not the number.
     fn weak(s: &Obj, other: &Value) -> Option<Value> {
         let dtype = other.dtype();
+        let strong_other = !other.aval().weak;
         match s {
+            Obj::Float(f) if strong_other && dtype >= DType::F32 => {
+                Some(Value::Concrete(Array::full(&[], *f, DType::F32)))
+            }
             Obj::Float(f) => Some(weak_scalar(*f, DType::F32)),
+            Obj::Int(i) if strong_other && dtype != DType::Bool => {
+                Some(Value::Concrete(Array::full(&[], *i as f64, dtype)))
+            }
             Obj::Int(i) => Some(weak_scalar(
                 *i as f64,
                 if dtype == DType::Bool {

@@ -222,7 +222,11 @@ fn repr_plain(o: &Obj) -> String {
             std::rc::Rc::as_ptr(f) as *const u8 as usize
         ),
         Obj::Native(n) => format!("<function {}>", n.name),
-        Obj::Class(c) if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some()) => {
+        Obj::Class(c)
+            if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some())
+                || c.bases.is_empty()
+                    && c.attrs.borrow().iter().any(|(k, _)| k == "__module__") =>
+        {
             // A library class may name its Python module (`__module__`).
             let own_module = c
                 .attrs
@@ -238,15 +242,16 @@ fn repr_plain(o: &Obj) -> String {
         // A library type named with its module (`numpy.ndarray`).
         Obj::Class(c) if c.name.contains('.') => format!("<class '{}'>", c.name),
         Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
-        Obj::Instance(i) => o
-            .behaviour()
-            .and_then(|b| b.repr(o))
-            .unwrap_or_else(|| format!("<__main__.{} object>", i.class.name)),
+        Obj::Instance(i) => o.behaviour().and_then(|b| b.repr(o)).unwrap_or_else(|| {
+            let at = std::rc::Rc::as_ptr(i) as usize;
+            format!("<__main__.{} object at {at:#x}>", i.class.name)
+        }),
         Obj::Lib(x) => x
             .repr(o)
             .unwrap_or_else(|| format!("<{} object>", x.type_name())),
         Obj::Method(m) => format!("<bound method of {}>", repr_of(&m.0)),
         Obj::Module(m) => format!("<module '{}'>", m.name),
+        Obj::Type("ArrayImpl") => "<class 'jaxlib._jax.ArrayImpl'>".into(),
         Obj::Type(t) => format!("<class '{t}'>"),
     }
 }
@@ -256,6 +261,9 @@ pub use crate::ir::str_repr;
 
 /// Applies a format spec (`.4f`, `>8`, `,`, `e`, `%`, ...) as `format(v, spec)`.
 pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
+    if let Some(scalar) = numpy_scalar(v) {
+        return format_value(&scalar, spec);
+    }
     if spec.is_empty() {
         return Ok(str_of(v));
     }
@@ -393,6 +401,26 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
         };
     }
     Ok(text)
+}
+
+/// The Python scalar a concrete 0-d array formats as. JAX formats a 0-d
+/// array through its NumPy scalar, and NumPy's scalars format as Python's
+/// `float`, `int` and `bool`: `f"{loss}"` prints float32 0.3 as
+/// `0.30000001192092896` while `str(loss)` prints `0.3`. A tracer keeps its
+/// own text; complex keeps `str`.
+fn numpy_scalar(v: &Obj) -> Option<Obj> {
+    let Obj::Array(crate::trace::Value::Concrete(a)) = v else {
+        return None;
+    };
+    if a.ndim() != 0 {
+        return None;
+    }
+    match a.dtype() {
+        DType::F32 => Some(Obj::Float(a.get_f64(0))),
+        DType::I32 => Some(Obj::Int(a.get_f64(0) as i64)),
+        DType::Bool => Some(Obj::Bool(a.get_f64(0) != 0.0)),
+        DType::C64 => None,
+    }
 }
 
 fn group_thousands(s: &str) -> String {

@@ -34,6 +34,12 @@ pub trait Object: Any {
     /// `type(x).__name__`.
     fn type_name(&self) -> String;
 
+    /// The Python module JAX defines the type in (`type(x)` prints
+    /// `<class 'module.Name'>`), or None to print the bare name.
+    fn type_module(&self) -> Option<&'static str> {
+        None
+    }
+
     /// `x.name`, or None when `x` has no such attribute.
     fn getattr(&self, interp: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
         let _ = (interp, this, name);

@@ -288,10 +288,10 @@ impl Pattern {
 
     /// One match starting at or after byte `at` of `hay`.
     fn spans_at(&self, hay: &str, at: usize, mode: Mode) -> Option<Spans> {
-        let inner_newline = hay
-            .len()
-            .checked_sub(1)
-            .is_some_and(|last| hay[..last].contains('\n'));
+        // A newline before the last character (which may be several bytes).
+        let mut before_last = hay.chars();
+        before_last.next_back();
+        let inner_newline = before_last.as_str().contains('\n');
         let Some(end_only) = self.end_only.as_ref().filter(|_| inner_newline) else {
             return self.captures(&self.exact, hay, at, mode);
         };

@@ -282,7 +282,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             }
             Obj::set(st)
         }
-        "object" => Obj::Type("object"),
+        "object" => Obj::lib(PlainObject),
         "type" => match first {
             Some(o) => type_of(&o),
             None => bail!(TypeError, "type() takes 1 or 3 arguments"),
@@ -339,13 +339,50 @@ fn type_of(o: &Obj) -> Obj {
         Obj::Instance(i) => Obj::Class(i.class.clone()),
         Obj::Array(_) => Obj::Type("ArrayImpl"),
         Obj::None => Obj::Type("NoneType"),
-        // A library object's type, named as the object names it.
-        Obj::Lib(l) => Obj::Class(std::rc::Rc::new(super::value::Class::new(
-            l.type_name(),
-            vec![],
-            vec![],
-        ))),
+        Obj::Lib(l) if l.downcast::<PlainObject>().is_some() => Obj::Type("object"),
+        // A library object's type, named as the object names it, in the
+        // module JAX defines it in when the object says.
+        Obj::Lib(l) => {
+            let module = l.type_module().map(|m| ("__module__".into(), Obj::str(m)));
+            Obj::Class(std::rc::Rc::new(super::value::Class::new(
+                l.type_name(),
+                vec![],
+                module.into_iter().collect(),
+            )))
+        }
         _ => Obj::Type("object"),
+    }
+}
+
+/// `hex(n)`, `oct(n)`, `bin(n)` of an integer.
+fn radix(a: &Args, name: &str) -> Result<Obj> {
+    let n = match a.req(Some(0), "number", name)? {
+        o @ (Obj::Int(_) | Obj::Bool(_) | Obj::Array(_)) => to_int(&o)?,
+        o => bail!(
+            TypeError,
+            "'{}' object cannot be interpreted as an integer",
+            o.type_name()
+        ),
+    };
+    let m = n.unsigned_abs();
+    let digits = match name {
+        "hex" => format!("0x{m:x}"),
+        "oct" => format!("0o{m:o}"),
+        _ => format!("0b{m:b}"),
+    };
+    Ok(Obj::str(if n < 0 { format!("-{digits}") } else { digits }))
+}
+
+/// What `object()` makes: an object with nothing but its identity.
+struct PlainObject;
+
+impl super::object::Object for PlainObject {
+    fn type_name(&self) -> String {
+        "object".into()
+    }
+
+    fn repr(&self, this: &Obj) -> Option<String> {
+        Some(format!("<object object at {:#x}>", object_id(this)))
     }
 }
 
@@ -680,6 +717,9 @@ fn install_numbers(b: &mut HashMap<String, Obj>) {
         super::dict::check_hashable(&o)?;
         Ok(Obj::Int(super::set::py_hash(&o)))
     });
+    add("hex", |_, a| radix(&a, "hex"));
+    add("oct", |_, a| radix(&a, "oct"));
+    add("bin", |_, a| radix(&a, "bin"));
     add("chr", |_, a| {
         let c = to_int(&a.req(Some(0), "i", "chr")?)?;
         match u32::try_from(c).ok().and_then(char::from_u32) {
