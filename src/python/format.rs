@@ -256,6 +256,18 @@ pub use crate::ir::str_repr;
 
 /// Applies a format spec (`.4f`, `>8`, `,`, `e`, `%`, ...) as `format(v, spec)`.
 pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
+    // A 0-d array formats as the Python scalar it holds (NumPy's scalar
+    // `__format__`, which JAX's `Array.__format__` defers to): `f"{x}"` of a
+    // float32 scalar prints the double's repr, not float32's short digits.
+    if let Obj::Array(a) = v {
+        if let Some(c) = a
+            .concrete("formatting an array")
+            .ok()
+            .filter(|c| c.shape().is_empty())
+        {
+            return format_value(&super::array::scalar_obj(c, 0), spec);
+        }
+    }
     if spec.is_empty() {
         return Ok(str_of(v));
     }

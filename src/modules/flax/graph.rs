@@ -202,8 +202,8 @@ pub(super) fn full_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
     state_of(nnx_state, &all)
 }
 
-/// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone` and
-/// `graph` to `flax.nnx`, and `State.from_flat_path`.
+/// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
+/// `map_state` and `graph` to `flax.nnx`, and `State.from_flat_path`.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
@@ -242,6 +242,21 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
             &a.req(Some(0), "node", "clone")?,
             &mut HashMap::new(),
         ))
+    });
+    let st = state.clone();
+    b.func("map_state", move |interp, a| {
+        let f = a.req(Some(0), "f", "map_state")?;
+        let state = a.req(Some(1), "state", "map_state")?;
+        let mut all = vec![];
+        collect_vars(&state, &mut vec![], &|_| true, &mut all);
+        let entries = all
+            .into_iter()
+            .map(|(p, v)| {
+                let args = vec![path_obj(&p), Obj::Instance(v)];
+                Ok((p, interp.call(&f, Args::new(args))?))
+            })
+            .collect::<Result<_>>()?;
+        Ok(StateClass(st.clone()).build(entries))
     });
     let mut g = Builder::new("flax.nnx.graph");
     g.func("flatten", |_, a| {
