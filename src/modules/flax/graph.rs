@@ -202,8 +202,79 @@ pub(super) fn full_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
     state_of(nnx_state, &all)
 }
 
+/// Whether `a` and `b` are one graph node or node leaf (a module, a
+/// variable or an array).
+fn same_node(a: &Obj, b: &Obj) -> bool {
+    match (a, b) {
+        (Obj::Instance(x), Obj::Instance(y)) => Rc::ptr_eq(x, y),
+        (Obj::Array(Value::Concrete(x)), Obj::Array(Value::Concrete(y))) => x.is_same(y),
+        _ => false,
+    }
+}
+
+/// The paths at which each graph node and node leaf of `o` is met, in the
+/// order first met; containers are walked but are not nodes.
+fn node_paths(o: &Obj, path: &mut Vec<String>, seen: &mut Vec<(Obj, Vec<Vec<String>>)>) {
+    let is_node = match o {
+        Obj::Instance(i) => is_nnx_module(i) || is_variable(i),
+        Obj::Array(_) => true,
+        _ => false,
+    };
+    if is_node {
+        if let Some((_, paths)) = seen.iter_mut().find(|(n, _)| same_node(n, o)) {
+            paths.push(path.clone());
+            return;
+        }
+        seen.push((o.clone(), vec![path.clone()]));
+    }
+    let children: Vec<(String, Obj)> = match o {
+        Obj::Instance(i) if is_nnx_module(i) => pytree_children(i)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|n| iattr(i, &n).map(|v| (n, v)))
+            .collect(),
+        Obj::List(_) | Obj::Tuple(_) => iterate(o)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .map(|(k, v)| (str_of(k), v.clone()))
+            .collect(),
+        _ => vec![],
+    };
+    for (k, v) in children {
+        path.push(k);
+        node_paths(&v, path, seen);
+        path.pop();
+    }
+}
+
+/// `nnx.find_duplicates(node)`: the paths of every node met more than once.
+fn find_duplicates(a: &Args) -> Result<Obj> {
+    let node = a.req(Some(0), "node", "find_duplicates")?;
+    if a.get(None, "only").is_some() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: flax.nnx.find_duplicates(only=...)"
+        );
+    }
+    let mut seen = vec![];
+    node_paths(&node, &mut vec![], &mut seen);
+    Ok(Obj::list(
+        seen.into_iter()
+            .filter(|(_, p)| p.len() > 1)
+            .map(|(_, p)| Obj::list(p.iter().map(|x| path_obj(x)).collect()))
+            .collect(),
+    ))
+}
+
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
-/// `map_state` and `graph` to `flax.nnx`, and `State.from_flat_path`.
+/// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
@@ -230,6 +301,7 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         Ok(graphdef_of(&a.req(Some(0), "node", "graphdef")?))
     });
     b.func("merge", |_, a| merge(&a));
+    b.func("find_duplicates", |_, a| find_duplicates(&a));
     b.func("update", |_, a| {
         let node = a.req(Some(0), "node", "update")?;
         for st in &a.pos[1..] {
