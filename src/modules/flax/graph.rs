@@ -13,20 +13,43 @@ use super::filters::{path_obj, to_predicate, Pred};
 use super::nnx::collect_vars;
 use super::*;
 
-/// The structure of a node without its state (`nnx.graphdef`).
-pub(super) struct GraphDef(Obj);
+/// The behaviour of `GraphDef` instances (`nnx.graphdef`): the structure
+/// of a node without its state. A GraphDef is a pytree node without
+/// children whose copy of the node is static, so it passes through
+/// `jax.jit` as Flax's does.
+struct GraphDefNode;
 
-impl Object for GraphDef {
+impl Object for GraphDefNode {
     fn type_name(&self) -> String {
         "GraphDef".into()
     }
 
-    fn repr(&self, _: &Obj) -> Option<String> {
-        let name = match &self.0 {
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let name = match graphdef_node(this)? {
             Obj::Instance(i) => i.class.name.clone(),
             other => other.type_name(),
         };
         Some(format!("GraphDef(type={name})"))
+    }
+
+    fn children(&self, _: &Obj) -> Option<Vec<String>> {
+        Some(vec![])
+    }
+}
+
+thread_local! {
+    static GRAPHDEF_CLASS: Rc<Class> = {
+        let mut c = Class::new("GraphDef", vec![], vec![]);
+        c.native = Some(Rc::new(GraphDefNode));
+        Rc::new(c)
+    };
+}
+
+/// The node copy a GraphDef holds, when `g` is one.
+pub(super) fn graphdef_node(g: &Obj) -> Option<Obj> {
+    match g {
+        Obj::Instance(i) if GRAPHDEF_CLASS.with(|c| Rc::ptr_eq(&i.class, c)) => iattr(i, "node"),
+        _ => None,
     }
 }
 
@@ -175,7 +198,8 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
 }
 
 pub(super) fn graphdef_of(node: &Obj) -> Obj {
-    Obj::lib(GraphDef(deep_clone(node, &mut HashMap::new())))
+    let copy = deep_clone(node, &mut HashMap::new());
+    GRAPHDEF_CLASS.with(|c| instance(c, vec![("node".into(), copy)]))
 }
 
 fn merge(a: &Args) -> Result<Obj> {
@@ -185,10 +209,10 @@ fn merge(a: &Args) -> Result<Obj> {
 
 /// `nnx.merge(graphdef, *states)`.
 pub(super) fn merge_parts(g: &Obj, states: &[Obj]) -> Result<Obj> {
-    let Some(def) = g.downcast::<GraphDef>() else {
+    let Some(def) = graphdef_node(g) else {
         bail!(TypeError, "merge expects a GraphDef, got {}", g.type_name());
     };
-    let node = deep_clone(&def.0, &mut HashMap::new());
+    let node = deep_clone(&def, &mut HashMap::new());
     for st in states {
         update_from(&node, st)?;
     }
