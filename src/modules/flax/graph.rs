@@ -13,20 +13,43 @@ use super::filters::{path_obj, to_predicate, Pred};
 use super::nnx::collect_vars;
 use super::*;
 
-/// The structure of a node without its state (`nnx.graphdef`).
-pub(super) struct GraphDef(Obj);
+/// The behaviour of `GraphDef` instances (`nnx.graphdef`): the structure
+/// of a node without its state. A GraphDef is a pytree node without
+/// children whose copy of the node is static, so it passes through
+/// `jax.jit` as Flax's does.
+struct GraphDefNode;
 
-impl Object for GraphDef {
+impl Object for GraphDefNode {
     fn type_name(&self) -> String {
         "GraphDef".into()
     }
 
-    fn repr(&self, _: &Obj) -> Option<String> {
-        let name = match &self.0 {
+    fn repr(&self, this: &Obj) -> Option<String> {
+        let name = match graphdef_node(this)? {
             Obj::Instance(i) => i.class.name.clone(),
             other => other.type_name(),
         };
         Some(format!("GraphDef(type={name})"))
+    }
+
+    fn children(&self, _: &Obj) -> Option<Vec<String>> {
+        Some(vec![])
+    }
+}
+
+thread_local! {
+    static GRAPHDEF_CLASS: Rc<Class> = {
+        let mut c = Class::new("GraphDef", vec![], vec![]);
+        c.native = Some(Rc::new(GraphDefNode));
+        Rc::new(c)
+    };
+}
+
+/// The node copy a GraphDef holds, when `g` is one.
+pub(super) fn graphdef_node(g: &Obj) -> Option<Obj> {
+    match g {
+        Obj::Instance(i) if GRAPHDEF_CLASS.with(|c| Rc::ptr_eq(&i.class, c)) => iattr(i, "node"),
+        _ => None,
     }
 }
 
@@ -175,7 +198,8 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
 }
 
 pub(super) fn graphdef_of(node: &Obj) -> Obj {
-    Obj::lib(GraphDef(deep_clone(node, &mut HashMap::new())))
+    let copy = deep_clone(node, &mut HashMap::new());
+    GRAPHDEF_CLASS.with(|c| instance(c, vec![("node".into(), copy)]))
 }
 
 fn merge(a: &Args) -> Result<Obj> {
@@ -185,10 +209,10 @@ fn merge(a: &Args) -> Result<Obj> {
 
 /// `nnx.merge(graphdef, *states)`.
 pub(super) fn merge_parts(g: &Obj, states: &[Obj]) -> Result<Obj> {
-    let Some(def) = g.downcast::<GraphDef>() else {
+    let Some(def) = graphdef_node(g) else {
         bail!(TypeError, "merge expects a GraphDef, got {}", g.type_name());
     };
-    let node = deep_clone(&def.0, &mut HashMap::new());
+    let node = deep_clone(&def, &mut HashMap::new());
     for st in states {
         update_from(&node, st)?;
     }
@@ -202,8 +226,79 @@ pub(super) fn full_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
     state_of(nnx_state, &all)
 }
 
-/// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone` and
-/// `graph` to `flax.nnx`, and `State.from_flat_path`.
+/// Whether `a` and `b` are one graph node or node leaf (a module, a
+/// variable or an array).
+fn same_node(a: &Obj, b: &Obj) -> bool {
+    match (a, b) {
+        (Obj::Instance(x), Obj::Instance(y)) => Rc::ptr_eq(x, y),
+        (Obj::Array(Value::Concrete(x)), Obj::Array(Value::Concrete(y))) => x.is_same(y),
+        _ => false,
+    }
+}
+
+/// The paths at which each graph node and node leaf of `o` is met, in the
+/// order first met; containers are walked but are not nodes.
+fn node_paths(o: &Obj, path: &mut Vec<String>, seen: &mut Vec<(Obj, Vec<Vec<String>>)>) {
+    let is_node = match o {
+        Obj::Instance(i) => is_nnx_module(i) || is_variable(i),
+        Obj::Array(_) => true,
+        _ => false,
+    };
+    if is_node {
+        if let Some((_, paths)) = seen.iter_mut().find(|(n, _)| same_node(n, o)) {
+            paths.push(path.clone());
+            return;
+        }
+        seen.push((o.clone(), vec![path.clone()]));
+    }
+    let children: Vec<(String, Obj)> = match o {
+        Obj::Instance(i) if is_nnx_module(i) => pytree_children(i)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|n| iattr(i, &n).map(|v| (n, v)))
+            .collect(),
+        Obj::List(_) | Obj::Tuple(_) => iterate(o)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .map(|(k, v)| (str_of(k), v.clone()))
+            .collect(),
+        _ => vec![],
+    };
+    for (k, v) in children {
+        path.push(k);
+        node_paths(&v, path, seen);
+        path.pop();
+    }
+}
+
+/// `nnx.find_duplicates(node)`: the paths of every node met more than once.
+fn find_duplicates(a: &Args) -> Result<Obj> {
+    let node = a.req(Some(0), "node", "find_duplicates")?;
+    if a.get(None, "only").is_some() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: flax.nnx.find_duplicates(only=...)"
+        );
+    }
+    let mut seen = vec![];
+    node_paths(&node, &mut vec![], &mut seen);
+    Ok(Obj::list(
+        seen.into_iter()
+            .filter(|(_, p)| p.len() > 1)
+            .map(|(_, p)| Obj::list(p.iter().map(|x| path_obj(x)).collect()))
+            .collect(),
+    ))
+}
+
+/// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
+/// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
@@ -230,6 +325,7 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         Ok(graphdef_of(&a.req(Some(0), "node", "graphdef")?))
     });
     b.func("merge", |_, a| merge(&a));
+    b.func("find_duplicates", |_, a| find_duplicates(&a));
     b.func("update", |_, a| {
         let node = a.req(Some(0), "node", "update")?;
         for st in &a.pos[1..] {
@@ -242,6 +338,21 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
             &a.req(Some(0), "node", "clone")?,
             &mut HashMap::new(),
         ))
+    });
+    let st = state.clone();
+    b.func("map_state", move |interp, a| {
+        let f = a.req(Some(0), "f", "map_state")?;
+        let state = a.req(Some(1), "state", "map_state")?;
+        let mut all = vec![];
+        collect_vars(&state, &mut vec![], &|_| true, &mut all);
+        let entries = all
+            .into_iter()
+            .map(|(p, v)| {
+                let args = vec![path_obj(&p), Obj::Instance(v)];
+                Ok((p, interp.call(&f, Args::new(args))?))
+            })
+            .collect::<Result<_>>()?;
+        Ok(StateClass(st.clone()).build(entries))
     });
     let mut g = Builder::new("flax.nnx.graph");
     g.func("flatten", |_, a| {

@@ -159,6 +159,7 @@ fn is_state(i: &Instance) -> bool {
 fn is_data(o: &Obj) -> bool {
     match o {
         Obj::Array(_) => true,
+        Obj::Instance(_) if graph::graphdef_node(o).is_some() => false,
         Obj::Instance(_) => o.behaviour().and_then(|b| b.children(o)).is_some(),
         Obj::List(l) => l.borrow().iter().any(is_data),
         Obj::Tuple(t) => t.iter().any(is_data),

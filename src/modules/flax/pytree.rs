@@ -1,10 +1,11 @@
-//! `nnx.Pytree` (the base of `nnx.Module`), `nnx.data`, `nnx.static` and
-//! `nnx.is_data`.
+//! `nnx.Pytree` (the base of `nnx.Module`), `nnx.data`, `nnx.static`,
+//! `nnx.dataclass` and `nnx.is_data`.
 //!
 //! An attribute is a pytree child when its value is data (arrays,
 //! variables, nnx objects, containers holding them) or when it was
 //! assigned through `nnx.data(...)`; `nnx.static(...)` keeps it out even
-//! when it holds data. The names so marked are kept on the instance under
+//! when it holds data. An attribute keeps the status its first value (or
+//! its dataclass field's `static` metadata) gave it. The names are kept on the instance under
 //! `_nnx_data` and `_nnx_static`, which reprs and the graph functions skip.
 
 use super::*;
@@ -42,15 +43,54 @@ fn set_names(i: &Instance, slot: &str, v: Vec<String>) {
     );
 }
 
-/// Whether the attribute `name` of `i` is a pytree child.
+/// Whether the attribute `name` of `i` is a pytree child: the status it
+/// was given when first assigned (or by `nnx.data`/`nnx.static`), else
+/// whether its value is data.
 pub(super) fn is_child(i: &Instance, name: &str, v: &Obj) -> bool {
     if name.starts_with("_nnx") {
         return false;
     }
+    recorded(i, name).unwrap_or_else(|| is_data(v))
+}
+
+/// The data (true) or static (false) status recorded for `name`.
+fn recorded(i: &Instance, name: &str) -> Option<bool> {
     if names(i, "_nnx_static").iter().any(|n| n == name) {
-        return false;
+        Some(false)
+    } else if names(i, "_nnx_data").iter().any(|n| n == name) {
+        Some(true)
+    } else {
+        None
     }
-    is_data(v) || names(i, "_nnx_data").iter().any(|n| n == name)
+}
+
+/// Records `name` as data or static, replacing an earlier status.
+fn record(me: &Instance, name: &str, data: bool) {
+    let (add, drop) = if data {
+        ("_nnx_data", "_nnx_static")
+    } else {
+        ("_nnx_static", "_nnx_data")
+    };
+    let mut keep = names(me, add);
+    if !keep.iter().any(|n| n == name) {
+        keep.push(name.to_string());
+    }
+    set_names(me, add, keep);
+    if iattr(me, drop).is_some() {
+        let rest = names(me, drop).into_iter().filter(|n| n != name).collect();
+        set_names(me, drop, rest);
+    }
+}
+
+/// The status a dataclass field declares with `nnx.data()`,
+/// `nnx.static()` or `field(metadata={'static': ...})`.
+fn field_status(c: &Class, name: &str) -> Option<bool> {
+    let meta = crate::modules::std::dataclasses::field_metadata(c, name)?;
+    let Obj::Dict(d) = meta else {
+        return None;
+    };
+    let st = d.borrow().get(&Obj::str("static"))?;
+    Some(!truthy(&st, "static").ok()?)
 }
 
 /// `<class 'module.Name'>`, classes of the program being in `__main__`.
@@ -112,24 +152,13 @@ fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     let mut value = a.req(Some(2), "value", "__setattr__")?;
     check_status(&me, &name, &value)?;
     if let Some(m) = value.downcast::<Marked>() {
-        let (add, drop) = if m.data {
-            ("_nnx_data", "_nnx_static")
-        } else {
-            ("_nnx_static", "_nnx_data")
-        };
-        let mut keep = names(&me, add);
-        if !keep.contains(&name) {
-            keep.push(name.clone());
-        }
-        set_names(&me, add, keep);
-        let rest: Vec<String> = names(&me, drop)
-            .into_iter()
-            .filter(|n| *n != name)
-            .collect();
-        if iattr(&me, drop).is_some() {
-            set_names(&me, drop, rest);
-        }
+        record(&me, &name, m.data);
         value = m.value.clone();
+    } else if !name.starts_with("_nnx") && recorded(&me, &name).is_none() {
+        // An attribute keeps the status of its first value: assigning a
+        // string to a data attribute leaves it data.
+        let data = field_status(&me.class, &name).unwrap_or_else(|| is_data(&value));
+        record(&me, &name, data);
     }
     set_iattr(&me, &name, value);
     Ok(Obj::None)
@@ -149,20 +178,58 @@ pub(super) fn pytree_class() -> Rc<Class> {
     )
 }
 
+/// `nnx.data(value)` / `nnx.static(value)` mark a value on assignment;
+/// with keyword arguments only they are `dataclasses.field(...)` whose
+/// metadata says `static`, for `nnx.dataclass` fields.
+fn marker(interp: &mut Interp, a: Args, data: bool) -> Result<Obj> {
+    let func = if data { "data" } else { "static" };
+    if let Some(value) = a.pos.first() {
+        if !a.kw.is_empty() {
+            bail!(
+                TypeError,
+                "nnx.{func}() accepts either a single positional argument or keyword arguments, but not both."
+            );
+        }
+        return Ok(Obj::lib(Marked {
+            value: value.clone(),
+            data,
+        }));
+    }
+    let mut meta = Dict::default();
+    let mut kw = vec![];
+    for (k, v) in a.kw {
+        match (k.as_str(), &v) {
+            ("metadata", Obj::Dict(d)) => {
+                if d.borrow().get(&Obj::str("static")).is_some() {
+                    bail!(
+                        ValueError,
+                        "Cannot use 'static' key in metadata argument for nnx.{func}."
+                    );
+                }
+                for (mk, mv) in d.borrow().items.iter() {
+                    meta.set(mk.clone(), mv.clone());
+                }
+            }
+            ("metadata", Obj::None) => {}
+            _ => kw.push((k, v)),
+        }
+    }
+    meta.set(Obj::str("static"), Obj::Bool(!data));
+    kw.push(("metadata".into(), Obj::Dict(Rc::new(RefCell::new(meta)))));
+    let dc = super::super::import(interp, "dataclasses")?;
+    let field = crate::python::ops::getattr(interp, &dc, "field")?;
+    interp.call(&field, Args { pos: vec![], kw })
+}
+
 /// `nnx.data`, `nnx.static` and `nnx.is_data`.
 pub(super) fn register(b: &mut Builder) {
-    b.func("data", |_, a| {
-        Ok(Obj::lib(Marked {
-            value: a.req(Some(0), "value", "data")?,
-            data: true,
-        }))
+    b.func("dataclass", |interp, a| {
+        let dc = super::super::import(interp, "dataclasses")?;
+        let f = crate::python::ops::getattr(interp, &dc, "dataclass")?;
+        interp.call(&f, a)
     });
-    b.func("static", |_, a| {
-        Ok(Obj::lib(Marked {
-            value: a.req(Some(0), "value", "static")?,
-            data: false,
-        }))
-    });
+    b.func("data", |interp, a| marker(interp, a, true));
+    b.func("static", |interp, a| marker(interp, a, false));
     b.func("is_data", |_, a| {
         let v = a.req(Some(0), "value", "is_data")?;
         Ok(Obj::Bool(match &v {

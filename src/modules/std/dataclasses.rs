@@ -292,6 +292,18 @@ fn own_attr(c: &Class, name: &str) -> Option<Obj> {
         .map(|(_, v)| v.clone())
 }
 
+/// The `metadata` mapping of the field `name` of the dataclass `class`.
+pub fn field_metadata(class: &Class, name: &str) -> Option<Obj> {
+    let Some(Obj::Dict(d)) = class.lookup("__dataclass_fields__") else {
+        return None;
+    };
+    let d = d.borrow();
+    d.items
+        .iter()
+        .find(|(k, _)| matches!(k, Obj::Str(s) if &**s == name))
+        .and_then(|(_, f)| f.downcast::<Field>().map(|f| f.metadata.clone()))
+}
+
 /// The fields of `c`: its dataclass bases' first, then its own annotations.
 fn collect_fields(c: &Class, opts: Options) -> Result<Vec<Field>> {
     let mut out: Vec<Field> = vec![];
@@ -561,7 +573,21 @@ fn init(interp: &mut Interp, name: &str, fields: &[Field], a: Args) -> Result<Ob
         };
         attrs.push((f.name.clone(), v));
     }
-    inst.attrs.borrow_mut().extend(attrs);
+    // A class's own `__setattr__` sees the fields' assignments, as the
+    // generated `self.name = value` lines do (nnx.Pytree records data or
+    // static there); a frozen class sets them around its refusal.
+    let frozen = matches!(
+        inst.class.lookup("__dataclass_frozen__"),
+        Some(Obj::Bool(true))
+    );
+    match inst.class.lookup("__setattr__").filter(|_| !frozen) {
+        Some(set) => {
+            for (k, v) in attrs {
+                interp.call(&set, Args::new(vec![this.clone(), Obj::str(&k), v]))?;
+            }
+        }
+        None => inst.attrs.borrow_mut().extend(attrs),
+    }
     if let Some(post) = inst.class.lookup("__post_init__") {
         interp.call(&post, Args::new(vec![this]))?;
     }
