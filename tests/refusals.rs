@@ -97,3 +97,17 @@ fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
         )
     );
 }
+
+#[test]
+fn class_keywords_are_not_dropped() {
+    let (ty, msg, line) =
+        error_of("class Base:\n    pass\n\nclass Foo(Base, pytree=False):\n    x = 1\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: the class keyword pytree=",
+            4
+        )
+    );
+}

@@ -308,6 +308,15 @@ impl Interp {
 
     /// `class`: runs the body in a scope of its own, builds the class, calls `__init_subclass__`, applies the decorators.
     fn exec_class_def(&mut self, c: &ast::StmtClassDef, scope: &Scope) -> Result<Flow> {
+        // Class keywords (`metaclass=`, Flax's `pytree=False`) change how the
+        // class behaves; dropping one would silently change the program.
+        if let Some(k) = c.keywords.first() {
+            let name = k.arg.as_ref().map_or("**kwargs".to_string(), name_of);
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: the class keyword {name}="
+            );
+        }
         let mut bases = vec![];
         for b in &c.bases {
             match self.eval(b, scope)? {
