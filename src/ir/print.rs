@@ -27,7 +27,7 @@ fn scalar_text(a: &Array) -> String {
     let v = a.get_f64(0);
     match a.dtype() {
         DType::F32 => format!("{:?}", v as f32),
-        DType::I32 => format!("{}", v as i64),
+        DType::I32 | DType::U32 => format!("{}", v as i64),
         DType::Bool => if v != 0.0 { "True" } else { "False" }.into(),
         DType::C64 => crate::array::format_numpy(a),
     }
