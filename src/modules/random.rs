@@ -588,7 +588,10 @@ pub fn module() -> Obj {
                 );
             }
         }
-        Ok(arr(Array::from_u32(&shape, rnd::random_bits(key, &shape)?)?))
+        Ok(arr(Array::from_u32(
+            &shape,
+            rnd::random_bits(key, &shape)?,
+        )?))
     });
     b.build()
 }
