@@ -1027,6 +1027,23 @@ mod tests {
     }
 
     #[test]
+    fn uint32_wraps_divides_and_shifts_like_xla() {
+        let u = |v: &[u32]| Array::from_u32(&[v.len()], v.to_vec()).unwrap();
+        let w = u(&[7, 4_000_000_000]);
+        let add = w.binary(BinaryOp::Add, &u(&[300_000_000, 300_000_000])).unwrap();
+        assert_eq!(add.u32_data().unwrap(), &[300_000_007, 5_032_704]);
+        let div = w.binary(BinaryOp::FloorDiv, &u(&[0, 3])).unwrap();
+        assert_eq!(div.u32_data().unwrap(), &[u32::MAX, 1_333_333_333]);
+        let shr = w.binary(BinaryOp::ShiftRightLogical, &u(&[1, 32])).unwrap();
+        assert_eq!(shr.u32_data().unwrap(), &[3, 0]);
+        let sar = i(&[-8, -8]).binary(BinaryOp::ShiftRightArithmetic, &i(&[1, 40]));
+        assert_eq!(sar.unwrap().i32_data().unwrap(), &[-4, -1]);
+        let back = f(&[-1.5, 3e9, f32::NAN]).astype(DType::U32);
+        assert_eq!(back.u32_data().unwrap(), &[0, 3_000_000_000, 0]);
+        assert_eq!(i(&[-1]).astype(DType::U32).u32_data().unwrap(), &[u32::MAX]);
+    }
+
+    #[test]
     fn integer_pow_by_squaring() {
         let x = f(&[3., -2.]);
         assert_eq!(x.integer_pow(2).unwrap().f32_data().unwrap(), &[9., 4.]);

@@ -122,3 +122,20 @@ pub fn iinfo(_: &mut Interp, a: Args) -> Result<Obj> {
     }
     Ok(Obj::lib(IInfo(d)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn uint32_names_are_uint32_and_narrow_types_are_refused() {
+        for name in ["uint32", "uint64", "u4"] {
+            assert_eq!(dtype_of(&Obj::str(name)).ok(), Some(DType::U32));
+        }
+        for name in ["bfloat16", "float16", "int8", "int16", "uint8", "uint16"] {
+            let e = dtype_of(&Obj::str(name)).err().map(|e| e.kind);
+            assert_eq!(e, Some(ErrorKind::NotImplementedError), "{name}");
+        }
+    }
+}
