@@ -1030,7 +1030,9 @@ mod tests {
     fn uint32_wraps_divides_and_shifts_like_xla() {
         let u = |v: &[u32]| Array::from_u32(&[v.len()], v.to_vec()).unwrap();
         let w = u(&[7, 4_000_000_000]);
-        let add = w.binary(BinaryOp::Add, &u(&[300_000_000, 300_000_000])).unwrap();
+        let add = w
+            .binary(BinaryOp::Add, &u(&[300_000_000, 300_000_000]))
+            .unwrap();
         assert_eq!(add.u32_data().unwrap(), &[300_000_007, 5_032_704]);
         let div = w.binary(BinaryOp::FloorDiv, &u(&[0, 3])).unwrap();
         assert_eq!(div.u32_data().unwrap(), &[u32::MAX, 1_333_333_333]);
