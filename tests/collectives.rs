@@ -563,6 +563,7 @@ fn random_array(rng: &mut Rng, shape: &[usize], dtype: DType) -> Array {
             Array::from_f32(shape, v).unwrap()
         }
         DType::I32 => Array::from_i32(shape, (0..n).map(|_| rng.next() as i32).collect()).unwrap(),
+        DType::U32 => Array::from_u32(shape, (0..n).map(|_| rng.next() as u32).collect()).unwrap(),
         DType::Bool => {
             Array::from_bool(shape, (0..n).map(|_| rng.next() % 2 == 0).collect()).unwrap()
         }

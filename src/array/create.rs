@@ -41,6 +41,10 @@ impl Array {
                 let (s, d) = (start as i64, step as i64);
                 Array::from_i32(&[n], (0..n as i64).map(|i| (s + i * d) as i32).collect())
             }
+            DType::U32 => {
+                let (s, d) = (start as i64, step as i64);
+                Array::from_u32(&[n], (0..n as i64).map(|i| (s + i * d) as u32).collect())
+            }
             DType::C64 => bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: complex64 in arange"

@@ -169,7 +169,7 @@ pub enum BinaryOp {
     Gt,
     /// `>=`.
     Ge,
-    /// `&`: logical on bool, bitwise on int32.
+    /// `&`: logical on bool, bitwise on integers.
     And,
     /// `|`: logical on bool, bitwise on int32.
     Or,
@@ -177,6 +177,12 @@ pub enum BinaryOp {
     Xor,
     /// `lax.complex(x, y)`: `x + y*1j` from two float32 operands.
     Complex,
+    /// `lax.shift_left` (`<<`): zero when the shift is the bit width or more.
+    ShiftLeft,
+    /// `lax.shift_right_logical` (`>>` on uint32): zero-filling.
+    ShiftRightLogical,
+    /// `lax.shift_right_arithmetic` (`>>` on int32): sign-filling.
+    ShiftRightArithmetic,
 }
 
 impl BinaryOp {
@@ -204,7 +210,27 @@ impl BinaryOp {
             Or => "bitwise_or",
             Xor => "bitwise_xor",
             Complex => "complex",
+            ShiftLeft => "left_shift",
+            ShiftRightLogical | ShiftRightArithmetic => "right_shift",
         }
+    }
+
+    /// The operation `jnp` applies to operands of `dtype`: `>>` is the
+    /// logical shift on uint32 and the arithmetic one on int32.
+    pub fn for_dtype(self, dtype: DType) -> BinaryOp {
+        match self {
+            BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical if dtype == DType::U32 => {
+                BinaryOp::ShiftRightLogical
+            }
+            BinaryOp::ShiftRightLogical => BinaryOp::ShiftRightArithmetic,
+            op => op,
+        }
+    }
+
+    /// True for the three shifts, which only integers accept.
+    pub fn is_shift(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, ShiftLeft | ShiftRightLogical | ShiftRightArithmetic)
     }
 
     /// True for the six comparisons, which produce bool.
@@ -267,6 +293,42 @@ fn rem_i32(a: i32, b: i32) -> i32 {
         r.wrapping_add(b)
     } else {
         r
+    }
+}
+
+/// XLA's unsigned division: all ones when dividing by zero.
+fn floor_div_u32(a: u32, b: u32) -> u32 {
+    a.checked_div(b).unwrap_or(u32::MAX)
+}
+
+/// `jnp.remainder` on uint32: 0 for a zero divisor, as on int32.
+fn rem_u32(a: u32, b: u32) -> u32 {
+    a.checked_rem(b).unwrap_or(0)
+}
+
+/// [`pow_i32`] on uint32: the same square-and-multiply over the exponent's
+/// low 6 bits, wrapping.
+fn pow_u32(mut x: u32, y: u32) -> u32 {
+    let mut e = y;
+    let mut acc = if x == 0 && y != 0 { 0 } else { 1u32 };
+    for _ in 0..6 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(x);
+        }
+        x = x.wrapping_mul(x);
+        e >>= 1;
+    }
+    acc
+}
+
+/// XLA's shifts on 32-bit words: a shift by the bit width or more (or a
+/// negative one, read as unsigned) gives 0, or the sign fill for the
+/// arithmetic shift.
+fn shift_u32(op: BinaryOp, a: u32, b: u32) -> u32 {
+    match op {
+        BinaryOp::ShiftLeft => a.checked_shl(b).unwrap_or(0),
+        BinaryOp::ShiftRightLogical => a.checked_shr(b).unwrap_or(0),
+        _ => (a as i32).checked_shr(b).unwrap_or((a as i32) >> 31) as u32,
     }
 }
 
@@ -384,6 +446,10 @@ impl Array {
             (IsFinite, _) => Buffer::Bool(vec![true; self.size()].into()),
             (Not, Buffer::Bool(d)) => Buffer::Bool(d.iter().map(|&v| !v).collect()),
             (Not, Buffer::I32(d)) => Buffer::I32(d.iter().map(|&v| !v).collect()),
+            (Not, Buffer::U32(d)) => Buffer::U32(d.iter().map(|&v| !v).collect()),
+            (Neg, Buffer::U32(d)) => Buffer::U32(d.iter().map(|v| v.wrapping_neg()).collect()),
+            (Sign, Buffer::U32(d)) => Buffer::U32(d.iter().map(|&v| (v != 0) as u32).collect()),
+            (Floor | Ceil | Round | Abs, Buffer::U32(_)) => self.buffer().clone(),
             (Not, Buffer::F32(_)) => bail!(
                 TypeError,
                 "invert is only defined for integer and boolean types, got a float32 array of shape {}",
@@ -405,9 +471,9 @@ impl Array {
         Array::from_buffer(shape, buffer)
     }
 
-    /// Applies a binary operation with NumPy broadcasting and promotion
-    /// (bool < int32 < float32). Comparisons give bool; `Div` and `Atan2`
-    /// of integers give float32.
+    /// Applies a binary operation with broadcasting and JAX's promotion
+    /// ([`DType::promote_weak`], reading the operands' weak bits).
+    /// Comparisons give bool; `Div` and `Atan2` of integers give float32.
     pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
         use BinaryOp::*;
         let shape = broadcast_shapes(self.shape(), other.shape()).map_err(|_| {
@@ -419,7 +485,9 @@ impl Array {
                 fmt_shape(other.shape())
             )
         })?;
-        let mut dtype = self.dtype().promote(other.dtype());
+        let mut dtype = self
+            .dtype()
+            .promote_weak(self.is_weak(), other.dtype(), other.is_weak());
         if op == Complex {
             return complex_from_parts(self, other, &shape);
         }
@@ -433,6 +501,16 @@ impl Array {
             bail!(
                 TypeError,
                 "subtract: the numpy boolean subtract, the `-` operator, is not supported on two bool arrays (shapes {} and {}); use logical_xor",
+                fmt_shape(self.shape()),
+                fmt_shape(other.shape())
+            );
+        }
+        if op.is_shift() && !dtype.is_int() {
+            bail!(
+                TypeError,
+                "{} is only defined for integer types, got {} operands of shapes {} and {}",
+                op.name(),
+                dtype.name(),
                 fmt_shape(self.shape()),
                 fmt_shape(other.shape())
             );
@@ -508,11 +586,19 @@ impl Array {
                         And => |p, q| p & q,
                         Or => |p, q| p | q,
                         Xor => |p, q| p ^ q,
+                        ShiftLeft => |p, q| shift_u32(ShiftLeft, p as u32, q as u32) as i32,
+                        ShiftRightLogical => {
+                            |p, q| shift_u32(ShiftRightLogical, p as u32, q as u32) as i32
+                        }
+                        ShiftRightArithmetic => {
+                            |p, q| shift_u32(ShiftRightArithmetic, p as u32, q as u32) as i32
+                        }
                         _ => unreachable!("float-valued operations compute in f32"),
                     };
                     Buffer::I32(zip_broadcast(x, sa, y, sb, &shape, f))
                 }
             }
+            (Buffer::U32(x), Buffer::U32(y)) => u32_binary(op, x, sa, y, sb, &shape),
             (Buffer::Bool(x), Buffer::Bool(y)) => {
                 Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| match op {
                     And => p & q,
@@ -595,6 +681,17 @@ impl Array {
                     .collect();
                 Array::from_i32(self.shape(), out)
             }
+            Buffer::U32(d) => {
+                if n < 0 {
+                    bail!(
+                        ValueError,
+                        "integer_pow: integers to negative integer powers are not allowed (exponent {n}, uint32 operand of shape {})",
+                        fmt_shape(self.shape())
+                    );
+                }
+                let out: Vec<u32> = d.iter().map(|&x| x.wrapping_pow(e)).collect();
+                Array::from_u32(self.shape(), out)
+            }
             Buffer::Bool(_) => self.astype(DType::I32).integer_pow(n),
         }
     }
@@ -627,6 +724,7 @@ impl Array {
         let buffer = match (t.buffer(), f.buffer()) {
             (Buffer::F32(t), Buffer::F32(f)) => Buffer::F32(pick(c, t, f).into()),
             (Buffer::I32(t), Buffer::I32(f)) => Buffer::I32(pick(c, t, f).into()),
+            (Buffer::U32(t), Buffer::U32(f)) => Buffer::U32(pick(c, t, f).into()),
             (Buffer::Bool(t), Buffer::Bool(f)) => Buffer::Bool(pick(c, t, f).into()),
             (Buffer::C64(t), Buffer::C64(f)) => Buffer::C64(pick(c, t, f).into()),
             _ => unreachable!("both branches were cast to one dtype"),
@@ -635,8 +733,9 @@ impl Array {
     }
 
     /// `x.astype(dtype)`: float to int truncates toward zero (saturating, NaN
-    /// to 0, as XLA converts); anything to bool is `x != 0`; bool to number is
-    /// 0/1.
+    /// to 0, as XLA converts: -1.5 becomes uint32 0); int32 and uint32 keep
+    /// their bits (-1 is 4294967295); anything to bool is `x != 0`; bool to
+    /// number is 0/1.
     pub fn astype(&self, dtype: DType) -> Array {
         if self.dtype() == dtype {
             return self.clone();
@@ -650,6 +749,12 @@ impl Array {
                 Buffer::F32(d.iter().map(|&v| v as u8 as f32).collect())
             }
             (Buffer::Bool(d), DType::I32) => Buffer::I32(d.iter().map(|&v| v as i32).collect()),
+            (Buffer::F32(d), DType::U32) => Buffer::U32(d.iter().map(|&v| v as u32).collect()),
+            (Buffer::I32(d), DType::U32) => Buffer::U32(d.iter().map(|&v| v as u32).collect()),
+            (Buffer::Bool(d), DType::U32) => Buffer::U32(d.iter().map(|&v| v as u32).collect()),
+            (Buffer::U32(d), DType::I32) => Buffer::I32(d.iter().map(|&v| v as i32).collect()),
+            (Buffer::U32(d), DType::F32) => Buffer::F32(d.iter().map(|&v| v as f32).collect()),
+            (Buffer::U32(d), DType::Bool) => Buffer::Bool(d.iter().map(|&v| v != 0).collect()),
             // A real value gets a zero imaginary part; a complex one keeps
             // its real part (what JAX does, with a ComplexWarning).
             (_, DType::C64) => Buffer::C64(
@@ -672,6 +777,40 @@ impl Array {
         };
         Array::from_buffer(self.shape(), buffer).expect("conversion keeps the element count")
     }
+}
+
+/// A binary operation on uint32 elements: wrapping arithmetic, XLA's
+/// unsigned division, bitwise operations and shifts.
+fn u32_binary(
+    op: BinaryOp,
+    x: &[u32],
+    sa: &[usize],
+    y: &[u32],
+    sb: &[usize],
+    shape: &[usize],
+) -> Buffer {
+    use BinaryOp::*;
+    if op.is_comparison() {
+        return Buffer::Bool(zip_broadcast(x, sa, y, sb, shape, |p, q| compare(op, p, q)));
+    }
+    let f: fn(u32, u32) -> u32 = match op {
+        Add => u32::wrapping_add,
+        Sub => u32::wrapping_sub,
+        Mul => u32::wrapping_mul,
+        FloorDiv => floor_div_u32,
+        Rem => rem_u32,
+        Pow => pow_u32,
+        Max => |p, q| p.max(q),
+        Min => |p, q| p.min(q),
+        And => |p, q| p & q,
+        Or => |p, q| p | q,
+        Xor => |p, q| p ^ q,
+        ShiftLeft => |p, q| shift_u32(ShiftLeft, p, q),
+        ShiftRightLogical => |p, q| shift_u32(ShiftRightLogical, p, q),
+        ShiftRightArithmetic => |p, q| shift_u32(ShiftRightArithmetic, p, q),
+        _ => unreachable!("float-valued operations compute in f32"),
+    };
+    Buffer::U32(zip_broadcast(x, sa, y, sb, shape, f))
 }
 
 /// A unary operation on complex64 elements: the arithmetic and elementary
@@ -885,6 +1024,25 @@ mod tests {
         );
         let s = f(&[0.]).unary(UnaryOp::Logistic).unwrap();
         assert_eq!(s.f32_data().unwrap(), &[0.5]);
+    }
+
+    #[test]
+    fn uint32_wraps_divides_and_shifts_like_xla() {
+        let u = |v: &[u32]| Array::from_u32(&[v.len()], v.to_vec()).unwrap();
+        let w = u(&[7, 4_000_000_000]);
+        let add = w
+            .binary(BinaryOp::Add, &u(&[300_000_000, 300_000_000]))
+            .unwrap();
+        assert_eq!(add.u32_data().unwrap(), &[300_000_007, 5_032_704]);
+        let div = w.binary(BinaryOp::FloorDiv, &u(&[0, 3])).unwrap();
+        assert_eq!(div.u32_data().unwrap(), &[u32::MAX, 1_333_333_333]);
+        let shr = w.binary(BinaryOp::ShiftRightLogical, &u(&[1, 32])).unwrap();
+        assert_eq!(shr.u32_data().unwrap(), &[3, 0]);
+        let sar = i(&[-8, -8]).binary(BinaryOp::ShiftRightArithmetic, &i(&[1, 40]));
+        assert_eq!(sar.unwrap().i32_data().unwrap(), &[-4, -1]);
+        let back = f(&[-1.5, 3e9, f32::NAN]).astype(DType::U32);
+        assert_eq!(back.u32_data().unwrap(), &[0, 3_000_000_000, 0]);
+        assert_eq!(i(&[-1]).astype(DType::U32).u32_data().unwrap(), &[u32::MAX]);
     }
 
     #[test]

@@ -414,6 +414,14 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
                 .unwrap_or(1);
             Box::new(move |i| format!("{:>w$}", d[i]))
         }
+        Buffer::U32(d) => {
+            let w = measured
+                .iter()
+                .map(|&i| d[i].to_string().len())
+                .max()
+                .unwrap_or(1);
+            Box::new(move |i| format!("{:>w$}", d[i]))
+        }
         Buffer::C64(d) => {
             let re: Vec<f32> = measured.iter().map(|&i| d[i].re).collect();
             let im: Vec<f32> = measured.iter().map(|&i| d[i].im).collect();
@@ -486,6 +494,7 @@ pub fn format_numpy(a: &Array) -> String {
         return match a.buffer() {
             Buffer::F32(d) => float_scalar_str(d[0]),
             Buffer::I32(d) => d[0].to_string(),
+            Buffer::U32(d) => d[0].to_string(),
             Buffer::Bool(d) => if d[0] { "True" } else { "False" }.to_string(),
             Buffer::C64(d) => complex_scalar_str(d[0]),
         };

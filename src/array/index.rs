@@ -125,6 +125,7 @@ impl Array {
         let buffer = match src.buffer() {
             Buffer::F32(d) => Buffer::F32(acc(total, d, &targets, inner, |a, b| a + b).into()),
             Buffer::I32(d) => Buffer::I32(acc(total, d, &targets, inner, i32::wrapping_add).into()),
+            Buffer::U32(d) => Buffer::U32(acc(total, d, &targets, inner, u32::wrapping_add).into()),
             Buffer::C64(d) => Buffer::C64(acc(total, d, &targets, inner, |a, b| a + b).into()),
             Buffer::Bool(_) => unreachable!("bool updates were cast to int32"),
         };

@@ -1,4 +1,4 @@
-//! n-d arrays of f32, i32, bool or complex64: the values every device
+//! n-d arrays of f32, i32, u32, bool or complex64: the values every device
 //! computes on. complex64 is modelled for the operations that list it (see
 //! `Prim::models_complex`); every other operation refuses it.
 //!
@@ -40,6 +40,10 @@ pub use shape_ops::fmt_shape;
 pub enum DType {
     /// Python `bool` / `jnp.bool_`.
     Bool,
+    /// `jnp.uint32`: PRNG key data and counters. It sits below int32 in
+    /// this order because, without x64, JAX promotes uint32 with int32 to
+    /// int64 and then canonicalizes that to int32.
+    U32,
     /// `jnp.int32`.
     I32,
     /// `jnp.float32`.
@@ -53,6 +57,7 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U32 => "uint32",
             DType::I32 => "int32",
             DType::F32 => "float32",
             DType::C64 => "complex64",
@@ -63,16 +68,36 @@ impl DType {
     pub fn short_name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U32 => "u32",
             DType::I32 => "i32",
             DType::F32 => "f32",
             DType::C64 => "c64",
         }
     }
 
-    /// The result type of a binary operation: NumPy's promotion restricted to
-    /// these types (bool < int32 < float32 < complex64).
+    /// The result type of a binary operation between strongly typed
+    /// operands: JAX's lattice restricted to these types without x64
+    /// (bool < uint32 < int32 < float32 < complex64; uint32 with int32 is
+    /// int64, canonicalized to int32).
     pub fn promote(self, other: DType) -> DType {
         self.max(other)
+    }
+
+    /// [`DType::promote`] with the weak bits of both operands: a weak
+    /// Python int gives way to uint32 (`u + 1` stays uint32), which the
+    /// plain order would send to int32.
+    pub fn promote_weak(self, weak: bool, other: DType, other_weak: bool) -> DType {
+        match (self, weak, other, other_weak) {
+            (DType::I32, true, DType::U32, false) | (DType::U32, false, DType::I32, true) => {
+                DType::U32
+            }
+            _ => self.promote(other),
+        }
+    }
+
+    /// True for the integer dtypes.
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::I32 | DType::U32)
     }
 }
 
@@ -83,6 +108,8 @@ pub enum Buffer {
     F32(Arc<[f32]>),
     /// int32 elements.
     I32(Arc<[i32]>),
+    /// uint32 elements.
+    U32(Arc<[u32]>),
     /// bool elements.
     Bool(Arc<[bool]>),
     /// complex64 elements.
@@ -95,6 +122,7 @@ impl Buffer {
         match self {
             Buffer::F32(d) => d.len(),
             Buffer::I32(d) => d.len(),
+            Buffer::U32(d) => d.len(),
             Buffer::Bool(d) => d.len(),
             Buffer::C64(d) => d.len(),
         }
@@ -110,6 +138,7 @@ impl Buffer {
         match self {
             Buffer::F32(_) => DType::F32,
             Buffer::I32(_) => DType::I32,
+            Buffer::U32(_) => DType::U32,
             Buffer::Bool(_) => DType::Bool,
             Buffer::C64(_) => DType::C64,
         }
@@ -157,7 +186,7 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
     }
     let width: u128 = match dtype {
         DType::Bool => 1,
-        DType::I32 | DType::F32 => 4,
+        DType::I32 | DType::U32 | DType::F32 => 4,
         DType::C64 => 8,
     };
     crate::bail!(
@@ -228,6 +257,17 @@ impl Array {
         Ok(Array {
             shape: shape.to_vec(),
             buffer: Buffer::I32(data.into()),
+            placement: None,
+            weak: false,
+        })
+    }
+
+    /// Builds a u32 array; fails if `data` does not have `numel(shape)` elements.
+    pub fn from_u32(shape: &[usize], data: Vec<u32>) -> Result<Array> {
+        Self::check_len(shape, data.len())?;
+        Ok(Array {
+            shape: shape.to_vec(),
+            buffer: Buffer::U32(data.into()),
             placement: None,
             weak: false,
         })
@@ -341,6 +381,11 @@ impl Array {
         let buffer = match dtype {
             DType::F32 => Buffer::F32(vec![value as f32; n].into()),
             DType::I32 => Buffer::I32(vec![value as i32; n].into()),
+            // An integral value wraps as a Python int converted to
+            // uint32 by JAX's weak promotion (`x + -1`); a fraction
+            // truncates as a float conversion does.
+            DType::U32 if value.fract() == 0.0 => Buffer::U32(vec![value as i64 as u32; n].into()),
+            DType::U32 => Buffer::U32(vec![value as u32; n].into()),
             DType::Bool => Buffer::Bool(vec![value != 0.0; n].into()),
             DType::C64 => Buffer::C64(vec![C64::real(value as f32); n].into()),
         };
@@ -385,6 +430,7 @@ impl Array {
         let same_data = match (&self.buffer, &other.buffer) {
             (Buffer::F32(a), Buffer::F32(b)) => Arc::ptr_eq(a, b),
             (Buffer::I32(a), Buffer::I32(b)) => Arc::ptr_eq(a, b),
+            (Buffer::U32(a), Buffer::U32(b)) => Arc::ptr_eq(a, b),
             (Buffer::Bool(a), Buffer::Bool(b)) => Arc::ptr_eq(a, b),
             (Buffer::C64(a), Buffer::C64(b)) => Arc::ptr_eq(a, b),
             _ => false,
@@ -426,6 +472,18 @@ impl Array {
         }
     }
 
+    /// The u32 elements, or a TypeError naming the actual dtype.
+    pub fn u32_data(&self) -> Result<&[u32]> {
+        match &self.buffer {
+            Buffer::U32(d) => Ok(d),
+            _ => bail!(
+                TypeError,
+                "expected a uint32 array, got {}",
+                self.dtype().name()
+            ),
+        }
+    }
+
     /// The bool elements, or a TypeError naming the actual dtype.
     pub fn bool_data(&self) -> Result<&[bool]> {
         match &self.buffer {
@@ -445,6 +503,7 @@ impl Array {
         match &self.buffer {
             Buffer::F32(d) => d.iter().map(|&v| v as f64).collect(),
             Buffer::I32(d) => d.iter().map(|&v| v as f64).collect(),
+            Buffer::U32(d) => d.iter().map(|&v| v as f64).collect(),
             Buffer::Bool(d) => d.iter().map(|&v| v as u8 as f64).collect(),
             Buffer::C64(d) => d.iter().map(|v| v.re as f64).collect(),
         }
@@ -455,6 +514,7 @@ impl Array {
         match &self.buffer {
             Buffer::F32(d) => d[i] as f64,
             Buffer::I32(d) => d[i] as f64,
+            Buffer::U32(d) => d[i] as f64,
             Buffer::Bool(d) => d[i] as u8 as f64,
             Buffer::C64(d) => d[i].re as f64,
         }
@@ -499,6 +559,7 @@ impl Array {
         match &self.buffer {
             Buffer::F32(d) => d.iter().map(|v| v.to_bits()).collect(),
             Buffer::I32(d) => d.iter().map(|&v| v as u32).collect(),
+            Buffer::U32(d) => d.to_vec(),
             Buffer::Bool(d) => d.iter().map(|&v| v as u32).collect(),
             Buffer::C64(d) => d
                 .iter()
@@ -512,6 +573,7 @@ impl Array {
         let buffer = match dtype {
             DType::F32 => Buffer::F32(words.iter().map(|&w| f32::from_bits(w)).collect()),
             DType::I32 => Buffer::I32(words.iter().map(|&w| w as i32).collect()),
+            DType::U32 => Buffer::U32(words.into()),
             DType::Bool => Buffer::Bool(words.iter().map(|&w| w != 0).collect()),
             DType::C64 => Buffer::C64(
                 words
@@ -544,6 +606,7 @@ macro_rules! map_buffer {
         match $buf {
             $crate::array::Buffer::F32($d) => $crate::array::Buffer::F32($e),
             $crate::array::Buffer::I32($d) => $crate::array::Buffer::I32($e),
+            $crate::array::Buffer::U32($d) => $crate::array::Buffer::U32($e),
             $crate::array::Buffer::Bool($d) => $crate::array::Buffer::Bool($e),
             $crate::array::Buffer::C64($d) => $crate::array::Buffer::C64($e),
         }

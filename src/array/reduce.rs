@@ -187,12 +187,28 @@ impl Array {
                 "not supported by shardlab yet: complex64 in reduce_{}",
                 op.name()
             ),
+            (_, Buffer::U32(d)) => {
+                let n = crate::array::numel(&out_shape);
+                let out: Vec<u32> = (0..n)
+                    .map(|i| {
+                        let r = &d[i * run..(i + 1) * run];
+                        match op {
+                            ReduceOp::Sum => r.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+                            ReduceOp::Prod => r.iter().fold(1u32, |a, &b| a.wrapping_mul(b)),
+                            ReduceOp::Max => r.iter().copied().max().unwrap_or(0),
+                            ReduceOp::Min => r.iter().copied().min().unwrap_or(u32::MAX),
+                            _ => unreachable!(),
+                        }
+                    })
+                    .collect();
+                Buffer::U32(out.into())
+            }
             (_, Buffer::I32(_)) | (_, Buffer::Bool(_)) => {
                 let is_bool = moved.dtype() == DType::Bool;
                 let ints: Vec<i32> = match moved.buffer() {
                     Buffer::I32(d) => d.to_vec(),
                     Buffer::Bool(d) => d.iter().map(|&b| b as i32).collect(),
-                    Buffer::F32(_) | Buffer::C64(_) => unreachable!(),
+                    Buffer::F32(_) | Buffer::C64(_) | Buffer::U32(_) => unreachable!(),
                 };
                 let n = crate::array::numel(&out_shape);
                 let out: Vec<i32> = (0..n)

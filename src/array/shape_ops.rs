@@ -200,6 +200,10 @@ impl Array {
                 let v: Vec<&[i32]> = parts.iter().map(|a| a.i32_data()).collect::<Result<_>>()?;
                 Buffer::I32(cat(&v, &runs, outer).into())
             }
+            DType::U32 => {
+                let v: Vec<&[u32]> = parts.iter().map(|a| a.u32_data()).collect::<Result<_>>()?;
+                Buffer::U32(cat(&v, &runs, outer).into())
+            }
             DType::Bool => {
                 let v: Vec<&[bool]> = parts.iter().map(|a| a.bool_data()).collect::<Result<_>>()?;
                 Buffer::Bool(cat(&v, &runs, outer).into())

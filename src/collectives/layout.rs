@@ -390,6 +390,7 @@ pub(crate) fn buffer_words(buffer: &Buffer, start: usize, out: &mut [u32]) {
                 *o = v as u32;
             }
         }
+        Buffer::U32(d) => out.copy_from_slice(&d[start..end]),
         Buffer::C64(_) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }

@@ -265,10 +265,10 @@ pub fn preduce(
             let out = unsafe { out.assume_init() };
             Array::from_buffer(x.shape(), Buffer::I32(out))
         }
-        DType::Bool => {
+        DType::Bool | DType::U32 => {
             let mut words = vec![0u32; n];
             run(&mut |start, w| words[start..start + w.len()].copy_from_slice(w))?;
-            Array::from_words(x.shape(), DType::Bool, &words)
+            Array::from_words(x.shape(), x.dtype(), &words)
         }
         DType::C64 => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")

@@ -57,6 +57,9 @@ pub fn fold(op: ReduceOp, dtype: DType, acc: &mut [u32], next: &[u32]) {
         (DType::I32 | DType::Bool, ReduceOp::Sum) => fold_with(acc, next, add_i32),
         (DType::I32 | DType::Bool, ReduceOp::Max) => fold_with(acc, next, max_i32),
         (DType::I32 | DType::Bool, ReduceOp::Min) => fold_with(acc, next, min_i32),
+        (DType::U32, ReduceOp::Sum) => fold_with(acc, next, add_i32),
+        (DType::U32, ReduceOp::Max) => fold_with(acc, next, u32::max),
+        (DType::U32, ReduceOp::Min) => fold_with(acc, next, u32::min),
         (DType::C64, _) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
@@ -70,6 +73,7 @@ pub(crate) fn fold_from(op: ReduceOp, dtype: DType, acc: &mut [u32], next: &Buff
     match next {
         Buffer::F32(d) => fold_mapped(op, dtype, acc, &d[start..end], f32::to_bits),
         Buffer::I32(d) => fold_mapped(op, dtype, acc, &d[start..end], |v| v as u32),
+        Buffer::U32(d) => fold_mapped(op, dtype, acc, &d[start..end], |v| v),
         Buffer::Bool(d) => fold_mapped(op, dtype, acc, &d[start..end], |v| v as u32),
         Buffer::C64(_) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
@@ -92,6 +96,9 @@ fn fold_mapped<T: Copy>(
         (DType::I32 | DType::Bool, ReduceOp::Sum) => fold_zip(acc, next, word, add_i32),
         (DType::I32 | DType::Bool, ReduceOp::Max) => fold_zip(acc, next, word, max_i32),
         (DType::I32 | DType::Bool, ReduceOp::Min) => fold_zip(acc, next, word, min_i32),
+        (DType::U32, ReduceOp::Sum) => fold_zip(acc, next, word, add_i32),
+        (DType::U32, ReduceOp::Max) => fold_zip(acc, next, word, u32::max),
+        (DType::U32, ReduceOp::Min) => fold_zip(acc, next, word, u32::min),
         (DType::C64, _) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
@@ -185,6 +192,11 @@ pub fn mean_in_place(words: &mut [u32], dtype: DType, count: usize) {
         DType::I32 | DType::Bool => {
             for w in words {
                 *w = ((*w as i32) as f32 / n).to_bits();
+            }
+        }
+        DType::U32 => {
+            for w in words {
+                *w = (*w as f32 / n).to_bits();
             }
         }
         DType::C64 => {

@@ -88,6 +88,7 @@ impl SharedWords {
             match dtype {
                 DType::F32 => Buffer::F32(Arc::from_raw(raw as *const [f32])),
                 DType::I32 => Buffer::I32(Arc::from_raw(raw as *const [i32])),
+                DType::U32 => Buffer::U32(Arc::from_raw(raw as *const [u32])),
                 DType::Bool => {
                     let words: Arc<[u32]> = Arc::from_raw(raw as *const [u32]);
                     Buffer::Bool(words.iter().map(|&w| w != 0).collect())

@@ -32,7 +32,7 @@ fn scalar_text(a: &Array) -> String {
         // printer shows a NumPy float32 (`1.6699999570846558:f32[]`).
         DType::F32 if a.is_weak() => format!("{:?}", v as f32),
         DType::F32 => format!("{v:?}"),
-        DType::I32 => format!("{}", v as i64),
+        DType::I32 | DType::U32 => format!("{}", v as i64),
         DType::Bool => if v != 0.0 { "True" } else { "False" }.into(),
         DType::C64 => crate::array::format_numpy(a),
     }

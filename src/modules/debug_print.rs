@@ -149,7 +149,7 @@ fn formatted(o: &Obj) -> Obj {
             let x = a.get_f64(0);
             match a.dtype() {
                 DType::F32 => Obj::Float(x),
-                DType::I32 => Obj::Int(x as i64),
+                DType::I32 | DType::U32 => Obj::Int(x as i64),
                 DType::Bool => Obj::Bool(x != 0.0),
                 DType::C64 => crate::python::array::scalar_obj(a, 0),
             }

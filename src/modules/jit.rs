@@ -582,6 +582,15 @@ impl Jitted {
         leaves
             .iter()
             .map(|l| {
+                // JAX traces a key argument; shardlab computes keys on the
+                // host, so it cannot, and says so rather than raise a
+                // TypeError JAX would not.
+                if l.downcast::<crate::modules::random::Keys>().is_some() {
+                    crate::bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: PRNG keys as arguments of jax.jit"
+                    );
+                }
                 to_value(l).map_err(|_| {
                     err!(
                         TypeError,

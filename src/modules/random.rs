@@ -98,22 +98,19 @@ pub fn one_key(k: Key, typed: bool) -> Result<Obj> {
     })
 }
 
-/// The keys an object holds: a key object, or raw key data given as an
-/// integer array whose last axis has length 2.
+/// The keys an object holds: a key object, or raw key data given as a
+/// uint32 (or int32) array whose last axis has length 2.
 pub fn keys_of(o: &Obj) -> Option<Keys> {
     match o {
         Obj::Lib(_) => o.downcast::<Keys>().cloned(),
-        Obj::Array(Value::Concrete(a)) if a.dtype() == DType::I32 => {
+        Obj::Array(Value::Concrete(a)) if a.dtype().is_int() => {
             let shape = a.shape();
             if shape.last() != Some(&2) {
                 return None;
             }
-            let words = a.i32_data().ok()?;
+            let words = a.to_words();
             Some(Keys {
-                keys: words
-                    .chunks(2)
-                    .map(|c| Key([c[0] as u32, c[1] as u32]))
-                    .collect(),
+                keys: words.chunks(2).map(|c| Key([c[0], c[1]])).collect(),
                 batch: shape[..shape.len() - 1].to_vec(),
                 typed: false,
             })
@@ -377,15 +374,18 @@ fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "keys", "key_data")?;
-    let mut keys = keys_of(&k).ok_or_else(|| {
+    let keys = keys_of(&k).ok_or_else(|| {
         err!(
             TypeError,
             "key_data requires a PRNG key array, got {}",
             k.type_name()
         )
     })?;
-    keys.typed = false;
-    key_obj(keys)
+    let (words, shape) = words(&keys);
+    Ok(arr(Array::from_u32(
+        &shape,
+        words.into_iter().map(|w| w as u32).collect(),
+    )?))
 }
 
 fn wrap_key_data(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -475,7 +475,14 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     let lo = scalar(&a.req(Some(2), "minval", "randint")?, "minval")?;
     let hi = scalar(&a.req(Some(3), "maxval", "randint")?, "maxval")?;
     if let Some(d) = a.opt(Some(4), "dtype") {
-        if super::numpy::dtype_of(&d)? != DType::I32 {
+        let dtype = super::numpy::dtype_of(&d)?;
+        if dtype == DType::U32 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.random.randint with dtype uint32"
+            );
+        }
+        if dtype != DType::I32 {
             bail!(
                 ValueError,
                 "dtype argument to `randint` must be an int dtype, got {}",
@@ -576,16 +583,18 @@ pub fn module() -> Obj {
     b.func("bits", |_, a| {
         let key = single_key(&a.req(Some(0), "key", "bits")?, "bits")?;
         let shape = shape_arg(a.get(Some(1), "shape"))?;
-        let words = rnd::random_bits(key, &shape)?;
-        if words.iter().any(|&w| w > i32::MAX as u32) {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: uint32 arrays from jax.random.bits"
-            );
+        if let Some(d) = a.opt(Some(2), "dtype") {
+            if super::numpy::dtype_of(&d)? != DType::U32 {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: jax.random.bits with dtype {}",
+                    crate::python::format::str_of(&d)
+                );
+            }
         }
-        Ok(arr(Array::from_i32(
+        Ok(arr(Array::from_u32(
             &shape,
-            words.into_iter().map(|w| w as i32).collect(),
+            rnd::random_bits(key, &shape)?,
         )?))
     });
     b.build()

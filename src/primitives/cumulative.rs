@@ -171,6 +171,16 @@ pub fn cumulative(x: &Array, op: CumOp, axis: usize, reverse: bool) -> Result<Ar
             }
             .into(),
         ),
+        Buffer::U32(d) => Buffer::U32(
+            match op {
+                CumOp::Sum => scan_axis(d, &shape, axis, reverse, &|a: u32, b| a.wrapping_add(b)),
+                CumOp::Prod => scan_axis(d, &shape, axis, reverse, &|a: u32, b| a.wrapping_mul(b)),
+                CumOp::Max => scan_axis(d, &shape, axis, reverse, &|a: u32, b| a.max(b)),
+                CumOp::Min => scan_axis(d, &shape, axis, reverse, &|a: u32, b| a.min(b)),
+                CumOp::LogSumExp => bail!(TypeError, "cumlogsumexp does not accept dtype uint32"),
+            }
+            .into(),
+        ),
         _ => bail!(
             TypeError,
             "{} does not accept dtype {}",
@@ -196,7 +206,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     }
     let ok = match op {
         CumOp::LogSumExp => x.dtype == DType::F32,
-        _ => matches!(x.dtype, DType::F32 | DType::I32),
+        _ => matches!(x.dtype, DType::F32 | DType::I32 | DType::U32),
     };
     if !ok {
         bail!(

@@ -45,6 +45,9 @@ pub fn binary_name(op: BinaryOp) -> &'static str {
         Or => "or",
         Xor => "xor",
         Complex => "complex",
+        ShiftLeft => "shift_left",
+        ShiftRightLogical => "shift_right_logical",
+        ShiftRightArithmetic => "shift_right_arithmetic",
     }
 }
 
@@ -60,15 +63,16 @@ fn unary_dtype(op: UnaryOp, d: DType) -> DType {
     }
 }
 
-fn binary_dtype(op: BinaryOp, a: DType, b: DType) -> DType {
+fn binary_dtype(op: BinaryOp, a: &Aval, b: &Aval) -> DType {
     use BinaryOp::*;
+    let joined = a.dtype.promote_weak(a.weak, b.dtype, b.weak);
     match op {
         Eq | Ne | Lt | Le | Gt | Ge => DType::Bool,
         Complex => DType::C64,
-        _ if a.promote(b) == DType::C64 => DType::C64,
+        _ if joined == DType::C64 => DType::C64,
         Div | Atan2 => DType::F32,
-        Pow if a.promote(b) != DType::F32 => DType::I32,
-        _ => a.promote(b),
+        Pow if joined == DType::Bool => DType::I32,
+        _ => joined,
     }
 }
 
@@ -87,7 +91,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                     crate::ir::fmt_shape(&ins[1].shape)
                 )
             })?,
-            binary_dtype(*op, ins[0].dtype, ins[1].dtype),
+            binary_dtype(*op, &ins[0], &ins[1]),
         ),
         Prim::IntegerPow(_) => (ins[0].shape.clone(), ins[0].dtype),
         Prim::Select => {
@@ -294,7 +298,8 @@ fn binary_partials(
             let q = ops::unary(UnaryOp::Floor, &ops::div(x, y)?)?;
             (Some(one), Some(ops::neg(&q)?))
         }
-        FloorDiv | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => (None, None),
+        FloorDiv | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | ShiftLeft | ShiftRightLogical
+        | ShiftRightArithmetic => (None, None),
         Complex => bail!(
             NotImplementedError,
             "not supported by shardlab yet: complex64 in differentiation of complex"

@@ -368,6 +368,13 @@ impl Prim {
                 self.name()
             );
         }
+        if ins.iter().any(|a| a.dtype == DType::U32) && !self.models_u32() {
+            crate::bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: uint32 in {}",
+                self.name()
+            );
+        }
         if let Some(w) = weak::rule(self, ins) {
             outs.iter_mut().for_each(|a| a.weak = w);
         }
@@ -448,6 +455,22 @@ impl Prim {
             | Prim::Jit(_) => true,
             _ => false,
         }
+    }
+
+    /// Whether shardlab computes this primitive on uint32 operands as JAX
+    /// does: everything but the contractions and windows, which refuse them.
+    fn models_u32(&self) -> bool {
+        !matches!(
+            self,
+            Prim::DotGeneral { .. }
+                | Prim::Conv(_)
+                | Prim::ReduceWindow(_)
+                | Prim::Binary(crate::array::BinaryOp::Complex)
+                | Prim::Cumulative {
+                    op: cumulative::CumOp::LogSumExp,
+                    ..
+                }
+        )
     }
 
     /// Runs a device-local primitive on arrays. Collectives and maps need the

@@ -61,6 +61,7 @@ fn permutation(key: &Array, dimension: usize) -> Vec<usize> {
     let cmp: Box<dyn Fn(usize, usize) -> Ordering> = match key.buffer() {
         Buffer::F32(d) => Box::new(move |i, j| float_order(d[i], d[j])),
         Buffer::I32(d) => Box::new(move |i, j| d[i].cmp(&d[j])),
+        Buffer::U32(d) => Box::new(move |i, j| d[i].cmp(&d[j])),
         Buffer::Bool(d) => Box::new(move |i, j| d[i].cmp(&d[j])),
         // Refused by the complex64 gate of the primitives.
         Buffer::C64(_) => Box::new(|i, j| i.cmp(&j)),
@@ -105,6 +106,7 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
             let buf = match x.buffer() {
                 Buffer::F32(d) => Buffer::F32(gather(d, &perm, &shape, *dimension).into()),
                 Buffer::I32(d) => Buffer::I32(gather(d, &perm, &shape, *dimension).into()),
+                Buffer::U32(d) => Buffer::U32(gather(d, &perm, &shape, *dimension).into()),
                 Buffer::Bool(d) => Buffer::Bool(gather(d, &perm, &shape, *dimension).into()),
                 Buffer::C64(d) => Buffer::C64(gather(d, &perm, &shape, *dimension).into()),
             };

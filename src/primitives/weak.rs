@@ -14,13 +14,16 @@ use crate::ir::Aval;
 use super::Prim;
 
 /// Whether two operands' promotion is weakly typed: both weak, or the weak
-/// one of the higher dtype (bool < int32 < float32 < complex64), except that
+/// one of the higher dtype (bool < uint32 < int32 < float32 < complex64),
+/// except that a weak int meeting uint32 gives strong uint32, and that
 /// a weak complex meeting float32 gives strong complex64: in JAX's lattice
 /// float32 and the weak complex type join at complex64, while an integer
 /// and the weak float type join at the weak float type.
 pub fn promoted(a: &Aval, b: &Aval) -> bool {
     let weak_wins = |weak: &Aval, strong: &Aval| {
-        weak.dtype > strong.dtype && !(weak.dtype == DType::C64 && strong.dtype == DType::F32)
+        weak.dtype > strong.dtype
+            && !(weak.dtype == DType::C64 && strong.dtype == DType::F32)
+            && !(weak.dtype == DType::I32 && strong.dtype == DType::U32)
     };
     match (a.weak, b.weak) {
         (true, true) => true,

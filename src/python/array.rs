@@ -186,6 +186,7 @@ pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
     match dtype {
         DType::F32 => Array::from_f32(shape, data.iter().map(|&x| x as f32).collect()),
         DType::I32 => Array::from_i32(shape, data.iter().map(|&x| x as i32).collect()),
+        DType::U32 => Array::from_u32(shape, data.iter().map(|&x| x as i64 as u32).collect()),
         DType::Bool => Array::from_bool(shape, data.iter().map(|&x| x != 0.0).collect()),
         DType::C64 => Array::from_buffer(
             shape,
@@ -289,12 +290,18 @@ pub fn jnp_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)> {
         return Ok((x, y));
     }
     let (ax, ay) = (x.aval(), y.aval());
-    let dtype = ax.dtype.promote(ay.dtype);
+    let dtype = ax.dtype.promote_weak(ax.weak, ay.dtype, ay.weak);
     let weak = crate::primitives::weak::promoted(&ax, &ay);
     let promote = |v: Value, t: &crate::ir::Aval| -> Result<Value> {
         match v {
             Value::Traced(_) if t.dtype != dtype || t.weak != weak => {
                 jops::convert_weak(&v, dtype, weak)
+            }
+            // A weak int constant meeting uint32 becomes a uint32 constant
+            // (`add a 1:u32[]`), which the primitive's own promotion would
+            // not give.
+            Value::Concrete(_) if t.dtype == DType::I32 && dtype == DType::U32 => {
+                jops::convert_weak(&v, dtype, false)
             }
             v => Ok(v),
         }
@@ -856,7 +863,7 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
 pub fn scalar_obj(a: &Array, i: usize) -> Obj {
     match a.dtype() {
         DType::F32 => Obj::Float(a.get_f64(i)),
-        DType::I32 => Obj::Int(a.get_f64(i) as i64),
+        DType::I32 | DType::U32 => Obj::Int(a.get_f64(i) as i64),
         DType::Bool => Obj::Bool(a.get_f64(i) != 0.0),
         DType::C64 => match a.buffer() {
             crate::array::Buffer::C64(d) => Obj::Complex(d[i].re as f64, d[i].im as f64),
@@ -883,6 +890,42 @@ pub fn tolist(a: &Array) -> Result<Obj> {
 
 /// `jnp.float32(x)` and the other dtypes called as functions.
 pub fn cast_to(d: DType, a: Args) -> Result<Obj> {
-    let v = to_value(&a.req(Some(0), "x", d.name())?)?;
+    let v = to_value_as(&a.req(Some(0), "x", d.name())?, d)?;
     Ok(Obj::Array(jops::astype(&v, d)?))
+}
+
+/// [`to_value`] for a requested dtype: Python ints meant for uint32 are
+/// taken whole (4000000000 is a uint32, not a saturated int32) and must lie
+/// in its range, as NumPy checks them (`jnp.uint32(-1)` is an
+/// OverflowError). Anything else converts as [`to_value`] does; the caller
+/// casts the result.
+pub fn to_value_as(o: &Obj, dtype: DType) -> Result<Value> {
+    if dtype != DType::U32 || contains_array(o) {
+        return to_value(o);
+    }
+    let mut shape = vec![];
+    let mut data = vec![];
+    let mut found = DType::Bool;
+    match o {
+        Obj::Int(_) | Obj::Bool(_) => flatten_numbers(o, 0, &[], &mut data, &mut found)?,
+        Obj::List(_) | Obj::Tuple(_) => {
+            nested_shape(o, &mut shape)?;
+            flatten_numbers(o, 0, &shape, &mut data, &mut found)?;
+        }
+        _ => return to_value(o),
+    }
+    if found > DType::I32 {
+        return to_value(o);
+    }
+    check_size(data.len())?;
+    let words = data
+        .iter()
+        .map(|&(v, _)| {
+            if !(0.0..=u32::MAX as f64).contains(&v) {
+                bail!(OverflowError, "Python integer {v} out of bounds for uint32");
+            }
+            Ok(v as u32)
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    Ok(Value::Concrete(Array::from_u32(&shape, words)?))
 }

@@ -417,7 +417,7 @@ fn numpy_scalar(v: &Obj) -> Option<Obj> {
     }
     match a.dtype() {
         DType::F32 => Some(Obj::Float(a.get_f64(0))),
-        DType::I32 => Some(Obj::Int(a.get_f64(0) as i64)),
+        DType::I32 | DType::U32 => Some(Obj::Int(a.get_f64(0) as i64)),
         DType::Bool => Some(Obj::Bool(a.get_f64(0) != 0.0)),
         DType::C64 => None,
     }

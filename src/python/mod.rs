@@ -229,7 +229,7 @@ fn array_json(a: &crate::array::Array) -> serde_json::Value {
             let x = a.get_f64(offset);
             return match a.dtype() {
                 crate::array::DType::F32 => f64_json(x),
-                crate::array::DType::I32 => json!(x as i64),
+                crate::array::DType::I32 | crate::array::DType::U32 => json!(x as i64),
                 crate::array::DType::Bool => json!(x != 0.0),
                 // Python's json cannot encode a complex; its str is what a
                 // fixture holds for one.

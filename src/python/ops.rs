@@ -587,15 +587,11 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
             let (x, y) = super::array::weak_pair(a, b)?;
             return Ok(Obj::Array(jops::matmul(&x, &y)?));
         }
-        Operator::LShift | Operator::RShift => {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: shifts on arrays"
-            )
-        }
+        Operator::LShift => BinaryOp::ShiftLeft,
+        Operator::RShift => BinaryOp::ShiftRightArithmetic,
     };
     let (x, y) = super::array::jnp_operands(bop, a, b)?;
-    Ok(Obj::Array(jops::binary(bop, &x, &y)?))
+    Ok(Obj::Array(jops::binary(bop.for_dtype(x.dtype()), &x, &y)?))
 }
 
 /// A unary operator.

@@ -210,6 +210,7 @@ fn take_rows(x: &Array, indices: &[usize], out_rows: usize) -> Result<Array> {
     let buffer = match x.buffer() {
         Buffer::F32(d) => Buffer::F32(gather(d, indices, row_len).into()),
         Buffer::I32(d) => Buffer::I32(gather(d, indices, row_len).into()),
+        Buffer::U32(d) => Buffer::U32(gather(d, indices, row_len).into()),
         Buffer::Bool(d) => Buffer::Bool(gather(d, indices, row_len).into()),
         Buffer::C64(d) => Buffer::C64(gather(d, indices, row_len).into()),
     };

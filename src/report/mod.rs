@@ -44,6 +44,7 @@ impl From<&Array> for ArrayData {
         let data = match a.buffer() {
             Buffer::F32(d) => d.iter().map(|&v| v as f64).collect(),
             Buffer::I32(d) => d.iter().map(|&v| v as f64).collect(),
+            Buffer::U32(d) => d.iter().map(|&v| v as f64).collect(),
             Buffer::Bool(d) => d.iter().map(|&v| v as u8 as f64).collect(),
             // Real and imaginary parts interleaved.
             Buffer::C64(d) => d.iter().flat_map(|v| [v.re as f64, v.im as f64]).collect(),

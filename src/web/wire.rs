@@ -20,6 +20,7 @@ pub fn array_words(a: &Array) -> Vec<u32> {
     match a.buffer() {
         Buffer::F32(d) => d.iter().map(|x| x.to_bits()).collect(),
         Buffer::I32(d) => d.iter().map(|&x| x as u32).collect(),
+        Buffer::U32(d) => d.to_vec(),
         Buffer::Bool(d) => d.iter().map(|&b| u32::from(b)).collect(),
         Buffer::C64(d) => d
             .iter()
@@ -33,6 +34,7 @@ pub fn push_words(a: &Array, out: &mut Vec<u32>) {
     match a.buffer() {
         Buffer::F32(d) => out.extend(d.iter().map(|x| x.to_bits())),
         Buffer::I32(d) => out.extend(d.iter().map(|&x| x as u32)),
+        Buffer::U32(d) => out.extend(d.iter().copied()),
         Buffer::Bool(d) => out.extend(d.iter().map(|&b| u32::from(b))),
         Buffer::C64(d) => out.extend(d.iter().flat_map(|c| [c.re.to_bits(), c.im.to_bits()])),
     }
@@ -53,6 +55,7 @@ pub fn array_from_words(shape: &[usize], dtype: DType, words: &[u32]) -> Result<
     match dtype {
         DType::F32 => Array::from_f32(shape, words.iter().map(|&w| f32::from_bits(w)).collect()),
         DType::I32 => Array::from_i32(shape, words.iter().map(|&w| w as i32).collect()),
+        DType::U32 => Array::from_u32(shape, words.to_vec()),
         DType::Bool => Array::from_bool(shape, words.iter().map(|&w| w != 0).collect()),
         DType::C64 => Array::from_buffer(
             shape,

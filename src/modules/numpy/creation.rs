@@ -219,8 +219,12 @@ fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
             return Ok(d);
         }
     }
-    let v = to_value(&o)?;
-    Ok(Obj::Array(match dtype_arg(a, Some(1))? {
+    let requested = dtype_arg(a, Some(1))?;
+    let v = match requested {
+        Some(d) => crate::python::array::to_value_as(&o, d)?,
+        None => to_value(&o)?,
+    };
+    Ok(Obj::Array(match requested {
         Some(d) => jops::astype(&v, d)?,
         // A NumPy array has no weak type.
         None if numpy => jops::convert_weak(&v, v.dtype(), false)?,

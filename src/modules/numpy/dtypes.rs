@@ -1,15 +1,15 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! shardlab arrays are float32, int32, bool or complex64, so the wider and
-//! narrower NumPy dtypes name the nearest of these (complex128 is complex64,
-//! as in JAX without x64).
+//! shardlab arrays are float32, int32, uint32, bool or complex64. The 64-bit
+//! names are their 32-bit types, as in JAX without x64 (complex128 is
+//! complex64); the narrower types (float16, bfloat16, int8, int16, uint8,
+//! uint16) are refused wherever they are named, never replaced.
 
 use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::ops as jops;
-use crate::python::array::to_value;
 use crate::python::interp::Interp;
 use crate::python::value::{Args, Obj};
 
@@ -20,16 +20,15 @@ use super::arr;
 pub(super) fn register(b: &mut Builder) {
     b.attr("float32", Obj::DType(DType::F32))
         .attr("float64", Obj::DType(DType::F32))
-        .attr("float16", Obj::DType(DType::F32))
-        .attr("bfloat16", Obj::DType(DType::F32))
         .attr("int32", Obj::DType(DType::I32))
         .attr("int64", Obj::DType(DType::I32))
-        .attr("int8", Obj::DType(DType::I32))
-        .attr("uint8", Obj::DType(DType::I32))
+        .attr("uint32", Obj::DType(DType::U32))
+        .attr("uint64", Obj::DType(DType::U32))
         .attr("bool_", Obj::DType(DType::Bool))
         .attr("bool", Obj::DType(DType::Bool))
         .attr("complex64", Obj::DType(DType::C64))
         .attr("complex128", Obj::DType(DType::C64));
+    b.func("iinfo", iinfo);
     b.func("astype", |_, a| {
         let x = arr(&a, 0, "x", "astype")?;
         let d = dtype_of(&a.req(Some(1), "dtype", "astype")?)?;
@@ -47,8 +46,14 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
         Obj::Type("complex") => DType::C64,
         Obj::Str(s) => match &**s {
             "complex64" | "complex128" | "complex" | "c8" | "c16" => DType::C64,
-            "float32" | "float64" | "float" | "f4" | "float16" | "bfloat16" => DType::F32,
-            "int32" | "int64" | "int" | "i4" | "int8" | "int16" | "uint8" | "uint32" => DType::I32,
+            "float32" | "float64" | "float" | "f4" | "f8" => DType::F32,
+            "int32" | "int64" | "int" | "i4" | "i8" => DType::I32,
+            "uint32" | "uint64" | "uint" | "u4" | "u8" => DType::U32,
+            narrow @ ("float16" | "bfloat16" | "int8" | "int16" | "uint8" | "uint16" | "f2"
+            | "i1" | "i2" | "u1" | "u2") => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.numpy.{narrow}"
+            ),
             "bool" => DType::Bool,
             other => bail!(TypeError, "data type '{other}' not understood"),
         },
@@ -62,6 +67,75 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
 
 /// `jnp.float32(x)`: a scalar or array of the dtype.
 pub fn cast_to(_: &mut Interp, d: DType, a: Args) -> Result<Obj> {
-    let v = to_value(&a.req(Some(0), "x", d.name())?)?;
+    let v = crate::python::array::to_value_as(&a.req(Some(0), "x", d.name())?, d)?;
     Ok(Obj::Array(jops::convert(&v, d)?))
+}
+
+/// `jnp.iinfo(dtype)`: the range of an integer dtype.
+#[derive(Debug)]
+struct IInfo(DType);
+
+impl IInfo {
+    fn bounds(&self) -> (i64, i64) {
+        match self.0 {
+            DType::U32 => (0, u32::MAX as i64),
+            _ => (i32::MIN as i64, i32::MAX as i64),
+        }
+    }
+}
+
+impl crate::python::object::Object for IInfo {
+    fn type_name(&self) -> String {
+        "iinfo".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let (min, max) = self.bounds();
+        Ok(Some(match name {
+            "min" => Obj::Int(min),
+            "max" => Obj::Int(max),
+            "bits" => Obj::Int(32),
+            "dtype" => Obj::DType(self.0),
+            "kind" => Obj::str(if self.0 == DType::U32 { "u" } else { "i" }),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let (min, max) = self.bounds();
+        Some(format!(
+            "iinfo(min={min}, max={max}, dtype={})",
+            self.0.name()
+        ))
+    }
+}
+
+/// `jnp.iinfo(int_type)` for a dtype, a dtype name or an integer array.
+pub fn iinfo(_: &mut Interp, a: Args) -> Result<Obj> {
+    let o = a.req(Some(0), "int_type", "iinfo")?;
+    let d = match &o {
+        Obj::Array(v) => v.dtype(),
+        o => dtype_of(o)?,
+    };
+    if !d.is_int() {
+        bail!(ValueError, "Invalid integer data type '{}'.", d.name());
+    }
+    Ok(Obj::lib(IInfo(d)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn uint32_names_are_uint32_and_narrow_types_are_refused() {
+        for name in ["uint32", "uint64", "u4"] {
+            assert_eq!(dtype_of(&Obj::str(name)).ok(), Some(DType::U32));
+        }
+        for name in ["bfloat16", "float16", "int8", "int16", "uint8", "uint16"] {
+            let e = dtype_of(&Obj::str(name)).err().map(|e| e.kind);
+            assert_eq!(e, Some(ErrorKind::NotImplementedError), "{name}");
+        }
+    }
 }

@@ -34,6 +34,9 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("ceil", UnaryOp::Ceil),
         ("rint", UnaryOp::Round),
         ("logical_not", UnaryOp::Not),
+        ("invert", UnaryOp::Not),
+        ("bitwise_not", UnaryOp::Not),
+        ("bitwise_invert", UnaryOp::Not),
     ] {
         b.func(name, unary(op));
     }
@@ -61,6 +64,13 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("logical_and", BinaryOp::And),
         ("logical_or", BinaryOp::Or),
         ("logical_xor", BinaryOp::Xor),
+        ("bitwise_and", BinaryOp::And),
+        ("bitwise_or", BinaryOp::Or),
+        ("bitwise_xor", BinaryOp::Xor),
+        ("left_shift", BinaryOp::ShiftLeft),
+        ("bitwise_left_shift", BinaryOp::ShiftLeft),
+        ("right_shift", BinaryOp::ShiftRightArithmetic),
+        ("bitwise_right_shift", BinaryOp::ShiftRightArithmetic),
     ] {
         b.func(name, binary(op));
     }
@@ -230,7 +240,7 @@ fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             Obj::Array(to_value(&x)?)
         };
         let (x, y) = crate::python::array::jnp_operands(op, &x, &y)?;
-        Ok(Obj::Array(jops::binary(op, &x, &y)?))
+        Ok(Obj::Array(jops::binary(op.for_dtype(x.dtype()), &x, &y)?))
     }
 }
 

@@ -166,9 +166,10 @@ fn from_value(v: &Value) -> Result<HostArray> {
         DType::F32 => Kind::Float32,
         DType::I32 => Kind::Int32,
         DType::Bool => Kind::Bool,
-        DType::C64 => crate::bail!(
+        DType::C64 | DType::U32 => crate::bail!(
             NotImplementedError,
-            "not supported by shardlab yet: complex64 in NumPy arrays"
+            "not supported by shardlab yet: {} in NumPy arrays",
+            a.dtype().name()
         ),
     };
     Ok(HostArray {
