@@ -132,6 +132,11 @@ pub struct Array {
     shape: Vec<usize>,
     buffer: Buffer,
     placement: Option<Arc<Placement>>,
+    /// For an array unreduced over some mesh axes (see
+    /// [`crate::sharding::PartitionSpec::unreduced`]), what each device
+    /// holds, by mesh position: partial values whose sum is the data. None
+    /// when shardlab did not derive them.
+    partials: Option<Arc<Vec<Array>>>,
     weak: bool,
 }
 
@@ -218,6 +223,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::F32(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -229,6 +235,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::I32(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -240,6 +247,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::Bool(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -251,6 +259,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -263,7 +272,21 @@ impl Array {
     /// The same data with another placement.
     pub fn with_placement(mut self, placement: Option<Arc<Placement>>) -> Array {
         self.placement = placement;
+        self.partials = None;
         self
+    }
+
+    /// The same array with what each device holds under an unreduced
+    /// placement (set the placement first: a new placement drops them).
+    pub fn with_partials(mut self, partials: Option<Vec<Array>>) -> Array {
+        self.partials = partials.map(Arc::new);
+        self
+    }
+
+    /// What each device holds under an unreduced placement, by mesh
+    /// position, when known.
+    pub fn partials(&self) -> Option<&[Array]> {
+        self.partials.as_deref().map(Vec::as_slice)
     }
 
     /// True for a weakly typed array (`weak_type=True` in its repr).
@@ -301,6 +324,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::F32(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -311,6 +335,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::I32(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -321,6 +346,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::C64(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -331,6 +357,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::Bool(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -348,6 +375,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -488,6 +516,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: self.buffer.clone(),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -559,6 +588,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -574,6 +604,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         }
     }
