@@ -153,6 +153,11 @@ pub fn rule(
         .collect()
 }
 
+/// An operand's type as JAX prints it: `float32[3,2]{U:k}`.
+fn type_text(o: &Operand) -> String {
+    crate::sharding::aval_text(o.shape, o.dtype, o.placement)
+}
+
 /// The unreduced and reduced axes of an operand.
 fn ur_of(o: &Operand) -> (AxisSet, AxisSet) {
     match o.placement {
@@ -176,9 +181,12 @@ fn ur_rule(prim: &Prim, ins: &[Operand]) -> Result<(AxisSet, AxisSet)> {
     match prim {
         Prim::DotGeneral { out_sharding, .. } => {
             if any_u {
+                let t = |i: usize| ins.get(i).map(type_text).unwrap_or_default();
                 crate::bail!(
                     ShardingTypeError,
-                    "lhs or rhs passed to dot_general cannot be unreduced."
+                    "lhs or rhs passed to dot_general cannot be unreduced. Got lhs=ShapedArray({}) and rhs=ShapedArray({})",
+                    t(0),
+                    t(1)
                 );
             }
             let u = out_sharding
@@ -230,9 +238,12 @@ fn ur_rule(prim: &Prim, ins: &[Operand]) -> Result<(AxisSet, AxisSet)> {
                 (xu, &y.1, "RHS", "LHS")
             };
             if u != other_r {
+                let t = |i: usize| ins.get(i).map(type_text).unwrap_or_default();
                 crate::bail!(
                     ShardingTypeError,
-                    "{side} should be reduced along the same axes {other} is unreduced on."
+                    "{side} should be reduced along the same axes {other} is unreduced on. Got lhs={} and rhs={}",
+                    t(0),
+                    t(1)
                 );
             }
             Ok((u.clone(), reduced))
