@@ -544,6 +544,33 @@ mod tests {
     }
 
     #[test]
+    fn unreduced_and_reduced_axes_print_as_in_jax() {
+        // repr() of these specs and str() of the types in JAX 0.10.2.
+        let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        let s = spec(&[Some(&["x"]), None])
+            .with_ur(set(&["y"]), set(&[]))
+            .unwrap();
+        assert_eq!(s.to_string(), "P('x', None, unreduced={'y'})");
+        let s = spec(&[Some(&["x"])])
+            .with_ur(set(&["y"]), set(&[]))
+            .unwrap();
+        assert_eq!(s.to_string(), "P('x', unreduced={'y'})");
+        let s = PartitionSpec::replicated()
+            .with_ur(set(&["x"]), set(&["y"]))
+            .unwrap();
+        assert_eq!(s.to_string(), "P(unreduced={'x'}, reduced={'y'})");
+        let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+        assert_eq!(ur_text(&mesh, &s), "{U:x, R:y}");
+        let e = spec(&[Some(&["x"])])
+            .with_ur(set(&["x"]), set(&[]))
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::ValueError);
+        assert!(e
+            .message
+            .starts_with("partitions cannot overlap with unreduced axes"));
+    }
+
+    #[test]
     fn validation_errors_follow_jax() {
         let mesh = Mesh::new(&["x"], &[2]).unwrap();
         let e = spec(&[Some(&["z"])]).validate(&mesh, 2).unwrap_err();
