@@ -16,7 +16,7 @@ fn show(label: &str, v: &Value) -> Result<()> {
 }
 
 fn spec(entries: &[&[&str]]) -> PartitionSpec {
-    PartitionSpec(
+    PartitionSpec::new(
         entries
             .iter()
             .map(|e| (!e.is_empty()).then(|| e.iter().map(|s| s.to_string()).collect()))

@@ -7,6 +7,7 @@
 //! a spec does not name replicate: every device along them holds the same
 //! block. This is what `jax.device_put(x, NamedSharding(mesh, spec))` does.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Range;
 
@@ -19,29 +20,101 @@ use crate::{bail, err};
 /// `jax.sharding.PartitionSpec`: one entry per leading array dimension,
 /// `None` (replicated) or the mesh axes that split it, major to minor.
 /// Dimensions past the last entry are replicated.
+///
+/// Two sets of mesh axes name states other than a layout. Along an
+/// `unreduced` axis every device holds a partial value whose sum over the
+/// axis is the array (a contraction's local products before their
+/// all-reduce). Along a `reduced` axis every device holds the whole value,
+/// as along a replicated axis, and the type promises that its cotangent
+/// may stay unreduced there. Neither set may share an axis with the
+/// entries or with the other set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
-pub struct PartitionSpec(pub Vec<Option<Vec<String>>>);
+pub struct PartitionSpec {
+    /// The per-dimension entries.
+    pub entries: Vec<Option<Vec<String>>>,
+    /// Mesh axes along which the devices hold partial sums.
+    pub unreduced: BTreeSet<String>,
+    /// Mesh axes along which the value is replicated and its cotangent
+    /// may stay unreduced.
+    pub reduced: BTreeSet<String>,
+}
 
 impl PartitionSpec {
     /// A spec from its entries.
     pub fn new(entries: Vec<Option<Vec<String>>>) -> PartitionSpec {
-        PartitionSpec(entries)
+        PartitionSpec {
+            entries,
+            ..PartitionSpec::default()
+        }
     }
 
     /// `P()`: every dimension replicated.
     pub fn replicated() -> PartitionSpec {
-        PartitionSpec(Vec::new())
+        PartitionSpec::default()
+    }
+
+    /// The same entries with other unreduced and reduced axes, checked as
+    /// JAX's constructor checks them (ValueErrors).
+    pub fn with_ur(
+        self,
+        unreduced: BTreeSet<String>,
+        reduced: BTreeSet<String>,
+    ) -> Result<PartitionSpec> {
+        if unreduced.intersection(&reduced).next().is_some() {
+            bail!(
+                ValueError,
+                "`unreduced` and `reduced` argument to PartitionSpec cannot overlap. Got unreduced: {} and reduced: {}",
+                py_frozenset(&unreduced),
+                py_frozenset(&reduced)
+            );
+        }
+        let parts = self.partitions_text();
+        for a in self.used_axes() {
+            for (set, what) in [(&unreduced, "unreduced"), (&reduced, "reduced")] {
+                if set.contains(a) {
+                    bail!(
+                        ValueError,
+                        "partitions cannot overlap with {what} axes passed to PartitionSpec. Got partitions: {parts} and {what} axes: {}",
+                        py_frozenset(set)
+                    );
+                }
+            }
+        }
+        Ok(PartitionSpec {
+            entries: self.entries,
+            unreduced,
+            reduced,
+        })
+    }
+
+    /// Whether the spec names unreduced or reduced axes.
+    pub fn has_ur(&self) -> bool {
+        !self.unreduced.is_empty() || !self.reduced.is_empty()
+    }
+
+    /// The same entries without unreduced or reduced axes.
+    pub fn layout_only(&self) -> PartitionSpec {
+        PartitionSpec::new(self.entries.clone())
     }
 
     /// The entries.
     pub fn entries(&self) -> &[Option<Vec<String>>] {
-        &self.0
+        &self.entries
+    }
+
+    /// Python's repr of the entries as a tuple: `('X', None)`, `('X',)`.
+    fn partitions_text(&self) -> String {
+        let items: Vec<String> = self.entries.iter().map(entry_text).collect();
+        match items.len() {
+            1 => format!("({},)", items[0]),
+            _ => format!("({})", items.join(", ")),
+        }
     }
 
     /// The mesh axes splitting dimension `d` (empty when replicated).
     pub fn axes_of(&self, d: usize) -> &[String] {
-        match self.0.get(d) {
+        match self.entries.get(d) {
             Some(Some(axes)) => axes,
             _ => &[],
         }
@@ -49,7 +122,7 @@ impl PartitionSpec {
 
     /// Every mesh axis the spec names, in order of appearance.
     pub fn used_axes(&self) -> Vec<&str> {
-        self.0
+        self.entries
             .iter()
             .flatten()
             .flat_map(|axes| axes.iter().map(String::as_str))
@@ -76,11 +149,20 @@ impl PartitionSpec {
                 );
             }
         }
-        if self.0.len() > ndim {
+        for a in self.unreduced.iter().chain(&self.reduced) {
+            if !mesh.axis_names().iter().any(|n| n == a) {
+                bail!(
+                    ValueError,
+                    "Resource axis: {a} of {self} is not found in mesh: {}.",
+                    fmt_names(mesh.axis_names())
+                );
+            }
+        }
+        if self.entries.len() > ndim {
             bail!(
                 ValueError,
                 "{self} is only valid for values of rank at least {}, but was applied to a value of rank {ndim}",
-                self.0.len()
+                self.entries.len()
             );
         }
         Ok(())
@@ -218,23 +300,53 @@ impl PartitionSpec {
 }
 
 impl fmt::Display for PartitionSpec {
-    /// JAX 0.10's repr: `P('x', None)`, `P(('x', 'y'),)`, `P()`. A
-    /// one-axis entry prints as the bare name.
+    /// JAX 0.10's repr: `P('x', None)`, `P(('x', 'y'),)`, `P()`,
+    /// `P('x', None, unreduced={'y'})`. A one-axis entry prints as the
+    /// bare name.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let items: Vec<String> = self
-            .0
-            .iter()
-            .map(|e| match e {
-                None => "None".to_string(),
-                Some(axes) if axes.len() == 1 => format!("'{}'", axes[0]),
-                Some(axes) => fmt_names(axes),
-            })
-            .collect();
-        if items.len() == 1 {
-            write!(f, "P({},)", items[0])
-        } else {
-            write!(f, "P({})", items.join(", "))
+        let items: Vec<String> = self.entries.iter().map(entry_text).collect();
+        let mut text = match items.len() {
+            1 => format!("{},", items[0]),
+            _ => items.join(", "),
+        };
+        for (set, what) in [(&self.unreduced, "unreduced"), (&self.reduced, "reduced")] {
+            if set.is_empty() {
+                continue;
+            }
+            if !text.is_empty() {
+                text.push(if text.ends_with(',') { ' ' } else { ',' });
+                if !text.ends_with(' ') {
+                    text.push(' ');
+                }
+            }
+            text.push_str(&format!("{what}={}", py_set(set)));
         }
+        write!(f, "P({text})")
+    }
+}
+
+/// A spec entry as Python prints it: `None`, `'x'`, `('x', 'y')`.
+fn entry_text(e: &Option<Vec<String>>) -> String {
+    match e {
+        None => "None".to_string(),
+        Some(axes) if axes.len() == 1 => format!("'{}'", axes[0]),
+        Some(axes) => fmt_names(axes),
+    }
+}
+
+/// Python's repr of a set of names: `{'x', 'y'}` (in sorted order; Python's
+/// own order for several names depends on string hashing).
+pub fn py_set(names: &BTreeSet<String>) -> String {
+    let items: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// Python's repr of a frozenset of names: `frozenset({'x'})`.
+pub fn py_frozenset(names: &BTreeSet<String>) -> String {
+    if names.is_empty() {
+        "frozenset()".to_string()
+    } else {
+        format!("frozenset({})", py_set(names))
     }
 }
 
@@ -333,7 +445,35 @@ pub fn aval_text(shape: &[usize], dtype: crate::array::DType, p: Option<&Placeme
             }
         })
         .collect();
-    format!("{}[{}]", dtype.name(), dims.join(","))
+    let ur = match p {
+        Some(Placement::Named(s)) => ur_text(&s.mesh, &s.spec),
+        _ => String::new(),
+    };
+    format!("{}[{}]{ur}", dtype.name(), dims.join(","))
+}
+
+/// The `{U:x, R:y}` suffix JAX's types print for unreduced and reduced
+/// axes, in mesh order; empty when there are none.
+pub fn ur_text(mesh: &Mesh, spec: &PartitionSpec) -> String {
+    let mut parts = vec![];
+    for (set, tag) in [(&spec.unreduced, "U"), (&spec.reduced, "R")] {
+        let names: Vec<&str> = mesh
+            .axis_names()
+            .iter()
+            .filter(|a| set.contains(*a))
+            .map(String::as_str)
+            .collect();
+        match names.as_slice() {
+            [] => {}
+            [one] => parts.push(format!("{tag}:{one}")),
+            many => parts.push(format!("{tag}:({})", many.join(","))),
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("{{{}}}", parts.join(", "))
+    }
 }
 
 #[cfg(test)]
@@ -401,6 +541,33 @@ mod tests {
             spec(&[Some(&["x"]), Some(&["y"])]).to_string(),
             "P('x', 'y')"
         );
+    }
+
+    #[test]
+    fn unreduced_and_reduced_axes_print_as_in_jax() {
+        // repr() of these specs and str() of the types in JAX 0.10.2.
+        let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        let s = spec(&[Some(&["x"]), None])
+            .with_ur(set(&["y"]), set(&[]))
+            .unwrap();
+        assert_eq!(s.to_string(), "P('x', None, unreduced={'y'})");
+        let s = spec(&[Some(&["x"])])
+            .with_ur(set(&["y"]), set(&[]))
+            .unwrap();
+        assert_eq!(s.to_string(), "P('x', unreduced={'y'})");
+        let s = PartitionSpec::replicated()
+            .with_ur(set(&["x"]), set(&["y"]))
+            .unwrap();
+        assert_eq!(s.to_string(), "P(unreduced={'x'}, reduced={'y'})");
+        let mesh = Mesh::new(&["x", "y"], &[2, 2]).unwrap();
+        assert_eq!(ur_text(&mesh, &s), "{U:x, R:y}");
+        let e = spec(&[Some(&["x"])])
+            .with_ur(set(&["x"]), set(&[]))
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::ValueError);
+        assert!(e
+            .message
+            .starts_with("partitions cannot overlap with unreduced axes"));
     }
 
     #[test]

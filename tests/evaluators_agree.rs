@@ -71,9 +71,9 @@ fn run(mesh_i: usize, spec_i: usize, ops_list: &[(u8, usize)], seed: u64) -> Vec
     let axes_all = names(names_ref);
     // Shard dim 0 over one axis, a pair of axes, or nothing.
     let spec = match spec_i % 3 {
-        0 => PartitionSpec(vec![Some(vec![axes_all[0].clone()])]),
-        1 => PartitionSpec(vec![Some(axes_all.iter().rev().cloned().collect())]),
-        _ => PartitionSpec(vec![None, Some(vec![axes_all[axes_all.len() - 1].clone()])]),
+        0 => PartitionSpec::new(vec![Some(vec![axes_all[0].clone()])]),
+        1 => PartitionSpec::new(vec![Some(axes_all.iter().rev().cloned().collect())]),
+        _ => PartitionSpec::new(vec![None, Some(vec![axes_all[axes_all.len() - 1].clone()])]),
     };
     // 16 rows and 8 columns divide every mesh above.
     let mut state = seed | 1;

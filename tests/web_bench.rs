@@ -131,7 +131,7 @@ impl Case {
 fn run_chain(case: Case, p: usize, words: usize, k: usize, x: &Array) -> f64 {
     let mesh = Mesh::new(&["x"], &[p]).unwrap();
     let axes = vec!["x".to_string()];
-    let spec = PartitionSpec(vec![Some(axes.clone())]);
+    let spec = PartitionSpec::new(vec![Some(axes.clone())]);
     let t = now_ms();
     let outs = par::shard_map(
         Box::new(move |a: &[Value]| {

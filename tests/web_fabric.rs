@@ -125,7 +125,7 @@ fn shard_run(mode: Mode, mesh: &Mesh, op: Op, axes: &[String], x: &Array) -> Res
         cfg.devices_backend = devices;
     }
     let _run = run::enter(Run::new(cfg));
-    let spec = PartitionSpec(
+    let spec = PartitionSpec::new(
         mesh.axis_names()
             .iter()
             .map(|a| Some(vec![a.clone()]))

@@ -161,6 +161,11 @@ pub struct Array {
     shape: Vec<usize>,
     buffer: Buffer,
     placement: Option<Arc<Placement>>,
+    /// For an array unreduced over some mesh axes (see
+    /// [`crate::sharding::PartitionSpec::unreduced`]), what each device
+    /// holds, by mesh position: partial values whose sum is the data. None
+    /// when shardlab did not derive them.
+    partials: Option<Arc<Vec<Array>>>,
     weak: bool,
 }
 
@@ -247,6 +252,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::F32(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -258,6 +264,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::I32(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -280,6 +287,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::Bool(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -291,6 +299,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -303,7 +312,21 @@ impl Array {
     /// The same data with another placement.
     pub fn with_placement(mut self, placement: Option<Arc<Placement>>) -> Array {
         self.placement = placement;
+        self.partials = None;
         self
+    }
+
+    /// The same array with what each device holds under an unreduced
+    /// placement (set the placement first: a new placement drops them).
+    pub fn with_partials(mut self, partials: Option<Vec<Array>>) -> Array {
+        self.partials = partials.map(Arc::new);
+        self
+    }
+
+    /// What each device holds under an unreduced placement, by mesh
+    /// position, when known.
+    pub fn partials(&self) -> Option<&[Array]> {
+        self.partials.as_deref().map(Vec::as_slice)
     }
 
     /// True for a weakly typed array (`weak_type=True` in its repr).
@@ -341,6 +364,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::F32(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -351,6 +375,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::I32(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -361,6 +386,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::C64(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -371,6 +397,7 @@ impl Array {
             shape: vec![],
             buffer: Buffer::Bool(vec![v].into()),
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -393,6 +420,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -548,6 +576,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: self.buffer.clone(),
             placement: None,
+            partials: None,
             weak: false,
         })
     }
@@ -622,6 +651,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         }
     }
@@ -637,6 +667,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer,
             placement: None,
+            partials: None,
             weak: false,
         }
     }

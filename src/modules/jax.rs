@@ -697,9 +697,34 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
         };
         Ok(Obj::lib(Printed::new(
             "ClosedJaxpr",
-            format!("{}", traced.jaxpr),
+            typed_jaxpr_text(&traced.jaxpr, &vals),
         )))
     }))
+}
+
+/// A traced program as `make_jaxpr` prints it: with the sharded types
+/// (`f32[6@i]`) its values have over explicit mesh axes, from where its
+/// arguments live. A program whose placements shardlab cannot follow
+/// prints its plain types.
+fn typed_jaxpr_text(jaxpr: &crate::ir::Jaxpr, args: &[Value]) -> String {
+    let placements: Vec<Option<std::sync::Arc<crate::sharding::Placement>>> = args
+        .iter()
+        .map(|v| match v {
+            Value::Concrete(a) => a.placement_rc(),
+            Value::Traced(_) => None,
+        })
+        .collect();
+    let explicit = placements.iter().flatten().any(|p| match &**p {
+        crate::sharding::Placement::Named(s) => s
+            .mesh
+            .axis_types()
+            .contains(&crate::mesh::AxisType::Explicit),
+        _ => false,
+    });
+    if !explicit {
+        return jaxpr.to_string();
+    }
+    super::jit_aot::typed_text(jaxpr, &placements).unwrap_or_else(|_| jaxpr.to_string())
 }
 
 /// `jax.eval_shape(f, *args)`: traces `f` without running it and returns

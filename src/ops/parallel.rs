@@ -376,14 +376,14 @@ pub fn shard_map_named(
         );
     }
     for (i, (o, spec)) in outs.iter().zip(out_specs).enumerate() {
-        if spec.0.len() > o.shape.len() {
+        if spec.entries.len() > o.shape.len() {
             bail!(
                 ValueError,
                 "shard_map out_specs[{i}] is {spec} which has length {}, but output {i} has shape {o}, which has rank {} (and {} < {}). For scalar outputs use P().",
-                spec.0.len(),
+                spec.entries.len(),
                 o.shape.len(),
                 o.shape.len(),
-                spec.0.len()
+                spec.entries.len()
             );
         }
         spec.validate(mesh, o.shape.len())?;

@@ -36,6 +36,7 @@
 
 mod layout;
 mod lower;
+pub mod partials;
 mod shape;
 
 use std::sync::Arc;

@@ -37,7 +37,7 @@ pub struct ShardMapParams {
 
 /// The axes a spec names.
 pub fn spec_axes(spec: &PartitionSpec) -> AxisSet {
-    spec.0.iter().flatten().flatten().cloned().collect()
+    spec.entries.iter().flatten().flatten().cloned().collect()
 }
 
 impl ShardMapParams {
@@ -81,7 +81,7 @@ impl ShardMapParams {
     /// The global aval of a body output assembled by `spec`.
     pub fn global_aval(&self, local: &Aval, spec: &PartitionSpec) -> Result<Aval> {
         let mut shape = local.shape.clone();
-        for (d, entry) in spec.0.iter().enumerate() {
+        for (d, entry) in spec.entries.iter().enumerate() {
             if let Some(axes) = entry {
                 shape[d] *= self.mesh.axes_size(axes)?;
             }

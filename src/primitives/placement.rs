@@ -20,10 +20,12 @@
 use std::sync::Arc;
 
 use crate::array::Array;
+use crate::array::{BinaryOp, ReduceOp};
 use crate::error::Result;
+use crate::ir::AxisSet;
 use crate::ir::{Atom, Aval, Eqn, Jaxpr, Var};
 use crate::mesh::{AxisType, Mesh};
-use crate::sharding::{NamedSharding, PartitionSpec, Placement};
+use crate::sharding::{py_frozenset, NamedSharding, PartitionSpec, Placement};
 
 use super::Prim;
 
@@ -133,16 +135,152 @@ pub fn rule(
             prim.name()
         );
     }
-    Ok(outs
-        .iter()
-        .map(|o| match &spec {
-            Some(entries) => Some(Arc::new(Placement::Named(NamedSharding::new(
-                s.mesh.clone(),
-                spelled(&s.mesh, entries.clone(), o.len(), ins),
-            )))),
-            None => unknown(),
+    let (unreduced, reduced) = ur_rule(prim, ins)?;
+    outs.iter()
+        .map(|o| {
+            Ok(match &spec {
+                Some(entries) => {
+                    let spec = spelled(&s.mesh, entries.clone(), o.len(), ins)
+                        .with_ur(unreduced.clone(), reduced.clone())?;
+                    Some(Arc::new(Placement::Named(NamedSharding::new(
+                        s.mesh.clone(),
+                        spec,
+                    ))))
+                }
+                None => unknown(),
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// An operand's type as JAX prints it: `float32[3,2]{U:k}`.
+fn type_text(o: &Operand) -> String {
+    crate::sharding::aval_text(o.shape, o.dtype, o.placement)
+}
+
+/// The unreduced and reduced axes of an operand.
+fn ur_of(o: &Operand) -> (AxisSet, AxisSet) {
+    match o.placement {
+        Some(Placement::Named(s)) => (s.spec.unreduced.clone(), s.spec.reduced.clone()),
+        _ => (AxisSet::new(), AxisSet::new()),
+    }
+}
+
+/// JAX's rules for the unreduced and reduced axes of a result (the
+/// `ur_rule` of each primitive): a sum of partial sums stays partial, a
+/// partial sum times a value reduced over the same axes stays partial, a
+/// transpose or a sum keeps both; elementwise functions keep reduced axes
+/// and refuse unreduced ones, which would need the all-reduce first.
+fn ur_rule(prim: &Prim, ins: &[Operand]) -> Result<(AxisSet, AxisSet)> {
+    let urs: Vec<(AxisSet, AxisSet)> = ins.iter().map(ur_of).collect();
+    if urs.iter().all(|(u, r)| u.is_empty() && r.is_empty()) {
+        return Ok((AxisSet::new(), AxisSet::new()));
+    }
+    let first = urs.first().cloned().unwrap_or_default();
+    let any_u = urs.iter().any(|(u, _)| !u.is_empty());
+    match prim {
+        Prim::DotGeneral { out_sharding, .. } => {
+            if any_u {
+                let t = |i: usize| ins.get(i).map(type_text).unwrap_or_default();
+                crate::bail!(
+                    ShardingTypeError,
+                    "lhs or rhs passed to dot_general cannot be unreduced. Got lhs=ShapedArray({}) and rhs=ShapedArray({})",
+                    t(0),
+                    t(1)
+                );
+            }
+            let u = out_sharding
+                .as_ref()
+                .map(|s| s.spec.unreduced.clone())
+                .unwrap_or_default();
+            Ok((u, AxisSet::new()))
+        }
+        Prim::Transpose(_) | Prim::Convert(..) | Prim::Reduce { op: ReduceOp::Sum, .. } => {
+            Ok(first)
+        }
+        Prim::Binary(BinaryOp::Add) => {
+            let reduced = nary_reduced(&urs)?;
+            let (x, y) = (&first.0, &urs.get(1).cloned().unwrap_or_default().0);
+            match (x.is_empty(), y.is_empty()) {
+                (true, true) => {}
+                (false, false) if x != y => crate::bail!(
+                    ShardingTypeError,
+                    "lhs and rhs to `add` must be unreduced along the same mesh axes. Got lhs={}, rhs={}",
+                    py_frozenset(x),
+                    py_frozenset(y)
+                ),
+                (false, false) => {}
+                (x_only, _) => {
+                    let (l, r) = if x_only { ("rhs", "lhs") } else { ("lhs", "rhs") };
+                    crate::bail!(
+                        ShardingTypeError,
+                        "{l} is unreduced while {r} is not. `add` operation does not allow this because there will be implicit communication. Please reduce {l} via `reshard` before calling `add`."
+                    )
+                }
+            }
+            Ok((x.clone(), reduced))
+        }
+        Prim::Binary(BinaryOp::Mul) if any_u => {
+            let reduced = nary_reduced(&urs)?;
+            let y = urs.get(1).cloned().unwrap_or_default();
+            let (xu, yu) = (&first.0, &y.0);
+            if !xu.is_empty() && !yu.is_empty() {
+                crate::bail!(
+                    ShardingTypeError,
+                    "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs={}, rhs={}",
+                    py_frozenset(xu),
+                    py_frozenset(yu)
+                );
+            }
+            let (u, other_r, side, other) = if xu.is_empty() {
+                (yu, &first.1, "LHS", "RHS")
+            } else {
+                (xu, &y.1, "RHS", "LHS")
+            };
+            if u != other_r {
+                let t = |i: usize| ins.get(i).map(type_text).unwrap_or_default();
+                crate::bail!(
+                    ShardingTypeError,
+                    "{side} should be reduced along the same axes {other} is unreduced on. Got lhs={} and rhs={}",
+                    t(0),
+                    t(1)
+                );
+            }
+            Ok((u.clone(), reduced))
+        }
+        Prim::Unary(_) | Prim::IntegerPow(_) | Prim::Binary(_) if !any_u => {
+            Ok((AxisSet::new(), nary_reduced(&urs)?))
+        }
+        Prim::Unary(_) | Prim::IntegerPow(_) | Prim::Binary(_) => crate::bail!(
+            NotImplementedError,
+            "unreduced rule for {} is not implemented. Please file an issue at https://github.com/jax-ml/jax/issues",
+            prim.name()
+        ),
+        _ => crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {} of an unreduced or reduced array",
+            prim.name()
+        ),
+    }
+}
+
+/// JAX's reduced axes of an n-ary elementwise result: those of its reduced
+/// operands, which must agree.
+fn nary_reduced(urs: &[(AxisSet, AxisSet)]) -> Result<AxisSet> {
+    let mut seen: Vec<&AxisSet> = urs
+        .iter()
+        .map(|(_, r)| r)
+        .filter(|r| !r.is_empty())
+        .collect();
+    seen.dedup();
+    match seen.as_slice() {
+        [] => Ok(AxisSet::new()),
+        [one] => Ok((*one).clone()),
+        _ => crate::bail!(
+            ShardingTypeError,
+            "All inputs should be reduced across the same mesh axes."
+        ),
+    }
 }
 
 /// The placements of a program's outputs from those of its inputs, equation

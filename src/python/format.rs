@@ -650,12 +650,33 @@ fn printf_spec(flags: &str, text: bool) -> String {
 /// `str(x)` for an array, as JAX prints it (NumPy's formatting).
 pub fn array_str(v: &Value) -> String {
     match v {
-        Value::Concrete(a) => crate::array::format::format_numpy(a),
+        Value::Concrete(a) => {
+            unreduced_text(a).unwrap_or_else(|| crate::array::format::format_numpy(a))
+        }
         Value::Traced(t) => match crate::trace::device_blocks(t) {
             Some(Ok((mesh, blocks))) => device_blocks_text(&mesh, &blocks),
             _ => crate::trace::tracer_text(t),
         },
     }
+}
+
+/// How JAX prints an array unreduced over some mesh axes, whose devices
+/// hold partial values: its shape, dtype and sharding, never its values.
+fn unreduced_text(a: &crate::array::Array) -> Option<String> {
+    let Some(crate::sharding::Placement::Named(s)) = a.placement() else {
+        return None;
+    };
+    if s.spec.unreduced.is_empty() {
+        return None;
+    }
+    let weak = if a.is_weak() { ", weak_type=True" } else { "" };
+    Some(format!(
+        "Array(shape={}, dtype={}{weak}, sharding=NamedSharding(mesh={}, spec={}, memory_kind=device))",
+        crate::array::fmt_shape(a.shape()),
+        a.dtype().name(),
+        s.mesh.text(),
+        s.spec
+    ))
 }
 
 /// A value of a top-level shard_map's body as JAX's eager shard_map prints
@@ -685,7 +706,9 @@ fn device_blocks_text(mesh: &crate::mesh::Mesh, blocks: &[crate::array::Array]) 
 /// `repr(x)` for an array: `Array([1., 2.], dtype=float32)`.
 pub fn array_repr(v: &Value) -> String {
     match v {
-        Value::Concrete(a) => crate::array::format::format_jax_repr(a),
+        Value::Concrete(a) => {
+            unreduced_text(a).unwrap_or_else(|| crate::array::format::format_jax_repr(a))
+        }
         Value::Traced(_) => array_str(v),
     }
 }

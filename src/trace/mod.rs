@@ -420,12 +420,13 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
             None => crate::exec::apply_eager(&prim, &arrays)?,
         };
         let placements = crate::primitives::placement::propagate(&prim, &arrays, &outs)?;
-        return Ok(outs
-            .into_iter()
-            .zip(placements)
-            .zip(&out_avals)
-            .map(|((a, p), t)| Value::Concrete(crate::partition::placed(a.with_weak(t.weak), p)))
-            .collect());
+        let mut values = vec![];
+        for ((a, p), t) in outs.into_iter().zip(placements).zip(&out_avals) {
+            let a = crate::partition::placed(a.with_weak(t.weak), p);
+            let partials = crate::partition::partials::derive(&prim, &arrays, &a)?;
+            values.push(Value::Concrete(a.with_partials(partials)));
+        }
+        return Ok(values);
     }
     let inputs = if prim.joins_vma() {
         insert_pvary(inputs)?

@@ -19,7 +19,7 @@ pub fn array(shape: &[usize], data: &[f32]) -> Value {
 
 /// A PartitionSpec: each entry is a list of mesh axes (empty = None).
 pub fn spec(entries: &[&[&str]]) -> PartitionSpec {
-    PartitionSpec(
+    PartitionSpec::new(
         entries
             .iter()
             .map(|e| {
@@ -118,7 +118,7 @@ pub fn parse_spec(text: &str) -> PartitionSpec {
         }
         cur.push(ch);
     }
-    PartitionSpec(entries)
+    PartitionSpec::new(entries)
 }
 
 /// Parses `'x'` or `('x', 'y')` into axis names.

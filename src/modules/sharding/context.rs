@@ -483,8 +483,15 @@ fn out_placement(interp: &mut Interp, o: &Obj) -> Result<crate::sharding::Placem
 /// result as `out_sharding` says. The values do not depend on the layout;
 /// the sharding rules that would reject the operands' layouts are what
 /// `out_sharding` overrides in JAX.
-fn with_out_sharding(interp: &mut Interp, f: &NativeFn, mut a: Args, out: Obj) -> Result<Obj> {
+fn with_out_sharding(
+    interp: &mut Interp,
+    name: &str,
+    f: &NativeFn,
+    mut a: Args,
+    out: Obj,
+) -> Result<Obj> {
     let want = out_placement(interp, &out)?;
+    let original = a.clone();
     let strip = |o: &Obj| match o {
         Obj::Array(crate::trace::Value::Concrete(x)) => Obj::Array(crate::trace::Value::Concrete(
             x.clone().with_placement(None),
@@ -500,8 +507,14 @@ fn with_out_sharding(interp: &mut Interp, f: &NativeFn, mut a: Args, out: Obj) -
                 s.spec.validate(&s.mesh, x.ndim())?;
                 s.shard_shape(x.shape())?;
             }
+            let partials = match &*want {
+                crate::sharding::Placement::Named(s) if !s.spec.unreduced.is_empty() => {
+                    Some(contraction_partials(interp, name, f, &original, s)?)
+                }
+                _ => None,
+            };
             Ok(Obj::Array(crate::trace::Value::Concrete(
-                x.with_placement(Some(want)),
+                x.with_placement(Some(want)).with_partials(partials),
             )))
         }
         Obj::Array(v) => match &*want {
@@ -516,6 +529,74 @@ fn with_out_sharding(interp: &mut Interp, f: &NativeFn, mut a: Args, out: Obj) -
         },
         other => Ok(other),
     }
+}
+
+/// The contractions whose `out_sharding` may name unreduced axes.
+const CONTRACTIONS: &[&str] = &["dot", "dot_general", "einsum", "matmul", "tensordot"];
+
+/// What each device holds of a contraction's result unreduced over the
+/// axes of `want`: the contraction of its own block of the first operand
+/// split over those axes (see [`crate::partition::partials::own_block`])
+/// with the other operands, which by linearity sum to the result.
+fn contraction_partials(
+    interp: &mut Interp,
+    name: &str,
+    f: &NativeFn,
+    a: &Args,
+    want: &crate::sharding::NamedSharding,
+) -> Result<Vec<crate::array::Array>> {
+    let unreduced = &want.spec.unreduced;
+    let refuse = || {
+        crate::err!(
+            NotImplementedError,
+            "not supported by shardlab yet: {name} with an unreduced out_sharding over axes its operands are not split on"
+        )
+    };
+    if !CONTRACTIONS.contains(&name) {
+        return Err(refuse());
+    }
+    let found = a.pos.iter().enumerate().find_map(|(i, o)| match o {
+        Obj::Array(crate::trace::Value::Concrete(x)) => match x.placement() {
+            Some(crate::sharding::Placement::Named(s))
+                if unreduced
+                    .iter()
+                    .all(|u| s.spec.used_axes().contains(&u.as_str())) =>
+            {
+                Some((i, x.clone(), s.clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    let Some((i, x, s)) = found else {
+        return Err(refuse());
+    };
+    let mut out = vec![];
+    for p in 0..want.mesh.size() {
+        let mine =
+            crate::partition::partials::own_block(&x, &s, unreduced, p)?.ok_or_else(refuse)?;
+        let mut args = a.clone();
+        args.pos = args
+            .pos
+            .iter()
+            .map(|o| match o {
+                Obj::Array(crate::trace::Value::Concrete(y)) => Obj::Array(
+                    crate::trace::Value::Concrete(y.clone().with_placement(None)),
+                ),
+                other => other.clone(),
+            })
+            .collect();
+        args.pos[i] = Obj::Array(crate::trace::Value::Concrete(mine));
+        let full = match f(interp, args)? {
+            Obj::Array(crate::trace::Value::Concrete(r)) => r,
+            _ => return Err(refuse()),
+        };
+        let region = want.shard_slices(p, full.shape())?;
+        let starts: Vec<usize> = region.iter().map(|r| r.start).collect();
+        let limits: Vec<usize> = region.iter().map(|r| r.end).collect();
+        out.push(full.slice(&starts, &limits, None)?);
+    }
+    Ok(out)
 }
 
 /// Wraps every function of a `jax.numpy`-like module so that the arrays it
@@ -534,7 +615,9 @@ pub fn placing_functions(module: Obj) -> Obj {
                         _ => None,
                     };
                     let out = match out {
-                        Some(o) if !matches!(o, Obj::None) => with_out_sharding(i, &inner, a, o)?,
+                        Some(o) if !matches!(o, Obj::None) => {
+                            with_out_sharding(i, &fname, &inner, a, o)?
+                        }
                         _ => inner(i, a)?,
                     };
                     place_new(i, &fname, out)

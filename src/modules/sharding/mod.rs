@@ -7,6 +7,7 @@ pub mod context;
 pub mod placed;
 pub mod visualize;
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use crate::error::Result;
@@ -252,12 +253,35 @@ impl Object for PartitionSpec {
         Some(format!("{self}"))
     }
 
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "unreduced" => Some(frozenset_obj(&self.unreduced)?),
+            "reduced" => Some(frozenset_obj(&self.reduced)?),
+            "partitions" => Some(Obj::tuple(
+                self.entries.iter().map(spec_entry_obj).collect(),
+            )),
+            _ => None,
+        })
+    }
+
     fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
-        Some(Ok(self.0.iter().map(spec_entry_obj).collect()))
+        if self.has_ur() {
+            return Some(Err(err!(
+                ValueError,
+                "Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use *spec.partitions"
+            )));
+        }
+        Some(Ok(self.entries.iter().map(spec_entry_obj).collect()))
     }
 
     fn getitem(&self, interp: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
-        let entries = Obj::tuple(self.0.iter().map(spec_entry_obj).collect());
+        if self.has_ur() {
+            return Some(Err(err!(
+                ValueError,
+                "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use spec.partitions[...]"
+            )));
+        }
+        let entries = Obj::tuple(self.entries.iter().map(spec_entry_obj).collect());
         Some(crate::python::ops::getitem(interp, &entries, key))
     }
 
@@ -303,22 +327,20 @@ impl Object for PartitionSpecType {
 
     fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
         Some((|| {
-            if let Some((k, _)) =
-                a.kw.iter()
-                    .find(|(k, _)| k == "unreduced" || k == "reduced")
-            {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: PartitionSpec({k}=...)"
-                );
+            let mut sets = [BTreeSet::new(), BTreeSet::new()];
+            for (k, v) in &a.kw {
+                let i = match k.as_str() {
+                    "unreduced" => 0,
+                    "reduced" => 1,
+                    _ => bail!(
+                        TypeError,
+                        "PartitionSpec.__init__() got an unexpected keyword argument '{k}'"
+                    ),
+                };
+                sets[i] = ur_axes(k, v)?;
             }
-            if let Some((k, _)) = a.kw.first() {
-                bail!(
-                    TypeError,
-                    "PartitionSpec.__init__() got an unexpected keyword argument '{k}'"
-                );
-            }
-            Ok(Obj::lib(make_spec(&a.pos)?))
+            let [unreduced, reduced] = sets;
+            Ok(Obj::lib(make_spec(&a.pos)?.with_ur(unreduced, reduced)?))
         })())
     }
 
@@ -350,6 +372,43 @@ impl Object for Unconstrained {
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
         Some(other.downcast::<Unconstrained>().is_some())
     }
+}
+
+/// The `unreduced=` or `reduced=` argument of `PartitionSpec`: a set or
+/// frozenset of axis names, as JAX requires.
+fn ur_axes(what: &str, v: &Obj) -> Result<BTreeSet<String>> {
+    let Obj::Set(set) = v else {
+        bail!(
+            TypeError,
+            "{what} argument of PartitionSpec should of type `frozenset` or `set`. Got type {}",
+            crate::python::format::repr_of(v)
+        );
+    };
+    let mut out = BTreeSet::new();
+    for item in set.borrow().items() {
+        match item {
+            Obj::Str(s) => {
+                out.insert(s.to_string());
+            }
+            Obj::None => bail!(
+                ValueError,
+                "{what} cannot contain None. All elements in {what} should refer to the mesh axes."
+            ),
+            other => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: a {} axis name in PartitionSpec({what}=...)",
+                other.type_name()
+            ),
+        }
+    }
+    Ok(out)
+}
+
+/// A set of axis names as a Python frozenset.
+pub fn frozenset_obj(names: &BTreeSet<String>) -> Result<Obj> {
+    let mut set = crate::python::set::Set::from_items(names.iter().map(Obj::str).collect())?;
+    set.frozen = true;
+    Ok(Obj::set(set))
 }
 
 /// `PartitionSpec(*entries)`.
@@ -541,7 +600,7 @@ pub fn module() -> Obj {
                 other.type_name()
             ),
         };
-        spec.validate(&mesh, spec.0.len())?;
+        spec.validate(&mesh, spec.entries.len())?;
         Ok(Obj::lib(NamedSharding { mesh, spec }))
     });
     b.build()

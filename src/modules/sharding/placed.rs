@@ -202,7 +202,15 @@ pub fn shards(a: &Array, p: &Placement) -> Result<Vec<Shard>> {
         }
     };
     let holders = s.holders(a.shape())?;
-    let parts = s.split(&a.clone().with_placement(None))?;
+    let parts = match (s.spec.unreduced.is_empty(), a.partials()) {
+        (true, _) => s.split(&a.clone().with_placement(None))?,
+        (false, Some(parts)) => parts.to_vec(),
+        (false, None) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: the shards of an array unreduced over {} made this way",
+            crate::sharding::py_frozenset(&s.spec.unreduced)
+        ),
+    };
     let mut out = vec![];
     for (pos, data) in parts.into_iter().enumerate() {
         let replica_id = holders
@@ -244,7 +252,7 @@ pub fn array_attr(interp: &mut Interp, a: &Array, name: &str) -> Result<Option<O
 fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Result<Placement> {
     let named = |mesh: &Mesh, spec: &PartitionSpec, repr: String| -> Result<Placement> {
         spec.validate(mesh, shape.len()).map_err(|e| {
-            if spec.0.len() > shape.len() {
+            if spec.entries.len() > shape.len() {
                 err!(
                     ValueError,
                     "One of device_put args is incompatible with its sharding annotation {repr}: {}",
@@ -317,8 +325,24 @@ fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
         Obj::None => return Ok(Obj::Array(Value::Concrete(a.clone()))),
         t => target_placement(interp, t, a.shape())?,
     };
+    if let Placement::Named(s) = &p {
+        if !s.spec.unreduced.is_empty() && a.placement().is_none() {
+            bail!(
+                NotImplementedError,
+                "device_indices_map doesn't work with unreduced. Please file a bug at https://github.com/jax-ml/jax/issues"
+            );
+        }
+    }
+    let partials = match &p {
+        Placement::Named(s) if !s.spec.unreduced.is_empty() => {
+            crate::partition::partials::resharded(a, s)?
+        }
+        _ => None,
+    };
     Ok(Obj::Array(Value::Concrete(
-        a.clone().with_placement(Some(Arc::new(p))),
+        a.clone()
+            .with_placement(Some(Arc::new(p)))
+            .with_partials(partials),
     )))
 }
 
