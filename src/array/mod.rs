@@ -20,6 +20,7 @@ pub mod create;
 pub mod elementwise;
 pub mod format;
 pub mod index;
+pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod shape_ops;

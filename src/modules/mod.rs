@@ -14,6 +14,7 @@ pub mod jit;
 pub mod jit_aot;
 pub mod jit_shardings;
 pub mod lax;
+pub mod linalg;
 pub mod nn;
 pub mod numpy;
 pub mod optax;
@@ -157,8 +158,14 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
         "jax.scipy" => {
             let sp = import(interp, "jax.scipy.special")?;
-            Builder::new("jax.scipy").attr("special", sp).build()
+            let la = import(interp, "jax.scipy.linalg")?;
+            Builder::new("jax.scipy")
+                .attr("special", sp)
+                .attr("linalg", la)
+                .build()
         }
+        "jax.scipy.linalg" => linalg::scipy_module(),
+        "jax.lax.linalg" => linalg::lax_module(),
         "jax.scipy.special" => nn::scipy_special_module(),
         "flax" => {
             let linen = import(interp, "flax.linen")?;
@@ -217,7 +224,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
+        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
         | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" => {
             import(interp, &full)
         }

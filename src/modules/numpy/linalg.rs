@@ -26,6 +26,9 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         "jax.numpy.linalg"
     });
     linalg.func("norm", |_, a| norm(&a));
+    if !numpy {
+        crate::modules::linalg::register_numpy(&mut linalg);
+    }
     b.attr("linalg", linalg.build());
 }
 

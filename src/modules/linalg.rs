@@ -1,0 +1,166 @@
+//! Cholesky factors and triangular solves as JAX's three front ends spell
+//! them: `jnp.linalg`, `jax.lax.linalg` and `jax.scipy.linalg`, all built on
+//! the `cholesky` and `triangular_solve` primitives. What is not modelled
+//! yet refuses by name.
+
+use crate::array::linalg::TriangularSolve;
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::primitives::linalg::{self as plin, conj, mt};
+use crate::python::array::to_value;
+use crate::python::ops::truthy;
+use crate::python::value::{Args, Obj};
+use crate::trace::Value;
+use crate::{ops, python::interp::Interp};
+
+use super::Builder;
+
+/// An operand promoted to an inexact dtype, as `promote_dtypes_inexact`.
+fn inexact_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
+    let v = to_value(&a.req(Some(i), name, func)?)?;
+    if matches!(v.dtype(), DType::Bool | DType::I32) {
+        return ops::convert(&v, DType::F32);
+    }
+    Ok(v)
+}
+
+fn flag(a: &Args, index: Option<usize>, name: &str, default: bool) -> Result<bool> {
+    match a.opt(index, name) {
+        Some(v) => truthy(&v, name),
+        None => Ok(default),
+    }
+}
+
+fn matrices(v: &Value, func: &str) -> Result<()> {
+    if v.ndim() < 2 {
+        bail!(
+            ValueError,
+            "{func} requires an argument with at least 2 dimensions, got {}",
+            v.ndim()
+        );
+    }
+    Ok(())
+}
+
+/// `(x + x^H) / 2`, JAX's `symmetrize`.
+fn symmetrize(x: &Value) -> Result<Value> {
+    let h = conj(&mt(x)?)?;
+    let two = crate::array::Array::full(&[], 2.0, x.dtype()).with_weak(true);
+    ops::div(&ops::add(x, &h)?, &Value::Concrete(two))
+}
+
+/// `lax.linalg.cholesky`: the lower factor, upper triangle zeroed.
+fn lower_factor(x: &Value, symmetrize_input: bool, func: &str) -> Result<Value> {
+    matrices(x, func)?;
+    let x = if symmetrize_input {
+        symmetrize(x)?
+    } else {
+        x.clone()
+    };
+    plin::triangle(&plin::cholesky(&x)?, 0, true)
+}
+
+fn lax_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = inexact_arg(&a, 0, "x", "cholesky")?;
+    let sym = flag(&a, Some(1), "symmetrize_input", true)?;
+    Ok(Obj::Array(lower_factor(&x, sym, "cholesky")?))
+}
+
+fn jnp_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = inexact_arg(&a, 0, "a", "cholesky")?;
+    let sym = flag(&a, None, "symmetrize_input", true)?;
+    let l = lower_factor(&x, sym, "cholesky")?;
+    Ok(Obj::Array(if flag(&a, None, "upper", false)? {
+        conj(&mt(&l)?)?
+    } else {
+        l
+    }))
+}
+
+fn scipy_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
+    let x = inexact_arg(&a, 0, "a", "cholesky")?;
+    let l = lower_factor(&x, true, "cholesky")?;
+    Ok(Obj::Array(if flag(&a, Some(1), "lower", false)? {
+        l
+    } else {
+        conj(&mt(&l)?)?
+    }))
+}
+
+/// Two operands promoted to one inexact dtype.
+fn inexact_pair(a: &Args, func: &str) -> Result<(Value, Value)> {
+    let x = inexact_arg(a, 0, "a", func)?;
+    let y = inexact_arg(a, 1, "b", func)?;
+    let d = x.dtype().promote(y.dtype());
+    Ok((ops::convert(&x, d)?, ops::convert(&y, d)?))
+}
+
+fn lax_triangular_solve(_: &mut Interp, a: Args) -> Result<Obj> {
+    let (x, y) = inexact_pair(&a, "triangular_solve")?;
+    let p = TriangularSolve {
+        left_side: flag(&a, None, "left_side", false)?,
+        lower: flag(&a, None, "lower", false)?,
+        transpose_a: flag(&a, None, "transpose_a", false)?,
+        conjugate_a: flag(&a, None, "conjugate_a", false)?,
+        unit_diagonal: flag(&a, None, "unit_diagonal", false)?,
+    };
+    Ok(Obj::Array(plin::triangular_solve(&x, &y, p)?))
+}
+
+/// `trans` of `solve_triangular`: 0/'N', 1/'T' or 2/'C'.
+fn trans_arg(a: &Args) -> Result<(bool, bool)> {
+    let t = match a.opt(Some(2), "trans") {
+        None => return Ok((false, false)),
+        Some(Obj::Int(i)) => i.to_string(),
+        Some(o) => crate::python::format::str_of(&o),
+    };
+    Ok(match t.as_str() {
+        "0" | "N" => (false, false),
+        "1" | "T" => (true, false),
+        "2" | "C" => (true, true),
+        _ => bail!(ValueError, "Invalid 'trans' value {t}"),
+    })
+}
+
+fn solve_triangular(_: &mut Interp, a: Args) -> Result<Obj> {
+    let (x, y) = inexact_pair(&a, "solve_triangular")?;
+    matrices(&x, "solve_triangular")?;
+    let (transpose_a, conjugate_a) = trans_arg(&a)?;
+    let p = TriangularSolve {
+        left_side: true,
+        lower: flag(&a, Some(3), "lower", false)?,
+        transpose_a,
+        conjugate_a,
+        unit_diagonal: flag(&a, Some(4), "unit_diagonal", false)?,
+    };
+    let vector = x.ndim() == y.ndim() + 1;
+    let y = if vector { ops::expand_dims(&y, -1)? } else { y };
+    let out = plin::triangular_solve(&x, &y, p)?;
+    Ok(Obj::Array(if vector {
+        ops::squeeze(&out, Some(&[-1]))?
+    } else {
+        out
+    }))
+}
+
+/// Adds the decompositions to `jnp.linalg`.
+pub fn register_numpy(b: &mut Builder) {
+    b.func("cholesky", jnp_cholesky);
+}
+
+/// `jax.lax.linalg`.
+pub fn lax_module() -> Obj {
+    let mut b = Builder::new("jax.lax.linalg");
+    b.func("cholesky", lax_cholesky);
+    b.func("triangular_solve", lax_triangular_solve);
+    b.build()
+}
+
+/// `jax.scipy.linalg`.
+pub fn scipy_module() -> Obj {
+    let mut b = Builder::new("jax.scipy.linalg");
+    b.func("cholesky", scipy_cholesky);
+    b.func("solve_triangular", solve_triangular);
+    b.build()
+}
