@@ -45,6 +45,20 @@ fn matrices(v: &Value, func: &str) -> Result<()> {
 
 /// `(x + x^H) / 2`, JAX's `symmetrize`.
 fn symmetrize(x: &Value) -> Result<Value> {
+    if x.ndim() < 2 {
+        // The transpose of the two last axes fails first, as in JAX.
+        let n = x.ndim() as i64;
+        let perm: Vec<String> = (0..n - 2)
+            .chain([n - 1, n - 2])
+            .map(|d| d.to_string())
+            .collect();
+        bail!(
+            TypeError,
+            "transpose permutation isn't a permutation of operand dimensions, got permutation ({}) for operand shape {}.",
+            perm.join(", "),
+            crate::array::shape_tuple(&x.shape())
+        );
+    }
     let h = conj(&mt(x)?)?;
     let two = crate::array::Array::full(&[], 2.0, x.dtype()).with_weak(true);
     ops::div(&ops::add(x, &h)?, &Value::Concrete(two))
@@ -52,12 +66,12 @@ fn symmetrize(x: &Value) -> Result<Value> {
 
 /// `lax.linalg.cholesky`: the lower factor, upper triangle zeroed.
 fn lower_factor(x: &Value, symmetrize_input: bool, func: &str) -> Result<Value> {
-    matrices(x, func)?;
     let x = if symmetrize_input {
         symmetrize(x)?
     } else {
         x.clone()
     };
+    matrices(&x, func)?;
     plin::triangle(&plin::cholesky(&x)?, 0, true)
 }
 
@@ -97,7 +111,9 @@ fn inexact_pair(a: &Args, func: &str) -> Result<(Value, Value)> {
 }
 
 fn lax_triangular_solve(_: &mut Interp, a: Args) -> Result<Obj> {
-    let (x, y) = inexact_pair(&a, "triangular_solve")?;
+    // lax does not promote: the shape rule checks the dtypes.
+    let x = to_value(&a.req(Some(0), "a", "triangular_solve")?)?;
+    let y = to_value(&a.req(Some(1), "b", "triangular_solve")?)?;
     let p = TriangularSolve {
         left_side: flag(&a, None, "left_side", false)?,
         lower: flag(&a, None, "lower", false)?,
@@ -135,6 +151,26 @@ fn solve_triangular(_: &mut Interp, a: Args) -> Result<Obj> {
         unit_diagonal: flag(&a, Some(4), "unit_diagonal", false)?,
     };
     let vector = x.ndim() == y.ndim() + 1;
+    let (xs, ys) = (x.shape(), y.shape());
+    let rows = if vector {
+        ys.last()
+    } else {
+        ys.get(ys.len().wrapping_sub(2))
+    };
+    if let (Some(&r), Some(&n)) = (rows, xs.last()) {
+        if r != n {
+            let sig = if vector {
+                "(n,n),(n)->(n)"
+            } else {
+                "(n,n),(n,k)->(n,k)"
+            };
+            bail!(
+                ValueError,
+                "inconsistent size for core dimension 'n': {r} vs {n} on vectorized function \
+                 with excluded=frozenset() and signature='{sig}'"
+            );
+        }
+    }
     let y = if vector { ops::expand_dims(&y, -1)? } else { y };
     let out = plin::triangular_solve(&x, &y, p)?;
     Ok(Obj::Array(if vector {
@@ -142,6 +178,29 @@ fn solve_triangular(_: &mut Interp, a: Args) -> Result<Obj> {
     } else {
         out
     }))
+}
+
+/// `jnp.tril(m, k)` / `jnp.triu(m, k)`.
+fn triangle_call(a: &Args, lower: bool) -> Result<Obj> {
+    let func = if lower { "tril" } else { "triu" };
+    let x = to_value(&a.req(Some(0), "m", func)?)?;
+    if x.ndim() < 2 {
+        bail!(
+            ValueError,
+            "Argument to jax.numpy.{func} must be at least 2D"
+        );
+    }
+    let k = match a.opt(Some(1), "k") {
+        Some(o) => crate::python::builtins::to_int(&o)?,
+        None => 0,
+    };
+    Ok(Obj::Array(plin::triangle(&x, k, lower)?))
+}
+
+/// Adds `tril` and `triu` to `jax.numpy`.
+pub fn register_jnp(b: &mut Builder) {
+    b.func("tril", |_, a| triangle_call(&a, true));
+    b.func("triu", |_, a| triangle_call(&a, false));
 }
 
 /// Adds the decompositions to `jnp.linalg`.

@@ -20,6 +20,7 @@ pub mod numpy;
 pub mod optax;
 pub mod random;
 pub mod remat;
+pub mod scipy;
 pub mod shape_dtype;
 pub mod sharding;
 pub mod std;
@@ -159,11 +160,19 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.scipy" => {
             let sp = import(interp, "jax.scipy.special")?;
             let la = import(interp, "jax.scipy.linalg")?;
+            let st = import(interp, "jax.scipy.stats")?;
             Builder::new("jax.scipy")
                 .attr("special", sp)
                 .attr("linalg", la)
+                .attr("stats", st)
                 .build()
         }
+        "jax.scipy.stats" => scipy::stats_module(),
+        "scipy" => {
+            let sp = import(interp, "scipy.special")?;
+            Builder::new("scipy").attr("special", sp).build()
+        }
+        "scipy.special" => scipy::host_special_module(),
         "jax.scipy.linalg" => linalg::scipy_module(),
         "jax.lax.linalg" => linalg::lax_module(),
         "jax.scipy.special" => nn::scipy_special_module(),
@@ -224,7 +233,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
+        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
         | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" => {
             import(interp, &full)
         }

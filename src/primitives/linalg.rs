@@ -105,8 +105,8 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             let side = if p.left_side { nb - 2 } else { nb - 1 };
             if b.shape[side] != k {
                 bail!(
-                    TypeError,
-                    "triangular_solve arguments must have matching dimensions, got a {} and b {}",
+                    ValueError,
+                    "Incompatible shapes for arguments to triangular_solve: {} and {}.",
                     crate::array::shape_tuple(&a.shape),
                     crate::array::shape_tuple(&b.shape)
                 );
@@ -114,7 +114,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             if a.dtype != b.dtype {
                 bail!(
                     TypeError,
-                    "triangular_solve arguments must have the same dtype, got {} and {}",
+                    "lax.triangular_solve requires arguments to have the same dtypes, got {}, {}.",
                     a.dtype.name(),
                     b.dtype.name()
                 );
