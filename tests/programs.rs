@@ -75,7 +75,10 @@ fn words(s: &str) -> Vec<String> {
     let mut out: Vec<String> = vec![];
     let parts = s
         .split_whitespace()
-        .map(|w| w.strip_prefix("Array(").unwrap_or(w))
+        .map(|w| {
+            let w = w.trim_start_matches('(');
+            w.strip_prefix("Array(").unwrap_or(w)
+        })
         .map(|w| w.trim_matches(|c| matches!(c, '[' | ']' | '(' | ')' | ',' | '{' | '}' | ':')))
         .filter(|w| !w.is_empty());
     for w in parts {

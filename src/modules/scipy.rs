@@ -70,12 +70,7 @@ fn norm_pdf(_: &mut Interp, a: Args) -> Result<Obj> {
 
 /// A function shardlab does not model yet: calling it refuses by name.
 fn refused(name: &'static str) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
-    move |_, _| {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: {name}"
-        )
-    }
+    move |_, _| bail!(NotImplementedError, "not supported by shardlab yet: {name}")
 }
 
 /// `jax.scipy.stats.norm`.
@@ -117,7 +112,9 @@ fn logit(x: &Value) -> Result<Value> {
 
 /// Adds `logit`, `erf` and the refusals to `jax.scipy.special`.
 pub fn register_special(b: &mut Builder) {
-    b.func("logit", |_, a| Ok(Obj::Array(logit(&float_arg(&a, "logit")?)?)));
+    b.func("logit", |_, a| {
+        Ok(Obj::Array(logit(&float_arg(&a, "logit")?)?))
+    });
     b.func("erf", |_, a| {
         let x = float_arg(&a, "erf")?;
         Ok(Obj::Array(ops::unary(crate::array::UnaryOp::Erf, &x)?))
