@@ -186,11 +186,7 @@ fn solve_all<T: Field>(
     cols: usize,
     p: TriangularSolve,
 ) -> Vec<T> {
-    let nb = if rows * cols == 0 {
-        0
-    } else {
-        b.len() / (rows * cols)
-    };
+    let nb = b.len().checked_div(rows * cols).unwrap_or(0);
     let mut out = Vec::with_capacity(b.len());
     for i in 0..nb {
         let ai = &a[i * k * k..][..k * k];

@@ -214,10 +214,10 @@ fn vector_norm(x: &Value, ord: Ord, axis: i64, keep: bool) -> Result<Value> {
     use crate::array::ReduceOp as R;
     match ord {
         Ord::Name(n) => bail!(ValueError, "Invalid order '{n}' for vector norm."),
-        Ord::Num(p) if p == 2.0 => frobenius(x, Some(&ax), keep),
+        Ord::Num(2.0) => frobenius(x, Some(&ax), keep),
         Ord::Num(p) if p == f64::INFINITY => reduce(R::Max, &abs()?),
         Ord::Num(p) if p == f64::NEG_INFINITY => reduce(R::Min, &abs()?),
-        Ord::Num(p) if p == 0.0 => {
+        Ord::Num(0.0) => {
             let nz = ops::not_equal(x, &ops::zeros_like(x))?;
             let real = if x.dtype() == DType::C64 {
                 DType::F32
@@ -226,7 +226,7 @@ fn vector_norm(x: &Value, ord: Ord, axis: i64, keep: bool) -> Result<Value> {
             };
             reduce(R::Sum, &ops::convert(&nz, real.max(DType::F32))?)
         }
-        Ord::Num(p) if p == 1.0 => reduce(R::Sum, &abs()?),
+        Ord::Num(1.0) => reduce(R::Sum, &abs()?),
         Ord::Num(p) => {
             let a = abs()?;
             let d = a.dtype();
@@ -256,8 +256,8 @@ fn matrix_norm(x: &Value, ord: Ord, (row, col): (i64, i64), keep: bool) -> Resul
     };
     match ord {
         Ord::Name(n) if n == "fro" || n == "f" => frobenius(x, Some(&[row, col]), keep),
-        Ord::Num(p) if p == 1.0 => nested(row, col, R::Max),
-        Ord::Num(p) if p == -1.0 => nested(row, col, R::Min),
+        Ord::Num(1.0) => nested(row, col, R::Max),
+        Ord::Num(-1.0) => nested(row, col, R::Min),
         Ord::Num(p) if p == f64::INFINITY => nested(col, row, R::Max),
         Ord::Num(p) if p == f64::NEG_INFINITY => nested(col, row, R::Min),
         Ord::Name(n) if n == "nuc" => bail!(
