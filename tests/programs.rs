@@ -67,12 +67,49 @@ fn run(program: &Path, lockstep: bool) -> Value {
     })
 }
 
-/// The words of printed text, with brackets and separators removed.
-fn words(s: &str) -> Vec<&str> {
-    s.split_whitespace()
+/// The words of printed text, with brackets and separators removed. NumPy
+/// pads a complex element's real part to its column (`0.5   +2.j`), so a
+/// word that only holds a signed imaginary part joins the word before it;
+/// a repr's `Array(` is not part of its first number.
+fn words(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    let parts = s
+        .split_whitespace()
+        .map(|w| {
+            let w = w.trim_start_matches('(');
+            w.strip_prefix("Array(").unwrap_or(w)
+        })
         .map(|w| w.trim_matches(|c| matches!(c, '[' | ']' | '(' | ')' | ',' | '{' | '}' | ':')))
-        .filter(|w| !w.is_empty())
-        .collect()
+        .filter(|w| !w.is_empty());
+    for w in parts {
+        let imaginary = w.ends_with('j') && (w.starts_with('+') || w.starts_with('-'));
+        match out.last_mut() {
+            Some(prev) if imaginary && !prev.ends_with('j') => prev.push_str(w),
+            _ => out.push(w.to_string()),
+        }
+    }
+    out
+}
+
+/// The real and imaginary parts of a complex word such as `1.5-2.25e-3j`.
+fn complex_parts(w: &str) -> Option<(f64, f64)> {
+    let body = w.strip_suffix('j')?;
+    let bytes = body.as_bytes();
+    let split = (1..bytes.len())
+        .rev()
+        .find(|&i| matches!(bytes[i], b'+' | b'-') && !matches!(bytes[i - 1], b'e' | b'E'))?;
+    Some((body[..split].parse().ok()?, body[split..].parse().ok()?))
+}
+
+/// Two printed numbers, real or complex, equal within the tolerance.
+fn close_words(x: &str, y: &str) -> bool {
+    match (x.parse::<f64>(), y.parse::<f64>()) {
+        (Ok(p), Ok(q)) => close(p, q) && x.contains('.') == y.contains('.'),
+        _ => match (complex_parts(x), complex_parts(y)) {
+            (Some((a, b)), Some((c, d))) => close(a, c) && close(b, d),
+            _ => false,
+        },
+    }
 }
 
 /// True when two printouts have the same words and differ only in numbers
@@ -82,14 +119,7 @@ fn words(s: &str) -> Vec<&str> {
 /// (a different word, a missing value, another format) still fails.
 fn same_but_float_digits(ours: &str, jax: &str) -> bool {
     let (a, b) = (words(ours), words(jax));
-    let same = a.len() == b.len()
-        && a.iter().zip(&b).all(|(x, y)| {
-            x == y
-                || match (x.parse::<f64>(), y.parse::<f64>()) {
-                    (Ok(p), Ok(q)) => close(p, q) && x.contains('.') == y.contains('.'),
-                    _ => false,
-                }
-        });
+    let same = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || close_words(x, y));
     if same {
         eprintln!("note: stdout differs from JAX only in float32 rounding:\n--- shardlab\n{ours}--- JAX\n{jax}");
     }

@@ -111,3 +111,30 @@ fn class_keywords_are_not_dropped() {
         )
     );
 }
+
+#[test]
+fn linear_algebra_and_statistics_not_modelled_refuse_by_name() {
+    for (src, name) in [
+        (
+            "import jax.numpy as jnp\njnp.linalg.slogdet(jnp.eye(2))\n",
+            "jax.numpy.linalg.slogdet",
+        ),
+        (
+            "import jax.numpy as jnp\njnp.linalg.norm(jnp.eye(2), 'nuc')\n",
+            "jnp.linalg.norm with ord='nuc'",
+        ),
+        (
+            "import jax.scipy as jsp\njsp.stats.norm.cdf(0.5)\n",
+            "jax.scipy.stats.norm.cdf",
+        ),
+        (
+            "import jax.scipy as jsp\njsp.special.gammaln(0.5)\n",
+            "jax.scipy.special.gammaln",
+        ),
+    ] {
+        let (ty, msg, line) = error_of(src);
+        assert_eq!(ty, "NotImplementedError", "{src}");
+        assert_eq!(msg, format!("not supported by shardlab yet: {name}"));
+        assert_eq!(line, 2);
+    }
+}

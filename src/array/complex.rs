@@ -96,6 +96,21 @@ impl C64 {
         C64::new(re, -self.re.sin() * snh)
     }
 
+    /// The principal square root, from `t = sqrt((|re| + |a|) / 2)`: the
+    /// larger part is `t` and the other `|im| / 2t`, which loses nothing
+    /// to cancellation whatever the sign of the real part.
+    pub fn sqrt(self) -> C64 {
+        if self.re == 0.0 && self.im == 0.0 {
+            return C64::new(0.0, self.im);
+        }
+        let t = ((self.re.abs() + self.abs()) * 0.5).sqrt();
+        if self.re >= 0.0 {
+            C64::new(t, self.im / (2.0 * t))
+        } else {
+            C64::new(self.im.abs() / (2.0 * t), t.copysign(self.im))
+        }
+    }
+
     /// `a^n` for an integer `n` by repeated squaring, as `lax.integer_pow`.
     pub fn powi(self, n: i32) -> C64 {
         let (mut acc, mut base, mut k) = (C64::real(1.0), self, n.unsigned_abs());

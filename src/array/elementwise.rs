@@ -826,6 +826,7 @@ fn complex_unary(op: UnaryOp, d: &[C64], shape: &[usize]) -> Result<Array> {
         Log => map(C64::ln),
         Sin => map(C64::sin),
         Cos => map(C64::cos),
+        Sqrt => map(C64::sqrt),
         Abs => real(C64::abs),
         Real => real(|z| z.re),
         Imag => real(|z| z.im),

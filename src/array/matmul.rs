@@ -10,7 +10,7 @@
 
 use super::broadcast::broadcast_shapes;
 use super::shape_ops::fmt_shape;
-use super::{strides, Array, Buffer, DType};
+use super::{strides, Array, Buffer, DType, C64};
 use crate::error::Result;
 use crate::{bail, err};
 
@@ -111,6 +111,22 @@ fn igemm_batched(a: &[i32], b: &[i32], nb: usize, m: usize, k: usize, n: usize) 
 }
 
 /// Checks one side's dimension list: in range and not repeated.
+/// complex64 GEMM on row-major blocks, accumulating each output in index
+/// order of the contracted dimension, as a complex dot product.
+fn cgemm_batched(a: &[C64], b: &[C64], nb: usize, m: usize, k: usize, n: usize) -> Vec<C64> {
+    let mut out = vec![C64::default(); nb * m * n];
+    for bi in 0..nb {
+        let (ab, bb) = (&a[bi * m * k..][..m * k], &b[bi * k * n..][..k * n]);
+        for i in 0..m {
+            for j in 0..n {
+                out[(bi * m + i) * n + j] =
+                    (0..k).fold(C64::default(), |acc, p| acc + ab[i * k + p] * bb[p * n + j]);
+            }
+        }
+    }
+    out
+}
+
 fn check_dims(what: &str, dims: &[usize], shape: &[usize], other: &[usize]) -> Result<()> {
     for (i, &d) in dims.iter().enumerate() {
         if d >= shape.len() || dims[..i].contains(&d) || other.contains(&d) {
@@ -207,6 +223,9 @@ impl Array {
             }
             (Buffer::I32(x), Buffer::I32(y)) => {
                 Buffer::I32(igemm_batched(x, y, nb, m, k, n).into())
+            }
+            (Buffer::C64(x), Buffer::C64(y)) => {
+                Buffer::C64(cgemm_batched(x, y, nb, m, k, n).into())
             }
             _ => unreachable!("operands were cast to one numeric dtype"),
         };

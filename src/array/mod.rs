@@ -20,6 +20,7 @@ pub mod create;
 pub mod elementwise;
 pub mod format;
 pub mod index;
+pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod shape_ops;
@@ -276,6 +277,7 @@ impl Array {
             shape: shape.to_vec(),
             buffer: Buffer::U32(data.into()),
             placement: None,
+            partials: None,
             weak: false,
         })
     }

@@ -182,6 +182,14 @@ impl Array {
                     .collect();
                 Buffer::C64(out.into())
             }
+            (ReduceOp::Prod, Buffer::C64(d)) => {
+                let n = crate::array::numel(&out_shape);
+                let one = super::C64::real(1.0);
+                let out: Vec<super::C64> = (0..n)
+                    .map(|i| d[i * run..(i + 1) * run].iter().fold(one, |a, &b| a * b))
+                    .collect();
+                Buffer::C64(out.into())
+            }
             (_, Buffer::C64(_)) => bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: complex64 in reduce_{}",

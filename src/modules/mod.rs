@@ -14,11 +14,13 @@ pub mod jit;
 pub mod jit_aot;
 pub mod jit_shardings;
 pub mod lax;
+pub mod linalg;
 pub mod nn;
 pub mod numpy;
 pub mod optax;
 pub mod random;
 pub mod remat;
+pub mod scipy;
 pub mod shape_dtype;
 pub mod sharding;
 pub mod std;
@@ -157,8 +159,22 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
         "jax.scipy" => {
             let sp = import(interp, "jax.scipy.special")?;
-            Builder::new("jax.scipy").attr("special", sp).build()
+            let la = import(interp, "jax.scipy.linalg")?;
+            let st = import(interp, "jax.scipy.stats")?;
+            Builder::new("jax.scipy")
+                .attr("special", sp)
+                .attr("linalg", la)
+                .attr("stats", st)
+                .build()
         }
+        "jax.scipy.stats" => scipy::stats_module(),
+        "scipy" => {
+            let sp = import(interp, "scipy.special")?;
+            Builder::new("scipy").attr("special", sp).build()
+        }
+        "scipy.special" => scipy::host_special_module(),
+        "jax.scipy.linalg" => linalg::scipy_module(),
+        "jax.lax.linalg" => linalg::lax_module(),
         "jax.scipy.special" => nn::scipy_special_module(),
         "flax" => {
             let linen = import(interp, "flax.linen")?;
@@ -217,7 +233,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
+        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
         | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" => {
             import(interp, &full)
         }

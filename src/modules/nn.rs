@@ -269,6 +269,7 @@ pub fn scipy_special_module() -> Obj {
     let mut b = Builder::new("jax.scipy.special");
     b.func("logsumexp", logsumexp_call);
     b.func("expit", elementwise("expit", sigmoid));
+    super::scipy::register_special(&mut b);
     b.build()
 }
 

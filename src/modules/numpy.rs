@@ -110,6 +110,9 @@ fn fill(b: &mut Builder, numpy: bool) {
     reductions::register(b);
     elementwise::register(b, numpy);
     linalg::register(b, numpy);
+    if !numpy {
+        super::linalg::register_jnp(b);
+    }
     shape::register(b);
     comparison::register(b, numpy);
 }
@@ -120,6 +123,12 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     fill(&mut b, false);
     super::conv::register_numpy(&mut b);
     super::sharding::context::placing_functions(b.build())
+}
+
+/// Makes a module's functions take and return NumPy host arrays, as the
+/// `numpy` module's do.
+pub fn wrap_host_module(m: &Obj) {
+    ndarray::wrap_module(m);
 }
 
 /// The `numpy` module.

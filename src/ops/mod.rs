@@ -173,20 +173,22 @@ pub fn mean(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
         .iter()
         .map(|&a| shape[a])
         .product();
-    let x = if x.dtype() == DType::F32 {
-        x.clone()
+    // Integers and booleans average as float32; complex64 stays complex.
+    let dtype = if x.dtype() == DType::C64 {
+        DType::C64
     } else {
-        convert(x, DType::F32)?
+        DType::F32
     };
+    let x = convert(x, dtype)?;
     let s = sum(&x, axes, keepdims)?;
-    let n = scalar(n as f64, DType::F32);
+    let n = scalar(n as f64, dtype);
     if crate::trace::tracing() {
         // A traced division by a constant runs as XLA runs it (see exec).
         return div(&s, &n);
     }
     // JAX's mean is itself jitted, so its count is a compiled constant,
     // which XLA divides by as a multiplication by its reciprocal.
-    mul(&s, &div(&scalar(1.0, DType::F32), &n)?)
+    mul(&s, &div(&scalar(1.0, dtype), &n)?)
 }
 
 /// `jnp.argmax` / `jnp.argmin` along one axis (the flattened array when None).

@@ -22,6 +22,7 @@ pub mod debug;
 pub mod dot;
 pub mod elementwise;
 pub mod jit;
+pub mod linalg;
 pub mod maps;
 pub mod placement;
 pub mod reduce;
@@ -42,6 +43,7 @@ pub use cumulative::CumOp;
 pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
 pub use jit::JitParams;
+pub use linalg::LinalgOp;
 pub use maps::{MapKind, MapParams, ShardMapParams};
 pub use remat::{Policy, RematParams};
 pub use window::{WindowOp, WindowParams};
@@ -161,6 +163,8 @@ pub enum Prim {
     Conv(Arc<ConvParams>),
     /// lax.reduce_window with a sum or a maximum.
     ReduceWindow(Arc<WindowParams>),
+    /// `cholesky` or `triangular_solve` (see [`linalg`]).
+    Linalg(LinalgOp),
     /// lax.sort of the operands by the first, stably, along `dimension`.
     Sort {
         /// The dimension sorted.
@@ -223,6 +227,7 @@ impl Prim {
             Prim::Conv(_) => "conv_general_dilated".into(),
             Prim::ReduceWindow(w) => w.name().into(),
             Prim::Sort { .. } => "sort".into(),
+            Prim::Linalg(op) => op.name().into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
@@ -325,6 +330,7 @@ impl Prim {
                 ]
             }
             Prim::Conv(c) => c.params(),
+            Prim::Linalg(op) => op.params(),
             Prim::ReduceWindow(w) => w.params(),
             Prim::Sort { dimension } => vec![
                 ("dimension".into(), dimension.to_string()),
@@ -399,6 +405,7 @@ impl Prim {
             Prim::Conv(_) => conv::abstract_eval(self, ins),
             Prim::ReduceWindow(_) => window::abstract_eval(self, ins),
             Prim::Sort { .. } => sort::abstract_eval(self, ins),
+            Prim::Linalg(_) => linalg::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
@@ -433,13 +440,15 @@ impl Prim {
                     | U::Log
                     | U::Sin
                     | U::Cos
+                    | U::Sqrt
                     | U::IsFinite
             ),
             Prim::Binary(op) => matches!(
                 op,
                 B::Add | B::Sub | B::Mul | B::Div | B::Eq | B::Ne | B::Complex
             ),
-            Prim::Reduce { op, .. } => *op == ReduceOp::Sum,
+            Prim::Reduce { op, .. } => matches!(op, ReduceOp::Sum | ReduceOp::Prod),
+            Prim::DotGeneral { .. } | Prim::Linalg(_) => true,
             Prim::IntegerPow(_)
             | Prim::Select
             | Prim::Convert(..)
@@ -488,6 +497,7 @@ impl Prim {
             Prim::Conv(_) => conv::apply(self, ins),
             Prim::ReduceWindow(_) => window::apply(self, ins),
             Prim::Sort { .. } => sort::apply(self, ins),
+            Prim::Linalg(_) => linalg::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
@@ -545,6 +555,7 @@ impl Prim {
             Prim::Conv(_) => conv::jvp(self, primals, tangents),
             Prim::ReduceWindow(_) => window::jvp(self, tangents),
             Prim::Sort { .. } => sort::no_derivative(primals),
+            Prim::Linalg(_) => linalg::jvp(self, primals, tangents, outs),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
@@ -589,6 +600,7 @@ impl Prim {
             Prim::Conv(_) => conv::vjp(self, primals, cts),
             Prim::ReduceWindow(_) => window::vjp(self, primals, cts),
             Prim::Sort { .. } => sort::no_derivative(primals),
+            Prim::Linalg(_) => linalg::vjp(self, primals, outs, cts),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),

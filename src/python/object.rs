@@ -110,6 +110,12 @@ pub trait Object: Any {
         None
     }
 
+    /// `-x`, `+x` or `~x`, or None for the core's meaning.
+    fn unary(&self, this: &Obj, op: &rustpython_parser::ast::UnaryOp) -> Option<Result<Obj>> {
+        let _ = (this, op);
+        None
+    }
+
     /// The rich comparison `x <op> other` (`other <op> x` when `!left`), or
     /// None for the core's meaning.
     fn compare(

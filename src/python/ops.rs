@@ -596,6 +596,11 @@ pub fn array_binop(op: &Operator, a: &Obj, b: &Obj) -> Result<Obj> {
 
 /// A unary operator.
 pub fn unaryop(op: &PyUnary, v: &Obj) -> Result<Obj> {
+    if let Obj::Lib(o) = v {
+        if let Some(r) = o.unary(v, op) {
+            return r;
+        }
+    }
     Ok(match (op, v) {
         (PyUnary::Not, _) => Obj::Bool(!truthy(v, "a 'not' expression")?),
         (PyUnary::USub, Obj::Int(i)) => Obj::Int(-i),

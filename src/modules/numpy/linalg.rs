@@ -1,7 +1,6 @@
 //! Products and contractions: `matmul`, `dot`, `vdot`, `outer`, `einsum`,
 //! and the `linalg` submodule.
 
-use crate::array::DType;
 use crate::error::Result;
 use crate::python::array::{operand_pair, reshape_value, to_value};
 use crate::python::value::{Args, Obj};
@@ -26,6 +25,9 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         "jax.numpy.linalg"
     });
     linalg.func("norm", |_, a| norm(&a));
+    if !numpy {
+        crate::modules::linalg::register_numpy(&mut linalg);
+    }
     b.attr("linalg", linalg.build());
 }
 
@@ -141,12 +143,18 @@ fn tensordot(a: &Args) -> Result<Obj> {
     )?))
 }
 
-/// `linalg.norm`: the Frobenius / 2-norm over all axes or the given ones.
+/// `linalg.norm` with every `ord` JAX computes without a singular value
+/// decomposition (see `modules::linalg`).
 fn norm(a: &Args) -> Result<Obj> {
-    let x = jops::convert(&arr(a, 0, "x", "norm")?, DType::F32)?;
+    let x = arr(a, 0, "x", "norm")?;
     let axes = axes_arg(a, Some(2))?;
-    let sq = jops::sum(&jops::mul(&x, &x)?, axes.as_deref(), keepdims(a, None)?)?;
-    Ok(Obj::Array(jops::sqrt(&sq)?))
+    let ord = a.opt(Some(1), "ord");
+    Ok(Obj::Array(crate::modules::linalg::norm(
+        &x,
+        ord.as_ref(),
+        axes.as_deref(),
+        keepdims(a, Some(3))?,
+    )?))
 }
 
 /// `jnp.einsum` with one or two operands, lowered to sums, dot_general and a transpose.

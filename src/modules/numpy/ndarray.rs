@@ -307,6 +307,11 @@ impl Object for NdArray {
         Some(r.map(wrap))
     }
 
+    fn unary(&self, _: &Obj, op: &rustpython_parser::ast::UnaryOp) -> Option<Result<Obj>> {
+        let x = Obj::Array(Value::Concrete(self.get()));
+        Some(crate::python::ops::unaryop(op, &x).map(wrap))
+    }
+
     fn binop(
         &self,
         _: &mut Interp,
