@@ -306,8 +306,8 @@ fn rem_u32(a: u32, b: u32) -> u32 {
     a.checked_rem(b).unwrap_or(0)
 }
 
-/// [`pow_i32`] on uint32: the same square-and-multiply over the exponent's
-/// low 6 bits, wrapping.
+/// `jnp.power` on uint32: square-and-multiply over the exponent's low 6
+/// bits, wrapping.
 fn pow_u32(mut x: u32, y: u32) -> u32 {
     let mut e = y;
     let mut acc = if x == 0 && y != 0 { 0 } else { 1u32 };
@@ -336,17 +336,10 @@ fn shift_u32(op: BinaryOp, a: u32, b: u32) -> u32 {
 /// exponent's low 6 bits only (any larger power overflows for |x| > 1), and
 /// `0 ** y == 0` for `y != 0`. Negative exponents thus give JAX's wrapped
 /// values rather than an error.
-fn pow_i32(mut x: i32, y: i32) -> i32 {
-    let mut e = y as u32;
-    let mut acc = if x == 0 && y != 0 { 0 } else { 1i32 };
-    for _ in 0..6 {
-        if e & 1 == 1 {
-            acc = acc.wrapping_mul(x);
-        }
-        x = x.wrapping_mul(x);
-        e >>= 1;
-    }
-    acc
+/// Wrapping products are the same on the two's-complement bits, so this is
+/// [`pow_u32`] on them.
+fn pow_i32(x: i32, y: i32) -> i32 {
+    pow_u32(x as u32, y as u32) as i32
 }
 
 /// NumPy's float floor division (via fmod, so the quotient is consistent with

@@ -397,6 +397,19 @@ impl Layout<'_> {
 }
 
 /// NumPy's `array2string` for a non-empty array with at least one axis.
+/// Integers right-aligned to the widest of those shown.
+fn int_words<'a, T: std::fmt::Display>(
+    d: &'a [T],
+    measured: &[usize],
+) -> Box<dyn Fn(usize) -> String + 'a> {
+    let w = measured
+        .iter()
+        .map(|&i| d[i].to_string().len())
+        .max()
+        .unwrap_or(1);
+    Box::new(move |i| format!("{:>w$}", d[i]))
+}
+
 fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> String {
     let summarise = a.size() > THRESHOLD;
     let measured = measured_indices(a.shape(), summarise);
@@ -406,22 +419,8 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
             let ff = FloatFormat::new(&vals);
             Box::new(move |i| ff.format(d[i]))
         }
-        Buffer::I32(d) => {
-            let w = measured
-                .iter()
-                .map(|&i| d[i].to_string().len())
-                .max()
-                .unwrap_or(1);
-            Box::new(move |i| format!("{:>w$}", d[i]))
-        }
-        Buffer::U32(d) => {
-            let w = measured
-                .iter()
-                .map(|&i| d[i].to_string().len())
-                .max()
-                .unwrap_or(1);
-            Box::new(move |i| format!("{:>w$}", d[i]))
-        }
+        Buffer::I32(d) => int_words(d, &measured),
+        Buffer::U32(d) => int_words(d, &measured),
         Buffer::C64(d) => {
             let re: Vec<f32> = measured.iter().map(|&i| d[i].re).collect();
             let im: Vec<f32> = measured.iter().map(|&i| d[i].im).collect();
