@@ -450,7 +450,10 @@ where
         Array::full(&[], 1.0, loss.dtype).with_weak(loss.weak),
     ));
     let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
-    // A gradient has its argument's type: weak for a Python number.
+    // A gradient has its argument's type: weak for a Python number. A
+    // complex argument's gradient comes out of `real`/`imag`'s transposes,
+    // which build it from a strong zero, so it is strong in JAX whatever
+    // the argument.
     let grads: Vec<Value> = argnums
         .iter()
         .map(|&i| {
@@ -458,6 +461,9 @@ where
                 .clone()
                 .unwrap_or_else(|| ops::zeros_like(&args[i]))
             {
+                Value::Concrete(g) if g.dtype() == DType::C64 && !holomorphic => {
+                    Value::Concrete(g.with_weak(false))
+                }
                 Value::Concrete(g) => Value::Concrete(g.with_weak(args[i].aval().weak)),
                 g => g,
             }
