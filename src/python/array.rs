@@ -891,6 +891,12 @@ pub fn tolist(a: &Array) -> Result<Obj> {
 /// `jnp.float32(x)` and the other dtypes called as functions.
 pub fn cast_to(d: DType, a: Args) -> Result<Obj> {
     let v = to_value_as(&a.req(Some(0), "x", d.name())?, d)?;
+    // A conversion of a concrete value is done at once, also inside a
+    // traced function: `np.float32(2.5)` there is a number, and a scalar
+    // constant enters the program as a float32 literal, not a conversion.
+    if let Value::Concrete(_) = v {
+        return Ok(Obj::Array(crate::trace::untraced(|| jops::astype(&v, d))?));
+    }
     Ok(Obj::Array(jops::astype(&v, d)?))
 }
 

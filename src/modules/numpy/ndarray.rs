@@ -127,8 +127,40 @@ pub fn wrap_function(f: Obj) -> Obj {
             pos: a.pos.into_iter().map(unwrap).collect(),
             kw: a.kw.into_iter().map(|(k, v)| (k, unwrap(v))).collect(),
         };
-        Ok(wrap(interp.call(&f, args)?))
+        // NumPy computes on the host: inside a traced function, NumPy of
+        // concrete values (`np.prod(x.shape)` under jit) is a number, not a
+        // staged operation.
+        let host = args
+            .pos
+            .iter()
+            .chain(args.kw.iter().map(|(_, v)| v))
+            .all(plain_data);
+        let out = if host {
+            crate::trace::untraced(|| interp.call(&f, args))?
+        } else {
+            interp.call(&f, args)?
+        };
+        Ok(wrap(out))
     })
+}
+
+/// Whether `o` is data with no tracer and nothing that could run code
+/// closing over one (a function argument keeps the trace).
+fn plain_data(o: &Obj) -> bool {
+    match o {
+        Obj::Array(v) => matches!(v, Value::Concrete(_)),
+        Obj::List(l) => l.borrow().iter().all(plain_data),
+        Obj::Tuple(t) => t.iter().all(plain_data),
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .all(|(k, v)| plain_data(k) && plain_data(v)),
+        Obj::Int(_) | Obj::Float(_) | Obj::Bool(_) | Obj::Str(_) | Obj::None => true,
+        Obj::Complex(..) | Obj::DType(_) | Obj::Slice(_) | Obj::Ellipsis | Obj::Range(..) => true,
+        Obj::Lib(_) => is_ndarray(o),
+        _ => false,
+    }
 }
 
 /// Wraps every function of a `numpy` module (and of its submodules).
