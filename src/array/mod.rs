@@ -23,6 +23,7 @@ pub mod index;
 pub mod linalg;
 pub mod matmul;
 pub mod reduce;
+mod reduce_order;
 pub mod shape_ops;
 pub mod special;
 mod strided;

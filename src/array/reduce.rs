@@ -1,11 +1,13 @@
 //! Reductions over axes: sum, product, max, min, any, all, mean, argmax and
 //! argmin, with `jnp`'s result dtypes.
 //!
-//! Float sums accumulate in f64 and round to f32 once, so a sum is the float32
-//! nearest the exact sum for any run shorter than 2^29 elements. XLA sums in
-//! f32 in its own order; measured against JAX, this keeps the difference to
-//! XLA's own rounding error (pairwise f32 summation roughly doubled it).
+//! Float32 sums and products of arrays smaller than
+//! [`XLA_ORDER_LIMIT`] add in XLA's CPU order (see
+//! [`super::reduce_order`]), so they show JAX's last digits. Larger float sums
+//! accumulate in f64 and round once: the float32 nearest the exact sum, which
+//! agrees with XLA's vectorised sums to within their rounding error.
 
+use super::reduce_order::{xla_reduce_f32, XLA_ORDER_LIMIT};
 use super::shape_ops::{check_axes, check_axis, fmt_shape};
 use super::{Array, Buffer, DType};
 use crate::bail;
@@ -43,9 +45,14 @@ impl ReduceOp {
     }
 }
 
-/// Sum of f32 values accumulated in f64, rounded once.
+/// Sum of f32 values accumulated in f64 from XLA's init value +0, rounded
+/// once. A single value is its own sum, as XLA drops a reduced dimension of
+/// size 1 (so -0 stays -0).
 pub(crate) fn sum_f32(x: &[f32]) -> f32 {
-    x.iter().map(|&v| v as f64).sum::<f64>() as f32
+    match x {
+        [v] => *v,
+        _ => x.iter().fold(0.0f64, |acc, &v| acc + v as f64) as f32,
+    }
 }
 
 /// Sums of the columns of the row-major `[run, n]` matrix `x`: for each
@@ -53,9 +60,10 @@ pub(crate) fn sum_f32(x: &[f32]) -> f32 {
 /// column alone (so the same bits), done a row at a time over contiguous
 /// memory instead of gathering each column first.
 fn sum_leading_f32(x: &[f32], run: usize, n: usize) -> Vec<f32> {
-    // The starting value of f64's `Sum`, whatever the standard library uses.
-    let zero: f64 = std::iter::empty::<f64>().sum();
-    let mut acc = vec![zero; n];
+    if run == 1 {
+        return x[..n].to_vec();
+    }
+    let mut acc = vec![0.0f64; n];
     for row in x.chunks_exact(n).take(run) {
         for (a, &v) in acc.iter_mut().zip(row) {
             *a += v as f64;
@@ -117,10 +125,13 @@ impl Array {
     pub fn reduce(&self, op: ReduceOp, axes: &[usize], keepdims: bool) -> Result<Array> {
         check_axes(op.name(), axes, self.shape())?;
         let out_shape = self.reduced_shape(axes, keepdims);
-        // A float32 sum over leading axes reads the buffer as it is, as a
-        // [run, kept] matrix summed down its columns.
+        let xla_order = self.size() < XLA_ORDER_LIMIT;
+        // A large float32 sum over leading axes reads the buffer as it is, as
+        // a [run, kept] matrix summed down its columns.
         let leading = axes.iter().all(|&a| a < axes.len());
-        if let (ReduceOp::Sum, Buffer::F32(d), true) = (op, self.buffer(), leading) {
+        if let (ReduceOp::Sum, Buffer::F32(d), true, false) =
+            (op, self.buffer(), leading, xla_order)
+        {
             let run: usize = self.shape()[..axes.len()].iter().product();
             let n: usize = self.shape()[axes.len()..].iter().product();
             if run > 0 && n > 0 {
@@ -128,6 +139,13 @@ impl Array {
             }
         }
         let (moved, _, run) = self.runs_over(op.name(), axes)?;
+        let mut sorted = axes.to_vec();
+        sorted.sort_unstable();
+        let dims: Vec<usize> = sorted.iter().map(|&a| self.shape()[a]).collect();
+        let sum = |r: &[f32]| match xla_order {
+            true => xla_reduce_f32(r, &dims, 0.0, |a, b| a + b),
+            false => sum_f32(r),
+        };
         if run == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
             bail!(
                 ValueError,
@@ -160,7 +178,10 @@ impl Array {
                     .map(|i| {
                         let r = &d[i * run..(i + 1) * run];
                         match op {
-                            ReduceOp::Sum => sum_f32(r),
+                            ReduceOp::Sum => sum(r),
+                            ReduceOp::Prod if xla_order => {
+                                xla_reduce_f32(r, &dims, 1.0, |a, b| a * b)
+                            }
                             ReduceOp::Prod => r.iter().product(),
                             ReduceOp::Max => r.iter().copied().fold(f32::NEG_INFINITY, f32_max),
                             ReduceOp::Min => r.iter().copied().fold(f32::INFINITY, f32_min),
@@ -177,7 +198,7 @@ impl Array {
                         let r = &d[i * run..(i + 1) * run];
                         let re: Vec<f32> = r.iter().map(|v| v.re).collect();
                         let im: Vec<f32> = r.iter().map(|v| v.im).collect();
-                        super::C64::new(sum_f32(&re), sum_f32(&im))
+                        super::C64::new(sum(&re), sum(&im))
                     })
                     .collect();
                 Buffer::C64(out.into())
@@ -334,22 +355,29 @@ mod tests {
             x.reduce(ReduceOp::Sum, &[1], false).unwrap().to_f64_vec(),
             vec![3., 5., 7., 15., 17., 19.]
         );
-        // The f64 accumulation keeps what f32 running sums would lose:
-        // 2^24 + 1 + 1 is 2^24 + 2 exactly.
+        // A small sum adds left to right in float32, as XLA does: each 1
+        // added to 2^24 is lost (JAX 0.10.2 prints 16777216).
         let big = Array::from_f32(&[3, 1], vec![16777216.0, 1.0, 1.0]).unwrap();
-        assert_eq!(
-            big.reduce(ReduceOp::Sum, &[0], false)
-                .unwrap()
-                .f32_data()
-                .unwrap(),
-            &[16777218.0]
-        );
-        // -0. summed alone stays -0., as the run-at-a-time sum gives.
-        let nz = Array::from_f32(&[1, 2], vec![-0.0, 0.0]).unwrap();
-        let s = nz.reduce(ReduceOp::Sum, &[0], false).unwrap();
-        let s = s.f32_data().unwrap();
-        assert_eq!(s[0].to_bits(), sum_f32(&[-0.0]).to_bits());
-        assert_eq!(s[1].to_bits(), sum_f32(&[0.0]).to_bits());
+        let s = big.reduce(ReduceOp::Sum, &[0], false).unwrap();
+        assert_eq!(s.f32_data().unwrap(), &[16777216.0]);
+        // A large one accumulates in f64 and keeps them: 2^24 + 4096.
+        let mut v = vec![1.0f32; 4097];
+        v[0] = 16777216.0;
+        let large = Array::from_f32(&[4097, 1], v).unwrap();
+        let s = large.reduce(ReduceOp::Sum, &[0], false).unwrap();
+        assert_eq!(s.f32_data().unwrap(), &[16781312.0]);
+        // A reduced dimension of size 1 leaves -0. as it is; a longer sum
+        // starts from +0., so -0. + -0. is +0. (JAX: [-0. 0.] and 0.).
+        for cols in [2, 5000] {
+            let mut v = vec![0.0f32; cols];
+            v[0] = -0.0;
+            let nz = Array::from_f32(&[1, cols], v).unwrap();
+            let s = nz.reduce(ReduceOp::Sum, &[0], false).unwrap();
+            assert_eq!(s.f32_data().unwrap()[0].to_bits(), (-0.0f32).to_bits());
+            let all = Array::from_f32(&[2, cols], vec![-0.0; 2 * cols]).unwrap();
+            let s = all.reduce(ReduceOp::Sum, &[0, 1], false).unwrap();
+            assert_eq!(s.f32_data().unwrap()[0].to_bits(), 0.0f32.to_bits());
+        }
     }
 
     fn f(shape: &[usize], v: &[f32]) -> Array {
