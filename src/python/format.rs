@@ -218,7 +218,7 @@ fn repr_plain(o: &Obj) -> String {
         // CPython names a function's address; the object's own stands in.
         Obj::Func(f) => format!(
             "<function {} at {:#x}>",
-            f.name,
+            f.qualname,
             std::rc::Rc::as_ptr(f) as *const u8 as usize
         ),
         Obj::Native(n) => format!("<function {}>", n.name),
@@ -241,10 +241,10 @@ fn repr_plain(o: &Obj) -> String {
         }
         // A library type named with its module (`numpy.ndarray`).
         Obj::Class(c) if c.name.contains('.') => format!("<class '{}'>", c.name),
-        Obj::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Obj::Class(c) => format!("<class '__main__.{}'>", c.qualname),
         Obj::Instance(i) => o.behaviour().and_then(|b| b.repr(o)).unwrap_or_else(|| {
             let at = std::rc::Rc::as_ptr(i) as usize;
-            format!("<__main__.{} object at {at:#x}>", i.class.name)
+            format!("<__main__.{} object at {at:#x}>", i.class.qualname)
         }),
         Obj::Lib(x) => x
             .repr(o)

@@ -31,8 +31,9 @@ pub struct ScopeData {
     pub globals: RefCell<HashSet<String>>,
     /// Names declared `nonlocal` here.
     pub nonlocals: RefCell<HashSet<String>>,
-    /// True for a class body, whose names functions defined in it do not see.
-    pub class_body: bool,
+    /// A class body's class, by qualified name (`Outer.Inner`); functions
+    /// defined in a class body do not see its names.
+    pub class_body: Option<String>,
     /// A class body's names in the order they were first bound (a class's
     /// attributes keep definition order, as its `__dict__` does).
     pub order: RefCell<Vec<String>>,
@@ -46,19 +47,19 @@ impl ScopeData {
             parent,
             globals: RefCell::new(HashSet::new()),
             nonlocals: RefCell::new(HashSet::new()),
-            class_body: false,
+            class_body: None,
             order: RefCell::new(vec![]),
         })
     }
 
-    /// The scope of a class body inside `parent`.
-    pub fn class_body(parent: Scope) -> Scope {
+    /// The scope of the body of the class `qualname` inside `parent`.
+    pub fn class_body(parent: Scope, qualname: String) -> Scope {
         Rc::new(ScopeData {
             vars: RefCell::new(HashMap::new()),
             parent: Some(parent),
             globals: RefCell::new(HashSet::new()),
             nonlocals: RefCell::new(HashSet::new()),
-            class_body: true,
+            class_body: Some(qualname),
             order: RefCell::new(vec![]),
         })
     }
@@ -336,7 +337,13 @@ impl Interp {
                 ),
             }
         }
-        let body_scope = ScopeData::class_body(scope.clone());
+        let name = c.name.as_str();
+        let qualname = match (&scope.class_body, self.frames.last()) {
+            (Some(outer), _) => format!("{outer}.{name}"),
+            (None, Some((f, _))) => format!("{}.<locals>.{name}", f.qualname),
+            (None, None) => name.to_string(),
+        };
+        let body_scope = ScopeData::class_body(scope.clone(), qualname.clone());
         self.exec_block(&c.body, &body_scope)?;
         let mut attrs: Vec<(String, Obj)> = {
             let vars = body_scope.vars.borrow();
@@ -361,7 +368,10 @@ impl Interp {
                 Obj::Dict(Rc::new(RefCell::new(annotations))),
             ));
         }
-        let class = Rc::new(Class::new(name_of(&c.name), bases, attrs));
+        let class = Rc::new(Class {
+            qualname,
+            ..Class::new(name_of(&c.name), bases, attrs)
+        });
         self.cycles.class(&class);
         super::classes::adopt_methods(&class);
         self.init_subclass(&class)?;
@@ -615,7 +625,7 @@ impl Interp {
         }
         let is_generator = super::generators::body_yields(&body);
         // Methods see the scope around the class, not the class body.
-        let closure = if scope.class_body {
+        let closure = if scope.class_body.is_some() {
             scope.parent.clone().unwrap_or_else(|| self.globals.clone())
         } else {
             scope.clone()
@@ -623,9 +633,10 @@ impl Interp {
         if !Rc::ptr_eq(&closure, &self.globals) {
             self.cycles.scope(&closure);
         }
-        let qualname = match self.frames.last() {
-            Some((f, _)) => format!("{}.<locals>.{name}", f.qualname),
-            None => name.clone(),
+        let qualname = match (&scope.class_body, self.frames.last()) {
+            (Some(class), _) => format!("{class}.{name}"),
+            (None, Some((f, _))) => format!("{}.<locals>.{name}", f.qualname),
+            (None, None) => name.clone(),
         };
         Ok(Obj::Func(Rc::new(Function {
             qualname: qualname.into(),
@@ -660,7 +671,7 @@ impl Interp {
             .borrow_mut()
             .insert(name.to_string(), v)
             .is_none();
-        if new && scope.class_body {
+        if new && scope.class_body.is_some() {
             scope.order.borrow_mut().push(name.to_string());
         }
     }
@@ -1157,6 +1168,7 @@ impl Interp {
     fn bind_params(&mut self, func: &Function, args: Args, scope: &Scope) -> Result<()> {
         let p = &func.params;
         let positional: Vec<&ast::ArgWithDefault> = p.posonlyargs.iter().chain(&p.args).collect();
+        let kwonly: Vec<&ast::ArgWithDefault> = p.kwonlyargs.iter().collect();
         let mut vars = scope.vars.borrow_mut();
         let n_pos = args.pos.len();
         let mut pos = args.pos.into_iter();
@@ -1172,12 +1184,19 @@ impl Interp {
         if let Some(va) = &p.vararg {
             vars.insert(name_of(&va.arg), Obj::tuple(extra));
         } else if !extra.is_empty() {
+            let required = positional
+                .iter()
+                .filter(|a| !func.defaults.iter().any(|(k, _)| k == a.def.arg.as_str()))
+                .count();
+            let takes = match (required, positional.len()) {
+                (r, n) if r == n => format!("{n} positional argument{}", plural(n)),
+                (r, n) => format!("from {r} to {n} positional arguments"),
+            };
+            let given = if n_pos == 1 { "was" } else { "were" };
             bail!(
                 TypeError,
-                "{}() takes {} positional arguments but {} were given",
-                func.name,
-                positional.len(),
-                n_pos
+                "{}() takes {takes} but {n_pos} {given} given",
+                func.qualname
             );
         }
         let mut kwargs = Dict::default();
@@ -1192,7 +1211,7 @@ impl Interp {
                     bail!(
                         TypeError,
                         "{}() got multiple values for argument '{k}'",
-                        func.name
+                        func.qualname
                     );
                 }
                 vars.insert(k, v);
@@ -1202,29 +1221,60 @@ impl Interp {
                 bail!(
                     TypeError,
                     "{}() got an unexpected keyword argument '{k}'",
-                    func.name
+                    func.qualname
                 );
             }
         }
         if let Some(kw) = &p.kwarg {
             vars.insert(name_of(&kw.arg), Obj::Dict(Rc::new(RefCell::new(kwargs))));
         }
-        for a in positional.iter().copied().chain(p.kwonlyargs.iter()) {
-            let n = a.def.arg.as_str();
-            if !vars.contains_key(n) {
+        for (kind, params) in [
+            ("positional", &positional[..]),
+            ("keyword-only", &kwonly[..]),
+        ] {
+            let mut missing = vec![];
+            for a in params {
+                let n = a.def.arg.as_str();
+                if vars.contains_key(n) {
+                    continue;
+                }
                 match func.defaults.iter().find(|(k, _)| k == n) {
                     Some((_, v)) => {
                         vars.insert(n.to_string(), v.clone());
                     }
-                    None => bail!(
-                        TypeError,
-                        "{}() missing 1 required positional argument: '{n}'",
-                        func.name
-                    ),
+                    None => missing.push(format!("'{n}'")),
                 }
+            }
+            if !missing.is_empty() {
+                bail!(
+                    TypeError,
+                    "{}() missing {} required {kind} argument{}: {}",
+                    func.qualname,
+                    missing.len(),
+                    plural(missing.len()),
+                    english_list(&missing)
+                );
             }
         }
         Ok(())
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`, as CPython lists missing
+/// arguments.
+fn english_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 

@@ -929,6 +929,7 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
         }
         Obj::Class(c) => match name {
             // A library type's name may carry its module (`numpy.ndarray`).
+            "__qualname__" if c.qualname != c.name => Ok(Obj::str(&c.qualname)),
             "__name__" | "__qualname__" => {
                 Ok(Obj::str(c.name.rsplit('.').next().unwrap_or(&c.name)))
             }

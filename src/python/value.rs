@@ -87,6 +87,8 @@ pub struct Function {
 pub struct Class {
     /// Its name.
     pub name: String,
+    /// Its qualified name, as Python's `__qualname__`: `f.<locals>.C`.
+    pub qualname: String,
     /// Base classes (first is searched first).
     pub bases: Vec<Rc<Class>>,
     /// Class attributes and methods.
@@ -99,8 +101,10 @@ pub struct Class {
 impl Class {
     /// A class with no native behaviour.
     pub fn new(name: impl Into<String>, bases: Vec<Rc<Class>>, attrs: Vec<(String, Obj)>) -> Class {
+        let name = name.into();
         Class {
-            name: name.into(),
+            qualname: name.clone(),
+            name,
             bases,
             attrs: RefCell::new(attrs),
             native: None,
