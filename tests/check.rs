@@ -59,7 +59,7 @@ fn cases(v: &Value) -> &Vec<Value> {
 }
 
 /// Every problem of examples/exercises.
-const EXERCISES: [&str; 10] = [
+const EXERCISES: [&str; 11] = [
     "global_sum",
     "mean_grad",
     "row_parallel",
@@ -70,6 +70,7 @@ const EXERCISES: [&str; 10] = [
     "ring",
     "all_to_all",
     "vma_grad",
+    "fsdp",
 ];
 
 #[test]
@@ -534,4 +535,19 @@ fn hidden_cases_withhold_their_values() {
     );
     let (_, text) = check(&problem, &wrong, &[]);
     assert!(text.contains("8 devices (mesh model=8, hidden)"), "{text}");
+}
+
+#[test]
+fn an_fsdp_gradient_cut_from_the_gathered_copy_misses_the_reduce_scatter() {
+    let text = wrong_text("fsdp");
+    assert_has(
+        &text,
+        &[
+            "0 of 4 cases pass",
+            "result[1][0, 0]: expected 0.06889145, got 0.15881798 (32 of 32 elements differ)",
+            "check 'uses psum_scatter over data' failed: no psum_scatter over data ran: the gradient of every device's slice must add all devices' contributions",
+        ],
+    );
+    // The loss is right: only the gradient lacks the other devices' share.
+    assert!(!text.contains("result[0]"), "{text}");
 }
