@@ -35,7 +35,7 @@ test('the menu lists every problem and a link opens one with its starter code', 
   const page = await h.page('#exercise=ring');
   await ready(page);
   const names = await page.$$eval('#exercise option', (os) => os.map((o) => o.value).filter(Boolean));
-  for (const n of ['global_sum', 'pmap_mean', 'shard_vmap', 'dense_shards', 'gather_scatter', 'ring', 'all_to_all', 'vma_grad']) {
+  for (const n of ['global_sum', 'pmap_mean', 'shard_vmap', 'dense_shards', 'gather_scatter', 'ring', 'all_to_all', 'vma_grad', 'fsdp']) {
     assert.ok(names.includes(n), `menu lacks ${n}: ${names}`);
   }
   assert.equal(await page.inputValue('#exercise'), 'ring');
