@@ -247,6 +247,8 @@ export interface ExerciseCase {
   rtol?: number;
   atol?: number;
   checks?: ExerciseCheck[];
+  /** Graded, but its arguments and expected value are not shown to the learner. */
+  hidden?: boolean;
 }
 
 /** A graded exercise (docs/exercises.md, docs/exercise.schema.json). */
@@ -274,6 +276,8 @@ export interface CheckResult {
 export interface CaseVerdict {
   name: string;
   devices: number;
+  /** A hidden case: `expected` and `got` are null, and mismatches say where, not what. */
+  hidden: boolean;
   mesh: { shape: number[]; axes: string[] } | null;
   passed: boolean;
   /** The exception that stopped the run; line 0 when raised outside the learner's code. */
@@ -284,7 +288,7 @@ export interface CaseVerdict {
   max_rel_error: number;
   /** What the function returned, in the problem's value format. */
   got: ExerciseValue | { other: string } | null;
-  expected: ExerciseValue;
+  expected: ExerciseValue | null;
   checks: CheckResult[];
   stdout: string;
   /** The run report of a failing case (null for a passing one). */

@@ -9,17 +9,51 @@
 //   www/dist/style.css      style.css with the report view's rules
 //   www/dist/coordinator.js the package's coordinator worker, as it is
 //
+// The Exercises menu's problems are bundled into main.js: the module
+// 'shardlab:exercises' is made here from examples/exercises/*.json, sorted
+// by the order in examples/exercises/order.txt (the rest after it, by name).
+//
 // The client finds its coordinator and engine next to its bundle
 // (npm/src/host.js): ./coordinator.js and ./wasm/, the npm package's layout.
 //
 //   node scripts/build-page.mjs
 import { build } from 'esbuild';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}www/dist`;
 await mkdir(dist, { recursive: true });
+
+// The problems as [{ name, problem }] in the menu's order.
+async function exercises() {
+  const dir = `${root}examples/exercises`;
+  const names = (await readdir(dir)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+  let order = [];
+  try {
+    order = (await readFile(`${dir}/order.txt`, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean);
+  } catch {
+    // No order file: by name.
+  }
+  const rank = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
+  names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const list = [];
+  for (const name of names) {
+    list.push({ name, problem: JSON.parse(await readFile(`${dir}/${name}.json`, 'utf8')) });
+  }
+  return list;
+}
+
+const exercisesModule = {
+  name: 'shardlab-exercises',
+  setup(b) {
+    b.onResolve({ filter: /^shardlab:exercises$/ }, (args) => ({ path: args.path, namespace: 'exercises' }));
+    b.onLoad({ filter: /.*/, namespace: 'exercises' }, async () => ({
+      contents: JSON.stringify(await exercises()),
+      loader: 'json',
+    }));
+  },
+};
 
 await build({
   entryPoints: {
@@ -35,6 +69,7 @@ await build({
   minify: true,
   sourcemap: 'linked',
   logLevel: 'warning',
+  plugins: [exercisesModule],
 });
 
 // No imports: a worker script of its own (see its module doc).

@@ -33,6 +33,7 @@ npm install --no-audit --no-fund --loglevel=error "$tarball" vite@7 typescript@5
 cp "$repo"/tests/npm/*.mjs .
 cp -r "$repo"/tests/npm/vite-app "$repo"/tests/npm/static "$repo"/tests/npm/types .
 cp "$repo"/tests/programs/tensor_parallel_mlp.py static/
+cp "$repo"/examples/exercises/ring.json "$repo"/examples/exercises/ring_wrong.py "$repo"/examples/exercises/ring.py static/
 ln -s ../node_modules static/node_modules
 
 step "vite build"

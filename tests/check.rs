@@ -58,9 +58,47 @@ fn cases(v: &Value) -> &Vec<Value> {
     v["cases"].as_array().expect("cases")
 }
 
+/// Every problem of examples/exercises.
+const EXERCISES: [&str; 11] = [
+    "global_sum",
+    "mean_grad",
+    "row_parallel",
+    "pmap_mean",
+    "shard_vmap",
+    "dense_shards",
+    "gather_scatter",
+    "ring",
+    "all_to_all",
+    "vma_grad",
+    "fsdp",
+];
+
+#[test]
+fn every_problem_is_listed_and_has_a_wrong_solution() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(exercises())
+        .expect("examples/exercises")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| f.strip_suffix(".json").map(str::to_string))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = EXERCISES.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+    for name in EXERCISES {
+        let (problem, _, wrong) = example(name);
+        assert!(wrong.exists(), "{name}_wrong.py");
+        let p = shardlab::check::parse(&std::fs::read_to_string(&problem).unwrap_or_default());
+        let p = p.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let devices: Vec<usize> = p.cases.iter().map(|c| c.device_count()).collect();
+        for n in [1, 2, 4, 8] {
+            assert!(devices.contains(&n), "{name}: {devices:?}");
+        }
+    }
+}
+
 #[test]
 fn reference_solutions_pass_on_every_device_count() {
-    for name in ["global_sum", "mean_grad", "row_parallel"] {
+    for name in EXERCISES {
         let (problem, reference, _) = example(name);
         let (code, v) = verdict(&problem, &reference);
         assert_eq!(code, 0, "{name}: {v}");
@@ -108,8 +146,17 @@ fn psum_instead_of_pmean_is_off_by_the_device_count() {
     for c in &cs[1..] {
         let n = c["devices"].as_f64().unwrap_or(0.0);
         assert_eq!(c["passed"], false);
+        // The loss is n times the mean; the gradient, already summed over
+        // the devices, is summed once more: n * n times.
         assert!(
-            (c["max_rel_error"].as_f64().unwrap_or(0.0) - (n - 1.0)).abs() < 1e-3,
+            c["mismatches"][0]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("result[0]: expected 1.529"),
+            "{c}"
+        );
+        assert!(
+            (c["max_rel_error"].as_f64().unwrap_or(0.0) - (n * n - 1.0)).abs() < 1e-2,
             "{c}"
         );
     }
@@ -120,7 +167,7 @@ fn unscattered_partial_products_have_the_wrong_shape_and_fail_the_checks() {
     let (problem, _, wrong) = example("row_parallel");
     let (code, text) = check(&problem, &wrong, &[]);
     assert_eq!(code, 1);
-    assert!(text.contains("0 of 4 cases pass"), "{text}");
+    assert!(text.contains("0 of 5 cases pass"), "{text}");
     assert!(
         text.contains("result: expected shape (4, 8), got (4, 16)"),
         "{text}"
@@ -342,4 +389,165 @@ fn problems_that_break_the_format_are_refused_with_the_reason() {
     let mut bad_entry = base;
     bad_entry["entry"] = json!("not a name");
     assert!(shardlab::check::parse(&bad_entry.to_string()).is_err());
+}
+
+/// Runs a wrong solution: the text verdict, which must fail.
+fn wrong_text(name: &str) -> String {
+    let (problem, _, wrong) = example(name);
+    let (code, text) = check(&problem, &wrong, &[]);
+    assert_eq!(code, 1, "{name}: {text}");
+    text
+}
+
+fn assert_has(text: &str, wanted: &[&str]) {
+    for w in wanted {
+        assert!(text.contains(w), "wanted {w:?} in\n{text}");
+    }
+}
+
+#[test]
+fn a_per_device_mean_is_caught_by_value_and_by_the_pmean_check() {
+    let text = wrong_text("pmap_mean");
+    assert_has(
+        &text,
+        &[
+            "0 of 4 cases pass",
+            "result[0, 0]: expected -2.3629656, got -0.7677765 (16 of 16 elements differ)",
+            "check 'uses pmean over i' failed: no pmean over i ran: each device knows only its own row's mean",
+        ],
+    );
+}
+
+#[test]
+fn shard_map_without_vmap_normalises_whole_blocks() {
+    let text = wrong_text("shard_vmap");
+    // Only the shard_map result (result[1]) differs from the vmap one.
+    assert_has(
+        &text,
+        &[
+            "0 of 4 cases pass",
+            "result[1][0, 0]: expected 0.23006427, got 0.05885945",
+        ],
+    );
+    assert!(!text.contains("result[0]"), "{text}");
+}
+
+#[test]
+fn column_blocks_stacked_as_rows_have_the_wrong_shape_and_layout() {
+    let text = wrong_text("dense_shards");
+    assert_has(
+        &text,
+        &[
+            "result[0]: expected shape (4, 16), got (8, 8)",
+            "result[1]: expected shape (4, 16), got (16, 4)",
+            "failed: output 0 of the last shard_map is laid out as P('model',): each device holds a block of the output's columns",
+        ],
+    );
+}
+
+#[test]
+fn gathering_partial_sums_instead_of_scattering_them() {
+    let text = wrong_text("gather_scatter");
+    assert_has(
+        &text,
+        &[
+            "result[1]: expected shape (4, 8), got (4, 32)",
+            "check 'uses psum_scatter over model' failed: no psum_scatter over model ran: the row-parallel layer's blocks are partial sums of y",
+        ],
+    );
+    assert!(
+        !text.contains("uses all_gather over model' failed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_ring_turned_the_wrong_way_is_right_on_two_devices_only() {
+    let (problem, _, wrong) = example("ring");
+    let (_, v) = verdict(&problem, &wrong);
+    let passed: Vec<bool> = cases(&v)
+        .iter()
+        .map(|c| c["passed"].as_bool().unwrap_or(true))
+        .collect();
+    assert_eq!(passed, [true, true, false, false]);
+    // 8 devices, visible: device 0 should get device 7's block (28, 29),
+    // the wrong way round it gets device 1's (4, 5).
+    assert_eq!(
+        cases(&v)[3]["mismatches"],
+        json!(["result[0, 0]: expected 28, got 4 (32 of 32 elements differ)"])
+    );
+}
+
+#[test]
+fn a_softmax_over_row_blocks_needs_the_all_to_all() {
+    let text = wrong_text("all_to_all");
+    assert_has(
+        &text,
+        &[
+            "result[0, 0]: expected 0.042203877, got 0.07702336 (128 of 128 elements differ)",
+            "check 'uses all_to_all over data' failed",
+            "check 'output 0 laid out as P(None, 'data')' failed",
+        ],
+    );
+}
+
+#[test]
+fn pmean_of_an_already_summed_gradient_is_the_sum() {
+    let (problem, _, wrong) = example("vma_grad");
+    let (_, v) = verdict(&problem, &wrong);
+    let cs = cases(&v);
+    assert_eq!(cs[0]["passed"], true);
+    for c in &cs[1..] {
+        let n = c["devices"].as_f64().unwrap_or(0.0);
+        assert_eq!(c["passed"], false);
+        assert!(
+            (c["max_rel_error"].as_f64().unwrap_or(0.0) - (n - 1.0)).abs() < 1e-3,
+            "{c}"
+        );
+    }
+    assert_eq!(
+        cs[1]["mismatches"],
+        json!(["result[0]: expected -1.2601058, got -2.5202117 (3 of 3 elements differ)"])
+    );
+}
+
+#[test]
+fn hidden_cases_withhold_their_values() {
+    let (problem, _, wrong) = example("vma_grad");
+    let (_, v) = verdict(&problem, &wrong);
+    let hidden = &cases(&v)[3];
+    assert_eq!(hidden["hidden"], true);
+    assert!(hidden["expected"].is_null() && hidden["got"].is_null());
+    assert_eq!(
+        hidden["mismatches"],
+        json!(["result[0]: differs from the expected value (3 of 3 elements differ)"])
+    );
+    assert!(
+        hidden["report"]["maps"].is_array(),
+        "the devices are still shown"
+    );
+    // A wrong shape is still said on a hidden case: it gives no value away.
+    let (problem, _, wrong) = example("dense_shards");
+    let (_, v) = verdict(&problem, &wrong);
+    assert_eq!(
+        cases(&v)[3]["mismatches"][0],
+        "result[0]: expected shape (4, 16), got (32, 2)"
+    );
+    let (_, text) = check(&problem, &wrong, &[]);
+    assert!(text.contains("8 devices (mesh model=8, hidden)"), "{text}");
+}
+
+#[test]
+fn an_fsdp_gradient_cut_from_the_gathered_copy_misses_the_reduce_scatter() {
+    let text = wrong_text("fsdp");
+    assert_has(
+        &text,
+        &[
+            "0 of 4 cases pass",
+            "result[1][0, 0]: expected 0.06889145, got 0.15881798 (32 of 32 elements differ)",
+            "check 'uses psum_scatter over data' failed: no psum_scatter over data ran: the gradient of every device's slice must add all devices' contributions",
+        ],
+    );
+    // The loss is right: only the gradient lacks the other devices' share.
+    assert!(!text.contains("result[0]"), "{text}");
 }

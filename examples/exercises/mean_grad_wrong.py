@@ -10,8 +10,9 @@ def loss_and_grad(mesh, w, x, y):
             return jnp.mean(err * err)
 
         value, grad = jax.value_and_grad(loss)(w)
-        # psum adds the devices' means: the result is as many times too
-        # large as there are devices.
+        # psum adds the devices' means: the loss is as many times too large
+        # as there are devices. The gradient of the replicated w is already
+        # a sum over 'data', and psum multiplies it by the devices again.
         return jax.lax.psum(value, 'data'), jax.lax.psum(grad, 'data')
 
     f = jax.shard_map(local, mesh=mesh, in_specs=(P(), P('data'), P('data')), out_specs=(P(), P()))

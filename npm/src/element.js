@@ -14,7 +14,10 @@ import { ShardlabError } from './index.js';
 import { renderReport } from './view/report.js';
 import viewCss from './view/view.css';
 import { sharedLab } from './shared-lab.js';
-import './exercise.js';
+// Re-exported (element.d.ts declares it), which also keeps the module in the
+// bundle: the package's sideEffects list names element.js alone, so a bare
+// `import './exercise.js'` would be dropped, its element never registered.
+import { ShardlabExercise } from './exercise.js';
 
 // The report view's rules (the playground's too), with its :root variables
 // moved to the element.
@@ -168,4 +171,4 @@ if (!customElements.get('shardlab-example')) {
   customElements.define('shardlab-example', ShardlabExample);
 }
 
-export { ShardlabExample };
+export { ShardlabExample, ShardlabExercise };

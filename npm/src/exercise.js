@@ -148,7 +148,8 @@ class ShardlabExercise extends HTMLElement {
       const li = document.createElement('li');
       li.className = c.passed ? 'pass' : 'fail';
       const where = c.mesh ? `mesh ${c.mesh.axes.map((a, i) => `${a}=${c.mesh.shape[i]}`).join(', ')}` : `${c.devices} devices`;
-      li.append(Object.assign(document.createElement('b'), { textContent: c.passed ? 'PASS' : 'FAIL' }), ` ${c.name} (${where})`);
+      const hidden = c.hidden ? ', hidden' : '';
+      li.append(Object.assign(document.createElement('b'), { textContent: c.passed ? 'PASS' : 'FAIL' }), ` ${c.name} (${where}${hidden})`);
       if (!c.passed) li.append(Object.assign(document.createElement('pre'), { textContent: failureLines(c).join('\n') }));
       return li;
     });

@@ -75,6 +75,11 @@ pub struct Case {
     /// Checks on this case's run report, besides the problem's.
     #[serde(default)]
     pub checks: Vec<Rule>,
+    /// A hidden case is graded like any other, but the learner is not shown
+    /// its arguments or its expected value, so that a solution cannot be
+    /// fitted to the cases it can see.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// A mesh: its shape and axis names.

@@ -10,7 +10,13 @@ pub fn summary(v: &Verdict) -> String {
     let mut out = format!("{}: {passed} of {} cases pass\n", v.title, v.cases.len());
     for case in &v.cases {
         let mark = if case.passed { "PASS" } else { "FAIL" };
-        let _ = writeln!(out, "  {mark}  {} ({})", case.name, where_text(case));
+        let hidden = if case.hidden { ", hidden" } else { "" };
+        let _ = writeln!(
+            out,
+            "  {mark}  {} ({}{hidden})",
+            case.name,
+            where_text(case)
+        );
         if !case.passed {
             failure(&mut out, case);
         }

@@ -9,6 +9,8 @@ returned value becomes the case's `expected`, in the problem format; the
 file records the JAX version as `expected_from`. The wrong solution
 NAME_wrong.py, when there is one, is called too, and the script says on
 which cases its value differs (the report checks are shardlab's alone).
+Hidden cases are computed like the others: only the learner does not see
+them.
 
 Usage, from the repository root:
     /path/to/venv/bin/python tests/jax/gen_exercises.py [NAME ...]

@@ -173,3 +173,31 @@ test('without shared memory a cancel restarts the worker, and the next run works
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a plain page with one <shardlab-exercise> grades a wrong and a right solution', async () => {
+  const { page, errors } = await open(STATIC_URL + 'exercise.html');
+  const el = page.locator('#ring');
+  // The problem is fetched from ring.json: its title and starter code show.
+  // (The element has no shadow root until the module defines it.)
+  await page.waitForFunction(() => {
+    const root = document.getElementById('ring').shadowRoot;
+    return Boolean(root && root.querySelector('h3').textContent);
+  });
+  assert.equal(await el.locator('h3').textContent(), 'A ppermute ring');
+  assert.match(await el.locator('textarea').inputValue(), /perm = \.\.\./);
+  const source = async (name) => (await fetch(STATIC_URL + name)).text();
+  await el.locator('textarea').fill(await source('ring_wrong.py'));
+  await el.locator('button#check').click();
+  await page.waitForFunction(() =>
+    /cases pass$/.test(document.getElementById('ring').shadowRoot.querySelector('.status').textContent));
+  assert.equal(await el.locator('.status').textContent(), '2 of 4 cases pass');
+  const results = await el.locator('#results li').allTextContents();
+  assert.match(results[2], /^FAIL 4 devices \(mesh ring=4, hidden\)result\[0, 0\]: differs from the expected value/);
+  assert.match(results[3], /expected 28, got 4/);
+  await el.locator('textarea').fill(await source('ring.py'));
+  const verdict = await page.evaluate(() => document.getElementById('ring').check());
+  assert.equal(verdict.passed, true);
+  assert.equal(await el.locator('.status').textContent(), '4 of 4 cases pass');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -10,6 +10,7 @@ import { EXAMPLES, loadExample } from './examples.js';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
+import { EXERCISES, findExercise, loadProgress, saveProgress, renderStatement, failureLines, caseWhere } from './exercises.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -17,11 +18,16 @@ const ui = {
   names: $('axis-names'), mode: $('mode'), run: $('run'), cancel: $('cancel'), share: $('share'),
   download: $('download'), info: $('run-info'), error: $('error'), lastGood: $('last-good'),
   stdout: $('stdout'), result: $('result'), report: $('report'),
+  exercise: $('exercise'), exercisePanel: $('exercise-panel'), exerciseTitle: $('exercise-title'),
+  statement: $('exercise-statement'), check: $('check'), reset: $('reset'), results: $('exercise-results'),
+  verdict: $('verdict'), cases: $('cases'), output: document.querySelector('section.output'),
   devicesMsg: $('devices-msg'), meshMsg: $('mesh-msg'), specs: $('specs'), specsMsg: $('specs-msg'),
 };
 
 let isolated = false;
 let example = '';
+// The open exercise ({ name, problem }), or null in the playground.
+let exercise = null;
 let editor;
 
 // The page's one lab, started at once. 'auto' gives it device workers where
@@ -60,6 +66,10 @@ function modeLine() {
 }
 
 function saveState() {
+  if (exercise) {
+    history.replaceState(null, '', '#exercise=' + encodeURIComponent(exercise.name));
+    return;
+  }
   const hash = encodeState({ code: editor.text, devices: devices(), mode: ui.mode.value, example });
   history.replaceState(null, '', hash);
 }
@@ -212,7 +222,8 @@ function progressLine({ maps, elapsedMs }) {
 
 async function run() {
   clearTimeout(editTimer);
-  if (!lab) return;
+  // An open exercise is graded by Check: a run would only define functions.
+  if (!lab || exercise) return;
   saveState();
   if (current) current.abort();
   const mine = new AbortController();
@@ -277,11 +288,127 @@ function cancel() {
 }
 
 async function pickExample(file) {
+  closeExercise();
   example = file;
   ui.example.value = file;
   editor.set(await loadExample(file));
   syncControls();
   await run();
+}
+
+// The Exercises menu, with a mark on the problems solved.
+function fillExerciseMenu() {
+  const progress = loadProgress();
+  const chosen = ui.exercise.value;
+  ui.exercise.replaceChildren(new Option('(choose a problem)', ''));
+  for (const x of EXERCISES) {
+    const done = progress[x.name] && progress[x.name].solved;
+    const option = new Option(`${done ? '✓ ' : ''}${x.problem.title}`, x.name);
+    option.dataset.solved = done ? 'true' : 'false';
+    ui.exercise.append(option);
+  }
+  ui.exercise.value = chosen;
+}
+
+// The exercise a `#exercise=NAME` link opens, or null.
+function exerciseInHash() {
+  const name = new URLSearchParams(location.hash.replace(/^#/, '')).get('exercise');
+  return name ? findExercise(name) : null;
+}
+
+const REPORT_HEADING = 'What every device did';
+
+// Opens a problem: its statement, the learner's last code (or the starter
+// code), and no results until Check.
+function openExercise(name) {
+  const found = findExercise(name);
+  if (!found) return;
+  exercise = found;
+  example = '';
+  ui.example.value = '';
+  ui.exercise.value = name;
+  const { problem } = found;
+  ui.exerciseTitle.textContent = problem.title;
+  ui.statement.replaceChildren(...renderStatement(problem.statement));
+  for (const node of [ui.exercisePanel, ui.check, ui.reset, ui.results]) node.hidden = false;
+  ui.run.hidden = true;
+  ui.output.hidden = true;
+  ui.info.textContent = '';
+  const saved = loadProgress()[name];
+  editor.set(saved && typeof saved.code === 'string' ? saved.code : problem.starter);
+  editor.markError(null);
+  syncControls();
+  const solved = saved && saved.solved;
+  ui.verdict.textContent = solved ? 'Solved before. Check again to see every case.' : 'Press Check to grade your code.';
+  ui.verdict.classList.toggle('solved', Boolean(solved));
+  ui.cases.replaceChildren(...problem.cases.map((c, i) => el('li', { 'data-case': i },
+    el('span', { class: 'mark' }, '·'), ' ', c.name || `case ${i + 1}`, c.hidden ? el('span', { class: 'dim' }, ' (hidden)') : null)));
+  document.querySelector('section.report h2').textContent = REPORT_HEADING;
+  ui.report.replaceChildren(el('p', { class: 'dim' }, 'A failing case shows its devices here.'));
+  saveState();
+}
+
+// Back to the playground.
+function closeExercise() {
+  if (!exercise) return;
+  exercise = null;
+  ui.exercise.value = '';
+  for (const node of [ui.exercisePanel, ui.check, ui.reset, ui.results]) node.hidden = true;
+  ui.run.hidden = false;
+  ui.output.hidden = false;
+  document.querySelector('section.report h2').textContent = REPORT_HEADING;
+}
+
+// Draws the run report of a failing case in the device view.
+function showCaseReport(c, index) {
+  document.querySelector('section.report h2').textContent = `${REPORT_HEADING} in the failing case “${c.name}”`;
+  for (const li of ui.cases.children) li.classList.toggle('shown', Number(li.dataset.case) === index);
+  renderReport(ui.report, c.report, 0, { grads: /\b(?:value_and_grad|grad|vjp)\s*\(/.test(editor.text) });
+}
+
+function caseItem(c, index) {
+  const lines = c.passed ? [] : failureLines(c);
+  return el('li', { class: c.passed ? 'pass' : 'fail', 'data-case': index, 'data-passed': String(c.passed) },
+    el('span', { class: 'mark' }, c.passed ? 'PASS' : 'FAIL'), ' ', c.name,
+    el('span', { class: 'dim' }, ` (${caseWhere(c)}${c.hidden ? ', hidden' : ''})`),
+    lines.length ? el('pre', {}, lines.join('\n')) : null,
+    c.report ? el('button', { type: 'button', onclick: () => showCaseReport(c, index) }, 'Show its devices') : null);
+}
+
+function renderVerdict(verdict) {
+  const passed = verdict.cases.filter((c) => c.passed).length;
+  ui.verdict.textContent = verdict.passed
+    ? `Solved: all ${verdict.cases.length} cases pass.`
+    : `${passed} of ${verdict.cases.length} cases pass.`;
+  ui.verdict.classList.toggle('solved', verdict.passed);
+  ui.cases.replaceChildren(...verdict.cases.map(caseItem));
+  const error = verdict.cases.find((c) => c.error && c.error.line);
+  editor.markError(error ? error.error.line : null);
+  const failing = verdict.cases.findIndex((c) => !c.passed && c.report);
+  if (failing >= 0) showCaseReport(verdict.cases[failing], failing);
+  else ui.report.replaceChildren(el('p', { class: 'dim' }, 'Every case passed.'));
+}
+
+// Grades the editor's code on every case of the open problem.
+async function checkExercise() {
+  if (!exercise || !lab) return;
+  const mine = exercise;
+  ui.check.disabled = true;
+  ui.status.textContent = 'checking…';
+  let verdict = null;
+  try {
+    verdict = await lab.check(editor.text, mine.problem, { mode: 'lockstep' });
+  } catch (e) {
+    ui.verdict.textContent = `The check failed: ${(e && (e.reason || e.message)) || e}`;
+  }
+  ui.check.disabled = false;
+  ui.status.textContent = modeLine() + ' · ready';
+  if (verdict && exercise === mine) {
+    renderVerdict(verdict);
+    saveProgress(mine.name, verdict.passed ? { solved: true, code: editor.text } : { code: editor.text });
+    fillExerciseMenu();
+  }
+  document.body.dataset.checks = String(Number(document.body.dataset.checks || 0) + 1);
 }
 
 async function start() {
@@ -290,7 +417,14 @@ async function start() {
     ui.example.append(new Option(ex.title, ex.file));
   }
   const saved = decodeState(location.hash);
+  fillExerciseMenu();
   editor = new Editor($('editor'), saved ? saved.code : '', () => {
+    if (exercise) {
+      // An exercise is graded with Check, not run at every pause; the
+      // learner's code is kept for their next visit.
+      saveProgress(exercise.name, { code: editor.text });
+      return;
+    }
     example = '';
     ui.example.value = '';
     syncControls();
@@ -304,6 +438,12 @@ async function start() {
   ui.names.addEventListener('change', () => applyControls('names') && run());
   ui.mode.addEventListener('change', () => run());
   ui.run.addEventListener('click', () => run());
+  ui.exercise.addEventListener('change', () => (ui.exercise.value ? openExercise(ui.exercise.value) : closeExercise()));
+  ui.check.addEventListener('click', () => checkExercise());
+  ui.reset.addEventListener('click', () => {
+    editor.set(exercise.problem.starter);
+    saveProgress(exercise.name, { code: editor.text });
+  });
   ui.cancel.addEventListener('click', () => cancel());
   ui.share.addEventListener('click', async () => {
     saveState();
@@ -316,9 +456,13 @@ async function start() {
   });
   ui.download.addEventListener('click', () => download('program.py', asJax(editor.text, devices())));
   document.addEventListener('keydown', (e) => {
-    if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') run();
+    if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') (exercise ? checkExercise() : run());
   });
-  if (saved) {
+  const wanted = exerciseInHash();
+  if (wanted) {
+    openExercise(wanted.name);
+    await engineReady();
+  } else if (saved) {
     ui.devices.value = String(saved.devices);
     ui.mode.value = saved.mode;
     example = saved.example;

@@ -1,0 +1,81 @@
+// The Exercises menu: the graded problems of examples/exercises/ (bundled
+// into the page by scripts/build-page.mjs as the module
+// 'shardlab:exercises'), a learner's progress in localStorage, and the
+// problem's statement and per-case results as DOM nodes.
+import PROBLEMS from 'shardlab:exercises';
+import { el } from '../../npm/src/view/dom.js';
+
+// [{ name, problem }], in the menu's order.
+export const EXERCISES = PROBLEMS;
+
+export function findExercise(name) {
+  return EXERCISES.find((x) => x.name === name) || null;
+}
+
+const KEY = 'shardlab.exercises';
+
+// { NAME: { solved, code } }: what the learner has solved and their last
+// code for each problem. A store that cannot be read is an empty one.
+export function loadProgress() {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY) || '{}');
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+export function saveProgress(name, change) {
+  const all = loadProgress();
+  all[name] = { ...(all[name] || {}), ...change };
+  try {
+    localStorage.setItem(KEY, JSON.stringify(all));
+  } catch {
+    // Storage full or refused (a private window): progress is not kept.
+  }
+}
+
+// `code`, **bold** and *emphasis* of one line, as nodes.
+function inline(text) {
+  return text.split(/(`[^`]*`|\*\*[^*]+\*\*|\*[^*\s][^*]*\*)/).filter((s) => s !== '').map((part) => {
+    if (part.length > 1 && part.startsWith('`') && part.endsWith('`')) return el('code', {}, part.slice(1, -1));
+    if (part.length > 4 && part.startsWith('**') && part.endsWith('**')) return el('b', {}, part.slice(2, -2));
+    if (part.length > 2 && part.startsWith('*') && part.endsWith('*')) return el('em', {}, part.slice(1, -1));
+    return document.createTextNode(part);
+  });
+}
+
+// The statement's Markdown: paragraphs, numbered and bulleted lists and
+// inline forms, built as nodes (never as HTML text).
+export function renderStatement(markdown) {
+  return markdown.split(/\n\s*\n/).map((block) => {
+    const lines = block.split('\n').filter((l) => l.trim() !== '');
+    if (lines.length && lines.every((l) => /^\s*\d+\.\s/.test(l))) {
+      return el('ol', {}, lines.map((l) => el('li', {}, inline(l.replace(/^\s*\d+\.\s+/, '')))));
+    }
+    if (lines.length && lines.every((l) => /^\s*[-*]\s/.test(l))) {
+      return el('ul', {}, lines.map((l) => el('li', {}, inline(l.replace(/^\s*[-*]\s+/, '')))));
+    }
+    return el('p', {}, inline(lines.join(' ')));
+  });
+}
+
+// What went wrong in a failing case, one line each.
+export function failureLines(c) {
+  const lines = [];
+  if (c.error) {
+    const at = c.error.line ? ` (line ${c.error.line}, col ${c.error.col})` : '';
+    lines.push(`${c.error.type}: ${c.error.message}${at}`);
+  }
+  lines.push(...c.mismatches);
+  for (const k of c.checks) if (!k.passed) lines.push(`check '${k.check}' failed: ${k.detail || ''}`);
+  return lines;
+}
+
+// Where a case ran: `4 devices, mesh data=4`.
+export function caseWhere(c) {
+  const devices = c.devices === 1 ? '1 device' : `${c.devices} devices`;
+  if (!c.mesh) return devices;
+  const mesh = c.mesh.axes.map((a, i) => `${a}=${c.mesh.shape[i]}`).join(', ');
+  return `${devices}, mesh ${mesh}`;
+}
