@@ -1,11 +1,11 @@
 //! Reductions over axes: sum, product, max, min, any, all, mean, argmax and
 //! argmin, with `jnp`'s result dtypes.
 //!
-//! Float32 sums and products of arrays smaller than
+//! Float32 sums and products over one dimension of arrays smaller than
 //! [`XLA_ORDER_LIMIT`] add in XLA's CPU order (see
-//! [`super::reduce_order`]), so they show JAX's last digits. Larger float sums
+//! [`super::reduce_order`]), so they show JAX's last digits. Other float sums
 //! accumulate in f64 and round once: the float32 nearest the exact sum, which
-//! agrees with XLA's vectorised sums to within their rounding error.
+//! agrees with XLA's own orders to within their rounding error.
 
 use super::reduce_order::{xla_reduce_f32, XLA_ORDER_LIMIT};
 use super::shape_ops::{check_axes, check_axis, fmt_shape};
@@ -125,7 +125,9 @@ impl Array {
     pub fn reduce(&self, op: ReduceOp, axes: &[usize], keepdims: bool) -> Result<Array> {
         check_axes(op.name(), axes, self.shape())?;
         let out_shape = self.reduced_shape(axes, keepdims);
-        let xla_order = self.size() < XLA_ORDER_LIMIT;
+        // Size-1 dimensions are not reduced; one dimension left is a run.
+        let long_axes = axes.iter().filter(|&&a| self.shape()[a] > 1).count();
+        let xla_order = self.size() < XLA_ORDER_LIMIT && long_axes <= 1;
         // A large float32 sum over leading axes reads the buffer as it is, as
         // a [run, kept] matrix summed down its columns.
         let leading = axes.iter().all(|&a| a < axes.len());
@@ -139,11 +141,8 @@ impl Array {
             }
         }
         let (moved, _, run) = self.runs_over(op.name(), axes)?;
-        let mut sorted = axes.to_vec();
-        sorted.sort_unstable();
-        let dims: Vec<usize> = sorted.iter().map(|&a| self.shape()[a]).collect();
         let sum = |r: &[f32]| match xla_order {
-            true => xla_reduce_f32(r, &dims, 0.0, |a, b| a + b),
+            true => xla_reduce_f32(r, 0.0, |a, b| a + b),
             false => sum_f32(r),
         };
         if run == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
@@ -179,9 +178,7 @@ impl Array {
                         let r = &d[i * run..(i + 1) * run];
                         match op {
                             ReduceOp::Sum => sum(r),
-                            ReduceOp::Prod if xla_order => {
-                                xla_reduce_f32(r, &dims, 1.0, |a, b| a * b)
-                            }
+                            ReduceOp::Prod if xla_order => xla_reduce_f32(r, 1.0, |a, b| a * b),
                             ReduceOp::Prod => r.iter().product(),
                             ReduceOp::Max => r.iter().copied().fold(f32::NEG_INFINITY, f32_max),
                             ReduceOp::Min => r.iter().copied().fold(f32::INFINITY, f32_min),

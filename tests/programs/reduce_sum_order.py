@@ -1,5 +1,5 @@
 # Float32 sums and products whose last bits depend on the order of the
-# additions: short runs, runs split into windows, reductions over some axes.
+# additions: short runs, runs split into windows, one axis of a larger array.
 # stdout: exact digits
 import jax
 import jax.numpy as jnp
@@ -15,9 +15,9 @@ x = harmonic(40 * 3).reshape(40, 3)
 print(jnp.sum(x, axis=0).tolist())
 print(jnp.sum(x.T, axis=1).tolist())
 y = harmonic(6 * 70).reshape(6, 70)
-print(float(jnp.sum(y)), jnp.sum(y, axis=1).tolist())
+print(jnp.sum(y, axis=1).tolist(), jnp.sum(y[:, :1], axis=(0, 1)).tolist())
 z = harmonic(4 * 9 * 40).reshape(4, 9, 40)
-print(jnp.sum(z, axis=(0, 2)).tolist())
+print(jnp.sum(z, axis=2)[3].tolist(), jnp.mean(z, axis=1)[0, :5].tolist())
 
 # A product of values near one, and a sum inside jit and under grad.
 p = 1.0 + harmonic(50) / 64.0
