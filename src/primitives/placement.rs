@@ -388,7 +388,50 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
         }
         return dot_general(ins, contracting, batch);
     }
-    Ok(simple(prim, ins, out))
+    let spec = simple(prim, ins, out);
+    if let (Some(e), Prim::Binary(_) | Prim::Select) = (&spec, prim) {
+        return elementwise_checked(prim, ins, out, e);
+    }
+    Ok(spec)
+}
+
+/// An elementwise result must not split two dimensions over one mesh
+/// axis (operands split over one axis along different dimensions): over
+/// explicit axes that is JAX's ShardingTypeError, over auto axes XLA's
+/// choice, which shardlab does not model.
+fn elementwise_checked(
+    prim: &Prim,
+    ins: &[Operand],
+    out: &[usize],
+    e: &[Entry],
+) -> Result<Option<Vec<Entry>>> {
+    let used: Vec<&String> = e.iter().flatten().flatten().collect();
+    if !used.iter().enumerate().any(|(i, a)| used[..i].contains(a)) {
+        return Ok(Some(e.to_vec()));
+    }
+    let explicit = ins
+        .iter()
+        .any(|a| a.placement.is_some_and(|p| uses_explicit_axes(&[p])));
+    if !explicit {
+        return Ok(None);
+    }
+    let inputs: Vec<String> = ins
+        .iter()
+        .map(|a| typed_short(a.shape, a.dtype, &entries(a, a.ndim())))
+        .collect();
+    let dtype = match prim {
+        Prim::Binary(op) if op.is_comparison() => crate::array::DType::Bool,
+        // select(pred, on_false, on_true) has the type of its cases.
+        Prim::Select => ins.get(1).map_or(crate::array::DType::Bool, |a| a.dtype),
+        _ => ins.first().map_or(crate::array::DType::F32, |a| a.dtype),
+    };
+    crate::bail!(
+        ShardingTypeError,
+        "{} operation with inputs: {} produces an illegally sharded result: {}",
+        prim.name(),
+        inputs.join(", "),
+        typed_short(out, dtype, e)
+    )
 }
 
 /// The families whose rule cannot fail.
@@ -617,15 +660,20 @@ fn broadcast(ins: &[Operand], out_shape: &[usize]) -> Option<Vec<Entry>> {
 
 /// The spec as JAX spells it. Over a mesh with an explicit axis the
 /// sharding is part of the type, which names every dimension. Otherwise it
-/// is XLA's: JAX gives the result the sharding of an operand laid out the
-/// same way, spelled as that operand's, and else spells XLA's sharding
+/// is XLA's: JAX gives the result the sharding of its first sharded
+/// operand when laid out the same way, spelled as that operand's, and else spells XLA's sharding
 /// without trailing `None`s (`P()` when replicated).
 fn spelled(mesh: &Mesh, mut e: Vec<Entry>, ndim: usize, ins: &[Operand]) -> PartitionSpec {
     e.resize(ndim, None);
     if mesh.axis_types().contains(&AxisType::Explicit) {
         return PartitionSpec::new(e);
     }
-    let same = ins.iter().find_map(|o| match o.placement {
+    // Only the first operand with a sharding counts (JAX's
+    // `maybe_recover_user_shardings` compares with the first input's).
+    let first = ins
+        .iter()
+        .find(|o| matches!(o.placement, Some(Placement::Named(_))));
+    let same = first.and_then(|o| match o.placement {
         Some(Placement::Named(s)) if s.mesh == *mesh && o.ndim() == ndim => {
             let mut theirs = s.spec.entries().to_vec();
             theirs.resize(ndim, None);

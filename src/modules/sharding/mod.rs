@@ -2,6 +2,7 @@
 //! of devices and device arrays. The context mesh lives in `context`, arrays'
 //! placements in `placed`, and the sharding tables JAX draws in `visualize`.
 
+pub mod axes;
 pub mod constraint;
 pub mod context;
 pub mod placed;
@@ -566,6 +567,8 @@ pub fn module() -> Obj {
     b.func("use_abstract_mesh", context::use_abstract_mesh);
     b.func("get_mesh", context::get_mesh);
     b.func("reshard", constraint::reshard);
+    b.func("auto_axes", axes::auto_axes);
+    b.func("explicit_axes", axes::explicit_axes);
     b.func("SingleDeviceSharding", |_, a| {
         let d = a.req(Some(0), "device", "SingleDeviceSharding")?;
         match d.downcast::<Device>() {

@@ -394,6 +394,16 @@ pub struct ShapedArray {
 }
 
 impl ShapedArray {
+    /// The sharding the type carries, if any.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_ref()
+    }
+
+    /// The number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
     /// The type of a value inside a map body: per-device shape and the
     /// axes it varies over (`float32[3]{V:i}`), as JAX prints it.
     fn in_body(aval: &crate::ir::Aval) -> ShapedArray {
@@ -434,6 +444,38 @@ impl Object for ManualAxisType {
             }
             _ => None,
         })
+    }
+}
+
+/// The spec a type carries for a sharding `spec` over `mesh`: only the
+/// axes that are Explicit in `mesh` (JAX's `modify_spec_for_auto_manual`);
+/// a dimension left with no axis is `None`.
+pub fn type_spec(spec: &PartitionSpec, mesh: &Mesh) -> PartitionSpec {
+    let explicit = |a: &String| mesh.axis_type(a).ok() == Some(AxisType::Explicit);
+    let entries = spec
+        .entries()
+        .iter()
+        .map(|e| {
+            let kept: Option<Vec<String>> = e
+                .as_ref()
+                .map(|axes| axes.iter().filter(|a| explicit(a)).cloned().collect());
+            kept.filter(|axes| !axes.is_empty())
+        })
+        .collect();
+    PartitionSpec {
+        entries,
+        unreduced: spec
+            .unreduced
+            .iter()
+            .filter(|a| explicit(a))
+            .cloned()
+            .collect(),
+        reduced: spec
+            .reduced
+            .iter()
+            .filter(|a| explicit(a))
+            .cloned()
+            .collect(),
     }
 }
 
@@ -485,7 +527,9 @@ impl Object for ShapedArray {
                 ),
             },
             "sharding" => match &self.placement {
-                Some(Placement::Named(s)) => Some(Obj::lib(AbstractSharding(s.clone()))),
+                Some(Placement::Named(s)) => Some(Obj::lib(AbstractSharding(
+                    sharding::NamedSharding::new(s.mesh.clone(), type_spec(&s.spec, &s.mesh)),
+                ))),
                 _ => bail!(
                     NotImplementedError,
                     "not supported by shardlab yet: the sharding of the type of an array not placed on a mesh"
