@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::ir::AxisSet;
 use crate::ir::{Atom, Aval, Eqn, Jaxpr, Var};
 use crate::mesh::{AxisType, Mesh};
-use crate::sharding::{py_frozenset, NamedSharding, PartitionSpec, Placement};
+use crate::sharding::{py_frozenset, MemoryKind, NamedSharding, PartitionSpec, Placement};
 
 use super::Prim;
 
@@ -108,6 +108,24 @@ pub fn rule(
     if placed.iter().any(|p| matches!(p, Placement::Unknown(_))) {
         return Ok(vec![unknown(); outs.len()]);
     }
+    // Results stay in the memory of their operands, as in JAX; operands
+    // in different memories JAX refuses or moves, which shardlab does not
+    // model.
+    let kinds: Vec<MemoryKind> = placed
+        .iter()
+        .filter_map(|p| match p {
+            Placement::Named(s) => Some(s.memory_kind),
+            _ => None,
+        })
+        .collect();
+    let memory = kinds.first().copied().unwrap_or_default();
+    if kinds.iter().any(|k| *k != memory) {
+        crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {} on operands in different memory kinds",
+            prim.name()
+        );
+    }
     if let Placement::Device(d) = first {
         let same = placed.iter().all(|p| **p == Placement::Device(*d));
         let p = if same {
@@ -142,10 +160,9 @@ pub fn rule(
                 Some(entries) => {
                     let spec = spelled(&s.mesh, entries.clone(), o.len(), ins)
                         .with_ur(unreduced.clone(), reduced.clone())?;
-                    Some(Arc::new(Placement::Named(NamedSharding::new(
-                        s.mesh.clone(),
-                        spec,
-                    ))))
+                    Some(Arc::new(Placement::Named(
+                        NamedSharding::new(s.mesh.clone(), spec).in_memory(memory),
+                    )))
                 }
                 None => unknown(),
             })
@@ -710,5 +727,7 @@ pub fn respelled(
         })
         .collect();
     let spec = spelled(&s.mesh, s.spec.entries().to_vec(), ndim, &ops);
-    Arc::new(Placement::Named(NamedSharding::new(s.mesh.clone(), spec)))
+    Arc::new(Placement::Named(
+        NamedSharding::new(s.mesh.clone(), spec).in_memory(s.memory_kind),
+    ))
 }

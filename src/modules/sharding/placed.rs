@@ -47,6 +47,7 @@ pub fn sharding_obj(p: &Placement) -> Obj {
         Placement::Named(s) => Obj::lib(NamedSharding {
             mesh: Rc::new(s.mesh.clone()),
             spec: s.spec.clone(),
+            memory_kind: s.memory_kind,
         }),
         Placement::Device(d) => Obj::lib(SingleDeviceSharding(*d)),
         // `placement` refuses unknown placements before anyone asks.
@@ -269,7 +270,11 @@ fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Resul
         )))
     };
     if let Some(ns) = target.downcast::<NamedSharding>() {
-        return named(&ns.mesh, &ns.spec, crate::python::format::repr_of(target));
+        let p = named(&ns.mesh, &ns.spec, crate::python::format::repr_of(target))?;
+        return Ok(match p {
+            Placement::Named(s) => Placement::Named(s.in_memory(ns.memory_kind)),
+            other => other,
+        });
     }
     if let Some(spec) = target.downcast::<PartitionSpec>() {
         let Some(mesh) = context_mesh(interp) else {
@@ -318,6 +323,12 @@ fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -
 /// Places one leaf.
 fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
     let v = to_value(x)?;
+    if matches!(v, Value::Traced(_)) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.device_put of a traced value (inside a transformed function)"
+        );
+    }
     let a = v.concrete("device_put")?;
     // Without a target the array keeps its placement, and an uncommitted
     // array stays uncommitted, as in JAX.
