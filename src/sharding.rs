@@ -350,7 +350,46 @@ pub fn py_frozenset(names: &BTreeSet<String>) -> String {
     }
 }
 
-/// `jax.sharding.NamedSharding`: a mesh and a spec.
+/// The memory of its devices an array lives in (JAX's `memory_kind`).
+/// shardlab's devices are simulated: the kinds differ only in name, so
+/// values are the same in each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
+pub enum MemoryKind {
+    /// The device's own memory.
+    #[default]
+    Device,
+    /// Host memory the device can read directly.
+    PinnedHost,
+    /// Ordinary host memory.
+    UnpinnedHost,
+}
+
+impl MemoryKind {
+    /// The kind from its JAX name; CPU devices address these three.
+    pub fn from_name(name: &str) -> Result<MemoryKind> {
+        Ok(match name {
+            "device" => MemoryKind::Device,
+            "pinned_host" => MemoryKind::PinnedHost,
+            "unpinned_host" => MemoryKind::UnpinnedHost,
+            other => bail!(
+                ValueError,
+                "Could not find memory addressable by device cpu. Device cpu can address the following memory kinds: device, pinned_host, unpinned_host. Got memory kind: {other}"
+            ),
+        })
+    }
+
+    /// JAX's name of the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Device => "device",
+            MemoryKind::PinnedHost => "pinned_host",
+            MemoryKind::UnpinnedHost => "unpinned_host",
+        }
+    }
+}
+
+/// `jax.sharding.NamedSharding`: a mesh, a spec and a memory kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct NamedSharding {
@@ -358,12 +397,27 @@ pub struct NamedSharding {
     pub mesh: Mesh,
     /// How each array dimension maps onto mesh axes.
     pub spec: PartitionSpec,
+    /// The memory of the devices the array lives in.
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    pub memory_kind: MemoryKind,
 }
 
 impl NamedSharding {
-    /// A sharding of `spec` over `mesh`.
+    /// A sharding of `spec` over `mesh`, in device memory.
     pub fn new(mesh: Mesh, spec: PartitionSpec) -> NamedSharding {
-        NamedSharding { mesh, spec }
+        NamedSharding {
+            mesh,
+            spec,
+            memory_kind: MemoryKind::Device,
+        }
+    }
+
+    /// The same sharding in memory `kind`.
+    pub fn in_memory(self, memory_kind: MemoryKind) -> NamedSharding {
+        NamedSharding {
+            memory_kind,
+            ..self
+        }
     }
 
     /// See [`PartitionSpec::shard_shape`].
@@ -449,7 +503,11 @@ pub fn aval_text(shape: &[usize], dtype: crate::array::DType, p: Option<&Placeme
         Some(Placement::Named(s)) => ur_text(&s.mesh, &s.spec),
         _ => String::new(),
     };
-    format!("{}[{}]{ur}", dtype.name(), dims.join(","))
+    let memory = match p {
+        Some(Placement::Named(s)) if s.memory_kind != MemoryKind::Device => "<host>",
+        _ => "",
+    };
+    format!("{}{memory}[{}]{ur}", dtype.name(), dims.join(","))
 }
 
 /// The `{U:x, R:y}` suffix JAX's types print for unreduced and reduced

@@ -67,8 +67,8 @@ fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
     let cases = [
         ("import jax\njax._src.xla_bridge\n", "jax._src"),
         (
-            "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).with_memory_kind('device')\n",
-            "NamedSharding.with_memory_kind",
+            "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).is_equivalent_to(NamedSharding(m, P()), 1)\n",
+            "NamedSharding.is_equivalent_to",
         ),
         // A builtin base would bring storage and methods: refused, not
         // silently dropped.

@@ -461,15 +461,24 @@ fn to_spec(o: &Obj) -> PartitionSpec {
     }
 }
 
+/// How a `shard_map` runs: whether it tracks VMA, and whether its mesh is
+/// the context mesh (its equation then names the abstract mesh, as JAX's
+/// does) rather than one passed as `mesh=`.
+struct MapOpts {
+    check_vma: bool,
+    abstract_mesh: bool,
+}
+
 fn shard_map_call(
     interp: &mut Interp,
     f: &Obj,
     mesh: &crate::mesh::Mesh,
     in_specs: &Obj,
     out_specs: &Obj,
-    check_vma: bool,
+    opts: MapOpts,
     call: Args,
 ) -> Result<Obj> {
+    let check_vma = opts.check_vma;
     let args = Obj::tuple(call.pos.clone());
     let (leaves, in_def) = flatten(interp, &args)?;
     let vals = leaf_values(&leaves)?;
@@ -506,6 +515,7 @@ fn shard_map_call(
         fun_name: func_name(f),
         out_keys: keyed.into_iter().map(|(k, _)| k).collect(),
         first_only: false,
+        abstract_mesh: opts.abstract_mesh,
     };
     let outs = {
         let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
@@ -676,7 +686,11 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
                     "not supported by shardlab yet: shard_map with axis_names (a map manual over only some mesh axes)"
                 );
             }
-            shard_map_call(i, &f, &mesh, &in_specs, &out_specs, check, call)
+            let opts = MapOpts {
+                check_vma: check,
+                abstract_mesh: given.as_ref().is_none_or(|m| matches!(m, Obj::None)),
+            };
+            shard_map_call(i, &f, &mesh, &in_specs, &out_specs, opts, call)
         },
     ))
 }

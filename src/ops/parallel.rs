@@ -300,6 +300,8 @@ pub struct MapNames {
     pub out_keys: Vec<String>,
     /// Report only the first output that fails the check.
     pub first_only: bool,
+    /// The mesh is the context mesh: the equation names its abstract mesh.
+    pub abstract_mesh: bool,
 }
 
 /// [`shard_map`] whose errors name the function and the outputs' paths.
@@ -322,6 +324,7 @@ pub fn shard_map_named(
     }
     let proto = ShardMapParams {
         mesh: mesh.clone(),
+        abstract_mesh: names.abstract_mesh,
         in_specs: in_specs.to_vec(),
         out_specs: out_specs.to_vec(),
         body: crate::ir::Jaxpr {
@@ -401,6 +404,7 @@ pub fn shard_map_named(
                 fun_name: "_rem_singleton".into(),
                 out_keys: vec![String::new(); outs.len()],
                 first_only: true,
+                abstract_mesh: names.abstract_mesh,
             };
             &eager
         };

@@ -260,6 +260,7 @@ fn partition(
         out_specs: out_specs.into_inner(),
         body: traced.jaxpr,
         check_vma: false,
+        abstract_mesh: false,
     })
 }
 

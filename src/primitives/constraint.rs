@@ -66,10 +66,11 @@ impl ConstraintParams {
             )
         } else {
             format!(
-                "NamedSharding(mesh=Mesh({}, axis_types={}), spec={}, memory_kind=device)",
+                "NamedSharding(mesh=Mesh({}, axis_types={}), spec={}, memory_kind={})",
                 mesh.axes_text(),
                 fmt_types(&mesh.axis_types()),
-                self.sharding.spec
+                self.sharding.spec,
+                self.sharding.memory_kind.name()
             )
         };
         vec![

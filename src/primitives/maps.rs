@@ -33,6 +33,10 @@ pub struct ShardMapParams {
     pub body: Jaxpr,
     /// Whether VMA is tracked (JAX's `check_vma`, formerly `check_rep`).
     pub check_vma: bool,
+    /// The mesh came from the context (not `mesh=`): JAX's equation holds
+    /// its abstract mesh.
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    pub abstract_mesh: bool,
 }
 
 /// The axes a spec names.
@@ -99,13 +103,6 @@ impl ShardMapParams {
                 format!("({})", v.join(", "))
             }
         };
-        let mesh: Vec<String> = self
-            .mesh
-            .axis_names()
-            .iter()
-            .zip(self.mesh.shape())
-            .map(|(n, s)| format!("'{n}': {s}"))
-            .collect();
         vec![
             (
                 "check_vma".into(),
@@ -114,15 +111,11 @@ impl ShardMapParams {
             ("in_specs".into(), specs(&self.in_specs)),
             (
                 "mesh".into(),
-                format!(
-                    "Mesh({}, axis_types=({}))",
-                    mesh.join(", "),
-                    if self.mesh.shape().len() == 1 {
-                        "Auto,".to_string()
-                    } else {
-                        vec!["Auto"; self.mesh.shape().len()].join(", ")
-                    }
-                ),
+                if self.abstract_mesh {
+                    self.mesh.abstract_text()
+                } else {
+                    self.mesh.text()
+                },
             ),
             (
                 "newly_manual_axes".into(),
@@ -170,6 +163,7 @@ impl ShardMapParams {
             out_specs,
             body,
             check_vma: self.check_vma,
+            abstract_mesh: self.abstract_mesh,
         }))
     }
 

@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::ir::AxisSet;
 use crate::ir::{Atom, Aval, Eqn, Jaxpr, Var};
 use crate::mesh::{AxisType, Mesh};
-use crate::sharding::{py_frozenset, NamedSharding, PartitionSpec, Placement};
+use crate::sharding::{py_frozenset, MemoryKind, NamedSharding, PartitionSpec, Placement};
 
 use super::Prim;
 
@@ -108,6 +108,24 @@ pub fn rule(
     if placed.iter().any(|p| matches!(p, Placement::Unknown(_))) {
         return Ok(vec![unknown(); outs.len()]);
     }
+    // Results stay in the memory of their operands, as in JAX; operands
+    // in different memories JAX refuses or moves, which shardlab does not
+    // model.
+    let kinds: Vec<MemoryKind> = placed
+        .iter()
+        .filter_map(|p| match p {
+            Placement::Named(s) => Some(s.memory_kind),
+            _ => None,
+        })
+        .collect();
+    let memory = kinds.first().copied().unwrap_or_default();
+    if kinds.iter().any(|k| *k != memory) {
+        crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {} on operands in different memory kinds",
+            prim.name()
+        );
+    }
     if let Placement::Device(d) = first {
         let same = placed.iter().all(|p| **p == Placement::Device(*d));
         let p = if same {
@@ -142,10 +160,9 @@ pub fn rule(
                 Some(entries) => {
                     let spec = spelled(&s.mesh, entries.clone(), o.len(), ins)
                         .with_ur(unreduced.clone(), reduced.clone())?;
-                    Some(Arc::new(Placement::Named(NamedSharding::new(
-                        s.mesh.clone(),
-                        spec,
-                    ))))
+                    Some(Arc::new(Placement::Named(
+                        NamedSharding::new(s.mesh.clone(), spec).in_memory(memory),
+                    )))
                 }
                 None => unknown(),
             })
@@ -388,7 +405,50 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
         }
         return dot_general(ins, contracting, batch);
     }
-    Ok(simple(prim, ins, out))
+    let spec = simple(prim, ins, out);
+    if let (Some(e), Prim::Binary(_) | Prim::Select) = (&spec, prim) {
+        return elementwise_checked(prim, ins, out, e);
+    }
+    Ok(spec)
+}
+
+/// An elementwise result must not split two dimensions over one mesh
+/// axis (operands split over one axis along different dimensions): over
+/// explicit axes that is JAX's ShardingTypeError, over auto axes XLA's
+/// choice, which shardlab does not model.
+fn elementwise_checked(
+    prim: &Prim,
+    ins: &[Operand],
+    out: &[usize],
+    e: &[Entry],
+) -> Result<Option<Vec<Entry>>> {
+    let used: Vec<&String> = e.iter().flatten().flatten().collect();
+    if !used.iter().enumerate().any(|(i, a)| used[..i].contains(a)) {
+        return Ok(Some(e.to_vec()));
+    }
+    let explicit = ins
+        .iter()
+        .any(|a| a.placement.is_some_and(|p| uses_explicit_axes(&[p])));
+    if !explicit {
+        return Ok(None);
+    }
+    let inputs: Vec<String> = ins
+        .iter()
+        .map(|a| typed_short(a.shape, a.dtype, &entries(a, a.ndim())))
+        .collect();
+    let dtype = match prim {
+        Prim::Binary(op) if op.is_comparison() => crate::array::DType::Bool,
+        // select(pred, on_false, on_true) has the type of its cases.
+        Prim::Select => ins.get(1).map_or(crate::array::DType::Bool, |a| a.dtype),
+        _ => ins.first().map_or(crate::array::DType::F32, |a| a.dtype),
+    };
+    crate::bail!(
+        ShardingTypeError,
+        "{} operation with inputs: {} produces an illegally sharded result: {}",
+        prim.name(),
+        inputs.join(", "),
+        typed_short(out, dtype, e)
+    )
 }
 
 /// The families whose rule cannot fail.
@@ -617,15 +677,20 @@ fn broadcast(ins: &[Operand], out_shape: &[usize]) -> Option<Vec<Entry>> {
 
 /// The spec as JAX spells it. Over a mesh with an explicit axis the
 /// sharding is part of the type, which names every dimension. Otherwise it
-/// is XLA's: JAX gives the result the sharding of an operand laid out the
-/// same way, spelled as that operand's, and else spells XLA's sharding
+/// is XLA's: JAX gives the result the sharding of its first sharded
+/// operand when laid out the same way, spelled as that operand's, and else spells XLA's sharding
 /// without trailing `None`s (`P()` when replicated).
 fn spelled(mesh: &Mesh, mut e: Vec<Entry>, ndim: usize, ins: &[Operand]) -> PartitionSpec {
     e.resize(ndim, None);
     if mesh.axis_types().contains(&AxisType::Explicit) {
         return PartitionSpec::new(e);
     }
-    let same = ins.iter().find_map(|o| match o.placement {
+    // Only the first operand with a sharding counts (JAX's
+    // `maybe_recover_user_shardings` compares with the first input's).
+    let first = ins
+        .iter()
+        .find(|o| matches!(o.placement, Some(Placement::Named(_))));
+    let same = first.and_then(|o| match o.placement {
         Some(Placement::Named(s)) if s.mesh == *mesh && o.ndim() == ndim => {
             let mut theirs = s.spec.entries().to_vec();
             theirs.resize(ndim, None);
@@ -662,5 +727,7 @@ pub fn respelled(
         })
         .collect();
     let spec = spelled(&s.mesh, s.spec.entries().to_vec(), ndim, &ops);
-    Arc::new(Placement::Named(NamedSharding::new(s.mesh.clone(), spec)))
+    Arc::new(Placement::Named(
+        NamedSharding::new(s.mesh.clone(), spec).in_memory(s.memory_kind),
+    ))
 }

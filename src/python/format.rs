@@ -671,11 +671,12 @@ fn unreduced_text(a: &crate::array::Array) -> Option<String> {
     }
     let weak = if a.is_weak() { ", weak_type=True" } else { "" };
     Some(format!(
-        "Array(shape={}, dtype={}{weak}, sharding=NamedSharding(mesh={}, spec={}, memory_kind=device))",
+        "Array(shape={}, dtype={}{weak}, sharding=NamedSharding(mesh={}, spec={}, memory_kind={}))",
         crate::array::fmt_shape(a.shape()),
         a.dtype().name(),
         s.mesh.text(),
-        s.spec
+        s.spec,
+        s.memory_kind.name()
     ))
 }
 

@@ -2,6 +2,7 @@
 //! of devices and device arrays. The context mesh lives in `context`, arrays'
 //! placements in `placed`, and the sharding tables JAX draws in `visualize`.
 
+pub mod axes;
 pub mod constraint;
 pub mod context;
 pub mod placed;
@@ -139,6 +140,8 @@ pub struct NamedSharding {
     pub mesh: Rc<Mesh>,
     /// The spec.
     pub spec: PartitionSpec,
+    /// The memory kind.
+    pub memory_kind: crate::sharding::MemoryKind,
 }
 
 impl Object for NamedSharding {
@@ -150,7 +153,27 @@ impl Object for NamedSharding {
         Ok(match name {
             "mesh" => Some(Obj::Lib(self.mesh.clone())),
             "spec" => Some(Obj::lib(self.spec.clone())),
-            "memory_kind" => Some(Obj::str("device")),
+            "memory_kind" => Some(Obj::str(self.memory_kind.name())),
+            "with_memory_kind" => {
+                let me = self.clone();
+                Some(Obj::native(
+                    "NamedSharding.with_memory_kind",
+                    move |_, a| {
+                        let kind = match a.req(Some(0), "kind", "with_memory_kind")? {
+                            Obj::Str(s) => crate::sharding::MemoryKind::from_name(&s)?,
+                            other => bail!(
+                                TypeError,
+                                "memory_kind must be a string, got {}",
+                                other.type_name()
+                            ),
+                        };
+                        Ok(Obj::lib(NamedSharding {
+                            memory_kind: kind,
+                            ..me.clone()
+                        }))
+                    },
+                ))
+            }
             "num_devices" => Some(Obj::Int(self.mesh.size() as i64)),
             "device_set" | "addressable_devices" => {
                 Some(placed::device_set(interp, self.mesh.device_ids())?)
@@ -170,8 +193,7 @@ impl Object for NamedSharding {
             | "is_equivalent_to"
             | "is_fully_addressable"
             | "replicated_axes"
-            | "update"
-            | "with_memory_kind" => bail!(
+            | "update" => bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: NamedSharding.{name}"
             ),
@@ -181,28 +203,27 @@ impl Object for NamedSharding {
 
     fn repr(&self, _: &Obj) -> Option<String> {
         Some(format!(
-            "NamedSharding(mesh={}, spec={}, memory_kind=device)",
+            "NamedSharding(mesh={}, spec={}, memory_kind={})",
             self.mesh.text(),
-            self.spec
+            self.spec,
+            self.memory_kind.name()
         ))
     }
 
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
-        Some(
-            other
-                .downcast::<NamedSharding>()
-                .is_some_and(|o| *o.mesh == *self.mesh && o.spec == self.spec),
-        )
+        Some(other.downcast::<NamedSharding>().is_some_and(|o| {
+            *o.mesh == *self.mesh && o.spec == self.spec && o.memory_kind == self.memory_kind
+        }))
     }
 }
 
 impl NamedSharding {
     /// The placement of an array laid out by this sharding.
     pub fn placement(&self) -> crate::sharding::Placement {
-        crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
-            (*self.mesh).clone(),
-            self.spec.clone(),
-        ))
+        crate::sharding::Placement::Named(
+            crate::sharding::NamedSharding::new((*self.mesh).clone(), self.spec.clone())
+                .in_memory(self.memory_kind),
+        )
     }
 }
 
@@ -566,6 +587,8 @@ pub fn module() -> Obj {
     b.func("use_abstract_mesh", context::use_abstract_mesh);
     b.func("get_mesh", context::get_mesh);
     b.func("reshard", constraint::reshard);
+    b.func("auto_axes", axes::auto_axes);
+    b.func("explicit_axes", axes::explicit_axes);
     b.func("SingleDeviceSharding", |_, a| {
         let d = a.req(Some(0), "device", "SingleDeviceSharding")?;
         match d.downcast::<Device>() {
@@ -601,7 +624,20 @@ pub fn module() -> Obj {
             ),
         };
         spec.validate(&mesh, spec.entries.len())?;
-        Ok(Obj::lib(NamedSharding { mesh, spec }))
+        let memory_kind = match a.get(Some(2), "memory_kind") {
+            None | Some(Obj::None) => crate::sharding::MemoryKind::Device,
+            Some(Obj::Str(s)) => crate::sharding::MemoryKind::from_name(&s)?,
+            Some(other) => bail!(
+                TypeError,
+                "memory_kind must be a string, got {}",
+                other.type_name()
+            ),
+        };
+        Ok(Obj::lib(NamedSharding {
+            mesh,
+            spec,
+            memory_kind,
+        }))
     });
     b.build()
 }

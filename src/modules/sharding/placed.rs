@@ -47,6 +47,7 @@ pub fn sharding_obj(p: &Placement) -> Obj {
         Placement::Named(s) => Obj::lib(NamedSharding {
             mesh: Rc::new(s.mesh.clone()),
             spec: s.spec.clone(),
+            memory_kind: s.memory_kind,
         }),
         Placement::Device(d) => Obj::lib(SingleDeviceSharding(*d)),
         // `placement` refuses unknown placements before anyone asks.
@@ -269,7 +270,11 @@ fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Resul
         )))
     };
     if let Some(ns) = target.downcast::<NamedSharding>() {
-        return named(&ns.mesh, &ns.spec, crate::python::format::repr_of(target));
+        let p = named(&ns.mesh, &ns.spec, crate::python::format::repr_of(target))?;
+        return Ok(match p {
+            Placement::Named(s) => Placement::Named(s.in_memory(ns.memory_kind)),
+            other => other,
+        });
     }
     if let Some(spec) = target.downcast::<PartitionSpec>() {
         let Some(mesh) = context_mesh(interp) else {
@@ -318,6 +323,12 @@ fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -
 /// Places one leaf.
 fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
     let v = to_value(x)?;
+    if matches!(v, Value::Traced(_)) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.device_put of a traced value (inside a transformed function)"
+        );
+    }
     let a = v.concrete("device_put")?;
     // Without a target the array keeps its placement, and an uncommitted
     // array stays uncommitted, as in JAX.
@@ -394,6 +405,16 @@ pub struct ShapedArray {
 }
 
 impl ShapedArray {
+    /// The sharding the type carries, if any.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_ref()
+    }
+
+    /// The number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
     /// The type of a value inside a map body: per-device shape and the
     /// axes it varies over (`float32[3]{V:i}`), as JAX prints it.
     fn in_body(aval: &crate::ir::Aval) -> ShapedArray {
@@ -434,6 +455,38 @@ impl Object for ManualAxisType {
             }
             _ => None,
         })
+    }
+}
+
+/// The spec a type carries for a sharding `spec` over `mesh`: only the
+/// axes that are Explicit in `mesh` (JAX's `modify_spec_for_auto_manual`);
+/// a dimension left with no axis is `None`.
+pub fn type_spec(spec: &PartitionSpec, mesh: &Mesh) -> PartitionSpec {
+    let explicit = |a: &String| mesh.axis_type(a).ok() == Some(AxisType::Explicit);
+    let entries = spec
+        .entries()
+        .iter()
+        .map(|e| {
+            let kept: Option<Vec<String>> = e
+                .as_ref()
+                .map(|axes| axes.iter().filter(|a| explicit(a)).cloned().collect());
+            kept.filter(|axes| !axes.is_empty())
+        })
+        .collect();
+    PartitionSpec {
+        entries,
+        unreduced: spec
+            .unreduced
+            .iter()
+            .filter(|a| explicit(a))
+            .cloned()
+            .collect(),
+        reduced: spec
+            .reduced
+            .iter()
+            .filter(|a| explicit(a))
+            .cloned()
+            .collect(),
     }
 }
 
@@ -485,7 +538,9 @@ impl Object for ShapedArray {
                 ),
             },
             "sharding" => match &self.placement {
-                Some(Placement::Named(s)) => Some(Obj::lib(AbstractSharding(s.clone()))),
+                Some(Placement::Named(s)) => Some(Obj::lib(AbstractSharding(
+                    sharding::NamedSharding::new(s.mesh.clone(), type_spec(&s.spec, &s.mesh)),
+                ))),
                 _ => bail!(
                     NotImplementedError,
                     "not supported by shardlab yet: the sharding of the type of an array not placed on a mesh"
