@@ -7,6 +7,14 @@
 //! when it holds data. An attribute keeps the status its first value (or
 //! its dataclass field's `static` metadata) gave it. The names are kept on the instance under
 //! `_nnx_data` and `_nnx_static`, which reprs and the graph functions skip.
+//!
+//! As in Flax, a plain list, tuple or dict holding data is static when
+//! assigned, so assigning one is an error (`nnx.List` makes a list that is
+//! data); data found in a static attribute once `__init__` has returned is
+//! an error too, and so are `nnx.data`/`nnx.static` nested in containers.
+//! `class Foo(nnx.Pytree, pytree=False)` and `nnx.Object` make objects
+//! without these checks, which JAX sees as leaves while nnx's graph
+//! functions still traverse them.
 
 use super::*;
 

@@ -6,6 +6,8 @@
 //! out along the same axis and are written back into the caller's modules,
 //! structure included (so a vmapped `__init__` builds a stacked module). A
 //! module returned by the function comes back stacked along `out_axes`.
+//! As in Flax, a variable reached through several arguments must be mapped
+//! along one axis ("Inconsistent aliasing detected").
 
 use std::cell::RefCell;
 

@@ -1,6 +1,8 @@
 //! Quasi-Newton updates and line searches: `scale_by_lbfgs` (the two-loop
 //! recursion over a ring of parameter and gradient differences),
-//! `scale_by_backtracking_linesearch` and `value_and_grad_from_state`.
+//! `scale_by_backtracking_linesearch`, `value_and_grad_from_state`, and
+//! `lbfgs`, which chains them (its default zoom line search is not
+//! modelled and refuses).
 //!
 //! The L-BFGS memory is indexed with the step count, which may be traced,
 //! so its rows are read and written with dynamic slices. The line search
