@@ -227,10 +227,11 @@ fn check_leaves(me: &Instance, name: &str, value: &Obj, after_init: bool) -> Res
     let current_is_data = recorded(me, name).unwrap_or_else(|| is_data(value));
     let data: Vec<&Obj> = leaves.iter().filter(|l| data_value(l)).collect();
     // A plain container of data is static when assigned (only nnx.List is data).
-    if !after_init && !data.is_empty() && !is_nnx_list(value) && !data_value(value) {
-        if recorded(me, name) != Some(true) && field_status(&me.class, name) != Some(true) {
-            return data_in_static(me, name, value, &data);
-        }
+    let declared_data =
+        recorded(me, name) == Some(true) || field_status(&me.class, name) == Some(true);
+    let plain_container = !is_nnx_list(value) && !data_value(value);
+    if !after_init && !data.is_empty() && plain_container && !declared_data {
+        return data_in_static(me, name, value, &data);
     }
     if after_init && !current_is_data && !data.is_empty() {
         let (cls, base, ty) = (&me.class.name, base_name(me), value.type_name());

@@ -74,13 +74,16 @@ fn graph_leaves(o: &Obj, out: &mut Vec<Obj>) {
     }
 }
 
+/// A variable's occurrences: its path in its node and the axis it gets.
+type PathPrefixes = Vec<(String, String)>;
+
 /// Flax's check that a variable reached through several arguments is
 /// mapped along one axis. Each graph node among the arguments adds its
 /// variables' paths with its argument's axis; the check runs after each
 /// node, so the error lists the occurrences up to the first conflict.
 /// Axes given as trees of prefixes are not checked.
 fn check_aliasing(args: &[Obj], axes: &[Obj]) -> Result<()> {
-    let mut seen: Vec<(Rc<Instance>, Vec<(String, String)>)> = vec![];
+    let mut seen: Vec<(Rc<Instance>, PathPrefixes)> = vec![];
     for (a, ax) in args.iter().zip(axes) {
         if !matches!(ax, Obj::Int(_) | Obj::None) {
             continue;
