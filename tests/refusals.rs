@@ -100,13 +100,25 @@ fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
 
 #[test]
 fn class_keywords_are_not_dropped() {
+    // A metaclass would change how the class is built: refused.
+    let (ty, msg, line) =
+        error_of("class Base:\n    pass\n\nclass Foo(Base, metaclass=type):\n    x = 1\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: the class keyword metaclass=",
+            4
+        )
+    );
+    // Other keywords go to `__init_subclass__`; `object`'s takes none.
     let (ty, msg, line) =
         error_of("class Base:\n    pass\n\nclass Foo(Base, pytree=False):\n    x = 1\n");
     assert_eq!(
         (ty.as_str(), msg.as_str(), line),
         (
-            "NotImplementedError",
-            "not supported by shardlab yet: the class keyword pytree=",
+            "TypeError",
+            "Foo.__init_subclass__() takes no keyword arguments",
             4
         )
     );

@@ -311,8 +311,9 @@ impl Interp {
         Ok(Obj::Class(class))
     }
 
-    /// Calls the nearest base's `__init_subclass__` for a new class.
-    pub fn init_subclass(&mut self, class: &Rc<Class>) -> Result<()> {
+    /// Calls the nearest base's `__init_subclass__` for a new class, with
+    /// the class statement's keywords.
+    pub fn init_subclass(&mut self, class: &Rc<Class>, kw: Vec<(String, Obj)>) -> Result<()> {
         let hook = class
             .bases
             .iter()
@@ -326,9 +327,17 @@ impl Interp {
                         .unwrap_or(f.clone()),
                     _ => f,
                 };
-                self.call(&f, Args::new(vec![Obj::Class(class.clone())]))?;
+                let mut args = Args::new(vec![Obj::Class(class.clone())]);
+                args.kw = kw;
+                self.call(&f, args)?;
                 Ok(())
             }
+            // `object.__init_subclass__` takes no keywords.
+            None if !kw.is_empty() => bail!(
+                TypeError,
+                "{}.__init_subclass__() takes no keyword arguments",
+                class.name
+            ),
             None => Ok(()),
         }
     }

@@ -309,14 +309,18 @@ impl Interp {
 
     /// `class`: runs the body in a scope of its own, builds the class, calls `__init_subclass__`, applies the decorators.
     fn exec_class_def(&mut self, c: &ast::StmtClassDef, scope: &Scope) -> Result<Flow> {
-        // Class keywords (`metaclass=`, Flax's `pytree=False`) change how the
-        // class behaves; dropping one would silently change the program.
-        if let Some(k) = c.keywords.first() {
+        // Class keywords go to the bases' `__init_subclass__` (Flax's
+        // `pytree=False`); a metaclass would change how the class is built.
+        let mut class_kw = vec![];
+        for k in &c.keywords {
             let name = k.arg.as_ref().map_or("**kwargs".to_string(), name_of);
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: the class keyword {name}="
-            );
+            if name == "metaclass" || name == "**kwargs" {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: the class keyword {name}="
+                );
+            }
+            class_kw.push((name, self.eval(&k.value, scope)?));
         }
         let mut bases = vec![];
         for b in &c.bases {
@@ -374,7 +378,7 @@ impl Interp {
         });
         self.cycles.class(&class);
         super::classes::adopt_methods(&class);
-        self.init_subclass(&class)?;
+        self.init_subclass(&class, class_kw)?;
         let mut obj = self.class_made(class)?;
         for d in c.decorator_list.iter().rev() {
             let dec = self.eval(d, scope)?;
@@ -1124,6 +1128,9 @@ impl Interp {
                     self.call(&init, a)?;
                 } else if !exception && (!args.pos.is_empty() || !args.kw.is_empty()) {
                     bail!(TypeError, "{}() takes no arguments", c.name);
+                }
+                if let Some(n) = c.native() {
+                    n.constructed(self, &inst)?;
                 }
                 Ok(inst)
             }

@@ -152,6 +152,14 @@ pub trait Object: Any {
         None
     }
 
+    /// For a class's native behaviour: checks a new instance once its
+    /// `__init__` has returned (what a metaclass's `__call__` does after
+    /// construction, as Flax's checks of `nnx.Pytree` attributes).
+    fn constructed(&self, interp: &mut Interp, instance: &Obj) -> Result<()> {
+        let _ = (interp, instance);
+        Ok(())
+    }
+
     /// For a class's native behaviour: what a `class` statement deriving
     /// from the class binds instead of the new subclass (an enumeration
     /// from `class Color(Enum)`, as Python's metaclasses do), or None to

@@ -92,7 +92,18 @@ impl Object for NnxNode {
 
     fn children(&self, this: &Obj) -> Option<Vec<String>> {
         let Obj::Instance(i) = this else { return None };
+        if is_nnx_module(i) && !pytree::is_pytree(i) {
+            // `pytree=False` objects are leaves to JAX.
+            return None;
+        }
         pytree_children(i)
+    }
+
+    fn constructed(&self, _: &mut Interp, this: &Obj) -> Result<()> {
+        match this {
+            Obj::Instance(i) if is_nnx_module(i) => pytree::check_pytree(i),
+            _ => Ok(()),
+        }
     }
 
     fn children_are_entries(&self, this: &Obj) -> bool {

@@ -842,6 +842,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("metrics", metrics)
         .attr("MultiMetric", multi_metric)
         .attr("Metric", metric)
+        .attr("Object", Obj::Class(super::pytree::object_class(&pytree)))
         .attr("Pytree", Obj::Class(pytree))
         .attr("Variable", Obj::Class(variable))
         .attr("Param", Obj::Class(param))
@@ -871,7 +872,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     super::norm::register(&mut b, &norms);
     super::conv::register(&mut b, &norms);
     b.func("List", |_, a| {
-        Ok(Obj::list(match a.get(Some(0), "iterable") {
+        Ok(super::pytree::nnx_list(match a.get(Some(0), "iterable") {
             Some(o) => iterate(&o)?,
             None => vec![],
         }))

@@ -7,6 +7,14 @@
 //! when it holds data. An attribute keeps the status its first value (or
 //! its dataclass field's `static` metadata) gave it. The names are kept on the instance under
 //! `_nnx_data` and `_nnx_static`, which reprs and the graph functions skip.
+//!
+//! As in Flax, a plain list, tuple or dict holding data is static when
+//! assigned, so assigning one is an error (`nnx.List` makes a list that is
+//! data); data found in a static attribute once `__init__` has returned is
+//! an error too, and so are `nnx.data`/`nnx.static` nested in containers.
+//! `class Foo(nnx.Pytree, pytree=False)` and `nnx.Object` make objects
+//! without these checks, which JAX sees as leaves while nnx's graph
+//! functions still traverse them.
 
 use super::*;
 
@@ -115,6 +123,157 @@ fn type_text(v: &Obj) -> String {
     }
 }
 
+/// Whether instances of `i`'s class are pytrees. `class Foo(nnx.Pytree,
+/// pytree=False)` and `nnx.Object` make objects that nnx's graph functions
+/// traverse but JAX sees as leaves, and whose attributes are not checked.
+pub(super) fn is_pytree(i: &Instance) -> bool {
+    !matches!(i.class.lookup("_pytree__is_pytree"), Some(Obj::Bool(false)))
+}
+
+/// Flax's `is_data` of one value: arrays, variables and nnx objects.
+fn data_value(v: &Obj) -> bool {
+    match v {
+        Obj::Array(_) => true,
+        Obj::Instance(i) => is_variable(i) || is_nnx_module(i),
+        _ => false,
+    }
+}
+
+/// The leaves of `v` with data values kept whole, as
+/// `jax.tree.leaves(v, is_leaf=is_data)` gives them.
+fn leaves_to_check(v: &Obj, out: &mut Vec<Obj>) {
+    match v {
+        _ if data_value(v) => out.push(v.clone()),
+        Obj::List(l) => l.borrow().iter().for_each(|x| leaves_to_check(x, out)),
+        Obj::Tuple(t) => t.iter().for_each(|x| leaves_to_check(x, out)),
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .for_each(|(_, x)| leaves_to_check(x, out)),
+        Obj::None => {}
+        other => out.push(other.clone()),
+    }
+}
+
+thread_local! {
+    /// The lists `nnx.List` made: data even when empty, unlike plain lists.
+    static NNX_LISTS: RefCell<Vec<std::rc::Weak<RefCell<Vec<Obj>>>>> = const { RefCell::new(vec![]) };
+}
+
+/// `nnx.List(iterable)`: a list that is data as an attribute.
+pub(super) fn nnx_list(items: Vec<Obj>) -> Obj {
+    let list = Rc::new(RefCell::new(items));
+    NNX_LISTS.with(|l| {
+        let mut l = l.borrow_mut();
+        l.retain(|w| w.strong_count() > 0);
+        l.push(Rc::downgrade(&list));
+    });
+    Obj::List(list)
+}
+
+fn is_nnx_list(v: &Obj) -> bool {
+    let Obj::List(list) = v else { return false };
+    NNX_LISTS.with(|l| {
+        l.borrow()
+            .iter()
+            .any(|w| w.upgrade().is_some_and(|x| Rc::ptr_eq(&x, list)))
+    })
+}
+
+/// The type name Flax lists for a data value found in a static attribute.
+fn leaf_type_name(v: &Obj) -> String {
+    match v {
+        Obj::Array(_) => "ArrayImpl".into(),
+        Obj::Instance(i) => i.class.name.clone(),
+        other => other.type_name(),
+    }
+}
+
+/// The error for a container holding data assigned to an attribute that
+/// is (or becomes) static.
+fn data_in_static(me: &Instance, name: &str, value: &Obj, data: &[&Obj]) -> Result<()> {
+    let mut types: Vec<String> = vec![];
+    for t in data.iter().map(|d| leaf_type_name(d)) {
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    let (cls, base, ty) = (&me.class.name, base_name(me), value.type_name());
+    bail!(
+        ValueError,
+        "Found data on value of type '{}' assigned to static attribute '{name}' of Pytree type '{}'. Static attributes should not contain data values. Consider one of the following options:\n\n1. If the attribute is meant to be static, remove the data values of type(s):\n\n  {}\n\n2. If the attribute is meant to be data, wrap the value with nnx.data  on assignment:\n\n  _.{name} = nnx.data(...)\n\n3. Alternatively, annotate the class attribute with nnx.data:\n\n  class {cls}({base}):\n    {name}: {ty} = nnx.data()\n\n4. If the container is a list or dict, try using nnx.List(...) or nnx.Dict(...) instead.\n\n5. Disable pytree for this class:\n\n  class {cls}({base}, pytree=False):\n\n",
+        type_text(value),
+        class_text(&me.class),
+        types.join(", ")
+    )
+}
+
+/// The name of the nearest base class, as Flax's messages suggest it.
+fn base_name(me: &Instance) -> String {
+    me.class
+        .bases
+        .first()
+        .map_or("Pytree".to_string(), |b| b.name.clone())
+}
+
+/// Flax's checks of a value inside an attribute: no `nnx.data`/
+/// `nnx.static` markers nested in containers, and (once `__init__` has
+/// returned, `after_init`) no data in an attribute that is static.
+fn check_leaves(me: &Instance, name: &str, value: &Obj, after_init: bool) -> Result<()> {
+    let mut leaves = vec![];
+    leaves_to_check(value, &mut leaves);
+    let owner = class_text(&me.class);
+    let current_is_data = recorded(me, name).unwrap_or_else(|| is_data(value));
+    let data: Vec<&Obj> = leaves.iter().filter(|l| data_value(l)).collect();
+    // A plain container of data is static when assigned (only nnx.List is data).
+    let declared_data =
+        recorded(me, name) == Some(true) || field_status(&me.class, name) == Some(true);
+    let plain_container = !is_nnx_list(value) && !data_value(value);
+    if !after_init && !data.is_empty() && plain_container && !declared_data {
+        return data_in_static(me, name, value, &data);
+    }
+    if after_init && !current_is_data && !data.is_empty() {
+        let (cls, base, ty) = (&me.class.name, base_name(me), value.type_name());
+        bail!(
+            ValueError,
+            "Found unexpected data on value of type {} in static attribute '{name}' of Pytree type '{owner}'. This is an error starting from Flax version 0.12.0.\nConsider one of the following options:\n\n1. If the attribute is meant to be static, either remove the data value or wrap it in a static container.\n2. Wrap the value with nnx.data on assignment:\n\n  _.{name} = nnx.data(...)\n\n3. Annotate the class attribute with nnx.data:\n\n  class {cls}({base}):\n    {name}: {ty} = nnx.data()\n\n4. If the container is a list or dict, try using nnx.List(...) or nnx.Dict(...) instead.\n5. Disable pytree for this class:\n\n  class {cls}({base}, pytree=False):\n\n",
+            type_text(value)
+        );
+    }
+    let marks: Vec<bool> = leaves
+        .iter()
+        .filter_map(|l| l.downcast::<Marked>().map(|m| m.data))
+        .collect();
+    if marks.is_empty() {
+        return Ok(());
+    }
+    // Flax prints a set of the tags; this is the order it shows.
+    let tags = match (marks.contains(&false), marks.contains(&true)) {
+        (true, true) => "{'static', 'data'}",
+        (true, false) => "{'static'}",
+        _ => "{'data'}",
+    };
+    bail!(
+        ValueError,
+        "Found unexpected tags {tags} on attribute '{}.{name}'. Values from nnx.data(...) and\nnnx.static(...) should be assigned to nnx.Pytree attributes directly, they should not be inside other structures. Got value of type '{}' on Pytree of type '{owner}'.",
+        me.class.name,
+        type_text(value)
+    )
+}
+
+/// The checks Flax makes of every attribute of a new pytree object.
+pub(super) fn check_pytree(me: &Instance) -> Result<()> {
+    if !is_pytree(me) {
+        return Ok(());
+    }
+    let attrs = me.attrs.borrow().clone();
+    for (name, value) in attrs.iter().filter(|(k, _)| !k.starts_with("_nnx")) {
+        check_leaves(me, name, value, true)?;
+    }
+    Ok(())
+}
+
 /// The errors Flax raises for data assigned as static: explicitly, or
 /// implicitly to an attribute that holds static values.
 fn check_status(me: &Rc<Instance>, name: &str, value: &Obj) -> Result<()> {
@@ -129,27 +288,33 @@ fn check_status(me: &Rc<Instance>, name: &str, value: &Obj) -> Result<()> {
         }
         return Ok(());
     }
-    let Some(current) = iattr(me, name) else {
-        return Ok(());
-    };
-    let value_is_data = matches!(value, Obj::Array(_))
-        || matches!(value, Obj::Instance(i) if is_variable(i) || is_nnx_module(i));
-    if value_is_data && !is_child(me, name, &current) {
-        bail!(
-            ValueError,
-            "Cannot assign data value of type '{}' to static attribute '{name}' of Pytree type '{owner}'. To override the status explicitly wrap the value with nnx.data on assignment:\n\n  _.{name} = nnx.data(...)\n\n",
-            type_text(value)
-        );
+    if let Some(current) = iattr(me, name) {
+        let value_is_data = matches!(value, Obj::Array(_))
+            || matches!(value, Obj::Instance(i) if is_variable(i) || is_nnx_module(i));
+        if value_is_data && !is_child(me, name, &current) {
+            bail!(
+                ValueError,
+                "Cannot assign data value of type '{}' to static attribute '{name}' of Pytree type '{owner}'. To override the status explicitly wrap the value with nnx.data on assignment:\n\n  _.{name} = nnx.data(...)\n\n",
+                type_text(value)
+            );
+        }
     }
-    Ok(())
+    check_leaves(me, name, value, false)
 }
 
 /// `Pytree.__setattr__`: unwraps `nnx.data`/`nnx.static` and remembers
-/// which it was.
+/// which it was; objects that are not pytrees only unwrap.
 fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "__setattr__")?;
     let name = str_of(&a.req(Some(1), "name", "__setattr__")?);
     let mut value = a.req(Some(2), "value", "__setattr__")?;
+    if !is_pytree(&me) {
+        if let Some(m) = value.downcast::<Marked>() {
+            value = m.value.clone();
+        }
+        set_iattr(&me, &name, value);
+        return Ok(Obj::None);
+    }
     check_status(&me, &name, &value)?;
     if let Some(m) = value.downcast::<Marked>() {
         record(&me, &name, m.data);
@@ -164,6 +329,64 @@ fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
+/// `Pytree.__init_subclass__(pytree=True)`: whether the new class's
+/// objects are pytrees (each subclass is, unless it says otherwise).
+fn pytree_init_subclass(_: &mut Interp, a: Args) -> Result<Obj> {
+    let Some(Obj::Class(cls)) = a.pos.first() else {
+        bail!(TypeError, "__init_subclass__() needs the new class");
+    };
+    if let Some((k, _)) = a.kw.iter().find(|(k, _)| k != "pytree") {
+        bail!(
+            TypeError,
+            "Pytree.__init_subclass__() got an unexpected keyword argument '{k}'"
+        );
+    }
+    let pytree = match a.kw.iter().find(|(k, _)| k == "pytree") {
+        Some((_, v)) => truthy(v, "pytree")?,
+        None => true,
+    };
+    cls.attrs
+        .borrow_mut()
+        .push(("_pytree__is_pytree".into(), Obj::Bool(pytree)));
+    Ok(Obj::None)
+}
+
+/// `nnx.Object.__init_subclass__`: its subclasses are never pytrees.
+fn object_init_subclass(_: &mut Interp, a: Args) -> Result<Obj> {
+    let Some(Obj::Class(cls)) = a.pos.first() else {
+        bail!(TypeError, "__init_subclass__() needs the new class");
+    };
+    if let Some((_, v)) = a.kw.iter().find(|(k, _)| k == "pytree") {
+        if !matches!(v, Obj::Bool(false)) {
+            bail!(
+                ValueError,
+                "Object is not a pytree, but 'pytree' was explicitly set to {} for type {}.",
+                repr_of(v),
+                class_text(cls)
+            );
+        }
+    }
+    cls.attrs
+        .borrow_mut()
+        .push(("_pytree__is_pytree".into(), Obj::Bool(false)));
+    Ok(Obj::None)
+}
+
+/// `nnx.Object`: the base of nnx objects that are not pytrees.
+pub(super) fn object_class(pytree: &Rc<Class>) -> Rc<Class> {
+    new_class(
+        "Object",
+        vec![pytree.clone()],
+        vec![
+            ("_pytree__is_pytree".into(), Obj::Bool(false)),
+            (
+                "__init_subclass__".into(),
+                Obj::native("Object.__init_subclass__", object_init_subclass),
+            ),
+        ],
+    )
+}
+
 /// The `nnx.Pytree` class: nnx's root of objects that are pytree nodes.
 pub(super) fn pytree_class() -> Rc<Class> {
     nnx_root_class(
@@ -173,6 +396,10 @@ pub(super) fn pytree_class() -> Rc<Class> {
             (
                 "__setattr__".into(),
                 Obj::native("Pytree.__setattr__", pytree_setattr),
+            ),
+            (
+                "__init_subclass__".into(),
+                Obj::native("Pytree.__init_subclass__", pytree_init_subclass),
             ),
         ],
     )

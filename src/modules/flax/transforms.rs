@@ -6,10 +6,13 @@
 //! out along the same axis and are written back into the caller's modules,
 //! structure included (so a vmapped `__init__` builds a stacked module). A
 //! module returned by the function comes back stacked along `out_axes`.
+//! As in Flax, a variable reached through several arguments must be mapped
+//! along one axis ("Inconsistent aliasing detected").
 
 use std::cell::RefCell;
 
 use super::graph::{graphdef_of, merge_parts};
+use super::nnx::collect_vars;
 use super::*;
 
 /// Where the modules among the arguments are, and the modules themselves.
@@ -52,6 +55,76 @@ fn check_axes(o: &Obj) -> Result<()> {
     Ok(())
 }
 
+/// The graph nodes (modules, variables) among the leaves of `o`, in the
+/// order JAX flattens it.
+fn graph_leaves(o: &Obj, out: &mut Vec<Obj>) {
+    match o {
+        Obj::Instance(i) if is_nnx_module(i) || is_variable(i) => out.push(o.clone()),
+        Obj::List(_) | Obj::Tuple(_) => {
+            for x in iterate(o).unwrap_or_default() {
+                graph_leaves(&x, out);
+            }
+        }
+        Obj::Dict(d) => {
+            let mut items = d.borrow().items.clone();
+            items.sort_by(|a, b| key_order(&str_of(&a.0), &str_of(&b.0)));
+            items.iter().for_each(|(_, v)| graph_leaves(v, out));
+        }
+        _ => {}
+    }
+}
+
+/// A variable's occurrences: its path in its node and the axis it gets.
+type PathPrefixes = Vec<(String, String)>;
+
+/// Flax's check that a variable reached through several arguments is
+/// mapped along one axis. Each graph node among the arguments adds its
+/// variables' paths with its argument's axis; the check runs after each
+/// node, so the error lists the occurrences up to the first conflict.
+/// Axes given as trees of prefixes are not checked.
+fn check_aliasing(args: &[Obj], axes: &[Obj]) -> Result<()> {
+    let mut seen: Vec<(Rc<Instance>, PathPrefixes)> = vec![];
+    for (a, ax) in args.iter().zip(axes) {
+        if !matches!(ax, Obj::Int(_) | Obj::None) {
+            continue;
+        }
+        let mut nodes = vec![];
+        graph_leaves(a, &mut nodes);
+        for n in nodes {
+            let mut vars = vec![];
+            collect_vars(&n, &mut vec![], &|_| true, &mut vars);
+            for (path, v) in vars {
+                let p = if path.is_empty() {
+                    "<root>".to_string()
+                } else {
+                    path.join("/")
+                };
+                let entry = (p, str_of(ax));
+                match seen.iter_mut().find(|(x, _)| Rc::ptr_eq(x, &v)) {
+                    Some((_, l)) => l.push(entry),
+                    None => seen.push((v, vec![entry])),
+                }
+            }
+            let msgs: Vec<String> = seen
+                .iter()
+                .filter(|(_, l)| l.iter().any(|(_, x)| x != &l[0].1))
+                .map(|(v, l)| {
+                    let lines: Vec<String> = l.iter().map(|(p, x)| format!("  {p}: {x}")).collect();
+                    format!("Node: {}\n{}", v.class.name, lines.join("\n"))
+                })
+                .collect();
+            if !msgs.is_empty() {
+                bail!(
+                    ValueError,
+                    "Inconsistent aliasing detected. The following nodes have different prefixes:\n{}",
+                    msgs.join("\n")
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One call of a vmapped function.
 fn vmap_call(
     interp: &mut Interp,
@@ -63,6 +136,7 @@ fn vmap_call(
 ) -> Result<Obj> {
     let axes = arg_axes(in_axes, call.pos.len())?;
     axes.iter().try_for_each(check_axes)?;
+    check_aliasing(&call.pos, &axes)?;
     let mut mods = ModuleArgs {
         index: vec![],
         originals: vec![],

@@ -1,6 +1,8 @@
 //! Quasi-Newton updates and line searches: `scale_by_lbfgs` (the two-loop
 //! recursion over a ring of parameter and gradient differences),
-//! `scale_by_backtracking_linesearch` and `value_and_grad_from_state`.
+//! `scale_by_backtracking_linesearch`, `value_and_grad_from_state`, and
+//! `lbfgs`, which chains them (its default zoom line search is not
+//! modelled and refuses).
 //!
 //! The L-BFGS memory is indexed with the step count, which may be traced,
 //! so its rows are read and written with dynamic slices. The line search
@@ -480,6 +482,37 @@ fn value_and_grad_from_state(_: &mut Interp, a: Args) -> Result<Obj> {
     ))
 }
 
+/// `lbfgs(learning_rate=None, memory_size=10, scale_init_precond=True,
+/// linesearch=...)`: `scale_by_lbfgs`, a scaling by `-learning_rate` (or
+/// by -1), then the line search. Its default line search,
+/// `scale_by_zoom_linesearch`, is not modelled, so it must be given (as
+/// None, for no line search, or as another line search).
+fn lbfgs(a: &Args) -> Result<Obj> {
+    let f = "lbfgs";
+    let m = match a.opt(Some(1), "memory_size") {
+        Some(Obj::Int(m)) => m,
+        Some(_) => bail!(TypeError, "memory_size must be an int"),
+        None => 10,
+    };
+    let precond = scale_by_lbfgs(m, flag(a, Some(2), "scale_init_precond", true)?);
+    let scaling = match a.opt(Some(0), "learning_rate") {
+        None => super::transforms::scale(super::base::Hyper::Num(-1.0)),
+        Some(_) => super::transforms::scale_by_learning_rate(
+            super::base::Rate::arg(a, Some(0), "learning_rate", None, f)?,
+            true,
+        )?,
+    };
+    let linesearch = match a.get(Some(3), "linesearch") {
+        None => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.lbfgs with its default linesearch optax.scale_by_zoom_linesearch"
+        ),
+        Some(Obj::None) => super::base::stateless(|_, u, _| Ok(u.clone())),
+        Some(ls) => ls,
+    };
+    Ok(super::transforms::chain(vec![precond, scaling, linesearch]))
+}
+
 /// Registers the L-BFGS transformation and the line search.
 pub(super) fn register(b: &mut Builder) {
     b.func("scale_by_lbfgs", |_, a| {
@@ -494,5 +527,6 @@ pub(super) fn register(b: &mut Builder) {
         ))
     });
     b.func("scale_by_backtracking_linesearch", |_, a| backtracking(&a));
+    b.func("lbfgs", |_, a| lbfgs(&a));
     b.func("value_and_grad_from_state", value_and_grad_from_state);
 }

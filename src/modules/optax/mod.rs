@@ -13,7 +13,7 @@
 //! - [`alias`]: the optimizers (`sgd`, `adam`, ...).
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
-//! - [`lbfgs`]: `scale_by_lbfgs` and the backtracking line search.
+//! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`schedules`], [`losses`], [`tree`].
 
 mod alias;
