@@ -1,15 +1,17 @@
 //! `jax.random`: PRNG keys and the samplers of `crate::random`, with the
 //! arguments JAX's functions take.
 //!
-//! A key object ([`Keys`], type `PRNGKeyArray`) holds the raw Threefry
-//! words of a batch of keys. Legacy keys (`jax.random.PRNGKey`) act
-//! as `uint32` arrays whose last axis holds the two words; typed keys
-//! (`jax.random.key`) have the batch shape only and print as JAX prints
-//! `key<fry>` arrays.
+//! Legacy keys (`jax.random.PRNGKey`) are plain `uint32` arrays whose last
+//! axis holds the two Threefry words, as in JAX, so they pass through
+//! `jax.jit`, `vmap`, `scan` and `shard_map` like any array; a sampler given
+//! a traced key draws with [`crate::random::traced`], in equations. Typed
+//! keys (`jax.random.key`) are key objects ([`Keys`], type `PRNGKeyArray`)
+//! holding the words of a batch of keys; they have the batch shape only,
+//! print as JAX prints `key<fry>` arrays and stay concrete.
 
 use crate::array::{Array, DType};
 use crate::error::Result;
-use crate::random::{self as rnd, distributions as dist, Key};
+use crate::random::{self as rnd, distributions as dist, traced, Key};
 use crate::trace::Value;
 use crate::{bail, err};
 
@@ -84,9 +86,23 @@ fn shape_obj(shape: &[usize]) -> Obj {
     Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect())
 }
 
-/// The key object for `keys`.
+/// The key object for `keys`: a `uint32` array of the words for legacy
+/// keys, a `PRNGKeyArray` for typed ones.
 pub fn key_obj(keys: Keys) -> Result<Obj> {
+    if !keys.typed {
+        let (vals, shape) = words(&keys);
+        let data = vals.into_iter().map(|w| w as u32).collect();
+        return Ok(arr(Array::from_u32(&shape, data)?));
+    }
     Ok(Obj::lib(keys))
+}
+
+/// A legacy key known only when the program runs (a traced `uint32` array).
+fn traced_key(o: &Obj) -> Option<Value> {
+    match o {
+        Obj::Array(v @ Value::Traced(_)) => Some(v.clone()),
+        _ => None,
+    }
 }
 
 /// A single legacy or typed key object.
@@ -350,12 +366,15 @@ fn arr(a: Array) -> Obj {
 
 fn split(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "split")?;
-    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
-    let key = single_key(&k, "split")?;
     let shape = match a.get(Some(1), "num") {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
+    if let Some(v) = traced_key(&k) {
+        return Ok(Obj::Array(traced::split(&v, &shape)?));
+    }
+    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
+    let key = single_key(&k, "split")?;
     let n: usize = shape.iter().product();
     key_obj(Keys {
         keys: key.split(n)?,
@@ -366,14 +385,32 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "fold_in")?;
+    let data = a.req(Some(1), "data", "fold_in")?;
+    let traced_data = matches!(data, Obj::Array(Value::Traced(_)));
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
+    if traced_data && typed {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.random.fold_in of a typed key with traced data"
+        );
+    }
+    if traced_data || traced_key(&k).is_some() {
+        let key = match traced_key(&k) {
+            Some(v) => v,
+            None => to_value(&k)?,
+        };
+        return Ok(Obj::Array(traced::fold_in(&key, &to_value(&data)?)?));
+    }
     let key = single_key(&k, "fold_in")?;
-    let data = scalar(&a.req(Some(1), "data", "fold_in")?, "data")?;
+    let data = scalar(&data, "data")?;
     one_key(key.fold_in(data as i64 as u32), typed)
 }
 
 fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "keys", "key_data")?;
+    if let Some(v) = traced_key(&k) {
+        return Ok(Obj::Array(v));
+    }
     let keys = keys_of(&k).ok_or_else(|| {
         err!(
             TypeError,
@@ -421,14 +458,18 @@ fn seed_of(a: &Args, func: &str) -> Result<i64> {
 }
 
 fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "normal")?, "normal")?;
+    let k = a.req(Some(0), "key", "normal")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "normal")?;
+    if let Some(v) = traced_key(&k) {
+        return Ok(Obj::Array(traced::normal(&v, &shape)?));
+    }
+    let key = single_key(&k, "normal")?;
     Ok(arr(dist::normal(key, &shape)?))
 }
 
 fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "uniform")?, "uniform")?;
+    let k = a.req(Some(0), "key", "uniform")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "uniform")?;
     let lo = match a.get(Some(3), "minval") {
@@ -439,6 +480,12 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => scalar(&o, "maxval")?,
         None => 1.0,
     };
+    if let Some(v) = traced_key(&k) {
+        return Ok(Obj::Array(traced::uniform(
+            &v, &shape, lo as f32, hi as f32,
+        )?));
+    }
+    let key = single_key(&k, "uniform")?;
     Ok(arr(dist::uniform(key, &shape, lo as f32, hi as f32)?))
 }
 
@@ -460,17 +507,21 @@ fn truncated_normal(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "bernoulli")?, "bernoulli")?;
+    let k = a.req(Some(0), "key", "bernoulli")?;
     let p = match a.get(Some(1), "p") {
         Some(o) => scalar(&o, "p")?,
         None => 0.5,
     };
     let shape = shape_arg(a.get(Some(2), "shape"))?;
+    if let Some(v) = traced_key(&k) {
+        return Ok(Obj::Array(traced::bernoulli(&v, p as f32, &shape)?));
+    }
+    let key = single_key(&k, "bernoulli")?;
     Ok(arr(dist::bernoulli(key, p as f32, &shape)?))
 }
 
 fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "randint")?, "randint")?;
+    let k = a.req(Some(0), "key", "randint")?;
     let shape = shape_arg(Some(a.req(Some(1), "shape", "randint")?))?;
     let lo = scalar(&a.req(Some(2), "minval", "randint")?, "minval")?;
     let hi = scalar(&a.req(Some(3), "maxval", "randint")?, "maxval")?;
@@ -494,6 +545,15 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     // JAX clips the bounds to the dtype's range; a maxval beyond it still
     // allows the largest value.
     let (lo, hi) = (clamp(lo), hi);
+    if let Some(v) = traced_key(&k) {
+        let top = if hi > i32::MAX as f64 {
+            i32::MAX
+        } else {
+            clamp(hi)
+        };
+        return Ok(Obj::Array(traced::randint(&v, &shape, lo, top)?));
+    }
+    let key = single_key(&k, "randint")?;
     if hi > i32::MAX as f64 {
         let span_top = i32::MAX;
         let r = dist::randint(key, &shape, lo, span_top)?;
@@ -581,7 +641,7 @@ pub fn module() -> Obj {
     b.func("permutation", permutation);
     b.func("choice", choice);
     b.func("bits", |_, a| {
-        let key = single_key(&a.req(Some(0), "key", "bits")?, "bits")?;
+        let k = a.req(Some(0), "key", "bits")?;
         let shape = shape_arg(a.get(Some(1), "shape"))?;
         if let Some(d) = a.opt(Some(2), "dtype") {
             if super::numpy::dtype_of(&d)? != DType::U32 {
@@ -592,6 +652,10 @@ pub fn module() -> Obj {
                 );
             }
         }
+        if let Some(v) = traced_key(&k) {
+            return Ok(Obj::Array(traced::random_bits(&v, &shape)?));
+        }
+        let key = single_key(&k, "bits")?;
         Ok(arr(Array::from_u32(
             &shape,
             rnd::random_bits(key, &shape)?,
