@@ -97,11 +97,138 @@ pub fn key_obj(keys: Keys) -> Result<Obj> {
     Ok(Obj::lib(keys))
 }
 
-/// A legacy key known only when the program runs (a traced `uint32` array).
-fn traced_key(o: &Obj) -> Option<Value> {
+/// Typed keys inside a traced function (`jax.jit` of a function of keys):
+/// their key data, a `uint32[..., 2]` value known only when the program
+/// runs. `jax.random` draws from it in equations, as from a traced legacy
+/// key, and keys derived from it stay typed.
+#[derive(Clone, Debug)]
+pub struct TracedKeys {
+    /// The key data (`jax.random.key_data`).
+    pub data: Value,
+}
+
+impl Object for TracedKeys {
+    fn type_name(&self) -> String {
+        "PRNGKeyArray".into()
+    }
+
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jax._src.random.prng")
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let shape = self.data.shape();
+        let batch = &shape[..shape.len().saturating_sub(1)];
+        Ok(Some(match name {
+            "shape" => shape_obj(batch),
+            "ndim" => Obj::Int(batch.len() as i64),
+            "size" => Obj::Int(batch.iter().product::<usize>() as i64),
+            "dtype" => Obj::str("key<fry>"),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let shape = self.data.shape();
+        let batch: Vec<String> = shape[..shape.len().saturating_sub(1)]
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        Some(format!(
+            "Traced<key<fry>[{}]>with<DynamicJaxprTrace>",
+            batch.join(",")
+        ))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        let n = match self.data.shape().as_slice() {
+            [_] => return Some(Err(err!(TypeError, "iteration over a 0-d key array"))),
+            s => s[0],
+        };
+        Some(
+            (0..n)
+                .map(|r| traced_key_getitem(&self.data, &Obj::Int(r as i64)))
+                .collect(),
+        )
+    }
+
+    fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        Some(traced_key_getitem(&self.data, key))
+    }
+}
+
+/// Indexing traced typed keys indexes the batch axes of their key data,
+/// which lead; the words' axis stays whole.
+fn traced_key_getitem(data: &Value, idx: &Obj) -> Result<Obj> {
+    let items: Vec<&Obj> = match idx {
+        Obj::Tuple(t) => t.iter().collect(),
+        o => vec![o],
+    };
+    if items.iter().any(|o| matches!(o, Obj::Ellipsis)) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: indexing traced PRNG keys with an ellipsis"
+        );
+    }
+    let consumed = items.iter().filter(|o| !matches!(o, Obj::None)).count();
+    if consumed + 1 > data.shape().len() {
+        bail!(
+            IndexError,
+            "Too many indices for array: {} non-None/Ellipsis indices for dim {}.",
+            consumed,
+            data.shape().len() - 1
+        );
+    }
+    typed_key_of(array_getitem(data, idx)?)
+}
+
+/// The key data of a typed key (concrete or traced) as a value, or None
+/// for anything else.
+pub fn typed_key_data(o: &Obj) -> Option<Value> {
+    if let Some(t) = o.downcast::<TracedKeys>() {
+        return Some(t.data.clone());
+    }
+    let k = o.downcast::<Keys>()?;
+    let (vals, shape) = words(k);
+    let data = vals.into_iter().map(|w| w as u32).collect();
+    Array::from_u32(&shape, data).ok().map(Value::Concrete)
+}
+
+/// The typed key over key data `data`: a key object when it is concrete, a
+/// [`TracedKeys`] under a trace.
+pub fn typed_key_of(data: Value) -> Result<Obj> {
+    match data {
+        Value::Concrete(a) => {
+            let keys = keys_of(&arr(a)).ok_or_else(|| {
+                err!(
+                    TypeError,
+                    "key data must be uint32 with a trailing axis of 2"
+                )
+            })?;
+            key_obj(Keys {
+                typed: true,
+                ..keys
+            })
+        }
+        data => Ok(Obj::lib(TracedKeys { data })),
+    }
+}
+
+/// A key known only when the program runs: a traced legacy `uint32` array,
+/// or typed keys in a traced function (true in the second field).
+fn traced_key(o: &Obj) -> Option<(Value, bool)> {
     match o {
-        Obj::Array(v @ Value::Traced(_)) => Some(v.clone()),
-        _ => None,
+        Obj::Array(v @ Value::Traced(_)) => Some((v.clone(), false)),
+        _ => o.downcast::<TracedKeys>().map(|t| (t.data.clone(), true)),
+    }
+}
+
+/// Derived keys in the kind of their parent: typed stay typed.
+fn derived(data: Value, typed: bool) -> Result<Obj> {
+    if typed {
+        typed_key_of(data)
+    } else {
+        Ok(Obj::Array(data))
     }
 }
 
@@ -370,8 +497,8 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
-    if let Some(v) = traced_key(&k) {
-        return Ok(Obj::Array(traced::split(&v, &shape)?));
+    if let Some((v, typed)) = traced_key(&k) {
+        return derived(traced::split(&v, &shape)?, typed);
     }
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
     let key = single_key(&k, "split")?;
@@ -388,18 +515,16 @@ fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
     let data = a.req(Some(1), "data", "fold_in")?;
     let traced_data = matches!(data, Obj::Array(Value::Traced(_)));
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
-    if traced_data && typed {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.random.fold_in of a typed key with traced data"
-        );
-    }
     if traced_data || traced_key(&k).is_some() {
-        let key = match traced_key(&k) {
-            Some(v) => v,
-            None => to_value(&k)?,
+        let (key, typed) = match traced_key(&k) {
+            Some(t) => t,
+            None if typed => (
+                typed_key_data(&k).ok_or_else(|| err!(TypeError, "not a key"))?,
+                true,
+            ),
+            None => (to_value(&k)?, false),
         };
-        return Ok(Obj::Array(traced::fold_in(&key, &to_value(&data)?)?));
+        return derived(traced::fold_in(&key, &to_value(&data)?)?, typed);
     }
     let key = single_key(&k, "fold_in")?;
     let data = scalar(&data, "data")?;
@@ -408,7 +533,7 @@ fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "keys", "key_data")?;
-    if let Some(v) = traced_key(&k) {
+    if let Some((v, _)) = traced_key(&k) {
         return Ok(Obj::Array(v));
     }
     let keys = keys_of(&k).ok_or_else(|| {
@@ -427,6 +552,15 @@ fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn wrap_key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key_bits_array", "wrap_key_data")?;
+    if let Obj::Array(v @ Value::Traced(_)) = &k {
+        if v.dtype() != DType::U32 || v.shape().last() != Some(&2) {
+            bail!(
+                TypeError,
+                "wrap_key_data requires uint32 data with a trailing axis of 2"
+            );
+        }
+        return typed_key_of(v.clone());
+    }
     let mut keys = keys_of(&k).ok_or_else(|| {
         err!(
             TypeError,
@@ -461,7 +595,7 @@ fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "normal")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "normal")?;
-    if let Some(v) = traced_key(&k) {
+    if let Some((v, _)) = traced_key(&k) {
         return Ok(Obj::Array(traced::normal(&v, &shape)?));
     }
     let key = single_key(&k, "normal")?;
@@ -480,7 +614,7 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => scalar(&o, "maxval")?,
         None => 1.0,
     };
-    if let Some(v) = traced_key(&k) {
+    if let Some((v, _)) = traced_key(&k) {
         return Ok(Obj::Array(traced::uniform(
             &v, &shape, lo as f32, hi as f32,
         )?));
@@ -513,7 +647,7 @@ fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
         None => 0.5,
     };
     let shape = shape_arg(a.get(Some(2), "shape"))?;
-    if let Some(v) = traced_key(&k) {
+    if let Some((v, _)) = traced_key(&k) {
         return Ok(Obj::Array(traced::bernoulli(&v, p as f32, &shape)?));
     }
     let key = single_key(&k, "bernoulli")?;
@@ -545,7 +679,7 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     // JAX clips the bounds to the dtype's range; a maxval beyond it still
     // allows the largest value.
     let (lo, hi) = (clamp(lo), hi);
-    if let Some(v) = traced_key(&k) {
+    if let Some((v, _)) = traced_key(&k) {
         let top = if hi > i32::MAX as f64 {
             i32::MAX
         } else {
@@ -652,7 +786,7 @@ pub fn module() -> Obj {
                 );
             }
         }
-        if let Some(v) = traced_key(&k) {
+        if let Some((v, _)) = traced_key(&k) {
             return Ok(Obj::Array(traced::random_bits(&v, &shape)?));
         }
         let key = single_key(&k, "bits")?;
