@@ -194,6 +194,11 @@ pub fn typed_key_data(o: &Obj) -> Option<Value> {
     Array::from_u32(&shape, data).ok().map(Value::Concrete)
 }
 
+/// True for typed keys, concrete or traced.
+pub fn is_typed_key(o: &Obj) -> bool {
+    o.downcast::<TracedKeys>().is_some() || o.downcast::<Keys>().is_some_and(|k| k.typed)
+}
+
 /// The typed key over key data `data`: a key object when it is concrete, a
 /// [`TracedKeys`] under a trace.
 pub fn typed_key_of(data: Value) -> Result<Obj> {
@@ -265,7 +270,7 @@ pub fn keys_of(o: &Obj) -> Option<Keys> {
 /// The single key a sampler was given, or JAX's error.
 pub fn single_key(o: &Obj, func: &str) -> Result<Key> {
     let Some(k) = keys_of(o) else {
-        if let Obj::Array(Value::Traced(_)) = o {
+        if traced_key(o).is_some() {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: jax.random.{func} with a traced key"

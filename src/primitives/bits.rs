@@ -100,13 +100,12 @@ fn threefry(ins: &[Array]) -> Result<Vec<Array>> {
         .iter()
         .map(|a| Ok(a.broadcast_to(&shape)?.to_words()))
         .collect::<Result<_>>()?;
-    let n: usize = shape.iter().product();
-    let (mut hi, mut lo) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for i in 0..n {
-        let [a, b] =
-            crate::random::threefry2x32([words[0][i], words[1][i]], [words[2][i], words[3][i]]);
-        hi.push(a);
-        lo.push(b);
+    let [k1, k2, c1, c2] = [&words[0], &words[1], &words[2], &words[3]];
+    let (mut hi, mut lo) = (Vec::with_capacity(c1.len()), Vec::with_capacity(c1.len()));
+    for (((&a, &b), &x), &y) in k1.iter().zip(k2).zip(c1).zip(c2) {
+        let [h, l] = crate::random::threefry2x32([a, b], [x, y]);
+        hi.push(h);
+        lo.push(l);
     }
     Ok(vec![
         Array::from_u32(&shape, hi)?,
