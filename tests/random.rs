@@ -379,3 +379,60 @@ fn linen_and_nnx_parameters() {
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::AttributeError);
 }
+
+/// The draws written with the `threefry2x32` primitive and uint32
+/// operations (what a traced key runs) give, evaluated on a concrete key,
+/// the same bits as the host samplers.
+#[test]
+fn value_draws_match_host_draws() {
+    use shardlab::random::traced;
+    use shardlab::trace::Value;
+    let bits_of = |v: Value| match v {
+        Value::Concrete(a) => a.to_words(),
+        Value::Traced(_) => panic!("concrete key, concrete draw"),
+    };
+    for seed in [0i64, 7, -1, 123_456_789] {
+        let k = Key::from_seed(seed);
+        let kv = Value::Concrete(Array::from_u32(&[2], k.data().to_vec()).expect("key"));
+        let shape = [3usize, 5];
+        assert_eq!(
+            bits_of(traced::random_bits(&kv, &shape).expect("bits")),
+            random_bits(k, &shape).expect("bits")
+        );
+        let host_split: Vec<u32> = split(k, 4)
+            .expect("split")
+            .iter()
+            .flat_map(|s| s.data())
+            .collect();
+        assert_eq!(
+            bits_of(traced::split(&kv, &[4]).expect("split")),
+            host_split
+        );
+        let data = Value::Concrete(Array::from_u32(&[], vec![42]).expect("data"));
+        assert_eq!(
+            bits_of(traced::fold_in(&kv, &data).expect("fold_in")),
+            fold_in(k, 42).data().to_vec()
+        );
+        let pairs = [
+            (
+                traced::normal(&kv, &shape).expect("normal"),
+                dist::normal(k, &shape).expect("normal"),
+            ),
+            (
+                traced::uniform(&kv, &shape, -2.0, 2.0).expect("uniform"),
+                dist::uniform(k, &shape, -2.0, 2.0).expect("uniform"),
+            ),
+            (
+                traced::bernoulli(&kv, 0.3, &shape).expect("bernoulli"),
+                dist::bernoulli(k, 0.3, &shape).expect("bernoulli"),
+            ),
+            (
+                traced::randint(&kv, &shape, -5, 1000).expect("randint"),
+                dist::randint(k, &shape, -5, 1000).expect("randint"),
+            ),
+        ];
+        for (got, want) in pairs {
+            assert_eq!(bits_of(got), want.to_words());
+        }
+    }
+}

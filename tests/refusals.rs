@@ -150,3 +150,36 @@ fn linear_algebra_and_statistics_not_modelled_refuse_by_name() {
         assert_eq!(line, 2);
     }
 }
+
+/// Traced keys draw what is written with `threefry2x32`; the rest refuses
+/// at its line instead of drawing different numbers.
+#[test]
+fn traced_keys_refuse_what_is_not_written_for_them() {
+    let cases = [
+        (
+            "import jax\nk = jax.random.PRNGKey(0)\nf = jax.jit(lambda k: jax.random.uniform(k, (2,), minval=0.1, maxval=0.7))\nf(k)\n",
+            "not supported by shardlab yet: jax.random.uniform on a traced key with minval=0.1, maxval=0.7 (a span that is not a power of two)",
+        ),
+        (
+            "import jax\nk = jax.random.PRNGKey(0)\nf = jax.jit(lambda k: jax.random.permutation(k, 5))\nf(k)\n",
+            "not supported by shardlab yet: jax.random.permutation with a traced key",
+        ),
+        (
+            "import jax\nk = jax.random.key(0)\nf = jax.jit(lambda k: jax.random.truncated_normal(k, -1.0, 1.0, (2,)))\nf(k)\n",
+            "not supported by shardlab yet: jax.random.truncated_normal with a traced key",
+        ),
+        (
+            "import jax\nk = jax.random.key(0)\nf = jax.vmap(lambda k: jax.random.normal(k, ()))\nf(jax.random.split(k, 3))\n",
+            "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here (outside jax.jit arguments)",
+        ),
+    ];
+    for (source, message) in cases {
+        let (ty, msg, line) = error_of(source);
+        assert_eq!(
+            (ty.as_str(), msg.as_str()),
+            ("NotImplementedError", message)
+        );
+        // The draw inside the function, or the call that maps the keys.
+        assert!(line == 3 || line == 4, "line {line}");
+    }
+}

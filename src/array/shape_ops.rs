@@ -373,6 +373,8 @@ impl Array {
             (Buffer::F32(a), Buffer::F32(b)) => Buffer::F32(scatter(a, b, sh, &ist, off)),
             (Buffer::I32(a), Buffer::I32(b)) => Buffer::I32(scatter(a, b, sh, &ist, off)),
             (Buffer::Bool(a), Buffer::Bool(b)) => Buffer::Bool(scatter(a, b, sh, &ist, off)),
+            (Buffer::U32(a), Buffer::U32(b)) => Buffer::U32(scatter(a, b, sh, &ist, off)),
+            (Buffer::C64(a), Buffer::C64(b)) => Buffer::C64(scatter(a, b, sh, &ist, off)),
             _ => unreachable!("update was cast to the operand's dtype"),
         };
         Array::from_buffer(self.shape(), buffer)

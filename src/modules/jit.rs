@@ -23,13 +23,14 @@ use crate::sharding::Placement;
 use crate::trace::Value;
 use crate::{bail, err};
 
+use crate::modules::random::{typed_key_data, typed_key_of};
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::format::repr_of;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::{iterate, truthy};
-use crate::python::pytree::{flatten, unflatten, value_objs, TreeDef};
+use crate::python::pytree::{flatten, unflatten, TreeDef};
 use crate::python::value::{key_eq, Args, Dict, Obj};
 
 use super::jit_shardings as shardings;
@@ -64,6 +65,8 @@ struct Signature {
     /// The input placements over meshes with explicit axes, which JAX
     /// makes part of the traced types.
     typed: Vec<Option<Arc<Placement>>>,
+    /// Which leaves are typed PRNG keys, passed as their key data.
+    keys: Vec<bool>,
     statics: Vec<Obj>,
     static_kw: Vec<(String, Obj)>,
 }
@@ -73,6 +76,8 @@ struct Entry {
     sig: Signature,
     program: Arc<JitParams>,
     out_def: TreeDef,
+    /// Which output leaves are typed PRNG keys, returned as their key data.
+    out_keys: Vec<bool>,
     /// How many differentiations were tracing when this was traced: a
     /// custom_jvp or custom_vjp function traces its rule only under one, so
     /// a program traced outside differentiation does not serve inside one.
@@ -415,6 +420,7 @@ impl Jitted {
             in_def,
             avals: vals.iter().map(|v| v.aval()).collect(),
             typed,
+            keys: leaves.iter().map(|l| typed_key_data(l).is_some()).collect(),
             statics: split.statics.clone(),
             static_kw: split.static_kw.clone(),
         };
@@ -477,7 +483,7 @@ impl Jitted {
         args.extend(captured);
         let outs = run_program(interp, &entry.program, &args)?;
         let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
-        unflatten(interp, &entry.out_def, &value_objs(&outs))
+        unflatten(interp, &entry.out_def, &key_objs(outs, &entry.out_keys)?)
     }
 
     /// The placements of the dynamic leaves (see `jit_shardings`);
@@ -582,14 +588,9 @@ impl Jitted {
         leaves
             .iter()
             .map(|l| {
-                // JAX traces a key argument; shardlab computes keys on the
-                // host, so it cannot, and says so rather than raise a
-                // TypeError JAX would not.
-                if l.downcast::<crate::modules::random::Keys>().is_some() {
-                    crate::bail!(
-                        NotImplementedError,
-                        "not supported by shardlab yet: PRNG keys as arguments of jax.jit"
-                    );
+                // Typed keys enter the program as their key data.
+                if let Some(data) = typed_key_data(l) {
+                    return Ok(data);
                 }
                 to_value(l).map_err(|_| {
                     err!(
@@ -614,11 +615,19 @@ impl Jitted {
         placements: Vec<Option<Arc<Placement>>>,
     ) -> Result<(Entry, Vec<Value>)> {
         let out_def = RefCell::new(None);
+        let out_keys = RefCell::new(vec![]);
         let traced = crate::trace::trace_placed(&sig.avals, placements, |v: &[Value]| {
             let out = self.call_python(interp, &sig, v)?;
             let (leaves, def) = flatten(interp, &out)?;
             *out_def.borrow_mut() = Some(def);
-            leaves.iter().map(|l| self.out_value(l)).collect()
+            *out_keys.borrow_mut() = leaves.iter().map(|l| typed_key_data(l).is_some()).collect();
+            leaves
+                .iter()
+                .map(|l| match typed_key_data(l) {
+                    Some(data) => Ok(data),
+                    None => self.out_value(l),
+                })
+                .collect()
         })
         .map_err(|e| self.with_context(e))?;
         let out_def = out_def
@@ -636,6 +645,7 @@ impl Jitted {
             sig,
             program,
             out_def,
+            out_keys: out_keys.into_inner(),
             levels: crate::transforms::differentiation_levels(),
         };
         Ok((entry, traced.captured))
@@ -644,7 +654,11 @@ impl Jitted {
     /// Calls the Python function with the dynamic arguments rebuilt from
     /// `vals` and the static ones put back in their places.
     fn call_python(&self, interp: &mut Interp, sig: &Signature, vals: &[Value]) -> Result<Obj> {
-        let rebuilt = iterate(&unflatten(interp, &sig.in_def, &value_objs(vals))?)?;
+        let rebuilt = iterate(&unflatten(
+            interp,
+            &sig.in_def,
+            &key_objs(vals.to_vec(), &sig.keys)?,
+        )?)?;
         let dyn_pos = iterate(&rebuilt[0])?;
         let n = dyn_pos.len() + sig.statics.len();
         let (mut dyn_it, mut static_it) = (dyn_pos.into_iter(), sig.statics.iter().cloned());
@@ -810,9 +824,24 @@ fn hashable(x: &Obj) -> Result<()> {
     }
 }
 
+/// Leaves as objects, with the key data of typed keys wrapped back into keys.
+fn key_objs(vals: Vec<Value>, keys: &[bool]) -> Result<Vec<Obj>> {
+    vals.into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if keys.get(i).copied().unwrap_or(false) {
+                typed_key_of(v)
+            } else {
+                Ok(Obj::Array(v))
+            }
+        })
+        .collect()
+}
+
 fn same_signature(a: &Signature, b: &Signature) -> bool {
     a.avals == b.avals
         && a.typed == b.typed
+        && a.keys == b.keys
         && same_def(&a.in_def, &b.in_def)
         && a.statics.len() == b.statics.len()
         && a.statics

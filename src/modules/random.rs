@@ -1,15 +1,17 @@
 //! `jax.random`: PRNG keys and the samplers of `crate::random`, with the
 //! arguments JAX's functions take.
 //!
-//! A key object ([`Keys`], type `PRNGKeyArray`) holds the raw Threefry
-//! words of a batch of keys. Legacy keys (`jax.random.PRNGKey`) act
-//! as `uint32` arrays whose last axis holds the two words; typed keys
-//! (`jax.random.key`) have the batch shape only and print as JAX prints
-//! `key<fry>` arrays.
+//! Legacy keys (`jax.random.PRNGKey`) are plain `uint32` arrays whose last
+//! axis holds the two Threefry words, as in JAX, so they pass through
+//! `jax.jit`, `vmap`, `scan` and `shard_map` like any array; a sampler given
+//! a traced key draws with [`crate::random::traced`], in equations. Typed
+//! keys (`jax.random.key`) are key objects ([`Keys`], type `PRNGKeyArray`)
+//! holding the words of a batch of keys; they have the batch shape only,
+//! print as JAX prints `key<fry>` arrays and stay concrete.
 
 use crate::array::{Array, DType};
 use crate::error::Result;
-use crate::random::{self as rnd, distributions as dist, Key};
+use crate::random::{self as rnd, distributions as dist, traced, Key};
 use crate::trace::Value;
 use crate::{bail, err};
 
@@ -84,9 +86,155 @@ fn shape_obj(shape: &[usize]) -> Obj {
     Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect())
 }
 
-/// The key object for `keys`.
+/// The key object for `keys`: a `uint32` array of the words for legacy
+/// keys, a `PRNGKeyArray` for typed ones.
 pub fn key_obj(keys: Keys) -> Result<Obj> {
+    if !keys.typed {
+        let (vals, shape) = words(&keys);
+        let data = vals.into_iter().map(|w| w as u32).collect();
+        return Ok(arr(Array::from_u32(&shape, data)?));
+    }
     Ok(Obj::lib(keys))
+}
+
+/// Typed keys inside a traced function (`jax.jit` of a function of keys):
+/// their key data, a `uint32[..., 2]` value known only when the program
+/// runs. `jax.random` draws from it in equations, as from a traced legacy
+/// key, and keys derived from it stay typed.
+#[derive(Clone, Debug)]
+pub struct TracedKeys {
+    /// The key data (`jax.random.key_data`).
+    pub data: Value,
+}
+
+impl Object for TracedKeys {
+    fn type_name(&self) -> String {
+        "PRNGKeyArray".into()
+    }
+
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jax._src.random.prng")
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let shape = self.data.shape();
+        let batch = &shape[..shape.len().saturating_sub(1)];
+        Ok(Some(match name {
+            "shape" => shape_obj(batch),
+            "ndim" => Obj::Int(batch.len() as i64),
+            "size" => Obj::Int(batch.iter().product::<usize>() as i64),
+            "dtype" => Obj::str("key<fry>"),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let shape = self.data.shape();
+        let batch: Vec<String> = shape[..shape.len().saturating_sub(1)]
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        Some(format!(
+            "Traced<key<fry>[{}]>with<DynamicJaxprTrace>",
+            batch.join(",")
+        ))
+    }
+
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        let n = match self.data.shape().as_slice() {
+            [_] => return Some(Err(err!(TypeError, "iteration over a 0-d key array"))),
+            s => s[0],
+        };
+        Some(
+            (0..n)
+                .map(|r| traced_key_getitem(&self.data, &Obj::Int(r as i64)))
+                .collect(),
+        )
+    }
+
+    fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
+        Some(traced_key_getitem(&self.data, key))
+    }
+}
+
+/// Indexing traced typed keys indexes the batch axes of their key data,
+/// which lead; the words' axis stays whole.
+fn traced_key_getitem(data: &Value, idx: &Obj) -> Result<Obj> {
+    let items: Vec<&Obj> = match idx {
+        Obj::Tuple(t) => t.iter().collect(),
+        o => vec![o],
+    };
+    if items.iter().any(|o| matches!(o, Obj::Ellipsis)) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: indexing traced PRNG keys with an ellipsis"
+        );
+    }
+    let consumed = items.iter().filter(|o| !matches!(o, Obj::None)).count();
+    if consumed + 1 > data.shape().len() {
+        bail!(
+            IndexError,
+            "Too many indices for array: {} non-None/Ellipsis indices for dim {}.",
+            consumed,
+            data.shape().len() - 1
+        );
+    }
+    typed_key_of(array_getitem(data, idx)?)
+}
+
+/// The key data of a typed key (concrete or traced) as a value, or None
+/// for anything else.
+pub fn typed_key_data(o: &Obj) -> Option<Value> {
+    if let Some(t) = o.downcast::<TracedKeys>() {
+        return Some(t.data.clone());
+    }
+    let k = o.downcast::<Keys>()?;
+    let (vals, shape) = words(k);
+    let data = vals.into_iter().map(|w| w as u32).collect();
+    Array::from_u32(&shape, data).ok().map(Value::Concrete)
+}
+
+/// True for typed keys, concrete or traced.
+pub fn is_typed_key(o: &Obj) -> bool {
+    o.downcast::<TracedKeys>().is_some() || o.downcast::<Keys>().is_some_and(|k| k.typed)
+}
+
+/// The typed key over key data `data`: a key object when it is concrete, a
+/// [`TracedKeys`] under a trace.
+pub fn typed_key_of(data: Value) -> Result<Obj> {
+    match data {
+        Value::Concrete(a) => {
+            let keys = keys_of(&arr(a)).ok_or_else(|| {
+                err!(
+                    TypeError,
+                    "key data must be uint32 with a trailing axis of 2"
+                )
+            })?;
+            key_obj(Keys {
+                typed: true,
+                ..keys
+            })
+        }
+        data => Ok(Obj::lib(TracedKeys { data })),
+    }
+}
+
+/// A key known only when the program runs: a traced legacy `uint32` array,
+/// or typed keys in a traced function (true in the second field).
+fn traced_key(o: &Obj) -> Option<(Value, bool)> {
+    match o {
+        Obj::Array(v @ Value::Traced(_)) => Some((v.clone(), false)),
+        _ => o.downcast::<TracedKeys>().map(|t| (t.data.clone(), true)),
+    }
+}
+
+/// Derived keys in the kind of their parent: typed stay typed.
+fn derived(data: Value, typed: bool) -> Result<Obj> {
+    if typed {
+        typed_key_of(data)
+    } else {
+        Ok(Obj::Array(data))
+    }
 }
 
 /// A single legacy or typed key object.
@@ -122,7 +270,7 @@ pub fn keys_of(o: &Obj) -> Option<Keys> {
 /// The single key a sampler was given, or JAX's error.
 pub fn single_key(o: &Obj, func: &str) -> Result<Key> {
     let Some(k) = keys_of(o) else {
-        if let Obj::Array(Value::Traced(_)) = o {
+        if traced_key(o).is_some() {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: jax.random.{func} with a traced key"
@@ -350,12 +498,15 @@ fn arr(a: Array) -> Obj {
 
 fn split(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "split")?;
-    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
-    let key = single_key(&k, "split")?;
     let shape = match a.get(Some(1), "num") {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
+    if let Some((v, typed)) = traced_key(&k) {
+        return derived(traced::split(&v, &shape)?, typed);
+    }
+    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
+    let key = single_key(&k, "split")?;
     let n: usize = shape.iter().product();
     key_obj(Keys {
         keys: key.split(n)?,
@@ -366,14 +517,30 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "fold_in")?;
+    let data = a.req(Some(1), "data", "fold_in")?;
+    let traced_data = matches!(data, Obj::Array(Value::Traced(_)));
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
+    if traced_data || traced_key(&k).is_some() {
+        let (key, typed) = match traced_key(&k) {
+            Some(t) => t,
+            None if typed => (
+                typed_key_data(&k).ok_or_else(|| err!(TypeError, "not a key"))?,
+                true,
+            ),
+            None => (to_value(&k)?, false),
+        };
+        return derived(traced::fold_in(&key, &to_value(&data)?)?, typed);
+    }
     let key = single_key(&k, "fold_in")?;
-    let data = scalar(&a.req(Some(1), "data", "fold_in")?, "data")?;
+    let data = scalar(&data, "data")?;
     one_key(key.fold_in(data as i64 as u32), typed)
 }
 
 fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "keys", "key_data")?;
+    if let Some((v, _)) = traced_key(&k) {
+        return Ok(Obj::Array(v));
+    }
     let keys = keys_of(&k).ok_or_else(|| {
         err!(
             TypeError,
@@ -390,6 +557,15 @@ fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn wrap_key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key_bits_array", "wrap_key_data")?;
+    if let Obj::Array(v @ Value::Traced(_)) = &k {
+        if v.dtype() != DType::U32 || v.shape().last() != Some(&2) {
+            bail!(
+                TypeError,
+                "wrap_key_data requires uint32 data with a trailing axis of 2"
+            );
+        }
+        return typed_key_of(v.clone());
+    }
     let mut keys = keys_of(&k).ok_or_else(|| {
         err!(
             TypeError,
@@ -421,14 +597,18 @@ fn seed_of(a: &Args, func: &str) -> Result<i64> {
 }
 
 fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "normal")?, "normal")?;
+    let k = a.req(Some(0), "key", "normal")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "normal")?;
+    if let Some((v, _)) = traced_key(&k) {
+        return Ok(Obj::Array(traced::normal(&v, &shape)?));
+    }
+    let key = single_key(&k, "normal")?;
     Ok(arr(dist::normal(key, &shape)?))
 }
 
 fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "uniform")?, "uniform")?;
+    let k = a.req(Some(0), "key", "uniform")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "uniform")?;
     let lo = match a.get(Some(3), "minval") {
@@ -439,6 +619,12 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => scalar(&o, "maxval")?,
         None => 1.0,
     };
+    if let Some((v, _)) = traced_key(&k) {
+        return Ok(Obj::Array(traced::uniform(
+            &v, &shape, lo as f32, hi as f32,
+        )?));
+    }
+    let key = single_key(&k, "uniform")?;
     Ok(arr(dist::uniform(key, &shape, lo as f32, hi as f32)?))
 }
 
@@ -460,17 +646,21 @@ fn truncated_normal(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "bernoulli")?, "bernoulli")?;
+    let k = a.req(Some(0), "key", "bernoulli")?;
     let p = match a.get(Some(1), "p") {
         Some(o) => scalar(&o, "p")?,
         None => 0.5,
     };
     let shape = shape_arg(a.get(Some(2), "shape"))?;
+    if let Some((v, _)) = traced_key(&k) {
+        return Ok(Obj::Array(traced::bernoulli(&v, p as f32, &shape)?));
+    }
+    let key = single_key(&k, "bernoulli")?;
     Ok(arr(dist::bernoulli(key, p as f32, &shape)?))
 }
 
 fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(&a.req(Some(0), "key", "randint")?, "randint")?;
+    let k = a.req(Some(0), "key", "randint")?;
     let shape = shape_arg(Some(a.req(Some(1), "shape", "randint")?))?;
     let lo = scalar(&a.req(Some(2), "minval", "randint")?, "minval")?;
     let hi = scalar(&a.req(Some(3), "maxval", "randint")?, "maxval")?;
@@ -494,6 +684,15 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     // JAX clips the bounds to the dtype's range; a maxval beyond it still
     // allows the largest value.
     let (lo, hi) = (clamp(lo), hi);
+    if let Some((v, _)) = traced_key(&k) {
+        let top = if hi > i32::MAX as f64 {
+            i32::MAX
+        } else {
+            clamp(hi)
+        };
+        return Ok(Obj::Array(traced::randint(&v, &shape, lo, top)?));
+    }
+    let key = single_key(&k, "randint")?;
     if hi > i32::MAX as f64 {
         let span_top = i32::MAX;
         let r = dist::randint(key, &shape, lo, span_top)?;
@@ -581,7 +780,7 @@ pub fn module() -> Obj {
     b.func("permutation", permutation);
     b.func("choice", choice);
     b.func("bits", |_, a| {
-        let key = single_key(&a.req(Some(0), "key", "bits")?, "bits")?;
+        let k = a.req(Some(0), "key", "bits")?;
         let shape = shape_arg(a.get(Some(1), "shape"))?;
         if let Some(d) = a.opt(Some(2), "dtype") {
             if super::numpy::dtype_of(&d)? != DType::U32 {
@@ -592,6 +791,10 @@ pub fn module() -> Obj {
                 );
             }
         }
+        if let Some((v, _)) = traced_key(&k) {
+            return Ok(Obj::Array(traced::random_bits(&v, &shape)?));
+        }
+        let key = single_key(&k, "bits")?;
         Ok(arr(Array::from_u32(
             &shape,
             rnd::random_bits(key, &shape)?,

@@ -12,6 +12,7 @@
 //! concrete arrays they compute. That is what makes `grad` of `grad`, and
 //! `grad` outside a `shard_map` as well as inside it, one mechanism.
 
+pub mod bits;
 pub mod collectives;
 pub mod constraint;
 pub mod control;
@@ -165,6 +166,10 @@ pub enum Prim {
     ReduceWindow(Arc<WindowParams>),
     /// `cholesky` or `triangular_solve` (see [`linalg`]).
     Linalg(LinalgOp),
+    /// The Threefry-2x32 cipher on (key1, key2, count1, count2), two results.
+    Threefry2x32,
+    /// The bits of each element read as another 32-bit dtype.
+    BitcastConvert(DType),
     /// lax.sort of the operands by the first, stably, along `dimension`.
     Sort {
         /// The dimension sorted.
@@ -227,6 +232,8 @@ impl Prim {
             Prim::Conv(_) => "conv_general_dilated".into(),
             Prim::ReduceWindow(w) => w.name().into(),
             Prim::Sort { .. } => "sort".into(),
+            Prim::Threefry2x32 => "threefry2x32".into(),
+            Prim::BitcastConvert(_) => "bitcast_convert_type".into(),
             Prim::Linalg(op) => op.name().into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
@@ -332,6 +339,7 @@ impl Prim {
             Prim::Conv(c) => c.params(),
             Prim::Linalg(op) => op.params(),
             Prim::ReduceWindow(w) => w.params(),
+            Prim::BitcastConvert(d) => vec![("new_dtype".into(), d.name().into())],
             Prim::Sort { dimension } => vec![
                 ("dimension".into(), dimension.to_string()),
                 ("is_stable".into(), "True".into()),
@@ -354,6 +362,7 @@ impl Prim {
             | Prim::Binary(_)
             | Prim::Select
             | Prim::DynamicUpdateSlice
+            | Prim::Threefry2x32
             | Prim::StopGradient => vec![],
         }
     }
@@ -405,6 +414,7 @@ impl Prim {
             Prim::Conv(_) => conv::abstract_eval(self, ins),
             Prim::ReduceWindow(_) => window::abstract_eval(self, ins),
             Prim::Sort { .. } => sort::abstract_eval(self, ins),
+            Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::abstract_eval(self, ins),
             Prim::Linalg(_) => linalg::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
@@ -497,6 +507,7 @@ impl Prim {
             Prim::Conv(_) => conv::apply(self, ins),
             Prim::ReduceWindow(_) => window::apply(self, ins),
             Prim::Sort { .. } => sort::apply(self, ins),
+            Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::apply(self, ins),
             Prim::Linalg(_) => linalg::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
@@ -555,6 +566,7 @@ impl Prim {
             Prim::Conv(_) => conv::jvp(self, primals, tangents),
             Prim::ReduceWindow(_) => window::jvp(self, tangents),
             Prim::Sort { .. } => sort::no_derivative(primals),
+            Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::no_derivative(outs.len()),
             Prim::Linalg(_) => linalg::jvp(self, primals, tangents, outs),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
@@ -600,6 +612,7 @@ impl Prim {
             Prim::Conv(_) => conv::vjp(self, primals, cts),
             Prim::ReduceWindow(_) => window::vjp(self, primals, cts),
             Prim::Sort { .. } => sort::no_derivative(primals),
+            Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::no_derivative(primals.len()),
             Prim::Linalg(_) => linalg::vjp(self, primals, outs, cts),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),

@@ -166,6 +166,13 @@ pub fn to_value(o: &Obj) -> Result<Value> {
         // `nnx.Variable`) converts to the array it holds now.
         other => match other.behaviour().and_then(|b| b.array(other)) {
             Some(a) => to_value(&a),
+            // JAX traces typed keys through every transformation; shardlab
+            // passes them through `jax.jit` only (legacy uint32 keys go
+            // everywhere).
+            None if crate::modules::random::is_typed_key(other) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here (outside jax.jit arguments)"
+            ),
             None => bail!(
                 TypeError,
                 "Value {} with type {} is not a valid JAX type",

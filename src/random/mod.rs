@@ -12,6 +12,8 @@
 //! - [`distributions`]: `uniform`, `normal`, `truncated_normal`, `bernoulli`,
 //!   `randint`, `permutation`, `choice`;
 //! - [`initializers`]: `jax.nn.initializers` / `flax.nnx.initializers`;
+//! - [`traced`]: the same draws on key data held as values, which may be
+//!   traced (keys passed to `jax.jit`, carried by `scan`, mapped by `vmap`);
 //! - [`flax`]: which key each parameter of a linen or nnx module receives.
 
 pub mod distributions;
@@ -20,6 +22,7 @@ pub mod initializers;
 mod sha1;
 pub mod special;
 pub mod threefry;
+pub mod traced;
 
 use crate::bail;
 use crate::error::Result;
