@@ -169,7 +169,7 @@ pub fn to_value(o: &Obj) -> Result<Value> {
             // JAX traces typed keys through every transformation; shardlab
             // passes them through `jax.jit` only (legacy uint32 keys go
             // everywhere).
-            None if crate::modules::random::is_typed_key(other) => bail!(
+            None if other.type_name() == "PRNGKeyArray" => bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here (outside jax.jit arguments)"
             ),

@@ -32,16 +32,22 @@ fn key_words(key: &Value, func: &str) -> Result<(Value, Value)> {
         bail!(
             ValueError,
             "{func} accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
-            crate::python::format::repr_of(&crate::python::value::Obj::tuple(
-                shape[..shape.len() - 1]
-                    .iter()
-                    .map(|&d| crate::python::value::Obj::Int(d as i64))
-                    .collect()
-            ))
+            tuple_text(&shape[..shape.len() - 1])
         );
     }
     let word = |i: usize| ops::reshape(&ops::slice(key, &[i], &[i + 1], &[1])?, &[]);
     Ok((word(0)?, word(1)?))
+}
+
+/// A shape as Python prints the tuple: `(3,)`, `(2, 3)`.
+fn tuple_text(dims: &[usize]) -> String {
+    match dims {
+        [d] => format!("({d},)"),
+        _ => {
+            let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
 }
 
 /// JAX's `iota_2x32_shape(shape)`: the row-major position of each element
