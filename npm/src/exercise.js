@@ -8,6 +8,7 @@
 // <script type="application/json">, or from the `problem` property.
 import { ShardlabError } from './index.js';
 import { sharedLab } from './shared-lab.js';
+import { failureLines } from './view/verdict.js';
 
 const CSS = `
 :host { display: block; border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 12px; margin: 12px 0;
@@ -42,18 +43,6 @@ function renderStatement(root, markdown) {
     }
     root.append(p);
   }
-}
-
-// What went wrong in a failing case, one line each.
-function failureLines(c) {
-  const lines = [];
-  if (c.error) {
-    const at = c.error.line ? ` (line ${c.error.line}, col ${c.error.col})` : '';
-    lines.push(`${c.error.type}: ${c.error.message}${at}`);
-  }
-  lines.push(...c.mismatches);
-  for (const k of c.checks) if (!k.passed) lines.push(`check '${k.check}' failed: ${k.detail || ''}`);
-  return lines;
 }
 
 class ShardlabExercise extends HTMLElement {

@@ -4,6 +4,7 @@
 // problem's statement and per-case results as DOM nodes.
 import PROBLEMS from 'shardlab:exercises';
 import { el } from '../../npm/src/view/dom.js';
+export { failureLines } from '../../npm/src/view/verdict.js';
 
 // [{ name, problem }], in the menu's order.
 export const EXERCISES = PROBLEMS;
@@ -58,18 +59,6 @@ export function renderStatement(markdown) {
     }
     return el('p', {}, inline(lines.join(' ')));
   });
-}
-
-// What went wrong in a failing case, one line each.
-export function failureLines(c) {
-  const lines = [];
-  if (c.error) {
-    const at = c.error.line ? ` (line ${c.error.line}, col ${c.error.col})` : '';
-    lines.push(`${c.error.type}: ${c.error.message}${at}`);
-  }
-  lines.push(...c.mismatches);
-  for (const k of c.checks) if (!k.passed) lines.push(`check '${k.check}' failed: ${k.detail || ''}`);
-  return lines;
 }
 
 // Where a case ran: `4 devices, mesh data=4`.
