@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { open } from './harness.mjs';
+import { open, runsDone } from './harness.mjs';
 
 let h;
 before(async () => {
@@ -27,6 +27,7 @@ async function check(page) {
   await page.waitForFunction((k) => Number(document.body.dataset.checks || 0) > k, before, { timeout: 120000 });
 }
 
+// A page opened on an exercise runs nothing until Check: it stays ready.
 async function ready(page) {
   await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
 }
@@ -50,8 +51,10 @@ test('the menu lists every problem and a link opens one with its starter code', 
 });
 
 test('a wrong solution fails with its reason and shows the devices of the failing case', async () => {
+  // Without a link the page runs its first example at once, so "ready"
+  // may never be on screen when polled: wait for that run instead.
   const page = await h.page();
-  await ready(page);
+  await runsDone(page, 1);
   await page.selectOption('#exercise', 'ring');
   await setCode(page, solution('ring_wrong'));
   await check(page);
