@@ -194,11 +194,6 @@ pub fn typed_key_data(o: &Obj) -> Option<Value> {
     Array::from_u32(&shape, data).ok().map(Value::Concrete)
 }
 
-/// True for typed keys, concrete or traced.
-pub fn is_typed_key(o: &Obj) -> bool {
-    o.downcast::<TracedKeys>().is_some() || o.downcast::<Keys>().is_some_and(|k| k.typed)
-}
-
 /// The typed key over key data `data`: a key object when it is concrete, a
 /// [`TracedKeys`] under a trace.
 pub fn typed_key_of(data: Value) -> Result<Obj> {
