@@ -165,6 +165,9 @@ impl Object for Super {
                 return Ok(Some(bind(interp, &self.this, v)?));
             }
         }
+        if let Some(x) = super::builtin_base::attr(&self.this, name) {
+            return Ok(Some(x));
+        }
         // object.__init__ and friends accept and do nothing.
         if name == "__init__" || name == "__init_subclass__" {
             return Ok(Some(Obj::native("object.__init__", |_, _| Ok(Obj::None))));

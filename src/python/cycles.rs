@@ -13,7 +13,7 @@
 use std::rc::{Rc, Weak};
 
 use super::interp::{Scope, ScopeData};
-use super::value::{Class, Instance};
+use super::value::{Class, Instance, Obj};
 
 /// The objects of one run that may be part of a cycle.
 #[derive(Default)]
@@ -76,6 +76,12 @@ impl Cycles {
         for i in self.instances.drain(..).filter_map(|w| w.upgrade()) {
             let attrs = std::mem::take(&mut *i.attrs.borrow_mut());
             drop(attrs);
+            // The dict or list an instance extends can hold the instance.
+            match &i.base {
+                Some(Obj::Dict(d)) => drop(std::mem::take(&mut *d.borrow_mut())),
+                Some(Obj::List(l)) => drop(std::mem::take(&mut *l.borrow_mut())),
+                _ => {}
+            }
         }
         for c in self.classes.drain(..).filter_map(|w| w.upgrade()) {
             let attrs = std::mem::take(&mut *c.attrs.borrow_mut());

@@ -81,7 +81,7 @@ impl Interp {
             };
         }
         let _level = super::depth::enter()?;
-        match o {
+        match o.plain() {
             Obj::List(l) => format::repr_once(Rc::as_ptr(l) as *const u8 as usize, "[...]", || {
                 let items = l.borrow().clone();
                 Ok(format!("[{}]", self.join_reprs(&items)?))
@@ -123,7 +123,9 @@ impl Interp {
                         other.type_name()
                     ),
                 },
-                None if special(o, "__repr__").is_some() => self.repr(o),
+                None if special(o, "__repr__").is_some() || !std::ptr::eq(o.plain(), o) => {
+                    self.repr(o)
+                }
                 None => Ok(format::str_of(o)),
             },
             Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_) => self.repr(o),
@@ -158,7 +160,7 @@ impl Interp {
             let r = self.call_special(&f, o, vec![])?;
             return Ok(super::builtins::to_int(&r)? != 0);
         }
-        ops::truthy(o, what)
+        ops::truthy(o.plain(), what)
     }
 
     /// `len(o)`, through `__len__`.
@@ -167,7 +169,7 @@ impl Interp {
             let r = self.call_special(&f, o, vec![])?;
             return super::builtins::to_int(&r);
         }
-        super::builtins::len_of(o)
+        super::builtins::len_of(o.plain())
     }
 
     /// The items of an iterable, through `__iter__` and `__next__`.
@@ -211,7 +213,7 @@ impl Interp {
             }
             return Ok(out);
         }
-        ops::iterate(o)
+        ops::iterate(o.plain())
     }
 
     /// A binary operator, through `__add__`/`__radd__`/`__iadd__` and
@@ -231,7 +233,13 @@ impl Interp {
                 return Ok(r);
             }
         }
-        ops::binop(self, op, a, b, inplace)
+        let r = ops::binop(self, op, a.plain(), b.plain(), inplace)?;
+        // `s += [4]` on a list subclass extends its value in place: the
+        // result is still the instance.
+        if inplace && !std::ptr::eq(a.plain(), a) && ops::is_same(&r, a.plain()) {
+            return Ok(a.clone());
+        }
+        Ok(r)
     }
 
     /// A unary operator, through `__neg__`, `__pos__`, `__invert__`; `not`
@@ -295,7 +303,7 @@ impl Interp {
                 }
             }
         }
-        ops::compare(op, a, b)
+        ops::compare(op, a.plain(), b.plain())
     }
 
     /// `container[key] = v`, through `__setitem__`.
@@ -304,7 +312,7 @@ impl Interp {
             self.call_special(&f, container, vec![key, v])?;
             return Ok(());
         }
-        ops::setitem(container, key, v)
+        ops::setitem(container.plain(), key, v)
     }
 
     /// `del container[key]`, through `__delitem__`.
@@ -313,7 +321,7 @@ impl Interp {
             self.call_special(&f, container, vec![key.clone()])?;
             return Ok(());
         }
-        ops::delitem(container, key)
+        ops::delitem(container.plain(), key)
     }
 
     /// A library object's bound `__enter__` and `__exit__`, when it has both.

@@ -183,6 +183,8 @@ impl Interp {
     /// Runs a module body.
     pub fn run_module(&mut self, body: &[Stmt]) -> Result<()> {
         let scope = self.globals.clone();
+        // The program runs as a script: `if __name__ == "__main__":` holds.
+        self.set_var(&scope, "__name__", Obj::str("__main__"));
         match self.exec_block(body, &scope)? {
             Flow::Normal | Flow::Return(_) => Ok(()),
             Flow::Break | Flow::Continue => bail!(SyntaxError, "'break' outside loop"),
@@ -307,6 +309,39 @@ impl Interp {
         Ok(Flow::Normal)
     }
 
+    /// A class statement's bases: the classes, and the builtin type (`dict`
+    /// or `list`) it extends, if any.
+    fn class_bases(
+        &mut self,
+        c: &ast::StmtClassDef,
+        scope: &Scope,
+    ) -> Result<(Vec<Rc<Class>>, Option<&'static str>)> {
+        let mut bases = vec![];
+        let mut builtin = None;
+        for b in &c.bases {
+            match self.eval(b, scope)? {
+                Obj::Class(k) => bases.push(k),
+                // `object` carries nothing we need.
+                Obj::Type("object") => {}
+                // Instances carry a dict or list value of their own (see
+                // `Instance::base`).
+                Obj::Type(t @ ("dict" | "list")) if builtin.is_none() => builtin = Some(t),
+                // A builtin base would give the instances its storage and
+                // methods; ignoring it would silently drop them.
+                Obj::Type(t) => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: subclassing {t}"
+                ),
+                other => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: subclassing {}",
+                    other.type_name()
+                ),
+            }
+        }
+        Ok((bases, builtin))
+    }
+
     /// `class`: runs the body in a scope of its own, builds the class, calls `__init_subclass__`, applies the decorators.
     fn exec_class_def(&mut self, c: &ast::StmtClassDef, scope: &Scope) -> Result<Flow> {
         // Class keywords go to the bases' `__init_subclass__` (Flax's
@@ -322,25 +357,7 @@ impl Interp {
             }
             class_kw.push((name, self.eval(&k.value, scope)?));
         }
-        let mut bases = vec![];
-        for b in &c.bases {
-            match self.eval(b, scope)? {
-                Obj::Class(k) => bases.push(k),
-                // `object` carries nothing we need.
-                Obj::Type("object") => {}
-                // A builtin base would give the instances its storage and
-                // methods; ignoring it would silently drop them.
-                Obj::Type(t) => bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: subclassing {t}"
-                ),
-                other => bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: subclassing {}",
-                    other.type_name()
-                ),
-            }
-        }
+        let (bases, builtin) = self.class_bases(c, scope)?;
         let name = c.name.as_str();
         let qualname = match (&scope.class_body, self.frames.last()) {
             (Some(outer), _) => format!("{outer}.{name}"),
@@ -374,8 +391,25 @@ impl Interp {
         }
         let class = Rc::new(Class {
             qualname,
+            builtin,
             ..Class::new(name_of(&c.name), bases, attrs)
         });
+        if let (Some(t), Some(_)) = (class.builtin_base(), class.native()) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: a class extending both {t} and a library type"
+            );
+        }
+        if class
+            .bases
+            .iter()
+            .filter_map(|b| b.builtin_base())
+            .chain(builtin)
+            .count()
+            > 1
+        {
+            bail!(TypeError, "multiple bases have instance lay-out conflict");
+        }
         self.cycles.class(&class);
         super::classes::adopt_methods(&class);
         self.init_subclass(&class, class_kw)?;
@@ -978,7 +1012,7 @@ impl Interp {
                 }
                 None => {
                     let other = self.eval(v, scope)?;
-                    let Obj::Dict(o) = other else {
+                    let Obj::Dict(o) = other.plain().clone() else {
                         bail!(TypeError, "'{}' object is not a mapping", other.type_name());
                     };
                     for (k, v) in o.borrow().items.iter() {
@@ -1007,7 +1041,7 @@ impl Interp {
             match &k.arg {
                 Some(n) => args.kw.push((name_of(n), v)),
                 None => {
-                    let Obj::Dict(d) = v else {
+                    let Obj::Dict(d) = v.plain().clone() else {
                         bail!(
                             TypeError,
                             "argument after ** must be a mapping, not {}",
@@ -1126,6 +1160,8 @@ impl Interp {
                     let mut a = args;
                     a.pos.insert(0, inst.clone());
                     self.call(&init, a)?;
+                } else if c.builtin_base().is_some() {
+                    super::builtin_base::init(self, &inst, args)?;
                 } else if !exception && (!args.pos.is_empty() || !args.kw.is_empty()) {
                     bail!(TypeError, "{}() takes no arguments", c.name);
                 }

@@ -11,6 +11,7 @@
 
 pub mod array;
 pub mod budget;
+pub mod builtin_base;
 pub mod builtins;
 pub mod classes;
 pub mod complex;

@@ -140,7 +140,7 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
     }
 }
 
-fn is_same(a: &Obj, b: &Obj) -> bool {
+pub fn is_same(a: &Obj, b: &Obj) -> bool {
     match (a, b) {
         (Obj::None, Obj::None) | (Obj::Ellipsis, Obj::Ellipsis) => true,
         (Obj::Bool(x), Obj::Bool(y)) => x == y,
@@ -759,6 +759,15 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
                 if let Some(f) = i.class.lookup("__getitem__") {
                     return interp.call(&f, Args::new(vec![v.clone(), k.clone()]));
                 }
+                if let Some(base) = &i.base {
+                    // dict's own lookup asks a subclass's `__missing__`.
+                    if let (Obj::Dict(d), Some(m)) = (base, i.class.lookup("__missing__")) {
+                        if !d.borrow().contains(k) {
+                            return interp.call(&m, Args::new(vec![v.clone(), k.clone()]));
+                        }
+                    }
+                    return getitem(interp, base, k);
+                }
             }
             match v.behaviour().and_then(|b| b.getitem(interp, v, k)) {
                 Some(r) => r,
@@ -917,6 +926,9 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
                 if let Some(x) = b.getattr(interp, v, name)? {
                     return Ok(x);
                 }
+            }
+            if let Some(x) = super::builtin_base::attr(v, name) {
+                return Ok(x);
             }
             if let Some(f) = i.class.lookup("__getattr__") {
                 return interp.call(&f, Args::new(vec![v.clone(), Obj::str(name)]));

@@ -764,10 +764,7 @@ pub fn rebuild_node(interp: Option<&mut Interp>, kind: &NodeKind, vals: Vec<Obj>
         } => {
             let mut attrs = statics.clone();
             attrs.extend(names.iter().cloned().zip(vals));
-            Obj::Instance(Rc::new(Instance {
-                class: class.clone(),
-                attrs: RefCell::new(attrs),
-            }))
+            Obj::Instance(Rc::new(Instance::with_attrs(class.clone(), attrs)))
         }
         NodeKind::Custom { node, aux } => match (&node.unflatten, interp) {
             (None, _) => aux.clone(),

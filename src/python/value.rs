@@ -96,6 +96,9 @@ pub struct Class {
     /// The behaviour a library gives the instances of this class and of its
     /// subclasses (see [`Object`]).
     pub native: Option<Rc<dyn Object>>,
+    /// The builtin type it extends (`class Config(dict)`), whose value
+    /// each instance carries in [`Instance::base`].
+    pub builtin: Option<&'static str>,
 }
 
 impl Class {
@@ -108,7 +111,14 @@ impl Class {
             bases,
             attrs: RefCell::new(attrs),
             native: None,
+            builtin: None,
         }
+    }
+
+    /// The builtin type this class or a base extends.
+    pub fn builtin_base(&self) -> Option<&'static str> {
+        self.builtin
+            .or_else(|| self.bases.iter().find_map(|b| b.builtin_base()))
     }
 
     /// The native behaviour of this class or its nearest base that has one.
@@ -133,14 +143,30 @@ pub struct Instance {
     pub class: Rc<Class>,
     /// Instance attributes.
     pub attrs: RefCell<Vec<(String, Obj)>>,
+    /// The builtin value an instance of a class that extends `dict` or
+    /// `list` is: its items live here, and the builtin's methods and
+    /// operators act on it wherever the class does not define its own.
+    pub base: Option<Obj>,
 }
 
 impl Instance {
-    /// A new instance of `class` with no attributes.
+    /// A new instance of `class` with no attributes (and, for a class that
+    /// extends a builtin type, an empty value of it).
     pub fn new(class: Rc<Class>) -> Instance {
+        Instance::with_attrs(class, vec![])
+    }
+
+    /// A new instance of `class` with `attrs`.
+    pub fn with_attrs(class: Rc<Class>, attrs: Vec<(String, Obj)>) -> Instance {
+        let base = match class.builtin_base() {
+            Some("dict") => Some(Obj::Dict(Default::default())),
+            Some("list") => Some(Obj::List(Default::default())),
+            _ => None,
+        };
         Instance {
             class,
-            attrs: RefCell::new(vec![]),
+            attrs: RefCell::new(attrs),
+            base,
         }
     }
 
@@ -270,6 +296,16 @@ impl Obj {
     /// A library object.
     pub fn lib(o: impl Object) -> Obj {
         Obj::Lib(Rc::new(o))
+    }
+
+    /// The builtin value an instance of a `dict` or `list` subclass
+    /// carries, where the builtin's own rules apply; any other object is
+    /// itself.
+    pub fn plain(&self) -> &Obj {
+        match self {
+            Obj::Instance(i) => i.base.as_ref().unwrap_or(self),
+            _ => self,
+        }
     }
 
     /// The library object inside, when it is a `T`.

@@ -112,10 +112,7 @@ impl Object for NnxNode {
 }
 
 fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
-    Obj::Instance(Rc::new(Instance {
-        class: class.clone(),
-        attrs: RefCell::new(attrs),
-    }))
+    Obj::Instance(Rc::new(Instance::with_attrs(class.clone(), attrs)))
 }
 
 fn self_arg(a: &Args, func: &str) -> Result<Rc<Instance>> {

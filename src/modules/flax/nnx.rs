@@ -156,10 +156,7 @@ fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
 
 /// A nested `nnx.State` from paths and variables.
 fn build_state(nnx: &Nnx, entries: Vec<(Vec<String>, Obj)>) -> Obj {
-    let root = Rc::new(Instance {
-        class: nnx.state.clone(),
-        attrs: RefCell::new(vec![]),
-    });
+    let root = Rc::new(Instance::with_attrs(nnx.state.clone(), vec![]));
     for (path, v) in entries {
         let mut cur = root.clone();
         for (k, name) in path.iter().enumerate() {
@@ -169,10 +166,7 @@ fn build_state(nnx: &Nnx, entries: Vec<(Vec<String>, Obj)>) -> Obj {
                 let next = match iattr(&cur, name) {
                     Some(Obj::Instance(s)) if is_state(&s) => s,
                     _ => {
-                        let s = Rc::new(Instance {
-                            class: nnx.state.clone(),
-                            attrs: RefCell::new(vec![]),
-                        });
+                        let s = Rc::new(Instance::with_attrs(nnx.state.clone(), vec![]));
                         set_iattr(&cur, name, Obj::Instance(s.clone()));
                         s
                     }

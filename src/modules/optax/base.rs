@@ -7,7 +7,6 @@
 //! that expressions such as `1 - b1` round once, in double precision, as
 //! they do in optax.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::array::{Array, DType};
@@ -105,15 +104,13 @@ fn instance_repr(i: &Instance) -> Option<String> {
 /// A state `name(field=value, ...)`.
 pub(crate) fn state(name: &str, fields: Vec<(&str, Obj)>) -> Obj {
     let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
-    Obj::Instance(Rc::new(Instance {
-        class: state_class(name, &names),
-        attrs: RefCell::new(
-            fields
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        ),
-    }))
+    Obj::Instance(Rc::new(Instance::with_attrs(
+        state_class(name, &names),
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )))
 }
 
 /// `EmptyState()`.
@@ -165,10 +162,10 @@ pub(super) fn transformation(
 
 /// A transformation object from Python `init` and `update` callables.
 pub(super) fn wrap(init: Obj, update: Obj) -> Obj {
-    Obj::Instance(Rc::new(Instance {
-        class: state_class("GradientTransformationExtraArgs", &["init", "update"]),
-        attrs: RefCell::new(vec![("init".into(), init), ("update".into(), update)]),
-    }))
+    Obj::Instance(Rc::new(Instance::with_attrs(
+        state_class("GradientTransformationExtraArgs", &["init", "update"]),
+        vec![("init".into(), init), ("update".into(), update)],
+    )))
 }
 
 /// A stateless transformation: `EmptyState()` and a map of the updates

@@ -239,10 +239,10 @@ fn multi_steps(_: &mut Interp, a: Args) -> Result<Obj> {
         "gradient_transformation".into(),
         Obj::native("gradient_transformation", move |_, _| Ok(gt.clone())),
     ));
-    Ok(Obj::Instance(Rc::new(Instance {
-        class: state_class("MultiSteps", &[]),
-        attrs: RefCell::new(attrs),
-    })))
+    Ok(Obj::Instance(Rc::new(Instance::with_attrs(
+        state_class("MultiSteps", &[]),
+        attrs,
+    ))))
 }
 
 fn multi_state(mini: Obj, step: Obj, inner: Obj, acc: Obj) -> Obj {

@@ -330,10 +330,10 @@ fn replace(_: &mut Interp, a: Args) -> Result<Obj> {
             slot.1 = v;
         }
     }
-    Ok(Obj::Instance(Rc::new(Instance {
-        class: inst.class.clone(),
-        attrs: RefCell::new(attrs),
-    })))
+    Ok(Obj::Instance(Rc::new(Instance::with_attrs(
+        inst.class.clone(),
+        attrs,
+    ))))
 }
 
 /// `p._asdict()`.

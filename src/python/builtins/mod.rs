@@ -162,9 +162,9 @@ fn isinstance(o: &Obj, t: &Obj) -> bool {
             "complex" => matches!(o, Obj::Complex(..)),
             "bool" => matches!(o, Obj::Bool(_)),
             "str" => matches!(o, Obj::Str(_)),
-            "list" => matches!(o, Obj::List(_)),
+            "list" => matches!(o.plain(), Obj::List(_)),
             "tuple" => matches!(o, Obj::Tuple(_)),
-            "dict" => matches!(o, Obj::Dict(_)),
+            "dict" => matches!(o.plain(), Obj::Dict(_)),
             "set" => matches!(o, Obj::Set(s) if !s.borrow().frozen),
             "frozenset" => matches!(o, Obj::Set(s) if s.borrow().frozen),
             "object" => true,
@@ -240,7 +240,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
         "dict" => {
             let mut d = Dict::default();
             if let Some(o) = first {
-                match o {
+                match o.plain().clone() {
                     Obj::Dict(src) => d = src.borrow().clone(),
                     // A mapping that is not a dict (a library's
                     // OrderedDict): its keys, each looked up.

@@ -40,7 +40,8 @@ pub fn unbound(t: &str, name: &str) -> Option<Obj> {
     let (t, name) = (t.to_string(), name.to_string());
     let qualified = format!("{t}.{name}");
     Some(Obj::native(qualified, move |i, a| {
-        let Some(recv) = a.pos.first().cloned() else {
+        // An instance of a class extending `t` is its value of `t`.
+        let Some(recv) = a.pos.first().map(|r| r.plain().clone()) else {
             bail!(TypeError, "unbound method {t}.{name}() needs an argument");
         };
         if recv.type_name() != t {
