@@ -19,7 +19,12 @@ function mapTitle(m, i) {
 function renderMap(m, i, grads) {
   const timeline = renderTimeline(m);
   const gradients = renderGradients(m, i, grads);
+  const n = m.device_ids.length;
+  const how = m.mode === 'parallel'
+    ? `This map ran on ${n} Web Workers, one per device, sharing a SharedArrayBuffer.`
+    : `This map ran in lockstep: its ${n} devices simulated one equation at a time in one worker.`;
   return [
+    el('p', { class: 'map-mode dim', 'data-mode': m.mode }, how),
     el('h3', {}, 'Devices'),
     renderDevices(m),
     el('h3', {}, 'Global arrays'),
