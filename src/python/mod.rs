@@ -123,6 +123,7 @@ pub fn run(
     if let Some(backend) = &options.devices_backend {
         config.devices_backend = backend.clone();
     }
+    let watcher = observer.clone();
     let run = crate::exec::run::Run::new(config)
         .stopped_by(options.stop)
         .observed_by(observer);
@@ -154,6 +155,9 @@ pub fn run(
         other => other,
     };
     let outcome = outcome_of(&it, r, stdout);
+    if let Some(w) = &watcher {
+        w.arrays_named(&placed_globals(&it, source));
+    }
     // Functions hold the scope they were defined in, and the globals hold
     // the functions: emptying the globals and every object that can close a
     // cycle frees the run's objects, so a reused worker stays flat.
@@ -162,6 +166,46 @@ pub fn run(
     it.modules.clear();
     it.cycles.break_all();
     outcome
+}
+
+/// The program's top-level names bound to concrete arrays laid out over a
+/// mesh, ordered by where the source first mentions each name (the globals
+/// are a hash map, so they have no order of their own).
+fn placed_globals(it: &interp::Interp, source: &str) -> Vec<(String, crate::array::Array)> {
+    let vars = it.globals.vars.borrow();
+    let mut found: Vec<(usize, String, crate::array::Array)> = vars
+        .iter()
+        .filter(|(name, _)| !name.starts_with('_'))
+        .filter_map(|(name, v)| match v {
+            value::Obj::Array(Value::Concrete(a))
+                if matches!(a.placement(), Some(crate::sharding::Placement::Named(_))) =>
+            {
+                Some((first_mention(source, name), name.clone(), a.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    found.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    found.into_iter().map(|(_, n, a)| (n, a)).collect()
+}
+
+/// Where the program first binds `name`: the first line that starts with it
+/// as a whole word (a top-level assignment), else its first whole-word
+/// mention anywhere (a name bound in a loop header, say).
+fn first_mention(source: &str, name: &str) -> usize {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut anywhere = usize::MAX;
+    for (i, _) in source.match_indices(name) {
+        let before = source[..i].chars().next_back();
+        if word(before) || word(source[i + name.len()..].chars().next()) {
+            continue;
+        }
+        if before.is_none() || before == Some('\n') {
+            return i;
+        }
+        anywhere = anywhere.min(i);
+    }
+    anywhere.saturating_add(source.len())
 }
 
 /// True for `sys.exit()`, `sys.exit(0)` and `sys.exit(None)`, which end a
