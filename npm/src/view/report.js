@@ -8,6 +8,7 @@ import { renderCollectives } from './collectives.js';
 import { renderTimeline } from './timeline.js';
 import { renderGradients } from './gradients.js';
 import { findSteps, renderTraining } from './training.js';
+import { renderLayouts } from './layout.js';
 
 function mapTitle(m, i) {
   const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
@@ -46,8 +47,14 @@ function renderMap(m, i, grads) {
 export function renderReport(root, report, selected = 0, options = {}) {
   root.replaceChildren();
   const maps = report.maps;
+  const layouts = renderLayouts(report);
+  if (layouts) {
+    root.append(el('h3', {}, 'Sharded arrays'),
+      el('p', { class: 'dim' }, 'The arrays the program names that are laid out over a mesh, tile by tile.'),
+      layouts);
+  }
   if (maps.length === 0) {
-    root.append(el('p', { class: 'dim' }, 'This program ran no shard_map or pmap.'));
+    if (!layouts) root.append(el('p', { class: 'dim' }, 'This program ran no shard_map or pmap and names no sharded array.'));
     return;
   }
   const body = el('div', { class: 'map-body' });
