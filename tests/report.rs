@@ -369,3 +369,19 @@ cube = jax.device_put(jnp.arange(64.0).reshape(4, 4, 4), NamedSharding(mesh, P('
     assert_eq!(rows.holders, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
     assert_eq!(rows.tiles[5].index, vec![[2, 4], [0, 2]]);
 }
+
+#[test]
+fn sharded_arrays_inside_lists_and_dicts_are_named_by_their_index() {
+    let program = "
+import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+put = lambda a: jax.device_put(a, NamedSharding(mesh, P('x')))
+params = {'w': put(jnp.ones((4, 2))), 'layers': [put(jnp.zeros(8)), 3]}
+pair = (put(jnp.arange(4.0)), jnp.ones(2))
+";
+    let rep = report_of_text(program, true);
+    let names: Vec<&str> = rep.arrays.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, vec!["params['w']", "params['layers'][0]", "pair[0]"]);
+    assert_eq!(rep.arrays[1].tiles[3].index, vec![[6, 8]]);
+}

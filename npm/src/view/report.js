@@ -49,9 +49,13 @@ export function renderReport(root, report, selected = 0, options = {}) {
   const maps = report.maps;
   const layouts = renderLayouts(report);
   if (layouts) {
-    root.append(el('h3', {}, 'Sharded arrays'),
+    // A few arrays are shown open; many are folded, so the maps stay near.
+    const arrays = report.arrays;
+    const names = arrays.map((a) => a.name).join(', ');
+    root.append(el('details', { class: 'layouts-box', open: arrays.length <= 4 },
+      el('summary', {}, el('h3', {}, `Sharded arrays (${arrays.length}): `, el('span', { class: 'dim' }, names))),
       el('p', { class: 'dim' }, 'The arrays the program names that are laid out over a mesh, tile by tile.'),
-      layouts);
+      layouts));
   }
   if (maps.length === 0) {
     if (!layouts) root.append(el('p', { class: 'dim' }, 'This program ran no shard_map or pmap and names no sharded array.'));
