@@ -1,5 +1,6 @@
 """Runs a page example in real JAX and writes, for every top-level name that
-holds an array with a NamedSharding, where JAX puts it: the mesh, the spec,
+holds an array with a NamedSharding (or a list, tuple or dict of them), where
+JAX puts it: the mesh, the spec,
 `jax.typeof` and each device's index ranges (`devices_indices_map`). The
 page tests compare the layout view against it.
 
@@ -44,6 +45,24 @@ def layout(x):
     }
 
 
+def collect(name, v, depth, out):
+    """The sharded arrays in `v`, itself or down `depth` levels of lists,
+    tuples and dicts, named as the program indexes them; scalars inside a
+    container are left out, as shardlab's report leaves them out."""
+    if isinstance(v, jax.Array):
+        if isinstance(v.sharding, NamedSharding) and not (v.ndim == 0 and name.endswith("]")):
+            out[name] = layout(v)
+    elif depth > 0 and isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            collect(f"{name}[{i}]", x, depth - 1, out)
+    elif depth > 0 and isinstance(v, dict):
+        for k, x in v.items():
+            if isinstance(k, str):
+                collect(f"{name}['{k}']", x, depth - 1, out)
+            elif isinstance(k, int):
+                collect(f"{name}[{k}]", x, depth - 1, out)
+
+
 def main(names):
     for name in names:
         path = os.path.join(ROOT, "www", "examples", name + ".py")
@@ -52,8 +71,10 @@ def main(names):
         scope = {"__name__": "__main__"}
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(source, path, "exec"), scope)
-        arrays = {k: layout(v) for k, v in scope.items()
-                  if isinstance(v, jax.Array) and isinstance(v.sharding, NamedSharding)}
+        arrays = {}
+        for k, v in scope.items():
+            if not k.startswith("_"):
+                collect(k, v, 2, arrays)
         out = os.path.join(ROOT, "tests", "fixtures", "layouts", name + ".json")
         with open(out, "w") as f:
             json.dump({"name": name, "arrays": arrays, "jax": jax.__version__}, f, indent=1)

@@ -49,10 +49,10 @@ export function renderReport(root, report, selected = 0, options = {}) {
   const maps = report.maps;
   const layouts = renderLayouts(report);
   if (layouts) {
-    // A few arrays are shown open; many are folded, so the maps stay near.
+    // Up to six arrays are shown open; more are folded, so the maps stay near.
     const arrays = report.arrays;
     const names = arrays.map((a) => a.name).join(', ');
-    root.append(el('details', { class: 'layouts-box', open: arrays.length <= 4 },
+    root.append(el('details', { class: 'layouts-box', open: arrays.length <= 6 },
       el('summary', {}, el('h3', {}, `Sharded arrays (${arrays.length}): `, el('span', { class: 'dim' }, names))),
       el('p', { class: 'dim' }, 'The arrays the program names that are laid out over a mesh, tile by tile.'),
       layouts));
