@@ -112,8 +112,43 @@ export interface MapRun {
   timings: Timing[];
 }
 
+/** Where one device's block of a named sharded array lies. */
+export interface Tile {
+  position: number;
+  coords: number[];
+  /** [start, stop) along each dimension of the array. */
+  index: Array<[number, number]>;
+}
+
+/**
+ * An array the program names at top level, laid out over a mesh by a
+ * NamedSharding (placed with device_put, resharded, or made by jit or an
+ * operation whose sharding is known).
+ */
+export interface NamedArray {
+  name: string;
+  shape: number[];
+  dtype: string;
+  /** jax.typeof(x) as JAX prints it, e.g. "float32[8@x,4]". */
+  type_text: string;
+  /** The PartitionSpec, e.g. "P('x', None)". */
+  spec: string;
+  /** The mesh axes splitting each dimension (empty: not split). */
+  dim_axes: string[][];
+  axis_names: string[];
+  mesh_shape: number[];
+  /** 'Explicit', 'Auto' or 'Manual' per mesh axis. */
+  axis_types: string[];
+  device_ids: number[];
+  tiles: Tile[];
+  /** For each distinct block, the positions holding it. */
+  holders: number[][];
+}
+
 export interface Report {
   maps: MapRun[];
+  /** The named sharded arrays when the program ended, in program order. */
+  arrays?: NamedArray[];
 }
 
 /** The JSON form of the program's global `result`: arrays as nested lists. */

@@ -335,3 +335,53 @@ fn the_cli_writes_the_report_of_its_run() {
     assert_eq!(maps[0]["collectives"][0]["name"], "psum");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn named_sharded_arrays_are_recorded_with_their_tiles() {
+    // cube: arange(64).reshape(4, 4, 4) over a 2x2x2 mesh by P('a', 'b',
+    // 'c'): the device at coordinates (i, j, k) holds [2i:2i+2, 2j:2j+2,
+    // 2k:2k+2]. rows: split over 'a' only, so each block is on the 4
+    // devices of 'b' x 'c'. plain is on one device and is left out.
+    let program = "
+import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:8]).reshape(2, 2, 2), ('a', 'b', 'c'))
+plain = jnp.ones(3)
+rows = jax.device_put(jnp.zeros((4, 2)), NamedSharding(mesh, P('a')))
+cube = jax.device_put(jnp.arange(64.0).reshape(4, 4, 4), NamedSharding(mesh, P('a', 'b', 'c')))
+";
+    let rep = report_of_text(program, true);
+    let names: Vec<&str> = rep.arrays.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, vec!["rows", "cube"]);
+    let cube = &rep.arrays[1];
+    assert_eq!(cube.shape, vec![4, 4, 4]);
+    assert_eq!(cube.type_text, "float32[4,4,4]");
+    assert_eq!(cube.spec, "P('a', 'b', 'c')");
+    assert_eq!(cube.mesh_shape, vec![2, 2, 2]);
+    assert_eq!(cube.dim_axes, vec![vec!["a"], vec!["b"], vec!["c"]]);
+    assert_eq!(cube.tiles.len(), 8);
+    for t in &cube.tiles {
+        let want: Vec<[usize; 2]> = t.coords.iter().map(|&c| [2 * c, 2 * c + 2]).collect();
+        assert_eq!(t.index, want);
+    }
+    let rows = &rep.arrays[0];
+    assert_eq!(rows.dim_axes, vec![vec!["a".to_string()], vec![]]);
+    assert_eq!(rows.holders, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+    assert_eq!(rows.tiles[5].index, vec![[2, 4], [0, 2]]);
+}
+
+#[test]
+fn sharded_arrays_inside_lists_and_dicts_are_named_by_their_index() {
+    let program = "
+import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+put = lambda a: jax.device_put(a, NamedSharding(mesh, P('x')))
+params = {'w': put(jnp.ones((4, 2))), 'layers': [put(jnp.zeros(8)), 3]}
+pair = (put(jnp.arange(4.0)), jnp.ones(2))
+";
+    let rep = report_of_text(program, true);
+    let names: Vec<&str> = rep.arrays.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, vec!["params['w']", "params['layers'][0]", "pair[0]"]);
+    assert_eq!(rep.arrays[1].tiles[3].index, vec![[6, 8]]);
+}

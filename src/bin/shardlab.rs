@@ -55,7 +55,8 @@ Options:
                 Write what the run did to OUT.json: for every shard_map and
                 pmap, the mesh, each device's input and output shards, every
                 collective with each device's value before and after, and
-                per-device timings
+                per-device timings; and every named sharded array with its
+                mesh, spec, jax.typeof and each device's index ranges
   -h, --help    Show this help
 ";
 

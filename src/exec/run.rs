@@ -134,6 +134,11 @@ pub trait Observer {
     fn grad_ran(&self, loss: f64, grads: &[Array], maps: [usize; 2]);
     /// How many maps this observer has been told of.
     fn maps_seen(&self) -> usize;
+    /// The program ended with these top-level names bound to arrays laid
+    /// out over a mesh (placed with `device_put`, resharded, or made by a
+    /// computation with a known sharding), in the order the program first
+    /// names them.
+    fn arrays_named(&self, _arrays: &[(String, Array)]) {}
 }
 
 /// One run: its settings, its stop check, its observer, and what its devices

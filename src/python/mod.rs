@@ -124,6 +124,7 @@ pub fn run(
     if let Some(backend) = &options.devices_backend {
         config.devices_backend = backend.clone();
     }
+    let watcher = observer.clone();
     let run = crate::exec::run::Run::new(config)
         .stopped_by(options.stop)
         .observed_by(observer);
@@ -155,6 +156,9 @@ pub fn run(
         other => other,
     };
     let outcome = outcome_of(&it, r, stdout);
+    if let Some(w) = &watcher {
+        w.arrays_named(&placed_globals(&it, source));
+    }
     // Functions hold the scope they were defined in, and the globals hold
     // the functions: emptying the globals and every object that can close a
     // cycle frees the run's objects, so a reused worker stays flat.
@@ -163,6 +167,95 @@ pub fn run(
     it.modules.clear();
     it.cycles.break_all();
     outcome
+}
+
+/// An array with the name the program reaches it by.
+type Named = (String, crate::array::Array);
+
+/// The program's top-level names bound to concrete arrays laid out over a
+/// mesh (or to lists, tuples and dicts of them), ordered by where the
+/// source first binds each name (the globals are a hash map, so they have
+/// no order of their own).
+fn placed_globals(it: &interp::Interp, source: &str) -> Vec<Named> {
+    let vars = it.globals.vars.borrow();
+    let mut found: Vec<(usize, &str, Vec<Named>)> = vec![];
+    for (name, v) in vars.iter().filter(|(name, _)| !name.starts_with('_')) {
+        let mut inside = vec![];
+        placed_in(v, name, 2, &mut inside);
+        if !inside.is_empty() {
+            found.push((first_mention(source, name), name.as_str(), inside));
+        }
+    }
+    found.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    found
+        .into_iter()
+        .flat_map(|(_, _, inside)| inside)
+        .collect()
+}
+
+/// The sharded arrays `v` holds, itself or (down `depth` more levels) as
+/// items of a list, tuple or dict, named as the program would index them
+/// (`params['w']`, `out[0]`).
+fn placed_in(v: &value::Obj, name: &str, depth: usize, out: &mut Vec<Named>) {
+    use value::Obj;
+    let items: Vec<(String, Obj)> = match v {
+        Obj::Array(Value::Concrete(a)) => {
+            // A scalar inside a container (a loss in a list of losses) has
+            // nothing to lay out and would only crowd the picture.
+            let scalar_item = a.ndim() == 0 && name.ends_with(']');
+            if !scalar_item && matches!(a.placement(), Some(crate::sharding::Placement::Named(_))) {
+                out.push((name.to_string(), a.clone()));
+            }
+            return;
+        }
+        _ if depth == 0 => return,
+        Obj::List(l) => indexed(name, l.borrow().iter()),
+        Obj::Tuple(t) => indexed(name, t.iter()),
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .filter_map(|(k, x)| match k {
+                Obj::Str(key) => Some((format!("{name}['{key}']"), x.clone())),
+                Obj::Int(i) => Some((format!("{name}[{i}]"), x.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => return,
+    };
+    for (n, x) in &items {
+        placed_in(x, n, depth - 1, out);
+    }
+}
+
+/// `name[0]`, `name[1]`, ... for the items of a list or tuple.
+fn indexed<'a>(
+    name: &str,
+    items: impl Iterator<Item = &'a value::Obj>,
+) -> Vec<(String, value::Obj)> {
+    items
+        .enumerate()
+        .map(|(i, x)| (format!("{name}[{i}]"), x.clone()))
+        .collect()
+}
+
+/// Where the program first binds `name`: the first line that starts with it
+/// as a whole word (a top-level assignment), else its first whole-word
+/// mention anywhere (a name bound in a loop header, say).
+fn first_mention(source: &str, name: &str) -> usize {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut anywhere = usize::MAX;
+    for (i, _) in source.match_indices(name) {
+        let before = source[..i].chars().next_back();
+        if word(before) || word(source[i + name.len()..].chars().next()) {
+            continue;
+        }
+        if before.is_none() || before == Some('\n') {
+            return i;
+        }
+        anywhere = anywhere.min(i);
+    }
+    anywhere.saturating_add(source.len())
 }
 
 /// True for `sys.exit()`, `sys.exit(0)` and `sys.exit(None)`, which end a

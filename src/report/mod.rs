@@ -22,7 +22,7 @@ use crate::exec::log::DeviceLog;
 use crate::exec::run::{Layout, MapRan, Observer, Placed};
 use crate::mesh::Mesh;
 use crate::primitives::CollectiveKind;
-use crate::sharding::PartitionSpec;
+use crate::sharding::{aval_text, PartitionSpec, Placement};
 
 /// An array's shape, dtype and elements (row-major).
 ///
@@ -178,6 +178,91 @@ pub struct GradRun {
     pub maps: [usize; 2],
 }
 
+/// Where one device's block of a placed array lies in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tile {
+    /// The device's position in the mesh (row-major).
+    pub position: usize,
+    /// Its mesh coordinates.
+    pub coords: Vec<usize>,
+    /// `[start, stop)` of each dimension of the global array it holds.
+    pub index: Vec<[usize; 2]>,
+}
+
+/// An array the program named at top level, laid out over a mesh by a
+/// `NamedSharding` (what `x.sharding` and `jax.typeof(x)` describe).
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedArray {
+    /// The program's name for it.
+    pub name: String,
+    /// Its global shape.
+    pub shape: Vec<usize>,
+    /// Its dtype's name.
+    pub dtype: &'static str,
+    /// `jax.typeof(x)` as JAX prints it (`float32[8@x,4]`).
+    pub type_text: String,
+    /// The spec, as JAX prints it (`P('x', None)`).
+    pub spec: String,
+    /// The mesh axes splitting each dimension (empty: not split).
+    pub dim_axes: Vec<Vec<String>>,
+    /// Mesh axis names.
+    pub axis_names: Vec<String>,
+    /// Mesh shape.
+    pub mesh_shape: Vec<usize>,
+    /// `Explicit`, `Auto` or `Manual`, per mesh axis.
+    pub axis_types: Vec<String>,
+    /// Device ids by position.
+    pub device_ids: Vec<usize>,
+    /// Every device's block, by position.
+    pub tiles: Vec<Tile>,
+    /// For each distinct block, the positions holding it.
+    pub holders: Vec<Vec<usize>>,
+}
+
+impl NamedArray {
+    fn of(name: &str, a: &Array) -> Result<Option<NamedArray>> {
+        let Some(Placement::Named(s)) = a.placement() else {
+            return Ok(None);
+        };
+        let shape = a.shape();
+        let tiles = (0..s.mesh.size())
+            .map(|p| {
+                let index = s
+                    .shard_slices(p, shape)?
+                    .into_iter()
+                    .map(|r| [r.start, r.end])
+                    .collect();
+                Ok(Tile {
+                    position: p,
+                    coords: s.mesh.coords(p),
+                    index,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(Some(NamedArray {
+            name: name.to_string(),
+            shape: shape.to_vec(),
+            dtype: a.dtype().name(),
+            type_text: aval_text(shape, a.dtype(), a.placement()),
+            spec: s.spec.to_string(),
+            dim_axes: (0..shape.len())
+                .map(|d| s.spec.axes_of(d).to_vec())
+                .collect(),
+            axis_names: s.mesh.axis_names().to_vec(),
+            mesh_shape: s.mesh.shape().to_vec(),
+            axis_types: s
+                .mesh
+                .axis_types()
+                .iter()
+                .map(|t| format!("{t:?}"))
+                .collect(),
+            device_ids: s.mesh.device_ids().to_vec(),
+            tiles,
+            holders: s.holders(shape)?,
+        }))
+    }
+}
+
 /// Everything recorded between [`start`] and [`take`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
@@ -185,6 +270,9 @@ pub struct Report {
     pub maps: Vec<MapRun>,
     /// Every grad / value_and_grad evaluated at top level, in order.
     pub grads: Vec<GradRun>,
+    /// The arrays laid out over a mesh that the program's top-level names
+    /// hold when it ends, in the order the program first names them.
+    pub arrays: Vec<NamedArray>,
 }
 
 /// Records a run: the observer that builds its [`Report`].
@@ -219,6 +307,15 @@ impl Observer for Recorder {
 
     fn maps_seen(&self) -> usize {
         self.report.borrow().maps.len()
+    }
+
+    fn arrays_named(&self, arrays: &[(String, Array)]) {
+        // An array whose tiles cannot be described is left out of the
+        // picture; the program's own output is unaffected.
+        let named = arrays
+            .iter()
+            .filter_map(|(n, a)| NamedArray::of(n, a).ok().flatten());
+        self.report.borrow_mut().arrays.extend(named);
     }
 }
 

@@ -11,6 +11,12 @@ export function program(name) {
   return readFileSync(join(repo, 'tests', 'programs', `${name}.py`), 'utf8');
 }
 
+// Where real JAX lays out each named sharded array of a page example
+// (tests/fixtures/layouts, written by tests/jax/gen_layouts.py).
+export function layouts(name) {
+  return JSON.parse(readFileSync(join(repo, 'tests', 'fixtures', 'layouts', `${name}.json`), 'utf8')).arrays;
+}
+
 // An exercise of examples/exercises: its problem and a solution's source
 // (`NAME.py` the reference, `NAME_wrong.py` the wrong one).
 export function exercise(name) {

@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLab, ShardlabError } from 'shardlab';
 import { Worker } from 'node:worker_threads';
-import { program, fixture, assertClose, COMPUTE, manyMaps, tanhTimes, exercise, solution } from './fixtures.mjs';
+import { program, fixture, layouts, assertClose, COMPUTE, manyMaps, tanhTimes, exercise, solution } from './fixtures.mjs';
 
 const lab = await createLab({ devices: 4 });
 after(() => lab.close());
@@ -187,6 +187,22 @@ test('an aborted signal stops its run; timeoutMs stops a run', async () => {
   const err = await lab.run(LONG, { timeoutMs: 300 }).catch((e) => e);
   assert.equal(err.type, 'TimeoutError');
   assert.equal((await lab.run('result = 5')).result, 5);
+});
+
+test("the report lays out the program's named sharded arrays as JAX does", async () => {
+  const run = await lab.run(program('sharded_arrays'), { devices: 8 });
+  assert.equal(run.stdout, fixture('sharded_arrays').stdout);
+  const jax = layouts('sharded_arrays');
+  assert.deepEqual(run.report.arrays.map((a) => a.name), Object.keys(jax));
+  for (const a of run.report.arrays) {
+    const want = jax[a.name];
+    assert.equal(a.type_text, want.type_text, a.name);
+    assert.equal(a.spec, want.spec, a.name);
+    assert.deepEqual(a.shape, want.shape, a.name);
+    assert.deepEqual(a.mesh_shape, want.mesh_shape, a.name);
+    const tiles = Object.fromEntries(a.tiles.map((t) => [String(a.device_ids[t.position]), t.index]));
+    assert.deepEqual(tiles, want.tiles, a.name);
+  }
 });
 
 test('a lockstep lab gives the same numbers', async () => {

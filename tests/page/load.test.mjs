@@ -1,6 +1,6 @@
 // What a first visit costs: bytes over the wire (page, editor, engine,
 // workers) and the time until the first result shows; parallel mode gives
-// the same shards as lockstep. Prints the numbers docs/page.md quotes.
+// the same shards as lockstep (and is the default). Prints the numbers docs/page.md quotes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, runsDone } from './harness.mjs';
@@ -49,7 +49,7 @@ test('time from an edit to the updated result', async () => {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  console.log(`edit to updated result (spec control, 2-D psum, lockstep): median ${median} ms over ${times.length} edits (${times.join(', ')} ms)`);
+  console.log(`edit to updated result (spec control, 2-D psum, parallel): median ${median} ms over ${times.length} edits (${times.join(', ')} ms)`);
   assert.ok(median > 0 && median < 5000, `${median} ms`);
 
   // An edit in the code (a line inserted at once): the run starts once
@@ -73,28 +73,32 @@ test('time from an edit to the updated result', async () => {
   await page.close();
 });
 
-test('parallel mode (a Web Worker per device) shows the same shards', async () => {
+test('parallel mode (a Web Worker per device, the default) shows the same shards as lockstep', async () => {
   const page = await h.page();
   await runsDone(page, 1);
   assert.ok(await page.evaluate(() => crossOriginIsolated));
+  assert.match(await page.textContent('#status'), /running in parallel: 8 device Web Workers/);
   const shards = () => page.$$eval('#report .device .values', (v) => v.map((x) => x.textContent));
   const collectives = () => page.$$eval('#report li.collective', (c) => c.map((x) => x.textContent));
-  const lockstep = await shards();
-  const lockstepCollectives = await collectives();
-  assert.ok(lockstepCollectives.length > 0);
-  await page.selectOption('#mode', 'parallel');
-  await runsDone(page, 2);
-  assert.match(await page.textContent('#status'), /running in parallel: 8 device Web Workers/);
-  assert.deepEqual(await shards(), lockstep);
+  const parallel = await shards();
   // The device workers send their logs back: the same collectives, with
   // every device's values before and after.
-  assert.deepEqual(await collectives(), lockstepCollectives);
+  const parallelCollectives = await collectives();
+  assert.ok(parallelCollectives.length > 0);
+  await page.selectOption('#mode', 'lockstep');
+  await runsDone(page, 2);
+  assert.match(await page.textContent('#status'), /running in lockstep: 8 devices/);
+  assert.deepEqual(await shards(), parallel);
+  assert.deepEqual(await collectives(), parallelCollectives);
+  await page.selectOption('#mode', 'parallel');
+  await runsDone(page, 3);
   await page.getByLabel('Devices').fill('16');
   await page.getByLabel('Devices').press('Enter');
-  await runsDone(page, 3);
+  await runsDone(page, 4);
   await page.getByLabel('Mesh shape').fill('2x2x4');
   await page.getByLabel('Mesh shape').press('Enter');
-  await runsDone(page, 4);
+  await runsDone(page, 5);
+  assert.match(await page.textContent('#status'), /running in parallel: 16 device Web Workers/);
   assert.equal(await page.getByLabel('Axis names').inputValue(), 'x,y,z');
   assert.equal(await page.$$eval('#report .facet', (f) => f.length), 2);
   assert.equal(await page.$$eval('#report .device[data-device-id]', (d) => d.length), 16);

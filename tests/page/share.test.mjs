@@ -30,7 +30,7 @@ test('a shared link reproduces the program and its result', async () => {
   await runsDone(page, 2);
   assert.equal(await page.textContent('[data-testid=result]'), '[8]');
   const url = page.url();
-  assert.match(url, /#devices=4&mode=lockstep&code=/);
+  assert.match(url, /#devices=4&mode=parallel&code=/);
   await page.close();
 
   const other = await h.context.newPage();

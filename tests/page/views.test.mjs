@@ -158,11 +158,11 @@ test('FSDP example: sharded parameters, all_gather, reduce-scattered gradients',
   await page.close();
 });
 
-test('the timeline has a bar per device with its collectives, in lockstep and in parallel', async () => {
+test('the timeline has a bar per device with its collectives, in parallel and in lockstep', async () => {
   const page = await example('tensor_parallel_mlp.py');
-  for (const [mode, runs] of [['lockstep', 2], ['parallel', 3]]) {
-    if (mode === 'parallel') {
-      await page.selectOption('#mode', 'parallel');
+  for (const [mode, runs] of [['parallel', 2], ['lockstep', 3]]) {
+    if (mode === 'lockstep') {
+      await page.selectOption('#mode', 'lockstep');
       await runsDone(page, runs);
     }
     await page.selectOption('#map-select', '0');
@@ -173,7 +173,7 @@ test('the timeline has a bar per device with its collectives, in lockstep and in
     // The forward MLP on 4 devices: pvary of x, then the psum of the output.
     assert.deepEqual(rows, [0, 1, 2, 3].map((d) => [String(d), '1.pvary,2.psum_invariant']));
   }
-  await page.selectOption('#mode', 'lockstep');
+  await page.selectOption('#mode', 'parallel');
   await runsDone(page, 4);
   await page.locator('.timeline').scrollIntoViewIfNeeded();
   await page.screenshot({ path: 'docs/screenshots/timeline.png' });

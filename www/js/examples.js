@@ -4,6 +4,7 @@ export const EXAMPLES = [
   { file: 'ppermute_ring.py', title: 'ppermute ring' },
   { file: 'gather_scatter.py', title: 'psum_scatter + all_gather' },
   { file: 'all_to_all.py', title: 'all_to_all' },
+  { file: 'sharded_arrays.py', title: 'Sharded arrays: device_put, jit out_shardings, typeof' },
   { file: 'tensor_parallel_mlp.py', title: 'Tensor-parallel MLP with grads' },
   { file: 'data_parallel_train.py', title: 'Data-parallel training (20 steps)' },
   { file: 'fsdp_all_gather.py', title: 'FSDP: sharded parameters, all_gather, reduce-scattered grads' },

@@ -31,8 +31,10 @@ let exercise = null;
 let editor;
 
 // The page's one lab, started at once. 'auto' gives it device workers where
-// the page is cross-origin isolated (and lockstep only elsewhere); they
-// start at the first parallel run, since the page opens in lockstep.
+// the page is cross-origin isolated (and lockstep only elsewhere). Runs are
+// parallel there unless the visitor picks lockstep; the device workers
+// start with the first parallel run, so the first result is not held up
+// by starting them before the engine is ready.
 const labStarted = createLab({ devices: 8, mode: 'auto', startDevices: false });
 labStarted.catch(() => {}); // shown by engineReady
 let lab = null;
@@ -48,6 +50,8 @@ async function engineReady() {
   }
   isolated = lab.mode === 'parallel';
   ui.mode.querySelector('[value=parallel]').disabled = !isolated;
+  // Web Worker devices where the page can have them; lockstep is the
+  // fallback without isolation.
   if (!isolated && ui.mode.value === 'parallel') ui.mode.value = 'lockstep';
   ui.status.textContent = modeLine() + ' · ready';
   return true;
@@ -62,7 +66,18 @@ function modeLine() {
   return ui.mode.value === 'parallel'
     ? `running in parallel: ${n} device Web Workers sharing a SharedArrayBuffer`
     : `running in lockstep: ${n} devices simulated in one worker` +
-        (isolated ? '' : ' (this page is not cross-origin isolated, so parallel mode is off)');
+        (isolated ? ' (chosen under Mode)' : ' (this page is not cross-origin isolated, so parallel mode is off)');
+}
+
+// How a parallel run's maps ran: the engine may run a map in lockstep
+// (one on more devices than there are device workers, say), and the status
+// line says so rather than claim workers it did not use.
+function mapsLine(report) {
+  if (ui.mode.value !== 'parallel' || !report || !report.maps) return '';
+  const lockstep = report.maps.filter((m) => m.mode === 'lockstep').length;
+  if (!lockstep) return '';
+  const all = report.maps.length;
+  return ` (${lockstep} of ${all} map${all > 1 ? 's' : ''} ran in lockstep)`;
 }
 
 function saveState() {
@@ -272,7 +287,7 @@ async function run() {
   }
   if (error) showError({ type, message: error.reason, line: error.line, col: error.col });
   else showOutcome(out);
-  ui.status.textContent = `${modeLine()} · ${error ? 'failed' : 'done'}`;
+  ui.status.textContent = `${modeLine()} · ${error ? 'failed' : 'done'}${mapsLine(out && out.report)}`;
   ui.info.textContent = out
     ? `${out.elapsedMs.toFixed(0)} ms in the engine, ${ms} ms in all`
     : `${ms} ms in all`;

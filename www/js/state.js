@@ -30,7 +30,7 @@ export function decodeState(hash) {
     return {
       code: fromBase64Url(p.get('code')),
       devices: Number(p.get('devices')) || 8,
-      mode: p.get('mode') === 'parallel' ? 'parallel' : 'lockstep',
+      mode: p.get('mode') === 'lockstep' ? 'lockstep' : 'parallel',
       example: p.get('example') || '',
     };
   } catch {

@@ -3,10 +3,17 @@
 // all and is striped with their colours.
 import { el, deviceColour } from './dom.js';
 import { fmtShape } from './arrays.js';
+import { renderTiles } from './layout.js';
 
 export function renderBlocks(label, arr, map) {
   const n = map.device_ids.length;
   const shape = arr.global.shape;
+  if (shape.length > 2) {
+    // Drawn as a row of 2-D slices, so every block (and device) shows.
+    return el('figure', { class: 'global-array' },
+      el('figcaption', {}, `${label} ${arr.spec} `, el('span', { class: 'dim' }, `${fmtShape(shape)} ${arr.global.dtype}`)),
+      renderTiles(shape, arr.shards, arr.holders, map.device_ids));
+  }
   const rows = shape.length >= 2 ? shape[0] : 1;
   // Rows are up to 28px tall and share about 180px, so a tall array stays on screen.
   const cols = shape.length >= 2 ? shape[1] : shape.length === 1 ? shape[0] : 1;
@@ -38,11 +45,10 @@ export function renderBlocks(label, arr, map) {
       ),
     );
   }
-  const dims = shape.length > 2 ? ` (first two of ${shape.length} dims drawn)` : '';
   return el(
     'figure',
     { class: 'global-array' },
-    el('figcaption', {}, `${label} ${arr.spec} `, el('span', { class: 'dim' }, `${fmtShape(shape)} ${arr.global.dtype}${dims}`)),
+    el('figcaption', {}, `${label} ${arr.spec} `, el('span', { class: 'dim' }, `${fmtShape(shape)} ${arr.global.dtype}`)),
     box,
   );
 }

@@ -8,6 +8,7 @@ import { renderCollectives } from './collectives.js';
 import { renderTimeline } from './timeline.js';
 import { renderGradients } from './gradients.js';
 import { findSteps, renderTraining } from './training.js';
+import { renderLayouts } from './layout.js';
 
 function mapTitle(m, i) {
   const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
@@ -19,7 +20,12 @@ function mapTitle(m, i) {
 function renderMap(m, i, grads) {
   const timeline = renderTimeline(m);
   const gradients = renderGradients(m, i, grads);
+  const n = m.device_ids.length;
+  const how = m.mode === 'parallel'
+    ? `This map ran on ${n} Web Workers, one per device, sharing a SharedArrayBuffer.`
+    : `This map ran in lockstep: its ${n} devices simulated one equation at a time in one worker.`;
   return [
+    el('p', { class: 'map-mode dim', 'data-mode': m.mode }, how),
     el('h3', {}, 'Devices'),
     renderDevices(m),
     el('h3', {}, 'Global arrays'),
@@ -41,8 +47,18 @@ function renderMap(m, i, grads) {
 export function renderReport(root, report, selected = 0, options = {}) {
   root.replaceChildren();
   const maps = report.maps;
+  const layouts = renderLayouts(report);
+  if (layouts) {
+    // Up to six arrays are shown open; more are folded, so the maps stay near.
+    const arrays = report.arrays;
+    const names = arrays.map((a) => a.name).join(', ');
+    root.append(el('details', { class: 'layouts-box', open: arrays.length <= 6 },
+      el('summary', {}, el('h3', {}, `Sharded arrays (${arrays.length}): `, el('span', { class: 'dim' }, names))),
+      el('p', { class: 'dim' }, 'The arrays the program names that are laid out over a mesh, tile by tile.'),
+      layouts));
+  }
   if (maps.length === 0) {
-    root.append(el('p', { class: 'dim' }, 'This program ran no shard_map or pmap.'));
+    if (!layouts) root.append(el('p', { class: 'dim' }, 'This program ran no shard_map or pmap and names no sharded array.'));
     return;
   }
   const body = el('div', { class: 'map-body' });
