@@ -18,7 +18,7 @@
 
 use std::rc::Rc;
 
-use crate::array::{BinaryOp, DType, UnaryOp};
+use crate::array::{Array, BinaryOp, DType, UnaryOp};
 use crate::error::Result;
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
@@ -204,7 +204,7 @@ fn init_search(line: &Line, grad: &[Value]) -> Result<Search> {
     let (v, sl) = (&line.value_init, &line.slope_init);
     let f = c(0.0);
     let inf = c(f64::INFINITY);
-    let no = Value::Concrete(crate::array::Array::full(&[], 0.0, DType::Bool));
+    let no = Value::Concrete(Array::full(&[], 0.0, DType::Bool));
     let count = jops::scalar(0.0, DType::I32);
     let scalars = [
         count,
@@ -340,7 +340,7 @@ fn search_interval(interp: &mut Interp, line: &Line, st: &Search) -> Result<Sear
             new = jops::minimum(&new, &c(m))?;
             reached
         }
-        None => Value::Concrete(crate::array::Array::full(&[], 0.0, DType::Bool)),
+        None => Value::Concrete(Array::full(&[], 0.0, DType::Bool)),
     };
     let (value, grad, slope) = line.on_line(interp, &new)?;
     let dec = line.decrease_error(&new, &value, &slope)?;
@@ -805,9 +805,10 @@ fn update(
 fn init(interp: &mut Interp, p: &Obj) -> Result<Obj> {
     let (leaves, def) = leaves_of(interp, p)?;
     let zeros: Vec<Value> = leaves.iter().map(jops::zeros_like).collect();
-    let inf = c(f64::INFINITY);
-    let mut scalars: [Value; 20] = std::array::from_fn(|_| inf.clone());
-    scalars[0] = jops::scalar(0.0, DType::I32);
+    // `jnp.asarray(0)` and `jnp.asarray(jnp.inf)`: weakly typed.
+    let weak = |v: f64, d: DType| Value::Concrete(Array::full(&[], v, d).with_weak(true));
+    let mut scalars: [Value; 20] = std::array::from_fn(|_| weak(f64::INFINITY, DType::F32));
+    scalars[0] = weak(0.0, DType::I32);
     scalars[1] = c(1.0);
     let st = Search {
         scalars,
