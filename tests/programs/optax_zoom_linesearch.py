@@ -64,4 +64,22 @@ st = opt.init(w)
 v, g = jax.value_and_grad(rosen2)(w)
 u, st = opt.update(g, st, w, value=v, grad=g, value_fn=rosen2)
 print(u, st.learning_rate, st.info.num_linesearch_steps)
+
+# An objective with data arguments, passed on by the line search and by
+# value_and_grad_from_state; the parameters are a dict.
+def fit(p, x, y):
+  return jnp.sum((x @ p['w'] + p['b'] - y) ** 2)
+
+x = jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+y = jnp.array([1.0, 0.0, 2.0])
+p = {'w': jnp.zeros(2), 'b': jnp.array(0.5)}
+opt = optax.lbfgs()
+st = opt.init(p)
+vg = optax.value_and_grad_from_state(fit)
+for i in range(4):
+  v, g = vg(p, x, y=y, state=st)
+  u, st = opt.update(g, st, p, value=v, grad=g, value_fn=fit, x=x, y=y)
+  p = optax.apply_updates(p, u)
+  print(i, f'{float(v):.5e}', st[-1].learning_rate, st[-1].info.num_linesearch_steps)
+print(jax.tree.map(lambda a: a.round(3), p))
 result = float(rosen2(w))

@@ -457,6 +457,16 @@ fn value_and_grad_from_state(_: &mut Interp, a: Args) -> Result<Obj> {
         move |interp, a| {
             let params = a.req(Some(0), "params", "_value_and_grad")?;
             let st = a.req(None, "state", "_value_and_grad")?;
+            // The objective's other arguments, passed on to it.
+            let rest = Args {
+                pos: a.pos.iter().skip(1).cloned().collect(),
+                kw: a
+                    .kw
+                    .iter()
+                    .filter(|(k, _)| k != "state" && k != "params")
+                    .cloned()
+                    .collect(),
+            };
             let get = |key: &str| -> Result<Obj> {
                 let mut found = vec![];
                 super::tree::find_all(&st, key, &mut found)?;
@@ -471,12 +481,27 @@ fn value_and_grad_from_state(_: &mut Interp, a: Args) -> Result<Obj> {
                 if x.get_f64(0).is_finite() {
                     return Ok(Obj::tuple(vec![value, grad]));
                 }
-                let (v, g) = evaluate(interp, &f, &params, true)?;
-                return Ok(Obj::tuple(vec![Obj::Array(v), g.unwrap_or(Obj::None)]));
+                return fresh(interp, &f, params, &rest);
             }
-            stored_or_fresh(interp, &f, &v, Obj::tuple(vec![value, grad]), params)
+            stored_or_fresh(interp, &f, &v, Obj::tuple(vec![value, grad]), params, rest)
         },
     ))
+}
+
+/// `jax.value_and_grad(f)(params, *rest.pos, **rest.kw)`.
+fn fresh(interp: &mut Interp, f: &Obj, params: Obj, rest: &Args) -> Result<Obj> {
+    let jax = super::super::import(interp, "jax")?;
+    let vg = crate::python::ops::getattr(interp, &jax, "value_and_grad")?;
+    let vg = interp.call(&vg, Args::new(vec![f.clone()]))?;
+    let mut pos = vec![params];
+    pos.extend(rest.pos.iter().cloned());
+    interp.call(
+        &vg,
+        Args {
+            pos,
+            kw: rest.kw.clone(),
+        },
+    )
 }
 
 /// `lax.cond(isfinite(value), stored, fresh)` for a traced stored value.
@@ -486,14 +511,14 @@ fn stored_or_fresh(
     value: &Value,
     stored: Obj,
     params: Obj,
+    rest: Args,
 ) -> Result<Obj> {
     let finite = jops::unary(crate::array::UnaryOp::IsFinite, value)?;
     let keep = Obj::native("<lambda>", move |_, _| Ok(stored.clone()));
     let f = f.clone();
     let fresh = Obj::native("<lambda>", move |interp, a| {
         let p = a.req(Some(0), "params", "<lambda>")?;
-        let (v, g) = evaluate(interp, &f, &p, true)?;
-        Ok(Obj::tuple(vec![Obj::Array(v), g.unwrap_or(Obj::None)]))
+        self::fresh(interp, &f, p, &rest)
     });
     let jax = super::super::import(interp, "jax")?;
     let lax = crate::python::ops::getattr(interp, &jax, "lax")?;
