@@ -14,7 +14,7 @@
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
-//! - [`zoom`]: `scale_by_zoom_linesearch`.
+//! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`schedules`], [`losses`], [`tree`].
 
 mod alias;
