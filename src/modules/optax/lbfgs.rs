@@ -1,8 +1,8 @@
 //! Quasi-Newton updates and line searches: `scale_by_lbfgs` (the two-loop
 //! recursion over a ring of parameter and gradient differences),
 //! `scale_by_backtracking_linesearch`, `value_and_grad_from_state`, and
-//! `lbfgs`, which chains them (its default zoom line search is not
-//! modelled and refuses).
+//! `lbfgs`, which chains them with the zoom line search of [`super::zoom`]
+//! by default.
 //!
 //! The L-BFGS memory is indexed with the step count, which may be traced,
 //! so its rows are read and written with dynamic slices. The line search
@@ -457,6 +457,16 @@ fn value_and_grad_from_state(_: &mut Interp, a: Args) -> Result<Obj> {
         move |interp, a| {
             let params = a.req(Some(0), "params", "_value_and_grad")?;
             let st = a.req(None, "state", "_value_and_grad")?;
+            // The objective's other arguments, passed on to it.
+            let rest = Args {
+                pos: a.pos.iter().skip(1).cloned().collect(),
+                kw: a
+                    .kw
+                    .iter()
+                    .filter(|(k, _)| k != "state" && k != "params")
+                    .cloned()
+                    .collect(),
+            };
             let get = |key: &str| -> Result<Obj> {
                 let mut found = vec![];
                 super::tree::find_all(&st, key, &mut found)?;
@@ -467,26 +477,60 @@ fn value_and_grad_from_state(_: &mut Interp, a: Args) -> Result<Obj> {
             };
             let (value, grad) = (get("value")?, get("grad")?);
             let v = to_value(&value)?;
-            let Value::Concrete(x) = &v else {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: optax.value_and_grad_from_state under jit"
-                );
-            };
-            if x.get_f64(0).is_finite() {
-                return Ok(Obj::tuple(vec![value, grad]));
+            if let Value::Concrete(x) = &v {
+                if x.get_f64(0).is_finite() {
+                    return Ok(Obj::tuple(vec![value, grad]));
+                }
+                return fresh(interp, &f, params, &rest);
             }
-            let (v, g) = evaluate(interp, &f, &params, true)?;
-            Ok(Obj::tuple(vec![Obj::Array(v), g.unwrap_or(Obj::None)]))
+            stored_or_fresh(interp, &f, &v, Obj::tuple(vec![value, grad]), params, rest)
         },
     ))
 }
 
+/// `jax.value_and_grad(f)(params, *rest.pos, **rest.kw)`.
+fn fresh(interp: &mut Interp, f: &Obj, params: Obj, rest: &Args) -> Result<Obj> {
+    let jax = super::super::import(interp, "jax")?;
+    let vg = crate::python::ops::getattr(interp, &jax, "value_and_grad")?;
+    let vg = interp.call(&vg, Args::new(vec![f.clone()]))?;
+    let mut pos = vec![params];
+    pos.extend(rest.pos.iter().cloned());
+    interp.call(
+        &vg,
+        Args {
+            pos,
+            kw: rest.kw.clone(),
+        },
+    )
+}
+
+/// `lax.cond(isfinite(value), stored, fresh)` for a traced stored value.
+fn stored_or_fresh(
+    interp: &mut Interp,
+    f: &Obj,
+    value: &Value,
+    stored: Obj,
+    params: Obj,
+    rest: Args,
+) -> Result<Obj> {
+    let finite = jops::unary(crate::array::UnaryOp::IsFinite, value)?;
+    let keep = Obj::native("<lambda>", move |_, _| Ok(stored.clone()));
+    let f = f.clone();
+    let fresh = Obj::native("<lambda>", move |interp, a| {
+        let p = a.req(Some(0), "params", "<lambda>")?;
+        self::fresh(interp, &f, p, &rest)
+    });
+    let jax = super::super::import(interp, "jax")?;
+    let lax = crate::python::ops::getattr(interp, &jax, "lax")?;
+    let cond = crate::python::ops::getattr(interp, &lax, "cond")?;
+    let args = Args::new(vec![Obj::Array(finite), keep, fresh, params]);
+    interp.call(&cond, args)
+}
+
 /// `lbfgs(learning_rate=None, memory_size=10, scale_init_precond=True,
 /// linesearch=...)`: `scale_by_lbfgs`, a scaling by `-learning_rate` (or
-/// by -1), then the line search. Its default line search,
-/// `scale_by_zoom_linesearch`, is not modelled, so it must be given (as
-/// None, for no line search, or as another line search).
+/// by -1), then the line search (by default a zoom line search; None for
+/// none).
 fn lbfgs(a: &Args) -> Result<Obj> {
     let f = "lbfgs";
     let m = match a.opt(Some(1), "memory_size") {
@@ -503,10 +547,7 @@ fn lbfgs(a: &Args) -> Result<Obj> {
         )?,
     };
     let linesearch = match a.get(Some(3), "linesearch") {
-        None => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: optax.lbfgs with its default linesearch optax.scale_by_zoom_linesearch"
-        ),
+        None => super::zoom::lbfgs_default()?,
         Some(Obj::None) => super::base::stateless(|_, u, _| Ok(u.clone())),
         Some(ls) => ls,
     };
@@ -528,5 +569,8 @@ pub(super) fn register(b: &mut Builder) {
     });
     b.func("scale_by_backtracking_linesearch", |_, a| backtracking(&a));
     b.func("lbfgs", |_, a| lbfgs(&a));
+    b.func("scale_by_zoom_linesearch", |_, a| {
+        super::zoom::scale_by_zoom_linesearch(&a)
+    });
     b.func("value_and_grad_from_state", value_and_grad_from_state);
 }

@@ -14,6 +14,7 @@
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
+//! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`schedules`], [`losses`], [`tree`].
 
 mod alias;
@@ -24,6 +25,7 @@ mod schedules;
 mod transforms;
 mod tree;
 mod wrappers;
+mod zoom;
 
 use crate::error::Result;
 use crate::python::interp::Interp;
