@@ -15,6 +15,7 @@ mod comparison;
 mod creation;
 pub mod dtypes;
 mod elementwise;
+mod grids;
 mod host;
 mod legacy;
 mod linalg;
@@ -138,6 +139,8 @@ pub fn np_module(_: &mut Interp) -> Obj {
     b.attr("testing", testing::module());
     b.attr("random", rng::module());
     b.func("unpackbits", |_, a| unpackbits(&a));
+    b.attr("mgrid", grids::Grid::mgrid());
+    b.attr("ogrid", grids::Grid::ogrid());
     let m = b.build();
     ndarray::wrap_module(&m);
     if let Obj::Module(module) = &m {

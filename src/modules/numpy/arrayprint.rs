@@ -199,7 +199,7 @@ fn words(a: &HostArray, precision: usize) -> Box<dyn Fn(usize) -> String + '_> {
             let ff = FloatFormat::new(&measured, precision, a.kind == Kind::Float32);
             Box::new(move |i| ff.format(a.data[i]))
         }
-        Kind::Int32 | Kind::Int64 => {
+        Kind::UInt32 | Kind::Int32 | Kind::Int64 => {
             let w = measured
                 .iter()
                 .map(|&v| (v as i64).to_string().len())
@@ -236,7 +236,7 @@ pub fn array_repr(a: &HostArray, precision: usize) -> String {
     if a.size() == 0 && a.shape != [0] {
         extras.push(format!("shape={}", shape_str(&a.shape)));
     }
-    if matches!(a.kind, Kind::Float32 | Kind::Int32) || a.size() == 0 {
+    if matches!(a.kind, Kind::Float32 | Kind::Int32 | Kind::UInt32) || a.size() == 0 {
         extras.push(format!("dtype={}", a.kind.name()));
     }
     if extras.is_empty() {

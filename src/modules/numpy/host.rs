@@ -17,6 +17,8 @@ use crate::trace::Value;
 pub enum Kind {
     /// `bool`.
     Bool,
+    /// `uint32` (a JAX uint32 array, or a generator's state).
+    UInt32,
     /// `int32` (a JAX integer array).
     Int32,
     /// `int64` (Python ints).
@@ -34,7 +36,7 @@ impl Kind {
         match (self.min(other), self.max(other)) {
             (a, b) if a == b => a,
             (Bool, b) => b,
-            (Int32, Int64) => Int64,
+            (Int32 | UInt32, Int64) | (UInt32, Int32) => Int64,
             _ => Float64,
         }
     }
@@ -48,6 +50,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Bool => "bool",
+            Kind::UInt32 => "uint32",
             Kind::Int32 => "int32",
             Kind::Int64 => "int64",
             Kind::Float32 => "float32",
@@ -114,7 +117,7 @@ impl HostArray {
         let x = self.data[i];
         match self.kind {
             Kind::Bool => Obj::Bool(x != 0.0),
-            Kind::Int32 | Kind::Int64 => Obj::Int(x as i64),
+            Kind::UInt32 | Kind::Int32 | Kind::Int64 => Obj::Int(x as i64),
             Kind::Float32 | Kind::Float64 => Obj::Float(x),
         }
     }
@@ -124,6 +127,9 @@ impl HostArray {
         let a = match self.kind {
             Kind::Bool => {
                 Array::from_bool(&self.shape, self.data.iter().map(|&x| x != 0.0).collect())?
+            }
+            Kind::UInt32 => {
+                Array::from_u32(&self.shape, self.data.iter().map(|&x| x as u32).collect())?
             }
             Kind::Int32 | Kind::Int64 => {
                 let ints: Vec<i64> = self.data.iter().map(|&x| x as i64).collect();

@@ -161,18 +161,64 @@ fn seed(st: &State, a: &Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
-fn get_state(_: &State, _: &Args) -> Result<Obj> {
-    bail!(
-        NotImplementedError,
-        "not supported by shardlab yet: RandomState.get_state"
-    )
+/// `get_state()`: NumPy's legacy tuple `('MT19937', key, pos, has_gauss,
+/// cached_gaussian)`, the key a uint32 array of 624 words.
+fn get_state(st: &State, a: &Args) -> Result<Obj> {
+    if let Some(legacy) = a.opt(Some(0), "legacy") {
+        if !truthy(&legacy, "legacy")? {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: RandomState.get_state(legacy=False)"
+            );
+        }
+    }
+    let g = st.borrow();
+    let (mt, gauss) = g.parts();
+    let (key, pos) = mt.state();
+    let key = crate::array::Array::from_u32(&[key.len()], key.to_vec())?;
+    let key = super::ndarray::wrap(Obj::Array(crate::trace::Value::Concrete(key)));
+    Ok(Obj::tuple(vec![
+        Obj::str("MT19937"),
+        key,
+        Obj::Int(pos as i64),
+        Obj::Int(gauss.is_some() as i64),
+        Obj::Float(gauss.unwrap_or(0.0)),
+    ]))
 }
 
-fn set_state(_: &State, _: &Args) -> Result<Obj> {
-    bail!(
-        NotImplementedError,
-        "not supported by shardlab yet: RandomState.set_state"
-    )
+/// `set_state(state)` with the tuple `get_state` gives (3 or 5 items).
+fn set_state(st: &State, a: &Args) -> Result<Obj> {
+    let state = a.req(Some(0), "state", "set_state")?;
+    let Obj::Tuple(items) = &state else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: RandomState.set_state of a dict"
+        );
+    };
+    if items.len() != 3 && items.len() != 5 {
+        bail!(ValueError, "state must be a dict or a tuple.");
+    }
+    if !matches!(&items[0], Obj::Str(s) if &**s == "MT19937") {
+        bail!(
+            ValueError,
+            "set_state can only be used with legacy MT19937 state instances."
+        );
+    }
+    let key = crate::python::array::to_value(&items[1])?;
+    let key = crate::ops::convert(&key, crate::array::DType::U32)?;
+    let key = key.concrete_for(crate::trace::Conversion::Array)?;
+    let key = key.u32_data()?;
+    let pos = to_int(&items[2])?;
+    let gauss = match items.get(3) {
+        Some(has) if to_int(has)? != 0 => Some(crate::python::builtins::to_float(&items[4])?),
+        _ => None,
+    };
+    let mt = usize::try_from(pos)
+        .ok()
+        .and_then(|p| Mt19937::from_state(key, p))
+        .ok_or_else(|| err!(ValueError, "state must be 624 elements"))?;
+    *st.borrow_mut() = Legacy::from_parts(mt, gauss);
+    Ok(Obj::None)
 }
 
 /// Draws from `draw` with broadcast parameters (NumPy's `cont`): a Python

@@ -74,6 +74,18 @@ impl Mt19937 {
         g
     }
 
+    /// The key and the position in it (what `get_state` reports).
+    pub fn state(&self) -> (&[u32], usize) {
+        (&self.key, self.pos)
+    }
+
+    /// A generator at a saved key and position (`set_state`); None when the
+    /// key is not 624 words or the position is past its end.
+    pub fn from_state(key: &[u32], pos: usize) -> Option<Mt19937> {
+        let key: [u32; N] = key.try_into().ok()?;
+        (pos <= N).then_some(Mt19937 { key, pos })
+    }
+
     fn twist(&mut self) {
         let mt = &mut self.key;
         for i in 0..N {
@@ -136,6 +148,16 @@ impl Legacy {
     /// A generator over a seeded bit generator, with no cached normal.
     pub fn from_mt(mt: Mt19937) -> Legacy {
         Legacy { mt, gauss: None }
+    }
+
+    /// The bit generator and the cached normal.
+    pub fn parts(&self) -> (&Mt19937, Option<f64>) {
+        (&self.mt, self.gauss)
+    }
+
+    /// A generator from a bit generator and a cached normal.
+    pub fn from_parts(mt: Mt19937, gauss: Option<f64>) -> Legacy {
+        Legacy { mt, gauss }
     }
 
     /// A uniform double in [0, 1) (`random_sample`).

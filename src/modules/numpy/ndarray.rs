@@ -181,9 +181,10 @@ fn kind_of(d: DType) -> Kind {
         DType::F32 => Kind::Float32,
         DType::I32 => Kind::Int32,
         DType::Bool => Kind::Bool,
-        // NumPy arrays are never built from complex64 or uint32 arrays
-        // (refused where they are made), so this arm is not reached.
-        DType::C64 | DType::U32 => Kind::Float32,
+        DType::U32 => Kind::UInt32,
+        // NumPy arrays are never built from complex64 arrays (refused
+        // where they are made), so this arm is not reached.
+        DType::C64 => Kind::Float32,
     }
 }
 

@@ -58,7 +58,7 @@ fn build_err_msg(values: [String; 2], err_msg: &str, header: &str, verbose: bool
 fn element_str(x: f64, kind: Kind) -> String {
     match kind {
         Kind::Bool => if x != 0.0 { "True" } else { "False" }.into(),
-        Kind::Int32 | Kind::Int64 => (x as i64).to_string(),
+        Kind::UInt32 | Kind::Int32 | Kind::Int64 => (x as i64).to_string(),
         Kind::Float32 | Kind::Float64 => float_repr(x, false),
     }
 }
