@@ -457,6 +457,20 @@ impl Array {
     /// elements in memory, shape and placement. A copy of an [`Array`] is
     /// the same array; an operation's result never shares its operand's
     /// elements under the same shape.
+    /// The same array in a buffer of its own: equal, but not `is` this one
+    /// (what `copy.copy` and `copy.deepcopy` of a JAX array give).
+    pub fn with_own_buffer(&self) -> Array {
+        let mut a = self.clone();
+        a.buffer = match &self.buffer {
+            Buffer::F32(b) => Buffer::F32(Arc::from(&b[..])),
+            Buffer::I32(b) => Buffer::I32(Arc::from(&b[..])),
+            Buffer::U32(b) => Buffer::U32(Arc::from(&b[..])),
+            Buffer::Bool(b) => Buffer::Bool(Arc::from(&b[..])),
+            Buffer::C64(b) => Buffer::C64(Arc::from(&b[..])),
+        };
+        a
+    }
+
     pub fn is_same(&self, other: &Array) -> bool {
         let same_data = match (&self.buffer, &other.buffer) {
             (Buffer::F32(a), Buffer::F32(b)) => Arc::ptr_eq(a, b),

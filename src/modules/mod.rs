@@ -153,6 +153,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "abc" => self::std::abc::module(),
         "string" => self::std::string::module(),
         "pprint" => self::std::pprint::module(),
+        "copy" => self::std::copy::module(),
         "itertools" => self::std::itertools::module(),
         "jax.random" => sharding::context::placing_functions(random::module()),
         "jax.nn" => nn::module(),

@@ -147,6 +147,7 @@ pub fn is_same(a: &Obj, b: &Obj) -> bool {
         (Obj::List(x), Obj::List(y)) => Rc::ptr_eq(x, y),
         (Obj::Dict(x), Obj::Dict(y)) => Rc::ptr_eq(x, y),
         (Obj::Tuple(x), Obj::Tuple(y)) => Rc::ptr_eq(x, y),
+        (Obj::Set(x), Obj::Set(y)) => Rc::ptr_eq(x, y),
         (Obj::Int(x), Obj::Int(y)) => x == y,
         (Obj::Str(x), Obj::Str(y)) => x == y,
         (

@@ -1,6 +1,6 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
-//! `functools`, `itertools`, `collections`, `dataclasses`, `enum`,
+//! `functools`, `itertools`, `collections`, `copy`, `dataclasses`, `enum`,
 //! `contextlib`, `re` and `logging`, with CPython 3.11's behaviour.
 //!
 //! What a program cannot do here (touch files, start processes, exit the
@@ -11,6 +11,7 @@ pub mod abc;
 pub mod collections;
 pub mod collections_abc;
 pub mod contextlib;
+pub mod copy;
 pub mod dataclasses;
 pub mod r#enum;
 pub mod functools;
@@ -59,6 +60,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ),
     ("string", "Formatter Template capwords"),
     ("pprint", "PrettyPrinter saferepr isreadable isrecursive"),
+    ("copy", "replace"),
     (
         "abc",
         "abstractproperty abstractclassmethod abstractstaticmethod",
