@@ -85,9 +85,7 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
     let Some(mesh) = common_mesh(&placements) else {
         return Ok(None);
     };
-    if prim.needs_evaluator()
-        || matches!(prim, Prim::ShardingConstraint(_) | Prim::DevicePut(_))
-    {
+    if prim.needs_evaluator() || matches!(prim, Prim::ShardingConstraint(_) | Prim::DevicePut(_)) {
         return Ok(None);
     }
     let in_avals: Vec<Aval> = args.iter().map(Aval::of).collect();

@@ -39,12 +39,12 @@ use std::sync::Arc;
 
 pub use collectives::CollectiveKind;
 pub use constraint::ConstraintParams;
-pub use device_put::{DevicePutParams, PutTarget};
 pub use control::{CondParams, ScanParams, WhileParams};
 pub use conv::ConvParams;
 pub use cumulative::CumOp;
 pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
+pub use device_put::{DevicePutParams, PutTarget};
 pub use jit::JitParams;
 pub use linalg::LinalgOp;
 pub use maps::{MapKind, MapParams, ShardMapParams};

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use crate::array::Array;
 use crate::error::Result;
 use crate::mesh::{AxisType, Mesh};
+use crate::primitives::{DevicePutParams, Prim, PutTarget};
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::pytree::{flatten_known, unflatten_known};
-use crate::primitives::{DevicePutParams, Prim, PutTarget};
 use crate::python::value::{Args, Obj};
 use crate::sharding::{self, PartitionSpec, Placement};
 use crate::trace::Value;
@@ -305,8 +305,11 @@ fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Resul
     )
 }
 
-/// JAX's error for a dimension its axes do not split evenly.
+/// JAX's error for a dimension its axes do not split evenly: JAX 0.10.2
+/// has no uneven shardings. Explicit axes, part of the array's type, are
+/// checked first, with their own message.
 fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -> Result<()> {
+    indivisible_explicit(mesh, spec, shape)?;
     let tiling: Vec<usize> = (0..shape.len())
         .map(|d| mesh.axes_size(spec.axes_of(d)))
         .collect::<Result<_>>()?;
@@ -319,6 +322,44 @@ fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -
                 tiling
             );
         }
+    }
+    Ok(())
+}
+
+/// The explicit-axes half of [`indivisible`]: the spec as the array's type
+/// would carry it (explicit axes only, one entry per dimension).
+fn indivisible_explicit(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize]) -> Result<()> {
+    let explicit: Vec<Vec<String>> = (0..shape.len())
+        .map(|d| {
+            spec.axes_of(d)
+                .iter()
+                .filter(|a| mesh.axis_type(a).ok() == Some(AxisType::Explicit))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    for (d, (&n, axes)) in shape.iter().zip(&explicit).enumerate() {
+        let t = mesh.axes_size(axes)?;
+        if n % t == 0 {
+            continue;
+        }
+        let names: Vec<String> = axes.iter().map(|a| format!("'{a}'")).collect();
+        let tuple = match names.as_slice() {
+            [one] => format!("({one},)"),
+            many => format!("({})", many.join(", ")),
+        };
+        let typed = PartitionSpec::new(
+            explicit
+                .iter()
+                .map(|a| (!a.is_empty()).then(|| a.clone()))
+                .collect(),
+        );
+        bail!(
+            ValueError,
+            "Sharding spec {tuple} implies that array axis {d} is partitioned {t} times, but does not evenly divide the dimension size {n}. Got shape: {} and sharding NamedSharding(mesh={}, spec={typed})",
+            crate::array::fmt_shape(shape),
+            mesh.abstract_text()
+        );
     }
     Ok(())
 }
