@@ -735,10 +735,22 @@ fn typed_jaxpr_text(jaxpr: &crate::ir::Jaxpr, args: &[Value]) -> String {
             .contains(&crate::mesh::AxisType::Explicit),
         _ => false,
     });
-    if !explicit {
+    if !explicit && !puts_explicit(jaxpr) {
         return jaxpr.to_string();
     }
     super::jit_aot::typed_text(jaxpr, &placements).unwrap_or_else(|_| jaxpr.to_string())
+}
+
+/// Whether `jaxpr` puts a value on a mesh with explicit axes, so that its
+/// types carry shardings though its arguments have none.
+fn puts_explicit(jaxpr: &crate::ir::Jaxpr) -> bool {
+    jaxpr.eqns.iter().any(|e| match &e.prim {
+        crate::primitives::Prim::DevicePut(d) => d.targets.iter().any(|t| {
+            matches!(t, crate::primitives::PutTarget::Named(s)
+                if s.mesh.axis_types().contains(&crate::mesh::AxisType::Explicit))
+        }),
+        p => p.sub_jaxprs().into_iter().any(puts_explicit),
+    })
 }
 
 /// `jax.eval_shape(f, *args)`: traces `f` without running it and returns

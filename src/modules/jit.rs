@@ -470,7 +470,14 @@ impl Jitted {
         if self.options.keep_unused {
             used.iter_mut().for_each(|u| *u = true);
         }
-        shardings::check_devices(&self.name, &names, &vals, &inputs, &used)?;
+        shardings::check_devices(
+            &self.name,
+            &names,
+            &vals,
+            &inputs,
+            &used,
+            &entry.program.body,
+        )?;
         // The arguments where jit places them (`in_shardings` may move them).
         let mut args: Vec<Value> = vals
             .into_iter()

@@ -393,15 +393,18 @@ fn has_effect(prim: &Prim) -> bool {
     }
 }
 
-/// JAX's error when the inputs a program uses live on different devices.
+/// JAX's error when the inputs a program uses, and the targets of the
+/// `device_put`s inside it, live on different devices.
 pub fn check_devices(
     fun: &str,
     names: &[String],
     vals: &[Value],
     inputs: &Inputs,
     used: &[bool],
+    body: &Jaxpr,
 ) -> Result<()> {
-    let mut first: Option<(usize, Vec<usize>)> = None;
+    // Each: the devices, what holds them, and where (for a device_put).
+    let mut all: Vec<(Vec<usize>, String, String)> = vec![];
     for (i, p) in inputs.placements.iter().enumerate() {
         if !used.get(i).copied().unwrap_or(true) {
             continue;
@@ -409,29 +412,45 @@ pub fn check_devices(
         let Some(ids) = p.as_deref().and_then(device_ids) else {
             continue;
         };
-        let Some((j, first_ids)) = &first else {
-            first = Some((i, ids));
-            continue;
-        };
-        if *first_ids != ids {
-            let describe = |k: usize, ids: &[usize]| {
-                let real = inputs.placements[k].clone().map(|p| inputs.restored(p));
-                format!(
-                    "argument {} of {fun} with shape {} and with device ids {:?} on platform CPU",
-                    names[k],
-                    aval_text(&vals[k].shape(), vals[k].dtype(), real.as_deref()),
-                    ids
-                )
-            };
-            bail!(
-                ValueError,
-                "Received incompatible devices for jitted computation. Got {} and {}",
-                describe(*j, first_ids),
-                describe(i, &ids)
-            );
-        }
+        let real = inputs.placements[i].clone().map(|p| inputs.restored(p));
+        let what = format!(
+            "argument {} of {fun} with shape {} and",
+            names[i],
+            aval_text(&vals[i].shape(), vals[i].dtype(), real.as_deref()),
+        );
+        all.push((ids, what, String::new()));
+    }
+    put_devices(body, &mut all);
+    let Some((first_ids, first, first_at)) = all.first() else {
+        return Ok(());
+    };
+    if let Some((ids, what, at)) = all.iter().find(|(ids, ..)| ids != first_ids) {
+        bail!(
+            ValueError,
+            "Received incompatible devices for jitted computation. Got {first} with device ids {first_ids:?} on platform CPU{first_at} and {what} with device ids {ids:?} on platform CPU{at}"
+        );
     }
     Ok(())
+}
+
+/// The devices of every `device_put` target inside `jaxpr`, in program
+/// order, each described as JAX's message describes it.
+fn put_devices(jaxpr: &Jaxpr, out: &mut Vec<(Vec<usize>, String, String)>) {
+    for eqn in &jaxpr.eqns {
+        if let Prim::DevicePut(d) = &eqn.prim {
+            let at = eqn
+                .source
+                .as_ref()
+                .map(|s| format!(" at {}", s.summarize()))
+                .unwrap_or_default();
+            for ids in d.targets.iter().filter_map(|t| t.device_ids()) {
+                out.push((ids, "device_put inside jit".into(), at.clone()));
+            }
+        }
+        for sub in eqn.prim.sub_jaxprs() {
+            put_devices(sub, out);
+        }
+    }
 }
 
 /// The placements of a program's outputs (see the module docs); `used`

@@ -31,8 +31,8 @@
 //! uses too: each device's block first, then across devices.
 //!
 //! Programs the partitioner does not take run on whole arrays as before:
-//! ones that contain their own shard_map, pmap or `jax.debug.print`, and
-//! arrays over more than one mesh.
+//! ones that contain their own shard_map, pmap, `jax.debug.print` or
+//! `jax.device_put`, and arrays over more than one mesh.
 
 mod layout;
 mod lower;
@@ -85,7 +85,7 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
     let Some(mesh) = common_mesh(&placements) else {
         return Ok(None);
     };
-    if prim.needs_evaluator() || matches!(prim, Prim::ShardingConstraint(_)) {
+    if prim.needs_evaluator() || matches!(prim, Prim::ShardingConstraint(_) | Prim::DevicePut(_)) {
         return Ok(None);
     }
     let in_avals: Vec<Aval> = args.iter().map(Aval::of).collect();
@@ -184,11 +184,15 @@ fn common_mesh(placements: &[Option<&Placement>]) -> Option<Mesh> {
 }
 
 /// Whether every equation of `jaxpr` (and of the programs inside it) can be
-/// partitioned: no manual map, pmap, collective or debug print of its own.
+/// partitioned: no manual map, pmap, collective, debug print or device_put
+/// of its own.
 fn partitionable(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().all(|e| {
         let own = match &e.prim {
-            Prim::ShardMap(_) | Prim::Collective(_) | Prim::DebugPrint(_) => false,
+            // A device_put may leave the mesh of the arguments.
+            Prim::ShardMap(_) | Prim::Collective(_) | Prim::DebugPrint(_) | Prim::DevicePut(_) => {
+                false
+            }
             Prim::Map(m) => m.kind == MapKind::Vmap,
             _ => true,
         };

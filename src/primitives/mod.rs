@@ -20,6 +20,7 @@ pub mod conv;
 pub mod cumulative;
 pub mod custom;
 pub mod debug;
+pub mod device_put;
 pub mod dot;
 pub mod elementwise;
 pub mod jit;
@@ -43,6 +44,7 @@ pub use conv::ConvParams;
 pub use cumulative::CumOp;
 pub use custom::{CustomJvpParams, CustomVjpParams};
 pub use debug::DebugPrintParams;
+pub use device_put::{DevicePutParams, PutTarget};
 pub use jit::JitParams;
 pub use linalg::LinalgOp;
 pub use maps::{MapKind, MapParams, ShardMapParams};
@@ -196,6 +198,9 @@ pub enum Prim {
     /// The identity that fixes where its result lives
     /// (`with_sharding_constraint`, `reshard`).
     ShardingConstraint(Arc<ConstraintParams>),
+    /// `jax.device_put` of traced values: the identity that puts each
+    /// operand where its target says.
+    DevicePut(Arc<DevicePutParams>),
     /// `jax.debug.print` of values known only when the program runs.
     DebugPrint(Arc<DebugPrintParams>),
     /// A `jax.custom_jvp` function under differentiation.
@@ -245,6 +250,7 @@ impl Prim {
             Prim::While(_) => "while".into(),
             Prim::Scan(_) => "scan".into(),
             Prim::ShardingConstraint(c) => c.name().into(),
+            Prim::DevicePut(_) => "device_put".into(),
             Prim::DebugPrint(d) if d.callback.is_some() => "debug_callback".into(),
             Prim::DebugPrint(_) => "debug_print".into(),
             Prim::CustomJvp(_) => "custom_jvp_call".into(),
@@ -355,6 +361,7 @@ impl Prim {
             Prim::Scan(p) => p.params(),
             Prim::Cond(_) => vec![],
             Prim::ShardingConstraint(c) => c.params(),
+            Prim::DevicePut(d) => d.params(),
             Prim::DebugPrint(d) => d.params(),
             Prim::CustomJvp(c) => c.params(),
             Prim::CustomVjp(c) => c.params(),
@@ -426,6 +433,7 @@ impl Prim {
             Prim::While(w) => w.abstract_eval(ins),
             Prim::Scan(p) => p.abstract_eval(ins),
             Prim::ShardingConstraint(c) => c.abstract_eval(ins),
+            Prim::DevicePut(d) => d.abstract_eval(ins),
             Prim::DebugPrint(d) => d.abstract_eval(ins),
             Prim::CustomJvp(c) => c.abstract_eval(ins),
             Prim::CustomVjp(c) => c.abstract_eval(ins),
@@ -510,7 +518,7 @@ impl Prim {
             Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::apply(self, ins),
             Prim::Linalg(_) => linalg::apply(self, ins),
             // Values pass through a constraint unchanged.
-            Prim::ShardingConstraint(_) => Ok(ins.to_vec()),
+            Prim::ShardingConstraint(_) | Prim::DevicePut(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
                 crate::bail!(
                     RuntimeError,
@@ -579,6 +587,7 @@ impl Prim {
             Prim::While(w) => w.jvp(primals, tangents),
             Prim::Scan(p) => p.jvp(primals, tangents),
             Prim::ShardingConstraint(c) => constraint::constrained(c, tangents),
+            Prim::DevicePut(d) => d.jvp(tangents),
             // The print happens again, on the primal values; it has no outputs.
             Prim::DebugPrint(_) => {
                 crate::trace::bind(self.clone(), primals)?;
@@ -624,6 +633,7 @@ impl Prim {
             Prim::While(w) => w.vjp(),
             Prim::Scan(p) => p.vjp(primals, outs, cts),
             Prim::ShardingConstraint(c) => constraint::constrained(c, cts),
+            Prim::DevicePut(d) => d.vjp(),
             Prim::DebugPrint(_) => Ok(vec![None; primals.len()]),
             Prim::CustomJvp(c) => c.vjp(primals, cts),
             Prim::CustomVjp(c) => c.vjp(primals, cts),

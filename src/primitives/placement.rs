@@ -92,6 +92,14 @@ pub fn rule(
         Prim::ShardingConstraint(c) => {
             return Ok(vec![Some(Arc::new(c.placement())); outs.len()]);
         }
+        Prim::DevicePut(d) => {
+            return Ok(d
+                .targets
+                .iter()
+                .zip(ins)
+                .map(|(t, o)| t.placement(o.placement.cloned().map(Arc::new).as_ref()))
+                .collect());
+        }
         Prim::Jit(j) => {
             let placements: Vec<Option<Arc<Placement>>> = ins
                 .iter()
@@ -363,8 +371,11 @@ pub fn propagate_eqns(
 }
 
 /// Primitives that may place their outputs whatever their operands are.
-fn has_own_rule(prim: &Prim) -> bool {
-    matches!(prim, Prim::ShardingConstraint(_) | Prim::Jit(_))
+pub fn has_own_rule(prim: &Prim) -> bool {
+    matches!(
+        prim,
+        Prim::ShardingConstraint(_) | Prim::DevicePut(_) | Prim::Jit(_)
+    )
 }
 
 fn atom_placement(env: &[Option<Arc<Placement>>], a: &Atom) -> Option<Arc<Placement>> {

@@ -306,7 +306,12 @@ pub fn tracer_placement(t: &Tracer) -> Result<Option<Arc<Placement>>> {
         let Some(f) = stack.get(t.level) else {
             return Ok(None);
         };
-        if f.placements.iter().all(Option::is_none) {
+        if f.placements.iter().all(Option::is_none)
+            && !f
+                .eqns
+                .iter()
+                .any(|e| crate::primitives::placement::has_own_rule(&e.prim))
+        {
             return Ok(None);
         }
         let env = crate::primitives::placement::propagate_eqns(

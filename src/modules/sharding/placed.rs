@@ -1,5 +1,7 @@
 //! Arrays that know where they live: `jax.device_put`, `x.sharding`,
 //! `x.addressable_shards`, `SingleDeviceSharding` and `jax.typeof`.
+//! Inside `jit`, `device_put` stages a `device_put` equation instead
+//! (`primitives::device_put`).
 //!
 //! An array's data is always the whole global array; its placement (see
 //! [`Placement`]) says how JAX would lay it out over devices, and each shard
@@ -12,6 +14,7 @@ use std::sync::Arc;
 use crate::array::Array;
 use crate::error::Result;
 use crate::mesh::{AxisType, Mesh};
+use crate::primitives::{DevicePutParams, Prim, PutTarget};
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
@@ -302,8 +305,11 @@ fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Resul
     )
 }
 
-/// JAX's error for a dimension its axes do not split evenly.
+/// JAX's error for a dimension its axes do not split evenly: JAX 0.10.2
+/// has no uneven shardings. Explicit axes, part of the array's type, are
+/// checked first, with their own message.
 fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -> Result<()> {
+    indivisible_explicit(mesh, spec, shape)?;
     let tiling: Vec<usize> = (0..shape.len())
         .map(|d| mesh.axes_size(spec.axes_of(d)))
         .collect::<Result<_>>()?;
@@ -320,15 +326,47 @@ fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -
     Ok(())
 }
 
+/// The explicit-axes half of [`indivisible`]: the spec as the array's type
+/// would carry it (explicit axes only, one entry per dimension).
+fn indivisible_explicit(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize]) -> Result<()> {
+    let explicit: Vec<Vec<String>> = (0..shape.len())
+        .map(|d| {
+            spec.axes_of(d)
+                .iter()
+                .filter(|a| mesh.axis_type(a).ok() == Some(AxisType::Explicit))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    for (d, (&n, axes)) in shape.iter().zip(&explicit).enumerate() {
+        let t = mesh.axes_size(axes)?;
+        if n % t == 0 {
+            continue;
+        }
+        let names: Vec<String> = axes.iter().map(|a| format!("'{a}'")).collect();
+        let tuple = match names.as_slice() {
+            [one] => format!("({one},)"),
+            many => format!("({})", many.join(", ")),
+        };
+        let typed = PartitionSpec::new(
+            explicit
+                .iter()
+                .map(|a| (!a.is_empty()).then(|| a.clone()))
+                .collect(),
+        );
+        bail!(
+            ValueError,
+            "Sharding spec {tuple} implies that array axis {d} is partitioned {t} times, but does not evenly divide the dimension size {n}. Got shape: {} and sharding NamedSharding(mesh={}, spec={typed})",
+            crate::array::fmt_shape(shape),
+            mesh.abstract_text()
+        );
+    }
+    Ok(())
+}
+
 /// Places one leaf.
 fn put_leaf(interp: &mut Interp, x: &Obj, target: &Obj) -> Result<Obj> {
     let v = to_value(x)?;
-    if matches!(v, Value::Traced(_)) {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.device_put of a traced value (inside a transformed function)"
-        );
-    }
     let a = v.concrete("device_put")?;
     // Without a target the array keeps its placement, and an uncommitted
     // array stays uncommitted, as in JAX.
@@ -377,11 +415,78 @@ pub fn device_put(interp: &mut Interp, a: Args) -> Result<Obj> {
         }
         t
     };
+    let values: Vec<Value> = leaves.iter().map(to_value).collect::<Result<_>>()?;
+    if values.iter().any(|v| matches!(v, Value::Traced(_))) {
+        let out = put_traced(interp, &values, &targets)?;
+        return unflatten_known(&def, &out);
+    }
     let mut out = vec![];
     for (leaf, t) in leaves.iter().zip(&targets) {
         out.push(put_leaf(interp, leaf, t)?);
     }
     unflatten_known(&def, &out)
+}
+
+/// `device_put` of leaves some of which are traced: one `device_put`
+/// equation, staged inside `jit` (or `make_jaxpr`) as JAX stages it.
+fn put_traced(interp: &mut Interp, values: &[Value], targets: &[Obj]) -> Result<Vec<Obj>> {
+    for v in values {
+        if let Value::Traced(t) = v {
+            if crate::trace::in_map_body(t) {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: jax.device_put inside vmap, pmap or shard_map"
+                );
+            }
+        }
+    }
+    // Outside jit, a traced value belongs to grad or jvp run eagerly,
+    // whose results shardlab would not place.
+    if !crate::trace::staging() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.device_put of a traced value outside jit"
+        );
+    }
+    let put_targets: Vec<PutTarget> = values
+        .iter()
+        .zip(targets)
+        .map(|(v, t)| put_target(interp, t, &v.shape()))
+        .collect::<Result<_>>()?;
+    let prim = Prim::DevicePut(Arc::new(DevicePutParams {
+        targets: put_targets,
+    }));
+    Ok(crate::trace::bind(prim, values)?
+        .into_iter()
+        .map(Obj::Array)
+        .collect())
+}
+
+/// Where a traced `device_put` sends a value of `shape`.
+fn put_target(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Result<PutTarget> {
+    if matches!(target, Obj::None) {
+        return Ok(PutTarget::Stay);
+    }
+    if let Some(d) = target.downcast::<Device>() {
+        return Ok(PutTarget::Device(d.0));
+    }
+    if let Some(d) = target.downcast::<SingleDeviceSharding>() {
+        return Ok(PutTarget::Single(d.0));
+    }
+    match target_placement(interp, target, shape)? {
+        Placement::Named(s) if s.spec.unreduced.is_empty() && s.spec.reduced.is_empty() => {
+            Ok(PutTarget::Named(s))
+        }
+        Placement::Named(_) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.device_put of a traced value to an unreduced or reduced sharding"
+        ),
+        _ => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.device_put of a traced value to a {}",
+            target.type_name()
+        ),
+    }
 }
 
 fn is_target(o: &Obj) -> bool {
