@@ -103,3 +103,15 @@ test('a link longer than the page reads is refused before decoding', async () =>
   const big = Buffer.from('x'.repeat(1024 * 1024)).toString('base64url');
   await refusedLink(link({ devices: '4', code: big }), /more than 262144/);
 });
+
+test('a program that prints 300,000 lines shows the first 5,000 and a note', async () => {
+  const page = await h.page(link({ devices: '8', mode: 'lockstep',
+    code: Buffer.from('for i in range(300000):\n    print(i)\n').toString('base64url') }));
+  await runsDone(page, 1);
+  const shown = await page.textContent('[data-testid=stdout]');
+  const lines = shown.split('\n');
+  assert.equal(lines.length, 5001);
+  assert.equal(lines[4999], '4999');
+  assert.match(lines[5000], /^… output cut here: 295000 more lines \(\d+ characters\) not shown/);
+  await page.close();
+});

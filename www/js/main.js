@@ -5,6 +5,7 @@ import { createLab, ShardlabError } from '../../npm/src/index.js';
 import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh, meshesByName } from '../../npm/src/mesh.js';
 import { MAX_DEVICES } from '../../npm/src/options.js';
 import { el } from '../../npm/src/view/dom.js';
+import { shownOutput } from '../../npm/src/view/output.js';
 import { renderReport } from '../../npm/src/view/report.js';
 import { Editor } from './editor.js';
 import { EXAMPLES, loadExample } from './examples.js';
@@ -213,7 +214,7 @@ function showOutcome(run) {
   editor.markError(null);
   ui.lastGood.classList.remove('stale');
   ui.report.classList.remove('stale');
-  ui.stdout.textContent = run.stdout || '(nothing printed)';
+  ui.stdout.textContent = run.stdout ? shownOutput(run.stdout) : '(nothing printed)';
   const text = run.resultText;
   ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
   const previous = document.getElementById('map-select');
