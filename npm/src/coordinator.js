@@ -52,13 +52,25 @@ async function main() {
   let glueUrl = null;
   let parallel = false;
   let current = null;
+  // Set when a device worker did not stop after its run was stopped: the
+  // engine then refuses the pool for every later run, so the next parallel
+  // run starts a new one (installing it ends the old workers).
+  let poolLost = false;
 
   // Makes sure at least `devices` device workers are running.
   const ensurePool = async (devices) => {
-    if (glue.device_pool_size() >= devices) return;
-    const workers = await glue.start_device_workers(devices, glueUrl);
+    if (!poolLost && glue.device_pool_size() >= devices) return;
+    const size = Math.max(devices, poolLost ? glue.device_pool_size() : 0);
+    const workers = await glue.start_device_workers(size, glueUrl);
     glue.install_device_pool(workers);
+    poolLost = false;
   };
+
+  // Whether the engine's answer says the pool lost a worker (the engine's
+  // RuntimeError when a device did not stop within its grace period, or
+  // when a pool that lost one is used again).
+  const LOST = /the pool cannot be used again|stopped answering in an earlier run/;
+  const lost = (error) => Boolean(error && error.type === 'RuntimeError' && LOST.test(error.message));
 
   const init = async (msg) => {
     glueUrl = msg.glue;
@@ -85,6 +97,7 @@ async function main() {
     current = msg.id;
     // An object whose array data are already typed arrays (src/report/js.rs).
     const out = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
+    if (lost(out.error)) poolLost = true;
     return { kind: 'done', id: msg.id, out };
   };
 
@@ -92,6 +105,8 @@ async function main() {
     if (parallel && !msg.lockstep) await ensurePool(msg.devices);
     current = msg.id;
     const out = glue.check_program(msg.source, msg.problem, msg.lockstep || !parallel);
+    const cases = (out.verdict && out.verdict.cases) || [];
+    if (cases.some((c) => lost(c.error))) poolLost = true;
     return { kind: 'done', id: msg.id, out };
   };
 

@@ -12,6 +12,7 @@
 // module also registers <shardlab-exercise> (exercise.js).
 import { ShardlabError } from './index.js';
 import { renderReport } from './view/report.js';
+import { shownOutput } from './view/output.js';
 import viewCss from './view/view.css';
 import { sharedLab } from './shared-lab.js';
 // Re-exported (element.d.ts declares it), which also keeps the module in the
@@ -153,7 +154,7 @@ class ShardlabExample extends HTMLElement {
       ui.error.textContent = error.message;
       if (error.stdout) {
         ui.stdout.hidden = false;
-        ui.stdout.textContent = error.stdout;
+        ui.stdout.textContent = shownOutput(error.stdout);
       }
       if (error.report) renderReport(ui.report, error.report);
       else ui.report.replaceChildren();
@@ -162,7 +163,7 @@ class ShardlabExample extends HTMLElement {
     ui.result.hidden = false;
     ui.result.textContent = run.resultText;
     ui.stdout.hidden = run.stdout === '';
-    ui.stdout.textContent = run.stdout;
+    ui.stdout.textContent = shownOutput(run.stdout);
     renderReport(ui.report, run.report);
   }
 }

@@ -201,3 +201,20 @@ test('a plain page with one <shardlab-exercise> grades a wrong and a right solut
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('an element shows the first 5,000 lines of a long output; its run keeps all of them', async () => {
+  const { page, errors } = await open(STATIC_URL + 'long.html');
+  await page.waitForFunction(() => customElements.get('shardlab-example'));
+  const run = await page.evaluate(async () => {
+    const r = await document.getElementById('long').run();
+    return { lines: r.stdout.split('\n').length, last: r.stdout.slice(-7) };
+  });
+  assert.deepEqual(run, { lines: 300001, last: '299999\n' });
+  const shown = (await page.evaluate(() =>
+    document.getElementById('long').shadowRoot.getElementById('stdout').textContent)).split('\n');
+  assert.equal(shown.length, 5001);
+  assert.equal(shown[4999], '4999');
+  assert.match(shown[5000], /^… output cut here: 295000 more lines \(\d+ characters\) not shown/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -405,3 +405,62 @@ test('lab.check rejects a problem it cannot read', async () => {
     return true;
   });
 });
+
+// The package's coordinator worker on its own, spoken to in its messages
+// (coordinator.js): the lab restarts it before a stopped device's grace
+// period ends, so only here does a device outlast the engine's.
+async function coordinator() {
+  const url = new URL('./coordinator.js', import.meta.resolve('shardlab'));
+  const w = new Worker(url);
+  const answers = new Map();
+  let ready;
+  w.on('message', (m) => {
+    if (m.kind === 'ready') ready(m);
+    else if (m.kind !== 'progress' && answers.has(m.id)) answers.get(m.id)(m);
+  });
+  const init = new Promise((resolve) => {
+    ready = resolve;
+  });
+  const glue = new URL('./wasm/node-glue.js', url).href;
+  w.postMessage({ kind: 'init', glue, wasm: null, devices: 2, parallel: true });
+  const { cancel } = await init;
+  let nextId = 1;
+  const run = (source) => new Promise((resolve) => {
+    const id = nextId++;
+    answers.set(id, resolve);
+    w.postMessage({ kind: 'run', id, source, devices: 2, lockstep: false });
+  });
+  return { word: new Int32Array(cancel), run, close: () => w.terminate() };
+}
+
+const MESH2 = 'import jax, numpy as np, jax.numpy as jnp\nfrom jax.sharding import Mesh, PartitionSpec as P\n' +
+  "mesh = Mesh(np.array(jax.devices()[:2]), ('i',))\n";
+
+test('after a device outlasts a stopped run, the next parallel run gets new device workers', async () => {
+  const c = await coordinator();
+  try {
+    // One equation the devices cannot be stopped in: it outlasts the
+    // engine's 2 s grace after the cancel.
+    const slow = MESH2 + 'big = lambda v: jnp.ones((4096, 4096)) @ jnp.ones((4096, 4096)) + v[0]\n' +
+      "y = jax.shard_map(big, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(jnp.ones(2))\n";
+    const stopped = c.run(slow);
+    setTimeout(() => {
+      Atomics.store(c.word, 0, 1);
+      Atomics.notify(c.word, 0);
+    }, 1000);
+    const lost = (await stopped).out.error;
+    assert.equal(lost.type, 'RuntimeError', lost.message);
+    assert.match(lost.message, /did not stop within 2\.0 s .*the pool cannot be used again/);
+    Atomics.store(c.word, 0, 0);
+    const sum = MESH2 + "result = jax.shard_map(lambda v: jax.lax.psum(v, 'i'), mesh=mesh, " +
+      "in_specs=P('i'), out_specs=P())(jnp.arange(2.0) + 1)\n";
+    for (let i = 0; i < 2; i++) {
+      const { out } = await c.run(sum);
+      assert.equal(out.error, null, JSON.stringify(out.error));
+      assert.equal(out.mode, 'parallel');
+      assert.deepEqual(Array.from(out.result), [3]);
+    }
+  } finally {
+    await c.close();
+  }
+});

@@ -3,7 +3,9 @@
 // npm package's (npm/src), bundled into the page by scripts/build-page.mjs.
 import { createLab, ShardlabError } from '../../npm/src/index.js';
 import { findMesh, rewriteMesh, parseShape, parseNames, checkMesh, meshesByName } from '../../npm/src/mesh.js';
+import { MAX_DEVICES } from '../../npm/src/options.js';
 import { el } from '../../npm/src/view/dom.js';
+import { shownOutput } from '../../npm/src/view/output.js';
 import { renderReport } from '../../npm/src/view/report.js';
 import { Editor } from './editor.js';
 import { EXAMPLES, loadExample } from './examples.js';
@@ -166,8 +168,8 @@ function setMsg(box, inputs, reason) {
 // control) when they are refused.
 function applyControls(changed) {
   const n = devices();
-  if (!Number.isInteger(n) || n < 1 || n > 16) {
-    setMsg(ui.devicesMsg, [ui.devices], 'Devices must be a whole number from 1 to 16');
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DEVICES) {
+    setMsg(ui.devicesMsg, [ui.devices], `Devices must be a whole number from 1 to ${MAX_DEVICES}`);
     return false;
   }
   setMsg(ui.devicesMsg, [ui.devices], null);
@@ -212,7 +214,7 @@ function showOutcome(run) {
   editor.markError(null);
   ui.lastGood.classList.remove('stale');
   ui.report.classList.remove('stale');
-  ui.stdout.textContent = run.stdout || '(nothing printed)';
+  ui.stdout.textContent = run.stdout ? shownOutput(run.stdout) : '(nothing printed)';
   const text = run.resultText;
   ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
   const previous = document.getElementById('map-select');
@@ -426,14 +428,32 @@ async function checkExercise() {
   document.body.dataset.checks = String(Number(document.body.dataset.checks || 0) + 1);
 }
 
+// A link decodeState refused: nothing runs. The page opens with the link's
+// program when it could be read (the first example otherwise), its own
+// Devices and Mode, and the reason in the status line.
+async function openRefused(saved) {
+  if (saved.code === null) {
+    example = EXAMPLES[0].file;
+    ui.example.value = example;
+    try {
+      editor.set(await loadExample(example));
+    } catch {
+      // The reason below is what matters; the editor stays empty.
+    }
+  }
+  syncControls();
+  if (await engineReady()) ui.status.textContent = `${modeLine()} · the link was not run: ${saved.refused}`;
+  ui.info.textContent = 'press Run to run the program';
+}
+
 async function start() {
   ui.example.append(new Option('(your program)', ''));
   for (const ex of EXAMPLES) {
     ui.example.append(new Option(ex.title, ex.file));
   }
-  const saved = decodeState(location.hash);
+  const saved = decodeState(location.hash, EXAMPLES.map((x) => x.file));
   fillExerciseMenu();
-  editor = new Editor($('editor'), saved ? saved.code : '', () => {
+  editor = new Editor($('editor'), (saved && saved.code) || '', () => {
     if (exercise) {
       // An exercise is graded with Check, not run at every pause; the
       // learner's code is kept for their next visit.
@@ -477,6 +497,8 @@ async function start() {
   if (wanted) {
     openExercise(wanted.name);
     await engineReady();
+  } else if (saved && saved.refused) {
+    await openRefused(saved);
   } else if (saved) {
     ui.devices.value = String(saved.devices);
     ui.mode.value = saved.mode;
