@@ -70,10 +70,10 @@ fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
             "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).is_equivalent_to(NamedSharding(m, P()), 1)\n",
             "NamedSharding.is_equivalent_to",
         ),
-        // A builtin base would bring storage and methods: refused, not
-        // silently dropped.
-        ("class D(dict):\n    pass\n", "subclassing dict"),
-        ("class L(list):\n    pass\n", "subclassing list"),
+        // A builtin base other than dict and list would bring storage and
+        // methods: refused, not silently dropped.
+        ("class S(str):\n    pass\n", "subclassing str"),
+        ("class T(tuple):\n    pass\n", "subclassing tuple"),
         ("iter_of = dict.__iter__\n", "dict.__iter__"),
     ];
     for (source, name) in cases {
