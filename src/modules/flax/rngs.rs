@@ -29,6 +29,10 @@ impl Object for Counts {
         "ArrayImpl".into()
     }
 
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jaxlib._jax")
+    }
+
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         let dims = || Obj::tuple(self.shape.iter().map(|&d| Obj::Int(d as i64)).collect());
         Ok(Some(match name {
@@ -46,6 +50,29 @@ impl Object for Counts {
 
     fn str(&self, _: &Obj) -> Option<String> {
         Some(self.text(" "))
+    }
+
+    /// The uint32 array JAX holds: what `jax.jit` and arithmetic see.
+    fn array(&self, _: &Obj) -> Option<Obj> {
+        let a = crate::array::Array::from_u32(&self.shape, self.data.clone()).ok()?;
+        Some(Obj::Array(Value::Concrete(a)))
+    }
+}
+
+impl Counts {
+    /// The counts a stream's `RngCount` holds: these objects, or the
+    /// concrete uint32 array a JAX function returned in their place.
+    fn of(o: &Obj) -> Option<Counts> {
+        if let Some(c) = o.downcast::<Counts>() {
+            return Some(c.clone());
+        }
+        match o {
+            Obj::Array(Value::Concrete(a)) => Some(Counts {
+                data: a.u32_data().ok()?.to_vec(),
+                shape: a.shape().to_vec(),
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -171,13 +198,22 @@ pub(super) fn var_slot(stream: &Instance, name: &str) -> Result<Rc<Instance>> {
 /// `stream()`: `fold_in(key, count)` for every key, counting up.
 pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
     let (kv, cv) = (var_slot(stream, "key")?, var_slot(stream, "count")?);
+    // Inside a JAX transformation that the stream was passed through
+    // (`jax.jit(model)`), its key and count are traced.
+    let traced = || {
+        err!(
+            NotImplementedError,
+            "not supported by shardlab yet: drawing from an nnx.Rngs stream whose key or count is traced"
+        )
+    };
     let keys = iattr(&kv, "value")
         .as_ref()
         .and_then(keys_of)
-        .ok_or_else(|| err!(TypeError, "RngKey does not hold a key"))?;
+        .ok_or_else(traced)?;
     let counts = iattr(&cv, "value")
-        .and_then(|o| o.downcast::<Counts>().cloned())
-        .ok_or_else(|| err!(TypeError, "RngCount does not hold uint32 counts"))?;
+        .as_ref()
+        .and_then(Counts::of)
+        .ok_or_else(traced)?;
     let folded: Vec<Key> = keys
         .keys
         .iter()
