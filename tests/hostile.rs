@@ -369,6 +369,22 @@ fn runaways_stop_at_their_limits_keeping_the_output() {
 }
 
 #[test]
+fn a_run_abandoned_in_one_long_step_keeps_its_output() {
+    // One matmul of two 8000x8000 arrays takes far longer than the limit and
+    // its grace: the run is abandoned inside it, not stopped at a check.
+    let source = "import jax.numpy as jnp\nprint('start')\nx = jnp.ones((8000, 8000))\ny = x @ x\nprint('end')";
+    let ran = run_limited("one_long_step", source, &["--timeout", "1"]);
+    assert_eq!(
+        check("one_long_step", &ran).as_deref(),
+        Some("TimeoutError"),
+        "{}",
+        ran.json
+    );
+    assert_eq!(ran.json["stdout"], "start\n", "{}", ran.json);
+    assert!(ran.took < Duration::from_secs(15), "took {:?}", ran.took);
+}
+
+#[test]
 fn device_count_is_capped() {
     let file = scratch().join("devices.py");
     std::fs::write(&file, "print(1)\n").unwrap();

@@ -302,6 +302,8 @@ fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) 
     shardlab::python::budget::set_max_memory(limits.max_memory);
     let mut opts = options.clone();
     opts.stop = Some(stop_reason);
+    let printed = shardlab::python::Printed::default();
+    opts.printed = Some(printed.clone());
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("program".into())
@@ -346,6 +348,10 @@ fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) 
         } else if stopped_at.is_some_and(|t| t.elapsed() > GRACE) {
             let mut abandoned = failed(ErrorKind::Cancelled, String::new());
             name_the_stop(&mut abandoned, limits);
+            // What the program printed before the step it is stuck in.
+            if let Ok(text) = printed.lock() {
+                abandoned.stdout = text.clone();
+            }
             return abandoned;
         }
     };

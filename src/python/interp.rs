@@ -85,6 +85,11 @@ pub struct Interp {
     pub builtins: HashMap<String, Obj>,
     /// Everything the program printed.
     pub out: String,
+    /// Where the printed text is copied as the program goes, for a watcher
+    /// on another thread (see [`super::Options::printed`]).
+    pub printed: Option<super::Printed>,
+    /// How much of `out` has been copied there.
+    published: usize,
     /// Statements and calls executed so far.
     pub steps: u64,
     /// The step limit.
@@ -125,6 +130,8 @@ impl Interp {
             globals: ScopeData::new(None),
             builtins: HashMap::new(),
             out: String::new(),
+            printed: None,
+            published: 0,
             steps: 0,
             max_steps: DEFAULT_MAX_STEPS,
             lines,
@@ -157,6 +164,9 @@ impl Interp {
 
     fn tick(&mut self) -> Result<()> {
         self.steps += 1;
+        if self.out.len() != self.published {
+            self.publish();
+        }
         if self.steps > self.max_steps {
             bail!(RuntimeError, "program exceeded {} steps", self.max_steps);
         }
@@ -171,6 +181,24 @@ impl Interp {
             }
         }
         Ok(())
+    }
+
+    /// Copies what was printed since the last copy to [`Interp::printed`]:
+    /// at every step, so the text printed before a step that never ends is
+    /// there for the watcher that gives up on it.
+    fn publish(&mut self) {
+        let Some(sink) = &self.printed else {
+            self.published = self.out.len();
+            return;
+        };
+        let Ok(mut copy) = sink.lock() else { return };
+        // A transformation may take back what its body printed while tracing.
+        if self.out.len() < self.published || !self.out.is_char_boundary(self.published) {
+            copy.clear();
+            self.published = 0;
+        }
+        copy.push_str(&self.out[self.published..]);
+        self.published = self.out.len();
     }
 
     /// Records `range` as the error's position unless an inner one already is.

@@ -59,7 +59,14 @@ pub struct Options {
     /// The program's file, absolute as Python names a script's code
     /// (None for a program given as text).
     pub file: Option<String>,
+    /// Where the run copies what it prints as it goes. A watcher that
+    /// abandons a run stuck in one long step (past a time limit) still has
+    /// what the program printed before it.
+    pub printed: Option<Printed>,
 }
+
+/// Printed text shared with a watching thread.
+pub type Printed = std::sync::Arc<std::sync::Mutex<String>>;
 
 impl Default for Options {
     fn default() -> Options {
@@ -70,6 +77,7 @@ impl Default for Options {
             stop: None,
             devices_backend: None,
             file: None,
+            printed: None,
         }
     }
 }
@@ -149,6 +157,7 @@ pub fn run(
     };
     let mut it = interp::Interp::new(lines, library);
     it.max_steps = options.max_steps;
+    it.printed = options.printed.clone();
     let r = it.run_module(&body);
     let stdout = std::mem::take(&mut it.out);
     let r = match r {
