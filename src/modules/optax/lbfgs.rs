@@ -31,7 +31,7 @@ fn i32v(v: i64) -> Value {
 }
 
 /// `sum(vdot(x, y))` over the leaves, leaf by leaf in order.
-fn vdot(x: &[Value], y: &[Value]) -> Result<Value> {
+pub(super) fn vdot(x: &[Value], y: &[Value]) -> Result<Value> {
     let mut out: Option<Value> = None;
     for (a, b) in x.iter().zip(y) {
         let axes: Vec<usize> = (0..a.ndim()).collect();

@@ -27,6 +27,7 @@ use crate::trace::Value;
 use crate::{bail, ops as jops};
 
 use super::base::{field, flag, leaves_of, rebuild, state, transformation};
+use super::lbfgs::vdot;
 
 const INTERVAL_NOT_FOUND: &str = "No interval satisfying curvature condition. Consider increasing maximal possible stepsize of the linesearch.";
 const INTERVAL_TOO_SMALL: &str = "Length of searched interval has been reduced below threshold.";
@@ -71,20 +72,6 @@ fn pick(cond: &Value, x: &[Value], y: &[Value]) -> Result<Vec<Value>> {
             jops::select(&cnd, a, b)
         })
         .collect()
-}
-
-/// `sum(vdot(x, y))` over the leaves, in leaf order.
-fn vdot(x: &[Value], y: &[Value]) -> Result<Value> {
-    let mut out: Option<Value> = None;
-    for (a, b) in x.iter().zip(y) {
-        let axes: Vec<usize> = (0..a.ndim()).collect();
-        let d = jops::dot_general(a, b, (&axes, &axes), (&[], &[]))?;
-        out = Some(match out {
-            None => d,
-            Some(t) => jops::add(&t, &d)?,
-        });
-    }
-    Ok(out.unwrap_or_else(|| c(0.0)))
 }
 
 /// The settings of `scale_by_zoom_linesearch`.
@@ -393,22 +380,25 @@ fn search_interval(interp: &mut Interp, line: &Line, st: &Search) -> Result<Sear
         ("interval_found", found),
         ("done", done),
         ("failed", failed),
-        ("low", low[0].clone()),
-        ("value_low", low[1].clone()),
-        ("slope_low", low[2].clone()),
-        ("high", high[0].clone()),
-        ("value_high", high[1].clone()),
-        ("slope_high", high[2].clone()),
-        ("cubic_ref", low[0].clone()),
-        ("value_cubic_ref", low[1].clone()),
-        ("safe_stepsize", safe_vals[0].clone()),
-        ("safe_value", safe_vals[1].clone()),
     ];
     for (k, v) in named {
         out.set(k, v);
     }
+    set_bracket(&mut out, &low, &high, &low, &safe_vals);
     out.grad = grad;
     out.cast_like(st)
+}
+
+/// The bracket's ends (step, value, slope each), the reference point of
+/// the cubic step (step, value) and the safe step (step, value).
+fn set_bracket(out: &mut Search, low: &[Value], high: &[Value], cubic: &[Value], safe: &[Value]) {
+    let ends = ["low", "value_low", "slope_low"].into_iter().zip(low);
+    let ends = ends.chain(["high", "value_high", "slope_high"].into_iter().zip(high));
+    let refs = ["cubic_ref", "value_cubic_ref"].into_iter().zip(cubic);
+    let refs = refs.chain(["safe_stepsize", "safe_value"].into_iter().zip(safe));
+    for (k, v) in ends.chain(refs) {
+        out.set(k, v.clone());
+    }
 }
 
 /// The keyword arguments of the verbose report.
@@ -534,20 +524,11 @@ fn zoom_into_interval(interp: &mut Interp, line: &Line, st: &Search) -> Result<S
         ("error", error),
         ("done", done),
         ("failed", failed),
-        ("low", new_low[0].clone()),
-        ("value_low", new_low[1].clone()),
-        ("slope_low", new_low[2].clone()),
-        ("high", new_high[0].clone()),
-        ("value_high", new_high[1].clone()),
-        ("slope_high", new_high[2].clone()),
-        ("cubic_ref", cubic[0].clone()),
-        ("value_cubic_ref", cubic[1].clone()),
-        ("safe_stepsize", safe_vals[0].clone()),
-        ("safe_value", safe_vals[1].clone()),
     ];
     for (k, v) in named {
         out.set(k, v);
     }
+    set_bracket(&mut out, &new_low, &new_high, &cubic, &safe_vals);
     out.grad = grad;
     out.cast_like(st)
 }
