@@ -381,6 +381,13 @@ fn a_run_abandoned_in_one_long_step_keeps_its_output() {
         ran.json
     );
     assert_eq!(ran.json["stdout"], "start\n", "{}", ran.json);
+    // The error names the statement the run was stuck in.
+    let e = &ran.json["error"];
+    assert_eq!(
+        (e["line"].as_u64(), e["col"].as_u64()),
+        (Some(4), Some(1)),
+        "{e}"
+    );
     assert!(ran.took < Duration::from_secs(15), "took {:?}", ran.took);
 }
 

@@ -303,6 +303,7 @@ fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) 
     let mut opts = options.clone();
     opts.stop = Some(stop_reason);
     let printed = shardlab::python::Printed::default();
+    let lines = shardlab::python::parse::Lines::new(&source);
     opts.printed = Some(printed.clone());
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
@@ -346,13 +347,7 @@ fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) 
                 stopped_at = Some(Instant::now());
             }
         } else if stopped_at.is_some_and(|t| t.elapsed() > GRACE) {
-            let mut abandoned = failed(ErrorKind::Cancelled, String::new());
-            name_the_stop(&mut abandoned, limits);
-            // What the program printed before the step it is stuck in.
-            if let Ok(text) = printed.lock() {
-                abandoned.stdout = text.clone();
-            }
-            return abandoned;
+            return abandon(&printed, &lines, limits);
         }
     };
     let mut outcome = outcome.unwrap_or_else(|| {
@@ -368,6 +363,25 @@ fn run_guarded(source: String, options: &Options, limits: Limits, record: bool) 
     });
     name_the_stop(&mut outcome, limits);
     outcome
+}
+
+/// The outcome of a run given up on inside one long step: the limit that
+/// stopped it, the statement it was in, and what it printed before.
+fn abandon(
+    printed: &shardlab::python::Printed,
+    lines: &shardlab::python::parse::Lines,
+    limits: Limits,
+) -> Outcome {
+    let mut abandoned = failed(ErrorKind::Cancelled, String::new());
+    name_the_stop(&mut abandoned, limits);
+    let at = printed.at.load(Ordering::Relaxed);
+    if let (Some(e), true) = (&mut abandoned.error, at > 0) {
+        (e.line, e.col) = lines.locate(at - 1);
+    }
+    if let Ok(text) = printed.text.lock() {
+        abandoned.stdout = text.clone();
+    }
+    abandoned
 }
 
 /// Names the limit that stopped a run: its error becomes `TimeoutError` or

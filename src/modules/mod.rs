@@ -155,6 +155,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "pprint" => self::std::pprint::module(),
         "copy" => self::std::copy::module(),
         "itertools" => self::std::itertools::module(),
+        "operator" => self::std::operator::module(),
         "jax.random" => sharding::context::placing_functions(random::module()),
         "jax.nn" => nn::module(),
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),

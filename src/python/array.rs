@@ -589,6 +589,18 @@ fn concrete_key(key: &Obj) -> Result<Option<Obj>> {
     }))
 }
 
+/// JAX's refusal of a list as a whole index (`x[[1, 2]]`), which NumPy
+/// once read as a tuple of indices.
+pub fn refuse_list_key(key: &Obj) -> Result<()> {
+    if matches!(key, Obj::List(_)) {
+        bail!(
+            TypeError,
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 for more information."
+        );
+    }
+    Ok(())
+}
+
 /// Item assignment on an array, which JAX forbids.
 pub fn array_setitem() -> Result<()> {
     bail!(
@@ -601,21 +613,51 @@ pub fn array_setitem() -> Result<()> {
 /// the selected positions are found on a concrete position array, then the
 /// update is a gather of the broadcast values and a select.
 pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
-    if how == "get" {
-        return array_getitem(x, idx);
-    }
-    if let Some(out) = dynamic_at_update(x, idx, v, how)? {
-        return Ok(out);
-    }
+    at_update_in(x, idx, v, how, &Args::default())
+}
+
+/// `x.at[idx].how(v, mode=..., fill_value=...)`: out-of-bounds indices as
+/// `mode` says (see [`super::index_modes`]).
+pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Result<Value> {
+    use super::index_modes::{extend, fill_value, mode_of, sentinel_key, Mode};
+    refuse_list_key(idx)?;
+    let mode = mode_of(a, how)?;
     let shape = x.shape();
+    let key = concrete_key(idx)?;
+    let outside = match (&key, mode) {
+        (Some(k), Mode::FillOrDrop) => sentinel_key(k, &shape)?,
+        (None, Mode::FillOrDrop) if how == "get" && a.get(None, "mode").is_some() => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: x.at[...].get(mode='fill') with a traced index"
+        ),
+        _ => None,
+    };
+    if how == "get" {
+        return match outside {
+            Some((key, dims)) => {
+                let fill = fill_value(a, x.dtype())?;
+                array_getitem(&extend(x, &dims, &fill)?, &key)
+            }
+            None => array_getitem(x, idx),
+        };
+    }
+    if outside.is_none() {
+        if let Some(out) = dynamic_at_update(x, idx, v, how)? {
+            return Ok(out);
+        }
+    }
     let size: usize = shape.iter().product();
     let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
     // A traced index fails here with JAX's error; a concrete one (masks
-    // included) picks its positions on the host even while tracing.
-    let key = concrete_key(idx)?;
-    let picked = match &key {
-        Some(key) => crate::trace::untraced(|| array_getitem(&positions, key))?,
-        None => array_getitem(&positions, idx)?,
+    // included) picks its positions on the host even while tracing. Indices
+    // outside the array pick position -1, and their updates are dropped.
+    let picked = match (&outside, &key) {
+        (Some((key, dims)), _) => crate::trace::untraced(|| {
+            let none = jops::scalar(-1.0, DType::I32);
+            array_getitem(&extend(&positions, dims, &none)?, key)
+        })?,
+        (None, Some(key)) => crate::trace::untraced(|| array_getitem(&positions, key))?,
+        (None, None) => array_getitem(&positions, idx)?,
     };
     let picked = picked.concrete("x.at[idx] with a traced index")?.clone();
     // The values broadcast against the selected positions, not against x.
@@ -626,6 +668,9 @@ pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
     let mut src = vec![0i32; size];
     let mut mask = vec![false; size];
     for (k, p) in picked.to_f64_vec().into_iter().enumerate() {
+        if p < 0.0 {
+            continue;
+        }
         src[p as usize] = k as i32;
         mask[p as usize] = true;
     }
@@ -840,7 +885,7 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
                         how.to_string(),
                         Obj::native(how, move |_, a| {
                             let v = a.get(Some(0), "values").unwrap_or(Obj::None);
-                            Ok(Obj::Array(at_update(&x, &idx, &v, how)?))
+                            Ok(Obj::Array(at_update_in(&x, &idx, &v, how, &a)?))
                         }),
                     ));
                 }

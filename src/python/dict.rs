@@ -48,6 +48,34 @@ pub fn check_hashable(o: &Obj) -> Result<()> {
         Obj::List(_) | Obj::Dict(_) => bail!(TypeError, "unhashable type: '{}'", o.type_name()),
         Obj::Array(_) => bail!(TypeError, "unhashable type: 'jaxlib._jax.ArrayImpl'"),
         Obj::Tuple(t) => t.iter().try_for_each(check_hashable),
+        Obj::Set(st) if !st.borrow().frozen => bail!(TypeError, "unhashable type: 'set'"),
+        Obj::Instance(i) => instance_hashable(i),
+        _ => Ok(()),
+    }
+}
+
+/// An instance hashes by identity unless its class says otherwise, as in
+/// Python: a class that defines `__eq__` without `__hash__`, or sets
+/// `__hash__ = None` (a plain dataclass), or extends `list`/`dict`, is
+/// unhashable. Equality that a library defines (frozen dataclasses, named
+/// tuples) is asked through the object protocol by [`key_eq`]. A class whose
+/// own Python code defines `__hash__` or `__eq__` would need the interpreter
+/// to hash and compare keys, which dicts and sets here do not call, so it is
+/// refused rather than silently compared by identity.
+fn instance_hashable(i: &super::value::Instance) -> Result<()> {
+    let name = &i.class.name;
+    let eq = i.class.lookup("__eq__");
+    match (&eq, i.class.lookup("__hash__")) {
+        (_, Some(Obj::None)) | (Some(Obj::Func(_)), None) => {
+            bail!(TypeError, "unhashable type: '{name}'")
+        }
+        (_, Some(Obj::Func(_))) | (Some(Obj::Func(_)), Some(_)) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: instances of '{name}', whose class defines __hash__ or __eq__, as dict keys or set members"
+        ),
+        _ if matches!(i.base, Some(Obj::List(_) | Obj::Dict(_))) => {
+            bail!(TypeError, "unhashable type: '{name}'")
+        }
         _ => Ok(()),
     }
 }
@@ -156,7 +184,9 @@ pub fn key_eq(a: &Obj, b: &Obj) -> bool {
         (Obj::Lib(x), _) => x
             .eq(a, b)
             .unwrap_or(matches!(b, Obj::Lib(y) if Rc::ptr_eq(x, y))),
-        (Obj::Instance(x), Obj::Instance(y)) => Rc::ptr_eq(x, y),
+        (Obj::Instance(x), Obj::Instance(y)) => {
+            Rc::ptr_eq(x, y) || x.class.native().and_then(|n| n.eq(a, b)).unwrap_or(false)
+        }
         (Obj::Class(x), Obj::Class(y)) => Rc::ptr_eq(x, y),
         (Obj::Func(x), Obj::Func(y)) => Rc::ptr_eq(x, y),
         (Obj::Native(x), Obj::Native(y)) => Rc::ptr_eq(x, y),

@@ -174,33 +174,13 @@ impl Interp {
 
     /// The items of an iterable, through `__iter__` and `__next__`.
     pub fn iterate(&mut self, o: &Obj) -> Result<Vec<Obj>> {
-        if o.downcast::<super::generators::Generator>().is_some() {
-            let mut out = vec![];
-            while let Some(x) = self.next_of(o, Obj::None)? {
-                out.push(x);
-            }
-            return Ok(out);
+        if self.is_iterator(o) && !matches!(o, Obj::Instance(_)) {
+            return self.drain(o);
         }
         if let Some(f) = special(o, "__iter__") {
             let it = self.call_special(&f, o, vec![])?;
-            if let Some(next) = special(&it, "__next__") {
-                let mut out = vec![];
-                loop {
-                    match self.call_special(&next, &it, vec![]) {
-                        Ok(x) => out.push(x),
-                        Err(e) if e.type_name() == "StopIteration" => {
-                            self.forget_raised(&e);
-                            return Ok(out);
-                        }
-                        Err(e) => return Err(e),
-                    }
-                    if out.len() > 10_000_000 {
-                        bail!(
-                            RuntimeError,
-                            "program exceeded the allocation limit (an iterator of over 10000000 items)"
-                        );
-                    }
-                }
+            if self.is_iterator(&it) {
+                return self.drain(&it);
             }
             return self.iterate(&it);
         }

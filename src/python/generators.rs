@@ -23,12 +23,12 @@ use std::rc::Rc;
 use rustpython_ast::Visitor;
 use rustpython_parser::ast::{self, Expr, Stmt};
 
+use crate::bail;
 use crate::error::{Error, Result};
-use crate::{bail, err};
 
 use super::interp::{Flow, Interp, Scope};
 use super::object::Object;
-use super::value::{Args, Function, Obj};
+use super::value::{Function, Obj};
 
 /// Finds a `yield` outside nested functions, classes and lambdas.
 #[derive(Default)]
@@ -149,6 +149,14 @@ impl Object for Generator {
         Some(format!("<generator object {}>", self.func.name))
     }
 
+    fn next(&self, interp: &mut Interp, this: &Obj) -> Option<Result<Option<Obj>>> {
+        Some(interp.next_of(this, Obj::None))
+    }
+
+    fn is_iterator(&self) -> bool {
+        true
+    }
+
     fn getattr(&self, _: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
         let me = this.clone();
         Ok(match name {
@@ -165,6 +173,10 @@ impl Object for Generator {
                     None => Err(i.stop_iteration()),
                 }
             })),
+            "__iter__" => Some(Obj::native(
+                "generator.__iter__",
+                move |_, _| Ok(me.clone()),
+            )),
             "close" => Some(Obj::native("generator.close", move |_, _| {
                 if let Some(g) = me.downcast::<Generator>() {
                     g.state.borrow_mut().done = true;
@@ -526,96 +538,4 @@ impl Interp {
     pub fn make_generator(&mut self, func: &Rc<Function>, scope: Scope) -> Obj {
         Obj::lib(Generator::new(func.clone(), scope))
     }
-}
-
-/// `next(it[, default])` and `iter(x)`.
-pub fn install(interp: &mut Interp) {
-    interp.builtins.insert(
-        "next".into(),
-        Obj::native("next", |i, a| {
-            let it = a.req(Some(0), "iterator", "next")?;
-            let default = a.get(Some(1), "default");
-            let got = if it.downcast::<Generator>().is_some() {
-                i.next_of(&it, Obj::None)?
-            } else {
-                let f = super::ops::getattr(i, &it, "__next__").map_err(|_| {
-                    err!(TypeError, "'{}' object is not an iterator", it.type_name())
-                })?;
-                match i.call(&f, Args::default()) {
-                    Ok(v) => Some(v),
-                    Err(e) if e.type_name() == "StopIteration" => {
-                        i.forget_raised(&e);
-                        None
-                    }
-                    Err(e) => return Err(e),
-                }
-            };
-            match (got, default) {
-                (Some(v), _) => Ok(v),
-                (None, Some(d)) => Ok(d),
-                (None, None) => Err(i.stop_iteration()),
-            }
-        }),
-    );
-    interp.builtins.insert(
-        "iter".into(),
-        Obj::native("iter", |i, a| {
-            let x = a.req(Some(0), "object", "iter")?;
-            if x.downcast::<Generator>().is_some() {
-                return Ok(x);
-            }
-            if let Obj::Instance(inst) = &x {
-                if let Some(f) = inst.class.lookup("__iter__") {
-                    return i.call(&f, Args::new(vec![x.clone()]));
-                }
-            }
-            let items = i.iterate(&x)?;
-            Ok(list_iterator(items))
-        }),
-    );
-}
-
-/// An iterator over materialised items (what `iter(list)` gives).
-pub struct ListIterator {
-    items: Vec<Obj>,
-    next: RefCell<usize>,
-}
-
-impl Object for ListIterator {
-    fn type_name(&self) -> String {
-        "list_iterator".into()
-    }
-
-    fn getattr(&self, _: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
-        if name != "__next__" {
-            return Ok(None);
-        }
-        let me = this.clone();
-        Ok(Some(Obj::native("list_iterator.__next__", move |i, _| {
-            let Some(it) = me.downcast::<ListIterator>() else {
-                bail!(TypeError, "not an iterator");
-            };
-            let k = *it.next.borrow();
-            match it.items.get(k) {
-                Some(v) => {
-                    *it.next.borrow_mut() = k + 1;
-                    Ok(v.clone())
-                }
-                None => Err(i.stop_iteration()),
-            }
-        })))
-    }
-
-    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
-        let k = *self.next.borrow();
-        *self.next.borrow_mut() = self.items.len();
-        Some(Ok(self.items[k.min(self.items.len())..].to_vec()))
-    }
-}
-
-fn list_iterator(items: Vec<Obj>) -> Obj {
-    Obj::lib(ListIterator {
-        items,
-        next: RefCell::new(0),
-    })
 }

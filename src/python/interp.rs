@@ -162,7 +162,7 @@ impl Interp {
         }
     }
 
-    fn tick(&mut self) -> Result<()> {
+    pub fn tick(&mut self) -> Result<()> {
         self.steps += 1;
         if self.out.len() != self.published {
             self.publish();
@@ -191,7 +191,9 @@ impl Interp {
             self.published = self.out.len();
             return;
         };
-        let Ok(mut copy) = sink.lock() else { return };
+        let Ok(mut copy) = sink.text.lock() else {
+            return;
+        };
         // A transformation may take back what its body printed while tracing.
         if self.out.len() < self.published || !self.out.is_char_boundary(self.published) {
             copy.clear();
@@ -199,6 +201,14 @@ impl Interp {
         }
         copy.push_str(&self.out[self.published..]);
         self.published = self.out.len();
+    }
+
+    /// Tells a watching thread which statement runs now.
+    fn show_position(&self, s: &Stmt) {
+        if let Some(w) = &self.printed {
+            let at = u32::from(s.range().start()) as usize + 1;
+            w.at.store(at, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Records `range` as the error's position unless an inner one already is.
@@ -232,7 +242,10 @@ impl Interp {
 
     fn exec_stmt(&mut self, s: &Stmt, scope: &Scope) -> Result<Flow> {
         self.tick().inspect_err(|_| self.locate(s.range()))?;
+        self.show_position(s);
         let r = self.exec_stmt_inner(s, scope);
+        // Back in this statement once the calls inside it have returned.
+        self.show_position(s);
         if r.is_err() {
             self.locate(s.range());
         }
@@ -311,10 +324,10 @@ impl Interp {
             Stmt::Delete(d) => return self.exec_delete(d, scope),
             Stmt::Raise(r) => return self.exec_raise(r, scope),
             Stmt::Try(t) => return self.exec_try(t, scope),
+            Stmt::Match(m) => return self.exec_match(m, scope),
             other => {
                 let what = match other {
                     Stmt::AsyncFunctionDef(_) | Stmt::AsyncFor(_) | Stmt::AsyncWith(_) => "async",
-                    Stmt::Match(_) => "match statements",
                     Stmt::TryStar(_) => "except*",
                     Stmt::TypeAlias(_) => "type aliases",
                     _ => "this statement",
@@ -480,10 +493,8 @@ impl Interp {
         for alias in &i.names {
             let n = name_of(&alias.name);
             if n == "*" {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: from {mname} import *"
-                );
+                self.import_star(&module, &mname, scope)?;
+                continue;
             }
             let v = match ops::getattr(self, &module, &n) {
                 Ok(v) => v,
@@ -501,6 +512,33 @@ impl Interp {
             self.set_var(scope, &bind, v);
         }
         Ok(Flow::Normal)
+    }
+
+    /// `from M import *`: the names in the module's `__all__`, or else every
+    /// name not starting with `_`.
+    fn import_star(&mut self, module: &Obj, mname: &str, scope: &Scope) -> Result<()> {
+        let Obj::Module(m) = module else {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: from {mname} import *"
+            );
+        };
+        let attrs = m.attrs.borrow().clone();
+        let listed = attrs
+            .iter()
+            .find(|(k, _)| k == "__all__")
+            .map(|(_, v)| self.iterate(v))
+            .transpose()?;
+        for (k, v) in attrs {
+            let public = match &listed {
+                Some(names) => names.iter().any(|n| matches!(n, Obj::Str(s) if **s == *k)),
+                None => !k.starts_with('_'),
+            };
+            if public {
+                self.set_var(scope, &k, v);
+            }
+        }
+        Ok(())
     }
 
     /// `del x`, `del c[k]`.
@@ -582,17 +620,19 @@ impl Interp {
         }
         Ok(Flow::Normal)
     }
-    /// `for target in iterable: body else: orelse`; a generator is resumed
-    /// once per item rather than run to its end first.
+    /// `for target in iterable: body else: orelse`; an iterator (a
+    /// generator, `itertools.count()`, a lazy `map`) is drawn from once per
+    /// item rather than run to its end first.
     fn exec_for(&mut self, f: &ast::StmtFor, scope: &Scope) -> Result<Flow> {
-        let it = self.eval(&f.iter, scope)?;
-        let lazy = it.downcast::<super::generators::Generator>().is_some();
-        let mut items = if lazy { vec![] } else { self.iterate(&it)? }.into_iter();
+        let source = self.eval(&f.iter, scope)?;
+        let (lazy, mut items) = match self.for_source(&source)? {
+            Ok(it) => (Some(it), vec![].into_iter()),
+            Err(items) => (None, items.into_iter()),
+        };
         loop {
-            let item = if lazy {
-                self.next_of(&it, Obj::None)?
-            } else {
-                items.next()
+            let item = match &lazy {
+                Some(it) => self.next_item(it)?,
+                None => items.next(),
             };
             let Some(item) = item else {
                 return self.exec_block(&f.orelse, scope);

@@ -23,7 +23,10 @@ pub mod exceptions;
 pub mod format;
 pub mod generators;
 pub mod import;
+pub mod index_modes;
 pub mod interp;
+pub mod iterators;
+pub mod matching;
 pub mod object;
 pub mod ops;
 pub mod parse;
@@ -65,8 +68,18 @@ pub struct Options {
     pub printed: Option<Printed>,
 }
 
-/// Printed text shared with a watching thread.
-pub type Printed = std::sync::Arc<std::sync::Mutex<String>>;
+/// What a watching thread sees of a run as it goes (see [`Options::printed`]).
+#[derive(Debug, Default)]
+pub struct Watched {
+    /// The text printed so far.
+    pub text: std::sync::Mutex<String>,
+    /// One past the byte offset of the statement running now (0 before the
+    /// first), so a run abandoned inside one long step names its line.
+    pub at: std::sync::atomic::AtomicUsize,
+}
+
+/// A run's progress shared with a watching thread.
+pub type Printed = std::sync::Arc<Watched>;
 
 impl Default for Options {
     fn default() -> Options {

@@ -83,6 +83,18 @@ pub trait Object: Any {
         None
     }
 
+    /// For an iterator (what `next(x)` advances): the next item, or
+    /// `Ok(None)` once exhausted. None when `x` is not such an iterator.
+    fn next(&self, interp: &mut Interp, this: &Obj) -> Option<Result<Option<Obj>>> {
+        let _ = (interp, this);
+        None
+    }
+
+    /// True when [`Object::next`] answers.
+    fn is_iterator(&self) -> bool {
+        false
+    }
+
     /// `x[key]`, or None when `x` is not subscriptable.
     fn getitem(&self, interp: &mut Interp, this: &Obj, key: &Obj) -> Option<Result<Obj>> {
         let _ = (interp, this, key);

@@ -88,8 +88,16 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
             }
             out
         }
-        Obj::Lib(_) | Obj::Instance(_) => match v.behaviour().and_then(|b| b.items(v)) {
-            Some(items) => items?,
+        Obj::Lib(_) | Obj::Instance(_) => match v.behaviour() {
+            Some(b) => match b.items(v) {
+                Some(items) => items?,
+                None if b.is_iterator() => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: a '{}' iterator here (pass list(...) of it)",
+                    v.type_name()
+                ),
+                None => bail!(TypeError, "'{}' object is not iterable", v.type_name()),
+            },
             None => bail!(TypeError, "'{}' object is not iterable", v.type_name()),
         },
         other => bail!(TypeError, "'{}' object is not iterable", other.type_name()),
@@ -754,7 +762,10 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
                 (None, None) => Err(interp.key_error(k)),
             }
         }
-        Obj::Array(x) => Ok(Obj::Array(array_getitem(x, k)?)),
+        Obj::Array(x) => {
+            super::array::refuse_list_key(k)?;
+            Ok(Obj::Array(array_getitem(x, k)?))
+        }
         Obj::Instance(_) | Obj::Lib(_) => {
             if let Obj::Instance(i) = v {
                 if let Some(f) = i.class.lookup("__getitem__") {

@@ -69,7 +69,7 @@ impl Object for AbcClass {
     }
 
     fn instancecheck(&self, o: &Obj) -> Option<bool> {
-        let generator = o.type_name() == "generator" || o.type_name() == "list_iterator";
+        let generator = o.behaviour().is_some_and(|b| b.is_iterator());
         let frozen = matches!(o, Obj::Set(s) if s.borrow().frozen);
         Some(match self.0 {
             Abc::Iterable => generator || has(o, "__iter__") || builtin_collection(o),

@@ -1,9 +1,11 @@
-//! The `itertools` module. The interpreter materialises iterables, so each
-//! function returns the list of what CPython's iterator yields, in the same
-//! order (tuples where CPython yields tuples). The infinite iterators
-//! (`count`, `cycle`, `repeat` without `times`) are objects that `islice`
-//! and `takewhile` draw a bounded prefix from; iterating one any other way
-//! is refused.
+//! The `itertools` module. Most functions return the list of what CPython's
+//! iterator yields, in the same order (tuples where CPython yields tuples).
+//! The infinite iterators (`count`, `cycle`, `repeat` without `times`) are
+//! real iterators: a `for` loop, `next`, `zip`, `map`, `islice` and
+//! `takewhile` draw from them one item at a time (see
+//! `crate::python::iterators`); materialising one is refused.
+
+use std::cell::{Cell, RefCell};
 
 use rustpython_parser::ast::Operator;
 
@@ -54,11 +56,17 @@ pub fn module() -> Obj {
         .func("count", |_, a| {
             let start = a.get(Some(0), "start").unwrap_or(Obj::Int(0));
             let step = a.get(Some(1), "step").unwrap_or(Obj::Int(1));
-            Ok(Obj::lib(Endless::Count(start, step)))
+            Ok(Obj::lib(Endless::Count {
+                next: RefCell::new(start),
+                step,
+            }))
         })
         .func("cycle", |_, a| {
             let items = iterate(&a.req(Some(0), "iterable", "cycle")?)?;
-            Ok(Obj::lib(Endless::Cycle(items)))
+            Ok(Obj::lib(Endless::Cycle {
+                items,
+                at: Cell::new(0),
+            }))
         });
     filters(&mut b);
     b.build()
@@ -110,10 +118,10 @@ fn filters(b: &mut Builder) {
 
 /// An infinite iterator: `count(start, step)`, `cycle(items)`, `repeat(x)`.
 pub enum Endless {
-    /// `count(start, step)`.
-    Count(Obj, Obj),
-    /// `cycle(items)`.
-    Cycle(Vec<Obj>),
+    /// `count(start, step)`: the next item and the step.
+    Count { next: RefCell<Obj>, step: Obj },
+    /// `cycle(items)`: the items and how many have been drawn.
+    Cycle { items: Vec<Obj>, at: Cell<usize> },
     /// `repeat(x)`.
     Repeat(Obj),
 }
@@ -121,36 +129,32 @@ pub enum Endless {
 impl Endless {
     fn name(&self) -> &'static str {
         match self {
-            Endless::Count(..) => "count",
-            Endless::Cycle(_) => "cycle",
+            Endless::Count { .. } => "count",
+            Endless::Cycle { .. } => "cycle",
             Endless::Repeat(_) => "repeat",
         }
     }
 
-    /// Feeds the items to `f` until it returns false (or an empty cycle
-    /// ends). `count` adds its step to the previous item, as CPython does.
-    fn walk(
-        &self,
-        interp: &mut Interp,
-        f: &mut dyn FnMut(&mut Interp, Obj) -> Result<bool>,
-    ) -> Result<()> {
-        match self {
-            Endless::Count(start, step) => {
-                let mut cur = start.clone();
-                while f(interp, cur.clone())? {
-                    cur = binop(interp, &Operator::Add, &cur, step, false)?;
-                }
+    /// The next item; `count` adds its step to the previous item, as
+    /// CPython does, so float steps accumulate the same rounding.
+    fn advance(&self, interp: &mut Interp) -> Result<Option<Obj>> {
+        Ok(match self {
+            Endless::Count { next, step } => {
+                let cur = next.borrow().clone();
+                let after = binop(interp, &Operator::Add, &cur, step, false)?;
+                *next.borrow_mut() = after;
+                Some(cur)
             }
-            Endless::Cycle(items) => {
-                for x in items.iter().cycle() {
-                    if !f(interp, x.clone())? {
-                        break;
-                    }
+            Endless::Cycle { items, at } => {
+                if items.is_empty() {
+                    return Ok(None);
                 }
+                let k = at.get();
+                at.set(k + 1);
+                Some(items[k % items.len()].clone())
             }
-            Endless::Repeat(x) => while f(interp, x.clone())? {},
-        }
-        Ok(())
+            Endless::Repeat(x) => Some(x.clone()),
+        })
     }
 }
 
@@ -162,42 +166,62 @@ impl Object for Endless {
     fn repr(&self, _: &Obj) -> Option<String> {
         use crate::python::format::repr_of;
         Some(match self {
-            Endless::Count(start, Obj::Int(1)) => format!("count({})", repr_of(start)),
-            Endless::Count(start, step) => format!("count({}, {})", repr_of(start), repr_of(step)),
+            Endless::Count {
+                next,
+                step: Obj::Int(1),
+            } => format!("count({})", repr_of(&next.borrow())),
+            Endless::Count { next, step } => {
+                format!("count({}, {})", repr_of(&next.borrow()), repr_of(step))
+            }
             Endless::Repeat(x) => format!("repeat({})", repr_of(x)),
-            Endless::Cycle(_) => "<itertools.cycle object>".into(),
+            Endless::Cycle { .. } => "<itertools.cycle object>".into(),
         })
     }
 
+    fn getattr(&self, _: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(crate::python::iterators::next_method(this, name))
+    }
+
+    fn next(&self, interp: &mut Interp, _: &Obj) -> Option<Result<Option<Obj>>> {
+        Some(self.advance(interp))
+    }
+
+    fn is_iterator(&self) -> bool {
+        true
+    }
+
     fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
-        if let Endless::Cycle(items) = self {
+        if let Endless::Cycle { items, .. } = self {
             if items.is_empty() {
                 return Some(Ok(vec![]));
             }
         }
         Some(Err(refuse(&format!(
-            "iterating the infinite itertools.{}() without a bound (take a prefix with itertools.islice)",
+            "materialising the infinite itertools.{}() (draw from it with a for loop, next() or itertools.islice)",
             self.name()
         ))))
     }
 }
 
 /// The first `n` items of an iterable, or all of them when `n` is None;
-/// infinite iterators give their prefix.
+/// an iterator gives up only the items drawn.
 fn prefix(interp: &mut Interp, it: &Obj, n: Option<i64>) -> Result<Vec<Obj>> {
-    let (Some(e), Some(n)) = (it.downcast::<Endless>(), n) else {
-        let mut items = iterate(it)?;
+    if !interp.is_iterator(it) {
+        let mut items = interp.iterate(it)?;
         if let Some(n) = n {
             items.truncate(n.max(0) as usize);
         }
         return Ok(items);
+    }
+    let Some(n) = n else {
+        return interp.drain(it);
     };
     let mut out = vec![];
-    if n > 0 {
-        e.walk(interp, &mut |_, x| {
-            out.push(x);
-            Ok((out.len() as i64) < n)
-        })?;
+    while (out.len() as i64) < n {
+        match interp.next_item(it)? {
+            Some(x) => out.push(x),
+            None => break,
+        }
     }
     Ok(out)
 }
@@ -421,22 +445,14 @@ fn islice(i: &mut Interp, a: Args) -> Result<Obj> {
 fn takewhile(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "predicate", "takewhile")?;
     let it = a.req(Some(1), "iterable", "takewhile")?;
+    let it = i.iter_of(&it)?;
     let mut out = vec![];
-    if let Some(e) = it.downcast::<Endless>() {
-        e.walk(i, &mut |i, x| {
-            let keep = truthy(&i.call(&f, Args::new(vec![x.clone()]))?, "takewhile")?;
-            if keep {
-                out.push(x);
-            }
-            Ok(keep)
-        })?;
-        return Ok(Obj::list(out));
-    }
-    for x in iterate(&it)? {
+    while let Some(x) = i.next_item(&it)? {
         if !truthy(&i.call(&f, Args::new(vec![x.clone()]))?, "takewhile")? {
             break;
         }
         out.push(x);
+        i.tick()?;
     }
     Ok(Obj::list(out))
 }

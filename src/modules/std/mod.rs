@@ -1,6 +1,6 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
-//! `functools`, `itertools`, `collections`, `copy`, `dataclasses`, `enum`,
+//! `functools`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
 //! `contextlib`, `re` and `logging`, with CPython 3.11's behaviour.
 //!
 //! What a program cannot do here (touch files, start processes, exit the
@@ -19,6 +19,7 @@ pub mod future;
 pub mod itertools;
 pub mod logging;
 pub mod math;
+pub mod operator;
 pub mod os;
 pub mod pprint;
 pub mod re;

@@ -6,33 +6,22 @@ use std::rc::Rc;
 use crate::err;
 
 use super::super::format::repr_of;
-use super::super::ops::iterate;
 use super::super::value::Obj;
-use super::bound;
+use super::dict_view::{view, View};
 
 /// The `dict` method `name`, bound to `recv`.
 pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
     Some(match (recv, name) {
-        (Obj::Dict(_), "keys") => bound(recv, name, |_, r, _| Ok(Obj::list(iterate(r)?))),
-        (Obj::Dict(d), "values") => {
-            let d = d.clone();
-            Obj::native(name, move |_, _| {
-                Ok(Obj::list(
-                    d.borrow().items.iter().map(|(_, v)| v.clone()).collect(),
-                ))
-            })
-        }
-        (Obj::Dict(d), "items") => {
-            let d = d.clone();
-            Obj::native(name, move |_, _| {
-                Ok(Obj::list(
-                    d.borrow()
-                        .items
-                        .iter()
-                        .map(|(k, v)| Obj::tuple(vec![k.clone(), v.clone()]))
-                        .collect(),
-                ))
-            })
+        (Obj::Dict(d), "keys" | "values" | "items") => {
+            let (d, v) = (
+                d.clone(),
+                match name {
+                    "keys" => View::Keys,
+                    "values" => View::Values,
+                    _ => View::Items,
+                },
+            );
+            Obj::native(name, move |_, _| Ok(view(&d, v)))
         }
         (Obj::Dict(d), "get") => {
             let d = d.clone();

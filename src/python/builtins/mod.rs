@@ -11,10 +11,12 @@ use crate::{bail, err};
 use super::array::{scalar_obj, to_value};
 use super::format::{repr_of, str_of};
 use super::interp::Interp;
+use super::iterators::Lazy;
 use super::ops::{iterate, py_cmp, range_len, truthy};
 use super::value::{Args, Dict, Obj};
 
 mod dict;
+mod dict_view;
 mod list;
 mod set;
 mod str;
@@ -153,7 +155,7 @@ fn py_round(a: &Args) -> Result<Obj> {
     }
 }
 
-fn isinstance(o: &Obj, t: &Obj) -> bool {
+pub fn isinstance(o: &Obj, t: &Obj) -> bool {
     match t {
         Obj::Tuple(ts) => ts.iter().any(|t| isinstance(o, t)),
         Obj::Type(name) => match *name {
@@ -513,7 +515,7 @@ pub fn install(interp: &mut Interp) {
         b.insert(name.into(), class);
     }
     super::classes::install(interp);
-    super::generators::install(interp);
+    super::iterators::install(interp);
     let b = &mut interp.builtins;
     install_text(b);
     install_iteration(b);
@@ -610,7 +612,12 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
             .map(|s| to_int(&s))
             .transpose()?
             .unwrap_or(0);
-        let items = i.iterate(&a.req(Some(0), "iterable", "enumerate")?)?;
+        let src = a.req(Some(0), "iterable", "enumerate")?;
+        let kind = Lazy::Enumerate(std::cell::Cell::new(start));
+        if let Some(it) = i.lazy(kind, std::slice::from_ref(&src))? {
+            return Ok(it);
+        }
+        let items = i.iterate(&src)?;
         Ok(Obj::list(
             items
                 .into_iter()
@@ -619,18 +626,7 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
                 .collect(),
         ))
     });
-    add("zip", |i, a| {
-        let mut lists: Vec<Vec<Obj>> = vec![];
-        for x in &a.pos {
-            lists.push(i.iterate(x)?);
-        }
-        let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
-        Ok(Obj::list(
-            (0..n)
-                .map(|i| Obj::tuple(lists.iter().map(|l| l[i].clone()).collect()))
-                .collect(),
-        ))
-    });
+    add("zip", zip);
     add("sorted", |i, a| {
         let mut items = i.iterate(&a.req(Some(0), "iterable", "sorted")?)?;
         sort_items(i, &mut items, a.get(None, "key"), a.get(None, "reverse"))?;
@@ -659,7 +655,16 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
     });
     add("map", |i, a| {
         let f = a.req(Some(0), "func", "map")?;
-        let lists: Vec<Vec<Obj>> = a.pos[1..].iter().map(iterate).collect::<Result<_>>()?;
+        if a.pos.len() < 2 {
+            bail!(TypeError, "map() must have at least two arguments.");
+        }
+        if let Some(it) = i.lazy(Lazy::Map(f.clone()), &a.pos[1..])? {
+            return Ok(it);
+        }
+        let lists: Vec<Vec<Obj>> = a.pos[1..]
+            .iter()
+            .map(|x| i.iterate(x))
+            .collect::<Result<_>>()?;
         let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
         let mut out = vec![];
         for k in 0..n {
@@ -669,8 +674,12 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
     });
     add("filter", |i, a| {
         let f = a.req(Some(0), "function", "filter")?;
+        let src = a.req(Some(1), "iterable", "filter")?;
+        if let Some(it) = i.lazy(Lazy::Filter(f.clone()), std::slice::from_ref(&src))? {
+            return Ok(it);
+        }
         let mut out = vec![];
-        for x in iterate(&a.req(Some(1), "iterable", "filter")?)? {
+        for x in i.iterate(&src)? {
             let keep = match &f {
                 Obj::None => truthy(&x, "filter()")?,
                 f => {
@@ -684,6 +693,51 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
         }
         Ok(Obj::list(out))
     });
+}
+
+/// `zip(*iterables, strict=False)`: lazy over iterators, a list otherwise;
+/// `strict=True` raises CPython's ValueError when the lengths differ.
+fn zip(i: &mut Interp, a: Args) -> Result<Obj> {
+    let strict = match a.get(None, "strict") {
+        Some(s) => truthy(&s, "zip()")?,
+        None => false,
+    };
+    if let Some(it) = i.lazy(Lazy::Zip, &a.pos)? {
+        if strict {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: zip(..., strict=True) over an iterator"
+            );
+        }
+        return Ok(it);
+    }
+    let mut lists: Vec<Vec<Obj>> = vec![];
+    for x in &a.pos {
+        lists.push(i.iterate(x)?);
+    }
+    let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+    if strict {
+        if let Some(k) = lists.iter().position(|l| l.len() != lists[0].len()) {
+            let side = if lists[k].len() < lists[0].len() {
+                "shorter"
+            } else {
+                "longer"
+            };
+            if k == 1 {
+                bail!(ValueError, "zip() argument 2 is {side} than argument 1");
+            }
+            bail!(
+                ValueError,
+                "zip() argument {} is {side} than arguments 1-{k}",
+                k + 1
+            );
+        }
+    }
+    Ok(Obj::list(
+        (0..n)
+            .map(|i| Obj::tuple(lists.iter().map(|l| l[i].clone()).collect()))
+            .collect(),
+    ))
 }
 
 /// `divmod`, `pow`, `id`, `hash`, `chr`, `ord`.
