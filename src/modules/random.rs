@@ -6,8 +6,13 @@
 //! `jax.jit`, `vmap`, `scan` and `shard_map` like any array; a sampler given
 //! a traced key draws with [`crate::random::traced`], in equations. Typed
 //! keys (`jax.random.key`) are key objects ([`Keys`], type `PRNGKeyArray`)
-//! holding the words of a batch of keys; they have the batch shape only,
-//! print as JAX prints `key<fry>` arrays and stay concrete.
+//! holding the words of a batch of keys; they have the batch shape only and
+//! print as JAX prints `key<fry>` arrays. A transformation (`jax.jit`,
+//! `vmap`, `pmap`, `cond`, `while_loop`, `fori_loop`, `scan`, `lax.map`)
+//! traces a typed key as its key data, `uint32[..., 2]`, remembering which
+//! leaves were keys ([`keyed_values`]); inside, the function sees
+//! [`TracedKeys`], and keys it returns become typed keys again
+//! ([`keyed_objs`]). A vmapped key's batch axes are its data's leading axes.
 
 use crate::array::{Array, DType};
 use crate::error::Result;
@@ -192,6 +197,43 @@ pub fn typed_key_data(o: &Obj) -> Option<Value> {
     let (vals, shape) = words(k);
     let data = vals.into_iter().map(|w| w as u32).collect();
     Array::from_u32(&shape, data).ok().map(Value::Concrete)
+}
+
+/// Pytree leaves as the values a transformation traces: typed keys enter as
+/// their key data, and the mask says which leaves were keys, so that
+/// [`keyed_objs`] can wrap them back (JAX traces key arrays as values of a
+/// key dtype; shardlab traces their `uint32[..., 2]` data).
+pub fn keyed_values(leaves: &[Obj]) -> Result<(Vec<Value>, Vec<bool>)> {
+    let mut vals = Vec::with_capacity(leaves.len());
+    let mut keys = Vec::with_capacity(leaves.len());
+    for l in leaves {
+        match typed_key_data(l) {
+            Some(data) => {
+                vals.push(data);
+                keys.push(true);
+            }
+            None => {
+                vals.push(to_value(l)?);
+                keys.push(false);
+            }
+        }
+    }
+    Ok((vals, keys))
+}
+
+/// Values as leaves, the key data of the leaves `keys` marks wrapped back
+/// into typed keys.
+pub fn keyed_objs(vals: &[Value], keys: &[bool]) -> Result<Vec<Obj>> {
+    vals.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if keys.get(i).copied().unwrap_or(false) {
+                typed_key_of(v.clone())
+            } else {
+                Ok(Obj::Array(v.clone()))
+            }
+        })
+        .collect()
 }
 
 /// The typed key over key data `data`: a key object when it is concrete, a
