@@ -139,10 +139,18 @@ impl Object for TracedKeys {
             .iter()
             .map(|d| d.to_string())
             .collect();
-        Some(format!(
-            "Traced<key<fry>[{}]>with<DynamicJaxprTrace>",
-            batch.join(",")
-        ))
+        // A staged trace (jit, scan, a loop) shows its tracers as
+        // `JitTracer(type)`; other traces keep the generic text, as arrays do.
+        let staged = match &self.data {
+            Value::Traced(t) => crate::trace::tracer_text(t).starts_with("JitTracer("),
+            Value::Concrete(_) => false,
+        };
+        let ty = format!("key<fry>[{}]", batch.join(","));
+        Some(if staged {
+            format!("JitTracer({ty})")
+        } else {
+            format!("Traced<{ty}>with<DynamicJaxprTrace>")
+        })
     }
 
     fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
@@ -263,6 +271,23 @@ fn traced_key(o: &Obj) -> Option<(Value, bool)> {
         Obj::Array(v @ Value::Traced(_)) => Some((v.clone(), false)),
         _ => o.downcast::<TracedKeys>().map(|t| (t.data.clone(), true)),
     }
+}
+
+/// A traced key for sampler `func`, which takes a single key: JAX's error
+/// for a batch of typed keys (raw key data is checked where it is drawn from).
+fn traced_single(o: &Obj, func: &str) -> Result<Option<(Value, bool)>> {
+    let Some((v, typed)) = traced_key(o) else {
+        return Ok(None);
+    };
+    let shape = v.shape();
+    if typed && shape.len() > 1 {
+        bail!(
+            ValueError,
+            "{func} accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
+            crate::python::format::repr_of(&shape_obj(&shape[..shape.len() - 1]))
+        );
+    }
+    Ok(Some((v, typed)))
 }
 
 /// Derived keys in the kind of their parent: typed stay typed.
@@ -539,7 +564,7 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
-    if let Some((v, typed)) = traced_key(&k) {
+    if let Some((v, typed)) = traced_single(&k, "split")? {
         return derived(traced::split(&v, &shape)?, typed);
     }
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
@@ -637,7 +662,7 @@ fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "normal")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "normal")?;
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "normal")? {
         return Ok(Obj::Array(traced::normal(&v, &shape)?));
     }
     let key = single_key(&k, "normal")?;
@@ -656,7 +681,7 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => scalar(&o, "maxval")?,
         None => 1.0,
     };
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "uniform")? {
         return Ok(Obj::Array(traced::uniform(
             &v, &shape, lo as f32, hi as f32,
         )?));
@@ -689,7 +714,7 @@ fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
         None => 0.5,
     };
     let shape = shape_arg(a.get(Some(2), "shape"))?;
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "bernoulli")? {
         return Ok(Obj::Array(traced::bernoulli(&v, p as f32, &shape)?));
     }
     let key = single_key(&k, "bernoulli")?;
@@ -721,7 +746,7 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     // JAX clips the bounds to the dtype's range; a maxval beyond it still
     // allows the largest value.
     let (lo, hi) = (clamp(lo), hi);
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "randint")? {
         let top = if hi > i32::MAX as f64 {
             i32::MAX
         } else {
@@ -828,7 +853,7 @@ pub fn module() -> Obj {
                 );
             }
         }
-        if let Some((v, _)) = traced_key(&k) {
+        if let Some((v, _)) = traced_single(&k, "bits")? {
             return Ok(Obj::Array(traced::random_bits(&v, &shape)?));
         }
         let key = single_key(&k, "bits")?;

@@ -74,4 +74,17 @@ def wbody(c):
 
 
 print(lax.while_loop(cond, wbody, (key, 0)))
+
+
+# A key traced by a staged loop prints as a tracer of the key type.
+def shows(c, k):
+    print(k, k.shape, k.dtype)
+    return c + jax.random.uniform(k), None
+
+
+print(lax.scan(shows, 0.0, jax.random.split(key, 3))[0])
+
+# cond and lax.map on keys.
+print(lax.cond(True, lambda k: jax.random.split(k)[0], lambda k: k, key))
+print(lax.map(lambda k: jax.random.bits(k, (2,)), jax.random.split(key, 3)))
 result = [draws, each, acc]
