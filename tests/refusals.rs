@@ -169,8 +169,16 @@ fn traced_keys_refuse_what_is_not_written_for_them() {
             "not supported by shardlab yet: jax.random.truncated_normal with a traced key",
         ),
         (
-            "import jax\nk = jax.random.key(0)\nf = jax.vmap(lambda k: jax.random.normal(k, ()))\nf(jax.random.split(k, 3))\n",
-            "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here (outside jax.jit arguments)",
+            "import jax\nk = jax.random.key(0)\njax.make_jaxpr(lambda k: jax.random.normal(k, ()))(k)\n",
+            "not supported by shardlab yet: jax.make_jaxpr of a function of typed PRNG keys",
+        ),
+        (
+            "import jax\nk = jax.random.key(0)\nf = jax.vmap(lambda k: jax.random.truncated_normal(k, -1.0, 1.0))\nf(jax.random.split(k, 3))\n",
+            "not supported by shardlab yet: jax.random.truncated_normal with a traced key",
+        ),
+        (
+            "import jax\nk = jax.random.key(0)\njax.numpy.add(k, 1)\n",
+            "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here",
         ),
     ];
     for (source, message) in cases {

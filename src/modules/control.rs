@@ -25,13 +25,14 @@ use crate::primitives::{CondParams, Prim, ScanParams, WhileParams};
 use crate::trace::{bind, FrameAxes, Value};
 use crate::{bail, err, ops as jops};
 
+use super::random::{keyed_objs, keyed_values};
 use super::Builder;
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::format::{repr_of, str_of};
 use crate::python::interp::Interp;
 use crate::python::ops::{iterate, truthy};
-use crate::python::pytree::{flatten, leaf_values, unflatten, value_objs, TreeDef};
+use crate::python::pytree::{flatten, unflatten, TreeDef};
 use crate::python::value::{Args, Obj};
 
 /// Adds the control-flow functions to `jax.lax`.
@@ -66,6 +67,8 @@ struct Body {
     jaxpr: Jaxpr,
     consts: Vec<Value>,
     out_def: TreeDef,
+    /// Which outputs are typed PRNG keys (traced as their key data).
+    out_keys: Vec<bool>,
 }
 
 impl Body {
@@ -78,12 +81,14 @@ impl Body {
 /// structure. Closed-over values move to the front of the inputs.
 fn trace_flat<F>(avals: &[Aval], f: F) -> Result<Body>
 where
-    F: FnOnce(&[Value]) -> Result<(Vec<Value>, TreeDef)>,
+    F: FnOnce(&[Value]) -> Result<(Vec<Value>, TreeDef, Vec<bool>)>,
 {
     let out_def = RefCell::new(None);
+    let out_keys = RefCell::new(vec![]);
     let traced = crate::trace::trace(avals, FrameAxes::default(), |vals| {
-        let (outs, def) = f(vals)?;
+        let (outs, def, keys) = f(vals)?;
         *out_def.borrow_mut() = Some(def);
+        *out_keys.borrow_mut() = keys;
         Ok(outs)
     })?;
     let mut jaxpr = traced.jaxpr;
@@ -95,33 +100,45 @@ where
         jaxpr,
         consts: traced.captured,
         out_def,
+        out_keys: out_keys.into_inner(),
     })
 }
 
 /// Calls Python `f` with positional arguments rebuilt from `vals` by
-/// `args_def` (a tuple of the arguments), flattening what it returns.
+/// `args_def` (a tuple of the arguments), flattening what it returns. The
+/// leaves `in_keys` marks are key data passed as typed keys; the third result
+/// marks the outputs that were typed keys.
 fn call_python(
     interp: &mut Interp,
     f: &Obj,
     args_def: &TreeDef,
     vals: &[Value],
-) -> Result<(Vec<Value>, TreeDef)> {
-    let args = unflatten(interp, args_def, &value_objs(vals))?;
+    in_keys: &[bool],
+) -> Result<(Vec<Value>, TreeDef, Vec<bool>)> {
+    let args = unflatten(interp, args_def, &keyed_objs(vals, in_keys)?)?;
     let out = interp.call(f, Args::new(iterate(&args)?))?;
     let (leaves, def) = flatten(interp, &out)?;
-    let vals = leaf_values(&leaves).map_err(|e| {
+    let (vals, keys) = keyed_values(&leaves).map_err(|e| {
         err!(
             TypeError,
             "the function returned a value that is not an array or a pytree of arrays: {}",
             e.message
         )
     })?;
-    Ok((vals, def))
+    Ok((vals, def, keys))
 }
 
 /// Traces Python `f` on arguments shaped as `args_def` and `avals`.
-fn trace_python(interp: &mut Interp, f: &Obj, args_def: &TreeDef, avals: &[Aval]) -> Result<Body> {
-    trace_flat(avals, |vals| call_python(interp, f, args_def, vals))
+fn trace_python(
+    interp: &mut Interp,
+    f: &Obj,
+    args_def: &TreeDef,
+    avals: &[Aval],
+    in_keys: &[bool],
+) -> Result<Body> {
+    trace_flat(avals, |vals| {
+        call_python(interp, f, args_def, vals, in_keys)
+    })
 }
 
 /// The name of a function's first parameter, which JAX's carry messages use.
@@ -386,6 +403,8 @@ struct Carry {
     def: TreeDef,
     vals: Vec<Value>,
     weak: Vec<bool>,
+    /// Which leaves are typed PRNG keys (held as their key data).
+    keys: Vec<bool>,
 }
 
 impl Carry {
@@ -395,11 +414,32 @@ impl Carry {
             .iter()
             .map(|l| matches!(l, Obj::Int(_) | Obj::Float(_)))
             .collect();
+        let (vals, keys) = keyed_values(&leaves)?;
         Ok(Carry {
             def,
-            vals: leaf_values(&leaves)?,
+            vals,
             weak,
+            keys,
         })
+    }
+
+    /// JAX's error when the body turns a typed key of the carry into raw
+    /// data or back (their types differ: `key<fry>[]` against `uint32[2]`).
+    fn check_keys(&self, what: &str, out_keys: &[bool]) -> Result<()> {
+        let n = self.keys.len().min(out_keys.len());
+        if self.keys[..n] != out_keys[..n] {
+            bail!(
+                TypeError,
+                "{what} function carry input and carry output must have equal types: a typed \
+                 PRNG key (key<fry>) and its uint32 key data differ"
+            );
+        }
+        Ok(())
+    }
+
+    /// The carry's leaves as objects (typed keys wrapped back).
+    fn objs(&self, vals: &[Value]) -> Result<Vec<Obj>> {
+        keyed_objs(vals, &self.keys)
     }
 
     fn avals(&self) -> Vec<Aval> {
@@ -547,12 +587,19 @@ fn run_branches(
     ops: &Obj,
 ) -> Result<Obj> {
     let (leaves, def) = flatten(interp, ops)?;
-    let vals = leaf_values(&leaves)?;
+    let (vals, in_keys) = keyed_values(&leaves)?;
     let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
     let mut bodies = funs
         .iter()
-        .map(|f| trace_python(interp, f, &def, &avals))
+        .map(|f| trace_python(interp, f, &def, &avals, &in_keys))
         .collect::<Result<Vec<_>>>()?;
+    if bodies.iter().any(|b| b.out_keys != bodies[0].out_keys) {
+        bail!(
+            TypeError,
+            "{api} branches must have equal output types but they differ: a typed PRNG key \
+             (key<fry>) and uint32 key data"
+        );
+    }
     for &(i, j) in check_order {
         check_branches(
             api,
@@ -564,12 +611,13 @@ fn run_branches(
     }
     let consts = merge_consts(&mut bodies);
     let out_def = bodies[0].out_def.clone();
+    let out_keys = bodies[0].out_keys.clone();
     let mut operands = vec![index];
     operands.extend(consts);
     operands.extend(vals);
     let branches = bodies.into_iter().map(|b| b.jaxpr).collect();
     let outs = bind(Prim::Cond(Arc::new(CondParams { branches })), &operands)?;
-    unflatten(interp, &out_def, &value_objs(&outs))
+    unflatten(interp, &out_def, &keyed_objs(&outs, &out_keys)?)
 }
 
 /// `cond(pred, true_fun, false_fun, *operands)`.
@@ -754,8 +802,8 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
     let args_def = TreeDef::Tuple(vec![carry.def.clone()]);
     loop {
         let avals = carry.avals();
-        let c = trace_python(interp, &cond_fun, &args_def, &avals)?;
-        let b = trace_python(interp, &body_fun, &args_def, &avals)?;
+        let c = trace_python(interp, &cond_fun, &args_def, &avals, &carry.keys)?;
+        let b = trace_python(interp, &body_fun, &args_def, &avals, &carry.keys)?;
         check_pred(&c)?;
         let outs = b.out_avals();
         if outs.len() == avals.len() && carry.promote(&outs)? {
@@ -770,8 +818,9 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             &b.out_def,
             &outs,
         )?;
-        let outs = bind_while(c, b, carry.vals)?;
-        return unflatten(interp, &carry.def, &value_objs(&outs));
+        carry.check_keys(name, &b.out_keys)?;
+        let outs = bind_while(c, b, carry.vals.clone())?;
+        return unflatten(interp, &carry.def, &carry.objs(&outs)?);
     }
 }
 
@@ -818,11 +867,13 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             let next = jops::add(&v[0], &jops::scalar(1.0, v[0].dtype()))?;
             let mut args = vec![v[0].clone()];
             args.extend(v[skip..].iter().cloned());
-            let (outs, def) = call_python(interp, &f, &args_def, &args)?;
+            let mut in_keys = vec![false];
+            in_keys.extend(carry.keys.iter().copied());
+            let (outs, def, keys) = call_python(interp, &f, &args_def, &args, &in_keys)?;
             let mut all = vec![next];
             all.extend(v[1..skip].iter().cloned());
             all.extend(outs);
-            Ok((all, def))
+            Ok((all, def, keys))
         })?;
         let outs = b.out_avals()[skip..].to_vec();
         if outs.len() == n && carry.promote(&outs)? {
@@ -855,6 +906,8 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             &out_def,
             &full_out,
         )?;
+        carry.check_keys(name, &b.out_keys)?;
+        let carry_keys = carry.keys.clone();
         let results = match bounds {
             Some((l, h)) => {
                 let mut operands = b.consts.clone();
@@ -872,14 +925,18 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             }
             None => {
                 let c = trace_flat(&in_avals, |v| {
-                    Ok((vec![jops::less(&v[0], &v[1])?], TreeDef::Leaf))
+                    Ok((vec![jops::less(&v[0], &v[1])?], TreeDef::Leaf, vec![]))
                 })?;
                 let mut init = vec![lo.clone(), hi.clone()];
                 init.extend(carry.vals);
                 bind_while(c, b, init)?
             }
         };
-        return unflatten(interp, &carry.def, &value_objs(&results[skip..]));
+        return unflatten(
+            interp,
+            &carry.def,
+            &keyed_objs(&results[skip..], &carry_keys)?,
+        );
     }
 }
 
@@ -947,7 +1004,7 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
     let mut carry = Carry::of(interp, &a.req(Some(1), "init", "scan")?)?;
     let xs = a.get(Some(2), "xs").unwrap_or(Obj::None);
     let (x_leaves, xs_def) = flatten(interp, &xs)?;
-    let xvals = leaf_values(&x_leaves)?;
+    let (xvals, x_keys) = keyed_values(&x_leaves)?;
     let length = scan_length(&x_leaves, &xvals, a.get(Some(3), "length").as_ref())?;
     let reverse = match a.get(Some(4), "reverse") {
         Some(o) => truthy(&o, "reverse")?,
@@ -964,7 +1021,9 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         let avals = carry.avals();
         let mut in_avals = avals.clone();
         in_avals.extend(step_avals(&xvals));
-        let b = trace_python(interp, &f, &args_def, &in_avals)?;
+        let mut in_keys = carry.keys.clone();
+        in_keys.extend(x_keys.iter().copied());
+        let b = trace_python(interp, &f, &args_def, &in_avals, &in_keys)?;
         let (cdef, ydef) = match &b.out_def {
             TreeDef::Tuple(p) | TreeDef::List(p) if p.len() == 2 => (p[0].clone(), p[1].clone()),
             other => {
@@ -989,8 +1048,10 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
             &cdef,
             &outs[..nk],
         )?;
+        carry.check_keys("scan body", &b.out_keys)?;
+        let out_keys = b.out_keys.clone();
         let mut operands = b.consts.clone();
-        operands.extend(carry.vals);
+        operands.extend(carry.vals.clone());
         operands.extend(xvals);
         let params = ScanParams {
             num_consts: b.consts.len(),
@@ -1001,8 +1062,8 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
             body: b.jaxpr,
         };
         let results = bind(Prim::Scan(Arc::new(params)), &operands)?;
-        let c = unflatten(interp, &carry.def, &value_objs(&results[..nk]))?;
-        let y = unflatten(interp, &ydef, &value_objs(&results[nk..]))?;
+        let c = unflatten(interp, &carry.def, &carry.objs(&results[..nk])?)?;
+        let y = unflatten(interp, &ydef, &keyed_objs(&results[nk..], &out_keys[nk..])?)?;
         return Ok(Obj::Tuple(vec![c, y].into()));
     }
 }
@@ -1018,10 +1079,10 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
         );
     }
     let (x_leaves, xs_def) = flatten(interp, &xs)?;
-    let xvals = leaf_values(&x_leaves)?;
+    let (xvals, x_keys) = keyed_values(&x_leaves)?;
     let length = scan_length(&x_leaves, &xvals, None)?;
     let args_def = TreeDef::Tuple(vec![xs_def]);
-    let b = trace_python(interp, &f, &args_def, &step_avals(&xvals))?;
+    let b = trace_python(interp, &f, &args_def, &step_avals(&xvals), &x_keys)?;
     let mut operands = b.consts.clone();
     operands.extend(xvals);
     let params = ScanParams {
@@ -1033,5 +1094,5 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
         body: b.jaxpr,
     };
     let results = bind(Prim::Scan(Arc::new(params)), &operands)?;
-    unflatten(interp, &b.out_def, &value_objs(&results))
+    unflatten(interp, &b.out_def, &keyed_objs(&results, &b.out_keys)?)
 }

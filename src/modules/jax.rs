@@ -17,6 +17,7 @@ use crate::sharding::PartitionSpec;
 use crate::trace::{FrameAxes, Value};
 use crate::{bail, err, ops as jops};
 
+use super::random::{keyed_objs, keyed_values};
 use super::sharding::{Device, NamedSharding};
 use super::Builder;
 use crate::python::builtins::to_int;
@@ -56,6 +57,42 @@ pub(crate) fn call_flat(
             e.message
         )
     })
+}
+
+/// [`call_flat`] for a transformation that carries typed PRNG keys: the
+/// leaves `in_keys` marks are key data, passed to `f` as typed keys, and
+/// `out_keys` receives which of the results were typed keys (their key data
+/// is returned in their place).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn call_flat_keyed(
+    interp: &mut Interp,
+    f: &Obj,
+    in_def: &TreeDef,
+    kw: &[(String, Obj)],
+    vals: &[Value],
+    in_keys: &[bool],
+    out_def: &RefCell<Option<TreeDef>>,
+    out_keys: &RefCell<Vec<bool>>,
+) -> Result<Vec<Value>> {
+    let args = unflatten(interp, in_def, &keyed_objs(vals, in_keys)?)?;
+    let out = interp.call(
+        f,
+        Args {
+            pos: iterate(&args)?,
+            kw: kw.to_vec(),
+        },
+    )?;
+    let (leaves, def) = flatten(interp, &out)?;
+    *out_def.borrow_mut() = Some(def);
+    let (vals, keys) = keyed_values(&leaves).map_err(|e| {
+        err!(
+            TypeError,
+            "the function returned a value that is not an array or a pytree of arrays: {}",
+            e.message
+        )
+    })?;
+    *out_keys.borrow_mut() = keys;
+    Ok(vals)
 }
 
 pub(crate) fn func_name(f: &Obj) -> String {
@@ -332,7 +369,7 @@ fn map_call(
     };
     let args = Obj::tuple(call.pos.clone());
     let (leaves, in_def) = flatten(interp, &args)?;
-    let vals = leaf_values(&leaves)?;
+    let (vals, in_keys) = keyed_values(&leaves)?;
     let in_axes = match in_axes {
         Obj::List(l) => Obj::tuple(l.borrow().clone()),
         o => o.clone(),
@@ -344,12 +381,13 @@ fn map_call(
         &format!("{what} in_axes"),
     )?;
     let mut axes = vec![];
-    for (o, v) in per_leaf.iter().zip(&vals) {
+    for ((o, v), &key) in per_leaf.iter().zip(&vals).zip(&in_keys) {
         axes.push(match o {
             Obj::None => None,
             o => {
                 let ax = to_int(o)?;
-                let nd = v.ndim() as i64;
+                // A typed key's axes are those of its key data but the last.
+                let nd = v.ndim() as i64 - i64::from(key);
                 if ax < -nd || ax >= nd.max(1) {
                     bail!(
                         ValueError,
@@ -371,16 +409,23 @@ fn map_call(
         ),
     };
     let out_def = RefCell::new(None);
+    let out_keys = RefCell::new(vec![]);
     let outs = {
         let (f, in_def, out_def, kw) = (f, &in_def, &out_def, &call.kw);
+        let (in_keys, out_keys) = (&in_keys, &out_keys);
         let ip = &mut *interp;
-        let body: jops::BodyFn =
-            Box::new(move |v: &[Value]| call_flat(ip, f, in_def, kw, v, out_def));
+        let body: jops::BodyFn = Box::new(move |v: &[Value]| {
+            call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
+        });
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
         jops::map(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
     };
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
-    unflatten(interp, &out_def, &value_objs(&outs))
+    unflatten(
+        interp,
+        &out_def,
+        &keyed_objs(&outs, &out_keys.into_inner())?,
+    )
 }
 
 fn axis_name_arg(a: &Args, index: Option<usize>) -> Result<Option<String>> {
@@ -700,6 +745,17 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::native("make_jaxpr", move |i, call| {
         let args = Obj::tuple(call.pos.clone());
         let (leaves, in_def) = flatten(i, &args)?;
+        // JAX's jaxpr gives keys a key type (`key<fry>[]`) and draws with
+        // its `random_*` primitives, which shardlab's programs do not have.
+        if leaves
+            .iter()
+            .any(|l| super::random::typed_key_data(l).is_some())
+        {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.make_jaxpr of a function of typed PRNG keys"
+            );
+        }
         let vals = leaf_values(&leaves)?;
         let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
         let out_def = RefCell::new(None);

@@ -23,7 +23,7 @@ use crate::sharding::Placement;
 use crate::trace::Value;
 use crate::{bail, err};
 
-use crate::modules::random::{typed_key_data, typed_key_of};
+use crate::modules::random::{keyed_objs, typed_key_data};
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::format::repr_of;
@@ -490,7 +490,7 @@ impl Jitted {
         args.extend(captured);
         let outs = run_program(interp, &entry.program, &args)?;
         let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
-        unflatten(interp, &entry.out_def, &key_objs(outs, &entry.out_keys)?)
+        unflatten(interp, &entry.out_def, &keyed_objs(&outs, &entry.out_keys)?)
     }
 
     /// The placements of the dynamic leaves (see `jit_shardings`);
@@ -664,7 +664,7 @@ impl Jitted {
         let rebuilt = iterate(&unflatten(
             interp,
             &sig.in_def,
-            &key_objs(vals.to_vec(), &sig.keys)?,
+            &keyed_objs(vals, &sig.keys)?,
         )?)?;
         let dyn_pos = iterate(&rebuilt[0])?;
         let n = dyn_pos.len() + sig.statics.len();
@@ -829,20 +829,6 @@ fn hashable(x: &Obj) -> Result<()> {
         Obj::Tuple(t) => t.iter().try_for_each(hashable),
         _ => Ok(()),
     }
-}
-
-/// Leaves as objects, with the key data of typed keys wrapped back into keys.
-fn key_objs(vals: Vec<Value>, keys: &[bool]) -> Result<Vec<Obj>> {
-    vals.into_iter()
-        .enumerate()
-        .map(|(i, v)| {
-            if keys.get(i).copied().unwrap_or(false) {
-                typed_key_of(v)
-            } else {
-                Ok(Obj::Array(v))
-            }
-        })
-        .collect()
 }
 
 fn same_signature(a: &Signature, b: &Signature) -> bool {

@@ -6,8 +6,13 @@
 //! `jax.jit`, `vmap`, `scan` and `shard_map` like any array; a sampler given
 //! a traced key draws with [`crate::random::traced`], in equations. Typed
 //! keys (`jax.random.key`) are key objects ([`Keys`], type `PRNGKeyArray`)
-//! holding the words of a batch of keys; they have the batch shape only,
-//! print as JAX prints `key<fry>` arrays and stay concrete.
+//! holding the words of a batch of keys; they have the batch shape only and
+//! print as JAX prints `key<fry>` arrays. A transformation (`jax.jit`,
+//! `vmap`, `pmap`, `cond`, `while_loop`, `fori_loop`, `scan`, `lax.map`)
+//! traces a typed key as its key data, `uint32[..., 2]`, remembering which
+//! leaves were keys ([`keyed_values`]); inside, the function sees
+//! [`TracedKeys`], and keys it returns become typed keys again
+//! ([`keyed_objs`]). A vmapped key's batch axes are its data's leading axes.
 
 use crate::array::{Array, DType};
 use crate::error::Result;
@@ -134,10 +139,18 @@ impl Object for TracedKeys {
             .iter()
             .map(|d| d.to_string())
             .collect();
-        Some(format!(
-            "Traced<key<fry>[{}]>with<DynamicJaxprTrace>",
-            batch.join(",")
-        ))
+        // A staged trace (jit, scan, a loop) shows its tracers as
+        // `JitTracer(type)`; other traces keep the generic text, as arrays do.
+        let staged = match &self.data {
+            Value::Traced(t) => crate::trace::tracer_text(t).starts_with("JitTracer("),
+            Value::Concrete(_) => false,
+        };
+        let ty = format!("key<fry>[{}]", batch.join(","));
+        Some(if staged {
+            format!("JitTracer({ty})")
+        } else {
+            format!("Traced<{ty}>with<DynamicJaxprTrace>")
+        })
     }
 
     fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
@@ -194,6 +207,43 @@ pub fn typed_key_data(o: &Obj) -> Option<Value> {
     Array::from_u32(&shape, data).ok().map(Value::Concrete)
 }
 
+/// Pytree leaves as the values a transformation traces: typed keys enter as
+/// their key data, and the mask says which leaves were keys, so that
+/// [`keyed_objs`] can wrap them back (JAX traces key arrays as values of a
+/// key dtype; shardlab traces their `uint32[..., 2]` data).
+pub fn keyed_values(leaves: &[Obj]) -> Result<(Vec<Value>, Vec<bool>)> {
+    let mut vals = Vec::with_capacity(leaves.len());
+    let mut keys = Vec::with_capacity(leaves.len());
+    for l in leaves {
+        match typed_key_data(l) {
+            Some(data) => {
+                vals.push(data);
+                keys.push(true);
+            }
+            None => {
+                vals.push(to_value(l)?);
+                keys.push(false);
+            }
+        }
+    }
+    Ok((vals, keys))
+}
+
+/// Values as leaves, the key data of the leaves `keys` marks wrapped back
+/// into typed keys.
+pub fn keyed_objs(vals: &[Value], keys: &[bool]) -> Result<Vec<Obj>> {
+    vals.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if keys.get(i).copied().unwrap_or(false) {
+                typed_key_of(v.clone())
+            } else {
+                Ok(Obj::Array(v.clone()))
+            }
+        })
+        .collect()
+}
+
 /// The typed key over key data `data`: a key object when it is concrete, a
 /// [`TracedKeys`] under a trace.
 pub fn typed_key_of(data: Value) -> Result<Obj> {
@@ -221,6 +271,23 @@ fn traced_key(o: &Obj) -> Option<(Value, bool)> {
         Obj::Array(v @ Value::Traced(_)) => Some((v.clone(), false)),
         _ => o.downcast::<TracedKeys>().map(|t| (t.data.clone(), true)),
     }
+}
+
+/// A traced key for sampler `func`, which takes a single key: JAX's error
+/// for a batch of typed keys (raw key data is checked where it is drawn from).
+fn traced_single(o: &Obj, func: &str) -> Result<Option<(Value, bool)>> {
+    let Some((v, typed)) = traced_key(o) else {
+        return Ok(None);
+    };
+    let shape = v.shape();
+    if typed && shape.len() > 1 {
+        bail!(
+            ValueError,
+            "{func} accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
+            crate::python::format::repr_of(&shape_obj(&shape[..shape.len() - 1]))
+        );
+    }
+    Ok(Some((v, typed)))
 }
 
 /// Derived keys in the kind of their parent: typed stay typed.
@@ -497,7 +564,7 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
-    if let Some((v, typed)) = traced_key(&k) {
+    if let Some((v, typed)) = traced_single(&k, "split")? {
         return derived(traced::split(&v, &shape)?, typed);
     }
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
@@ -595,7 +662,7 @@ fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "normal")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "normal")?;
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "normal")? {
         return Ok(Obj::Array(traced::normal(&v, &shape)?));
     }
     let key = single_key(&k, "normal")?;
@@ -614,7 +681,7 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => scalar(&o, "maxval")?,
         None => 1.0,
     };
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "uniform")? {
         return Ok(Obj::Array(traced::uniform(
             &v, &shape, lo as f32, hi as f32,
         )?));
@@ -647,7 +714,7 @@ fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
         None => 0.5,
     };
     let shape = shape_arg(a.get(Some(2), "shape"))?;
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "bernoulli")? {
         return Ok(Obj::Array(traced::bernoulli(&v, p as f32, &shape)?));
     }
     let key = single_key(&k, "bernoulli")?;
@@ -679,7 +746,7 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     // JAX clips the bounds to the dtype's range; a maxval beyond it still
     // allows the largest value.
     let (lo, hi) = (clamp(lo), hi);
-    if let Some((v, _)) = traced_key(&k) {
+    if let Some((v, _)) = traced_single(&k, "randint")? {
         let top = if hi > i32::MAX as f64 {
             i32::MAX
         } else {
@@ -786,7 +853,7 @@ pub fn module() -> Obj {
                 );
             }
         }
-        if let Some((v, _)) = traced_key(&k) {
+        if let Some((v, _)) = traced_single(&k, "bits")? {
             return Ok(Obj::Array(traced::random_bits(&v, &shape)?));
         }
         let key = single_key(&k, "bits")?;

@@ -166,12 +166,12 @@ pub fn to_value(o: &Obj) -> Result<Value> {
         // `nnx.Variable`) converts to the array it holds now.
         other => match other.behaviour().and_then(|b| b.array(other)) {
             Some(a) => to_value(&a),
-            // JAX traces typed keys through every transformation; shardlab
-            // passes them through `jax.jit` only (legacy uint32 keys go
-            // everywhere).
+            // The transformations that carry typed keys (jit, vmap, the
+            // loops) take their key data before this; elsewhere, such as
+            // jnp operations on keys, shardlab has no key dtype.
             None if other.type_name() == "PRNGKeyArray" => bail!(
                 NotImplementedError,
-                "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here (outside jax.jit arguments)"
+                "not supported by shardlab yet: typed PRNG keys (jax.random.key) as array values here"
             ),
             None => bail!(
                 TypeError,
