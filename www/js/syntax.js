@@ -62,11 +62,12 @@ export function callArgs(call, source) {
 }
 
 // The text a plain string literal holds ('x', "x", r'x'), or null for
-// f-strings, bytes, implicit concatenations and escapes.
+// f-strings, bytes, triple quotes, implicit concatenations and escapes.
 export function stringValue(node, source) {
   if (node.name !== 'String') return null;
-  const m = /^([rRuU]?)(['"])([^'"\\\n]*)\2$/.exec(source.slice(node.from, node.to));
-  return m ? m[3] : null;
+  const m = /^[rRuU]?(['"])([\s\S]*)\1$/.exec(source.slice(node.from, node.to));
+  if (!m || m[2].includes(m[1]) || /[\\\n]/.test(m[2])) return null;
+  return m[2];
 }
 
 // 1-based line of `at` in `source`.

@@ -80,8 +80,10 @@ export function lossScale(values) {
   let lo = Math.min(...finite);
   let hi = Math.max(...finite);
   if (lo > 0 && hi / lo >= 100) {
-    const l0 = Math.floor(Math.log10(lo));
-    const l1 = Math.ceil(Math.log10(hi));
+    // A float32 loss a hair under a power of ten (9.9999e-9) keeps that
+    // power (1e-8) as its end.
+    const l0 = Math.floor(Math.log10(lo) + 1e-5);
+    const l1 = Math.ceil(Math.log10(hi) - 1e-5);
     const step = Math.max(1, Math.ceil((l1 - l0) / 6));
     const ticks = [];
     for (let e = l0; e <= l1; e += step) ticks.push(Number(`1e${e}`));
