@@ -102,5 +102,7 @@ result = w
     assert.ok(t.length <= 6 && !t.includes('0.0000'), `tick label ${t} is too long`);
   }
   assert.ok(ticks.includes('1') && ticks.includes('1e-8'), ticks.join(' '));
+  await page.click('svg.loss-chart circle[data-step="4"]');
+  assert.equal(await page.textContent('#step-info'), 'step 5 of 5 · loss 1e-8');
   await page.close();
 });

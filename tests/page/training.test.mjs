@@ -1,7 +1,7 @@
 // npm/src/view/training.js's choice of steps, on hand-made reports (no browser).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findSteps, lossScale, tickLabel } from '../../npm/src/view/training.js';
+import { findSteps, lossScale, tickLabel, lossText } from '../../npm/src/view/training.js';
 
 const arr = (v) => ({ shape: [], dtype: 'float32', data: new Float32Array([v]) });
 // A map whose first output has `width` elements and whose second is the loss.
@@ -51,4 +51,8 @@ test('losses spanning decades are charted on a log scale, with short tick labels
   assert.deepEqual(linear.ticks, [0.1, 0.2, 0.3, 0.4, 0.5]);
   assert.equal(lossScale([-1, 1e-6, 1]).log, false, 'a loss at or below zero stays linear');
   assert.deepEqual([2.808e-6, 0.00123, 12.345, 1234567, -0.5].map(tickLabel), ['2.81e-6', '0.00123', '12.3', '1.23e6', '-0.5']);
+});
+
+test('a small loss reads in powers of ten', () => {
+  assert.deepEqual([4.406e-6, 0.25, 1.5, 0.00123].map(lossText), ['4.406e-6', '0.25', '1.5', '0.00123']);
 });

@@ -106,6 +106,14 @@ export function lossScale(values) {
   return { log: false, lo: first, hi: last, ticks, at: (v) => (v - first) / (last - first) };
 }
 
+// A loss as text: four significant digits, in powers of ten below 0.001
+// (4.406e-6 rather than 0.000004406).
+export function lossText(v) {
+  if (!Number.isFinite(v) || v === 0 || Math.abs(v) >= 1e-3) return fmtNumber(v);
+  const [m, e] = v.toExponential(3).split('e');
+  return `${String(Number(m))}e${Number(e)}`;
+}
+
 function chart(steps, onPick) {
   const n = steps.loss.length;
   const scale = lossScale(steps.loss);
@@ -117,7 +125,7 @@ function chart(steps, onPick) {
     svg('text', { x: PAD.l - 5, y: (y(t) + 3).toFixed(1), 'text-anchor': 'end' }, tickLabel(t))));
   return svg('svg', { class: 'loss-chart', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img',
     'data-scale': scale.log ? 'log' : 'linear',
-    'aria-label': `loss per step, ${n} steps, from ${fmtNumber(steps.loss[0])} to ${fmtNumber(steps.loss[n - 1])}` +
+    'aria-label': `loss per step, ${n} steps, from ${lossText(steps.loss[0])} to ${lossText(steps.loss[n - 1])}` +
       (scale.log ? ', on a log scale' : '') },
   ticks,
   svg('line', { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: 'axis' }),
@@ -128,7 +136,7 @@ function chart(steps, onPick) {
   svg('polyline', { points: pts, class: 'loss-line' }),
   steps.loss.map((v, k) => {
     const c = svg('circle', { cx: x(k).toFixed(1), cy: y(v).toFixed(1), r: 4, class: 'step-point', 'data-step': k },
-      svg('title', {}, `step ${k + 1}: loss ${fmtNumber(v)}`));
+      svg('title', {}, `step ${k + 1}: loss ${lossText(v)}`));
     c.addEventListener('click', () => onPick(k));
     return c;
   }));
@@ -174,7 +182,7 @@ export function renderTraining(report, steps, select) {
   const go = (to, selectMap = true) => {
     k = Math.max(0, Math.min(n - 1, to));
     progress.value = k + 1;
-    info.textContent = `step ${k + 1} of ${n} · loss ${fmtNumber(steps.loss[k])}`;
+    info.textContent = `step ${k + 1} of ${n} · loss ${lossText(steps.loss[k])}`;
     for (const c of plot.querySelectorAll('.step-point')) c.classList.toggle('current', Number(c.dataset.step) === k);
     const m = steps.maps[k];
     details.replaceChildren(stepDetails(report, steps, k));
