@@ -3,7 +3,7 @@
 // device count a program's text asks for.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axisUses, renameAxes } from '../../www/js/axes.js';
+import { axisUses, renameAxes, firstMeshNames } from '../../www/js/axes.js';
 import { deviceNeeds, devicesRefusal } from '../../www/js/device-count.js';
 
 const PROGRAM = `import jax, numpy as np
@@ -84,4 +84,11 @@ test('the device count a program asks for, and why a Devices value cannot run it
   assert.equal(flagged.exact, 4);
   assert.equal(devicesRefusal(4, flagged), null);
   assert.match(devicesRefusal(8, flagged), /^line 2 sets --xla_force_host_platform_device_count=4, so the program runs on 4 devices/);
+});
+
+test('the first mesh whose axis names are written as strings', () => {
+  assert.deepEqual(firstMeshNames("devices = np.array(jax.devices()[:8])\nm = Mesh(devices, ('data',))\nm2 = Mesh(devices.reshape(2, 4), ('x', 'y'))\n"),
+    { names: ['data'], line: 2 });
+  assert.deepEqual(firstMeshNames("m = Mesh(devices, names)\nm2 = Mesh(d, axis_names=('a', 'b'))\n"), { names: ['a', 'b'], line: 2 });
+  assert.equal(firstMeshNames('x = 1\n'), null);
 });

@@ -73,6 +73,31 @@ test('a ring names its axis in mesh.shape and ppermute: both follow', async () =
   await page.close();
 });
 
+test('a mesh over devices built elsewhere: its axis renames everywhere, or is refused on a clash', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'tour.py');
+  await runsDone(page, 2);
+  const result = await page.textContent('[data-testid=result]');
+  assert.equal(await page.getByLabel('Axis names').inputValue(), 'data');
+  assert.ok(await page.getByLabel('Mesh shape').isDisabled());
+  await setField(page, 'Axis names', 'x');
+  assert.equal(await page.textContent('#mesh-msg'), "Axis names: 'x' already names an axis at line 19");
+  await assertStale(page, /already names an axis/);
+  await setField(page, 'Axis names', 'batch');
+  await runsDone(page, 3);
+  const text = await code(page);
+  assert.ok(text.includes("mesh = Mesh(devices, ('batch',))"));
+  assert.ok(text.includes("jax.lax.psum(jnp.sum(x), 'batch')"));
+  assert.ok(text.includes("jax.lax.pmean(g, 'batch')"));
+  assert.ok(text.includes("mesh2 = Mesh(devices.reshape(2, 4), ('x', 'y'))"), 'the other mesh keeps its axes');
+  assert.ok(text.includes("# 4. Gradients. The weight w is replicated (P()); the data is split over 'data'."));
+  assert.ok(!text.includes("'data')"));
+  assert.equal(await page.textContent('[data-testid=result]'), result);
+  assert.ok(await page.getByTestId('stale').isHidden());
+  await page.close();
+});
+
 test('an axis the text cannot rename is refused at the control, and the results go stale', async () => {
   const page = await h.page('#');
   await runsDone(page, 1);

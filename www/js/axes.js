@@ -90,6 +90,25 @@ export function axisUses(source) {
   return uses;
 }
 
+// The axis names of the first Mesh(...) / make_mesh(...) / AbstractMesh(...)
+// call whose names are all written as strings: { names, line }, or null.
+// The Axis names control renames through it where the mesh's devices are
+// built in a way the Mesh shape control does not rewrite.
+export function firstMeshNames(source) {
+  const tree = parse(source);
+  for (const call of nodesNamed(tree, new Set(['CallExpression']))) {
+    if (!MESH_CALLS.has(calleeName(call, source))) continue;
+    const args = callArgs(call, source);
+    const at = args.positional[1] || args.keywords.axis_names;
+    if (!at) continue;
+    const uses = { axes: [], dynamic: [], strings: [] };
+    readAxes(at, source, 'Mesh', uses);
+    if (uses.dynamic.length || uses.axes.length === 0) continue;
+    return { names: uses.axes.map((a) => a.value), line: lineAt(source, call.from) };
+  }
+  return null;
+}
+
 // `source` with the axes renamed by `renames` (a Map old -> new, applied
 // all at once, so x -> y with y -> x swaps them): { source } or { error }.
 export function renameAxes(source, renames) {

@@ -9,7 +9,7 @@ import { shownOutput } from '../../npm/src/view/output.js';
 import { renderReport } from '../../npm/src/view/report.js';
 import { Editor } from './editor.js';
 import { EXAMPLES, loadExample } from './examples.js';
-import { renameAxes } from './axes.js';
+import { renameAxes, firstMeshNames } from './axes.js';
 import { deviceNeeds, neededCount, devicesRefusal } from './device-count.js';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
 import { encodeState, decodeState } from './state.js';
@@ -174,9 +174,14 @@ function syncControls({ follow = true } = {}) {
   const mesh = findMesh(editor.text);
   ui.shape.disabled = ui.names.disabled = !mesh;
   if (!mesh) {
+    // A mesh over devices built elsewhere (Mesh(devices, ('x',))): its
+    // names can still be renamed everywhere; its shape is the code's.
+    const named = firstMeshNames(editor.text);
+    ui.names.disabled = !named;
     ui.shape.value = '';
-    ui.names.value = '';
-    ui.shape.placeholder = ui.names.placeholder = 'no Mesh line';
+    ui.names.value = named ? named.names.join(',') : '';
+    ui.shape.placeholder = named ? 'in the code' : 'no Mesh line';
+    ui.names.placeholder = 'no Mesh line';
     return;
   }
   ui.shape.value = mesh.shape.join('x');
@@ -205,6 +210,25 @@ function clearStale() {
   ui.stale.hidden = true;
 }
 
+// Axis names where the Mesh shape control cannot rewrite the mesh: the
+// rename alone, or false with the reason.
+function renameOnly() {
+  const named = firstMeshNames(editor.text);
+  if (!named) return false;
+  const names = parseNames(ui.names.value);
+  if (names.error) return setMsg(ui.meshMsg, [ui.names], 'Axis names: ' + names.error), false;
+  if (names.names.length !== named.names.length) {
+    return setMsg(ui.meshMsg, [ui.names], `Axis names: the mesh at line ${named.line} has ${named.names.length} axes; change their number in the code`), false;
+  }
+  const renamed = renameAxes(editor.text, new Map(named.names.map((a, i) => [a, names.names[i]])));
+  if (renamed.error) return setMsg(ui.meshMsg, [ui.names], 'Axis names: ' + renamed.error), false;
+  setMsg(ui.meshMsg, [ui.names], null);
+  editor.set(renamed.source);
+  syncControls();
+  saveState(true);
+  return true;
+}
+
 // Applies the controls to the program; false (with the reason shown at the
 // control) when they are refused.
 function applyControls(changed) {
@@ -217,7 +241,7 @@ function applyControls(changed) {
   if (needs) return setMsg(ui.devicesMsg, [ui.devices], 'Devices: ' + needs), false;
   setMsg(ui.devicesMsg, [ui.devices], null);
   const mesh = findMesh(editor.text);
-  if (!mesh) return true;
+  if (!mesh) return changed === 'names' ? renameOnly() : true;
   const shape = parseShape(ui.shape.value);
   if (shape.error) return setMsg(ui.meshMsg, [ui.shape], 'Mesh shape: ' + shape.error), false;
   const names = parseNames(ui.names.value);
