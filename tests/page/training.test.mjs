@@ -1,7 +1,7 @@
 // npm/src/view/training.js's choice of steps, on hand-made reports (no browser).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findSteps } from '../../npm/src/view/training.js';
+import { findSteps, lossScale, tickLabel, lossText } from '../../npm/src/view/training.js';
 
 const arr = (v) => ({ shape: [], dtype: 'float32', data: new Float32Array([v]) });
 // A map whose first output has `width` elements and whose second is the loss.
@@ -31,4 +31,28 @@ test('three or more top-level grad calls are the steps', () => {
     ],
   };
   assert.deepEqual(findSteps(report), { grads: true, maps: [1, 3, -1], loss: [8, 4.5, 4] });
+});
+
+test('the same loss again and again is not training', () => {
+  // A program that calls one map three times on the same values.
+  assert.equal(findSteps({ maps: [map(2, 5), map(2, 5), map(2, 5)], grads: [] }), null);
+  const same = { loss: 2, grads: [arr(0)], maps: [0, 0] };
+  assert.equal(findSteps({ maps: [], grads: [same, same, same] }), null);
+});
+
+test('losses spanning decades are charted on a log scale, with short tick labels', () => {
+  const log = lossScale([1, 1e-2, 1e-4, 2.808e-6]);
+  assert.equal(log.log, true);
+  assert.deepEqual(log.ticks.map(tickLabel), ['1e-6', '1e-5', '1e-4', '0.001', '0.01', '0.1', '1']);
+  // Each decade takes the same height: 1e-4 is two thirds of the way up.
+  assert.ok(Math.abs(log.at(1e-4) - 2 / 6) < 1e-12);
+  const linear = lossScale([0.5, 0.3, 0.19]);
+  assert.equal(linear.log, false);
+  assert.deepEqual(linear.ticks, [0.1, 0.2, 0.3, 0.4, 0.5]);
+  assert.equal(lossScale([-1, 1e-6, 1]).log, false, 'a loss at or below zero stays linear');
+  assert.deepEqual([2.808e-6, 0.00123, 12.345, 1234567, -0.5].map(tickLabel), ['2.81e-6', '0.00123', '12.3', '1.23e6', '-0.5']);
+});
+
+test('a small loss reads in powers of ten', () => {
+  assert.deepEqual([4.406e-6, 0.25, 1.5, 0.00123].map(lossText), ['4.406e-6', '0.25', '1.5', '0.00123']);
 });

@@ -1,5 +1,5 @@
-// The code editor: CodeMirror 6 with Python highlighting, plus a mark on
-// the line of an error.
+// The code editor: CodeMirror 6 with Python highlighting and wrapped long
+// lines, plus a mark on the line of an error.
 import { EditorView, basicSetup } from 'codemirror';
 import { python } from '@codemirror/lang-python';
 import { StateEffect, StateField } from '@codemirror/state';
@@ -30,6 +30,8 @@ export class Editor {
       extensions: [
         basicSetup,
         python(),
+        // Long lines wrap, so no part of the program hides past the edge.
+        EditorView.lineWrapping,
         errorLine,
         EditorView.contentAttributes.of({ 'aria-label': 'Program' }),
         EditorView.updateListener.of((u) => {

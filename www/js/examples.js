@@ -13,7 +13,7 @@ export const EXAMPLES = [
   { file: 'seed002_example1.py', title: 'pmap with psum' },
   { file: 'seed003_example.py', title: 'vmap vs shard_map' },
   { file: 'seed001_example_real_corrected.py', title: 'Flax Dense layer under shard_map' },
-  { file: 'seed004_production_corrected_pmean.py', title: 'NNX training step with pmean(grads)' },
+  { file: 'seed004_production_corrected_pmean.py', title: 'NNX: one optimizer update with pmean(grads)' },
   { file: 'long_loop.py', title: 'A long loop (try Cancel)' },
 ];
 

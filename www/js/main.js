@@ -9,6 +9,8 @@ import { shownOutput } from '../../npm/src/view/output.js';
 import { renderReport } from '../../npm/src/view/report.js';
 import { Editor } from './editor.js';
 import { EXAMPLES, loadExample } from './examples.js';
+import { renameAxes, firstMeshNames } from './axes.js';
+import { deviceNeeds, neededCount, devicesRefusal } from './device-count.js';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
@@ -24,6 +26,7 @@ const ui = {
   statement: $('exercise-statement'), check: $('check'), reset: $('reset'), results: $('exercise-results'),
   verdict: $('verdict'), cases: $('cases'), output: document.querySelector('section.output'),
   devicesMsg: $('devices-msg'), meshMsg: $('mesh-msg'), specs: $('specs'), specsMsg: $('specs-msg'),
+  devicesNote: $('devices-note'), stale: $('stale'),
 };
 
 let isolated = false;
@@ -31,6 +34,11 @@ let example = '';
 // The open exercise ({ name, problem }), or null in the playground.
 let exercise = null;
 let editor;
+// The text as the example or link gave it: other text is the visitor's
+// edits, which choosing another example asks before dropping.
+let pristine = '';
+// The device count the code asked for when the controls last followed it.
+let needKey = null;
 
 // The page's one lab, started at once. 'auto' gives it device workers where
 // the page is cross-origin isolated (and lockstep only elsewhere). Runs are
@@ -82,13 +90,16 @@ function mapsLine(report) {
   return ` (${lockstep} of ${all} map${all > 1 ? 's' : ''} ran in lockstep)`;
 }
 
-function saveState() {
-  if (exercise) {
-    history.replaceState(null, '', '#exercise=' + encodeURIComponent(exercise.name));
-    return;
-  }
-  const hash = encodeState({ code: editor.text, devices: devices(), mode: ui.mode.value, example });
-  history.replaceState(null, '', hash);
+// Keeps the state in the URL. `push` makes it a new history entry (a new
+// example or a control), so Back returns to the one before; typing and runs
+// replace the current entry.
+function saveState(push = false) {
+  const hash = exercise
+    ? '#exercise=' + encodeURIComponent(exercise.name)
+    : encodeState({ code: editor.text, devices: devices(), mode: ui.mode.value, example });
+  if (hash === location.hash) return;
+  if (push) history.pushState(null, '', hash);
+  else history.replaceState(null, '', hash);
 }
 
 // The axis names of the mesh a shard_map call uses, or null when unknown.
@@ -140,18 +151,37 @@ function applySpec(input) {
   const head = /^[\w.]+/.exec(spec.text)[0];
   editor.set(replaceRange(source, spec.start, spec.end, specText(parsed.entries, head)));
   syncControls();
+  saveState(true);
   run();
 }
 
-// Reflects the program's mesh and specs in the controls.
-function syncControls() {
+// Sets Devices to the count the code asks for when that changed (or when
+// Devices cannot run it), and says which line asks, beside the control.
+// With `follow` false (a link, Back) Devices stays as it is.
+function followDevices(follow) {
+  const need = deviceNeeds(editor.text);
+  const key = need ? `${need.exact}/${need.atLeast}` : null;
+  if (follow && need && (key !== needKey || devicesRefusal(devices(), need))) ui.devices.value = String(neededCount(need));
+  needKey = key;
+  const line = need && (need.because.find((b) => b.flag) || need.because[0]);
+  ui.devicesNote.textContent = line ? `set by line ${line.line}: ${line.text}` : '';
+}
+
+// Reflects the program's mesh, specs and device count in the controls.
+function syncControls({ follow = true } = {}) {
+  followDevices(follow);
   renderSpecControls();
   const mesh = findMesh(editor.text);
   ui.shape.disabled = ui.names.disabled = !mesh;
   if (!mesh) {
+    // A mesh over devices built elsewhere (Mesh(devices, ('x',))): its
+    // names can still be renamed everywhere; its shape is the code's.
+    const named = firstMeshNames(editor.text);
+    ui.names.disabled = !named;
     ui.shape.value = '';
-    ui.names.value = '';
-    ui.shape.placeholder = ui.names.placeholder = 'no Mesh line';
+    ui.names.value = named ? named.names.join(',') : '';
+    ui.shape.placeholder = named ? 'in the code' : 'no Mesh line';
+    ui.names.placeholder = 'no Mesh line';
     return;
   }
   ui.shape.value = mesh.shape.join('x');
@@ -162,6 +192,41 @@ function syncControls() {
 function setMsg(box, inputs, reason) {
   box.textContent = reason || '';
   for (const i of inputs) i.setAttribute('aria-invalid', reason ? 'true' : 'false');
+  if (reason) markStale(`${reason}.`);
+}
+
+// Greys the results shown, which no longer match the code or the controls,
+// and says why and what to change; the next good run clears it.
+function markStale(reason) {
+  ui.lastGood.classList.add('stale');
+  ui.report.classList.add('stale');
+  ui.stale.textContent = `Stale: the results below are from the last run that worked. ${reason}`;
+  ui.stale.hidden = false;
+}
+
+function clearStale() {
+  ui.lastGood.classList.remove('stale');
+  ui.report.classList.remove('stale');
+  ui.stale.hidden = true;
+}
+
+// Axis names where the Mesh shape control cannot rewrite the mesh: the
+// rename alone, or false with the reason.
+function renameOnly() {
+  const named = firstMeshNames(editor.text);
+  if (!named) return false;
+  const names = parseNames(ui.names.value);
+  if (names.error) return setMsg(ui.meshMsg, [ui.names], 'Axis names: ' + names.error), false;
+  if (names.names.length !== named.names.length) {
+    return setMsg(ui.meshMsg, [ui.names], `Axis names: the mesh at line ${named.line} has ${named.names.length} axes; change their number in the code`), false;
+  }
+  const renamed = renameAxes(editor.text, new Map(named.names.map((a, i) => [a, names.names[i]])));
+  if (renamed.error) return setMsg(ui.meshMsg, [ui.names], 'Axis names: ' + renamed.error), false;
+  setMsg(ui.meshMsg, [ui.names], null);
+  editor.set(renamed.source);
+  syncControls();
+  saveState(true);
+  return true;
 }
 
 // Applies the controls to the program; false (with the reason shown at the
@@ -172,9 +237,11 @@ function applyControls(changed) {
     setMsg(ui.devicesMsg, [ui.devices], `Devices must be a whole number from 1 to ${MAX_DEVICES}`);
     return false;
   }
+  const needs = changed === 'devices' && devicesRefusal(n, deviceNeeds(editor.text));
+  if (needs) return setMsg(ui.devicesMsg, [ui.devices], 'Devices: ' + needs), false;
   setMsg(ui.devicesMsg, [ui.devices], null);
   const mesh = findMesh(editor.text);
-  if (!mesh) return true;
+  if (!mesh) return changed === 'names' ? renameOnly() : true;
   const shape = parseShape(ui.shape.value);
   if (shape.error) return setMsg(ui.meshMsg, [ui.shape], 'Mesh shape: ' + shape.error), false;
   const names = parseNames(ui.names.value);
@@ -193,9 +260,17 @@ function applyControls(changed) {
     setMsg(box, [target], reason.charAt(0).toUpperCase() + reason.slice(1));
     return false;
   }
+  let source = editor.text;
+  if (changed === 'names' && axisNames.length === mesh.names.length) {
+    // The program's other uses of the axes follow the new names.
+    const renamed = renameAxes(source, new Map(mesh.names.map((a, i) => [a, axisNames[i]])));
+    if (renamed.error) return setMsg(ui.meshMsg, [ui.names], 'Axis names: ' + renamed.error), false;
+    source = renamed.source;
+  }
   setMsg(ui.meshMsg, [ui.shape, ui.names], null);
-  editor.set(rewriteMesh(editor.text, shape.shape, axisNames));
+  editor.set(rewriteMesh(source, shape.shape, axisNames));
   syncControls();
+  saveState(true);
   return true;
 }
 
@@ -205,15 +280,13 @@ function showError(e) {
   ui.error.dataset.line = e.line || '';
   ui.error.hidden = false;
   editor.markError(e.line || null);
-  ui.lastGood.classList.add('stale');
-  ui.report.classList.add('stale');
+  markStale(e.line ? `Fix line ${e.line} (the error above) and the program runs again.` : 'Fix the error above and the program runs again.');
 }
 
 function showOutcome(run) {
   ui.error.hidden = true;
   editor.markError(null);
-  ui.lastGood.classList.remove('stale');
-  ui.report.classList.remove('stale');
+  clearStale();
   ui.stdout.textContent = run.stdout ? shownOutput(run.stdout) : '(nothing printed)';
   const text = run.resultText;
   ui.result.textContent = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut)' : text;
@@ -242,6 +315,15 @@ async function run() {
   // An open exercise is graded by Check: a run would only define functions.
   if (!lab || exercise) return;
   saveState();
+  // A Devices value the code cannot run with is explained at the control,
+  // rather than run into an error about reshaping the device array.
+  const needs = devicesRefusal(devices(), deviceNeeds(editor.text));
+  if (needs) {
+    setMsg(ui.devicesMsg, [ui.devices], 'Devices: ' + needs);
+    ui.status.textContent = `${modeLine()} · not run: Devices does not fit the code`;
+    return;
+  }
+  if (ui.devicesMsg.textContent.startsWith('Devices: ')) setMsg(ui.devicesMsg, [ui.devices], null);
   if (current) current.abort();
   const mine = new AbortController();
   current = mine;
@@ -304,12 +386,54 @@ function cancel() {
   ui.status.textContent = modeLine() + ' · cancelling…';
 }
 
-async function pickExample(file) {
+async function pickExample(file, push = false) {
   closeExercise();
   example = file;
   ui.example.value = file;
-  editor.set(await loadExample(file));
+  pristine = await loadExample(file);
+  editor.set(pristine);
+  needKey = null;
+  // Devices follows the example's code; a program that sets no count runs on 8.
+  if (!deviceNeeds(pristine)) ui.devices.value = '8';
+  setMsg(ui.devicesMsg, [ui.devices], null);
   syncControls();
+  saveState(push);
+  await run();
+}
+
+// The Example menu: edits to the code are dropped only when the visitor
+// says so.
+function exampleChosen() {
+  const file = ui.example.value;
+  if (!file) return;
+  if (!exercise && editor.text !== pristine && !window.confirm('Replace your edits to the code with this example? They are not saved.')) {
+    ui.example.value = example;
+    return;
+  }
+  pickExample(file, true);
+}
+
+// Back and Forward: the state in the URL the browser returned to.
+async function restoreHash() {
+  if (exerciseInHash()) {
+    openExercise(exerciseInHash().name);
+    return;
+  }
+  const saved = decodeState(location.hash, EXAMPLES.map((x) => x.file));
+  if (!saved) {
+    if (EXAMPLES.length) await pickExample(EXAMPLES[0].file);
+    return;
+  }
+  if (saved.refused) return;
+  closeExercise();
+  ui.devices.value = String(saved.devices);
+  ui.mode.value = isolated || saved.mode !== 'parallel' ? saved.mode : 'lockstep';
+  example = saved.example;
+  ui.example.value = EXAMPLES.some((x) => x.file === example) ? example : '';
+  pristine = saved.code;
+  editor.set(saved.code);
+  setMsg(ui.devicesMsg, [ui.devices], null);
+  syncControls({ follow: false });
   await run();
 }
 
@@ -441,7 +565,8 @@ async function openRefused(saved) {
       // The reason below is what matters; the editor stays empty.
     }
   }
-  syncControls();
+  pristine = editor.text;
+  syncControls({ follow: false });
   if (await engineReady()) ui.status.textContent = `${modeLine()} · the link was not run: ${saved.refused}`;
   ui.info.textContent = 'press Run to run the program';
 }
@@ -467,11 +592,12 @@ async function start() {
     clearTimeout(editTimer);
     editTimer = setTimeout(run, EDIT_PAUSE_MS);
   });
-  ui.example.addEventListener('change', () => ui.example.value && pickExample(ui.example.value));
-  ui.devices.addEventListener('change', () => applyControls('devices') && run());
+  ui.example.addEventListener('change', exampleChosen);
+  ui.devices.addEventListener('change', () => applyControls('devices') && (saveState(true), run()));
   ui.shape.addEventListener('change', () => applyControls('shape') && run());
   ui.names.addEventListener('change', () => applyControls('names') && run());
-  ui.mode.addEventListener('change', () => run());
+  ui.mode.addEventListener('change', () => (saveState(true), run()));
+  window.addEventListener('popstate', () => restoreHash());
   ui.run.addEventListener('click', () => run());
   ui.exercise.addEventListener('change', () => (ui.exercise.value ? openExercise(ui.exercise.value) : closeExercise()));
   ui.check.addEventListener('click', () => checkExercise());
@@ -504,7 +630,10 @@ async function start() {
     ui.mode.value = saved.mode;
     example = saved.example;
     ui.example.value = EXAMPLES.some((x) => x.file === example) ? example : '';
-    syncControls();
+    pristine = saved.code;
+    // The link's Devices stands; the code's count is only shown (and a
+    // Devices value the code cannot run with is explained by run()).
+    syncControls({ follow: false });
     if (await engineReady()) await run();
   } else if (await engineReady()) {
     await pickExample(EXAMPLES[0].file);

@@ -7,6 +7,13 @@ import { el, svg } from './dom.js';
 import { arrayText, fmtNumber } from './arrays.js';
 import { REDUCTIONS } from './gradients.js';
 
+// Whether `loss` is a loss over steps: at least two different finite
+// values. The same value again and again is one computation repeated (a
+// program printing a result and then returning it), not training.
+function changes(loss) {
+  return new Set(loss.filter((v) => Number.isFinite(v))).size >= 2;
+}
+
 // The steps of a training loop in `report`, or null. With 3 or more
 // top-level grad calls, one step each: { grads: true, maps, loss }, where
 // maps[k] is the last map step k ran (its backward map), or -1. Otherwise
@@ -15,7 +22,7 @@ import { REDUCTIONS } from './gradients.js';
 // `output` is the index of the scalar output taken as the loss (the last).
 export function findSteps(report) {
   const calls = report.grads || [];
-  if (calls.length >= 3) {
+  if (calls.length >= 3 && changes(calls.map((g) => Number(g.loss)))) {
     return {
       grads: true,
       maps: calls.map((g) => (g.maps[1] > g.maps[0] ? g.maps[1] - 1 : -1)),
@@ -46,37 +53,90 @@ export function findSteps(report) {
   });
   if (output < 0) return null;
   const loss = best.map((i) => Number(report.maps[i].outputs[output].global.data[0]));
-  return { grads: false, maps: best, loss, output };
+  return changes(loss) ? { grads: false, maps: best, loss, output } : null;
 }
 
 const W = 520;
 const H = 180;
-const PAD = { l: 74, r: 12, t: 10, b: 28 };
+const PAD = { l: 60, r: 12, t: 10, b: 28 };
+
+// A tick label short enough to read: at most 3 significant digits, and
+// powers of ten for very small or large values (2.81e-6, not 0.000002808).
+export function tickLabel(v) {
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e5) {
+    const [m, e] = v.toExponential(2).split('e');
+    return `${String(Number(m))}e${Number(e)}`;
+  }
+  return String(Number(v.toPrecision(3)));
+}
+
+// The loss axis: logarithmic when every loss is positive and they span two
+// decades or more (a loss falling from 1 to 1e-6 is a straight line rather
+// than a cliff), linear otherwise. { log, lo, hi, ticks, at(v) -> 0..1 }.
+export function lossScale(values) {
+  const finite = values.filter((v) => Number.isFinite(v));
+  let lo = Math.min(...finite);
+  let hi = Math.max(...finite);
+  if (lo > 0 && hi / lo >= 100) {
+    // A float32 loss a hair under a power of ten (9.9999e-9) keeps that
+    // power (1e-8) as its end.
+    const l0 = Math.floor(Math.log10(lo) + 1e-5);
+    const l1 = Math.ceil(Math.log10(hi) - 1e-5);
+    const step = Math.max(1, Math.ceil((l1 - l0) / 6));
+    const ticks = [];
+    for (let e = l0; e <= l1; e += step) ticks.push(Number(`1e${e}`));
+    return { log: true, lo: 10 ** l0, hi: 10 ** l1, ticks,
+      at: (v) => (Math.log10(Math.max(v, 10 ** l0)) - l0) / (l1 - l0 || 1) };
+  }
+  if (!(hi > lo)) {
+    const pad = Math.abs(lo) / 10 || 1;
+    lo -= pad;
+    hi += pad;
+  }
+  // Round steps (1, 2 or 5 times a power of ten), about four of them.
+  const raw = (hi - lo) / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const first = Math.floor(lo / step) * step;
+  const last = Math.ceil(hi / step) * step;
+  const ticks = [];
+  for (let t = first; t <= last + step / 2; t += step) ticks.push(Number(t.toPrecision(12)));
+  return { log: false, lo: first, hi: last, ticks, at: (v) => (v - first) / (last - first) };
+}
+
+// A loss as text: four significant digits, in powers of ten below 0.001
+// (4.406e-6 rather than 0.000004406).
+export function lossText(v) {
+  if (!Number.isFinite(v) || v === 0 || Math.abs(v) >= 1e-3) return fmtNumber(v);
+  const [m, e] = v.toExponential(3).split('e');
+  return `${String(Number(m))}e${Number(e)}`;
+}
 
 function chart(steps, onPick) {
   const n = steps.loss.length;
-  const finite = steps.loss.filter((v) => Number.isFinite(v));
-  let lo = Math.min(...finite);
-  let hi = Math.max(...finite);
-  if (!(hi > lo)) {
-    lo -= 1;
-    hi += 1;
-  }
+  const scale = lossScale(steps.loss);
   const x = (k) => PAD.l + (n === 1 ? 0 : ((W - PAD.l - PAD.r) * k) / (n - 1));
-  const y = (v) => PAD.t + (H - PAD.t - PAD.b) * (1 - (v - lo) / (hi - lo));
+  const y = (v) => PAD.t + (H - PAD.t - PAD.b) * (1 - scale.at(v));
   const pts = steps.loss.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  const ticks = scale.ticks.map((t) => svg('g', { class: 'tick' },
+    svg('line', { x1: PAD.l - 3, y1: y(t).toFixed(1), x2: W - PAD.r, y2: y(t).toFixed(1), class: 'grid' }),
+    svg('text', { x: PAD.l - 5, y: (y(t) + 3).toFixed(1), 'text-anchor': 'end' }, tickLabel(t))));
   return svg('svg', { class: 'loss-chart', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img',
-    'aria-label': `loss per step, ${n} steps, from ${fmtNumber(steps.loss[0])} to ${fmtNumber(steps.loss[n - 1])}` },
+    'data-scale': scale.log ? 'log' : 'linear',
+    'aria-label': `loss per step, ${n} steps, from ${lossText(steps.loss[0])} to ${lossText(steps.loss[n - 1])}` +
+      (scale.log ? ', on a log scale' : '') },
+  ticks,
   svg('line', { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: 'axis' }),
   svg('line', { x1: PAD.l, y1: PAD.t, x2: PAD.l, y2: H - PAD.b, class: 'axis' }),
-  svg('text', { x: PAD.l - 4, y: PAD.t + 8, 'text-anchor': 'end' }, fmtNumber(hi)),
-  svg('text', { x: PAD.l - 4, y: H - PAD.b, 'text-anchor': 'end' }, fmtNumber(lo)),
+  svg('text', { x: 4, y: PAD.t + 8 }, scale.log ? 'loss (log)' : 'loss'),
   svg('text', { x: PAD.l, y: H - 8 }, 'step 1'),
   svg('text', { x: W - PAD.r, y: H - 8, 'text-anchor': 'end' }, `step ${n}`),
   svg('polyline', { points: pts, class: 'loss-line' }),
   steps.loss.map((v, k) => {
     const c = svg('circle', { cx: x(k).toFixed(1), cy: y(v).toFixed(1), r: 4, class: 'step-point', 'data-step': k },
-      svg('title', {}, `step ${k + 1}: loss ${fmtNumber(v)}`));
+      svg('title', {}, `step ${k + 1}: loss ${lossText(v)}`));
     c.addEventListener('click', () => onPick(k));
     return c;
   }));
@@ -122,7 +182,7 @@ export function renderTraining(report, steps, select) {
   const go = (to, selectMap = true) => {
     k = Math.max(0, Math.min(n - 1, to));
     progress.value = k + 1;
-    info.textContent = `step ${k + 1} of ${n} · loss ${fmtNumber(steps.loss[k])}`;
+    info.textContent = `step ${k + 1} of ${n} · loss ${lossText(steps.loss[k])}`;
     for (const c of plot.querySelectorAll('.step-point')) c.classList.toggle('current', Number(c.dataset.step) === k);
     const m = steps.maps[k];
     details.replaceChildren(stepDetails(report, steps, k));
