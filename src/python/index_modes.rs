@@ -114,8 +114,8 @@ fn outside(i: i64, n: i64) -> bool {
     i < -n || i >= n
 }
 
-/// An integer index array with the entries outside `[-n, n)` set to `n`,
-/// or None when there are none.
+/// An integer index array with the entries outside `[-n, n)` set to `n`
+/// and the negative ones counted from the end, or None when none is outside.
 fn sentinel_array(a: &Array, n: i64) -> Result<Option<Obj>> {
     let vals = a.to_f64_vec();
     if !vals.iter().any(|&v| outside(v as i64, n)) {
@@ -123,12 +123,12 @@ fn sentinel_array(a: &Array, n: i64) -> Result<Option<Obj>> {
     }
     let fixed: Vec<i32> = vals
         .iter()
-        .map(|&v| {
-            if outside(v as i64, n) {
-                n as i32
-            } else {
-                v as i32
-            }
+        .map(|&v| match v as i64 {
+            // In the extended axis `-1` would be the extra slot, so the
+            // negative indices inside count from the end of the real one.
+            v if outside(v, n) => n as i32,
+            v if v < 0 => (v + n) as i32,
+            v => v as i32,
         })
         .collect();
     Ok(Some(Obj::Array(Value::Concrete(Array::from_i32(

@@ -16,8 +16,8 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
             }
             Ok(Obj::None)
         }),
-        (Obj::List(_), "extend") => bound(recv, name, |_, r, a| {
-            let items = iterate(&a.req(Some(0), "iterable", "extend")?)?;
+        (Obj::List(_), "extend") => bound(recv, name, |i, r, a| {
+            let items = i.iterate(&a.req(Some(0), "iterable", "extend")?)?;
             if let Obj::List(l) = r {
                 l.borrow_mut().extend(items);
             }

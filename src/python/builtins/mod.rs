@@ -250,14 +250,14 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
                         if matches!(other, Obj::Lib(_))
                             && super::ops::getattr(interp, &other, "keys").is_ok() =>
                     {
-                        for k in iterate(&other)? {
+                        for k in interp.iterate(&other)? {
                             let v = super::ops::getitem(interp, &other, &k)?;
                             d.set(k, v);
                         }
                     }
                     other => {
-                        for pair in iterate(&other)? {
-                            let kv = iterate(&pair)?;
+                        for pair in interp.iterate(&other)? {
+                            let kv = interp.iterate(&pair)?;
                             if kv.len() != 2 {
                                 bail!(ValueError, "dictionary update sequence element has length {}; 2 is required", kv.len());
                             }

@@ -122,10 +122,10 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
             }
             Ok(Obj::None)
         }),
-        "update" => bound(recv, name, |_, r, a| {
+        "update" => bound(recv, name, |i, r, a| {
             if let Obj::Set(s) = r {
                 for o in &a.pos {
-                    for x in iterate(o)? {
+                    for x in i.iterate(o)? {
                         s.borrow_mut().add(x)?;
                     }
                 }

@@ -4,15 +4,14 @@ use crate::err;
 use crate::error::Result;
 
 use super::super::format::{format_value, repr_of, str_of};
-use super::super::ops::iterate;
 use super::super::value::{Args, Obj};
 use super::bound;
 
 /// The `str` method `name`, bound to `recv`.
 pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
     Some(match (recv, name) {
-        (Obj::Str(_), "join") => bound(recv, name, |_, r, a| {
-            let items = iterate(&a.req(Some(0), "iterable", "join")?)?;
+        (Obj::Str(_), "join") => bound(recv, name, |i, r, a| {
+            let items = i.iterate(&a.req(Some(0), "iterable", "join")?)?;
             let parts: Vec<String> = items
                 .iter()
                 .map(|x| match x {
