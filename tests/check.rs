@@ -59,7 +59,7 @@ fn cases(v: &Value) -> &Vec<Value> {
 }
 
 /// Every problem of examples/exercises.
-const EXERCISES: [&str; 11] = [
+const EXERCISES: [&str; 12] = [
     "global_sum",
     "mean_grad",
     "row_parallel",
@@ -71,6 +71,7 @@ const EXERCISES: [&str; 11] = [
     "all_to_all",
     "vma_grad",
     "fsdp",
+    "nnx_data_parallel",
 ];
 
 #[test]
@@ -550,4 +551,39 @@ fn an_fsdp_gradient_cut_from_the_gathered_copy_misses_the_reduce_scatter() {
     );
     // The loss is right: only the gradient lacks the other devices' share.
     assert!(!text.contains("result[0]"), "{text}");
+}
+
+#[test]
+fn the_nnx_step_simulated_on_one_device_agrees_with_shard_map() {
+    // A loop over the batch's shards that averages their gradients computes
+    // the step shard_map computes: every value matches JAX's; only the check
+    // that a pmean ran fails, since nothing ran on several devices.
+    let d = exercises();
+    let simulated = d.join("nnx_data_parallel_simulated.py");
+    let (code, v) = verdict(&d.join("nnx_data_parallel.json"), &simulated);
+    assert_eq!(code, 1, "{v}");
+    for c in cases(&v) {
+        assert_eq!(c["mismatches"], json!([]), "{c}");
+        let failed: Vec<&str> = c["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|k| k["passed"] == false)
+            .map(|k| k["check"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(failed, ["uses pmean over data"], "{c}");
+    }
+}
+
+#[test]
+fn summed_nnx_gradients_take_a_step_too_long() {
+    let text = wrong_text("nnx_data_parallel");
+    // On 2 devices the bias moves twice as far as it should.
+    assert_has(
+        &text,
+        &[
+            "1 of 5 cases pass",
+            "result[2][0]: expected 0.004354867, got 0.008709734 (2 of 2 elements differ)",
+        ],
+    );
 }
