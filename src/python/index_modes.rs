@@ -132,7 +132,7 @@ fn sentinel_array(a: &Array, n: i64) -> Result<Option<Obj>> {
         })
         .collect();
     Ok(Some(Obj::Array(Value::Concrete(Array::from_i32(
-        &a.shape(),
+        a.shape(),
         fixed,
     )?))))
 }

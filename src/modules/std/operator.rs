@@ -52,8 +52,7 @@ fn two(a: &Args, func: &str) -> Result<(Obj, Obj)> {
 /// The `operator` module.
 pub fn module() -> Obj {
     let mut b = Builder::new("operator");
-    for &(name, ref op) in BINARY {
-        let op = op.clone();
+    for &(name, op) in BINARY {
         b.func(name, move |i, a| {
             let (x, y) = two(&a, name)?;
             i.binop(&op, &x, &y, false)
@@ -67,15 +66,13 @@ pub fn module() -> Obj {
             i.binop(&op, &x, &y, true)
         });
     }
-    for &(name, ref op) in COMPARE {
-        let op = op.clone();
+    for &(name, op) in COMPARE {
         b.func(name, move |i, a| {
             let (x, y) = two(&a, name)?;
             i.compare(&op, &x, &y)
         });
     }
-    for &(name, ref op) in UNARY {
-        let op = op.clone();
+    for &(name, op) in UNARY {
         b.func(name, move |i, a| i.unary(&op, &a.req(Some(0), "a", name)?));
     }
     predicates(&mut b);
