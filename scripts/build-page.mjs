@@ -9,6 +9,11 @@
 //   www/dist/style.css      style.css with the report view's rules
 //   www/dist/coordinator.js the package's coordinator worker, as it is
 //
+// Then every script, style sheet and wasm file in www/dist/ gets a brotli
+// (FILE.br, quality 11) and a gzip (FILE.gz, level 9) copy next to it, which
+// scripts/serve.mjs sends to browsers that accept them (docs/page.md says
+// what a static host needs to do the same).
+//
 // The Exercises menu's problems are bundled into main.js: the module
 // 'shardlab:exercises' is made here from examples/exercises/*.json, sorted
 // by the order in examples/exercises/order.txt (the rest after it, by name).
@@ -18,8 +23,10 @@
 //
 //   node scripts/build-page.mjs
 import { build } from 'esbuild';
-import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}www/dist`;
@@ -74,3 +81,33 @@ await build({
 
 // No imports: a worker script of its own (see its module doc).
 await copyFile(`${root}npm/src/coordinator.js`, `${dist}/coordinator.js`);
+
+// Files under `dir` (recursively) whose names end in one of `exts`.
+async function filesUnder(dir, exts) {
+  const found = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...(await filesUnder(path, exts)));
+    else if (exts.some((e) => entry.name.endsWith(e))) found.push(path);
+  }
+  return found;
+}
+
+// Brotli and gzip copies, made at the highest levels: they are made once
+// here and downloaded by every visitor.
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+await Promise.all(
+  (await filesUnder(dist, ['.js', '.css', '.wasm'])).map(async (file) => {
+    const body = await readFile(file);
+    const br = await brotli(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_LGWIN]: 24,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
+    await writeFile(`${file}.br`, br);
+    await writeFile(`${file}.gz`, await gzipped(body, { level: 9 }));
+  }),
+);

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Builds the engine as WebAssembly into OUTDIR: the crate in release for
-# wasm32, wasm-bindgen's web target (ES-module glue: shardlab.js, and
-# shardlab_bg.wasm), then wasm-opt -O3 from the npm package binaryen
-# (version 132; not Debian 12's binaryen, version 108). Used by
-# build-page.sh (www/dist/wasm) and build-npm.sh (the npm package).
+# Builds the engine as WebAssembly into OUTDIR: the crate in Cargo.toml's
+# `web` profile for wasm32 (optimised for size: opt-level "z", fat LTO, one
+# codegen unit), wasm-bindgen's web target (ES-module glue: shardlab.js, and
+# shardlab_bg.wasm, without the name and producers sections), then wasm-opt
+# from the npm package binaryen (version 132; not Debian 12's binaryen,
+# version 108), running only the pass that makes the compressed file
+# smaller (docs/page.md has the measurements). Used by build-page.sh
+# (www/dist/wasm) and build-npm.sh (the npm package).
 #
 #   bash scripts/build-wasm.sh OUTDIR
 set -euo pipefail
@@ -18,13 +21,13 @@ if [ ! -x node_modules/.bin/wasm-opt ]; then
 fi
 
 target_dir=${CARGO_TARGET_DIR:-target}
-step "cargo build --release --target wasm32-unknown-unknown --lib"
-cargo build --release --target wasm32-unknown-unknown --lib
+step "cargo build --profile web --target wasm32-unknown-unknown --lib"
+cargo build --profile web --target wasm32-unknown-unknown --lib
 
 step "wasm-bindgen --target web --out-dir $out"
 rm -rf "$out"
-wasm-bindgen --target web --no-typescript --out-dir "$out" \
-  "$target_dir/wasm32-unknown-unknown/release/shardlab.wasm"
+wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
+  --out-dir "$out" "$target_dir/wasm32-unknown-unknown/web/shardlab.wasm"
 
 wasm=$out/shardlab_bg.wasm
 # wasm-opt may use exactly the features rustc declared in the module's
@@ -36,10 +39,14 @@ if [ ${#features[@]} -eq 0 ]; then
   echo "error: $wasm declares no target features; wasm-opt would reject its SIMD" >&2
   exit 1
 fi
-WASM_OPT_FLAGS=(-O3 "${features[@]}")
+# Measured on the size-optimised build: -O3, -Oz and -Os make the wasm
+# smaller but its brotli and gzip larger (they reorder functions, pack the
+# data segments and rewrite locals in ways that compress worse); duplicate
+# function elimination alone makes both smaller, in seconds.
+WASM_OPT_FLAGS=(--duplicate-function-elimination "${features[@]}")
 before=$(wc -c < "$wasm")
-# wasm-opt (binaryen compiled to JS) takes minutes: its output is kept in
-# the target dir by a hash of its input and flags, and reused.
+# wasm-opt's output is kept in the target dir by a hash of its input and
+# flags, and reused.
 cache=$target_dir/wasm-opt-cache
 key=$( (sha256sum < "$wasm"; echo "${WASM_OPT_FLAGS[*]}"; node_modules/.bin/wasm-opt --version) \
   | sha256sum | cut -c1-24)

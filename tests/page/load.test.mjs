@@ -13,20 +13,28 @@ after(() => h.close());
 
 test('first load: bytes transferred and time to the first result', async () => {
   let bytes = 0;
-  let files = 0;
+  const files = [];
   const count = async (req) => {
     const sizes = await req.sizes().catch(() => null);
-    if (sizes) {
-      bytes += sizes.responseBodySize + sizes.responseHeadersSize;
-      files += 1;
-    }
+    if (!sizes) return;
+    const size = sizes.responseBodySize + sizes.responseHeadersSize;
+    const response = await req.response();
+    const encoding = (response && (await response.headerValue('content-encoding'))) || 'identity';
+    bytes += size;
+    files.push({ url: new URL(req.url()).pathname, size, encoding });
   };
   h.context.on('requestfinished', count);
   const page = await h.page();
   await runsDone(page, 1);
   h.context.off('requestfinished', count);
   const ms = Number(await page.evaluate(() => document.body.dataset.firstResultMs));
-  console.log(`first load: ${files} files, ${bytes} bytes transferred (gzip), first result after ${ms} ms`);
+  console.log(`first load: ${files.length} files, ${bytes} bytes transferred, first result after ${ms} ms`);
+  files.sort((a, b) => b.size - a.size);
+  for (const f of files.slice(0, 6)) console.log(`  ${f.size} bytes ${f.url} (${f.encoding})`);
+  // The coordinator compiles the engine once and hands the module to its
+  // device workers: one download of the wasm, however many devices.
+  const wasm = files.filter((f) => f.url.endsWith('.wasm'));
+  assert.equal(wasm.length, 1, `the wasm was downloaded ${wasm.length} times`);
   assert.ok(bytes > 100000 && bytes < 5e6, `${bytes} bytes`);
   assert.ok(ms > 0);
   await page.screenshot({ path: 'docs/screenshots/first-load.png', fullPage: true });
