@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package `shardlab` into target/npm/shardlab/ and packs it:
-# the wasm (scripts/build-wasm.sh: release build, wasm-bindgen, wasm-opt),
+# the wasm (scripts/build-wasm.sh: size profile, wasm-bindgen, wasm-opt),
 # the JS entry points and the page modules they use (bundled with esbuild by
 # npm/build.mjs), the type declarations and the README. The version is
 # Cargo.toml's. Prints the tarball's path and size.
