@@ -37,6 +37,39 @@ fn names_of_the_real_modules_are_not_implemented() {
     );
 }
 
+/// Integer literals come from the parser as big integers: the largest
+/// 64-bit one is read in every base, one more is refused at its line.
+#[test]
+fn integer_literals_beyond_64_bits_are_refused_at_their_line() {
+    let out = run(
+        "print(0x7fff_ffff_ffff_ffff, 0o777_777_777_777_777_777_777, 0b101, 9223372036854775807, -9223372036854775807)\n",
+        &Options::default(),
+    );
+    assert!(
+        out.error.is_none(),
+        "{:?}",
+        out.error.map(|e| e.error.message)
+    );
+    assert_eq!(
+        out.stdout,
+        "9223372036854775807 9223372036854775807 5 9223372036854775807 -9223372036854775807\n"
+    );
+    for source in [
+        "x = 1\ny = 2\nz = 9223372036854775808\n",
+        "x = 1\ny = 2\nz = 0x1_0000_0000_0000_0000\n",
+    ] {
+        let (ty, msg, line) = error_of(source);
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                "not supported by shardlab yet: integers beyond 64 bits",
+                3
+            )
+        );
+    }
+}
+
 #[test]
 fn names_no_module_has_fail_as_in_jax() {
     // JAX 0.10.2: AttributeError: module 'jax.lax' has no attribute 'scann'
