@@ -194,7 +194,36 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
             ),
         }
     }
+    // A pure state (`nnx.as_pure`) holds arrays where the variables were;
+    // they become those variables' values.
+    let mut arrays = vec![];
+    pure_leaves(state, &mut vec![], &mut arrays);
+    for (path, value) in arrays {
+        match targets.iter().find(|(p, _)| *p == path) {
+            Some((_, dst)) => set_iattr(dst, "value", value),
+            None => bail!(
+                ValueError,
+                "the state has a value at {} where the node has no variable",
+                path.join("/")
+            ),
+        }
+    }
     Ok(())
+}
+
+/// The arrays a state holds in place of variables, with their paths.
+fn pure_leaves(o: &Obj, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, Obj)>) {
+    match o {
+        Obj::Array(_) if !path.is_empty() => out.push((path.clone(), o.clone())),
+        Obj::Instance(i) if super::is_state(i) => {
+            for (k, v) in i.attrs.borrow().iter() {
+                path.push(k.clone());
+                pure_leaves(v, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
 }
 
 pub(super) fn graphdef_of(node: &Obj) -> Obj {
