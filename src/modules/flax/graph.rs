@@ -78,7 +78,8 @@ fn deep_clone(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
         }
         Obj::List(l) => {
             let items: Vec<Obj> = l.borrow().clone();
-            Obj::list(items.iter().map(|x| deep_clone(x, memo)).collect())
+            let copies = items.iter().map(|x| deep_clone(x, memo)).collect();
+            super::pytree::list_like(o, copies)
         }
         Obj::Tuple(t) => Obj::tuple(t.iter().map(|x| deep_clone(x, memo)).collect()),
         Obj::Dict(d) => {

@@ -753,7 +753,7 @@ fn sequential_class(module: &Rc<Class>) -> Rc<Class> {
                 "__init__".into(),
                 Obj::native("Sequential.__init__", |_, a| {
                     let me = self_arg(&a, "Sequential")?;
-                    set_iattr(&me, "layers", Obj::list(a.pos[1..].to_vec()));
+                    set_iattr(&me, "layers", super::pytree::nnx_list(a.pos[1..].to_vec()));
                     Ok(Obj::None)
                 }),
             ),
