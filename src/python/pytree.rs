@@ -325,6 +325,18 @@ fn attrs_data(class: &Rc<Class>, statics: &[(String, Obj)], names: &[String]) ->
                 statics.iter().map(|(_, v)| v.clone()).collect()
             ))
         ),
+        // An nnx State's aux data is the tuple of its keys (list
+        // positions are ints).
+        _ if matches!(class.lookup("__nnx_state__"), Some(Obj::Bool(true))) => {
+            let keys = names
+                .iter()
+                .map(|n| match n.parse::<i64>() {
+                    Ok(k) => Obj::Int(k),
+                    Err(_) => Obj::str(n),
+                })
+                .collect();
+            format!("{}[{}]", class.name, repr_of(&Obj::tuple(keys)))
+        }
         _ => format!(
             "{}[[{}]]",
             class.name,

@@ -8,6 +8,7 @@ model = nnx.Sequential(nnx.Linear(2, 3, rngs=nnx.Rngs(7)), nnx.Linear(3, 1, rngs
 graphdef, state = nnx.split(model)
 pure = nnx.as_pure(state)
 print(jax.tree.map(jnp.shape, pure))
+print(jax.tree.structure(nnx.as_pure(nnx.state(model.layers[0]))))
 halved = jax.tree.map(lambda v: v / 2, pure)
 copy = nnx.merge(graphdef, halved)
 print(copy.layers[0].kernel)

@@ -329,10 +329,56 @@ fn find_duplicates(a: &Args) -> Result<Obj> {
 
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
 /// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
+/// Flax puts the arrays a module holds outside variables into its state;
+/// shardlab's states hold variables only, so such a module is refused
+/// rather than given a state without them.
+fn refuse_raw_arrays(node: &Obj, what: &str) -> Result<()> {
+    if holds_raw_array(node, false, &mut Vec::new()) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {what} of a module holding arrays outside variables"
+        );
+    }
+    Ok(())
+}
+
+/// Whether a module under `o` holds an array outside a variable (`in_module`:
+/// `o` is part of a module's data).
+fn holds_raw_array(o: &Obj, in_module: bool, seen: &mut Vec<usize>) -> bool {
+    match o {
+        Obj::Array(_) => in_module,
+        Obj::Instance(i) if is_variable(i) || is_state(i) => false,
+        Obj::Instance(i) if is_nnx_module(i) => {
+            let id = Rc::as_ptr(i) as usize;
+            if seen.contains(&id) {
+                return false;
+            }
+            seen.push(id);
+            let attrs = i.attrs.borrow().clone();
+            attrs
+                .iter()
+                .filter(|(k, v)| super::pytree::is_child(i, k, v))
+                .any(|(_, v)| holds_raw_array(v, true, seen))
+        }
+        Obj::List(_) | Obj::Tuple(_) => iterate(o)
+            .unwrap_or_default()
+            .iter()
+            .any(|x| holds_raw_array(x, in_module, seen)),
+        Obj::Dict(d) => {
+            let items = d.borrow().items.clone();
+            items
+                .iter()
+                .any(|(_, v)| holds_raw_array(v, in_module, seen))
+        }
+        _ => false,
+    }
+}
+
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
         let node = a.req(Some(0), "node", "split")?;
+        refuse_raw_arrays(&node, "nnx.split")?;
         let preds = preds_from(&a, 1)?;
         let groups = group_vars(interp, &node, &preds, true)?;
         let mut out = vec![graphdef_of(&node)];
@@ -342,6 +388,7 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("state", move |interp, a| {
         let node = a.req(Some(0), "node", "state")?;
+        refuse_raw_arrays(&node, "nnx.state")?;
         let preds = preds_from(&a, 1)?;
         let groups = group_vars(interp, &node, &preds, false)?;
         let states: Vec<Obj> = groups.iter().map(|g| state_of(&st, g)).collect();
