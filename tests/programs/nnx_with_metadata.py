@@ -20,3 +20,5 @@ print(layer.kernel)
 print(layer.bias)
 nnx.display(layer.kernel)
 result = layer.kernel.value
+print(jax.tree.structure(p))
+print(jax.tree.structure(nnx.state(layer)))
