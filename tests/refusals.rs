@@ -224,3 +224,25 @@ fn traced_keys_refuse_what_is_not_written_for_them() {
         assert!(line == 3 || line == 4, "line {line}");
     }
 }
+
+#[test]
+fn nnx_states_and_variable_hooks_refuse_what_they_do_not_hold() {
+    let program = "import jax.numpy as jnp\nfrom flax import nnx\nclass M(nnx.Module):\n  def __init__(self):\n    self.w = nnx.Param(jnp.ones(2))\n    self.c = jnp.arange(3.0)\nm = M()\ns = nnx.state(m)\n";
+    let (ty, msg, line) = error_of(program);
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: nnx.state of a module holding arrays outside variables"
+    );
+    assert_eq!(line, 8);
+    let hooked = "import jax\nfrom flax import nnx\ninit = nnx.with_metadata(jax.nn.initializers.zeros, on_get_value=lambda v, x: x)\n";
+    let (ty, msg, line) = error_of(hooked);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: nnx.with_metadata(on_get_value=...)",
+            3
+        )
+    );
+}

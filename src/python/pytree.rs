@@ -325,6 +325,38 @@ fn attrs_data(class: &Rc<Class>, statics: &[(String, Obj)], names: &[String]) ->
                 statics.iter().map(|(_, v)| v.clone()).collect()
             ))
         ),
+        // An nnx Variable's aux data is its metadata (with the entries
+        // every variable has) as sorted (name, value) pairs.
+        _ if matches!(class.lookup("__nnx_variable__"), Some(Obj::Bool(true))) => {
+            let mut items: Vec<(String, Obj)> = statics.to_vec();
+            for (k, v) in [
+                ("eager_sharding", Obj::Bool(true)),
+                ("hijax", Obj::Bool(false)),
+                ("ref", Obj::Bool(false)),
+            ] {
+                if !items.iter().any(|(n, _)| n == k) {
+                    items.push((k.to_string(), v));
+                }
+            }
+            items.sort_by(|a, b| a.0.cmp(&b.0));
+            let pairs = items
+                .into_iter()
+                .map(|(k, v)| Obj::tuple(vec![Obj::str(k), v]))
+                .collect();
+            format!("{}[{}]", class.name, repr_of(&Obj::tuple(pairs)))
+        }
+        // An nnx State's aux data is the tuple of its keys (list
+        // positions are ints).
+        _ if matches!(class.lookup("__nnx_state__"), Some(Obj::Bool(true))) => {
+            let keys = names
+                .iter()
+                .map(|n| match n.parse::<i64>() {
+                    Ok(k) => Obj::Int(k),
+                    Err(_) => Obj::str(n),
+                })
+                .collect();
+            format!("{}[{}]", class.name, repr_of(&Obj::tuple(keys)))
+        }
         _ => format!(
             "{}[[{}]]",
             class.name,

@@ -78,19 +78,20 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
             &kshape,
             crate::random::initializers::lecun_normal,
         )?;
-        let param = |v| instance(&c.param, vec![("value".into(), v)]);
         set_iattr(&me, "kernel_shape", tuple_of(&kshape));
-        set_iattr(&me, "kernel", param(kernel));
+        let kernel = super::metadata::new_variable(interp, &c.param, kernel, &[])?;
+        set_iattr(&me, "kernel", kernel);
         let bias = if use_bias {
             let key = super::nnx::rngs_next(&rngs, "params")?;
             let zeros = |_: Key, s: &[usize]| crate::random::initializers::zeros(s);
-            param(init_param(
+            let b = init_param(
                 interp,
                 a.opt(None, "bias_init"),
                 key,
                 &[dout as usize],
                 zeros,
-            )?)
+            )?;
+            super::metadata::new_variable(interp, &c.param, b, &[])?
         } else {
             Obj::None
         };

@@ -174,6 +174,7 @@ fn value_text(o: &Obj, ctx: &mut Ctx, abstract_arrays: bool) -> String {
     match o {
         Obj::Instance(i) if is_variable(i) => variable_text(i, ctx, abstract_arrays),
         Obj::Instance(i) if is_nnx_module(i) => module_text(i, ctx),
+        Obj::List(_) if super::pytree::is_nnx_list(o) => nnx_list_text(o, ctx),
         Obj::List(_) | Obj::Tuple(_) => {
             let items: Vec<String> = iterate(o)
                 .unwrap_or_default()
@@ -208,6 +209,20 @@ fn value_text(o: &Obj, ctx: &mut Ctx, abstract_arrays: bool) -> String {
         other if abstract_arrays => host_array_text(other).unwrap_or_else(|| repr_of(other)),
         other => repr_of(other),
     }
+}
+
+/// An `nnx.List` inside a module: `List([`, each element as it prints
+/// alone (a variable with its whole value), one per line, `])`.
+fn nnx_list_text(o: &Obj, ctx: &mut Ctx) -> String {
+    let items: Vec<String> = iterate(o)
+        .unwrap_or_default()
+        .iter()
+        .map(|x| format!("  {}", indent(&value_text(x, ctx, false), 2)))
+        .collect();
+    if items.is_empty() {
+        return "List([])".into();
+    }
+    format!("List([\n{}\n])", items.join(",\n"))
 }
 
 /// Typed keys and stream counters of more than one element, as nnx shows

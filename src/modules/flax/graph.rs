@@ -78,7 +78,8 @@ fn deep_clone(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
         }
         Obj::List(l) => {
             let items: Vec<Obj> = l.borrow().clone();
-            Obj::list(items.iter().map(|x| deep_clone(x, memo)).collect())
+            let copies = items.iter().map(|x| deep_clone(x, memo)).collect();
+            super::pytree::list_like(o, copies)
         }
         Obj::Tuple(t) => Obj::tuple(t.iter().map(|x| deep_clone(x, memo)).collect()),
         Obj::Dict(d) => {
@@ -194,7 +195,36 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
             ),
         }
     }
+    // A pure state (`nnx.as_pure`) holds arrays where the variables were;
+    // they become those variables' values.
+    let mut arrays = vec![];
+    pure_leaves(state, &mut vec![], &mut arrays);
+    for (path, value) in arrays {
+        match targets.iter().find(|(p, _)| *p == path) {
+            Some((_, dst)) => set_iattr(dst, "value", value),
+            None => bail!(
+                ValueError,
+                "the state has a value at {} where the node has no variable",
+                path.join("/")
+            ),
+        }
+    }
     Ok(())
+}
+
+/// The arrays a state holds in place of variables, with their paths.
+fn pure_leaves(o: &Obj, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, Obj)>) {
+    match o {
+        Obj::Array(_) if !path.is_empty() => out.push((path.clone(), o.clone())),
+        Obj::Instance(i) if super::is_state(i) => {
+            for (k, v) in i.attrs.borrow().iter() {
+                path.push(k.clone());
+                pure_leaves(v, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
 }
 
 pub(super) fn graphdef_of(node: &Obj) -> Obj {
@@ -299,10 +329,56 @@ fn find_duplicates(a: &Args) -> Result<Obj> {
 
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
 /// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
+/// Flax puts the arrays a module holds outside variables into its state;
+/// shardlab's states hold variables only, so such a module is refused
+/// rather than given a state without them.
+fn refuse_raw_arrays(node: &Obj, what: &str) -> Result<()> {
+    if holds_raw_array(node, false, &mut Vec::new()) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {what} of a module holding arrays outside variables"
+        );
+    }
+    Ok(())
+}
+
+/// Whether a module under `o` holds an array outside a variable (`in_module`:
+/// `o` is part of a module's data).
+fn holds_raw_array(o: &Obj, in_module: bool, seen: &mut Vec<usize>) -> bool {
+    match o {
+        Obj::Array(_) => in_module,
+        Obj::Instance(i) if is_variable(i) || is_state(i) => false,
+        Obj::Instance(i) if is_nnx_module(i) => {
+            let id = Rc::as_ptr(i) as usize;
+            if seen.contains(&id) {
+                return false;
+            }
+            seen.push(id);
+            let attrs = i.attrs.borrow().clone();
+            attrs
+                .iter()
+                .filter(|(k, v)| super::pytree::is_child(i, k, v))
+                .any(|(_, v)| holds_raw_array(v, true, seen))
+        }
+        Obj::List(_) | Obj::Tuple(_) => iterate(o)
+            .unwrap_or_default()
+            .iter()
+            .any(|x| holds_raw_array(x, in_module, seen)),
+        Obj::Dict(d) => {
+            let items = d.borrow().items.clone();
+            items
+                .iter()
+                .any(|(_, v)| holds_raw_array(v, in_module, seen))
+        }
+        _ => false,
+    }
+}
+
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
         let node = a.req(Some(0), "node", "split")?;
+        refuse_raw_arrays(&node, "nnx.split")?;
         let preds = preds_from(&a, 1)?;
         let groups = group_vars(interp, &node, &preds, true)?;
         let mut out = vec![graphdef_of(&node)];
@@ -312,6 +388,7 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("state", move |interp, a| {
         let node = a.req(Some(0), "node", "state")?;
+        refuse_raw_arrays(&node, "nnx.state")?;
         let preds = preds_from(&a, 1)?;
         let groups = group_vars(interp, &node, &preds, false)?;
         let states: Vec<Obj> = groups.iter().map(|g| state_of(&st, g)).collect();

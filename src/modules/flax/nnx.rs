@@ -19,6 +19,7 @@ struct Nnx {
     param: Rc<Class>,
     state: Rc<Class>,
     opt_state: Rc<Class>,
+    opt: super::opt_state::OptClasses,
 }
 
 /// The next key of stream `name` of `rngs`, as a `Key`.
@@ -31,19 +32,15 @@ pub(super) fn rngs_next(rngs: &Obj, name: &str) -> Result<Key> {
 
 /// `Variable(value, **metadata)`: the metadata are kept after the value,
 /// in order, and printed with it.
-fn variable_init(_: &mut Interp, a: Args) -> Result<Obj> {
+fn variable_init(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "Variable")?;
     let v = a.req(Some(1), "value", "Variable")?;
     let v = match &v {
         Obj::Instance(i) if is_variable(i) => iattr(i, "value").unwrap_or(Obj::None),
         _ => v,
     };
-    set_iattr(&me, "value", v);
-    for (k, m) in &a.kw {
-        if k != "value" {
-            set_iattr(&me, k, m.clone());
-        }
-    }
+    let kw: Vec<(String, Obj)> = a.kw.iter().filter(|(k, _)| k != "value").cloned().collect();
+    super::metadata::fill_variable(interp, &me, v, &kw)?;
     Ok(Obj::None)
 }
 
@@ -79,6 +76,16 @@ fn variable_getitem(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn make_param(class: &Rc<Class>, v: Obj) -> Obj {
     instance(class, vec![("value".into(), v)])
+}
+
+/// A copy of variable `v` (its class and metadata) holding `value`.
+pub(super) fn with_value(v: &Instance, value: Obj) -> Obj {
+    let mut attrs = v.attrs.borrow().clone();
+    match attrs.iter_mut().find(|(k, _)| k == "value") {
+        Some(slot) => slot.1 = value,
+        None => attrs.insert(0, ("value".into(), value)),
+    }
+    instance(&v.class, attrs)
 }
 
 /// The variables of a module matching `filter`, with their paths, in the
@@ -186,7 +193,7 @@ fn snapshot_state(nnx: &Nnx, model: &Obj, filter: &dyn Fn(&Rc<Instance>) -> bool
         vars.into_iter()
             .map(|(p, v)| {
                 let value = iattr(&v, "value").unwrap_or(Obj::None);
-                (p, make_param(&v.class, value))
+                (p, with_value(&v, value))
             })
             .collect(),
     )
@@ -252,7 +259,7 @@ fn nnx_grad_call(
             nnx,
             vars.iter()
                 .zip(grads)
-                .map(|((p, v), g)| (p.clone(), make_param(&v.class, Obj::Array(g))))
+                .map(|((p, v), g)| (p.clone(), with_value(v, Obj::Array(g))))
                 .collect(),
         ),
     };
@@ -375,15 +382,13 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         } else {
             None
         };
-        set_iattr(&me, "kernel", make_param(&nnx.param, kernel));
-        set_iattr(
-            &me,
-            "bias",
-            match bias {
-                Some(b) => make_param(&nnx.param, b),
-                None => Obj::None,
-            },
-        );
+        let kernel = super::metadata::new_variable(interp, &nnx.param, kernel, &[])?;
+        set_iattr(&me, "kernel", kernel);
+        let bias = match bias {
+            Some(b) => super::metadata::new_variable(interp, &nnx.param, b, &[])?,
+            None => Obj::None,
+        };
+        set_iattr(&me, "bias", bias);
         set_iattr(&me, "in_features", Obj::Int(din));
         set_iattr(&me, "out_features", Obj::Int(dout));
         set_iattr(&me, "use_bias", Obj::Bool(use_bias));
@@ -470,6 +475,7 @@ fn optimizer_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let params = snapshot_state(&nnx, &model, &*filter);
         let init = crate::python::ops::getattr(interp, &tx, "init")?;
         let opt_state = interp.call(&init, Args::new(vec![params]))?;
+        let opt_state = super::opt_state::to_opt_state(interp, &nnx.opt, &opt_state)?;
         set_iattr(
             &me,
             "step",
@@ -506,15 +512,19 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let update = crate::python::ops::getattr(interp, &tx, "update")?;
         let opt_state = iattr(&me, "opt_state").unwrap_or(Obj::None);
         // The gradients are narrowed to the optimized variables, as Flax
-        // takes `nnx.state(grads, wrt)`; extra keywords go to `tx.update`.
+        // takes `nnx.state(grads, wrt)`; tx sees pure arrays, and extra
+        // keywords go to `tx.update`.
         let grads = match &grads {
             Obj::Instance(g) if is_state(g) => snapshot_state(&nnx, &grads, &*filter),
             _ => grads,
         };
+        let grads = super::opt_state::as_pure(interp, &grads)?;
+        let params = super::opt_state::as_pure(interp, &params)?;
+        let pure_state = super::opt_state::as_pure(interp, &opt_state)?;
         let r = interp.call(
             &update,
             Args {
-                pos: vec![grads, opt_state, params.clone()],
+                pos: vec![grads, pure_state, params.clone()],
                 kw: a.kw.clone(),
             },
         )?;
@@ -537,7 +547,7 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             let new = jops::convert(&jops::add(&p, &u)?, p.dtype())?;
             set_iattr(var, "value", Obj::Array(new));
         }
-        set_iattr(&me, "opt_state", parts[1].clone());
+        super::opt_state::update_opt_state(interp, &opt_state, &parts[1])?;
         if let Some(Obj::Instance(step)) = iattr(&me, "step") {
             let s = to_value(&iattr(&step, "value").unwrap_or(Obj::Int(0)))?;
             let s = jops::add(&s, &jops::scalar(1.0, s.dtype()))?;
@@ -647,6 +657,10 @@ fn variable_methods() -> Vec<(String, Obj)> {
             }),
         ),
         (
+            "get_metadata".into(),
+            Obj::native("Variable.get_metadata", super::metadata::get_metadata),
+        ),
+        (
             "get_value".into(),
             Obj::native("Variable.get_value", |_, a| {
                 let me = self_arg(&a, "get_value")?;
@@ -739,7 +753,7 @@ fn sequential_class(module: &Rc<Class>) -> Rc<Class> {
                 "__init__".into(),
                 Obj::native("Sequential.__init__", |_, a| {
                     let me = self_arg(&a, "Sequential")?;
-                    set_iattr(&me, "layers", Obj::list(a.pos[1..].to_vec()));
+                    set_iattr(&me, "layers", super::pytree::nnx_list(a.pos[1..].to_vec()));
                     Ok(Obj::None)
                 }),
             ),
@@ -817,6 +831,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     let intermediate = sub("Intermediate");
     let cache = sub("Cache");
     let state = state_class();
+    let opt = super::opt_state::opt_classes(&opt_state);
     let norms = super::norm::NormClasses {
         module: module.clone(),
         param: param.clone(),
@@ -829,6 +844,7 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         param: param.clone(),
         state: state.clone(),
         opt_state: opt_state.clone(),
+        opt: opt.clone(),
     };
     let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
     let mut b = Builder::new("flax.nnx");
@@ -844,6 +860,8 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("LoRA", Obj::Class(lora))
         .attr("BatchStat", Obj::Class(batch_stat))
         .attr("OptState", Obj::Class(opt_state))
+        .attr("OptArray", Obj::Class(opt.opt_array))
+        .attr("OptVariable", Obj::Class(opt.opt_variable))
         .attr("Intermediate", Obj::Class(intermediate))
         .attr("Cache", Obj::Class(cache))
         .attr("State", Obj::Class(state.clone()))
@@ -865,6 +883,15 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
     super::conv::register(&mut b, &norms);
+    let metadata_class = super::metadata::variable_metadata_class();
+    b.attr("VariableMetadata", Obj::Class(metadata_class.clone()));
+    b.func("as_pure", |interp, a| {
+        super::opt_state::as_pure(interp, &a.req(Some(0), "tree", "as_pure")?)
+    });
+    b.func(
+        "with_metadata",
+        super::metadata::with_metadata(metadata_class),
+    );
     b.func("List", |_, a| {
         Ok(super::pytree::nnx_list(match a.get(Some(0), "iterable") {
             Some(o) => iterate(&o)?,

@@ -172,7 +172,17 @@ pub(super) fn nnx_list(items: Vec<Obj>) -> Obj {
     Obj::List(list)
 }
 
-fn is_nnx_list(v: &Obj) -> bool {
+/// A new list of `items` of the kind `of` is: an `nnx.List` for one, a
+/// plain list otherwise (copies of a graph keep their lists' kinds).
+pub(super) fn list_like(of: &Obj, items: Vec<Obj>) -> Obj {
+    if is_nnx_list(of) {
+        nnx_list(items)
+    } else {
+        Obj::list(items)
+    }
+}
+
+pub(super) fn is_nnx_list(v: &Obj) -> bool {
     let Obj::List(list) = v else { return false };
     NNX_LISTS.with(|l| {
         l.borrow()

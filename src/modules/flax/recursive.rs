@@ -52,7 +52,7 @@ fn clone_structure(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
             Obj::Instance(out)
         }
         Obj::List(l) => {
-            let out = Obj::list(vec![]);
+            let out = super::pytree::list_like(o, vec![]);
             memo.insert(Rc::as_ptr(l) as usize, out.clone());
             let items: Vec<Obj> = l
                 .borrow()

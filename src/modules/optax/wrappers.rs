@@ -9,7 +9,7 @@ use crate::array::DType;
 use crate::error::Result;
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
-use crate::python::pytree::{flatten, unflatten};
+use crate::python::pytree::{flatten, flatten_up_to, unflatten, TreeDef};
 use crate::python::value::{Args, Dict, Instance, Obj};
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
@@ -373,41 +373,36 @@ fn masked_node() -> Obj {
     state("MaskedNode", vec![])
 }
 
-/// The mask's flags, one per leaf of `tree` (a callable mask is called
-/// with the tree).
-fn mask_flags(interp: &mut Interp, mask: &Obj, tree: &Obj) -> Result<Vec<bool>> {
+/// The mask's flags and structure: a flag for each subtree of `tree` at a
+/// leaf of the mask, which is a prefix of `tree` (a callable mask is
+/// called with the tree).
+fn mask_flags(interp: &mut Interp, mask: &Obj, tree: &Obj) -> Result<(Vec<bool>, TreeDef)> {
     let m = if is_callable(mask) {
         interp.call(mask, Args::new(vec![tree.clone()]))?
     } else {
         mask.clone()
     };
-    let (flags, _) = flatten(interp, &m)?;
-    let n = flatten(interp, tree)?.0.len();
-    if flags.len() != n {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: an optax mask that is a prefix of the parameters' tree"
-        );
-    }
-    flags
+    let (flags, def) = flatten(interp, &m)?;
+    let flags = flags
         .iter()
         .map(|f| crate::python::ops::truthy(f, "mask"))
-        .collect()
+        .collect::<Result<Vec<bool>>>()?;
+    Ok((flags, def))
 }
 
-/// `tree` with the leaves whose flag is false replaced by `MaskedNode()`.
-fn hide(interp: &mut Interp, tree: &Obj, flags: &[bool]) -> Result<Obj> {
-    let (leaves, def) = flatten(interp, tree)?;
-    let shown: Vec<Obj> = leaves
+/// `tree` with the subtrees whose flag is false replaced by `MaskedNode()`.
+fn hide(interp: &mut Interp, tree: &Obj, (flags, def): &(Vec<bool>, TreeDef)) -> Result<Obj> {
+    let parts = flatten_up_to(interp, def, tree)?;
+    let shown: Vec<Obj> = parts
         .into_iter()
         .zip(flags)
         .map(|(l, f)| if *f { l } else { masked_node() })
         .collect();
-    unflatten(interp, &def, &shown)
+    unflatten(interp, def, &shown)
 }
 
-/// `masked(inner, mask)`: `inner` applied to the leaves the mask selects;
-/// the other updates pass through unchanged.
+/// `masked(inner, mask)`: `inner` applied to the subtrees the mask
+/// selects; the other updates pass through unchanged.
 fn masked(inner: Obj, mask: Obj) -> Obj {
     let (inner2, mask2) = (inner.clone(), mask.clone());
     transformation(
@@ -433,14 +428,16 @@ fn masked(inner: Obj, mask: Obj) -> Obj {
                 shown_p.as_ref(),
                 extra,
             )?;
-            let (orig, def) = flatten(interp, u)?;
-            let mut fresh = flatten(interp, &new_u)?.0.into_iter();
+            let (on, def) = &flags;
+            let orig = flatten_up_to(interp, def, u)?;
+            let fresh = flatten_up_to(interp, def, &new_u)?;
             let merged: Vec<Obj> = orig
                 .into_iter()
-                .zip(&flags)
-                .map(|(o, f)| if *f { fresh.next().unwrap_or(o) } else { o })
+                .zip(fresh)
+                .zip(on)
+                .map(|((o, n), f)| if *f { n } else { o })
                 .collect();
-            let out = unflatten(interp, &def, &merged)?;
+            let out = unflatten(interp, def, &merged)?;
             Ok((out, state("MaskedState", vec![("inner_state", new_st)])))
         },
     )

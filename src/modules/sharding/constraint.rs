@@ -65,12 +65,24 @@ fn constrain_tree(
     let targets = broadcast_prefix(shardings, &def, &is_target, what)?;
     let mut out = vec![];
     for (leaf, t) in leaves.iter().zip(&targets) {
-        let params = make(interp, t)?;
+        let mut params = make(interp, t)?;
         let v = to_value(leaf)?;
+        if params.reshard {
+            drop_unused_entries(&mut params.sharding.spec, v.ndim());
+        }
         let y = crate::trace::bind1(Prim::ShardingConstraint(Arc::new(params)), &[v])?;
         out.push(Obj::Array(y));
     }
     unflatten(interp, &def, &out)
+}
+
+/// `reshard` drops the entries of a spec past the rank of the value they
+/// are applied to when they shard nothing (JAX accepts `P(None, None)` for
+/// every leaf of a tree that also holds vectors).
+fn drop_unused_entries(spec: &mut PartitionSpec, ndim: usize) {
+    if spec.entries.len() > ndim && spec.entries[ndim..].iter().all(|e| e.is_none()) {
+        spec.entries.truncate(ndim);
+    }
 }
 
 /// `jax.lax.with_sharding_constraint(x, shardings)`.
