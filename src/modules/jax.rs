@@ -165,7 +165,7 @@ fn grad_call(
         diff.extend(leaf_values(&leaves)?);
         defs.push(def);
     }
-    let aux_def: RefCell<Option<TreeDef>> = RefCell::new(None);
+    let aux_def = AuxDef::default();
     let indices: Vec<usize> = (0..diff.len()).collect();
     let (outs, grads) = {
         let defs = &defs;
@@ -242,20 +242,36 @@ pub(crate) fn unflatten_each(
     Ok(out)
 }
 
-/// The flat outputs of a differentiated function: the loss, then the
+/// The structure of a differentiated function's aux output, kept while it
+/// is traced: its tree, and those of its leaves that are not arrays
+/// (Python numbers, strings, None), which come back as they are, as in JAX,
+/// rather than through the trace.
+#[derive(Default)]
+pub(crate) struct AuxDef(RefCell<Option<(TreeDef, Vec<Option<Obj>>)>>);
+
+/// The flat outputs of a differentiated function: the loss, then the array
 /// leaves of the aux output, whose structure is kept in `aux_def` to
 /// rebuild it afterwards.
 pub(crate) fn loss_and_aux_leaves(
     interp: &mut Interp,
     loss: Value,
     aux: Option<Obj>,
-    aux_def: &RefCell<Option<TreeDef>>,
+    aux_def: &AuxDef,
 ) -> Result<Vec<Value>> {
     let mut flat = vec![loss];
     if let Some(aux) = aux {
         let (leaves, def) = flatten(interp, &aux)?;
-        flat.extend(leaf_values(&leaves)?);
-        *aux_def.borrow_mut() = Some(def);
+        let mut kept = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
+            match leaf {
+                Obj::Array(v) => {
+                    flat.push(v);
+                    kept.push(None);
+                }
+                other => kept.push(Some(other)),
+            }
+        }
+        *aux_def.0.borrow_mut() = Some((def, kept));
     }
     Ok(flat)
 }
@@ -265,11 +281,21 @@ pub(crate) fn loss_and_aux_leaves(
 pub(crate) fn value_and_aux(
     interp: &mut Interp,
     outs: &[Value],
-    aux_def: &RefCell<Option<TreeDef>>,
+    aux_def: &AuxDef,
 ) -> Result<(Obj, Obj)> {
     let value = Obj::Array(outs[0].clone());
-    let aux = match aux_def.borrow().as_ref() {
-        Some(def) => unflatten(interp, def, &value_objs(&outs[1..]))?,
+    let aux = match aux_def.0.borrow().as_ref() {
+        Some((def, kept)) => {
+            let mut traced = outs[1..].iter();
+            let leaves: Vec<Obj> = kept
+                .iter()
+                .map(|k| match k {
+                    Some(o) => o.clone(),
+                    None => traced.next().cloned().map_or(Obj::None, Obj::Array),
+                })
+                .collect();
+            unflatten(interp, def, &leaves)?
+        }
         None => Obj::None,
     };
     Ok((value, aux))

@@ -3,7 +3,7 @@
 
 use super::*;
 
-use super::super::jax::{loss_and_aux_leaves, value_and_aux};
+use super::super::jax::{loss_and_aux_leaves, value_and_aux, AuxDef};
 use crate::python::pytree::TreeDef;
 
 // ------------------------------------------------------------------- nnx
@@ -222,10 +222,13 @@ fn nnx_grad_call(
         .iter()
         .map(|(_, v)| iattr(v, "value").unwrap_or(Obj::None))
         .collect();
-    let aux_def = RefCell::new(None);
+    let others = other_vars(&call.pos, &vars);
+    let aux_def = AuxDef::default();
+    let written = RefCell::new(vec![]);
     let indices: Vec<usize> = (0..diff.len()).collect();
     let r = {
         let (vars, call, aux_def, def) = (&vars, &call, &aux_def, &def);
+        let (others, written) = (&others, &written);
         let body = |vals: &[Value]| -> Result<Vec<Value>> {
             let mut args = call.pos.clone();
             match def {
@@ -244,14 +247,31 @@ fn nnx_grad_call(
                 },
             )?;
             let (loss, aux) = split_aux(out, has_aux)?;
-            loss_and_aux_leaves(interp, scalar_loss(&loss)?, aux, aux_def)
+            let mut flat = loss_and_aux_leaves(interp, scalar_loss(&loss)?, aux, aux_def)?;
+            flat.extend(traced_writes(others, &mut written.borrow_mut()));
+            Ok(flat)
         };
         crate::transforms::value_and_grad(body, &diff, &indices)
     };
     for ((_, v), o) in vars.iter().zip(originals) {
         set_iattr(v, "value", o);
     }
-    let (outs, grads) = r?;
+    let written = written.into_inner();
+    let (mut outs, grads) = match r {
+        Ok(r) => r,
+        Err(e) => {
+            for (v, before) in &others {
+                set_iattr(v, "value", before.clone());
+            }
+            return Err(e);
+        }
+    };
+    // What the call wrote into the other variables leaves the trace as
+    // extra outputs, and their values are those outputs', as in Flax.
+    let kept = outs.len().saturating_sub(written.len());
+    for (v, x) in written.iter().zip(outs.split_off(kept)) {
+        set_iattr(v, "value", Obj::Array(x));
+    }
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let g = match def {
         Some(def) => unflatten_known(&def, &value_objs(&grads))?,
@@ -264,6 +284,41 @@ fn nnx_grad_call(
         ),
     };
     Ok((value, aux, g))
+}
+
+/// The variables of the modules among `args` that are not differentiated,
+/// each with its value before the call: a call may write into them (a
+/// BatchNorm its running statistics), and what it writes must leave the
+/// trace.
+fn other_vars(args: &[Obj], diff: &PathVars) -> Vec<(Rc<Instance>, Obj)> {
+    let mut all = vec![];
+    for a in args {
+        collect_vars(a, &mut vec![], &|_| true, &mut all);
+    }
+    let mut seen: Vec<*const Instance> = diff.iter().map(|(_, v)| Rc::as_ptr(v)).collect();
+    let mut out = vec![];
+    for (_, v) in all {
+        if !seen.contains(&Rc::as_ptr(&v)) {
+            seen.push(Rc::as_ptr(&v));
+            let before = iattr(&v, "value").unwrap_or(Obj::None);
+            out.push((v, before));
+        }
+    }
+    out
+}
+
+/// The traced values the call wrote into `others`, noting in `written`
+/// which variables hold them.
+fn traced_writes(others: &[(Rc<Instance>, Obj)], written: &mut Vec<Rc<Instance>>) -> Vec<Value> {
+    written.clear();
+    let mut values = vec![];
+    for (v, _) in others {
+        if let Some(Obj::Array(x @ Value::Traced(_))) = iattr(v, "value") {
+            written.push(v.clone());
+            values.push(x);
+        }
+    }
+    values
 }
 
 /// The values to differentiate for `target`: a module's `Param`s (with the
