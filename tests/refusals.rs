@@ -246,3 +246,52 @@ fn nnx_states_and_variable_hooks_refuse_what_they_do_not_hold() {
         )
     );
 }
+
+#[test]
+fn attributes_of_the_real_types_are_not_implemented() {
+    // An attribute that the real type has is a feature shardlab lacks; one
+    // that it does not have is the program's mistake, as in JAX.
+    let compiled = "import jax\nc = jax.jit(lambda x: x * 2).lower(1.0).compile()\n";
+    let (ty, msg, line) = error_of(&format!("{compiled}m = c.memory_analysis()\n"));
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: Compiled.memory_analysis",
+            3
+        )
+    );
+    let (ty, msg, _) = error_of(&format!("{compiled}c.memory_analyses\n"));
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "AttributeError",
+            "'Compiled' object has no attribute 'memory_analyses'"
+        )
+    );
+    let (ty, msg, _) =
+        error_of("import jax\nj = jax.make_jaxpr(lambda x: x + 1)(1.0)\nj.jaxpr.invars\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: ClosedJaxpr.invars"
+        )
+    );
+    let (ty, msg, _) = error_of("import jax.numpy as jnp\njnp.ones(3).on_device_size_in_bytes()\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: ArrayImpl.on_device_size_in_bytes"
+        )
+    );
+    let (ty, msg, _) = error_of("import jax.numpy as jnp\njnp.ones(3).no_such_thing\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "AttributeError",
+            "'ArrayImpl' object has no attribute 'no_such_thing'"
+        )
+    );
+}

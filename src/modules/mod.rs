@@ -86,6 +86,20 @@ impl Library for Modules {
         build(interp, name)
     }
 
+    fn missing_object_attr(&self, type_name: &str, name: &str) -> crate::error::Error {
+        if listed("types", type_name, name) {
+            crate::err!(
+                NotImplementedError,
+                "not supported by shardlab yet: {type_name}.{name}"
+            )
+        } else {
+            crate::err!(
+                AttributeError,
+                "'{type_name}' object has no attribute '{name}'"
+            )
+        }
+    }
+
     fn missing_attr(&self, interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
         module_attr_missing(interp, module, name)
     }
@@ -189,6 +203,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(interp)?,
+        "optax.transforms" => optax::transforms_module(interp)?,
         _ if name.starts_with("optax.") => match optax::submodule(name) {
             Some(m) => m,
             None => bail!(
@@ -236,7 +251,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
-        | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" => {
+        | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)
         }
         "jax.tree_map" => bail!(
@@ -261,17 +276,39 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     }
 }
 
-/// The public names of the real modules (`tests/jax/gen_names.py` wrote
-/// them from JAX 0.10.2, Flax 0.12.8, Optax 0.2.8 and NumPy 2.4.6).
+/// The public names of the real modules and of the real types behind
+/// library objects (`tests/jax/gen_names.py` wrote them from JAX 0.10.2,
+/// Flax 0.12.8, Optax 0.2.8 and NumPy 2.4.6).
 const NAMES: &str = include_str!("names.json");
 
-/// True when the real `module` has the public attribute `name`: a program
-/// that uses it meets a feature shardlab lacks, not a typo.
-fn real_name(module: &str, name: &str) -> bool {
+/// True when `names.json` lists `name` under `table` (`"modules"` or
+/// `"types"`) and `key`: a program that uses it meets a feature shardlab
+/// lacks, not a typo.
+fn listed(table: &str, key: &str, name: &str) -> bool {
     let Ok(names) = serde_json::from_str::<serde_json::Value>(NAMES) else {
         return false;
     };
-    names["modules"][module]
+    names[table][key]
         .as_array()
         .is_some_and(|list| list.iter().any(|n| n.as_str() == Some(name)))
+}
+
+/// True when the real `module` has the public attribute `name`.
+fn real_name(module: &str, name: &str) -> bool {
+    listed("modules", module, name)
+}
+
+/// The public names of the real `module`, as `names.json` lists them.
+fn real_names(module: &str) -> Vec<String> {
+    let Ok(names) = serde_json::from_str::<serde_json::Value>(NAMES) else {
+        return vec![];
+    };
+    names["modules"][module]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }

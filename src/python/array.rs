@@ -902,11 +902,8 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
                     return Ok(o);
                 }
             }
-            bail!(
-                AttributeError,
-                "'{}' object has no attribute '{name}'",
-                Obj::Array(x.clone()).type_name()
-            )
+            let type_name = Obj::Array(x.clone()).type_name();
+            return Err(interp.library.missing_object_attr(&type_name, name));
         }
     })
 }

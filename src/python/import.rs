@@ -7,7 +7,7 @@
 
 use crate::array::Array;
 use crate::bail;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 use super::interp::Interp;
 use super::value::Obj;
@@ -25,6 +25,16 @@ pub trait Library {
         bail!(
             AttributeError,
             "module '{module}' has no attribute '{name}'"
+        )
+    }
+
+    /// The error for `obj.name` when a library object of type `type_name`
+    /// has no such attribute: a library knows whether the real type has it
+    /// (a feature shardlab lacks) or not (the program's mistake).
+    fn missing_object_attr(&self, type_name: &str, name: &str) -> Error {
+        crate::err!(
+            AttributeError,
+            "'{type_name}' object has no attribute '{name}'"
         )
     }
 

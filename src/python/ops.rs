@@ -999,7 +999,10 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
                 Ok(Obj::Bool(f.fract() == 0.0))
             }))
         }
-        Obj::Lib(x) => x.getattr(interp, v, name)?.ok_or_else(missing),
+        Obj::Lib(x) => match x.getattr(interp, v, name)? {
+            Some(a) => Ok(a),
+            None => Err(interp.library.missing_object_attr(&v.type_name(), name)),
+        },
         Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) | Obj::Set(_) => {
             super::builtins::method(v, name).ok_or_else(missing)
         }

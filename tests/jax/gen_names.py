@@ -19,11 +19,46 @@ MODULES = [
     "jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.nn.initializers",
     "jax.tree_util", "jax.tree", "jax.sharding", "jax.debug", "jax.experimental",
     "jax.experimental.shard_map", "jax.experimental.mesh_utils", "jax.scipy",
-    "jax.scipy.special", "flax", "flax.linen", "flax.nnx", "optax", "numpy",
+    "jax.scipy.special", "flax", "flax.linen", "flax.nnx", "optax", "optax.transforms", "numpy",
     "numpy.random", "numpy.testing",
 ]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def type_examples():
+    """Real objects behind the library objects shardlab models, keyed by the
+    type name shardlab gives them. A key may stand for several real types:
+    shardlab's ClosedJaxpr is also what its `.jaxpr` returns."""
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    def f(x):
+        return x * 2
+
+    x = jnp.ones(8)
+    closed = jax.make_jaxpr(f)(1.0)
+    lowered = jax.jit(f).lower(1.0)
+    mesh = jax.make_mesh((2,), ("x",))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec("x")))
+    return {
+        "ArrayImpl": [x],
+        "ClosedJaxpr": [closed, closed.jaxpr],
+        "Traced": [jax.jit(f).trace(1.0)],
+        "Lowered": [lowered],
+        "Compiled": [lowered.compile()],
+        "Mesh": [mesh],
+        "AbstractMesh": [mesh.abstract_mesh],
+        "NamedSharding": [placed.sharding],
+        "PartitionSpec": [PartitionSpec("x")],
+        "CpuDevice": [jax.devices()[0]],
+        "Shard": [placed.addressable_shards[0]],
+        "ShapeDtypeStruct": [jax.ShapeDtypeStruct((2,), jnp.float32)],
+        "PRNGKeyArray": [jax.random.key(0)],
+        "SingleDeviceSharding": [x.sharding],
+        "PjitFunction": [jax.jit(f)],
+    }
 
 
 def main():
@@ -36,6 +71,10 @@ def main():
     for m in MODULES:
         mod = importlib.import_module(m)
         names[m] = sorted(n for n in dir(mod) if not n.startswith("_"))
+    types = {
+        key: sorted({n for o in objs for n in dir(o) if not n.startswith("_")})
+        for key, objs in type_examples().items()
+    }
     out = {
         "versions": {
             "jax": jax.__version__,
@@ -45,6 +84,7 @@ def main():
             "python": sys.version.split()[0],
         },
         "modules": names,
+        "types": types,
     }
     with open(os.path.join(ROOT, "src", "modules", "names.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -61,6 +61,22 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     Ok(b.build())
 }
 
+/// `optax.transforms`: the names that the real submodule shares with
+/// `optax` itself, taken from it (a name shardlab lacks stays out, and
+/// using it is refused by name).
+pub fn transforms_module(interp: &mut Interp) -> Result<Obj> {
+    let optax = super::import(interp, "optax")?;
+    let mut b = Builder::new("optax.transforms");
+    if let Obj::Module(m) = &optax {
+        for name in super::real_names("optax.transforms") {
+            if let Some(x) = m.get(&name) {
+                b.attr(&name, x);
+            }
+        }
+    }
+    Ok(b.build())
+}
+
 /// The submodules `optax.tree`, `optax.tree_utils`, `optax.losses` and
 /// `optax.schedules`, or None for another name.
 pub fn submodule(name: &str) -> Option<Obj> {

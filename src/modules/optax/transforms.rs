@@ -534,11 +534,7 @@ fn register_misc(b: &mut Builder) {
         )?))
     });
     b.func("identity", |_, _| Ok(stateless(|_, u, _| Ok(u.clone()))));
-    b.func("set_to_zero", |_, _| {
-        Ok(stateless(|interp, u, _| {
-            tree_map(interp, &[u], |x| Ok(jops::zeros_like(x[0])))
-        }))
-    });
+    b.func("set_to_zero", |_, _| Ok(set_to_zero()));
     b.func("zero_nans", |_, _| Ok(zero_nans()));
     b.func("chain", |_, a| Ok(chain(a.pos.clone())));
     b.func("global_norm", |interp, a| {
@@ -555,6 +551,11 @@ fn register_misc(b: &mut Builder) {
         });
     }
     b.func("EmptyState", |_, _| Ok(empty()));
+}
+
+/// `set_to_zero()`: every update zero.
+pub(super) fn set_to_zero() -> Obj {
+    stateless(|interp, u, _| tree_map(interp, &[u], |x| Ok(jops::zeros_like(x[0]))))
 }
 
 /// `apply_updates(params, updates)`: `p + u` in the parameters' dtype.

@@ -513,8 +513,38 @@ fn partition_state(states: Vec<(Obj, Obj)>) -> Obj {
     state("PartitionState", vec![("inner_states", d)])
 }
 
-/// Registers `masked`, `partition` and `multi_transform`.
+/// `selective_transform(optimizer, *, freeze_mask)`: the optimizer on the
+/// leaves the mask leaves free, zero updates on those it freezes: a
+/// partition labelled "train" and "freeze", as optax builds it.
+fn selective_transform(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let optimizer = a.req(Some(0), "optimizer", "selective_transform")?;
+    let mask = a.req(None, "freeze_mask", "selective_transform")?;
+    let (flags, def) = flatten(interp, &mask)?;
+    let labels: Vec<Obj> = flags
+        .iter()
+        .map(|f| {
+            let frozen = crate::python::ops::truthy(f, "freeze_mask")?;
+            Ok(Obj::str(if frozen { "freeze" } else { "train" }))
+        })
+        .collect::<Result<_>>()?;
+    let labels = unflatten(interp, &def, &labels)?;
+    let mut txs = Dict::default();
+    txs.set(Obj::str("train"), optimizer);
+    txs.set(Obj::str("freeze"), super::transforms::set_to_zero());
+    let txs = Obj::Dict(Rc::new(RefCell::new(txs)));
+    partition(interp, Args::new(vec![txs, labels]))
+}
+
+/// Registers `masked`, `partition`, `multi_transform`, `freeze` and
+/// `selective_transform`.
 pub(super) fn register_masking(b: &mut Builder) {
+    b.func("freeze", |_, a| {
+        Ok(masked(
+            super::transforms::set_to_zero(),
+            a.req(Some(0), "mask", "freeze")?,
+        ))
+    });
+    b.func("selective_transform", selective_transform);
     b.func("masked", |_, a| {
         Ok(masked(
             a.req(Some(0), "inner", "masked")?,
