@@ -28,9 +28,13 @@ pub fn check_shape(shape: &[usize]) -> Result<()> {
     crate::array::check_alloc(shape, DType::F32)
 }
 
+/// The shape of nested lists, read along their first items. Each level is
+/// a level of native recursion, so a list that holds itself ends in
+/// `RecursionError`, as it does in JAX.
 fn nested_shape(o: &Obj, shape: &mut Vec<usize>) -> Result<()> {
     match o {
         Obj::List(_) | Obj::Tuple(_) => {
+            let _level = super::depth::enter()?;
             let items = super::ops::iterate(o)?;
             shape.push(items.len());
             if let Some(first) = items.first() {
@@ -51,6 +55,7 @@ fn flatten_numbers(
 ) -> Result<()> {
     match o {
         Obj::List(_) | Obj::Tuple(_) => {
+            let _level = super::depth::enter()?;
             let items = super::ops::iterate(o)?;
             if depth >= shape.len() || items.len() != shape[depth] {
                 bail!(
@@ -96,6 +101,11 @@ fn flatten_numbers(
 }
 
 fn contains_array(o: &Obj) -> bool {
+    // Past the depth limit the overflow is noted, and raised when the
+    // expression ends (see `depth::take_overflow`).
+    let Some(_level) = super::depth::try_enter("") else {
+        return false;
+    };
     match o {
         Obj::Array(_) => true,
         Obj::List(l) => l.borrow().iter().any(contains_array),

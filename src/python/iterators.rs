@@ -101,8 +101,8 @@ impl Interp {
             out.push(x);
             if out.len() > MAX_ITEMS {
                 bail!(
-                    RuntimeError,
-                    "program exceeded the allocation limit (an iterator of over {MAX_ITEMS} items)"
+                    MemoryError,
+                    "an iterator gave over {MAX_ITEMS} items, more than shardlab holds in one list"
                 );
             }
             self.tick()?;

@@ -71,8 +71,8 @@ pub fn iterate(v: &Obj) -> Result<Vec<Obj>> {
             let n = range_len(*a, *b, *s);
             if n > 10_000_000 {
                 bail!(
-                    RuntimeError,
-                    "program exceeded the allocation limit (range of {n} items)"
+                    MemoryError,
+                    "a range of {n} items is more than shardlab holds in one list (10000000)"
                 );
             }
             (0..n).map(|i| Obj::Int(a + i * s)).collect()
@@ -227,8 +227,17 @@ pub fn py_cmp(a: &Obj, b: &Obj) -> Result<std::cmp::Ordering> {
     match (a, b) {
         (Obj::Str(x), Obj::Str(y)) => Ok(x.cmp(y)),
         (Obj::List(_) | Obj::Tuple(_), Obj::List(_) | Obj::Tuple(_)) => {
+            // Each level of nesting is a level of native recursion; a
+            // container that holds itself ends in RecursionError, unless
+            // the items are the same object, which are equal without a look
+            // inside (as in CPython, so `x < x` is False for `x = [x]`).
+            let _level = super::depth::enter()
+                .map_err(|_| super::depth::recursion_error(" in comparison"))?;
             let (x, y) = (iterate(a)?, iterate(b)?);
             for (p, q) in x.iter().zip(&y) {
+                if is_same(p, q) {
+                    continue;
+                }
                 let o = py_cmp(p, q)?;
                 if o != std::cmp::Ordering::Equal {
                     return Ok(o);
@@ -310,6 +319,7 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
             };
             match py_cmp(a, b) {
                 Ok(o) => Ok(Obj::Bool(cmp_ord(op, o))),
+                Err(e) if e.kind == crate::error::ErrorKind::RecursionError => Err(e),
                 Err(_) => bail!(
                     TypeError,
                     "'{sym}' not supported between instances of '{}' and '{}'",
@@ -554,8 +564,8 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
 fn check_alloc(n: i64) -> Result<()> {
     if n > 50_000_000 {
         bail!(
-            RuntimeError,
-            "program exceeded the allocation limit ({n} items)"
+            MemoryError,
+            "{n} items are more than shardlab holds in one sequence (50000000)"
         );
     }
     Ok(())

@@ -387,8 +387,8 @@ fn check_count(from: usize, r: usize, choose: bool) -> Result<()> {
     }
     if count > 1e7 {
         bail!(
-            RuntimeError,
-            "program exceeded the allocation limit ({count} tuples)"
+            MemoryError,
+            "{count} tuples are more than shardlab holds in one list (10000000)"
         );
     }
     Ok(())
