@@ -154,9 +154,11 @@ test('cancel stops a plain Python loop at the interpreter\'s check, on the same 
   assertClose((await lab.run(program('tensor_parallel_mlp'))).result, fixture('tensor_parallel_mlp').result);
 });
 
-// One matrix product of tens of GFLOP: a single operation, which nothing
-// interrupts once it has started.
-const NATIVE = 'import jax.numpy as jnp\nx = jnp.ones((3072, 3072))\ny = x @ x\n';
+// One matrix product of 137 GFLOP (several seconds in wasm, well past the
+// 300 ms + 1500 ms the test waits, even in the size-optimised build on an
+// idle machine): a single operation, which nothing interrupts once it has
+// started.
+const NATIVE = 'import jax.numpy as jnp\nx = jnp.ones((4096, 4096))\ny = x @ x\n';
 
 test('cancel restarts the workers when one operation outlasts the grace period', async () => {
   const started = Date.now();
