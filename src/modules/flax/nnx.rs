@@ -865,6 +865,32 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
         Some(f) => Ok(f),
         None => Ok(Obj::native("nnx.jit", |_, b| b.req(Some(0), "fun", "jit"))),
     });
+    b.func("cached_partial", cached_partial);
+}
+
+/// `nnx.cached_partial(f, *cached_args)`: `f` with its first arguments
+/// bound. Flax caches the traversal of the bound graph nodes to save Python
+/// time; the objects stay shared, so their updates show either way, and
+/// shardlab (whose nnx.jit runs eagerly on them) binds them as they are.
+fn cached_partial(_: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "f", "cached_partial")?;
+    for flag in ["graph", "graph_updates"] {
+        if a.kw
+            .iter()
+            .any(|(k, v)| k == flag && !matches!(v, Obj::None))
+        {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.cached_partial({flag}=...)"
+            );
+        }
+    }
+    let bound: Vec<Obj> = a.pos.get(1..).unwrap_or_default().to_vec();
+    Ok(Obj::native("cached_partial", move |interp, call| {
+        let mut pos = bound.clone();
+        pos.extend(call.pos);
+        interp.call(&f, Args { pos, kw: call.kw })
+    }))
 }
 
 /// Builds `flax.nnx`.
