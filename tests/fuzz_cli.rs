@@ -42,7 +42,12 @@ fn ends_cleanly(source: &str) -> Result<(), TestCaseError> {
     .map_err(|e| TestCaseError::fail(format!("{e}\nprogram:\n{source:.2000}")))?;
     let error = cli::verdict("case", &ran)
         .map_err(|e| TestCaseError::fail(format!("{e}\nprogram:\n{source:.2000}")))?;
-    tally(error.as_deref().unwrap_or("ran to the end"), ran.took);
+    let outcome = match (error.as_deref(), ran.json["error"]["message"].as_str()) {
+        (Some("RuntimeError"), Some(m)) => format!("RuntimeError: {m:.100}"),
+        (Some(kind), _) => kind.to_string(),
+        (None, _) => "ran to the end".to_string(),
+    };
+    tally(&outcome, ran.took);
     Ok(())
 }
 

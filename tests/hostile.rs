@@ -155,6 +155,11 @@ fn passing() -> Vec<(&'static str, String, &'static str)> {
             "[[...]]\n{'a': 1, 'd': {...}, 'l': [{...}]} [{'a': 1, 'd': {...}, 'l': [...]}]\nTrue\n",
         ),
         (
+            "huge_repeats",
+            "print(len([] * 2**62), len('' * 2**62), len(() * 2**62))\ntry:\n    'ab' * 2**40\nexcept MemoryError as e:\n    print('MemoryError')".into(),
+            "0 0 0\nMemoryError\n",
+        ),
+        (
             "cyclic_sorted",
             "x = []\nx.append(x)\nprint(sorted([x, x]), x < x, x <= x)".into(),
             "[[[...]], [[...]]] False True\n",

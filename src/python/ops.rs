@@ -487,7 +487,7 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
             return Ok(Obj::str(format!("{x}{y}")));
         }
         (Obj::Str(x), Obj::Int(n)) | (Obj::Int(n), Obj::Str(x)) if matches!(op, Operator::Mult) => {
-            check_alloc(x.len() as i64 * (*n).max(0))?;
+            check_alloc(x.len(), *n)?;
             super::budget::check_grow(x.len() * (*n).max(0) as usize, "a string")?;
             return Ok(Obj::str(x.repeat((*n).max(0) as usize)));
         }
@@ -517,11 +517,13 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
         {
             let seq = if matches!(a, Obj::Int(_)) { b } else { a };
             let items = iterate(seq)?;
-            check_alloc(items.len() as i64 * (*n).max(0))?;
+            check_alloc(items.len(), *n)?;
             let bytes = items.len() * (*n).max(0) as usize * std::mem::size_of::<Obj>();
             super::budget::check_grow(bytes, "a sequence")?;
+            // An empty sequence stays empty however many times it repeats.
+            let times = if items.is_empty() { 0 } else { (*n).max(0) };
             let mut v = vec![];
-            for _ in 0..(*n).max(0) {
+            for _ in 0..times {
                 v.extend(items.iter().cloned());
             }
             return Ok(if matches!(seq, Obj::List(_)) {
@@ -561,7 +563,11 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
     )
 }
 
-fn check_alloc(n: i64) -> Result<()> {
+/// Fails when `len` items repeated `times` times (a string or a list times
+/// an int) would be more than shardlab holds, computing the count without
+/// overflow (`'ab' * 2**62`).
+fn check_alloc(len: usize, times: i64) -> Result<()> {
+    let n = (len as i64).saturating_mul(times.max(0));
     if n > 50_000_000 {
         bail!(
             MemoryError,

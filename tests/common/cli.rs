@@ -123,5 +123,12 @@ pub fn verdict(name: &str, ran: &Ran) -> Result<Option<String>, String> {
     if ran.code != 1 {
         return Err(format!("{name}: an error must exit 1: {}", ran.json));
     }
+    // A panic caught by the command line is a crash all the same.
+    if error["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("internal error in shardlab"))
+    {
+        return Err(format!("{name}: {}", ran.json));
+    }
     Ok(Some(error["type"].as_str().unwrap_or_default().to_string()))
 }
