@@ -6,24 +6,36 @@
 //! and no panic text, which catches stack overflows, aborts, hangs and
 //! memory blow-ups as well as panics.
 //!
-//! Each property runs 40 cases by default; `SHARDLAB_FUZZ_CASES=N` runs N,
-//! and `SHARDLAB_FUZZ_LOG=FILE` records how each case ended (see the README
-//! for a long run's figures).
+//! Each property runs 40 cases from a fixed seed by default;
+//! `SHARDLAB_FUZZ_CASES=N` runs N, `SHARDLAB_FUZZ_SEED=random` (or a number)
+//! draws others, and `SHARDLAB_FUZZ_LOG=FILE` records how each case ended
+//! (see the README for a long run's figures).
 
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 #[path = "common/cli.rs"]
 mod cli;
 #[path = "common/mutate.rs"]
 mod mutate;
 
+/// The cases: 40 per property unless `SHARDLAB_FUZZ_CASES` says, drawn
+/// from a fixed seed unless `SHARDLAB_FUZZ_SEED` gives another (a number, or
+/// `random`), so that the test suite runs the same programs every time and a
+/// failure there is the change's, while long runs explore.
 fn config() -> ProptestConfig {
     let cases = std::env::var("SHARDLAB_FUZZ_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(40);
+    let rng_seed = match std::env::var("SHARDLAB_FUZZ_SEED").as_deref() {
+        Ok("random") => RngSeed::Random,
+        Ok(n) => RngSeed::Fixed(n.parse().unwrap_or(2026)),
+        Err(_) => RngSeed::Fixed(2026),
+    };
     ProptestConfig {
         cases,
+        rng_seed,
         // Each case is a process that may run for seconds: shrink briefly.
         max_shrink_iters: 16,
         ..ProptestConfig::default()

@@ -216,6 +216,11 @@ fn limits() -> Vec<(&'static str, String, &'static str)> {
             "MemoryError",
         ),
         (
+            "overflowing_empty",
+            jnp("x = jnp.ones((2**32, 2**32, 0))\nprint(x.reshape(-1).shape)"),
+            "ValueError",
+        ),
+        (
             "huge_gather",
             jnp("x = jax.device_put(jnp.ones((2**24,)), jax.sharding.NamedSharding(jax.make_mesh((8,), ('i',)), jax.sharding.PartitionSpec('i')))\n@jax.jit\ndef f(x):\n    return jnp.outer(x, x)\nprint(f(x).shape)"),
             "MemoryError",

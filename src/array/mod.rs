@@ -185,6 +185,20 @@ pub const MAX_ELEMENTS: usize = 1 << 27;
 /// would hold more than [`MAX_ELEMENTS`] elements (its size in exact
 /// arithmetic, however large the dimensions).
 pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
+    // XLA multiplies the dimensions in order in 64 bits and refuses a shape
+    // whose running product overflows, even when a later dimension is 0;
+    // shardlab's own size arithmetic relies on the same bound. (A shape
+    // without a 0 that overflows is far past the size limit below.)
+    let fits = shape.iter().try_fold(1i64, |p, &d| {
+        i64::try_from(d).ok().and_then(|d| p.checked_mul(d))
+    });
+    if fits.is_none() && shape.contains(&0) {
+        crate::bail!(
+            ValueError,
+            "overflow in static extent product: dimensions={:?}",
+            shape
+        );
+    }
     let n = shape
         .iter()
         .fold(1u128, |n, &d| n.saturating_mul(d as u128));
