@@ -256,22 +256,7 @@ fn nnx_grad_call(
     for ((_, v), o) in vars.iter().zip(originals) {
         set_iattr(v, "value", o);
     }
-    let written = written.into_inner();
-    let (mut outs, grads) = match r {
-        Ok(r) => r,
-        Err(e) => {
-            for (v, before) in &others {
-                set_iattr(v, "value", before.clone());
-            }
-            return Err(e);
-        }
-    };
-    // What the call wrote into the other variables leaves the trace as
-    // extra outputs, and their values are those outputs', as in Flax.
-    let kept = outs.len().saturating_sub(written.len());
-    for (v, x) in written.iter().zip(outs.split_off(kept)) {
-        set_iattr(v, "value", Obj::Array(x));
-    }
+    let (outs, grads) = carry_writes(r, &others, &written.into_inner())?;
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let g = match def {
         Some(def) => unflatten_known(&def, &value_objs(&grads))?,
@@ -305,6 +290,31 @@ fn other_vars(args: &[Obj], diff: &PathVars) -> Vec<(Rc<Instance>, Obj)> {
         }
     }
     out
+}
+
+/// What the call wrote into the other variables left the trace as extra
+/// outputs, after the loss and aux: the variables take those values, as in
+/// Flax, and the outputs lose them. A failed call leaves every other
+/// variable as it was before.
+fn carry_writes(
+    r: Result<(Vec<Value>, Vec<Value>)>,
+    others: &[(Rc<Instance>, Obj)],
+    written: &[Rc<Instance>],
+) -> Result<(Vec<Value>, Vec<Value>)> {
+    let (mut outs, grads) = match r {
+        Ok(r) => r,
+        Err(e) => {
+            for (v, before) in others {
+                set_iattr(v, "value", before.clone());
+            }
+            return Err(e);
+        }
+    };
+    let kept = outs.len().saturating_sub(written.len());
+    for (v, x) in written.iter().zip(outs.split_off(kept)) {
+        set_iattr(v, "value", Obj::Array(x));
+    }
+    Ok((outs, grads))
 }
 
 /// The traced values the call wrote into `others`, noting in `written`
