@@ -1,6 +1,7 @@
 //! The standard modules where a fixture from real Python cannot check them:
 //! what shardlab refuses (files, processes, exiting, unbounded infinite
-//! iterators), `XLA_FLAGS` setting the device count, stderr.
+//! iterators), `XLA_FLAGS` setting the device count, what goes to stderr
+//! (warnings, logging's last resort).
 
 use shardlab::program::{run, Options};
 
@@ -127,4 +128,78 @@ fn pformat_wraps_at_the_given_width() {
 fn sys_stderr_is_not_program_output() {
     let src = "import sys\nsys.stderr.write('noise\\n')\nsys.stdout.write('kept\\n')\n";
     assert_eq!(output(src), "kept\n");
+    let out = run(src, &Options::default());
+    assert_eq!(out.stderr, vec![(0, "noise\n".to_string())]);
+}
+
+/// A program that warns, and what CPython 3.11.7 with Flax 0.12.8 writes to
+/// stderr for it when it is the file /tmp/shardlab_warn.py (`python -u`).
+const WARNING_PROGRAM: &str = r#"import warnings
+import sys
+import jax.numpy as jnp
+from flax import nnx
+
+
+def old_api(x):
+    warnings.warn("old_api is deprecated", DeprecationWarning, stacklevel=2)
+    return x
+
+
+print("start")
+for i in range(3):
+    old_api(i)
+warnings.warn("plain")
+warnings.warn("plain")
+warnings.warn(RuntimeWarning("an instance"))
+warnings.warn("pending", PendingDeprecationWarning)
+print("middle", file=sys.stderr)
+p = nnx.Param(jnp.ones(2))
+for i in range(2):
+    p.value = p.value + 1
+print(p[...])
+"#;
+
+const WARNING_STDERR: &str = r#"/tmp/shardlab_warn.py:14: DeprecationWarning: old_api is deprecated
+  old_api(i)
+/tmp/shardlab_warn.py:15: UserWarning: plain
+  warnings.warn("plain")
+/tmp/shardlab_warn.py:16: UserWarning: plain
+  warnings.warn("plain")
+/tmp/shardlab_warn.py:17: RuntimeWarning: an instance
+  warnings.warn(RuntimeWarning("an instance"))
+middle
+/tmp/shardlab_warn.py:22: DeprecationWarning: '.value' access is now deprecated. For Variable[Array] instances use:
+
+  variable[...]
+
+For other Variable types use:
+
+  variable.get_value()
+
+  p.value = p.value + 1
+"#;
+
+#[test]
+fn warnings_are_written_to_stderr_as_cpython_writes_them() {
+    let options = Options {
+        file: Some("/tmp/shardlab_warn.py".into()),
+        ..Options::default()
+    };
+    let out = run(WARNING_PROGRAM, &options);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.stdout, "start\n[3. 3.]\n");
+    let text: String = out.stderr.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(text, WARNING_STDERR);
+    // Each write knows how much had been printed: all came after "start".
+    assert!(out.stderr.iter().all(|(at, _)| *at == "start\n".len()));
+}
+
+#[test]
+fn logging_without_handlers_writes_warnings_to_stderr() {
+    let src = "import logging\nlogging.getLogger('x').warning('careful %d', 3)\n\
+               logging.getLogger('x').info('quiet')\nprint('done')\n";
+    let out = run(src, &Options::default());
+    assert_eq!(out.stdout, "done\n");
+    let text: String = out.stderr.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(text, "careful 3\n");
 }

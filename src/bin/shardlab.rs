@@ -381,6 +381,9 @@ fn abandon(
     if let Ok(text) = printed.text.lock() {
         abandoned.stdout = text.clone();
     }
+    if let Ok(err) = printed.err.lock() {
+        abandoned.stderr = err.clone();
+    }
     abandoned
 }
 
@@ -412,10 +415,31 @@ fn name_the_stop(outcome: &mut Outcome, limits: Limits) {
     }
 }
 
+/// Writes what the program printed to stdout and what it wrote to stderr
+/// to stderr, in the order it wrote them (each flushed, so a terminal or a
+/// `2>&1` file shows them interleaved as Python's unbuffered output is).
+fn write_output(outcome: &Outcome) {
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let mut from = 0;
+    for (at, text) in &outcome.stderr {
+        let at = (*at).clamp(from, outcome.stdout.len());
+        if let Some(part) = outcome.stdout.get(from..at) {
+            let _ = out.write_all(part.as_bytes());
+            let _ = out.flush();
+            from = at;
+        }
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.flush();
+    }
+    let _ = out.write_all(outcome.stdout.get(from..).unwrap_or("").as_bytes());
+    let _ = out.flush();
+}
+
 /// An outcome that is only an error.
 fn failed(kind: ErrorKind, message: String) -> Outcome {
     Outcome {
         stdout: String::new(),
+        stderr: vec![],
         result: None,
         error: Some(PyError {
             error: Error::new(kind, message),
@@ -673,9 +697,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let mut stdout = std::io::stdout().lock();
     if as_json {
-        let obj = match &outcome.error {
+        let mut obj = match &outcome.error {
             None => json!({"result": outcome.result, "stdout": outcome.stdout}),
             Some(e) => json!({
                 "error": {
@@ -687,11 +710,16 @@ fn main() -> ExitCode {
                 "stdout": outcome.stdout,
             }),
         };
+        if !outcome.stderr.is_empty() {
+            let text: String = outcome.stderr.iter().map(|(_, t)| t.as_str()).collect();
+            obj["stderr"] = json!(text);
+        }
+        let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{obj}");
+        let _ = stdout.flush();
     } else {
-        let _ = write!(stdout, "{}", outcome.stdout);
+        write_output(&outcome);
     }
-    let _ = stdout.flush();
     match outcome.error {
         None => ExitCode::SUCCESS,
         Some(e) => {

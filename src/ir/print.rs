@@ -360,6 +360,29 @@ impl fmt::Display for Jaxpr {
     }
 }
 
+/// One equation alone, as JAX prints it in an error: its results named
+/// first (with their types), then its operands, from `a`.
+pub fn equation(jaxpr: &Jaxpr, eqn: &crate::ir::Eqn) -> String {
+    let mut p = Printer {
+        next: 0,
+        types: HashMap::new(),
+    };
+    let mut scope = Scope::default();
+    let used: HashSet<Var> = eqn.outputs.iter().copied().collect();
+    for v in &eqn.outputs {
+        p.bind(&mut scope, *v, &used);
+    }
+    for a in &eqn.inputs {
+        if let Atom::Var(v) = a {
+            if !scope.names.contains_key(v) {
+                let n = p.fresh();
+                scope.names.insert(*v, n);
+            }
+        }
+    }
+    p.eqn(jaxpr, eqn, &mut scope, &used, 0, true)
+}
+
 /// `jaxpr` printed with the sharded types of its variables: `types` gives
 /// the text of each variable (indexed by [`Var`]) that has one.
 pub fn typed(jaxpr: &Jaxpr, types: &[Option<String>]) -> String {

@@ -128,15 +128,18 @@ fn call_python(
     Ok((vals, def, keys))
 }
 
-/// Traces Python `f` on arguments shaped as `args_def` and `avals`.
+/// Traces Python `f` on arguments shaped as `args_def` and `avals`, for
+/// `traced_for` (what JAX's messages say it was traced for: `scan`).
 fn trace_python(
     interp: &mut Interp,
     f: &Obj,
     args_def: &TreeDef,
     avals: &[Aval],
     in_keys: &[bool],
+    traced_for: &'static str,
 ) -> Result<Body> {
     trace_flat(avals, |vals| {
+        crate::trace::set_debug_info(super::debug_info::of(f, args_def, traced_for));
         call_python(interp, f, args_def, vals, in_keys)
     })
 }
@@ -579,7 +582,7 @@ fn check_branches(
 /// `cond` on the int32 `index`. `names` names the branches in messages.
 fn run_branches(
     interp: &mut Interp,
-    api: &str,
+    api: &'static str,
     index: Value,
     funs: &[Obj],
     names: &[String],
@@ -591,7 +594,7 @@ fn run_branches(
     let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
     let mut bodies = funs
         .iter()
-        .map(|f| trace_python(interp, f, &def, &avals, &in_keys))
+        .map(|f| trace_python(interp, f, &def, &avals, &in_keys, api))
         .collect::<Result<Vec<_>>>()?;
     if bodies.iter().any(|b| b.out_keys != bodies[0].out_keys) {
         bail!(
@@ -802,8 +805,9 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
     let args_def = TreeDef::Tuple(vec![carry.def.clone()]);
     loop {
         let avals = carry.avals();
-        let c = trace_python(interp, &cond_fun, &args_def, &avals, &carry.keys)?;
-        let b = trace_python(interp, &body_fun, &args_def, &avals, &carry.keys)?;
+        let keys = &carry.keys;
+        let c = trace_python(interp, &cond_fun, &args_def, &avals, keys, "while_cond")?;
+        let b = trace_python(interp, &body_fun, &args_def, &avals, keys, "while_body")?;
         check_pred(&c)?;
         let outs = b.out_avals();
         if outs.len() == avals.len() && carry.promote(&outs)? {
@@ -864,6 +868,11 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         let mut in_avals = vec![i_aval.clone(); skip];
         in_avals.extend(avals.iter().cloned());
         let b = trace_flat(&in_avals, |v| {
+            let mut debug = super::debug_info::of(&f, &args_def, "fori_loop");
+            if skip == 2 {
+                debug.arg_names.insert(1, "upper".into());
+            }
+            crate::trace::set_debug_info(debug);
             let next = jops::add(&v[0], &jops::scalar(1.0, v[0].dtype()))?;
             let mut args = vec![v[0].clone()];
             args.extend(v[skip..].iter().cloned());
@@ -1023,7 +1032,7 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         in_avals.extend(step_avals(&xvals));
         let mut in_keys = carry.keys.clone();
         in_keys.extend(x_keys.iter().copied());
-        let b = trace_python(interp, &f, &args_def, &in_avals, &in_keys)?;
+        let b = trace_python(interp, &f, &args_def, &in_avals, &in_keys, "scan")?;
         let (cdef, ydef) = match &b.out_def {
             TreeDef::Tuple(p) | TreeDef::List(p) if p.len() == 2 => (p[0].clone(), p[1].clone()),
             other => {
@@ -1082,7 +1091,7 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
     let (xvals, x_keys) = keyed_values(&x_leaves)?;
     let length = scan_length(&x_leaves, &xvals, None)?;
     let args_def = TreeDef::Tuple(vec![xs_def]);
-    let b = trace_python(interp, &f, &args_def, &step_avals(&xvals), &x_keys)?;
+    let b = trace_python(interp, &f, &args_def, &step_avals(&xvals), &x_keys, "scan")?;
     let mut operands = b.consts.clone();
     operands.extend(xvals);
     let params = ScanParams {

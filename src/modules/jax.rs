@@ -788,6 +788,8 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
         let traced = {
             let (f, in_def, out_def, kw) = (&f, &in_def, &out_def, &call.kw);
             crate::trace::trace(&avals, FrameAxes::default(), |v: &[Value]| {
+                // make_jaxpr traces as jit does, and says so in its errors.
+                crate::trace::set_debug_info(super::debug_info::of(f, in_def, "jit"));
                 call_flat(i, f, in_def, kw, v, out_def)
             })?
         };

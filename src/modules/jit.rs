@@ -438,7 +438,7 @@ impl Jitted {
             None => {
                 let donated = donated_leaves(interp, &split)?;
                 let placements = inputs.placements.clone();
-                let (entry, captured) = self.trace(interp, sig, &donated, placements)?;
+                let (entry, captured) = self.trace(interp, sig, &donated, placements, &names)?;
                 let entry = Rc::new(entry);
                 // A program that closed over an outer tracer belongs to that
                 // trace only; it is traced again next time.
@@ -620,10 +620,16 @@ impl Jitted {
         sig: Signature,
         donated: &[bool],
         placements: Vec<Option<Arc<Placement>>>,
+        arg_names: &[String],
     ) -> Result<(Entry, Vec<Value>)> {
         let out_def = RefCell::new(None);
         let out_keys = RefCell::new(vec![]);
         let traced = crate::trace::trace_placed(&sig.avals, placements, |v: &[Value]| {
+            crate::trace::set_debug_info(crate::trace::DebugInfo {
+                func_src_info: super::debug_info::source_info(&self.fun, &self.name),
+                traced_for: "jit",
+                arg_names: arg_names.to_vec(),
+            });
             let out = self.call_python(interp, &sig, v)?;
             let (leaves, def) = flatten(interp, &out)?;
             *out_def.borrow_mut() = Some(def);
@@ -715,12 +721,21 @@ impl Jitted {
                 | ErrorKind::TracerArrayConversionError
                 | ErrorKind::TracerIntegerConversionError
         ) || e.message.starts_with("Shapes must be 1D sequences");
-        if !tracer_error || e.message.contains("The error occurred while tracing") {
+        let explained = [
+            "The error occurred while tracing",
+            "This BatchTracer with object id",
+        ]
+        .iter()
+        .any(|t| e.message.contains(t));
+        if !tracer_error || explained {
             return e;
         }
+        // A tracer of an inner trace (a vmap or grad inside the jitted
+        // function) has no debug info of its own: say at least which jitted
+        // function was being traced.
         let context = format!(
             "The error occurred while tracing the function {} for jit.",
-            self.name
+            super::debug_info::source_info(&self.fun, &self.name)
         );
         let at = e
             .message

@@ -6,6 +6,7 @@ pub mod callbacks;
 pub mod control;
 pub mod conv;
 pub mod custom;
+pub mod debug_info;
 pub mod debug_print;
 pub mod flax;
 pub mod jacobian;
@@ -168,6 +169,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "string" => self::std::string::module(),
         "pprint" => self::std::pprint::module(),
         "copy" => self::std::copy::module(),
+        "warnings" => self::std::warnings::module(),
         "itertools" => self::std::itertools::module(),
         "operator" => self::std::operator::module(),
         "jax.random" => sharding::context::placing_functions(random::module()),

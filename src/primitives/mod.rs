@@ -296,10 +296,12 @@ impl Prim {
             ],
             Prim::Reshape(s) => vec![("new_sizes".into(), list(s))],
             Prim::Transpose(p) => vec![("permutation".into(), list(p))],
-            Prim::BroadcastInDim { shape, dims } => vec![
-                ("broadcast_dimensions".into(), list(dims)),
-                ("shape".into(), list(shape)),
-            ],
+            // JAX leaves out the shape (the result's type says it) and
+            // dimensions when there are none.
+            Prim::BroadcastInDim { dims, .. } if dims.is_empty() => vec![],
+            Prim::BroadcastInDim { dims, .. } => {
+                vec![("broadcast_dimensions".into(), list(dims))]
+            }
             Prim::Concatenate(a) => vec![("dimension".into(), a.to_string())],
             Prim::Slice {
                 starts,

@@ -810,18 +810,27 @@ fn shape_args(a: &Args) -> Result<Vec<i64>> {
 /// JAX's TypeError for a shape holding a traced value (`jnp.zeros((n,))`
 /// with `n` traced by jit).
 pub fn concrete_shape(items: &[Obj]) -> Result<()> {
-    if items
+    let traced: Vec<&crate::trace::Tracer> = items
         .iter()
-        .any(|o| matches!(o, Obj::Array(Value::Traced(t)) if t.known.is_none()))
-    {
-        bail!(
-            TypeError,
-            "Shapes must be 1D sequences of concrete values of integer type, got {}.\nIf using \
-             `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.",
-            super::format::repr_of(&Obj::tuple(items.to_vec()))
-        );
+        .filter_map(|o| match o {
+            Obj::Array(Value::Traced(t)) if t.known.is_none() => Some(t),
+            _ => None,
+        })
+        .collect();
+    if traced.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // Each traced dimension says where it came from, as in JAX.
+    let origins: String = traced
+        .iter()
+        .map(|t| crate::trace::origin_text(t))
+        .collect();
+    bail!(
+        TypeError,
+        "Shapes must be 1D sequences of concrete values of integer type, got {}.\nIf using \
+         `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.{origins}",
+        super::format::repr_of(&Obj::tuple(items.to_vec()))
+    )
 }
 
 /// `x.reshape(...)` and `jnp.reshape(x, shape)`.

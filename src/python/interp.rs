@@ -85,6 +85,10 @@ pub struct Interp {
     pub builtins: HashMap<String, Obj>,
     /// Everything the program printed.
     pub out: String,
+    /// What it wrote to stderr (warnings, `print(file=sys.stderr)`), each
+    /// write with the length `out` had then, so the two interleave as a
+    /// terminal shows them.
+    pub err: Vec<(usize, String)>,
     /// Where the printed text is copied as the program goes, for a watcher
     /// on another thread (see [`super::Options::printed`]).
     pub printed: Option<super::Printed>,
@@ -112,6 +116,11 @@ pub struct Interp {
     /// The Python functions running, innermost last, with their scopes
     /// (what `super()` reads).
     pub frames: Vec<(Rc<Function>, Scope)>,
+    /// The byte offset of the statement running now.
+    pub stmt_at: usize,
+    /// For each function call running, innermost last, the offset of the
+    /// statement that made it: the frames a warning's `stacklevel` walks.
+    pub call_sites: Vec<usize>,
     /// The objects of this run that may close a reference cycle.
     pub cycles: super::cycles::Cycles,
     /// The run state of library modules (a context mesh, say), one value per
@@ -130,6 +139,7 @@ impl Interp {
             globals: ScopeData::new(None),
             builtins: HashMap::new(),
             out: String::new(),
+            err: vec![],
             printed: None,
             published: 0,
             steps: 0,
@@ -142,6 +152,8 @@ impl Interp {
             exceptions: super::exceptions::Exceptions::new(),
             handling: vec![],
             frames: vec![],
+            stmt_at: 0,
+            call_sites: vec![],
             cycles: super::cycles::Cycles::default(),
             state: HashMap::new(),
         };
@@ -203,6 +215,34 @@ impl Interp {
         self.published = self.out.len();
     }
 
+    /// Writes `text` to the program's stderr.
+    pub fn write_stderr(&mut self, text: &str) -> Result<()> {
+        let written: usize = self.err.iter().map(|(_, t)| t.len()).sum();
+        if self.out.len() + written + text.len() > 64 << 20 {
+            bail!(RuntimeError, "program exceeded the output limit of 64 MiB");
+        }
+        self.err.push((self.out.len(), text.to_string()));
+        if let Some(w) = &self.printed {
+            if let Ok(mut copy) = w.err.lock() {
+                copy.push((self.out.len(), text.to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The 1-based line a warning issued with `stacklevel` is attributed
+    /// to: 1 is the statement running now, 2 the one that called the
+    /// running function, and so on; None past the outermost frame.
+    pub fn line_at_level(&self, stacklevel: usize) -> Option<usize> {
+        let at = match stacklevel {
+            0 | 1 => self.stmt_at,
+            k => *self
+                .call_sites
+                .get(self.call_sites.len().checked_sub(k - 1)?)?,
+        };
+        Some(self.lines.locate(at).0)
+    }
+
     /// Tells a watching thread which statement runs now.
     fn show_position(&self, s: &Stmt) {
         if let Some(w) = &self.printed {
@@ -243,9 +283,11 @@ impl Interp {
     fn exec_stmt(&mut self, s: &Stmt, scope: &Scope) -> Result<Flow> {
         self.tick().inspect_err(|_| self.locate(s.range()))?;
         self.show_position(s);
+        self.stmt_at = u32::from(s.range().start()) as usize;
         let r = self.exec_stmt_inner(s, scope);
         // Back in this statement once the calls inside it have returned.
         self.show_position(s);
+        self.stmt_at = u32::from(s.range().start()) as usize;
         if r.is_err() {
             self.locate(s.range());
         }
@@ -340,7 +382,16 @@ impl Interp {
 
     /// `def`: the function, decorated, bound to its name.
     fn exec_function_def(&mut self, f: &ast::StmtFunctionDef, scope: &Scope) -> Result<Flow> {
-        let func = self.make_function(name_of(&f.name), &f.args, Rc::new(f.body.clone()), scope)?;
+        let start = f
+            .decorator_list
+            .iter()
+            .map(|d| d.range().start())
+            .chain([f.range.start()])
+            .min()
+            .unwrap_or(f.range.start());
+        let first_line = self.lines.locate(u32::from(start) as usize).0;
+        let body = Rc::new(f.body.clone());
+        let func = self.make_function(name_of(&f.name), &f.args, body, scope, first_line)?;
         let mut obj = func;
         for d in f.decorator_list.iter().rev() {
             let dec = self.eval(d, scope)?;
@@ -716,6 +767,7 @@ impl Interp {
         params: &ast::Arguments,
         body: Rc<Vec<Stmt>>,
         scope: &Scope,
+        first_line: usize,
     ) -> Result<Obj> {
         let mut defaults = vec![];
         for a in params
@@ -753,6 +805,7 @@ impl Interp {
             closure,
             owner: RefCell::new(std::rc::Weak::new()),
             is_generator,
+            first_line,
         })))
     }
 
@@ -921,7 +974,8 @@ impl Interp {
                     range: l.range,
                     value: Some(l.body.clone()),
                 })];
-                self.make_function("<lambda>".into(), &l.args, Rc::new(body), scope)
+                let first_line = self.lines.locate(u32::from(l.range.start()) as usize).0;
+                self.make_function("<lambda>".into(), &l.args, Rc::new(body), scope, first_line)
             }
             Expr::List(l) => Ok(Obj::list(self.eval_elts(&l.elts, scope)?)),
             Expr::Tuple(t) => Ok(Obj::tuple(self.eval_elts(&t.elts, scope)?)),
@@ -1054,7 +1108,10 @@ impl Interp {
         let mut result = Obj::Bool(true);
         for (op, right) in c.ops.iter().zip(&c.comparators) {
             let right = self.eval(right, scope)?;
-            let r = self.compare(op, &left, &right)?;
+            let saved = self.enter_source(c.range);
+            let r = self.compare(op, &left, &right);
+            crate::trace::set_source(saved);
+            let r = r?;
             if c.ops.len() == 1 {
                 return Ok(r);
             }
@@ -1267,7 +1324,11 @@ impl Interp {
         }
         self.depth += 1;
         self.frames.push((func.clone(), scope.clone()));
+        self.call_sites.push(self.stmt_at);
         let r = self.exec_block(&func.body, &scope);
+        if let Some(at) = self.call_sites.pop() {
+            self.stmt_at = at;
+        }
         self.frames.pop();
         self.depth -= 1;
         match r? {

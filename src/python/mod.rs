@@ -73,6 +73,8 @@ pub struct Options {
 pub struct Watched {
     /// The text printed so far.
     pub text: std::sync::Mutex<String>,
+    /// What was written to stderr so far, as [`Outcome::stderr`] holds it.
+    pub err: std::sync::Mutex<Vec<(usize, String)>>,
     /// One past the byte offset of the statement running now (0 before the
     /// first), so a run abandoned inside one long step names its line.
     pub at: std::sync::atomic::AtomicUsize,
@@ -124,6 +126,9 @@ impl std::fmt::Display for PyError {
 pub struct Outcome {
     /// Everything it printed.
     pub stdout: String,
+    /// What it wrote to stderr (warnings), each write with the length
+    /// `stdout` had when it was made, so a terminal can interleave them.
+    pub stderr: Vec<(usize, String)>,
     /// Its global `result` as JSON (null when unset), when it finished.
     pub result: Option<serde_json::Value>,
     /// The exception that stopped it, if any.
@@ -159,6 +164,7 @@ pub fn run(
         Err(e) => {
             return Outcome {
                 stdout: String::new(),
+                stderr: vec![],
                 result: None,
                 error: Some(PyError {
                     error: e.error,
@@ -171,13 +177,19 @@ pub fn run(
     let mut it = interp::Interp::new(lines, library);
     it.max_steps = options.max_steps;
     it.printed = options.printed.clone();
+    // A script knows its path; a program given as text does not.
+    if let Some(file) = &options.file {
+        let g = it.globals.clone();
+        it.set_var(&g, "__file__", value::Obj::str(file));
+    }
     let r = it.run_module(&body);
     let stdout = std::mem::take(&mut it.out);
     let r = match r {
         Err(e) if clean_exit(&mut it, &e) => Ok(()),
         other => other,
     };
-    let outcome = outcome_of(&it, r, stdout);
+    let mut outcome = outcome_of(&it, r, stdout);
+    outcome.stderr = std::mem::take(&mut it.err);
     if let Some(w) = &watcher {
         w.arrays_named(&placed_globals(&it, source));
     }
@@ -300,11 +312,13 @@ fn outcome_of(it: &interp::Interp, r: crate::error::Result<()>, stdout: String) 
             match result.map(|r| to_json(&r)).transpose() {
                 Ok(v) => Outcome {
                     stdout,
+                    stderr: vec![],
                     result: Some(v.unwrap_or(serde_json::Value::Null)),
                     error: None,
                 },
                 Err(e) => Outcome {
                     stdout,
+                    stderr: vec![],
                     result: None,
                     error: Some(PyError {
                         error: e,
@@ -318,6 +332,7 @@ fn outcome_of(it: &interp::Interp, r: crate::error::Result<()>, stdout: String) 
             let (line, col) = it.err_loc.unwrap_or((0, 0));
             Outcome {
                 stdout,
+                stderr: vec![],
                 result: None,
                 error: Some(PyError { error, line, col }),
             }

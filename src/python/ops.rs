@@ -932,6 +932,13 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             }
         },
         Obj::Instance(i) => {
+            // A property is a data descriptor: it comes before the
+            // instance's own attributes, as in CPython.
+            if let Some(p @ Obj::Lib(_)) = i.class.lookup(name) {
+                if matches!(&p, Obj::Lib(o) if o.downcast::<super::classes::Property>().is_some()) {
+                    return super::classes::bind(interp, v, p);
+                }
+            }
             if let Some(x) = i.get(name) {
                 return Ok(x);
             }

@@ -29,6 +29,13 @@ impl Lines {
         }
     }
 
+    /// The text of 1-based line `line`, without its newline.
+    pub fn line_text(&self, line: usize) -> Option<&str> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        let end = self.starts.get(line).map_or(self.text.len(), |e| e - 1);
+        self.text.get(start..end.max(start))
+    }
+
     /// 1-based line and 1-based column (in characters) of a byte offset.
     pub fn locate(&self, offset: usize) -> (usize, usize) {
         let line = match self.starts.binary_search(&offset) {

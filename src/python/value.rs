@@ -81,6 +81,9 @@ pub struct Function {
     pub owner: RefCell<std::rc::Weak<Class>>,
     /// True when its body yields: calling it makes a generator.
     pub is_generator: bool,
+    /// The 1-based line it starts on, its first decorator's when it has
+    /// some (Python's `co_firstlineno`, which JAX's messages name it by).
+    pub first_line: usize,
 }
 
 /// A class defined with `class`.

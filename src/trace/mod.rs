@@ -19,6 +19,9 @@ use crate::ir::{Atom, Aval, AxisSet, Eqn, Jaxpr, Var};
 use crate::primitives::{AxisEnv, CollectiveKind, Prim};
 use crate::sharding::Placement;
 
+mod origin;
+pub use origin::{origin_text, set_debug_info, DebugInfo};
+
 /// A value flowing through a program: concrete data or a traced variable.
 #[derive(Debug, Clone)]
 pub enum Value {
@@ -114,27 +117,31 @@ impl Tracer {
     pub fn conversion_error(&self, conversion: Conversion) -> crate::error::Error {
         use crate::error::{Error, ErrorKind};
         let shape = self.shape_text();
+        let origin = origin::origin_text(self);
         let (kind, text) = match conversion {
             Conversion::Bool => (
                 ErrorKind::TracerBoolConversionError,
-                format!("Attempted boolean conversion of traced array with shape {shape}."),
+                format!("Attempted boolean conversion of traced array with shape {shape}.{origin}"),
             ),
             Conversion::Index => (
                 ErrorKind::TracerIntegerConversionError,
-                format!("The __index__() method was called on traced array with shape {shape}"),
+                format!(
+                    "The __index__() method was called on traced array with shape \
+                     {shape}{origin}"
+                ),
             ),
             Conversion::Array => (
                 ErrorKind::TracerArrayConversionError,
                 format!(
                     "The numpy.ndarray conversion method __array__() was called on traced \
-                     array with shape {shape}"
+                     array with shape {shape}{origin}"
                 ),
             ),
             Conversion::Concrete(detail) => (
                 ErrorKind::ConcretizationTypeError,
                 format!(
                     "Abstract tracer value encountered where concrete value is expected: traced \
-                     array with shape {shape}\n{detail}\n"
+                     array with shape {shape}\n{detail}{origin}\n"
                 ),
             ),
         };
@@ -184,6 +191,8 @@ struct Frame {
     /// that printing a value runs the program so far on them, as JAX's
     /// eager shard_map shows each device's block (see [`device_blocks`]).
     devices: Option<Arc<DeviceInputs>>,
+    /// The traced function, when it names itself (see [`set_debug_info`]).
+    debug: Option<Arc<DebugInfo>>,
 }
 
 /// The inputs of a top-level shard_map's devices.
@@ -228,8 +237,7 @@ pub struct Source {
 impl Source {
     /// JAX's summary of a source position: `file:line:col (function)`.
     pub fn summarize(&self) -> String {
-        let file = FILE.with(|f| f.borrow().clone());
-        let file = file.as_deref().unwrap_or("<string>");
+        let file = program_file();
         format!("{file}:{}:{} ({})", self.line, self.col, self.function)
     }
 }
@@ -248,6 +256,13 @@ pub fn current_source() -> Option<Source> {
 /// Names the program's file for source positions.
 pub fn set_file(file: Option<&str>) {
     FILE.with(|f| *f.borrow_mut() = file.map(Arc::from));
+}
+
+/// The program's file as Python's code objects name it: its absolute
+/// path, or `<string>` for a program that came as text.
+pub fn program_file() -> Arc<str> {
+    FILE.with(|f| f.borrow().clone())
+        .unwrap_or_else(|| Arc::from("<string>"))
 }
 
 /// True when some trace is active on this thread.
@@ -699,6 +714,7 @@ where
             captured_index: HashMap::new(),
             placements,
             devices,
+            debug: None,
         });
         stack.len() - 1
     });

@@ -546,7 +546,12 @@ fn optimizer_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             "step",
             make_param(
                 &nnx.opt_state,
-                Obj::Array(Value::Concrete(crate::array::Array::scalar_i32(0))),
+                // Flax counts steps in uint32.
+                Obj::Array(Value::Concrete(crate::array::Array::full(
+                    &[],
+                    0.0,
+                    crate::array::DType::U32,
+                ))),
             ),
         );
         set_iattr(&me, "tx", tx);
@@ -688,9 +693,43 @@ fn variable_class() -> Rc<Class> {
     nnx_root_class("Variable", methods)
 }
 
+/// Flax's texts for the deprecated `.value` property.
+const VALUE_GET_DEPRECATED: &str = "'.value' access is now deprecated. For Variable[Array] \
+    instances use:\n\n  variable[...]\n\nFor other Variable types use:\n\n  variable.get_value()\n";
+const VALUE_SET_DEPRECATED: &str = "'.value' setter is now deprecated. For Variable[Array] \
+    instances use:\n\n  variable[...] = value\n\nFor other Variable types use:\n\n  \
+    variable.set_value(value)\n";
+
+/// `variable.value`, read and assigned: it works, with Flax's
+/// DeprecationWarning. Reading warns from the program's line (shown once
+/// per line); assigning goes through `Variable.__setattr__` in Flax, so its
+/// warning comes from Flax's code, which the default filters hide.
+fn value_property() -> Obj {
+    let fget = Obj::native("Variable.value", |i, a| {
+        let me = self_arg(&a, "value")?;
+        let place = crate::modules::std::warnings::Place::Program(1);
+        crate::modules::std::warnings::warn(i, "DeprecationWarning", VALUE_GET_DEPRECATED, place)?;
+        Ok(iattr(&me, "value").unwrap_or(Obj::None))
+    });
+    let fset = Obj::native("Variable.value", |i, a| {
+        let me = self_arg(&a, "value")?;
+        let v = a.req(Some(1), "value", "value")?;
+        // The line of `object.__setattr__` in Flax 0.12.8's Variable.
+        let place = crate::modules::std::warnings::Place::Library("flax.nnx.variablelib", 1410);
+        crate::modules::std::warnings::warn(i, "DeprecationWarning", VALUE_SET_DEPRECATED, place)?;
+        set_iattr(&me, "value", v);
+        Ok(Obj::None)
+    });
+    Obj::lib(crate::python::classes::Property {
+        fget,
+        fset: Some(fset),
+    })
+}
+
 fn variable_methods() -> Vec<(String, Obj)> {
     vec![
         ("__nnx_variable__".into(), Obj::Bool(true)),
+        ("value".into(), value_property()),
         ("__module__".into(), Obj::str("flax.nnx.variablelib")),
         (
             "__init__".into(),

@@ -49,34 +49,40 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
 }
 
 /// `full(shape, fill_value, dtype=None)`: the dtype defaults to the fill
-/// value's kind.
+/// value's.
 fn full(a: &Args) -> Result<Obj> {
     let v = a.req(Some(1), "fill_value", "full")?;
-    let default = match v {
-        Obj::Int(_) => DType::I32,
-        Obj::Bool(_) => DType::Bool,
-        _ => DType::F32,
-    };
-    let value = crate::python::builtins::first_scalar(&v)?
-        .as_number()
-        .unwrap_or(0.0);
+    let shape = shape_of(&a.req(Some(0), "shape", "full")?)?;
     let given = dtype_arg(a, Some(2))?;
-    // A Python number fills a weakly typed array unless a dtype is given.
-    let weak = given.is_none()
-        && match &v {
-            Obj::Int(_) | Obj::Float(_) => true,
-            Obj::Array(x) => x.aval().weak,
-            _ => false,
-        };
-    let out = creation(
-        &a.req(Some(0), "shape", "full")?,
-        value,
-        Some(given.unwrap_or(default)),
-    )?;
-    Ok(match out {
-        Obj::Array(Value::Concrete(x)) => Obj::Array(Value::Concrete(x.with_weak(weak))),
-        other => other,
-    })
+    Ok(Obj::Array(filled(&v, &shape, given, None)?))
+}
+
+/// An array of `shape` filled with `fill` (a number, or an array that
+/// broadcasts to `shape`, traced or not). The dtype is `given`, else
+/// `inherited` (the `*_like` functions' array's), else the fill's; without
+/// a given dtype a Python number fills a weakly typed array.
+fn filled(
+    fill: &Obj,
+    shape: &[usize],
+    given: Option<DType>,
+    inherited: Option<Value>,
+) -> Result<Value> {
+    let fill = to_value(fill)?;
+    let (dtype, weak) = match (given, &inherited) {
+        (Some(d), _) => (d, false),
+        (None, Some(x)) => (x.dtype(), x.aval().weak),
+        (None, None) => (fill.dtype(), fill.aval().weak),
+    };
+    check_size(shape.iter().product())?;
+    let fill = jops::convert_weak(&fill, dtype, weak)?;
+    if fill.ndim() == 0 && dtype != DType::C64 {
+        if let Value::Concrete(c) = &fill {
+            return Ok(Value::Concrete(
+                Array::full(shape, c.get_f64(0), dtype).with_weak(weak),
+            ));
+        }
+    }
+    jops::broadcast_to(&fill, shape)
 }
 
 fn linspace(a: &Args) -> Result<Obj> {
@@ -138,25 +144,13 @@ fn creation(shape: &Obj, value: f64, dtype: Option<DType>) -> Result<Obj> {
 
 fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
-    let (value, dt_index) = match value {
-        Some(v) => (v, Some(1)),
-        None => {
-            let f = a.req(Some(1), "fill_value", func)?;
-            (
-                crate::python::builtins::first_scalar(&f)?
-                    .as_number()
-                    .unwrap_or(0.0),
-                Some(2),
-            )
-        }
+    let (fill, dt_index) = match value {
+        Some(v) => (Obj::Float(v), 1),
+        None => (a.req(Some(1), "fill_value", func)?, 2),
     };
-    let given = dtype_arg(a, dt_index)?;
-    // Without a dtype the result keeps the weak type of `a`, as in JAX.
-    let weak = given.is_none() && x.aval().weak;
-    let dtype = given.unwrap_or(x.dtype());
-    Ok(Obj::Array(Value::Concrete(
-        Array::full(&x.shape(), value, dtype).with_weak(weak),
-    )))
+    // Without a dtype the result keeps the dtype and weak type of `a`.
+    let given = dtype_arg(a, Some(dt_index))?;
+    Ok(Obj::Array(filled(&fill, &x.shape(), given, Some(x))?))
 }
 
 fn arange(a: &Args) -> Result<Obj> {

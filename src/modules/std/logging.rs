@@ -5,10 +5,10 @@
 //! A record goes to the handlers of its logger and of every ancestor; with
 //! none anywhere, CPython's last resort prints the bare message of a warning
 //! or worse to stderr. The module-level functions (`logging.warning`, ...)
-//! first give the root a stderr handler, as `basicConfig()` does. A run's
-//! output is its stdout, so what a handler writes to stderr is dropped,
-//! exactly as stdout would not show it; a handler on `sys.stdout` (or any
-//! object with `write`) writes there. Loggers and handlers are run state.
+//! first give the root a stderr handler, as `basicConfig()` does. What a
+//! handler writes to stderr goes to the run's stderr; a handler on
+//! `sys.stdout` (or any object with `write`) writes there. Loggers and
+//! handlers are run state.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -38,7 +38,7 @@ const BASIC_FORMAT: &str = "%(levelname)s:%(name)s:%(message)s";
 /// A handler: where records go and how they are formatted.
 #[derive(Clone)]
 struct Handler {
-    /// What is written to: None for stderr (dropped, see the module docs).
+    /// What is written to: None for stderr.
     stream: Option<Obj>,
     /// None for a `NullHandler`, which writes nothing.
     format: Option<String>,
@@ -185,17 +185,25 @@ fn log(interp: &mut Interp, name: &str, level: i64, a: &Args, first: usize) -> R
             .collect()
     };
     if handlers.is_empty() {
-        // CPython's last resort: the bare message to stderr, which a run's
-        // output does not hold.
+        // CPython's last resort: the bare message of a warning or worse to
+        // stderr.
+        if level >= 30 {
+            interp.write_stderr(&format!("{text}\n"))?;
+        }
         return Ok(());
     }
     for h in handlers.iter().filter(|h| level >= h.level) {
-        let (Some(stream), Some(fmt)) = (&h.stream, &h.format) else {
+        let Some(fmt) = &h.format else {
             continue;
         };
         let line = format_record(fmt, name, level, &text)? + "\n";
-        let write = getattr(interp, stream, "write")?;
-        interp.call(&write, Args::new(vec![Obj::str(line)]))?;
+        match &h.stream {
+            Some(stream) => {
+                let write = getattr(interp, stream, "write")?;
+                interp.call(&write, Args::new(vec![Obj::str(line)]))?;
+            }
+            None => interp.write_stderr(&line)?,
+        }
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
 //! `functools`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
-//! `contextlib`, `re` and `logging`, with CPython 3.11's behaviour.
+//! `contextlib`, `re`, `logging` and `warnings`, with CPython 3.11's behaviour.
 //!
 //! What a program cannot do here (touch files, start processes, exit the
 //! interpreter) is refused with `NotImplementedError` naming the function,
@@ -28,6 +28,7 @@ pub mod string;
 pub mod sys;
 pub mod time;
 pub mod typing;
+pub mod warnings;
 
 use crate::err;
 use crate::error::{Error, Result};

@@ -91,7 +91,7 @@ fn float_info() -> Obj {
 }
 
 /// `sys.stdout` (writes join the program's output) or `sys.stderr`
-/// (writes are dropped, as the output holds stdout only).
+/// (writes join the run's stderr).
 struct Stream {
     stdout: bool,
 }
@@ -110,6 +110,8 @@ fn write(interp: &mut Interp, stdout: bool, a: Args) -> Result<Obj> {
             bail!(RuntimeError, "program exceeded the output limit of 64 MiB");
         }
         interp.out.push_str(&s);
+    } else {
+        interp.write_stderr(&s)?;
     }
     Ok(Obj::Int(s.chars().count() as i64))
 }

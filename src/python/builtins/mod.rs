@@ -188,6 +188,17 @@ pub fn isinstance(o: &Obj, t: &Obj) -> bool {
     }
 }
 
+/// `issubclass(c, t)` for classes and builtin types.
+fn issubclass(c: &Obj, t: &Obj) -> bool {
+    match (c, t) {
+        (_, Obj::Tuple(ts)) => ts.iter().any(|t| issubclass(c, t)),
+        (_, Obj::Type("object")) => true,
+        (Obj::Class(a), Obj::Class(b)) => super::exceptions::derives(a, b),
+        (Obj::Type(a), Obj::Type(b)) => a == b || (*a == "bool" && *b == "int"),
+        _ => false,
+    }
+}
+
 /// Calls a type object: `int(x)`, `list(x)`, `dict(...)`, ...
 pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
     let first = a.pos.first().cloned();
@@ -590,6 +601,14 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
             &a.req(Some(0), "obj", "isinstance")?,
             &a.req(Some(1), "class_or_tuple", "isinstance")?,
         )))
+    });
+    add("issubclass", |_, a| {
+        let c = a.req(Some(0), "cls", "issubclass")?;
+        let t = a.req(Some(1), "class_or_tuple", "issubclass")?;
+        if !matches!(c, Obj::Class(_) | Obj::Type(_)) {
+            bail!(TypeError, "issubclass() arg 1 must be a class");
+        }
+        Ok(Obj::Bool(issubclass(&c, &t)))
     });
     add("callable", |_, a| {
         Ok(Obj::Bool(
