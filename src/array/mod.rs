@@ -27,6 +27,7 @@ mod reduce_order;
 pub mod shape_ops;
 pub mod special;
 mod strided;
+pub mod xla_math;
 
 pub use broadcast::broadcast_shapes;
 pub use complex::C64;
