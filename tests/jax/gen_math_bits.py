@@ -11,10 +11,13 @@ Two modes, from the repository root:
         evaluation gives the same bits as jit.
 
     python tests/jax/gen_math_bits.py fixture [EXTRA_DIR]
-        Writes tests/fixtures/xla_math.txt: special values, a fixed-seed
-        sample of 1000 inputs per function and, if EXTRA_DIR is given, the
-        inputs listed in EXTRA_DIR/NAME.txt (hex bits, one per line, `x y` for
-        two-operand functions), with JAX's output bits.
+        Writes tests/fixtures/xla_math.txt for the functions shardlab
+        computes (FIXTURE): special values, a fixed-seed sample of 1000
+        inputs per function and, if EXTRA_DIR is given, the inputs listed in
+        EXTRA_DIR/NAME.txt (hex bits, one per line, `x y` for two-operand
+        functions; e.g. inputs where an earlier formula disagreed), with
+        JAX's output bits. Inputs already in the fixture are kept, so
+        regenerating never loses a case.
 
 Run it under `flock /tmp/jax.lock` with /work/venv/bin/python.
 """
@@ -30,7 +33,7 @@ import numpy as np
 from jax import lax
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXTURE = os.path.join(ROOT, "tests", "fixtures", "xla_math.txt")
+FIXTURE_PATH = os.path.join(ROOT, "tests", "fixtures", "xla_math.txt")
 
 F32_MAX = np.finfo(np.float32).max
 TINY = np.finfo(np.float32).tiny  # smallest normal
@@ -153,6 +156,12 @@ UNARY = {
 }
 BINARY = {"power": jnp.power, "arctan2": jnp.arctan2}
 
+# The functions shardlab computes, which the committed fixture covers.
+FIXTURE = [
+    "exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "sqrt",
+    "rsqrt", "erf", "erf_inv", "power", "arctan2",
+]
+
 
 def evaluate(name, x, y):
     f = UNARY.get(name) or BINARY[name]
@@ -205,20 +214,51 @@ def as_f32(words):
     return np.array(words, np.uint32).view(np.float32)
 
 
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def read_fixture_inputs():
+    """The inputs of the existing fixture, per function: (x words, y words)."""
+    kept = {}
+    if not os.path.exists(FIXTURE_PATH):
+        return kept
+    with open(FIXTURE_PATH) as fh:
+        for line in fh:
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            xs, ys = kept.setdefault(parts[0], ([], []))
+            xs.append(int(parts[1], 16))
+            if len(parts) == 4:
+                ys.append(int(parts[2], 16))
+    return kept
+
+
 def fixture(extra_dir):
     lines = [
         "# JAX's float32 output bits on CPU, written by tests/jax/gen_math_bits.py",
         f"# jax {jax.__version__}, jaxlib {jaxlib.__version__}, platform "
         f"{jax.devices()[0].platform}",
+        f"# cpu: {cpu_model()} (lax.rsqrt's bits depend on it)",
         "# line: function x_bits [y_bits] out_bits (hex)",
     ]
-    for i, name in enumerate(list(UNARY) + list(BINARY)):
+    kept = read_fixture_inputs()
+    for i, name in enumerate(FIXTURE):
         rng = np.random.default_rng(7 + i)
         x, y = inputs(name, rng, 1000)
         ex, ey = read_extra(extra_dir, name, y is not None)
-        x = np.concatenate([x, as_f32(ex)])
+        kx, ky = kept.get(name, ([], []))
+        x = np.concatenate([x, as_f32(ex), as_f32(kx)])
         if y is not None:
-            y = np.concatenate([y, as_f32(ey)])
+            y = np.concatenate([y, as_f32(ey), as_f32(ky)])
         out, _ = evaluate(name, x, y)
         xb = x.view(np.uint32)
         yb = None if y is None else y.view(np.uint32)
@@ -230,9 +270,9 @@ def fixture(extra_dir):
             seen.add(key)
             mid = "" if yb is None else f" {yb[j]:08x}"
             lines.append(f"{name} {xb[j]:08x}{mid} {out[j]:08x}")
-    with open(FIXTURE, "w") as fh:
+    with open(FIXTURE_PATH, "w") as fh:
         fh.write("\n".join(lines) + "\n")
-    print(f"wrote {FIXTURE}: {len(lines) - 3} cases")
+    print(f"wrote {FIXTURE_PATH}: {len(lines) - 4} cases")
 
 
 def main():
