@@ -83,15 +83,17 @@ fn ulps(a: f32, b: f32) -> u64 {
             u64::MAX
         };
     }
+    // Sign-magnitude bits to a line where neighbouring floats differ by 1.
     let ord = |v: f32| {
-        let i = v.to_bits() as i64;
-        if i < 0 {
-            i64::from(i32::MIN) - i
+        let b = v.to_bits();
+        let magnitude = i64::from(b & 0x7fff_ffff);
+        if b >> 31 == 1 {
+            -magnitude
         } else {
-            i
+            magnitude
         }
     };
-    (ord(a as f32) - ord(b)).unsigned_abs()
+    (ord(a) - ord(b)).unsigned_abs()
 }
 
 /// Checks every case of `name` within `max_ulps`, skipping those `skip`
