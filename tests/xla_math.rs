@@ -174,17 +174,15 @@ fn erf_inv_is_exact() {
     exact("erf_inv");
 }
 
-/// XLA calls the C library's `sinf`/`cosf`; glibc's on Linux is the one
-/// JAX used, other targets' libraries differ by at most 1 ulp.
+/// XLA calls the C library's `sinf`/`cosf`; shardlab computes glibc's.
 #[test]
-fn sin_and_cos_follow_libm() {
-    let bound = if cfg!(all(target_os = "linux", target_env = "gnu")) {
-        0
-    } else {
-        1
-    };
-    assert!(check("sin", bound, |_| false) > 1000);
-    assert!(check("cos", bound, |_| false) > 1000);
+fn sin_is_exact() {
+    exact("sin");
+}
+
+#[test]
+fn cos_is_exact() {
+    exact("cos");
 }
 
 /// XLA refines the processor's `rsqrt` estimate, whose bits depend on the
@@ -194,13 +192,14 @@ fn rsqrt_is_within_two_ulps() {
     assert!(check("rsqrt", 2, |_| false) > 1000);
 }
 
-/// With a subnormal operand, XLA's libm call sees bits its arithmetic reads
-/// as zero; those cases are left out.
+/// Including subnormal operands, which glibc's bit tests see while XLA's
+/// arithmetic reads them as zero.
 #[test]
-fn pow_and_arctan2_are_exact_on_normal_operands() {
-    let subnormal = |c: &Case| {
-        f32::from_bits(c.0).is_subnormal() || c.1.is_some_and(|y| f32::from_bits(y).is_subnormal())
-    };
-    assert!(check("power", 0, subnormal) > 1000);
-    assert!(check("arctan2", 0, subnormal) > 1000);
+fn pow_is_exact() {
+    exact("power");
+}
+
+#[test]
+fn arctan2_is_exact() {
+    exact("arctan2");
 }

@@ -20,6 +20,7 @@ pub mod create;
 pub mod elementwise;
 pub mod format;
 pub mod index;
+mod libm_f32;
 pub mod linalg;
 pub mod matmul;
 pub mod reduce;

@@ -25,26 +25,22 @@
 //! - [`tanh`]: the degree-13/6 rational approximation (Eigen's `ptanh_float`
 //!   with FMA), clamped at 7.9988..., `x` below 0.0004, +-1 from 20 on.
 //! - [`logistic`]: `1 / (1 + exp(-x))` with the `exp` above.
-//! - [`sqrt`], [`pow`], [`atan2`]: the correctly rounded / libm result,
-//!   with XLA's treatment of subnormals.
+//! - [`sin`], [`cos`], [`pow`], [`atan2`]: XLA calls the C library's
+//!   `sinf`, `cosf`, `powf`, `atan2f`; shardlab computes glibc's versions
+//!   itself (`libm_f32`), so the wasm build agrees too.
+//! - [`sqrt`]: correctly rounded.
+//! - `erf` and `erf_inv` (in `special`): XLA's rational and polynomial
+//!   approximations, with [`log1p`] from here.
 //!
 //! XLA's CPU code runs with subnormals flushed to zero (inputs read as zero,
 //! subnormal results written as zero), so every function here flushes where
 //! XLA's arithmetic would.
 //!
-//! Not exact, with the largest difference measured against JAX 0.10.2 on
-//! 200,000 inputs per function:
-//! - [`rsqrt`]: XLA starts from the processor's `rsqrt` estimate (whose bits
-//!   differ between Intel and AMD) refined by Newton steps (one on AMD, two on
-//!   Intel), so JAX's own bits depend on the machine; shardlab gives the
-//!   correctly rounded `1/sqrt(x)`, within 2 ulp of JAX.
-//! - [`pow`] and [`atan2`] with a subnormal operand: XLA's libm then works on
-//!   the operand's bits while its arithmetic reads it as zero, giving values
-//!   (and NaNs) no formula reproduces; shardlab gives the mathematical result,
-//!   flushed.
-//! - `sin` and `cos` stay with the platform's `sinf`/`cosf` (glibc's on Linux,
-//!   the same library XLA calls, and bit-identical there); the wasm build's
-//!   libm differs from it by 1 ulp on about 1% of inputs.
+//! Not exact: [`rsqrt`]. XLA starts from the processor's `rsqrt` estimate
+//! (whose bits differ between Intel and AMD) and refines it by Newton steps
+//! (one on AMD, two on Intel), so JAX's own bits depend on the machine;
+//! shardlab gives the correctly rounded `1/sqrt(x)`, within 2 ulp of JAX
+//! (JAX 0.10.2 on an AMD EPYC differs from it on 28% of inputs).
 
 // The constants are written as published so they round to the same f32
 // values XLA uses.
@@ -238,14 +234,24 @@ pub fn rsqrt(x: f32) -> f32 {
     flush(1.0 / flush(x).sqrt())
 }
 
-/// `x ** y` (libm's `powf`, subnormal results flushed).
-pub fn pow(x: f32, y: f32) -> f32 {
-    flush(x.powf(y))
+/// Sine, as glibc's `sinf`.
+pub fn sin(x: f32) -> f32 {
+    super::libm_f32::sin(x)
 }
 
-/// `arctan2(y, x)` (libm's `atan2f`, subnormal results flushed).
+/// Cosine, as glibc's `cosf`.
+pub fn cos(x: f32) -> f32 {
+    super::libm_f32::cos(x)
+}
+
+/// `x ** y`, as glibc's `powf`.
+pub fn pow(x: f32, y: f32) -> f32 {
+    super::libm_f32::pow(x, y)
+}
+
+/// `arctan2(y, x)`, as glibc's `atan2f`.
 pub fn atan2(y: f32, x: f32) -> f32 {
-    flush(y.atan2(x))
+    super::libm_f32::atan2(y, x)
 }
 
 #[cfg(test)]
