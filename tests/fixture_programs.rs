@@ -47,7 +47,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("transforms/vmap_over_shard_map", "a shard_map inside a vmap body is not supported yet"),
     ("grads/jnp_grad_softmax_cross_entropy", "needs jax.nn, not wired into the interpreter yet"),
     ("grads/jnp_grad_indexing", "the gradient of a strided slice (x[:, ::2]) is not implemented in the engine"),
-    ("grads/value_and_grad_has_aux_shard_map", "XLA's float32 tanh is a few ulps from the correctly rounded one; 1 - tanh(x)^2 near tanh = 1 turns that into a 2e-4 relative difference in the gradient"),
     ("errors/pmap_more_devices_than_exist", "JAX 0.10.2's pmap shards 9 rows over 8 devices and raises IndivisibleError; shardlab reports that 9 devices are needed"),
     ("errors/mesh_axis_used_twice_in_spec", "shardlab raises ValueError; JAX's DuplicateSpecError derives from Exception only"),
     ("errors/mesh_axis_used_twice_in_shard_map_spec", "shardlab raises ValueError; JAX's DuplicateSpecError derives from Exception only"),

@@ -9,7 +9,7 @@
 use super::broadcast::broadcast_shapes;
 use super::shape_ops::fmt_shape;
 use super::strided::zip_broadcast;
-use super::{Array, Buffer, DType, C64};
+use super::{xla_math, Array, Buffer, DType, C64};
 use crate::bail;
 use crate::error::Result;
 use std::sync::Arc;
@@ -111,16 +111,17 @@ impl UnaryOp {
                     x.signum()
                 }
             }
-            Exp => x.exp(),
-            Log => x.ln(),
-            Log1p => x.ln_1p(),
-            Expm1 => x.exp_m1(),
-            Sqrt => x.sqrt(),
-            Rsqrt => 1.0 / x.sqrt(),
-            Tanh => x.tanh(),
-            Logistic => 1.0 / (1.0 + (-x).exp()),
-            Sin => x.sin(),
-            Cos => x.cos(),
+            // XLA's own approximations, so the printed digits match JAX.
+            Exp => xla_math::exp(x),
+            Log => xla_math::log(x),
+            Log1p => xla_math::log1p(x),
+            Expm1 => xla_math::expm1(x),
+            Sqrt => xla_math::sqrt(x),
+            Rsqrt => xla_math::rsqrt(x),
+            Tanh => xla_math::tanh(x),
+            Logistic => xla_math::logistic(x),
+            Sin => xla_math::sin(x),
+            Cos => xla_math::cos(x),
             Floor => x.floor(),
             Ceil => x.ceil(),
             Round => x.round_ties_even(),
@@ -552,10 +553,10 @@ impl Array {
                         Div => |p, q| p / q,
                         FloorDiv => floor_div_f32,
                         Rem => rem_f32,
-                        Pow => f32::powf,
+                        Pow => xla_math::pow,
                         Max => max_f32,
                         Min => min_f32,
-                        Atan2 => f32::atan2,
+                        Atan2 => xla_math::atan2,
                         _ => unreachable!("handled above"),
                     };
                     Buffer::F32(float_binary(op, x, sa, y, sb, &shape, f))

@@ -20,6 +20,7 @@ pub mod create;
 pub mod elementwise;
 pub mod format;
 pub mod index;
+mod libm_f32;
 pub mod linalg;
 pub mod matmul;
 pub mod reduce;
@@ -27,6 +28,7 @@ mod reduce_order;
 pub mod shape_ops;
 pub mod special;
 mod strided;
+pub mod xla_math;
 
 pub use broadcast::broadcast_shapes;
 pub use complex::C64;

@@ -12,7 +12,7 @@
 //! `cumsum` is linear: its derivative is itself, and its transpose is the
 //! cumsum running the other way.
 
-use crate::array::{Array, Buffer, DType};
+use crate::array::{xla_math, Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
 use crate::ir::Aval;
@@ -128,7 +128,8 @@ fn logaddexp(a: f32, b: f32) -> f32 {
     if m == f32::NEG_INFINITY {
         return m;
     }
-    m + (-(a - b).abs()).exp().ln_1p()
+    // XLA's exp and log1p, as JAX's logaddexp composes them.
+    m + xla_math::log1p(xla_math::exp(-(a - b).abs()))
 }
 
 fn nan_max(a: f32, b: f32) -> f32 {
