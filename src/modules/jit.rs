@@ -408,8 +408,8 @@ impl Jitted {
     fn prepare(&self, interp: &mut Interp, call: &Args) -> Result<Prepared> {
         let split = self.split(call)?;
         let (leaves, in_def) = flatten(interp, &split.dynamic)?;
-        let vals = self.arg_values(&leaves)?;
         let names = self.leaf_names(call, &in_def);
+        let vals = self.arg_values(&leaves, &names)?;
         let inputs = self.in_placements(interp, &in_def, &vals, &names)?;
         let typed = inputs
             .placements
@@ -591,10 +591,11 @@ impl Jitted {
     }
 
     /// The dynamic leaves as arrays, or JAX's error for a leaf that is not one.
-    fn arg_values(&self, leaves: &[Obj]) -> Result<Vec<Value>> {
+    fn arg_values(&self, leaves: &[Obj], names: &[String]) -> Result<Vec<Value>> {
         leaves
             .iter()
-            .map(|l| {
+            .zip(names)
+            .map(|(l, name)| {
                 // Typed keys enter the program as their key data.
                 if let Some(data) = typed_key_data(l) {
                     return Ok(data);
@@ -603,8 +604,10 @@ impl Jitted {
                     err!(
                         TypeError,
                         "Error interpreting argument to {} as an abstract array. The problematic \
-                         value is of type {} and was passed to the function. If this value is \
-                         not an array, mark it static with static_argnums or static_argnames.",
+                         value is of type {} and was passed to the function at path {name}.\n\
+                         This typically means that a jit-wrapped function was called with a \
+                         non-array argument, and this argument was not marked as static using \
+                         the static_argnums or static_argnames parameters of jax.jit.",
                         repr_of(&self.fun),
                         class_text(l)
                     )
@@ -796,6 +799,7 @@ fn typed_placement(p: &Placement) -> bool {
 fn class_text(o: &Obj) -> String {
     let name = match o {
         Obj::Array(_) => "jaxlib._jax.ArrayImpl".to_string(),
+        Obj::Instance(i) => return repr_of(&Obj::Class(i.class.clone())),
         other => other.type_name(),
     };
     format!("<class '{name}'>")

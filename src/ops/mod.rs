@@ -48,7 +48,31 @@ pub fn unary(op: UnaryOp, x: &Value) -> Result<Value> {
 
 /// An elementwise function of two operands, with NumPy broadcasting.
 pub fn binary(op: BinaryOp, x: &Value, y: &Value) -> Result<Value> {
-    bind1(Prim::Binary(op), &[x.clone(), y.clone()])
+    let (x, y) = promote_ranks(x, y)?;
+    bind1(Prim::Binary(op), &[x, y])
+}
+
+/// Two operands of a broadcasting operation at the same rank, as jax.numpy
+/// gives them to lax: under a trace, the one of lower rank (not a scalar)
+/// gains leading axes of size 1 through a `broadcast_in_dim`, which is what
+/// JAX's jaxprs show; computing eagerly, broadcasting needs no equation.
+fn promote_ranks(x: &Value, y: &Value) -> Result<(Value, Value)> {
+    let (rx, ry) = (x.ndim(), y.ndim());
+    if rx == ry || rx == 0 || ry == 0 || !crate::trace::tracing() {
+        return Ok((x.clone(), y.clone()));
+    }
+    let up = |v: &Value, rank: usize| -> Result<Value> {
+        let shape = v.shape();
+        let off = rank - shape.len();
+        let mut to = vec![1; off];
+        to.extend_from_slice(&shape);
+        broadcast_in_dim(v, &to, &(off..rank).collect::<Vec<_>>())
+    };
+    Ok(if rx < ry {
+        (up(x, ry)?, y.clone())
+    } else {
+        (x.clone(), up(y, rx)?)
+    })
 }
 
 macro_rules! binary_fns {
@@ -331,6 +355,11 @@ pub fn expand_dims(x: &Value, axis: i64) -> Result<Value> {
     let mut shape = x.shape();
     let a = norm_axis(axis, shape.len() + 1)?;
     shape.insert(a, 1);
+    // JAX adds the axis with a broadcast_in_dim, which a jaxpr shows.
+    if crate::trace::tracing() {
+        let dims: Vec<usize> = (0..shape.len()).filter(|&d| d != a).collect();
+        return broadcast_in_dim(x, &shape, &dims);
+    }
     reshape(x, &shape)
 }
 

@@ -294,7 +294,11 @@ impl Prim {
                 ("axes".into(), list(&[*axis])),
                 ("index_dtype".into(), "int32".into()),
             ],
-            Prim::Reshape(s) => vec![("new_sizes".into(), list(s))],
+            Prim::Reshape(s) => vec![
+                ("dimensions".into(), "None".into()),
+                ("new_sizes".into(), list(s)),
+                ("sharding".into(), "None".into()),
+            ],
             Prim::Transpose(p) => vec![("permutation".into(), list(p))],
             // JAX leaves out the shape (the result's type says it) and
             // dimensions when there are none.

@@ -439,10 +439,24 @@ pub struct Level {
     pub children: Vec<(KeyEntry, Obj)>,
 }
 
-fn sorted_items(d: &Dict) -> Vec<(Obj, Obj)> {
+/// A dict's items in key order, or JAX's error when two keys do not
+/// compare (`{1: 7, 'y': 42}`).
+fn sorted_items(d: &Dict) -> Result<Vec<(Obj, Obj)>> {
     let mut items = d.items.clone();
-    items.sort_by(|a, b| py_cmp(&a.0, &b.0).unwrap_or(std::cmp::Ordering::Equal));
-    items
+    let mut failed = false;
+    items.sort_by(|a, b| {
+        py_cmp(&a.0, &b.0).unwrap_or_else(|_| {
+            failed = true;
+            std::cmp::Ordering::Equal
+        })
+    });
+    if failed {
+        bail!(
+            ValueError,
+            "Comparator raised exception while sorting pytree dictionary keys."
+        );
+    }
+    Ok(items)
 }
 
 fn seq_level(shape: Shape, items: &[Obj]) -> Level {
@@ -495,7 +509,7 @@ fn known_level(o: &Obj) -> Result<Option<Level>> {
         },
         Obj::Tuple(t) => seq_level(Shape::Tuple, t),
         Obj::List(l) => seq_level(Shape::List, &l.borrow()),
-        Obj::Dict(d) => dict_level(&d.borrow()),
+        Obj::Dict(d) => dict_level(&d.borrow())?,
         Obj::Instance(i) => match o.behaviour().and_then(|b| b.children(o)) {
             Some(names) => {
                 let entries = o.behaviour().is_some_and(|b| b.children_are_entries(o));
@@ -507,11 +521,11 @@ fn known_level(o: &Obj) -> Result<Option<Level>> {
     }))
 }
 
-fn dict_level(d: &Dict) -> Level {
+fn dict_level(d: &Dict) -> Result<Level> {
     let items = if d.ordered {
         d.items.clone()
     } else {
-        sorted_items(d)
+        sorted_items(d)?
     };
     let keys: Vec<Obj> = items.iter().map(|(k, _)| k.clone()).collect();
     let children = items
@@ -526,7 +540,7 @@ fn dict_level(d: &Dict) -> Level {
         None if d.ordered => Shape::Node(NodeKind::OrderedDict { keys }),
         None => Shape::Dict(keys),
     };
-    Level { shape, children }
+    Ok(Level { shape, children })
 }
 
 fn attrs_level(i: &Instance, names: Vec<String>, entries: bool) -> Level {
@@ -952,7 +966,7 @@ fn up_to(interp: &mut Interp, def: &TreeDef, tree: &Obj, out: &mut Vec<Obj>) -> 
         (TreeDef::Dict(c), Obj::Dict(d))
             if d.borrow().default_factory.is_none() && !d.borrow().ordered =>
         {
-            let items = sorted_items(&d.borrow());
+            let items = sorted_items(&d.borrow())?;
             let same = items.len() == c.len() && items.iter().zip(c).all(|(a, b)| py_eq(&a.0, &b.0));
             if !same {
                 let expected = Obj::list(c.iter().map(|(k, _)| k.clone()).collect());

@@ -74,8 +74,13 @@ fn filled(
         (None, None) => (fill.dtype(), fill.aval().weak),
     };
     check_size(shape.iter().product())?;
-    let fill = jops::convert_weak(&fill, dtype, weak)?;
-    if fill.ndim() == 0 && dtype != DType::C64 {
+    // A concrete fill is converted at once: only the broadcast is staged.
+    let fill = match &fill {
+        Value::Concrete(_) => crate::trace::untraced(|| jops::convert_weak(&fill, dtype, weak))?,
+        Value::Traced(_) => jops::convert_weak(&fill, dtype, weak)?,
+    };
+    // Under a trace JAX stages the fill as a broadcast of the scalar.
+    if fill.ndim() == 0 && dtype != DType::C64 && !crate::trace::tracing() {
         if let Value::Concrete(c) = &fill {
             return Ok(Value::Concrete(
                 Array::full(shape, c.get_f64(0), dtype).with_weak(weak),
@@ -135,11 +140,8 @@ fn eye(a: &Args) -> Result<Obj> {
 
 fn creation(shape: &Obj, value: f64, dtype: Option<DType>) -> Result<Obj> {
     let shape = shape_of(shape)?;
-    Ok(Obj::Array(Value::Concrete(Array::full(
-        &shape,
-        value,
-        dtype.unwrap_or(DType::F32),
-    ))))
+    let dtype = Some(dtype.unwrap_or(DType::F32));
+    Ok(Obj::Array(filled(&Obj::Float(value), &shape, dtype, None)?))
 }
 
 fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
