@@ -693,10 +693,7 @@ fn switch(interp: &mut Interp, a: Args) -> Result<Obj> {
     // JAX converts the index to a strongly typed int32 first.
     let index = jops::astype(&index, DType::I32)?;
     let last = jops::scalar((branches.len() - 1) as f64, DType::I32);
-    let clamped = jops::minimum(
-        &jops::maximum(&index, &jops::scalar(0.0, DType::I32))?,
-        &last,
-    )?;
+    let clamped = jops::clamp(&jops::scalar(0.0, DType::I32), &index, &last)?;
     let names: Vec<String> = (0..branches.len())
         .map(|i| match i {
             0 => "branch 0".to_string(),

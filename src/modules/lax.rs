@@ -246,6 +246,7 @@ pub fn module() -> Obj {
     register_collectives(&mut b);
     register_slicing(&mut b);
     b.func("dot_general", |_, a| dot_general(&a));
+    b.func("clamp", |_, a| clamp(&a));
     b.func("convert_element_type", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;
         let d = super::numpy::dtype_of(&a.req(Some(1), "new_dtype", "convert_element_type")?)?;
@@ -673,4 +674,22 @@ fn register_cumulative(b: &mut Builder) {
             )?))
         });
     }
+}
+
+/// `lax.clamp(min, x, max)`: all three of one dtype (a Python int bound on
+/// a float operand is an error, as in JAX).
+fn clamp(a: &Args) -> Result<Obj> {
+    let x = to_value(&a.req(Some(1), "x", "clamp")?)?;
+    let lo = to_value(&a.req(Some(0), "min", "clamp")?)?;
+    let hi = to_value(&a.req(Some(2), "max", "clamp")?)?;
+    if lo.dtype() != x.dtype() || hi.dtype() != x.dtype() {
+        bail!(
+            TypeError,
+            "lax.clamp requires arguments to have the same dtypes, got {}, {}, {}.",
+            lo.dtype().name(),
+            x.dtype().name(),
+            hi.dtype().name()
+        );
+    }
+    Ok(Obj::Array(jops::clamp(&lo, &x, &hi)?))
 }

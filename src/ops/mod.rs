@@ -111,6 +111,11 @@ pub fn integer_pow(x: &Value, n: i32) -> Result<Value> {
     bind1(Prim::IntegerPow(n), std::slice::from_ref(x))
 }
 
+/// `lax.clamp(lo, x, hi)`.
+pub fn clamp(lo: &Value, x: &Value, hi: &Value) -> Result<Value> {
+    bind1(Prim::Clamp, &[lo.clone(), x.clone(), hi.clone()])
+}
+
 /// `jnp.where(cond, x, y)`.
 pub fn select(cond: &Value, x: &Value, y: &Value) -> Result<Value> {
     bind1(Prim::Select, &[cond.clone(), x.clone(), y.clone()])

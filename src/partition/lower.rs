@@ -58,6 +58,7 @@ pub fn lower_eqn(
         Prim::Unary(_)
         | Prim::Binary(_)
         | Prim::Select
+        | Prim::Clamp
         | Prim::Convert(..)
         | Prim::IntegerPow(_)
         | Prim::StopGradient

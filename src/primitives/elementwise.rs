@@ -99,6 +99,20 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
                 .and_then(|s| broadcast_shapes(&s, &ins[2].shape))?;
             (s, ins[1].dtype.promote(ins[2].dtype))
         }
+        Prim::Clamp => {
+            for (bound, name) in [(&ins[0], "min"), (&ins[2], "max")] {
+                if !bound.shape.is_empty() && bound.shape != ins[1].shape {
+                    bail!(
+                        TypeError,
+                        "clamp requires {name}.shape == operand.shape or {name}.shape == (), got \
+                         {name}.shape={}, operand.shape={}.",
+                        crate::ir::fmt_shape(&bound.shape),
+                        crate::ir::fmt_shape(&ins[1].shape)
+                    );
+                }
+            }
+            (ins[1].shape.clone(), ins[1].dtype)
+        }
         Prim::Convert(d, _) => (ins[0].shape.clone(), *d),
         _ => bail!(
             RuntimeError,
@@ -121,6 +135,9 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         Prim::Binary(op) => ins[0].binary(*op, &ins[1])?,
         Prim::IntegerPow(n) => ins[0].integer_pow(*n)?,
         Prim::Select => Array::select(&ins[0], &ins[1], &ins[2])?,
+        Prim::Clamp => ins[1]
+            .binary(BinaryOp::Max, &ins[0])?
+            .binary(BinaryOp::Min, &ins[2])?,
         Prim::Convert(d, _) => ins[0].astype(*d),
         _ => bail!(
             RuntimeError,
@@ -396,6 +413,18 @@ pub fn jvp(
                 None => None,
             }
         }
+        Prim::Clamp => {
+            let masks = clamp_masks(p)?;
+            let mut total = None;
+            for (g, mask) in t.iter().zip(&masks) {
+                if let Some(g) = g {
+                    let g = ops::broadcast_to(g, &out.shape())?;
+                    let part = ops::select(mask, &g, &ops::zeros_like(&g))?;
+                    total = add_opt(total, Some(part))?;
+                }
+            }
+            total
+        }
         Prim::Convert(..) => match &t[0] {
             Some(g) if is_float(&p[0]) => Some(to_dtype_of(g.clone(), out)?),
             _ => None,
@@ -423,6 +452,19 @@ pub fn add_opt(a: Option<Value>, b: Option<Value>) -> Result<Option<Value>> {
 }
 
 /// Reverse-mode rule.
+/// Where each operand of `clamp(min, x, max)` is the result, as JAX's
+/// derivative rules choose: min where it exceeds x (and is below max), x
+/// strictly between the bounds, max where it is below x.
+fn clamp_masks(p: &[Value]) -> Result<[Value; 3]> {
+    let (lo, x, hi) = (&p[0], &p[1], &p[2]);
+    let and = |a: &Value, b: &Value| ops::binary(BinaryOp::And, a, b);
+    Ok([
+        and(&ops::greater(lo, x)?, &ops::less(lo, hi)?)?,
+        and(&ops::greater(x, lo)?, &ops::less(x, hi)?)?,
+        ops::less(hi, x)?,
+    ])
+}
+
 pub fn vjp(
     prim: &Prim,
     p: &[Value],
@@ -508,6 +550,20 @@ pub fn vjp(
                 back(1, ops::select(&p[0], ct, &zero)?)?,
                 back(2, ops::select(&p[0], &zero, ct)?)?,
             ]
+        }
+        Prim::Clamp => {
+            let masks = clamp_masks(p)?;
+            let zero = ops::zeros_like(ct);
+            let mut back = vec![];
+            for (i, mask) in masks.iter().enumerate() {
+                back.push(if float_in(i) {
+                    let c = ops::select(mask, ct, &zero)?;
+                    Some(to_dtype_of(ops::sum_to_shape(&c, &p[i].shape())?, &p[i])?)
+                } else {
+                    None
+                });
+            }
+            back
         }
         // A cotangent goes back in the operand's dtype (a complex one to a
         // real operand keeps its real part, as JAX's transpose converts).

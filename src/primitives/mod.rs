@@ -79,6 +79,9 @@ pub enum Prim {
     IntegerPow(i32),
     /// `where(cond, x, y)`, broadcast over all three.
     Select,
+    /// `lax.clamp(min, x, max)`: `x` limited to `[min, max]` (the bounds
+    /// scalars or shaped as `x`).
+    Clamp,
     /// Change of element type, to a weakly typed result or not
     /// (`convert_element_type`'s `new_dtype` and `weak_type`).
     Convert(DType, bool),
@@ -217,6 +220,7 @@ impl Prim {
             Prim::Binary(op) => elementwise::binary_name(*op).to_string(),
             Prim::IntegerPow(_) => "integer_pow".into(),
             Prim::Select => "select_n".into(),
+            Prim::Clamp => "clamp".into(),
             Prim::Convert(..) => "convert_element_type".into(),
             Prim::Reduce { op, .. } => reduce::reduce_name(*op).into(),
             Prim::Cumulative { op, .. } => op.name().into(),
@@ -374,6 +378,7 @@ impl Prim {
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
+            | Prim::Clamp
             | Prim::DynamicUpdateSlice
             | Prim::Threefry2x32
             | Prim::StopGradient => vec![],
@@ -420,6 +425,7 @@ impl Prim {
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
             | Prim::Select
+            | Prim::Clamp
             | Prim::Convert(..) => elementwise::abstract_eval(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::abstract_eval(self, ins),
             Prim::Cumulative { .. } => cumulative::abstract_eval(self, ins),
@@ -513,6 +519,7 @@ impl Prim {
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
+            | Prim::Clamp
             | Prim::Select
             | Prim::Convert(..) => elementwise::apply(self, ins),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::apply(self, ins),
@@ -570,6 +577,7 @@ impl Prim {
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
+            | Prim::Clamp
             | Prim::Select
             | Prim::Convert(..) => elementwise::jvp(self, primals, tangents, outs),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => {
@@ -619,6 +627,7 @@ impl Prim {
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::IntegerPow(_)
+            | Prim::Clamp
             | Prim::Select
             | Prim::Convert(..) => elementwise::vjp(self, primals, outs, cts),
             Prim::Reduce { .. } | Prim::ArgReduce { .. } => reduce::vjp(self, primals, outs, cts),

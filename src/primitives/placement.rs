@@ -470,7 +470,7 @@ fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
         | Prim::IntegerPow(_)
         | Prim::StopGradient
         | Prim::Name(_) => Some(entries(ins.first()?, out.len())),
-        Prim::Binary(_) | Prim::Select => broadcast(ins, out),
+        Prim::Binary(_) | Prim::Select | Prim::Clamp => broadcast(ins, out),
         Prim::Reduce { axes, .. } => {
             let e = entries(ins.first()?, ins.first()?.ndim());
             Some(

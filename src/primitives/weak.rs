@@ -40,6 +40,7 @@ pub fn rule(prim: &Prim, ins: &[Aval]) -> Option<bool> {
     Some(match prim {
         Prim::Binary(_) => promoted(&ins[0], &ins[1]),
         Prim::Select => promoted(&ins[1], &ins[2]),
+        Prim::Clamp => ins[1].weak,
         Prim::Convert(_, weak) => *weak,
         Prim::Reduce { .. } | Prim::ArgReduce { .. } | Prim::Cumulative { .. } => false,
         Prim::DynamicSlice(_) | Prim::Take(_) | Prim::ScatterAdd { .. } => all(&ins[..1]),
