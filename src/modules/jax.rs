@@ -885,8 +885,15 @@ pub fn device_count(interp: &Interp) -> usize {
     }
 }
 
+/// The device count when the program asks for it: from then on JAX's
+/// backends are initialized (see `jax._src.xla_bridge`).
+fn asked_device_count(interp: &mut Interp) -> usize {
+    interp.state::<super::config::Backends>().initialized = true;
+    device_count(interp)
+}
+
 fn devices(interp: &mut Interp, _: Args) -> Result<Obj> {
-    let n = device_count(interp);
+    let n = asked_device_count(interp);
     Ok(Obj::list((0..n).map(|i| Obj::lib(Device(i))).collect()))
 }
 
@@ -941,9 +948,11 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     let mut b = Builder::new("jax");
     b.func("devices", devices);
     b.func("local_devices", devices);
-    b.func("device_count", |i, _| Ok(Obj::Int(device_count(i) as i64)));
+    b.func("device_count", |i, _| {
+        Ok(Obj::Int(asked_device_count(i) as i64))
+    });
     b.func("local_device_count", |i, _| {
-        Ok(Obj::Int(device_count(i) as i64))
+        Ok(Obj::Int(asked_device_count(i) as i64))
     });
     b.func("process_index", |_, _| Ok(Obj::Int(0)));
     b.func("process_count", |_, _| Ok(Obj::Int(1)));
@@ -973,9 +982,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         a.req(Some(0), "x", "block_until_ready")
     });
     b.attr("Array", Obj::Type("Array"));
-    let mut config = Builder::new("jax.config");
-    config.func("update", |_, _| Ok(Obj::None));
-    b.attr("config", config.build());
+    b.attr("config", super::config::config());
     let m = b.build();
     // Register before importing submodules so `import jax.numpy` inside finds it.
     interp.modules.insert("jax".into(), m.clone());

@@ -3,6 +3,7 @@
 //! import and cached by dotted name.
 
 pub mod callbacks;
+pub mod config;
 pub mod control;
 pub mod conv;
 pub mod custom;
@@ -154,6 +155,11 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")
             .func("shard_map", jax::shard_map)
             .build(),
+        "jax._src" => {
+            let bridge = import(interp, "jax._src.xla_bridge")?;
+            config::src_module(bridge)
+        }
+        "jax._src.xla_bridge" => config::xla_bridge_module(),
         "jax.experimental.mesh_utils" => Builder::new("jax.experimental.mesh_utils")
             .func("create_device_mesh", sharding::create_device_mesh)
             .build(),
@@ -266,7 +272,10 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         ),
         // JAX's private modules exist, but a program that reaches into
         // them needs what shardlab does not model.
-        "jax._src" => bail!(NotImplementedError, "not supported by shardlab yet: jax._src"),
+        "jax._src" => import(interp, "jax._src"),
+        m if m.starts_with("jax._src") => {
+            bail!(NotImplementedError, "not supported by shardlab yet: {m}")
+        }
         _ => match self::std::missing_attr(module, name) {
             Some(e) => Err(e),
             None if real_name(module, name) => bail!(

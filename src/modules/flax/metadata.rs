@@ -139,7 +139,7 @@ pub(super) fn unpack(value: Obj, kw: &[(String, Obj)]) -> Result<(Obj, Vec<(Stri
         }
     }
     for (k, _) in &metadata {
-        if matches!(k.as_str(), "hijax" | "ref" | "eager_sharding") || HOOKS.contains(&k.as_str()) {
+        if matches!(k.as_str(), "hijax" | "ref") || HOOKS.contains(&k.as_str()) {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: Variable metadata {k}"
@@ -176,9 +176,18 @@ pub(super) fn fill_variable(
     value: Obj,
     kw: &[(String, Obj)],
 ) -> Result<()> {
-    let (value, metadata) = unpack(value, kw)?;
+    let (value, mut metadata) = unpack(value, kw)?;
+    // Flax places the value only with eager sharding (the default), and
+    // shows the metadata only when it is off.
+    let eager = match metadata.iter().position(|(k, _)| k == "eager_sharding") {
+        Some(i) => crate::python::ops::truthy(&metadata.remove(i).1, "eager_sharding")?,
+        None => using_eager_sharding(interp),
+    };
+    if !eager {
+        metadata.push(("eager_sharding".into(), Obj::Bool(false)));
+    }
     let value = match metadata.iter().find(|(k, _)| k == "out_sharding") {
-        Some((_, s)) if !matches!(s, Obj::None) => shard_value(interp, value, s)?,
+        Some((_, s)) if eager && !matches!(s, Obj::None) => shard_value(interp, value, s)?,
         _ => value,
     };
     set_iattr(me, "value", value);
@@ -220,6 +229,53 @@ fn shard_value(interp: &mut Interp, value: Obj, sharding: &Obj) -> Result<Obj> {
                 .join(", ")
         ))
     }
+}
+
+/// The values `nnx.use_eager_sharding` set, innermost last (run state):
+/// empty means Flax's default, on.
+#[derive(Default)]
+struct EagerSharding(Vec<bool>);
+
+/// `nnx.using_eager_sharding()`.
+pub(super) fn using_eager_sharding(interp: &mut Interp) -> bool {
+    interp
+        .state::<EagerSharding>()
+        .0
+        .last()
+        .copied()
+        .unwrap_or(true)
+}
+
+/// `nnx.use_eager_sharding(value)`: sets the value now (replacing the one
+/// in force) and returns a context manager that puts the previous one back
+/// when its block ends, as Flax's config contexts do.
+pub(super) fn use_eager_sharding(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let value =
+        crate::python::ops::truthy(&a.req(Some(0), "value", "use_eager_sharding")?, "value")?;
+    let stack = &mut interp.state::<EagerSharding>().0;
+    let previous = stack.last().copied();
+    match stack.last_mut() {
+        Some(top) => *top = value,
+        None => stack.push(value),
+    }
+    let enter = Obj::native("use_eager_sharding.__enter__", move |i, _| {
+        if let Some(p) = previous {
+            let stack = &mut i.state::<EagerSharding>().0;
+            let at = stack.len().saturating_sub(1);
+            stack.insert(at, p);
+        }
+        Ok(Obj::None)
+    });
+    let exit = Obj::native("use_eager_sharding.__exit__", |i, _| {
+        i.state::<EagerSharding>().0.pop();
+        Ok(Obj::Bool(false))
+    });
+    let class = Rc::new(Class::new(
+        "use_eager_sharding",
+        vec![],
+        vec![("__enter__".into(), enter), ("__exit__".into(), exit)],
+    ));
+    Ok(instance(&class, vec![]))
 }
 
 /// The metadata Flax gives every variable, after its own.

@@ -1022,6 +1022,10 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         "with_metadata",
         super::metadata::with_metadata(metadata_class),
     );
+    b.func("use_eager_sharding", super::metadata::use_eager_sharding);
+    b.func("using_eager_sharding", |i, _| {
+        Ok(Obj::Bool(super::metadata::using_eager_sharding(i)))
+    });
     b.func("List", |_, a| {
         Ok(super::pytree::nnx_list(match a.get(Some(0), "iterable") {
             Some(o) => iterate(&o)?,

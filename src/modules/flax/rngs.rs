@@ -285,8 +285,46 @@ fn method_key(me: &Instance) -> Result<Obj> {
     }
 }
 
+/// Initializers Flax offers as stream methods: `rngs.lecun_normal()` is
+/// the initializer with its key drawn from the stream at each call.
+const INITIALIZERS: [&str; 12] = [
+    "delta_orthogonal",
+    "glorot_normal",
+    "glorot_uniform",
+    "he_normal",
+    "he_uniform",
+    "kaiming_normal",
+    "kaiming_uniform",
+    "lecun_normal",
+    "lecun_uniform",
+    "variance_scaling",
+    "xavier_normal",
+    "xavier_uniform",
+];
+
+/// `stream.NAME(*args, **kwargs)` for an initializer NAME: the keyless
+/// initializer, which draws a key from the stream (the default stream of
+/// an `Rngs`) each time it is called.
+fn initializer_method(name: &'static str) -> Obj {
+    Obj::native(format!("RngStream.{name}"), move |interp, a| {
+        let me = self_arg(&a, name)?;
+        let inits = crate::modules::import(interp, "jax.nn.initializers")?;
+        let make = crate::python::ops::getattr(interp, &inits, name)?;
+        let pos = a.pos[1..].to_vec();
+        let init_fn = interp.call(&make, Args { pos, kw: a.kw })?;
+        Ok(Obj::native(name, move |interp, b| {
+            let mut pos = vec![method_key(&me)?];
+            pos.extend(b.pos);
+            interp.call(&init_fn, Args { pos, kw: b.kw })
+        }))
+    })
+}
+
 fn sampler_methods() -> Vec<(String, Obj)> {
-    let mut out = vec![];
+    let mut out: Vec<(String, Obj)> = INITIALIZERS
+        .iter()
+        .map(|name| (name.to_string(), initializer_method(name)))
+        .collect();
     for name in SAMPLERS {
         let m = Obj::native(format!("RngStream.{name}"), move |interp, a| {
             let me = self_arg(&a, name)?;
