@@ -68,7 +68,7 @@ test('ppermute draws its pairs as arrows', async () => {
   await runsDone(page, 2);
   const card = page.locator('.collective[data-name=ppermute]');
   await card.locator('.play-next').click();
-  const arrows = await card.$$eval('svg.mesh-play .arrow', (as) => as.map((a) => `${a.dataset.from}→${a.dataset.to}`));
+  const arrows = await card.locator('svg.mesh-play .arrow').evaluateAll((as) => as.map((a) => `${a.dataset.from}→${a.dataset.to}`));
   assert.deepEqual(arrows, ['0→1', '1→2', '2→3', '3→4', '4→5', '5→6', '6→7', '7→0']);
   await page.screenshot({ path: 'docs/screenshots/ppermute-ring.png', fullPage: true });
   await page.close();
