@@ -80,7 +80,12 @@ export interface ShardedArray {
 
 /** One collective as every device ran it. */
 export interface CollectiveRun {
+  /** JAX's primitive name, as the jaxpr prints it. */
   name: string;
+  /** The function the program called when the jaxpr does not name it:
+   * `"pmean"`, whose jaxpr is this sum and then a division (`after` holds
+   * the sum). */
+  called_as: string | null;
   params: Array<[string, string]>;
   /** The groups of mesh positions that exchanged. */
   groups: number[][];

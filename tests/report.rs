@@ -280,6 +280,49 @@ y = jax.jit(lambda x, w: x @ w)(x, jnp.ones((8, 2)))
 }
 
 #[test]
+fn a_pmean_is_recorded_as_pmean_and_a_psum_divided_by_hand_is_not() {
+    // x = arange(8) over 'x' (4 devices, 2 each). pmean binds a sum and a
+    // division, as in JAX; its sum keeps the name pmean. A psum divided by
+    // 4 in the program itself is the same jaxpr, but stays a psum. Inside a
+    // jit and under pmap (an untracked psum) the name is kept too.
+    let program = "
+import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]), ('x',))
+x = jnp.arange(8.0)
+f = jax.shard_map(lambda b: (jax.lax.pmean(b, 'x'), jax.lax.psum(b, 'x') / 4,
+                             jax.jit(lambda c: jax.lax.pmean(c, 'x'))(b)),
+                  mesh=mesh, in_specs=P('x'), out_specs=(P(), P(), P()))
+a, b, c = f(x)
+m = jax.pmap(lambda v: jax.lax.pmean(v, 'i'), axis_name='i')(jnp.arange(4.0))
+";
+    for lockstep in [true, false] {
+        let rep = report_of_text(program, lockstep);
+        let names = |m: &report::MapRun| -> Vec<(String, Option<String>)> {
+            m.collectives
+                .iter()
+                .map(|c| (c.name.clone(), c.called_as.clone()))
+                .collect()
+        };
+        let sum = |called: Option<&str>| ("psum_invariant".to_string(), called.map(String::from));
+        assert_eq!(
+            names(&rep.maps[0]),
+            vec![sum(Some("pmean")), sum(None), sum(Some("pmean"))]
+        );
+        // The recorded result is the sum, before the division: device 2
+        // holds [4, 5]; the sum over the 4 devices is [12, 16].
+        let c = &rep.maps[0].collectives[0];
+        assert_eq!(c.before[2].data, vec![4.0, 5.0]);
+        assert_eq!(c.after[2].data, vec![12.0, 16.0]);
+        let pmap = &rep.maps[1];
+        assert_eq!(
+            names(pmap),
+            vec![("psum".to_string(), Some("pmean".to_string()))]
+        );
+    }
+}
+
+#[test]
 fn an_eager_change_of_layout_is_one_all_to_all() {
     // x (4, 4) split by rows over 'x' (2 devices) resharded to columns:
     // every device sends the other the half of its rows the other keeps.

@@ -16,6 +16,9 @@ use crate::primitives::CollectiveKind;
 pub struct Event {
     /// The collective.
     pub kind: CollectiveKind,
+    /// The library function it was called as, when not its own name
+    /// (`pmean` for the psum it binds).
+    pub called_as: Option<String>,
     /// The positions of the lanes that ran it, in lane order.
     pub positions: Vec<usize>,
     /// Each lane's operand.

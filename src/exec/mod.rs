@@ -220,7 +220,10 @@ pub fn eval_lanes(
             .iter()
             .map(|a| read(&env, a))
             .collect::<Result<_>>()?;
-        let outs = eval_eqn(&eqn.prim, ins, comm)?;
+        let outs = match &eqn.prim {
+            Prim::Collective(kind) => eval_collective(kind, eqn.called_as.as_deref(), ins, comm)?,
+            prim => eval_eqn(prim, ins, comm)?,
+        };
         for (v, o) in eqn.outputs.iter().zip(outs) {
             env[v.0 as usize] = Some(o);
         }
@@ -260,31 +263,39 @@ fn divide_by_constant(
     )))
 }
 
+/// A collective for all lanes, logged (with the library function it was
+/// called as, if any) when the run is observed.
+fn eval_collective(
+    kind: &crate::primitives::CollectiveKind,
+    called_as: Option<&str>,
+    ins: Vec<Vec<Array>>,
+    comm: &dyn Comm,
+) -> Result<Vec<Vec<Array>>> {
+    let xs = ins
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| vec![Array::scalar_i32(0); comm.lanes()]);
+    let Some(positions) = comm.device_positions().filter(|_| log::logging()) else {
+        return Ok(vec![comm.collective(kind, xs)?]);
+    };
+    let start = log::now_us();
+    let outs = comm.collective(kind, xs.clone())?;
+    log::log(log::Event {
+        kind: kind.clone(),
+        called_as: called_as.map(str::to_string),
+        positions,
+        before: xs,
+        after: outs.clone(),
+        elapsed_us: log::now_us() - start,
+    });
+    Ok(vec![outs])
+}
+
 /// One equation for all lanes: `ins[i][l]` in, `[output][lane]` out.
 fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
     let lanes = comm.lanes();
     match prim {
-        Prim::Collective(kind) => {
-            let xs = ins
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| vec![Array::scalar_i32(0); lanes]);
-            match comm.device_positions().filter(|_| log::logging()) {
-                None => Ok(vec![comm.collective(kind, xs)?]),
-                Some(positions) => {
-                    let start = log::now_us();
-                    let outs = comm.collective(kind, xs.clone())?;
-                    log::log(log::Event {
-                        kind: kind.clone(),
-                        positions,
-                        before: xs,
-                        after: outs.clone(),
-                        elapsed_us: log::now_us() - start,
-                    });
-                    Ok(vec![outs])
-                }
-            }
-        }
+        Prim::Collective(kind) => eval_collective(kind, None, ins, comm),
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
         // A jitted program runs on the lanes of its caller.
         Prim::Jit(j) => eval_lanes(&j.body, ins, comm),

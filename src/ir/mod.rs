@@ -153,6 +153,10 @@ pub struct Eqn {
     /// what `print_saved_residuals` names a saved value by.
     #[cfg_attr(target_arch = "wasm32", serde(skip))]
     pub source: Option<crate::trace::Source>,
+    /// The library function that made this equation when the jaxpr does
+    /// not name it (`pmean` for its sum): what the run report shows.
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    pub called_as: Option<String>,
 }
 
 /// A traced program: typed inputs, equations in order, outputs.

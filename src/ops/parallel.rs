@@ -103,8 +103,9 @@ pub fn pmean_groups(x: &Value, axes: &[String], groups: Option<&IndexGroups>) ->
         Some(g) => g.size(),
         None => group_size(axes, &axis_env())?,
     };
-    // JAX sums first (ints as ints), then divides.
-    let sum = psum_groups(x, axes, groups)?;
+    // JAX sums first (ints as ints), then divides. The sum keeps the name
+    // pmean, which its jaxpr loses, for the run report.
+    let sum = crate::trace::called_as("pmean", || psum_groups(x, axes, groups))?;
     let sum = if sum.dtype() == DType::F32 {
         sum
     } else {

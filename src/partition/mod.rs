@@ -101,6 +101,7 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
             inputs: invars.into_iter().map(Atom::Var).collect(),
             outputs: outvars.clone(),
             source: None,
+            called_as: None,
         }],
         outvars: outvars.into_iter().map(Atom::Var).collect(),
     };

@@ -104,6 +104,10 @@ pub struct ShardedArray {
 pub struct CollectiveRun {
     /// JAX's primitive name (`psum_invariant`, `all_gather`, ...).
     pub name: String,
+    /// The library function the program called when the jaxpr does not
+    /// name it: `pmean`, whose jaxpr is this sum and then a division by the
+    /// group size (`after` holds the sum, before the division).
+    pub called_as: Option<String>,
     /// Its parameters as the jaxpr prints them.
     pub params: Vec<(String, String)>,
     /// The groups of positions that combined their values.
@@ -457,11 +461,13 @@ pub fn collective_runs(mesh: &Mesh, logs: &[DeviceLog]) -> Result<Vec<Collective
         let mut after: Vec<Option<ArrayData>> = vec![None; n];
         let mut elapsed = vec![0.0; n];
         let mut kind = None;
+        let mut called_as = None;
         for log in logs {
             let Some(ev) = log.events.get(k) else {
                 continue;
             };
             kind.get_or_insert_with(|| ev.kind.clone());
+            called_as = called_as.or_else(|| ev.called_as.clone());
             for (i, &p) in ev.positions.iter().enumerate() {
                 elapsed[p] = ev.elapsed_us;
                 before[p] = ev.before.get(i).map(ArrayData::from);
@@ -486,6 +492,7 @@ pub fn collective_runs(mesh: &Mesh, logs: &[DeviceLog]) -> Result<Vec<Collective
         };
         runs.push(CollectiveRun {
             name: kind.name().to_string(),
+            called_as,
             params: kind.params(),
             bytes_moved: groups
                 .iter()

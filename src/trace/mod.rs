@@ -19,7 +19,10 @@ use crate::ir::{Atom, Aval, AxisSet, Eqn, Jaxpr, Var};
 use crate::primitives::{AxisEnv, CollectiveKind, Prim};
 use crate::sharding::Placement;
 
+mod called_as;
 mod origin;
+
+pub use called_as::called_as;
 pub use origin::{origin_text, set_debug_info, DebugInfo};
 
 /// A value flowing through a program: concrete data or a traced variable.
@@ -470,11 +473,13 @@ pub fn bind(prim: Prim, inputs: &[Value]) -> Result<Vec<Value>> {
         let out_avals = prim.abstract_eval(&in_avals, &env)?;
         let frame = &mut stack[level];
         let outputs: Vec<Var> = out_avals.iter().map(|a| frame.new_var(a.clone())).collect();
+        let called_as = called_as::current(&prim);
         frame.eqns.push(Eqn {
             prim,
             inputs: atoms,
             outputs: outputs.clone(),
             source: current_source(),
+            called_as,
         });
         let mut known = known.map(|k| k.into_iter().map(Some).collect::<Vec<_>>());
         Ok(outputs
@@ -789,7 +794,8 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Value]) -> Result<Vec<Value>> {
     };
     for eqn in &jaxpr.eqns {
         let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs = bind(eqn.prim.clone(), &ins)?;
+        // Inlined, an equation keeps the name it was called as.
+        let outs = called_as::again(eqn.called_as.as_deref(), || bind(eqn.prim.clone(), &ins))?;
         for (v, o) in eqn.outputs.iter().zip(outs) {
             env.insert(*v, o);
         }

@@ -29,6 +29,8 @@ struct Head {
 #[derive(Serialize, Deserialize)]
 struct EventHead {
     kind: CollectiveKind,
+    #[serde(default)]
+    called_as: Option<String>,
     positions: Vec<usize>,
     elapsed_us: f64,
     before: Vec<(Vec<usize>, DType)>,
@@ -54,6 +56,7 @@ pub fn encode(log: &DeviceLog) -> Result<Vec<u8>> {
             }
             EventHead {
                 kind: e.kind.clone(),
+                called_as: e.called_as.clone(),
                 positions: e.positions.clone(),
                 elapsed_us: e.elapsed_us,
                 before: avals(&e.before),
@@ -114,6 +117,7 @@ pub fn decode(bytes: &[u8]) -> Result<DeviceLog> {
         let after = take(&e.after)?;
         events.push(Event {
             kind: e.kind,
+            called_as: e.called_as,
             positions: e.positions,
             before,
             after,

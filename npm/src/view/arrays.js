@@ -72,3 +72,24 @@ export function range(arrays) {
   }
   return lo <= hi ? [lo, hi] : [0, 1];
 }
+
+// Rows [start, stop) of axis `axis` of `a`, copied (no arithmetic), as an
+// array of the same rank: a collective's pieces are slices of its operand.
+export function sliceAxis(a, axis, start, stop) {
+  const { shape, data } = a;
+  const outer = shape.slice(0, axis).reduce((p, q) => p * q, 1);
+  const inner = shape.slice(axis + 1).reduce((p, q) => p * q, 1);
+  const out = [];
+  for (let o = 0; o < outer; o++) {
+    const base = o * shape[axis] * inner;
+    for (let i = start * inner; i < stop * inner; i++) out.push(data[base + i]);
+  }
+  const sliced = shape.slice();
+  sliced[axis] = stop - start;
+  return { shape: sliced, dtype: a.dtype, data: out };
+}
+
+// `a` without its axis `axis` of size 1 (same elements).
+export function dropAxis(a, axis) {
+  return { shape: a.shape.filter((_, k) => k !== axis), dtype: a.dtype, data: a.data };
+}
