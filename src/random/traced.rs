@@ -52,15 +52,34 @@ fn tuple_text(dims: &[usize]) -> String {
 
 /// JAX's `iota_2x32_shape(shape)`: the row-major position of each element
 /// as a 64-bit number, split into high and low uint32 words. It depends on
-/// the shape alone, so it is a constant.
+/// the shape alone. Below 2**32 elements the high words are zero and the low
+/// words are built from one small range per axis (position = position along
+/// the leading axes times the axis size plus the index along it), so a
+/// staged program does not carry a constant as large as the draw.
 fn iota_2x32(shape: &[usize]) -> Result<(Value, Value)> {
     let n = super::checked_numel(shape)? as u64;
-    let hi = (0..n).map(|i| (i >> 32) as u32).collect();
-    let lo = (0..n).map(|i| i as u32).collect();
-    Ok((
-        Value::Concrete(Array::from_u32(shape, hi)?),
-        Value::Concrete(Array::from_u32(shape, lo)?),
-    ))
+    if n > u32::MAX as u64 || shape.is_empty() {
+        let hi = (0..n).map(|i| (i >> 32) as u32).collect();
+        let lo = (0..n).map(|i| i as u32).collect();
+        return Ok((
+            Value::Concrete(Array::from_u32(shape, hi)?),
+            Value::Concrete(Array::from_u32(shape, lo)?),
+        ));
+    }
+    let range = |axis: usize| -> Result<Value> {
+        let d = shape[axis];
+        let r = Value::Concrete(Array::from_u32(&[d], (0..d as u32).collect())?);
+        ops::broadcast_in_dim(&r, &shape[..=axis], &[axis])
+    };
+    let mut lo = range(0)?;
+    for axis in 1..shape.len() {
+        let dims: Vec<usize> = (0..axis).collect();
+        let lead = ops::broadcast_in_dim(&lo, &shape[..=axis], &dims)?;
+        let scaled = ops::mul(&lead, &u32_const(shape[axis] as u32))?;
+        lo = ops::add(&scaled, &range(axis)?)?;
+    }
+    let hi = ops::broadcast_in_dim(&u32_const(0), shape, &[])?;
+    Ok((hi, lo))
 }
 
 /// `threefry2x32` of the key's words and the counters of `shape`.
