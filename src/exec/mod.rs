@@ -9,6 +9,7 @@
 
 pub mod comm;
 pub mod control;
+mod fusion;
 pub mod log;
 pub mod run;
 
@@ -202,6 +203,7 @@ pub fn eval_lanes(
         }
     };
     let count = jaxpr.eqns.len();
+    let products = fusion::products(jaxpr);
     for (i, eqn) in jaxpr.eqns.iter().enumerate() {
         // One atomic load per equation: a cancel or another device's failure
         // stops a device that is computing, not only one at a collective.
@@ -215,8 +217,17 @@ pub fn eval_lanes(
             }
             continue;
         }
-        let ins: Vec<Vec<Array>> = eqn
-            .inputs
+        if let Some([a, b, c]) = fusion::multiply_add(eqn, jaxpr, &products) {
+            let (a, b, c) = (read(&env, a)?, read(&env, b)?, read(&env, c)?);
+            let fused: Vec<Option<Array>> = (0..lanes)
+                .map(|l| fusion::fused(&a[l], &b[l], &c[l]))
+                .collect::<Result<_>>()?;
+            if let Some(outs) = fused.into_iter().collect::<Option<Vec<_>>>() {
+                env[eqn.outputs[0].0 as usize] = Some(outs);
+                continue;
+            }
+        }
+        let ins: Vec<Vec<Array>> = fusion::mul_operands(eqn, &products)
             .iter()
             .map(|a| read(&env, a))
             .collect::<Result<_>>()?;

@@ -5,6 +5,7 @@
 use crate::array::{DType, ReduceOp, UnaryOp};
 use crate::error::Result;
 use crate::random::initializers as init;
+use crate::random::traced_init as tinit;
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
@@ -274,12 +275,15 @@ pub fn scipy_special_module() -> Obj {
 }
 
 type InitFn = std::rc::Rc<dyn Fn(crate::random::Key, &[usize]) -> Result<crate::array::Array>>;
+type StagedInitFn = std::rc::Rc<dyn Fn(&Value, &[usize]) -> Result<Value>>;
 
-/// An initializer object: `init(key, shape, dtype=float32)`.
-fn initializer(name: &str, f: InitFn) -> Obj {
+/// An initializer object: `init(key, shape, dtype=float32)`. It draws on
+/// the host with `f`, or with `staged` in equations when the key is traced
+/// or a trace stages a program.
+fn initializer(name: &str, f: InitFn, staged: StagedInitFn) -> Obj {
     let label = name.to_string();
     Obj::native(name, move |_, a| {
-        let key = super::random::single_key(&a.req(Some(0), "key", &label)?, &label)?;
+        let k = a.req(Some(0), "key", &label)?;
         let shape = shape_of(&a.req(Some(1), "shape", &label)?)?;
         if let Some(d) = a.opt(Some(2), "dtype") {
             if super::numpy::dtype_of(&d)? != DType::F32 {
@@ -290,8 +294,23 @@ fn initializer(name: &str, f: InitFn) -> Obj {
                 );
             }
         }
+        if let Some((key, _)) = super::random::staged_single(&k, &label)? {
+            return Ok(Obj::Array(staged(&key, &shape)?));
+        }
+        let key = super::random::single_key(&k, &label)?;
         Ok(Obj::Array(Value::Concrete(f(key, &shape)?)))
     })
+}
+
+/// An initializer that is `variance_scaling(scale, mode, distribution)`.
+fn scaling_initializer(name: &str, scale: f64, mode: &str, distribution: &str) -> Obj {
+    let (m, d) = (mode.to_string(), distribution.to_string());
+    let (m2, d2) = (m.clone(), d.clone());
+    initializer(
+        name,
+        std::rc::Rc::new(move |k, s| init::variance_scaling(k, s, scale, &m, &d)),
+        std::rc::Rc::new(move |k, s| tinit::variance_scaling(k, s, scale, &m2, &d2)),
+    )
 }
 
 fn num(a: &Args, index: usize, name: &str, default: f64) -> Result<f64> {
@@ -320,27 +339,31 @@ pub fn initializers_module(name: &str) -> Obj {
         Ok(initializer(
             "constant",
             std::rc::Rc::new(move |_, s| init::constant(s, v)),
+            std::rc::Rc::new(move |_, s| Ok(Value::Concrete(init::constant(s, v)?))),
         ))
     });
-    for (n, f) in [
-        ("lecun_normal", init::lecun_normal as fn(_, &[usize]) -> _),
-        ("lecun_uniform", init::lecun_uniform),
-        ("glorot_normal", init::glorot_normal),
-        ("glorot_uniform", init::glorot_uniform),
-        ("xavier_normal", init::xavier_normal),
-        ("xavier_uniform", init::xavier_uniform),
-        ("he_normal", init::he_normal),
-        ("he_uniform", init::he_uniform),
-        ("kaiming_normal", init::kaiming_normal),
-        ("kaiming_uniform", init::kaiming_uniform),
+    for (n, scale, mode, distribution) in [
+        ("lecun_normal", 1.0, "fan_in", "truncated_normal"),
+        ("lecun_uniform", 1.0, "fan_in", "uniform"),
+        ("glorot_normal", 1.0, "fan_avg", "truncated_normal"),
+        ("glorot_uniform", 1.0, "fan_avg", "uniform"),
+        ("xavier_normal", 1.0, "fan_avg", "truncated_normal"),
+        ("xavier_uniform", 1.0, "fan_avg", "uniform"),
+        ("he_normal", 2.0, "fan_in", "truncated_normal"),
+        ("he_uniform", 2.0, "fan_in", "uniform"),
+        ("kaiming_normal", 2.0, "fan_in", "truncated_normal"),
+        ("kaiming_uniform", 2.0, "fan_in", "uniform"),
     ] {
-        b.func(n, move |_, _| Ok(initializer(n, std::rc::Rc::new(f))));
+        b.func(n, move |_, _| {
+            Ok(scaling_initializer(n, scale, mode, distribution))
+        });
     }
     b.func("normal", |_, a| {
         let s = num(&a, 0, "stddev", 1e-2)? as f32;
         Ok(initializer(
             "normal",
             std::rc::Rc::new(move |k, sh| init::normal(k, sh, s)),
+            std::rc::Rc::new(move |k, sh| tinit::normal(k, sh, s)),
         ))
     });
     b.func("uniform", |_, a| {
@@ -348,6 +371,7 @@ pub fn initializers_module(name: &str) -> Obj {
         Ok(initializer(
             "uniform",
             std::rc::Rc::new(move |k, sh| init::uniform(k, sh, s)),
+            std::rc::Rc::new(move |k, sh| tinit::uniform(k, sh, s)),
         ))
     });
     b.func("truncated_normal", |_, a| {
@@ -355,6 +379,7 @@ pub fn initializers_module(name: &str) -> Obj {
         Ok(initializer(
             "truncated_normal",
             std::rc::Rc::new(move |k, sh| init::truncated_normal(k, sh, s)),
+            std::rc::Rc::new(move |k, sh| tinit::truncated_normal(k, sh, s)),
         ))
     });
     b.func("variance_scaling", |_, a| {
@@ -364,11 +389,11 @@ pub fn initializers_module(name: &str) -> Obj {
             crate::python::format::str_of(&a.req(Some(2), "distribution", "variance_scaling")?);
         init::FanMode::parse(&mode)?;
         init::Distribution::parse(&distribution)?;
-        Ok(initializer(
+        Ok(scaling_initializer(
             "variance_scaling",
-            std::rc::Rc::new(move |k, sh| {
-                init::variance_scaling(k, sh, scale, &mode, &distribution)
-            }),
+            scale,
+            &mode,
+            &distribution,
         ))
     });
     b.build()

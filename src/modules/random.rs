@@ -266,7 +266,7 @@ pub fn typed_key_of(data: Value) -> Result<Obj> {
 
 /// A key known only when the program runs: a traced legacy `uint32` array,
 /// or typed keys in a traced function (true in the second field).
-fn traced_key(o: &Obj) -> Option<(Value, bool)> {
+pub(crate) fn traced_key(o: &Obj) -> Option<(Value, bool)> {
     match o {
         Obj::Array(v @ Value::Traced(_)) => Some((v.clone(), false)),
         _ => o.downcast::<TracedKeys>().map(|t| (t.data.clone(), true)),
@@ -288,6 +288,25 @@ fn traced_single(o: &Obj, func: &str) -> Result<Option<(Value, bool)>> {
         );
     }
     Ok(Some((v, typed)))
+}
+
+/// The key a sampler draws from in equations, or None to draw on the host:
+/// a traced key, or, while a trace stages a program (jit, make_jaxpr,
+/// eval_shape, map bodies), a concrete key's data too, so that the draw is
+/// part of the program and computed only when it runs, as in JAX.
+pub(crate) fn staged_single(o: &Obj, func: &str) -> Result<Option<(Value, bool)>> {
+    if let Some(t) = traced_single(o, func)? {
+        return Ok(Some(t));
+    }
+    if !crate::trace::staging() {
+        return Ok(None);
+    }
+    let Some(keys) = keys_of(o) else {
+        return Ok(None);
+    };
+    let key = single_key(o, func)?;
+    let data = Array::from_u32(&[2], key.data().to_vec())?;
+    Ok(Some((Value::Concrete(data), keys.typed)))
 }
 
 /// Derived keys in the kind of their parent: typed stay typed.
@@ -564,7 +583,7 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
-    if let Some((v, typed)) = traced_single(&k, "split")? {
+    if let Some((v, typed)) = staged_single(&k, "split")? {
         return derived(traced::split(&v, &shape)?, typed);
     }
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
@@ -581,21 +600,24 @@ fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "fold_in")?;
     let data = a.req(Some(1), "data", "fold_in")?;
     let traced_data = matches!(data, Obj::Array(Value::Traced(_)));
-    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
-    if traced_data || traced_key(&k).is_some() {
+    if traced_data {
         let (key, typed) = match traced_key(&k) {
             Some(t) => t,
-            None if typed => (
-                typed_key_data(&k).ok_or_else(|| err!(TypeError, "not a key"))?,
-                true,
-            ),
-            None => (to_value(&k)?, false),
+            None => match typed_key_data(&k) {
+                Some(d) => (d, true),
+                None => (to_value(&k)?, false),
+            },
         };
         return derived(traced::fold_in(&key, &to_value(&data)?)?, typed);
     }
+    let data = scalar(&data, "data")? as i64 as u32;
+    if let Some((key, typed)) = staged_single(&k, "fold_in")? {
+        let data = Value::Concrete(Array::from_u32(&[], vec![data])?);
+        return derived(traced::fold_in(&key, &data)?, typed);
+    }
+    let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
     let key = single_key(&k, "fold_in")?;
-    let data = scalar(&data, "data")?;
-    one_key(key.fold_in(data as i64 as u32), typed)
+    one_key(key.fold_in(data), typed)
 }
 
 fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -662,7 +684,7 @@ fn normal(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "normal")?;
     let shape = shape_arg(a.get(Some(1), "shape"))?;
     float_dtype(&a, 2, "normal")?;
-    if let Some((v, _)) = traced_single(&k, "normal")? {
+    if let Some((v, _)) = staged_single(&k, "normal")? {
         return Ok(Obj::Array(traced::normal(&v, &shape)?));
     }
     let key = single_key(&k, "normal")?;
@@ -681,7 +703,7 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => scalar(&o, "maxval")?,
         None => 1.0,
     };
-    if let Some((v, _)) = traced_single(&k, "uniform")? {
+    if let Some((v, _)) = staged_single(&k, "uniform")? {
         return Ok(Obj::Array(traced::uniform(
             &v, &shape, lo as f32, hi as f32,
         )?));
@@ -691,20 +713,26 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 fn truncated_normal(_: &mut Interp, a: Args) -> Result<Obj> {
-    let key = single_key(
-        &a.req(Some(0), "key", "truncated_normal")?,
-        "truncated_normal",
-    )?;
-    let lower = scalar(&a.req(Some(1), "lower", "truncated_normal")?, "lower")?;
-    let upper = scalar(&a.req(Some(2), "upper", "truncated_normal")?, "upper")?;
+    let k = a.req(Some(0), "key", "truncated_normal")?;
+    let lower = scalar(&a.req(Some(1), "lower", "truncated_normal")?, "lower")? as f32;
+    let upper = scalar(&a.req(Some(2), "upper", "truncated_normal")?, "upper")? as f32;
     let shape = shape_arg(a.get(Some(3), "shape"))?;
     float_dtype(&a, 4, "truncated_normal")?;
-    Ok(arr(dist::truncated_normal(
-        key,
-        lower as f32,
-        upper as f32,
-        &shape,
-    )?))
+    if let Some((v, _)) = staged_single(&k, "truncated_normal")? {
+        // Its uniform draw spans no power of two, which only a staged
+        // program computes with XLA's rounding.
+        if !crate::trace::staging() {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.random.truncated_normal with a traced key outside jax.jit"
+            );
+        }
+        return Ok(Obj::Array(traced::truncated_normal(
+            &v, lower, upper, &shape,
+        )?));
+    }
+    let key = single_key(&k, "truncated_normal")?;
+    Ok(arr(dist::truncated_normal(key, lower, upper, &shape)?))
 }
 
 fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -714,7 +742,7 @@ fn bernoulli(_: &mut Interp, a: Args) -> Result<Obj> {
         None => 0.5,
     };
     let shape = shape_arg(a.get(Some(2), "shape"))?;
-    if let Some((v, _)) = traced_single(&k, "bernoulli")? {
+    if let Some((v, _)) = staged_single(&k, "bernoulli")? {
         return Ok(Obj::Array(traced::bernoulli(&v, p as f32, &shape)?));
     }
     let key = single_key(&k, "bernoulli")?;
@@ -746,7 +774,7 @@ fn randint(_: &mut Interp, a: Args) -> Result<Obj> {
     // JAX clips the bounds to the dtype's range; a maxval beyond it still
     // allows the largest value.
     let (lo, hi) = (clamp(lo), hi);
-    if let Some((v, _)) = traced_single(&k, "randint")? {
+    if let Some((v, _)) = staged_single(&k, "randint")? {
         let top = if hi > i32::MAX as f64 {
             i32::MAX
         } else {
@@ -853,7 +881,7 @@ pub fn module() -> Obj {
                 );
             }
         }
-        if let Some((v, _)) = traced_single(&k, "bits")? {
+        if let Some((v, _)) = staged_single(&k, "bits")? {
             return Ok(Obj::Array(traced::random_bits(&v, &shape)?));
         }
         let key = single_key(&k, "bits")?;

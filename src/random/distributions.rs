@@ -87,6 +87,35 @@ pub fn normal(key: Key, shape: &[usize]) -> Result<Array> {
     Array::from_f32(shape, normal_values(key, shape)?)
 }
 
+/// The float32 constants of a truncated normal draw on `(lower, upper)`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TruncatedBounds {
+    /// `erf(lower / √2)`, where the uniform draw starts.
+    pub erf_lower: f32,
+    /// `erf(upper / √2)`, where it ends.
+    pub erf_upper: f32,
+    /// The float just above `lower`, the smallest value returned.
+    pub lowest: f32,
+    /// The float just below `upper`, the largest value returned.
+    pub highest: f32,
+}
+
+impl TruncatedBounds {
+    pub(crate) fn new(lower: f32, upper: f32) -> TruncatedBounds {
+        // XLA rewrites the division by the constant √2 as a multiplication
+        // by its float32 reciprocal.
+        let inv_sqrt2 = 1.0 / std::f32::consts::SQRT_2;
+        // Clamping to the open interval keeps rounding (or drawing exactly
+        // the lower bound) from landing on or outside the bounds.
+        TruncatedBounds {
+            erf_lower: erf_f32_fused(lower * inv_sqrt2),
+            erf_upper: erf_f32_fused(upper * inv_sqrt2),
+            lowest: next_after_f32(lower, f32::INFINITY),
+            highest: next_after_f32(upper, f32::NEG_INFINITY),
+        }
+    }
+}
+
 /// Truncated standard normal floats as `Vec`; see [`truncated_normal`].
 pub(crate) fn truncated_normal_values(
     key: Key,
@@ -95,18 +124,10 @@ pub(crate) fn truncated_normal_values(
     shape: &[usize],
 ) -> Result<Vec<f32>> {
     let sqrt2 = std::f32::consts::SQRT_2;
-    // XLA rewrites the division by the constant √2 as a multiplication by
-    // its float32 reciprocal.
-    let inv_sqrt2 = 1.0 / sqrt2;
-    let a = erf_f32_fused(lower * inv_sqrt2);
-    let b = erf_f32_fused(upper * inv_sqrt2);
-    // Clamping to the open interval keeps rounding (or drawing exactly `a`)
-    // from landing on or outside the bounds.
-    let lo = next_after_f32(lower, f32::INFINITY);
-    let hi = next_after_f32(upper, f32::NEG_INFINITY);
-    let mut u = uniform_values(key, shape, a, b)?;
+    let b = TruncatedBounds::new(lower, upper);
+    let mut u = uniform_values(key, shape, b.erf_lower, b.erf_upper)?;
     for v in &mut u {
-        *v = min_f32(max_f32(sqrt2 * erf_inv_f32(*v), lo), hi);
+        *v = min_f32(max_f32(sqrt2 * erf_inv_f32(*v), b.lowest), b.highest);
     }
     Ok(u)
 }

@@ -105,6 +105,12 @@ pub fn variance_scaling(
     mode: &str,
     distribution: &str,
 ) -> Result<Array> {
+    draw_scaled(key, shape, variance(shape, scale, mode)?, distribution)
+}
+
+/// The variance `variance_scaling(scale, mode, ...)` gives a weight of
+/// `shape`: `scale / fan`.
+pub fn variance(shape: &[usize], scale: f64, mode: &str) -> Result<f32> {
     let (fan_in, fan_out) = compute_fans(shape)?;
     let denominator = match FanMode::parse(mode)? {
         FanMode::FanIn => fan_in,
@@ -116,14 +122,19 @@ pub fn variance_scaling(
         bail!(ZeroDivisionError, "float division by zero");
     }
     // The ratio is formed in Python floats and only then rounded to float32.
-    draw_scaled(key, shape, (scale / denominator) as f32, distribution)
+    Ok((scale / denominator) as f32)
 }
 
 /// Flax's default embedding initializer, `variance_scaling(1.0, 'fan_in',
-/// 'normal', out_axis=0)` on a `(num_embeddings, features)` table: in and
-/// out axes are both 0, so the fan-in is the feature count (reached through
-/// JAX's receptive-field arithmetic, in Python floats).
+/// 'normal', out_axis=0)` on a `(num_embeddings, features)` table.
 pub fn embed_default(key: Key, shape: &[usize]) -> Result<Array> {
+    draw_scaled(key, shape, embed_variance(shape)?, "normal")
+}
+
+/// The variance of Flax's default embedding initializer: in and out axes
+/// are both 0, so the fan-in is the feature count (reached through JAX's
+/// receptive-field arithmetic, in Python floats).
+pub fn embed_variance(shape: &[usize]) -> Result<f32> {
     let n = match shape.first() {
         Some(&n) if n > 0 => n as f64,
         _ => bail!(ZeroDivisionError, "division by zero"),
@@ -133,23 +144,34 @@ pub fn embed_default(key: Key, shape: &[usize]) -> Result<Array> {
     if fan_in == 0.0 {
         bail!(ZeroDivisionError, "float division by zero");
     }
-    draw_scaled(key, shape, (1.0 / fan_in) as f32, "normal")
+    Ok((1.0 / fan_in) as f32)
 }
 
 /// Draws of `distribution` with the given variance.
 fn draw_scaled(key: Key, shape: &[usize], variance: f32, distribution: &str) -> Result<Array> {
     match Distribution::parse(distribution)? {
         Distribution::TruncatedNormal => {
-            let stddev = variance.sqrt() / TRUNCATED_STDDEV;
+            let stddev = truncated_stddev(variance);
             let values = truncated_normal_values(key, -2.0, 2.0, shape)?;
             Array::from_f32(shape, values.into_iter().map(|v| v * stddev).collect())
         }
         Distribution::Normal => scaled(normal_dist(key, shape)?, variance.sqrt()),
         Distribution::Uniform => scaled(
             uniform_dist(key, shape, -1.0, 1.0)?,
-            (3.0 * variance).sqrt(),
+            uniform_limit(variance),
         ),
     }
+}
+
+/// The factor of a `(-2, 2)` truncated standard normal draw that gives it
+/// `variance`.
+pub(crate) fn truncated_stddev(variance: f32) -> f32 {
+    variance.sqrt() / TRUNCATED_STDDEV
+}
+
+/// The half-width of a uniform draw with `variance`.
+pub(crate) fn uniform_limit(variance: f32) -> f32 {
+    (3.0 * variance).sqrt()
 }
 
 /// Every element of a float32 array multiplied by `factor`.

@@ -13,7 +13,9 @@
 //!   `randint`, `permutation`, `choice`;
 //! - [`initializers`]: `jax.nn.initializers` / `flax.nnx.initializers`;
 //! - [`traced`]: the same draws on key data held as values, which may be
-//!   traced (keys passed to `jax.jit`, carried by `scan`, mapped by `vmap`);
+//!   traced (keys passed to `jax.jit`, carried by `scan`, mapped by `vmap`)
+//!   or part of a staged program;
+//! - [`traced_init`]: the initializers on such key data;
 //! - [`flax`]: which key each parameter of a linen or nnx module receives.
 
 pub mod distributions;
@@ -23,6 +25,7 @@ mod sha1;
 pub mod special;
 pub mod threefry;
 pub mod traced;
+pub mod traced_init;
 
 use crate::bail;
 use crate::error::Result;

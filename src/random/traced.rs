@@ -52,15 +52,34 @@ fn tuple_text(dims: &[usize]) -> String {
 
 /// JAX's `iota_2x32_shape(shape)`: the row-major position of each element
 /// as a 64-bit number, split into high and low uint32 words. It depends on
-/// the shape alone, so it is a constant.
+/// the shape alone. Below 2**32 elements the high words are zero and the low
+/// words are built from one small range per axis (position = position along
+/// the leading axes times the axis size plus the index along it), so a
+/// staged program does not carry a constant as large as the draw.
 fn iota_2x32(shape: &[usize]) -> Result<(Value, Value)> {
     let n = super::checked_numel(shape)? as u64;
-    let hi = (0..n).map(|i| (i >> 32) as u32).collect();
-    let lo = (0..n).map(|i| i as u32).collect();
-    Ok((
-        Value::Concrete(Array::from_u32(shape, hi)?),
-        Value::Concrete(Array::from_u32(shape, lo)?),
-    ))
+    if n > u32::MAX as u64 || shape.is_empty() {
+        let hi = (0..n).map(|i| (i >> 32) as u32).collect();
+        let lo = (0..n).map(|i| i as u32).collect();
+        return Ok((
+            Value::Concrete(Array::from_u32(shape, hi)?),
+            Value::Concrete(Array::from_u32(shape, lo)?),
+        ));
+    }
+    let range = |axis: usize| -> Result<Value> {
+        let d = shape[axis];
+        let r = Value::Concrete(Array::from_u32(&[d], (0..d as u32).collect())?);
+        ops::broadcast_in_dim(&r, &shape[..=axis], &[axis])
+    };
+    let mut lo = range(0)?;
+    for axis in 1..shape.len() {
+        let dims: Vec<usize> = (0..axis).collect();
+        let lead = ops::broadcast_in_dim(&lo, &shape[..=axis], &dims)?;
+        let scaled = ops::mul(&lead, &u32_const(shape[axis] as u32))?;
+        lo = ops::add(&scaled, &range(axis)?)?;
+    }
+    let hi = ops::broadcast_in_dim(&u32_const(0), shape, &[])?;
+    Ok((hi, lo))
 }
 
 /// `threefry2x32` of the key's words and the counters of `shape`.
@@ -106,15 +125,16 @@ pub fn fold_in(key: &Value, data: &Value) -> Result<Value> {
 /// 23 bits become the mantissa of a float in `[1, 2)`, less 1, scaled and
 /// shifted.
 ///
-/// XLA fuses the scaling into one multiply-add, rounded once. Separate
-/// `mul` and `add` equations round the same only when the product is exact,
-/// which holds when the span is a power of two (as for `[0, 1)` and for
-/// `normal`'s interval); other spans are refused rather than drawn one
+/// XLA fuses the scaling into one multiply-add, rounded once, and so does a
+/// staged program when it runs (see `crate::exec`). An eager trace computes
+/// each equation on its own, which rounds the same only when the product is
+/// exact: when the span is a power of two (as for `[0, 1)` and for
+/// `normal`'s interval). Other spans are refused there rather than drawn one
 /// rounding off.
 pub fn uniform(key: &Value, shape: &[usize], lo: f32, hi: f32) -> Result<Value> {
     let span = hi - lo;
     let exact = span == 0.0 || (span.is_finite() && span.abs().to_bits() & 0x007F_FFFF == 0);
-    if !exact {
+    if !exact && !crate::trace::staging() {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: jax.random.uniform on a traced key with minval={lo:?}, maxval={hi:?} (a span that is not a power of two)"
@@ -136,6 +156,20 @@ pub fn normal(key: &Value, shape: &[usize]) -> Result<Value> {
     let u = uniform(key, shape, lo, 1.0)?;
     let e = ops::unary(UnaryOp::ErfInv, &u)?;
     ops::mul(&f32_const(std::f32::consts::SQRT_2), &e)
+}
+
+/// `jax.random.truncated_normal(key, lower, upper, shape)` (float32): the
+/// inverse CDF of a uniform draw between `erf(lower/√2)` and `erf(upper/√2)`,
+/// `√2 * erf_inv(u)`, clipped to the open interval. The bounds depend on
+/// `lower` and `upper` alone and are computed as the host sampler computes
+/// them, so they enter the program as constants.
+pub fn truncated_normal(key: &Value, lower: f32, upper: f32, shape: &[usize]) -> Result<Value> {
+    let bounds = super::distributions::TruncatedBounds::new(lower, upper);
+    let u = uniform(key, shape, bounds.erf_lower, bounds.erf_upper)?;
+    let e = ops::unary(UnaryOp::ErfInv, &u)?;
+    let x = ops::mul(&f32_const(std::f32::consts::SQRT_2), &e)?;
+    let x = ops::maximum(&x, &f32_const(bounds.lowest))?;
+    ops::minimum(&x, &f32_const(bounds.highest))
 }
 
 /// `jax.random.bernoulli(key, p, shape)`: `uniform < p`.

@@ -19,20 +19,16 @@ fn tuple_of(v: &[usize]) -> Obj {
 fn init_param(
     interp: &mut Interp,
     init: Option<Obj>,
-    key: Key,
+    key: Obj,
     shape: &[usize],
-    default: impl Fn(Key, &[usize]) -> Result<crate::array::Array>,
+    default: impl Fn(&Obj, &[usize]) -> Result<Obj>,
 ) -> Result<Obj> {
     match init {
         Some(f) => interp.call(
             &f,
-            Args::new(vec![
-                one_key(key, true)?,
-                tuple_of(shape),
-                Obj::DType(DType::F32),
-            ]),
+            Args::new(vec![key.clone(), tuple_of(shape), Obj::DType(DType::F32)]),
         ),
-        None => Ok(Obj::Array(Value::Concrete(default(key, shape)?))),
+        None => default(&key, shape),
     }
 }
 
@@ -71,19 +67,24 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         kshape.push((din / groups) as usize);
         kshape.push(dout as usize);
         let key = super::nnx::rngs_next(&rngs, "params")?;
-        let kernel = init_param(
-            interp,
-            a.opt(None, "kernel_init"),
-            key,
-            &kshape,
-            crate::random::initializers::lecun_normal,
-        )?;
+        let kernel = init_param(interp, a.opt(None, "kernel_init"), key, &kshape, |k, s| {
+            super::nnx::default_draw(
+                k,
+                s,
+                crate::random::initializers::lecun_normal,
+                crate::random::traced_init::lecun_normal,
+            )
+        })?;
         set_iattr(&me, "kernel_shape", tuple_of(&kshape));
         let kernel = super::metadata::new_variable(interp, &c.param, kernel, &[])?;
         set_iattr(&me, "kernel", kernel);
         let bias = if use_bias {
             let key = super::nnx::rngs_next(&rngs, "params")?;
-            let zeros = |_: Key, s: &[usize]| crate::random::initializers::zeros(s);
+            let zeros = |_: &Obj, s: &[usize]| {
+                Ok(Obj::Array(Value::Concrete(
+                    crate::random::initializers::zeros(s)?,
+                )))
+            };
             let b = init_param(
                 interp,
                 a.opt(None, "bias_init"),

@@ -18,13 +18,16 @@ fn embed_init(param: &Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let key = super::nnx::rngs_next(&rngs, "params")?;
         let shape = [n as usize, f as usize];
         let table = match a.opt(None, "embedding_init") {
-            None => Obj::Array(Value::Concrete(crate::random::initializers::embed_default(
-                key, &shape,
-            )?)),
+            None => super::nnx::default_draw(
+                &key,
+                &shape,
+                crate::random::initializers::embed_default,
+                crate::random::traced_init::embed_default,
+            )?,
             Some(init) => interp.call(
                 &init,
                 Args::new(vec![
-                    one_key(key, true)?,
+                    key,
                     Obj::tuple(vec![Obj::Int(n), Obj::Int(f)]),
                     Obj::DType(DType::F32),
                 ]),

@@ -15,7 +15,7 @@ use rustpython_parser::ast::Operator;
 
 /// Draws an initial value with `init(key, shape, float32)`.
 fn draw(interp: &mut Interp, init: &Obj, rngs: &Obj, shape: [i64; 2]) -> Result<Obj> {
-    let key = one_key(rngs_next(rngs, "params")?, true)?;
+    let key = rngs_next(rngs, "params")?;
     let shape = Obj::tuple(shape.iter().map(|&d| Obj::Int(d)).collect());
     interp.call(init, Args::new(vec![key, shape, Obj::DType(DType::F32)]))
 }

@@ -22,12 +22,26 @@ struct Nnx {
     opt: super::opt_state::OptClasses,
 }
 
-/// The next key of stream `name` of `rngs`, as a `Key`.
-pub(super) fn rngs_next(rngs: &Obj, name: &str) -> Result<Key> {
-    let k = super::rngs::next_key_obj(rngs, name)?;
-    keys_of(&k)
-        .and_then(|k| k.keys.first().copied())
-        .ok_or_else(|| err!(TypeError, "the {name} stream holds no key"))
+/// The next key of stream `name` of `rngs`, as a typed key object (traced
+/// when the stream's key is).
+pub(super) fn rngs_next(rngs: &Obj, name: &str) -> Result<Obj> {
+    super::rngs::next_key_obj(rngs, name)
+}
+
+/// A layer's default draw of a parameter from `key`: on the host, or, while
+/// a trace stages a program (a jitted constructor, `eval_shape`), as
+/// equations of that program, computed only if it runs.
+pub(super) fn default_draw(
+    key: &Obj,
+    shape: &[usize],
+    host: fn(Key, &[usize]) -> Result<crate::array::Array>,
+    staged: fn(&Value, &[usize]) -> Result<Value>,
+) -> Result<Obj> {
+    if let Some((data, _)) = crate::modules::random::staged_single(key, "initializer")? {
+        return Ok(Obj::Array(staged(&data, shape)?));
+    }
+    let key = crate::modules::random::single_key(key, "initializer")?;
+    Ok(Obj::Array(Value::Concrete(host(key, shape)?)))
 }
 
 /// `Variable(value, **metadata)`: the metadata are kept after the value,
@@ -420,12 +434,14 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let rngs = a.req(None, "rngs", "Linear")?;
         let shape_k = Obj::tuple(vec![Obj::Int(din), Obj::Int(dout)]);
         let kernel = match a.opt(None, "kernel_init") {
-            None => Obj::Array(Value::Concrete(crate::random::initializers::lecun_normal(
-                rngs_next(&rngs, "params")?,
+            None => default_draw(
+                &rngs_next(&rngs, "params")?,
                 &[din as usize, dout as usize],
-            )?)),
+                crate::random::initializers::lecun_normal,
+                crate::random::traced_init::lecun_normal,
+            )?,
             Some(init) => {
-                let k = one_key(rngs_next(&rngs, "params")?, true)?;
+                let k = rngs_next(&rngs, "params")?;
                 interp.call(&init, Args::new(vec![k, shape_k, Obj::DType(DType::F32)]))?
             }
         };
@@ -438,7 +454,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                 Some(init) => interp.call(
                     &init,
                     Args::new(vec![
-                        one_key(k, true)?,
+                        k,
                         Obj::tuple(vec![Obj::Int(dout)]),
                         Obj::DType(DType::F32),
                     ]),

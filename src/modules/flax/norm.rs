@@ -66,7 +66,7 @@ fn init_param(
         Some(init) => interp.call(
             &init,
             Args::new(vec![
-                one_key(key, true)?,
+                key,
                 Obj::tuple(vec![Obj::Int(n as i64)]),
                 Obj::DType(DType::F32),
             ]),

@@ -12,7 +12,7 @@
 
 use super::*;
 
-use super::super::random::{key_obj, Keys};
+use super::super::random::{key_obj, typed_key_of, Keys};
 
 /// The `uint32` counters of a stream, an array of the key's shape. JAX
 /// prints them as `Array(0, dtype=uint32)`; they only count and fold in.
@@ -153,11 +153,34 @@ fn new_stream(c: &RngClasses, keys: Keys, tag: &str) -> Result<Obj> {
         data: vec![0; keys.keys.len()],
         shape: keys.batch.clone(),
     };
+    stream_of(c, key_obj(keys)?, counts, tag)
+}
+
+/// A new `RngStream` from a single traced key (a key made or passed in a
+/// jitted function) with a zero count: its draws fold the count into the
+/// key in equations.
+fn new_traced_stream(c: &RngClasses, key: Obj, tag: &str) -> Result<Obj> {
+    let counts = Counts {
+        data: vec![0],
+        shape: vec![],
+    };
+    stream_of(c, key, counts, tag)
+}
+
+/// The traced single key `o` holds, as a typed key object, or None.
+fn traced_stream_key(o: &Obj) -> Result<Option<Obj>> {
+    match crate::modules::random::traced_key(o) {
+        Some((data, _)) if data.shape() == [2] => Ok(Some(typed_key_of(data)?)),
+        _ => Ok(None),
+    }
+}
+
+fn stream_of(c: &RngClasses, key: Obj, counts: Counts, tag: &str) -> Result<Obj> {
     Ok(instance(
         &c.stream,
         vec![
             ("tag".into(), Obj::str(tag)),
-            ("key".into(), variable_of(&c.key, key_obj(keys)?, tag)),
+            ("key".into(), variable_of(&c.key, key, tag)),
             ("count".into(), variable_of(&c.count, Obj::lib(counts), tag)),
         ],
     ))
@@ -206,14 +229,25 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
             "not supported by shardlab yet: drawing from an nnx.Rngs stream whose key or count is traced"
         )
     };
-    let keys = iattr(&kv, "value")
-        .as_ref()
-        .and_then(keys_of)
-        .ok_or_else(traced)?;
     let counts = iattr(&cv, "value")
         .as_ref()
         .and_then(Counts::of)
         .ok_or_else(traced)?;
+    let key = iattr(&kv, "value").unwrap_or(Obj::None);
+    if let (Some((data, _)), [count]) = (
+        crate::modules::random::traced_key(&key),
+        counts.data.as_slice(),
+    ) {
+        let count = Value::Concrete(crate::array::Array::from_u32(&[], vec![*count])?);
+        let folded = crate::random::traced::fold_in(&data, &count)?;
+        let next = Counts {
+            data: vec![count_after(counts.data[0])],
+            shape: counts.shape.clone(),
+        };
+        set_iattr(&cv, "value", Obj::lib(next));
+        return typed_key_of(folded);
+    }
+    let keys = keys_of(&key).ok_or_else(traced)?;
     let folded: Vec<Key> = keys
         .keys
         .iter()
@@ -221,7 +255,7 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
         .map(|(k, &c)| crate::random::fold_in(*k, c))
         .collect();
     let next = Counts {
-        data: counts.data.iter().map(|c| c.wrapping_add(1)).collect(),
+        data: counts.data.iter().map(|&c| count_after(c)).collect(),
         shape: counts.shape.clone(),
     };
     set_iattr(&cv, "value", Obj::lib(next));
@@ -230,6 +264,11 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
         batch: keys.batch,
         typed: true,
     })
+}
+
+/// The count after a draw: uint32, wrapping.
+fn count_after(c: u32) -> u32 {
+    c.wrapping_add(1)
 }
 
 fn is_stream(o: &Obj) -> Option<Rc<Instance>> {
@@ -376,6 +415,10 @@ fn rngs_init(c: &RngClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             }
         }
         for (tag, v) in streams {
+            if let Some(key) = traced_stream_key(&v)? {
+                set_iattr(&me, &tag, new_traced_stream(&c, key, &tag)?);
+                continue;
+            }
             let keys = match is_stream(&v) {
                 Some(s) => {
                     stream_keys(&iattr(&*var_slot(&s, "key")?, "value").unwrap_or(Obj::None))?
