@@ -98,7 +98,7 @@ fn names_no_module_has_fail_as_in_jax() {
 #[test]
 fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
     let cases = [
-        ("import jax\njax._src.xla_bridge\n", "jax._src"),
+        ("import jax\njax._src.lax\n", "jax._src.lax"),
         (
             "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).is_equivalent_to(NamedSharding(m, P()), 1)\n",
             "NamedSharding.is_equivalent_to",
@@ -190,24 +190,12 @@ fn linear_algebra_and_statistics_not_modelled_refuse_by_name() {
 fn traced_keys_refuse_what_is_not_written_for_them() {
     let cases = [
         (
-            "import jax\nk = jax.random.PRNGKey(0)\nf = jax.jit(lambda k: jax.random.uniform(k, (2,), minval=0.1, maxval=0.7))\nf(k)\n",
-            "not supported by shardlab yet: jax.random.uniform on a traced key with minval=0.1, maxval=0.7 (a span that is not a power of two)",
-        ),
-        (
             "import jax\nk = jax.random.PRNGKey(0)\nf = jax.jit(lambda k: jax.random.permutation(k, 5))\nf(k)\n",
             "not supported by shardlab yet: jax.random.permutation with a traced key",
         ),
         (
-            "import jax\nk = jax.random.key(0)\nf = jax.jit(lambda k: jax.random.truncated_normal(k, -1.0, 1.0, (2,)))\nf(k)\n",
-            "not supported by shardlab yet: jax.random.truncated_normal with a traced key",
-        ),
-        (
             "import jax\nk = jax.random.key(0)\njax.make_jaxpr(lambda k: jax.random.normal(k, ()))(k)\n",
             "not supported by shardlab yet: jax.make_jaxpr of a function of typed PRNG keys",
-        ),
-        (
-            "import jax\nk = jax.random.key(0)\nf = jax.vmap(lambda k: jax.random.truncated_normal(k, -1.0, 1.0))\nf(jax.random.split(k, 3))\n",
-            "not supported by shardlab yet: jax.random.truncated_normal with a traced key",
         ),
         (
             "import jax\nk = jax.random.key(0)\njax.numpy.add(k, 1)\n",

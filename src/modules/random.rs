@@ -397,7 +397,17 @@ fn key_getitem(keys: &Keys, idx: &Obj) -> Result<Obj> {
             "not supported by shardlab yet: indexing the words of a PRNG key"
         );
     }
-    let picked = array_getitem(&positions, idx)?;
+    // Which keys an index picks is host bookkeeping on concrete positions:
+    // under a trace it must not become equations.
+    let traced_index = match idx {
+        Obj::Tuple(t) => t.iter().any(|o| matches!(o, Obj::Array(Value::Traced(_)))),
+        o => matches!(o, Obj::Array(Value::Traced(_))),
+    };
+    let picked = if traced_index {
+        array_getitem(&positions, idx)?
+    } else {
+        crate::trace::untraced(|| array_getitem(&positions, idx))?
+    };
     let picked = picked.concrete("key indexing")?.clone();
     let sel: Vec<Key> = picked
         .i32_data()?
@@ -583,7 +593,10 @@ fn split(_: &mut Interp, a: Args) -> Result<Obj> {
         None => vec![2],
         Some(o) => shape_arg(Some(o))?,
     };
-    if let Some((v, typed)) = staged_single(&k, "split")? {
+    // Splitting a concrete key stays on the host even while a program is
+    // staged: it is cheap, and the keys it makes stay concrete for the
+    // draws that only the host computes (permutation, choice).
+    if let Some((v, typed)) = traced_single(&k, "split")? {
         return derived(traced::split(&v, &shape)?, typed);
     }
     let typed = keys_of(&k).map(|k| k.typed).unwrap_or(false);
@@ -611,7 +624,8 @@ fn fold_in(_: &mut Interp, a: Args) -> Result<Obj> {
         return derived(traced::fold_in(&key, &to_value(&data)?)?, typed);
     }
     let data = scalar(&data, "data")? as i64 as u32;
-    if let Some((key, typed)) = staged_single(&k, "fold_in")? {
+    // As with split, a concrete key folds on the host.
+    if let Some((key, typed)) = traced_single(&k, "fold_in")? {
         let data = Value::Concrete(Array::from_u32(&[], vec![data])?);
         return derived(traced::fold_in(&key, &data)?, typed);
     }
@@ -809,11 +823,16 @@ fn permutation(_: &mut Interp, a: Args) -> Result<Obj> {
             }
             Ok(arr(dist::permutation(key, *n as usize)?))
         }
-        other => {
-            let v = to_value(other)?;
-            let c = v.concrete("jax.random.permutation")?;
-            Ok(arr(dist::permutation_array(key, c)?))
-        }
+        other => match to_value(other)? {
+            Value::Concrete(c) => Ok(arr(dist::permutation_array(key, &c)?)),
+            // The rows' order depends on the key and the length only: a
+            // traced array is gathered in that order.
+            v => {
+                let n = v.shape().first().copied().unwrap_or(0);
+                let order = Value::Concrete(dist::permutation(key, n)?);
+                Ok(Obj::Array(crate::ops::take(&v, &order, 0)?))
+            }
+        },
     }
 }
 
@@ -841,11 +860,14 @@ fn choice(_: &mut Interp, a: Args) -> Result<Obj> {
             }
             Ok(arr(dist::choice(key, *n as usize, &shape, replace)?))
         }
-        other => {
-            let v = to_value(other)?;
-            let c = v.concrete("jax.random.choice")?;
-            Ok(arr(dist::choice_array(key, c, &shape, replace)?))
-        }
+        other => match to_value(other)? {
+            Value::Concrete(c) => Ok(arr(dist::choice_array(key, &c, &shape, replace)?)),
+            v => {
+                let n = v.shape().first().copied().unwrap_or(0);
+                let picked = Value::Concrete(dist::choice(key, n, &shape, replace)?);
+                Ok(Obj::Array(crate::ops::take(&v, &picked, 0)?))
+            }
+        },
     }
 }
 
