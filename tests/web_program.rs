@@ -13,7 +13,9 @@
 // test's wasm module.
 extern crate shardlab;
 
-use js_sys::{Float32Array, Float64Array, Int32Array, Reflect, SharedArrayBuffer, Uint8Array};
+use js_sys::{
+    Float32Array, Float64Array, Int32Array, Reflect, SharedArrayBuffer, Uint32Array, Uint8Array,
+};
 use serde_json::Value as Json;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -244,6 +246,7 @@ fn check_typed(a: &JsValue, what: &str) {
     let typed = match dtype.as_str() {
         "float32" => data.is_instance_of::<Float32Array>(),
         "int32" => data.is_instance_of::<Int32Array>(),
+        "uint32" => data.is_instance_of::<Uint32Array>(),
         "bool" => data.is_instance_of::<Uint8Array>(),
         other => panic!("{what}: unknown dtype {other:?}"),
     };

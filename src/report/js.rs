@@ -3,12 +3,13 @@
 //!
 //! One mechanism decides the form of `ArrayData.data`: while [`to_js`] runs,
 //! a flag of this thread is set and `ArrayData` serialises its elements as a
-//! `Float32Array`, `Int32Array` or `Uint8Array` (bools as 0/1) by dtype;
+//! `Float32Array`, `Int32Array`, `Uint32Array` (key data, which a float
+//! would round) or `Uint8Array` (bools as 0/1) by dtype;
 //! otherwise (every JSON output) as a list of numbers.
 
 use std::cell::Cell;
 
-use js_sys::{Float32Array, Int32Array, Uint8Array};
+use js_sys::{Float32Array, Int32Array, Uint32Array, Uint8Array};
 use serde::{Serialize, Serializer};
 use wasm_bindgen::JsValue;
 
@@ -52,6 +53,9 @@ impl Serialize for TypedData<'_> {
         let array: JsValue = match self.0.dtype {
             "int32" => {
                 Int32Array::from(&data.iter().map(|&v| v as i32).collect::<Vec<_>>()[..]).into()
+            }
+            "uint32" => {
+                Uint32Array::from(&data.iter().map(|&v| v as u32).collect::<Vec<_>>()[..]).into()
             }
             "bool" => {
                 Uint8Array::from(&data.iter().map(|&v| v as u8).collect::<Vec<_>>()[..]).into()

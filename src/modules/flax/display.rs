@@ -39,6 +39,12 @@ fn leaf_size(o: &Obj) -> Option<(usize, usize)> {
             Some((n, n * item))
         }
         Obj::Lib(_) => {
+            // An abstract value (eval_shape) counts as the array it stands for.
+            if let Some(s) = o.downcast::<crate::modules::shape_dtype::ShapeDtypeStruct>() {
+                let n: usize = s.shape.iter().product();
+                let item = if s.dtype == DType::Bool { 1 } else { 4 };
+                return Some((n, n * item));
+            }
             if let Some(k) = o.downcast::<Keys>() {
                 let n = k.keys.len();
                 return Some(if k.typed { (n, n * 8) } else { (2 * n, 8 * n) });

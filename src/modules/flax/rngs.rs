@@ -11,6 +11,7 @@
 //! call the `jax.random` function of that name with the next key.
 
 use super::*;
+use crate::modules::std::warnings::Place;
 
 use super::super::random::{key_obj, typed_key_of, Keys};
 
@@ -497,9 +498,13 @@ fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
         ),
         (
             "fork".to_string(),
-            Obj::native("RngStream.fork", move |_, a| {
+            Obj::native("RngStream.fork", move |i, a| {
                 let me = self_arg(&a, "fork")?;
-                fork_stream(&c2, &me, &a.opt(None, "split"))
+                let split = a.opt(None, "split");
+                if split.is_some() {
+                    warn_fork_split(i, Place::Program(1))?;
+                }
+                fork_stream(&c2, &me, &split)
             }),
         ),
         (
@@ -512,6 +517,12 @@ fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
     ];
     m.extend(sampler_methods());
     m
+}
+
+/// Flax's DeprecationWarning for `fork(split=...)`.
+fn warn_fork_split(interp: &mut Interp, place: Place) -> Result<()> {
+    let text = "The 'split' argument of 'fork' is deprecated; use the 'split' method instead.";
+    crate::modules::std::warnings::warn(interp, "DeprecationWarning", text, place)
 }
 
 fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
@@ -600,12 +611,20 @@ fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
         ),
         (
             "fork".to_string(),
-            Obj::native("Rngs.fork", move |_, a| {
+            Obj::native("Rngs.fork", move |i, a| {
                 let me = self_arg(&a, "Rngs.fork")?;
                 let split = a.opt(None, "split");
+                if split.is_some() {
+                    warn_fork_split(i, Place::Program(1))?;
+                }
                 let out = Rc::new(Instance::new(c1.rngs.clone()));
                 for (name, s) in stream_names(&me) {
                     if let Some(s) = is_stream(&s) {
+                        // Flax forks each stream with the same argument,
+                        // from its own code (hidden by the default filters).
+                        if split.is_some() {
+                            warn_fork_split(i, Place::Library("flax.nnx.rnglib", 606))?;
+                        }
                         set_iattr(&out, &name, fork_stream(&c1, &s, &split)?);
                     }
                 }
