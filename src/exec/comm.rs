@@ -31,6 +31,13 @@ pub trait Comm: Sync {
     fn is_top(&self) -> bool {
         false
     }
+    /// True inside a compiled (jitted) program, where float32 products fuse
+    /// into the adds that read them as XLA compiles them (see
+    /// `super::fusion`); JAX runs eager operations, vmapped ones included,
+    /// one at a time, unfused.
+    fn fuses(&self) -> bool {
+        false
+    }
     /// The mesh positions of the lanes, when the lanes are devices (not
     /// vmapped indices): what a report attributes collectives to.
     fn device_positions(&self) -> Option<Vec<usize>> {
@@ -86,6 +93,10 @@ impl Comm for Printing<'_> {
 
     fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
         Solo.collective(kind, xs)
+    }
+
+    fn fuses(&self) -> bool {
+        true
     }
 
     fn is_top(&self) -> bool {
@@ -285,6 +296,10 @@ impl Comm for Nested<'_> {
         self.outer.lanes() * self.size
     }
 
+    fn fuses(&self) -> bool {
+        self.outer.fuses()
+    }
+
     fn stopped(&self) -> Option<String> {
         self.outer.stopped()
     }
@@ -336,5 +351,39 @@ impl Comm for Nested<'_> {
                 o.ok_or_else(|| crate::err!(RuntimeError, "collective returned too few lanes"))
             })
             .collect()
+    }
+}
+
+/// The lanes of `0` running a compiled program (a jit inside an eager vmap
+/// or map body): the same collectives, with fusion on.
+pub struct Compiled<'a>(pub &'a dyn Comm);
+
+impl Comm for Compiled<'_> {
+    fn lanes(&self) -> usize {
+        self.0.lanes()
+    }
+
+    fn collective(&self, kind: &CollectiveKind, xs: Vec<Array>) -> Result<Vec<Array>> {
+        self.0.collective(kind, xs)
+    }
+
+    fn is_top(&self) -> bool {
+        self.0.is_top()
+    }
+
+    fn fuses(&self) -> bool {
+        true
+    }
+
+    fn device_positions(&self) -> Option<Vec<usize>> {
+        self.0.device_positions()
+    }
+
+    fn stopped(&self) -> Option<String> {
+        self.0.stopped()
+    }
+
+    fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
+        self.0.debug_print(printed)
     }
 }

@@ -203,7 +203,10 @@ pub fn eval_lanes(
         }
     };
     let count = jaxpr.eqns.len();
-    let products = fusion::products(jaxpr);
+    let products = match comm.fuses() {
+        true => fusion::products(jaxpr),
+        false => Default::default(),
+    };
     for (i, eqn) in jaxpr.eqns.iter().enumerate() {
         // One atomic load per equation: a cancel or another device's failure
         // stops a device that is computing, not only one at a collective.
@@ -308,8 +311,9 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
     match prim {
         Prim::Collective(kind) => eval_collective(kind, None, ins, comm),
         Prim::Map(m) if m.kind == MapKind::Vmap => eval_vmap(m, &ins, comm),
-        // A jitted program runs on the lanes of its caller.
-        Prim::Jit(j) => eval_lanes(&j.body, ins, comm),
+        // A jitted program runs on the lanes of its caller, compiled.
+        Prim::Jit(j) if comm.fuses() => eval_lanes(&j.body, ins, comm),
+        Prim::Jit(j) => eval_lanes(&j.body, ins, &comm::Compiled(comm)),
         Prim::Remat(r) => eval_lanes(&r.body, ins, comm),
         // A custom function runs its primal program (the rules run only
         // when it is differentiated).
