@@ -203,3 +203,30 @@ fn logging_without_handlers_writes_warnings_to_stderr() {
     let text: String = out.stderr.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(text, "careful 3\n");
 }
+
+/// `jax.config.update('jax_num_cpu_devices', n)` before the program asks for
+/// its devices, and JAX 0.10.2's errors after and for unknown options (the
+/// same program under real JAX prints these lines).
+#[test]
+fn config_sets_the_cpu_device_count_before_the_devices_are_asked_for() {
+    let src = "import jax\n\
+               print(jax._src.xla_bridge.backends_are_initialized())\n\
+               jax.config.update('jax_num_cpu_devices', 4)\n\
+               print(len(jax.devices()), jax._src.xla_bridge.backends_are_initialized())\n\
+               try:\n    jax.config.update('jax_num_cpu_devices', 2)\n\
+               except RuntimeError as e:\n    print(str(e)[:64])\n\
+               jax.config.update('jax_enable_x64', False)\n\
+               print(jax.config.jax_enable_x64)\n\
+               try:\n    jax.config.update('jax_not_an_option', 1)\n\
+               except AttributeError as e:\n    print(e)\n";
+    assert_eq!(
+        output(src),
+        "False\n4 True\njax_num_cpu_devices config should be updated before backends are\nFalse\n\
+         Unrecognized config option: jax_not_an_option\n"
+    );
+    let x64 = "import jax\njax.config.update('jax_enable_x64', True)\n";
+    assert_eq!(
+        output(x64),
+        "NotImplementedError: not supported by shardlab yet: jax.config.update('jax_enable_x64', True)"
+    );
+}

@@ -902,12 +902,13 @@ pub fn debug_module() -> Obj {
     let mut b = Builder::new("jax.debug");
     b.func("visualize_array_sharding", |i, a| {
         let x = a.req(Some(0), "arr", "visualize_array_sharding")?;
-        let arr = match &x {
-            Obj::Array(v) => v.concrete("visualize_array_sharding")?.clone(),
-            o => bail!(
+        // Anything that converts to an array (a Flax variable too) is drawn.
+        let arr = match crate::python::array::to_value(&x) {
+            Ok(v) => v.concrete("visualize_array_sharding")?.clone(),
+            Err(_) => bail!(
                 TypeError,
                 "visualize_array_sharding expects an array, got {}",
-                o.type_name()
+                x.type_name()
             ),
         };
         let p = super::sharding::placed::placement(i, &arr)?;

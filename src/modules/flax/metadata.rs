@@ -213,7 +213,18 @@ fn shard_value(interp: &mut Interp, value: Obj, sharding: &Obj) -> Result<Obj> {
         );
     };
     let types = mesh.axis_types();
-    let args = Args::new(vec![value, sharding.clone()]);
+    // Axis names given as a tuple or list are a PartitionSpec, as Flax
+    // reads them.
+    let sharding = match sharding {
+        Obj::Tuple(_) | Obj::List(_) => {
+            let module = crate::modules::import(interp, "jax.sharding")?;
+            let spec = crate::python::ops::getattr(interp, &module, "PartitionSpec")?;
+            let names = crate::python::ops::iterate(sharding)?;
+            interp.call(&spec, Args::new(names))?
+        }
+        other => other.clone(),
+    };
+    let args = Args::new(vec![value, sharding]);
     if types.iter().all(|t| *t == AxisType::Explicit) {
         crate::modules::sharding::constraint::reshard(interp, args)
     } else if types.iter().all(|t| *t == AxisType::Auto) {

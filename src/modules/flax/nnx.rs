@@ -959,7 +959,21 @@ fn cached_partial(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// Builds `flax.nnx`.
-pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
+/// `nnx.nn.linear`'s default initializers, which programs reach for by
+/// that path (`nnx.nn.linear.default_kernel_init`): the kernel's is
+/// `lecun_normal()`, the bias's `zeros`.
+fn nn_package(interp: &mut Interp, inits: &Obj) -> Result<Obj> {
+    let lecun = crate::python::ops::getattr(interp, inits, "lecun_normal")?;
+    let kernel = interp.call(&lecun, Args::default())?;
+    let zeros = crate::python::ops::getattr(interp, inits, "zeros")?;
+    let linear = Builder::new("flax.nnx.nn.linear")
+        .attr("default_kernel_init", kernel)
+        .attr("default_bias_init", zeros)
+        .build();
+    Ok(Builder::new("flax.nnx.nn").attr("linear", linear).build())
+}
+
+pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     let pytree = super::pytree::pytree_class();
     let module = new_class("Module", vec![pytree.clone()], vec![]);
     let variable = variable_class();
@@ -1022,10 +1036,9 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)))
         .attr("EMA", Obj::Class(super::ema::ema_class(&module, &state)));
     crate::modules::nn::add_activations(&mut b);
-    b.attr(
-        "initializers",
-        crate::modules::nn::initializers_module("flax.nnx.initializers"),
-    );
+    let inits = crate::modules::nn::initializers_module("flax.nnx.initializers");
+    b.attr("nn", nn_package(interp, &inits)?);
+    b.attr("initializers", inits);
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
     super::conv::register(&mut b, &norms);
@@ -1034,10 +1047,27 @@ pub fn nnx_module(_: &mut Interp) -> Result<Obj> {
     b.func("as_pure", |interp, a| {
         super::opt_state::as_pure(interp, &a.req(Some(0), "tree", "as_pure")?)
     });
-    b.func(
+    let with_metadata = Obj::native(
         "with_metadata",
         super::metadata::with_metadata(metadata_class),
     );
+    b.attr("with_metadata", with_metadata.clone());
+    // `with_partitioning(init, sharding, mesh=None, **metadata)` is
+    // `with_metadata(init, out_sharding=sharding, mesh=mesh, **metadata)`.
+    b.func("with_partitioning", move |i, a| {
+        let init = a.req(Some(0), "initializer", "with_partitioning")?;
+        let sharding = a.req(Some(1), "sharding", "with_partitioning")?;
+        let mesh = a.get(Some(2), "mesh").unwrap_or(Obj::None);
+        if !matches!(mesh, Obj::None) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.with_partitioning with a mesh (the mesh in context is used)"
+            );
+        }
+        let mut kw = vec![("out_sharding".to_string(), sharding), ("mesh".to_string(), mesh)];
+        kw.extend(a.kw.iter().filter(|(k, _)| !matches!(k.as_str(), "initializer" | "sharding" | "mesh")).cloned());
+        i.call(&with_metadata, Args { pos: vec![init], kw })
+    });
     b.func("use_eager_sharding", super::metadata::use_eager_sharding);
     b.func("using_eager_sharding", |i, _| {
         Ok(Obj::Bool(super::metadata::using_eager_sharding(i)))
