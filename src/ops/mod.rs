@@ -49,7 +49,38 @@ pub fn unary(op: UnaryOp, x: &Value) -> Result<Value> {
 /// An elementwise function of two operands, with NumPy broadcasting.
 pub fn binary(op: BinaryOp, x: &Value, y: &Value) -> Result<Value> {
     let (x, y) = promote_ranks(x, y)?;
+    let (x, y) = promote_dtypes(op, x, y)?;
     bind1(Prim::Binary(op), &[x, y])
+}
+
+/// Two operands of an arithmetic or comparison operation of one dtype, as
+/// jax.numpy hands them to lax: under a trace a traced operand of another
+/// dtype is converted by an equation (`convert_element_type[new_dtype=float32
+/// weak_type=True]` for an int array meeting a Python float), a concrete one
+/// at once (a literal of the right type); computing eagerly, the operation
+/// promotes by itself.
+fn promote_dtypes(op: BinaryOp, x: Value, y: Value) -> Result<(Value, Value)> {
+    use BinaryOp::*;
+    let arithmetic = matches!(
+        op,
+        Add | Sub | Mul | Max | Min | Eq | Ne | Lt | Le | Gt | Ge
+    );
+    if !arithmetic || x.dtype() == y.dtype() || !crate::trace::tracing() {
+        return Ok((x, y));
+    }
+    let (ax, ay) = (x.aval(), y.aval());
+    let target = ax.dtype.promote_weak(ax.weak, ay.dtype, ay.weak);
+    let weak = crate::primitives::weak::promoted(&ax, &ay);
+    let to = |v: Value| -> Result<Value> {
+        if v.dtype() == target {
+            return Ok(v);
+        }
+        match v {
+            Value::Concrete(_) => crate::trace::untraced(|| convert_weak(&v, target, weak)),
+            traced => convert_weak(&traced, target, weak),
+        }
+    };
+    Ok((to(x)?, to(y)?))
 }
 
 /// Two operands of a broadcasting operation at the same rank, as jax.numpy
