@@ -840,6 +840,16 @@ fn static_int(o: &Obj) -> Option<i64> {
 /// `fori_loop(lower, upper, body_fun, init_val)`: a `scan` when both bounds
 /// are known at trace time (so it can be differentiated in reverse mode),
 /// else a `while`, as JAX lowers it.
+/// fori_loop's body as its errors name it: the index, the upper bound when
+/// it is traced (`skip` is 2), then the carry.
+fn fori_debug_info(f: &Obj, args_def: &TreeDef, skip: usize) -> crate::trace::DebugInfo {
+    let mut debug = super::debug_info::of(f, args_def, "fori_loop");
+    if skip == 2 {
+        debug.arg_names.insert(1, "upper".into());
+    }
+    debug
+}
+
 fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
     let lower = a.req(Some(0), "lower", "fori_loop")?;
     let upper = a.req(Some(1), "upper", "fori_loop")?;
@@ -865,11 +875,7 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         let mut in_avals = vec![i_aval.clone(); skip];
         in_avals.extend(avals.iter().cloned());
         let b = trace_flat(&in_avals, |v| {
-            let mut debug = super::debug_info::of(&f, &args_def, "fori_loop");
-            if skip == 2 {
-                debug.arg_names.insert(1, "upper".into());
-            }
-            crate::trace::set_debug_info(debug);
+            crate::trace::set_debug_info(fori_debug_info(&f, &args_def, skip));
             let next = jops::add(&v[0], &jops::scalar(1.0, v[0].dtype()))?;
             let mut args = vec![v[0].clone()];
             args.extend(v[skip..].iter().cloned());

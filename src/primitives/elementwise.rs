@@ -413,18 +413,7 @@ pub fn jvp(
                 None => None,
             }
         }
-        Prim::Clamp => {
-            let masks = clamp_masks(p)?;
-            let mut total = None;
-            for (g, mask) in t.iter().zip(&masks) {
-                if let Some(g) = g {
-                    let g = ops::broadcast_to(g, &out.shape())?;
-                    let part = ops::select(mask, &g, &ops::zeros_like(&g))?;
-                    total = add_opt(total, Some(part))?;
-                }
-            }
-            total
-        }
+        Prim::Clamp => clamp_jvp(p, t, out)?,
         Prim::Convert(..) => match &t[0] {
             Some(g) if is_float(&p[0]) => Some(to_dtype_of(g.clone(), out)?),
             _ => None,
@@ -463,6 +452,36 @@ fn clamp_masks(p: &[Value]) -> Result<[Value; 3]> {
         and(&ops::greater(x, lo)?, &ops::less(x, hi)?)?,
         ops::less(hi, x)?,
     ])
+}
+
+/// The tangent of `clamp(min, x, max)`: each operand's where it is the result.
+fn clamp_jvp(p: &[Value], t: &[Option<Value>], out: &Value) -> Result<Option<Value>> {
+    let masks = clamp_masks(p)?;
+    let mut total = None;
+    for (g, mask) in t.iter().zip(&masks) {
+        if let Some(g) = g {
+            let g = ops::broadcast_to(g, &out.shape())?;
+            let part = ops::select(mask, &g, &ops::zeros_like(&g))?;
+            total = add_opt(total, Some(part))?;
+        }
+    }
+    Ok(total)
+}
+
+/// The cotangents of `clamp(min, x, max)`, summed to each float operand's shape.
+fn clamp_vjp(p: &[Value], ct: &Value) -> Result<Vec<Option<Value>>> {
+    let masks = clamp_masks(p)?;
+    let zero = ops::zeros_like(ct);
+    let mut back = vec![];
+    for (i, mask) in masks.iter().enumerate() {
+        back.push(if is_float(&p[i]) {
+            let c = ops::select(mask, ct, &zero)?;
+            Some(to_dtype_of(ops::sum_to_shape(&c, &p[i].shape())?, &p[i])?)
+        } else {
+            None
+        });
+    }
+    Ok(back)
 }
 
 pub fn vjp(
@@ -551,20 +570,7 @@ pub fn vjp(
                 back(2, ops::select(&p[0], &zero, ct)?)?,
             ]
         }
-        Prim::Clamp => {
-            let masks = clamp_masks(p)?;
-            let zero = ops::zeros_like(ct);
-            let mut back = vec![];
-            for (i, mask) in masks.iter().enumerate() {
-                back.push(if float_in(i) {
-                    let c = ops::select(mask, ct, &zero)?;
-                    Some(to_dtype_of(ops::sum_to_shape(&c, &p[i].shape())?, &p[i])?)
-                } else {
-                    None
-                });
-            }
-            back
-        }
+        Prim::Clamp => clamp_vjp(p, ct)?,
         // A cotangent goes back in the operand's dtype (a complex one to a
         // real operand keeps its real part, as JAX's transpose converts).
         Prim::Convert(..) => vec![if float_in(0) {
