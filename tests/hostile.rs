@@ -174,6 +174,12 @@ fn passing() -> Vec<(&'static str, String, &'static str)> {
             "s = f'{1.5:.70000f}'\nprint(len(s), s[:4])\nt = f'{2.5:.70000e}'\nprint(len(t), t[-4:])\nprint(round(1.5, 70000), round(2.5, -70000), round(125.0, -1))".into(),
             "70002 1.50\n70006 e+00\n1.5 0.0 120.0\n",
         ),
+        (
+            // Each write to stderr costs the same however many came before.
+            "many_stderr_writes",
+            "import sys\nfor i in range(300000):\n    print(i, file=sys.stderr)\nprint('done')".into(),
+            "done\n",
+        ),
     ]
 }
 

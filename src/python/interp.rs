@@ -89,6 +89,8 @@ pub struct Interp {
     /// write with the length `out` had then, so the two interleave as a
     /// terminal shows them.
     pub err: Vec<(usize, String)>,
+    /// The bytes in `err`, for the output limit.
+    err_bytes: usize,
     /// Where the printed text is copied as the program goes, for a watcher
     /// on another thread (see [`super::Options::printed`]).
     pub printed: Option<super::Printed>,
@@ -140,6 +142,7 @@ impl Interp {
             builtins: HashMap::new(),
             out: String::new(),
             err: vec![],
+            err_bytes: 0,
             printed: None,
             published: 0,
             steps: 0,
@@ -217,10 +220,10 @@ impl Interp {
 
     /// Writes `text` to the program's stderr.
     pub fn write_stderr(&mut self, text: &str) -> Result<()> {
-        let written: usize = self.err.iter().map(|(_, t)| t.len()).sum();
-        if self.out.len() + written + text.len() > 64 << 20 {
+        if self.out.len() + self.err_bytes + text.len() > 64 << 20 {
             bail!(RuntimeError, "program exceeded the output limit of 64 MiB");
         }
+        self.err_bytes += text.len();
         self.err.push((self.out.len(), text.to_string()));
         if let Some(w) = &self.printed {
             if let Ok(mut copy) = w.err.lock() {
