@@ -303,6 +303,8 @@ export interface Problem {
   cases: ExerciseCase[];
   checks?: ExerciseCheck[];
   expected_from?: string;
+  /** Seconds each case may run before it fails with TimeoutError (default 10, at most 600). */
+  time_limit_s?: number;
 }
 
 export interface CheckResult {

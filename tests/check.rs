@@ -214,6 +214,49 @@ fn learner_errors_are_failed_cases_with_line_and_col() {
         .contains("when calling global_sum"));
 }
 
+#[test]
+fn an_endless_loop_fails_its_case_at_the_time_limit_and_the_next_case_runs() {
+    // Case 1 (x sums to 10) loops forever; case 2 (x sums to 4) returns.
+    let case = |xs: [f64; 4], sum: f64| {
+        json!({"mesh": {"shape": [4], "axes": ["data"]},
+               "args": [{"mesh": true}, {"array": xs, "dtype": "float32"}], "expected": sum})
+    };
+    let problem = json!({
+        "format": "shardlab-exercise/1", "title": "t", "statement": "", "starter": "", "entry": "f",
+        "time_limit_s": 1.5,
+        "cases": [case([1.0, 2.0, 3.0, 4.0], 10.0), case([1.0, 1.0, 1.0, 1.0], 4.0)],
+    });
+    let problem = temp_file("time_limit.json", &problem.to_string());
+    let endless = temp_file(
+        "endless.py",
+        "import jax.numpy as jnp\n\ndef f(mesh, x):\n    total = float(jnp.sum(x))\n    \
+         while total > 5:\n        total += 1\n    return total\n",
+    );
+    let start = std::time::Instant::now();
+    let (code, v) = verdict(&problem, &endless);
+    assert!(
+        start.elapsed().as_secs_f64() < 12.0,
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, 1);
+    let e = &cases(&v)[0]["error"];
+    assert_eq!(e["type"], "TimeoutError");
+    assert_eq!(
+        e["message"],
+        "the solution ran past the case's time limit of 1.5 s"
+    );
+    assert!(matches!(e["line"].as_u64(), Some(5 | 6)), "{e}");
+    assert_eq!(cases(&v)[1]["passed"], true, "{}", cases(&v)[1]);
+    // `--timeout` replaces the problem's limit.
+    let (_, text) = check(&problem, &endless, &["--json", "--timeout", "0.5"]);
+    let v: Value = serde_json::from_str(&text).expect("--json prints JSON");
+    assert_eq!(
+        cases(&v)[0]["error"]["message"],
+        "the solution ran past the case's time limit of 0.5 s"
+    );
+}
+
 /// A one-case problem: `f(x)` on `devices` devices must return `expected`.
 fn tiny_problem(expected: Value, tolerances: Value, checks: Value) -> PathBuf {
     let mut case = json!({
@@ -385,6 +428,16 @@ fn problems_that_break_the_format_are_refused_with_the_reason() {
         .unwrap_or_default();
     assert!(
         err.contains("exactly one of uses, avoids, output_spec"),
+        "{err}"
+    );
+    let mut bad_limit = base.clone();
+    bad_limit["cases"][0]["devices"] = json!(4);
+    bad_limit["time_limit_s"] = json!(0);
+    let err = shardlab::check::parse(&bad_limit.to_string())
+        .err()
+        .unwrap_or_default();
+    assert!(
+        err.contains("time_limit_s must be more than 0 and at most 600 seconds, not 0"),
         "{err}"
     );
     let mut bad_entry = base;

@@ -1,6 +1,7 @@
 // <shardlab-exercise>: a graded exercise (see docs/exercises.md): the
-// problem's statement, an editor holding its starter code, a Check button
-// and each case's verdict, in a shadow root.
+// problem's statement, an editor holding its starter code, a Check button,
+// each case's verdict and the devices of a failing case (what each device
+// held, which collectives ran over which axis), in a shadow root.
 //
 //   <shardlab-exercise src="global_sum.json"></shardlab-exercise>
 //
@@ -8,9 +9,13 @@
 // <script type="application/json">, or from the `problem` property.
 import { ShardlabError } from './index.js';
 import { sharedLab } from './shared-lab.js';
-import { failureLines } from './view/verdict.js';
+import { failureLines, takesGrads } from './view/verdict.js';
+import { renderReport } from './view/report.js';
+import viewCss from './view/view.css';
 
-const CSS = `
+// The device view's rules (the playground's), with its :root variables moved
+// to the element, then the exercise's own.
+const CSS = viewCss.replace(/:root\b/g, ':host') + `
 :host { display: block; border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 12px; margin: 12px 0;
   font: 14px/1.45 system-ui, sans-serif; }
 h3 { margin: 0 0 6px; font-size: 16px; }
@@ -24,6 +29,10 @@ li { margin: 4px 0; }
 .pass b { color: #1a7f37; }
 .fail b { color: #cf222e; }
 pre { margin: 2px 0 0 1.5em; white-space: pre-wrap; }
+li button { margin-left: 1.5em; font-size: 12px; }
+li.shown { background: #fff8c5; }
+h4 { margin: 12px 0 4px; font-size: 14px; }
+[hidden] { display: none !important; }
 `;
 
 // A few Markdown forms of a statement: paragraphs, `code` and **bold**,
@@ -61,10 +70,13 @@ class ShardlabExercise extends HTMLElement {
       check: make('button', { id: 'check', textContent: 'Check' }),
       status: make('span', { className: 'status' }),
       results: make('ul', { id: 'results' }),
+      reportTitle: make('h4', { id: 'report-title', hidden: true }),
+      report: make('div', { className: 'report', id: 'report' }),
     };
     const actions = make('div', { className: 'actions' });
     actions.append(ui.check, ui.status);
-    root.append(make('style', { textContent: CSS }), ui.title, ui.statement, ui.editor, actions, ui.results);
+    root.append(make('style', { textContent: CSS }), ui.title, ui.statement, ui.editor, actions, ui.results,
+      ui.reportTitle, ui.report);
     ui.check.addEventListener('click', () => this.check().catch(() => {}));
     this.#ui = ui;
     this.#loading = this.#load();
@@ -97,6 +109,7 @@ class ShardlabExercise extends HTMLElement {
     this.#ui.title.textContent = p.title;
     renderStatement(this.#ui.statement, p.statement);
     this.#ui.editor.value = p.starter;
+    this.#showCase(null);
     this.#ui.results.replaceChildren();
   }
 
@@ -133,16 +146,37 @@ class ShardlabExercise extends HTMLElement {
   }
 
   #show(verdict) {
-    const items = verdict.cases.map((c) => {
+    const items = verdict.cases.map((c, index) => {
       const li = document.createElement('li');
       li.className = c.passed ? 'pass' : 'fail';
+      li.dataset.case = String(index);
       const where = c.mesh ? `mesh ${c.mesh.axes.map((a, i) => `${a}=${c.mesh.shape[i]}`).join(', ')}` : `${c.devices} devices`;
       const hidden = c.hidden ? ', hidden' : '';
       li.append(Object.assign(document.createElement('b'), { textContent: c.passed ? 'PASS' : 'FAIL' }), ` ${c.name} (${where}${hidden})`);
       if (!c.passed) li.append(Object.assign(document.createElement('pre'), { textContent: failureLines(c).join('\n') }));
+      if (c.report) {
+        const button = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Show its devices' });
+        button.addEventListener('click', () => this.#showCase(c, index));
+        li.append(button);
+      }
       return li;
     });
     this.#ui.results.replaceChildren(...items);
+    const failing = verdict.cases.findIndex((c) => !c.passed && c.report);
+    this.#showCase(failing >= 0 ? verdict.cases[failing] : null, failing);
+  }
+
+  // Draws the run report of a failing case (null: none) under the results.
+  #showCase(c, index) {
+    const ui = this.#ui;
+    ui.reportTitle.hidden = !c;
+    if (!c) {
+      ui.report.replaceChildren();
+      return;
+    }
+    ui.reportTitle.textContent = `Devices in the failing case “${c.name}”`;
+    for (const li of ui.results.children) li.classList.toggle('shown', Number(li.dataset.case) === index);
+    renderReport(ui.report, c.report, 0, { grads: takesGrads(ui.editor.value) });
   }
 }
 

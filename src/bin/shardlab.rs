@@ -71,7 +71,8 @@ expected value and evaluates the problem's checks on the run report.
 Options:
   --json        Print the verdict as one JSON object
   --timeout SECONDS
-                Stop a case with TimeoutError after SECONDS (default: none)
+                Stop a case with TimeoutError after SECONDS (default: the
+                problem's time_limit_s, 10 s unless it says)
   --max-memory SIZE
                 Stop a case with MemoryError past SIZE (default: half the
                 machine's memory)
@@ -554,7 +555,7 @@ fn check(args: &[String]) -> ExitCode {
     let [problem_file, solution_file] = &files[..] else {
         return fail("give the problem file and the solution file");
     };
-    let problem = match read_source(problem_file)
+    let mut problem = match read_source(problem_file)
         .map_err(|(_, m)| m)
         .and_then(|t| shardlab::check::parse(&t).map_err(|e| format!("{problem_file}: {e}")))
     {
@@ -571,7 +572,15 @@ fn check(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let verdict = shardlab::check::check(&problem, &source, |program, options| {
+    // `--timeout` replaces the problem's time limit for every case.
+    if let Some(t) = limits.timeout {
+        problem.time_limit_s = t.as_secs_f64();
+    }
+    let verdict = shardlab::check::check(&problem, &source, |program, options, limit| {
+        let limits = Limits {
+            timeout: Some(limit),
+            ..limits
+        };
         let outcome = run_guarded(program.to_string(), options, limits, true);
         let report = RECORDED
             .lock()

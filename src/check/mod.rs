@@ -9,13 +9,17 @@
 //! cannot be read is an error of [`check`]. How a case's program is run is
 //! the caller's: the CLI runs it under its time and memory limits, the web
 //! build in its coordinator, [`crate::program::run_recorded`] on the calling
-//! thread.
+//! thread. Each case has a time limit (the problem's `time_limit_s`), which
+//! the caller enforces: a run stopped at it ends with `TimeoutError`, and
+//! the case fails saying so at the line the solution was running.
 
 pub mod call;
 pub mod compare;
 pub mod problem;
 pub mod rules;
 mod text;
+
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -80,13 +84,15 @@ pub struct CaseVerdict {
     pub report: Option<Report>,
 }
 
+/// What runs one case's program: given the program, its options and the
+/// case's time limit, it returns the outcome (a `TimeoutError` when the run
+/// was stopped at the limit) and the run's report.
+pub trait RunCase: FnMut(&str, &Options, Duration) -> (Outcome, Report) {}
+impl<F: FnMut(&str, &Options, Duration) -> (Outcome, Report)> RunCase for F {}
+
 /// Grades `source` on every case of `problem`, running each case's program
-/// with `run` (which returns the outcome and the run's report).
-pub fn check(
-    problem: &Problem,
-    source: &str,
-    mut run: impl FnMut(&str, &Options) -> (Outcome, Report),
-) -> Verdict {
+/// with `run`.
+pub fn check(problem: &Problem, source: &str, mut run: impl RunCase) -> Verdict {
     let cases: Vec<CaseVerdict> = problem
         .cases
         .iter()
@@ -105,7 +111,7 @@ fn check_case(
     index: usize,
     case: &Case,
     source: &str,
-    run: &mut impl FnMut(&str, &Options) -> (Outcome, Report),
+    run: &mut impl RunCase,
 ) -> CaseVerdict {
     let mut v = CaseVerdict {
         name: case.label(index),
@@ -134,10 +140,18 @@ fn check_case(
         devices: v.devices,
         ..Options::default()
     };
-    let (outcome, report) = run(&program, &options);
+    let limit = Duration::from_secs_f64(problem.time_limit_s);
+    let (outcome, report) = run(&program, &options, limit);
     v.stdout = outcome.stdout;
     if let Some(e) = outcome.error {
-        v.error = Some(case_error(e, source, &problem.entry));
+        let mut error = case_error(e, source, &problem.entry);
+        if error.kind == "TimeoutError" {
+            error.message = format!(
+                "the solution ran past the case's time limit of {} s",
+                problem.time_limit_s
+            );
+        }
+        v.error = Some(error);
     } else {
         judge_value(&mut v, case, outcome.result.as_ref());
     }

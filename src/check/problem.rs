@@ -20,6 +20,13 @@ pub const FORMAT: &str = "shardlab-exercise/1";
 /// Most devices a case may ask for (as `shardlab run --devices`).
 pub const MAX_DEVICES: usize = 64;
 
+/// Seconds a case may run when the problem does not say: a learner's
+/// endless loop must end in a failed case, not a page that never answers.
+pub const DEFAULT_TIME_LIMIT_S: f64 = 10.0;
+
+/// The longest time limit a problem may give a case, in seconds.
+pub const MAX_TIME_LIMIT_S: f64 = 600.0;
+
 /// A graded exercise.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,6 +50,9 @@ pub struct Problem {
     /// them), for the record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_from: Option<String>,
+    /// Seconds each case may run before it fails with `TimeoutError`.
+    #[serde(default = "default_time_limit")]
+    pub time_limit_s: f64,
 }
 
 /// One call of the entry function and what it must return.
@@ -107,6 +117,10 @@ impl MeshSpec {
     }
 }
 
+fn default_time_limit() -> f64 {
+    DEFAULT_TIME_LIMIT_S
+}
+
 fn default_rtol() -> f64 {
     1e-5
 }
@@ -157,6 +171,12 @@ pub fn validate(p: &Problem) -> Result<(), String> {
     }
     if p.cases.is_empty() {
         return Err("a problem needs at least one case".into());
+    }
+    if !(p.time_limit_s > 0.0 && p.time_limit_s <= MAX_TIME_LIMIT_S) {
+        return Err(format!(
+            "time_limit_s must be more than 0 and at most {MAX_TIME_LIMIT_S} seconds, not {}",
+            p.time_limit_s
+        ));
     }
     for (i, case) in p.cases.iter().enumerate() {
         let at = |m: String| format!("{}: {m}", case.label(i));

@@ -6,8 +6,9 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::program::{clear_cancel, run_options};
+use super::program::{clear_cancel, past_time_limit, run_options, set_time_limit};
 use crate::check::Verdict;
+use crate::error::{Error, ErrorKind};
 
 /// What [`check_program`] returns.
 #[derive(Serialize)]
@@ -34,10 +35,24 @@ pub fn check_program(source: &str, problem: &str, lockstep: bool) -> Result<JsVa
             verdict: None,
         },
         Ok(problem) => {
-            let verdict = crate::check::check(&problem, source, |program, asked| {
+            // A cancel stops the case in progress and every later one.
+            clear_cancel();
+            let verdict = crate::check::check(&problem, source, |program, asked, limit| {
                 let (options, _) = run_options(asked.devices, lockstep);
-                clear_cancel();
-                crate::program::run_recorded(program, &options)
+                set_time_limit(Some(limit.as_secs_f64() * 1000.0));
+                let (mut outcome, report) = crate::program::run_recorded(program, &options);
+                if let Some(e) = outcome
+                    .error
+                    .as_mut()
+                    .filter(|e| e.error.kind == ErrorKind::Cancelled)
+                {
+                    if past_time_limit() {
+                        e.error =
+                            Error::new(ErrorKind::TimeoutError, "the run passed its time limit");
+                    }
+                }
+                set_time_limit(None);
+                (outcome, report)
             });
             CheckOutcome {
                 problem_error: None,

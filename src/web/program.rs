@@ -26,6 +26,19 @@ thread_local! {
     /// What [`set_progress_listener`] set, with when the run in progress
     /// started and when the listener was last called.
     static PROGRESS: RefCell<Option<Progress>> = const { RefCell::new(None) };
+    /// When the run in progress must stop (`now_ms` time), if it has a time
+    /// limit: an exercise's case has one.
+    static DEADLINE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Gives the runs of this thread a deadline `ms` from now (None: no limit).
+pub(super) fn set_time_limit(ms: Option<f64>) {
+    DEADLINE.with(|d| d.set(ms.map(|ms| now_ms() + ms)));
+}
+
+/// True once the deadline of [`set_time_limit`] has passed.
+pub(super) fn past_time_limit() -> bool {
+    DEADLINE.with(|d| d.get()).is_some_and(|end| now_ms() > end)
 }
 
 /// A progress listener and its clock.
@@ -145,6 +158,9 @@ pub(super) fn clear_cancel() {
 /// it is due, and says whether the run was cancelled.
 fn poll() -> Option<String> {
     report_progress();
+    if past_time_limit() {
+        return Some("the run passed its time limit".into());
+    }
     cancel_requested()
 }
 

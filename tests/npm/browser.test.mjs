@@ -194,10 +194,21 @@ test('a plain page with one <shardlab-exercise> grades a wrong and a right solut
   const results = await el.locator('#results li').allTextContents();
   assert.match(results[2], /^FAIL 4 devices \(mesh ring=4, hidden\)result\[0, 0\]: differs from the expected value/);
   assert.match(results[3], /expected 28, got 4/);
+  // The first failing case's devices are drawn under the results: the ring's
+  // 4 devices and the ppermute that ran over them.
+  assert.equal(await el.locator('#report-title').textContent(), 'Devices in the failing case “4 devices”');
+  assert.ok(await el.locator('#report [data-device-id][data-mesh-coords]').count() >= 4);
+  const collectives = await el.locator('#report .collective').evaluateAll((c) => c.map((x) => x.dataset.collective));
+  assert.ok(collectives.includes('ppermute'), collectives.join(' '));
+  // Another failing case's button draws that case.
+  await el.locator('#results li[data-case="3"] button').click();
+  assert.equal(await el.locator('#report-title').textContent(), 'Devices in the failing case “8 devices”');
+  assert.ok(await el.locator('#report [data-device-id][data-mesh-coords]').count() >= 8);
   await el.locator('textarea').fill(await source('ring.py'));
   const verdict = await page.evaluate(() => document.getElementById('ring').check());
   assert.equal(verdict.passed, true);
   assert.equal(await el.locator('.status').textContent(), '4 of 4 cases pass');
+  assert.equal(await el.locator('#report-title').isHidden(), true);
   assert.deepEqual(errors, []);
   await page.close();
 });

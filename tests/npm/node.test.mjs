@@ -400,6 +400,25 @@ test('lab.check reports a learner exception as a failed case with line and col',
   );
 });
 
+test('lab.check stops an endless loop at the case\'s time limit and runs the next case', async () => {
+  // On 1 device the loop never ends; on more it is never entered.
+  const source = 'import jax\n\ndef global_sum(mesh, x):\n    while len(jax.devices()) == 1:\n        pass\n' +
+    '    return x.sum()\n';
+  const problem = { ...exercise('global_sum'), time_limit_s: 0.5 };
+  const started = Date.now();
+  const verdict = await lab.check(source, problem);
+  assert.ok(Date.now() - started < 20000);
+  const [one, two] = verdict.cases;
+  assert.equal(one.passed, false);
+  assert.deepEqual(
+    { type: one.error.type, message: one.error.message },
+    { type: 'TimeoutError', message: 'the solution ran past the case\'s time limit of 0.5 s' },
+  );
+  // Stopped inside the loop: at its test or its body.
+  assert.ok([4, 5].includes(one.error.line), String(one.error.line));
+  assert.equal(two.error, null);
+});
+
 test('lab.check rejects a problem it cannot read', async () => {
   await assert.rejects(lab.check('x = 1\n', { format: 'shardlab-exercise/1' }), (e) => {
     assert.ok(e instanceof ShardlabError);

@@ -4,7 +4,7 @@
 // problem's statement and per-case results as DOM nodes.
 import PROBLEMS from 'shardlab:exercises';
 import { el } from '../../npm/src/view/dom.js';
-export { failureLines } from '../../npm/src/view/verdict.js';
+export { failureLines, takesGrads } from '../../npm/src/view/verdict.js';
 
 // [{ name, problem }], in the menu's order.
 export const EXERCISES = PROBLEMS;

@@ -14,7 +14,7 @@ import { deviceNeeds, neededCount, devicesRefusal } from './device-count.js';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
-import { EXERCISES, findExercise, loadProgress, saveProgress, renderStatement, failureLines, caseWhere } from './exercises.js';
+import { EXERCISES, findExercise, loadProgress, saveProgress, renderStatement, failureLines, takesGrads, caseWhere } from './exercises.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -504,7 +504,7 @@ function closeExercise() {
 function showCaseReport(c, index) {
   document.querySelector('section.report h2').textContent = `${REPORT_HEADING} in the failing case “${c.name}”`;
   for (const li of ui.cases.children) li.classList.toggle('shown', Number(li.dataset.case) === index);
-  renderReport(ui.report, c.report, 0, { grads: /\b(?:value_and_grad|grad|vjp)\s*\(/.test(editor.text) });
+  renderReport(ui.report, c.report, 0, { grads: takesGrads(editor.text) });
 }
 
 function caseItem(c, index) {

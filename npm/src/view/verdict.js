@@ -12,3 +12,9 @@ export function failureLines(c) {
   for (const k of c.checks) if (!k.passed) lines.push(`check '${k.check}' failed: ${k.detail || ''}`);
   return lines;
 }
+
+// Whether a solution takes gradients: its failing case's device view then
+// shows what pmean/psum of the gradients inside maps gives.
+export function takesGrads(source) {
+  return /\b(?:value_and_grad|grad|vjp)\s*\(/.test(source);
+}
