@@ -9,6 +9,7 @@
 //! `reductions`, `shape`, `linalg`, `comparison`, `dtypes`); this file holds
 //! the argument parsing they share and puts the modules together.
 
+mod arraylike;
 mod arrayprint;
 mod choice;
 mod comparison;
@@ -123,7 +124,9 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
     super::conv::register_numpy(&mut b);
-    super::sharding::context::placing_functions(b.build())
+    let m = b.build();
+    arraylike::wrap_module(&m);
+    super::sharding::context::placing_functions(m)
 }
 
 /// Makes a module's functions take and return NumPy host arrays, as the

@@ -388,13 +388,30 @@ pub fn sum_to_shape(x: &Value, shape: &[usize]) -> Result<Value> {
 
 /// `jnp.expand_dims` at one position.
 pub fn expand_dims(x: &Value, axis: i64) -> Result<Value> {
-    let mut shape = x.shape();
-    let a = norm_axis(axis, shape.len() + 1)?;
-    shape.insert(a, 1);
-    // JAX adds the axis with a broadcast_in_dim, which a jaxpr shows.
+    expand_dims_at(x, &[axis])
+}
+
+/// `jnp.expand_dims(x, axes)`: size-1 axes at each of `axes`, counted in
+/// the result's dimensions (NumPy's rule), none repeated.
+pub fn expand_dims_at(x: &Value, axes: &[i64]) -> Result<Value> {
+    let old = x.shape();
+    let rank = old.len() + axes.len();
+    let mut new: Vec<usize> = axes
+        .iter()
+        .map(|&a| norm_axis(a, rank))
+        .collect::<Result<_>>()?;
+    new.sort_unstable();
+    if new.windows(2).any(|w| w[0] == w[1]) {
+        bail!(ValueError, "repeated axis");
+    }
+    let kept: Vec<usize> = (0..rank).filter(|d| !new.contains(d)).collect();
+    let mut shape = vec![1; rank];
+    for (&d, &n) in kept.iter().zip(&old) {
+        shape[d] = n;
+    }
+    // JAX adds the axes with a broadcast_in_dim, which a jaxpr shows.
     if crate::trace::tracing() {
-        let dims: Vec<usize> = (0..shape.len()).filter(|&d| d != a).collect();
-        return broadcast_in_dim(x, &shape, &dims);
+        return broadcast_in_dim(x, &shape, &kept);
     }
     reshape(x, &shape)
 }

@@ -8,7 +8,7 @@ use crate::array::{BinaryOp, DType, UnaryOp};
 use crate::error::Result;
 use crate::{bail, err, ops as jops};
 
-use super::array::{array_attr, array_getitem, array_setitem, to_value};
+use super::array::{array_attr, array_getitem, array_setitem};
 use super::format;
 use super::interp::Interp;
 use super::value::{key_eq, Args, Obj};
@@ -286,6 +286,7 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
         }
     }
     if matches!(a, Obj::Array(_)) || matches!(b, Obj::Array(_)) {
+        array_sequence_compare(op, a, b)?;
         let bop = match op {
             CmpOp::Eq => BinaryOp::Eq,
             CmpOp::NotEq => BinaryOp::Ne,
@@ -336,9 +337,51 @@ fn operand_or_none(o: &Obj) -> Option<Obj> {
         Obj::Array(_) | Obj::Bool(_) | Obj::Int(_) | Obj::Float(_) | Obj::Complex(..) => {
             Some(o.clone())
         }
-        Obj::List(_) | Obj::Tuple(_) => to_value(o).ok().map(Obj::Array),
+        // A JAX array never meets a list or tuple in an operator: JAX
+        // raises TypeError where NumPy would convert it.
         Obj::Lib(_) | Obj::Instance(_) => o.behaviour().and_then(|b| b.array(o)),
         _ => None,
+    }
+}
+
+/// The TypeError of a comparison between a JAX array and a list or tuple
+/// (`==` too: JAX's arrays refuse it rather than answer False).
+fn array_sequence_compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<()> {
+    let seq = |o: &Obj| matches!(o, Obj::List(_) | Obj::Tuple(_));
+    let array = |o: &Obj| matches!(o, Obj::Array(_));
+    if !(array(a) && seq(b) || seq(a) && array(b)) {
+        return Ok(());
+    }
+    let sym = match op {
+        CmpOp::Eq => "==",
+        CmpOp::NotEq => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::LtE => "<=",
+        CmpOp::Gt => ">",
+        _ => ">=",
+    };
+    if matches!(op, CmpOp::Eq | CmpOp::NotEq) {
+        bail!(
+            TypeError,
+            "unsupported operand type(s) for {sym}: '{}' and '{}'",
+            a.type_name(),
+            b.type_name()
+        );
+    }
+    bail!(
+        TypeError,
+        "'{sym}' not supported between instances of '{}' and '{}'",
+        qualified_type(a),
+        qualified_type(b)
+    )
+}
+
+/// A type's name as CPython's comparison and matmul errors spell it: with
+/// its module for JAX's array class.
+fn qualified_type(o: &Obj) -> String {
+    match o.type_name() {
+        n if n == "ArrayImpl" => "jaxlib._jax.ArrayImpl".to_string(),
+        other => other,
     }
 }
 
@@ -553,6 +596,14 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
         if let (Some(x), Some(y)) = (operand_or_none(a), operand_or_none(b)) {
             return array_binop(op, &x, &y);
         }
+    }
+    if matches!(op, Operator::MatMult) && (is_array(a) || is_array(b)) {
+        bail!(
+            TypeError,
+            "unsupported operand type(s) for @: '{}' and '{}'",
+            qualified_type(a),
+            qualified_type(b)
+        );
     }
     bail!(
         TypeError,

@@ -28,8 +28,9 @@ pub(super) fn register(b: &mut Builder) {
     b.func("moveaxis", |_, a| moveaxis(&a));
     b.func("expand_dims", |_, a| {
         let x = arr(&a, 0, "a", "expand_dims")?;
-        let ax = to_int(&a.req(Some(1), "axis", "expand_dims")?)?;
-        Ok(Obj::Array(jops::expand_dims(&x, ax)?))
+        a.req(Some(1), "axis", "expand_dims")?;
+        let axes = axes_arg(&a, Some(1))?.unwrap_or_default();
+        Ok(Obj::Array(jops::expand_dims_at(&x, &axes)?))
     });
     b.func("squeeze", |_, a| {
         let x = arr(&a, 0, "a", "squeeze")?;
