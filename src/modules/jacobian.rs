@@ -176,6 +176,15 @@ fn split_last(x: &Value, start: usize, shape: &[usize]) -> Result<Value> {
     jops::reshape(&part, &new_shape)
 }
 
+/// JAX checks the inputs' dtypes with a `tree_map` whose function returns
+/// None, so a custom pytree node is rebuilt once with None leaves: a
+/// constructor that converts or validates its fields fails there, as it
+/// does in JAX (`MyTree(None)`).
+fn rebuild_with_nones(interp: &mut Interp, def: &TreeDef) -> Result<()> {
+    let nones = vec![Obj::None; def.num_leaves()];
+    unflatten(interp, def, &nones).map(|_| ())
+}
+
 fn check_float_inputs(primals: &[Value], what: &str) -> Result<()> {
     for p in primals {
         if p.dtype() != DType::F32 {
@@ -199,6 +208,7 @@ fn check_float_inputs(primals: &[Value], what: &str) -> Result<()> {
 fn jacfwd_call(interp: &mut Interp, spec: &JacSpec, call: Args) -> Result<Obj> {
     let flat = Flat::new(interp, spec, call)?;
     check_float_inputs(&flat.primals, "jacfwd")?;
+    rebuild_with_nones(interp, &flat.in_def)?;
     let basis = std_basis(&flat.primals)?;
     let mapped = {
         let (flat_ref, ip) = (&flat, &mut *interp);
@@ -239,6 +249,7 @@ fn jacfwd_call(interp: &mut Interp, spec: &JacSpec, call: Args) -> Result<Obj> {
 fn jacrev_call(interp: &mut Interp, spec: &JacSpec, call: Args) -> Result<Obj> {
     let flat = Flat::new(interp, spec, call)?;
     check_float_inputs(&flat.primals, "jacrev")?;
+    rebuild_with_nones(interp, &flat.in_def)?;
     let (outs, pullback) = {
         let (flat_ref, ip) = (&flat, &mut *interp);
         crate::transforms::vjp(|v: &[Value]| flat_ref.run(ip, spec, v), &flat.primals)?

@@ -214,6 +214,8 @@ fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
         if let Some(d) = device_array(&o)? {
             return Ok(d);
         }
+    } else if matches!(o, Obj::None) {
+        bail!(ValueError, "None is not a valid value for jnp.array");
     }
     let requested = dtype_arg(a, Some(1))?;
     let v = match requested {

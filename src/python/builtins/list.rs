@@ -81,6 +81,29 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
             ))
         }),
         (Obj::List(_), "copy") => bound(recv, name, |_, r, _| Ok(Obj::list(iterate(r)?))),
+        (Obj::List(_), "clear") => bound(recv, name, |_, r, _| {
+            if let Obj::List(l) = r {
+                // Dropped after the borrow ends: an element's cleanup may
+                // look at the list.
+                let old = std::mem::take(&mut *l.borrow_mut());
+                drop(old);
+            }
+            Ok(Obj::None)
+        }),
+        (Obj::List(_), "remove") => bound(recv, name, |_, r, a| {
+            let x = a.req(Some(0), "value", "remove")?;
+            let Obj::List(l) = r else {
+                return Ok(Obj::None);
+            };
+            let at = l.borrow().iter().position(|v| py_eq(v, &x));
+            match at {
+                Some(i) => {
+                    l.borrow_mut().remove(i);
+                    Ok(Obj::None)
+                }
+                None => Err(err!(ValueError, "list.remove(x): x not in list")),
+            }
+        }),
         _ => return None,
     })
 }
