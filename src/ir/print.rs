@@ -56,6 +56,31 @@ struct Scope {
 /// JAX lays a group out on one line when it fits in this many columns.
 const WIDTH: usize = 80;
 
+/// `{ lambda ; a:f32[] b:f32[] ...` starting at column `col`, with a
+/// separator breaking (to column `pad`) where a space would pass the width.
+fn fill_head(head: &str, col: usize, pad: usize) -> String {
+    let Some(binders) = head.strip_prefix("{ lambda ; ") else {
+        return head.to_string();
+    };
+    let mut out = String::from("{ lambda ; ");
+    let mut column = col + out.len();
+    for (i, b) in binders.split(' ').enumerate() {
+        if i > 0 {
+            if column < WIDTH {
+                out.push(' ');
+                column += 1;
+            } else {
+                out.push('\n');
+                out.push_str(&" ".repeat(pad));
+                column = pad;
+            }
+        }
+        out.push_str(b);
+        column += b.len();
+    }
+    out
+}
+
 impl Printer {
     fn type_of(&self, j: &Jaxpr, v: Var) -> String {
         let key = (j as *const Jaxpr as usize, v);
@@ -104,7 +129,15 @@ impl Printer {
             return flat;
         }
         self.next = start;
-        self.jaxpr_layout(j, scope, indent, false)
+        let text = self.jaxpr_layout(j, scope, indent, false);
+        // The binders fill their line to the width, as JAX's printer breaks
+        // each separator on its own, continuing 4 past the jaxpr's indent.
+        match text.split_once(". let") {
+            Some((head, rest)) if !head.contains('\n') => {
+                format!("{}. let{rest}", fill_head(head, col, indent + 4))
+            }
+            _ => text,
+        }
     }
 
     fn jaxpr_layout(&mut self, j: &Jaxpr, mut scope: Scope, indent: usize, flat: bool) -> String {

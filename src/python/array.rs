@@ -136,18 +136,30 @@ pub fn to_value(o: &Obj) -> Result<Value> {
             let items = super::ops::iterate(o)?;
             let vals: Vec<Value> = items.iter().map(to_value).collect::<Result<_>>()?;
             let dtype = vals.iter().map(|v| v.dtype()).max().unwrap_or(DType::F32);
-            // Each element becomes strongly typed before stacking, as
-            // JAX converts each one.
-            let vals: Vec<Value> = vals
+            // Each element becomes strongly typed and gains the leading
+            // axis before the next one is looked at, as JAX converts them
+            // (a jaxpr shows each element's pair of equations in turn).
+            let first = vals[0].shape();
+            if let Some(v) = vals.iter().find(|v| v.shape() != first) {
+                bail!(
+                    ValueError,
+                    "All input arrays must have the same shape: got {first:?} and {:?}",
+                    v.shape()
+                );
+            }
+            let rows: Vec<Value> = vals
                 .iter()
-                .map(|v| match v {
-                    Value::Concrete(a) if a.dtype() == dtype => {
-                        Ok(Value::Concrete(a.clone().with_weak(false)))
-                    }
-                    v => jops::convert_weak(v, dtype, false),
+                .map(|v| {
+                    let v = match v {
+                        Value::Concrete(a) if a.dtype() == dtype => {
+                            Value::Concrete(a.clone().with_weak(false))
+                        }
+                        v => jops::convert_weak(v, dtype, false)?,
+                    };
+                    jops::expand_dims(&v, 0)
                 })
                 .collect::<Result<_>>()?;
-            jops::stack(&vals, 0)
+            jops::concatenate(&rows, 0)
         }
         Obj::List(_) | Obj::Tuple(_) => {
             let mut shape = vec![];
