@@ -444,8 +444,9 @@ fn map_call(
             call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
         });
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
-        jops::map(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
+        jops::map_traced(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
     };
+    let outs = super::callbacks::bind_lending(interp, outs.0, &outs.1)?;
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
     unflatten(
         interp,

@@ -782,7 +782,17 @@ fn run_program(
     let arrays: Vec<crate::array::Array> =
         placed.into_iter().map(|a| a.with_placement(None)).collect();
     let prints = std::sync::Mutex::new(vec![]);
-    let outs = crate::exec::eval_program(&program.body, &arrays, &prints);
+    let body = &program.body;
+    let outs = match body
+        .eqns
+        .iter()
+        .any(|e| super::callbacks::calls_back(&e.prim))
+    {
+        true => {
+            super::callbacks::lend(interp, || crate::exec::eval_program(body, &arrays, &prints))
+        }
+        false => crate::exec::eval_program(body, &arrays, &prints),
+    };
     for printed in prints.into_inner().unwrap_or_default() {
         super::debug_print::show(interp, &printed)?;
     }
