@@ -434,7 +434,7 @@ pub fn calls_back(prim: &Prim) -> bool {
 /// Binds `prim`, lending `interp` to its callbacks when it may call back
 /// into Python (a top-level loop, branch or vmap of a staged callback).
 pub fn bind_lending(interp: &mut Interp, prim: Prim, ins: &[Value]) -> Result<Vec<Value>> {
-    if crate::trace::tracing() || !calls_back(&prim) {
+    if crate::trace::staging() || !calls_back(&prim) {
         return crate::trace::bind(prim, ins);
     }
     lend(interp, || crate::trace::bind(prim, ins))

@@ -171,7 +171,12 @@ fn grad_call(
         let defs = &defs;
         let call = &call;
         let aux_def = &aux_def;
+        // The function is traced with the interpreter, then the program
+        // runs with it lent to its host callbacks: two borrows in turn.
+        let cell = RefCell::new(&mut *interp);
         let body = |vals: &[Value]| -> Result<Vec<Value>> {
+            let mut guard = cell.borrow_mut();
+            let interp: &mut Interp = &mut guard;
             let mut args = call.pos.clone();
             for (&k, arg) in argnums.iter().zip(unflatten_each(interp, defs, vals)?) {
                 args[k] = arg;
@@ -196,7 +201,21 @@ fn grad_call(
             };
             loss_and_aux_leaves(interp, loss, aux, aux_def)
         };
-        crate::transforms::value_and_grad_with(body, &diff, &indices, holomorphic)?
+        let lend = |jaxpr: &crate::ir::Jaxpr,
+                    eval: &mut dyn FnMut() -> crate::transforms::Evaluated| {
+            if !jaxpr
+                .eqns
+                .iter()
+                .any(|e| super::callbacks::calls_back(&e.prim))
+            {
+                return eval();
+            }
+            match cell.try_borrow_mut() {
+                Ok(mut guard) => super::callbacks::lend(&mut guard, eval),
+                Err(_) => eval(),
+            }
+        };
+        crate::transforms::value_and_grad_lending(body, &diff, &indices, holomorphic, &lend)?
     };
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let mut per_arg = unflatten_each(interp, &defs, &grads)?;
