@@ -477,7 +477,13 @@ impl CustomVjp {
         if mode == Mode::Forward {
             return Err(crate::primitives::custom::custom_vjp_jvp_error());
         }
-        let traced_bwd = self.trace_bwd(interp, &bwd, &fixed, &traced_fwd, &diff)?;
+        // What the rule prints now is shown when it is applied (see
+        // `CustomVjpParams::bwd_printed`).
+        let before = interp.out.len();
+        let traced_bwd = self.trace_bwd(interp, &bwd, &fixed, &traced_fwd, &diff);
+        let bwd_printed = interp.out.get(before..).unwrap_or_default().to_string();
+        interp.out.truncate(before);
+        let traced_bwd = traced_bwd?;
         check_closure(&traced_fwd.traced.captured, "custom_vjp", &name)?;
         check_closure(&traced_bwd.captured, "custom_vjp", &name)?;
         let params = CustomVjpParams {
@@ -488,6 +494,7 @@ impl CustomVjp {
             bwd: traced_bwd.jaxpr,
             n_args: primals.len(),
             n_outs: traced_fwd.out_def.num_leaves(),
+            bwd_printed,
         };
         let mut ins = primals;
         ins.extend(traced_fwd.traced.captured);

@@ -217,6 +217,8 @@ fn grad_call(
         };
         crate::transforms::value_and_grad_lending(body, &diff, &indices, holomorphic, &lend)?
     };
+    // What the backward pass printed (custom_vjp rules).
+    super::debug_print::show_eager_prints(interp)?;
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let mut per_arg = unflatten_each(interp, &defs, &grads)?;
     let g = if tuple_nums {
@@ -370,6 +372,7 @@ pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
         let (leaves, _) = flatten(i, &ct)?;
         let cts = leaf_values(&leaves)?;
         let ins = pullback.call(&cts)?;
+        super::debug_print::show_eager_prints(i)?;
         unflatten(i, &in_def, &value_objs(&ins))
     });
     Ok(Obj::tuple(vec![out, back]))

@@ -119,6 +119,11 @@ pub struct CustomVjpParams {
     pub n_args: usize,
     /// The number of outputs (the forward rule's other outputs are residuals).
     pub n_outs: usize,
+    /// What the backward rule printed when it was traced. JAX calls the
+    /// rule when the pullback is applied, not when the function is
+    /// called, so the text comes out each time this equation is
+    /// transposed, where JAX's rule would print it.
+    pub bwd_printed: String,
 }
 
 impl CustomVjpParams {
@@ -146,6 +151,9 @@ impl CustomVjpParams {
 
     /// Reverse mode: the forward rule's residuals, then the backward rule.
     pub fn vjp(&self, ins: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
+        if !self.bwd_printed.is_empty() {
+            crate::exec::run::defer_text(&self.bwd_printed);
+        }
         let (fwd_ins, bwd_closure) = ins.split_at(self.n_fwd_inputs());
         let outs = eval_jaxpr(&self.fwd, fwd_ins)?;
         let (ys, res) = outs.split_at(self.n_outs);
