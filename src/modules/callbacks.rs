@@ -124,7 +124,11 @@ fn call_host(
     let pos = crate::python::ops::iterate(&pos)?;
     let kwv = crate::python::ops::iterate(&kwv)?;
     let kw = kw.iter().map(|(k, _)| k.clone()).zip(kwv).collect();
-    interp.call(callback, Args { pos, kw })
+    let out = interp.call(callback, Args { pos, kw });
+    match kind {
+        Kind::Debug => out,
+        _ => out.map_err(|e| failed_in_callback(&e)),
+    }
 }
 
 /// The callback's result checked against `result_shape_dtypes` (a pytree
@@ -138,28 +142,51 @@ fn checked_result(interp: &mut Interp, result: &Obj, expected: &Obj) -> Result<O
         let w: Aval = aval_of(w)?;
         let g = to_value(g)?;
         let (gs, ws) = (g.shape(), &w.shape);
-        let prefix = "INTERNAL: CpuCallback error calling callback";
         if &gs != ws {
-            bail!(
+            return Err(failed_in_callback(&crate::err!(
                 RuntimeError,
-                "{prefix}: Incorrect output shape for return value #{i}: Expected: {}, Actual: {}",
+                "Incorrect output shape for return value #{i}: Expected: {}, Actual: {}",
                 crate::array::shape_tuple(ws),
                 crate::array::shape_tuple(&gs)
-            );
+            )));
         }
         // shardlab's NumPy computes in JAX's 32-bit types, as JAX accepts
         // a callback's 64-bit results for them with x64 off.
         if g.dtype() != w.dtype {
-            bail!(
+            return Err(failed_in_callback(&crate::err!(
                 RuntimeError,
-                "{prefix}: Incorrect output dtype for return value #{i}: Expected: {}, Actual: {}",
+                "Incorrect output dtype for return value #{i}: Expected: {}, Actual: {}",
                 w.dtype.name(),
                 g.dtype().name()
-            );
+            )));
         }
         outs.push(Obj::Array(crate::ops::convert(&g, w.dtype)?));
     }
     unflatten(interp, &def, &outs)
+}
+
+/// JAX's runtime error for a callback that failed: the exception, after a
+/// traceback whose frames (inside JAX's own files) shardlab does not list.
+/// What shardlab cannot do, and a stopped run, pass through as they are.
+fn failed_in_callback(e: &crate::error::Error) -> crate::error::Error {
+    use crate::error::ErrorKind;
+    let passes = matches!(
+        e.kind,
+        ErrorKind::Cancelled
+            | ErrorKind::TimeoutError
+            | ErrorKind::MemoryError
+            | ErrorKind::RecursionError
+            | ErrorKind::JaxRuntimeError
+    ) || e.message.starts_with("not supported by shardlab yet");
+    if passes {
+        return e.clone();
+    }
+    crate::err!(
+        JaxRuntimeError,
+        "INTERNAL: CpuCallback error calling callback: Traceback (most recent call last):\n{}: {}",
+        e.kind.python_name(),
+        e.message
+    )
 }
 
 /// The keyword arguments that go to the callback (not the API's own).
@@ -360,7 +387,9 @@ fn run_registered(params: &HostCallbackParams, args: &[Array]) -> Result<Vec<Arr
                 .collect(),
             _ => vec![],
         };
-        let result = interp.call(&callback, Args { pos, kw })?;
+        let result = interp
+            .call(&callback, Args { pos, kw })
+            .map_err(|e| failed_in_callback(&e))?;
         let expected = batched_expected(interp, &expected, params)?;
         let checked = checked_result(interp, &result, &expected)?;
         let (leaves, _) = flatten(interp, &checked)?;

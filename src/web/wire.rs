@@ -117,6 +117,7 @@ const KINDS: [ErrorKind; 17] = [
     ErrorKind::TracerArrayConversionError,
     ErrorKind::TracerIntegerConversionError,
     ErrorKind::NonConcreteBooleanIndexError,
+    ErrorKind::JaxRuntimeError,
 ];
 
 /// A small number standing for `kind` in shared memory.
