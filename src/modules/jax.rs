@@ -149,7 +149,22 @@ pub(crate) fn split_aux(out: Obj, has_aux: bool) -> Result<(Obj, Option<Obj>)> {
 }
 
 /// The core of grad and value_and_grad: (value, aux, grads) as objects.
+/// The forward pass's host callbacks are recorded, and the backward pass
+/// takes their results rather than calling them again.
 fn grad_call(
+    interp: &mut Interp,
+    f: &Obj,
+    argnums: &[usize],
+    tuple_nums: bool,
+    flags: (bool, bool),
+    call: Args,
+) -> Result<(Obj, Obj, Obj)> {
+    super::callbacks::recording(interp, |i| {
+        grad_call_recorded(i, f, argnums, tuple_nums, flags, call)
+    })
+}
+
+fn grad_call_recorded(
     interp: &mut Interp,
     f: &Obj,
     argnums: &[usize],
@@ -203,17 +218,18 @@ fn grad_call(
         };
         let lend = |jaxpr: &crate::ir::Jaxpr,
                     eval: &mut dyn FnMut() -> crate::transforms::Evaluated| {
-            if !jaxpr
+            let calls_back = jaxpr
                 .eqns
                 .iter()
-                .any(|e| super::callbacks::calls_back(&e.prim))
-            {
-                return eval();
-            }
-            match cell.try_borrow_mut() {
-                Ok(mut guard) => super::callbacks::lend(&mut guard, eval),
-                Err(_) => eval(),
-            }
+                .any(|e| super::callbacks::calls_back(&e.prim));
+            let out = match cell.try_borrow_mut() {
+                Ok(mut guard) if calls_back => super::callbacks::replaying(&mut guard, eval),
+                _ => eval(),
+            };
+            // The forward program runs again for the residuals; what it
+            // prints was shown when it ran first.
+            crate::exec::take_eager_prints();
+            out
         };
         crate::transforms::value_and_grad_lending(body, &diff, &indices, holomorphic, &lend)?
     };
@@ -371,7 +387,8 @@ pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
         let ct = c.req(Some(0), "cotangent", "vjp_fun")?;
         let (leaves, _) = flatten(i, &ct)?;
         let cts = leaf_values(&leaves)?;
-        let ins = pullback.call(&cts)?;
+        // The backward pass calls custom_vjp rules and host callbacks.
+        let ins = super::callbacks::lend(i, || pullback.call(&cts))?;
         super::debug_print::show_eager_prints(i)?;
         unflatten(i, &in_def, &value_objs(&ins))
     });
