@@ -368,6 +368,9 @@ fn run_registered(params: &HostCallbackParams, args: &[Array]) -> Result<Vec<Arr
     })
 }
 
+/// One call of a callback: its operands and results.
+type Call = (Vec<Array>, Vec<Array>);
+
 /// The calls a grad's forward pass made, which its backward pass, running
 /// the forward program again for the residuals, takes instead of calling
 /// the functions a second time (JAX runs the forward pass once).
@@ -379,7 +382,7 @@ struct Replay {
     /// has taken.
     taken: Option<std::collections::HashMap<u64, usize>>,
     /// The calls recorded, by callback: the operands and results.
-    calls: std::collections::HashMap<u64, Vec<(Vec<Array>, Vec<Array>)>>,
+    calls: std::collections::HashMap<u64, Vec<Call>>,
 }
 
 impl Replay {
