@@ -45,6 +45,10 @@ pub enum ErrorKind {
     NonConcreteBooleanIndexError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
+    /// What JAX's runtime raises when a compiled program fails (a host
+    /// callback that raised or returned the wrong type):
+    /// `jax.errors.JaxRuntimeError`, a RuntimeError.
+    JaxRuntimeError,
     /// The caller cancelled the run.
     Cancelled,
     /// Nesting deeper than the interpreter's native stack allows (calls,
@@ -83,6 +87,7 @@ impl ErrorKind {
             ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
             ErrorKind::NonConcreteBooleanIndexError => "NonConcreteBooleanIndexError",
             ErrorKind::RuntimeError => "RuntimeError",
+            ErrorKind::JaxRuntimeError => "JaxRuntimeError",
             ErrorKind::Cancelled => "Cancelled",
             ErrorKind::RecursionError => "RecursionError",
             ErrorKind::MemoryError => "MemoryError",

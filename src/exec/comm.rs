@@ -16,6 +16,7 @@ use crate::bail;
 use crate::collectives::{self as coll, lockstep, DeviceCtx, ReduceOp};
 use crate::error::Result;
 use crate::mesh::Mesh;
+use crate::primitives::callback::HostCallbackParams;
 use crate::primitives::collectives::group_size;
 use crate::primitives::debug::Printed;
 use crate::primitives::{AxisEnv, CollectiveKind};
@@ -48,6 +49,26 @@ pub trait Comm: Sync {
     fn stopped(&self) -> Option<String> {
         super::stop_requested()
     }
+    /// When the lanes run in the thread of the Python program (not on a
+    /// shard_map's or pmap's devices), the sizes of the vmaps they are,
+    /// outermost first (empty for one lane): where a host callback can run.
+    fn host_vmaps(&self) -> Option<Vec<usize>> {
+        None
+    }
+    /// Runs a host callback for every lane (`ins[i][l]` in, `[output][lane]`
+    /// out); see [`super::callback`].
+    fn host_call(
+        &self,
+        params: &HostCallbackParams,
+        ins: Vec<Vec<Array>>,
+    ) -> Result<Vec<Vec<Array>>> {
+        let _ = ins;
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.{} inside a shard_map or pmap body",
+            params.name()
+        )
+    }
     /// Prints a `jax.debug.print` line for every lane. Only a program run
     /// for a caller that collects its output can print; elsewhere the
     /// print is refused.
@@ -76,6 +97,18 @@ impl Comm for Solo {
     fn is_top(&self) -> bool {
         true
     }
+
+    fn host_vmaps(&self) -> Option<Vec<usize>> {
+        Some(vec![])
+    }
+
+    fn host_call(
+        &self,
+        params: &HostCallbackParams,
+        ins: Vec<Vec<Array>>,
+    ) -> Result<Vec<Vec<Array>>> {
+        super::callback::top_call(params, ins)
+    }
 }
 
 /// The top level of a program run for a caller that collects what it
@@ -101,6 +134,23 @@ impl Comm for Printing<'_> {
 
     fn is_top(&self) -> bool {
         true
+    }
+
+    fn host_vmaps(&self) -> Option<Vec<usize>> {
+        Some(vec![])
+    }
+
+    /// The lines printed so far come out first, so that they keep their
+    /// order with what the callback prints.
+    fn host_call(
+        &self,
+        params: &HostCallbackParams,
+        ins: Vec<Vec<Array>>,
+    ) -> Result<Vec<Vec<Array>>> {
+        if let Ok(mut p) = self.prints.lock() {
+            super::run::eager_prints(std::mem::take(&mut *p));
+        }
+        super::callback::top_call(params, ins)
     }
 
     fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
@@ -304,6 +354,20 @@ impl Comm for Nested<'_> {
         self.outer.stopped()
     }
 
+    fn host_vmaps(&self) -> Option<Vec<usize>> {
+        let mut sizes = self.outer.host_vmaps()?;
+        sizes.push(self.size);
+        Some(sizes)
+    }
+
+    fn host_call(
+        &self,
+        params: &HostCallbackParams,
+        ins: Vec<Vec<Array>>,
+    ) -> Result<Vec<Vec<Array>>> {
+        super::callback::nested_call(self.outer, self.size, params, ins)
+    }
+
     /// JAX batches a print into a loop over the vmapped index whose every
     /// step is one print of the enclosing level; so index by index, the
     /// outer comm prints its lanes' lines (under nested vmaps the outermost
@@ -385,5 +449,17 @@ impl Comm for Compiled<'_> {
 
     fn debug_print(&self, printed: Vec<Printed>) -> Result<()> {
         self.0.debug_print(printed)
+    }
+
+    fn host_vmaps(&self) -> Option<Vec<usize>> {
+        self.0.host_vmaps()
+    }
+
+    fn host_call(
+        &self,
+        params: &HostCallbackParams,
+        ins: Vec<Vec<Array>>,
+    ) -> Result<Vec<Vec<Array>>> {
+        self.0.host_call(params, ins)
     }
 }

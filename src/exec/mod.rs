@@ -7,6 +7,7 @@
 //! lanes in either. Both modes run the same collective arithmetic in the same
 //! order, so they agree bit for bit.
 
+mod callback;
 pub mod comm;
 pub mod control;
 mod fusion;
@@ -207,7 +208,11 @@ pub fn eval_lanes(
         true => fusion::products(jaxpr),
         false => Default::default(),
     };
+    let dead = callback::dead_pure_callbacks(jaxpr);
     for (i, eqn) in jaxpr.eqns.iter().enumerate() {
+        if dead[i] {
+            continue;
+        }
         // One atomic load per equation: a cancel or another device's failure
         // stops a device that is computing, not only one at a collective.
         if let Some(reason) = comm.stopped() {
@@ -328,6 +333,7 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Cond(c) => control::eval_cond(c, ins, comm),
         Prim::While(w) => control::eval_while(w, ins, comm),
         Prim::Scan(s) => control::eval_scan(s, ins, comm),
+        Prim::HostCallback(h) => callback::eval_host_callback(h, ins, comm),
         Prim::DebugPrint(d) if d.breakpoint => bail!(
             NotImplementedError,
             "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
@@ -359,6 +365,17 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
             Ok(printing_map(comm, || run_pmap(m, &flat))?
                 .into_iter()
                 .map(|a| vec![a])
+                .collect())
+        }
+        // Operands that are one array in every lane (a vmap's unbatched
+        // values): computed once and shared, which keeps them recognisably
+        // unbatched for a host callback (see `callback`).
+        _ if lanes > 1 && ins.iter().all(|x| x.iter().all(|a| a.is_same(&x[0]))) => {
+            let lane: Vec<Array> = ins.iter().map(|x| x[0].clone()).collect();
+            Ok(prim
+                .apply(&lane)?
+                .into_iter()
+                .map(|a| vec![a; lanes])
                 .collect())
         }
         _ => {

@@ -155,6 +155,9 @@ pub struct Run {
     map_prints: RefCell<Vec<Printed>>,
     /// Set while the transposed maps of a grad run.
     backward: Cell<bool>,
+    /// Text printed on the way that the front end has yet to show (what a
+    /// custom_vjp's backward rule prints, when the rule is applied).
+    deferred_text: RefCell<String>,
 }
 
 impl Run {
@@ -167,6 +170,7 @@ impl Run {
             eager_prints: RefCell::default(),
             map_prints: RefCell::default(),
             backward: Cell::new(false),
+            deferred_text: RefCell::default(),
         }
     }
 
@@ -285,4 +289,14 @@ pub fn map_prints(printed: Vec<Printed>) {
 /// Swaps the kept map lines for `lines`, returning those kept.
 pub(super) fn replace_map_prints(lines: Vec<Printed>) -> Vec<Printed> {
     with(|r| std::mem::replace(&mut *r.map_prints.borrow_mut(), lines)).unwrap_or_default()
+}
+
+/// Keeps text for the front end to show with the next eager prints.
+pub fn defer_text(text: &str) {
+    with(|r| r.deferred_text.borrow_mut().push_str(text));
+}
+
+/// Takes the text kept by [`defer_text`].
+pub fn take_deferred_text() -> String {
+    with(|r| std::mem::take(&mut *r.deferred_text.borrow_mut())).unwrap_or_default()
 }

@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::ir::{Aval, Jaxpr, Var};
 use crate::primitives::control::aval_text;
 use crate::primitives::{CondParams, Prim, ScanParams, WhileParams};
-use crate::trace::{bind, FrameAxes, Value};
+use crate::trace::{FrameAxes, Value};
 use crate::{bail, err, ops as jops};
 
 use super::random::{keyed_objs, keyed_values};
@@ -619,7 +619,11 @@ fn run_branches(
     operands.extend(consts);
     operands.extend(vals);
     let branches = bodies.into_iter().map(|b| b.jaxpr).collect();
-    let outs = bind(Prim::Cond(Arc::new(CondParams { branches })), &operands)?;
+    let outs = super::callbacks::bind_lending(
+        interp,
+        Prim::Cond(Arc::new(CondParams { branches })),
+        &operands,
+    )?;
     unflatten(interp, &out_def, &keyed_objs(&outs, &out_keys)?)
 }
 
@@ -781,7 +785,7 @@ fn check_pred(c: &Body) -> Result<()> {
 }
 
 /// Binds a `while` of the traced predicate and step on `carry`.
-fn bind_while(c: Body, b: Body, carry: Vec<Value>) -> Result<Vec<Value>> {
+fn bind_while(interp: &mut Interp, c: Body, b: Body, carry: Vec<Value>) -> Result<Vec<Value>> {
     let mut operands = c.consts.clone();
     operands.extend(b.consts.iter().cloned());
     operands.extend(carry);
@@ -791,7 +795,7 @@ fn bind_while(c: Body, b: Body, carry: Vec<Value>) -> Result<Vec<Value>> {
         cond: c.jaxpr,
         body: b.jaxpr,
     };
-    bind(Prim::While(Arc::new(params)), &operands)
+    super::callbacks::bind_lending(interp, Prim::While(Arc::new(params)), &operands)
 }
 
 /// `while_loop(cond_fun, body_fun, init_val)`.
@@ -820,7 +824,7 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             &outs,
         )?;
         carry.check_keys(name, &b.out_keys)?;
-        let outs = bind_while(c, b, carry.vals.clone())?;
+        let outs = bind_while(interp, c, b, carry.vals.clone())?;
         return unflatten(interp, &carry.def, &carry.objs(&outs)?);
     }
 }
@@ -933,7 +937,7 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
                     unroll: 1,
                     body: b.jaxpr,
                 };
-                bind(Prim::Scan(Arc::new(params)), &operands)?
+                super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?
             }
             None => {
                 let c = trace_flat(&in_avals, |v| {
@@ -941,7 +945,7 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
                 })?;
                 let mut init = vec![lo.clone(), hi.clone()];
                 init.extend(carry.vals);
-                bind_while(c, b, init)?
+                bind_while(interp, c, b, init)?
             }
         };
         return unflatten(
@@ -1073,7 +1077,8 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
             unroll,
             body: b.jaxpr,
         };
-        let results = bind(Prim::Scan(Arc::new(params)), &operands)?;
+        let results =
+            super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?;
         let c = unflatten(interp, &carry.def, &carry.objs(&results[..nk])?)?;
         let y = unflatten(interp, &ydef, &keyed_objs(&results[nk..], &out_keys[nk..])?)?;
         return Ok(Obj::Tuple(vec![c, y].into()));
@@ -1105,6 +1110,6 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
         unroll: 1,
         body: b.jaxpr,
     };
-    let results = bind(Prim::Scan(Arc::new(params)), &operands)?;
+    let results = super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?;
     unflatten(interp, &b.out_def, &keyed_objs(&results, &b.out_keys)?)
 }

@@ -11,6 +11,7 @@
 //! when the function is called rather than when the cotangents flow back.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::error::Result;
@@ -352,6 +353,95 @@ impl Object for CustomJvp {
     }
 }
 
+/// A custom_vjp's backward rule with what it is called with besides the
+/// residuals and cotangents, and the structures to rebuild them.
+struct BwdRule {
+    name: String,
+    bwd: Obj,
+    fixed: Vec<Obj>,
+    diff: Vec<Obj>,
+    res_def: TreeDef,
+    out_def: TreeDef,
+    /// The forward rule's output types: outputs, then residuals.
+    fwd_avals: Vec<crate::ir::Aval>,
+}
+
+/// Calls the backward rule on residual and cotangent leaves; returns one
+/// cotangent leaf per differentiated argument leaf (zeros for None), with
+/// JAX's errors for a result of the wrong structure.
+fn apply_bwd(
+    interp: &mut Interp,
+    rule: &BwdRule,
+    res: &[Value],
+    ct: &[Value],
+) -> Result<Vec<Value>> {
+    let name = &rule.name;
+    let res = unflatten(interp, &rule.res_def, &value_objs(res))?;
+    let ct = unflatten(interp, &rule.out_def, &value_objs(ct))?;
+    let mut pos = rule.fixed.clone();
+    pos.extend([res, ct]);
+    let out = interp.call(&rule.bwd, Args { pos, kw: vec![] })?;
+    let entries = match &out {
+        Obj::Tuple(_) | Obj::List(_) => iterate(&out)?,
+        _ => bail!(
+            TypeError,
+            "Custom VJP bwd rule must produce a tuple or list, but got {} for function {name}.",
+            out.type_name()
+        ),
+    };
+    if entries.len() != rule.diff.len() {
+        bail!(
+            TypeError,
+            "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args tuple of the primal function, and in particular must produce a tuple of length equal to the number of arguments to the primal function, but got bwd output of length {} for {} arguments of function {name}.",
+            entries.len(),
+            rule.diff.len()
+        );
+    }
+    let mut cts = vec![];
+    for (entry, arg) in entries.iter().zip(&rule.diff) {
+        let (arg_leaves, _) = leaves_of(interp, arg)?;
+        if matches!(entry, Obj::None) {
+            cts.extend(arg_leaves.iter().map(jops::zeros_like));
+            continue;
+        }
+        let (leaves, _) = leaves_of(interp, entry)?;
+        if leaves.len() != arg_leaves.len() {
+            bail!(
+                TypeError,
+                "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args tuple of the primal function {name}."
+            );
+        }
+        cts.extend(leaves);
+    }
+    Ok(cts)
+}
+
+/// The run's custom_vjp backward rules, by the number their equations hold
+/// (run state).
+#[derive(Default)]
+struct BwdRules(Vec<Rc<BwdRule>>);
+
+/// Applies backward rule `id` on the interpreter lent to the evaluation,
+/// as JAX calls it when the pullback is applied; None where no interpreter
+/// is lent (the traced rule is used then).
+fn run_bwd(id: u64, res: &[Value], ct: &[Value]) -> Result<Option<Vec<Value>>> {
+    super::callbacks::try_with_lent(|interp| {
+        let rule = interp.state::<BwdRules>().0.get(id as usize).cloned();
+        let Some(rule) = rule else {
+            bail!(RuntimeError, "custom_vjp: the backward rule is gone");
+        };
+        apply_bwd(interp, &rule, res, ct)
+    })
+}
+
+/// Keeps `rule` for the run; returns its number.
+fn register_bwd(interp: &mut Interp, rule: BwdRule) -> u64 {
+    crate::primitives::custom::set_bwd_hook(run_bwd);
+    let rules = &mut interp.state::<BwdRules>().0;
+    rules.push(Rc::new(rule));
+    rules.len() as u64 - 1
+}
+
 /// A `jax.custom_vjp` function.
 struct CustomVjp {
     fun: Obj,
@@ -405,60 +495,16 @@ impl CustomVjp {
 
     /// Traces the backward rule on the residuals and output cotangents; its
     /// result has one entry per differentiated argument (None for zeros).
-    fn trace_bwd(
-        &self,
-        interp: &mut Interp,
-        bwd: &Obj,
-        fixed: &[Obj],
-        fwd: &TracedFwd,
-        diff: &[Obj],
-    ) -> Result<crate::trace::Traced> {
-        let avals = fwd.traced.jaxpr.out_avals();
-        let n_outs = fwd.out_def.num_leaves();
+    fn trace_bwd(&self, interp: &mut Interp, rule: &BwdRule) -> Result<crate::trace::Traced> {
+        let _ = self;
+        let avals = rule.fwd_avals.clone();
+        let n_outs = rule.out_def.num_leaves();
         let n_res = avals.len() - n_outs;
         let mut in_avals = avals[n_outs..].to_vec();
         in_avals.extend(avals[..n_outs].iter().cloned());
-        let name = func_name(&self.fun);
         below_innermost(|| {
             crate::trace::trace(&in_avals, FrameAxes::default(), |v: &[Value]| {
-                let res = unflatten(interp, &fwd.res_def, &value_objs(&v[..n_res]))?;
-                let ct = unflatten(interp, &fwd.out_def, &value_objs(&v[n_res..]))?;
-                let mut pos = fixed.to_vec();
-                pos.extend([res, ct]);
-                let out = interp.call(bwd, Args { pos, kw: vec![] })?;
-                let entries = match &out {
-                    Obj::Tuple(_) | Obj::List(_) => iterate(&out)?,
-                    _ => bail!(
-                        TypeError,
-                        "Custom VJP bwd rule must produce a tuple or list, but got {} for function {name}.",
-                        out.type_name()
-                    ),
-                };
-                if entries.len() != diff.len() {
-                    bail!(
-                        TypeError,
-                        "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args tuple of the primal function, and in particular must produce a tuple of length equal to the number of arguments to the primal function, but got bwd output of length {} for {} arguments of function {name}.",
-                        entries.len(),
-                        diff.len()
-                    );
-                }
-                let mut cts = vec![];
-                for (entry, arg) in entries.iter().zip(diff) {
-                    let (arg_leaves, _) = leaves_of(interp, arg)?;
-                    if matches!(entry, Obj::None) {
-                        cts.extend(arg_leaves.iter().map(jops::zeros_like));
-                        continue;
-                    }
-                    let (leaves, _) = leaves_of(interp, entry)?;
-                    if leaves.len() != arg_leaves.len() {
-                        bail!(
-                            TypeError,
-                            "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args tuple of the primal function {name}."
-                        );
-                    }
-                    cts.extend(leaves);
-                }
-                Ok(cts)
+                apply_bwd(interp, rule, &v[..n_res], &v[n_res..])
             })
         })
     }
@@ -477,7 +523,22 @@ impl CustomVjp {
         if mode == Mode::Forward {
             return Err(crate::primitives::custom::custom_vjp_jvp_error());
         }
-        let traced_bwd = self.trace_bwd(interp, &bwd, &fixed, &traced_fwd, &diff)?;
+        // What the rule prints now is shown when it is applied (see
+        // `CustomVjpParams::bwd_printed`).
+        let rule = BwdRule {
+            name: name.clone(),
+            bwd: bwd.clone(),
+            fixed: fixed.clone(),
+            diff: diff.clone(),
+            res_def: traced_fwd.res_def.clone(),
+            out_def: traced_fwd.out_def.clone(),
+            fwd_avals: traced_fwd.traced.jaxpr.out_avals(),
+        };
+        let before = interp.out.len();
+        let traced_bwd = self.trace_bwd(interp, &rule);
+        let bwd_printed = interp.out.get(before..).unwrap_or_default().to_string();
+        interp.out.truncate(before);
+        let traced_bwd = traced_bwd?;
         check_closure(&traced_fwd.traced.captured, "custom_vjp", &name)?;
         check_closure(&traced_bwd.captured, "custom_vjp", &name)?;
         let params = CustomVjpParams {
@@ -488,6 +549,8 @@ impl CustomVjp {
             bwd: traced_bwd.jaxpr,
             n_args: primals.len(),
             n_outs: traced_fwd.out_def.num_leaves(),
+            bwd_printed,
+            bwd_id: Some(register_bwd(interp, rule)),
         };
         let mut ins = primals;
         ins.extend(traced_fwd.traced.captured);

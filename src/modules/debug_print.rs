@@ -161,6 +161,10 @@ fn formatted(o: &Obj) -> Obj {
 /// Shows what eagerly applied primitives printed (the body of a vmap
 /// evaluated at top level), in the order they printed it.
 pub fn show_eager_prints(interp: &mut Interp) -> Result<()> {
+    let deferred = crate::exec::run::take_deferred_text();
+    if !deferred.is_empty() {
+        interp.out.push_str(&deferred);
+    }
     for printed in crate::exec::take_eager_prints() {
         show(interp, &printed)?;
     }

@@ -273,6 +273,7 @@ fn jacrev_call(interp: &mut Interp, spec: &JacSpec, call: Args) -> Result<Obj> {
     let body: jops::BodyFn = Box::new(move |cts: &[Value]| pb.call(cts));
     // One stacked cotangent per input leaf: shape (total output size, *leaf shape).
     let per_in = jops::map(MapKind::Vmap, body, None, &axes, &[0], &args)?;
+    super::debug_print::show_eager_prints(interp)?;
     let mut jac = vec![];
     let mut offset = 0;
     for y in ys {
@@ -367,6 +368,7 @@ fn linear_transpose(interp: &mut Interp, a: Args) -> Result<Obj> {
         let ct = c.req(Some(0), "out_cotangent", "transposed_fun")?;
         let (leaves, _) = flatten(i, &ct)?;
         let ins = pullback.call(&leaf_values(&leaves)?)?;
+        super::debug_print::show_eager_prints(i)?;
         unflatten(i, &in_def, &value_objs(&ins))
     }))
 }

@@ -149,7 +149,22 @@ pub(crate) fn split_aux(out: Obj, has_aux: bool) -> Result<(Obj, Option<Obj>)> {
 }
 
 /// The core of grad and value_and_grad: (value, aux, grads) as objects.
+/// The forward pass's host callbacks are recorded, and the backward pass
+/// takes their results rather than calling them again.
 fn grad_call(
+    interp: &mut Interp,
+    f: &Obj,
+    argnums: &[usize],
+    tuple_nums: bool,
+    flags: (bool, bool),
+    call: Args,
+) -> Result<(Obj, Obj, Obj)> {
+    super::callbacks::recording(interp, |i| {
+        grad_call_recorded(i, f, argnums, tuple_nums, flags, call)
+    })
+}
+
+fn grad_call_recorded(
     interp: &mut Interp,
     f: &Obj,
     argnums: &[usize],
@@ -171,7 +186,12 @@ fn grad_call(
         let defs = &defs;
         let call = &call;
         let aux_def = &aux_def;
+        // The function is traced with the interpreter, then the program
+        // runs with it lent to its host callbacks: two borrows in turn.
+        let cell = RefCell::new(&mut *interp);
         let body = |vals: &[Value]| -> Result<Vec<Value>> {
+            let mut guard = cell.borrow_mut();
+            let interp: &mut Interp = &mut guard;
             let mut args = call.pos.clone();
             for (&k, arg) in argnums.iter().zip(unflatten_each(interp, defs, vals)?) {
                 args[k] = arg;
@@ -196,8 +216,25 @@ fn grad_call(
             };
             loss_and_aux_leaves(interp, loss, aux, aux_def)
         };
-        crate::transforms::value_and_grad_with(body, &diff, &indices, holomorphic)?
+        let lend = |jaxpr: &crate::ir::Jaxpr,
+                    eval: &mut dyn FnMut() -> crate::transforms::Evaluated| {
+            let calls_back = jaxpr
+                .eqns
+                .iter()
+                .any(|e| super::callbacks::calls_back(&e.prim));
+            let out = match cell.try_borrow_mut() {
+                Ok(mut guard) if calls_back => super::callbacks::replaying(&mut guard, eval),
+                _ => eval(),
+            };
+            // The forward program runs again for the residuals; what it
+            // prints was shown when it ran first.
+            crate::exec::take_eager_prints();
+            out
+        };
+        crate::transforms::value_and_grad_lending(body, &diff, &indices, holomorphic, &lend)?
     };
+    // What the backward pass printed (custom_vjp rules).
+    super::debug_print::show_eager_prints(interp)?;
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
     let mut per_arg = unflatten_each(interp, &defs, &grads)?;
     let g = if tuple_nums {
@@ -350,7 +387,9 @@ pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
         let ct = c.req(Some(0), "cotangent", "vjp_fun")?;
         let (leaves, _) = flatten(i, &ct)?;
         let cts = leaf_values(&leaves)?;
-        let ins = pullback.call(&cts)?;
+        // The backward pass calls custom_vjp rules and host callbacks.
+        let ins = super::callbacks::lend(i, || pullback.call(&cts))?;
+        super::debug_print::show_eager_prints(i)?;
         unflatten(i, &in_def, &value_objs(&ins))
     });
     Ok(Obj::tuple(vec![out, back]))
@@ -444,8 +483,9 @@ fn map_call(
             call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
         });
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
-        jops::map(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
+        jops::map_traced(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
     };
+    let outs = super::callbacks::bind_lending(interp, outs.0, &outs.1)?;
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
     unflatten(
         interp,

@@ -762,7 +762,22 @@ fn run_program(
     inputs: &[Value],
 ) -> Result<Vec<Value>> {
     if crate::trace::tracing() {
-        return crate::trace::bind(Prim::Jit(program.clone()), inputs);
+        // An eager trace (differentiation) runs the program as it records
+        // it, host callbacks included.
+        let prim = Prim::Jit(program.clone());
+        if crate::trace::staging() {
+            return crate::trace::bind(prim, inputs);
+        }
+        if super::callbacks::calls_back(&prim) {
+            let traced: Vec<bool> = inputs
+                .iter()
+                .map(|v| matches!(v, Value::Traced(_)))
+                .collect();
+            crate::transforms::refuse_callback_jvp(&program.body, &traced)?;
+        }
+        let outs = super::callbacks::bind_lending(interp, prim, inputs);
+        super::debug_print::show_eager_prints(interp)?;
+        return outs;
     }
     let placed: Vec<crate::array::Array> = inputs
         .iter()
@@ -782,7 +797,17 @@ fn run_program(
     let arrays: Vec<crate::array::Array> =
         placed.into_iter().map(|a| a.with_placement(None)).collect();
     let prints = std::sync::Mutex::new(vec![]);
-    let outs = crate::exec::eval_program(&program.body, &arrays, &prints);
+    let body = &program.body;
+    let outs = match body
+        .eqns
+        .iter()
+        .any(|e| super::callbacks::calls_back(&e.prim))
+    {
+        true => {
+            super::callbacks::lend(interp, || crate::exec::eval_program(body, &arrays, &prints))
+        }
+        false => crate::exec::eval_program(body, &arrays, &prints),
+    };
     for printed in prints.into_inner().unwrap_or_default() {
         super::debug_print::show(interp, &printed)?;
     }

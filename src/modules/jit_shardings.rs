@@ -388,6 +388,7 @@ pub fn used_inputs(jaxpr: &Jaxpr) -> Vec<bool> {
 fn has_effect(prim: &Prim) -> bool {
     match prim {
         Prim::DebugPrint(_) => true,
+        Prim::HostCallback(h) => h.has_effect(),
         Prim::Jit(j) => j.body.eqns.iter().any(|e| has_effect(&e.prim)),
         _ => false,
     }

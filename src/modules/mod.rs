@@ -227,6 +227,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "contextlib" => self::std::contextlib::module(),
         "re" => self::std::re::module(),
         "logging" => self::std::logging::module(),
+        "pdb" => self::std::pdb::module(),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"

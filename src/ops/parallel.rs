@@ -558,6 +558,19 @@ pub fn map(
     out_axes: &[usize],
     args: &[Value],
 ) -> Result<Vec<Value>> {
+    let (prim, all) = map_traced(kind, f, axis_name, in_axes, out_axes, args)?;
+    bind(prim, &all)
+}
+
+/// [`map`] traced but not bound: the equation and its operands.
+pub fn map_traced(
+    kind: MapKind,
+    f: BodyFn<'_>,
+    axis_name: Option<&str>,
+    in_axes: &[Option<usize>],
+    out_axes: &[usize],
+    args: &[Value],
+) -> Result<(Prim, Vec<Value>)> {
     let what = match kind {
         MapKind::Pmap => "pmap",
         MapKind::Vmap => "vmap",
@@ -629,5 +642,5 @@ pub fn map(
     let mut all = args.to_vec();
     all.extend(traced.captured.iter().cloned());
     proto.body = traced.jaxpr;
-    bind(Prim::Map(Arc::new(proto)), &all)
+    Ok((Prim::Map(Arc::new(proto)), all))
 }

@@ -191,9 +191,11 @@ fn partitionable(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().all(|e| {
         let own = match &e.prim {
             // A device_put may leave the mesh of the arguments.
-            Prim::ShardMap(_) | Prim::Collective(_) | Prim::DebugPrint(_) | Prim::DevicePut(_) => {
-                false
-            }
+            Prim::ShardMap(_)
+            | Prim::Collective(_)
+            | Prim::DebugPrint(_)
+            | Prim::DevicePut(_)
+            | Prim::HostCallback(_) => false,
             Prim::Map(m) => m.kind == MapKind::Vmap,
             _ => true,
         };

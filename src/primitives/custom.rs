@@ -119,6 +119,26 @@ pub struct CustomVjpParams {
     pub n_args: usize,
     /// The number of outputs (the forward rule's other outputs are residuals).
     pub n_outs: usize,
+    /// What the backward rule printed when it was traced. JAX calls the
+    /// rule when the pullback is applied, not when the function is
+    /// called, so the text comes out each time this equation is
+    /// transposed, where JAX's rule would print it.
+    pub bwd_printed: String,
+    /// The front end's number for the Python backward rule, which it calls
+    /// when the equation is transposed where it can ([`set_bwd_hook`]).
+    pub bwd_id: Option<u64>,
+}
+
+/// How the front end applies a backward rule: its number, the residuals and
+/// the output cotangents; the inputs' cotangents, or None where it cannot
+/// (the traced rule runs then).
+pub type BwdHook = fn(u64, &[Value], &[Value]) -> Result<Option<Vec<Value>>>;
+
+static BWD_HOOK: std::sync::OnceLock<BwdHook> = std::sync::OnceLock::new();
+
+/// Installs the front end's hook (the first installation stays).
+pub fn set_bwd_hook(f: BwdHook) {
+    let _ = BWD_HOOK.get_or_init(|| f);
 }
 
 impl CustomVjpParams {
@@ -149,12 +169,24 @@ impl CustomVjpParams {
         let (fwd_ins, bwd_closure) = ins.split_at(self.n_fwd_inputs());
         let outs = eval_jaxpr(&self.fwd, fwd_ins)?;
         let (ys, res) = outs.split_at(self.n_outs);
+        let cts: Vec<Value> = ys
+            .iter()
+            .zip(cts)
+            .map(|(y, c)| c.clone().unwrap_or_else(|| ops::zeros_like(y)))
+            .collect();
+        // JAX calls the Python rule now, on these values.
+        if let (Some(id), Some(hook)) = (self.bwd_id, BWD_HOOK.get()) {
+            if let Some(out) = hook(id, res, &cts)? {
+                let mut out: Vec<Option<Value>> = out.into_iter().map(Some).collect();
+                out.resize(ins.len(), None);
+                return Ok(out);
+            }
+        }
+        if !self.bwd_printed.is_empty() {
+            crate::exec::run::defer_text(&self.bwd_printed);
+        }
         let mut bwd_ins = res.to_vec();
-        bwd_ins.extend(
-            ys.iter()
-                .zip(cts)
-                .map(|(y, c)| c.clone().unwrap_or_else(|| ops::zeros_like(y))),
-        );
+        bwd_ins.extend(cts);
         bwd_ins.extend(bwd_closure.iter().cloned());
         let mut out: Vec<Option<Value>> = eval_jaxpr(&self.bwd, &bwd_ins)?
             .into_iter()

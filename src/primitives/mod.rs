@@ -13,6 +13,7 @@
 //! `grad` outside a `shard_map` as well as inside it, one mechanism.
 
 pub mod bits;
+pub mod callback;
 pub mod collectives;
 pub mod constraint;
 pub mod control;
@@ -37,6 +38,7 @@ pub mod window;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use callback::HostCallbackParams;
 pub use collectives::CollectiveKind;
 pub use constraint::ConstraintParams;
 pub use control::{CondParams, ScanParams, WhileParams};
@@ -210,6 +212,9 @@ pub enum Prim {
     CustomJvp(Arc<CustomJvpParams>),
     /// A `jax.custom_vjp` function under differentiation.
     CustomVjp(Arc<CustomVjpParams>),
+    /// `jax.pure_callback` or `io_callback` of values known only when the
+    /// program runs.
+    HostCallback(Arc<HostCallbackParams>),
 }
 
 impl Prim {
@@ -259,6 +264,7 @@ impl Prim {
             Prim::DebugPrint(_) => "debug_print".into(),
             Prim::CustomJvp(_) => "custom_jvp_call".into(),
             Prim::CustomVjp(_) => "custom_vjp_call".into(),
+            Prim::HostCallback(h) => h.name().into(),
         }
     }
 
@@ -375,6 +381,7 @@ impl Prim {
             Prim::DebugPrint(d) => d.params(),
             Prim::CustomJvp(c) => c.params(),
             Prim::CustomVjp(c) => c.params(),
+            Prim::HostCallback(h) => h.params(),
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -449,6 +456,7 @@ impl Prim {
             Prim::DebugPrint(d) => d.abstract_eval(ins),
             Prim::CustomJvp(c) => c.abstract_eval(ins),
             Prim::CustomVjp(c) => c.abstract_eval(ins),
+            Prim::HostCallback(h) => h.abstract_eval(ins),
             _ => structural::abstract_eval(self, ins),
         }
     }
@@ -609,6 +617,7 @@ impl Prim {
             }
             Prim::CustomJvp(c) => c.jvp(primals, tangents),
             Prim::CustomVjp(_) => Err(custom::custom_vjp_jvp_error()),
+            Prim::HostCallback(h) => Err(h.jvp_error()),
             _ => structural::jvp(self, primals, tangents),
         }
     }
@@ -652,6 +661,7 @@ impl Prim {
             Prim::DebugPrint(_) => Ok(vec![None; primals.len()]),
             Prim::CustomJvp(c) => c.vjp(primals, cts),
             Prim::CustomVjp(c) => c.vjp(primals, cts),
+            Prim::HostCallback(h) => Err(h.jvp_error()),
             _ => structural::vjp(self, primals, cts),
         }
     }
@@ -696,6 +706,7 @@ impl Prim {
                 | Prim::DebugPrint(_)
                 | Prim::CustomJvp(_)
                 | Prim::CustomVjp(_)
+                | Prim::HostCallback(_)
         )
     }
 }

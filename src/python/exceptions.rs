@@ -160,6 +160,11 @@ const JAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
         Some(ErrorKind::TracerIntegerConversionError),
     ),
     ("UnexpectedTracerError", "JAXTypeError", None),
+    (
+        "JaxRuntimeError",
+        "RuntimeError",
+        Some(ErrorKind::JaxRuntimeError),
+    ),
     ("KeyReuseError", "JAXTypeError", None),
     (
         "NonConcreteBooleanIndexError",

@@ -164,6 +164,35 @@ impl Interp {
         interp
     }
 
+    /// An empty interpreter for the same library, with no builtins: what
+    /// stands in for this one while it is lent elsewhere (see
+    /// `modules::callbacks::lend`); nothing runs on it.
+    pub fn scratch(&self) -> Interp {
+        Interp {
+            globals: ScopeData::new(None),
+            builtins: HashMap::new(),
+            out: String::new(),
+            err: vec![],
+            err_bytes: 0,
+            printed: None,
+            published: 0,
+            steps: 0,
+            max_steps: DEFAULT_MAX_STEPS,
+            lines: Lines::new(""),
+            err_loc: None,
+            modules: HashMap::new(),
+            depth: 0,
+            library: self.library.clone(),
+            exceptions: super::exceptions::Exceptions::new(),
+            handling: vec![],
+            frames: vec![],
+            stmt_at: 0,
+            call_sites: vec![],
+            cycles: super::cycles::Cycles::default(),
+            state: HashMap::new(),
+        }
+    }
+
     /// The run's value of state type `T` (created on first use).
     pub fn state<T: Default + 'static>(&mut self) -> &mut T {
         let slot = self

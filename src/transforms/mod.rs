@@ -404,6 +404,29 @@ pub fn value_and_grad_with<F>(
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
+    value_and_grad_lending(f, args, argnums, holomorphic, &|_, eval| eval())
+}
+
+/// What evaluating a traced function and its pullback gives: the outputs
+/// and the inputs' cotangents.
+pub type Evaluated = Result<(Vec<Value>, Vec<Option<Value>>)>;
+
+/// Runs the evaluation of a traced program (the second argument), given
+/// the program: the front end lends it what the program's host callbacks
+/// need.
+pub type Lend<'a> = &'a dyn Fn(&Jaxpr, &mut dyn FnMut() -> Evaluated) -> Evaluated;
+
+/// [`value_and_grad_with`], whose evaluation runs through `lend`.
+pub fn value_and_grad_lending<F>(
+    f: F,
+    args: &[Value],
+    argnums: &[usize],
+    holomorphic: bool,
+    lend: Lend<'_>,
+) -> Result<(Vec<Value>, Vec<Value>)>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
     for &i in argnums {
         let Some(a) = args.get(i) else {
             bail!(
@@ -431,6 +454,13 @@ where
     }
     let first_map = crate::exec::run::maps_seen();
     let traced = trace_fn(f, args, Mode::Reverse)?;
+    let mut differentiated = vec![false; traced.jaxpr.invars.len()];
+    for &i in argnums {
+        if let Some(d) = differentiated.get_mut(i) {
+            *d = true;
+        }
+    }
+    refuse_callback_jvp(&traced.jaxpr, &differentiated)?;
     let out_avals = traced.jaxpr.out_avals();
     let Some(loss) = out_avals.first() else {
         bail!(TypeError, "grad: the function returned no outputs");
@@ -449,7 +479,10 @@ where
     cts[0] = Some(Value::Concrete(
         Array::full(&[], 1.0, loss.dtype).with_weak(loss.weak),
     ));
-    let (outs, in_cts) = vjp_jaxpr_eval(&traced.jaxpr, &with_captured(args, &traced), &cts)?;
+    let all = with_captured(args, &traced);
+    let (outs, in_cts) = lend(&traced.jaxpr, &mut || {
+        vjp_jaxpr_eval(&traced.jaxpr, &all, &cts)
+    })?;
     // A gradient has its argument's type: weak for a Python number. A
     // complex argument's gradient comes out of `real`/`imag`'s transposes,
     // which build it from a strong zero, so it is strong in JAX whatever
@@ -471,6 +504,43 @@ where
         .collect();
     record_grad(&outs, &grads, first_map);
     Ok((outs, grads))
+}
+
+/// JAX differentiates as it traces, so a pure or IO callback on a value
+/// being differentiated fails when it is reached, before the loss is
+/// checked; `differentiated` marks the inputs of `jaxpr` that are. A
+/// callback inside a custom_jvp or custom_vjp function is left to its
+/// rule.
+pub fn refuse_callback_jvp(jaxpr: &Jaxpr, differentiated: &[bool]) -> Result<()> {
+    let mut depends: std::collections::HashSet<Var> = jaxpr
+        .invars
+        .iter()
+        .zip(differentiated)
+        .filter(|(_, &d)| d)
+        .map(|(v, _)| *v)
+        .collect();
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<bool> = eqn
+            .inputs
+            .iter()
+            .map(|a| matches!(a, Atom::Var(v) if depends.contains(v)))
+            .collect();
+        if !ins.iter().any(|&d| d) {
+            continue;
+        }
+        match &eqn.prim {
+            Prim::HostCallback(h) => return Err(h.jvp_error()),
+            Prim::Jit(j) => refuse_callback_jvp(&j.body, &ins)?,
+            Prim::CustomJvp(_) | Prim::CustomVjp(_) => {}
+            p => {
+                for body in p.sub_jaxprs() {
+                    refuse_callback_jvp(body, &vec![true; body.invars.len()])?;
+                }
+            }
+        }
+        depends.extend(eqn.outputs.iter().copied());
+    }
+    Ok(())
 }
 
 /// The loss must be real, or complex with `holomorphic=True`, as JAX checks.

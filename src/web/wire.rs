@@ -99,7 +99,7 @@ impl<'de> Deserialize<'de> for Array {
 }
 
 /// Every error kind, for turning a kind's code back into the kind.
-const KINDS: [ErrorKind; 17] = [
+const KINDS: [ErrorKind; 18] = [
     ErrorKind::ValueError,
     ErrorKind::TypeError,
     ErrorKind::NameError,
@@ -117,6 +117,7 @@ const KINDS: [ErrorKind; 17] = [
     ErrorKind::TracerArrayConversionError,
     ErrorKind::TracerIntegerConversionError,
     ErrorKind::NonConcreteBooleanIndexError,
+    ErrorKind::JaxRuntimeError,
 ];
 
 /// A small number standing for `kind` in shared memory.

@@ -1,4 +1,4 @@
-# Host callbacks: pure_callback and io_callback (outside jit) get NumPy
+# Host callbacks: pure_callback and io_callback (outside jit) get JAX
 # arrays and their results are checked against ShapeDtypeStructs;
 # debug.callback sees values, also inside jit and under grad, where pure and
 # IO callbacks are refused.

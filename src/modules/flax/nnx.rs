@@ -267,6 +267,7 @@ fn nnx_grad_call(
         };
         crate::transforms::value_and_grad(body, &diff, &indices)
     };
+    crate::modules::debug_print::show_eager_prints(interp)?;
     for ((_, v), o) in vars.iter().zip(originals) {
         set_iattr(v, "value", o);
     }

@@ -326,6 +326,16 @@ fn generator(seed: u128) -> Obj {
         let mut draw = || g.standard_normal(&table);
         normal_result(size, &mut draw)
     });
+    let gu = g.clone();
+    // NumPy's `uniform`: `low + (high - low) * random()`.
+    b.func("uniform", move |_, a| {
+        let low = float_arg(&a, 0, "low", 0.0)?;
+        let high = float_arg(&a, 1, "high", 1.0)?;
+        let size = size_arg(&a, 2)?;
+        let mut g = gu.borrow_mut();
+        let mut draw = || low + (high - low) * g.next_f64();
+        normal_result(size, &mut draw)
+    });
     b.func("random", move |_, a| {
         let size = size_arg(&a, 0)?;
         let mut g = g.borrow_mut();

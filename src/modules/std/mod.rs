@@ -1,7 +1,8 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
 //! `functools`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
-//! `contextlib`, `re`, `logging` and `warnings`, with CPython 3.11's behaviour.
+//! `contextlib`, `re`, `logging`, `warnings` and `pdb` (whose debugger is
+//! refused), with CPython 3.11's behaviour.
 //!
 //! What a program cannot do here (touch files, start processes, exit the
 //! interpreter) is refused with `NotImplementedError` naming the function,
@@ -21,6 +22,7 @@ pub mod logging;
 pub mod math;
 pub mod operator;
 pub mod os;
+pub mod pdb;
 pub mod pprint;
 pub mod re;
 pub mod record;
