@@ -983,6 +983,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         a.req(Some(0), "x", "block_until_ready")
     });
     b.attr("Array", Obj::Type("Array"));
+    super::refs::register(&mut b);
     b.attr("config", super::config::config());
     let m = b.build();
     // Register before importing submodules so `import jax.numpy` inside finds it.
@@ -996,6 +997,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         "debug",
         "errors",
         "experimental",
+        "ref",
     ] {
         let s = super::import(interp, &format!("jax.{sub}"))?;
         if let Obj::Module(mm) = &m {

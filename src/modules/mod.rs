@@ -21,6 +21,7 @@ pub mod nn;
 pub mod numpy;
 pub mod optax;
 pub mod random;
+pub mod refs;
 pub mod remat;
 pub mod scipy;
 pub mod shape_dtype;
@@ -133,6 +134,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
         "jax.tree" => tree_util::module(interp, "jax.tree")?,
         "jax.debug" => jax::debug_module(),
+        "jax.ref" => refs::module(),
         "jax.test_util" => test_util::module(),
         "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
         "jax.errors" => {
