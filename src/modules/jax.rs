@@ -782,6 +782,18 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
                 "not supported by shardlab yet: jax.make_jaxpr of a function of typed PRNG keys"
             );
         }
+        // The program would show refs discharged, not JAX's state
+        // equations (`get`, `swap`) on `Ref{...}` types.
+        let uses = crate::trace::refs::uses();
+        let refuse_refs = || {
+            err!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.make_jaxpr of a function that uses array refs"
+            )
+        };
+        if leaves.iter().any(|l| super::refs::slot_of(l).is_some()) {
+            return Err(refuse_refs());
+        }
         let vals = leaf_values(&leaves)?;
         let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
         let out_def = RefCell::new(None);
@@ -791,8 +803,12 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
                 // make_jaxpr traces as jit does, and says so in its errors.
                 crate::trace::set_debug_info(super::debug_info::of(f, in_def, "jit"));
                 call_flat(i, f, in_def, kw, v, out_def)
-            })?
+            })
         };
+        if crate::trace::refs::uses() != uses {
+            return Err(refuse_refs());
+        }
+        let traced = traced?;
         Ok(Obj::lib(Printed::new(
             "ClosedJaxpr",
             typed_jaxpr_text(&traced.jaxpr, &vals),

@@ -14,6 +14,7 @@ pub mod jacobian;
 pub mod jax;
 pub mod jit;
 pub mod jit_aot;
+pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
 pub mod linalg;
@@ -171,6 +172,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),
         "sys" => self::std::sys::module(),
+        "types" => self::std::types::module(),
         "__future__" => self::std::future::module(),
         "time" => self::std::time::module(),
         "abc" => self::std::abc::module(),

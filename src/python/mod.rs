@@ -32,6 +32,7 @@ pub mod ops;
 pub mod parse;
 pub mod pytree;
 pub mod set;
+pub mod union;
 pub mod value;
 
 use std::rc::Rc;

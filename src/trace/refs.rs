@@ -112,6 +112,11 @@ impl RefSlot {
         format!("Ref{{{}[{}]}}", aval.dtype.name(), dims.join(","))
     }
 
+    /// The trace level the ref's value belongs to; None outside every trace.
+    pub fn home(&self) -> Option<usize> {
+        self.home.get()
+    }
+
     /// The value without entering the current trace: for printing a ref
     /// outside every trace.
     pub fn peek(&self) -> Value {
