@@ -395,7 +395,14 @@ fn map_call(
     };
     let args = Obj::tuple(call.pos.clone());
     let (leaves, in_def) = flatten(interp, &args)?;
-    let (vals, in_keys) = keyed_values(&leaves)?;
+    let refs = super::vmap_refs::MapRefs::of(&leaves);
+    if refs.any() && kind == MapKind::Pmap {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: pmap of a function of array refs"
+        );
+    }
+    let (vals, in_keys) = keyed_values(&refs.plain_leaves()?)?;
     let in_axes = match in_axes {
         Obj::List(l) => Obj::tuple(l.borrow().clone()),
         o => o.clone(),
@@ -434,18 +441,28 @@ fn map_call(
             str_of(other)
         ),
     };
+    refs.check_axes(&axes, &out_ax)?;
     let out_def = RefCell::new(None);
     let out_keys = RefCell::new(vec![]);
-    let outs = {
+    let mut outs = {
         let (f, in_def, out_def, kw) = (f, &in_def, &out_def, &call.kw);
-        let (in_keys, out_keys) = (&in_keys, &out_keys);
+        let (in_keys, out_keys, refs, axes) = (&in_keys, &out_keys, &refs, &axes);
         let ip = &mut *interp;
         let body: jops::BodyFn = Box::new(move |v: &[Value]| {
-            call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
+            if kind == MapKind::Vmap {
+                use crate::trace::refs::{set_policy, Direct, RefPolicy};
+                set_policy(RefPolicy::Direct(Direct::Vmap));
+            }
+            if refs.any() {
+                refs.call_body(ip, f, in_def, kw, v, in_keys, axes, out_def, out_keys)
+            } else {
+                call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
+            }
         });
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
         jops::map(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
     };
+    refs.write_back(&mut outs, &axes)?;
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
     unflatten(
         interp,

@@ -30,6 +30,7 @@ pub mod sharding;
 pub mod std;
 pub mod test_util;
 pub mod tree_util;
+pub mod vmap_refs;
 
 use ::std::cell::RefCell;
 use ::std::rc::Rc;
