@@ -18,6 +18,7 @@ pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
 pub mod linalg;
+pub mod loop_refs;
 pub mod nn;
 pub mod numpy;
 pub mod optax;
