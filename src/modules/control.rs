@@ -419,6 +419,12 @@ struct Carry {
 impl Carry {
     fn of(interp: &mut Interp, init: &Obj) -> Result<Carry> {
         let (leaves, def) = flatten(interp, init)?;
+        if leaves.iter().any(|l| super::refs::slot_of(l).is_some()) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: an array ref in the carry of a loop"
+            );
+        }
         let weak = leaves
             .iter()
             .map(|l| matches!(l, Obj::Int(_) | Obj::Float(_)))

@@ -453,7 +453,7 @@ fn map_call(
                 use crate::trace::refs::{set_policy, Direct, RefPolicy};
                 set_policy(RefPolicy::Direct(Direct::Vmap));
             }
-            if refs.any() {
+            if refs.any() || kind == MapKind::Vmap {
                 refs.call_body(ip, f, in_def, kw, v, in_keys, axes, out_def, out_keys)
             } else {
                 call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)

@@ -17,7 +17,7 @@ use crate::python::format::repr_of;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
-use crate::trace::refs::{read, write, RefSlot};
+use crate::trace::refs::{read, write, write_as, RefSlot};
 use crate::trace::Value;
 use crate::{bail, err};
 
@@ -201,7 +201,7 @@ fn ref_addupdate(a: &Args) -> Result<Obj> {
     let r = the_ref(&a.req(Some(0), "ref", "addupdate")?, "ref_addupdate")?;
     let x = a.req(Some(2), "x", "addupdate")?;
     let new = updated(&r, &index_arg(a), &x, "addupdate")?;
-    write(&r, new)?;
+    write_as(&r, new, "an addupdate")?;
     Ok(Obj::None)
 }
 
@@ -227,7 +227,11 @@ impl Object for Ref {
                 Obj::native("Ref.addupdate", move |_, a| {
                     let x = a.req(Some(0), "x", "addupdate")?;
                     let idx = a.get(Some(1), "idx").unwrap_or(Obj::None);
-                    write(&slot, updated(&slot, &idx, &x, "addupdate")?)?;
+                    write_as(
+                        &slot,
+                        updated(&slot, &idx, &x, "addupdate")?,
+                        "an addupdate",
+                    )?;
                     Ok(Obj::None)
                 })
             }
@@ -238,6 +242,22 @@ impl Object for Ref {
                 Obj::native("Ref.unsafe_buffer_pointer", move |_, _| Ok(Obj::Int(at)))
             }
             "at" => bail!(NotImplementedError, ""),
+            "__getitem__" => {
+                let slot = self.0.clone();
+                Obj::native("Ref.__getitem__", move |_, a| {
+                    let idx = a.req(Some(0), "idx", "__getitem__")?;
+                    Ok(Obj::Array(get(&slot, &idx)?))
+                })
+            }
+            "__setitem__" => {
+                let slot = self.0.clone();
+                Obj::native("Ref.__setitem__", move |_, a| {
+                    let idx = a.req(Some(0), "idx", "__setitem__")?;
+                    let x = a.req(Some(1), "x", "__setitem__")?;
+                    swap(&slot, &idx, &x)?;
+                    Ok(Obj::None)
+                })
+            }
             _ => return Ok(None),
         }))
     }

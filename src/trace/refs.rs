@@ -39,7 +39,8 @@ pub enum RefPolicy {
 /// The transformations that reach through to outer refs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direct {
-    /// vmap: a batched value cannot go into an unbatched ref.
+    /// vmap: reads see the outer value; a write would be batched, which an
+    /// unbatched ref cannot take.
     Vmap,
     /// grad, jvp, vjp: a differentiated value cannot go into a ref that is
     /// not differentiated.
@@ -149,12 +150,55 @@ pub fn read(slot: &Rc<RefSlot>) -> Result<Value> {
     Ok(slot.value.borrow().clone())
 }
 
-/// Replaces the ref's value with `v`.
+/// Replaces the ref's value with `v` (`ref[idx] = v`, JAX's `swap`).
 pub fn write(slot: &Rc<RefSlot>, v: Value) -> Result<()> {
+    write_as(slot, v, "a set/swap")
+}
+
+/// Replaces the ref's value with `v`, for the operation `op` (`a set/swap`,
+/// `an addupdate`) as JAX's messages name it.
+pub fn write_as(slot: &Rc<RefSlot>, v: Value, op: &str) -> Result<()> {
     used();
     enter(slot)?;
-    let v = reachable(slot, v)?;
+    unbatched(slot, op)?;
+    let v = strong(reachable(slot, v)?)?;
     *slot.value.borrow_mut() = v;
+    Ok(())
+}
+
+/// A written value loses its weak type, as JAX's ref buffers do: only
+/// `new_ref` of a Python scalar makes a weakly typed ref.
+fn strong(v: Value) -> Result<Value> {
+    match v {
+        Value::Concrete(a) => Ok(Value::Concrete(a.with_weak(false))),
+        Value::Traced(t) if t.aval.weak && t.level + 1 == super::depth() => {
+            crate::ops::convert_weak(&Value::Traced(t.clone()), t.aval.dtype, false)
+        }
+        other => Ok(other),
+    }
+}
+
+/// JAX's error for a write under vmap to a ref from outside it: the
+/// write would be batched, the ref is not.
+fn unbatched(slot: &RefSlot, op: &str) -> Result<()> {
+    let start = slot.home.get().map_or(0, |h| h + 1);
+    let vmapped = STACK.with(|s| {
+        s.borrow()
+            .iter()
+            .skip(start)
+            .any(|f| f.ref_policy == RefPolicy::Direct(Direct::Vmap))
+    });
+    if vmapped {
+        return Err(Error::new(
+            crate::error::ErrorKind::Exception,
+            format!(
+                "performing {op} operation with vmapped value on an unbatched array reference \
+                 of type {}. Move the array reference to be an argument to the vmapped \
+                 function?",
+                slot.type_text()
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -229,13 +273,6 @@ fn reachable(slot: &RefSlot, v: Value) -> Result<Value> {
         (frame.ref_policy, depends_on_inputs(frame, t.var))
     });
     match policy {
-        RefPolicy::Direct(Direct::Vmap) if dependent => Err(crate::err!(
-            ValueError,
-            "performing a set/swap operation with vmapped value on an unbatched array \
-             reference of type {}. Move the array reference to be an argument to the vmapped \
-             function?",
-            slot.type_text()
-        )),
         RefPolicy::Direct(Direct::Differentiate) if dependent => Err(Error::new(
             crate::error::ErrorKind::Exception,
             format!(
@@ -263,7 +300,8 @@ fn escaping() -> Error {
 }
 
 /// Whether `var` of `frame` depends on the frame's explicit inputs other
-/// than through `stop_gradient`.
+/// than through `stop_gradient`: for differentiation, whether it carries a
+/// derivative.
 fn depends_on_inputs(frame: &Frame, var: Var) -> bool {
     let mut dep: std::collections::HashSet<Var> = frame.invars.iter().copied().collect();
     for eqn in &frame.eqns {
