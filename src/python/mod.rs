@@ -9,6 +9,7 @@
 //! [`import::Library`] (import by name) and [`object::Object`] (the behaviour
 //! of the objects they define). This module never names them.
 
+pub mod advanced_index;
 pub mod array;
 pub mod budget;
 pub mod builtin_base;
