@@ -446,7 +446,7 @@ fn map_call(
     let out_keys = RefCell::new(vec![]);
     let mut outs = {
         let (f, in_def, out_def, kw) = (f, &in_def, &out_def, &call.kw);
-        let (in_keys, out_keys, refs, axes) = (&in_keys, &out_keys, &refs, &axes);
+        let (in_keys, out_keys, refs, leaf_axes) = (&in_keys, &out_keys, &refs, &axes);
         let ip = &mut *interp;
         let body: jops::BodyFn = Box::new(move |v: &[Value]| {
             if kind == MapKind::Vmap {
@@ -454,7 +454,7 @@ fn map_call(
                 set_policy(RefPolicy::Direct(Direct::Vmap));
             }
             if refs.any() || kind == MapKind::Vmap {
-                refs.call_body(ip, f, in_def, kw, v, in_keys, axes, out_def, out_keys)
+                refs.call_body(ip, f, in_def, kw, v, in_keys, leaf_axes, out_def, out_keys)
             } else {
                 call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
             }
