@@ -25,7 +25,7 @@ use crate::primitives::{CondParams, Prim, ScanParams, WhileParams};
 use crate::trace::{bind, FrameAxes, Value};
 use crate::{bail, err, ops as jops};
 
-use super::loop_refs::{self, BodyRefs};
+use super::loop_refs::BodyRefs;
 use super::random::{keyed_objs, keyed_values};
 use super::Builder;
 use crate::python::array::to_value;
@@ -96,7 +96,7 @@ where
         Ok(outs)
     })?;
     let mut jaxpr = traced.jaxpr;
-    let refs = BodyRefs::split(&mut jaxpr, traced.refs);
+    let refs = BodyRefs::split(&mut jaxpr, traced.refs, traced.refs_written);
     jaxpr.invars.rotate_left(avals.len());
     let out_def = out_def
         .into_inner()
@@ -804,7 +804,7 @@ fn bind_while(mut c: Body, mut b: Body, carry: Vec<Value>) -> Result<Vec<Value>>
     let slots = refs.into_carries(&mut b.jaxpr, b.consts.len());
     let mut operands = c.consts.clone();
     operands.extend(b.consts.iter().cloned());
-    operands.extend(loop_refs::values(&slots)?);
+    operands.extend(slots.values()?);
     operands.extend(carry);
     let params = WhileParams {
         cond_nconsts: c.consts.len(),
@@ -812,7 +812,7 @@ fn bind_while(mut c: Body, mut b: Body, carry: Vec<Value>) -> Result<Vec<Value>>
         cond: c.jaxpr,
         body: b.jaxpr,
     };
-    loop_refs::write_back(&slots, bind(Prim::While(Arc::new(params)), &operands)?)
+    slots.write_back(bind(Prim::While(Arc::new(params)), &operands)?)
 }
 
 /// Binds a scan whose first `num_carry` non-constant operands of
@@ -822,7 +822,7 @@ fn bind_scan(mut b: Body, xs_and_carry: Vec<Value>, params: ScanShape) -> Result
     let refs = std::mem::take(&mut b.refs);
     let slots = refs.into_carries(&mut b.jaxpr, b.consts.len());
     let mut operands = b.consts.clone();
-    operands.extend(loop_refs::values(&slots)?);
+    operands.extend(slots.values()?);
     operands.extend(xs_and_carry);
     let params = ScanParams {
         num_consts: b.consts.len(),
@@ -832,7 +832,7 @@ fn bind_scan(mut b: Body, xs_and_carry: Vec<Value>, params: ScanShape) -> Result
         unroll: params.unroll,
         body: b.jaxpr,
     };
-    loop_refs::write_back(&slots, bind(Prim::Scan(Arc::new(params)), &operands)?)
+    slots.write_back(bind(Prim::Scan(Arc::new(params)), &operands)?)
 }
 
 /// A scan's parameters other than its body and constants.

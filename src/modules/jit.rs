@@ -91,6 +91,9 @@ struct Entry {
     /// Whether tracing used array refs: the program is their discharged
     /// form, which is not what JAX prints.
     uses_refs: bool,
+    /// Whether the function wrote to each ref argument, then to each
+    /// closed-over ref.
+    written: Vec<bool>,
 }
 
 /// A call's program and arguments, ready to run or to lower.
@@ -512,7 +515,7 @@ impl Jitted {
         }
         let mut outs = run_program(interp, &entry.program, &args)?;
         let arg_slots: Vec<Rc<RefSlot>> = slots.into_iter().flatten().collect();
-        jit_refs::write_back(&mut outs, &arg_slots, &entry.closed)?;
+        jit_refs::write_back(&mut outs, &arg_slots, &entry.closed, &entry.written)?;
         let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
         unflatten(interp, &entry.out_def, &keyed_objs(&outs, &entry.out_keys)?)
     }
@@ -656,6 +659,7 @@ impl Jitted {
         let out_def = RefCell::new(None);
         let out_keys = RefCell::new(vec![]);
         let uses = crate::trace::refs::uses();
+        let args_written = RefCell::new(vec![]);
         let traced = crate::trace::trace_placed(&sig.avals, placements, |v: &[Value]| {
             crate::trace::set_debug_info(crate::trace::DebugInfo {
                 func_src_info: self.source_info(),
@@ -690,7 +694,15 @@ impl Jitted {
                     None => self.out_value(l),
                 })
                 .collect::<Result<_>>()?;
-            outs.extend(jit_refs::last_values(&fresh)?);
+            let lasts = jit_refs::last_values(&fresh)?;
+            let inputs: Vec<Value> = v
+                .iter()
+                .zip(&sig.refs)
+                .filter(|(_, &r)| r)
+                .map(|(x, _)| x.clone())
+                .collect();
+            *args_written.borrow_mut() = jit_refs::written(&inputs, &lasts);
+            outs.extend(lasts);
             Ok(outs)
         })
         .map_err(|e| self.with_context(e))?;
@@ -713,6 +725,11 @@ impl Jitted {
             levels: crate::transforms::differentiation_levels(),
             closed: traced.refs,
             uses_refs: crate::trace::refs::uses() != uses,
+            written: args_written
+                .into_inner()
+                .into_iter()
+                .chain(traced.refs_written)
+                .collect(),
         };
         Ok((entry, traced.captured))
     }

@@ -128,17 +128,35 @@ pub fn last_values(fresh: &[Rc<RefSlot>]) -> Result<Vec<Value>> {
     fresh.iter().map(read).collect()
 }
 
-/// Writes the extra outputs back to the refs they belong to: first the
-/// ref arguments, then the refs the function closed over.
+/// Whether the function wrote to each of its own refs: whether its last
+/// value is another than the input it started with.
+pub fn written(inputs: &[Value], lasts: &[Value]) -> Vec<bool> {
+    inputs
+        .iter()
+        .zip(lasts)
+        .map(|(input, last)| match input {
+            Value::Traced(t) => !crate::trace::is_var(last, t.level, t.var),
+            Value::Concrete(_) => true,
+        })
+        .collect()
+}
+
+/// Writes the extra outputs back to the refs they belong to (first the ref
+/// arguments, then the refs the function closed over), those the function
+/// wrote to: writing back a ref it only read would be a write, which grad
+/// and vmap around the call may refuse.
 pub fn write_back(
     outs: &mut Vec<Value>,
     args: &[Rc<RefSlot>],
     closed: &[Rc<RefSlot>],
+    written: &[bool],
 ) -> Result<()> {
     let n = args.len() + closed.len();
     let extra = outs.split_off(outs.len().saturating_sub(n));
-    for (slot, v) in args.iter().chain(closed).zip(extra) {
-        write(slot, v)?;
+    for ((slot, v), &w) in args.iter().chain(closed).zip(extra).zip(written) {
+        if w {
+            write(slot, v)?;
+        }
     }
     Ok(())
 }

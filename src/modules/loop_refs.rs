@@ -22,11 +22,13 @@ pub struct BodyRefs {
     pub slots: Vec<Rc<RefSlot>>,
     invars: Vec<Var>,
     outvars: Vec<Atom>,
+    /// Whether the body wrote to each ref (else it only read it).
+    written: Vec<bool>,
 }
 
 impl BodyRefs {
     /// Takes the refs' inputs and outputs (the trailing ones) off `jaxpr`.
-    pub fn split(jaxpr: &mut Jaxpr, slots: Vec<Rc<RefSlot>>) -> BodyRefs {
+    pub fn split(jaxpr: &mut Jaxpr, slots: Vec<Rc<RefSlot>>, written: Vec<bool>) -> BodyRefs {
         let n = slots.len();
         let invars = jaxpr.invars.split_off(jaxpr.invars.len() - n);
         let outvars = jaxpr.outvars.split_off(jaxpr.outvars.len() - n);
@@ -34,6 +36,7 @@ impl BodyRefs {
             slots,
             invars,
             outvars,
+            written,
         }
     }
 
@@ -74,15 +77,19 @@ impl BodyRefs {
     }
 
     /// Makes the refs carries of `jaxpr`: their inputs go at `at` (after
-    /// the constants), their outputs first. Returns the refs.
-    pub fn into_carries(self, jaxpr: &mut Jaxpr, at: usize) -> Vec<Rc<RefSlot>> {
+    /// the constants), their outputs first. Returns the refs, with whether
+    /// the body wrote to each.
+    pub fn into_carries(self, jaxpr: &mut Jaxpr, at: usize) -> Written {
         let tail = jaxpr.invars.split_off(at);
         jaxpr.invars.extend(self.invars);
         jaxpr.invars.extend(tail);
         let outs = std::mem::take(&mut jaxpr.outvars);
         jaxpr.outvars = self.outvars;
         jaxpr.outvars.extend(outs);
-        self.slots
+        Written {
+            slots: self.slots,
+            written: self.written,
+        }
     }
 
     /// Adds unused inputs for the refs to a jaxpr that shares the carries
@@ -97,17 +104,39 @@ impl BodyRefs {
     }
 }
 
-/// The refs' values now: the loop's initial carries for them.
-pub fn values(slots: &[Rc<RefSlot>]) -> Result<Vec<Value>> {
-    slots.iter().map(read).collect()
+/// Refs carried by a loop, and whether its body wrote to each.
+pub struct Written {
+    slots: Vec<Rc<RefSlot>>,
+    written: Vec<bool>,
 }
 
-/// Writes the loop's final carries for the refs (the leading results) back
-/// to them and returns the other results.
-pub fn write_back(slots: &[Rc<RefSlot>], mut results: Vec<Value>) -> Result<Vec<Value>> {
-    let rest = results.split_off(slots.len().min(results.len()));
-    for (slot, v) in slots.iter().zip(results) {
-        write(slot, v)?;
+impl Written {
+    /// How many refs the loop carries.
+    pub fn len(&self) -> usize {
+        self.slots.len()
     }
-    Ok(rest)
+
+    /// Whether the loop carries no ref.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The refs' values now: the loop's initial carries for them.
+    pub fn values(&self) -> Result<Vec<Value>> {
+        self.slots.iter().map(read).collect()
+    }
+
+    /// Writes the loop's final carries for the refs it wrote to (the
+    /// leading results) back to them and returns the other results. A ref
+    /// the body only read keeps its value: writing it back would be a
+    /// write, which grad and vmap around the loop may refuse.
+    pub fn write_back(&self, mut results: Vec<Value>) -> Result<Vec<Value>> {
+        let rest = results.split_off(self.slots.len().min(results.len()));
+        for ((slot, v), &w) in self.slots.iter().zip(results).zip(&self.written) {
+            if w {
+                write(slot, v)?;
+            }
+        }
+        Ok(rest)
+    }
 }

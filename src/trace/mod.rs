@@ -598,6 +598,9 @@ pub struct Traced {
     /// The outer refs the function used, in the order of the extra inputs
     /// (after the captured values) and the extra outputs.
     pub refs: Vec<std::rc::Rc<refs::RefSlot>>,
+    /// For each of those refs, whether the function wrote to it: a ref it
+    /// only read comes back unchanged and needs no writing back.
+    pub refs_written: Vec<bool>,
 }
 
 impl std::fmt::Debug for Traced {
@@ -784,6 +787,11 @@ where
         let lifted = std::mem::take(&mut stack[level].lifted);
         let ref_vars: Vec<Var> = lifted.iter().map(|l| l.var).collect();
         let finished = refs::finish(lifted);
+        let written: Vec<bool> = finished
+            .iter()
+            .zip(&ref_vars)
+            .map(|((_, last), var)| !is_var(last, level, *var))
+            .collect();
         let mut outvars: Vec<Atom> = outs
             .iter()
             .map(|v| to_atom(&mut stack, level, v))
@@ -806,8 +814,14 @@ where
             },
             captured: std::mem::take(&mut frame.captured),
             refs: finished.into_iter().map(|(slot, _)| slot).collect(),
+            refs_written: written,
         })
     })
+}
+
+/// Whether `v` is the variable `var` of the frame at `level`.
+pub fn is_var(v: &Value, level: usize, var: Var) -> bool {
+    matches!(v, Value::Traced(t) if t.level == level && t.var == var)
 }
 
 /// Evaluates a jaxpr by binding each equation: under a trace this inlines the
