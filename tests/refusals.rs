@@ -319,4 +319,9 @@ fn array_refs_outside_what_is_discharged() {
         "import jax\nr = jax.new_ref(0.0)\njax.lax.scan(lambda c, x: (c, x), r, None, length=2)\n",
     );
     assert_eq!(ty, "NotImplementedError");
+    let (ty, msg, _) = error_of(
+        "import jax\n@jax.custom_vjp\ndef f(r, x):\n    return x\nf.defvjp(lambda r, x: (x, r), lambda r, g: (None, g))\njax.grad(lambda x: f(jax.new_ref(0.0), x))(1.0)\n",
+    );
+    assert_eq!(ty, "NotImplementedError");
+    assert!(msg.contains("an array ref passed to a custom_jvp or custom_vjp function"));
 }
