@@ -19,7 +19,10 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::error::{Error, Result};
-use crate::ir::{Aval, Var};
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{Atom, Aval, Jaxpr, Var};
+use crate::primitives::Prim;
 
 use super::{Frame, Source, Tracer, Value, STACK};
 
@@ -303,20 +306,66 @@ fn escaping() -> Error {
 /// than through `stop_gradient`: for differentiation, whether it carries a
 /// derivative.
 fn depends_on_inputs(frame: &Frame, var: Var) -> bool {
-    let mut dep: std::collections::HashSet<Var> = frame.invars.iter().copied().collect();
+    let mut dep: HashSet<Var> = frame.invars.iter().copied().collect();
     for eqn in &frame.eqns {
-        if matches!(eqn.prim, crate::primitives::Prim::StopGradient) {
-            continue;
-        }
-        let hit = eqn
+        let hit: Vec<bool> = eqn
             .inputs
             .iter()
-            .any(|a| matches!(a, crate::ir::Atom::Var(v) if dep.contains(v)));
-        if hit {
-            dep.extend(eqn.outputs.iter().copied());
+            .map(|a| matches!(a, Atom::Var(v) if dep.contains(v)))
+            .collect();
+        for (k, out) in eqn.outputs.iter().enumerate() {
+            if output_depends(&eqn.prim, k, &hit) {
+                dep.insert(*out);
+            }
         }
     }
     dep.contains(&var)
+}
+
+/// Whether output `k` of an equation of `prim` depends on the inputs that
+/// `hit` marks: through a jitted program, output by output (a counter a
+/// jitted loss function bumps does not depend on its argument); through
+/// `stop_gradient`, never; through anything else, when any input is hit.
+fn output_depends(prim: &Prim, k: usize, hit: &[bool]) -> bool {
+    match prim {
+        Prim::StopGradient => false,
+        Prim::Jit(p) => jaxpr_deps(&p.body)
+            .get(k)
+            .is_some_and(|ins| ins.iter().any(|&i| hit.get(i).copied().unwrap_or(true))),
+        _ => hit.iter().any(|&h| h),
+    }
+}
+
+/// For each output of `jaxpr`, the positions of the inputs it depends on.
+fn jaxpr_deps(jaxpr: &Jaxpr) -> Vec<HashSet<usize>> {
+    let mut env: HashMap<Var, HashSet<usize>> = HashMap::new();
+    for (i, v) in jaxpr.invars.iter().enumerate() {
+        env.insert(*v, HashSet::from([i]));
+    }
+    let of = |env: &HashMap<Var, HashSet<usize>>, a: &Atom| match a {
+        Atom::Var(v) => env.get(v).cloned().unwrap_or_default(),
+        Atom::Lit(_) => HashSet::new(),
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<HashSet<usize>> = eqn.inputs.iter().map(|a| of(&env, a)).collect();
+        let all: HashSet<usize> = ins.iter().flatten().copied().collect();
+        for (k, out) in eqn.outputs.iter().enumerate() {
+            let set = match &eqn.prim {
+                Prim::StopGradient => HashSet::new(),
+                Prim::Jit(p) => jaxpr_deps(&p.body)
+                    .get(k)
+                    .map(|d| {
+                        d.iter()
+                            .flat_map(|&i| ins.get(i).cloned().unwrap_or_default())
+                            .collect()
+                    })
+                    .unwrap_or_else(|| all.clone()),
+                _ => all.clone(),
+            };
+            env.insert(*out, set);
+        }
+    }
+    jaxpr.outvars.iter().map(|a| of(&env, a)).collect()
 }
 
 /// At the end of a frame: each lifted ref's last value (an extra output),

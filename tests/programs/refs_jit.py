@@ -79,3 +79,16 @@ report(give_new, 1.0)
 report(pair, box, box)
 report(both, box)
 print(box)
+
+steps = jax.new_ref(0)
+
+
+@jax.jit
+def loss(w):
+    steps[...] += 1
+    return jnp.sum(w**3 * 0.5)
+
+
+print(jax.grad(loss)(jnp.array([0.5, -1.0])), steps)
+print(jax.value_and_grad(loss)(jnp.array([0.5, -1.0])), steps)
+print(jax.vmap(lambda w: w * box[...])(jnp.arange(3.0)))
