@@ -283,3 +283,45 @@ fn attributes_of_the_real_types_are_not_implemented() {
         )
     );
 }
+
+/// Array refs where shardlab would show or compute something other than
+/// JAX: a printed program (JAX's state equations), a ref in a cond branch
+/// or in a loop carry.
+#[test]
+fn array_refs_outside_what_is_discharged() {
+    let (ty, msg, _) = error_of(
+        "import jax\nr = jax.new_ref(1.0)\ndef f(x):\n    r[...] = x\n    return x\njax.make_jaxpr(f)(2.0)\n",
+    );
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: jax.make_jaxpr of a function that uses array refs"
+    );
+    let (ty, msg, _) = error_of(
+        "import jax\ndef f(x):\n    r = jax.new_ref(x)\n    return r[...]\njax.make_jaxpr(f)(2.0)\n",
+    );
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.make_jaxpr of a function that uses array refs"
+        )
+    );
+    let (ty, msg, _) = error_of(
+        "import jax\nr = jax.new_ref(0.0)\ndef f(x):\n    r[...] = x\n    return x\njax.lax.cond(True, f, lambda x: x, 1.0)\n",
+    );
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: an array ref created outside the branches of lax.cond used inside it"
+    );
+    let (ty, _, _) = error_of(
+        "import jax\nr = jax.new_ref(0.0)\njax.lax.scan(lambda c, x: (c, x), r, None, length=2)\n",
+    );
+    assert_eq!(ty, "NotImplementedError");
+    let (ty, msg, _) = error_of(
+        "import jax\n@jax.custom_vjp\ndef f(r, x):\n    return x\nf.defvjp(lambda r, x: (x, r), lambda r, g: (None, g))\njax.grad(lambda x: f(jax.new_ref(0.0), x))(1.0)\n",
+    );
+    assert_eq!(ty, "NotImplementedError");
+    assert!(msg.contains("an array ref passed to a custom_jvp or custom_vjp function"));
+}

@@ -25,6 +25,7 @@ use crate::primitives::{CondParams, Prim, ScanParams, WhileParams};
 use crate::trace::{FrameAxes, Value};
 use crate::{bail, err, ops as jops};
 
+use super::loop_refs::BodyRefs;
 use super::random::{keyed_objs, keyed_values};
 use super::Builder;
 use crate::python::array::to_value;
@@ -69,6 +70,8 @@ struct Body {
     out_def: TreeDef,
     /// Which outputs are typed PRNG keys (traced as their key data).
     out_keys: Vec<bool>,
+    /// The outer refs the body used (not among its inputs and outputs).
+    refs: BodyRefs,
 }
 
 impl Body {
@@ -86,12 +89,14 @@ where
     let out_def = RefCell::new(None);
     let out_keys = RefCell::new(vec![]);
     let traced = crate::trace::trace(avals, FrameAxes::default(), |vals| {
+        crate::trace::refs::set_policy(crate::trace::refs::RefPolicy::Lift);
         let (outs, def, keys) = f(vals)?;
         *out_def.borrow_mut() = Some(def);
         *out_keys.borrow_mut() = keys;
         Ok(outs)
     })?;
     let mut jaxpr = traced.jaxpr;
+    let refs = BodyRefs::split(&mut jaxpr, traced.refs, traced.refs_written);
     jaxpr.invars.rotate_left(avals.len());
     let out_def = out_def
         .into_inner()
@@ -101,6 +106,7 @@ where
         consts: traced.captured,
         out_def,
         out_keys: out_keys.into_inner(),
+        refs,
     })
 }
 
@@ -413,6 +419,12 @@ struct Carry {
 impl Carry {
     fn of(interp: &mut Interp, init: &Obj) -> Result<Carry> {
         let (leaves, def) = flatten(interp, init)?;
+        if leaves.iter().any(|l| super::refs::slot_of(l).is_some()) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: an array ref in the carry of a loop"
+            );
+        }
         let weak = leaves
             .iter()
             .map(|l| matches!(l, Obj::Int(_) | Obj::Float(_)))
@@ -596,6 +608,9 @@ fn run_branches(
         .iter()
         .map(|f| trace_python(interp, f, &def, &avals, &in_keys, api))
         .collect::<Result<Vec<_>>>()?;
+    for b in &bodies {
+        b.refs.refuse(&format!("the branches of lax.{api}"))?;
+    }
     if bodies.iter().any(|b| b.out_keys != bodies[0].out_keys) {
         bail!(
             TypeError,
@@ -785,9 +800,20 @@ fn check_pred(c: &Body) -> Result<()> {
 }
 
 /// Binds a `while` of the traced predicate and step on `carry`.
-fn bind_while(interp: &mut Interp, c: Body, b: Body, carry: Vec<Value>) -> Result<Vec<Value>> {
+/// Binds a while loop; the outer refs the body used are carried ahead of
+/// `carry` and written back.
+fn bind_while(
+    interp: &mut Interp,
+    mut c: Body,
+    mut b: Body,
+    carry: Vec<Value>,
+) -> Result<Vec<Value>> {
+    let refs = std::mem::take(&mut b.refs);
+    refs.add_unused_inputs(&mut c.jaxpr, c.consts.len(), &b.jaxpr);
+    let slots = refs.into_carries(&mut b.jaxpr, b.consts.len());
     let mut operands = c.consts.clone();
     operands.extend(b.consts.iter().cloned());
+    operands.extend(slots.values()?);
     operands.extend(carry);
     let params = WhileParams {
         cond_nconsts: c.consts.len(),
@@ -795,7 +821,42 @@ fn bind_while(interp: &mut Interp, c: Body, b: Body, carry: Vec<Value>) -> Resul
         cond: c.jaxpr,
         body: b.jaxpr,
     };
-    super::callbacks::bind_lending(interp, Prim::While(Arc::new(params)), &operands)
+    let outs = super::callbacks::bind_lending(interp, Prim::While(Arc::new(params)), &operands)?;
+    slots.write_back(outs)
+}
+
+/// Binds a scan whose first `num_carry` non-constant operands of
+/// `operands` (after the body's constants) are carries; the outer refs the
+/// body used are carried ahead of them and written back.
+fn bind_scan(
+    interp: &mut Interp,
+    mut b: Body,
+    xs_and_carry: Vec<Value>,
+    params: ScanShape,
+) -> Result<Vec<Value>> {
+    let refs = std::mem::take(&mut b.refs);
+    let slots = refs.into_carries(&mut b.jaxpr, b.consts.len());
+    let mut operands = b.consts.clone();
+    operands.extend(slots.values()?);
+    operands.extend(xs_and_carry);
+    let params = ScanParams {
+        num_consts: b.consts.len(),
+        num_carry: params.num_carry + slots.len(),
+        length: params.length,
+        reverse: params.reverse,
+        unroll: params.unroll,
+        body: b.jaxpr,
+    };
+    let outs = super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?;
+    slots.write_back(outs)
+}
+
+/// A scan's parameters other than its body and constants.
+struct ScanShape {
+    num_carry: usize,
+    length: usize,
+    reverse: bool,
+    unroll: usize,
 }
 
 /// `while_loop(cond_fun, body_fun, init_val)`.
@@ -810,8 +871,9 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         let c = trace_python(interp, &cond_fun, &args_def, &avals, keys, "while_cond")?;
         let b = trace_python(interp, &body_fun, &args_def, &avals, keys, "while_body")?;
         check_pred(&c)?;
+        c.refs.refuse("the cond_fun of lax.while_loop")?;
         let outs = b.out_avals();
-        if outs.len() == avals.len() && carry.promote(&outs)? {
+        if outs.len() == avals.len() && carry.promote(&outs)? || b.refs.promote(&b.jaxpr)? {
             continue;
         }
         let name = "while_loop body";
@@ -892,7 +954,7 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             Ok((all, def, keys))
         })?;
         let outs = b.out_avals()[skip..].to_vec();
-        if outs.len() == n && carry.promote(&outs)? {
+        if outs.len() == n && carry.promote(&outs)? || b.refs.promote(&b.jaxpr)? {
             continue;
         }
         // JAX checks the carry of its own loop body, `loop_carry`: the
@@ -926,18 +988,15 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         let carry_keys = carry.keys.clone();
         let results = match bounds {
             Some((l, h)) => {
-                let mut operands = b.consts.clone();
-                operands.push(lo.clone());
+                let mut operands = vec![lo.clone()];
                 operands.extend(carry.vals);
-                let params = ScanParams {
-                    num_consts: b.consts.len(),
+                let shape = ScanShape {
                     num_carry: n + 1,
                     length: usize::try_from(h - l).unwrap_or(0),
                     reverse: false,
                     unroll: 1,
-                    body: b.jaxpr,
                 };
-                super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?
+                bind_scan(interp, b, operands, shape)?
             }
             None => {
                 let c = trace_flat(&in_avals, |v| {
@@ -1053,7 +1112,7 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         };
         let nk = cdef.num_leaves();
         let outs = b.out_avals();
-        if nk == avals.len() && carry.promote(&outs[..nk])? {
+        if nk == avals.len() && carry.promote(&outs[..nk])? || b.refs.promote(&b.jaxpr)? {
             continue;
         }
         check_carry(
@@ -1066,19 +1125,15 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         )?;
         carry.check_keys("scan body", &b.out_keys)?;
         let out_keys = b.out_keys.clone();
-        let mut operands = b.consts.clone();
-        operands.extend(carry.vals.clone());
+        let mut operands = carry.vals.clone();
         operands.extend(xvals);
-        let params = ScanParams {
-            num_consts: b.consts.len(),
+        let shape = ScanShape {
             num_carry: nk,
             length,
             reverse,
             unroll,
-            body: b.jaxpr,
         };
-        let results =
-            super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?;
+        let results = bind_scan(interp, b, operands, shape)?;
         let c = unflatten(interp, &carry.def, &carry.objs(&results[..nk])?)?;
         let y = unflatten(interp, &ydef, &keyed_objs(&results[nk..], &out_keys[nk..])?)?;
         return Ok(Obj::Tuple(vec![c, y].into()));
@@ -1100,16 +1155,16 @@ fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
     let length = scan_length(&x_leaves, &xvals, None)?;
     let args_def = TreeDef::Tuple(vec![xs_def]);
     let b = trace_python(interp, &f, &args_def, &step_avals(&xvals), &x_keys, "scan")?;
-    let mut operands = b.consts.clone();
-    operands.extend(xvals);
-    let params = ScanParams {
-        num_consts: b.consts.len(),
+    if b.refs.promote(&b.jaxpr)? {
+        return map(interp, a);
+    }
+    let (out_def, out_keys) = (b.out_def.clone(), b.out_keys.clone());
+    let shape = ScanShape {
         num_carry: 0,
         length,
         reverse: false,
         unroll: 1,
-        body: b.jaxpr,
     };
-    let results = super::callbacks::bind_lending(interp, Prim::Scan(Arc::new(params)), &operands)?;
-    unflatten(interp, &b.out_def, &keyed_objs(&results, &b.out_keys)?)
+    let results = bind_scan(interp, b, xvals, shape)?;
+    unflatten(interp, &out_def, &keyed_objs(&results, &out_keys)?)
 }

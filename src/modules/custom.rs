@@ -92,6 +92,15 @@ fn pair(o: Obj, what: impl FnOnce() -> String) -> Result<(Obj, Obj)> {
 
 fn leaves_of(interp: &mut Interp, o: &Obj) -> Result<(Vec<Value>, TreeDef)> {
     let (leaves, def) = flatten(interp, o)?;
+    // JAX passes a ref to the rules as a ref (a residual the backward rule
+    // may write to); shardlab's rules take arrays.
+    if leaves.iter().any(|l| super::refs::slot_of(l).is_some()) {
+        crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: an array ref passed to a custom_jvp or custom_vjp \
+             function where its rules run"
+        );
+    }
     Ok((leaf_values(&leaves)?, def))
 }
 

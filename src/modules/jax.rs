@@ -434,7 +434,14 @@ fn map_call(
     };
     let args = Obj::tuple(call.pos.clone());
     let (leaves, in_def) = flatten(interp, &args)?;
-    let (vals, in_keys) = keyed_values(&leaves)?;
+    let refs = super::vmap_refs::MapRefs::of(&leaves);
+    if refs.any() && kind == MapKind::Pmap {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: pmap of a function of array refs"
+        );
+    }
+    let (vals, in_keys) = keyed_values(&refs.plain_leaves()?)?;
     let in_axes = match in_axes {
         Obj::List(l) => Obj::tuple(l.borrow().clone()),
         o => o.clone(),
@@ -473,19 +480,29 @@ fn map_call(
             str_of(other)
         ),
     };
+    refs.check_axes(&axes, &out_ax)?;
     let out_def = RefCell::new(None);
     let out_keys = RefCell::new(vec![]);
     let outs = {
         let (f, in_def, out_def, kw) = (f, &in_def, &out_def, &call.kw);
-        let (in_keys, out_keys) = (&in_keys, &out_keys);
+        let (in_keys, out_keys, refs, leaf_axes) = (&in_keys, &out_keys, &refs, &axes);
         let ip = &mut *interp;
         let body: jops::BodyFn = Box::new(move |v: &[Value]| {
-            call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
+            if kind == MapKind::Vmap {
+                use crate::trace::refs::{set_policy, Direct, RefPolicy};
+                set_policy(RefPolicy::Direct(Direct::Vmap));
+            }
+            if refs.any() || kind == MapKind::Vmap {
+                refs.call_body(ip, f, in_def, kw, v, in_keys, leaf_axes, out_def, out_keys)
+            } else {
+                call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
+            }
         });
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
         jops::map_traced(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
     };
-    let outs = super::callbacks::bind_lending(interp, outs.0, &outs.1)?;
+    let mut outs = super::callbacks::bind_lending(interp, outs.0, &outs.1)?;
+    refs.write_back(&mut outs, &axes)?;
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
     unflatten(
         interp,
@@ -822,6 +839,18 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
                 "not supported by shardlab yet: jax.make_jaxpr of a function of typed PRNG keys"
             );
         }
+        // The program would show refs discharged, not JAX's state
+        // equations (`get`, `swap`) on `Ref{...}` types.
+        let uses = crate::trace::refs::uses();
+        let refuse_refs = || {
+            err!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.make_jaxpr of a function that uses array refs"
+            )
+        };
+        if leaves.iter().any(|l| super::refs::slot_of(l).is_some()) {
+            return Err(refuse_refs());
+        }
         let vals = leaf_values(&leaves)?;
         let avals: Vec<Aval> = vals.iter().map(|v| v.aval()).collect();
         let out_def = RefCell::new(None);
@@ -831,8 +860,12 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
                 // make_jaxpr traces as jit does, and says so in its errors.
                 crate::trace::set_debug_info(super::debug_info::of(f, in_def, "jit"));
                 call_flat(i, f, in_def, kw, v, out_def)
-            })?
+            })
         };
+        if crate::trace::refs::uses() != uses {
+            return Err(refuse_refs());
+        }
+        let traced = traced?;
         Ok(Obj::lib(Printed::new(
             "ClosedJaxpr",
             typed_jaxpr_text(&traced.jaxpr, &vals),
@@ -1023,6 +1056,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         a.req(Some(0), "x", "block_until_ready")
     });
     b.attr("Array", Obj::Type("Array"));
+    super::refs::register(&mut b);
     b.attr("config", super::config::config());
     let m = b.build();
     // Register before importing submodules so `import jax.numpy` inside finds it.
@@ -1036,6 +1070,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         "debug",
         "errors",
         "experimental",
+        "ref",
     ] {
         let s = super::import(interp, &format!("jax.{sub}"))?;
         if let Obj::Module(mm) = &m {

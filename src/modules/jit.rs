@@ -33,7 +33,9 @@ use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten, unflatten, TreeDef};
 use crate::python::value::{key_eq, Args, Dict, Obj};
 
+use super::jit_refs;
 use super::jit_shardings as shardings;
+use crate::trace::refs::RefSlot;
 
 /// The options of `jax.jit` that shardlab honours.
 #[derive(Clone, Default, PartialEq)]
@@ -67,6 +69,8 @@ struct Signature {
     typed: Vec<Option<Arc<Placement>>>,
     /// Which leaves are typed PRNG keys, passed as their key data.
     keys: Vec<bool>,
+    /// Which leaves are array refs, passed as their values.
+    refs: Vec<bool>,
     statics: Vec<Obj>,
     static_kw: Vec<(String, Obj)>,
 }
@@ -82,12 +86,22 @@ struct Entry {
     /// custom_jvp or custom_vjp function traces its rule only under one, so
     /// a program traced outside differentiation does not serve inside one.
     levels: usize,
+    /// The refs the function closed over: extra inputs and outputs.
+    closed: Vec<Rc<RefSlot>>,
+    /// Whether tracing used array refs: the program is their discharged
+    /// form, which is not what JAX prints.
+    uses_refs: bool,
+    /// Whether the function wrote to each ref argument, then to each
+    /// closed-over ref.
+    written: Vec<bool>,
 }
 
 /// A call's program and arguments, ready to run or to lower.
 struct Prepared {
     entry: Rc<Entry>,
     captured: Vec<Value>,
+    /// The ref among each dynamic leaf, if it is one.
+    slots: Vec<Option<Rc<RefSlot>>>,
     inputs: shardings::Inputs,
     vals: Vec<Value>,
     names: Vec<String>,
@@ -231,6 +245,7 @@ impl Object for JitFunction {
             "__wrapped__" => Some(self.0.fun.clone()),
             "lower" => Some(Obj::native("lower", move |i, call| {
                 let p = jitted.prepare(i, &call)?;
+                refuse_refs(&p, "lower")?;
                 super::jit_aot::lowered(
                     i,
                     &jitted.name,
@@ -241,6 +256,7 @@ impl Object for JitFunction {
             })),
             "trace" => Some(Obj::native("trace", move |i, call| {
                 let p = jitted.prepare(i, &call)?;
+                refuse_refs(&p, "trace")?;
                 super::jit_aot::traced(
                     i,
                     &jitted.name,
@@ -409,6 +425,8 @@ impl Jitted {
         let split = self.split(call)?;
         let (leaves, in_def) = flatten(interp, &split.dynamic)?;
         let names = self.leaf_names(call, &in_def);
+        let slots = jit_refs::arg_slots(&leaves);
+        jit_refs::check_aliases(&slots, &names, &self.source_info())?;
         let vals = self.arg_values(&leaves, &names)?;
         let inputs = self.in_placements(interp, &in_def, &vals, &names)?;
         let typed = inputs
@@ -421,6 +439,7 @@ impl Jitted {
             avals: vals.iter().map(|v| v.aval()).collect(),
             typed,
             keys: leaves.iter().map(|l| typed_key_data(l).is_some()).collect(),
+            refs: slots.iter().map(Option::is_some).collect(),
             statics: split.statics.clone(),
             static_kw: split.static_kw.clone(),
         };
@@ -438,7 +457,8 @@ impl Jitted {
             None => {
                 let donated = donated_leaves(interp, &split)?;
                 let placements = inputs.placements.clone();
-                let (entry, captured) = self.trace(interp, sig, &donated, placements, &names)?;
+                let (entry, captured) =
+                    self.trace(interp, sig, &donated, placements, &names, &slots)?;
                 let entry = Rc::new(entry);
                 // A program that closed over an outer tracer belongs to that
                 // trace only; it is traced again next time.
@@ -451,6 +471,7 @@ impl Jitted {
         Ok(Prepared {
             entry,
             captured,
+            slots,
             inputs,
             vals,
             names,
@@ -462,6 +483,7 @@ impl Jitted {
         let Prepared {
             entry,
             captured,
+            slots,
             inputs,
             vals,
             names,
@@ -488,7 +510,12 @@ impl Jitted {
             })
             .collect();
         args.extend(captured);
-        let outs = run_program(interp, &entry.program, &args)?;
+        for slot in &entry.closed {
+            args.push(crate::trace::refs::read(slot)?);
+        }
+        let mut outs = run_program(interp, &entry.program, &args)?;
+        let arg_slots: Vec<Rc<RefSlot>> = slots.into_iter().flatten().collect();
+        jit_refs::write_back(&mut outs, &arg_slots, &entry.closed, &entry.written)?;
         let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
         unflatten(interp, &entry.out_def, &keyed_objs(&outs, &entry.out_keys)?)
     }
@@ -600,6 +627,9 @@ impl Jitted {
                 if let Some(data) = typed_key_data(l) {
                     return Ok(data);
                 }
+                if let Some(slot) = super::refs::slot_of(l) {
+                    return crate::trace::refs::read(&slot);
+                }
                 to_value(l).map_err(|_| {
                     err!(
                         TypeError,
@@ -624,26 +654,56 @@ impl Jitted {
         donated: &[bool],
         placements: Vec<Option<Arc<Placement>>>,
         arg_names: &[String],
+        slots: &[Option<Rc<RefSlot>>],
     ) -> Result<(Entry, Vec<Value>)> {
         let out_def = RefCell::new(None);
         let out_keys = RefCell::new(vec![]);
+        let uses = crate::trace::refs::uses();
+        let args_written = RefCell::new(vec![]);
         let traced = crate::trace::trace_placed(&sig.avals, placements, |v: &[Value]| {
             crate::trace::set_debug_info(crate::trace::DebugInfo {
-                func_src_info: super::debug_info::source_info(&self.fun, &self.name),
+                func_src_info: self.source_info(),
                 traced_for: "jit",
                 arg_names: arg_names.to_vec(),
             });
-            let out = self.call_python(interp, &sig, v)?;
+            crate::trace::refs::set_policy(crate::trace::refs::RefPolicy::Lift);
+            let passed = slots
+                .iter()
+                .zip(arg_names)
+                .filter_map(|(s, n)| s.clone().map(|s| (s, n.clone())))
+                .collect();
+            crate::trace::refs::declare_args(crate::trace::refs::ArgRefs {
+                slots: passed,
+                function: self.source_info(),
+            });
+            let (out, fresh) = self.call_python(interp, &sig, v)?;
+            let named: Vec<(Rc<RefSlot>, String)> = fresh
+                .iter()
+                .cloned()
+                .zip(slots.iter().zip(arg_names).filter(|(s, _)| s.is_some()))
+                .map(|(f, (_, n))| (f, n.clone()))
+                .collect();
+            jit_refs::check_returned(interp, &out, &named, &self.source_info(), "jit")?;
             let (leaves, def) = flatten(interp, &out)?;
             *out_def.borrow_mut() = Some(def);
             *out_keys.borrow_mut() = leaves.iter().map(|l| typed_key_data(l).is_some()).collect();
-            leaves
+            let mut outs: Vec<Value> = leaves
                 .iter()
                 .map(|l| match typed_key_data(l) {
                     Some(data) => Ok(data),
                     None => self.out_value(l),
                 })
-                .collect()
+                .collect::<Result<_>>()?;
+            let lasts = jit_refs::last_values(&fresh)?;
+            let inputs: Vec<Value> = v
+                .iter()
+                .zip(&sig.refs)
+                .filter(|(_, &r)| r)
+                .map(|(x, _)| x.clone())
+                .collect();
+            *args_written.borrow_mut() = jit_refs::written(&inputs, &lasts);
+            outs.extend(lasts);
+            Ok(outs)
         })
         .map_err(|e| self.with_context(e))?;
         let out_def = out_def
@@ -663,18 +723,33 @@ impl Jitted {
             out_def,
             out_keys: out_keys.into_inner(),
             levels: crate::transforms::differentiation_levels(),
+            closed: traced.refs,
+            uses_refs: crate::trace::refs::uses() != uses,
+            written: args_written
+                .into_inner()
+                .into_iter()
+                .chain(traced.refs_written)
+                .collect(),
         };
         Ok((entry, traced.captured))
     }
 
+    /// `f at file:line`, as JAX's messages name the function.
+    fn source_info(&self) -> String {
+        super::debug_info::source_info(&self.fun, &self.name)
+    }
+
     /// Calls the Python function with the dynamic arguments rebuilt from
     /// `vals` and the static ones put back in their places.
-    fn call_python(&self, interp: &mut Interp, sig: &Signature, vals: &[Value]) -> Result<Obj> {
-        let rebuilt = iterate(&unflatten(
-            interp,
-            &sig.in_def,
-            &keyed_objs(vals, &sig.keys)?,
-        )?)?;
+    fn call_python(
+        &self,
+        interp: &mut Interp,
+        sig: &Signature,
+        vals: &[Value],
+    ) -> Result<(Obj, Vec<Rc<RefSlot>>)> {
+        let leaves = keyed_objs(vals, &sig.keys)?;
+        let (leaves, fresh) = jit_refs::fresh_refs(leaves, vals, &sig.refs);
+        let rebuilt = iterate(&unflatten(interp, &sig.in_def, &leaves)?)?;
         let dyn_pos = iterate(&rebuilt[0])?;
         let n = dyn_pos.len() + sig.statics.len();
         let (mut dyn_it, mut static_it) = (dyn_pos.into_iter(), sig.statics.iter().cloned());
@@ -698,7 +773,7 @@ impl Jitted {
             _ => vec![],
         };
         kw.extend(sig.static_kw.iter().cloned());
-        interp.call(&self.fun, Args { pos, kw })
+        Ok((interp.call(&self.fun, Args { pos, kw })?, fresh))
     }
 
     /// An output leaf as an array: Python numbers are converted, anything
@@ -814,6 +889,18 @@ fn run_program(
     Ok(typed(outs?))
 }
 
+/// Lowering shows the program, which for a function using array refs
+/// would be their discharged form rather than JAX's.
+fn refuse_refs(p: &Prepared, what: &str) -> Result<()> {
+    if p.entry.uses_refs || p.slots.iter().any(Option::is_some) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.jit(...).{what} of a function that uses array refs"
+        );
+    }
+    Ok(())
+}
+
 /// Whether a placement is part of the traced types: over a mesh with
 /// explicit axes.
 fn typed_placement(p: &Placement) -> bool {
@@ -879,6 +966,7 @@ fn same_signature(a: &Signature, b: &Signature) -> bool {
     a.avals == b.avals
         && a.typed == b.typed
         && a.keys == b.keys
+        && a.refs == b.refs
         && same_def(&a.in_def, &b.in_def)
         && a.statics.len() == b.statics.len()
         && a.statics

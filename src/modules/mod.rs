@@ -14,13 +14,16 @@ pub mod jacobian;
 pub mod jax;
 pub mod jit;
 pub mod jit_aot;
+pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
 pub mod linalg;
+pub mod loop_refs;
 pub mod nn;
 pub mod numpy;
 pub mod optax;
 pub mod random;
+pub mod refs;
 pub mod remat;
 pub mod scipy;
 pub mod shape_dtype;
@@ -28,6 +31,7 @@ pub mod sharding;
 pub mod std;
 pub mod test_util;
 pub mod tree_util;
+pub mod vmap_refs;
 
 use ::std::cell::RefCell;
 use ::std::rc::Rc;
@@ -133,6 +137,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
         "jax.tree" => tree_util::module(interp, "jax.tree")?,
         "jax.debug" => jax::debug_module(),
+        "jax.ref" => refs::module(),
         "jax.test_util" => test_util::module(),
         "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
         "jax.errors" => {
@@ -169,6 +174,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),
         "sys" => self::std::sys::module(),
+        "types" => self::std::types::module(),
         "__future__" => self::std::future::module(),
         "time" => self::std::time::module(),
         "abc" => self::std::abc::module(),

@@ -343,7 +343,8 @@ pub fn index_first(x: &Value, i: i64) -> Result<Value> {
     array_getitem(x, &Obj::Int(i))
 }
 
-enum Idx {
+/// One entry of an indexing key, classified.
+pub(super) enum Idx {
     Int(i64),
     Dynamic(Value),
     Slice(Rc<[Obj; 3]>),
@@ -470,6 +471,9 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
                 idx.push(full());
             }
         }
+    }
+    if let Some(out) = super::advanced_index::combined(x, &idx)? {
+        return Ok(out);
     }
     let mut cur = x.clone();
     let mut ax = 0usize;
@@ -687,6 +691,11 @@ pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Resul
     let vv = jops::convert(&vv, xv.dtype())?;
     let vv = jops::broadcast_to(&vv, picked.shape())?;
     let flat_v = jops::reshape(&vv, &[picked.size()])?;
+    if how == "add" {
+        if let Some(out) = super::advanced_index::add_repeated(&xv, &picked, &flat_v)? {
+            return Ok(out);
+        }
+    }
     let mut src = vec![0i32; size];
     let mut mask = vec![false; size];
     for (k, p) in picked.to_f64_vec().into_iter().enumerate() {

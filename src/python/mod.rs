@@ -9,6 +9,7 @@
 //! [`import::Library`] (import by name) and [`object::Object`] (the behaviour
 //! of the objects they define). This module never names them.
 
+pub mod advanced_index;
 pub mod array;
 pub mod budget;
 pub mod builtin_base;
@@ -32,6 +33,7 @@ pub mod ops;
 pub mod parse;
 pub mod pytree;
 pub mod set;
+pub mod union;
 pub mod value;
 
 use std::rc::Rc;

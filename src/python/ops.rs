@@ -499,6 +499,11 @@ fn float_op(op: &Operator, a: f64, b: f64) -> Result<Obj> {
 
 /// A binary operator; `inplace` for augmented assignment (lists extend in place).
 pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool) -> Result<Obj> {
+    if matches!(op, Operator::BitOr) {
+        if let Some(u) = super::union::union(a, b) {
+            return Ok(u);
+        }
+    }
     match (a, b) {
         (Obj::Int(_) | Obj::Bool(_), Obj::Int(_) | Obj::Bool(_)) => {
             let (x, y) = (as_int(a), as_int(b));

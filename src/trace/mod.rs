@@ -21,6 +21,7 @@ use crate::sharding::Placement;
 
 mod called_as;
 mod origin;
+pub mod refs;
 
 pub use called_as::called_as;
 pub use origin::{origin_text, set_debug_info, DebugInfo};
@@ -196,6 +197,12 @@ struct Frame {
     devices: Option<Arc<DeviceInputs>>,
     /// The traced function, when it names itself (see [`set_debug_info`]).
     debug: Option<Arc<DebugInfo>>,
+    /// What the frame does with refs created outside it (see [`refs`]).
+    ref_policy: refs::RefPolicy,
+    /// The outer refs it lifted, in the order it first touched them.
+    lifted: Vec<refs::Lifted>,
+    /// The refs passed to the traced function, which it may not close over.
+    arg_refs: Option<refs::ArgRefs>,
 }
 
 /// The inputs of a top-level shard_map's devices.
@@ -580,12 +587,30 @@ fn capture(stack: &mut [Frame], level: usize, t: &Tracer) -> Var {
 
 /// A traced function: its jaxpr, whose inputs are the explicit arguments
 /// followed by the outer values it closed over, and those outer values.
-#[derive(Debug, Clone)]
+/// When its frame lifted outer refs (see [`refs`]), the jaxpr's last inputs
+/// are their values and its last outputs their new values, one per ref.
+#[derive(Clone)]
 pub struct Traced {
     /// The program.
     pub jaxpr: Jaxpr,
     /// Outer values the function closed over, in the order of the extra inputs.
     pub captured: Vec<Value>,
+    /// The outer refs the function used, in the order of the extra inputs
+    /// (after the captured values) and the extra outputs.
+    pub refs: Vec<std::rc::Rc<refs::RefSlot>>,
+    /// For each of those refs, whether the function wrote to it: a ref it
+    /// only read comes back unchanged and needs no writing back.
+    pub refs_written: Vec<bool>,
+}
+
+impl std::fmt::Debug for Traced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Traced")
+            .field("jaxpr", &self.jaxpr)
+            .field("captured", &self.captured)
+            .field("refs", &self.refs.len())
+            .finish()
+    }
 }
 
 /// Traces `f` on abstract arguments of `in_avals` inside a frame binding `axes`.
@@ -720,14 +745,21 @@ where
             placements,
             devices,
             debug: None,
+            ref_policy: refs::RefPolicy::default(),
+            lifted: vec![],
+            arg_refs: None,
         });
         stack.len() - 1
     });
-    // Pops the frame however `f` exits, so an error leaves the stack as it was.
+    // Pops the frame however `f` exits, so an error leaves the stack as it
+    // was and the refs it lifted hold their outer values again.
     struct Pop;
     impl Drop for Pop {
         fn drop(&mut self) {
-            STACK.with(|s| s.borrow_mut().pop());
+            let frame = STACK.with(|s| s.borrow_mut().pop());
+            if let Some(frame) = frame {
+                refs::finish(frame.lifted);
+            }
         }
     }
     let _pop = Pop;
@@ -752,15 +784,27 @@ where
     let outs = f(&args)?;
     STACK.with(|s| {
         let mut stack = s.borrow_mut();
-        let outvars: Vec<Atom> = outs
+        let lifted = std::mem::take(&mut stack[level].lifted);
+        let ref_vars: Vec<Var> = lifted.iter().map(|l| l.var).collect();
+        let finished = refs::finish(lifted);
+        let written: Vec<bool> = finished
+            .iter()
+            .zip(&ref_vars)
+            .map(|((_, last), var)| !is_var(last, level, *var))
+            .collect();
+        let mut outvars: Vec<Atom> = outs
             .iter()
             .map(|v| to_atom(&mut stack, level, v))
             .collect::<Result<_>>()?;
+        for (_, last) in &finished {
+            outvars.push(to_atom(&mut stack, level, last)?);
+        }
         let frame = &mut stack[level];
         let mut invars = std::mem::take(&mut frame.invars);
         let mut order: Vec<(&(usize, Var), &Var)> = frame.captured_index.iter().collect();
         order.sort_by_key(|(_, v)| **v);
         invars.extend(order.iter().map(|(_, v)| **v));
+        invars.extend(ref_vars);
         Ok(Traced {
             jaxpr: Jaxpr {
                 avals: std::mem::take(&mut frame.avals),
@@ -769,8 +813,15 @@ where
                 outvars,
             },
             captured: std::mem::take(&mut frame.captured),
+            refs: finished.into_iter().map(|(slot, _)| slot).collect(),
+            refs_written: written,
         })
     })
+}
+
+/// Whether `v` is the variable `var` of the frame at `level`.
+pub fn is_var(v: &Value, level: usize, var: Var) -> bool {
+    matches!(v, Value::Traced(t) if t.level == level && t.var == var)
 }
 
 /// Evaluates a jaxpr by binding each equation: under a trace this inlines the

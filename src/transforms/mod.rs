@@ -214,7 +214,13 @@ where
         }
     }
     let _pop = Pop;
-    crate::trace::trace_values(args, f)
+    crate::trace::trace_values(args, |v: &[Value]| {
+        // The function runs once, here: it may use outer refs, but not
+        // write a value carrying a derivative to one.
+        use crate::trace::refs::{set_policy, Direct, RefPolicy};
+        set_policy(RefPolicy::Direct(Direct::Differentiate));
+        f(v)
+    })
 }
 
 fn with_captured(args: &[Value], traced: &crate::trace::Traced) -> Vec<Value> {

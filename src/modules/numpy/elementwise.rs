@@ -176,6 +176,17 @@ fn constant_bool(x: &Value, v: bool) -> Result<Value> {
 
 fn unary(op: UnaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
     move |_, a| {
+        // JAX runs these under jit, where a ref argument is a tracer.
+        if a.get(Some(0), "x")
+            .is_some_and(|x| crate::modules::refs::slot_of(&x).is_some())
+        {
+            bail!(
+                TypeError,
+                "{} requires ndarray or scalar arguments, got <class \
+                 'jax._src.interpreters.partial_eval.DynamicJaxprTracer'> at position 0.",
+                op.name()
+            );
+        }
         let x = arr(&a, 0, "x", op.name())?;
         let needs_float = !matches!(
             op,

@@ -29,6 +29,7 @@ pub mod record;
 pub mod string;
 pub mod sys;
 pub mod time;
+pub mod types;
 pub mod typing;
 pub mod warnings;
 

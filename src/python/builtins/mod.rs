@@ -171,6 +171,9 @@ pub fn isinstance(o: &Obj, t: &Obj) -> bool {
             "frozenset" => matches!(o, Obj::Set(s) if s.borrow().frozen),
             "object" => true,
             "Array" => matches!(o, Obj::Array(_)),
+            "ellipsis" => matches!(o, Obj::Ellipsis),
+            "NoneType" => matches!(o, Obj::None),
+            "UnionType" => o.downcast::<super::union::UnionType>().is_some(),
             _ => false,
         },
         Obj::Class(c) => {
