@@ -280,6 +280,7 @@ mod rngs;
 mod scan;
 mod split_rngs;
 mod transforms;
+mod view_info;
 
 pub use linen::linen_module;
 pub use nnx::{dense_apply, nnx_module};
