@@ -275,6 +275,7 @@ pub mod nnx;
 mod norm;
 mod opt_state;
 mod pytree;
+mod raw_arrays;
 mod recursive;
 mod rngs;
 mod scan;
