@@ -810,7 +810,11 @@ pub fn rebuild_node(interp: Option<&mut Interp>, kind: &NodeKind, vals: Vec<Obj>
         } => {
             let mut attrs = statics.clone();
             attrs.extend(names.iter().cloned().zip(vals));
-            Obj::Instance(Rc::new(Instance::with_attrs(class.clone(), attrs)))
+            let inst = Rc::new(Instance::with_attrs(class.clone(), attrs));
+            if let Some(n) = class.native() {
+                n.created(&inst);
+            }
+            Obj::Instance(inst)
         }
         NodeKind::Custom { node, aux } => match (&node.unflatten, interp) {
             (None, _) => aux.clone(),

@@ -63,6 +63,9 @@ fn deep_clone(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
                 return done.clone();
             }
             let out = Rc::new(Instance::new(i.class.clone()));
+            if is_nnx_module(i) {
+                super::trace_level::note_made(&out);
+            }
             memo.insert(id, Obj::Instance(out.clone()));
             let mut attrs = i.attrs.borrow().clone();
             // nnx rebuilds a module's attributes sorted by name.

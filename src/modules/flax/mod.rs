@@ -99,6 +99,12 @@ impl Object for NnxNode {
         pytree_children(i)
     }
 
+    fn created(&self, instance: &Rc<Instance>) {
+        if is_nnx_module(instance) {
+            trace_level::note_made(instance);
+        }
+    }
+
     fn constructed(&self, _: &mut Interp, this: &Obj) -> Result<()> {
         match this {
             Obj::Instance(i) if is_nnx_module(i) => pytree::check_pytree(i),
@@ -280,6 +286,7 @@ mod recursive;
 mod rngs;
 mod scan;
 mod split_rngs;
+mod trace_level;
 mod transforms;
 mod view_info;
 

@@ -253,13 +253,17 @@ fn nnx_grad_call(
                 }
                 Some(def) => args[argnum] = unflatten_known(def, &value_objs(vals))?,
             }
-            let out = interp.call(
-                f,
-                Args {
-                    pos: args,
-                    kw: call.kw.clone(),
-                },
-            )?;
+            // The function runs on the caller's modules, which belong to
+            // this trace for its duration.
+            let out = super::trace_level::at_nnx_level(|| {
+                interp.call(
+                    f,
+                    Args {
+                        pos: args,
+                        kw: call.kw.clone(),
+                    },
+                )
+            })?;
             let (loss, aux) = split_aux(out, has_aux)?;
             let mut flat = loss_and_aux_leaves(interp, scalar_loss(&loss)?, aux, aux_def)?;
             flat.extend(traced_writes(others, &mut written.borrow_mut()));

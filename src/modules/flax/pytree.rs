@@ -318,6 +318,7 @@ fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "__setattr__")?;
     let name = str_of(&a.req(Some(1), "name", "__setattr__")?);
     let mut value = a.req(Some(2), "value", "__setattr__")?;
+    super::trace_level::check_mutable(&me)?;
     if !is_pytree(&me) {
         if let Some(m) = value.downcast::<Marked>() {
             value = m.value.clone();

@@ -40,6 +40,7 @@ fn clone_structure(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
     match o {
         Obj::Instance(i) if is_nnx_module(i) => {
             let out = Rc::new(Instance::new(i.class.clone()));
+            super::trace_level::note_made(&out);
             memo.insert(Rc::as_ptr(i) as usize, Obj::Instance(out.clone()));
             // nnx rebuilds a cloned module's attributes sorted by name.
             let mut attrs = i.attrs.borrow().clone();
