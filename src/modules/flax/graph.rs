@@ -175,10 +175,31 @@ pub(super) fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
 }
 
 /// Builds states of the `State` class.
-struct StateClass(Rc<Class>);
+pub(super) struct StateClass(pub(super) Rc<Class>);
+
+/// Sorts flat state entries by path, as Flax's flat states are, so the
+/// nested state made from them lists its keys sorted.
+pub(super) fn sort_paths(entries: &mut [(Vec<String>, Obj)]) {
+    entries.sort_by(|a, b| {
+        for (x, y) in a.0.iter().zip(&b.0) {
+            let o = key_order(x, y);
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        a.0.len().cmp(&b.0.len())
+    });
+}
 
 impl StateClass {
-    fn build(&self, entries: Vec<(Vec<String>, Obj)>) -> Obj {
+    /// The nested state of `entries`, sorted by path.
+    pub(super) fn build(&self, mut entries: Vec<(Vec<String>, Obj)>) -> Obj {
+        sort_paths(&mut entries);
+        self.build_in_order(entries)
+    }
+
+    /// The nested state of `entries` in the order given.
+    pub(super) fn build_in_order(&self, entries: Vec<(Vec<String>, Obj)>) -> Obj {
         let root = Rc::new(Instance::new(self.0.clone()));
         for (path, v) in entries {
             let mut cur = root.clone();

@@ -229,8 +229,9 @@ fn fmt_count(n: usize) -> String {
 }
 
 fn state_body(i: &Instance) -> String {
-    let mut items: Vec<(String, Obj)> = i.attrs.borrow().clone();
-    items.sort_by(|a, b| key_order(&a.0, &b.0));
+    // A State prints in the order its entries were made, as Flax's
+    // mapping keeps them (`split` and `state` make them sorted).
+    let items: Vec<(String, Obj)> = i.attrs.borrow().clone();
     if items.is_empty() {
         return "{}".into();
     }
@@ -267,6 +268,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod batch;
+mod capture;
 mod conv;
 mod display;
 mod ema;

@@ -340,6 +340,28 @@ fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
+/// Assigns `value` to `name` of `me` as a data attribute, as
+/// `me.name = nnx.data(value)` does.
+pub(super) fn assign_data(me: &Rc<Instance>, name: &str, value: Obj) -> Result<()> {
+    super::trace_level::check_mutable(me)?;
+    if is_pytree(me) {
+        record(me, name, true);
+    }
+    set_iattr(me, name, value);
+    Ok(())
+}
+
+/// `del me.name`: the attribute and the status recorded for it.
+pub(super) fn remove_attr(me: &Instance, name: &str) {
+    me.attrs.borrow_mut().retain(|(k, _)| k != name);
+    for slot in ["_nnx_data", "_nnx_static"] {
+        if iattr(me, slot).is_some() {
+            let rest = names(me, slot).into_iter().filter(|n| n != name).collect();
+            set_names(me, slot, rest);
+        }
+    }
+}
+
 /// `Pytree.__init_subclass__(pytree=True)`: whether the new class's
 /// objects are pytrees (each subclass is, unless it says otherwise).
 fn pytree_init_subclass(_: &mut Interp, a: Args) -> Result<Obj> {
