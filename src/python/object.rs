@@ -179,6 +179,21 @@ pub trait Object: Any {
         let _ = instance;
     }
 
+    /// For a class's native behaviour: how a node of the class whose
+    /// children are the attributes `names` (the others being `statics`)
+    /// prints inside `PyTreeDef(...)`, given its children's texts; None
+    /// for the default.
+    fn treedef_text(
+        &self,
+        class: &Rc<super::value::Class>,
+        statics: &[(String, Obj)],
+        names: &[String],
+        kids: &[String],
+    ) -> Option<String> {
+        let _ = (class, statics, names, kids);
+        None
+    }
+
     /// For a class's native behaviour: what a `class` statement deriving
     /// from the class binds instead of the new subclass (an enumeration
     /// from `class Color(Enum)`, as Python's metaclasses do), or None to
