@@ -25,11 +25,7 @@ impl Object for GraphDefNode {
     }
 
     fn repr(&self, this: &Obj) -> Option<String> {
-        let name = match graphdef_node(this)? {
-            Obj::Instance(i) => i.class.name.clone(),
-            other => other.type_name(),
-        };
-        Some(format!("GraphDef(type={name})"))
+        super::graphdef_text::graphdef_text(&graphdef_node(this)?).ok()
     }
 
     fn children(&self, _: &Obj) -> Option<Vec<String>> {
@@ -39,7 +35,13 @@ impl Object for GraphDefNode {
 
 thread_local! {
     static GRAPHDEF_CLASS: Rc<Class> = {
-        let mut c = Class::new("GraphDef", vec![], vec![]);
+        // `repr` through `__repr__`, which can refuse what it cannot print.
+        let repr = Obj::native("GraphDef.__repr__", |_, a| {
+            let me = a.req(Some(0), "self", "__repr__")?;
+            let node = graphdef_node(&me).unwrap_or(Obj::None);
+            Ok(Obj::str(super::graphdef_text::graphdef_text(&node)?))
+        });
+        let mut c = Class::new("GraphDef", vec![], vec![("__repr__".into(), repr)]);
         c.native = Some(Rc::new(GraphDefNode));
         Rc::new(c)
     };

@@ -352,6 +352,7 @@ mod ema;
 mod embed;
 mod filters;
 mod graph;
+mod graphdef_text;
 pub mod linen;
 mod lora;
 mod metadata;
