@@ -81,13 +81,12 @@ fn iter_modules(node: &Obj) -> Vec<(Vec<String>, Rc<Instance>)> {
     out
 }
 
+/// The variables a state holds directly, by name, with the state's path.
+type VarsAtPath = (Vec<String>, Vec<(String, Rc<Instance>)>);
+
 /// The variables of `init` grouped by the path of the state holding them.
-fn init_by_path(init: &Obj) -> Vec<(Vec<String>, Vec<(String, Rc<Instance>)>)> {
-    fn walk(
-        s: &Instance,
-        path: &mut Vec<String>,
-        out: &mut Vec<(Vec<String>, Vec<(String, Rc<Instance>)>)>,
-    ) {
+fn init_by_path(init: &Obj) -> Vec<VarsAtPath> {
+    fn walk(s: &Instance, path: &mut Vec<String>, out: &mut Vec<VarsAtPath>) {
         for (k, v) in s.attrs.borrow().iter() {
             match v {
                 Obj::Instance(var) if is_variable(var) => {

@@ -46,7 +46,10 @@ impl Flat {
     fn variable(&mut self, v: &Rc<Instance>) -> Result<()> {
         let index = match self.index(Rc::as_ptr(v) as usize) {
             Ok(i) => i,
-            Err(i) => return Ok(self.node_ref(i)),
+            Err(i) => {
+                self.node_ref(i);
+                return Ok(());
+            }
         };
         if v.attrs.borrow().iter().any(|(k, _)| k != "value") {
             return Err(refuse("a variable with metadata of its own"));
@@ -62,7 +65,10 @@ impl Flat {
     fn module(&mut self, m: &Rc<Instance>) -> Result<()> {
         let index = match self.index(Rc::as_ptr(m) as usize) {
             Ok(i) => i,
-            Err(i) => return Ok(self.node_ref(i)),
+            Err(i) => {
+                self.node_ref(i);
+                return Ok(());
+            }
         };
         if !pytree::is_pytree(m) {
             return Err(refuse("an object that is not a pytree"));

@@ -233,15 +233,8 @@ struct GradTarget {
     vars: PathVars,
 }
 
-/// nnx.grad / nnx.value_and_grad: (value, aux, one gradient per argnum).
-fn nnx_grad_call(
-    interp: &mut Interp,
-    nnx: &Nnx,
-    f: &Obj,
-    argnums: &[usize],
-    has_aux: bool,
-    call: Args,
-) -> Result<(Obj, Obj, Vec<Obj>)> {
+/// The differentiated arguments of a call.
+fn grad_targets(nnx: &Nnx, call: &Args, argnums: &[usize]) -> Result<Vec<GradTarget>> {
     let mut targets = vec![];
     for &argnum in argnums {
         let Some(target) = call.pos.get(argnum).cloned() else {
@@ -259,6 +252,42 @@ fn nnx_grad_call(
             vars,
         });
     }
+    Ok(targets)
+}
+
+/// Each differentiated argument's gradient from the flat `grads`: a state
+/// of its `Param`s for a module, else a pytree like it.
+fn target_grads(nnx: &Nnx, targets: &[GradTarget], grads: &[Value]) -> Result<Vec<Obj>> {
+    let mut out = vec![];
+    let mut at = 0;
+    for t in targets {
+        let mine = &grads[at..at + t.diff.len()];
+        at += t.diff.len();
+        out.push(match &t.def {
+            Some(def) => unflatten_known(def, &value_objs(mine))?,
+            None => build_state(
+                nnx,
+                t.vars
+                    .iter()
+                    .zip(mine)
+                    .map(|((p, v), g)| (p.clone(), with_value(v, Obj::Array(g.clone()))))
+                    .collect(),
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// nnx.grad / nnx.value_and_grad: (value, aux, one gradient per argnum).
+fn nnx_grad_call(
+    interp: &mut Interp,
+    nnx: &Nnx,
+    f: &Obj,
+    argnums: &[usize],
+    has_aux: bool,
+    call: Args,
+) -> Result<(Obj, Obj, Vec<Obj>)> {
+    let targets = grad_targets(nnx, &call, argnums)?;
     let all_vars: PathVars = targets.iter().flat_map(|t| t.vars.clone()).collect();
     let diff: Vec<Value> = targets.iter().flat_map(|t| t.diff.clone()).collect();
     // The model's variables are set to the traced inputs during the call;
@@ -312,23 +341,7 @@ fn nnx_grad_call(
     }
     let (outs, grads) = carry_writes(r, &others, &written.into_inner())?;
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
-    let mut out = vec![];
-    let mut at = 0;
-    for t in &targets {
-        let mine = &grads[at..at + t.diff.len()];
-        at += t.diff.len();
-        out.push(match &t.def {
-            Some(def) => unflatten_known(def, &value_objs(mine))?,
-            None => build_state(
-                nnx,
-                t.vars
-                    .iter()
-                    .zip(mine)
-                    .map(|((p, v), g)| (p.clone(), with_value(v, Obj::Array(g.clone()))))
-                    .collect(),
-            ),
-        });
-    }
+    let out = target_grads(nnx, &targets, &grads)?;
     Ok((value, aux, out))
 }
 
