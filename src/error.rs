@@ -43,6 +43,9 @@ pub enum ErrorKind {
     TracerIntegerConversionError,
     /// A boolean mask index whose value is not known while tracing.
     NonConcreteBooleanIndexError,
+    /// An nnx object changed under a trace other than the one it was made
+    /// in (Flax's `flax.errors.TraceContextError`).
+    TraceContextError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// What JAX's runtime raises when a compiled program fails (a host
@@ -86,6 +89,7 @@ impl ErrorKind {
             ErrorKind::TracerArrayConversionError => "TracerArrayConversionError",
             ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
             ErrorKind::NonConcreteBooleanIndexError => "NonConcreteBooleanIndexError",
+            ErrorKind::TraceContextError => "TraceContextError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::JaxRuntimeError => "JaxRuntimeError",
             ErrorKind::Cancelled => "Cancelled",

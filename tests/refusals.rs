@@ -214,15 +214,7 @@ fn traced_keys_refuse_what_is_not_written_for_them() {
 }
 
 #[test]
-fn nnx_states_and_variable_hooks_refuse_what_they_do_not_hold() {
-    let program = "import jax.numpy as jnp\nfrom flax import nnx\nclass M(nnx.Module):\n  def __init__(self):\n    self.w = nnx.Param(jnp.ones(2))\n    self.c = jnp.arange(3.0)\nm = M()\ns = nnx.state(m)\n";
-    let (ty, msg, line) = error_of(program);
-    assert_eq!(ty, "NotImplementedError");
-    assert_eq!(
-        msg,
-        "not supported by shardlab yet: nnx.state of a module holding arrays outside variables"
-    );
-    assert_eq!(line, 8);
+fn nnx_variable_hooks_are_refused() {
     let hooked = "import jax\nfrom flax import nnx\ninit = nnx.with_metadata(jax.nn.initializers.zeros, on_get_value=lambda v, x: x)\n";
     let (ty, msg, line) = error_of(hooked);
     assert_eq!(
@@ -324,4 +316,27 @@ fn array_refs_outside_what_is_discharged() {
     );
     assert_eq!(ty, "NotImplementedError");
     assert!(msg.contains("an array ref passed to a custom_jvp or custom_vjp function"));
+}
+
+/// nnx features shardlab prints or runs only in part are refused by name:
+/// the text of a GraphDef whose modules hold containers of data, and
+/// `Module.sow` outside `nnx.capture`.
+#[test]
+fn nnx_graph_texts_and_sowing_refuse_what_they_cannot_do() {
+    let program = "import jax.numpy as jnp\nfrom flax import nnx\nclass M(nnx.Module):\n  def __init__(self):\n    self.xs = nnx.data([jnp.ones(2)])\ng, s = nnx.split(M())\nprint(g)\n";
+    let (ty, msg, line) = error_of(program);
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: the text of a GraphDef of a module holding a list of data"
+    );
+    assert_eq!(line, 7);
+    let program = "import jax.numpy as jnp\nfrom flax import nnx\nm = nnx.Module()\nm.sow(nnx.Intermediate, 'y', jnp.ones(2))\n";
+    let (ty, msg, line) = error_of(program);
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: Module.sow outside nnx.capture"
+    );
+    assert_eq!(line, 4);
 }

@@ -209,10 +209,20 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax" => {
             let linen = import(interp, "flax.linen")?;
             let nnx = import(interp, "flax.nnx")?;
+            let errors = import(interp, "flax.errors")?;
             Builder::new("flax")
                 .attr("linen", linen)
                 .attr("nnx", nnx)
+                .attr("errors", errors)
                 .build()
+        }
+        "flax.errors" => {
+            let mut b = Builder::new("flax.errors");
+            let classes: Vec<(&str, Obj)> = interp.exceptions.flax_classes().collect();
+            for (name, class) in classes {
+                b.attr(name, class);
+            }
+            b.build()
         }
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
@@ -265,7 +275,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx"
+        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
         | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)
         }

@@ -180,6 +180,17 @@ const JAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
     ),
 ];
 
+/// Flax's exception classes (`flax.errors`): `FlaxError` adds a link to
+/// Flax's error page to each message, which the raising code writes.
+const FLAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
+    ("FlaxError", "Exception", None),
+    (
+        "TraceContextError",
+        "FlaxError",
+        Some(ErrorKind::TraceContextError),
+    ),
+];
+
 /// The builtin exception classes of one run, by name and by engine kind.
 pub struct Exceptions {
     by_name: Vec<(&'static str, Rc<Class>)>,
@@ -194,7 +205,7 @@ impl Exceptions {
     pub fn new() -> Exceptions {
         let mut by_name: Vec<(&'static str, Rc<Class>)> = vec![];
         let mut by_kind = HashMap::new();
-        for &(name, base, kind) in HIERARCHY.iter().chain(JAX_HIERARCHY) {
+        for &(name, base, kind) in HIERARCHY.iter().chain(JAX_HIERARCHY).chain(FLAX_HIERARCHY) {
             let bases: Vec<Rc<Class>> = by_name
                 .iter()
                 .filter(|(n, _)| *n == base)
@@ -243,7 +254,16 @@ impl Exceptions {
         self.by_name
             .iter()
             .skip(HIERARCHY.len())
+            .take(JAX_HIERARCHY.len())
             .filter(|(n, _)| *n != "ShardingTypeError")
+            .map(|(n, c)| (*n, Obj::Class(c.clone())))
+    }
+
+    /// Flax's exception classes, for `flax.errors`.
+    pub fn flax_classes(&self) -> impl Iterator<Item = (&'static str, Obj)> + '_ {
+        self.by_name
+            .iter()
+            .skip(HIERARCHY.len() + JAX_HIERARCHY.len())
             .map(|(n, c)| (*n, Obj::Class(c.clone())))
     }
 

@@ -1307,6 +1307,9 @@ impl Interp {
             Obj::Class(c) => {
                 let inst = Rc::new(Instance::new(c.clone()));
                 self.cycles.instance(&inst);
+                if let Some(n) = c.native() {
+                    n.created(&inst);
+                }
                 let inst = Obj::Instance(inst);
                 let exception = super::exceptions::kind_of(c).is_some();
                 if exception {

@@ -27,7 +27,7 @@ use std::rc::Rc;
 use crate::error::Result;
 
 use super::interp::Interp;
-use super::value::{Args, Obj};
+use super::value::{Args, Instance, Obj};
 
 /// A Python object's behaviour, implemented by a library type.
 pub trait Object: Any {
@@ -170,6 +170,28 @@ pub trait Object: Any {
     fn constructed(&self, interp: &mut Interp, instance: &Obj) -> Result<()> {
         let _ = (interp, instance);
         Ok(())
+    }
+
+    /// For a class's native behaviour: notes a new instance before its
+    /// `__init__` runs, or one rebuilt from a pytree's children (Flax
+    /// records the trace an nnx object is made under).
+    fn created(&self, instance: &Rc<Instance>) {
+        let _ = instance;
+    }
+
+    /// For a class's native behaviour: how a node of the class whose
+    /// children are the attributes `names` (the others being `statics`)
+    /// prints inside `PyTreeDef(...)`, given its children's texts; None
+    /// for the default.
+    fn treedef_text(
+        &self,
+        class: &Rc<super::value::Class>,
+        statics: &[(String, Obj)],
+        names: &[String],
+        kids: &[String],
+    ) -> Option<String> {
+        let _ = (class, statics, names, kids);
+        None
     }
 
     /// For a class's native behaviour: what a `class` statement deriving

@@ -277,6 +277,20 @@ impl TreeDef {
                 format!("{{{}}}", parts.join(", "))
             }
             TreeDef::Node(kind, c) => {
+                if let NodeKind::Attrs {
+                    class,
+                    statics,
+                    names,
+                } = &**kind
+                {
+                    let texts = kids(c, aux)?;
+                    let own = class
+                        .native()
+                        .and_then(|n| n.treedef_text(class, statics, names, &texts));
+                    if let Some(text) = own {
+                        return Ok(text);
+                    }
+                }
                 let data = match &**kind {
                     NodeKind::DefaultDict { factory, keys } => format!(
                         "defaultdict[({}, {})]",
@@ -795,6 +809,27 @@ fn dict_of(items: impl Iterator<Item = (Obj, Obj)>, factory: Option<Obj>, ordere
     Obj::Dict(Rc::new(RefCell::new(d)))
 }
 
+/// The attributes of a rebuilt instance: an nnx module (as Flax's
+/// unflatten sets them) has its children first, then its other attributes
+/// sorted by name; other instances keep their other attributes first.
+fn rebuilt_attrs(
+    class: &Rc<Class>,
+    statics: &[(String, Obj)],
+    names: &[String],
+    vals: Vec<Obj>,
+) -> Vec<(String, Obj)> {
+    if matches!(class.lookup("__nnx_module__"), Some(Obj::Bool(true))) {
+        let mut attrs: Vec<(String, Obj)> = names.iter().cloned().zip(vals).collect();
+        let mut rest = statics.to_vec();
+        rest.sort_by(|a, b| a.0.cmp(&b.0));
+        attrs.extend(rest);
+        return attrs;
+    }
+    let mut attrs = statics.to_vec();
+    attrs.extend(names.iter().cloned().zip(vals));
+    attrs
+}
+
 /// A node of `kind` with children `vals`; a registered node's unflatten
 /// function needs the interpreter.
 pub fn rebuild_node(interp: Option<&mut Interp>, kind: &NodeKind, vals: Vec<Obj>) -> Result<Obj> {
@@ -808,9 +843,12 @@ pub fn rebuild_node(interp: Option<&mut Interp>, kind: &NodeKind, vals: Vec<Obj>
             statics,
             names,
         } => {
-            let mut attrs = statics.clone();
-            attrs.extend(names.iter().cloned().zip(vals));
-            Obj::Instance(Rc::new(Instance::with_attrs(class.clone(), attrs)))
+            let attrs = rebuilt_attrs(class, statics, names, vals);
+            let inst = Rc::new(Instance::with_attrs(class.clone(), attrs));
+            if let Some(n) = class.native() {
+                n.created(&inst);
+            }
+            Obj::Instance(inst)
         }
         NodeKind::Custom { node, aux } => match (&node.unflatten, interp) {
             (None, _) => aux.clone(),

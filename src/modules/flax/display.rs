@@ -64,6 +64,13 @@ fn value_size(o: &Obj) -> (usize, usize) {
             .iter()
             .map(value_size)
             .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
+        // A dict value (the captures of `nnx.capture`) counts its values.
+        Obj::Dict(d) => d
+            .borrow()
+            .items
+            .iter()
+            .map(|(_, v)| value_size(v))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
         other => leaf_size(other).unwrap_or((0, 0)),
     }
 }

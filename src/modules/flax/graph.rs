@@ -25,11 +25,7 @@ impl Object for GraphDefNode {
     }
 
     fn repr(&self, this: &Obj) -> Option<String> {
-        let name = match graphdef_node(this)? {
-            Obj::Instance(i) => i.class.name.clone(),
-            other => other.type_name(),
-        };
-        Some(format!("GraphDef(type={name})"))
+        super::graphdef_text::graphdef_text(&graphdef_node(this)?).ok()
     }
 
     fn children(&self, _: &Obj) -> Option<Vec<String>> {
@@ -39,7 +35,13 @@ impl Object for GraphDefNode {
 
 thread_local! {
     static GRAPHDEF_CLASS: Rc<Class> = {
-        let mut c = Class::new("GraphDef", vec![], vec![]);
+        // `repr` through `__repr__`, which can refuse what it cannot print.
+        let repr = Obj::native("GraphDef.__repr__", |_, a| {
+            let me = a.req(Some(0), "self", "__repr__")?;
+            let node = graphdef_node(&me).unwrap_or(Obj::None);
+            Ok(Obj::str(super::graphdef_text::graphdef_text(&node)?))
+        });
+        let mut c = Class::new("GraphDef", vec![], vec![("__repr__".into(), repr)]);
         c.native = Some(Rc::new(GraphDefNode));
         Rc::new(c)
     };
@@ -63,6 +65,9 @@ fn deep_clone(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
                 return done.clone();
             }
             let out = Rc::new(Instance::new(i.class.clone()));
+            if is_nnx_module(i) {
+                super::trace_level::note_made(&out);
+            }
             memo.insert(id, Obj::Instance(out.clone()));
             let mut attrs = i.attrs.borrow().clone();
             // nnx rebuilds a module's attributes sorted by name.
@@ -141,16 +146,62 @@ pub(super) fn group_vars(
 
 pub(super) type PathVarList = Vec<(Vec<String>, Rc<Instance>)>;
 
+/// One state per filter: the variables and the arrays held outside
+/// variables that pass it first.
+fn grouped_states(
+    interp: &mut Interp,
+    nnx_state: &Rc<Class>,
+    node: &Obj,
+    preds: &[Pred],
+    exhaustive: bool,
+) -> Result<Vec<Obj>> {
+    let groups = group_vars(interp, node, preds, exhaustive)?;
+    let mut raw = vec![vec![]; preds.len()];
+    super::raw_arrays::group_raw(interp, node, preds, exhaustive, &mut raw)?;
+    let builder = StateClass(nnx_state.clone());
+    Ok(groups
+        .iter()
+        .zip(raw)
+        .map(|(vars, arrays)| {
+            let mut entries: Vec<(Vec<String>, Obj)> =
+                vars.iter().map(|(p, v)| (p.clone(), copy_var(v))).collect();
+            entries.extend(arrays);
+            builder.build(entries)
+        })
+        .collect())
+}
+
 pub(super) fn state_of(nnx_state: &Rc<Class>, vars: &PathVarList) -> Obj {
     let state = StateClass(nnx_state.clone());
     state.build(vars.iter().map(|(p, v)| (p.clone(), copy_var(v))).collect())
 }
 
 /// Builds states of the `State` class.
-struct StateClass(Rc<Class>);
+pub(super) struct StateClass(pub(super) Rc<Class>);
+
+/// Sorts flat state entries by path, as Flax's flat states are, so the
+/// nested state made from them lists its keys sorted.
+pub(super) fn sort_paths(entries: &mut [(Vec<String>, Obj)]) {
+    entries.sort_by(|a, b| {
+        for (x, y) in a.0.iter().zip(&b.0) {
+            let o = key_order(x, y);
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        a.0.len().cmp(&b.0.len())
+    });
+}
 
 impl StateClass {
-    fn build(&self, entries: Vec<(Vec<String>, Obj)>) -> Obj {
+    /// The nested state of `entries`, sorted by path.
+    pub(super) fn build(&self, mut entries: Vec<(Vec<String>, Obj)>) -> Obj {
+        sort_paths(&mut entries);
+        self.build_in_order(entries)
+    }
+
+    /// The nested state of `entries` in the order given.
+    pub(super) fn build_in_order(&self, entries: Vec<(Vec<String>, Obj)>) -> Obj {
         let root = Rc::new(Instance::new(self.0.clone()));
         for (path, v) in entries {
             let mut cur = root.clone();
@@ -202,6 +253,8 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
     for (path, value) in arrays {
         match targets.iter().find(|(p, _)| *p == path) {
             Some((_, dst)) => set_iattr(dst, "value", value),
+            // An array the module holds outside a variable.
+            None if super::raw_arrays::set_raw(node, &path, value.clone())? => {}
             None => bail!(
                 ValueError,
                 "the state has a value at {} where the node has no variable",
@@ -329,69 +382,21 @@ fn find_duplicates(a: &Args) -> Result<Obj> {
 
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
 /// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
-/// Flax puts the arrays a module holds outside variables into its state;
-/// shardlab's states hold variables only, so such a module is refused
-/// rather than given a state without them.
-fn refuse_raw_arrays(node: &Obj, what: &str) -> Result<()> {
-    if holds_raw_array(node, false, &mut Vec::new()) {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: {what} of a module holding arrays outside variables"
-        );
-    }
-    Ok(())
-}
-
-/// Whether a module under `o` holds an array outside a variable (`in_module`:
-/// `o` is part of a module's data).
-fn holds_raw_array(o: &Obj, in_module: bool, seen: &mut Vec<usize>) -> bool {
-    match o {
-        Obj::Array(_) => in_module,
-        Obj::Instance(i) if is_variable(i) || is_state(i) => false,
-        Obj::Instance(i) if is_nnx_module(i) => {
-            let id = Rc::as_ptr(i) as usize;
-            if seen.contains(&id) {
-                return false;
-            }
-            seen.push(id);
-            let attrs = i.attrs.borrow().clone();
-            attrs
-                .iter()
-                .filter(|(k, v)| super::pytree::is_child(i, k, v))
-                .any(|(_, v)| holds_raw_array(v, true, seen))
-        }
-        Obj::List(_) | Obj::Tuple(_) => iterate(o)
-            .unwrap_or_default()
-            .iter()
-            .any(|x| holds_raw_array(x, in_module, seen)),
-        Obj::Dict(d) => {
-            let items = d.borrow().items.clone();
-            items
-                .iter()
-                .any(|(_, v)| holds_raw_array(v, in_module, seen))
-        }
-        _ => false,
-    }
-}
-
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
         let node = a.req(Some(0), "node", "split")?;
-        refuse_raw_arrays(&node, "nnx.split")?;
         let preds = preds_from(&a, 1)?;
-        let groups = group_vars(interp, &node, &preds, true)?;
+        let states = grouped_states(interp, &st, &node, &preds, true)?;
         let mut out = vec![graphdef_of(&node)];
-        out.extend(groups.iter().map(|g| state_of(&st, g)));
+        out.extend(states);
         Ok(Obj::tuple(out))
     });
     let st = state.clone();
     b.func("state", move |interp, a| {
         let node = a.req(Some(0), "node", "state")?;
-        refuse_raw_arrays(&node, "nnx.state")?;
         let preds = preds_from(&a, 1)?;
-        let groups = group_vars(interp, &node, &preds, false)?;
-        let states: Vec<Obj> = groups.iter().map(|g| state_of(&st, g)).collect();
+        let states = grouped_states(interp, &st, &node, &preds, false)?;
         Ok(if states.len() == 1 {
             states.into_iter().next().unwrap_or(Obj::None)
         } else {

@@ -99,6 +99,12 @@ impl Object for NnxNode {
         pytree_children(i)
     }
 
+    fn created(&self, instance: &Rc<Instance>) {
+        if is_nnx_module(instance) {
+            trace_level::note_made(instance);
+        }
+    }
+
     fn constructed(&self, _: &mut Interp, this: &Obj) -> Result<()> {
         match this {
             Obj::Instance(i) if is_nnx_module(i) => pytree::check_pytree(i),
@@ -106,9 +112,86 @@ impl Object for NnxNode {
         }
     }
 
+    fn treedef_text(
+        &self,
+        class: &Rc<Class>,
+        statics: &[(String, Obj)],
+        names: &[String],
+        kids: &[String],
+    ) -> Option<String> {
+        if !matches!(class.lookup("__nnx_module__"), Some(Obj::Bool(true))) {
+            return None;
+        }
+        Some(module_treedef_text(class, statics, names, kids))
+    }
+
     fn children_are_entries(&self, this: &Obj) -> bool {
         matches!(this, Obj::Instance(i) if is_state(i))
     }
+}
+
+/// How JAX prints an nnx module's node: Flax's aux data is the sorted
+/// names of its children (with `_pytree__state`, a `PytreeState` node
+/// without children, first among them), the sorted names of its other
+/// attributes (with `_pytree__nodes`) and their values.
+fn module_treedef_text(
+    class: &Rc<Class>,
+    statics: &[(String, Obj)],
+    names: &[String],
+    kids: &[String],
+) -> String {
+    let mut node_keys: Vec<String> = names.to_vec();
+    node_keys.push("_pytree__state".into());
+    node_keys.sort();
+    let mut rest: Vec<(String, Obj)> = statics
+        .iter()
+        .filter(|(k, _)| !k.starts_with("_nnx"))
+        .cloned()
+        .collect();
+    rest.push(("_pytree__nodes".into(), Obj::None));
+    rest.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut all: Vec<(String, Obj)> = statics.to_vec();
+    all.extend(names.iter().map(|n| (n.clone(), Obj::None)));
+    let nodes = pytree::pytree_nodes_text(&all, &|k| names.iter().any(|n| n == k));
+    let quoted = |ks: Vec<&String>| -> String {
+        let items: Vec<String> = ks.iter().map(|k| repr_of(&Obj::str(k.as_str()))).collect();
+        match items.len() {
+            1 => format!("({},)", items[0]),
+            _ => format!("({})", items.join(", ")),
+        }
+    };
+    let values: Vec<String> = rest
+        .iter()
+        .map(|(k, v)| {
+            if k == "_pytree__nodes" {
+                nodes.clone()
+            } else {
+                repr_of(v)
+            }
+        })
+        .collect();
+    let values = match values.len() {
+        1 => format!("({},)", values[0]),
+        _ => format!("({})", values.join(", ")),
+    };
+    let aux = format!(
+        "({}, {}, {values})",
+        quoted(node_keys.iter().collect()),
+        quoted(rest.iter().map(|(k, _)| k).collect())
+    );
+    // The PytreeState child sits where its name sorts among the others.
+    let mut children: Vec<String> = kids.to_vec();
+    let at = node_keys
+        .iter()
+        .position(|k| k == "_pytree__state")
+        .unwrap_or(0)
+        .min(children.len());
+    children.insert(at, "CustomNode(PytreeState[(False, False)], [])".into());
+    format!(
+        "CustomNode({}[{aux}], [{}])",
+        class.name,
+        children.join(", ")
+    )
 }
 
 fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
@@ -223,8 +306,9 @@ fn fmt_count(n: usize) -> String {
 }
 
 fn state_body(i: &Instance) -> String {
-    let mut items: Vec<(String, Obj)> = i.attrs.borrow().clone();
-    items.sort_by(|a, b| key_order(&a.0, &b.0));
+    // A State prints in the order its entries were made, as Flax's
+    // mapping keeps them (`split` and `state` make them sorted).
+    let items: Vec<(String, Obj)> = i.attrs.borrow().clone();
     if items.is_empty() {
         return "{}".into();
     }
@@ -261,12 +345,14 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod batch;
+mod capture;
 mod conv;
 mod display;
 mod ema;
 mod embed;
 mod filters;
 mod graph;
+mod graphdef_text;
 pub mod linen;
 mod lora;
 mod metadata;
@@ -275,11 +361,14 @@ pub mod nnx;
 mod norm;
 mod opt_state;
 mod pytree;
+mod raw_arrays;
 mod recursive;
 mod rngs;
 mod scan;
 mod split_rngs;
+mod trace_level;
 mod transforms;
+mod view_info;
 
 pub use linen::linen_module;
 pub use nnx::{dense_apply, nnx_module};

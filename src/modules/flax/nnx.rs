@@ -69,6 +69,10 @@ fn variable_setitem(interp: &mut Interp, a: Args) -> Result<Obj> {
         return Ok(Obj::None);
     }
     let v = iattr(&me, "value").unwrap_or(Obj::None);
+    if !matches!(v, Obj::Array(_)) {
+        // A container value (a dict of captures) changes in place.
+        return crate::python::ops::setitem(&v, idx, x).map(|_| Obj::None);
+    }
     let at = crate::python::ops::getattr(interp, &v, "at")?;
     let slot = crate::python::ops::getitem(interp, &at, &idx)?;
     let set = crate::python::ops::getattr(interp, &slot, "set")?;
@@ -77,14 +81,19 @@ fn variable_setitem(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
-fn variable_getitem(_: &mut Interp, a: Args) -> Result<Obj> {
+fn variable_getitem(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "__getitem__")?;
     let v = iattr(&me, "value").unwrap_or(Obj::None);
     let idx = a.req(Some(1), "key", "__getitem__")?;
     match (&idx, &v) {
+        // Containers are indexed as Python indexes them (`tuple[...]` is a
+        // TypeError, as in Flax).
+        (_, Obj::Dict(_) | Obj::List(_) | Obj::Tuple(_)) => {
+            crate::python::ops::getitem(interp, &v, &idx)
+        }
         (Obj::Ellipsis, _) => Ok(v),
         (_, Obj::Array(x)) => Ok(Obj::Array(crate::python::array::array_getitem(x, &idx)?)),
-        _ => bail!(TypeError, "'{}' value is not subscriptable", v.type_name()),
+        _ => bail!(TypeError, "'{}' object is not subscriptable", v.type_name()),
     }
 }
 
@@ -176,7 +185,8 @@ fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
 }
 
 /// A nested `nnx.State` from paths and variables.
-fn build_state(nnx: &Nnx, entries: Vec<(Vec<String>, Obj)>) -> Obj {
+fn build_state(nnx: &Nnx, mut entries: Vec<(Vec<String>, Obj)>) -> Obj {
+    super::graph::sort_paths(&mut entries);
     let root = Rc::new(Instance::with_attrs(nnx.state.clone(), vec![]));
     for (path, v) in entries {
         let mut cur = root.clone();
@@ -213,53 +223,112 @@ fn snapshot_state(nnx: &Nnx, model: &Obj, filter: &dyn Fn(&Rc<Instance>) -> bool
     )
 }
 
-/// nnx.grad / nnx.value_and_grad: (value, aux, grads).
+/// What one differentiated argument contributes: its values, the def to
+/// rebuild it from them (none for a module, whose `Param`s are set in
+/// place) and a module's variables.
+struct GradTarget {
+    argnum: usize,
+    diff: Vec<Value>,
+    def: Option<TreeDef>,
+    vars: PathVars,
+}
+
+/// The differentiated arguments of a call.
+fn grad_targets(nnx: &Nnx, call: &Args, argnums: &[usize]) -> Result<Vec<GradTarget>> {
+    let mut targets = vec![];
+    for &argnum in argnums {
+        let Some(target) = call.pos.get(argnum).cloned() else {
+            bail!(
+                TypeError,
+                "differentiating with respect to argnums={argnum} requires at least {} positional arguments",
+                argnum + 1
+            );
+        };
+        let (diff, def, vars) = grad_inputs(nnx, &target)?;
+        targets.push(GradTarget {
+            argnum,
+            diff,
+            def,
+            vars,
+        });
+    }
+    Ok(targets)
+}
+
+/// Each differentiated argument's gradient from the flat `grads`: a state
+/// of its `Param`s for a module, else a pytree like it.
+fn target_grads(nnx: &Nnx, targets: &[GradTarget], grads: &[Value]) -> Result<Vec<Obj>> {
+    let mut out = vec![];
+    let mut at = 0;
+    for t in targets {
+        let mine = &grads[at..at + t.diff.len()];
+        at += t.diff.len();
+        out.push(match &t.def {
+            Some(def) => unflatten_known(def, &value_objs(mine))?,
+            None => build_state(
+                nnx,
+                t.vars
+                    .iter()
+                    .zip(mine)
+                    .map(|((p, v), g)| (p.clone(), with_value(v, Obj::Array(g.clone()))))
+                    .collect(),
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// nnx.grad / nnx.value_and_grad: (value, aux, one gradient per argnum).
 fn nnx_grad_call(
     interp: &mut Interp,
     nnx: &Nnx,
     f: &Obj,
-    argnum: usize,
+    argnums: &[usize],
     has_aux: bool,
     call: Args,
-) -> Result<(Obj, Obj, Obj)> {
-    let Some(target) = call.pos.get(argnum).cloned() else {
-        bail!(
-            TypeError,
-            "differentiating with respect to argnums={argnum} requires at least {} positional arguments",
-            argnum + 1
-        );
-    };
-    let (diff, def, vars) = grad_inputs(nnx, &target)?;
+) -> Result<(Obj, Obj, Vec<Obj>)> {
+    let targets = grad_targets(nnx, &call, argnums)?;
+    let all_vars: PathVars = targets.iter().flat_map(|t| t.vars.clone()).collect();
+    let diff: Vec<Value> = targets.iter().flat_map(|t| t.diff.clone()).collect();
     // The model's variables are set to the traced inputs during the call;
     // their values are put back afterwards, whether the call failed or not.
-    let originals: Vec<Obj> = vars
+    let originals: Vec<Obj> = all_vars
         .iter()
         .map(|(_, v)| iattr(v, "value").unwrap_or(Obj::None))
         .collect();
-    let others = other_vars(&call.pos, &vars);
+    let others = other_vars(&call.pos, &all_vars);
     let aux_def = AuxDef::default();
     let written = RefCell::new(vec![]);
     let indices: Vec<usize> = (0..diff.len()).collect();
     let r = {
-        let (vars, call, aux_def, def) = (&vars, &call, &aux_def, &def);
+        let (targets, call, aux_def) = (&targets, &call, &aux_def);
         let (others, written) = (&others, &written);
         let body = |vals: &[Value]| -> Result<Vec<Value>> {
             let mut args = call.pos.clone();
-            match def {
-                None => {
-                    for ((_, v), x) in vars.iter().zip(vals) {
-                        set_iattr(v, "value", Obj::Array(x.clone()));
+            let mut at = 0;
+            for t in targets {
+                let mine = &vals[at..at + t.diff.len()];
+                at += t.diff.len();
+                match &t.def {
+                    None => {
+                        for ((_, v), x) in t.vars.iter().zip(mine) {
+                            set_iattr(v, "value", Obj::Array(x.clone()));
+                        }
                     }
+                    Some(def) => args[t.argnum] = unflatten_known(def, &value_objs(mine))?,
                 }
-                Some(def) => args[argnum] = unflatten_known(def, &value_objs(vals))?,
             }
-            let out = interp.call(
-                f,
-                Args {
-                    pos: args,
-                    kw: call.kw.clone(),
-                },
-            )?;
+            // The function runs on the caller's modules, which belong to
+            // this trace for its duration.
+            let out = super::trace_level::at_nnx_level(|| {
+                interp.call(
+                    f,
+                    Args {
+                        pos: args,
+                        kw: call.kw.clone(),
+                    },
+                )
+            })?;
             let (loss, aux) = split_aux(out, has_aux)?;
             let mut flat = loss_and_aux_leaves(interp, scalar_loss(&loss)?, aux, aux_def)?;
             flat.extend(traced_writes(others, &mut written.borrow_mut()));
@@ -268,22 +337,13 @@ fn nnx_grad_call(
         crate::transforms::value_and_grad(body, &diff, &indices)
     };
     crate::modules::debug_print::show_eager_prints(interp)?;
-    for ((_, v), o) in vars.iter().zip(originals) {
+    for ((_, v), o) in all_vars.iter().zip(originals) {
         set_iattr(v, "value", o);
     }
     let (outs, grads) = carry_writes(r, &others, &written.into_inner())?;
     let (value, aux) = value_and_aux(interp, &outs, &aux_def)?;
-    let g = match def {
-        Some(def) => unflatten_known(&def, &value_objs(&grads))?,
-        None => build_state(
-            nnx,
-            vars.iter()
-                .zip(grads)
-                .map(|((p, v), g)| (p.clone(), with_value(v, Obj::Array(g))))
-                .collect(),
-        ),
-    };
-    Ok((value, aux, g))
+    let out = target_grads(nnx, &targets, &grads)?;
+    Ok((value, aux, out))
 }
 
 /// The variables of the modules among `args` that are not differentiated,
@@ -385,13 +445,27 @@ fn scalar_loss(loss: &Obj) -> Result<Value> {
 }
 
 fn grad_factory(nnx: &Nnx, a: &Args, with_value: bool) -> Result<Obj> {
-    let f = a.req(Some(0), "f", "grad")?;
-    let argnum = match a.get(Some(1), "argnums") {
-        None => 0,
-        Some(Obj::Int(i)) if i >= 0 => i as usize,
+    let name = if with_value { "value_and_grad" } else { "grad" };
+    let (argnums, many) = match a.get(Some(1), "argnums") {
+        None => (vec![0], false),
+        Some(Obj::Int(i)) if i >= 0 => (vec![i as usize], false),
+        Some(o @ Obj::Tuple(_)) => {
+            let mut v = vec![];
+            for x in iterate(&o)? {
+                match x {
+                    Obj::Int(i) if i >= 0 && !v.contains(&(i as usize)) => v.push(i as usize),
+                    _ => bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: nnx.{name} with argnums={}",
+                        repr_of(&o)
+                    ),
+                }
+            }
+            (v, true)
+        }
         Some(o) => bail!(
             NotImplementedError,
-            "not supported by shardlab yet: nnx.grad with argnums={}",
+            "not supported by shardlab yet: nnx.{name} with argnums={}",
             repr_of(&o)
         ),
     };
@@ -405,18 +479,33 @@ fn grad_factory(nnx: &Nnx, a: &Args, with_value: bool) -> Result<Obj> {
             "not supported by shardlab yet: nnx.grad with wrt"
         );
     }
-    let nnx = nnx.clone();
-    Ok(Obj::native("nnx.grad", move |i, call| {
-        let (v, aux, g) = nnx_grad_call(i, &nnx, &f, argnum, has_aux, call)?;
-        Ok(if with_value {
-            let value = if has_aux { Obj::tuple(vec![v, aux]) } else { v };
-            Obj::tuple(vec![value, g])
-        } else if has_aux {
-            Obj::tuple(vec![g, aux])
-        } else {
-            g
+    let make = move |nnx: Nnx, f: Obj| {
+        let argnums = argnums.clone();
+        Obj::native("nnx.grad", move |i, call| {
+            let (v, aux, mut g) = nnx_grad_call(i, &nnx, &f, &argnums, has_aux, call)?;
+            let g = if many {
+                Obj::tuple(g)
+            } else {
+                g.pop().unwrap_or(Obj::None)
+            };
+            Ok(if with_value {
+                let value = if has_aux { Obj::tuple(vec![v, aux]) } else { v };
+                Obj::tuple(vec![value, g])
+            } else if has_aux {
+                Obj::tuple(vec![g, aux])
+            } else {
+                g
+            })
         })
-    }))
+    };
+    let nnx = nnx.clone();
+    match a.get(Some(0), "f") {
+        Some(f) => Ok(make(nnx, f)),
+        // `@nnx.grad(argnums=...)`: the function comes next.
+        None => Ok(Obj::native("nnx.grad", move |_, b| {
+            Ok(make(nnx.clone(), b.req(Some(0), "f", "grad")?))
+        })),
+    }
 }
 
 fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
@@ -656,10 +745,10 @@ fn state_getitem(_: &mut Interp, a: Args) -> Result<Obj> {
     iattr(&me, &name).ok_or_else(|| err!(KeyError, "{}", repr_of(&k)))
 }
 
+/// A State's entries in the order they were made, as Flax's mapping
+/// keeps them.
 fn state_items(me: &Instance) -> Vec<(String, Obj)> {
-    let mut items = me.attrs.borrow().clone();
-    items.sort_by(|a, b| key_order(&a.0, &b.0));
-    items
+    me.attrs.borrow().clone()
 }
 
 fn key_obj_of(k: &str) -> Obj {
@@ -990,6 +1079,12 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     let batch_stat = sub("BatchStat");
     let opt_state = sub("OptState");
     let intermediate = sub("Intermediate");
+    let variable_for_capture = variable.clone();
+    let perturbation = new_class(
+        "Perturbation",
+        vec![intermediate.clone()],
+        vec![("__module__".into(), Obj::str("flax.nnx.variablelib"))],
+    );
     let cache = sub("Cache");
     let state = state_class();
     let opt = super::opt_state::opt_classes(&opt_state);
@@ -1024,6 +1119,7 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         .attr("OptArray", Obj::Class(opt.opt_array))
         .attr("OptVariable", Obj::Class(opt.opt_variable))
         .attr("Intermediate", Obj::Class(intermediate))
+        .attr("Perturbation", Obj::Class(perturbation.clone()))
         .attr("Cache", Obj::Class(cache))
         .attr("State", Obj::Class(state.clone()))
         .attr("Rngs", Obj::Class(rc.rngs.clone()))
@@ -1093,6 +1189,15 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     super::scan::register(&mut b, &nnx.state);
     super::split_rngs::register(&mut b);
     super::recursive::register(&mut b);
+    super::capture::register(
+        &mut b,
+        &module,
+        &super::capture::CaptureClasses {
+            variable: variable_for_capture,
+            perturbation,
+            state: state.clone(),
+        },
+    );
     let _ = (&nnx.module, &nnx.variable);
     Ok(b.build())
 }

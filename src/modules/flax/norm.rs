@@ -361,7 +361,10 @@ fn norm_class(kind: Kind, c: &NormClasses) -> Rc<Class> {
         ("__call__".into(), call),
     ];
     if let Kind::Batch = kind {
-        methods.extend(super::recursive::set_view_attrs(&["use_running_average"]));
+        methods.extend(super::recursive::set_view_attrs(
+            &["use_running_average"],
+            "  use_running_average: bool | None = None\n    if True, the stored batch statistics will be\n    used instead of computing the batch statistics on the input.",
+        ));
     }
     new_class(kind.name(), vec![c.module.clone()], methods)
 }

@@ -74,6 +74,11 @@ fn recorded(i: &Instance, name: &str) -> Option<bool> {
 
 /// Records `name` as data or static, replacing an earlier status.
 fn record(me: &Instance, name: &str, data: bool) {
+    let mut order = names(me, "_nnx_order");
+    if !order.iter().any(|n| n == name) {
+        order.push(name.to_string());
+        set_names(me, "_nnx_order", order);
+    }
     let (add, drop) = if data {
         ("_nnx_data", "_nnx_static")
     } else {
@@ -277,6 +282,18 @@ pub(super) fn check_pytree(me: &Instance) -> Result<()> {
     if !is_pytree(me) {
         return Ok(());
     }
+    // Attributes a library layer set without `__setattr__` follow those
+    // assigned through it in Flax's record of their order.
+    let mut order = names(me, "_nnx_order");
+    let before = order.len();
+    for (k, _) in me.attrs.borrow().iter() {
+        if !k.starts_with("_nnx") && !order.contains(k) {
+            order.push(k.clone());
+        }
+    }
+    if order.len() != before {
+        set_names(me, "_nnx_order", order);
+    }
     let attrs = me.attrs.borrow().clone();
     for (name, value) in attrs.iter().filter(|(k, _)| !k.starts_with("_nnx")) {
         check_leaves(me, name, value, true)?;
@@ -318,6 +335,7 @@ fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "__setattr__")?;
     let name = str_of(&a.req(Some(1), "name", "__setattr__")?);
     let mut value = a.req(Some(2), "value", "__setattr__")?;
+    super::trace_level::check_mutable(&me)?;
     if !is_pytree(&me) {
         if let Some(m) = value.downcast::<Marked>() {
             value = m.value.clone();
@@ -337,6 +355,28 @@ fn pytree_setattr(_: &mut Interp, a: Args) -> Result<Obj> {
     }
     set_iattr(&me, &name, value);
     Ok(Obj::None)
+}
+
+/// Assigns `value` to `name` of `me` as a data attribute, as
+/// `me.name = nnx.data(value)` does.
+pub(super) fn assign_data(me: &Rc<Instance>, name: &str, value: Obj) -> Result<()> {
+    super::trace_level::check_mutable(me)?;
+    if is_pytree(me) {
+        record(me, name, true);
+    }
+    set_iattr(me, name, value);
+    Ok(())
+}
+
+/// `del me.name`: the attribute and the status recorded for it.
+pub(super) fn remove_attr(me: &Instance, name: &str) {
+    me.attrs.borrow_mut().retain(|(k, _)| k != name);
+    for slot in ["_nnx_data", "_nnx_static", "_nnx_order"] {
+        if iattr(me, slot).is_some() {
+            let rest = names(me, slot).into_iter().filter(|n| n != name).collect();
+            set_names(me, slot, rest);
+        }
+    }
 }
 
 /// `Pytree.__init_subclass__(pytree=True)`: whether the new class's
@@ -475,4 +515,29 @@ pub(super) fn register(b: &mut Builder) {
             _ => false,
         }))
     });
+}
+
+/// The text of Flax's `_pytree__nodes` of a module: each attribute's data
+/// (True) or static (False) status, in the order the attributes were
+/// first assigned, between its own two entries. `attrs` are the
+/// attributes with their values; `data` tells a child.
+pub(super) fn pytree_nodes_text(attrs: &[(String, Obj)], data: &dyn Fn(&str) -> bool) -> String {
+    let listed = |k: &str| !k.starts_with("_nnx");
+    let order_attr = attrs.iter().find(|(k, _)| k == "_nnx_order");
+    let mut order: Vec<String> = match order_attr {
+        Some((_, Obj::Tuple(t))) => t.iter().map(str_of).collect(),
+        _ => vec![],
+    };
+    for (k, _) in attrs {
+        if listed(k) && !order.contains(k) {
+            order.push(k.clone());
+        }
+    }
+    let mut parts = vec!["'_pytree__state': True".to_string()];
+    for k in order.iter().filter(|k| attrs.iter().any(|(n, _)| n == *k)) {
+        let status = if data(k) { "True" } else { "False" };
+        parts.push(format!("{}: {status}", repr_of(&Obj::str(k))));
+    }
+    parts.push("'_pytree__nodes': False".into());
+    format!("{{{}}}", parts.join(", "))
 }

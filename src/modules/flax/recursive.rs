@@ -40,6 +40,7 @@ fn clone_structure(o: &Obj, memo: &mut HashMap<usize, Obj>) -> Obj {
     match o {
         Obj::Instance(i) if is_nnx_module(i) => {
             let out = Rc::new(Instance::new(i.class.clone()));
+            super::trace_level::note_made(&out);
             memo.insert(Rc::as_ptr(i) as usize, Obj::Instance(out.clone()));
             // nnx rebuilds a cloned module's attributes sorted by name.
             let mut attrs = i.attrs.borrow().clone();
@@ -272,8 +273,12 @@ fn view(interp: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// A native `set_view` that sets each of `names` given a value other
-/// than None, with the names recorded for `view`.
-pub(super) fn set_view_attrs(names: &'static [&'static str]) -> Vec<(String, Obj)> {
+/// than None, with the names recorded for `view` and the lines
+/// `view_info` prints for them.
+pub(super) fn set_view_attrs(
+    names: &'static [&'static str],
+    info: &'static str,
+) -> Vec<(String, Obj)> {
     let method = Obj::native("set_view", move |_, a| {
         let me = self_arg(&a, "set_view")?;
         for (k, v) in &a.kw {
@@ -295,6 +300,7 @@ pub(super) fn set_view_attrs(names: &'static [&'static str]) -> Vec<(String, Obj
             "__set_view_params__".into(),
             Obj::tuple(names.iter().map(Obj::str).collect()),
         ),
+        ("__set_view_info__".into(), Obj::str(info)),
     ]
 }
 
@@ -312,4 +318,5 @@ pub(super) fn register(b: &mut Builder) {
         recursive_map(interp, &f, &node)
     });
     b.func("view", view);
+    b.func("view_info", super::view_info::view_info);
 }

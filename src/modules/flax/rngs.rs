@@ -712,7 +712,10 @@ pub(super) fn dropout_class(module: &Rc<Class>) -> Rc<Class> {
             Obj::native("Dropout.__call__", dropout_call),
         ),
     ];
-    methods.extend(super::recursive::set_view_attrs(&["deterministic"]));
+    methods.extend(super::recursive::set_view_attrs(
+        &["deterministic"],
+        "  deterministic: bool | None = None\n    if True, disables dropout masking.",
+    ));
     new_class("Dropout", vec![module.clone()], methods)
 }
 
