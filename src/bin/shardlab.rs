@@ -576,19 +576,7 @@ fn check(args: &[String]) -> ExitCode {
     if let Some(t) = limits.timeout {
         problem.time_limit_s = t.as_secs_f64();
     }
-    let verdict = shardlab::check::check(&problem, &source, |program, options, limit| {
-        let limits = Limits {
-            timeout: Some(limit),
-            ..limits
-        };
-        let outcome = run_guarded(program.to_string(), options, limits, true);
-        let report = RECORDED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .unwrap_or_default();
-        (outcome, report)
-    });
+    let verdict = grade(&problem, &source, limits);
     let text = if as_json {
         serde_json::to_string(&verdict).unwrap_or_default() + "\n"
     } else {
@@ -602,6 +590,28 @@ fn check(args: &[String]) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Grades `source`, each case run under `limits` with the case's time
+/// limit.
+fn grade(
+    problem: &shardlab::check::Problem,
+    source: &str,
+    limits: Limits,
+) -> shardlab::check::Verdict {
+    shardlab::check::check(problem, source, |program, options, limit| {
+        let limits = Limits {
+            timeout: Some(limit),
+            ..limits
+        };
+        let outcome = run_guarded(program.to_string(), options, limits, true);
+        let report = RECORDED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_default();
+        (outcome, report)
+    })
 }
 
 fn main() -> ExitCode {

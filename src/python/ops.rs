@@ -582,6 +582,18 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
         }
         _ => {}
     }
+    object_binop(interp, op, a, b, inplace)
+}
+
+/// `a op b` for library objects and arrays (the operands' own operators
+/// first), else Python's TypeError.
+fn object_binop(
+    interp: &mut Interp,
+    op: &Operator,
+    a: &Obj,
+    b: &Obj,
+    inplace: bool,
+) -> Result<Obj> {
     if let Obj::Lib(o) = a {
         if let Some(r) = o.binop(interp, a, op, b, true, inplace) {
             return r;

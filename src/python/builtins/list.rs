@@ -91,19 +91,23 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
             Ok(Obj::None)
         }),
         (Obj::List(_), "remove") => bound(recv, name, |_, r, a| {
-            let x = a.req(Some(0), "value", "remove")?;
-            let Obj::List(l) = r else {
-                return Ok(Obj::None);
-            };
-            let at = l.borrow().iter().position(|v| py_eq(v, &x));
-            match at {
-                Some(i) => {
-                    l.borrow_mut().remove(i);
-                    Ok(Obj::None)
-                }
-                None => Err(err!(ValueError, "list.remove(x): x not in list")),
-            }
+            remove(r, &a.req(Some(0), "value", "remove")?)
         }),
         _ => return None,
     })
+}
+
+/// `list.remove(x)`: drops the first element equal to `x`.
+fn remove(list: &Obj, x: &Obj) -> crate::error::Result<Obj> {
+    let Obj::List(l) = list else {
+        return Ok(Obj::None);
+    };
+    let at = l.borrow().iter().position(|v| py_eq(v, x));
+    match at {
+        Some(i) => {
+            l.borrow_mut().remove(i);
+            Ok(Obj::None)
+        }
+        None => Err(err!(ValueError, "list.remove(x): x not in list")),
+    }
 }
