@@ -378,21 +378,24 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
                 .map(|a| vec![a; lanes])
                 .collect())
         }
-        _ => {
-            let mut outs: Vec<Vec<Array>> = Vec::new();
-            for l in 0..lanes {
-                let lane: Vec<Array> = ins.iter().map(|x| x[l].clone()).collect();
-                let r = prim.apply(&lane)?;
-                if outs.is_empty() {
-                    outs = r.iter().map(|_| Vec::with_capacity(lanes)).collect();
-                }
-                for (o, a) in outs.iter_mut().zip(r) {
-                    o.push(a);
-                }
-            }
-            Ok(outs)
+        _ => eval_per_lane(prim, &ins, lanes),
+    }
+}
+
+/// `prim` applied in each lane to that lane's operands.
+fn eval_per_lane(prim: &Prim, ins: &[Vec<Array>], lanes: usize) -> Result<Vec<Vec<Array>>> {
+    let mut outs: Vec<Vec<Array>> = Vec::new();
+    for l in 0..lanes {
+        let lane: Vec<Array> = ins.iter().map(|x| x[l].clone()).collect();
+        let r = prim.apply(&lane)?;
+        if outs.is_empty() {
+            outs = r.iter().map(|_| Vec::with_capacity(lanes)).collect();
+        }
+        for (o, a) in outs.iter_mut().zip(r) {
+            o.push(a);
         }
     }
+    Ok(outs)
 }
 
 /// A vmap inside the lanes of `comm`: each lane fans out into `size` lanes.

@@ -442,36 +442,7 @@ fn map_call(
         );
     }
     let (vals, in_keys) = keyed_values(&refs.plain_leaves()?)?;
-    let in_axes = match in_axes {
-        Obj::List(l) => Obj::tuple(l.borrow().clone()),
-        o => o.clone(),
-    };
-    let per_leaf = broadcast_prefix(
-        &in_axes,
-        &in_def,
-        &|o| matches!(o, Obj::Int(_) | Obj::None),
-        &format!("{what} in_axes"),
-    )?;
-    let mut axes = vec![];
-    for ((o, v), &key) in per_leaf.iter().zip(&vals).zip(&in_keys) {
-        axes.push(match o {
-            Obj::None => None,
-            o => {
-                let ax = to_int(o)?;
-                // A typed key's axes are those of its key data but the last.
-                let nd = v.ndim() as i64 - i64::from(key);
-                if ax < -nd || ax >= nd.max(1) {
-                    bail!(
-                        ValueError,
-                        "{what} was requested to map its argument along axis {ax}, which implies that its rank should be at least {}, but is only {nd} (its shape is {:?})",
-                        if ax < 0 { -ax } else { ax + 1 },
-                        v.shape()
-                    );
-                }
-                Some(if ax < 0 { (ax + nd) as usize } else { ax as usize })
-            }
-        });
-    }
+    let axes = leaf_axes(what, in_axes, &in_def, &vals, &in_keys)?;
     let out_ax = match out_axes {
         Obj::Int(_) | Obj::Bool(_) => vec![to_int(out_axes)?],
         other => bail!(
@@ -509,6 +480,48 @@ fn map_call(
         &out_def,
         &keyed_objs(&outs, &out_keys.into_inner())?,
     )
+}
+
+/// Each argument leaf's mapped axis (None: not mapped), from `in_axes` as a
+/// prefix of the arguments' tree, checked against the leaf's rank.
+fn leaf_axes(
+    what: &str,
+    in_axes: &Obj,
+    in_def: &TreeDef,
+    vals: &[Value],
+    in_keys: &[bool],
+) -> Result<Vec<Option<usize>>> {
+    let in_axes = match in_axes {
+        Obj::List(l) => Obj::tuple(l.borrow().clone()),
+        o => o.clone(),
+    };
+    let per_leaf = broadcast_prefix(
+        &in_axes,
+        in_def,
+        &|o| matches!(o, Obj::Int(_) | Obj::None),
+        &format!("{what} in_axes"),
+    )?;
+    let mut axes = vec![];
+    for ((o, v), &key) in per_leaf.iter().zip(vals).zip(in_keys) {
+        axes.push(match o {
+            Obj::None => None,
+            o => {
+                let ax = to_int(o)?;
+                // A typed key's axes are those of its key data but the last.
+                let nd = v.ndim() as i64 - i64::from(key);
+                if ax < -nd || ax >= nd.max(1) {
+                    bail!(
+                        ValueError,
+                        "{what} was requested to map its argument along axis {ax}, which implies that its rank should be at least {}, but is only {nd} (its shape is {:?})",
+                        if ax < 0 { -ax } else { ax + 1 },
+                        v.shape()
+                    );
+                }
+                Some(if ax < 0 { (ax + nd) as usize } else { ax as usize })
+            }
+        });
+    }
+    Ok(axes)
 }
 
 fn axis_name_arg(a: &Args, index: Option<usize>) -> Result<Option<String>> {

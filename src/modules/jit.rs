@@ -661,21 +661,7 @@ impl Jitted {
         let uses = crate::trace::refs::uses();
         let args_written = RefCell::new(vec![]);
         let traced = crate::trace::trace_placed(&sig.avals, placements, |v: &[Value]| {
-            crate::trace::set_debug_info(crate::trace::DebugInfo {
-                func_src_info: self.source_info(),
-                traced_for: "jit",
-                arg_names: arg_names.to_vec(),
-            });
-            crate::trace::refs::set_policy(crate::trace::refs::RefPolicy::Lift);
-            let passed = slots
-                .iter()
-                .zip(arg_names)
-                .filter_map(|(s, n)| s.clone().map(|s| (s, n.clone())))
-                .collect();
-            crate::trace::refs::declare_args(crate::trace::refs::ArgRefs {
-                slots: passed,
-                function: self.source_info(),
-            });
+            self.enter_trace(arg_names, slots);
             let (out, fresh) = self.call_python(interp, &sig, v)?;
             let named: Vec<(Rc<RefSlot>, String)> = fresh
                 .iter()
@@ -732,6 +718,27 @@ impl Jitted {
                 .collect(),
         };
         Ok((entry, traced.captured))
+    }
+
+    /// What the new trace knows of this function: its debug info (for
+    /// tracer errors), that it lifts the refs it closes over, and which of
+    /// its arguments are refs.
+    fn enter_trace(&self, arg_names: &[String], slots: &[Option<Rc<RefSlot>>]) {
+        crate::trace::set_debug_info(crate::trace::DebugInfo {
+            func_src_info: self.source_info(),
+            traced_for: "jit",
+            arg_names: arg_names.to_vec(),
+        });
+        crate::trace::refs::set_policy(crate::trace::refs::RefPolicy::Lift);
+        let passed = slots
+            .iter()
+            .zip(arg_names)
+            .filter_map(|(s, n)| s.clone().map(|s| (s, n.clone())))
+            .collect();
+        crate::trace::refs::declare_args(crate::trace::refs::ArgRefs {
+            slots: passed,
+            function: self.source_info(),
+        });
     }
 
     /// `f at file:line`, as JAX's messages name the function.

@@ -782,6 +782,13 @@ where
             .collect()
     });
     let outs = f(&args)?;
+    close_frame(level, &outs)
+}
+
+/// The jaxpr of the frame at `level` with outputs `outs`: its inputs are
+/// the arguments, then the captured outer values, then the refs it lifted
+/// (whose last values are extra outputs).
+fn close_frame(level: usize, outs: &[Value]) -> Result<Traced> {
     STACK.with(|s| {
         let mut stack = s.borrow_mut();
         let lifted = std::mem::take(&mut stack[level].lifted);

@@ -433,31 +433,7 @@ pub fn value_and_grad_lending<F>(
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
-    for &i in argnums {
-        let Some(a) = args.get(i) else {
-            bail!(
-                ValueError,
-                "argnums {i} is out of range for a function of {} positional arguments",
-                args.len()
-            );
-        };
-        if holomorphic && a.dtype() != DType::C64 {
-            bail!(
-                TypeError,
-                "grad with holomorphic=True requires inputs with complex dtype, but got {}.",
-                a.dtype().name()
-            );
-        }
-        if !matches!(a.dtype(), DType::F32 | DType::C64) {
-            bail!(
-                TypeError,
-                "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of \
-                 np.inexact), but got {}. If you want to use Boolean- or integer-valued inputs, \
-                 use vjp or set allow_int to True.",
-                a.dtype().name()
-            );
-        }
-    }
+    check_grad_inputs(args, argnums, holomorphic)?;
     let first_map = crate::exec::run::maps_seen();
     let traced = trace_fn(f, args, Mode::Reverse)?;
     let mut differentiated = vec![false; traced.jaxpr.invars.len()];
@@ -510,6 +486,36 @@ where
         .collect();
     record_grad(&outs, &grads, first_map);
     Ok((outs, grads))
+}
+
+/// The differentiated arguments exist and have types grad takes.
+fn check_grad_inputs(args: &[Value], argnums: &[usize], holomorphic: bool) -> Result<()> {
+    for &i in argnums {
+        let Some(a) = args.get(i) else {
+            bail!(
+                ValueError,
+                "argnums {i} is out of range for a function of {} positional arguments",
+                args.len()
+            );
+        };
+        if holomorphic && a.dtype() != DType::C64 {
+            bail!(
+                TypeError,
+                "grad with holomorphic=True requires inputs with complex dtype, but got {}.",
+                a.dtype().name()
+            );
+        }
+        if !matches!(a.dtype(), DType::F32 | DType::C64) {
+            bail!(
+                TypeError,
+                "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of \
+                 np.inexact), but got {}. If you want to use Boolean- or integer-valued inputs, \
+                 use vjp or set allow_int to True.",
+                a.dtype().name()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// JAX differentiates as it traces, so a pure or IO callback on a value
