@@ -137,7 +137,21 @@ fn name_of(id: &ast::Identifier) -> String {
 impl Interp {
     /// An interpreter for a program whose text has the line table `lines`.
     pub fn new(lines: Lines, library: Rc<dyn Library>) -> Interp {
-        let mut interp = Interp {
+        let mut interp = Interp::bare(lines, library);
+        super::builtins::install(&mut interp);
+        interp
+    }
+
+    /// An empty interpreter for the same library, with no builtins: what
+    /// stands in for this one while it is lent elsewhere (see
+    /// `modules::callbacks::lend`); nothing runs on it.
+    pub fn scratch(&self) -> Interp {
+        Interp::bare(Lines::new(""), self.library.clone())
+    }
+
+    /// An interpreter with nothing installed.
+    fn bare(lines: Lines, library: Rc<dyn Library>) -> Interp {
+        Interp {
             globals: ScopeData::new(None),
             builtins: HashMap::new(),
             out: String::new(),
@@ -152,37 +166,6 @@ impl Interp {
             modules: HashMap::new(),
             depth: 0,
             library,
-            exceptions: super::exceptions::Exceptions::new(),
-            handling: vec![],
-            frames: vec![],
-            stmt_at: 0,
-            call_sites: vec![],
-            cycles: super::cycles::Cycles::default(),
-            state: HashMap::new(),
-        };
-        super::builtins::install(&mut interp);
-        interp
-    }
-
-    /// An empty interpreter for the same library, with no builtins: what
-    /// stands in for this one while it is lent elsewhere (see
-    /// `modules::callbacks::lend`); nothing runs on it.
-    pub fn scratch(&self) -> Interp {
-        Interp {
-            globals: ScopeData::new(None),
-            builtins: HashMap::new(),
-            out: String::new(),
-            err: vec![],
-            err_bytes: 0,
-            printed: None,
-            published: 0,
-            steps: 0,
-            max_steps: DEFAULT_MAX_STEPS,
-            lines: Lines::new(""),
-            err_loc: None,
-            modules: HashMap::new(),
-            depth: 0,
-            library: self.library.clone(),
             exceptions: super::exceptions::Exceptions::new(),
             handling: vec![],
             frames: vec![],

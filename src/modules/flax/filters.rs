@@ -179,6 +179,32 @@ pub(super) fn to_predicate(f: &Obj) -> Result<Pred> {
     })
 }
 
+/// The first of `preds` that `value` at `path` passes; with `exhaustive`,
+/// passing none is Flax's ValueError (as `split` says).
+pub(super) fn first_passing(
+    interp: &mut Interp,
+    preds: &[Pred],
+    path: &[String],
+    value: &Obj,
+    exhaustive: bool,
+) -> Result<Option<usize>> {
+    let p = path_obj(path);
+    for (k, pred) in preds.iter().enumerate() {
+        if pred.eval(interp, &p, value)? {
+            return Ok(Some(k));
+        }
+    }
+    if exhaustive {
+        bail!(
+            ValueError,
+            "Non-exhaustive filters, got a non-empty remainder: {} -> {}.\nUse `...` to match all remaining elements.",
+            repr_of(&p),
+            repr_of(value)
+        );
+    }
+    Ok(None)
+}
+
 /// The path of a variable as nnx gives it to filters: a tuple of keys,
 /// integers for list positions.
 pub(super) fn path_obj(path: &[String]) -> Obj {

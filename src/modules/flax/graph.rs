@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::filters::{path_obj, to_predicate, Pred};
+use super::filters::{first_passing, path_obj, to_predicate, Pred};
 use super::nnx::collect_vars;
 use super::*;
 
@@ -123,22 +123,9 @@ pub(super) fn group_vars(
     collect_vars(node, &mut vec![], &|_| true, &mut all);
     let mut groups: Vec<PathVarList> = vec![vec![]; preds.len()];
     for (path, var) in all {
-        let (p, v) = (path_obj(&path), Obj::Instance(var.clone()));
-        let mut placed = false;
-        for (k, pred) in preds.iter().enumerate() {
-            if pred.eval(interp, &p, &v)? {
-                groups[k].push((path.clone(), var.clone()));
-                placed = true;
-                break;
-            }
-        }
-        if !placed && exhaustive {
-            bail!(
-                ValueError,
-                "Non-exhaustive filters, got a non-empty remainder: {} -> {}.\nUse `...` to match all remaining elements.",
-                repr_of(&p),
-                repr_of(&v)
-            );
+        let v = Obj::Instance(var.clone());
+        if let Some(k) = first_passing(interp, preds, &path, &v, exhaustive)? {
+            groups[k].push((path, var));
         }
     }
     Ok(groups)

@@ -6,7 +6,7 @@
 //! the first path in nnx's order), and `merge` and `update` set them back
 //! at that path.
 
-use super::filters::{path_obj, Pred};
+use super::filters::{first_passing, Pred};
 use super::*;
 
 /// The arrays under `o` held by modules outside variables, with their
@@ -72,22 +72,8 @@ pub(super) fn group_raw(
     groups: &mut [Vec<(Vec<String>, Obj)>],
 ) -> Result<()> {
     for (path, value) in raw_arrays(node) {
-        let p = path_obj(&path);
-        let mut placed = false;
-        for (k, pred) in preds.iter().enumerate() {
-            if pred.eval(interp, &p, &value)? {
-                groups[k].push((path.clone(), value.clone()));
-                placed = true;
-                break;
-            }
-        }
-        if !placed && exhaustive {
-            bail!(
-                ValueError,
-                "Non-exhaustive filters, got a non-empty remainder: {} -> {}.\nUse `...` to match all remaining elements.",
-                repr_of(&p),
-                repr_of(&value)
-            );
+        if let Some(k) = first_passing(interp, preds, &path, &value, exhaustive)? {
+            groups[k].push((path, value));
         }
     }
     Ok(())
