@@ -174,31 +174,8 @@ fn repr_plain(o: &Obj) -> String {
                 format!("({})", seq_repr(t))
             }
         }
-        Obj::Dict(d) => {
-            let d = d.borrow();
-            let body = format!(
-                "{{{}}}",
-                d.items
-                    .iter()
-                    .map(|(k, v)| format!("{}: {}", repr_of(k), repr_of(v)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            match &d.default_factory {
-                Some(f) => format!("defaultdict({}, {body})", repr_of(f)),
-                None => body,
-            }
-        }
-        Obj::Set(st) => {
-            let st = st.borrow();
-            let items = st.items();
-            match (st.frozen, items.is_empty()) {
-                (false, true) => "set()".into(),
-                (true, true) => "frozenset()".into(),
-                (false, false) => format!("{{{}}}", seq_repr(&items)),
-                (true, false) => format!("frozenset({{{}}})", seq_repr(&items)),
-            }
-        }
+        Obj::Dict(d) => dict_repr(&d.borrow()),
+        Obj::Set(st) => set_repr(&st.borrow()),
         Obj::Slice(s) => format!(
             "slice({}, {}, {})",
             repr_of(&s[0]),
@@ -222,26 +199,7 @@ fn repr_plain(o: &Obj) -> String {
             std::rc::Rc::as_ptr(f) as *const u8 as usize
         ),
         Obj::Native(n) => format!("<function {}>", n.name),
-        Obj::Class(c)
-            if c.native().is_some() && c.bases.iter().all(|b| b.native().is_some())
-                || c.bases.is_empty()
-                    && c.attrs.borrow().iter().any(|(k, _)| k == "__module__") =>
-        {
-            // A library class may name its Python module (`__module__`).
-            let own_module = c
-                .attrs
-                .borrow()
-                .iter()
-                .find(|(k, _)| k == "__module__")
-                .map(|(_, v)| v.clone());
-            match own_module {
-                Some(Obj::Str(m)) => format!("<class '{m}.{}'>", c.name),
-                _ => format!("<class '{}'>", c.name),
-            }
-        }
-        // A library type named with its module (`numpy.ndarray`).
-        Obj::Class(c) if c.name.contains('.') => format!("<class '{}'>", c.name),
-        Obj::Class(c) => format!("<class '__main__.{}'>", c.qualname),
+        Obj::Class(c) => class_repr(c),
         Obj::Instance(i) => o.behaviour().and_then(|b| b.repr(o)).unwrap_or_else(|| {
             let at = std::rc::Rc::as_ptr(i) as usize;
             format!("<__main__.{} object at {at:#x}>", i.class.qualname)
@@ -256,8 +214,165 @@ fn repr_plain(o: &Obj) -> String {
     }
 }
 
+/// A dict's repr, or a defaultdict's with its factory.
+fn dict_repr(d: &super::dict::Dict) -> String {
+    let body = format!(
+        "{{{}}}",
+        d.items
+            .iter()
+            .map(|(k, v)| format!("{}: {}", repr_of(k), repr_of(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    match &d.default_factory {
+        Some(f) => format!("defaultdict({}, {body})", repr_of(f)),
+        None => body,
+    }
+}
+
+/// A set's or frozenset's repr; empty ones are spelled as calls.
+fn set_repr(st: &super::set::Set) -> String {
+    let items = st.items();
+    match (st.frozen, items.is_empty()) {
+        (false, true) => "set()".into(),
+        (true, true) => "frozenset()".into(),
+        (false, false) => format!("{{{}}}", seq_repr(&items)),
+        (true, false) => format!("frozenset({{{}}})", seq_repr(&items)),
+    }
+}
+
+/// `<class '...'>`: a program's classes live in `__main__`; a library class
+/// may name its Python module (`__module__`) or carry it in its name
+/// (`numpy.ndarray`).
+fn class_repr(c: &super::value::Class) -> String {
+    let library = c.native().is_some() && c.bases.iter().all(|b| b.native().is_some())
+        || c.bases.is_empty() && c.attrs.borrow().iter().any(|(k, _)| k == "__module__");
+    if library {
+        let own_module = c
+            .attrs
+            .borrow()
+            .iter()
+            .find(|(k, _)| k == "__module__")
+            .map(|(_, v)| v.clone());
+        return match own_module {
+            Some(Obj::Str(m)) => format!("<class '{m}.{}'>", c.name),
+            _ => format!("<class '{}'>", c.name),
+        };
+    }
+    if c.name.contains('.') {
+        return format!("<class '{}'>", c.name);
+    }
+    format!("<class '__main__.{}'>", c.qualname)
+}
+
 /// Python's repr of a string (the engine prints strings in jaxprs too).
 pub use crate::ir::str_repr;
+
+/// A parsed format spec: `[[fill]align][sign][0][width][,][.prec][type]`.
+struct Spec {
+    fill: char,
+    /// `#`: the alternate form (`0x`, `0o`, `0b` before integer digits).
+    alternate: bool,
+    align: Option<char>,
+    sign: char,
+    width: usize,
+    comma: bool,
+    prec: Option<usize>,
+    ty: Option<char>,
+}
+
+impl Spec {
+    fn parse(spec: &str) -> Result<Spec> {
+        let mut chars: Vec<char> = spec.chars().collect();
+        let mut fill = ' ';
+        let mut align = None;
+        if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^' | '=') {
+            fill = chars[0];
+            align = Some(chars[1]);
+            chars.drain(..2);
+        } else if !chars.is_empty() && matches!(chars[0], '<' | '>' | '^' | '=') {
+            align = Some(chars[0]);
+            chars.drain(..1);
+        }
+        let mut sign = '-';
+        if !chars.is_empty() && matches!(chars[0], '+' | '-' | ' ') {
+            sign = chars[0];
+            chars.drain(..1);
+        }
+        let alternate = chars.first() == Some(&'#');
+        if alternate {
+            chars.drain(..1);
+        }
+        if !chars.is_empty() && chars[0] == '0' {
+            fill = '0';
+            align = align.or(Some('='));
+            chars.drain(..1);
+        }
+        let rest: String = chars.iter().collect();
+        let ty = rest
+            .chars()
+            .last()
+            .filter(|c| c.is_ascii_alphabetic() || *c == '%');
+        let body = match ty {
+            Some(_) => &rest[..rest.len() - 1],
+            None => &rest[..],
+        };
+        let (width_s, prec_s) = match body.split_once('.') {
+            Some((w, p)) => (w, Some(p)),
+            None => (body, None),
+        };
+        let width: usize = width_s
+            .trim_matches(|c| c == ',' || c == '_')
+            .parse()
+            .unwrap_or(0);
+        let prec: Option<usize> = prec_s.and_then(|p| p.parse().ok());
+        if width.max(prec.unwrap_or(0)) > MAX_FORMAT_WIDTH {
+            crate::bail!(
+                MemoryError,
+                "format spec '{spec}' asks for a string of over {MAX_FORMAT_WIDTH} characters"
+            );
+        }
+        Ok(Spec {
+            fill,
+            alternate,
+            align,
+            sign,
+            width,
+            comma: width_s.contains(','),
+            prec,
+            ty,
+        })
+    }
+
+    /// Pads `text` to the width: numbers to the right, the rest to the left,
+    /// unless the spec aligns them; `=` pads between the sign and the digits.
+    fn pad(&self, text: String, numeric: bool) -> String {
+        let len = text.chars().count();
+        if self.width <= len {
+            return text;
+        }
+        let pad = self.width - len;
+        let fill = |n: usize| self.fill.to_string().repeat(n);
+        match self.align.unwrap_or(if numeric { '>' } else { '<' }) {
+            '<' => format!("{text}{}", fill(pad)),
+            '^' => format!("{}{text}{}", fill(pad / 2), fill(pad - pad / 2)),
+            '=' => {
+                // Padding goes after the sign and the alternate form's prefix.
+                let mut lead = usize::from(text.starts_with(['-', '+', ' ']));
+                let prefixed = text[lead..].starts_with("0x")
+                    || text[lead..].starts_with("0X")
+                    || text[lead..].starts_with("0o")
+                    || text[lead..].starts_with("0b");
+                if self.alternate && prefixed {
+                    lead += 2;
+                }
+                let (s, digits) = text.split_at(lead);
+                format!("{s}{}{digits}", fill(pad))
+            }
+            _ => format!("{}{text}", fill(pad)),
+        }
+    }
+}
 
 /// Applies a format spec (`.4f`, `>8`, `,`, `e`, `%`, ...) as `format(v, spec)`.
 pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
@@ -267,56 +382,11 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
     if spec.is_empty() {
         return Ok(str_of(v));
     }
-    let mut chars: Vec<char> = spec.chars().collect();
-    let mut fill = ' ';
-    let mut align = None;
-    if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^' | '=') {
-        fill = chars[0];
-        align = Some(chars[1]);
-        chars.drain(..2);
-    } else if !chars.is_empty() && matches!(chars[0], '<' | '>' | '^' | '=') {
-        align = Some(chars[0]);
-        chars.drain(..1);
-    }
-    let mut sign = '-';
-    if !chars.is_empty() && matches!(chars[0], '+' | '-' | ' ') {
-        sign = chars[0];
-        chars.drain(..1);
-    }
-    if !chars.is_empty() && chars[0] == '0' {
-        fill = '0';
-        align = align.or(Some('='));
-        chars.drain(..1);
-    }
-    let rest: String = chars.iter().collect();
-    let ty = rest
-        .chars()
-        .last()
-        .filter(|c| c.is_ascii_alphabetic() || *c == '%');
-    let body = match ty {
-        Some(_) => &rest[..rest.len() - 1],
-        None => &rest[..],
-    };
-    let (width_s, prec_s) = match body.split_once('.') {
-        Some((w, p)) => (w, Some(p)),
-        None => (body, None),
-    };
-    let comma = width_s.contains(',');
-    let width: usize = width_s
-        .trim_matches(|c| c == ',' || c == '_')
-        .parse()
-        .unwrap_or(0);
-    let prec: Option<usize> = prec_s.and_then(|p| p.parse().ok());
-    if width.max(prec.unwrap_or(0)) > MAX_FORMAT_WIDTH {
-        crate::bail!(
-            MemoryError,
-            "format spec '{spec}' asks for a string of over {MAX_FORMAT_WIDTH} characters"
-        );
-    }
+    let parsed = Spec::parse(spec)?;
     let num = match v {
         Obj::Array(a) => {
             let c = a.concrete("formatting an array")?;
-            if c.size() == 1 && ty.is_some() {
+            if c.size() == 1 && parsed.ty.is_some() {
                 Some(c.get_f64(0))
             } else {
                 None
@@ -324,15 +394,31 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
         }
         o => o.as_number(),
     };
+    let mut text = format_typed(v, &parsed, num)?;
+    if parsed.comma {
+        text = group_thousands(&text);
+    }
+    if parsed.sign == '+' && num.is_some_and(|x| x >= 0.0) {
+        text.insert(0, '+');
+    } else if parsed.sign == ' ' && num.is_some_and(|x| x >= 0.0) {
+        text.insert(0, ' ');
+    }
+    Ok(parsed.pad(text, num.is_some()))
+}
+
+/// The text of `v` under the spec's presentation type, before its sign and
+/// padding.
+fn format_typed(v: &Obj, spec: &Spec, num: Option<f64>) -> Result<String> {
     let is_int = matches!(v, Obj::Int(_) | Obj::Bool(_))
         || matches!(v, Obj::Array(a) if a.dtype() != DType::F32);
-    let mut text = match (ty, num) {
-        (Some('f') | Some('F'), Some(x)) => fmt_fixed(x, prec.unwrap_or(6)),
-        (Some('e'), Some(x)) => fmt_exp(x, prec.unwrap_or(6)),
-        (Some('E'), Some(x)) => fmt_exp(x, prec.unwrap_or(6)).to_uppercase(),
-        (Some('g'), Some(x)) => fmt_general(x, prec.unwrap_or(6)),
-        (Some('G'), Some(x)) => fmt_general(x, prec.unwrap_or(6)).to_uppercase(),
-        (Some('%'), Some(x)) => format!("{}%", fmt_fixed(x * 100.0, prec.unwrap_or(6))),
+    let prec = spec.prec.unwrap_or(6);
+    let text = match (spec.ty, num) {
+        (Some('f') | Some('F'), Some(x)) => fmt_fixed(x, prec),
+        (Some('e'), Some(x)) => fmt_exp(x, prec),
+        (Some('E'), Some(x)) => fmt_exp(x, prec).to_uppercase(),
+        (Some('g'), Some(x)) => fmt_general(x, prec),
+        (Some('G'), Some(x)) => fmt_general(x, prec).to_uppercase(),
+        (Some('%'), Some(x)) => format!("{}%", fmt_fixed(x * 100.0, prec)),
         (Some('d'), Some(x)) => {
             if !is_int {
                 bail!(
@@ -343,26 +429,17 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
             }
             format!("{}", x as i64)
         }
-        (Some(c @ ('x' | 'X' | 'o' | 'b' | 'c')), Some(x)) if is_int => {
-            let n = x as i64;
-            let digits = match c {
-                'x' => format!("{:x}", n.unsigned_abs()),
-                'X' => format!("{:X}", n.unsigned_abs()),
-                'o' => format!("{:o}", n.unsigned_abs()),
-                'b' => format!("{:b}", n.unsigned_abs()),
-                _ => match u32::try_from(n).ok().and_then(char::from_u32) {
-                    Some(ch) => return Ok(ch.to_string()),
-                    None => bail!(OverflowError, "%c arg not in range(0x110000)"),
-                },
-            };
-            if n < 0 {
-                format!("-{digits}")
-            } else {
-                digits
+        (Some('c'), Some(x)) if is_int => {
+            match u32::try_from(x as i64).ok().and_then(char::from_u32) {
+                Some(ch) => ch.to_string(),
+                None => bail!(OverflowError, "%c arg not in range(0x110000)"),
             }
         }
+        (Some(c @ ('x' | 'X' | 'o' | 'b')), Some(x)) if is_int => {
+            radix_digits(c, x as i64, spec.alternate)
+        }
         (Some('s'), _) => str_of(v),
-        (None, Some(x)) if prec.is_some() && !is_int => fmt_general(x, prec.unwrap_or(6)),
+        (None, Some(x)) if spec.prec.is_some() && !is_int => fmt_general(x, prec),
         (None, _) => str_of(v),
         (Some(c), _) => bail!(
             ValueError,
@@ -370,37 +447,29 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
             v.type_name()
         ),
     };
-    if comma {
-        text = group_thousands(&text);
-    }
-    if sign == '+' && num.is_some_and(|x| x >= 0.0) {
-        text.insert(0, '+');
-    } else if sign == ' ' && num.is_some_and(|x| x >= 0.0) {
-        text.insert(0, ' ');
-    }
-    let len = text.chars().count();
-    if width > len {
-        let pad = width - len;
-        let default_right = num.is_some();
-        text = match align.unwrap_or(if default_right { '>' } else { '<' }) {
-            '<' => format!("{text}{}", fill.to_string().repeat(pad)),
-            '^' => format!(
-                "{}{text}{}",
-                fill.to_string().repeat(pad / 2),
-                fill.to_string().repeat(pad - pad / 2)
-            ),
-            '=' => {
-                let (s, digits) = if text.starts_with(['-', '+', ' ']) {
-                    text.split_at(1)
-                } else {
-                    ("", &text[..])
-                };
-                format!("{s}{}{digits}", fill.to_string().repeat(pad))
-            }
-            _ => format!("{}{text}", fill.to_string().repeat(pad)),
-        };
-    }
     Ok(text)
+}
+
+/// `n` in hex, octal or binary, with a leading minus for negatives and, in
+/// the alternate form, the base's prefix after it.
+fn radix_digits(c: char, n: i64, alternate: bool) -> String {
+    let m = n.unsigned_abs();
+    let digits = match c {
+        'x' => format!("{m:x}"),
+        'X' => format!("{m:X}"),
+        'o' => format!("{m:o}"),
+        _ => format!("{m:b}"),
+    };
+    let digits = if alternate {
+        format!("0{c}{digits}")
+    } else {
+        digits
+    };
+    if n < 0 {
+        format!("-{digits}")
+    } else {
+        digits
+    }
 }
 
 /// The Python scalar a concrete 0-d array formats as. JAX formats a 0-d

@@ -314,6 +314,63 @@ impl Interp {
             Stmt::Expr(e) => {
                 self.eval(&e.value, scope)?;
             }
+            Stmt::Assign(_) | Stmt::AnnAssign(_) | Stmt::AugAssign(_) => {
+                self.exec_assign(s, scope)?;
+            }
+            Stmt::FunctionDef(f) => return self.exec_function_def(f, scope),
+            Stmt::ClassDef(c) => return self.exec_class_def(c, scope),
+            Stmt::Return(r) => {
+                let v = match &r.value {
+                    Some(e) => self.eval(e, scope)?,
+                    None => Obj::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            Stmt::If(i) => {
+                let c = self.eval(&i.test, scope)?;
+                if self.truth(&c, "the condition of an if statement")? {
+                    return self.exec_block(&i.body, scope);
+                }
+                return self.exec_block(&i.orelse, scope);
+            }
+            Stmt::While(w) => return self.exec_while(w, scope),
+            Stmt::For(f) => return self.exec_for(f, scope),
+            Stmt::Break(_) => return Ok(Flow::Break),
+            Stmt::Continue(_) => return Ok(Flow::Continue),
+            Stmt::Pass(_) => {}
+            Stmt::With(w) => return self.exec_with(&w.items, &w.body, scope),
+            Stmt::Assert(a) => return self.exec_assert(a, scope),
+            Stmt::Import(i) => return self.exec_import(i, scope),
+            Stmt::ImportFrom(i) => return self.exec_import_from(i, scope),
+            Stmt::Global(g) => scope
+                .globals
+                .borrow_mut()
+                .extend(g.names.iter().map(name_of)),
+            Stmt::Nonlocal(g) => scope
+                .nonlocals
+                .borrow_mut()
+                .extend(g.names.iter().map(name_of)),
+            Stmt::Delete(d) => return self.exec_delete(d, scope),
+            Stmt::Raise(r) => return self.exec_raise(r, scope),
+            Stmt::Try(t) => return self.exec_try(t, scope),
+            Stmt::Match(m) => return self.exec_match(m, scope),
+            other => {
+                let what = match other {
+                    Stmt::AsyncFunctionDef(_) | Stmt::AsyncFor(_) | Stmt::AsyncWith(_) => "async",
+                    Stmt::TryStar(_) => "except*",
+                    Stmt::TypeAlias(_) => "type aliases",
+                    _ => "this statement",
+                };
+                bail!(NotImplementedError, "not supported by shardlab yet: {what}");
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// `a = b = v`, `a: T = v` (the annotation is not evaluated, as under
+    /// `from __future__ import annotations`) and `a += v`.
+    fn exec_assign(&mut self, s: &Stmt, scope: &Scope) -> Result<()> {
+        match s {
             Stmt::Assign(a) => {
                 let v = self.eval(&a.value, scope)?;
                 for t in &a.targets {
@@ -332,67 +389,26 @@ impl Interp {
                 let v = self.binop(&a.op, &cur, &rhs, true)?;
                 self.assign(&a.target, v, scope)?;
             }
-            Stmt::FunctionDef(f) => return self.exec_function_def(f, scope),
-            Stmt::ClassDef(c) => return self.exec_class_def(c, scope),
-            Stmt::Return(r) => {
-                let v = match &r.value {
-                    Some(e) => self.eval(e, scope)?,
-                    None => Obj::None,
-                };
-                return Ok(Flow::Return(v));
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `while test: body else: orelse`; each pass is a step of the run's
+    /// stop check.
+    fn exec_while(&mut self, w: &ast::StmtWhile, scope: &Scope) -> Result<Flow> {
+        loop {
+            let c = self.eval(&w.test, scope)?;
+            if !self.truth(&c, "the condition of a while loop")? {
+                return self.exec_block(&w.orelse, scope);
             }
-            Stmt::If(i) => {
-                let c = self.eval(&i.test, scope)?;
-                if self.truth(&c, "the condition of an if statement")? {
-                    return self.exec_block(&i.body, scope);
-                }
-                return self.exec_block(&i.orelse, scope);
-            }
-            Stmt::While(w) => loop {
-                let c = self.eval(&w.test, scope)?;
-                if !self.truth(&c, "the condition of a while loop")? {
-                    return self.exec_block(&w.orelse, scope);
-                }
-                self.tick()?;
-                match self.exec_block(&w.body, scope)? {
-                    Flow::Break => break,
-                    Flow::Return(v) => return Ok(Flow::Return(v)),
-                    Flow::Normal | Flow::Continue => {}
-                }
-            },
-            Stmt::For(f) => return self.exec_for(f, scope),
-            Stmt::Break(_) => return Ok(Flow::Break),
-            Stmt::Continue(_) => return Ok(Flow::Continue),
-            Stmt::Pass(_) => {}
-            Stmt::With(w) => return self.exec_with(&w.items, &w.body, scope),
-            Stmt::Assert(a) => return self.exec_assert(a, scope),
-            Stmt::Import(i) => return self.exec_import(i, scope),
-            Stmt::ImportFrom(i) => return self.exec_import_from(i, scope),
-            Stmt::Global(g) => {
-                for n in &g.names {
-                    scope.globals.borrow_mut().insert(name_of(n));
-                }
-            }
-            Stmt::Nonlocal(g) => {
-                for n in &g.names {
-                    scope.nonlocals.borrow_mut().insert(name_of(n));
-                }
-            }
-            Stmt::Delete(d) => return self.exec_delete(d, scope),
-            Stmt::Raise(r) => return self.exec_raise(r, scope),
-            Stmt::Try(t) => return self.exec_try(t, scope),
-            Stmt::Match(m) => return self.exec_match(m, scope),
-            other => {
-                let what = match other {
-                    Stmt::AsyncFunctionDef(_) | Stmt::AsyncFor(_) | Stmt::AsyncWith(_) => "async",
-                    Stmt::TryStar(_) => "except*",
-                    Stmt::TypeAlias(_) => "type aliases",
-                    _ => "this statement",
-                };
-                bail!(NotImplementedError, "not supported by shardlab yet: {what}");
+            self.tick()?;
+            match self.exec_block(&w.body, scope)? {
+                Flow::Break => return Ok(Flow::Normal),
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Normal | Flow::Continue => {}
             }
         }
-        Ok(Flow::Normal)
     }
 
     /// `def`: the function, decorated, bound to its name.
@@ -629,7 +645,7 @@ impl Interp {
                 }
                 Expr::Attribute(at) => {
                     let obj = self.eval(&at.value, scope)?;
-                    delattr(&obj, at.attr.as_str())?;
+                    delattr(self, &obj, at.attr.as_str())?;
                 }
                 Expr::Tuple(ast::ExprTuple { elts, .. })
                 | Expr::List(ast::ExprList { elts, .. }) => {
@@ -984,75 +1000,16 @@ impl Interp {
                 self.assign(&n.target, v.clone(), scope)?;
                 Ok(v)
             }
-            Expr::Lambda(l) => {
-                let body = vec![Stmt::Return(ast::StmtReturn {
-                    range: l.range,
-                    value: Some(l.body.clone()),
-                })];
-                let first_line = self.lines.locate(u32::from(l.range.start()) as usize).0;
-                self.make_function("<lambda>".into(), &l.args, Rc::new(body), scope, first_line)
-            }
+            Expr::Lambda(l) => self.eval_lambda(l, scope),
             Expr::List(l) => Ok(Obj::list(self.eval_elts(&l.elts, scope)?)),
             Expr::Tuple(t) => Ok(Obj::tuple(self.eval_elts(&t.elts, scope)?)),
-            Expr::Set(st) => {
-                let items = self.eval_elts(&st.elts, scope)?;
-                let built = super::set::Set::from_items(items)?;
-                // CPython compiles a display of three or more constants to a
-                // frozenset constant merged into a new set.
-                let constants = st.elts.len() >= 3 && st.elts.iter().all(|e| matches!(e, Expr::Constant(_)));
-                if constants {
-                    let mut merged = super::set::Set::default();
-                    merged.merge(&built)?;
-                    return Ok(Obj::set(merged));
-                }
-                Ok(Obj::set(built))
-            }
-            Expr::SetComp(c) => {
-                let mut out = super::set::Set::default();
-                let inner = ScopeData::new(Some(scope.clone()));
-                let mut failed = None;
-                self.comprehension(&c.generators, &inner, &mut |me, sc| {
-                    let x = me.eval(&c.elt, sc)?;
-                    if let Err(e) = out.add(x) {
-                        failed = Some(e);
-                    }
-                    Ok(())
-                })?;
-                match failed {
-                    Some(e) => Err(e),
-                    None => Ok(Obj::set(out)),
-                }
-            }
+            Expr::Set(st) => self.eval_set(st, scope),
             Expr::Dict(d) => self.eval_dict(d, scope),
-            Expr::ListComp(c) => {
-                let mut out = vec![];
-                let inner = ScopeData::new(Some(scope.clone()));
-                self.comprehension(&c.generators, &inner, &mut |me, sc| {
-                    out.push(me.eval(&c.elt, sc)?);
-                    Ok(())
-                })?;
-                Ok(Obj::list(out))
-            }
-            Expr::GeneratorExp(c) => {
-                let mut out = vec![];
-                let inner = ScopeData::new(Some(scope.clone()));
-                self.comprehension(&c.generators, &inner, &mut |me, sc| {
-                    out.push(me.eval(&c.elt, sc)?);
-                    Ok(())
-                })?;
-                Ok(Obj::list(out))
-            }
-            Expr::DictComp(c) => {
-                let mut dict = Dict::default();
-                let inner = ScopeData::new(Some(scope.clone()));
-                self.comprehension(&c.generators, &inner, &mut |me, sc| {
-                    let k = me.eval(&c.key, sc)?;
-                    let v = me.eval(&c.value, sc)?;
-                    dict.set(k, v);
-                    Ok(())
-                })?;
-                Ok(Obj::Dict(Rc::new(RefCell::new(dict))))
-            }
+            Expr::SetComp(c) => self.eval_set_comp(c, scope),
+            // A generator expression is drawn at once, as a list.
+            Expr::ListComp(c) => self.eval_list_comp(&c.elt, &c.generators, scope),
+            Expr::GeneratorExp(c) => self.eval_list_comp(&c.elt, &c.generators, scope),
+            Expr::DictComp(c) => self.eval_dict_comp(c, scope),
             Expr::Attribute(a) => {
                 let v = self.eval(&a.value, scope)?;
                 ops::getattr(self, &v, a.attr.as_str())
@@ -1065,15 +1022,7 @@ impl Interp {
                 crate::trace::set_source(saved);
                 out
             }
-            Expr::Slice(s) => {
-                let mut parts = [Obj::None, Obj::None, Obj::None];
-                for (i, p) in [&s.lower, &s.upper, &s.step].into_iter().enumerate() {
-                    if let Some(p) = p {
-                        parts[i] = self.eval(p, scope)?;
-                    }
-                }
-                Ok(Obj::Slice(Rc::new(parts)))
-            }
+            Expr::Slice(s) => self.eval_slice(s, scope),
             Expr::Call(c) => self.eval_call(c, scope),
             Expr::JoinedStr(j) => {
                 let mut s = String::new();
@@ -1091,6 +1040,90 @@ impl Interp {
             ),
             Expr::Await(_) => bail!(NotImplementedError, "not supported by shardlab yet: async"),
         }
+    }
+
+    /// `lambda args: body`: a function whose body returns the expression.
+    fn eval_lambda(&mut self, l: &ast::ExprLambda, scope: &Scope) -> Result<Obj> {
+        let body = vec![Stmt::Return(ast::StmtReturn {
+            range: l.range,
+            value: Some(l.body.clone()),
+        })];
+        let first_line = self.lines.locate(u32::from(l.range.start()) as usize).0;
+        self.make_function("<lambda>".into(), &l.args, Rc::new(body), scope, first_line)
+    }
+
+    /// `{a, b, c}`.
+    fn eval_set(&mut self, st: &ast::ExprSet, scope: &Scope) -> Result<Obj> {
+        let items = self.eval_elts(&st.elts, scope)?;
+        let built = super::set::Set::from_items(items)?;
+        // CPython compiles a display of three or more constants to a
+        // frozenset constant merged into a new set.
+        let constants =
+            st.elts.len() >= 3 && st.elts.iter().all(|e| matches!(e, Expr::Constant(_)));
+        if constants {
+            let mut merged = super::set::Set::default();
+            merged.merge(&built)?;
+            return Ok(Obj::set(merged));
+        }
+        Ok(Obj::set(built))
+    }
+
+    /// `a:b:c` inside a subscript.
+    fn eval_slice(&mut self, s: &ast::ExprSlice, scope: &Scope) -> Result<Obj> {
+        let mut parts = [Obj::None, Obj::None, Obj::None];
+        for (i, p) in [&s.lower, &s.upper, &s.step].into_iter().enumerate() {
+            if let Some(p) = p {
+                parts[i] = self.eval(p, scope)?;
+            }
+        }
+        Ok(Obj::Slice(Rc::new(parts)))
+    }
+
+    /// `{x for ...}`, in a scope of its own.
+    fn eval_set_comp(&mut self, c: &ast::ExprSetComp, scope: &Scope) -> Result<Obj> {
+        let inner = ScopeData::new(Some(scope.clone()));
+        let mut out = super::set::Set::default();
+        let mut failed = None;
+        self.comprehension(&c.generators, &inner, &mut |me, sc| {
+            let x = me.eval(&c.elt, sc)?;
+            if let Err(e) = out.add(x) {
+                failed = Some(e);
+            }
+            Ok(())
+        })?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(Obj::set(out)),
+        }
+    }
+
+    /// `[elt for ...]`, in a scope of its own.
+    fn eval_list_comp(
+        &mut self,
+        elt: &Expr,
+        generators: &[ast::Comprehension],
+        scope: &Scope,
+    ) -> Result<Obj> {
+        let inner = ScopeData::new(Some(scope.clone()));
+        let mut out = vec![];
+        self.comprehension(generators, &inner, &mut |me, sc| {
+            out.push(me.eval(elt, sc)?);
+            Ok(())
+        })?;
+        Ok(Obj::list(out))
+    }
+
+    /// `{k: v for ...}`, in a scope of its own.
+    fn eval_dict_comp(&mut self, c: &ast::ExprDictComp, scope: &Scope) -> Result<Obj> {
+        let inner = ScopeData::new(Some(scope.clone()));
+        let mut dict = Dict::default();
+        self.comprehension(&c.generators, &inner, &mut |me, sc| {
+            let k = me.eval(&c.key, sc)?;
+            let v = me.eval(&c.value, sc)?;
+            dict.set(k, v);
+            Ok(())
+        })?;
+        Ok(Obj::Dict(Rc::new(RefCell::new(dict))))
     }
 
     /// `a and b`, `a or b`: the first operand that decides, unevaluated rest.
@@ -1360,94 +1393,133 @@ impl Interp {
         let positional: Vec<&ast::ArgWithDefault> = p.posonlyargs.iter().chain(&p.args).collect();
         let kwonly: Vec<&ast::ArgWithDefault> = p.kwonlyargs.iter().collect();
         let mut vars = scope.vars.borrow_mut();
-        let n_pos = args.pos.len();
-        let mut pos = args.pos.into_iter();
-        for a in &positional {
-            match pos.next() {
-                Some(v) => {
-                    vars.insert(name_of(&a.def.arg), v);
-                }
-                None => break,
-            }
-        }
-        let extra: Vec<Obj> = pos.collect();
-        if let Some(va) = &p.vararg {
-            vars.insert(name_of(&va.arg), Obj::tuple(extra));
-        } else if !extra.is_empty() {
-            let required = positional
-                .iter()
-                .filter(|a| !func.defaults.iter().any(|(k, _)| k == a.def.arg.as_str()))
-                .count();
-            let takes = match (required, positional.len()) {
-                (r, n) if r == n => format!("{n} positional argument{}", plural(n)),
-                (r, n) => format!("from {r} to {n} positional arguments"),
-            };
-            let given = if n_pos == 1 { "was" } else { "were" };
-            bail!(
-                TypeError,
-                "{}() takes {takes} but {n_pos} {given} given",
-                func.qualname
-            );
-        }
-        let mut kwargs = Dict::default();
-        for (k, v) in args.kw {
-            let known = positional
-                .iter()
-                .copied()
-                .chain(p.kwonlyargs.iter())
-                .any(|a| a.def.arg.as_str() == k);
-            if known {
-                if vars.contains_key(&k) {
-                    bail!(
-                        TypeError,
-                        "{}() got multiple values for argument '{k}'",
-                        func.qualname
-                    );
-                }
-                vars.insert(k, v);
-            } else if p.kwarg.is_some() {
-                kwargs.set(Obj::str(&k), v);
-            } else {
-                bail!(
-                    TypeError,
-                    "{}() got an unexpected keyword argument '{k}'",
-                    func.qualname
-                );
-            }
-        }
-        if let Some(kw) = &p.kwarg {
-            vars.insert(name_of(&kw.arg), Obj::Dict(Rc::new(RefCell::new(kwargs))));
-        }
+        bind_positional(func, &positional, args.pos, &mut vars)?;
+        bind_keywords(func, &positional, args.kw, &mut vars)?;
         for (kind, params) in [
             ("positional", &positional[..]),
             ("keyword-only", &kwonly[..]),
         ] {
-            let mut missing = vec![];
-            for a in params {
-                let n = a.def.arg.as_str();
-                if vars.contains_key(n) {
-                    continue;
-                }
-                match func.defaults.iter().find(|(k, _)| k == n) {
-                    Some((_, v)) => {
-                        vars.insert(n.to_string(), v.clone());
-                    }
-                    None => missing.push(format!("'{n}'")),
-                }
-            }
-            if !missing.is_empty() {
-                bail!(
-                    TypeError,
-                    "{}() missing {} required {kind} argument{}: {}",
-                    func.qualname,
-                    missing.len(),
-                    plural(missing.len()),
-                    english_list(&missing)
-                );
-            }
+            fill_defaults(func, kind, params, &mut vars)?;
         }
         Ok(())
     }
+}
+
+/// Binds positional arguments in order; the rest go to `*args`, or are
+/// CPython's TypeError when there is none.
+fn bind_positional(
+    func: &Function,
+    positional: &[&ast::ArgWithDefault],
+    args: Vec<Obj>,
+    vars: &mut HashMap<String, Obj>,
+) -> Result<()> {
+    let n_pos = args.len();
+    let mut pos = args.into_iter();
+    for a in positional {
+        match pos.next() {
+            Some(v) => {
+                vars.insert(name_of(&a.def.arg), v);
+            }
+            None => break,
+        }
+    }
+    let extra: Vec<Obj> = pos.collect();
+    if let Some(va) = &func.params.vararg {
+        vars.insert(name_of(&va.arg), Obj::tuple(extra));
+        return Ok(());
+    }
+    if extra.is_empty() {
+        return Ok(());
+    }
+    let required = positional
+        .iter()
+        .filter(|a| !func.defaults.iter().any(|(k, _)| k == a.def.arg.as_str()))
+        .count();
+    let takes = match (required, positional.len()) {
+        (r, n) if r == n => format!("{n} positional argument{}", plural(n)),
+        (r, n) => format!("from {r} to {n} positional arguments"),
+    };
+    let given = if n_pos == 1 { "was" } else { "were" };
+    bail!(
+        TypeError,
+        "{}() takes {takes} but {n_pos} {given} given",
+        func.qualname
+    )
+}
+
+/// Binds keyword arguments by name; unknown names go to `**kwargs`, or are
+/// CPython's TypeError when there is none.
+fn bind_keywords(
+    func: &Function,
+    positional: &[&ast::ArgWithDefault],
+    kw: Vec<(String, Obj)>,
+    vars: &mut HashMap<String, Obj>,
+) -> Result<()> {
+    let p = &func.params;
+    let mut kwargs = Dict::default();
+    for (k, v) in kw {
+        let known = positional
+            .iter()
+            .copied()
+            .chain(p.kwonlyargs.iter())
+            .any(|a| a.def.arg.as_str() == k);
+        if known {
+            if vars.contains_key(&k) {
+                bail!(
+                    TypeError,
+                    "{}() got multiple values for argument '{k}'",
+                    func.qualname
+                );
+            }
+            vars.insert(k, v);
+        } else if p.kwarg.is_some() {
+            kwargs.set(Obj::str(&k), v);
+        } else {
+            bail!(
+                TypeError,
+                "{}() got an unexpected keyword argument '{k}'",
+                func.qualname
+            );
+        }
+    }
+    if let Some(kw) = &p.kwarg {
+        vars.insert(name_of(&kw.arg), Obj::Dict(Rc::new(RefCell::new(kwargs))));
+    }
+    Ok(())
+}
+
+/// Gives unbound parameters their defaults; CPython's TypeError lists the
+/// ones that have none.
+fn fill_defaults(
+    func: &Function,
+    kind: &str,
+    params: &[&ast::ArgWithDefault],
+    vars: &mut HashMap<String, Obj>,
+) -> Result<()> {
+    let mut missing = vec![];
+    for a in params {
+        let n = a.def.arg.as_str();
+        if vars.contains_key(n) {
+            continue;
+        }
+        match func.defaults.iter().find(|(k, _)| k == n) {
+            Some((_, v)) => {
+                vars.insert(n.to_string(), v.clone());
+            }
+            None => missing.push(format!("'{n}'")),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        TypeError,
+        "{}() missing {} required {kind} argument{}: {}",
+        func.qualname,
+        missing.len(),
+        plural(missing.len()),
+        english_list(&missing)
+    )
 }
 
 fn plural(n: usize) -> &'static str {
@@ -1499,11 +1571,17 @@ fn constant(c: &Constant) -> Result<Obj> {
     })
 }
 
-/// `del obj.name`: an instance's own attribute (a class's `__delattr__` and
-/// other objects' attributes are not modelled).
-fn delattr(obj: &Obj, name: &str) -> Result<()> {
+/// `del obj.name`: the class's `__delattr__`, or else the instance's own
+/// attribute (other objects' attributes are not modelled).
+fn delattr(interp: &mut Interp, obj: &Obj, name: &str) -> Result<()> {
+    if let Obj::Instance(i) = obj {
+        if let Some(f) = i.class.lookup("__delattr__") {
+            interp.call(&f, Args::new(vec![obj.clone(), Obj::str(name)]))?;
+            return Ok(());
+        }
+    }
     match obj {
-        Obj::Instance(i) if i.class.lookup("__delattr__").is_none() => {
+        Obj::Instance(i) => {
             let mut attrs = i.attrs.borrow_mut();
             match attrs.iter().position(|(k, _)| k == name) {
                 Some(p) => {

@@ -530,59 +530,77 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
                 return Ok(r);
             }
         }
+        (Obj::Str(_) | Obj::List(_) | Obj::Tuple(_), _)
+        | (Obj::Int(_), Obj::Str(_) | Obj::List(_) | Obj::Tuple(_)) => {
+            if let Some(r) = sequence_binop(op, a, b, inplace)? {
+                return Ok(r);
+            }
+        }
+        _ => {}
+    }
+    object_binop(interp, op, a, b, inplace)
+}
+
+/// `+`, `*` and `%` of strings, lists and tuples (concatenation,
+/// repetition, printf-style formatting), within the run's memory budget;
+/// None for the other pairs.
+fn sequence_binop(op: &Operator, a: &Obj, b: &Obj, inplace: bool) -> Result<Option<Obj>> {
+    Ok(Some(match (a, b) {
         (Obj::Str(x), Obj::Str(y)) if matches!(op, Operator::Add) => {
             super::budget::check_grow(x.len() + y.len(), "a string")?;
-            return Ok(Obj::str(format!("{x}{y}")));
+            Obj::str(format!("{x}{y}"))
         }
         (Obj::Str(x), Obj::Int(n)) | (Obj::Int(n), Obj::Str(x)) if matches!(op, Operator::Mult) => {
             check_alloc(x.len(), *n)?;
             super::budget::check_grow(x.len() * (*n).max(0) as usize, "a string")?;
-            return Ok(Obj::str(x.repeat((*n).max(0) as usize)));
+            Obj::str(x.repeat((*n).max(0) as usize))
         }
-        (Obj::Str(x), _) if matches!(op, Operator::Mod) => {
-            return Ok(Obj::str(format::percent_format(x, b)?))
-        }
+        (Obj::Str(x), _) if matches!(op, Operator::Mod) => Obj::str(format::percent_format(x, b)?),
         (Obj::List(x), Obj::List(y)) if matches!(op, Operator::Add) => {
             let items = x.borrow().len() + y.borrow().len();
             super::budget::check_grow(items * std::mem::size_of::<Obj>(), "a list")?;
             if inplace {
                 let extra = y.borrow().clone();
                 x.borrow_mut().extend(extra);
-                return Ok(a.clone());
+                return Ok(Some(a.clone()));
             }
             let mut v = x.borrow().clone();
             v.extend(y.borrow().iter().cloned());
-            return Ok(Obj::list(v));
+            Obj::list(v)
         }
         (Obj::Tuple(x), Obj::Tuple(y)) if matches!(op, Operator::Add) => {
             let mut v = x.to_vec();
             v.extend(y.iter().cloned());
-            return Ok(Obj::tuple(v));
+            Obj::tuple(v)
         }
         (Obj::List(_) | Obj::Tuple(_), Obj::Int(n))
         | (Obj::Int(n), Obj::List(_) | Obj::Tuple(_))
             if matches!(op, Operator::Mult) =>
         {
             let seq = if matches!(a, Obj::Int(_)) { b } else { a };
-            let items = iterate(seq)?;
-            check_alloc(items.len(), *n)?;
-            let bytes = items.len() * (*n).max(0) as usize * std::mem::size_of::<Obj>();
-            super::budget::check_grow(bytes, "a sequence")?;
-            // An empty sequence stays empty however many times it repeats.
-            let times = if items.is_empty() { 0 } else { (*n).max(0) };
-            let mut v = vec![];
-            for _ in 0..times {
-                v.extend(items.iter().cloned());
-            }
-            return Ok(if matches!(seq, Obj::List(_)) {
-                Obj::list(v)
-            } else {
-                Obj::tuple(v)
-            });
+            repeat_sequence(seq, *n)?
         }
-        _ => {}
+        _ => return Ok(None),
+    }))
+}
+
+/// `seq * n` of a list or tuple.
+fn repeat_sequence(seq: &Obj, n: i64) -> Result<Obj> {
+    let items = iterate(seq)?;
+    check_alloc(items.len(), n)?;
+    let bytes = items.len() * n.max(0) as usize * std::mem::size_of::<Obj>();
+    super::budget::check_grow(bytes, "a sequence")?;
+    // An empty sequence stays empty however many times it repeats.
+    let times = if items.is_empty() { 0 } else { n.max(0) };
+    let mut v = vec![];
+    for _ in 0..times {
+        v.extend(items.iter().cloned());
     }
-    object_binop(interp, op, a, b, inplace)
+    Ok(if matches!(seq, Obj::List(_)) {
+        Obj::list(v)
+    } else {
+        Obj::tuple(v)
+    })
 }
 
 /// `a op b` for library objects and arrays (the operands' own operators
@@ -803,32 +821,7 @@ fn index_int(k: &Obj) -> Result<Option<i64>> {
 /// `container[key]`.
 pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
     match v {
-        Obj::List(_) | Obj::Tuple(_) | Obj::Str(_) | Obj::Range(..) => {
-            let (items, what) = match v {
-                Obj::List(l) => (l.borrow().clone(), "list"),
-                Obj::Tuple(t) => (t.to_vec(), "tuple"),
-                Obj::Range(..) => (iterate(v)?, "range object"),
-                _ => (iterate(v)?, "string"),
-            };
-            if let Obj::Slice(s) = k {
-                let out = slice_seq(&items, s)?;
-                return Ok(match v {
-                    Obj::List(_) => Obj::list(out),
-                    Obj::Tuple(_) => Obj::tuple(out),
-                    Obj::Range(..) => Obj::list(out),
-                    _ => Obj::str(out.iter().map(format::str_of).collect::<String>()),
-                });
-            }
-            let Some(i) = index_int(k)? else {
-                bail!(
-                    TypeError,
-                    "{what} indices must be integers or slices, not {}",
-                    k.type_name()
-                );
-            };
-            let i = norm_index(i, items.len(), what)?;
-            Ok(items[i].clone())
-        }
+        Obj::List(_) | Obj::Tuple(_) | Obj::Str(_) | Obj::Range(..) => sequence_getitem(v, k),
         Obj::Dict(d) => {
             let (found, factory) = {
                 let d = d.borrow();
@@ -850,26 +843,7 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
             super::array::refuse_list_key(k)?;
             Ok(Obj::Array(array_getitem(x, k)?))
         }
-        Obj::Instance(_) | Obj::Lib(_) => {
-            if let Obj::Instance(i) = v {
-                if let Some(f) = i.class.lookup("__getitem__") {
-                    return interp.call(&f, Args::new(vec![v.clone(), k.clone()]));
-                }
-                if let Some(base) = &i.base {
-                    // dict's own lookup asks a subclass's `__missing__`.
-                    if let (Obj::Dict(d), Some(m)) = (base, i.class.lookup("__missing__")) {
-                        if !d.borrow().contains(k) {
-                            return interp.call(&m, Args::new(vec![v.clone(), k.clone()]));
-                        }
-                    }
-                    return getitem(interp, base, k);
-                }
-            }
-            match v.behaviour().and_then(|b| b.getitem(interp, v, k)) {
-                Some(r) => r,
-                None => bail!(TypeError, "'{}' object is not subscriptable", v.type_name()),
-            }
-        }
+        Obj::Instance(_) | Obj::Lib(_) => object_getitem(interp, v, k),
         Obj::Native(n) if n.name == "at" => {
             // x.at[idx]: the native stands for the indexer; calling it with the
             // index gives the updater object.
@@ -879,27 +853,96 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
         Obj::Type(t) if *t == "list" || *t == "tuple" || *t == "dict" || *t == "type" => {
             Ok(v.clone())
         }
-        // `C[T]`: a class's `__class_getitem__`, or for library classes
-        // (generic in their own library) the class itself, as an annotation.
-        Obj::Class(c) => match c.lookup("__class_getitem__") {
-            Some(f) => {
-                let f = match &f {
-                    Obj::Lib(o) => o
-                        .downcast::<super::classes::ClassMethod>()
-                        .map(|m| m.0.clone())
-                        .unwrap_or(f.clone()),
-                    _ => f,
-                };
-                interp.call(&f, Args::new(vec![v.clone(), k.clone()]))
-            }
-            None if c.native().is_some() => Ok(v.clone()),
-            None => bail!(TypeError, "type '{}' is not subscriptable", c.name),
-        },
+        Obj::Class(c) => class_getitem(interp, v, c, k),
         other => bail!(
             TypeError,
             "'{}' object is not subscriptable",
             other.type_name()
         ),
+    }
+}
+
+/// `seq[i]` and `seq[a:b:c]` of a list, tuple, string or range. An integer
+/// index reads the one element (no copy of a list or tuple).
+fn sequence_getitem(v: &Obj, k: &Obj) -> Result<Obj> {
+    let what = match v {
+        Obj::List(_) => "list",
+        Obj::Tuple(_) => "tuple",
+        Obj::Range(..) => "range object",
+        _ => "string",
+    };
+    if let Obj::Slice(s) = k {
+        let out = slice_seq(&iterate(v)?, s)?;
+        return Ok(match v {
+            Obj::List(_) | Obj::Range(..) => Obj::list(out),
+            Obj::Tuple(_) => Obj::tuple(out),
+            _ => Obj::str(out.iter().map(format::str_of).collect::<String>()),
+        });
+    }
+    let Some(i) = index_int(k)? else {
+        bail!(
+            TypeError,
+            "{what} indices must be integers or slices, not {}",
+            k.type_name()
+        );
+    };
+    match v {
+        Obj::List(l) => {
+            let l = l.borrow();
+            Ok(l[norm_index(i, l.len(), what)?].clone())
+        }
+        Obj::Tuple(t) => Ok(t[norm_index(i, t.len(), what)?].clone()),
+        _ => {
+            let items = iterate(v)?;
+            Ok(items[norm_index(i, items.len(), what)?].clone())
+        }
+    }
+}
+
+/// `obj[k]` of an instance (its class's `__getitem__`, or the dict or list
+/// it extends) or of a library object.
+fn object_getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
+    if let Obj::Instance(i) = v {
+        if let Some(f) = i.class.lookup("__getitem__") {
+            return interp.call(&f, Args::new(vec![v.clone(), k.clone()]));
+        }
+        if let Some(base) = &i.base {
+            // dict's own lookup asks a subclass's `__missing__`.
+            if let (Obj::Dict(d), Some(m)) = (base, i.class.lookup("__missing__")) {
+                if !d.borrow().contains(k) {
+                    return interp.call(&m, Args::new(vec![v.clone(), k.clone()]));
+                }
+            }
+            return getitem(interp, base, k);
+        }
+    }
+    match v.behaviour().and_then(|b| b.getitem(interp, v, k)) {
+        Some(r) => r,
+        None => bail!(TypeError, "'{}' object is not subscriptable", v.type_name()),
+    }
+}
+
+/// `C[T]`: a class's `__class_getitem__`, or for library classes (generic
+/// in their own library) the class itself, as an annotation.
+fn class_getitem(
+    interp: &mut Interp,
+    v: &Obj,
+    c: &Rc<super::value::Class>,
+    k: &Obj,
+) -> Result<Obj> {
+    match c.lookup("__class_getitem__") {
+        Some(f) => {
+            let f = match &f {
+                Obj::Lib(o) => o
+                    .downcast::<super::classes::ClassMethod>()
+                    .map(|m| m.0.clone())
+                    .unwrap_or(f.clone()),
+                _ => f,
+            };
+            interp.call(&f, Args::new(vec![v.clone(), k.clone()]))
+        }
+        None if c.native().is_some() => Ok(v.clone()),
+        None => bail!(TypeError, "type '{}' is not subscriptable", c.name),
     }
 }
 
@@ -999,72 +1042,8 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
                 library.missing_attr(interp, &m.name, name)
             }
         },
-        Obj::Instance(i) => {
-            // A property is a data descriptor: it comes before the
-            // instance's own attributes, as in CPython.
-            if let Some(p @ Obj::Lib(_)) = i.class.lookup(name) {
-                if matches!(&p, Obj::Lib(o) if o.downcast::<super::classes::Property>().is_some()) {
-                    return super::classes::bind(interp, v, p);
-                }
-            }
-            if let Some(x) = i.get(name) {
-                return Ok(x);
-            }
-            if name == "__class__" {
-                return Ok(Obj::Class(i.class.clone()));
-            }
-            if name == "__dict__" {
-                let d: super::dict::Dict = i
-                    .attrs
-                    .borrow()
-                    .iter()
-                    .map(|(k, v)| (Obj::str(k), v.clone()))
-                    .collect();
-                return Ok(Obj::Dict(Rc::new(std::cell::RefCell::new(d))));
-            }
-            if let Some(x) = i.class.lookup(name) {
-                return super::classes::bind(interp, v, x);
-            }
-            if let Some(b) = i.class.native() {
-                if let Some(x) = b.getattr(interp, v, name)? {
-                    return Ok(x);
-                }
-            }
-            if let Some(x) = super::builtin_base::attr(v, name) {
-                return Ok(x);
-            }
-            if let Some(f) = i.class.lookup("__getattr__") {
-                return interp.call(&f, Args::new(vec![v.clone(), Obj::str(name)]));
-            }
-            bail!(
-                AttributeError,
-                "'{}' object has no attribute '{name}'",
-                i.class.name
-            )
-        }
-        Obj::Class(c) => match name {
-            // A library type's name may carry its module (`numpy.ndarray`).
-            "__qualname__" if c.qualname != c.name => Ok(Obj::str(&c.qualname)),
-            "__name__" | "__qualname__" => {
-                Ok(Obj::str(c.name.rsplit('.').next().unwrap_or(&c.name)))
-            }
-            "__mro__" => {
-                let mut mro: Vec<Obj> = c.mro().into_iter().map(Obj::Class).collect();
-                mro.push(Obj::Type("object"));
-                Ok(Obj::tuple(mro))
-            }
-            "__bases__" => Ok(Obj::tuple(
-                c.bases.iter().cloned().map(Obj::Class).collect(),
-            )),
-            _ => match c.lookup(name) {
-                Some(x) => super::classes::bind(interp, v, x),
-                None => Err(err!(
-                    AttributeError,
-                    "type object '{}' has no attribute '{name}'",
-                    c.name
-                )),
-            },
-        },
+        Obj::Instance(i) => instance_attr(interp, v, i, name),
+        Obj::Class(c) => class_attr(interp, v, c, name),
         Obj::Func(f) => match name {
             "__name__" => Ok(Obj::str(&f.name)),
             "__qualname__" => Ok(Obj::str(&*f.qualname)),
@@ -1098,6 +1077,87 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             super::builtins::method(v, name).ok_or_else(missing)
         }
         _ => Err(missing()),
+    }
+}
+
+/// An attribute of an instance of a program's class, in CPython's order:
+/// properties (data descriptors), the instance's own attributes, the class's
+/// (bound), a builtin or library base's, then `__getattr__`.
+fn instance_attr(
+    interp: &mut Interp,
+    v: &Obj,
+    i: &super::value::Instance,
+    name: &str,
+) -> Result<Obj> {
+    if let Some(p @ Obj::Lib(_)) = i.class.lookup(name) {
+        if matches!(&p, Obj::Lib(o) if o.downcast::<super::classes::Property>().is_some()) {
+            return super::classes::bind(interp, v, p);
+        }
+    }
+    if let Some(x) = i.get(name) {
+        return Ok(x);
+    }
+    if name == "__class__" {
+        return Ok(Obj::Class(i.class.clone()));
+    }
+    if name == "__dict__" {
+        let d: super::dict::Dict = i
+            .attrs
+            .borrow()
+            .iter()
+            .map(|(k, v)| (Obj::str(k), v.clone()))
+            .collect();
+        return Ok(Obj::Dict(Rc::new(std::cell::RefCell::new(d))));
+    }
+    if let Some(x) = i.class.lookup(name) {
+        return super::classes::bind(interp, v, x);
+    }
+    if let Some(b) = i.class.native() {
+        if let Some(x) = b.getattr(interp, v, name)? {
+            return Ok(x);
+        }
+    }
+    if let Some(x) = super::builtin_base::attr(v, name) {
+        return Ok(x);
+    }
+    if let Some(f) = i.class.lookup("__getattr__") {
+        return interp.call(&f, Args::new(vec![v.clone(), Obj::str(name)]));
+    }
+    bail!(
+        AttributeError,
+        "'{}' object has no attribute '{name}'",
+        i.class.name
+    )
+}
+
+/// An attribute of a class: its names and bases, or a class attribute
+/// (functions come back unbound, classmethods bound to the class).
+fn class_attr(
+    interp: &mut Interp,
+    v: &Obj,
+    c: &Rc<super::value::Class>,
+    name: &str,
+) -> Result<Obj> {
+    match name {
+        // A library type's name may carry its module (`numpy.ndarray`).
+        "__qualname__" if c.qualname != c.name => Ok(Obj::str(&c.qualname)),
+        "__name__" | "__qualname__" => Ok(Obj::str(c.name.rsplit('.').next().unwrap_or(&c.name))),
+        "__mro__" => {
+            let mut mro: Vec<Obj> = c.mro().into_iter().map(Obj::Class).collect();
+            mro.push(Obj::Type("object"));
+            Ok(Obj::tuple(mro))
+        }
+        "__bases__" => Ok(Obj::tuple(
+            c.bases.iter().cloned().map(Obj::Class).collect(),
+        )),
+        _ => match c.lookup(name) {
+            Some(x) => super::classes::bind(interp, v, x),
+            None => Err(err!(
+                AttributeError,
+                "type object '{}' has no attribute '{name}'",
+                c.name
+            )),
+        },
     }
 }
 

@@ -457,18 +457,21 @@ fn generate(add: &mut dyn FnMut(&str, Obj), name: &str, fields: &Rc<Vec<Field>>,
         }
     }
     if opts.frozen {
-        for name in ["__setattr__", "__delattr__"] {
+        for (name, verb) in [("__setattr__", "assign to"), ("__delattr__", "delete")] {
             add(
                 name,
-                Obj::native(name, |_, a| {
+                Obj::native(name, move |interp, a| {
                     let n = a
                         .get(Some(1), "name")
                         .map(|n| crate::python::format::str_of(&n));
-                    bail!(
-                        AttributeError,
-                        "cannot assign to field '{}'",
-                        n.unwrap_or_default()
-                    )
+                    let message = format!("cannot {verb} field '{}'", n.unwrap_or_default());
+                    // The module's own class, so that `except
+                    // dataclasses.FrozenInstanceError` catches it.
+                    let module = interp.import("dataclasses")?;
+                    let class =
+                        crate::python::ops::getattr(interp, &module, "FrozenInstanceError")?;
+                    let error = interp.call(&class, Args::new(vec![Obj::str(message)]))?;
+                    Err(interp.raise(error)?)
                 }),
             );
         }

@@ -3,9 +3,11 @@
 use crate::{bail, err};
 
 use super::super::format::repr_of;
+use super::super::interp::Interp;
 use super::super::ops::{iterate, py_eq};
-use super::super::value::Obj;
+use super::super::value::{Args, Obj};
 use super::{bound, sort_items, to_int};
+use crate::error::Result;
 
 /// The `list` method `name`, bound to `recv`.
 pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
@@ -23,35 +25,8 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
             }
             Ok(Obj::None)
         }),
-        (Obj::List(_), "insert") => bound(recv, name, |_, r, a| {
-            let i = to_int(&a.req(Some(0), "index", "insert")?)?;
-            let v = a.req(Some(1), "object", "insert")?;
-            if let Obj::List(l) = r {
-                let n = l.borrow().len() as i64;
-                let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
-                l.borrow_mut().insert(i as usize, v);
-            }
-            Ok(Obj::None)
-        }),
-        (Obj::List(_), "pop") => bound(recv, name, |_, r, a| {
-            let Obj::List(l) = r else {
-                return Ok(Obj::None);
-            };
-            let n = l.borrow().len() as i64;
-            if n == 0 {
-                bail!(IndexError, "pop from empty list");
-            }
-            let i = a
-                .get(Some(0), "index")
-                .map(|x| to_int(&x))
-                .transpose()?
-                .unwrap_or(-1);
-            let j = if i < 0 { i + n } else { i };
-            if j < 0 || j >= n {
-                bail!(IndexError, "pop index out of range");
-            }
-            Ok(l.borrow_mut().remove(j as usize))
-        }),
+        (Obj::List(_), "insert") => bound(recv, name, insert),
+        (Obj::List(_), "pop") => bound(recv, name, pop),
         (Obj::List(_), "reverse") => bound(recv, name, |_, r, _| {
             if let Obj::List(l) = r {
                 l.borrow_mut().reverse();
@@ -97,8 +72,42 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
     })
 }
 
+/// `list.insert(i, x)`: a negative index counts from the end; indices past
+/// either end insert there.
+fn insert(_: &mut Interp, list: &Obj, a: Args) -> Result<Obj> {
+    let i = to_int(&a.req(Some(0), "index", "insert")?)?;
+    let v = a.req(Some(1), "object", "insert")?;
+    if let Obj::List(l) = list {
+        let n = l.borrow().len() as i64;
+        let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
+        l.borrow_mut().insert(i as usize, v);
+    }
+    Ok(Obj::None)
+}
+
+/// `list.pop(i=-1)`, with CPython's IndexErrors.
+fn pop(_: &mut Interp, list: &Obj, a: Args) -> Result<Obj> {
+    let Obj::List(l) = list else {
+        return Ok(Obj::None);
+    };
+    let n = l.borrow().len() as i64;
+    if n == 0 {
+        bail!(IndexError, "pop from empty list");
+    }
+    let i = a
+        .get(Some(0), "index")
+        .map(|x| to_int(&x))
+        .transpose()?
+        .unwrap_or(-1);
+    let j = if i < 0 { i + n } else { i };
+    if j < 0 || j >= n {
+        bail!(IndexError, "pop index out of range");
+    }
+    Ok(l.borrow_mut().remove(j as usize))
+}
+
 /// `list.remove(x)`: drops the first element equal to `x`.
-fn remove(list: &Obj, x: &Obj) -> crate::error::Result<Obj> {
+fn remove(list: &Obj, x: &Obj) -> Result<Obj> {
     let Obj::List(l) = list else {
         return Ok(Obj::None);
     };

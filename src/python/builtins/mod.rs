@@ -206,32 +206,7 @@ fn issubclass(c: &Obj, t: &Obj) -> bool {
 pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
     let first = a.pos.first().cloned();
     Ok(match t {
-        "int" => match first {
-            None => Obj::Int(0),
-            Some(Obj::Str(s)) => Obj::Int(s.trim().parse().map_err(|_| {
-                err!(
-                    ValueError,
-                    "invalid literal for int() with base 10: {}",
-                    repr_of(&Obj::Str(s.clone()))
-                )
-            })?),
-            Some(Obj::Float(f)) => Obj::Int(f.trunc() as i64),
-            Some(Obj::Complex(..)) => bail!(
-                TypeError,
-                "int() argument must be a string, a bytes-like object or a real number, not 'complex'"
-            ),
-            Some(Obj::Array(v)) => {
-                let c = v.concrete_for(python_scalar("int"))?;
-                if c.size() != 1 {
-                    bail!(
-                        TypeError,
-                        "only length-1 arrays can be converted to Python scalars"
-                    );
-                }
-                Obj::Int(c.get_f64(0).trunc() as i64)
-            }
-            Some(o) => Obj::Int(to_int(&o)?),
-        },
+        "int" => construct_int(&a.pos)?,
         "complex" => super::complex::construct(&a.pos)?,
         "float" => Obj::Float(match first {
             None => 0.0,
@@ -253,38 +228,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             None => vec![],
             Some(o) => interp.iterate(&o)?,
         }),
-        "dict" => {
-            let mut d = Dict::default();
-            if let Some(o) = first {
-                match o.plain().clone() {
-                    Obj::Dict(src) => d = src.borrow().clone(),
-                    // A mapping that is not a dict (a library's
-                    // OrderedDict): its keys, each looked up.
-                    other
-                        if matches!(other, Obj::Lib(_))
-                            && super::ops::getattr(interp, &other, "keys").is_ok() =>
-                    {
-                        for k in interp.iterate(&other)? {
-                            let v = super::ops::getitem(interp, &other, &k)?;
-                            d.set(k, v);
-                        }
-                    }
-                    other => {
-                        for pair in interp.iterate(&other)? {
-                            let kv = interp.iterate(&pair)?;
-                            if kv.len() != 2 {
-                                bail!(ValueError, "dictionary update sequence element has length {}; 2 is required", kv.len());
-                            }
-                            d.set(kv[0].clone(), kv[1].clone());
-                        }
-                    }
-                }
-            }
-            for (k, v) in a.kw {
-                d.set(Obj::str(k), v);
-            }
-            Obj::Dict(Rc::new(RefCell::new(d)))
-        }
+        "dict" => construct_dict(interp, first, a.kw)?,
         "set" | "frozenset" => {
             let mut st = super::set::Set::empty(t == "frozenset");
             match first {
@@ -303,20 +247,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             Some(o) => type_of(&o),
             None => bail!(TypeError, "type() takes 1 or 3 arguments"),
         },
-        "range" => {
-            let ints: Vec<i64> = a.pos.iter().map(to_int).collect::<Result<_>>()?;
-            match ints.len() {
-                1 => Obj::Range(0, ints[0], 1),
-                2 => Obj::Range(ints[0], ints[1], 1),
-                3 => {
-                    if ints[2] == 0 {
-                        bail!(ValueError, "range() arg 3 must not be zero");
-                    }
-                    Obj::Range(ints[0], ints[1], ints[2])
-                }
-                n => bail!(TypeError, "range expected at most 3 arguments, got {n}"),
-            }
-        }
+        "range" => construct_range(&a.pos)?,
         "slice" => {
             let mut p = [Obj::None, Obj::None, Obj::None];
             match a.pos.len() {
@@ -330,13 +261,158 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
             }
             Obj::Slice(Rc::new(p))
         }
-        other => {
-            let _ = interp;
+        other => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {other}()"
+        ),
+    })
+}
+
+/// `int()`, `int(x)` and `int(text, base)`.
+fn construct_int(pos: &[Obj]) -> Result<Obj> {
+    let Some(first) = pos.first() else {
+        return Ok(Obj::Int(0));
+    };
+    if let Some(base) = pos.get(1) {
+        let Obj::Str(s) = first else {
             bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: {other}()"
-            )
+                TypeError,
+                "int() can't convert non-string with explicit base"
+            );
+        };
+        return parse_int_base(s, to_int(base)?);
+    }
+    Ok(match first {
+        Obj::Str(s) => parse_int_base(s, 10)?,
+        Obj::Float(f) => {
+            if f.is_nan() {
+                bail!(ValueError, "cannot convert float NaN to integer");
+            }
+            if f.is_infinite() {
+                bail!(OverflowError, "cannot convert float infinity to integer");
+            }
+            Obj::Int(f.trunc() as i64)
         }
+        Obj::Complex(..) => bail!(
+            TypeError,
+            "int() argument must be a string, a bytes-like object or a real number, not 'complex'"
+        ),
+        Obj::Array(v) => {
+            let c = v.concrete_for(python_scalar("int"))?;
+            if c.size() != 1 {
+                bail!(
+                    TypeError,
+                    "only length-1 arrays can be converted to Python scalars"
+                );
+            }
+            Obj::Int(c.get_f64(0).trunc() as i64)
+        }
+        o => Obj::Int(to_int(o)?),
+    })
+}
+
+/// Python's `int(text, base)`: surrounding blanks, a sign, underscores
+/// between digits, and the `0x`/`0o`/`0b` prefix that base 0 requires and
+/// bases 16, 8 and 2 allow.
+fn parse_int_base(text: &str, base: i64) -> Result<Obj> {
+    let invalid = || {
+        err!(
+            ValueError,
+            "invalid literal for int() with base {base}: {}",
+            repr_of(&Obj::str(text))
+        )
+    };
+    if base != 0 && !(2..=36).contains(&base) {
+        bail!(ValueError, "int() base must be >= 2 and <= 36, or 0");
+    }
+    let t = text.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let lower = body.to_ascii_lowercase();
+    let prefixed = [("0x", 16u32), ("0o", 8), ("0b", 2)]
+        .into_iter()
+        .find(|(p, b)| lower.starts_with(p) && (base == 0 || base == i64::from(*b)));
+    let (radix, digits) = match prefixed {
+        Some((p, b)) => (b, body[p.len()..].trim_start_matches('_')),
+        None if base == 0 => {
+            if body.len() > 1 && body.starts_with('0') && body.chars().any(|c| c != '0' && c != '_')
+            {
+                return Err(invalid());
+            }
+            (10, body)
+        }
+        None => (base as u32, body),
+    };
+    let misplaced =
+        digits.starts_with(['_', '+', '-']) || digits.ends_with('_') || digits.contains("__");
+    if digits.is_empty() || misplaced {
+        return Err(invalid());
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    let n = i64::from_str_radix(&clean, radix).map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => err!(
+            NotImplementedError,
+            "not supported by shardlab yet: integers beyond 64 bits (int({}))",
+            repr_of(&Obj::str(text))
+        ),
+        _ => invalid(),
+    })?;
+    Ok(Obj::Int(if neg { -n } else { n }))
+}
+
+/// `dict()`, `dict(mapping)`, `dict(pairs)`, each with keyword entries.
+fn construct_dict(interp: &mut Interp, first: Option<Obj>, kw: Vec<(String, Obj)>) -> Result<Obj> {
+    let mut d = Dict::default();
+    if let Some(o) = first {
+        match o.plain().clone() {
+            Obj::Dict(src) => d = src.borrow().clone(),
+            // A mapping that is not a dict (a library's OrderedDict): its
+            // keys, each looked up.
+            other
+                if matches!(other, Obj::Lib(_))
+                    && super::ops::getattr(interp, &other, "keys").is_ok() =>
+            {
+                for k in interp.iterate(&other)? {
+                    let v = super::ops::getitem(interp, &other, &k)?;
+                    d.set(k, v);
+                }
+            }
+            other => {
+                for pair in interp.iterate(&other)? {
+                    let kv = interp.iterate(&pair)?;
+                    if kv.len() != 2 {
+                        bail!(
+                            ValueError,
+                            "dictionary update sequence element has length {}; 2 is required",
+                            kv.len()
+                        );
+                    }
+                    d.set(kv[0].clone(), kv[1].clone());
+                }
+            }
+        }
+    }
+    for (k, v) in kw {
+        d.set(Obj::str(k), v);
+    }
+    Ok(Obj::Dict(Rc::new(RefCell::new(d))))
+}
+
+/// `range(stop)`, `range(start, stop[, step])`.
+fn construct_range(pos: &[Obj]) -> Result<Obj> {
+    let ints: Vec<i64> = pos.iter().map(to_int).collect::<Result<_>>()?;
+    Ok(match ints.len() {
+        1 => Obj::Range(0, ints[0], 1),
+        2 => Obj::Range(ints[0], ints[1], 1),
+        3 => {
+            if ints[2] == 0 {
+                bail!(ValueError, "range() arg 3 must not be zero");
+            }
+            Obj::Range(ints[0], ints[1], ints[2])
+        }
+        n => bail!(TypeError, "range expected at most 3 arguments, got {n}"),
     })
 }
 
@@ -628,26 +704,7 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
     let mut add = |name: &str, f: fn(&mut Interp, Args) -> Result<Obj>| {
         b.insert(name.into(), Obj::native(name, f));
     };
-    add("enumerate", |i, a| {
-        let start = a
-            .get(Some(1), "start")
-            .map(|s| to_int(&s))
-            .transpose()?
-            .unwrap_or(0);
-        let src = a.req(Some(0), "iterable", "enumerate")?;
-        let kind = Lazy::Enumerate(std::cell::Cell::new(start));
-        if let Some(it) = i.lazy(kind, std::slice::from_ref(&src))? {
-            return Ok(it);
-        }
-        let items = i.iterate(&src)?;
-        Ok(Obj::list(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, x)| Obj::tuple(vec![Obj::Int(start + i as i64), x]))
-                .collect(),
-        ))
-    });
+    add("enumerate", enumerate);
     add("zip", zip);
     add("sorted", |i, a| {
         let mut items = i.iterate(&a.req(Some(0), "iterable", "sorted")?)?;
@@ -675,46 +732,75 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
         }
         Ok(Obj::Bool(true))
     });
-    add("map", |i, a| {
-        let f = a.req(Some(0), "func", "map")?;
-        if a.pos.len() < 2 {
-            bail!(TypeError, "map() must have at least two arguments.");
-        }
-        if let Some(it) = i.lazy(Lazy::Map(f.clone()), &a.pos[1..])? {
-            return Ok(it);
-        }
-        let lists: Vec<Vec<Obj>> = a.pos[1..]
-            .iter()
-            .map(|x| i.iterate(x))
-            .collect::<Result<_>>()?;
-        let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
-        let mut out = vec![];
-        for k in 0..n {
-            out.push(i.call(&f, Args::new(lists.iter().map(|l| l[k].clone()).collect()))?);
-        }
-        Ok(Obj::list(out))
-    });
-    add("filter", |i, a| {
-        let f = a.req(Some(0), "function", "filter")?;
-        let src = a.req(Some(1), "iterable", "filter")?;
-        if let Some(it) = i.lazy(Lazy::Filter(f.clone()), std::slice::from_ref(&src))? {
-            return Ok(it);
-        }
-        let mut out = vec![];
-        for x in i.iterate(&src)? {
-            let keep = match &f {
-                Obj::None => truthy(&x, "filter()")?,
-                f => {
-                    let r = i.call(f, Args::new(vec![x.clone()]))?;
-                    truthy(&r, "filter()")?
-                }
-            };
-            if keep {
-                out.push(x);
+    add("map", map);
+    add("filter", filter);
+}
+
+/// `enumerate(iterable, start=0)`: lazy over iterators, a list otherwise.
+fn enumerate(i: &mut Interp, a: Args) -> Result<Obj> {
+    let start = a
+        .get(Some(1), "start")
+        .map(|s| to_int(&s))
+        .transpose()?
+        .unwrap_or(0);
+    let src = a.req(Some(0), "iterable", "enumerate")?;
+    let kind = Lazy::Enumerate(std::cell::Cell::new(start));
+    if let Some(it) = i.lazy(kind, std::slice::from_ref(&src))? {
+        return Ok(it);
+    }
+    let items = i.iterate(&src)?;
+    Ok(Obj::list(
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| Obj::tuple(vec![Obj::Int(start + i as i64), x]))
+            .collect(),
+    ))
+}
+
+/// `map(func, *iterables)`: lazy over iterators, a list otherwise; it stops
+/// with the shortest iterable.
+fn map(i: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "func", "map")?;
+    if a.pos.len() < 2 {
+        bail!(TypeError, "map() must have at least two arguments.");
+    }
+    if let Some(it) = i.lazy(Lazy::Map(f.clone()), &a.pos[1..])? {
+        return Ok(it);
+    }
+    let lists: Vec<Vec<Obj>> = a.pos[1..]
+        .iter()
+        .map(|x| i.iterate(x))
+        .collect::<Result<_>>()?;
+    let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+    let mut out = vec![];
+    for k in 0..n {
+        out.push(i.call(&f, Args::new(lists.iter().map(|l| l[k].clone()).collect()))?);
+    }
+    Ok(Obj::list(out))
+}
+
+/// `filter(function, iterable)`; a None function keeps the true items.
+fn filter(i: &mut Interp, a: Args) -> Result<Obj> {
+    let f = a.req(Some(0), "function", "filter")?;
+    let src = a.req(Some(1), "iterable", "filter")?;
+    if let Some(it) = i.lazy(Lazy::Filter(f.clone()), std::slice::from_ref(&src))? {
+        return Ok(it);
+    }
+    let mut out = vec![];
+    for x in i.iterate(&src)? {
+        let keep = match &f {
+            Obj::None => truthy(&x, "filter()")?,
+            f => {
+                let r = i.call(f, Args::new(vec![x.clone()]))?;
+                truthy(&r, "filter()")?
             }
+        };
+        if keep {
+            out.push(x);
         }
-        Ok(Obj::list(out))
-    });
+    }
+    Ok(Obj::list(out))
 }
 
 /// `zip(*iterables, strict=False)`: lazy over iterators, a list otherwise;
