@@ -478,71 +478,71 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
     let mut cur = x.clone();
     let mut ax = 0usize;
     for i in idx {
-        let shape = cur.shape();
-        match i {
-            Idx::Int(i) => {
-                let n = shape[ax] as i64;
-                let j = if i < 0 { i + n } else { i };
-                if n == 0 {
-                    bail!(
-                        IndexError,
-                        "index {i} is out of bounds for axis {ax} with size {n}"
-                    );
-                }
-                // JAX clamps an index past either end, as its gathers do.
-                let j = j.clamp(0, n - 1);
-                cur = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
-                cur = jops::squeeze(&cur, Some(&[ax as i64]))?;
-            }
-            Idx::Dynamic(v) => {
-                cur = jops::dynamic_slice_in_dim(&cur, &v, 1, ax as i64)?;
-                cur = jops::squeeze(&cur, Some(&[ax as i64]))?;
-            }
-            Idx::Slice(s) => {
-                let n = shape[ax];
-                let (start, stop, step) = slice_indices(&s, n)?;
-                if step > 0 {
-                    let stop = stop.max(start);
-                    cur = slice_axis(&cur, ax, start as usize, stop as usize, step as usize)?;
-                } else {
-                    let count = if start > stop {
-                        ((start - stop - 1) / -step + 1) as usize
-                    } else {
-                        0
-                    };
-                    cur = jops::rev(&cur, &[ax])?;
-                    let s2 = (n as i64 - 1 - start).max(0) as usize;
-                    let lim = if count == 0 {
-                        s2
-                    } else {
-                        s2 + (count - 1) * (-step) as usize + 1
-                    };
-                    cur = slice_axis(&cur, ax, s2, lim, (-step) as usize)?;
-                }
-                ax += 1;
-            }
-            Idx::NewAxis => {
-                cur = jops::expand_dims(&cur, ax as i64)?;
-                ax += 1;
-            }
-            Idx::Take(v) => {
-                let k = v.ndim();
-                cur = jops::take(&cur, &v, ax as i64)?;
-                ax += k;
-            }
-            Idx::Mask { dims, at } => {
-                // The masked axes become one axis of their flat positions.
-                let mut merged = shape[..ax].to_vec();
-                merged.push(dims.iter().product());
-                merged.extend_from_slice(&shape[ax + dims.len()..]);
-                cur = jops::reshape(&cur, &merged)?;
-                cur = jops::take(&cur, &at, ax as i64)?;
-                ax += 1;
-            }
-            Idx::Ellipsis => {}
-        }
+        (cur, ax) = apply_index(cur, ax, i)?;
     }
     Ok(cur)
+}
+
+/// Applies one basic index at axis `ax`, giving the array and the axis the
+/// next index applies to.
+fn apply_index(cur: Value, ax: usize, i: Idx) -> Result<(Value, usize)> {
+    let shape = cur.shape();
+    Ok(match i {
+        Idx::Int(i) => {
+            let n = shape[ax] as i64;
+            let j = if i < 0 { i + n } else { i };
+            if n == 0 {
+                bail!(
+                    IndexError,
+                    "index {i} is out of bounds for axis {ax} with size {n}"
+                );
+            }
+            // JAX clamps an index past either end, as its gathers do.
+            let j = j.clamp(0, n - 1);
+            let one = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
+            (jops::squeeze(&one, Some(&[ax as i64]))?, ax)
+        }
+        Idx::Dynamic(v) => {
+            let one = jops::dynamic_slice_in_dim(&cur, &v, 1, ax as i64)?;
+            (jops::squeeze(&one, Some(&[ax as i64]))?, ax)
+        }
+        Idx::Slice(s) => (slice_strided(&cur, ax, &s)?, ax + 1),
+        Idx::NewAxis => (jops::expand_dims(&cur, ax as i64)?, ax + 1),
+        Idx::Take(v) => (jops::take(&cur, &v, ax as i64)?, ax + v.ndim()),
+        Idx::Mask { dims, at } => {
+            // The masked axes become one axis of their flat positions.
+            let mut merged = shape[..ax].to_vec();
+            merged.push(dims.iter().product());
+            merged.extend_from_slice(&shape[ax + dims.len()..]);
+            let flat = jops::reshape(&cur, &merged)?;
+            (jops::take(&flat, &at, ax as i64)?, ax + 1)
+        }
+        Idx::Ellipsis => (cur, ax),
+    })
+}
+
+/// `x[..., a:b:c, ...]` along axis `ax`; a negative step reverses the axis
+/// and slices forward.
+fn slice_strided(cur: &Value, ax: usize, s: &[Obj; 3]) -> Result<Value> {
+    let n = cur.shape()[ax];
+    let (start, stop, step) = slice_indices(s, n)?;
+    if step > 0 {
+        let stop = stop.max(start);
+        return slice_axis(cur, ax, start as usize, stop as usize, step as usize);
+    }
+    let count = if start > stop {
+        ((start - stop - 1) / -step + 1) as usize
+    } else {
+        0
+    };
+    let reversed = jops::rev(cur, &[ax])?;
+    let s2 = (n as i64 - 1 - start).max(0) as usize;
+    let lim = if count == 0 {
+        s2
+    } else {
+        s2 + (count - 1) * (-step) as usize + 1
+    };
+    slice_axis(&reversed, ax, s2, lim, (-step) as usize)
 }
 
 /// NumPy's check that a boolean mask has the shape of the axes it indexes.
@@ -891,18 +891,7 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             Ok(Obj::Array(jops::transpose(x, &perm)?))
         }),
         "flatten" | "ravel" => method(name, x, |_, x, _| Ok(Obj::Array(reshape_value(x, &[-1])?))),
-        "item" => method("item", x, |_, x, _| {
-            let a = x.concrete_for(Conversion::Concrete(
-                "This occurred in the item() method of jax.Array".into(),
-            ))?;
-            if a.size() != 1 {
-                bail!(
-                    ValueError,
-                    "can only convert an array of size 1 to a Python scalar"
-                );
-            }
-            Ok(scalar_obj(a, 0))
-        }),
+        "item" => method("item", x, |_, x, _| item(x)),
         "tolist" => method("tolist", x, |_, x, _| {
             let detail = match x {
                 Value::Traced(t) => format!(
@@ -914,27 +903,7 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             tolist(x.concrete_for(Conversion::Concrete(detail))?)
         }),
         "copy" | "block_until_ready" => method(name, x, |_, x, _| Ok(Obj::Array(x.clone()))),
-        "at" => {
-            let x = x.clone();
-            Obj::native("at", move |_, a| {
-                let idx = a.pos.first().cloned().unwrap_or(Obj::None);
-                let mut attrs = vec![];
-                for how in ["set", "add", "multiply", "mul", "min", "max", "get"] {
-                    let (x, idx) = (x.clone(), idx.clone());
-                    attrs.push((
-                        how.to_string(),
-                        Obj::native(how, move |_, a| {
-                            let v = a.get(Some(0), "values").unwrap_or(Obj::None);
-                            Ok(Obj::Array(at_update_in(&x, &idx, &v, how, &a)?))
-                        }),
-                    ));
-                }
-                Ok(Obj::Module(Rc::new(Module {
-                    name: "_IndexUpdateRef".into(),
-                    attrs: RefCell::new(attrs),
-                })))
-            })
-        }
+        "at" => index_update_ref(x),
         _ => {
             if let Value::Concrete(a) = x {
                 let library = interp.library.clone();
@@ -945,6 +914,44 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             let type_name = Obj::Array(x.clone()).type_name();
             return Err(interp.library.missing_object_attr(&type_name, name));
         }
+    })
+}
+
+/// `x.item()`: the one element of a concrete array as a Python scalar.
+fn item(x: &Value) -> Result<Obj> {
+    let a = x.concrete_for(Conversion::Concrete(
+        "This occurred in the item() method of jax.Array".into(),
+    ))?;
+    if a.size() != 1 {
+        bail!(
+            ValueError,
+            "can only convert an array of size 1 to a Python scalar"
+        );
+    }
+    Ok(scalar_obj(a, 0))
+}
+
+/// `x.at`: indexing it gives the `_IndexUpdateRef` whose `set`, `add`, ...
+/// return the updated array.
+fn index_update_ref(x: &Value) -> Obj {
+    let x = x.clone();
+    Obj::native("at", move |_, a| {
+        let idx = a.pos.first().cloned().unwrap_or(Obj::None);
+        let mut attrs = vec![];
+        for how in ["set", "add", "multiply", "mul", "min", "max", "get"] {
+            let (x, idx) = (x.clone(), idx.clone());
+            attrs.push((
+                how.to_string(),
+                Obj::native(how, move |_, a| {
+                    let v = a.get(Some(0), "values").unwrap_or(Obj::None);
+                    Ok(Obj::Array(at_update_in(&x, &idx, &v, how, &a)?))
+                }),
+            ));
+        }
+        Ok(Obj::Module(Rc::new(Module {
+            name: "_IndexUpdateRef".into(),
+            attrs: RefCell::new(attrs),
+        })))
     })
 }
 
