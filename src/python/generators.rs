@@ -71,11 +71,10 @@ struct Frame {
 enum Kind {
     /// The function body, an `if` branch, an `else` block.
     Plain,
-    /// A `for` body: the items and which comes next.
+    /// A `for` body: where its items come from.
     For {
         target: Expr,
-        items: Vec<Obj>,
-        next: usize,
+        items: Draw,
         orelse: Rc<Vec<Stmt>>,
     },
     /// A `while` body.
@@ -90,8 +89,39 @@ enum Kind {
     Handler { error: Error },
     /// A `finally` block, with the error to raise again after it.
     Finally { pending: Option<Error> },
-    /// `yield from`: the items still to give.
-    YieldFrom { items: Vec<Obj>, next: usize },
+    /// `yield from`: where the items still to give come from.
+    YieldFrom { items: Draw },
+}
+
+/// Where a `for` or a `yield from` inside a generator draws its items: an
+/// iterator, advanced one item at a time (so an endless one works), or a
+/// finite collection's items.
+#[derive(Clone)]
+struct Draw(Rc<RefCell<Source>>);
+
+enum Source {
+    Lazy(Obj),
+    Items(std::vec::IntoIter<Obj>),
+}
+
+impl Draw {
+    fn new(interp: &mut Interp, it: &Obj) -> Result<Draw> {
+        let source = match interp.for_source(it)? {
+            Ok(lazy) => Source::Lazy(lazy),
+            Err(items) => Source::Items(items.into_iter()),
+        };
+        Ok(Draw(Rc::new(RefCell::new(source))))
+    }
+
+    /// The next item. An iterator is advanced with no borrow held, since
+    /// advancing it runs the program's code.
+    fn next(&self, interp: &mut Interp) -> Result<Option<Obj>> {
+        let lazy = match &mut *self.0.borrow_mut() {
+            Source::Items(items) => return Ok(items.next()),
+            Source::Lazy(it) => it.clone(),
+        };
+        interp.next_item(&lazy)
+    }
 }
 
 /// What a resumed generator did.
@@ -276,12 +306,13 @@ impl Interp {
             let Some(top) = st.frames.last_mut() else {
                 return Ok(Some(Step::Finished));
             };
-            if let Kind::YieldFrom { items, next } = &mut top.kind {
-                if *next < items.len() {
-                    *next += 1;
-                    return Ok(Some(Step::Yielded(items[*next - 1].clone())));
+            if let Kind::YieldFrom { items } = &top.kind {
+                let items = items.clone();
+                drop(st);
+                if let Some(x) = items.next(self)? {
+                    return Ok(Some(Step::Yielded(x)));
                 }
-                st.frames.pop();
+                gen.state.borrow_mut().frames.pop();
                 return Ok(None);
             }
             if top.pc >= top.body.len() {
@@ -324,8 +355,9 @@ impl Interp {
                 }
                 Expr::YieldFrom(y) => {
                     let it = self.eval(&y.value, &scope)?;
-                    let items = self.iterate(&it)?;
-                    let kind = Kind::YieldFrom { items, next: 0 };
+                    let kind = Kind::YieldFrom {
+                        items: Draw::new(self, &it)?,
+                    };
                     Self::push(gen, &[], false, kind);
                     return Ok(None);
                 }
@@ -364,11 +396,9 @@ impl Interp {
             }
             Stmt::For(f) => {
                 let it = self.eval(&f.iter, scope)?;
-                let items = self.iterate(&it)?;
                 let kind = Kind::For {
                     target: (*f.target).clone(),
-                    items,
-                    next: 0,
+                    items: Draw::new(self, &it)?,
                     orelse: Rc::new(f.orelse.clone()),
                 };
                 Self::push(gen, &f.body, true, kind);
@@ -435,16 +465,15 @@ impl Interp {
             Kind::For {
                 target,
                 items,
-                next,
                 orelse,
             } => {
-                if next < items.len() {
-                    self.assign(&target, items[next].clone(), &scope)?;
+                if let Some(x) = items.next(self)? {
+                    self.tick()?;
+                    self.assign(&target, x, &scope)?;
                     let body = frame.body.clone();
                     let kind = Kind::For {
                         target,
                         items,
-                        next: next + 1,
                         orelse,
                     };
                     gen.state

@@ -1006,9 +1006,8 @@ impl Interp {
             Expr::Set(st) => self.eval_set(st, scope),
             Expr::Dict(d) => self.eval_dict(d, scope),
             Expr::SetComp(c) => self.eval_set_comp(c, scope),
-            // A generator expression is drawn at once, as a list.
             Expr::ListComp(c) => self.eval_list_comp(&c.elt, &c.generators, scope),
-            Expr::GeneratorExp(c) => self.eval_list_comp(&c.elt, &c.generators, scope),
+            Expr::GeneratorExp(g) => self.eval_generator_exp(g, scope),
             Expr::DictComp(c) => self.eval_dict_comp(c, scope),
             Expr::Attribute(a) => {
                 let v = self.eval(&a.value, scope)?;
@@ -1111,6 +1110,74 @@ impl Interp {
             Ok(())
         })?;
         Ok(Obj::list(out))
+    }
+
+    /// `(elt for ...)`: a generator, lazy as in Python. It is the generator
+    /// function CPython compiles it to: the first iterable is evaluated now,
+    /// in this scope, and passed in as the parameter `.0`; the loops, their
+    /// conditions and the `yield` of `elt` make the body.
+    fn eval_generator_exp(&mut self, g: &ast::ExprGeneratorExp, scope: &Scope) -> Result<Obj> {
+        let Some(first) = g.generators.first() else {
+            bail!(SyntaxError, "a generator expression needs a for clause");
+        };
+        // `iter()` of it now, as CPython does: a bad iterable fails here.
+        let source = self.eval(&first.iter, scope)?;
+        let source = self.iter_of(&source)?;
+        let range = g.range;
+        let param = ast::Identifier::new(".0");
+        let mut body = vec![Stmt::Expr(ast::StmtExpr {
+            range,
+            value: Box::new(Expr::Yield(ast::ExprYield {
+                range,
+                value: Some(g.elt.clone()),
+            })),
+        })];
+        for (k, c) in g.generators.iter().enumerate().rev() {
+            for test in c.ifs.iter().rev() {
+                body = vec![Stmt::If(ast::StmtIf {
+                    range,
+                    test: Box::new(test.clone()),
+                    body,
+                    orelse: vec![],
+                })];
+            }
+            let iter = match k {
+                0 => Expr::Name(ast::ExprName {
+                    range,
+                    id: param.clone(),
+                    ctx: ast::ExprContext::Load,
+                }),
+                _ => c.iter.clone(),
+            };
+            body = vec![Stmt::For(ast::StmtFor {
+                range,
+                target: Box::new(c.target.clone()),
+                iter: Box::new(iter),
+                body,
+                orelse: vec![],
+                type_comment: None,
+            })];
+        }
+        let params = ast::Arguments {
+            range: Default::default(),
+            posonlyargs: vec![],
+            args: vec![ast::ArgWithDefault {
+                range: Default::default(),
+                def: ast::Arg {
+                    range,
+                    arg: param,
+                    annotation: None,
+                    type_comment: None,
+                },
+                default: None,
+            }],
+            vararg: None,
+            kwonlyargs: vec![],
+            kwarg: None,
+        };
+        let line = self.lines.locate(u32::from(range.start()) as usize).0;
+        let f = self.make_function("<genexpr>".into(), &params, Rc::new(body), scope, line)?;
+        self.call(&f, Args::new(vec![source]))
     }
 
     /// `{k: v for ...}`, in a scope of its own.

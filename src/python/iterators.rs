@@ -94,6 +94,34 @@ impl Interp {
         Ok(Err(self.iterate(x)?))
     }
 
+    /// Walks `x` one item at a time until `stop` says so, as `any` and `all`
+    /// do (an endless iterator is fine when an item decides); true when it
+    /// stopped early.
+    pub fn walk_until(
+        &mut self,
+        x: &Obj,
+        stop: &mut dyn FnMut(&mut Interp, Obj) -> Result<bool>,
+    ) -> Result<bool> {
+        match self.for_source(x)? {
+            Ok(it) => {
+                while let Some(item) = self.next_item(&it)? {
+                    self.tick()?;
+                    if stop(self, item)? {
+                        return Ok(true);
+                    }
+                }
+            }
+            Err(items) => {
+                for item in items {
+                    if stop(self, item)? {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
     /// Every remaining item of an iterator, refused past [`MAX_ITEMS`].
     pub fn drain(&mut self, it: &Obj) -> Result<Vec<Obj>> {
         let mut out = vec![];

@@ -717,20 +717,14 @@ fn install_iteration(b: &mut HashMap<String, Obj>) {
         Ok(Obj::list(items))
     });
     add("any", |i, a| {
-        for x in i.iterate(&a.req(Some(0), "iterable", "any")?)? {
-            if i.truth(&x, "any()")? {
-                return Ok(Obj::Bool(true));
-            }
-        }
-        Ok(Obj::Bool(false))
+        let src = a.req(Some(0), "iterable", "any")?;
+        let found = i.walk_until(&src, &mut |i, x| i.truth(&x, "any()"))?;
+        Ok(Obj::Bool(found))
     });
     add("all", |i, a| {
-        for x in i.iterate(&a.req(Some(0), "iterable", "all")?)? {
-            if !i.truth(&x, "all()")? {
-                return Ok(Obj::Bool(false));
-            }
-        }
-        Ok(Obj::Bool(true))
+        let src = a.req(Some(0), "iterable", "all")?;
+        let failed = i.walk_until(&src, &mut |i, x| Ok(!i.truth(&x, "all()")?))?;
+        Ok(Obj::Bool(!failed))
     });
     add("map", map);
     add("filter", filter);
