@@ -1063,6 +1063,18 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("make_mesh", super::sharding::make_mesh);
     b.func("device_put", super::sharding::placed::device_put);
     b.func("typeof", super::sharding::placed::type_of);
+    {
+        use super::sharding::make_array as m;
+        b.func("make_array_from_callback", m::make_array_from_callback);
+        b.func(
+            "make_array_from_single_device_arrays",
+            m::make_array_from_single_device_arrays,
+        );
+        b.func(
+            "make_array_from_process_local_data",
+            m::make_array_from_process_local_data,
+        );
+    }
     b.func("set_mesh", super::sharding::context::set_mesh);
     b.func("reshard", super::sharding::constraint::reshard);
     b.func("block_until_ready", |_, a| {
