@@ -986,6 +986,10 @@ fn devices(interp: &mut Interp, _: Args) -> Result<Obj> {
 /// `jax.debug`.
 pub fn debug_module() -> Obj {
     let mut b = Builder::new("jax.debug");
+    b.func(
+        "inspect_array_sharding",
+        super::sharding::inspect::inspect_array_sharding,
+    );
     b.func("visualize_array_sharding", |i, a| {
         let x = a.req(Some(0), "arr", "visualize_array_sharding")?;
         // Anything that converts to an array (a Flax variable too) is drawn.

@@ -5,6 +5,7 @@
 pub mod axes;
 pub mod constraint;
 pub mod context;
+pub mod inspect;
 pub mod make_array;
 pub mod placed;
 pub mod visualize;
