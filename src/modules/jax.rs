@@ -806,8 +806,8 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
     }
     let out_specs = a.req(Some(3), "out_specs", "shard_map")?;
     let axis_names = match a.get(None, "axis_names") {
-        Some(names) => super::lax::axis_names(&names)?,
-        None => vec![],
+        Some(names) => super::partial_manual::axis_names_arg(&names)?,
+        None => Default::default(),
     };
     let check = match a
         .get(None, "check_vma")
@@ -821,17 +821,23 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
         move |i, call| {
             let mesh = shard_map_mesh(i, given.clone())?;
             let all = mesh.axis_names().iter().all(|n| axis_names.contains(n));
-            if !axis_names.is_empty() && !all {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: shard_map with axis_names (a map manual over only some mesh axes)"
-                );
-            }
             let opts = MapOpts {
                 check_vma: check,
                 abstract_mesh: given.as_ref().is_none_or(|m| matches!(m, Obj::None)),
             };
-            shard_map_call(i, &f, &mesh, &in_specs, &out_specs, opts, call)
+            if axis_names.is_empty() || all {
+                return shard_map_call(i, &f, &mesh, &in_specs, &out_specs, opts, call);
+            }
+            let specs = (&in_specs, &out_specs);
+            super::partial_manual::call(
+                i,
+                &mesh,
+                &axis_names,
+                specs,
+                check,
+                call,
+                |i, sub, call| shard_map_call(i, &f, sub, &in_specs, &out_specs, opts, call),
+            )
         },
     ))
 }
