@@ -136,6 +136,7 @@ fn staged_params(
         ordered,
         breakpoint: false,
         callback: None,
+        inspect: None,
     };
     Ok((params, operands))
 }

@@ -806,8 +806,8 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
     }
     let out_specs = a.req(Some(3), "out_specs", "shard_map")?;
     let axis_names = match a.get(None, "axis_names") {
-        Some(names) => super::lax::axis_names(&names)?,
-        None => vec![],
+        Some(names) => super::partial_manual::axis_names_arg(&names)?,
+        None => Default::default(),
     };
     let check = match a
         .get(None, "check_vma")
@@ -821,17 +821,23 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
         move |i, call| {
             let mesh = shard_map_mesh(i, given.clone())?;
             let all = mesh.axis_names().iter().all(|n| axis_names.contains(n));
-            if !axis_names.is_empty() && !all {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: shard_map with axis_names (a map manual over only some mesh axes)"
-                );
-            }
             let opts = MapOpts {
                 check_vma: check,
                 abstract_mesh: given.as_ref().is_none_or(|m| matches!(m, Obj::None)),
             };
-            shard_map_call(i, &f, &mesh, &in_specs, &out_specs, opts, call)
+            if axis_names.is_empty() || all {
+                return shard_map_call(i, &f, &mesh, &in_specs, &out_specs, opts, call);
+            }
+            let specs = (&in_specs, &out_specs);
+            super::partial_manual::call(
+                i,
+                &mesh,
+                &axis_names,
+                specs,
+                check,
+                call,
+                |i, sub, call| shard_map_call(i, &f, sub, &in_specs, &out_specs, opts, call),
+            )
         },
     ))
 }
@@ -986,6 +992,10 @@ fn devices(interp: &mut Interp, _: Args) -> Result<Obj> {
 /// `jax.debug`.
 pub fn debug_module() -> Obj {
     let mut b = Builder::new("jax.debug");
+    b.func(
+        "inspect_array_sharding",
+        super::sharding::inspect::inspect_array_sharding,
+    );
     b.func("visualize_array_sharding", |i, a| {
         let x = a.req(Some(0), "arr", "visualize_array_sharding")?;
         // Anything that converts to an array (a Flax variable too) is drawn.
@@ -1063,6 +1073,18 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("make_mesh", super::sharding::make_mesh);
     b.func("device_put", super::sharding::placed::device_put);
     b.func("typeof", super::sharding::placed::type_of);
+    {
+        use super::sharding::make_array as m;
+        b.func("make_array_from_callback", m::make_array_from_callback);
+        b.func(
+            "make_array_from_single_device_arrays",
+            m::make_array_from_single_device_arrays,
+        );
+        b.func(
+            "make_array_from_process_local_data",
+            m::make_array_from_process_local_data,
+        );
+    }
     b.func("set_mesh", super::sharding::context::set_mesh);
     b.func("reshard", super::sharding::constraint::reshard);
     b.func("block_until_ready", |_, a| {

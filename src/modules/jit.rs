@@ -35,6 +35,7 @@ use crate::python::value::{key_eq, Args, Dict, Obj};
 
 use super::jit_refs;
 use super::jit_shardings as shardings;
+use super::sharding::inspect;
 use crate::trace::refs::RefSlot;
 
 /// The options of `jax.jit` that shardlab honours.
@@ -244,8 +245,18 @@ impl Object for JitFunction {
             "__name__" | "__qualname__" => Some(Obj::str(&self.0.name)),
             "__wrapped__" => Some(self.0.fun.clone()),
             "lower" => Some(Obj::native("lower", move |i, call| {
+                let top = !crate::trace::staging();
+                if top {
+                    inspect::take_pending(i);
+                }
                 let p = jitted.prepare(i, &call)?;
                 refuse_refs(&p, "lower")?;
+                if top && !inspect::take_pending(i).is_empty() {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: jax.debug.inspect_array_sharding in a function lowered ahead of time"
+                    );
+                }
                 super::jit_aot::lowered(
                     i,
                     &jitted.name,
@@ -478,6 +489,22 @@ impl Jitted {
         })
     }
 
+    /// [`Self::prepare`], then, for a call from outside any trace, what
+    /// compiling a newly traced program does: the sharding inspections it
+    /// staged call their callbacks (left-over ones of a `make_jaxpr` are
+    /// dropped first).
+    fn prepare_compiled(&self, interp: &mut Interp, call: &Args) -> Result<Prepared> {
+        let top = !crate::trace::staging();
+        if top {
+            inspect::take_pending(interp);
+        }
+        let p = self.prepare(interp, call)?;
+        if top {
+            inspect::run_pending(interp)?;
+        }
+        Ok(p)
+    }
+
     /// `f(*args, **kwargs)` of the jitted function.
     fn call(&self, interp: &mut Interp, call: Args) -> Result<Obj> {
         let Prepared {
@@ -487,7 +514,7 @@ impl Jitted {
             inputs,
             vals,
             names,
-        } = self.prepare(interp, &call)?;
+        } = self.prepare_compiled(interp, &call)?;
         let mut used = shardings::used_inputs(&entry.program.body);
         if self.options.keep_unused {
             used.iter_mut().for_each(|u| *u = true);

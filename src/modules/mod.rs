@@ -22,6 +22,7 @@ pub mod loop_refs;
 pub mod nn;
 pub mod numpy;
 pub mod optax;
+pub mod partial_manual;
 pub mod random;
 pub mod refs;
 pub mod remat;

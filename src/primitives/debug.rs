@@ -46,6 +46,11 @@ pub struct DebugPrintParams {
     /// for the Python function it calls with the arguments (a
     /// `debug_callback` equation; `fmt` is unused).
     pub callback: Option<u64>,
+    /// A `jax.debug.inspect_array_sharding` rather than a print: the text
+    /// of the Python function it names (an `inspect_sharding` equation,
+    /// which does nothing when the program runs: the function was called
+    /// when the program was compiled).
+    pub inspect: Option<String>,
 }
 
 /// NumPy's print options as JAX records them (the defaults).
@@ -61,6 +66,7 @@ impl DebugPrintParams {
             ordered: false,
             breakpoint: false,
             callback: None,
+            inspect: None,
         }
     }
 
@@ -81,6 +87,9 @@ impl DebugPrintParams {
 
     /// Parameters for the printer, as JAX 0.10.2 prints them.
     pub fn params(&self) -> Vec<(String, String)> {
+        if let Some(f) = &self.inspect {
+            return vec![("callback".into(), f.clone())];
+        }
         if self.callback.is_some() {
             // JAX shows the function it wraps the callback in, at an
             // address of the run.

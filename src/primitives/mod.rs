@@ -261,6 +261,7 @@ impl Prim {
             Prim::ShardingConstraint(c) => c.name().into(),
             Prim::DevicePut(_) => "device_put".into(),
             Prim::DebugPrint(d) if d.callback.is_some() => "debug_callback".into(),
+            Prim::DebugPrint(d) if d.inspect.is_some() => "inspect_sharding".into(),
             Prim::DebugPrint(_) => "debug_print".into(),
             Prim::CustomJvp(_) => "custom_jvp_call".into(),
             Prim::CustomVjp(_) => "custom_vjp_call".into(),

@@ -109,6 +109,10 @@ pub fn rule(
         }
         _ => {}
     }
+    // An equation without results (a print, an inspection) places nothing.
+    if outs.is_empty() {
+        return Ok(vec![]);
+    }
     let placed: Vec<&Placement> = ins.iter().filter_map(|o| o.placement).collect();
     let Some(first) = placed.first() else {
         return Ok(vec![None; outs.len()]);

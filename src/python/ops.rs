@@ -1073,6 +1073,12 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             Some(a) => Ok(a),
             None => Err(interp.library.missing_object_attr(&v.type_name(), name)),
         },
+        Obj::Slice(s) => match name {
+            "start" => Ok(s[0].clone()),
+            "stop" => Ok(s[1].clone()),
+            "step" => Ok(s[2].clone()),
+            _ => Err(missing()),
+        },
         Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) | Obj::Set(_) => {
             super::builtins::method(v, name).ok_or_else(missing)
         }

@@ -72,8 +72,9 @@ const DESTINATION: &str = "assignment destination is read-only";
 /// arrays in a tuple wrapped.
 pub fn wrap(o: Obj) -> Obj {
     match o {
+        // A host array has no sharding: NumPy sees the whole global array.
         Obj::Array(Value::Concrete(a)) if !a.shape().is_empty() => Obj::lib(NdArray {
-            value: RefCell::new(a),
+            value: RefCell::new(a.with_placement(None)),
             writeable: true,
         }),
         Obj::Tuple(t) => Obj::tuple(t.iter().cloned().map(wrap).collect()),
@@ -116,7 +117,7 @@ pub fn wrap_function(f: Obj) -> Obj {
                 Some(o) if is_ndarray(o) => return Ok(o.clone()),
                 Some(Obj::Array(Value::Concrete(x))) if !x.shape().is_empty() => {
                     return Ok(Obj::lib(NdArray {
-                        value: RefCell::new(x.clone()),
+                        value: RefCell::new(x.clone().with_placement(None)),
                         writeable: false,
                     }))
                 }

@@ -5,6 +5,8 @@
 pub mod axes;
 pub mod constraint;
 pub mod context;
+pub mod inspect;
+pub mod make_array;
 pub mod placed;
 pub mod visualize;
 
@@ -185,10 +187,11 @@ impl Object for NamedSharding {
                     .all(|a| self.mesh.axis_size(a).is_ok_and(|n| n == 1)),
             )),
             "shard_shape" => Some(placed::shard_shape_method(self.placement())),
+            "addressable_devices_indices_map" | "devices_indices_map" => {
+                Some(make_array::indices_map_method(self.placement()))
+            }
             // The rest of JAX 0.10.2's public NamedSharding attributes.
-            "addressable_devices_indices_map"
-            | "check_compatible_aval"
-            | "devices_indices_map"
+            "check_compatible_aval"
             | "has_addressable_devices"
             | "is_equivalent_to"
             | "is_fully_addressable"

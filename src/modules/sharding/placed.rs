@@ -103,7 +103,7 @@ pub fn shard_shape_method(p: Placement) -> Obj {
     })
 }
 
-fn shape_arg(o: &Obj) -> Result<Vec<usize>> {
+pub fn shape_arg(o: &Obj) -> Result<Vec<usize>> {
     crate::python::ops::iterate(o)?
         .iter()
         .map(|d| crate::python::builtins::to_int(d).map(|d| d as usize))
@@ -172,21 +172,7 @@ impl Shard {
     /// The shard's index as JAX gives it: `slice(None)` for a dimension
     /// held whole, `slice(start, stop)` for a split one.
     fn index_obj(&self) -> Obj {
-        Obj::tuple(
-            self.index
-                .iter()
-                .zip(&self.global_shape)
-                .map(|(r, &n)| {
-                    let whole = r.end - r.start == n;
-                    let (start, stop) = if whole {
-                        (Obj::None, Obj::None)
-                    } else {
-                        (Obj::Int(r.start as i64), Obj::Int(r.end as i64))
-                    };
-                    Obj::Slice(Rc::new([start, stop, Obj::None]))
-                })
-                .collect(),
-        )
+        super::make_array::index_obj(&self.index, &self.global_shape)
     }
 }
 
