@@ -52,8 +52,11 @@ fn normal_log_prob(interp: &mut Interp, a: Args) -> Result<Obj> {
 /// `Gumbel.log_prob`: `-x - exp(-x)`.
 fn gumbel_log_prob(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = method_arg(&a, 1, "inputs", "log_prob")?;
+    // `-x` twice, as two operations: the gradient adds their cotangents in
+    // optax's order, which decides the sign of a zero.
     let neg = unaryop(&PyUnary::USub, &x)?;
-    let e = call_jax(interp, "jax.numpy", "exp", Args::new(vec![neg.clone()]))?;
+    let inner = unaryop(&PyUnary::USub, &x)?;
+    let e = call_jax(interp, "jax.numpy", "exp", Args::new(vec![inner]))?;
     binop(interp, &Operator::Sub, &neg, &e, false)
 }
 
