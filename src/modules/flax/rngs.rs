@@ -113,8 +113,9 @@ pub(super) struct RngClasses {
 }
 
 /// The `jax.random` samplers shardlab has, offered as stream methods.
-const SAMPLERS: [&str; 8] = [
+const SAMPLERS: [&str; 9] = [
     "normal",
+    "gumbel",
     "uniform",
     "truncated_normal",
     "bernoulli",
@@ -126,13 +127,12 @@ const SAMPLERS: [&str; 8] = [
 
 /// Samplers Flax offers as stream methods that `jax.random` in shardlab
 /// does not have yet.
-const MISSING_SAMPLERS: [&str; 12] = [
+const MISSING_SAMPLERS: [&str; 11] = [
     "beta",
     "cauchy",
     "dirichlet",
     "exponential",
     "gamma",
-    "gumbel",
     "categorical",
     "laplace",
     "logistic",
@@ -249,6 +249,15 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
         return typed_key_of(folded);
     }
     let keys = keys_of(&key).ok_or_else(traced)?;
+    if !keys.batch.is_empty() {
+        // Flax folds the count into the key with `jax.random.fold_in`,
+        // which takes one key: a split stream draws inside a vmap only.
+        bail!(
+            ValueError,
+            "fold_in accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
+            repr_of(&Obj::tuple(keys.batch.iter().map(|&d| Obj::Int(d as i64)).collect()))
+        );
+    }
     let folded: Vec<Key> = keys
         .keys
         .iter()
@@ -272,7 +281,7 @@ fn count_after(c: u32) -> u32 {
     c.wrapping_add(1)
 }
 
-fn is_stream(o: &Obj) -> Option<Rc<Instance>> {
+pub(super) fn is_stream(o: &Obj) -> Option<Rc<Instance>> {
     match o {
         Obj::Instance(i) if i.class.name == "RngStream" => Some(i.clone()),
         _ => None,
@@ -453,14 +462,46 @@ fn fork_stream(c: &RngClasses, s: &Instance, split: &Option<Obj>) -> Result<Obj>
     new_stream(c, keys, &tag)
 }
 
-pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
-    let shape: Vec<usize> = match n {
+/// A size argument: an int or a tuple of ints.
+fn size_shape(n: &Obj) -> Result<Vec<usize>> {
+    Ok(match n {
         Obj::Tuple(t) => t
             .iter()
             .map(|d| Ok(to_int(d)? as usize))
             .collect::<Result<_>>()?,
         other => vec![to_int(other)? as usize],
+    })
+}
+
+/// `stream.broadcast(k)`: a new stream whose keys are the next key of
+/// `s` repeated over the shape `k` (in front of the key's own shape).
+fn broadcast_stream(c: &RngClasses, s: &Instance, k: &Obj) -> Result<Obj> {
+    let key = stream_next(s)?;
+    let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
+    let Some(keys) = keys_of(&key) else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: RngStream.broadcast of a traced key"
+        );
     };
+    let shape = size_shape(k)?;
+    let total: usize = shape.iter().product();
+    let mut batch = shape;
+    batch.extend(keys.batch.iter().copied());
+    let all = (0..total).flat_map(|_| keys.keys.iter().copied()).collect();
+    new_stream(
+        c,
+        Keys {
+            keys: all,
+            batch,
+            typed: true,
+        },
+        &tag,
+    )
+}
+
+pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
+    let shape = size_shape(n)?;
     if keys.keys.len() != 1 {
         bail!(
             NotImplementedError,
@@ -476,7 +517,7 @@ pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
 }
 
 fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
-    let (c1, c2, c3) = (c.clone(), c.clone(), c.clone());
+    let (c1, c2, c3, c4) = (c.clone(), c.clone(), c.clone(), c.clone());
     let mut m = vec![
         (
             "__init__".to_string(),
@@ -512,6 +553,13 @@ fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
             Obj::native("RngStream.split", move |_, a| {
                 let me = self_arg(&a, "split")?;
                 fork_stream(&c3, &me, &Some(a.req(Some(1), "k", "split")?))
+            }),
+        ),
+        (
+            "broadcast".to_string(),
+            Obj::native("RngStream.broadcast", move |_, a| {
+                let me = self_arg(&a, "broadcast")?;
+                broadcast_stream(&c4, &me, &a.req(Some(1), "k", "broadcast")?)
             }),
         ),
     ];
