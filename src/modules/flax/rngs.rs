@@ -230,11 +230,14 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
             "not supported by shardlab yet: drawing from an nnx.Rngs stream whose key or count is traced"
         )
     };
+    let key = iattr(&kv, "value").unwrap_or(Obj::None);
+    if let Some(Obj::Array(count @ Value::Traced(_))) = iattr(&cv, "value") {
+        return traced_count_next(&cv, &key, &count).ok_or_else(traced)?;
+    }
     let counts = iattr(&cv, "value")
         .as_ref()
         .and_then(Counts::of)
         .ok_or_else(traced)?;
-    let key = iattr(&kv, "value").unwrap_or(Obj::None);
     if let (Some((data, _)), [count]) = (
         crate::modules::random::traced_key(&key),
         counts.data.as_slice(),
@@ -274,6 +277,38 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
         batch: keys.batch,
         typed: true,
     })
+}
+
+/// The next key of a stream whose count is traced (its state went into
+/// `jax.jit` as arrays): `fold_in(key, count)` in equations, the count
+/// written back as `count + 1`. None when the key or count is not a single
+/// one (a split stream), which only a vmap draws from.
+fn traced_count_next(cv: &Instance, key: &Obj, count: &Value) -> Option<Result<Obj>> {
+    if !count.shape().is_empty() || count.dtype() != crate::array::DType::U32 {
+        return None;
+    }
+    let data = match crate::modules::random::traced_key(key) {
+        Some((data, _)) => data,
+        None => {
+            let keys = keys_of(key)?;
+            let [k] = keys.keys.as_slice() else {
+                return None;
+            };
+            match crate::array::Array::from_u32(&[2], k.data().to_vec()) {
+                Ok(a) => Value::Concrete(a),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    };
+    if data.shape() != [2] {
+        return None;
+    }
+    Some((|| {
+        let folded = crate::random::traced::fold_in(&data, count)?;
+        let one = crate::ops::scalar(1.0, crate::array::DType::U32);
+        set_iattr(cv, "value", Obj::Array(crate::ops::add(count, &one)?));
+        typed_key_of(folded)
+    })())
 }
 
 /// The count after a draw: uint32, wrapping.
@@ -534,7 +569,15 @@ fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
         (
             "__call__".to_string(),
             Obj::native("RngStream.__call__", |_, a| {
-                stream_next(&*self_arg(&a, "RngStream.__call__")?)
+                let me = self_arg(&a, "RngStream.__call__")?;
+                if a.pos.len() > 1 || !a.kw.is_empty() {
+                    bail!(
+                        TypeError,
+                        "RngStream.__call__() takes 1 positional argument but {} were given",
+                        a.pos.len() + a.kw.len()
+                    );
+                }
+                stream_next(&me)
             }),
         ),
         (
