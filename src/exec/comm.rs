@@ -117,6 +117,10 @@ impl Comm for Solo {
 pub struct Printing<'a> {
     /// The prints so far.
     pub prints: &'a std::sync::Mutex<Vec<Printed>>,
+    /// Whether the program is compiled (a jitted function, or a control
+    /// flow primitive, which JAX compiles whole even when called eagerly)
+    /// rather than run op by op (an eager `vmap`'s batched operations).
+    pub compiled: bool,
 }
 
 impl Comm for Printing<'_> {
@@ -129,7 +133,7 @@ impl Comm for Printing<'_> {
     }
 
     fn fuses(&self) -> bool {
-        true
+        self.compiled
     }
 
     fn is_top(&self) -> bool {

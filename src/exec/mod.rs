@@ -124,7 +124,17 @@ pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     }
     let lanes: Vec<Vec<Array>> = ins.iter().map(|a| vec![a.clone()]).collect();
     let prints = std::sync::Mutex::new(vec![]);
-    let outs = eval_eqn(prim, lanes, &Printing { prints: &prints });
+    // An eager vmap runs its batched operations one at a time in JAX, each
+    // rounded on its own; what it calls jitted is compiled (see eval_eqn).
+    let compiled = !matches!(prim, Prim::Map(m) if m.kind == MapKind::Vmap);
+    let outs = eval_eqn(
+        prim,
+        lanes,
+        &Printing {
+            prints: &prints,
+            compiled,
+        },
+    );
     let printed = prints.into_inner().unwrap_or_default();
     if !printed.is_empty() {
         run::eager_prints(printed);
@@ -164,7 +174,14 @@ pub fn eval_program(
         bail!(Cancelled, "stopped before the program ran: {reason}");
     }
     let lanes: Vec<Vec<Array>> = args.iter().map(|a| vec![a.clone()]).collect();
-    let outs = eval_lanes(jaxpr, lanes, &Printing { prints })?;
+    let outs = eval_lanes(
+        jaxpr,
+        lanes,
+        &Printing {
+            prints,
+            compiled: true,
+        },
+    )?;
     Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
 }
 

@@ -229,6 +229,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "flax.nnx" => flax::nnx_module(interp)?,
         "optax" => optax::module(interp)?,
         "optax.transforms" => optax::transforms_module(interp)?,
+        "optax.perturbations" => optax::perturbations_module(interp)?,
         _ if name.starts_with("optax.") => match optax::submodule(name) {
             Some(m) => m,
             None => bail!(

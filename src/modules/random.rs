@@ -726,6 +726,37 @@ fn uniform(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(arr(dist::uniform(key, &shape, lo as f32, hi as f32)?))
 }
 
+/// `jax.random.gumbel(key, shape, dtype, mode)` in its default "low" mode:
+/// `-log(-log(u))` for `u` uniform on `[tiny, 1)`, tiny being float32's
+/// smallest normal number (so `log(u)` stays finite).
+fn gumbel(_: &mut Interp, a: Args) -> Result<Obj> {
+    let k = a.req(Some(0), "key", "gumbel")?;
+    let shape = shape_arg(a.get(Some(1), "shape"))?;
+    float_dtype(&a, 2, "gumbel")?;
+    match a.opt(Some(3), "mode") {
+        None => {}
+        Some(Obj::Str(m)) if &*m == "low" => {}
+        Some(Obj::Str(m)) if &*m == "high" || &*m == "highest" => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.random.gumbel with mode='{m}'"
+        ),
+        Some(m) => bail!(
+            ValueError,
+            "Must provide valid mode for gumbel got: {}",
+            crate::python::format::str_of(&m)
+        ),
+    }
+    // The span 1 - tiny rounds to 1 in float32, a power of two, so the
+    // traced draw is exact too.
+    let tiny = f32::MIN_POSITIVE;
+    let u = match staged_single(&k, "gumbel")? {
+        Some((v, _)) => traced::uniform(&v, &shape, tiny, 1.0)?,
+        None => Value::Concrete(dist::uniform(single_key(&k, "gumbel")?, &shape, tiny, 1.0)?),
+    };
+    let inner = crate::ops::neg(&crate::ops::log(&u)?)?;
+    Ok(Obj::Array(crate::ops::neg(&crate::ops::log(&inner)?)?))
+}
+
 fn truncated_normal(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key", "truncated_normal")?;
     let lower = scalar(&a.req(Some(1), "lower", "truncated_normal")?, "lower")? as f32;
@@ -886,6 +917,7 @@ pub fn module() -> Obj {
     b.func("fold_in", fold_in);
     b.func("normal", normal);
     b.func("uniform", uniform);
+    b.func("gumbel", gumbel);
     b.func("truncated_normal", truncated_normal);
     b.func("bernoulli", bernoulli);
     b.func("randint", randint);

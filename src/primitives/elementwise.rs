@@ -533,10 +533,16 @@ pub fn vjp(
                 let c = ops::sum_to_shape(&c, &p[i].shape())?;
                 Ok(Some(to_dtype_of(c, &p[i])?))
             };
-            // The transposes of JAX's two tangent terms, factor by factor.
-            let inv_square = ops::integer_pow(&p[1], -2)?;
-            let cy = ops::neg(&ops::mul(&ops::mul(ct, &inv_square)?, &p[0])?)?;
-            vec![back(0, ops::div(ct, &p[1])?)?, back(1, cy)?]
+            // The transposes of JAX's two tangent terms, factor by factor;
+            // an integer divisor (a constant of the program) gets none, and
+            // its negative power would not exist.
+            let cy = if float_in(1) {
+                let inv_square = ops::integer_pow(&p[1], -2)?;
+                back(1, ops::neg(&ops::mul(&ops::mul(ct, &inv_square)?, &p[0])?)?)?
+            } else {
+                None
+            };
+            vec![back(0, ops::div(ct, &p[1])?)?, cy]
         }
         Prim::Binary(op) => {
             let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;

@@ -179,6 +179,14 @@ pub trait Object: Any {
         let _ = instance;
     }
 
+    /// For a class's native behaviour: notes an instance just rebuilt from
+    /// a pytree's children, which were the attributes `children` (Flax
+    /// keeps which attributes are data in a node's aux data, so they stay
+    /// children whatever values they get).
+    fn rebuilt(&self, instance: &Rc<Instance>, children: &[String]) {
+        let _ = (instance, children);
+    }
+
     /// For a class's native behaviour: how a node of the class whose
     /// children are the attributes `names` (the others being `statics`)
     /// prints inside `PyTreeDef(...)`, given its children's texts; None

@@ -847,6 +847,7 @@ pub fn rebuild_node(interp: Option<&mut Interp>, kind: &NodeKind, vals: Vec<Obj>
             let inst = Rc::new(Instance::with_attrs(class.clone(), attrs));
             if let Some(n) = class.native() {
                 n.created(&inst);
+                n.rebuilt(&inst, names);
             }
             Obj::Instance(inst)
         }

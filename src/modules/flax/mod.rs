@@ -105,6 +105,12 @@ impl Object for NnxNode {
         }
     }
 
+    fn rebuilt(&self, instance: &Rc<Instance>, children: &[String]) {
+        if is_nnx_module(instance) && !is_variable(instance) && !is_state(instance) {
+            pytree::record_data(instance, children);
+        }
+    }
+
     fn constructed(&self, _: &mut Interp, this: &Obj) -> Result<()> {
         match this {
             Obj::Instance(i) if is_nnx_module(i) => pytree::check_pytree(i),
@@ -360,6 +366,7 @@ mod metrics;
 pub mod nnx;
 mod norm;
 mod opt_state;
+mod prefix;
 mod pytree;
 mod raw_arrays;
 mod recursive;
@@ -369,6 +376,7 @@ mod split_rngs;
 mod trace_level;
 mod transforms;
 mod view_info;
+mod with_rngs;
 
 pub use linen::linen_module;
 pub use nnx::{dense_apply, nnx_module};

@@ -1189,6 +1189,8 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     super::scan::register(&mut b, &nnx.state);
     super::split_rngs::register(&mut b);
     super::recursive::register(&mut b);
+    super::prefix::register(&mut b);
+    super::with_rngs::register(&mut b);
     super::capture::register(
         &mut b,
         &module,

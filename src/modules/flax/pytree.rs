@@ -72,6 +72,21 @@ fn recorded(i: &Instance, name: &str) -> Option<bool> {
     }
 }
 
+/// Records every one of `names` as data (the children a node was rebuilt
+/// from), unless it already has a status.
+pub(super) fn record_data(me: &Instance, names: &[String]) {
+    let mut data = self::names(me, "_nnx_data");
+    let before = data.len();
+    for name in names {
+        if recorded(me, name).is_none() {
+            data.push(name.clone());
+        }
+    }
+    if data.len() > before {
+        set_names(me, "_nnx_data", data);
+    }
+}
+
 /// Records `name` as data or static, replacing an earlier status.
 fn record(me: &Instance, name: &str, data: bool) {
     let mut order = names(me, "_nnx_order");

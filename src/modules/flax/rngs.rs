@@ -113,8 +113,9 @@ pub(super) struct RngClasses {
 }
 
 /// The `jax.random` samplers shardlab has, offered as stream methods.
-const SAMPLERS: [&str; 8] = [
+const SAMPLERS: [&str; 9] = [
     "normal",
+    "gumbel",
     "uniform",
     "truncated_normal",
     "bernoulli",
@@ -126,13 +127,12 @@ const SAMPLERS: [&str; 8] = [
 
 /// Samplers Flax offers as stream methods that `jax.random` in shardlab
 /// does not have yet.
-const MISSING_SAMPLERS: [&str; 12] = [
+const MISSING_SAMPLERS: [&str; 11] = [
     "beta",
     "cauchy",
     "dirichlet",
     "exponential",
     "gamma",
-    "gumbel",
     "categorical",
     "laplace",
     "logistic",
@@ -230,11 +230,14 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
             "not supported by shardlab yet: drawing from an nnx.Rngs stream whose key or count is traced"
         )
     };
+    let key = iattr(&kv, "value").unwrap_or(Obj::None);
+    if let Some(Obj::Array(count @ Value::Traced(_))) = iattr(&cv, "value") {
+        return traced_count_next(&cv, &key, &count).ok_or_else(traced)?;
+    }
     let counts = iattr(&cv, "value")
         .as_ref()
         .and_then(Counts::of)
         .ok_or_else(traced)?;
-    let key = iattr(&kv, "value").unwrap_or(Obj::None);
     if let (Some((data, _)), [count]) = (
         crate::modules::random::traced_key(&key),
         counts.data.as_slice(),
@@ -249,6 +252,15 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
         return typed_key_of(folded);
     }
     let keys = keys_of(&key).ok_or_else(traced)?;
+    if !keys.batch.is_empty() {
+        // Flax folds the count into the key with `jax.random.fold_in`,
+        // which takes one key: a split stream draws inside a vmap only.
+        bail!(
+            ValueError,
+            "fold_in accepts a single key, but was given a key array of shape {} != (). Use jax.vmap for batching.",
+            repr_of(&Obj::tuple(keys.batch.iter().map(|&d| Obj::Int(d as i64)).collect()))
+        );
+    }
     let folded: Vec<Key> = keys
         .keys
         .iter()
@@ -267,12 +279,44 @@ pub(super) fn stream_next(stream: &Instance) -> Result<Obj> {
     })
 }
 
+/// The next key of a stream whose count is traced (its state went into
+/// `jax.jit` as arrays): `fold_in(key, count)` in equations, the count
+/// written back as `count + 1`. None when the key or count is not a single
+/// one (a split stream), which only a vmap draws from.
+fn traced_count_next(cv: &Instance, key: &Obj, count: &Value) -> Option<Result<Obj>> {
+    if !count.shape().is_empty() || count.dtype() != crate::array::DType::U32 {
+        return None;
+    }
+    let data = match crate::modules::random::traced_key(key) {
+        Some((data, _)) => data,
+        None => {
+            let keys = keys_of(key)?;
+            let [k] = keys.keys.as_slice() else {
+                return None;
+            };
+            match crate::array::Array::from_u32(&[2], k.data().to_vec()) {
+                Ok(a) => Value::Concrete(a),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    };
+    if data.shape() != [2] {
+        return None;
+    }
+    Some((|| {
+        let folded = crate::random::traced::fold_in(&data, count)?;
+        let one = crate::ops::scalar(1.0, crate::array::DType::U32);
+        set_iattr(cv, "value", Obj::Array(crate::ops::add(count, &one)?));
+        typed_key_of(folded)
+    })())
+}
+
 /// The count after a draw: uint32, wrapping.
 fn count_after(c: u32) -> u32 {
     c.wrapping_add(1)
 }
 
-fn is_stream(o: &Obj) -> Option<Rc<Instance>> {
+pub(super) fn is_stream(o: &Obj) -> Option<Rc<Instance>> {
     match o {
         Obj::Instance(i) if i.class.name == "RngStream" => Some(i.clone()),
         _ => None,
@@ -453,14 +497,46 @@ fn fork_stream(c: &RngClasses, s: &Instance, split: &Option<Obj>) -> Result<Obj>
     new_stream(c, keys, &tag)
 }
 
-pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
-    let shape: Vec<usize> = match n {
+/// A size argument: an int or a tuple of ints.
+fn size_shape(n: &Obj) -> Result<Vec<usize>> {
+    Ok(match n {
         Obj::Tuple(t) => t
             .iter()
             .map(|d| Ok(to_int(d)? as usize))
             .collect::<Result<_>>()?,
         other => vec![to_int(other)? as usize],
+    })
+}
+
+/// `stream.broadcast(k)`: a new stream whose keys are the next key of
+/// `s` repeated over the shape `k` (in front of the key's own shape).
+fn broadcast_stream(c: &RngClasses, s: &Instance, k: &Obj) -> Result<Obj> {
+    let key = stream_next(s)?;
+    let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
+    let Some(keys) = keys_of(&key) else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: RngStream.broadcast of a traced key"
+        );
     };
+    let shape = size_shape(k)?;
+    let total: usize = shape.iter().product();
+    let mut batch = shape;
+    batch.extend(keys.batch.iter().copied());
+    let all = (0..total).flat_map(|_| keys.keys.iter().copied()).collect();
+    new_stream(
+        c,
+        Keys {
+            keys: all,
+            batch,
+            typed: true,
+        },
+        &tag,
+    )
+}
+
+pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
+    let shape = size_shape(n)?;
     if keys.keys.len() != 1 {
         bail!(
             NotImplementedError,
@@ -476,7 +552,7 @@ pub(super) fn split_keys(keys: &Keys, n: &Obj) -> Result<Keys> {
 }
 
 fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
-    let (c1, c2, c3) = (c.clone(), c.clone(), c.clone());
+    let (c1, c2, c3, c4) = (c.clone(), c.clone(), c.clone(), c.clone());
     let mut m = vec![
         (
             "__init__".to_string(),
@@ -493,7 +569,15 @@ fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
         (
             "__call__".to_string(),
             Obj::native("RngStream.__call__", |_, a| {
-                stream_next(&*self_arg(&a, "RngStream.__call__")?)
+                let me = self_arg(&a, "RngStream.__call__")?;
+                if a.pos.len() > 1 || !a.kw.is_empty() {
+                    bail!(
+                        TypeError,
+                        "RngStream.__call__() takes 1 positional argument but {} were given",
+                        a.pos.len() + a.kw.len()
+                    );
+                }
+                stream_next(&me)
             }),
         ),
         (
@@ -512,6 +596,13 @@ fn stream_methods(c: &RngClasses) -> Vec<(String, Obj)> {
             Obj::native("RngStream.split", move |_, a| {
                 let me = self_arg(&a, "split")?;
                 fork_stream(&c3, &me, &Some(a.req(Some(1), "k", "split")?))
+            }),
+        ),
+        (
+            "broadcast".to_string(),
+            Obj::native("RngStream.broadcast", move |_, a| {
+                let me = self_arg(&a, "broadcast")?;
+                broadcast_stream(&c4, &me, &a.req(Some(1), "k", "broadcast")?)
             }),
         ),
     ];

@@ -264,8 +264,8 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
             }
             other => bail!(
                 NotImplementedError,
-                "not supported by shardlab yet: nnx.vmap with axes {}",
-                repr_of(other)
+                "not supported by shardlab yet: nnx.vmap with a tree of axes (a {} of axes for one argument)",
+                other.type_name()
             ),
         });
     }
@@ -331,8 +331,8 @@ fn move_batch_axis(interp: &mut Interp, tree: &Obj, axis: &Obj) -> Result<Obj> {
             }
             other => bail!(
                 NotImplementedError,
-                "not supported by shardlab yet: nnx.vmap with axes {}",
-                repr_of(other)
+                "not supported by shardlab yet: nnx.vmap with a tree of axes (a {} of axes for one argument)",
+                other.type_name()
             ),
         });
     }

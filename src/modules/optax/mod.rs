@@ -15,12 +15,14 @@
 //!   and `partition`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
+//! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
 //! - [`schedules`], [`losses`], [`tree`].
 
 mod alias;
 pub(crate) mod base;
 mod lbfgs;
 mod losses;
+mod perturbations;
 mod schedules;
 mod transforms;
 mod tree;
@@ -58,6 +60,10 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.attr("tree_utils", super::import(interp, "optax.tree_utils")?);
     b.attr("losses", super::import(interp, "optax.losses")?);
     b.attr("schedules", super::import(interp, "optax.schedules")?);
+    b.attr(
+        "perturbations",
+        super::import(interp, "optax.perturbations")?,
+    );
     Ok(b.build())
 }
 
@@ -75,6 +81,11 @@ pub fn transforms_module(interp: &mut Interp) -> Result<Obj> {
         }
     }
     Ok(b.build())
+}
+
+/// `optax.perturbations`.
+pub fn perturbations_module(interp: &mut Interp) -> Result<Obj> {
+    perturbations::module(interp)
 }
 
 /// The submodules `optax.tree`, `optax.tree_utils`, `optax.losses` and

@@ -5,9 +5,12 @@
 use crate::error::Result;
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
+use crate::python::ops::{binop, getattr, getitem};
+use crate::python::pytree::{flatten, unflatten};
 use crate::python::value::{Args, Obj};
 use crate::trace::Value;
 use crate::{bail, ops as jops};
+use rustpython_parser::ast::Operator;
 
 use super::super::Builder;
 use super::base::{field, global_norm, leaves_of, tree_map};
@@ -162,6 +165,139 @@ fn get(_: &mut Interp, a: Args) -> Result<Obj> {
     }
 }
 
+/// `module.name(*args)`, looked up through the interpreter so that the
+/// function behaves as a program calling it sees it.
+pub(super) fn call_jax(interp: &mut Interp, module: &str, name: &str, args: Args) -> Result<Obj> {
+    let m = crate::modules::import(interp, module)?;
+    let f = getattr(interp, &m, name)?;
+    interp.call(&f, args)
+}
+
+/// `jax.tree.map(f, trees[0], trees[1], ...)` with `f` acting on leaf
+/// objects through the interpreter (Python operators and calls), so that
+/// dtype promotion and tracing are those of the program's own code.
+pub(super) fn map_objs(
+    interp: &mut Interp,
+    trees: &[&Obj],
+    mut f: impl FnMut(&mut Interp, &[Obj]) -> Result<Obj>,
+) -> Result<Obj> {
+    let (first, def) = flatten(interp, trees[0])?;
+    let mut rest = vec![];
+    for t in &trees[1..] {
+        let (l, _) = flatten(interp, t)?;
+        if l.len() != first.len() {
+            bail!(
+                ValueError,
+                "Custom node type mismatch; expected a tree with {} leaves, got {}",
+                first.len(),
+                l.len()
+            );
+        }
+        rest.push(l);
+    }
+    let mut out = Vec::with_capacity(first.len());
+    for (i, x) in first.iter().enumerate() {
+        let mut leaves = vec![x.clone()];
+        leaves.extend(rest.iter().map(|l| l[i].clone()));
+        out.push(f(interp, &leaves)?);
+    }
+    unflatten(interp, &def, &out)
+}
+
+/// `tree_x + scalar * tree_y`, the scalar made an array first.
+fn add_scale(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let x = tree(&a, 0, "tree_x", "add_scale")?;
+    let s = tree(&a, 1, "scalar", "add_scale")?;
+    let y = tree(&a, 2, "tree_y", "add_scale")?;
+    let s = call_jax(interp, "jax.numpy", "asarray", Args::new(vec![s]))?;
+    map_objs(interp, &[&x, &y], |i, l| {
+        let sy = binop(i, &Operator::Mult, &s, &l[1], false)?;
+        binop(i, &Operator::Add, &l[0], &sy, false)
+    })
+}
+
+/// One key per leaf of `target`: `jax.random.split(key, num_leaves)`, in
+/// leaf order.
+fn split_keys(interp: &mut Interp, key: &Obj, n: usize) -> Result<Vec<Obj>> {
+    let keys = call_jax(
+        interp,
+        "jax.random",
+        "split",
+        Args::new(vec![key.clone(), Obj::Int(n as i64)]),
+    )?;
+    (0..n)
+        .map(|k| getitem(interp, &keys, &Obj::Int(k as i64)))
+        .collect()
+}
+
+/// `optax.tree.split_key_like(rng_key, target_tree)`.
+fn split_key_like(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let key = tree(&a, 0, "rng_key", "split_key_like")?;
+    let target = tree(&a, 1, "target_tree", "split_key_like")?;
+    let (leaves, def) = flatten(interp, &target)?;
+    let keys = split_keys(interp, &key, leaves.len())?;
+    unflatten(interp, &def, &keys)
+}
+
+/// Whether a program's sampler names an `out_sharding` parameter (optax
+/// then passes each leaf's sharding, which shardlab does not hand over).
+fn takes_out_sharding(sampler: &Obj) -> bool {
+    match sampler {
+        Obj::Func(f) => {
+            let p = &f.params;
+            p.posonlyargs
+                .iter()
+                .chain(&p.args)
+                .chain(&p.kwonlyargs)
+                .any(|a| a.def.arg.as_str() == "out_sharding")
+        }
+        Obj::Method(m) => takes_out_sharding(&m.0),
+        _ => false,
+    }
+}
+
+/// `optax.tree.random_like`: `sampler(key, leaf.shape, dtype or
+/// leaf.dtype)` for every leaf of `target`, each with its own key.
+pub(super) fn random_like_with(
+    interp: &mut Interp,
+    key: &Obj,
+    target: &Obj,
+    sampler: &Obj,
+    dtype: Option<Obj>,
+) -> Result<Obj> {
+    if takes_out_sharding(sampler) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: optax.tree.random_like with a sampler that takes out_sharding"
+        );
+    }
+    let (leaves, def) = flatten(interp, target)?;
+    let keys = split_keys(interp, key, leaves.len())?;
+    let mut out = Vec::with_capacity(leaves.len());
+    for (leaf, k) in leaves.iter().zip(keys) {
+        let shape = getattr(interp, leaf, "shape")?;
+        let dt = match &dtype {
+            Some(d) => d.clone(),
+            None => getattr(interp, leaf, "dtype")?,
+        };
+        out.push(interp.call(sampler, Args::new(vec![k, shape, dt]))?);
+    }
+    unflatten(interp, &def, &out)
+}
+
+fn random_like(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let key = tree(&a, 0, "rng_key", "random_like")?;
+    let target = tree(&a, 1, "target_tree", "random_like")?;
+    let sampler = match a.opt(Some(2), "sampler") {
+        Some(s) => s,
+        None => {
+            let random = crate::modules::import(interp, "jax.random")?;
+            getattr(interp, &random, "normal")?
+        }
+    };
+    random_like_with(interp, &key, &target, &sampler, a.opt(Some(3), "dtype"))
+}
+
 /// The functions, under their `optax.tree` names.
 fn functions(b: &mut Builder, prefix: &str) {
     let n = |s: &str| format!("{prefix}{s}");
@@ -179,6 +315,9 @@ fn functions(b: &mut Builder, prefix: &str) {
     b.func(&n("ones_like"), |i, a| like(i, &a, Some(1.0), "ones_like"));
     b.func(&n("full_like"), |i, a| like(i, &a, None, "full_like"));
     b.func(&n("get"), get);
+    b.func(&n("add_scale"), add_scale);
+    b.func(&n("random_like"), random_like);
+    b.func(&n("split_key_like"), split_key_like);
 }
 
 /// The `optax.tree` module.
