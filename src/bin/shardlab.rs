@@ -406,10 +406,7 @@ fn name_the_stop(outcome: &mut Outcome, limits: Limits) {
         STOPPED_MEMORY => {
             e.error = Error::new(
                 ErrorKind::MemoryError,
-                format!(
-                    "the program used more than its memory limit of {} (--max-memory)",
-                    size_text(limits.max_memory)
-                ),
+                shardlab::python::budget::limit_message(limits.max_memory, "--max-memory"),
             );
         }
         _ => {}
@@ -479,16 +476,6 @@ fn parse_size(text: &str) -> Option<u64> {
     };
     let n: f64 = digits.parse().ok()?;
     (n.is_finite() && n > 0.0).then(|| (n * (1u64 << shift) as f64) as u64)
-}
-
-/// A byte count for messages: `4 GiB`, `512 MiB`.
-fn size_text(bytes: u64) -> String {
-    let (value, unit) = match bytes {
-        b if b >= 1 << 30 => (b as f64 / (1u64 << 30) as f64, "GiB"),
-        b if b >= 1 << 20 => (b as f64 / (1u64 << 20) as f64, "MiB"),
-        b => (b as f64 / 1024.0, "KiB"),
-    };
-    format!("{} {unit}", (value * 100.0).round() / 100.0)
 }
 
 /// The program text of `file`, or the exception Python would raise for it
