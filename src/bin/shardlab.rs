@@ -395,22 +395,33 @@ fn name_the_stop(outcome: &mut Outcome, limits: Limits) {
     if e.error.kind != ErrorKind::Cancelled {
         return;
     }
-    match STOPPED.load(Ordering::Relaxed) {
+    let (kind, limit) = match STOPPED.load(Ordering::Relaxed) {
         STOPPED_TIME => {
             let secs = limits.timeout.map_or(0.0, |t| t.as_secs_f64());
-            e.error = Error::new(
+            (
                 ErrorKind::TimeoutError,
                 format!("the program ran past its time limit of {secs} s (--timeout)"),
-            );
+            )
         }
-        STOPPED_MEMORY => {
-            e.error = Error::new(
-                ErrorKind::MemoryError,
-                shardlab::python::budget::limit_message(limits.max_memory, "--max-memory"),
-            );
-        }
-        _ => {}
+        STOPPED_MEMORY => (
+            ErrorKind::MemoryError,
+            shardlab::python::budget::limit_message(limits.max_memory, "--max-memory"),
+        ),
+        _ => return,
+    };
+    e.error = Error::new(kind, with_where(limit, &e.error.message));
+}
+
+/// The limit's message followed by where the engine stopped, when it says
+/// more than the stop itself: the devices of a map and what each was
+/// running.
+fn with_where(limit: String, engine: &str) -> String {
+    let reason = stop_reason().unwrap_or_default();
+    let detail = engine.replace(&format!(": {reason}"), "");
+    if detail.is_empty() || detail == reason {
+        return limit;
     }
+    format!("{limit}; {detail}")
 }
 
 /// Writes what the program printed to stdout and what it wrote to stderr
