@@ -398,6 +398,17 @@ fn device_count_is_capped() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to 64"));
+    // With --json, one object on stdout says so too.
+    let ran = run_file(&file, &["--devices", "100000", "--parallel"]);
+    assert_eq!(ran.code, 2);
+    assert_eq!(ran.json["error"]["type"], "UsageError", "{}", ran.json);
+    assert!(
+        ran.json["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("from 1 to 64")),
+        "{}",
+        ran.json
+    );
 }
 
 #[test]

@@ -196,6 +196,14 @@ const MAX_DEVICES: usize = 64;
 const DEVICES_ERROR: &str = "--devices needs an integer from 1 to 64";
 
 fn usage_error(msg: &str) -> ExitCode {
+    // A caller that reads JSON gets one object even for a bad command line.
+    if std::env::args().any(|a| a == "--json") {
+        let obj = json!({
+            "error": {"type": "UsageError", "message": msg, "line": 0, "col": 0},
+            "stdout": "",
+        });
+        let _ = writeln!(std::io::stdout().lock(), "{obj}");
+    }
     eprintln!("error: {msg}\n\n{RUN_USAGE}");
     ExitCode::from(2)
 }
