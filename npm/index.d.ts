@@ -21,6 +21,14 @@ export interface LabOptions {
   mode?: Mode;
   /** Stop a run after this many milliseconds (a ShardlabError 'TimeoutError'). */
   timeoutMs?: number | null;
+  /**
+   * The most memory each worker (the coordinator and every device) may
+   * hold: bytes, or a string like '512M' or '1G' (default 1 GiB, at most
+   * 4G). A run past it stops with a ShardlabError 'MemoryError' at its
+   * line, keeping what it printed. A wasm memory never shrinks, so a worker
+   * that grew large is replaced before the next run.
+   */
+  maxMemory?: number | string;
 }
 
 export interface CreateLabOptions extends LabOptions {
@@ -228,6 +236,7 @@ export class Lab {
 export interface CheckOptions {
   mode?: Mode;
   timeoutMs?: number | null;
+  maxMemory?: number | string;
   signal?: AbortSignal;
 }
 

@@ -139,6 +139,19 @@ fn deep() -> Vec<(&'static str, String, &'static str)> {
             "RecursionError",
         ),
         (
+            // 195 calls deep is fine, but the 1560 nested lists they make
+            // pass Python's recursion limit when printed.
+            "recursion_with_deeper_lists",
+            "def f(n):\n    return [[[[[[[[f(n+1)]]]]]]]] if n < 195 else n\nprint(len(str(f(0))))"
+                .into(),
+            "RecursionError",
+        ),
+        (
+            "repr_past_the_limit",
+            "x = 0\nfor i in range(998):\n    x = [x]\nprint(len(str(x)))".into(),
+            "RecursionError",
+        ),
+        (
             "huge_format_width",
             "print(f'{1:>99999999999}')".into(),
             "MemoryError",
@@ -168,6 +181,12 @@ fn passing() -> Vec<(&'static str, String, &'static str)> {
             "recursion_with_nested_lists",
             "def f(n):\n    return [[[[[[[[f(n+1)]]]]]]]] if n < 100 else n\nprint(len(str(f(0))))".into(),
             "1603\n",
+        ),
+        (
+            // Python prints 997 nested lists from module level.
+            "repr_at_the_limit",
+            "x = 0\nfor i in range(997):\n    x = [x]\nprint(len(str(x)))".into(),
+            "1995\n",
         ),
         (
             "huge_precision",
@@ -343,6 +362,32 @@ fn a_run_abandoned_in_one_long_step_keeps_its_output() {
 }
 
 #[test]
+fn a_device_stuck_in_a_map_is_named_in_every_mode() {
+    // Device 5 of a 2x4 mesh never leaves its while loop (line 8); the
+    // others do at once. Whichever way the map runs, the error names the
+    // device, its mesh coordinates and the body's line.
+    let source = "import jax, jax.numpy as jnp, numpy as np\nfrom jax.sharding import PartitionSpec as P\n\nmesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ('x', 'y'))\n\ndef body(v):\n    i = jax.lax.axis_index(('x', 'y'))\n    return jax.lax.while_loop(lambda c: (i == 5) | (c[0, 0] > 1e9), lambda c: c + 1.0, v)\n\nprint('start')\ny = jax.shard_map(body, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))(jnp.ones((4, 8)))\nprint(y.sum())\n";
+    for mode in ["--lockstep", "--parallel", "--devices"] {
+        let mut limits = vec!["--timeout", "3", "--max-memory", "2G", mode];
+        if mode == "--devices" {
+            limits.push("8");
+        }
+        let ran = run_limited("stuck_device", source, &limits);
+        let e = &ran.json["error"];
+        assert_eq!(
+            check("stuck_device", &ran).as_deref(),
+            Some("TimeoutError"),
+            "{mode}: {e}"
+        );
+        let message = e["message"].as_str().unwrap_or_default();
+        assert!(message.contains("device 5 (x=1, y=1)"), "{mode}: {message}");
+        assert!(message.contains("line 8)"), "{mode}: {message}");
+        assert_eq!(e["line"].as_u64(), Some(11), "{mode}: {e}");
+        assert_eq!(ran.json["stdout"], "start\n", "{mode}");
+    }
+}
+
+#[test]
 fn device_count_is_capped() {
     let file = scratch().join("devices.py");
     std::fs::write(&file, "print(1)\n").unwrap();
@@ -353,6 +398,17 @@ fn device_count_is_capped() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to 64"));
+    // With --json, one object on stdout says so too.
+    let ran = run_file(&file, &["--devices", "100000", "--parallel"]);
+    assert_eq!(ran.code, 2);
+    assert_eq!(ran.json["error"]["type"], "UsageError", "{}", ran.json);
+    assert!(
+        ran.json["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("from 1 to 64")),
+        "{}",
+        ran.json
+    );
 }
 
 #[test]

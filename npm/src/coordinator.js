@@ -8,16 +8,16 @@
 //   { kind: 'init', glue, wasm, devices, parallel }  load the engine from
 //       `glue` (and `wasm`); in parallel mode start `devices` device
 //       workers now (0: at the first parallel run)
-//   { kind: 'run', id, source, devices, lockstep }   run a program
-//   { kind: 'check', id, source, problem, devices, lockstep }
+//   { kind: 'run', id, source, devices, lockstep, maxMemory }   run a program
+//   { kind: 'check', id, source, problem, devices, lockstep, maxMemory }
 //       grade a solution of an exercise (`problem` is its JSON text;
 //       `devices` the most any case needs)
 // Messages out:
 //   { kind: 'ready', parallel, poolSize, cancel }    answer to 'init'
 //   { kind: 'failed', message }                      'init' failed
 //   { kind: 'progress', id, maps, elapsedMs }        while run `id` computes
-//   { kind: 'done', id, out }                        what run_program (or
-//       check_program) returned
+//   { kind: 'done', id, out, memory }                what run_program (or
+//       check_program) returned, and this worker's wasm memory in bytes
 //   { kind: 'failed', id, message, trapped }         run_program threw
 //
 // `cancel` is the engine's cancel word (a SharedArrayBuffer), or null where
@@ -25,6 +25,12 @@
 // notifying) stops the run in progress, which then answers 'done' with an
 // error of type 'Cancelled', and this worker stays usable. While a run
 // computes, 'progress' comes at most every 100 ms.
+//
+// `maxMemory` (bytes) bounds this worker's wasm memory and every device
+// worker's: past it the run stops with MemoryError. A wasm memory never
+// shrinks, so a device pool that ran past it is replaced before the next
+// parallel run, and the lab replaces this worker when its `memory` grew
+// large.
 //
 // No static imports: bundlers copy this file into a worker chunk of its own,
 // and the glue's URL comes with the 'init' message.
@@ -59,8 +65,9 @@ async function main() {
 
   // Makes sure at least `devices` device workers are running.
   const ensurePool = async (devices) => {
-    if (!poolLost && glue.device_pool_size() >= devices) return;
-    const size = Math.max(devices, poolLost ? glue.device_pool_size() : 0);
+    const replace = poolLost || glue.device_pool_grown();
+    if (!replace && glue.device_pool_size() >= devices) return;
+    const size = Math.max(devices, replace ? glue.device_pool_size() : 0);
     const workers = await glue.start_device_workers(size, glueUrl);
     glue.install_device_pool(workers);
     poolLost = false;
@@ -95,19 +102,21 @@ async function main() {
   const run = async (msg) => {
     if (parallel && !msg.lockstep) await ensurePool(msg.devices);
     current = msg.id;
+    glue.set_memory_limit(msg.maxMemory || 0);
     // An object whose array data are already typed arrays (src/report/js.rs).
     const out = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
     if (lost(out.error)) poolLost = true;
-    return { kind: 'done', id: msg.id, out };
+    return { kind: 'done', id: msg.id, out, memory: glue.memory_bytes() };
   };
 
   const check = async (msg) => {
     if (parallel && !msg.lockstep) await ensurePool(msg.devices);
     current = msg.id;
+    glue.set_memory_limit(msg.maxMemory || 0);
     const out = glue.check_program(msg.source, msg.problem, msg.lockstep || !parallel);
     const cases = (out.verdict && out.verdict.cases) || [];
     if (cases.some((c) => lost(c.error))) poolLost = true;
-    return { kind: 'done', id: msg.id, out };
+    return { kind: 'done', id: msg.id, out, memory: glue.memory_bytes() };
   };
 
   listen(async (msg) => {

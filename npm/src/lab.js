@@ -10,6 +10,12 @@
 // is no word, or no answer comes within CANCEL_GRACE_MS, or the engine has
 // trapped, the lab ends the coordinator (and with it the device workers)
 // and starts a fresh one.
+//
+// Memory: a run's maxMemory bounds every worker's wasm memory (the engine
+// stops the run with MemoryError past it). A wasm memory never shrinks, so
+// a coordinator whose memory grew past half the limit is replaced before
+// the next run, which then starts with at least half of it free; the
+// coordinator replaces device workers that ran past it the same way.
 import { ShardlabError } from './errors.js';
 import { checkOptions, withMesh } from './options.js';
 import { canRunParallel, engineUrls, startCoordinator } from './host.js';
@@ -28,16 +34,18 @@ export class Lab {
   #queue = Promise.resolve();
   #nextId = 1;
   #closed = false;
+  // Set when the coordinator's memory grew past half a run's limit.
+  #grown = false;
 
   constructor(options, parallel) {
     this.#options = options;
     this.#parallel = parallel;
   }
 
-  /** The lab's options: devices, mesh, mode, timeoutMs. */
+  /** The lab's options: devices, mesh, mode, timeoutMs, maxMemory. */
   get options() {
-    const { devices, mesh, mode, timeoutMs } = this.#options;
-    return { devices, mesh: mesh && [...mesh], mode, timeoutMs };
+    const { devices, mesh, mode, timeoutMs, maxMemory } = this.#options;
+    return { devices, mesh: mesh && [...mesh], mode, timeoutMs, maxMemory };
   }
 
   /** 'parallel' (one worker per device) or 'lockstep' (all in one worker). */
@@ -96,6 +104,7 @@ export class Lab {
   #settle(c, m) {
     const cur = this.#current;
     if (c !== this.#coordinator || !cur || cur.id !== m.id) return;
+    if (m.kind === 'done' && m.memory > cur.maxMemory / 2) this.#grown = true;
     if (m.kind === 'progress') {
       cur.progress({ maps: m.maps, elapsedMs: m.elapsedMs });
     } else if (cur.stopping) {
@@ -170,7 +179,14 @@ export class Lab {
 
   async #runNow(source, opts) {
     const lockstep = opts.mode === 'lockstep' || !this.#parallel;
-    const out = await this.#ask(opts, (id) => ({ kind: 'run', id, source, devices: opts.devices, lockstep }));
+    const out = await this.#ask(opts, (id) => ({
+      kind: 'run',
+      id,
+      source,
+      devices: opts.devices,
+      lockstep,
+      maxMemory: opts.maxMemory,
+    }));
     const run = {
       result: out.result === undefined ? null : out.result,
       resultText: out.result === null || out.result === undefined ? 'None' : resultText(out.result),
@@ -191,6 +207,11 @@ export class Lab {
   // answer, under the options' time-out and signal.
   async #ask(opts, make) {
     await this.#starting;
+    if (this.#grown && !this.#closed) {
+      // A wasm memory never shrinks: a fresh coordinator gives it back.
+      this.#grown = false;
+      await this._restart();
+    }
     if (this.#closed) throw new Error('this lab was closed before the run started');
     if (opts.signal && opts.signal.aborted) throw new ShardlabError('Cancelled', 'the run was cancelled');
     const id = this.#nextId++;
@@ -209,7 +230,7 @@ export class Lab {
           });
         }
       };
-      this.#current = { id, finish: resolve, fail: reject, progress, stopping: null };
+      this.#current = { id, finish: resolve, fail: reject, progress, stopping: null, maxMemory: opts.maxMemory };
       if (opts.timeoutMs !== null) {
         timer = setTimeout(() => {
           const ms = Date.now() - started;
@@ -256,7 +277,15 @@ export class Lab {
     const devices = problemDevices(text, opts.devices);
     const lockstep = opts.mode === 'lockstep' || !this.#parallel;
     return this.#enqueue(opts, { started: false }, async () => {
-      const out = await this.#ask(opts, (id) => ({ kind: 'check', id, source, problem: text, devices, lockstep }));
+      const out = await this.#ask(opts, (id) => ({
+        kind: 'check',
+        id,
+        source,
+        problem: text,
+        devices,
+        lockstep,
+        maxMemory: opts.maxMemory,
+      }));
       if (out.problem_error) throw new ShardlabError('ProblemError', out.problem_error);
       return out.verdict;
     });

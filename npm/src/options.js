@@ -6,7 +6,13 @@ import { findMesh, rewriteMesh, parseShape } from './mesh.js';
 export const MODES = ['auto', 'parallel', 'lockstep'];
 export const MAX_DEVICES = 16;
 
-const LAB_OPTIONS = ['devices', 'mesh', 'mode', 'timeoutMs'];
+const LAB_OPTIONS = ['devices', 'mesh', 'mode', 'timeoutMs', 'maxMemory'];
+
+// A wasm memory that outgrows a tab's share ends the tab: runs stop with
+// MemoryError past this many bytes unless told otherwise.
+export const DEFAULT_MAX_MEMORY = 2 ** 30;
+// A wasm32 memory cannot grow past 4 GiB.
+const MAX_MAX_MEMORY = 2 ** 32;
 const CREATE_OPTIONS = [...LAB_OPTIONS, 'startDevices'];
 const RUN_OPTIONS = [...LAB_OPTIONS, 'signal', 'onProgress'];
 
@@ -19,6 +25,22 @@ function checkDevices(devices, what) {
     throw new RangeError(`${what} must be from 1 to ${MAX_DEVICES}, not ${devices}`);
   }
   return devices;
+}
+
+// A maxMemory option in bytes: a number, or a string like '512M' or '1G'.
+function checkMaxMemory(value) {
+  let bytes = value;
+  if (typeof value === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(value);
+    if (!m) throw new RangeError(`maxMemory must be a size such as '512M' or '1G', not "${value}"`);
+    const shift = { '': 0, k: 10, m: 20, g: 30, t: 40 }[m[2].toLowerCase()];
+    bytes = Math.floor(Number(m[1]) * 2 ** shift);
+  } else if (typeof value !== 'number') {
+    throw new TypeError(`maxMemory must be a number of bytes or a string like '512M', not ${typeof value}`);
+  }
+  if (!(bytes > 0) || !Number.isFinite(bytes)) throw new RangeError(`maxMemory must be positive, not ${value}`);
+  if (bytes > MAX_MAX_MEMORY) throw new RangeError(`maxMemory must be at most 4G (a wasm memory's size), not ${value}`);
+  return bytes;
 }
 
 // A mesh option ([2, 2] or '2x2') as a list of axis sizes whose product is
@@ -57,7 +79,7 @@ export function checkOptions(options, defaults) {
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new TypeError(`unknown option "${key}" (known: ${known.join(', ')})`);
   }
-  const base = defaults || { devices: 8, mesh: null, mode: 'auto', timeoutMs: null };
+  const base = defaults || { devices: 8, mesh: null, mode: 'auto', timeoutMs: null, maxMemory: DEFAULT_MAX_MEMORY };
   const devices =
     options.devices === undefined ? base.devices : checkDevices(options.devices, 'devices');
   let mesh = options.mesh === undefined ? base.mesh : options.mesh;
@@ -75,6 +97,7 @@ export function checkOptions(options, defaults) {
     if (typeof timeoutMs !== 'number') throw new TypeError(`timeoutMs must be a number, not ${typeof timeoutMs}`);
     if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive, not ${timeoutMs}`);
   }
+  const maxMemory = options.maxMemory === undefined ? base.maxMemory : checkMaxMemory(options.maxMemory);
   const signal = options.signal;
   if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) {
     throw new TypeError('signal must be an AbortSignal');
@@ -89,7 +112,7 @@ export function checkOptions(options, defaults) {
   if (typeof startDevices !== 'boolean') {
     throw new TypeError(`startDevices must be true or false, not ${typeof startDevices}`);
   }
-  return { devices, mesh, mode, timeoutMs, signal, onProgress, startDevices };
+  return { devices, mesh, mode, timeoutMs, maxMemory, signal, onProgress, startDevices };
 }
 
 // `source` with its Mesh(...) line set to `shape` (axis names kept): what

@@ -196,6 +196,14 @@ const MAX_DEVICES: usize = 64;
 const DEVICES_ERROR: &str = "--devices needs an integer from 1 to 64";
 
 fn usage_error(msg: &str) -> ExitCode {
+    // A caller that reads JSON gets one object even for a bad command line.
+    if std::env::args().any(|a| a == "--json") {
+        let obj = json!({
+            "error": {"type": "UsageError", "message": msg, "line": 0, "col": 0},
+            "stdout": "",
+        });
+        let _ = writeln!(std::io::stdout().lock(), "{obj}");
+    }
     eprintln!("error: {msg}\n\n{RUN_USAGE}");
     ExitCode::from(2)
 }
@@ -395,25 +403,33 @@ fn name_the_stop(outcome: &mut Outcome, limits: Limits) {
     if e.error.kind != ErrorKind::Cancelled {
         return;
     }
-    match STOPPED.load(Ordering::Relaxed) {
+    let (kind, limit) = match STOPPED.load(Ordering::Relaxed) {
         STOPPED_TIME => {
             let secs = limits.timeout.map_or(0.0, |t| t.as_secs_f64());
-            e.error = Error::new(
+            (
                 ErrorKind::TimeoutError,
                 format!("the program ran past its time limit of {secs} s (--timeout)"),
-            );
+            )
         }
-        STOPPED_MEMORY => {
-            e.error = Error::new(
-                ErrorKind::MemoryError,
-                format!(
-                    "the program used more than its memory limit of {} (--max-memory)",
-                    size_text(limits.max_memory)
-                ),
-            );
-        }
-        _ => {}
+        STOPPED_MEMORY => (
+            ErrorKind::MemoryError,
+            shardlab::python::budget::limit_message(limits.max_memory, "--max-memory"),
+        ),
+        _ => return,
+    };
+    e.error = Error::new(kind, with_where(limit, &e.error.message));
+}
+
+/// The limit's message followed by where the engine stopped, when it says
+/// more than the stop itself: the devices of a map and what each was
+/// running.
+fn with_where(limit: String, engine: &str) -> String {
+    let reason = stop_reason().unwrap_or_default();
+    let detail = engine.replace(&format!(": {reason}"), "");
+    if detail.is_empty() || detail == reason {
+        return limit;
     }
+    format!("{limit}; {detail}")
 }
 
 /// Writes what the program printed to stdout and what it wrote to stderr
@@ -479,16 +495,6 @@ fn parse_size(text: &str) -> Option<u64> {
     };
     let n: f64 = digits.parse().ok()?;
     (n.is_finite() && n > 0.0).then(|| (n * (1u64 << shift) as f64) as u64)
-}
-
-/// A byte count for messages: `4 GiB`, `512 MiB`.
-fn size_text(bytes: u64) -> String {
-    let (value, unit) = match bytes {
-        b if b >= 1 << 30 => (b as f64 / (1u64 << 30) as f64, "GiB"),
-        b if b >= 1 << 20 => (b as f64 / (1u64 << 20) as f64, "MiB"),
-        b => (b as f64 / 1024.0, "KiB"),
-    };
-    format!("{} {unit}", (value * 100.0).round() / 100.0)
 }
 
 /// The program text of `file`, or the exception Python would raise for it

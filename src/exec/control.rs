@@ -75,14 +75,19 @@ pub fn eval_while(
 ) -> Result<Vec<Vec<Array>>> {
     let (cconsts, rest) = split(ins, p.cond_nconsts);
     let (bconsts, mut carry) = split(rest, p.body_nconsts);
+    let mut holds: Vec<bool> = vec![];
     loop {
         if let Some(reason) = comm.stopped() {
-            bail!(Cancelled, "stopped in a while loop: {reason}");
+            bail!(
+                Cancelled,
+                "stopped in a while loop{}: {reason}",
+                still_looping(&holds, comm)
+            );
         }
         let mut args = cconsts.clone();
         args.extend(carry.iter().cloned());
-        let pred = eval_lanes(&p.cond, args, comm)?;
-        let holds: Vec<bool> = pred
+        let pred = eval_lanes(&p.cond, args, comm).map_err(|e| on_devices(e, &holds, comm))?;
+        holds = pred
             .first()
             .map(|l| scalars(l).iter().map(|&v| v != 0.0).collect())
             .unwrap_or_default();
@@ -91,7 +96,7 @@ pub fn eval_while(
         }
         let mut args = bconsts.clone();
         args.extend(carry.iter().cloned());
-        let next = eval_lanes(&p.body, args, comm)?;
+        let next = eval_lanes(&p.body, args, comm).map_err(|e| on_devices(e, &holds, comm))?;
         carry = next
             .into_iter()
             .zip(carry)
@@ -104,6 +109,44 @@ pub fn eval_while(
             })
             .collect();
     }
+}
+
+/// The devices still in a while loop that was stopped, where only some of
+/// the lanes (devices in lockstep) were: ` on device 5`.
+fn still_looping(holds: &[bool], comm: &dyn Comm) -> String {
+    let Some(positions) = comm.device_positions() else {
+        return String::new();
+    };
+    if positions.len() < 2 || holds.iter().all(|&h| h) {
+        return String::new();
+    }
+    let looping: Vec<String> = positions
+        .iter()
+        .zip(holds)
+        .filter(|(_, &h)| h)
+        .map(|(p, _)| p.to_string())
+        .collect();
+    match looping.len() {
+        1 => format!(" on device {}", looping[0]),
+        _ => format!(" on devices {}", looping.join(", ")),
+    }
+}
+
+/// A stop inside a while loop's body or condition, naming the devices
+/// still looping after where it stopped (`stopped before gt (...) on
+/// device 5: ...`).
+fn on_devices(mut e: crate::error::Error, holds: &[bool], comm: &dyn Comm) -> crate::error::Error {
+    let which = still_looping(holds, comm);
+    if e.kind != crate::error::ErrorKind::Cancelled
+        || which.is_empty()
+        || e.message.contains(" on device")
+    {
+        return e;
+    }
+    if let Some((head, rest)) = e.message.clone().split_once(": ") {
+        e.message = format!("{head}{which}: {rest}");
+    }
+    e
 }
 
 /// Runs the body once per index of the scanned arrays' leading axis.

@@ -117,6 +117,20 @@ fn stopped_error(prim: &Prim, at: Option<(usize, usize)>, reason: &str) -> crate
     crate::err!(Cancelled, "stopped before {}{place}: {reason}", prim.name())
 }
 
+/// A stop inside the control flow of `eqn` (a while loop that does not
+/// end) names the program line that made the equation, so that a run
+/// stopped inside a map's body says where in the body it was.
+fn stopped_at_line(mut e: crate::error::Error, eqn: &crate::ir::Eqn) -> crate::error::Error {
+    const LOOP: &str = "stopped in a while loop";
+    if let (crate::error::ErrorKind::Cancelled, Some(src)) = (e.kind, &eqn.source) {
+        let fresh = e.message.starts_with(LOOP) && !e.message.contains(" (line ");
+        if let (true, Some((head, rest))) = (fresh, e.message.clone().split_once(": ")) {
+            e.message = format!("{head} (line {}): {rest}", src.line);
+        }
+    }
+    e
+}
+
 /// Runs a primitive on concrete operands at top level (no trace active).
 pub fn apply_eager(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     if let Some(reason) = stop_requested() {
@@ -233,7 +247,11 @@ pub fn eval_lanes(
         // One atomic load per equation: a cancel or another device's failure
         // stops a device that is computing, not only one at a collective.
         if let Some(reason) = comm.stopped() {
-            return Err(stopped_error(&eqn.prim, Some((i, count)), &reason));
+            let mut e = stopped_error(&eqn.prim, Some((i, count)), &reason);
+            if let Some(src) = &eqn.source {
+                e.message = e.message.replacen(')', &format!(", line {})", src.line), 1);
+            }
+            return Err(e);
         }
         if let Some((prim, ins)) = divide_by_constant(eqn, &env, lanes)? {
             let outs = eval_eqn(&prim, ins, comm)?;
@@ -258,7 +276,7 @@ pub fn eval_lanes(
             .collect::<Result<_>>()?;
         let outs = match &eqn.prim {
             Prim::Collective(kind) => eval_collective(kind, eqn.called_as.as_deref(), ins, comm)?,
-            prim => eval_eqn(prim, ins, comm)?,
+            prim => eval_eqn(prim, ins, comm).map_err(|e| stopped_at_line(e, eqn))?,
         };
         for (v, o) in eqn.outputs.iter().zip(outs) {
             env[v.0 as usize] = Some(o);
@@ -496,13 +514,51 @@ impl Devices for ThreadDevices {
                     .collect::<Vec<Array>>(),
                 log,
             ))
-        })?;
+        })
+        .map_err(|e| with_coordinates(e, mesh))?;
         let (outs, logs): (Vec<_>, Vec<_>) = per_device.into_iter().unzip();
         Ok((
             by_output(outs, body.outvars.len()),
             logs.into_iter().flatten().collect(),
         ))
     }
+}
+
+/// A device's failure (`device 5: ...`, or `... on device 5` for a
+/// stop in lockstep) with the device's mesh coordinates, as the report
+/// shows them: `device 5 (x=1, y=1)`.
+fn with_coordinates(mut e: crate::error::Error, mesh: &Mesh) -> crate::error::Error {
+    let digits = |t: &str| {
+        t.chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+    };
+    let at = if let Some(rest) = e.message.strip_prefix("device ") {
+        Some(("device ".len(), digits(rest)))
+    } else {
+        let key = " on device ";
+        e.message
+            .find(key)
+            .map(|i| (i + key.len(), digits(&e.message[i + key.len()..])))
+    };
+    let Some((start, number)) = at else { return e };
+    let Some(position) = number.parse::<usize>().ok().filter(|&p| p < mesh.size()) else {
+        return e;
+    };
+    let coords: Vec<String> = mesh
+        .axis_names()
+        .iter()
+        .zip(mesh.coords(position))
+        .map(|(name, c)| format!("{name}={c}"))
+        .collect();
+    let end = start + number.len();
+    e.message = format!(
+        "{} ({}){}",
+        &e.message[..end],
+        coords.join(", "),
+        &e.message[end..]
+    );
+    e
 }
 
 /// Runs `f` as the device at `position`, logging its collectives when
@@ -576,6 +632,7 @@ pub fn run_devices(
     // rather than taking the process down.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         logged(record, 0, || eval_lanes(body, args, &Lockstep { mesh }))
+            .map_err(|e| with_coordinates(e, mesh))
     }));
     let (outs, log) = run.unwrap_or_else(|p| {
         let what = p

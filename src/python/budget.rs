@@ -6,6 +6,12 @@
 //! So before a string or container of many megabytes is built, its size is
 //! added to the memory the process holds now and compared with the limit:
 //! past it the program fails with `MemoryError` before allocating.
+//!
+//! In a browser or Node there is no process to watch: what a run holds is
+//! its wasm instance's memory, which grows and never shrinks. The engine's
+//! stop check compares it with the limit at every step (see
+//! [`over_limit`]), and the package replaces a worker whose memory grew
+//! large before its next run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -29,10 +35,42 @@ pub fn max_memory() -> Option<u64> {
 }
 
 /// The process's resident memory, where the system tells it (Linux).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)
+}
+
+/// The memory of this wasm instance: all it holds, since a wasm memory
+/// only grows.
+#[cfg(target_arch = "wasm32")]
+pub fn resident_bytes() -> Option<u64> {
+    Some(core::arch::wasm32::memory_size(0) as u64 * 65536)
+}
+
+/// True when the memory held now is past the limit.
+pub fn over_limit() -> bool {
+    max_memory().is_some_and(|max| resident_bytes().is_some_and(|held| held > max))
+}
+
+/// The message of the `MemoryError` that ends a run past its limit, naming
+/// the option that set it (`--max-memory`, `maxMemory`).
+pub fn limit_message(max: u64, option: &str) -> String {
+    format!(
+        "the program used more than its memory limit of {} ({option})",
+        size_text(max)
+    )
+}
+
+/// A byte count for messages: `4 GiB`, `512 MiB`.
+pub fn size_text(bytes: u64) -> String {
+    let (value, unit) = match bytes {
+        b if b >= 1 << 30 => (b as f64 / (1u64 << 30) as f64, "GiB"),
+        b if b >= 1 << 20 => (b as f64 / (1u64 << 20) as f64, "MiB"),
+        b => (b as f64 / 1024.0, "KiB"),
+    };
+    format!("{} {unit}", (value * 100.0).round() / 100.0)
 }
 
 /// Fails with `MemoryError` when building a value of `bytes` more would

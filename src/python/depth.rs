@@ -79,9 +79,66 @@ pub fn take_overflow() -> Option<Error> {
     OVERFLOWED.with(|o| o.take()).map(recursion_error)
 }
 
+/// Python's default recursion limit (`sys.getrecursionlimit()`).
+pub const PYTHON_LIMIT: usize = 1000;
+
+thread_local! {
+    /// The Python functions running now (the interpreter's call depth).
+    static FRAMES: Cell<usize> = const { Cell::new(0) };
+    /// The containers whose repr is being built, one inside the other.
+    static REPRS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Publishes the interpreter's call depth, which a repr counts against
+/// Python's recursion limit.
+pub fn set_frames(n: usize) {
+    FRAMES.with(|f| f.set(n));
+}
+
+/// One level of a container's repr, released when dropped.
+pub struct ReprLevel {
+    _native: Level,
+}
+
+impl Drop for ReprLevel {
+    fn drop(&mut self) {
+        REPRS.with(|r| r.set(r.get().saturating_sub(1)));
+    }
+}
+
+/// Enters the repr of one more nested container, or `None` (noted for
+/// [`take_overflow`]) where CPython's repr would pass its recursion limit:
+/// it counts each nested container together with the running frames, so
+/// at module level 997 nested lists print and 998 raise `RecursionError`,
+/// one fewer from inside a function called by a function.
+pub fn enter_repr() -> Option<ReprLevel> {
+    let level = repr_level();
+    if level.is_err() {
+        OVERFLOWED.with(|o| o.set(Some(DURING_REPR)));
+    }
+    level.ok()
+}
+
+/// What a repr past the limit was doing, in the error's message.
+const DURING_REPR: &str = " while getting the repr of an object";
+
+/// [`enter_repr`] where the error can be returned.
+pub fn repr_level() -> Result<ReprLevel> {
+    let level = REPRS.with(|r| r.get()) + 1;
+    let frames = FRAMES.with(|f| f.get());
+    if level + 2 + frames.saturating_sub(1) >= PYTHON_LIMIT {
+        return Err(recursion_error(DURING_REPR));
+    }
+    let native = enter().map_err(|_| recursion_error(DURING_REPR))?;
+    REPRS.with(|r| r.set(level));
+    Ok(ReprLevel { _native: native })
+}
+
 /// Resets the count at the start of a run (a run that failed midway leaves
 /// no levels behind, as every guard is dropped, but a noted overflow may).
 pub fn reset() {
     DEPTH.with(|d| d.set(0));
     OVERFLOWED.with(|o| o.set(None));
+    FRAMES.with(|f| f.set(0));
+    REPRS.with(|r| r.set(0));
 }

@@ -80,7 +80,14 @@ impl Interp {
                 ),
             };
         }
-        let _level = super::depth::enter()?;
+        // Containers count against Python's recursion limit as CPython's
+        // repr counts them; anything else only against the native one.
+        let (_repr, _native) = match o.plain() {
+            Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_) => {
+                (Some(super::depth::repr_level()?), None)
+            }
+            _ => (None, Some(super::depth::enter()?)),
+        };
         match o.plain() {
             Obj::List(l) => format::repr_once(Rc::as_ptr(l) as *const u8 as usize, "[...]", || {
                 let items = l.borrow().clone();

@@ -138,7 +138,7 @@ pub fn repr_once<E>(
 /// printed further out (a cycle), and `...` past the depth limit, which
 /// raises `RecursionError` when the expression ends.
 fn container_repr(o: &Obj, addr: usize, cycle: &str) -> String {
-    let Some(_level) = super::depth::try_enter(" while getting the repr of an object") else {
+    let Some(_level) = super::depth::enter_repr() else {
         return "...".to_string();
     };
     let text: std::result::Result<String, ()> = repr_once(addr, cycle, || Ok(repr_plain(o)));
@@ -150,7 +150,7 @@ pub fn repr_of(o: &Obj) -> String {
     match o {
         Obj::List(l) => container_repr(o, std::rc::Rc::as_ptr(l) as *const u8 as usize, "[...]"),
         Obj::Dict(d) => container_repr(o, std::rc::Rc::as_ptr(d) as *const u8 as usize, "{...}"),
-        Obj::Tuple(_) => match super::depth::try_enter(" while getting the repr of an object") {
+        Obj::Tuple(_) => match super::depth::enter_repr() {
             Some(_level) => repr_plain(o),
             None => "...".to_string(),
         },

@@ -1441,6 +1441,7 @@ impl Interp {
             return Ok(self.make_generator(func, scope));
         }
         self.depth += 1;
+        super::depth::set_frames(self.depth);
         self.frames.push((func.clone(), scope.clone()));
         self.call_sites.push(self.stmt_at);
         let r = self.exec_block(&func.body, &scope);
@@ -1449,6 +1450,7 @@ impl Interp {
         }
         self.frames.pop();
         self.depth -= 1;
+        super::depth::set_frames(self.depth);
         match r? {
             Flow::Return(v) => Ok(v),
             _ => Ok(Obj::None),

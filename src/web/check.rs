@@ -6,7 +6,9 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::program::{clear_cancel, past_time_limit, run_options, set_time_limit};
+use super::program::{
+    clear_cancel, name_memory_stop, past_time_limit, run_options, set_time_limit,
+};
 use crate::check::Verdict;
 use crate::error::{Error, ErrorKind};
 
@@ -41,6 +43,7 @@ pub fn check_program(source: &str, problem: &str, lockstep: bool) -> Result<JsVa
                 let (options, _) = run_options(asked.devices, lockstep);
                 set_time_limit(Some(limit.as_secs_f64() * 1000.0));
                 let (mut outcome, report) = crate::program::run_recorded(program, &options);
+                name_memory_stop(&mut outcome);
                 if let Some(e) = outcome
                     .error
                     .as_mut()

@@ -189,6 +189,10 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
             "cannot read the program sent to the device: {e}"
         )
     })?;
+    crate::python::budget::set_max_memory(match f64_field(job, "maxMemory", -1.0) {
+        m if m > 0.0 => m as u64,
+        _ => u64::MAX,
+    });
     let words = words_field(job, "inputs")?;
     let mut args = Vec::with_capacity(program.inputs.len());
     let mut at = 0;
@@ -206,11 +210,17 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
             mesh: &program.mesh,
             position,
         },
-        stop: None,
+        stop: Some(past_memory_limit),
     };
     let record = f64_field(job, "record", 0.0) > 0.0;
     LAST_LOG.with(|l| l.borrow_mut().clear());
-    let (outs, log) = logged(record, position, || eval_lanes(&program.body, args, &comm))?;
+    let (outs, log) = logged(record, position, || eval_lanes(&program.body, args, &comm))
+        .map_err(name_memory_stop)?;
+    // A device that grew past its limit in the last step fails too: its
+    // memory stays that large, and the run must say so.
+    if crate::python::budget::over_limit() {
+        return Err(name_memory_stop(err!(Cancelled, "")));
+    }
     let avals = program.body.out_avals();
     let mut out_words = Vec::new();
     for (lanes, aval) in outs.iter().zip(&avals) {
@@ -235,6 +245,25 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
         LAST_LOG.with(|l| *l.borrow_mut() = bytes);
     }
     Ok(())
+}
+
+/// The device's stop check: its wasm memory against the run's limit.
+fn past_memory_limit() -> Option<String> {
+    crate::python::budget::over_limit().then(|| "the device passed its memory limit".into())
+}
+
+/// A device's error stopped by [`past_memory_limit`] as the `MemoryError`
+/// the run ends with; any other error as it is.
+fn name_memory_stop(e: Error) -> Error {
+    match crate::python::budget::max_memory() {
+        Some(max) if e.kind == ErrorKind::Cancelled && crate::python::budget::over_limit() => {
+            Error::new(
+                ErrorKind::MemoryError,
+                crate::python::budget::limit_message(max, "maxMemory"),
+            )
+        }
+        _ => e,
+    }
 }
 
 /// Writes this device's log into the job's log buffer: its length always,

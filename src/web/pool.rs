@@ -126,6 +126,9 @@ struct Inner {
     /// Set when a device never reported back: its worker cannot be trusted
     /// with another run.
     lost: Cell<bool>,
+    /// Set when a device ran past its memory limit: its wasm memory stays
+    /// that large until its worker ends.
+    grown: Cell<bool>,
 }
 
 impl Drop for Inner {
@@ -158,8 +161,15 @@ impl WorkerPool {
                 out: RefCell::new(None),
                 logs: RefCell::new(None),
                 lost: Cell::new(false),
+                grown: Cell::new(false),
             }),
         })
+    }
+
+    /// True once a device ran past its memory limit (see
+    /// [`crate::web::program::device_pool_grown`]).
+    pub fn grown(&self) -> bool {
+        self.inner.grown.get()
     }
 
     /// Number of device workers.
@@ -334,6 +344,10 @@ impl WorkerPool {
         }
         match fabric.failure() {
             Some(e) if e.kind == ErrorKind::Cancelled => Err(where_stopped(fabric, devices, e)),
+            Some(e) if e.kind == ErrorKind::MemoryError => {
+                self.inner.grown.set(true);
+                Err(e)
+            }
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -384,6 +398,8 @@ impl WorkerPool {
         let out = self.out_buffer(per_device * n)?;
         let sab = self.fabric_buffer(n, slot_words)?;
         let json = JsValue::from_str(&json);
+        // Each device holds to the coordinator's memory limit (-1: none).
+        let max_memory = crate::python::budget::max_memory().map_or(-1.0, |m| m as f64);
         self.dispatch(n, |p| {
             let mut words = Vec::new();
             for a in &args {
@@ -401,6 +417,7 @@ impl WorkerPool {
                     ("record", f64::from(u8::from(record)).into()),
                     ("logs", logs.clone().into()),
                     ("logCap", (log_cap as f64).into()),
+                    ("maxMemory", max_memory.into()),
                 ],
             )
         })?;

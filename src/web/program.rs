@@ -29,6 +29,47 @@ thread_local! {
     /// When the run in progress must stop (`now_ms` time), if it has a time
     /// limit: an exercise's case has one.
     static DEADLINE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+    /// Set when the run in progress was stopped for passing its memory
+    /// limit (see [`set_memory_limit`]).
+    static OVER_MEMORY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes later runs of this thread stop with `MemoryError` once this wasm
+/// instance's memory passes `bytes` (0, a negative number or NaN: no limit).
+/// The memory is checked at every step, as the time limit is, and strings
+/// and lists that would pass the limit are refused before they are built.
+#[wasm_bindgen]
+pub fn set_memory_limit(bytes: f64) {
+    let limit = if bytes.is_finite() && bytes > 0.0 {
+        bytes as u64
+    } else {
+        u64::MAX
+    };
+    crate::python::budget::set_max_memory(limit);
+}
+
+/// The size of this wasm instance's memory in bytes. It never shrinks: a
+/// worker that grew large is replaced to give the memory back.
+#[wasm_bindgen]
+pub fn memory_bytes() -> f64 {
+    crate::python::budget::resident_bytes().unwrap_or(0) as f64
+}
+
+/// Names the stop of a run that passed its memory limit: a `Cancelled`
+/// error becomes `MemoryError` with the limit, keeping where the run was.
+pub(super) fn name_memory_stop(outcome: &mut crate::python::Outcome) {
+    if !OVER_MEMORY.with(|o| o.replace(false)) {
+        return;
+    }
+    let (Some(e), Some(max)) = (&mut outcome.error, crate::python::budget::max_memory()) else {
+        return;
+    };
+    if e.error.kind == crate::error::ErrorKind::Cancelled {
+        e.error = crate::error::Error::new(
+            crate::error::ErrorKind::MemoryError,
+            crate::python::budget::limit_message(max, "maxMemory"),
+        );
+    }
 }
 
 /// Gives the runs of this thread a deadline `ms` from now (None: no limit).
@@ -99,7 +140,9 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
             (p.start_ms, p.last_ms) = (start, start);
         }
     });
-    let (outcome, report) = run_recorded(source, &options);
+    OVER_MEMORY.with(|o| o.set(false));
+    let (mut outcome, report) = run_recorded(source, &options);
+    name_memory_stop(&mut outcome);
     let elapsed_ms = now_ms() - start;
     let error = outcome.error.map(|e| RunError {
         kind: e.error.type_name().to_string(),
@@ -160,6 +203,10 @@ fn poll() -> Option<String> {
     report_progress();
     if past_time_limit() {
         return Some("the run passed its time limit".into());
+    }
+    if crate::python::budget::over_limit() {
+        OVER_MEMORY.with(|o| o.set(true));
+        return Some("the run passed its memory limit".into());
     }
     cancel_requested()
 }
@@ -262,6 +309,14 @@ pub fn install_pool(pool: WorkerPool) -> u32 {
     let size = pool.size() as u32;
     POOL.with(|p| *p.borrow_mut() = Some(pool));
     size
+}
+
+/// True when a device of the installed pool ran past its memory limit: its
+/// wasm memory stays that large, so the pool is to be replaced (installing
+/// a new one ends its workers) before the next parallel run.
+#[wasm_bindgen]
+pub fn device_pool_grown() -> bool {
+    POOL.with(|p| p.borrow().as_ref().is_some_and(WorkerPool::grown))
 }
 
 /// Size of the installed device pool (0 when there is none).

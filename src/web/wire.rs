@@ -99,7 +99,7 @@ impl<'de> Deserialize<'de> for Array {
 }
 
 /// Every error kind, for turning a kind's code back into the kind.
-const KINDS: [ErrorKind; 18] = [
+const KINDS: [ErrorKind; 25] = [
     ErrorKind::ValueError,
     ErrorKind::TypeError,
     ErrorKind::NameError,
@@ -118,6 +118,14 @@ const KINDS: [ErrorKind; 18] = [
     ErrorKind::TracerIntegerConversionError,
     ErrorKind::NonConcreteBooleanIndexError,
     ErrorKind::JaxRuntimeError,
+    // A device past its memory limit ends the run with MemoryError.
+    ErrorKind::MemoryError,
+    ErrorKind::TimeoutError,
+    ErrorKind::RecursionError,
+    ErrorKind::OverflowError,
+    ErrorKind::ShardingTypeError,
+    ErrorKind::TraceContextError,
+    ErrorKind::Exception,
 ];
 
 /// A small number standing for `kind` in shared memory.

@@ -229,3 +229,85 @@ test('an element shows the first 5,000 lines of a long output; its run keeps all
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The package's coordinator worker on its own in an isolated page, spoken to
+// in its messages (coordinator.js), as the Node test does: the lab would
+// restart it before a stopped device's grace period ends, so only here does
+// a device outlast the engine's.
+async function lostPool(page) {
+  return page.evaluate(async () => {
+    const base = new URL('./node_modules/shardlab/', location.href);
+    const w = new Worker(new URL('coordinator.js', base), { type: 'module' });
+    const answers = new Map();
+    let ready;
+    const init = new Promise((resolve) => {
+      ready = resolve;
+    });
+    w.addEventListener('message', ({ data: m }) => {
+      if (m.kind === 'ready') ready(m);
+      else if (m.kind !== 'progress' && answers.has(m.id)) answers.get(m.id)(m);
+    });
+    w.postMessage({
+      kind: 'init',
+      glue: new URL('wasm/shardlab.js', base).href,
+      wasm: new URL('wasm/shardlab_bg.wasm', base).href,
+      devices: 2,
+      parallel: true,
+    });
+    const word = new Int32Array((await init).cancel);
+    let nextId = 1;
+    const run = (source) => new Promise((resolve) => {
+      const id = nextId++;
+      answers.set(id, resolve);
+      w.postMessage({ kind: 'run', id, source, devices: 2, lockstep: false });
+    });
+    const mesh = 'import jax, numpy as np, jax.numpy as jnp\nfrom jax.sharding import Mesh, PartitionSpec as P\n' +
+      "mesh = Mesh(np.array(jax.devices()[:2]), ('i',))\n";
+    // One equation the devices cannot be stopped in: it outlasts the
+    // engine's 2 s grace after the cancel.
+    const slow = mesh + 'big = lambda v: jnp.ones((4096, 4096)) @ jnp.ones((4096, 4096)) + v[0]\n' +
+      "y = jax.shard_map(big, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(jnp.ones(2))\n";
+    const stopped = run(slow);
+    setTimeout(() => {
+      Atomics.store(word, 0, 1);
+      Atomics.notify(word, 0);
+    }, 1000);
+    const lost = (await stopped).out.error;
+    Atomics.store(word, 0, 0);
+    const sum = mesh + "result = jax.shard_map(lambda v: jax.lax.psum(v, 'i'), mesh=mesh, " +
+      "in_specs=P('i'), out_specs=P())(jnp.arange(2.0) + 1)\n";
+    const next = [];
+    for (let i = 0; i < 2; i++) {
+      const { out } = await run(sum);
+      next.push({ error: out.error, mode: out.mode, result: Array.from(out.result) });
+    }
+    w.terminate();
+    return { lost: { type: lost.type, message: lost.message }, next };
+  });
+}
+
+test('in a browser, a device that outlasts a stopped run is replaced and the next parallel run works', async () => {
+  const { page, errors } = await open(STATIC_URL);
+  const { lost, next } = await lostPool(page);
+  assert.equal(lost.type, 'RuntimeError', lost.message);
+  assert.match(lost.message, /did not stop within 2\.0 s .*the pool cannot be used again/);
+  for (const n of next) assert.deepEqual(n, { error: null, mode: 'parallel', result: [3] });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('in a browser, a run past maxMemory stops with MemoryError and the next run works', async () => {
+  const { page, errors, mode } = await openApp(VITE_URL);
+  assert.equal(mode, 'parallel');
+  const doubling = "import jax.numpy as jnp\nprint('start')\nparts = [jnp.ones((2**20,))]\n" +
+    'while True:\n    parts = parts + [p + 1 for p in parts]\n';
+  const stopped = await page.evaluate((s) => window.runProgram(s, { maxMemory: '256M' }), doubling);
+  assert.deepEqual(stopped.error, { type: 'MemoryError', line: 5 });
+  assert.equal(stopped.reason, 'the program used more than its memory limit of 256 MiB (maxMemory)');
+  assert.equal(stopped.stdout, 'start\n');
+  const run = await page.evaluate((s) => window.runProgram(s), program('tensor_parallel_mlp'));
+  assert.equal(run.mode, 'parallel');
+  assertClose(run.result, fixture('tensor_parallel_mlp').result);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

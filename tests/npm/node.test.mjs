@@ -11,7 +11,7 @@ after(() => lab.close());
 
 test('a lab in Node runs on 4 worker_threads devices', () => {
   assert.equal(lab.mode, 'parallel');
-  assert.deepEqual(lab.options, { devices: 4, mesh: null, mode: 'auto', timeoutMs: null });
+  assert.deepEqual(lab.options, { devices: 4, mesh: null, mode: 'auto', timeoutMs: null, maxMemory: 2 ** 30 });
 });
 
 test('a psum program (tensor-parallel MLP) agrees with JAX', async () => {
@@ -91,6 +91,10 @@ test('bad options are refused before any worker starts', async () => {
   await assert.rejects(createLab({ mode: 'fast' }), RangeError);
   await assert.rejects(createLab({ device: 4 }), /unknown option "device"/);
   await assert.rejects(createLab({ timeoutMs: -1 }), RangeError);
+  await assert.rejects(createLab({ maxMemory: 0 }), RangeError);
+  await assert.rejects(createLab({ maxMemory: '5G' }), /at most 4G/);
+  await assert.rejects(createLab({ maxMemory: 'lots' }), /a size such as/);
+  await assert.rejects(createLab({ maxMemory: true }), TypeError);
   await assert.rejects(lab.run('result = 1', { devices: 99 }), RangeError);
   await assert.rejects(lab.run(42), TypeError);
 });
@@ -115,13 +119,57 @@ test('a Python error keeps what was printed before it', async () => {
 });
 
 test('a panic in the engine fails the run, and the next run works', async () => {
-  // Doubling a 10-million-element list overflows a Vec's capacity on wasm32:
-  // a Rust panic, which traps the coordinator's instance.
-  const err = await lab.run('x = [0] * 10000000\nfor i in range(5):\n    x = x + x\n').catch((e) => e);
+  // Under a 4 GiB limit, which a wasm32 memory cannot pass, arrays of
+  // 512 MiB pile up until an allocation fails: an abort, which traps the
+  // coordinator's instance.
+  const source = 'import jax.numpy as jnp\nxs = []\nwhile True:\n    xs.append(jnp.zeros((2**27,)) + len(xs))\n';
+  const err = await lab.run(source, { maxMemory: '4G' }).catch((e) => e);
   assert.ok(err instanceof ShardlabError, String(err));
   assert.equal(err.type, 'InternalError');
   assert.match(err.reason, /trapped.*restarted/);
   assertClose((await lab.run(program('tensor_parallel_mlp'))).result, fixture('tensor_parallel_mlp').result);
+});
+
+const MESH2 = 'import jax, numpy as np, jax.numpy as jnp\nfrom jax.sharding import Mesh, PartitionSpec as P\n' +
+  "mesh = Mesh(np.array(jax.devices()[:2]), ('i',))\n";
+
+// Doubles a list of arrays until the memory runs out.
+const DOUBLING = "import jax.numpy as jnp\nprint('start')\nparts = [jnp.ones((2**20,))]\n" +
+  'while True:\n    parts = parts + [p + 1 for p in parts]\n';
+
+test('a run past maxMemory stops with MemoryError; the next run starts on a fresh coordinator', async () => {
+  const before = await nextThreadId();
+  const err = await lab.run(DOUBLING, { maxMemory: '256M' }).catch((e) => e);
+  assert.ok(err instanceof ShardlabError, String(err));
+  assert.equal(err.type, 'MemoryError');
+  assert.equal(err.reason, 'the program used more than its memory limit of 256 MiB (maxMemory)');
+  assert.equal(err.line, 5);
+  assert.equal(err.stdout, 'start\n');
+  // The coordinator's memory grew past the limit and stays so: the lab
+  // replaces it (and its device workers) before the next run.
+  assertClose((await lab.run(program('tensor_parallel_mlp'))).result, fixture('tensor_parallel_mlp').result);
+  assert.ok((await nextThreadId()) > before + 1, 'a new coordinator started');
+  const list = await lab.run('x = [0] * 10000000\nfor i in range(5):\n    x = x + x\n').catch((e) => e);
+  // A list that outgrows the default limit stops too.
+  assert.equal(list.type, 'MemoryError');
+  assert.match(list.reason, /memory limit of (1 GiB \(maxMemory\)|1024 MiB)$/);
+});
+
+test('a device past maxMemory fails the run with MemoryError; its workers are replaced', async () => {
+  // Each device makes an array of 256 MiB; the coordinator makes none.
+  const big = MESH2 + 'big = lambda v: v + jnp.sum(jnp.ones((2**26,)) * v[0])\n' +
+    "print('start')\ny = jax.shard_map(big, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(jnp.ones(2))\n";
+  const err = await lab.run(big, { maxMemory: '200M', mode: 'parallel' }).catch((e) => e);
+  assert.ok(err instanceof ShardlabError, String(err));
+  assert.equal(err.type, 'MemoryError');
+  assert.match(err.reason, /^device [01]: the program used more than its memory limit of 200 MiB \(maxMemory\)$/);
+  assert.equal(err.line, 6);
+  assert.equal(err.stdout, 'start\n');
+  const before = await nextThreadId();
+  const run = await lab.run(program('tensor_parallel_mlp'), { mode: 'parallel' });
+  assert.equal(run.mode, 'parallel');
+  assertClose(run.result, fixture('tensor_parallel_mlp').result);
+  assert.ok((await nextThreadId()) > before + 1, 'new device workers started');
 });
 
 test('two runs at once are queued and both finish', async () => {
@@ -453,9 +501,6 @@ async function coordinator() {
   });
   return { word: new Int32Array(cancel), run, close: () => w.terminate() };
 }
-
-const MESH2 = 'import jax, numpy as np, jax.numpy as jnp\nfrom jax.sharding import Mesh, PartitionSpec as P\n' +
-  "mesh = Mesh(np.array(jax.devices()[:2]), ('i',))\n";
 
 test('after a device outlasts a stopped run, the next parallel run gets new device workers', async () => {
   const c = await coordinator();

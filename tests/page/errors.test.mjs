@@ -3,6 +3,7 @@
 // and the page keeps working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { open, runsDone } from './harness.mjs';
 
 let h;
@@ -70,5 +71,29 @@ test('Cancel stops a long-running program and the page runs again', async () => 
   assert.equal(await page.evaluate(() => window.workersStarted), 1);
   assert.ok(await page.getByTestId('error').isHidden());
   assert.match(await page.textContent('[data-testid=result]'), /108, 112/);
+  await page.close();
+});
+
+test('a program that outgrows the memory limit shows MemoryError and the next run works', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  const started = await page.evaluate(() => window.workersStarted);
+  // A list of arrays doubled until it passes the page's 1 GiB.
+  await replaceCode(
+    page,
+    "import jax.numpy as jnp\nprint('start')\nparts = [jnp.ones((2**20,))]\nwhile True:\n    parts = parts + [p + 1 for p in parts]\n",
+  );
+  await page.click('#run');
+  await runsDone(page, 2);
+  const panel = page.getByTestId('error');
+  assert.match(await panel.textContent(), /^MemoryError: the program used more than its memory limit of 1 GiB \(maxMemory\)/);
+  assert.equal(await panel.getAttribute('data-line'), '5');
+  await replaceCode(page, readFileSync('www/examples/psum_2d.py', 'utf8'));
+  await page.click('#run');
+  await runsDone(page, 3);
+  assert.ok(await page.getByTestId('error').isHidden());
+  assert.match(await page.textContent('[data-testid=result]'), /108, 112/);
+  // The coordinator that grew was replaced, giving its memory back.
+  assert.equal(await page.evaluate(() => window.workersStarted), started + 1);
   await page.close();
 });

@@ -3,7 +3,7 @@ import { createLab, ShardlabError, type Run, type Lab, type Progress, type Probl
 import 'shardlab/element';
 
 export async function main(): Promise<void> {
-  const lab: Lab = await createLab({ devices: 4, mesh: [2, 2], mode: 'auto', timeoutMs: 1000 });
+  const lab: Lab = await createLab({ devices: 4, mesh: [2, 2], mode: 'auto', timeoutMs: 1000, maxMemory: '512M' });
   const run: Run = await lab.run('result = 1', {
     signal: new AbortController().signal,
     mesh: '2x2',
@@ -33,7 +33,7 @@ export async function main(): Promise<void> {
       },
     ],
   };
-  const verdict: Verdict = await lab.check('def f(mesh, x):\n    return x\n', problem, { timeoutMs: 5000 });
+  const verdict: Verdict = await lab.check('def f(mesh, x):\n    return x\n', problem, { timeoutMs: 5000, maxMemory: 2 ** 30 });
   const first = verdict.cases[0];
   console.log(verdict.passed, first.mismatches.join(), first.error?.line, first.checks.map((c) => c.detail));
   await lab.check('x', JSON.stringify(problem));

@@ -4,10 +4,10 @@ import { createLab, ShardlabError } from 'shardlab';
 
 const lab = await createLab({ devices: 4 });
 
-// Runs `source`; gives back what the test checks (plain data).
-window.runProgram = async (source) => {
+// Runs `source` with `options`; gives back what the test checks (plain data).
+window.runProgram = async (source, options) => {
   try {
-    const run = await lab.run(source);
+    const run = await lab.run(source, options);
     const shard = run.report.maps[0].inputs[0].shards[0].value.data;
     return {
       result: run.result,
@@ -16,7 +16,8 @@ window.runProgram = async (source) => {
       typed: shard.constructor.name,
     };
   } catch (e) {
-    return { error: e instanceof ShardlabError ? { type: e.type, line: e.line } : String(e) };
+    if (!(e instanceof ShardlabError)) return { error: String(e) };
+    return { error: { type: e.type, line: e.line }, reason: e.reason, stdout: e.stdout };
   }
 };
 // Runs `source` and stops it at its first progress report, by lab.cancel()
