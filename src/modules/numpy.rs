@@ -18,12 +18,19 @@ pub mod dtypes;
 mod elementwise;
 mod grids;
 mod host;
+mod hostattrs;
+mod hostcreate;
+mod hostfuncs;
+mod hostmath;
+mod hostmove;
+mod hostreduce;
 mod legacy;
 mod linalg;
 mod mt19937;
 pub mod ndarray;
 mod reductions;
 mod rng;
+mod scalar_types;
 mod shape;
 mod testing;
 
@@ -152,6 +159,16 @@ pub fn np_module(_: &mut Interp) -> Obj {
         attrs.push(("copyto".into(), copyto));
         if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == "ndarray") {
             slot.1 = Obj::lib(ndarray::NdArrayType);
+        }
+        // NumPy's own 64-bit types (and uint8) replace JAX's names for them.
+        for (name, kind) in [
+            ("float64", host::Kind::Float64),
+            ("double", host::Kind::Float64),
+            ("int64", host::Kind::Int64),
+            ("uint8", host::Kind::UInt8),
+        ] {
+            attrs.retain(|(k, _)| k != name);
+            attrs.push((name.into(), scalar_types::HostType::type_obj(kind)));
         }
     }
     m

@@ -38,6 +38,16 @@ pub(super) fn register(b: &mut Builder) {
 
 /// A dtype from `jnp.float32`, `'float32'`, `float`, `int`, `bool`.
 pub fn dtype_of(o: &Obj) -> Result<DType> {
+    // NumPy's 64-bit types stand for JAX's 32-bit ones.
+    if let Some(t) = o.downcast::<super::scalar_types::HostType>() {
+        if t.kind == super::host::Kind::UInt8 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.numpy.uint8"
+            );
+        }
+        return Ok(super::scalar_types::engine_dtype(t.kind));
+    }
     Ok(match o {
         Obj::DType(d) => *d,
         Obj::Type("float") => DType::F32,
