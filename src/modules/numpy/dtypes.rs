@@ -1,8 +1,9 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! shardlab arrays are float32, int32, uint32, bool or complex64. The 64-bit
-//! names are their 32-bit types, as in JAX without x64 (complex128 is
+//! shardlab arrays are float32, int32, uint32, bool or complex64. In
+//! `jax.numpy` the 64-bit names are their 32-bit types, as in JAX without
+//! x64 (`numpy` has its own 64-bit types, see `scalar_types`; complex128 is
 //! complex64); the narrower types (float16, bfloat16, int8, int16, uint8,
 //! uint16) are refused wherever they are named, never replaced.
 

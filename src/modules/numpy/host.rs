@@ -1,8 +1,9 @@
 //! Host arrays as NumPy sees them: nested Python numbers keep their double
 //! precision (`np.asarray([0.1, 0.2])` is float64) and their kind, while
 //! shardlab arrays stand for the float32 / int32 / bool arrays JAX hands to
-//! NumPy. The legacy random API reads its parameters through this, and
-//! `numpy.testing` compares and prints through it.
+//! NumPy. The legacy random API reads its parameters through this,
+//! `numpy.testing` compares and prints through it, and NumPy's own float64
+//! / int64 / uint8 arrays are held as it.
 
 use crate::array::{Array, DType};
 use crate::bail;

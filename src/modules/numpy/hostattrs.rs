@@ -41,7 +41,6 @@ const METHODS: &[&str] = &[
 
 /// `x.NAME` for a host array `h` held by `this`.
 pub fn getattr(interp: &mut Interp, this: &Obj, h: &HostArray, name: &str) -> Result<Option<Obj>> {
-    let _ = interp;
     Ok(Some(match name {
         "shape" => shape_tuple(&h.shape),
         "ndim" => Obj::Int(h.shape.len() as i64),

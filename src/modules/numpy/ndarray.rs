@@ -411,11 +411,10 @@ impl Object for NdArray {
         )))
     }
 
-    fn items(&self, this: &Obj) -> Option<Result<Vec<Obj>>> {
+    fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
         let n = self.host().shape.first().copied().unwrap_or(0);
         if self.is_host() {
             let h = self.host();
-            let _ = this;
             return Some(
                 (0..n as i64)
                     .map(|i| super::hostmove::getitem(&h, &Obj::Int(i)))
