@@ -340,3 +340,38 @@ fn nnx_graph_texts_and_sowing_refuse_what_they_cannot_do() {
     );
     assert_eq!(line, 4);
 }
+
+/// NumPy's float64 / int64 arrays are computed in 64 bits or not at all:
+/// a function with no 64-bit implementation is refused by name, and a
+/// uint8 array is refused where it would enter JAX.
+#[test]
+fn numpy_functions_without_64_bit_arithmetic_refuse_by_name() {
+    let (ty, msg, line) =
+        error_of("import numpy as np\na = np.array([0.1, 0.2])\nnp.linalg.norm(a)\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: numpy.linalg.norm on float64 arrays",
+            3
+        )
+    );
+    let (ty, msg, _) = error_of("import numpy as np\nnp.einsum(\"i,i\", np.ones(2), np.ones(2))\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: numpy.einsum on float64 arrays"
+        )
+    );
+    let (ty, msg, _) = error_of(
+        "import jax\nimport numpy as np\nb = np.zeros(3).astype(np.uint8)\njax.jit(lambda x: x)(b)\n",
+    );
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: uint8 arrays in JAX"
+        )
+    );
+}

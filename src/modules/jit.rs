@@ -657,6 +657,10 @@ impl Jitted {
                 if let Some(slot) = super::refs::slot_of(l) {
                     return crate::trace::refs::read(&slot);
                 }
+                // A NumPy array the engine cannot hold says why.
+                if let Some(n) = l.downcast::<super::numpy::ndarray::NdArray>() {
+                    return n.get().map(Value::Concrete);
+                }
                 to_value(l).map_err(|_| {
                     err!(
                         TypeError,

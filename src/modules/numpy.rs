@@ -5,6 +5,11 @@
 //! bool). `numpy` adds device arrays for building meshes and returns Python
 //! bools from `allclose`/`array_equal`, as NumPy does.
 //!
+//! NumPy's own float64 / int64 / uint8 arrays live on the host: `numpy`'s
+//! functions reach the 64-bit implementations (`hostfuncs`, `hostcreate`,
+//! `hostmath`, `hostreduce`, `hostmove`, `hostattrs`) before the shared
+//! 32-bit ones, and refuse by name what has no 64-bit implementation.
+//!
 //! The functions live in one file per group (`creation`, `elementwise`,
 //! `reductions`, `shape`, `linalg`, `comparison`, `dtypes`); this file holds
 //! the argument parsing they share and puts the modules together.
@@ -18,12 +23,19 @@ pub mod dtypes;
 mod elementwise;
 mod grids;
 mod host;
+mod hostattrs;
+mod hostcreate;
+mod hostfuncs;
+mod hostmath;
+mod hostmove;
+mod hostreduce;
 mod legacy;
 mod linalg;
 mod mt19937;
 pub mod ndarray;
 mod reductions;
 mod rng;
+mod scalar_types;
 mod shape;
 mod testing;
 
@@ -153,12 +165,23 @@ pub fn np_module(_: &mut Interp) -> Obj {
         if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == "ndarray") {
             slot.1 = Obj::lib(ndarray::NdArrayType);
         }
+        // NumPy's own 64-bit types (and uint8) replace JAX's names for them.
+        for (name, kind) in [
+            ("float64", host::Kind::Float64),
+            ("double", host::Kind::Float64),
+            ("int64", host::Kind::Int64),
+            ("uint8", host::Kind::UInt8),
+        ] {
+            attrs.retain(|(k, _)| k != name);
+            attrs.push((name.into(), scalar_types::HostType::type_obj(kind)));
+        }
     }
     m
 }
 
 /// `np.unpackbits(a, axis)` of an array of bytes (0..=255), most
-/// significant bit first; the result is a uint8 array, held as int32.
+/// significant bit first, of a JAX array of bytes; the result is held as
+/// int32 (NumPy's uint8 arrays unpack on the host, see `hostfuncs`).
 fn unpackbits(a: &crate::python::value::Args) -> crate::error::Result<Obj> {
     use crate::python::array::to_value;
     let x = to_value(&a.req(Some(0), "a", "unpackbits")?)?;

@@ -199,7 +199,7 @@ fn words(a: &HostArray, precision: usize) -> Box<dyn Fn(usize) -> String + '_> {
             let ff = FloatFormat::new(&measured, precision, a.kind == Kind::Float32);
             Box::new(move |i| ff.format(a.data[i]))
         }
-        Kind::UInt32 | Kind::Int32 | Kind::Int64 => {
+        Kind::UInt8 | Kind::UInt32 | Kind::Int32 | Kind::Int64 => {
             let w = measured
                 .iter()
                 .map(|&v| (v as i64).to_string().len())
@@ -222,6 +222,21 @@ pub fn scalar_str(x: f64, kind: Kind) -> String {
     word
 }
 
+/// `str(a)` of a NumPy array: `[0.3 0.6]`, `[[1 2]\n [3 4]]`.
+pub fn array_str(a: &HostArray) -> String {
+    if a.size() == 0 {
+        return "[]".to_string();
+    }
+    if a.shape.is_empty() && a.kind != Kind::Float32 {
+        // A 0-d array prints as its scalar does.
+        return crate::python::format::repr_of(&a.item(0));
+    }
+    if a.shape.is_empty() {
+        return words(a, 8)(0);
+    }
+    layout_words(&a.shape, &*words(a, 8), " ", "", "")
+}
+
 /// `repr(np.asarray(a))` at `precision` digits.
 pub fn array_repr(a: &HostArray, precision: usize) -> String {
     let prefix = "array(";
@@ -236,7 +251,11 @@ pub fn array_repr(a: &HostArray, precision: usize) -> String {
     if a.size() == 0 && a.shape != [0] {
         extras.push(format!("shape={}", shape_str(&a.shape)));
     }
-    if matches!(a.kind, Kind::Float32 | Kind::Int32 | Kind::UInt32) || a.size() == 0 {
+    if matches!(
+        a.kind,
+        Kind::Float32 | Kind::Int32 | Kind::UInt32 | Kind::UInt8
+    ) || a.size() == 0
+    {
         extras.push(format!("dtype={}", a.kind.name()));
     }
     if extras.is_empty() {

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::python::ops::iterate;
 use crate::python::value::{Args, Obj};
 
-use super::host::{float_array, int_array, HostArray, Kind};
+use super::host::{int_array, HostArray, Kind};
 use super::legacy::{permuted_range, replace_arg};
 use super::mt19937::Legacy;
 use super::rng::size_arg;
@@ -219,15 +219,11 @@ pub(super) fn choice(st: &RefCell<Legacy>, a: &Args) -> Result<Obj> {
         }
         Population::Values(h) => {
             let data: Vec<f64> = idx.iter().map(|&i| h.data[i]).collect();
-            if h.kind.is_float() {
-                return float_array(&shape, &data);
-            }
-            HostArray {
+            super::hostfuncs::wrap_host(HostArray {
                 shape,
                 data,
                 kind: h.kind,
-            }
-            .to_obj()
+            })
         }
         Population::Objects(_) => bail!(
             NotImplementedError,

@@ -1,8 +1,9 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! shardlab arrays are float32, int32, uint32, bool or complex64. The 64-bit
-//! names are their 32-bit types, as in JAX without x64 (complex128 is
+//! shardlab arrays are float32, int32, uint32, bool or complex64. In
+//! `jax.numpy` the 64-bit names are their 32-bit types, as in JAX without
+//! x64 (`numpy` has its own 64-bit types, see `scalar_types`; complex128 is
 //! complex64); the narrower types (float16, bfloat16, int8, int16, uint8,
 //! uint16) are refused wherever they are named, never replaced.
 
@@ -38,6 +39,16 @@ pub(super) fn register(b: &mut Builder) {
 
 /// A dtype from `jnp.float32`, `'float32'`, `float`, `int`, `bool`.
 pub fn dtype_of(o: &Obj) -> Result<DType> {
+    // NumPy's 64-bit types stand for JAX's 32-bit ones.
+    if let Some(t) = o.downcast::<super::scalar_types::HostType>() {
+        if t.kind == super::host::Kind::UInt8 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.numpy.uint8"
+            );
+        }
+        return Ok(super::scalar_types::engine_dtype(t.kind));
+    }
     Ok(match o {
         Obj::DType(d) => *d,
         Obj::Type("float") => DType::F32,

@@ -1,8 +1,9 @@
 //! Host arrays as NumPy sees them: nested Python numbers keep their double
 //! precision (`np.asarray([0.1, 0.2])` is float64) and their kind, while
 //! shardlab arrays stand for the float32 / int32 / bool arrays JAX hands to
-//! NumPy. The legacy random API reads its parameters through this, and
-//! `numpy.testing` compares and prints through it.
+//! NumPy. The legacy random API reads its parameters through this,
+//! `numpy.testing` compares and prints through it, and NumPy's own float64
+//! / int64 / uint8 arrays are held as it.
 
 use crate::array::{Array, DType};
 use crate::bail;
@@ -17,6 +18,8 @@ use crate::trace::Value;
 pub enum Kind {
     /// `bool`.
     Bool,
+    /// `uint8` (image data; host arrays only).
+    UInt8,
     /// `uint32` (a JAX uint32 array, or a generator's state).
     UInt32,
     /// `int32` (a JAX integer array).
@@ -36,8 +39,38 @@ impl Kind {
         match (self.min(other), self.max(other)) {
             (a, b) if a == b => a,
             (Bool, b) => b,
+            (UInt8, b @ (UInt32 | Int32 | Int64 | Float32)) => b,
             (Int32 | UInt32, Int64) | (UInt32, Int32) => Int64,
             _ => Float64,
+        }
+    }
+
+    /// The size of an element in bytes.
+    pub fn itemsize(self) -> i64 {
+        match self {
+            Kind::Bool | Kind::UInt8 => 1,
+            Kind::UInt32 | Kind::Int32 | Kind::Float32 => 4,
+            Kind::Int64 | Kind::Float64 => 8,
+        }
+    }
+
+    /// Whether NumPy arrays of this kind are held on the host (the engine
+    /// has no such dtype).
+    pub fn is_host(self) -> bool {
+        matches!(self, Kind::Float64 | Kind::Int64 | Kind::UInt8)
+    }
+
+    /// `x` stored in an element of this kind, as NumPy's casts do
+    /// (integers truncate toward zero and wrap).
+    pub fn cast(self, x: f64) -> f64 {
+        match self {
+            Kind::Bool => (x != 0.0) as i64 as f64,
+            Kind::Float32 => x as f32 as f64,
+            Kind::Float64 => x,
+            Kind::UInt8 => (x as i64 as u8) as f64,
+            Kind::Int32 => (x as i64 as i32) as f64,
+            Kind::UInt32 => (x as i64 as u32) as f64,
+            Kind::Int64 => x.trunc(),
         }
     }
 
@@ -50,6 +83,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Bool => "bool",
+            Kind::UInt8 => "uint8",
             Kind::UInt32 => "uint32",
             Kind::Int32 => "int32",
             Kind::Int64 => "int64",
@@ -89,7 +123,13 @@ impl HostArray {
             Obj::Int(i) => HostArray::scalar(*i as f64, Kind::Int64),
             Obj::Float(f) => HostArray::scalar(*f, Kind::Float64),
             Obj::Array(v) => from_value(v)?,
-            Obj::List(_) | Obj::Tuple(_) => {
+            Obj::Lib(_) if o.downcast::<super::ndarray::NdArray>().is_some() => {
+                match o.downcast::<super::ndarray::NdArray>() {
+                    Some(n) => n.host(),
+                    None => bail!(TypeError, "not an array"),
+                }
+            }
+            Obj::List(_) | Obj::Tuple(_) | Obj::Range(..) => {
                 let items: Vec<HostArray> = iterate(o)?
                     .iter()
                     .map(HostArray::from_obj)
@@ -107,6 +147,15 @@ impl HostArray {
         })
     }
 
+    /// The same values cast to `kind`.
+    pub fn astype(&self, kind: Kind) -> HostArray {
+        HostArray {
+            shape: self.shape.clone(),
+            data: self.data.iter().map(|&x| kind.cast(x)).collect(),
+            kind,
+        }
+    }
+
     /// The number of elements.
     pub fn size(&self) -> usize {
         self.data.len()
@@ -117,7 +166,7 @@ impl HostArray {
         let x = self.data[i];
         match self.kind {
             Kind::Bool => Obj::Bool(x != 0.0),
-            Kind::UInt32 | Kind::Int32 | Kind::Int64 => Obj::Int(x as i64),
+            Kind::UInt8 | Kind::UInt32 | Kind::Int32 | Kind::Int64 => Obj::Int(x as i64),
             Kind::Float32 | Kind::Float64 => Obj::Float(x),
         }
     }
@@ -131,9 +180,13 @@ impl HostArray {
             Kind::UInt32 => {
                 Array::from_u32(&self.shape, self.data.iter().map(|&x| x as u32).collect())?
             }
+            Kind::UInt8 => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: uint8 arrays in JAX"
+            ),
             Kind::Int32 | Kind::Int64 => {
                 let ints: Vec<i64> = self.data.iter().map(|&x| x as i64).collect();
-                return int_array(&self.shape, &ints);
+                return int32_array(&self.shape, &ints);
             }
             Kind::Float32 | Kind::Float64 => {
                 Array::from_f32(&self.shape, self.data.iter().map(|&x| x as f32).collect())?
@@ -143,8 +196,19 @@ impl HostArray {
     }
 }
 
-/// A shardlab int32 array of int64 values, refusing values it cannot hold.
+/// A NumPy int64 array of `data` (0-d too, as NumPy's draws with
+/// `size=()` are).
 pub fn int_array(shape: &[usize], data: &[i64]) -> Result<Obj> {
+    check_size(data.len())?;
+    Ok(Obj::lib(super::ndarray::NdArray::host_array(HostArray {
+        shape: shape.to_vec(),
+        data: data.iter().map(|&x| x as f64).collect(),
+        kind: Kind::Int64,
+    })))
+}
+
+/// A shardlab int32 array of int64 values, refusing values it cannot hold.
+pub fn int32_array(shape: &[usize], data: &[i64]) -> Result<Obj> {
     check_size(data.len())?;
     let mut out = Vec::with_capacity(data.len());
     for &v in data {
@@ -159,11 +223,14 @@ pub fn int_array(shape: &[usize], data: &[i64]) -> Result<Obj> {
     Ok(Obj::Array(Value::Concrete(Array::from_i32(shape, out)?)))
 }
 
-/// A shardlab float32 array of float64 values (rounded as `np.float32` does).
+/// A NumPy float64 array of `data` (0-d too).
 pub fn float_array(shape: &[usize], data: &[f64]) -> Result<Obj> {
     check_size(data.len())?;
-    let a = Array::from_f32(shape, data.iter().map(|&x| x as f32).collect())?;
-    Ok(Obj::Array(Value::Concrete(a)))
+    Ok(Obj::lib(super::ndarray::NdArray::host_array(HostArray {
+        shape: shape.to_vec(),
+        data: data.to_vec(),
+        kind: Kind::Float64,
+    })))
 }
 
 fn from_value(v: &Value) -> Result<HostArray> {

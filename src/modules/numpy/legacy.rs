@@ -130,7 +130,8 @@ fn seeded(seed: Option<Obj>) -> Result<Legacy> {
     let in_range = |x: f64| (0.0..=u32::MAX as f64).contains(&x);
     // Arrays are squeezed first, so a one-element array seeds as its element;
     // lists always go through init_by_array.
-    let squeezed = matches!(seed, Obj::Array(_)) && arr.size() == 1;
+    let array = matches!(seed, Obj::Array(_)) || super::ndarray::is_ndarray(&seed);
+    let squeezed = array && arr.size() == 1;
     if squeezed || arr.shape.is_empty() {
         if arr.kind.is_float() {
             return Err(cast_error("scalar"));
@@ -472,7 +473,7 @@ fn permutation(st: &State, a: &Args) -> Result<Obj> {
         .iter()
         .flat_map(|&r| arr.data[r * inner..(r + 1) * inner].iter().copied())
         .collect();
-    HostArray { data, ..arr }.to_obj()
+    super::hostfuncs::wrap_host(HostArray { data, ..arr })
 }
 
 fn shuffle(st: &State, a: &Args) -> Result<Obj> {
@@ -486,6 +487,25 @@ fn shuffle(st: &State, a: &Args) -> Result<Obj> {
             NotImplementedError,
             "not supported by shardlab yet: shuffling an array in place (arrays here are immutable; x = np.random.permutation(x) draws the same order)"
         ),
+        Obj::Lib(_) if super::ndarray::is_ndarray(&x) => {
+            // The rows move in the order a permutation of their numbers takes.
+            let arr = HostArray::from_obj(&x)?;
+            let Some(&rows) = arr.shape.first() else {
+                bail!(ValueError, "shuffle of a 0-d array");
+            };
+            let mut order: Vec<usize> = (0..rows).collect();
+            st.borrow_mut().shuffle(&mut order);
+            let inner = arr.size() / rows.max(1);
+            let data: Vec<f64> = order
+                .iter()
+                .flat_map(|&r| arr.data[r * inner..(r + 1) * inner].iter().copied())
+                .collect();
+            let shuffled = super::hostfuncs::wrap_host(HostArray { data, ..arr })?;
+            if let Some(n) = x.downcast::<super::ndarray::NdArray>() {
+                n.store_obj(&shuffled, "assignment destination is read-only")?;
+            }
+            Ok(Obj::None)
+        }
         other => {
             let n = iterate(other)
                 .map_err(|_| {

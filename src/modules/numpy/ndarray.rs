@@ -12,6 +12,12 @@
 //! Indexing gives a new ndarray (NumPy's views, which write through to the
 //! array they were taken from, are not modelled), and 0-d results stay the
 //! scalars shardlab has always returned.
+//!
+//! Arrays of NumPy's 64-bit kinds (float64, int64, from Python numbers,
+//! NumPy's creation functions and random draws) are held on the host as
+//! doubles with their kind (see `hostfuncs`); the engine holds the 32-bit
+//! arrays JAX hands over. Where a host array meets JAX it becomes the
+//! float32 / int32 array JAX without x64 makes of it.
 
 use std::cell::RefCell;
 
@@ -30,18 +36,68 @@ use crate::trace::Value;
 
 use super::host::{HostArray, Kind};
 
+/// What an ndarray holds.
+#[derive(Clone)]
+enum Stored {
+    /// A 32-bit or bool array in the engine.
+    Device(Array),
+    /// A float64 / int64 array on the host.
+    Host(HostArray),
+}
+
 /// A mutable NumPy array.
 pub struct NdArray {
-    value: RefCell<Array>,
+    value: RefCell<Stored>,
     /// False for `np.asarray` of a JAX array, which NumPy sees through a
     /// read-only view of the device buffer.
     writeable: bool,
 }
 
 impl NdArray {
-    /// The array it holds now.
-    pub fn get(&self) -> Array {
-        self.value.borrow().clone()
+    /// A writeable host array of a 64-bit kind.
+    pub fn host_array(h: HostArray) -> NdArray {
+        NdArray {
+            value: RefCell::new(Stored::Host(h)),
+            writeable: true,
+        }
+    }
+
+    /// The array it holds now, as JAX sees it (float64 is float32 and
+    /// int64 int32 there).
+    pub fn get(&self) -> Result<Array> {
+        match &*self.value.borrow() {
+            Stored::Device(a) => Ok(a.clone()),
+            Stored::Host(h) => match h.to_obj()? {
+                Obj::Array(Value::Concrete(a)) => Ok(a),
+                _ => bail!(TypeError, "not an array"),
+            },
+        }
+    }
+
+    /// The values with NumPy's kind.
+    pub fn host(&self) -> HostArray {
+        match &*self.value.borrow() {
+            Stored::Device(a) => HostArray {
+                shape: a.shape().to_vec(),
+                data: a.to_f64_vec(),
+                kind: kind_of(a.dtype()),
+            },
+            Stored::Host(h) => h.clone(),
+        }
+    }
+
+    /// Whether it holds a 64-bit host array.
+    pub fn is_host(&self) -> bool {
+        matches!(&*self.value.borrow(), Stored::Host(_))
+    }
+
+    /// Replaces a host array's elements (same shape and kind).
+    pub fn store_host(&self, h: HostArray) -> Result<()> {
+        if !self.writeable {
+            bail!(ValueError, "{DESTINATION}");
+        }
+        *self.value.borrow_mut() = Stored::Host(h);
+        Ok(())
     }
 
     /// Replaces the elements, keeping the shape and dtype (NumPy casts what
@@ -50,7 +106,20 @@ impl NdArray {
         if !self.writeable {
             bail!(ValueError, "{refusal}");
         }
-        let cur = self.get();
+        if self.is_host() {
+            let cur = self.host();
+            let Value::Concrete(a) = v else {
+                bail!(
+                    TypeError,
+                    "a traced value cannot be stored in a NumPy array"
+                );
+            };
+            let src = HostArray::from_obj(&Obj::Array(Value::Concrete(a.clone())))?;
+            let h = super::hostmove::broadcast_into(&cur, &src)?;
+            *self.value.borrow_mut() = Stored::Host(h);
+            return Ok(());
+        }
+        let cur = self.get()?;
         let v = jops::convert(v, cur.dtype())?;
         let v = jops::broadcast_to(&v, cur.shape())?;
         let Value::Concrete(a) = v else {
@@ -59,13 +128,29 @@ impl NdArray {
                 "a traced value cannot be stored in a NumPy array"
             );
         };
-        *self.value.borrow_mut() = a;
+        *self.value.borrow_mut() = Stored::Device(a);
         Ok(())
     }
 }
 
 /// NumPy's refusal to write into a read-only array.
 const DESTINATION: &str = "assignment destination is read-only";
+
+impl NdArray {
+    /// Replaces the elements with `v` (an ndarray, a JAX array, numbers or
+    /// lists of them), cast to the array's kind and broadcast to its shape.
+    pub fn store_obj(&self, v: &Obj, refusal: &str) -> Result<()> {
+        if !self.writeable {
+            bail!(ValueError, "{refusal}");
+        }
+        if self.is_host() {
+            let src = HostArray::from_obj(v)?;
+            let h = super::hostmove::broadcast_into(&self.host(), &src)?;
+            return self.store_host(h);
+        }
+        self.store(&to_value(&unwrap(v.clone())?)?, refusal)
+    }
+}
 
 /// Wraps a concrete array of rank one or more as an ndarray; other objects
 /// (0-d results, traced values, tuples of them) pass through, with the
@@ -74,7 +159,7 @@ pub fn wrap(o: Obj) -> Obj {
     match o {
         // A host array has no sharding: NumPy sees the whole global array.
         Obj::Array(Value::Concrete(a)) if !a.shape().is_empty() => Obj::lib(NdArray {
-            value: RefCell::new(a.with_placement(None)),
+            value: RefCell::new(Stored::Device(a.with_placement(None))),
             writeable: true,
         }),
         Obj::Tuple(t) => Obj::tuple(t.iter().cloned().map(wrap).collect()),
@@ -84,23 +169,40 @@ pub fn wrap(o: Obj) -> Obj {
 
 /// The array an argument stands for: an ndarray (also inside a list or
 /// tuple) becomes the JAX array it holds; anything else is kept.
-fn unwrap(o: Obj) -> Obj {
-    match &o {
+pub fn unwrap(o: Obj) -> Result<Obj> {
+    Ok(match &o {
         Obj::Lib(_) => match o.downcast::<NdArray>() {
-            Some(n) => Obj::Array(Value::Concrete(n.get())),
+            Some(n) => Obj::Array(Value::Concrete(n.get()?)),
             None => o,
         },
-        Obj::List(l) if l.borrow().iter().any(is_ndarray) => {
-            Obj::list(l.borrow().iter().cloned().map(unwrap).collect())
-        }
+        Obj::List(l) if l.borrow().iter().any(is_ndarray) => Obj::list(
+            l.borrow()
+                .iter()
+                .cloned()
+                .map(unwrap)
+                .collect::<Result<_>>()?,
+        ),
         Obj::Tuple(t) if t.iter().any(is_ndarray) => {
-            Obj::tuple(t.iter().cloned().map(unwrap).collect())
+            Obj::tuple(t.iter().cloned().map(unwrap).collect::<Result<_>>()?)
         }
         _ => o,
-    }
+    })
 }
 
-fn is_ndarray(o: &Obj) -> bool {
+/// Arguments with every ndarray replaced by the JAX array it stands for.
+pub fn unwrap_args(a: Args) -> Result<Args> {
+    Ok(Args {
+        pos: a.pos.into_iter().map(unwrap).collect::<Result<_>>()?,
+        kw: a
+            .kw
+            .into_iter()
+            .map(|(k, v)| Ok((k, unwrap(v)?)))
+            .collect::<Result<_>>()?,
+    })
+}
+
+/// Whether `o` is an ndarray.
+pub fn is_ndarray(o: &Obj) -> bool {
     o.downcast::<NdArray>().is_some()
 }
 
@@ -111,22 +213,28 @@ pub fn wrap_function(f: Obj) -> Obj {
         _ => return f,
     };
     Obj::native(name.clone(), move |interp, a| {
+        if let Some(r) = super::hostfuncs::dispatch(interp, &name, &a) {
+            return r;
+        }
         if name == "numpy.asarray" && a.pos.len() == 1 && a.kw.is_empty() {
             match a.pos.first() {
                 // np.asarray of an ndarray is the array itself.
                 Some(o) if is_ndarray(o) => return Ok(o.clone()),
                 Some(Obj::Array(Value::Concrete(x))) if !x.shape().is_empty() => {
                     return Ok(Obj::lib(NdArray {
-                        value: RefCell::new(x.clone().with_placement(None)),
+                        value: RefCell::new(Stored::Device(x.clone().with_placement(None))),
                         writeable: false,
                     }))
                 }
                 _ => {}
             }
         }
-        let args = Args {
-            pos: a.pos.into_iter().map(unwrap).collect(),
-            kw: a.kw.into_iter().map(|(k, v)| (k, unwrap(v))).collect(),
+        // The random and testing functions read NumPy arrays at their own
+        // precision.
+        let args = if name.starts_with("numpy.random.") || name.starts_with("numpy.testing.") {
+            a
+        } else {
+            unwrap_args(a)?
         };
         // NumPy computes on the host: inside a traced function, NumPy of
         // concrete values (`np.prod(x.shape)` under jit) is a number, not a
@@ -159,7 +267,7 @@ fn plain_data(o: &Obj) -> bool {
             .all(|(k, v)| plain_data(k) && plain_data(v)),
         Obj::Int(_) | Obj::Float(_) | Obj::Bool(_) | Obj::Str(_) | Obj::None => true,
         Obj::Complex(..) | Obj::DType(_) | Obj::Slice(_) | Obj::Ellipsis | Obj::Range(..) => true,
-        Obj::Lib(_) => is_ndarray(o),
+        Obj::Lib(_) => is_ndarray(o) || o.downcast::<super::scalar_types::HostType>().is_some(),
         _ => false,
     }
 }
@@ -207,7 +315,7 @@ fn mask_set(x: &Value, mask: &Value, v: &Obj) -> Result<Option<Value>> {
 
 /// NumPy's IndexError for an integer index past the end of its axis (JAX
 /// clamps it instead), for keys of integers and slices.
-fn check_bounds(shape: &[usize], key: &Obj) -> Result<()> {
+pub fn check_bounds(shape: &[usize], key: &Obj) -> Result<()> {
     let items: Vec<Obj> = match key {
         Obj::Tuple(t) => t.to_vec(),
         other => vec![other.clone()],
@@ -232,45 +340,59 @@ fn check_bounds(shape: &[usize], key: &Obj) -> Result<()> {
     Ok(())
 }
 
+impl NdArray {
+    /// `x.fill` and `x.copy`, which act on the ndarray itself.
+    fn own_method(&self, this: &Obj, name: &str) -> Option<Obj> {
+        match name {
+            "fill" => {
+                let this = this.clone();
+                Some(Obj::native("fill", move |_, a| {
+                    let v = a.req(Some(0), "value", "fill")?;
+                    if let Some(n) = this.downcast::<NdArray>() {
+                        n.store_obj(&v, DESTINATION)?;
+                    }
+                    Ok(Obj::None)
+                }))
+            }
+            "copy" => {
+                let held = self.value.borrow().clone();
+                Some(Obj::native("copy", move |_, _| {
+                    Ok(match &held {
+                        Stored::Device(a) => wrap(Obj::Array(Value::Concrete(a.clone()))),
+                        Stored::Host(h) => Obj::lib(NdArray::host_array(h.clone())),
+                    })
+                }))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Object for NdArray {
     fn type_name(&self) -> String {
         "numpy.ndarray".into()
     }
 
     fn getattr(&self, interp: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
-        let x = Value::Concrete(self.get());
-        match name {
-            "fill" => {
-                let this = this.clone();
-                return Ok(Some(Obj::native("fill", move |_, a| {
-                    let v = to_value(&a.req(Some(0), "value", "fill")?)?;
-                    if let Some(n) = this.downcast::<NdArray>() {
-                        n.store(&v, DESTINATION)?;
-                    }
-                    Ok(Obj::None)
-                })));
-            }
-            "copy" => {
-                return Ok(Some(Obj::native("copy", move |_, _| {
-                    Ok(wrap(Obj::Array(x.clone())))
-                })))
-            }
-            "at" => bail!(
+        if let Some(m) = self.own_method(this, name) {
+            return Ok(Some(m));
+        }
+        if name == "at" {
+            bail!(
                 AttributeError,
                 "'numpy.ndarray' object has no attribute 'at'"
-            ),
-            _ => {}
+            );
         }
+        if self.is_host() {
+            return super::hostattrs::getattr(interp, this, &self.host(), name);
+        }
+        let x = Value::Concrete(self.get()?);
         let o = array_attr(interp, &x, name)?;
         Ok(Some(match o {
             Obj::Native(_) | Obj::Method(_) => {
                 let f = o.clone();
                 Obj::native(name, move |interp, a| {
-                    let args = Args {
-                        pos: a.pos.into_iter().map(unwrap).collect(),
-                        kw: a.kw.into_iter().map(|(k, v)| (k, unwrap(v))).collect(),
-                    };
-                    Ok(wrap(interp.call(&f, args)?))
+                    Ok(wrap(interp.call(&f, unwrap_args(a)?)?))
                 })
             }
             other => wrap(other),
@@ -278,24 +400,29 @@ impl Object for NdArray {
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
-        let a = self.get();
-        let host = HostArray {
-            shape: a.shape().to_vec(),
-            data: a.to_f64_vec(),
-            kind: kind_of(a.dtype()),
-        };
-        Some(super::arrayprint::array_repr(&host, 8))
+        Some(super::arrayprint::array_repr(&self.host(), 8))
     }
 
     fn str(&self, _: &Obj) -> Option<String> {
+        if self.is_host() {
+            return Some(super::arrayprint::array_str(&self.host()));
+        }
         Some(crate::python::format::array_str(&Value::Concrete(
-            self.get(),
+            self.get().ok()?,
         )))
     }
 
     fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
-        let x = Value::Concrete(self.get());
-        let n = x.shape().first().copied().unwrap_or(0);
+        let n = self.host().shape.first().copied().unwrap_or(0);
+        if self.is_host() {
+            let h = self.host();
+            return Some(
+                (0..n as i64)
+                    .map(|i| super::hostmove::getitem(&h, &Obj::Int(i)))
+                    .collect(),
+            );
+        }
+        let x = Value::Concrete(self.get().ok()?);
         Some(
             (0..n as i64)
                 .map(|i| Ok(wrap(Obj::Array(array_getitem(&x, &Obj::Int(i))?))))
@@ -304,45 +431,46 @@ impl Object for NdArray {
     }
 
     fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
-        let x = Value::Concrete(self.get());
+        if self.is_host() {
+            return Some(super::hostmove::getitem(&self.host(), key));
+        }
+        let x = match self.get() {
+            Ok(a) => Value::Concrete(a),
+            Err(e) => return Some(Err(e)),
+        };
         if let Err(e) = check_bounds(&x.shape(), key) {
             return Some(Err(e));
         }
-        Some(array_getitem(&x, &unwrap(key.clone())).map(|v| wrap(Obj::Array(v))))
+        Some(unwrap(key.clone()).and_then(|k| array_getitem(&x, &k).map(|v| wrap(Obj::Array(v)))))
     }
 
     fn setitem(&self, _: &Obj, key: &Obj, v: &Obj) -> Option<Result<()>> {
-        let x = Value::Concrete(self.get());
-        let (key, v) = (unwrap(key.clone()), unwrap(v.clone()));
-        let updated = match &key {
-            Obj::Array(m) => mask_set(&x, m, &v).transpose(),
-            _ => None,
-        };
-        let updated = updated.unwrap_or_else(|| at_update(&x, &key, &v, "set"));
-        Some(updated.and_then(|u| self.store(&u, DESTINATION)))
+        if self.is_host() {
+            let r = super::hostmove::setitem(&self.host(), key, v);
+            return Some(r.and_then(|h| self.store_host(h)));
+        }
+        Some(self.device_setitem(key, v))
     }
 
     fn array(&self, _: &Obj) -> Option<Obj> {
-        Some(Obj::Array(Value::Concrete(self.get())))
+        Some(Obj::Array(Value::Concrete(self.get().ok()?)))
     }
 
     fn compare(&self, this: &Obj, op: &CmpOp, other: &Obj, left: bool) -> Option<Result<Obj>> {
         if matches!(other, Obj::Array(_)) {
             return None;
         }
-        let x = Obj::Array(Value::Concrete(self.get()));
-        let y = unwrap(other.clone());
-        let _ = this;
-        let r = if left {
-            compare(op, &x, &y)
-        } else {
-            compare(op, &y, &x)
-        };
-        Some(r.map(wrap))
+        if self.is_host() || other.downcast::<NdArray>().is_some_and(|n| n.is_host()) {
+            return Some(super::hostmath::compare_objs(op, this, other, left));
+        }
+        Some(self.device_compare(op, other, left))
     }
 
     fn unary(&self, _: &Obj, op: &rustpython_parser::ast::UnaryOp) -> Option<Result<Obj>> {
-        let x = Obj::Array(Value::Concrete(self.get()));
+        if self.is_host() {
+            return Some(super::hostmath::unary(op, &self.host()));
+        }
+        let x = Obj::Array(Value::Concrete(self.get().ok()?));
         Some(crate::python::ops::unaryop(op, &x).map(wrap))
     }
 
@@ -360,30 +488,64 @@ impl Object for NdArray {
         if matches!(other, Obj::Array(_)) && !inplace {
             return None;
         }
-        let x = Obj::Array(Value::Concrete(self.get()));
-        let y = unwrap(other.clone());
+        let host = self.is_host() || other.downcast::<NdArray>().is_some_and(|n| n.is_host());
+        let r = if host {
+            super::hostmath::binop_objs(op, this, other, left)
+        } else {
+            self.device_binop(op, other, left)
+        };
+        Some(r.and_then(|r| {
+            if inplace {
+                self.store_obj(&r, "output array is read-only")?;
+                Ok(this.clone())
+            } else {
+                Ok(r)
+            }
+        }))
+    }
+}
+
+impl NdArray {
+    fn device_setitem(&self, key: &Obj, v: &Obj) -> Result<()> {
+        let x = Value::Concrete(self.get()?);
+        let (key, v) = (unwrap(key.clone())?, unwrap(v.clone())?);
+        let updated = match &key {
+            Obj::Array(m) => mask_set(&x, m, &v).transpose(),
+            _ => None,
+        };
+        let updated = updated.unwrap_or_else(|| at_update(&x, &key, &v, "set"));
+        updated.and_then(|u| self.store(&u, DESTINATION))
+    }
+
+    fn device_compare(&self, op: &CmpOp, other: &Obj, left: bool) -> Result<Obj> {
+        let x = Obj::Array(Value::Concrete(self.get()?));
+        let y = unwrap(other.clone())?;
+        let r = if left {
+            compare(op, &x, &y)
+        } else {
+            compare(op, &y, &x)
+        };
+        r.map(wrap)
+    }
+
+    fn device_binop(&self, op: &Operator, other: &Obj, left: bool) -> Result<Obj> {
+        let x = Obj::Array(Value::Concrete(self.get()?));
+        let y = unwrap(other.clone())?;
         let r = if left {
             array_binop(op, &x, &y)
         } else {
             array_binop(op, &y, &x)
         };
-        Some(r.and_then(|r| {
-            if inplace {
-                self.store(&to_value(&r)?, "output array is read-only")?;
-                Ok(this.clone())
-            } else {
-                Ok(wrap(r))
-            }
-        }))
+        r.map(wrap)
     }
 }
 
 /// `np.copyto(dst, src)`.
 pub fn copyto(_: &mut Interp, a: Args) -> Result<Obj> {
     let dst = a.req(Some(0), "dst", "copyto")?;
-    let src = to_value(&unwrap(a.req(Some(1), "src", "copyto")?))?;
+    let src = a.req(Some(1), "src", "copyto")?;
     match dst.downcast::<NdArray>() {
-        Some(n) => n.store(&src, DESTINATION)?,
+        Some(n) => n.store_obj(&src, DESTINATION)?,
         None => bail!(
             TypeError,
             "copyto() argument 1 must be numpy.ndarray, not {}",

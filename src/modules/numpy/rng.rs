@@ -10,10 +10,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::array::Array;
 use crate::bail;
 use crate::error::Result;
-use crate::trace::Value;
 
 use super::super::Builder;
 use crate::python::builtins::to_int;
@@ -300,8 +298,9 @@ fn generator(seed: u128) -> Obj {
             None => Obj::Int(draw()),
             Some(shape) => {
                 let n: usize = shape.iter().product();
-                let data: Vec<i32> = (0..n).map(|_| draw() as i32).collect();
-                Obj::Array(Value::Concrete(Array::from_i32(&shape, data)?))
+                crate::python::array::check_size(n)?;
+                let data: Vec<i64> = (0..n).map(|_| draw()).collect();
+                super::host::int_array(&shape, &data)?
             }
         })
     });
@@ -350,8 +349,9 @@ fn normal_result(size: Option<Vec<usize>>, draw: &mut dyn FnMut() -> f64) -> Res
         None => Obj::Float(draw()),
         Some(shape) => {
             let n: usize = shape.iter().product();
-            let data: Vec<f32> = (0..n).map(|_| draw() as f32).collect();
-            Obj::Array(Value::Concrete(Array::from_f32(&shape, data)?))
+            crate::python::array::check_size(n)?;
+            let data: Vec<f64> = (0..n).map(|_| draw()).collect();
+            super::host::float_array(&shape, &data)?
         }
     })
 }

@@ -58,7 +58,7 @@ fn build_err_msg(values: [String; 2], err_msg: &str, header: &str, verbose: bool
 fn element_str(x: f64, kind: Kind) -> String {
     match kind {
         Kind::Bool => if x != 0.0 { "True" } else { "False" }.into(),
-        Kind::UInt32 | Kind::Int32 | Kind::Int64 => (x as i64).to_string(),
+        Kind::UInt8 | Kind::UInt32 | Kind::Int32 | Kind::Int64 => (x as i64).to_string(),
         Kind::Float32 | Kind::Float64 => float_repr(x, false),
     }
 }
@@ -392,7 +392,9 @@ fn assert_almost_equal(a: &Args) -> Result<Obj> {
     let decimal = decimal_arg(a, 7)?;
     let err_msg = err_msg_arg(a, 3);
     let verbose = flag(a, Some(4), "verbose", true)?;
-    let arrayish = |o: &Obj| matches!(o, Obj::Array(_) | Obj::List(_) | Obj::Tuple(_));
+    let arrayish = |o: &Obj| {
+        matches!(o, Obj::Array(_) | Obj::List(_) | Obj::Tuple(_)) || super::ndarray::is_ndarray(o)
+    };
     if arrayish(&actual) || arrayish(&desired) {
         return array_almost_equal(&actual, &desired, decimal, err_msg, verbose);
     }
@@ -462,7 +464,8 @@ fn assert_equal(actual: &Obj, desired: &Obj, err_msg: &str, verbose: bool) -> Re
         }
         return Ok(());
     }
-    if matches!(actual, Obj::Array(_)) || matches!(desired, Obj::Array(_)) {
+    let array = |o: &Obj| matches!(o, Obj::Array(_)) || super::ndarray::is_ndarray(o);
+    if array(actual) || array(desired) {
         let c = Compare {
             header: "Arrays are not equal".into(),
             err_msg: err_msg.to_string(),

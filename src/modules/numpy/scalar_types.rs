@@ -1,0 +1,152 @@
+//! NumPy's 64-bit scalar types and dtypes: `np.float64` and `np.int64` as
+//! types (`dtype=np.float64`, `np.float64(0.5)`) and the `dtype('float64')`
+//! a host array reports.
+//!
+//! They are kept apart from the engine's dtypes because NumPy's host arrays
+//! of these kinds hold 64-bit values; where they meet JAX (`jnp.asarray(x,
+//! dtype=np.float64)`) they stand for the 32-bit dtype JAX without x64
+//! uses.
+
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::value::{Args, Obj};
+
+use super::host::{HostArray, Kind};
+
+/// `np.float64` / `np.int64` (a type) or `dtype('float64')` (a dtype).
+pub struct HostType {
+    /// The kind it names.
+    pub kind: Kind,
+    /// A scalar type (`np.float64`) rather than a dtype instance.
+    pub is_type: bool,
+}
+
+impl HostType {
+    /// The scalar type object.
+    pub fn type_obj(kind: Kind) -> Obj {
+        Obj::lib(HostType {
+            kind,
+            is_type: true,
+        })
+    }
+
+    /// The dtype object a host array of `kind` reports.
+    pub fn dtype_obj(kind: Kind) -> Obj {
+        match kind {
+            Kind::Float64 | Kind::Int64 | Kind::UInt8 => Obj::lib(HostType {
+                kind,
+                is_type: false,
+            }),
+            other => Obj::DType(engine_dtype(other)),
+        }
+    }
+}
+
+/// The engine dtype that stands for a kind where NumPy meets JAX: float64
+/// is float32 and int64 is int32, as in JAX without x64.
+pub fn engine_dtype(kind: Kind) -> DType {
+    match kind {
+        Kind::Bool => DType::Bool,
+        Kind::UInt32 => DType::U32,
+        Kind::Int32 | Kind::Int64 | Kind::UInt8 => DType::I32,
+        Kind::Float32 | Kind::Float64 => DType::F32,
+    }
+}
+
+/// The kind a dtype argument names in NumPy, when it is one of the host
+/// kinds or an engine dtype.
+pub fn kind_of_dtype(o: &Obj) -> Option<Kind> {
+    if let Some(t) = o.downcast::<HostType>() {
+        return Some(t.kind);
+    }
+    Some(match o {
+        Obj::Type("float") => Kind::Float64,
+        Obj::Type("int") => Kind::Int64,
+        Obj::Type("bool") => Kind::Bool,
+        Obj::DType(DType::F32) => Kind::Float32,
+        Obj::DType(DType::I32) => Kind::Int32,
+        Obj::DType(DType::U32) => Kind::UInt32,
+        Obj::DType(DType::Bool) => Kind::Bool,
+        Obj::Str(s) => match &**s {
+            "float64" | "float" | "f8" | "double" => Kind::Float64,
+            "int64" | "int" | "i8" => Kind::Int64,
+            "uint8" | "u1" => Kind::UInt8,
+            "float32" | "f4" => Kind::Float32,
+            "int32" | "i4" => Kind::Int32,
+            "bool" => Kind::Bool,
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+impl Object for HostType {
+    fn type_name(&self) -> String {
+        if self.is_type { "type" } else { "numpy.dtype" }.into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(if self.is_type {
+            format!("<class 'numpy.{}'>", self.kind.name())
+        } else {
+            format!("dtype('{}')", self.kind.name())
+        })
+    }
+
+    fn str(&self, this: &Obj) -> Option<String> {
+        if self.is_type {
+            self.repr(this)
+        } else {
+            Some(self.kind.name().into())
+        }
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(Some(match name {
+            "name" => Obj::str(self.kind.name()),
+            "itemsize" => Obj::Int(self.kind.itemsize()),
+            "kind" => Obj::str(match self.kind {
+                Kind::Float64 | Kind::Float32 => "f",
+                Kind::UInt8 | Kind::UInt32 => "u",
+                Kind::Bool => "b",
+                _ => "i",
+            }),
+            "type" => HostType::type_obj(self.kind),
+            "dtype" if self.is_type => HostType::dtype_obj(self.kind),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(kind_of_dtype(other) == Some(self.kind) && !matches!(other, Obj::Type(_)))
+    }
+
+    fn callable(&self) -> bool {
+        self.is_type
+    }
+
+    fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
+        if !self.is_type {
+            return None;
+        }
+        Some(convert(self.kind, &a))
+    }
+}
+
+/// `np.float64(x)`: a Python number of the kind, or a host array of it.
+fn convert(kind: Kind, a: &Args) -> Result<Obj> {
+    let x = match a.opt(Some(0), "x") {
+        Some(x) => HostArray::from_obj(&x)?,
+        None => HostArray::scalar(0.0, kind),
+    };
+    if kind == Kind::UInt8 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: numpy.uint8 scalars"
+        );
+    }
+    super::hostfuncs::wrap_host(x.astype(kind))
+}
