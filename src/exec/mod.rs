@@ -21,7 +21,7 @@ use crate::bail;
 use crate::collectives::DeviceCtx;
 use crate::error::Result;
 use crate::fabric::threads::{run_on_threads, ThreadFabric};
-use crate::ir::{Atom, Jaxpr};
+use crate::ir::{Atom, Eqn, Jaxpr};
 use crate::mesh::Mesh;
 use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
 use comm::{Comm, Lockstep, Nested, OnFabric, Printing};
@@ -215,17 +215,7 @@ pub fn eval_lanes(
             args.len()
         );
     }
-    let mut env: Vec<Option<Vec<Array>>> = vec![None; jaxpr.avals.len()];
-    for (v, a) in jaxpr.invars.iter().zip(args) {
-        if a.len() != lanes {
-            bail!(
-                RuntimeError,
-                "input has {} lanes, expected {lanes}",
-                a.len()
-            );
-        }
-        env[v.0 as usize] = Some(a);
-    }
+    let mut env = bind_inputs(jaxpr, args, lanes)?;
     let read = |env: &[Option<Vec<Array>>], a: &Atom| -> Result<Vec<Array>> {
         match a {
             Atom::Var(v) => env[v.0 as usize]
@@ -247,11 +237,7 @@ pub fn eval_lanes(
         // One atomic load per equation: a cancel or another device's failure
         // stops a device that is computing, not only one at a collective.
         if let Some(reason) = comm.stopped() {
-            let mut e = stopped_error(&eqn.prim, Some((i, count)), &reason);
-            if let Some(src) = &eqn.source {
-                e.message = e.message.replacen(')', &format!(", line {})", src.line), 1);
-            }
-            return Err(e);
+            return Err(stopped_in(eqn, i, count, &reason));
         }
         if let Some((prim, ins)) = divide_by_constant(eqn, &env, lanes)? {
             let outs = eval_eqn(&prim, ins, comm)?;
@@ -283,6 +269,37 @@ pub fn eval_lanes(
         }
     }
     jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+/// The environment of a program's variables, its inputs bound (one array
+/// per lane each).
+fn bind_inputs(
+    jaxpr: &Jaxpr,
+    args: Vec<Vec<Array>>,
+    lanes: usize,
+) -> Result<Vec<Option<Vec<Array>>>> {
+    let mut env: Vec<Option<Vec<Array>>> = vec![None; jaxpr.avals.len()];
+    for (v, a) in jaxpr.invars.iter().zip(args) {
+        if a.len() != lanes {
+            bail!(
+                RuntimeError,
+                "input has {} lanes, expected {lanes}",
+                a.len()
+            );
+        }
+        env[v.0 as usize] = Some(a);
+    }
+    Ok(env)
+}
+
+/// The error of a run stopped before equation `i` of `count`, naming the
+/// program's line where the equation came from one.
+fn stopped_in(eqn: &Eqn, i: usize, count: usize, reason: &str) -> crate::error::Error {
+    let mut e = stopped_error(&eqn.prim, Some((i, count)), reason);
+    if let Some(src) = &eqn.source {
+        e.message = e.message.replacen(')', &format!(", line {})", src.line), 1);
+    }
+    e
 }
 
 /// A division of a program's value by a scalar constant, as XLA compiles

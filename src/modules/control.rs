@@ -181,93 +181,93 @@ type TreeDiff = (String, String, String, String);
 
 /// The structural differences of `a` and `b`; `leaf` names a leaf.
 fn tree_diffs(a: &TreeDef, b: &TreeDef, leaf: &str) -> Vec<TreeDiff> {
-    fn class(t: &TreeDef, leaf: &str) -> String {
-        match t {
-            TreeDef::Leaf => leaf.to_string(),
-            TreeDef::None => "<class 'NoneType'>".into(),
-            TreeDef::Tuple(_) => "<class 'tuple'>".into(),
-            TreeDef::List(_) => "<class 'list'>".into(),
-            TreeDef::Dict(_) => "<class 'dict'>".into(),
-            TreeDef::Node(kind, _) => kind.type_repr(),
-        }
+    let mut out = vec![];
+    diff_walk(a, b, "", leaf, &mut out);
+    out
+}
+
+/// The class JAX names for a node of a tree structure (`leaf` for leaves).
+fn node_class(t: &TreeDef, leaf: &str) -> String {
+    match t {
+        TreeDef::Leaf => leaf.to_string(),
+        TreeDef::None => "<class 'NoneType'>".into(),
+        TreeDef::Tuple(_) => "<class 'tuple'>".into(),
+        TreeDef::List(_) => "<class 'list'>".into(),
+        TreeDef::Dict(_) => "<class 'dict'>".into(),
+        TreeDef::Node(kind, _) => kind.type_repr(),
     }
-    fn walk(a: &TreeDef, b: &TreeDef, path: &str, leaf: &str, out: &mut Vec<TreeDiff>) {
-        let children = |t: &TreeDef| -> Vec<(String, TreeDef)> {
-            match t {
-                TreeDef::Tuple(c) | TreeDef::List(c) => c
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| (format!("[{i}]"), t.clone()))
-                    .collect(),
-                TreeDef::Dict(c) => c
-                    .iter()
-                    .map(|(k, t)| (format!("[{}]", repr_of(k)), t.clone()))
-                    .collect(),
-                TreeDef::Node(_, c) => t
-                    .child_labels()
-                    .into_iter()
-                    .zip(c.iter().cloned())
-                    .collect(),
-                _ => vec![],
-            }
-        };
-        match (a, b) {
-            (TreeDef::Leaf, TreeDef::Leaf) => {}
-            (TreeDef::None, TreeDef::None) => {}
-            (TreeDef::Tuple(x), TreeDef::Tuple(y)) | (TreeDef::List(x), TreeDef::List(y))
-                if x.len() != y.len() =>
-            {
-                let kind = if matches!(a, TreeDef::Tuple(_)) {
-                    "tuple"
-                } else {
-                    "list"
+}
+
+/// A node's children, each with the path step that reaches it.
+fn labelled_children(t: &TreeDef) -> Vec<(String, TreeDef)> {
+    match t {
+        TreeDef::Tuple(c) | TreeDef::List(c) => c
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("[{i}]"), t.clone()))
+            .collect(),
+        TreeDef::Dict(c) => c
+            .iter()
+            .map(|(k, t)| (format!("[{}]", repr_of(k)), t.clone()))
+            .collect(),
+        TreeDef::Node(_, c) => t
+            .child_labels()
+            .into_iter()
+            .zip(c.iter().cloned())
+            .collect(),
+        _ => vec![],
+    }
+}
+
+/// Walks two structures side by side from `path`, noting where they first
+/// differ on each branch.
+fn diff_walk(a: &TreeDef, b: &TreeDef, path: &str, leaf: &str, out: &mut Vec<TreeDiff>) {
+    match (a, b) {
+        (TreeDef::Leaf, TreeDef::Leaf) => {}
+        (TreeDef::None, TreeDef::None) => {}
+        (TreeDef::Tuple(x), TreeDef::Tuple(y)) | (TreeDef::List(x), TreeDef::List(y))
+            if x.len() != y.len() =>
+        {
+            let kind = if matches!(a, TreeDef::Tuple(_)) {
+                "tuple"
+            } else {
+                "list"
+            };
+            out.push((
+                path.to_string(),
+                format!("{kind} of length {}", x.len()),
+                format!("{kind} of length {}", y.len()),
+                "the lengths do not match".into(),
+            ));
+        }
+        _ if std::mem::discriminant(a) != std::mem::discriminant(b) => out.push((
+            path.to_string(),
+            node_class(a, leaf),
+            node_class(b, leaf),
+            "their Python types differ".into(),
+        )),
+        _ => {
+            let (ca, cb) = (labelled_children(a), labelled_children(b));
+            let keys = |c: &[(String, TreeDef)]| c.iter().map(|(k, _)| k.clone()).collect();
+            let (ka, kb): (Vec<String>, Vec<String>) = (keys(&ca), keys(&cb));
+            if ka != kb {
+                let with = |t: &TreeDef, n: usize| {
+                    let plural = if n > 1 { "ren" } else { "" };
+                    format!("{} with {n} child{plural}", node_class(t, leaf))
                 };
                 out.push((
                     path.to_string(),
-                    format!("{kind} of length {}", x.len()),
-                    format!("{kind} of length {}", y.len()),
-                    "the lengths do not match".into(),
+                    with(a, ca.len()),
+                    with(b, cb.len()),
+                    "the numbers of children do not match".into(),
                 ));
+                return;
             }
-            _ if std::mem::discriminant(a) != std::mem::discriminant(b) => out.push((
-                path.to_string(),
-                class(a, leaf),
-                class(b, leaf),
-                "their Python types differ".into(),
-            )),
-            _ => {
-                let (ca, cb) = (children(a), children(b));
-                let keys = |c: &[(String, TreeDef)]| c.iter().map(|(k, _)| k.clone()).collect();
-                let (ka, kb): (Vec<String>, Vec<String>) = (keys(&ca), keys(&cb));
-                if ka != kb {
-                    let plural = |n: usize| if n > 1 { "ren" } else { "" };
-                    out.push((
-                        path.to_string(),
-                        format!(
-                            "{} with {} child{}",
-                            class(a, leaf),
-                            ca.len(),
-                            plural(ca.len())
-                        ),
-                        format!(
-                            "{} with {} child{}",
-                            class(b, leaf),
-                            cb.len(),
-                            plural(cb.len())
-                        ),
-                        "the numbers of children do not match".into(),
-                    ));
-                    return;
-                }
-                for ((k, x), (_, y)) in ca.iter().zip(&cb) {
-                    walk(x, y, &format!("{path}{k}"), leaf, out);
-                }
+            for ((k, x), (_, y)) in ca.iter().zip(&cb) {
+                diff_walk(x, y, &format!("{path}{k}"), leaf, out);
             }
         }
     }
-    let mut out = vec![];
-    walk(a, b, "", leaf, &mut out);
-    out
 }
 
 /// JAX's list of differences: one sentence, or bullets. The loop checks
@@ -332,32 +332,8 @@ fn check_carry(
     out_def: &TreeDef,
     out_avals: &[Aval],
 ) -> Result<()> {
-    let component = |p: &str| match (&carry, p.is_empty()) {
-        (Some(c), false) => format!("the input carry component {c}{p}"),
-        (Some(c), true) => format!("the input carry {c}"),
-        (None, false) => format!("the input carry at path {p}"),
-        (None, true) => "the input carry".to_string(),
-    };
-    let diffs = tree_diffs(in_def, out_def, "<class 'jax._src.core.ShapedArray'>");
-    if !diffs.is_empty() {
-        let texts: Vec<String> = diffs
-            .iter()
-            .map(|(p, a, b, why)| {
-                format!(
-                    "{} is a {a} but the corresponding component of the carry output is a {b}, \
-                     so {why}",
-                    component(p)
-                )
-            })
-            .collect();
-        bail!(
-            TypeError,
-            "{name} function carry input and carry output must have the same pytree structure, \
-             but they differ:\n\n{}\nRevise the function so that the carry output has the same \
-             pytree structure as the carry input.",
-            bullets(&texts, true)
-        );
-    }
+    let component = |p: &str| carry_component(carry.as_deref(), p);
+    check_carry_structure(name, &component, in_def, out_def)?;
     let paths = leaf_paths(in_def);
     let mut diffs = vec![];
     let mut pcasts = vec![];
@@ -385,25 +361,68 @@ fn check_carry(
     if diffs.is_empty() {
         return Ok(());
     }
-    let pcast = match pcasts.len() {
-        0 => String::new(),
-        1 => format!("This might be fixed by {}.\n", pcasts[0]),
-        _ => format!("This might be fixed by:\n{}", bullets(&pcasts, true)),
-    };
-    let pcast = if pcast.is_empty() {
-        pcast
-    } else {
-        format!(
-            "{pcast}See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for \
-             more information.\n\n"
-        )
-    };
+    let pcast = pcast_hint(&pcasts);
     bail!(
         TypeError,
         "{name} function carry input and carry output must have equal types, but they \
          differ:\n\n{}\n{pcast}Revise the function so that all output types match the \
          corresponding input types.",
         bullets(&diffs, true)
+    )
+}
+
+/// How JAX names a component of the carry at path `p`.
+fn carry_component(carry: Option<&str>, p: &str) -> String {
+    match (carry, p.is_empty()) {
+        (Some(c), false) => format!("the input carry component {c}{p}"),
+        (Some(c), true) => format!("the input carry {c}"),
+        (None, false) => format!("the input carry at path {p}"),
+        (None, true) => "the input carry".to_string(),
+    }
+}
+
+/// JAX's TypeError when the carry output's pytree structure is not the
+/// carry input's.
+fn check_carry_structure(
+    name: &str,
+    component: &dyn Fn(&str) -> String,
+    in_def: &TreeDef,
+    out_def: &TreeDef,
+) -> Result<()> {
+    let diffs = tree_diffs(in_def, out_def, "<class 'jax._src.core.ShapedArray'>");
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    let texts: Vec<String> = diffs
+        .iter()
+        .map(|(p, a, b, why)| {
+            format!(
+                "{} is a {a} but the corresponding component of the carry output is a {b}, \
+                 so {why}",
+                component(p)
+            )
+        })
+        .collect();
+    bail!(
+        TypeError,
+        "{name} function carry input and carry output must have the same pytree structure, \
+         but they differ:\n\n{}\nRevise the function so that the carry output has the same \
+         pytree structure as the carry input.",
+        bullets(&texts, true)
+    )
+}
+
+/// JAX's suggestion of `pcast`s for carries that became varying over mesh
+/// axes, with its link; empty when there are none.
+fn pcast_hint(pcasts: &[String]) -> String {
+    let pcast = match pcasts.len() {
+        0 => return String::new(),
+        1 => format!("This might be fixed by {}.\n", pcasts[0]),
+        _ => format!("This might be fixed by:\n{}", bullets(pcasts, true)),
+    };
+    format!(
+        "{pcast}See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for \
+         more information.\n\n"
     )
 }
 
@@ -957,35 +976,9 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         if outs.len() == n && carry.promote(&outs)? || b.refs.promote(&b.jaxpr)? {
             continue;
         }
-        // JAX checks the carry of its own loop body, `loop_carry`: the
-        // index, (the upper bound,) then the carry.
-        let name = if bounds.is_some() {
-            "scan body"
-        } else {
-            "while_loop body"
-        };
-        let wrap = |def: &TreeDef| {
-            let mut parts = vec![TreeDef::Leaf; skip];
-            parts.push(def.clone());
-            TreeDef::Tuple(parts)
-        };
-        let mut full_in = in_avals.clone();
-        full_in.truncate(skip);
-        full_in.extend(avals.iter().cloned());
-        let mut full_out = in_avals[..skip].to_vec();
-        full_out.extend(outs.iter().cloned());
-        let carry_name = Some("loop_carry".to_string());
-        let out_def = wrap(&b.out_def);
-        check_carry(
-            name,
-            carry_name,
-            &wrap(&carry.def),
-            &full_in,
-            &out_def,
-            &full_out,
-        )?;
-        carry.check_keys(name, &b.out_keys)?;
+        check_fori_carry(&carry, &b, &in_avals, skip)?;
         let carry_keys = carry.keys.clone();
+        let carry_def = carry.def.clone();
         let results = match bounds {
             Some((l, h)) => {
                 let mut operands = vec![lo.clone()];
@@ -1009,10 +1002,37 @@ fn fori_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
         };
         return unflatten(
             interp,
-            &carry.def,
+            &carry_def,
             &keyed_objs(&results[skip..], &carry_keys)?,
         );
     }
+}
+
+/// JAX checks the carry of its own loop body, `loop_carry`: the index, (the
+/// upper bound when the loop is a while loop,) then the carry; `skip` is how
+/// many of those come before the carry.
+fn check_fori_carry(carry: &Carry, b: &Body, in_avals: &[Aval], skip: usize) -> Result<()> {
+    let name = if skip == 1 {
+        "scan body"
+    } else {
+        "while_loop body"
+    };
+    let wrap = |def: &TreeDef| {
+        let mut parts = vec![TreeDef::Leaf; skip];
+        parts.push(def.clone());
+        TreeDef::Tuple(parts)
+    };
+    let mut full_out = in_avals[..skip].to_vec();
+    full_out.extend(b.out_avals().into_iter().skip(skip));
+    check_carry(
+        name,
+        Some("loop_carry".to_string()),
+        &wrap(&carry.def),
+        in_avals,
+        &wrap(&b.out_def),
+        &full_out,
+    )?;
+    carry.check_keys(name, &b.out_keys)
 }
 
 /// The number of steps of a scan over `xs` (JAX's checks and messages).

@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::exec::log::DeviceLog;
 use crate::exec::{config, Devices};
 use crate::fabric::Fabric;
-use crate::ir::Jaxpr;
+use crate::ir::{Aval, Jaxpr};
 use crate::mesh::Mesh;
 use crate::{bail, err};
 
@@ -366,21 +366,7 @@ impl WorkerPool {
         record: bool,
     ) -> Result<(Vec<Vec<Array>>, Vec<DeviceLog>)> {
         let n = mesh.size();
-        if args.len() != body.invars.len() {
-            bail!(
-                TypeError,
-                "program takes {} inputs, got {}",
-                body.invars.len(),
-                args.len()
-            );
-        }
-        if let Some(a) = args.iter().find(|a| a.len() != n) {
-            bail!(
-                RuntimeError,
-                "an input has {} shards for a mesh of {n} devices",
-                a.len()
-            );
-        }
+        check_inputs(body, &args, n)?;
         self.ensure_fabric(n, slot_words, timeout)?;
         let (logs, log_cap) = self.log_buffer(n, 0)?;
         let program = Program {
@@ -426,18 +412,7 @@ impl WorkerPool {
         } else {
             vec![]
         };
-        let view = Uint32Array::new(&out);
-        let mut outs: Vec<Vec<Array>> = avals.iter().map(|_| Vec::with_capacity(n)).collect();
-        for p in 0..n {
-            let mut at = (p * per_device) as u32;
-            for (o, aval) in outs.iter_mut().zip(&avals) {
-                let len = numel(&aval.shape) as u32;
-                let words = view.subarray(at, at + len).to_vec();
-                o.push(array_from_words(&aval.shape, aval.dtype, &words)?);
-                at += len;
-            }
-        }
-        Ok((outs, logs))
+        Ok((read_outputs(&out, &avals, n, per_device)?, logs))
     }
 
     /// Runs the fabric exercise described by `probe` and returns what each
@@ -583,4 +558,46 @@ impl Devices for WorkerDevices {
         let limits = (cfg.slot_words, cfg.timeout);
         self.pool.run(body, mesh, args, limits, record)
     }
+}
+
+/// A program's inputs: one per input variable, one shard per device.
+fn check_inputs(body: &Jaxpr, args: &[Vec<Array>], n: usize) -> Result<()> {
+    if args.len() != body.invars.len() {
+        bail!(
+            TypeError,
+            "program takes {} inputs, got {}",
+            body.invars.len(),
+            args.len()
+        );
+    }
+    if let Some(a) = args.iter().find(|a| a.len() != n) {
+        bail!(
+            RuntimeError,
+            "an input has {} shards for a mesh of {n} devices",
+            a.len()
+        );
+    }
+    Ok(())
+}
+
+/// Each device's outputs, read from the shared output buffer where device
+/// `p` wrote its `per_device` words at `p * per_device`.
+fn read_outputs(
+    out: &SharedArrayBuffer,
+    avals: &[Aval],
+    n: usize,
+    per_device: usize,
+) -> Result<Vec<Vec<Array>>> {
+    let view = Uint32Array::new(out);
+    let mut outs: Vec<Vec<Array>> = avals.iter().map(|_| Vec::with_capacity(n)).collect();
+    for p in 0..n {
+        let mut at = (p * per_device) as u32;
+        for (o, aval) in outs.iter_mut().zip(avals) {
+            let len = numel(&aval.shape) as u32;
+            let words = view.subarray(at, at + len).to_vec();
+            o.push(array_from_words(&aval.shape, aval.dtype, &words)?);
+            at += len;
+        }
+    }
+    Ok(outs)
 }

@@ -137,13 +137,40 @@ fn vmap_call(
     let axes = arg_axes(in_axes, call.pos.len())?;
     axes.iter().try_for_each(check_axes)?;
     check_aliasing(&call.pos, &axes)?;
+    let (mods, args, defs) = split_modules(st, &call.pos);
+    let seen = Rc::new(Graphdefs::default());
+    let pure = vmap_pure(f, st, call.kw.clone(), (&mods.index, &defs), &seen);
+    let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
+    let mut r = run_vmapped(interp, &pure, &args, &axes)?;
+    r[0] = move_batch_axis(interp, &r[0], out_axes)?;
+    let mut states = vec![];
+    for (s, ax) in r[1..].iter().zip(&mod_axes) {
+        states.push(move_batch_axis(interp, s, ax)?);
+    }
+    let after_defs = seen.after.borrow().clone();
+    for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(&states) {
+        if let Obj::Instance(rebuilt) = merge_parts(def, std::slice::from_ref(state))? {
+            super::graph::sync_into(orig, &rebuilt);
+        }
+    }
+    let def = seen.out.borrow().clone();
+    match def {
+        Some(def) => merge_parts(&def, &[r[0].clone()]),
+        None => Ok(r[0].clone()),
+    }
+}
+
+/// The modules among a call's positional arguments: where they are, the
+/// objects themselves, the arguments with each module replaced by its whole
+/// state, and each module's graphdef.
+fn split_modules(st: &Rc<Class>, pos: &[Obj]) -> (ModuleArgs, Vec<Obj>, Vec<Obj>) {
     let mut mods = ModuleArgs {
         index: vec![],
         originals: vec![],
     };
-    let mut args = call.pos.clone();
+    let mut args = pos.to_vec();
     let mut defs = vec![];
-    for (k, a) in call.pos.iter().enumerate() {
+    for (k, a) in pos.iter().enumerate() {
         if let Obj::Instance(i) = a {
             if is_nnx_module(i) {
                 mods.index.push(k);
@@ -153,90 +180,90 @@ fn vmap_call(
             }
         }
     }
-    let after: Rc<RefCell<Vec<Obj>>> = Rc::new(RefCell::new(vec![]));
-    let out_def: Rc<RefCell<Option<Obj>>> = Rc::new(RefCell::new(None));
-    let pure = {
-        let (f, st, kw) = (f.clone(), st.clone(), call.kw.clone());
-        let (index, defs) = (mods.index.clone(), defs.clone());
-        let (after, out_def) = (after.clone(), out_def.clone());
-        Obj::native("nnx.vmap.pure", move |i, a| {
-            let mut pos = a.pos.clone();
-            let mut inner = vec![];
-            for (k, &at) in index.iter().enumerate() {
-                let m = merge_parts(&defs[k], &[pos[at].clone()])?;
-                pos[at] = m.clone();
-                inner.push(m);
-            }
-            let mut out = i.call(
-                &f,
-                Args {
-                    pos,
-                    kw: kw.clone(),
-                },
-            )?;
-            if matches!(&out, Obj::Instance(o) if is_nnx_module(o)) {
-                *out_def.borrow_mut() = Some(graphdef_of(&out));
-                out = all_state(&st, &out);
-            }
-            let states: Vec<Obj> = inner.iter().map(|m| all_state(&st, m)).collect();
-            *after.borrow_mut() = inner.iter().map(graphdef_of).collect();
-            let mut flat = vec![out];
-            flat.extend(states);
-            Ok(Obj::tuple(flat))
-        })
-    };
-    let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
-    let (pure_fn, axes_used) = (pure, axes.clone());
+    (mods, args, defs)
+}
+
+/// The graphdefs a vmapped function's call leaves behind: of the modules
+/// it was given, afterwards, and of the module it returned.
+#[derive(Default)]
+struct Graphdefs {
+    after: RefCell<Vec<Obj>>,
+    out: RefCell<Option<Obj>>,
+}
+
+/// The pure function jax.vmap maps: it merges each module from its state,
+/// calls `f`, and returns the result (a module as its state) followed by
+/// every module's state afterwards, keeping their graphdefs in `seen`.
+fn vmap_pure(
+    f: &Obj,
+    st: &Rc<Class>,
+    kw: Vec<(String, Obj)>,
+    (index, defs): (&[usize], &[Obj]),
+    seen: &Rc<Graphdefs>,
+) -> Obj {
+    let (f, st) = (f.clone(), st.clone());
+    let (index, defs) = (index.to_vec(), defs.to_vec());
+    let seen = seen.clone();
+    Obj::native("nnx.vmap.pure", move |i, a| {
+        let mut pos = a.pos.clone();
+        let mut inner = vec![];
+        for (k, &at) in index.iter().enumerate() {
+            let m = merge_parts(&defs[k], &[pos[at].clone()])?;
+            pos[at] = m.clone();
+            inner.push(m);
+        }
+        let mut out = i.call(
+            &f,
+            Args {
+                pos,
+                kw: kw.clone(),
+            },
+        )?;
+        if matches!(&out, Obj::Instance(o) if is_nnx_module(o)) {
+            *seen.out.borrow_mut() = Some(graphdef_of(&out));
+            out = all_state(&st, &out);
+        }
+        let states: Vec<Obj> = inner.iter().map(|m| all_state(&st, m)).collect();
+        *seen.after.borrow_mut() = inner.iter().map(graphdef_of).collect();
+        let mut flat = vec![out];
+        flat.extend(states);
+        Ok(Obj::tuple(flat))
+    })
+}
+
+/// Runs `pure` under jax.vmap with every output stacked along axis 0, or
+/// per slice when the arguments hold host values or the traced run made
+/// keys from mapped seeds.
+fn run_vmapped(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Result<Vec<Obj>> {
     let jax = crate::modules::import(interp, "jax")?;
     let vmap = crate::python::ops::getattr(interp, &jax, "vmap")?;
     let mapped = interp.call(
         &vmap,
         Args {
-            pos: vec![pure_fn.clone()],
+            pos: vec![pure.clone()],
             kw: vec![
-                ("in_axes".into(), Obj::tuple(axes)),
+                ("in_axes".into(), Obj::tuple(axes.to_vec())),
                 ("out_axes".into(), Obj::Int(0)),
             ],
         },
     )?;
-    // jax.vmap stacks every output along axis 0; each is then moved to
-    // the axis asked for (or unstacked for None).
     let mut host = false;
-    for a in &args {
+    for a in args {
         host = host || super::batch::has_host_leaves(a)?;
     }
+    if host {
+        return iterate(&host_vmap(interp, pure, args, axes)?);
+    }
     let printed = interp.out.len();
-    let traced = if host {
-        None
-    } else {
-        Some(interp.call(&mapped, Args::new(args.clone())))
-    };
-    let mut r = match traced {
-        Some(Err(e)) if needs_host(&e) => {
+    match interp.call(&mapped, Args::new(args.to_vec())) {
+        Err(e) if needs_host(&e) => {
             // Keys made from mapped seeds cannot be traced: the function
             // runs per slice instead (what it printed while tracing is
             // dropped; printing per slice is refused).
             interp.out.truncate(printed);
-            iterate(&host_vmap(interp, &pure_fn, &args, &axes_used)?)?
+            iterate(&host_vmap(interp, pure, args, axes)?)
         }
-        Some(r) => iterate(&r?)?,
-        None => iterate(&host_vmap(interp, &pure_fn, &args, &axes_used)?)?,
-    };
-    r[0] = move_batch_axis(interp, &r[0], out_axes)?;
-    let mut states = vec![];
-    for (s, ax) in r[1..].iter().zip(&mod_axes) {
-        states.push(move_batch_axis(interp, s, ax)?);
-    }
-    let after_defs = after.borrow().clone();
-    for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(&states) {
-        if let Obj::Instance(rebuilt) = merge_parts(def, std::slice::from_ref(state))? {
-            super::graph::sync_into(orig, &rebuilt);
-        }
-    }
-    let def = out_def.borrow().clone();
-    match def {
-        Some(def) => merge_parts(&def, &[r[0].clone()]),
-        None => Ok(r[0].clone()),
+        r => iterate(&r?),
     }
 }
 

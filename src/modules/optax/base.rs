@@ -351,6 +351,35 @@ pub(super) fn rebuild(interp: &mut Interp, def: &TreeDef, vals: Vec<Value>) -> R
     unflatten(interp, def, &leaves)
 }
 
+/// A function giving a tree's leaves and its structure.
+type LeavesFn<T> = fn(&mut Interp, &Obj) -> Result<(Vec<T>, TreeDef)>;
+
+/// The leaves of several trees side by side: row `i` holds every tree's
+/// leaf `i`. Every tree must have the first one's number of leaves.
+pub(super) fn zip_leaves<T>(
+    interp: &mut Interp,
+    trees: &[&Obj],
+    leaves: LeavesFn<T>,
+) -> Result<(Vec<Vec<T>>, TreeDef)> {
+    let (first, def) = leaves(interp, trees[0])?;
+    let mut rows: Vec<Vec<T>> = first.into_iter().map(|x| vec![x]).collect();
+    for t in &trees[1..] {
+        let (l, _) = leaves(interp, t)?;
+        if l.len() != rows.len() {
+            bail!(
+                ValueError,
+                "Custom node type mismatch; expected a tree with {} leaves, got {}",
+                rows.len(),
+                l.len()
+            );
+        }
+        for (row, x) in rows.iter_mut().zip(l) {
+            row.push(x);
+        }
+    }
+    Ok((rows, def))
+}
+
 /// `jax.tree.map(f, trees[0], trees[1], ...)` over array leaves; every tree
 /// has the first one's leaves.
 pub(super) fn tree_map(
@@ -358,24 +387,10 @@ pub(super) fn tree_map(
     trees: &[&Obj],
     mut f: impl FnMut(&[&Value]) -> Result<Value>,
 ) -> Result<Obj> {
-    let (first, def) = leaves_of(interp, trees[0])?;
-    let mut rest = vec![];
-    for t in &trees[1..] {
-        let (l, _) = leaves_of(interp, t)?;
-        if l.len() != first.len() {
-            bail!(
-                ValueError,
-                "Custom node type mismatch; expected a tree with {} leaves, got {}",
-                first.len(),
-                l.len()
-            );
-        }
-        rest.push(l);
-    }
-    let mut out = Vec::with_capacity(first.len());
-    for (i, x) in first.iter().enumerate() {
-        let mut args = vec![x];
-        args.extend(rest.iter().map(|l| &l[i]));
+    let (rows, def) = zip_leaves(interp, trees, leaves_of)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let args: Vec<&Value> = row.iter().collect();
         out.push(f(&args)?);
     }
     rebuild(interp, &def, out)

@@ -165,26 +165,7 @@ fn identity_scale(g: &[Value], dp: &[Value], du: &[Value], started: &Value) -> R
 /// `scale_by_lbfgs(memory_size, scale_init_precond)`.
 fn scale_by_lbfgs(m: i64, scale_init: bool) -> Obj {
     transformation(
-        move |interp, p| {
-            let (leaves, def) = leaves_of(interp, p)?;
-            let zeros: Vec<Value> = leaves.iter().map(jops::zeros_like).collect();
-            let stacked: Vec<Value> = leaves
-                .iter()
-                .map(|l| {
-                    let mut s = vec![m as usize];
-                    s.extend(l.shape());
-                    Value::Concrete(Array::zeros(&s, l.dtype()))
-                })
-                .collect();
-            let rho = Value::Concrete(Array::zeros(&[m as usize], DType::F32));
-            lbfgs_state(
-                interp,
-                &def,
-                [zeros.clone(), zeros, stacked.clone(), stacked],
-                zero_count(),
-                rho,
-            )
-        },
+        move |interp, p| lbfgs_init(interp, p, m),
         move |interp, u, st, p, _| {
             let Some(p) = p else {
                 bail!(
@@ -192,64 +173,86 @@ fn scale_by_lbfgs(m: i64, scale_init: bool) -> Obj {
                     "update_fn() missing 1 required positional argument: 'params'"
                 );
             };
-            let (g, def) = leaves_of(interp, u)?;
-            let (params, _) = leaves_of(interp, p)?;
-            let (old_p, _) = leaves_of(interp, &field(st, "params")?)?;
-            let (old_u, _) = leaves_of(interp, &field(st, "updates")?)?;
-            let (dp_mem, _) = leaves_of(interp, &field(st, "diff_params_memory")?)?;
-            let (du_mem, _) = leaves_of(interp, &field(st, "diff_updates_memory")?)?;
-            let rho_mem = to_value(&field(st, "weights_memory")?)?;
-            let count = to_value(&field(st, "count")?)?;
-            let rem = |x: Value| jops::binary(crate::array::BinaryOp::Rem, &x, &i32v(m));
-            let idx = rem(count.clone())?;
-            let prev = rem(jops::sub(&count, &i32v(1))?)?;
-            let dp: Vec<Value> = params
-                .iter()
-                .zip(&old_p)
-                .map(|(a, b)| jops::sub(a, b))
-                .collect::<Result<_>>()?;
-            let du: Vec<Value> = g
-                .iter()
-                .zip(&old_u)
-                .map(|(a, b)| jops::sub(a, b))
-                .collect::<Result<_>>()?;
-            let v = vdot(&du, &dp)?;
-            let zero = jops::equal(&v, &c(0.0))?;
-            let weight = jops::select(&zero, &c(0.0), &jops::div(&c(1.0), &v)?)?;
-            let started = jops::greater(&count, &i32v(0))?;
-            let dp: Vec<Value> = dp
-                .iter()
-                .map(|x| keep_if(&started, x))
-                .collect::<Result<_>>()?;
-            let du: Vec<Value> = du
-                .iter()
-                .map(|x| keep_if(&started, x))
-                .collect::<Result<_>>()?;
-            let weight = keep_if(&started, &weight)?;
-            let mem = Memory {
-                dp: dp_mem
-                    .iter()
-                    .zip(&dp)
-                    .map(|(x, y)| set_row(x, &prev, y))
-                    .collect::<Result<_>>()?,
-                du: du_mem
-                    .iter()
-                    .zip(&du)
-                    .map(|(x, y)| set_row(x, &prev, y))
-                    .collect::<Result<_>>()?,
-                rho: set_row(&rho_mem, &prev, &weight)?,
-            };
-            let scale = if scale_init {
-                identity_scale(&g, &dp, &du, &started)?
-            } else {
-                c(1.0)
-            };
-            let out = precondition(&g, &mem, &scale, &idx, m)?;
-            let count = Obj::Array(safe_increment(&count)?);
-            let st = lbfgs_state(interp, &def, [params, g, mem.dp, mem.du], count, mem.rho)?;
-            Ok((rebuild(interp, &def, out)?, st))
+            lbfgs_update(interp, (u, st, p), m, scale_init)
         },
     )
+}
+
+/// The L-BFGS state of `params`: zero last params and updates, `m` rows of
+/// zero differences, zero weights, count 0.
+fn lbfgs_init(interp: &mut Interp, params: &Obj, m: i64) -> Result<Obj> {
+    let (leaves, def) = leaves_of(interp, params)?;
+    let zeros: Vec<Value> = leaves.iter().map(jops::zeros_like).collect();
+    let stacked: Vec<Value> = leaves
+        .iter()
+        .map(|l| {
+            let mut s = vec![m as usize];
+            s.extend(l.shape());
+            Value::Concrete(Array::zeros(&s, l.dtype()))
+        })
+        .collect();
+    let rho = Value::Concrete(Array::zeros(&[m as usize], DType::F32));
+    lbfgs_state(
+        interp,
+        &def,
+        [zeros.clone(), zeros, stacked.clone(), stacked],
+        zero_count(),
+        rho,
+    )
+}
+
+/// One L-BFGS step: the newest parameter and gradient differences enter the
+/// memory (from the second step on), and the gradient is preconditioned by
+/// the two-loop recursion.
+fn lbfgs_update(
+    interp: &mut Interp,
+    (u, st, p): (&Obj, &Obj, &Obj),
+    m: i64,
+    scale_init: bool,
+) -> Result<(Obj, Obj)> {
+    let (g, def) = leaves_of(interp, u)?;
+    let (params, _) = leaves_of(interp, p)?;
+    let (old_p, _) = leaves_of(interp, &field(st, "params")?)?;
+    let (old_u, _) = leaves_of(interp, &field(st, "updates")?)?;
+    let (dp_mem, _) = leaves_of(interp, &field(st, "diff_params_memory")?)?;
+    let (du_mem, _) = leaves_of(interp, &field(st, "diff_updates_memory")?)?;
+    let rho_mem = to_value(&field(st, "weights_memory")?)?;
+    let count = to_value(&field(st, "count")?)?;
+    let rem = |x: Value| jops::binary(crate::array::BinaryOp::Rem, &x, &i32v(m));
+    let idx = rem(count.clone())?;
+    let prev = rem(jops::sub(&count, &i32v(1))?)?;
+    let diff = |a: &[Value], b: &[Value]| -> Result<Vec<Value>> {
+        a.iter().zip(b).map(|(a, b)| jops::sub(a, b)).collect()
+    };
+    let (dp, du) = (diff(&params, &old_p)?, diff(&g, &old_u)?);
+    let v = vdot(&du, &dp)?;
+    let zero = jops::equal(&v, &c(0.0))?;
+    let weight = jops::select(&zero, &c(0.0), &jops::div(&c(1.0), &v)?)?;
+    let started = jops::greater(&count, &i32v(0))?;
+    let kept =
+        |xs: &[Value]| -> Result<Vec<Value>> { xs.iter().map(|x| keep_if(&started, x)).collect() };
+    let (dp, du) = (kept(&dp)?, kept(&du)?);
+    let weight = keep_if(&started, &weight)?;
+    let rows = |mem: &[Value], new: &[Value]| -> Result<Vec<Value>> {
+        mem.iter()
+            .zip(new)
+            .map(|(x, y)| set_row(x, &prev, y))
+            .collect()
+    };
+    let mem = Memory {
+        dp: rows(&dp_mem, &dp)?,
+        du: rows(&du_mem, &du)?,
+        rho: set_row(&rho_mem, &prev, &weight)?,
+    };
+    let scale = if scale_init {
+        identity_scale(&g, &dp, &du, &started)?
+    } else {
+        c(1.0)
+    };
+    let out = precondition(&g, &mem, &scale, &idx, m)?;
+    let count = Obj::Array(safe_increment(&count)?);
+    let st = lbfgs_state(interp, &def, [params, g, mem.dp, mem.du], count, mem.rho)?;
+    Ok((rebuild(interp, &def, out)?, st))
 }
 
 /// A concrete scalar, or the refusal for a traced line search.

@@ -13,7 +13,7 @@ use crate::{bail, ops as jops};
 use rustpython_parser::ast::Operator;
 
 use super::super::Builder;
-use super::base::{field, global_norm, leaves_of, tree_map};
+use super::base::{field, global_norm, leaves_of, tree_map, zip_leaves};
 
 fn tree(a: &Args, i: usize, name: &str, func: &str) -> Result<Obj> {
     a.req(Some(i), name, func)
@@ -181,25 +181,10 @@ pub(super) fn map_objs(
     trees: &[&Obj],
     mut f: impl FnMut(&mut Interp, &[Obj]) -> Result<Obj>,
 ) -> Result<Obj> {
-    let (first, def) = flatten(interp, trees[0])?;
-    let mut rest = vec![];
-    for t in &trees[1..] {
-        let (l, _) = flatten(interp, t)?;
-        if l.len() != first.len() {
-            bail!(
-                ValueError,
-                "Custom node type mismatch; expected a tree with {} leaves, got {}",
-                first.len(),
-                l.len()
-            );
-        }
-        rest.push(l);
-    }
-    let mut out = Vec::with_capacity(first.len());
-    for (i, x) in first.iter().enumerate() {
-        let mut leaves = vec![x.clone()];
-        leaves.extend(rest.iter().map(|l| l[i].clone()));
-        out.push(f(interp, &leaves)?);
+    let (rows, def) = zip_leaves(interp, trees, flatten)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        out.push(f(interp, row)?);
     }
     unflatten(interp, &def, &out)
 }

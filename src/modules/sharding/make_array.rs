@@ -22,7 +22,7 @@ use crate::sharding::{self, PartitionSpec, Placement};
 use crate::trace::Value;
 use crate::{bail, err};
 
-use super::placed::{shape_arg, SingleDeviceSharding};
+use super::placed::{shape_arg, uneven_tiling, SingleDeviceSharding};
 use super::NamedSharding;
 
 /// What a sharding argument says: the placement and, for a named one, the
@@ -64,20 +64,7 @@ fn target(sharding: &Obj, shape: &[usize]) -> Result<Target> {
 /// JAX's error for a shape the sharding does not split evenly.
 fn indivisible(s: &sharding::NamedSharding, shape: &[usize], repr: &str) -> Result<()> {
     s.spec.validate(&s.mesh, shape.len())?;
-    let tiling: Vec<usize> = (0..shape.len())
-        .map(|d| s.mesh.axes_size(s.spec.axes_of(d)))
-        .collect::<Result<_>>()?;
-    for (d, (&n, &t)) in shape.iter().zip(&tiling).enumerate() {
-        if n % t != 0 {
-            bail!(
-                ValueError,
-                "Sharding {repr} implies that array axis {d} is partitioned {t} times, but the dimension size is {n} (full shape: {}, per-dimension tiling factors: {:?} should evenly divide the shape)",
-                crate::array::fmt_shape(shape),
-                tiling
-            );
-        }
-    }
-    Ok(())
+    uneven_tiling(&s.mesh, &s.spec, shape, repr)
 }
 
 /// [`indivisible`] for a sharding known only by its placement.

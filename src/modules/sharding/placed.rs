@@ -296,6 +296,17 @@ fn target_placement(interp: &mut Interp, target: &Obj, shape: &[usize]) -> Resul
 /// checked first, with their own message.
 fn indivisible(mesh: &Mesh, spec: &PartitionSpec, shape: &[usize], repr: &str) -> Result<()> {
     indivisible_explicit(mesh, spec, shape)?;
+    uneven_tiling(mesh, spec, shape, repr)
+}
+
+/// JAX's error naming the sharding `repr`, its per-dimension tiling and the
+/// first dimension it does not divide.
+pub(super) fn uneven_tiling(
+    mesh: &Mesh,
+    spec: &PartitionSpec,
+    shape: &[usize],
+    repr: &str,
+) -> Result<()> {
     let tiling: Vec<usize> = (0..shape.len())
         .map(|d| mesh.axes_size(spec.axes_of(d)))
         .collect::<Result<_>>()?;
