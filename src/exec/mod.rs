@@ -207,14 +207,7 @@ pub fn eval_lanes(
     comm: &dyn Comm,
 ) -> Result<Vec<Vec<Array>>> {
     let lanes = comm.lanes();
-    if args.len() != jaxpr.invars.len() {
-        bail!(
-            TypeError,
-            "program takes {} inputs, got {}",
-            jaxpr.invars.len(),
-            args.len()
-        );
-    }
+    jaxpr.check_arity(args.len())?;
     let mut env = bind_inputs(jaxpr, args, lanes)?;
     let read = |env: &[Option<Vec<Array>>], a: &Atom| -> Result<Vec<Array>> {
         match a {

@@ -174,6 +174,19 @@ pub struct Jaxpr {
 }
 
 impl Jaxpr {
+    /// The TypeError for running the program on `given` inputs when it
+    /// takes another number.
+    pub fn check_arity(&self, given: usize) -> crate::error::Result<()> {
+        if given != self.invars.len() {
+            crate::bail!(
+                TypeError,
+                "program takes {} inputs, got {given}",
+                self.invars.len()
+            );
+        }
+        Ok(())
+    }
+
     /// The aval of a variable.
     pub fn aval(&self, v: Var) -> &Aval {
         &self.avals[v.0 as usize]

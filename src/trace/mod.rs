@@ -835,14 +835,7 @@ pub fn is_var(v: &Value, level: usize, var: Var) -> bool {
 /// jaxpr into the current one; with no trace it computes.
 pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Value]) -> Result<Vec<Value>> {
     let mut env: HashMap<Var, Value> = HashMap::new();
-    if args.len() != jaxpr.invars.len() {
-        bail!(
-            TypeError,
-            "program takes {} inputs, got {}",
-            jaxpr.invars.len(),
-            args.len()
-        );
-    }
+    jaxpr.check_arity(args.len())?;
     for (v, a) in jaxpr.invars.iter().zip(args) {
         env.insert(*v, a.clone());
     }

@@ -562,14 +562,7 @@ impl Devices for WorkerDevices {
 
 /// A program's inputs: one per input variable, one shard per device.
 fn check_inputs(body: &Jaxpr, args: &[Vec<Array>], n: usize) -> Result<()> {
-    if args.len() != body.invars.len() {
-        bail!(
-            TypeError,
-            "program takes {} inputs, got {}",
-            body.invars.len(),
-            args.len()
-        );
-    }
+    body.check_arity(args.len())?;
     if let Some(a) = args.iter().find(|a| a.len() != n) {
         bail!(
             RuntimeError,
