@@ -467,15 +467,7 @@ fn call_registered(
             bail!(RuntimeError, "{}: the arguments were lost", params.name());
         };
         let pos = crate::python::ops::iterate(pos)?;
-        let kw = match kwd {
-            Obj::Dict(d) => d
-                .borrow()
-                .items
-                .iter()
-                .map(|(k, v)| (crate::python::format::str_of(k), v.clone()))
-                .collect(),
-            _ => vec![],
-        };
+        let kw = Args::keywords_from(kwd);
         let result = interp
             .call(&callback, Args { pos, kw })
             .map_err(|e| failed_in_callback(&e))?;

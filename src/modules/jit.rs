@@ -801,15 +801,7 @@ impl Jitted {
                 next.unwrap_or(Obj::None)
             })
             .collect();
-        let mut kw: Vec<(String, Obj)> = match &rebuilt[1] {
-            Obj::Dict(d) => d
-                .borrow()
-                .items
-                .iter()
-                .map(|(k, v)| (crate::python::format::str_of(k), v.clone()))
-                .collect(),
-            _ => vec![],
-        };
+        let mut kw = Args::keywords_from(&rebuilt[1]);
         kw.extend(sig.static_kw.iter().cloned());
         Ok((interp.call(&self.fun, Args { pos, kw })?, fresh))
     }

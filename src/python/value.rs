@@ -23,6 +23,20 @@ pub struct Args {
 }
 
 impl Args {
+    /// The keyword arguments a dict stands for (`f(**d)`), each key as its
+    /// text; none for anything that is not a dict.
+    pub fn keywords_from(o: &Obj) -> Vec<(String, Obj)> {
+        match o {
+            Obj::Dict(d) => d
+                .borrow()
+                .items
+                .iter()
+                .map(|(k, v)| (super::format::str_of(k), v.clone()))
+                .collect(),
+            _ => vec![],
+        }
+    }
+
     /// Positional arguments only.
     pub fn new(pos: Vec<Obj>) -> Args {
         Args { pos, kw: vec![] }

@@ -96,28 +96,36 @@ fn put_at(node: &Obj, path: &[String], var: &Obj) -> Result<()> {
     for p in parents {
         cur = child(&cur, p)?;
     }
-    match &cur {
-        Obj::Instance(i) => set_iattr(i, last, var.clone()),
+    let what = "nnx.EMA.apply_to with variables inside";
+    set_child(&cur, last, var.clone(), what)
+}
+
+/// Sets the entry `key` of an nnx node (an object's attribute, a list's
+/// item by its position, a dict's entry by its key's text) to `value`;
+/// other containers are refused, named after `what`.
+pub(super) fn set_child(cur: &Obj, key: &str, value: Obj, what: &str) -> Result<()> {
+    match cur {
+        Obj::Instance(i) => set_iattr(i, key, value),
         Obj::List(l) => {
-            let k: usize = last.parse().map_err(|_| err!(KeyError, "{last}"))?;
+            let k: usize = key.parse().map_err(|_| err!(KeyError, "{key}"))?;
             if let Some(slot) = l.borrow_mut().get_mut(k) {
-                *slot = var.clone();
+                *slot = value;
             }
         }
         Obj::Dict(d) => {
-            let key = d
+            let found = d
                 .borrow()
                 .items
                 .iter()
-                .find(|(k, _)| str_of(k) == *last)
+                .find(|(k, _)| str_of(k) == key)
                 .map(|(k, _)| k.clone());
-            if let Some(k) = key {
-                d.borrow_mut().set(k, var.clone());
+            if let Some(k) = found {
+                d.borrow_mut().set(k, value);
             }
         }
         other => bail!(
             NotImplementedError,
-            "not supported by shardlab yet: nnx.EMA.apply_to with variables inside {}",
+            "not supported by shardlab yet: {what} {}",
             other.type_name()
         ),
     }

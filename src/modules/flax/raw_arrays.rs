@@ -95,31 +95,15 @@ pub(super) fn set_raw(node: &Obj, path: &[String], value: Obj) -> Result<bool> {
     if !matches!(child(&cur, last), Some(Obj::Array(_))) {
         return Ok(false);
     }
-    match &cur {
-        Obj::Instance(i) if is_nnx_module(i) => set_iattr(i, last, value),
-        Obj::List(l) => {
-            let k: usize = last.parse().unwrap_or(usize::MAX);
-            if let Some(slot) = l.borrow_mut().get_mut(k) {
-                *slot = value;
-            }
-        }
-        Obj::Dict(d) => {
-            let key = d
-                .borrow()
-                .items
-                .iter()
-                .map(|(k, _)| k.clone())
-                .find(|k| str_of(k) == *last);
-            if let Some(key) = key {
-                d.borrow_mut().set(key, value);
-            }
-        }
-        _ => bail!(
+    if matches!(&cur, Obj::Instance(i) if !is_nnx_module(i)) {
+        bail!(
             NotImplementedError,
             "not supported by shardlab yet: updating an array held in a {} of a module",
             cur.type_name()
-        ),
+        );
     }
+    let what = "updating an array held in a container of a module:";
+    super::ema::set_child(&cur, last, value, what)?;
     Ok(true)
 }
 
