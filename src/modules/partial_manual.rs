@@ -33,17 +33,8 @@ pub fn axis_names_arg(o: &Obj) -> Result<BTreeSet<String>> {
             o.type_name()
         );
     }
-    crate::python::ops::iterate(o)?
-        .iter()
-        .map(|x| match x {
-            Obj::Str(s) => Ok(s.to_string()),
-            other => bail!(
-                TypeError,
-                "axis names must be strings, got {}",
-                other.type_name()
-            ),
-        })
-        .collect()
+    let names = Obj::tuple(crate::python::ops::iterate(o)?);
+    Ok(super::lax::axis_names(&names)?.into_iter().collect())
 }
 
 /// JAX's error for specs that name an axis the map is not manual over.
