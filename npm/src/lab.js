@@ -119,8 +119,7 @@ export class Lab {
     } else if (m.kind === 'done') {
       cur.finish(m.out);
     } else {
-      const why = m.trapped ? `the engine trapped (${m.message}); its workers were restarted` : m.message;
-      cur.fail(new ShardlabError('InternalError', why));
+      cur.fail(failure(m));
       if (m.trapped) this._restart().catch(() => {});
     }
   }
@@ -407,4 +406,19 @@ export async function createLab(options) {
     throw e;
   }
   return lab;
+}
+
+// The error of a run whose coordinator failed. The browser's own stack
+// (about 1 MB in Chromium's workers) holds the engine's frames; nesting
+// the engine's bounds did not catch (dropping a million nested lists, say)
+// overflows it, which is Python's RecursionError, not an engine fault.
+function failure(m) {
+  if (!m.trapped) return new ShardlabError('InternalError', m.message);
+  if (/Maximum call stack size exceeded|too much recursion/.test(m.message)) {
+    return new ShardlabError(
+      'RecursionError',
+      "maximum recursion depth exceeded: the program nests deeper than the browser's stack holds; its workers were restarted",
+    );
+  }
+  return new ShardlabError('InternalError', `the engine trapped (${m.message}); its workers were restarted`);
 }

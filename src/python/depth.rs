@@ -17,8 +17,26 @@ use std::cell::Cell;
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// Most nested levels at once, over every kind of recursion.
-pub const LIMIT: usize = 6000;
+/// Most nested levels at once, over every kind of recursion: room for
+/// CPython's default of 1000 Python calls several expression levels deep
+/// each. A WebAssembly build's levels also take the browser's stack (see
+/// [`STACK_CALLS`]), so its bound is smaller: in Chromium a pytree walk 900
+/// levels deep overflowed that stack, and one 800 deep must not.
+#[cfg(not(target_arch = "wasm32"))]
+pub const LIMIT: usize = 20_000;
+#[cfg(target_arch = "wasm32")]
+pub const LIMIT: usize = 800;
+
+/// Most Python calls one inside another that the native stack holds,
+/// whatever `sys.setrecursionlimit` says. A browser runs WebAssembly on
+/// the engine's own stack, about 1 MB in Chromium's workers, which held
+/// 330 simple recursive calls and not 360 when measured; the bounds leave
+/// room for deeper expressions inside each call. Natively the program's
+/// thread has [`STACK_BYTES`], and [`LIMIT`] binds first.
+#[cfg(target_arch = "wasm32")]
+pub const STACK_CALLS: Option<usize> = Some(250);
+#[cfg(not(target_arch = "wasm32"))]
+pub const STACK_CALLS: Option<usize> = None;
 
 /// Stack size for a thread that runs programs: room for [`LIMIT`] levels
 /// of the largest frames (an expression inside a call inside an
@@ -48,6 +66,22 @@ pub fn recursion_error(during: &str) -> Error {
         ErrorKind::RecursionError,
         format!("maximum recursion depth exceeded{during}"),
     )
+}
+
+/// Fails with `RecursionError` where a call would make `running` frames
+/// (the module's included): past `sys.getrecursionlimit()` as in CPython,
+/// or past what the native stack holds ([`STACK_CALLS`]), saying so.
+pub fn check_calls(running: usize) -> Result<()> {
+    if running > python_limit() {
+        return Err(recursion_error(""));
+    }
+    match STACK_CALLS {
+        Some(most) if running > most => Err(recursion_error(&format!(
+            " (this build's stack holds {most} nested Python calls; \
+             CPython's default limit is {PYTHON_LIMIT})"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Enters one more level, or fails with `RecursionError` past [`LIMIT`].
@@ -83,6 +117,9 @@ pub fn take_overflow() -> Option<Error> {
 pub const PYTHON_LIMIT: usize = 1000;
 
 thread_local! {
+    /// The run's recursion limit (`sys.setrecursionlimit`), published for
+    /// the reprs, which count against it without the interpreter at hand.
+    static PY_LIMIT: Cell<usize> = const { Cell::new(PYTHON_LIMIT) };
     /// The Python functions running now (the interpreter's call depth).
     static FRAMES: Cell<usize> = const { Cell::new(0) };
     /// The containers whose repr is being built, one inside the other.
@@ -93,6 +130,16 @@ thread_local! {
 /// Python's recursion limit.
 pub fn set_frames(n: usize) {
     FRAMES.with(|f| f.set(n));
+}
+
+/// Publishes the run's recursion limit (`sys.setrecursionlimit`).
+pub fn set_python_limit(n: usize) {
+    PY_LIMIT.with(|l| l.set(n));
+}
+
+/// The recursion limit the running program set, or Python's default.
+pub fn python_limit() -> usize {
+    PY_LIMIT.with(|l| l.get())
 }
 
 /// One level of a container's repr, released when dropped.
@@ -126,7 +173,7 @@ const DURING_REPR: &str = " while getting the repr of an object";
 pub fn repr_level() -> Result<ReprLevel> {
     let level = REPRS.with(|r| r.get()) + 1;
     let frames = FRAMES.with(|f| f.get());
-    if level + 2 + frames.saturating_sub(1) >= PYTHON_LIMIT {
+    if level + 2 + frames.saturating_sub(1) >= python_limit() {
         return Err(recursion_error(DURING_REPR));
     }
     let native = enter().map_err(|_| recursion_error(DURING_REPR))?;
@@ -141,4 +188,5 @@ pub fn reset() {
     OVERFLOWED.with(|o| o.set(None));
     FRAMES.with(|f| f.set(0));
     REPRS.with(|r| r.set(0));
+    PY_LIMIT.with(|l| l.set(PYTHON_LIMIT));
 }

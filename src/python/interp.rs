@@ -1432,9 +1432,8 @@ impl Interp {
     }
 
     fn call_function(&mut self, func: &Rc<Function>, args: Args) -> Result<Obj> {
-        if self.depth > 200 {
-            return Err(super::depth::recursion_error(""));
-        }
+        // CPython counts the module's frame and the one being entered.
+        super::depth::check_calls(self.depth + 2)?;
         let scope = ScopeData::new(Some(func.closure.clone()));
         self.bind_params(func, args, &scope)?;
         if func.is_generator {

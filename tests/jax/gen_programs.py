@@ -7,6 +7,11 @@ and lists as lists, dicts as objects), or the exception it raised: the class
 name, the names of its base classes, the message and the line of the program
 where it was raised (the innermost frame inside the program).
 
+A program whose first line is `# run as a script` is run as `python NAME.py`
+in a fresh interpreter instead, for what this harness's own frames would
+change (the recursion depth a program reaches): only its stdout is kept,
+and it must end without an error.
+
 Usage, from the repository root:
     /path/to/venv/bin/python tests/jax/gen_programs.py [NAME ...]
 """
@@ -15,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import traceback
 import warnings
@@ -59,6 +65,12 @@ def run(name):
         "versions": {"jax": jax.__version__, "jaxlib": jax.lib.__version__ if hasattr(jax, "lib") else None,
                      "numpy": np.__version__, "python": sys.version.split()[0]},
     }
+    if source.startswith("# run as a script\n"):
+        done = subprocess.run([sys.executable, path], capture_output=True, text=True, check=True)
+        record["stdout"] = done.stdout
+        record["result"] = None
+        write(name, record)
+        return
     out = io.StringIO()
     namespace = {"__name__": "__main__"}
     try:
@@ -84,6 +96,10 @@ def run(name):
             "message": str(e).split("\n")[0],
             "line": line,
         }
+    write(name, record)
+
+
+def write(name, record):
     with open(os.path.join(OUT, name + ".json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
         f.write("\n")

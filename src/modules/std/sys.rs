@@ -3,11 +3,9 @@
 //! `sys.exit(code)` raises `SystemExit`; a program that ends with code 0
 //! or None ends normally.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use crate::bail;
 use crate::error::Result;
+use crate::python::depth;
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
@@ -21,8 +19,6 @@ const VERSION: &str = "3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0]";
 
 /// The `sys` module.
 pub fn module() -> Obj {
-    let limit = Rc::new(Cell::new(1000i64));
-    let set_limit = limit.clone();
     let mut b = Builder::new("sys");
     b.attr("version", Obj::str(VERSION))
         .attr(
@@ -52,8 +48,10 @@ pub fn module() -> Obj {
             let exc = i.call(&class, Args::new(a.pos.clone()))?;
             Err(i.raise(exc)?)
         })
-        .func("getrecursionlimit", move |_, _| Ok(Obj::Int(limit.get())))
-        .func("setrecursionlimit", move |_, a| {
+        .func("getrecursionlimit", |_, _| {
+            Ok(Obj::Int(depth::python_limit() as i64))
+        })
+        .func("setrecursionlimit", |i, a| {
             let n =
                 crate::python::builtins::to_int(&a.req(Some(0), "limit", "setrecursionlimit")?)?;
             if n < 1 {
@@ -62,7 +60,18 @@ pub fn module() -> Obj {
                     "recursion limit must be greater or equal than 1"
                 );
             }
-            set_limit.set(n);
+            // CPython counts the module's frame and this call.
+            let running = i.depth as i64 + 2;
+            if n <= running {
+                bail!(
+                    RecursionError,
+                    "cannot set the recursion limit to {n} at the recursion depth {running}: \
+                     the limit is too low"
+                );
+            }
+            // Past the native stack's bound, deep recursion still ends in
+            // RecursionError, only sooner than CPython's would.
+            depth::set_python_limit(usize::try_from(n).unwrap_or(usize::MAX));
             Ok(Obj::None)
         })
         .func("getdefaultencoding", |_, _| Ok(Obj::str("utf-8")));
