@@ -127,6 +127,47 @@ fn cgemm_batched(a: &[C64], b: &[C64], nb: usize, m: usize, k: usize, n: usize) 
     out
 }
 
+/// JAX's checks of `dot_general`'s dimension numbers against the operands'
+/// shapes `ls` and `rs`, with its messages.
+fn check_dot_general(
+    ls: &[usize],
+    rs: &[usize],
+    (lc, rc): (&[usize], &[usize]),
+    (lb, rb): (&[usize], &[usize]),
+) -> Result<()> {
+    if lc.len() != rc.len() || lb.len() != rb.len() {
+        bail!(
+            TypeError,
+            "dot_general requires equal numbers of lhs and rhs contracting ({:?} vs {:?}) and batch ({:?} vs {:?}) dimensions, for shapes {} and {}",
+            lc,
+            rc,
+            lb,
+            rb,
+            fmt_shape(ls),
+            fmt_shape(rs)
+        );
+    }
+    check_dims("lhs batch", lb, ls, &[])?;
+    check_dims("rhs batch", rb, rs, &[])?;
+    check_dims("lhs contracting", lc, ls, lb)?;
+    check_dims("rhs contracting", rc, rs, rb)?;
+    for (kind, l, r) in [("batch", lb, rb), ("contracting", lc, rc)] {
+        for (&a, &b) in l.iter().zip(r) {
+            if ls[a] != rs[b] {
+                bail!(
+                    TypeError,
+                    "dot_general requires {kind} dimensions to have the same size: lhs dimension {a} has size {} but rhs dimension {b} has size {} (shapes {} and {})",
+                    ls[a],
+                    rs[b],
+                    fmt_shape(ls),
+                    fmt_shape(rs)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_dims(what: &str, dims: &[usize], shape: &[usize], other: &[usize]) -> Result<()> {
     for (i, &d) in dims.iter().enumerate() {
         if d >= shape.len() || dims[..i].contains(&d) || other.contains(&d) {
@@ -155,36 +196,7 @@ impl Array {
         let (lc, rc) = contracting;
         let (lb, rb) = batch;
         let (ls, rs) = (lhs.shape(), rhs.shape());
-        if lc.len() != rc.len() || lb.len() != rb.len() {
-            bail!(
-                TypeError,
-                "dot_general requires equal numbers of lhs and rhs contracting ({:?} vs {:?}) and batch ({:?} vs {:?}) dimensions, for shapes {} and {}",
-                lc,
-                rc,
-                lb,
-                rb,
-                fmt_shape(ls),
-                fmt_shape(rs)
-            );
-        }
-        check_dims("lhs batch", lb, ls, &[])?;
-        check_dims("rhs batch", rb, rs, &[])?;
-        check_dims("lhs contracting", lc, ls, lb)?;
-        check_dims("rhs contracting", rc, rs, rb)?;
-        for (kind, l, r) in [("batch", lb, rb), ("contracting", lc, rc)] {
-            for (&a, &b) in l.iter().zip(r) {
-                if ls[a] != rs[b] {
-                    bail!(
-                        TypeError,
-                        "dot_general requires {kind} dimensions to have the same size: lhs dimension {a} has size {} but rhs dimension {b} has size {} (shapes {} and {})",
-                        ls[a],
-                        rs[b],
-                        fmt_shape(ls),
-                        fmt_shape(rs)
-                    );
-                }
-            }
-        }
+        check_dot_general(ls, rs, contracting, batch)?;
         let lfree: Vec<usize> = (0..ls.len())
             .filter(|d| !lb.contains(d) && !lc.contains(d))
             .collect();

@@ -141,10 +141,6 @@ impl Array {
             }
         }
         let (moved, _, run) = self.runs_over(op.name(), axes)?;
-        let sum = |r: &[f32]| match xla_order {
-            true => xla_reduce_f32(r, 0.0, |a, b| a + b),
-            false => sum_f32(r),
-        };
         if run == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
             bail!(
                 ValueError,
@@ -154,57 +150,22 @@ impl Array {
                 fmt_shape(self.shape())
             );
         }
+        let runs = Runs {
+            run,
+            n: crate::array::numel(&out_shape),
+            xla_order,
+        };
         let buffer = match (op, moved.buffer()) {
             (ReduceOp::Any | ReduceOp::All, _) => {
                 let nz: Vec<bool> = moved.to_f64_vec().iter().map(|&v| v != 0.0).collect();
-                let n = crate::array::numel(&out_shape);
-                let all = op == ReduceOp::All;
-                let out: Vec<bool> = (0..n)
-                    .map(|i| {
-                        let r = &nz[i * run..(i + 1) * run];
-                        if all {
-                            r.iter().all(|&b| b)
-                        } else {
-                            r.iter().any(|&b| b)
-                        }
-                    })
-                    .collect();
-                Buffer::Bool(out.into())
+                Buffer::Bool(runs.any_all(&nz, op == ReduceOp::All).into())
             }
-            (_, Buffer::F32(d)) => {
-                let n = crate::array::numel(&out_shape);
-                let out: Vec<f32> = (0..n)
-                    .map(|i| {
-                        let r = &d[i * run..(i + 1) * run];
-                        match op {
-                            ReduceOp::Sum => sum(r),
-                            ReduceOp::Prod if xla_order => xla_reduce_f32(r, 1.0, |a, b| a * b),
-                            ReduceOp::Prod => r.iter().product(),
-                            ReduceOp::Max => r.iter().copied().fold(f32::NEG_INFINITY, f32_max),
-                            ReduceOp::Min => r.iter().copied().fold(f32::INFINITY, f32_min),
-                            _ => unreachable!(),
-                        }
-                    })
-                    .collect();
-                Buffer::F32(out.into())
-            }
-            (ReduceOp::Sum, Buffer::C64(d)) => {
-                let n = crate::array::numel(&out_shape);
-                let out: Vec<super::C64> = (0..n)
-                    .map(|i| {
-                        let r = &d[i * run..(i + 1) * run];
-                        let re: Vec<f32> = r.iter().map(|v| v.re).collect();
-                        let im: Vec<f32> = r.iter().map(|v| v.im).collect();
-                        super::C64::new(sum(&re), sum(&im))
-                    })
-                    .collect();
-                Buffer::C64(out.into())
-            }
+            (_, Buffer::F32(d)) => Buffer::F32(runs.f32(d, op).into()),
+            (ReduceOp::Sum, Buffer::C64(d)) => Buffer::C64(runs.sum_c64(d).into()),
             (ReduceOp::Prod, Buffer::C64(d)) => {
-                let n = crate::array::numel(&out_shape);
                 let one = super::C64::real(1.0);
-                let out: Vec<super::C64> = (0..n)
-                    .map(|i| d[i * run..(i + 1) * run].iter().fold(one, |a, &b| a * b))
+                let out: Vec<super::C64> = (0..runs.n)
+                    .map(|i| runs.of(d, i).iter().fold(one, |a, &b| a * b))
                     .collect();
                 Buffer::C64(out.into())
             }
@@ -213,44 +174,13 @@ impl Array {
                 "not supported by shardlab yet: complex64 in reduce_{}",
                 op.name()
             ),
-            (_, Buffer::U32(d)) => {
-                let n = crate::array::numel(&out_shape);
-                let out: Vec<u32> = (0..n)
-                    .map(|i| {
-                        let r = &d[i * run..(i + 1) * run];
-                        match op {
-                            ReduceOp::Sum => r.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
-                            ReduceOp::Prod => r.iter().fold(1u32, |a, &b| a.wrapping_mul(b)),
-                            ReduceOp::Max => r.iter().copied().max().unwrap_or(0),
-                            ReduceOp::Min => r.iter().copied().min().unwrap_or(u32::MAX),
-                            _ => unreachable!(),
-                        }
-                    })
-                    .collect();
-                Buffer::U32(out.into())
-            }
-            (_, Buffer::I32(_)) | (_, Buffer::Bool(_)) => {
-                let is_bool = moved.dtype() == DType::Bool;
-                let ints: Vec<i32> = match moved.buffer() {
-                    Buffer::I32(d) => d.to_vec(),
-                    Buffer::Bool(d) => d.iter().map(|&b| b as i32).collect(),
-                    Buffer::F32(_) | Buffer::C64(_) | Buffer::U32(_) => unreachable!(),
-                };
-                let n = crate::array::numel(&out_shape);
-                let out: Vec<i32> = (0..n)
-                    .map(|i| {
-                        let r = &ints[i * run..(i + 1) * run];
-                        match op {
-                            ReduceOp::Sum => r.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
-                            ReduceOp::Prod => r.iter().fold(1i32, |a, &b| a.wrapping_mul(b)),
-                            ReduceOp::Max => *r.iter().max().unwrap_or(&i32::MIN),
-                            ReduceOp::Min => *r.iter().min().unwrap_or(&i32::MAX),
-                            _ => unreachable!(),
-                        }
-                    })
-                    .collect();
+            (_, Buffer::U32(d)) => Buffer::U32(runs.u32(d, op).into()),
+            (_, Buffer::I32(d)) => Buffer::I32(runs.i32(d, op).into()),
+            (_, Buffer::Bool(d)) => {
+                let ints: Vec<i32> = d.iter().map(|&b| b as i32).collect();
+                let out = runs.i32(&ints, op);
                 // max/min of bool stay bool, as in jnp.
-                if is_bool && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+                if matches!(op, ReduceOp::Max | ReduceOp::Min) {
                     Buffer::Bool(out.iter().map(|&v| v != 0).collect())
                 } else {
                     Buffer::I32(out.into())
@@ -485,5 +415,92 @@ mod tests {
         assert_eq!(c.dtype(), DType::I32);
         assert_eq!(c.to_f64_vec(), vec![1., 1., 1.]);
         assert!(Array::zeros(&[0], DType::F32).argmax(0, false).is_err());
+    }
+}
+
+/// A reduction's input laid out as `n` runs of `run` values, one run per
+/// output element, and whether sums follow XLA's order (small inputs).
+struct Runs {
+    run: usize,
+    n: usize,
+    xla_order: bool,
+}
+
+impl Runs {
+    /// The `i`th run of `d`.
+    fn of<'a, T>(&self, d: &'a [T], i: usize) -> &'a [T] {
+        &d[i * self.run..(i + 1) * self.run]
+    }
+
+    fn sum_f32(&self, r: &[f32]) -> f32 {
+        match self.xla_order {
+            true => xla_reduce_f32(r, 0.0, |a, b| a + b),
+            false => sum_f32(r),
+        }
+    }
+
+    fn any_all(&self, nz: &[bool], all: bool) -> Vec<bool> {
+        (0..self.n)
+            .map(|i| match all {
+                true => self.of(nz, i).iter().all(|&b| b),
+                false => self.of(nz, i).iter().any(|&b| b),
+            })
+            .collect()
+    }
+
+    fn f32(&self, d: &[f32], op: ReduceOp) -> Vec<f32> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                match op {
+                    ReduceOp::Prod if self.xla_order => xla_reduce_f32(r, 1.0, |a, b| a * b),
+                    ReduceOp::Prod => r.iter().product(),
+                    ReduceOp::Max => r.iter().copied().fold(f32::NEG_INFINITY, f32_max),
+                    ReduceOp::Min => r.iter().copied().fold(f32::INFINITY, f32_min),
+                    _ => self.sum_f32(r),
+                }
+            })
+            .collect()
+    }
+
+    /// Sums of complex runs: the real and imaginary parts summed apart.
+    fn sum_c64(&self, d: &[super::C64]) -> Vec<super::C64> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                let re: Vec<f32> = r.iter().map(|v| v.re).collect();
+                let im: Vec<f32> = r.iter().map(|v| v.im).collect();
+                super::C64::new(self.sum_f32(&re), self.sum_f32(&im))
+            })
+            .collect()
+    }
+
+    /// Integer sums and products wrap, as XLA's do.
+    fn u32(&self, d: &[u32], op: ReduceOp) -> Vec<u32> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                match op {
+                    ReduceOp::Prod => r.iter().fold(1u32, |a, &b| a.wrapping_mul(b)),
+                    ReduceOp::Max => r.iter().copied().max().unwrap_or(0),
+                    ReduceOp::Min => r.iter().copied().min().unwrap_or(u32::MAX),
+                    _ => r.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+                }
+            })
+            .collect()
+    }
+
+    fn i32(&self, d: &[i32], op: ReduceOp) -> Vec<i32> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                match op {
+                    ReduceOp::Prod => r.iter().fold(1i32, |a, &b| a.wrapping_mul(b)),
+                    ReduceOp::Max => r.iter().copied().max().unwrap_or(i32::MIN),
+                    ReduceOp::Min => r.iter().copied().min().unwrap_or(i32::MAX),
+                    _ => r.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+                }
+            })
+            .collect()
     }
 }

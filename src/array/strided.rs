@@ -219,10 +219,41 @@ pub(crate) fn zip_broadcast<A: Copy, B: Copy, R: Copy>(
     if n == 0 {
         return Arc::from([]);
     }
-    // Merge axes over which both operands are contiguous together, so that
-    // a row or column broadcast has one long innermost axis.
-    let sa = broadcast_strides(a_shape, out);
-    let sb = broadcast_strides(b_shape, out);
+    let (sh, ta, tb) = merged_axes(
+        &broadcast_strides(a_shape, out),
+        &broadcast_strides(b_shape, out),
+        out,
+    );
+    let nd = sh.len();
+    let (len, da, db) = (sh[nd - 1], ta[nd - 1], tb[nd - 1]);
+    let outer = &sh[..nd - 1];
+    let mut arc = filled(n, f(a[0], b[0]));
+    let res = Arc::get_mut(&mut arc).expect("a fresh Arc is unique");
+    // Both operands advance together through the outer axes: an odometer
+    // over them carries both positions.
+    let mut counter = vec![0usize; outer.len()];
+    let (mut pa, mut pb) = (0isize, 0isize);
+    for dst in res.chunks_exact_mut(len) {
+        fill_row(dst, (a, pa, da), (b, pb, db), &f);
+        for k in (0..outer.len()).rev() {
+            counter[k] += 1;
+            pa += ta[k];
+            pb += tb[k];
+            if counter[k] < outer[k] {
+                break;
+            }
+            pa -= ta[k] * outer[k] as isize;
+            pb -= tb[k] * outer[k] as isize;
+            counter[k] = 0;
+        }
+    }
+    arc
+}
+
+/// The output's axes with those over which both operands are contiguous
+/// merged, so that a row or column broadcast has one long innermost axis:
+/// the merged lengths and each operand's strides. Size-1 axes drop out.
+fn merged_axes(sa: &[isize], sb: &[isize], out: &[usize]) -> (Vec<usize>, Vec<isize>, Vec<isize>) {
     let mut sh: Vec<usize> = Vec::new();
     let mut ta: Vec<isize> = Vec::new();
     let mut tb: Vec<isize> = Vec::new();
@@ -243,55 +274,46 @@ pub(crate) fn zip_broadcast<A: Copy, B: Copy, R: Copy>(
         ta.push(sa[k]);
         tb.push(sb[k]);
     }
-    let nd = sh.len();
-    let (len, da, db) = (sh[nd - 1], ta[nd - 1], tb[nd - 1]);
-    let outer = &sh[..nd - 1];
-    let mut arc = filled(n, f(a[0], b[0]));
-    let res = Arc::get_mut(&mut arc).expect("a fresh Arc is unique");
-    // Both operands advance together through the outer axes: an odometer
-    // over them carries both positions.
-    let mut counter = vec![0usize; outer.len()];
-    let (mut pa, mut pb) = (0isize, 0isize);
-    for dst in res.chunks_exact_mut(len) {
-        let (x, y) = (pa as usize, pb as usize);
-        match (da, db) {
-            (1, 1) => {
-                for (d, (&p, &q)) in dst.iter_mut().zip(a[x..x + len].iter().zip(&b[y..y + len])) {
-                    *d = f(p, q);
-                }
-            }
-            (0, 1) => {
-                let p = a[x];
-                for (d, &q) in dst.iter_mut().zip(&b[y..y + len]) {
-                    *d = f(p, q);
-                }
-            }
-            (1, 0) => {
-                let q = b[y];
-                for (d, &p) in dst.iter_mut().zip(&a[x..x + len]) {
-                    *d = f(p, q);
-                }
-            }
-            _ => {
-                for (j, d) in dst.iter_mut().enumerate() {
-                    let j = j as isize;
-                    *d = f(a[(pa + j * da) as usize], b[(pb + j * db) as usize]);
-                }
+    (sh, ta, tb)
+}
+
+/// One innermost row of [`zip_broadcast`]: each operand is a buffer, the
+/// row's start in it and its stride along the row (1 or 0 in the common
+/// cases, which get tight loops).
+#[inline]
+fn fill_row<A: Copy, B: Copy, R: Copy>(
+    dst: &mut [R],
+    (a, pa, da): (&[A], isize, isize),
+    (b, pb, db): (&[B], isize, isize),
+    f: &impl Fn(A, B) -> R,
+) {
+    let len = dst.len();
+    let (x, y) = (pa as usize, pb as usize);
+    match (da, db) {
+        (1, 1) => {
+            for (d, (&p, &q)) in dst.iter_mut().zip(a[x..x + len].iter().zip(&b[y..y + len])) {
+                *d = f(p, q);
             }
         }
-        for k in (0..outer.len()).rev() {
-            counter[k] += 1;
-            pa += ta[k];
-            pb += tb[k];
-            if counter[k] < outer[k] {
-                break;
+        (0, 1) => {
+            let p = a[x];
+            for (d, &q) in dst.iter_mut().zip(&b[y..y + len]) {
+                *d = f(p, q);
             }
-            pa -= ta[k] * outer[k] as isize;
-            pb -= tb[k] * outer[k] as isize;
-            counter[k] = 0;
+        }
+        (1, 0) => {
+            let q = b[y];
+            for (d, &p) in dst.iter_mut().zip(&a[x..x + len]) {
+                *d = f(p, q);
+            }
+        }
+        _ => {
+            for (j, d) in dst.iter_mut().enumerate() {
+                let j = j as isize;
+                *d = f(a[(pa + j * da) as usize], b[(pb + j * db) as usize]);
+            }
         }
     }
-    arc
 }
 
 #[cfg(test)]

@@ -176,6 +176,34 @@ fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u32]) -> R) -> R {
     })
 }
 
+/// [`all_reduce`] of at most [`SMALL_ALLREDUCE_WORDS`] words: every member
+/// writes its words once, and each reads all of them and reduces them in
+/// rank order.
+fn all_reduce_small(
+    ctx: &DeviceCtx,
+    what: &str,
+    (op, dtype): (ReduceOp, DType),
+    members: &[usize],
+    words: Words,
+    mut put: impl FnMut(usize, &[u32]),
+) -> Result<()> {
+    let (fabric, me, n) = (ctx.fabric, ctx.position, words.len());
+    let e0 = fabric.epoch(me);
+    words.write(fabric, me, half_offset(fabric, e0), 0, n);
+    fabric.barrier(me, what)?;
+    let base = half_offset(fabric, e0);
+    let mut acc = [0u32; SMALL_ALLREDUCE_WORDS];
+    let mut buf = [0u32; SMALL_ALLREDUCE_WORDS];
+    let (acc, buf) = (&mut acc[..n], &mut buf[..n]);
+    fabric.read(members[0], base, acc);
+    for &src in &members[1..] {
+        fabric.read(src, base, buf);
+        fold(op, dtype, acc, buf);
+    }
+    put(0, acc);
+    Ok(())
+}
+
 /// All-reduce of `words` (values of `dtype`) over the group `members`, in
 /// which this device has rank `rank`: reduce-scatter then all-gather, so each
 /// member reduces `1/p` of the data, reading its share from every member in
@@ -204,20 +232,7 @@ pub(crate) fn all_reduce(
     }
     let half = half_words(fabric);
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
-        let e0 = fabric.epoch(me);
-        words.write(fabric, me, half_offset(fabric, e0), 0, n);
-        fabric.barrier(me, what)?;
-        let base = half_offset(fabric, e0);
-        let mut acc = [0u32; SMALL_ALLREDUCE_WORDS];
-        let mut buf = [0u32; SMALL_ALLREDUCE_WORDS];
-        let (acc, buf) = (&mut acc[..n], &mut buf[..n]);
-        fabric.read(members[0], base, acc);
-        for &src in &members[1..] {
-            fabric.read(src, base, buf);
-            fold(op, dtype, acc, buf);
-        }
-        put(0, acc);
-        return Ok(());
+        return all_reduce_small(ctx, what, (op, dtype), members, words, put);
     }
 
     // Each half holds [this member's reduced share of a piece | a piece].

@@ -336,26 +336,7 @@ pub fn shard_map_named(
         },
         check_vma,
     };
-    let mut local = Vec::with_capacity(args.len());
-    for (i, (a, spec)) in args.iter().zip(in_specs).enumerate() {
-        let aval = a.aval();
-        spec.validate(mesh, aval.shape.len()).map_err(|e| {
-            crate::err!(
-                ValueError,
-                "shard_map in_specs[{i}] {spec} for argument {i} of shape {}: {}",
-                crate::ir::fmt_shape(&aval.shape),
-                e.message
-            )
-        })?;
-        local.push(proto.local_aval(&aval, spec).map_err(|e| {
-            crate::err!(
-                ValueError,
-                "shard_map argument {i} of shape {} with in_specs[{i}] {spec}: {}",
-                crate::ir::fmt_shape(&aval.shape),
-                e.message
-            )
-        })?);
-    }
+    let local = local_avals(&proto, args)?;
     let traced = if crate::trace::tracing() {
         trace(&local, proto.frame(), f)?
     } else {
@@ -371,27 +352,7 @@ pub fn shard_map_named(
         crate::trace::trace_map_body(&local, proto.frame(), devices, f)?
     };
     let outs = traced.jaxpr.out_avals();
-    if outs.len() != out_specs.len() {
-        bail!(
-            ValueError,
-            "shard_map out_specs has {} entries but the function returned {} outputs",
-            out_specs.len(),
-            outs.len()
-        );
-    }
-    for (i, (o, spec)) in outs.iter().zip(out_specs).enumerate() {
-        if spec.entries.len() > o.shape.len() {
-            bail!(
-                ValueError,
-                "shard_map out_specs[{i}] is {spec} which has length {}, but output {i} has shape {o}, which has rank {} (and {} < {}). For scalar outputs use P().",
-                spec.entries.len(),
-                o.shape.len(),
-                o.shape.len(),
-                spec.entries.len()
-            );
-        }
-        spec.validate(mesh, o.shape.len())?;
-    }
+    check_out_specs(mesh, &outs, out_specs)?;
     if check_vma {
         let eager;
         let names = if crate::trace::tracing() {
@@ -421,6 +382,59 @@ pub fn shard_map_named(
         ..proto
     };
     bind(Prim::ShardMap(Arc::new(params)), &all)
+}
+
+/// Each argument's per-device aval under its in_spec, after JAX's checks of
+/// the spec against the mesh and the argument's rank.
+fn local_avals(proto: &ShardMapParams, args: &[Value]) -> Result<Vec<Aval>> {
+    let mut local = Vec::with_capacity(args.len());
+    for (i, (a, spec)) in args.iter().zip(&proto.in_specs).enumerate() {
+        let aval = a.aval();
+        spec.validate(&proto.mesh, aval.shape.len()).map_err(|e| {
+            crate::err!(
+                ValueError,
+                "shard_map in_specs[{i}] {spec} for argument {i} of shape {}: {}",
+                crate::ir::fmt_shape(&aval.shape),
+                e.message
+            )
+        })?;
+        local.push(proto.local_aval(&aval, spec).map_err(|e| {
+            crate::err!(
+                ValueError,
+                "shard_map argument {i} of shape {} with in_specs[{i}] {spec}: {}",
+                crate::ir::fmt_shape(&aval.shape),
+                e.message
+            )
+        })?);
+    }
+    Ok(local)
+}
+
+/// JAX's checks of the out_specs against the body's outputs: one spec per
+/// output, no longer than its rank, naming mesh axes.
+fn check_out_specs(mesh: &Mesh, outs: &[Aval], out_specs: &[PartitionSpec]) -> Result<()> {
+    if outs.len() != out_specs.len() {
+        bail!(
+            ValueError,
+            "shard_map out_specs has {} entries but the function returned {} outputs",
+            out_specs.len(),
+            outs.len()
+        );
+    }
+    for (i, (o, spec)) in outs.iter().zip(out_specs).enumerate() {
+        if spec.entries.len() > o.shape.len() {
+            bail!(
+                ValueError,
+                "shard_map out_specs[{i}] is {spec} which has length {}, but output {i} has shape {o}, which has rank {} (and {} < {}). For scalar outputs use P().",
+                spec.entries.len(),
+                o.shape.len(),
+                o.shape.len(),
+                spec.entries.len()
+            );
+        }
+        spec.validate(mesh, o.shape.len())?;
+    }
+    Ok(())
 }
 
 /// JAX's check that every output is replicated over the mesh axes its
