@@ -100,7 +100,7 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
             prim: prim.clone(),
             inputs: invars.into_iter().map(Atom::Var).collect(),
             outputs: outvars.clone(),
-            source: None,
+            source: crate::trace::current_source(),
             called_as: None,
         }],
         outvars: outvars.into_iter().map(Atom::Var).collect(),
@@ -302,12 +302,25 @@ fn lower_jaxpr(mesh: &Mesh, jaxpr: &Jaxpr, ins: Vec<Local>) -> Result<Vec<Local>
             .map(|v| jaxpr.aval(*v).shape.clone())
             .collect();
         let wanted = wanted_layouts(mesh, &eqn.prim, &ins, &outs)?;
-        let results = lower::lower_eqn(mesh, eqn, &ins, &outs, &wanted)?;
+        let results = at_source(eqn, || lower::lower_eqn(mesh, eqn, &ins, &outs, &wanted))?;
         for (v, l) in eqn.outputs.iter().zip(results) {
             env[v.0 as usize] = Some(l);
         }
     }
     jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+/// Runs `f` (which emits the per-device equations of `eqn`) with `eqn`'s
+/// program line as the source of what it emits, so that every collective
+/// inserted for an operation names that operation's line in the run report.
+fn at_source<T>(eqn: &Eqn, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let Some(src) = &eqn.source else {
+        return f();
+    };
+    let outer = crate::trace::set_source(Some(src.clone()));
+    let out = f();
+    crate::trace::set_source(outer);
+    out
 }
 
 /// The layouts the family's sharding rule gives the results (None where

@@ -235,6 +235,7 @@ thread_local! {
 /// A position in the program and the function running there: the user
 /// frame JAX records with every equation (`file:line:col (function)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Source {
     /// 1-based line.
     pub line: u32,
