@@ -5,6 +5,7 @@
 //! them on every device (see `exec`). Devices never see the user's code, only
 //! this.
 
+mod dead;
 mod print;
 
 pub use print::{equation as equation_text, str_repr, typed as typed_text};

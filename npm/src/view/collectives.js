@@ -1,10 +1,20 @@
 // Every collective of a map in execution order, each a card that can be
-// played step by step (collective_play.js), with its parameters, groups and
-// bytes moved. Internal steps (collective_names.js) are folded behind a
-// toggle so the collectives the program asked for stay near the top.
+// played step by step (collective_play.js), with its parameters, groups,
+// bytes moved and the program line it came from (for a jit, the operation
+// whose operands' shardings made the partitioner insert it). Internal steps
+// (collective_names.js) are folded behind a toggle so the collectives the
+// program asked for stay near the top.
 import { el } from './dom.js';
 import { describe } from './collective_names.js';
 import { renderPlayer } from './collective_play.js';
+
+// Where a collective came from: in a jit's program, the operation the
+// partitioner inserted it for; elsewhere the program's own call.
+function origin(c, map) {
+  if (c.line == null) return null;
+  const text = map.kind === 'jit' ? `inserted by jit at line ${c.line}` : `line ${c.line}`;
+  return el('span', { class: 'collective-line', 'data-line': c.line }, text);
+}
 
 function card(c, i, map) {
   const d = describe(c);
@@ -14,7 +24,7 @@ function card(c, i, map) {
   const jaxprName = d.name !== c.name ? el('span', { class: 'dim' }, ` (jaxpr: ${c.name}${c.called_as === 'pmean' ? ', then a division' : ''})`) : null;
   return el('li', { class: 'collective', 'data-collective': c.name, 'data-name': d.name, 'data-internal': d.internal ? 'true' : 'false' },
     el('div', { class: 'collective-head' },
-      el('strong', {}, `${i + 1}. ${d.name}`), jaxprName, ' ', el('code', {}, params)),
+      el('strong', {}, `${i + 1}. ${d.name}`), jaxprName, ' ', el('code', {}, params), ' ', origin(c, map)),
     d.words ? el('div', { class: 'collective-words' }, d.words) : null,
     el('div', { class: 'dim' }, `groups ${groups} · ${c.bytes_moved} bytes moved`),
     renderPlayer(c, d.name, map));
