@@ -411,6 +411,39 @@ y = jax.jit(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(
 }
 
 #[test]
+fn a_top_level_reshard_runs_on_the_devices_and_is_recorded() {
+    // Over an explicit axis, reshard moves x (4, 4) from rows split over
+    // 'x' (2 devices) to columns: one all_to_all, recorded at its line.
+    // An eager sharding constraint elsewhere only labels its result.
+    let program = "
+import jax, jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ('x',), axis_types=(jax.sharding.AxisType.Explicit,))
+jax.sharding.set_mesh(mesh)
+x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P('x', None))
+y = jax.sharding.reshard(x, P(None, 'x'))
+";
+    for lockstep in [true, false] {
+        let rep = report_of_text(program, lockstep);
+        assert_eq!(rep.maps.len(), 1);
+        let run = &rep.maps[0];
+        assert_eq!((run.kind, run.line), ("reshard", Some(7)));
+        let names: Vec<&str> = run.collectives.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["all_to_all"]);
+        assert_eq!(run.collectives[0].line, Some(7));
+        // Device 1 held rows 2..4 and ends with columns 2..4 of every row.
+        assert_eq!(
+            run.inputs[0].shards[1].value.data,
+            (8..16).map(f64::from).collect::<Vec<_>>()
+        );
+        let out = &run.outputs[0].shards[1].value.data;
+        assert_eq!(out, &vec![2.0, 3.0, 6.0, 7.0, 10.0, 11.0, 14.0, 15.0]);
+        // Each device sends the other half of its 8 floats: 2 * 16 bytes.
+        assert_eq!(run.collectives[0].bytes_moved, 32);
+    }
+}
+
+#[test]
 fn the_cli_writes_the_report_of_its_run() {
     // `shardlab run --report` records on the thread that runs the program.
     let dir = std::env::temp_dir().join(format!("shardlab-report-{}", std::process::id()));
