@@ -57,6 +57,9 @@ test('the collectives jit inserts are labelled with their operation\'s line', as
   assert.equal((await row.locator('td.before').textContent()).trim(), '736.');
   assert.equal((await row.locator('td.after').textContent()).trim(), '3968.');
   assert.match(await page.locator('.jit-call p').textContent(), /Inserted: all_gather \(line 7\), psum \(line 8\)\./);
+  // A line label selects that line in the code.
+  await gather.locator('button.collective-line').click();
+  assert.equal(await page.evaluate(() => document.getSelection().toString()), '    h = x @ w');
   await page.screenshot({ path: 'docs/screenshots/jit-inserted-collectives.png', fullPage: true });
   await page.close();
 });

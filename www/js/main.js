@@ -299,6 +299,7 @@ function showOutcome(run) {
   const previous = document.getElementById('map-select');
   renderReport(ui.report, run.report, previous ? Number(previous.value) : 0, {
     grads: /\b(?:value_and_grad|grad|vjp)\s*\(/.test(editor.text),
+    onLine: (line) => editor.showLine(line),
   });
 }
 

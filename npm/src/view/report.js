@@ -43,7 +43,7 @@ function jitCall(m) {
     button, program);
 }
 
-function renderMap(m, i, grads) {
+function renderMap(m, i, grads, onLine) {
   const timeline = renderTimeline(m);
   const gradients = renderGradients(m, i, grads);
   const n = m.device_ids.length;
@@ -61,7 +61,7 @@ function renderMap(m, i, grads) {
       m.outputs.map((a, i) => renderBlocks(`out ${i}`, a, m))),
     gradients ? [el('h3', {}, 'Gradients'), gradients] : null,
     el('h3', {}, 'Collectives'),
-    renderCollectives(m),
+    renderCollectives(m, onLine),
     timeline ? [el('h3', {}, 'Timeline'), timeline] : null,
     el('details', { class: 'jaxpr' }, el('summary', {}, 'jaxpr (per-device program)'),
       el('pre', {}, m.jaxpr)),
@@ -71,6 +71,8 @@ function renderMap(m, i, grads) {
 // Fills `root` with the report; `selected` picks the map shown first.
 // `options.grads`: the program takes gradients (shows the reductions of
 // gradients inside maps with what pmean/psum of them gives).
+// `options.onLine(n)`: shows line n of the program (a collective's line
+// label becomes a button that calls it).
 export function renderReport(root, report, selected = 0, options = {}) {
   root.replaceChildren();
   const maps = report.maps;
@@ -89,7 +91,7 @@ export function renderReport(root, report, selected = 0, options = {}) {
     return;
   }
   const body = el('div', { class: 'map-body' });
-  const show = (i) => body.replaceChildren(...renderMap(maps[i], i, Boolean(options.grads)).flat(2).filter(Boolean));
+  const show = (i) => body.replaceChildren(...renderMap(maps[i], i, Boolean(options.grads), options.onLine).flat(2).filter(Boolean));
   const pick = Math.min(selected, maps.length - 1);
   const select = el('select', { 'aria-label': 'Map', id: 'map-select',
     onchange: (e) => show(Number(e.target.value)) },
