@@ -89,7 +89,7 @@ test('the explicit-sharding example prints what JAX prints and shows its reshard
   await runsDone(page, 2);
   assert.equal(await page.textContent('[data-testid=stdout]'), fixture('explicit_sharding').stdout);
   const titles = await page.$$eval('#map-select option', (o) => o.map((x) => x.textContent));
-  assert.ok(titles.some((t) => /reshard on mesh \(data=2, model=4\)/.test(t)), titles.join(' | '));
+  assert.ok(titles.some((t) => /^2\. reshard at line 30 on mesh \(data=2, model=4\) · all_gather/.test(t)), titles.join(' | '));
   // The matmul with out_sharding=P('data', None) gathers w's columns.
   assert.match(titles[0], /^1\. jit at line 26 .*all_gather/);
   assert.equal(await page.locator('#report li.collective[data-name=all_gather] .collective-line').first().textContent(),

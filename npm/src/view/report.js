@@ -15,7 +15,9 @@ function mapTitle(m, i) {
   const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
   const colls = m.collectives.map((c) => c.name);
   const role = m.role === 'backward' ? ' (backward: gradients)' : '';
-  const at = m.kind === 'jit' && m.line != null ? ` at line ${m.line}` : '';
+  // A jitted call or a top-level reshard is known by its line; a map by
+  // its body.
+  const at = (m.kind === 'jit' || m.kind === 'reshard') && m.line != null ? ` at line ${m.line}` : '';
   return `${i + 1}. ${m.kind}${at}${role} on mesh (${mesh})` + (colls.length ? ` · ${[...new Set(colls)].join(', ')}` : '');
 }
 
