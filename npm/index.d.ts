@@ -101,6 +101,10 @@ export interface CollectiveRun {
   before: ArrayData[];
   after: ArrayData[];
   bytes_moved: number;
+  /** The program line of the operation that made it: its own call in a
+   * shard_map or pmap; in a map of kind `"jit"`, the operation the
+   * partitioner inserted it for. */
+  line: number | null;
 }
 
 /** How long one device took, and how much of that in collectives. */
@@ -110,14 +114,18 @@ export interface Timing {
   collective_us: number;
 }
 
-/** One shard_map or pmap the program ran. */
+/** One shard_map or pmap the program ran, or a jitted call (or a top-level
+ * reshard) on arrays laid out over a mesh, split into one program per
+ * device. */
 export interface MapRun {
-  kind: 'shard_map' | 'pmap' | string;
+  kind: 'shard_map' | 'pmap' | 'jit' | 'reshard' | string;
+  /** The program line that ran it. */
+  line: number | null;
   axis_names: string[];
   mesh_shape: number[];
   device_ids: number[];
   mode: 'parallel' | 'lockstep';
-  /** The traced per-device program. */
+  /** The traced per-device program (local shapes). */
   jaxpr: string;
   inputs: ShardedArray[];
   outputs: ShardedArray[];

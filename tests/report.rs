@@ -280,6 +280,68 @@ y = jax.jit(lambda x, w: x @ w)(x, jnp.ones((8, 2)))
 }
 
 #[test]
+fn the_collectives_jit_inserts_name_the_line_of_their_operation() {
+    // x (8, 4) = arange(32) split by rows over 'x' (4 devices, rows 2p and
+    // 2p + 1 on device p); w = ones((4, 8)) split by columns. XLA compiles
+    // x @ w into an all-gather of w's columns (each device then holds all of
+    // w) and the sum into a local sum and an all-reduce; shardlab inserts
+    // the same two.
+    let program = "
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((4,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+x = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(mesh, P('x', None)))
+w = jax.device_put(jnp.ones((4, 8)), NamedSharding(mesh, P(None, 'x')))
+def f(x, w):
+    h = x @ w
+    return h.sum()
+y = jax.jit(f)(x, w)
+";
+    for lockstep in [true, false] {
+        let rep = report_of_text(program, lockstep);
+        let run = rep.maps.iter().find(|m| m.kind == "jit").expect("a jit");
+        assert_eq!(run.line, Some(10));
+        let names: Vec<&str> = run.collectives.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["all_gather", "psum"]);
+        let (gather, sum) = (&run.collectives[0], &run.collectives[1]);
+        // The all-gather is the matmul's (line 8), the all-reduce the sum's.
+        assert_eq!((gather.line, sum.line), (Some(8), Some(9)));
+        assert_eq!(gather.groups, vec![vec![0, 1, 2, 3]]);
+        // Each device's (4, 2) block of ones becomes all of w, (4, 8).
+        assert_eq!(gather.before[2].shape, vec![4, 2]);
+        assert_eq!(gather.after[2].shape, vec![4, 8]);
+        assert!(gather.after[2].data.iter().all(|&v| v == 1.0));
+        // 4 devices each receive the other 3 blocks of 8 floats (32 bytes).
+        assert_eq!(gather.bytes_moved, 4 * 3 * 32);
+        // Row r of x sums to 16r + 6, and x @ w repeats it in 8 columns:
+        // device 1 (rows 2, 3) holds (38 + 54) * 8 = 736 before the
+        // all-reduce; every row's together, 8 * (16 * 28 + 6 * 8) = 3968.
+        assert_eq!(sum.before[1].data, vec![736.0]);
+        assert_eq!(sum.after[1].data, vec![3968.0]);
+        // A scalar of 4 bytes, reduced then gathered over 4 devices.
+        assert_eq!(sum.bytes_moved, 2 * 3 * 4);
+        assert_eq!(run.outputs[0].global.data, vec![3968.0]);
+        // The per-device program has the local shapes.
+        assert!(run.jaxpr.contains("a:f32[2,4] b:f32[4,2]"), "{}", run.jaxpr);
+    }
+}
+
+#[test]
+fn a_shard_map_collective_names_its_own_line() {
+    let program = "
+import jax, jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+f = jax.shard_map(lambda b: jax.lax.psum(b, 'x'),
+                  mesh=mesh, in_specs=P('x'), out_specs=P())
+y = f(jnp.arange(4.0))
+";
+    let rep = report_of_text(program, true);
+    assert_eq!(rep.maps[0].line, Some(7));
+    assert_eq!(rep.maps[0].collectives[0].line, Some(5));
+}
+
+#[test]
 fn a_pmean_is_recorded_as_pmean_and_a_psum_divided_by_hand_is_not() {
     // x = arange(8) over 'x' (4 devices, 2 each). pmean binds a sum and a
     // division, as in JAX; its sum keeps the name pmean. A psum divided by
@@ -345,6 +407,39 @@ y = jax.jit(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(
         // Device 0 ends with columns 0..2 of every row.
         let out = &run.outputs[0].shards[0].value.data;
         assert_eq!(out, &vec![0.0, 1.0, 4.0, 5.0, 8.0, 9.0, 12.0, 13.0]);
+    }
+}
+
+#[test]
+fn a_top_level_reshard_runs_on_the_devices_and_is_recorded() {
+    // Over an explicit axis, reshard moves x (4, 4) from rows split over
+    // 'x' (2 devices) to columns: one all_to_all, recorded at its line.
+    // An eager sharding constraint elsewhere only labels its result.
+    let program = "
+import jax, jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ('x',), axis_types=(jax.sharding.AxisType.Explicit,))
+jax.sharding.set_mesh(mesh)
+x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P('x', None))
+y = jax.sharding.reshard(x, P(None, 'x'))
+";
+    for lockstep in [true, false] {
+        let rep = report_of_text(program, lockstep);
+        assert_eq!(rep.maps.len(), 1);
+        let run = &rep.maps[0];
+        assert_eq!((run.kind, run.line), ("reshard", Some(7)));
+        let names: Vec<&str> = run.collectives.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["all_to_all"]);
+        assert_eq!(run.collectives[0].line, Some(7));
+        // Device 1 held rows 2..4 and ends with columns 2..4 of every row.
+        assert_eq!(
+            run.inputs[0].shards[1].value.data,
+            (8..16).map(f64::from).collect::<Vec<_>>()
+        );
+        let out = &run.outputs[0].shards[1].value.data;
+        assert_eq!(out, &vec![2.0, 3.0, 6.0, 7.0, 10.0, 11.0, 14.0, 15.0]);
+        // Each device sends the other half of its 8 floats: 2 * 16 bytes.
+        assert_eq!(run.collectives[0].bytes_moved, 32);
     }
 }
 

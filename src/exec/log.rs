@@ -19,6 +19,10 @@ pub struct Event {
     /// The library function it was called as, when not its own name
     /// (`pmean` for the psum it binds).
     pub called_as: Option<String>,
+    /// The program line of the operation that made it: the collective's own
+    /// call in a shard_map, or the operation a jit's partitioner inserted it
+    /// for.
+    pub line: Option<u32>,
     /// The positions of the lanes that ran it, in lane order.
     pub positions: Vec<usize>,
     /// Each lane's operand.

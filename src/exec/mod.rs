@@ -254,7 +254,7 @@ pub fn eval_lanes(
             .map(|a| read(&env, a))
             .collect::<Result<_>>()?;
         let outs = match &eqn.prim {
-            Prim::Collective(kind) => eval_collective(kind, eqn.called_as.as_deref(), ins, comm)?,
+            Prim::Collective(kind) => eval_collective(kind, Some(eqn), ins, comm)?,
             prim => eval_eqn(prim, ins, comm).map_err(|e| stopped_at_line(e, eqn))?,
         };
         for (v, o) in eqn.outputs.iter().zip(outs) {
@@ -327,11 +327,12 @@ fn divide_by_constant(
     )))
 }
 
-/// A collective for all lanes, logged (with the library function it was
-/// called as, if any) when the run is observed.
+/// A collective for all lanes, logged when the run is observed, with what
+/// its equation `eqn` knows: the library function it was called as and the
+/// program line that made it.
 fn eval_collective(
     kind: &crate::primitives::CollectiveKind,
-    called_as: Option<&str>,
+    eqn: Option<&Eqn>,
     ins: Vec<Vec<Array>>,
     comm: &dyn Comm,
 ) -> Result<Vec<Vec<Array>>> {
@@ -346,7 +347,8 @@ fn eval_collective(
     let outs = comm.collective(kind, xs.clone())?;
     log::log(log::Event {
         kind: kind.clone(),
-        called_as: called_as.map(str::to_string),
+        called_as: eqn.and_then(|e| e.called_as.clone()),
+        line: eqn.and_then(|e| e.source.as_ref()).map(|s| s.line),
         positions,
         before: xs,
         after: outs.clone(),
@@ -714,6 +716,7 @@ pub fn run_shard_map_as(
                 layout: Layout::Specs(&p.out_specs),
             },
             logs: ran.logs,
+            line: crate::trace::current_source().map(|s| s.line),
         })?;
     }
     Ok(globals)
@@ -760,6 +763,7 @@ pub fn run_pmap(m: &MapParams, ins: &[Array]) -> Result<Vec<Array>> {
                 layout: Layout::Axes(&out_axes),
             },
             logs: ran.logs,
+            line: crate::trace::current_source().map(|s| s.line),
         })?;
     }
     Ok(globals)

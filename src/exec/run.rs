@@ -121,6 +121,9 @@ pub struct MapRan<'a> {
     pub outputs: Placed<'a>,
     /// Every device's log of collectives and time.
     pub logs: Vec<DeviceLog>,
+    /// The program line whose evaluation ran it (the call of the map or
+    /// of the jitted function).
+    pub line: Option<u32>,
 }
 
 /// Watches a run: told of every map and every eager grad as it finishes.

@@ -5,6 +5,7 @@
 //! them on every device (see `exec`). Devices never see the user's code, only
 //! this.
 
+mod dead;
 mod print;
 
 pub use print::{equation as equation_text, str_repr, typed as typed_text};
@@ -150,8 +151,10 @@ pub struct Eqn {
     /// Results, one variable each.
     pub outputs: Vec<Var>,
     /// Where in the program the equation was made (JAX's source info):
-    /// what `print_saved_residuals` names a saved value by.
-    #[cfg_attr(target_arch = "wasm32", serde(skip))]
+    /// what `print_saved_residuals` names a saved value by, and the line
+    /// the run report gives a collective. Sent to the browser's device
+    /// workers with the program, so their collective logs carry it too.
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
     pub source: Option<crate::trace::Source>,
     /// The library function that made this equation when the jaxpr does
     /// not name it (`pmean` for its sum): what the run report shows.

@@ -56,7 +56,7 @@ use lower::{Local, Wanted};
 /// None when the partitioner does not take it (see the module docs).
 pub fn run_jit(body: &Jaxpr, args: &[Array]) -> Result<Option<Vec<Array>>> {
     match per_device(body, args)? {
-        Some(params) => run(&params, args, true).map(Some),
+        Some(params) => run(&params, args, Some("jit")).map(Some),
         None => Ok(None),
     }
 }
@@ -85,7 +85,13 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
     let Some(mesh) = common_mesh(&placements) else {
         return Ok(None);
     };
-    if prim.needs_evaluator() || matches!(prim, Prim::ShardingConstraint(_) | Prim::DevicePut(_)) {
+    // A top-level `reshard` moves data between the devices of its own mesh
+    // because the program asked for it, so it runs there and is recorded;
+    // a sharding constraint outside jit only labels its result.
+    let reshard =
+        matches!(prim, Prim::ShardingConstraint(c) if c.reshard && c.sharding.mesh == mesh);
+    let other_constraint = matches!(prim, Prim::ShardingConstraint(_)) && !reshard;
+    if prim.needs_evaluator() || other_constraint || matches!(prim, Prim::DevicePut(_)) {
         return Ok(None);
     }
     let in_avals: Vec<Aval> = args.iter().map(Aval::of).collect();
@@ -100,13 +106,13 @@ pub fn eager(prim: &Prim, args: &[Array]) -> Result<Option<Vec<Array>>> {
             prim: prim.clone(),
             inputs: invars.into_iter().map(Atom::Var).collect(),
             outputs: outvars.clone(),
-            source: None,
+            source: crate::trace::current_source(),
             called_as: None,
         }],
         outvars: outvars.into_iter().map(Atom::Var).collect(),
     };
     let params = partition(&mesh, &jaxpr, &placements)?;
-    run(&params, args, false).map(Some)
+    run(&params, args, reshard.then_some("reshard")).map(Some)
 }
 
 /// JAX's refusal to run one computation on arguments committed to
@@ -210,6 +216,8 @@ fn partition(
     jaxpr: &Jaxpr,
     placements: &[Option<&Placement>],
 ) -> Result<ShardMapParams> {
+    // What nothing uses would only add collectives (see `ir::dead`).
+    let jaxpr = &jaxpr.without_dead_code();
     let in_avals = jaxpr.in_avals();
     let layouts: Vec<Layout> = in_avals
         .iter()
@@ -302,7 +310,8 @@ fn lower_jaxpr(mesh: &Mesh, jaxpr: &Jaxpr, ins: Vec<Local>) -> Result<Vec<Local>
             .map(|v| jaxpr.aval(*v).shape.clone())
             .collect();
         let wanted = wanted_layouts(mesh, &eqn.prim, &ins, &outs)?;
-        let results = lower::lower_eqn(mesh, eqn, &ins, &outs, &wanted)?;
+        let results =
+            crate::trace::at_source(eqn, || lower::lower_eqn(mesh, eqn, &ins, &outs, &wanted))?;
         for (v, l) in eqn.outputs.iter().zip(results) {
             env[v.0 as usize] = Some(l);
         }
@@ -349,15 +358,21 @@ fn wanted_layouts(
 }
 
 /// Runs the partitioned program on `args` (split by its in_specs on the
-/// fabric) and assembles the global results. Only jitted programs appear
-/// in the run report (`record`): a single operation runs on the devices
-/// too, but listing every one would bury the maps a person wrote.
-fn run(params: &ShardMapParams, args: &[Array], record: bool) -> Result<Vec<Array>> {
+/// fabric) and assembles the global results. Only jitted programs and
+/// top-level reshards appear in the run report (`record`, under that kind):
+/// a single operation runs on the devices too, but listing every one would
+/// bury the maps a person wrote.
+fn run(
+    params: &ShardMapParams,
+    args: &[Array],
+    record: Option<&'static str>,
+) -> Result<Vec<Array>> {
     let args: Vec<Array> = args
         .iter()
         .map(|a| a.clone().with_placement(None))
         .collect();
-    let outs = crate::exec::run_shard_map_as(params, &args, "jit", record)?;
+    let kind = record.unwrap_or("jit");
+    let outs = crate::exec::run_shard_map_as(params, &args, kind, record.is_some())?;
     Ok(outs
         .into_iter()
         .zip(&params.out_specs)

@@ -122,6 +122,11 @@ pub struct CollectiveRun {
     /// Microseconds each device spent inside it, by position (in lockstep,
     /// the one evaluator's time, the same for every device).
     pub elapsed_us: Vec<f64>,
+    /// The program line of the operation that made it: the collective's
+    /// call in a shard_map or pmap; in a jit's program, the operation the
+    /// partitioner inserted it for (a contraction over a split dimension,
+    /// a change of layout).
+    pub line: Option<u32>,
 }
 
 /// How long one device spent.
@@ -167,6 +172,9 @@ pub struct MapRun {
     pub out_vma: Vec<Vec<String>>,
     /// Wall time of the whole map, in microseconds.
     pub elapsed_us: f64,
+    /// The program line that ran it: the map's call, or the jitted
+    /// function's.
+    pub line: Option<u32>,
 }
 
 /// One `grad` / `value_and_grad` call evaluated eagerly (not under a trace).
@@ -462,12 +470,14 @@ pub fn collective_runs(mesh: &Mesh, logs: &[DeviceLog]) -> Result<Vec<Collective
         let mut elapsed = vec![0.0; n];
         let mut kind = None;
         let mut called_as = None;
+        let mut line = None;
         for log in logs {
             let Some(ev) = log.events.get(k) else {
                 continue;
             };
             kind.get_or_insert_with(|| ev.kind.clone());
             called_as = called_as.or_else(|| ev.called_as.clone());
+            line = line.or(ev.line);
             for (i, &p) in ev.positions.iter().enumerate() {
                 elapsed[p] = ev.elapsed_us;
                 before[p] = ev.before.get(i).map(ArrayData::from);
@@ -505,6 +515,7 @@ pub fn collective_runs(mesh: &Mesh, logs: &[DeviceLog]) -> Result<Vec<Collective
                 .collect(),
             after: after.into_iter().map(|a| a.unwrap_or_else(empty)).collect(),
             elapsed_us: elapsed,
+            line,
         });
     }
     Ok(runs)
@@ -547,5 +558,6 @@ fn map_run(
             .map(|a| a.vma.iter().cloned().collect())
             .collect(),
         elapsed_us,
+        line: map.line,
     })
 }

@@ -235,6 +235,7 @@ thread_local! {
 /// A position in the program and the function running there: the user
 /// frame JAX records with every equation (`file:line:col (function)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub struct Source {
     /// 1-based line.
     pub line: u32,
@@ -256,6 +257,20 @@ impl Source {
 /// returns the previous one (to put back when that evaluation ends).
 pub fn set_source(s: Option<Source>) -> Option<Source> {
     SOURCE.with(|c| std::mem::replace(&mut *c.borrow_mut(), s))
+}
+
+/// Runs `f` with `eqn`'s program position as the source of what it binds
+/// (where `eqn` has one): the equations a transformation or the partitioner
+/// makes from an equation keep its line, as JAX keeps the source of a
+/// primal equation on its transpose, and the run report names that line.
+pub fn at_source<T>(eqn: &Eqn, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let Some(src) = &eqn.source else {
+        return f();
+    };
+    let outer = set_source(Some(src.clone()));
+    let out = f();
+    set_source(outer);
+    out
 }
 
 /// The position whose evaluation binds primitives now.
@@ -846,7 +861,9 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Value]) -> Result<Vec<Value>> {
     for eqn in &jaxpr.eqns {
         let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         // Inlined, an equation keeps the name it was called as.
-        let outs = called_as::again(eqn.called_as.as_deref(), || bind(eqn.prim.clone(), &ins))?;
+        let outs = at_source(eqn, || {
+            called_as::again(eqn.called_as.as_deref(), || bind(eqn.prim.clone(), &ins))
+        })?;
         for (v, o) in eqn.outputs.iter().zip(outs) {
             env.insert(*v, o);
         }

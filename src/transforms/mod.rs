@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::ir::{Atom, Aval, Jaxpr, Var};
 use crate::ops;
 use crate::primitives::{CollectiveKind, Prim};
-use crate::trace::{bind, bind1, Value};
+use crate::trace::{at_source, bind, bind1, Value};
 
 pub mod residuals;
 
@@ -66,9 +66,9 @@ pub fn jvp_jaxpr_eval(
                 Atom::Lit(_) => None,
             })
             .collect();
-        let outs = bind(eqn.prim.clone(), &ins)?;
+        let outs = at_source(eqn, || bind(eqn.prim.clone(), &ins))?;
         if ts.iter().any(|t| t.is_some()) {
-            let touts = eqn.prim.jvp(&ins, &ts, &outs)?;
+            let touts = at_source(eqn, || eqn.prim.jvp(&ins, &ts, &outs))?;
             for ((v, t), o) in eqn.outputs.iter().zip(touts).zip(&outs) {
                 if let Some(t) = t {
                     tan.insert(*v, match_vma(t, &o.aval())?);
@@ -106,7 +106,7 @@ pub fn vjp_jaxpr_eval(
     let mut tape: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(jaxpr.eqns.len());
     for eqn in &jaxpr.eqns {
         let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs = bind(eqn.prim.clone(), &ins)?;
+        let outs = at_source(eqn, || bind(eqn.prim.clone(), &ins))?;
         for (v, o) in eqn.outputs.iter().zip(&outs) {
             env.insert(*v, o.clone());
         }
@@ -135,7 +135,7 @@ pub fn vjp_jaxpr_eval(
         if out_cts.iter().all(|c| c.is_none()) {
             continue;
         }
-        let in_cts = eqn.prim.vjp(&ins, &outs, &out_cts)?;
+        let in_cts = at_source(eqn, || eqn.prim.vjp(&ins, &outs, &out_cts))?;
         for (a, c) in eqn.inputs.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
                 if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {

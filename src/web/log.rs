@@ -31,6 +31,8 @@ struct EventHead {
     kind: CollectiveKind,
     #[serde(default)]
     called_as: Option<String>,
+    #[serde(default)]
+    line: Option<u32>,
     positions: Vec<usize>,
     elapsed_us: f64,
     before: Vec<(Vec<usize>, DType)>,
@@ -57,6 +59,7 @@ pub fn encode(log: &DeviceLog) -> Result<Vec<u8>> {
             EventHead {
                 kind: e.kind.clone(),
                 called_as: e.called_as.clone(),
+                line: e.line,
                 positions: e.positions.clone(),
                 elapsed_us: e.elapsed_us,
                 before: avals(&e.before),
@@ -118,6 +121,7 @@ pub fn decode(bytes: &[u8]) -> Result<DeviceLog> {
         events.push(Event {
             kind: e.kind,
             called_as: e.called_as,
+            line: e.line,
             positions: e.positions,
             before,
             after,

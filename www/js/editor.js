@@ -54,6 +54,16 @@ export class Editor {
     this.quiet = false;
   }
 
+  // Selects 1-based `line` and scrolls to it (a collective's line in the
+  // report).
+  showLine(line) {
+    const doc = this.view.state.doc;
+    if (line < 1 || line > doc.lines) return;
+    const { from, to } = doc.line(line);
+    this.view.dispatch({ selection: { anchor: from, head: to }, scrollIntoView: true });
+    this.view.focus();
+  }
+
   // Marks 1-based `line` as the error's (null clears it).
   markError(line) {
     const doc = this.view.state.doc;

@@ -5,6 +5,8 @@ export const EXAMPLES = [
   { file: 'gather_scatter.py', title: 'psum_scatter + all_gather' },
   { file: 'all_to_all.py', title: 'all_to_all' },
   { file: 'sharded_arrays.py', title: 'Sharded arrays: device_put, jit out_shardings, typeof' },
+  { file: 'explicit_sharding.py', title: 'Explicit sharding: typeof, out_sharding, reshard' },
+  { file: 'jit_mlp_auto.py', title: 'An MLP under jit: collectives the compiler inserts' },
   { file: 'tensor_parallel_mlp.py', title: 'Tensor-parallel MLP with grads' },
   { file: 'data_parallel_train.py', title: 'Data-parallel training (20 steps)' },
   { file: 'fsdp_all_gather.py', title: 'FSDP: sharded parameters, all_gather, reduce-scattered grads' },

@@ -22,6 +22,7 @@ const ui = {
   names: $('axis-names'), mode: $('mode'), run: $('run'), cancel: $('cancel'), share: $('share'),
   download: $('download'), info: $('run-info'), error: $('error'), lastGood: $('last-good'),
   stdout: $('stdout'), result: $('result'), report: $('report'),
+  errorOutput: $('error-output'), errorStdout: $('error-stdout'),
   exercise: $('exercise'), exercisePanel: $('exercise-panel'), exerciseTitle: $('exercise-title'),
   statement: $('exercise-statement'), check: $('check'), reset: $('reset'), results: $('exercise-results'),
   verdict: $('verdict'), cases: $('cases'), output: document.querySelector('section.output'),
@@ -279,12 +280,17 @@ function showError(e) {
   ui.error.textContent = `${e.type}: ${e.message}${where}`;
   ui.error.dataset.line = e.line || '';
   ui.error.hidden = false;
+  // What the program printed before it failed, beside the error (the
+  // greyed Output below is the last good run's).
+  ui.errorStdout.textContent = e.stdout ? shownOutput(e.stdout) : '';
+  ui.errorOutput.hidden = !e.stdout;
   editor.markError(e.line || null);
   markStale(e.line ? `Fix line ${e.line} (the error above) and the program runs again.` : 'Fix the error above and the program runs again.');
 }
 
 function showOutcome(run) {
   ui.error.hidden = true;
+  ui.errorOutput.hidden = true;
   editor.markError(null);
   clearStale();
   ui.stdout.textContent = run.stdout ? shownOutput(run.stdout) : '(nothing printed)';
@@ -293,6 +299,7 @@ function showOutcome(run) {
   const previous = document.getElementById('map-select');
   renderReport(ui.report, run.report, previous ? Number(previous.value) : 0, {
     grads: /\b(?:value_and_grad|grad|vjp)\s*\(/.test(editor.text),
+    onLine: (line) => editor.showLine(line),
   });
 }
 
@@ -369,7 +376,7 @@ async function run() {
     ui.status.textContent = 'the engine failed';
     return;
   }
-  if (error) showError({ type, message: error.reason, line: error.line, col: error.col });
+  if (error) showError({ type, message: error.reason, line: error.line, col: error.col, stdout: error.stdout });
   else showOutcome(out);
   ui.status.textContent = `${modeLine()} · ${error ? 'failed' : 'done'}${mapsLine(out && out.report)}`;
   ui.info.textContent = out

@@ -1,12 +1,25 @@
 // Every collective of a map in execution order, each a card that can be
-// played step by step (collective_play.js), with its parameters, groups and
-// bytes moved. Internal steps (collective_names.js) are folded behind a
-// toggle so the collectives the program asked for stay near the top.
+// played step by step (collective_play.js), with its parameters, groups,
+// bytes moved and the program line it came from (for a jit, the operation
+// whose operands' shardings made the partitioner insert it). Internal steps
+// (collective_names.js) are folded behind a toggle so the collectives the
+// program asked for stay near the top.
 import { el } from './dom.js';
 import { describe } from './collective_names.js';
 import { renderPlayer } from './collective_play.js';
 
-function card(c, i, map) {
+// Where a collective came from: in a jit's program, the operation the
+// partitioner inserted it for; elsewhere the program's own call. With
+// `onLine` (the page's editor) it is a button that shows that line.
+function origin(c, map, onLine) {
+  if (c.line == null) return null;
+  const text = map.kind === 'jit' ? `inserted by jit at line ${c.line}` : `line ${c.line}`;
+  if (!onLine) return el('span', { class: 'collective-line', 'data-line': c.line }, text);
+  return el('button', { type: 'button', class: 'collective-line', 'data-line': c.line,
+    title: `show line ${c.line} in the code`, onclick: () => onLine(c.line) }, text);
+}
+
+function card(c, i, map, onLine) {
   const d = describe(c);
   const params = c.params.map(([k, v]) => `${k}=${v}`).join(' ');
   const groups = c.groups.map((g) => '{' + g.map((p) => map.device_ids[p]).join(', ') + '}').join(' ');
@@ -14,7 +27,7 @@ function card(c, i, map) {
   const jaxprName = d.name !== c.name ? el('span', { class: 'dim' }, ` (jaxpr: ${c.name}${c.called_as === 'pmean' ? ', then a division' : ''})`) : null;
   return el('li', { class: 'collective', 'data-collective': c.name, 'data-name': d.name, 'data-internal': d.internal ? 'true' : 'false' },
     el('div', { class: 'collective-head' },
-      el('strong', {}, `${i + 1}. ${d.name}`), jaxprName, ' ', el('code', {}, params)),
+      el('strong', {}, `${i + 1}. ${d.name}`), jaxprName, ' ', el('code', {}, params), ' ', origin(c, map, onLine)),
     d.words ? el('div', { class: 'collective-words' }, d.words) : null,
     el('div', { class: 'dim' }, `groups ${groups} · ${c.bytes_moved} bytes moved`),
     renderPlayer(c, d.name, map));
@@ -28,11 +41,11 @@ function internalBox(cards) {
   return toggle;
 }
 
-export function renderCollectives(map) {
+export function renderCollectives(map, onLine = null) {
   if (map.collectives.length === 0) {
     return el('p', { class: 'dim' }, 'No collectives in this map.');
   }
-  const cards = map.collectives.map((c, i) => ({ node: card(c, i, map), internal: describe(c).internal }));
+  const cards = map.collectives.map((c, i) => ({ node: card(c, i, map, onLine), internal: describe(c).internal }));
   const shown = cards.filter((c) => !c.internal).map((c) => c.node);
   const folded = cards.filter((c) => c.internal).map((c) => c.node);
   return el('div', { class: 'collectives-box' },

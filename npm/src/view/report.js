@@ -9,15 +9,43 @@ import { renderTimeline } from './timeline.js';
 import { renderGradients } from './gradients.js';
 import { findSteps, renderTraining } from './training.js';
 import { renderLayouts } from './layout.js';
+import { describe } from './collective_names.js';
 
 function mapTitle(m, i) {
   const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
   const colls = m.collectives.map((c) => c.name);
   const role = m.role === 'backward' ? ' (backward: gradients)' : '';
-  return `${i + 1}. ${m.kind}${role} on mesh (${mesh})` + (colls.length ? ` · ${[...new Set(colls)].join(', ')}` : '');
+  // A jitted call or a top-level reshard is known by its line; a map by
+  // its body.
+  const at = (m.kind === 'jit' || m.kind === 'reshard') && m.line != null ? ` at line ${m.line}` : '';
+  return `${i + 1}. ${m.kind}${at}${role} on mesh (${mesh})` + (colls.length ? ` · ${[...new Set(colls)].join(', ')}` : '');
 }
 
-function renderMap(m, i, grads) {
+// A jitted call over sharded arrays: what the partitioner inserted, and
+// the per-device program (local shapes) behind a button.
+function jitCall(m) {
+  if (m.kind !== 'jit') return null;
+  const inserted = m.collectives.filter((c) => !describe(c).internal)
+    .map((c) => `${describe(c).name}` + (c.line != null ? ` (line ${c.line})` : ''));
+  const program = el('pre', { class: 'per-device-program', 'data-testid': 'per-device-program', hidden: true }, m.jaxpr);
+  const button = el('button', {
+    type: 'button', class: 'per-device-button', 'aria-expanded': 'false',
+    onclick: () => {
+      program.hidden = !program.hidden;
+      button.setAttribute('aria-expanded', String(!program.hidden));
+      button.textContent = program.hidden ? 'Show the per-device program' : 'Hide the per-device program';
+    },
+  }, 'Show the per-device program');
+  const where = m.line != null ? ` at line ${m.line}` : '';
+  return el('div', { class: 'jit-call' },
+    el('p', {}, `The jitted call${where} ran on arrays laid out over the mesh, so shardlab split it into one program per device, `
+      + 'as XLA does: each device computes on its own blocks, and the collectives below were inserted where an operation needs data '
+      + 'other devices hold. '
+      + (inserted.length ? `Inserted: ${inserted.join(', ')}.` : 'No data moved between devices.')),
+    button, program);
+}
+
+function renderMap(m, i, grads, onLine) {
   const timeline = renderTimeline(m);
   const gradients = renderGradients(m, i, grads);
   const n = m.device_ids.length;
@@ -26,6 +54,7 @@ function renderMap(m, i, grads) {
     : `This map ran in lockstep: its ${n} devices simulated one equation at a time in one worker.`;
   return [
     el('p', { class: 'map-mode dim', 'data-mode': m.mode }, how),
+    jitCall(m),
     el('h3', {}, 'Devices'),
     renderDevices(m),
     el('h3', {}, 'Global arrays'),
@@ -34,7 +63,7 @@ function renderMap(m, i, grads) {
       m.outputs.map((a, i) => renderBlocks(`out ${i}`, a, m))),
     gradients ? [el('h3', {}, 'Gradients'), gradients] : null,
     el('h3', {}, 'Collectives'),
-    renderCollectives(m),
+    renderCollectives(m, onLine),
     timeline ? [el('h3', {}, 'Timeline'), timeline] : null,
     el('details', { class: 'jaxpr' }, el('summary', {}, 'jaxpr (per-device program)'),
       el('pre', {}, m.jaxpr)),
@@ -44,6 +73,8 @@ function renderMap(m, i, grads) {
 // Fills `root` with the report; `selected` picks the map shown first.
 // `options.grads`: the program takes gradients (shows the reductions of
 // gradients inside maps with what pmean/psum of them gives).
+// `options.onLine(n)`: shows line n of the program (a collective's line
+// label becomes a button that calls it).
 export function renderReport(root, report, selected = 0, options = {}) {
   root.replaceChildren();
   const maps = report.maps;
@@ -62,7 +93,7 @@ export function renderReport(root, report, selected = 0, options = {}) {
     return;
   }
   const body = el('div', { class: 'map-body' });
-  const show = (i) => body.replaceChildren(...renderMap(maps[i], i, Boolean(options.grads)).flat(2).filter(Boolean));
+  const show = (i) => body.replaceChildren(...renderMap(maps[i], i, Boolean(options.grads), options.onLine).flat(2).filter(Boolean));
   const pick = Math.min(selected, maps.length - 1);
   const select = el('select', { 'aria-label': 'Map', id: 'map-select',
     onchange: (e) => show(Number(e.target.value)) },

@@ -1,0 +1,1 @@
+../../tests/programs/explicit_sharding.py

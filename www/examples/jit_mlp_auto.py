@@ -1,0 +1,1 @@
+../../tests/programs/jit_mlp_auto.py
