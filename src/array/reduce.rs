@@ -252,6 +252,93 @@ impl Array {
     }
 }
 
+/// A reduction's input laid out as `n` runs of `run` values, one run per
+/// output element, and whether sums follow XLA's order (small inputs).
+struct Runs {
+    run: usize,
+    n: usize,
+    xla_order: bool,
+}
+
+impl Runs {
+    /// The `i`th run of `d`.
+    fn of<'a, T>(&self, d: &'a [T], i: usize) -> &'a [T] {
+        &d[i * self.run..(i + 1) * self.run]
+    }
+
+    fn sum_f32(&self, r: &[f32]) -> f32 {
+        match self.xla_order {
+            true => xla_reduce_f32(r, 0.0, |a, b| a + b),
+            false => sum_f32(r),
+        }
+    }
+
+    fn any_all(&self, nz: &[bool], all: bool) -> Vec<bool> {
+        (0..self.n)
+            .map(|i| match all {
+                true => self.of(nz, i).iter().all(|&b| b),
+                false => self.of(nz, i).iter().any(|&b| b),
+            })
+            .collect()
+    }
+
+    fn f32(&self, d: &[f32], op: ReduceOp) -> Vec<f32> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                match op {
+                    ReduceOp::Prod if self.xla_order => xla_reduce_f32(r, 1.0, |a, b| a * b),
+                    ReduceOp::Prod => r.iter().product(),
+                    ReduceOp::Max => r.iter().copied().fold(f32::NEG_INFINITY, f32_max),
+                    ReduceOp::Min => r.iter().copied().fold(f32::INFINITY, f32_min),
+                    _ => self.sum_f32(r),
+                }
+            })
+            .collect()
+    }
+
+    /// Sums of complex runs: the real and imaginary parts summed apart.
+    fn sum_c64(&self, d: &[super::C64]) -> Vec<super::C64> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                let re: Vec<f32> = r.iter().map(|v| v.re).collect();
+                let im: Vec<f32> = r.iter().map(|v| v.im).collect();
+                super::C64::new(self.sum_f32(&re), self.sum_f32(&im))
+            })
+            .collect()
+    }
+
+    /// Integer sums and products wrap, as XLA's do.
+    fn u32(&self, d: &[u32], op: ReduceOp) -> Vec<u32> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                match op {
+                    ReduceOp::Prod => r.iter().fold(1u32, |a, &b| a.wrapping_mul(b)),
+                    ReduceOp::Max => r.iter().copied().max().unwrap_or(0),
+                    ReduceOp::Min => r.iter().copied().min().unwrap_or(u32::MAX),
+                    _ => r.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+                }
+            })
+            .collect()
+    }
+
+    fn i32(&self, d: &[i32], op: ReduceOp) -> Vec<i32> {
+        (0..self.n)
+            .map(|i| {
+                let r = self.of(d, i);
+                match op {
+                    ReduceOp::Prod => r.iter().fold(1i32, |a, &b| a.wrapping_mul(b)),
+                    ReduceOp::Max => r.iter().copied().max().unwrap_or(i32::MIN),
+                    ReduceOp::Min => r.iter().copied().min().unwrap_or(i32::MAX),
+                    _ => r.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+                }
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,92 +502,5 @@ mod tests {
         assert_eq!(c.dtype(), DType::I32);
         assert_eq!(c.to_f64_vec(), vec![1., 1., 1.]);
         assert!(Array::zeros(&[0], DType::F32).argmax(0, false).is_err());
-    }
-}
-
-/// A reduction's input laid out as `n` runs of `run` values, one run per
-/// output element, and whether sums follow XLA's order (small inputs).
-struct Runs {
-    run: usize,
-    n: usize,
-    xla_order: bool,
-}
-
-impl Runs {
-    /// The `i`th run of `d`.
-    fn of<'a, T>(&self, d: &'a [T], i: usize) -> &'a [T] {
-        &d[i * self.run..(i + 1) * self.run]
-    }
-
-    fn sum_f32(&self, r: &[f32]) -> f32 {
-        match self.xla_order {
-            true => xla_reduce_f32(r, 0.0, |a, b| a + b),
-            false => sum_f32(r),
-        }
-    }
-
-    fn any_all(&self, nz: &[bool], all: bool) -> Vec<bool> {
-        (0..self.n)
-            .map(|i| match all {
-                true => self.of(nz, i).iter().all(|&b| b),
-                false => self.of(nz, i).iter().any(|&b| b),
-            })
-            .collect()
-    }
-
-    fn f32(&self, d: &[f32], op: ReduceOp) -> Vec<f32> {
-        (0..self.n)
-            .map(|i| {
-                let r = self.of(d, i);
-                match op {
-                    ReduceOp::Prod if self.xla_order => xla_reduce_f32(r, 1.0, |a, b| a * b),
-                    ReduceOp::Prod => r.iter().product(),
-                    ReduceOp::Max => r.iter().copied().fold(f32::NEG_INFINITY, f32_max),
-                    ReduceOp::Min => r.iter().copied().fold(f32::INFINITY, f32_min),
-                    _ => self.sum_f32(r),
-                }
-            })
-            .collect()
-    }
-
-    /// Sums of complex runs: the real and imaginary parts summed apart.
-    fn sum_c64(&self, d: &[super::C64]) -> Vec<super::C64> {
-        (0..self.n)
-            .map(|i| {
-                let r = self.of(d, i);
-                let re: Vec<f32> = r.iter().map(|v| v.re).collect();
-                let im: Vec<f32> = r.iter().map(|v| v.im).collect();
-                super::C64::new(self.sum_f32(&re), self.sum_f32(&im))
-            })
-            .collect()
-    }
-
-    /// Integer sums and products wrap, as XLA's do.
-    fn u32(&self, d: &[u32], op: ReduceOp) -> Vec<u32> {
-        (0..self.n)
-            .map(|i| {
-                let r = self.of(d, i);
-                match op {
-                    ReduceOp::Prod => r.iter().fold(1u32, |a, &b| a.wrapping_mul(b)),
-                    ReduceOp::Max => r.iter().copied().max().unwrap_or(0),
-                    ReduceOp::Min => r.iter().copied().min().unwrap_or(u32::MAX),
-                    _ => r.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
-                }
-            })
-            .collect()
-    }
-
-    fn i32(&self, d: &[i32], op: ReduceOp) -> Vec<i32> {
-        (0..self.n)
-            .map(|i| {
-                let r = self.of(d, i);
-                match op {
-                    ReduceOp::Prod => r.iter().fold(1i32, |a, &b| a.wrapping_mul(b)),
-                    ReduceOp::Max => r.iter().copied().max().unwrap_or(i32::MIN),
-                    ReduceOp::Min => r.iter().copied().min().unwrap_or(i32::MAX),
-                    _ => r.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
-                }
-            })
-            .collect()
     }
 }
