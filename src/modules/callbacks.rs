@@ -89,6 +89,16 @@ fn operand_values(kind: Kind, leaves: &[Obj]) -> Result<Vec<Obj>> {
             // inside a custom rule (which runs below its differentiation)
             // it is a primal, as in JAX.
             Value::Traced(t) => match (&t.known, kind.jvp_refusal()) {
+                (Some(_), Some(_))
+                    if crate::transforms::differentiating().is_some()
+                        && crate::transforms::in_custom_rule() =>
+                {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: {} in a custom derivative rule under more than one differentiation",
+                        kind.name()
+                    )
+                }
                 (Some(_), Some(msg)) if crate::transforms::differentiating().is_some() => {
                     bail!(ValueError, "{msg}")
                 }

@@ -34,7 +34,13 @@ pub fn jv(_: &mut Interp, a: Args) -> Result<Obj> {
     } else {
         Kind::Float64
     };
-    wrap_host(HostArray { shape, data, kind })
+    let out = HostArray { shape, data, kind };
+    if out.shape.is_empty() && kind == Kind::Float64 {
+        // A NumPy float64 scalar has array methods (`astype`), which a
+        // Python float lacks: a 0-d host array stands for it.
+        return Ok(Obj::lib(super::ndarray::NdArray::host_array(out)));
+    }
+    wrap_host(out)
 }
 
 /// J_n(x) for an integer order n: the series
@@ -58,15 +64,25 @@ fn bessel_j(n: f64, x: f64) -> Result<f64> {
     let m = n.abs() as u32;
     let half = x / 2.0;
     let mut term = (1..=m).fold(1.0, |t, k| t * half / k as f64);
-    let mut sum = term;
+    let mut terms = vec![term];
     let mut k = 1.0;
-    while term.abs() > f64::EPSILON * sum.abs() * 1e-3 || k < 4.0 {
+    while k < 200.0 && (k < 4.0 || term.abs() > f64::EPSILON * 1e-6 * terms[0].abs()) {
         term *= -half * half / (k * (k + m as f64));
-        sum += term;
+        terms.push(term);
         k += 1.0;
-        if k > 200.0 {
-            break;
-        }
     }
+    // Smallest terms first, with the rounding error of each addition
+    // carried along (Neumaier's summation).
+    let (mut sum, mut carry) = (0.0f64, 0.0f64);
+    for t in terms.into_iter().rev() {
+        let next = sum + t;
+        carry += if sum.abs() >= t.abs() {
+            (sum - next) + t
+        } else {
+            (t - next) + sum
+        };
+        sum = next;
+    }
+    let sum = sum + carry;
     Ok(if n < 0.0 && m % 2 == 1 { -sum } else { sum })
 }
