@@ -1,6 +1,8 @@
-//! `scipy.special.jv` on NumPy's host arrays, in 64 bits as SciPy computes
-//! it, for integer orders and arguments where its power series keeps full
-//! float64 precision; other orders and arguments are refused by name.
+//! `scipy.special.jv` on NumPy's host arrays, in 64 bits, for integer
+//! orders and |z| <= 12, by its power series; other orders and arguments
+//! are refused by name. SciPy evaluates it by other formulas, so float64
+//! results agree to about 1e-12 rather than bit for bit (cast to float32
+//! they agree exactly on a grid of orders -3..5 and 241 points of [0, 12]).
 
 use crate::bail;
 use crate::error::Result;
