@@ -375,3 +375,45 @@ fn numpy_functions_without_64_bit_arithmetic_refuse_by_name() {
         )
     );
 }
+
+/// rich's layouts shardlab does not reproduce, and the residuals JAX keeps
+/// in the function `jax.vjp` returns, are refused rather than answered
+/// differently.
+#[test]
+fn rich_layouts_and_vjp_residuals_are_refused() {
+    let table = "from rich.console import Console\nfrom rich.table import Table\n\
+                 t = Table()\nt.add_row('a')\nConsole().print(t)\n";
+    let (ty, msg, line) = error_of(table);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: rich Table printed outside a notebook",
+            5
+        )
+    );
+    let wide = "from rich.console import Console\nConsole(width=10).print('x' * 11)\n";
+    let (ty, msg, _) = error_of(wide);
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: rich Console.print of a line wider than the console"
+        )
+    );
+    let vjp = "import jax\nimport jax.numpy as jnp\n\
+               y, f_vjp = jax.vjp(jnp.sin, 1.0)\nleaves = jax.tree.leaves(f_vjp)\n";
+    let (ty, msg, line) = error_of(vjp);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: the function jax.vjp returns, as a pytree of its residuals",
+            4
+        )
+    );
+    let traced = "import jax\nimport jax.numpy as jnp\n\
+                  jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x))(1.0)\n";
+    let (ty, _, line) = error_of(traced);
+    assert_eq!((ty.as_str(), line), ("NotImplementedError", 3));
+}

@@ -85,8 +85,24 @@ fn operand_values(kind: Kind, leaves: &[Obj]) -> Result<Vec<Obj>> {
         let v = to_value(leaf)?;
         let a = match &v {
             Value::Concrete(a) => a.clone(),
+            // A known value under a differentiation would carry a tangent;
+            // inside a custom rule (which runs below its differentiation)
+            // it is a primal, as in JAX.
             Value::Traced(t) => match (&t.known, kind.jvp_refusal()) {
-                (Some(_), Some(msg)) => bail!(ValueError, "{msg}"),
+                (Some(_), Some(_))
+                    if crate::transforms::differentiating().is_some()
+                        && crate::transforms::in_custom_rule() =>
+                {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: {} in a custom derivative rule under more than one differentiation",
+                        kind.name()
+                    )
+                }
+                (Some(_), Some(msg)) if crate::transforms::differentiating().is_some() => {
+                    bail!(ValueError, "{msg}")
+                }
+                (Some(a), Some(_)) => a.clone(),
                 (Some(a), None) => a.clone(),
                 (None, _) => bail!(
                     NotImplementedError,

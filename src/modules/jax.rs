@@ -392,7 +392,35 @@ pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
         super::debug_print::show_eager_prints(i)?;
         unflatten(i, &in_def, &value_objs(&ins))
     });
-    Ok(Obj::tuple(vec![out, back]))
+    Ok(Obj::tuple(vec![out, Obj::lib(VjpFun(back))]))
+}
+
+/// The function `jax.vjp` returns. In JAX it is a pytree whose leaves are
+/// the residuals of the forward pass; shardlab's keeps the whole forward
+/// program instead, so flattening it (returning it from a traced
+/// function, `tree_flatten`) is refused rather than answered differently.
+struct VjpFun(Obj);
+
+impl Object for VjpFun {
+    fn type_name(&self) -> String {
+        "VJP".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(crate::python::format::repr_of(&self.0))
+    }
+
+    fn callable(&self) -> bool {
+        true
+    }
+
+    fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
+        Some(interp.call(&self.0, args))
+    }
+
+    fn unflattenable(&self) -> Option<String> {
+        Some("the function jax.vjp returns, as a pytree of its residuals".into())
+    }
 }
 
 pub(crate) fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {

@@ -26,6 +26,7 @@ pub mod partial_manual;
 pub mod random;
 pub mod refs;
 pub mod remat;
+pub mod rich;
 pub mod scipy;
 pub mod shape_dtype;
 pub mod sharding;
@@ -246,6 +247,13 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "re" => self::std::re::module(),
         "logging" => self::std::logging::module(),
         "pdb" => self::std::pdb::module(),
+        _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
+            Some(m) => m,
+            None => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: import {name}"
+            ),
+        },
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: import {name}"
@@ -292,6 +300,15 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         // JAX's private modules exist, but a program that reaches into
         // them needs what shardlab does not model.
         "jax._src" => import(interp, "jax._src"),
+        // A submodule of rich is an attribute of the package once it, or a
+        // module that imports it, has been imported.
+        m if module == "rich"
+            && ["rich.console", "rich.table", "rich.text", "rich.jupyter"]
+                .iter()
+                .any(|s| interp.modules.contains_key(*s) && rich::brought_by(s).contains(&name)) =>
+        {
+            import(interp, m)
+        }
         m if m.starts_with("jax._src") => {
             bail!(NotImplementedError, "not supported by shardlab yet: {m}")
         }

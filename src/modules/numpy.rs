@@ -19,6 +19,7 @@ mod arrayprint;
 mod choice;
 mod comparison;
 mod creation;
+mod dtype_queries;
 pub mod dtypes;
 mod elementwise;
 mod grids;
@@ -37,6 +38,7 @@ mod reductions;
 mod rng;
 mod scalar_types;
 mod shape;
+pub mod special;
 mod testing;
 
 pub use creation::devices_getitem;
@@ -126,6 +128,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     linalg::register(b, numpy);
     if !numpy {
         super::linalg::register_jnp(b);
+        dtype_queries::register(b);
     }
     shape::register(b);
     comparison::register(b, numpy);

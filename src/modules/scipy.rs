@@ -141,6 +141,7 @@ pub fn host_special_module() -> Obj {
     special.func("logit", |_, a| {
         Ok(Obj::Array(logit(&float_arg(&a, "logit")?)?))
     });
+    special.func("jv", super::numpy::special::jv);
     let special = special.build();
     super::numpy::wrap_host_module(&special);
     special

@@ -222,6 +222,14 @@ pub trait Object: Any {
         None
     }
 
+    /// What to call `x` in a refusal when the real object is a pytree node
+    /// whose children shardlab does not hold (the function `jax.vjp`
+    /// returns, whose leaves in JAX are its residuals), or None when `x`
+    /// is a leaf here as it is in JAX.
+    fn unflattenable(&self) -> Option<String> {
+        None
+    }
+
     /// True when the children named by [`Object::children`] are entries of
     /// a mapping (key paths show `['name']`), not attributes (`.name`).
     fn children_are_entries(&self, this: &Obj) -> bool {

@@ -531,6 +531,10 @@ fn known_level(o: &Obj) -> Result<Option<Level>> {
             }
             None => return Ok(None),
         },
+        Obj::Lib(l) => match l.unflattenable() {
+            Some(what) => bail!(NotImplementedError, "not supported by shardlab yet: {what}"),
+            None => return Ok(None),
+        },
         _ => return Ok(None),
     }))
 }

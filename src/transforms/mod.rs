@@ -184,13 +184,26 @@ pub fn differentiation_levels() -> usize {
     DIFFERENTIATING.with(|d| d.borrow().len())
 }
 
+thread_local! {
+    /// How many custom rules are running (each below the differentiation
+    /// that called it).
+    static IN_RULES: RefCell<usize> = const { RefCell::new(0) };
+}
+
+/// True while a custom_jvp or custom_vjp rule runs.
+pub fn in_custom_rule() -> bool {
+    IN_RULES.with(|r| *r.borrow() > 0)
+}
+
 /// Runs `f` with the innermost differentiation level set aside, as a custom
 /// rule is run by JAX: below the level that calls it.
 pub fn below_innermost<T>(f: impl FnOnce() -> T) -> T {
     let popped = DIFFERENTIATING.with(|d| d.borrow_mut().pop());
+    IN_RULES.with(|r| *r.borrow_mut() += 1);
     struct Restore(Option<(Mode, usize)>);
     impl Drop for Restore {
         fn drop(&mut self) {
+            IN_RULES.with(|r| *r.borrow_mut() -= 1);
             if let Some(m) = self.0 {
                 DIFFERENTIATING.with(|d| d.borrow_mut().push(m));
             }

@@ -229,9 +229,12 @@ pub fn wrap_function(f: Obj) -> Obj {
                 _ => {}
             }
         }
-        // The random and testing functions read NumPy arrays at their own
-        // precision.
-        let args = if name.starts_with("numpy.random.") || name.starts_with("numpy.testing.") {
+        // The random and testing functions (and SciPy's Bessel functions)
+        // read NumPy arrays at their own precision.
+        let args = if name.starts_with("numpy.random.")
+            || name.starts_with("numpy.testing.")
+            || name == "scipy.special.jv"
+        {
             a
         } else {
             unwrap_args(a)?

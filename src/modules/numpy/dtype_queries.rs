@@ -1,0 +1,226 @@
+//! Questions about dtypes and shapes in `jax.numpy`: `issubdtype`,
+//! `result_type`, `broadcast_shapes`, and NumPy's abstract scalar classes
+//! (`jnp.floating`, `jnp.integer`, ...) that `issubdtype` tests against.
+//!
+//! In shardlab `jnp.float64` is float32 (and `int64` int32, and so on), as
+//! arrays are in JAX without x64. `result_type` canonicalizes to those types
+//! in JAX too, so it answers for every dtype; `issubdtype` against a
+//! concrete numeric dtype would need to tell `float64` from `float32`, so it
+//! answers only for the abstract classes and `bool_`, and refuses the rest.
+
+use std::rc::Rc;
+
+use crate::array::DType;
+use crate::bail;
+use crate::error::Result;
+use crate::python::format::repr_of;
+use crate::python::interp::Interp;
+use crate::python::object::Object;
+use crate::python::value::{Args, Obj};
+
+use super::super::std::refuse;
+use super::super::Builder;
+use super::dtypes::dtype_of;
+
+/// NumPy's abstract scalar classes, each with its parent (`generic` has
+/// none).
+const ABSTRACT: [(&str, Option<&str>); 8] = [
+    ("generic", None),
+    ("number", Some("generic")),
+    ("integer", Some("number")),
+    ("signedinteger", Some("integer")),
+    ("unsignedinteger", Some("integer")),
+    ("inexact", Some("number")),
+    ("floating", Some("inexact")),
+    ("complexfloating", Some("inexact")),
+];
+
+/// An abstract scalar class (`numpy.floating`), which `jax.numpy` shares.
+pub struct AbstractType(&'static str);
+
+impl Object for AbstractType {
+    fn type_name(&self) -> String {
+        "type".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!("<class 'numpy.{}'>", self.0))
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(
+            other
+                .downcast::<AbstractType>()
+                .is_some_and(|o| o.0 == self.0),
+        )
+    }
+}
+
+/// Adds the abstract classes and the queries to `jax.numpy`.
+pub(super) fn register(b: &mut Builder) {
+    for (name, _) in ABSTRACT {
+        b.attr(name, Obj::Lib(Rc::new(AbstractType(name))));
+    }
+    b.func("issubdtype", issubdtype)
+        .func("result_type", result_type)
+        .func("broadcast_shapes", broadcast_shapes);
+}
+
+/// The abstract class a concrete dtype belongs to directly.
+fn class_of(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "generic",
+        DType::I32 => "signedinteger",
+        DType::U32 => "unsignedinteger",
+        DType::F32 => "floating",
+        DType::C64 => "complexfloating",
+    }
+}
+
+/// True when the abstract class `class` is `ancestor` or derives from it.
+fn derives(class: &str, ancestor: &str) -> bool {
+    let mut at = Some(class);
+    while let Some(c) = at {
+        if c == ancestor {
+            return true;
+        }
+        at = ABSTRACT.iter().find(|(n, _)| *n == c).and_then(|(_, p)| *p);
+    }
+    false
+}
+
+/// What `issubdtype` reads an argument as: an abstract class, or a
+/// concrete dtype (an array stands for its dtype).
+enum Kind {
+    Abstract(&'static str),
+    Concrete(DType),
+}
+
+fn kind_of(o: &Obj) -> Result<Kind> {
+    if let Some(a) = o.downcast::<AbstractType>() {
+        return Ok(Kind::Abstract(a.0));
+    }
+    if let Obj::Array(x) = o {
+        return Ok(Kind::Concrete(x.dtype()));
+    }
+    dtype_of(o).map(Kind::Concrete)
+}
+
+/// `jnp.issubdtype(arg1, arg2)`.
+fn issubdtype(_: &mut Interp, a: Args) -> Result<Obj> {
+    let sub = kind_of(&a.req(Some(0), "arg1", "issubdtype")?)?;
+    let sup = a.req(Some(1), "arg2", "issubdtype")?;
+    let answer = match (sub, kind_of(&sup)?) {
+        (Kind::Concrete(d), Kind::Abstract(c)) => derives(class_of(d), c),
+        (Kind::Abstract(s), Kind::Abstract(c)) => derives(s, c),
+        (sub, Kind::Concrete(DType::Bool)) => matches!(sub, Kind::Concrete(DType::Bool)),
+        (Kind::Abstract(_), Kind::Concrete(_)) => false,
+        (Kind::Concrete(_), Kind::Concrete(_)) => {
+            return Err(refuse(&format!(
+                "jax.numpy.issubdtype against the concrete dtype {} (jnp.float64 is float32 in shardlab)",
+                repr_of(&sup)
+            )))
+        }
+    };
+    Ok(Obj::Bool(answer))
+}
+
+/// The dtype and weak bit `result_type` reads an argument as: Python's
+/// `int`, `float` and `complex` (types or values) are weak.
+fn typed(o: &Obj) -> Result<(DType, bool)> {
+    Ok(match o {
+        Obj::Array(x) => {
+            let aval = x.aval();
+            (aval.dtype, aval.weak)
+        }
+        Obj::Int(_) | Obj::Type("int") => (DType::I32, true),
+        Obj::Float(_) | Obj::Type("float") => (DType::F32, true),
+        Obj::Complex(..) | Obj::Type("complex") => (DType::C64, true),
+        Obj::Bool(_) => (DType::Bool, false),
+        o if o.downcast::<AbstractType>().is_some() => {
+            return Err(refuse("jax.numpy.result_type of an abstract scalar class"))
+        }
+        o => (dtype_of(o)?, false),
+    })
+}
+
+/// `jnp.result_type(*args)`: the dtype JAX's promotion gives them, without
+/// x64.
+fn result_type(_: &mut Interp, a: Args) -> Result<Obj> {
+    if !a.kw.is_empty() {
+        return Err(refuse("jax.numpy.result_type with keyword arguments"));
+    }
+    let mut joined: Option<(DType, bool)> = None;
+    for o in &a.pos {
+        let (d, w) = typed(o)?;
+        joined = Some(match joined {
+            None => (d, w),
+            Some((p, pw)) => {
+                let out = p.promote_weak(pw, d, w);
+                // The result is weak when the operand it came from was
+                // (both, for equal types).
+                let weak = match (out == p, out == d) {
+                    (true, true) => pw && w,
+                    (true, false) => pw,
+                    (false, true) => w,
+                    (false, false) => false,
+                };
+                (out, weak)
+            }
+        });
+    }
+    match joined {
+        Some((d, _)) => Ok(Obj::DType(d)),
+        None => bail!(ValueError, "at least one array or dtype is required"),
+    }
+}
+
+/// A shape argument: a sequence of ints, or one int for a 1-d shape.
+fn shape_of(interp: &mut Interp, o: &Obj) -> Result<Vec<usize>> {
+    let dims = match o {
+        Obj::Int(_) => vec![o.clone()],
+        _ => interp.iterate(o)?,
+    };
+    dims.iter()
+        .map(|d| match d {
+            Obj::Int(n) if *n >= 0 => Ok(*n as usize),
+            other => bail!(
+                TypeError,
+                "Shapes must be 1D sequences of concrete values of integer type, got {}.",
+                repr_of(other)
+            ),
+        })
+        .collect()
+}
+
+fn shape_text(s: &[usize]) -> String {
+    repr_of(&Obj::tuple(s.iter().map(|&d| Obj::Int(d as i64)).collect()))
+}
+
+/// `jnp.broadcast_shapes(*shapes)`.
+fn broadcast_shapes(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let mut shapes = Vec::with_capacity(a.pos.len());
+    for o in &a.pos {
+        shapes.push(shape_of(interp, o)?);
+    }
+    let ndim = shapes.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = vec![1usize; ndim];
+    for s in &shapes {
+        for (k, &d) in s.iter().enumerate() {
+            let o = &mut out[ndim - s.len() + k];
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                let all: Vec<String> = shapes.iter().map(|s| shape_text(s)).collect();
+                bail!(
+                    ValueError,
+                    "Incompatible shapes for broadcasting: shapes=[{}]",
+                    all.join(", ")
+                );
+            }
+        }
+    }
+    Ok(Obj::tuple(
+        out.into_iter().map(|d| Obj::Int(d as i64)).collect(),
+    ))
+}
