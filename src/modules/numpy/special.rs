@@ -1,16 +1,21 @@
 //! `scipy.special.jv` on NumPy's host arrays, in 64 bits, for integer
 //! orders and |z| <= 12, by its power series; other orders and arguments
 //! are refused by name. SciPy evaluates it by other formulas, so float64
-//! results agree to about 1e-12 rather than bit for bit (cast to float32
-//! they agree exactly on a grid of orders -3..5 and 241 points of [0, 12]).
+//! results agree to about 1e-12 rather than bit for bit, while cast to
+//! float32 they agree exactly (on a grid of orders -3..5 and 241 points of
+//! [0, 12]). So a float64 result is held as [`Float32Exact`]: it can be
+//! cast to float32, as a callback returning to JAX does, and any other use
+//! is refused rather than shown with other digits than SciPy's.
 
 use crate::bail;
 use crate::error::Result;
 use crate::python::interp::Interp;
+use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
+use std::rc::Rc;
 
 use super::host::{broadcast_index, broadcast_shapes, HostArray, Kind};
-use super::hostfuncs::wrap_host;
+use super::hostfuncs::{kind_arg, wrap_host};
 
 /// Beyond this |z| the alternating series loses more than a few of
 /// float64's digits to cancellation.
@@ -37,12 +42,69 @@ pub fn jv(_: &mut Interp, a: Args) -> Result<Obj> {
         Kind::Float64
     };
     let out = HostArray { shape, data, kind };
-    if out.shape.is_empty() && kind == Kind::Float64 {
-        // A NumPy float64 scalar has array methods (`astype`), which a
-        // Python float lacks: a 0-d host array stands for it.
-        return Ok(Obj::lib(super::ndarray::NdArray::host_array(out)));
+    if kind == Kind::Float64 {
+        return Ok(Obj::lib(Float32Exact(Rc::new(out))));
     }
     wrap_host(out)
+}
+
+/// A float64 result of [`jv`], whose values are exact only once cast to
+/// float32: `astype(np.float32)` gives them, everything else is refused.
+struct Float32Exact(Rc<HostArray>);
+
+/// What a use of a [`Float32Exact`] other than the cast is refused as.
+fn float64_refusal() -> crate::error::Error {
+    crate::err!(
+        NotImplementedError,
+        "not supported by shardlab yet: scipy.special.jv's float64 values (they agree with SciPy's \
+         once cast to float32: use .astype(np.float32))"
+    )
+}
+
+impl Object for Float32Exact {
+    fn type_name(&self) -> String {
+        "ndarray".into()
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        let h = self.0.clone();
+        Ok(Some(match name {
+            "shape" => Obj::tuple(h.shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
+            "ndim" => Obj::Int(h.shape.len() as i64),
+            "dtype" => super::scalar_types::HostType::dtype_obj(Kind::Float64),
+            "astype" => Obj::native("astype", move |_, a| {
+                match kind_arg(&a.req(Some(0), "dtype", "astype")?)? {
+                    Kind::Float32 => wrap_host(h.astype(Kind::Float32)),
+                    _ => Err(float64_refusal()),
+                }
+            }),
+            _ => return Err(float64_refusal()),
+        }))
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        // A repr cannot fail: it says what to do instead of showing digits
+        // other than SciPy's.
+        Some(
+            "<scipy.special.jv float64 result: cast it with .astype(np.float32) to read it>".into(),
+        )
+    }
+
+    fn binop(
+        &self,
+        _: &mut Interp,
+        _: &Obj,
+        _: &rustpython_parser::ast::Operator,
+        _: &Obj,
+        _: bool,
+        _: bool,
+    ) -> Option<Result<Obj>> {
+        Some(Err(float64_refusal()))
+    }
+
+    fn unary(&self, _: &Obj, _: &rustpython_parser::ast::UnaryOp) -> Option<Result<Obj>> {
+        Some(Err(float64_refusal()))
+    }
 }
 
 /// J_n(x) for an integer order n: the series
