@@ -372,6 +372,7 @@ mod raw_arrays;
 mod recursive;
 mod rngs;
 mod scan;
+mod scan_tree;
 mod split_rngs;
 mod trace_level;
 mod transforms;

@@ -138,6 +138,12 @@ fn vmap_call(
     axes.iter().try_for_each(check_axes)?;
     check_aliasing(&call.pos, &axes)?;
     let (mods, args, defs) = split_modules(st, &call.pos);
+    let mut axes = axes;
+    for &k in &mods.index {
+        if !is_axis(&axes[k]) {
+            axes[k] = super::prefix::state_prefix(st, &call.pos[k], &axes[k])?;
+        }
+    }
     let seen = Rc::new(Graphdefs::default());
     let pure = vmap_pure(f, st, call.kw.clone(), (&mods.index, &defs), &seen);
     let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
@@ -274,6 +280,26 @@ fn needs_host(e: &crate::error::Error) -> bool {
         && e.message.contains("with a traced seed")
 }
 
+/// Whether `o` is one axis (an int or `None`) rather than a tree of them.
+fn is_axis(o: &Obj) -> bool {
+    matches!(o, Obj::Int(_) | Obj::None)
+}
+
+/// The leaves of `tree` with the axis each gets from `axes`, a single axis
+/// or a tree prefix of `tree` with axes at its leaves.
+fn leaf_axes(
+    tree: &Obj,
+    axes: &Obj,
+) -> Result<(Vec<Obj>, crate::python::pytree::TreeDef, Vec<Obj>)> {
+    let (leaves, def) = flatten_known(tree)?;
+    let per_leaf = if is_axis(axes) {
+        vec![axes.clone(); leaves.len()]
+    } else {
+        crate::python::pytree::broadcast_prefix(axes, &def, &is_axis, "vmap in_axes")?
+    };
+    Ok((leaves, def, per_leaf))
+}
+
 /// The mapped function run once per slice on the host, for arguments that
 /// hold rng streams (whose keys shardlab cannot trace; see `batch`). A
 /// function that prints would print once per slice rather than once while
@@ -282,19 +308,19 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
     let mut moved = vec![];
     let mut n = None;
     for (a, ax) in args.iter().zip(axes) {
-        moved.push(match ax {
-            Obj::None => None,
-            Obj::Int(k) => {
-                let m = move_to_front(interp, a, *k)?;
-                n = n.or(super::batch::leading_size(&m)?);
-                Some(m)
-            }
-            other => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: nnx.vmap with a tree of axes (a {} of axes for one argument)",
-                other.type_name()
-            ),
-        });
+        let (leaves, def, per_leaf) = leaf_axes(a, ax)?;
+        let mut front = vec![];
+        for (leaf, axis) in leaves.into_iter().zip(&per_leaf) {
+            front.push(match *axis {
+                Obj::Int(k) => {
+                    let m = move_to_front(interp, &leaf, k)?;
+                    n = n.or(super::batch::leading_size(&m)?);
+                    Some(m)
+                }
+                _ => None,
+            });
+        }
+        moved.push((leaves_or(front, a)?, def));
     }
     let Some(n) = n else {
         bail!(
@@ -305,11 +331,15 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
     let mut outs = vec![];
     for i in 0..n {
         let mut step = vec![];
-        for (a, m) in args.iter().zip(&moved) {
-            step.push(match m {
-                Some(m) => super::batch::slice_tree(m, i)?,
-                None => a.clone(),
-            });
+        for (leaves, def) in &moved {
+            let mut sliced = vec![];
+            for (leaf, mapped) in leaves {
+                sliced.push(match mapped {
+                    true => super::batch::slice_tree(leaf, i)?,
+                    false => leaf.clone(),
+                });
+            }
+            step.push(unflatten_known(def, &sliced)?);
         }
         let printed = interp.out.len();
         outs.push(interp.call(pure, Args::new(step))?);
@@ -323,44 +353,50 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
     super::batch::stack_trees(&outs)
 }
 
-fn move_to_front(interp: &mut Interp, tree: &Obj, axis: i64) -> Result<Obj> {
-    if axis == 0 {
-        return Ok(tree.clone());
-    }
-    let (leaves, def) = flatten_known(tree)?;
-    let jnp = crate::modules::import(interp, "jax.numpy")?;
-    let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
-    let mut out = vec![];
-    for leaf in leaves {
-        out.push(interp.call(
-            &moveaxis,
-            Args::new(vec![leaf, Obj::Int(axis), Obj::Int(0)]),
-        )?);
-    }
-    unflatten_known(&def, &out)
+/// Each leaf of `a`, moved (`Some`) or as it is, with whether it is mapped.
+fn leaves_or(front: Vec<Option<Obj>>, a: &Obj) -> Result<Vec<(Obj, bool)>> {
+    let (leaves, _) = flatten_known(a)?;
+    Ok(front
+        .into_iter()
+        .zip(leaves)
+        .map(|(m, l)| match m {
+            Some(m) => (m, true),
+            None => (l, false),
+        })
+        .collect())
 }
 
-/// Every leaf of `tree` (stacked along axis 0) with that axis moved to
-/// `axis`, or its first entry for `None`.
-fn move_batch_axis(interp: &mut Interp, tree: &Obj, axis: &Obj) -> Result<Obj> {
-    if matches!(axis, Obj::Int(0)) {
+fn move_to_front(interp: &mut Interp, leaf: &Obj, axis: i64) -> Result<Obj> {
+    if axis == 0 {
+        return Ok(leaf.clone());
+    }
+    let jnp = crate::modules::import(interp, "jax.numpy")?;
+    let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
+    interp.call(
+        &moveaxis,
+        Args::new(vec![leaf.clone(), Obj::Int(axis), Obj::Int(0)]),
+    )
+}
+
+/// Every leaf of `tree` (stacked along axis 0) with that axis moved to the
+/// leaf's axis in `axes` (one axis or a prefix tree of them), or its first
+/// entry for `None`.
+fn move_batch_axis(interp: &mut Interp, tree: &Obj, axes: &Obj) -> Result<Obj> {
+    if matches!(axes, Obj::Int(0)) {
         return Ok(tree.clone());
     }
-    let (leaves, def) = flatten_known(tree)?;
+    let (leaves, def, per_leaf) = leaf_axes(tree, axes)?;
     let jnp = crate::modules::import(interp, "jax.numpy")?;
     let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
     let mut out = vec![];
-    for leaf in leaves {
+    for (leaf, axis) in leaves.into_iter().zip(per_leaf) {
         out.push(match axis {
-            Obj::None => crate::python::ops::getitem(interp, &leaf, &Obj::Int(0))?,
+            Obj::Int(0) => leaf,
             Obj::Int(k) => {
-                interp.call(&moveaxis, Args::new(vec![leaf, Obj::Int(0), Obj::Int(*k)]))?
+                interp.call(&moveaxis, Args::new(vec![leaf, Obj::Int(0), Obj::Int(k)]))?
             }
-            other => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: nnx.vmap with a tree of axes (a {} of axes for one argument)",
-                other.type_name()
-            ),
+            _ if super::batch::is_host_leaf(&leaf) => super::batch::slice_tree(&leaf, 0)?,
+            _ => crate::python::ops::getitem(interp, &leaf, &Obj::Int(0))?,
         });
     }
     unflatten_known(&def, &out)
