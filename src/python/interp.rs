@@ -1635,7 +1635,7 @@ fn constant(c: &Constant) -> Result<Obj> {
         Constant::Float(f) => Obj::Float(*f),
         Constant::Ellipsis => Obj::Ellipsis,
         Constant::Tuple(t) => Obj::tuple(t.iter().map(constant).collect::<Result<_>>()?),
-        Constant::Bytes(_) => bail!(NotImplementedError, "not supported by shardlab yet: bytes"),
+        Constant::Bytes(b) => super::bytes::bytes_obj(b.clone()),
         Constant::Complex { real, imag } => Obj::Complex(*real, *imag),
     })
 }

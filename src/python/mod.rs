@@ -14,6 +14,7 @@ pub mod array;
 pub mod budget;
 pub mod builtin_base;
 pub mod builtins;
+pub mod bytes;
 pub mod classes;
 pub mod complex;
 pub mod cycles;

@@ -1173,6 +1173,9 @@ fn builtin_type_attr(t: &str, name: &str) -> Result<Obj> {
     if let Some(f) = super::builtins::unbound::unbound(t, name) {
         return Ok(f);
     }
+    if (t, name) == ("int", "from_bytes") {
+        return Ok(Obj::native("from_bytes", super::bytes::int_from_bytes));
+    }
     let known = matches!(name, "__iter__" | "__init__" | "__new__" | "__hash__");
     if known && matches!(t, "dict" | "list" | "str" | "tuple" | "set") {
         bail!(
