@@ -26,6 +26,7 @@ pub mod format;
 pub mod generators;
 pub mod import;
 pub mod index_modes;
+pub mod instance_dict;
 pub mod interp;
 pub mod iterators;
 pub mod matching;
