@@ -125,6 +125,31 @@ fn check_aliasing(args: &[Obj], axes: &[Obj]) -> Result<()> {
     Ok(())
 }
 
+/// Flax's tree mode fails on a variable reached twice among the
+/// arguments (with a message shardlab does not build), so that is
+/// refused by name.
+fn check_no_aliases(args: &[Obj]) -> Result<()> {
+    let mut nodes = vec![];
+    for a in args {
+        graph_leaves(a, &mut nodes);
+    }
+    let mut seen: Vec<Rc<Instance>> = vec![];
+    for n in &nodes {
+        let mut vars = vec![];
+        collect_vars(n, &mut vec![], &|_| true, &mut vars);
+        for (_, v) in vars {
+            if seen.iter().any(|w| Rc::ptr_eq(w, &v)) {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.vmap with graph=False over a Variable reached twice"
+                );
+            }
+            seen.push(v);
+        }
+    }
+    Ok(())
+}
+
 /// One call of a vmapped function.
 fn vmap_call(
     interp: &mut Interp,
@@ -421,10 +446,21 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
                 );
             }
         }
+        // Tree mode (graph=False or graph_updates=False) refuses a variable
+        // reached twice, where graph mode maps it once.
+        let mut tree = false;
+        for name in ["graph", "graph_updates"] {
+            if let Some(g) = a.opt(None, name) {
+                tree = tree || !truthy(&g, name)?;
+            }
+        }
         let st = st.clone();
         let wrap = move |f: Obj| {
             let (st, ia, oa) = (st.clone(), in_axes.clone(), out_axes.clone());
             Obj::native("nnx.vmap", move |i, call| {
+                if tree {
+                    check_no_aliases(&call.pos)?;
+                }
                 vmap_call(i, &st, &f, &ia, &oa, call)
             })
         };
