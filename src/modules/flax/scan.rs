@@ -14,6 +14,9 @@
 //! values), so such calls run the step once per slice (see `batch`); a
 //! step that prints would print once per slice instead of once while
 //! tracing, so that is refused.
+//!
+//! With `graph=False` or `graph_updates=False` (tree mode) the call goes
+//! to `scan_tree` instead.
 
 use std::cell::RefCell;
 

@@ -7,7 +7,9 @@
 //! structure included (so a vmapped `__init__` builds a stacked module). A
 //! module returned by the function comes back stacked along `out_axes`.
 //! As in Flax, a variable reached through several arguments must be mapped
-//! along one axis ("Inconsistent aliasing detected").
+//! along one axis ("Inconsistent aliasing detected"). A module argument's
+//! axis may be a tree of axes (as `nnx.prefix` makes), one per variable;
+//! it becomes a prefix of the module's state.
 
 use std::cell::RefCell;
 
