@@ -341,6 +341,30 @@ fn nnx_graph_texts_and_sowing_refuse_what_they_cannot_do() {
     assert_eq!(line, 4);
 }
 
+/// In tree mode (`graph=False`) Flax fails on a Variable reached twice,
+/// with a message shardlab does not build: nnx.vmap and nnx.scan refuse
+/// it by name rather than map the Variable once as graph mode does.
+#[test]
+fn nnx_tree_mode_refuses_a_variable_reached_twice() {
+    let head = "import jax.numpy as jnp\nfrom flax import nnx\nclass M(nnx.Module):\n  def __init__(self):\n    self.w = nnx.Param(jnp.ones(3))\nm = M()\n";
+    let vmap = format!("{head}f = nnx.vmap(lambda a, b, x: a.w[...] * x, in_axes=(None, None, 0), graph=False)\nf(m, m, jnp.ones((2, 3)))\n");
+    let (ty, msg, line) = error_of(&vmap);
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: nnx.vmap with graph=False over a Variable reached twice"
+    );
+    assert_eq!(line, 8);
+    let scan = format!("{head}f = nnx.scan(lambda a, b, c: (c, c), in_axes=(None, None, nnx.Carry), out_axes=(nnx.Carry, 0), length=2, graph=False)\nf(m, m, 1.0)\n");
+    let (ty, msg, line) = error_of(&scan);
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: nnx.scan with graph=False over a Variable reached twice"
+    );
+    assert_eq!(line, 8);
+}
+
 /// NumPy's float64 / int64 arrays are computed in 64 bits or not at all:
 /// a function with no 64-bit implementation is refused by name, and a
 /// uint8 array is refused where it would enter JAX.

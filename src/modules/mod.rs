@@ -172,6 +172,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
             .build(),
         "functools" => self::std::functools::module(),
         "math" => self::std::math::module(),
+        "hashlib" => self::std::hashlib::module(),
         "typing" => self::std::typing::module(),
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),

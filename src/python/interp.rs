@@ -442,7 +442,15 @@ impl Interp {
         let mut bases = vec![];
         let mut builtin = None;
         for b in &c.bases {
-            match self.eval(b, scope)? {
+            let mut base = self.eval(b, scope)?;
+            // A subscripted generic (`Base[T]`) stands for its origin class,
+            // as its `__mro_entries__` says in Python.
+            if let Obj::Lib(o) = &base {
+                if let Some(origin) = o.getattr(self, &base, "__origin__")? {
+                    base = origin;
+                }
+            }
+            match base {
                 Obj::Class(k) => bases.push(k),
                 // `object` carries nothing we need.
                 Obj::Type("object") => {}
@@ -1634,7 +1642,7 @@ fn constant(c: &Constant) -> Result<Obj> {
         Constant::Float(f) => Obj::Float(*f),
         Constant::Ellipsis => Obj::Ellipsis,
         Constant::Tuple(t) => Obj::tuple(t.iter().map(constant).collect::<Result<_>>()?),
-        Constant::Bytes(_) => bail!(NotImplementedError, "not supported by shardlab yet: bytes"),
+        Constant::Bytes(b) => super::bytes::bytes_obj(b.clone()),
         Constant::Complex { real, imag } => Obj::Complex(*real, *imag),
     })
 }

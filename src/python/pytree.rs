@@ -956,6 +956,21 @@ fn broadcast_into(
             Ok(())
         }
         (_, TreeDef::None) => Ok(()),
+        (Obj::Instance(_), TreeDef::Node(_, c)) => {
+            // A node shardlab flattens itself (an nnx `State`, a module):
+            // the prefix must be a node of that kind with as many children.
+            let children = match known_level(prefix)? {
+                Some(Level {
+                    shape: Shape::Node(_),
+                    children,
+                }) if children.len() == c.len() => children,
+                _ => return Err(mismatch()),
+            };
+            for (i, ((_, p), t)) in children.iter().zip(c).enumerate() {
+                broadcast_into(p, t, is_leaf, what, below(i), out)?;
+            }
+            Ok(())
+        }
         _ => Err(mismatch()),
     }
 }

@@ -15,9 +15,12 @@ use crate::random::Key;
 /// Whether `tree` holds keys or stream counters.
 pub(super) fn has_host_leaves(tree: &Obj) -> Result<bool> {
     let (leaves, _) = flatten_known(tree)?;
-    Ok(leaves
-        .iter()
-        .any(|l| l.downcast::<Keys>().is_some() || l.downcast::<Counts>().is_some()))
+    Ok(leaves.iter().any(is_host_leaf))
+}
+
+/// Whether `leaf` is a key or a stream counter.
+pub(super) fn is_host_leaf(leaf: &Obj) -> bool {
+    leaf.downcast::<Keys>().is_some() || leaf.downcast::<Counts>().is_some()
 }
 
 /// The size of the leading axis of the leaves of `tree`, if it has leaves.

@@ -169,10 +169,12 @@ fn module_treedef_text(
     let values: Vec<String> = rest
         .iter()
         .map(|(k, v)| {
-            if k == "_pytree__nodes" {
-                nodes.clone()
-            } else {
-                repr_of(v)
+            match v {
+                _ if k == "_pytree__nodes" => nodes.clone(),
+                // A layer's dtype attributes hold jnp's scalar types
+                // (`jnp.float32`), which print as classes.
+                Obj::DType(d) => format!("<class 'jax.numpy.{}'>", d.name()),
+                _ => repr_of(v),
             }
         })
         .collect();
@@ -372,6 +374,7 @@ mod raw_arrays;
 mod recursive;
 mod rngs;
 mod scan;
+mod scan_tree;
 mod split_rngs;
 mod trace_level;
 mod transforms;

@@ -106,6 +106,57 @@ fn prefix(interp: &mut Interp, a: Args) -> Result<Obj> {
     )
 }
 
+/// The axis `tree` (a node's tree of prefixes, as `prefix` makes) gives the
+/// variable at `path`: the first int or `None` met walking down the path.
+pub(super) fn axis_at(tree: &Obj, path: &[String]) -> Result<Obj> {
+    let mut cur = tree.clone();
+    for name in path {
+        let next = match &cur {
+            Obj::Int(_) | Obj::None => return Ok(cur),
+            Obj::Instance(i) => iattr(i, name),
+            Obj::Dict(d) => d
+                .borrow()
+                .items
+                .iter()
+                .find(|(k, _)| &str_of(k) == name)
+                .map(|(_, v)| v.clone()),
+            Obj::List(_) | Obj::Tuple(_) => match name.parse::<usize>() {
+                Ok(k) => iterate(&cur)?.get(k).cloned(),
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        cur = next.ok_or_else(|| {
+            err!(
+                ValueError,
+                "the tree of axes has no entry at {} (it must be a prefix of the node's tree)",
+                path.join("/")
+            )
+        })?;
+    }
+    match cur {
+        Obj::Int(_) | Obj::None => Ok(cur),
+        other => bail!(
+            ValueError,
+            "vmap in_axes must hold ints or None at a node's variables, got {}",
+            repr_of(&other)
+        ),
+    }
+}
+
+/// A node's tree of axes as the prefix of its whole state: the state's
+/// structure with each variable's axis in place of the variable.
+pub(super) fn state_prefix(st: &Rc<Class>, node: &Obj, tree: &Obj) -> Result<Obj> {
+    let mut vars = vec![];
+    super::nnx::collect_vars(node, &mut vec![], &|_| true, &mut vars);
+    let mut entries = vec![];
+    for (path, _) in vars {
+        let axis = axis_at(tree, &path)?;
+        entries.push((path, axis));
+    }
+    Ok(super::graph::StateClass(st.clone()).build(entries))
+}
+
 /// Adds `prefix` to `flax.nnx`.
 pub(super) fn register(b: &mut Builder) {
     b.func("prefix", prefix);

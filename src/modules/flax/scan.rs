@@ -14,6 +14,9 @@
 //! values), so such calls run the step once per slice (see `batch`); a
 //! step that prints would print once per slice instead of once while
 //! tracing, so that is refused.
+//!
+//! With `graph=False` or `graph_updates=False` (tree mode) the call goes
+//! to `scan_tree` instead.
 
 use std::cell::RefCell;
 
@@ -23,13 +26,13 @@ use super::*;
 
 /// What `in_axes`/`out_axes` say about one value.
 #[derive(Clone, Debug, PartialEq)]
-enum Axis {
+pub(super) enum Axis {
     Carry,
     Index(i64),
     Broadcast,
 }
 
-fn is_carry(o: &Obj) -> bool {
+pub(super) fn is_carry(o: &Obj) -> bool {
     matches!(o, Obj::Class(c) if matches!(c.lookup("__nnx_carry__"), Some(Obj::Bool(true))))
 }
 
@@ -51,23 +54,25 @@ fn axis_of(o: &Obj) -> Result<Axis> {
 }
 
 /// The options of one `nnx.scan`.
-struct Spec {
-    f: Obj,
+pub(super) struct Spec {
+    pub(super) f: Obj,
     st: Rc<Class>,
-    in_axes: Obj,
-    out_axes: Obj,
-    length: Option<Obj>,
-    reverse: Obj,
-    unroll: Obj,
+    pub(super) in_axes: Obj,
+    pub(super) out_axes: Obj,
+    pub(super) length: Option<Obj>,
+    pub(super) reverse: Obj,
+    pub(super) unroll: Obj,
+    /// Tree mode (`graph=False` or `graph_updates=False`).
+    tree: bool,
 }
 
 /// `out_axes` as the output's parts: the whole output, or a tuple's items.
-enum OutAxes {
+pub(super) enum OutAxes {
     Whole(Axis),
     Items(Vec<Axis>),
 }
 
-fn out_spec(o: &Obj) -> Result<OutAxes> {
+pub(super) fn out_spec(o: &Obj) -> Result<OutAxes> {
     let check = |a: &Axis, at: &str| -> Result<()> {
         if *a == Axis::Broadcast {
             bail!(
@@ -163,7 +168,7 @@ fn module_of(o: &Obj) -> Option<Rc<Instance>> {
 }
 
 /// Moves axis `from` of every leaf of `tree` to `to`.
-fn move_axis(interp: &mut Interp, tree: &Obj, from: i64, to: i64) -> Result<Obj> {
+pub(super) fn move_axis(interp: &mut Interp, tree: &Obj, from: i64, to: i64) -> Result<Obj> {
     if from == to {
         return Ok(tree.clone());
     }
@@ -189,7 +194,7 @@ struct Prepared {
 
 /// Whether a container holds a module (modules only count at the top
 /// level of an argument here).
-fn holds_module(o: &Obj) -> bool {
+pub(super) fn holds_module(o: &Obj) -> bool {
     match o {
         Obj::Instance(i) => is_nnx_module(i),
         Obj::List(l) => l.borrow().iter().any(holds_module),
@@ -554,15 +559,10 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     b.attr("Carry", carry.clone());
     let st = state.clone();
     b.func("scan", move |_, a| {
-        for name in [
-            "transform_metadata",
-            "graph",
-            "graph_updates",
-            "_split_transpose",
-        ] {
+        for name in ["transform_metadata", "_split_transpose"] {
             let given = match a.opt(None, name) {
-                Some(Obj::Bool(b)) if name.starts_with("graph") => !b,
                 Some(Obj::Dict(d)) => !d.borrow().items.is_empty(),
+                Some(Obj::Bool(false)) => false,
                 other => other.is_some(),
             };
             if given {
@@ -570,6 +570,14 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
                     NotImplementedError,
                     "not supported by shardlab yet: nnx.scan with {name}"
                 );
+            }
+        }
+        // Flax's default is graph mode with graph updates; turning either
+        // off selects tree mode.
+        let mut tree = false;
+        for name in ["graph", "graph_updates"] {
+            if let Some(g) = a.opt(None, name) {
+                tree = tree || !truthy(&g, name)?;
             }
         }
         let default = Obj::tuple(vec![carry.clone(), Obj::Int(0)]);
@@ -589,8 +597,12 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
                     length: length.clone(),
                     reverse: reverse.clone(),
                     unroll: unroll.clone(),
+                    tree,
                 });
-                Obj::native("nnx.scan", move |i, call| scan_call(i, &spec, call))
+                Obj::native("nnx.scan", move |i, call| match spec.tree {
+                    true => super::scan_tree::scan_call(i, &spec, call),
+                    false => scan_call(i, &spec, call),
+                })
             }
         };
         Ok(match a.pos.first() {

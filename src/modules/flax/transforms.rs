@@ -7,7 +7,9 @@
 //! structure included (so a vmapped `__init__` builds a stacked module). A
 //! module returned by the function comes back stacked along `out_axes`.
 //! As in Flax, a variable reached through several arguments must be mapped
-//! along one axis ("Inconsistent aliasing detected").
+//! along one axis ("Inconsistent aliasing detected"). A module argument's
+//! axis may be a tree of axes (as `nnx.prefix` makes), one per variable;
+//! it becomes a prefix of the module's state.
 
 use std::cell::RefCell;
 
@@ -125,6 +127,31 @@ fn check_aliasing(args: &[Obj], axes: &[Obj]) -> Result<()> {
     Ok(())
 }
 
+/// Flax's tree mode fails on a variable reached twice among the
+/// arguments (with a message shardlab does not build), so that is
+/// refused by name.
+fn check_no_aliases(args: &[Obj]) -> Result<()> {
+    let mut nodes = vec![];
+    for a in args {
+        graph_leaves(a, &mut nodes);
+    }
+    let mut seen: Vec<Rc<Instance>> = vec![];
+    for n in &nodes {
+        let mut vars = vec![];
+        collect_vars(n, &mut vec![], &|_| true, &mut vars);
+        for (_, v) in vars {
+            if seen.iter().any(|w| Rc::ptr_eq(w, &v)) {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.vmap with graph=False over a Variable reached twice"
+                );
+            }
+            seen.push(v);
+        }
+    }
+    Ok(())
+}
+
 /// One call of a vmapped function.
 fn vmap_call(
     interp: &mut Interp,
@@ -138,6 +165,12 @@ fn vmap_call(
     axes.iter().try_for_each(check_axes)?;
     check_aliasing(&call.pos, &axes)?;
     let (mods, args, defs) = split_modules(st, &call.pos);
+    let mut axes = axes;
+    for &k in &mods.index {
+        if !is_axis(&axes[k]) {
+            axes[k] = super::prefix::state_prefix(st, &call.pos[k], &axes[k])?;
+        }
+    }
     let seen = Rc::new(Graphdefs::default());
     let pure = vmap_pure(f, st, call.kw.clone(), (&mods.index, &defs), &seen);
     let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
@@ -274,6 +307,26 @@ fn needs_host(e: &crate::error::Error) -> bool {
         && e.message.contains("with a traced seed")
 }
 
+/// Whether `o` is one axis (an int or `None`) rather than a tree of them.
+fn is_axis(o: &Obj) -> bool {
+    matches!(o, Obj::Int(_) | Obj::None)
+}
+
+/// The leaves of `tree` with the axis each gets from `axes`, a single axis
+/// or a tree prefix of `tree` with axes at its leaves.
+fn leaf_axes(
+    tree: &Obj,
+    axes: &Obj,
+) -> Result<(Vec<Obj>, crate::python::pytree::TreeDef, Vec<Obj>)> {
+    let (leaves, def) = flatten_known(tree)?;
+    let per_leaf = if is_axis(axes) {
+        vec![axes.clone(); leaves.len()]
+    } else {
+        crate::python::pytree::broadcast_prefix(axes, &def, &is_axis, "vmap in_axes")?
+    };
+    Ok((leaves, def, per_leaf))
+}
+
 /// The mapped function run once per slice on the host, for arguments that
 /// hold rng streams (whose keys shardlab cannot trace; see `batch`). A
 /// function that prints would print once per slice rather than once while
@@ -282,19 +335,19 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
     let mut moved = vec![];
     let mut n = None;
     for (a, ax) in args.iter().zip(axes) {
-        moved.push(match ax {
-            Obj::None => None,
-            Obj::Int(k) => {
-                let m = move_to_front(interp, a, *k)?;
-                n = n.or(super::batch::leading_size(&m)?);
-                Some(m)
-            }
-            other => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: nnx.vmap with a tree of axes (a {} of axes for one argument)",
-                other.type_name()
-            ),
-        });
+        let (leaves, def, per_leaf) = leaf_axes(a, ax)?;
+        let mut front = vec![];
+        for (leaf, axis) in leaves.into_iter().zip(&per_leaf) {
+            front.push(match *axis {
+                Obj::Int(k) => {
+                    let m = move_to_front(interp, &leaf, k)?;
+                    n = n.or(super::batch::leading_size(&m)?);
+                    Some(m)
+                }
+                _ => None,
+            });
+        }
+        moved.push((leaves_or(front, a)?, def));
     }
     let Some(n) = n else {
         bail!(
@@ -305,11 +358,15 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
     let mut outs = vec![];
     for i in 0..n {
         let mut step = vec![];
-        for (a, m) in args.iter().zip(&moved) {
-            step.push(match m {
-                Some(m) => super::batch::slice_tree(m, i)?,
-                None => a.clone(),
-            });
+        for (leaves, def) in &moved {
+            let mut sliced = vec![];
+            for (leaf, mapped) in leaves {
+                sliced.push(match mapped {
+                    true => super::batch::slice_tree(leaf, i)?,
+                    false => leaf.clone(),
+                });
+            }
+            step.push(unflatten_known(def, &sliced)?);
         }
         let printed = interp.out.len();
         outs.push(interp.call(pure, Args::new(step))?);
@@ -323,44 +380,50 @@ fn host_vmap(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> Res
     super::batch::stack_trees(&outs)
 }
 
-fn move_to_front(interp: &mut Interp, tree: &Obj, axis: i64) -> Result<Obj> {
-    if axis == 0 {
-        return Ok(tree.clone());
-    }
-    let (leaves, def) = flatten_known(tree)?;
-    let jnp = crate::modules::import(interp, "jax.numpy")?;
-    let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
-    let mut out = vec![];
-    for leaf in leaves {
-        out.push(interp.call(
-            &moveaxis,
-            Args::new(vec![leaf, Obj::Int(axis), Obj::Int(0)]),
-        )?);
-    }
-    unflatten_known(&def, &out)
+/// Each leaf of `a`, moved (`Some`) or as it is, with whether it is mapped.
+fn leaves_or(front: Vec<Option<Obj>>, a: &Obj) -> Result<Vec<(Obj, bool)>> {
+    let (leaves, _) = flatten_known(a)?;
+    Ok(front
+        .into_iter()
+        .zip(leaves)
+        .map(|(m, l)| match m {
+            Some(m) => (m, true),
+            None => (l, false),
+        })
+        .collect())
 }
 
-/// Every leaf of `tree` (stacked along axis 0) with that axis moved to
-/// `axis`, or its first entry for `None`.
-fn move_batch_axis(interp: &mut Interp, tree: &Obj, axis: &Obj) -> Result<Obj> {
-    if matches!(axis, Obj::Int(0)) {
+fn move_to_front(interp: &mut Interp, leaf: &Obj, axis: i64) -> Result<Obj> {
+    if axis == 0 {
+        return Ok(leaf.clone());
+    }
+    let jnp = crate::modules::import(interp, "jax.numpy")?;
+    let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
+    interp.call(
+        &moveaxis,
+        Args::new(vec![leaf.clone(), Obj::Int(axis), Obj::Int(0)]),
+    )
+}
+
+/// Every leaf of `tree` (stacked along axis 0) with that axis moved to the
+/// leaf's axis in `axes` (one axis or a prefix tree of them), or its first
+/// entry for `None`.
+fn move_batch_axis(interp: &mut Interp, tree: &Obj, axes: &Obj) -> Result<Obj> {
+    if matches!(axes, Obj::Int(0)) {
         return Ok(tree.clone());
     }
-    let (leaves, def) = flatten_known(tree)?;
+    let (leaves, def, per_leaf) = leaf_axes(tree, axes)?;
     let jnp = crate::modules::import(interp, "jax.numpy")?;
     let moveaxis = crate::python::ops::getattr(interp, &jnp, "moveaxis")?;
     let mut out = vec![];
-    for leaf in leaves {
+    for (leaf, axis) in leaves.into_iter().zip(per_leaf) {
         out.push(match axis {
-            Obj::None => crate::python::ops::getitem(interp, &leaf, &Obj::Int(0))?,
+            Obj::Int(0) => leaf,
             Obj::Int(k) => {
-                interp.call(&moveaxis, Args::new(vec![leaf, Obj::Int(0), Obj::Int(*k)]))?
+                interp.call(&moveaxis, Args::new(vec![leaf, Obj::Int(0), Obj::Int(k)]))?
             }
-            other => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: nnx.vmap with a tree of axes (a {} of axes for one argument)",
-                other.type_name()
-            ),
+            _ if super::batch::is_host_leaf(&leaf) => super::batch::slice_tree(&leaf, 0)?,
+            _ => crate::python::ops::getitem(interp, &leaf, &Obj::Int(0))?,
         });
     }
     unflatten_known(&def, &out)
@@ -385,10 +448,21 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
                 );
             }
         }
+        // Tree mode (graph=False or graph_updates=False) refuses a variable
+        // reached twice, where graph mode maps it once.
+        let mut tree = false;
+        for name in ["graph", "graph_updates"] {
+            if let Some(g) = a.opt(None, name) {
+                tree = tree || !truthy(&g, name)?;
+            }
+        }
         let st = st.clone();
         let wrap = move |f: Obj| {
             let (st, ia, oa) = (st.clone(), in_axes.clone(), out_axes.clone());
             Obj::native("nnx.vmap", move |i, call| {
+                if tree {
+                    check_no_aliases(&call.pos)?;
+                }
                 vmap_call(i, &st, &f, &ia, &oa, call)
             })
         };

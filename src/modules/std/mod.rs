@@ -1,6 +1,6 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
-//! `functools`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
+//! `functools`, `hashlib`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
 //! `contextlib`, `re`, `logging`, `warnings` and `pdb` (whose debugger is
 //! refused), with CPython 3.11's behaviour.
 //!
@@ -17,6 +17,7 @@ pub mod dataclasses;
 pub mod r#enum;
 pub mod functools;
 pub mod future;
+pub mod hashlib;
 pub mod itertools;
 pub mod logging;
 pub mod math;

@@ -79,7 +79,19 @@ pub fn module() -> Obj {
     for name in FORMS {
         b.attr(name, Obj::lib(Form::new(name)));
     }
-    let generic = Obj::Class(Rc::new(Class::new("Generic", vec![], vec![])));
+    let class_getitem = Obj::native("__class_getitem__", |_, a| {
+        let origin = a.req(Some(0), "cls", "__class_getitem__")?;
+        let args = match a.req(Some(1), "params", "__class_getitem__")? {
+            Obj::Tuple(t) => t.to_vec(),
+            one => vec![one],
+        };
+        Ok(Obj::lib(Alias { origin, args }))
+    });
+    let generic = Obj::Class(Rc::new(Class::new(
+        "Generic",
+        vec![],
+        vec![("__class_getitem__".into(), class_getitem)],
+    )));
     b.attr("Generic", Obj::lib(Form::subscript_to("Generic", generic)))
         .attr(
             "Protocol",
@@ -128,6 +140,41 @@ fn type_var(a: &Args, what: &str, prefix: &str) -> Result<Obj> {
     let mut f = Form::new(&format!("{prefix}{name}"));
     f.bare = true;
     Ok(Obj::lib(f))
+}
+
+/// A subclass of `Generic` subscripted (`Box[int]`): prints as
+/// `__main__.Box[int]`, makes instances of its class when called, and
+/// stands for its class as a base.
+pub struct Alias {
+    origin: Obj,
+    args: Vec<Obj>,
+}
+
+impl Object for Alias {
+    fn type_name(&self) -> String {
+        "_GenericAlias".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        let inner: Vec<String> = self.args.iter().map(type_repr).collect();
+        Some(format!("{}[{}]", type_repr(&self.origin), inner.join(", ")))
+    }
+
+    fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
+        Some(interp.call(&self.origin, args))
+    }
+
+    fn callable(&self) -> bool {
+        true
+    }
+
+    fn getattr(&self, interp: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(Some(match name {
+            "__origin__" => self.origin.clone(),
+            "__args__" => Obj::tuple(self.args.clone()),
+            _ => crate::python::ops::getattr(interp, &self.origin, name)?,
+        }))
+    }
 }
 
 /// A special form of `typing` (`Optional`, `Dict[str, int]`, a `TypeVar`).

@@ -7,6 +7,27 @@ use super::super::format::{format_value, repr_of, str_of};
 use super::super::value::{Args, Obj};
 use super::bound;
 
+/// `str.encode(encoding='utf-8')`: UTF-8, or ASCII for ASCII text (Python
+/// raises UnicodeEncodeError otherwise, a type shardlab does not model, so
+/// that is refused).
+fn encode(s: &str, a: &Args) -> Result<Obj> {
+    let enc = a
+        .opt(Some(0), "encoding")
+        .map(|e| str_of(&e).to_lowercase().replace('_', "-"))
+        .unwrap_or_else(|| "utf-8".into());
+    match enc.as_str() {
+        "utf-8" | "utf8" => {}
+        "ascii" if s.is_ascii() => {}
+        other => {
+            return Err(err!(
+                NotImplementedError,
+                "not supported by shardlab yet: str.encode with encoding {other:?}"
+            ))
+        }
+    }
+    Ok(super::super::bytes::bytes_obj(s.as_bytes().to_vec()))
+}
+
 /// The `str` method `name`, bound to `recv`.
 pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
     Some(match (recv, name) {
@@ -76,6 +97,7 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
                 }))
             })
         }
+        (Obj::Str(_), "encode") => bound(recv, name, |_, r, a| encode(&str_of(r), &a)),
         _ => return None,
     })
 }
