@@ -273,3 +273,12 @@ mod tests {
         assert_eq!(rsqrt(1e-40), f32::INFINITY);
     }
 }
+
+/// XLA's atanh, as CHLO expands it: half of `log1p(x) - log1p(-x)`, and
+/// NaN where `|x| > 1`.
+pub fn atanh(x: f32) -> f32 {
+    if x.abs() > 1.0 {
+        return f32::NAN;
+    }
+    (log1p(x) - log1p(-x)) * 0.5
+}

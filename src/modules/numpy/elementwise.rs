@@ -24,6 +24,7 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("expm1", UnaryOp::Expm1),
         ("sqrt", UnaryOp::Sqrt),
         ("tanh", UnaryOp::Tanh),
+        ("arctanh", UnaryOp::Atanh),
         ("sin", UnaryOp::Sin),
         ("cos", UnaryOp::Cos),
         ("abs", UnaryOp::Abs),
@@ -270,27 +271,49 @@ fn reciprocal(a: &Args) -> Result<Obj> {
 /// `where(condition, x, y)` (named with a trailing underscore: `where` is
 /// a Rust keyword).
 fn where_(a: &Args) -> Result<Obj> {
-    let c = jops::convert(&arr(a, 0, "condition", "where")?, DType::Bool)?;
+    let c = arr(a, 0, "condition", "where")?;
     let x = a.req(Some(1), "x", "where")?;
     let y = a.req(Some(2), "y", "where")?;
     let (x, y) = operand_pair(&x, &y)?;
-    let dt = x.dtype().promote(y.dtype());
-    Ok(Obj::Array(jops::select(
-        &c,
-        &jops::convert(&x, dt)?,
-        &jops::convert(&y, dt)?,
-    )?))
+    // JAX's where is a jitted function named `_where`.
+    let out = jops::jitted1("_where", &[c, x, y], |v| {
+        let dt = v[1].dtype().promote(v[2].dtype());
+        jops::select(
+            &jops::convert(&v[0], DType::Bool)?,
+            &jops::convert(&v[1], dt)?,
+            &jops::convert(&v[2], dt)?,
+        )
+    })?;
+    Ok(Obj::Array(out))
 }
 
 fn clip(a: &Args) -> Result<Obj> {
-    let mut x = Obj::Array(arr(a, 0, "a", "clip")?);
-    if let Some(lo) = a.opt(Some(1), "min").or_else(|| a.opt(None, "a_min")) {
-        let (p, q) = operand_pair(&x, &lo)?;
-        x = Obj::Array(jops::maximum(&p, &q)?);
+    let x = arr(a, 0, "a", "clip")?;
+    let lo = a.opt(Some(1), "min").or_else(|| a.opt(None, "a_min"));
+    let hi = a.opt(Some(2), "max").or_else(|| a.opt(None, "a_max"));
+    // The bounds meet `x` as jnp's operands do; JAX's clip is a jitted
+    // function taking `x` and the bounds given.
+    let mut args = vec![x.clone()];
+    for bound in [&lo, &hi].into_iter().flatten() {
+        args.push(operand_pair(&Obj::Array(x.clone()), bound)?.1);
     }
-    if let Some(hi) = a.opt(Some(2), "max").or_else(|| a.opt(None, "a_max")) {
-        let (p, q) = operand_pair(&x, &hi)?;
-        x = Obj::Array(jops::minimum(&p, &q)?);
-    }
-    Ok(x)
+    let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
+    let out = jops::jitted1("clip", &args, |v| {
+        let mut x = v[0].clone();
+        let mut rest = v[1..].iter();
+        if let (true, Some(lo)) = (has_lo, rest.next()) {
+            x = clip_step(&x, lo, jops::maximum)?;
+        }
+        if let (true, Some(hi)) = (has_hi, rest.next()) {
+            x = clip_step(&x, hi, jops::minimum)?;
+        }
+        Ok(x)
+    })?;
+    Ok(Obj::Array(out))
+}
+
+/// One bound of `clip`, applied as jnp's `maximum` or `minimum` does.
+fn clip_step(x: &Value, bound: &Value, op: fn(&Value, &Value) -> Result<Value>) -> Result<Value> {
+    let (p, q) = operand_pair(&Obj::Array(x.clone()), &Obj::Array(bound.clone()))?;
+    op(&p, &q)
 }
