@@ -60,7 +60,7 @@ impl Object for ClosedJaxpr {
             "jaxpr" => Some(self.jaxpr.clone()),
             // The arrays it closed over are operands of its equations.
             "consts" | "literals" => Some(Obj::list(vec![])),
-            "eqns" | "in_avals" | "out_avals" => {
+            "eqns" | "in_avals" | "out_avals" | "invars" | "outvars" | "constvars" => {
                 let program = self
                     .jaxpr
                     .downcast::<JaxprObj>()
