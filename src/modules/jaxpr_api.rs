@@ -30,8 +30,8 @@ use super::sharding::placed::ShapedArray;
 /// The module JAX defines these types in, as their classes name it.
 const CORE: &str = "jax._src.core";
 
-/// `make_jaxpr`'s result: a program printing as `text`, with no constants
-/// of its own (closed-over arrays are operands of its equations).
+/// `make_jaxpr`'s result: a program printing as `text`, whose constants
+/// are the arrays it closed over (as its printed constvars are).
 pub fn closed_jaxpr(jaxpr: &Jaxpr, text: String) -> Obj {
     let program = JaxprObj::build(jaxpr, text.clone());
     Obj::lib(ClosedJaxpr {
@@ -58,8 +58,17 @@ impl Object for ClosedJaxpr {
     fn getattr(&self, interp: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(match name {
             "jaxpr" => Some(self.jaxpr.clone()),
-            // The arrays it closed over are operands of its equations.
-            "consts" | "literals" => Some(Obj::list(vec![])),
+            "consts" | "literals" => {
+                let program = self
+                    .jaxpr
+                    .downcast::<JaxprObj>()
+                    .ok_or_else(|| err!(TypeError, "a ClosedJaxpr holds a Jaxpr"))?;
+                let values = program
+                    .consts
+                    .iter()
+                    .map(|(_, a)| Obj::Array(crate::trace::Value::Concrete(a.clone())));
+                Some(Obj::list(values.collect()))
+            }
             "eqns" | "in_avals" | "out_avals" | "invars" | "outvars" | "constvars" => {
                 let program = self
                     .jaxpr
@@ -91,6 +100,8 @@ struct JaxprObj {
     outvars: Vec<Obj>,
     eqns: Vec<Obj>,
     avals: (Vec<Aval>, Vec<Aval>),
+    /// The arrays it closed over, each with its constvar.
+    consts: Vec<(Obj, Array)>,
 }
 
 impl JaxprObj {
@@ -106,9 +117,19 @@ impl JaxprObj {
                 .clone()
         };
         let invars: Vec<Obj> = j.invars.iter().map(|v| var(*v)).collect();
+        // An array the program closed over is a constvar, one per array.
+        let mut consts: Vec<(Obj, Array)> = vec![];
         let mut atom = |a: &Atom| match a {
             Atom::Var(v) => var(*v),
-            Atom::Lit(x) => Obj::lib(Literal { val: x.clone() }),
+            Atom::Lit(x) if x.ndim() == 0 => Obj::lib(Literal { val: x.clone() }),
+            Atom::Lit(x) => match consts.iter().find(|(_, c)| c.is_same(x)) {
+                Some((v, _)) => v.clone(),
+                None => {
+                    let v = Obj::lib(VarObj { aval: Aval::of(x) });
+                    consts.push((v.clone(), x.clone()));
+                    v
+                }
+            },
         };
         let mut eqns = vec![];
         for e in &j.eqns {
@@ -118,6 +139,7 @@ impl JaxprObj {
         }
         let outvars: Vec<Obj> = j.outvars.iter().map(&mut atom).collect();
         JaxprObj {
+            consts,
             text,
             invars,
             outvars,
@@ -149,7 +171,9 @@ impl Object for JaxprObj {
         Ok(match name {
             "invars" => Some(Obj::list(self.invars.clone())),
             "outvars" => Some(Obj::list(self.outvars.clone())),
-            "constvars" => Some(Obj::list(vec![])),
+            "constvars" => Some(Obj::list(
+                self.consts.iter().map(|(v, _)| v.clone()).collect(),
+            )),
             "eqns" => Some(Obj::list(self.eqns.clone())),
             "in_avals" => Some(shaped(&self.avals.0)),
             "out_avals" => Some(shaped(&self.avals.1)),

@@ -28,3 +28,8 @@ print(affine(x), jax.jit(affine)(x))
 print(rows(x))
 print(inner_jit(x), jax.grad(lambda u: inner_jit(u).sum())(x))
 result = jax.jit(rows)(x)
+
+closed = jax.make_jaxpr(rows)(x)
+print(len(closed.jaxpr.constvars), [v.aval for v in closed.jaxpr.constvars])
+print(closed.consts)
+print(closed.jaxpr.eqns[1].invars[1] is closed.jaxpr.constvars[1])
