@@ -250,12 +250,12 @@ fn attributes_of_the_real_types_are_not_implemented() {
         )
     );
     let (ty, msg, _) =
-        error_of("import jax\nj = jax.make_jaxpr(lambda x: x + 1)(1.0)\nj.jaxpr.invars\n");
+        error_of("import jax\nj = jax.make_jaxpr(lambda x: x + 1)(1.0)\nj.jaxpr.effects\n");
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: ClosedJaxpr.invars"
+            "not supported by shardlab yet: Jaxpr.effects"
         )
     );
     let (ty, msg, _) = error_of("import jax.numpy as jnp\njnp.ones(3).on_device_size_in_bytes()\n");

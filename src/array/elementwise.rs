@@ -40,6 +40,8 @@ pub enum UnaryOp {
     Rsqrt,
     /// Hyperbolic tangent.
     Tanh,
+    /// Inverse hyperbolic tangent (`jnp.arctanh`, `lax.atanh`).
+    Atanh,
     /// `1 / (1 + e^-x)` (`jax.nn.sigmoid`).
     Logistic,
     /// Sine.
@@ -83,6 +85,7 @@ impl UnaryOp {
             Sqrt => "sqrt",
             Rsqrt => "rsqrt",
             Tanh => "tanh",
+            Atanh => "arctanh",
             Logistic => "logistic",
             Sin => "sin",
             Cos => "cos",
@@ -119,6 +122,7 @@ impl UnaryOp {
             Sqrt => xla_math::sqrt(x),
             Rsqrt => xla_math::rsqrt(x),
             Tanh => xla_math::tanh(x),
+            Atanh => xla_math::atanh(x),
             Logistic => xla_math::logistic(x),
             Sin => xla_math::sin(x),
             Cos => xla_math::cos(x),

@@ -254,6 +254,15 @@ pub fn atan2(y: f32, x: f32) -> f32 {
     super::libm_f32::atan2(y, x)
 }
 
+/// XLA's atanh, as CHLO expands it: half of `log1p(x) - log1p(-x)`, and
+/// NaN where `|x| > 1`.
+pub fn atanh(x: f32) -> f32 {
+    if x.abs() > 1.0 {
+        return f32::NAN;
+    }
+    (log1p(x) - log1p(-x)) * 0.5
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

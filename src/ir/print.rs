@@ -1,6 +1,8 @@
 //! Printing jaxprs in the style of `jax.make_jaxpr`: variables named a, b, ...,
 //! z, ba, bb, ... in order of appearance across nested bodies; scalar constants
-//! inline as `2.0:f32[]`; array constants as constvars before the `;`.
+//! inline as `2.0:f32[]`; the arrays the outermost program closed over as its
+//! constvars, before the `;` (`{ lambda a:f32[3]; b:f32[3]. let ...`), each
+//! array once however often it is used.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write};
@@ -51,6 +53,8 @@ struct Printer {
 #[derive(Clone, Default)]
 struct Scope {
     names: HashMap<Var, String>,
+    /// The arrays this jaxpr closed over, with their constvar names.
+    consts: Vec<(Array, String)>,
 }
 
 /// JAX lays a group out on one line when it fits in this many columns.
@@ -101,7 +105,10 @@ impl Printer {
             Atom::Lit(x) if x.size() == 1 && x.ndim() == 0 => {
                 format!("{}:{}[]", scalar_text(x), x.dtype().short_name())
             }
-            Atom::Lit(x) => format!("<{}{}>", x.dtype().short_name(), fmt_shape(x.shape())),
+            Atom::Lit(x) => match scope.consts.iter().find(|(c, _)| c.is_same(x)) {
+                Some((_, n)) => n.clone(),
+                None => format!("<{}{}>", x.dtype().short_name(), fmt_shape(x.shape())),
+            },
         }
     }
 
@@ -118,6 +125,21 @@ impl Printer {
         };
         scope.names.insert(v, n.clone());
         n
+    }
+
+    /// The scope of an outermost jaxpr: the arrays its equations and
+    /// outputs read, named first, in the order they are first read.
+    fn constvars(&mut self, j: &Jaxpr) -> Scope {
+        let mut scope = Scope::default();
+        for a in j.eqns.iter().flat_map(|e| &e.inputs).chain(&j.outvars) {
+            let Atom::Lit(x) = a else { continue };
+            if x.ndim() == 0 || scope.consts.iter().any(|(c, _)| c.is_same(x)) {
+                continue;
+            }
+            let name = self.fresh();
+            scope.consts.push((x.clone(), name));
+        }
+        scope
     }
 
     /// A jaxpr at column `indent`: on one line when it fits from column
@@ -174,7 +196,12 @@ impl Printer {
         } else {
             format!("({})", outs.join(", "))
         };
-        let head = format!("{{ lambda ; {}. let", binders.join(" "));
+        let consts: Vec<String> = scope
+            .consts
+            .iter()
+            .map(|(c, n)| format!("{n}:{}", Aval::of(c)))
+            .collect();
+        let head = format!("{{ lambda {}; {}. let", consts.join(" "), binders.join(" "));
         if flat {
             return format!("{head} {} in {tuple} }}", eqns.join("; "));
         }
@@ -247,7 +274,11 @@ impl Printer {
             Prim::ShardMap(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
             Prim::Map(m) => vec![("jaxpr", Body::One(&m.body, Scope::default()))],
             Prim::Jit(p) => {
-                let inner = self.jit_scope(&p.body, scope, &eqn.inputs, &names);
+                // A jitted body keeps the arrays it closed over as its own
+                // constvars, named after the equation's results.
+                let consts = self.constvars(&p.body).consts;
+                let mut inner = self.jit_scope(&p.body, scope, &eqn.inputs, &names);
+                inner.consts = consts;
                 vec![("jaxpr", Body::One(&p.body, inner))]
             }
             Prim::Remat(r) => vec![("jaxpr", Body::One(&r.body, Scope::default()))],
@@ -388,7 +419,8 @@ impl fmt::Display for Jaxpr {
             next: 0,
             types: HashMap::new(),
         };
-        let text = p.jaxpr(self, Scope::default(), 0, 0);
+        let scope = p.constvars(self);
+        let text = p.jaxpr(self, scope, 0, 0);
         f.write_str(&text)
     }
 }
@@ -426,7 +458,8 @@ pub fn typed(jaxpr: &Jaxpr, types: &[Option<String>]) -> String {
         .filter_map(|(i, t)| Some(((key, Var(i as u32)), t.clone()?)))
         .collect();
     let mut p = Printer { next: 0, types };
-    p.jaxpr(jaxpr, Scope::default(), 0, 0)
+    let scope = p.constvars(jaxpr);
+    p.jaxpr(jaxpr, scope, 0, 0)
 }
 
 /// The group size of an all_gather or reduce_scatter equation, read off its

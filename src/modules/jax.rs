@@ -913,10 +913,8 @@ fn make_jaxpr(_: &mut Interp, a: Args) -> Result<Obj> {
             return Err(refuse_refs());
         }
         let traced = traced?;
-        Ok(Obj::lib(Printed::new(
-            "ClosedJaxpr",
-            typed_jaxpr_text(&traced.jaxpr, &vals),
-        )))
+        let text = typed_jaxpr_text(&traced.jaxpr, &vals);
+        Ok(super::jaxpr_api::closed_jaxpr(&traced.jaxpr, text))
     }))
 }
 

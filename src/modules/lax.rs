@@ -254,6 +254,9 @@ pub fn module() -> Obj {
     });
     super::control::register(&mut b);
     register_elementwise(&mut b);
+    for (name, p) in super::jaxpr_api::lax_primitives() {
+        b.attr(&name, p);
+    }
     register_cumulative(&mut b);
     super::conv::register_lax(&mut b);
     super::conv::register_window(&mut b);
@@ -278,6 +281,7 @@ fn register_elementwise(b: &mut Builder) {
         ("log", UnaryOp::Log),
         ("log1p", UnaryOp::Log1p),
         ("expm1", UnaryOp::Expm1),
+        ("atanh", UnaryOp::Atanh),
         ("sqrt", UnaryOp::Sqrt),
         ("rsqrt", UnaryOp::Rsqrt),
         ("tanh", UnaryOp::Tanh),

@@ -12,6 +12,7 @@ pub mod debug_print;
 pub mod flax;
 pub mod jacobian;
 pub mod jax;
+pub mod jaxpr_api;
 pub mod jit;
 pub mod jit_aot;
 pub mod jit_refs;
@@ -142,6 +143,12 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.ref" => refs::module(),
         "jax.test_util" => test_util::module(),
         "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
+        "jax.extend" => {
+            let core = import(interp, "jax.extend.core")?;
+            Builder::new("jax.extend").attr("core", core).build()
+        }
+        "jax.extend.core" => jaxpr_api::extend_core_module(),
+        "jax._src.util" => jaxpr_api::util_module(),
         "jax.errors" => {
             let mut b = Builder::new("jax.errors");
             let classes: Vec<(&str, Obj)> = interp.exceptions.jax_classes().collect();
@@ -287,7 +294,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
-        | "collections.abc" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
+        | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)
         }
         "jax.tree_map" => bail!(
@@ -310,6 +317,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         {
             import(interp, m)
         }
+        "jax._src.util" => import(interp, "jax._src.util"),
         m if m.starts_with("jax._src") => {
             bail!(NotImplementedError, "not supported by shardlab yet: {m}")
         }

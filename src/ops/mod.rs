@@ -5,6 +5,7 @@
 //! same functions compute eagerly on concrete arrays and record equations under
 //! a trace, and the differentiation rules are written with them.
 
+pub mod jitted;
 pub mod parallel;
 
 use crate::array::{Array, BinaryOp, DType, ReduceOp, UnaryOp};
@@ -13,6 +14,7 @@ use crate::error::Result;
 use crate::primitives::Prim;
 use crate::trace::{bind1, Value};
 
+pub use jitted::{jitted, jitted1};
 pub use parallel::*;
 
 /// A scalar constant of `dtype`.

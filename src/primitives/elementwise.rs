@@ -17,6 +17,7 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Neg => "neg",
         UnaryOp::Not => "not",
         UnaryOp::IsFinite => "is_finite",
+        UnaryOp::Atanh => "atanh",
         other => other.name(),
     }
 }
@@ -229,6 +230,15 @@ fn unary_deriv(
             ops::mul(&g_plus, &ops::sub(&scalar(1.0, f), y)?)?
         }
         Logistic => ops::mul(g, &ops::mul(y, &ops::sub(&scalar(1.0, f), y)?)?)?,
+        // JAX's rule, g / (1 - x) times 1 / (1 + x), in its grouping.
+        Atanh => {
+            let r = ops::integer_pow(&ops::add(&scalar(1.0, f), x)?, -1)?;
+            let one_minus = ops::sub(&scalar(1.0, f), x)?;
+            match transposed {
+                true => ops::div(&ops::mul(&r, g)?, &one_minus)?,
+                false => ops::mul(&r, &ops::div(g, &one_minus)?)?,
+            }
+        }
         Sin => ops::mul(g, &ops::cos(x)?)?,
         Cos => ops::neg(&ops::mul(g, &ops::sin(x)?)?)?,
         Erf => {

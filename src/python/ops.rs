@@ -139,6 +139,9 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
             .unwrap_or(matches!(b, Obj::Lib(y) if Rc::ptr_eq(x, y))),
         (Obj::Type(x), Obj::Type(y)) => x == y,
         (Obj::Class(x), Obj::Class(y)) => Rc::ptr_eq(x, y),
+        // A library object standing for a class (`jax.extend.core.Literal`)
+        // says whether it is that class.
+        (Obj::Class(_), Obj::Lib(y)) => y.eq(b, a).unwrap_or(false),
         (Obj::Instance(x), _) => match a.behaviour().and_then(|bh| bh.eq(a, b)) {
             Some(eq) => eq,
             None => matches!(b, Obj::Instance(y) if Rc::ptr_eq(x, y)),

@@ -19,7 +19,7 @@ MODULES = [
     "jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.nn.initializers",
     "jax.tree_util", "jax.tree", "jax.sharding", "jax.debug", "jax.experimental",
     "jax.experimental.shard_map", "jax.experimental.mesh_utils", "jax.scipy",
-    "jax.scipy.special", "flax", "flax.linen", "flax.nnx", "optax", "optax.transforms", "numpy",
+    "jax.scipy.special", "jax.extend", "jax.extend.core", "flax", "flax.linen", "flax.nnx", "optax", "optax.transforms", "numpy",
     "numpy.random", "numpy.testing",
 ]
 
@@ -28,8 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def type_examples():
     """Real objects behind the library objects shardlab models, keyed by the
-    type name shardlab gives them. A key may stand for several real types:
-    shardlab's ClosedJaxpr is also what its `.jaxpr` returns."""
+    type name shardlab gives them."""
     import jax
     import jax.numpy as jnp
     from jax.sharding import NamedSharding, PartitionSpec
@@ -44,7 +43,12 @@ def type_examples():
     placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec("x")))
     return {
         "ArrayImpl": [x],
-        "ClosedJaxpr": [closed, closed.jaxpr],
+        "ClosedJaxpr": [closed],
+        "Jaxpr": [closed.jaxpr],
+        "JaxprEqn": [closed.jaxpr.eqns[0]],
+        "Var": [closed.jaxpr.invars[0]],
+        "Literal": [closed.jaxpr.eqns[0].invars[1]],
+        "Primitive": [closed.jaxpr.eqns[0].primitive],
         "Traced": [jax.jit(f).trace(1.0)],
         "Lowered": [lowered],
         "Compiled": [lowered.compile()],

@@ -24,6 +24,7 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("expm1", UnaryOp::Expm1),
         ("sqrt", UnaryOp::Sqrt),
         ("tanh", UnaryOp::Tanh),
+        ("arctanh", UnaryOp::Atanh),
         ("sin", UnaryOp::Sin),
         ("cos", UnaryOp::Cos),
         ("abs", UnaryOp::Abs),
@@ -270,27 +271,82 @@ fn reciprocal(a: &Args) -> Result<Obj> {
 /// `where(condition, x, y)` (named with a trailing underscore: `where` is
 /// a Rust keyword).
 fn where_(a: &Args) -> Result<Obj> {
-    let c = jops::convert(&arr(a, 0, "condition", "where")?, DType::Bool)?;
-    let x = a.req(Some(1), "x", "where")?;
-    let y = a.req(Some(2), "y", "where")?;
-    let (x, y) = operand_pair(&x, &y)?;
-    let dt = x.dtype().promote(y.dtype());
-    Ok(Obj::Array(jops::select(
-        &c,
-        &jops::convert(&x, dt)?,
-        &jops::convert(&y, dt)?,
-    )?))
+    let c = arr(a, 0, "condition", "where")?;
+    let x = arr(a, 1, "x", "where")?;
+    let y = arr(a, 2, "y", "where")?;
+    let (dt, weak) = common_type(&x, &y)?;
+    // JAX's where is a jitted function named `_where`, taking the operands
+    // as given: it gives both cases one dtype and one shape, then selects.
+    let out = jops::jitted1("_where", &[c, x, y], |v| {
+        let c = jops::convert(&v[0], DType::Bool)?;
+        let x = jops::convert_weak(&v[1], dt, weak)?;
+        let y = jops::convert_weak(&v[2], dt, weak)?;
+        let shape = [c.shape(), x.shape(), y.shape()]
+            .iter()
+            .try_fold(vec![], |s, t| crate::array::broadcast_shapes(&s, t))?;
+        let widen = |v: &Value| match v.shape() == shape {
+            true => Ok(v.clone()),
+            false => jops::broadcast_to(v, &shape),
+        };
+        jops::select(&widen(&c)?, &widen(&x)?, &widen(&y)?)
+    })?;
+    Ok(Obj::Array(out))
+}
+
+/// The dtype and weak type jnp gives two operands together, found on
+/// scalars of their types (so that no equation is recorded), after
+/// checking that their shapes broadcast.
+fn common_type(x: &Value, y: &Value) -> Result<(DType, bool)> {
+    let scalar = |v: &Value| {
+        Obj::Array(Value::Concrete(
+            Array::zeros(&[], v.dtype()).with_weak(v.aval().weak),
+        ))
+    };
+    let (p, _) = crate::trace::untraced(|| operand_pair(&scalar(x), &scalar(y)))?;
+    let (sx, sy) = (x.shape(), y.shape());
+    if crate::array::broadcast_shapes(&sx, &sy).is_err() {
+        bail!(
+            ValueError,
+            "Incompatible shapes for broadcasting: shapes=[{}, {}]",
+            crate::ir::fmt_shape(&sx),
+            crate::ir::fmt_shape(&sy)
+        );
+    }
+    Ok((p.dtype(), p.aval().weak))
 }
 
 fn clip(a: &Args) -> Result<Obj> {
-    let mut x = Obj::Array(arr(a, 0, "a", "clip")?);
-    if let Some(lo) = a.opt(Some(1), "min").or_else(|| a.opt(None, "a_min")) {
-        let (p, q) = operand_pair(&x, &lo)?;
-        x = Obj::Array(jops::maximum(&p, &q)?);
+    let x = arr(a, 0, "a", "clip")?;
+    let lo = a.opt(Some(1), "min").or_else(|| a.opt(None, "a_min"));
+    let hi = a.opt(Some(2), "max").or_else(|| a.opt(None, "a_max"));
+    // The bounds meet `x` as jnp's operands do; JAX's clip is a jitted
+    // function taking `x` and the bounds given.
+    let mut args = vec![x];
+    for bound in [&lo, &hi].into_iter().flatten() {
+        args.push(to_value(bound)?);
     }
-    if let Some(hi) = a.opt(Some(2), "max").or_else(|| a.opt(None, "a_max")) {
-        let (p, q) = operand_pair(&x, &hi)?;
-        x = Obj::Array(jops::minimum(&p, &q)?);
-    }
-    Ok(x)
+    let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
+    let out = jops::jitted1("clip", &args, |v| {
+        let mut x = v[0].clone();
+        let mut rest = v[1..].iter();
+        if let (true, Some(lo)) = (has_lo, rest.next()) {
+            x = clip_step(lo, &x, jops::maximum)?;
+        }
+        if let (true, Some(hi)) = (has_hi, rest.next()) {
+            x = clip_step(hi, &x, jops::minimum)?;
+        }
+        Ok(x)
+    })?;
+    Ok(Obj::Array(out))
+}
+
+/// One bound of `clip`, as jnp's `maximum(bound, x)` or `minimum(bound,
+/// x)`: a weakly typed bound of `x`'s dtype is made strong first.
+fn clip_step(bound: &Value, x: &Value, op: fn(&Value, &Value) -> Result<Value>) -> Result<Value> {
+    let p = match bound.aval().weak && !x.aval().weak && bound.dtype() == x.dtype() {
+        true => jops::convert_weak(bound, bound.dtype(), false)?,
+        false => bound.clone(),
+    };
+    let (p, q) = operand_pair(&Obj::Array(p), &Obj::Array(x.clone()))?;
+    op(&p, &q)
 }

@@ -517,6 +517,12 @@ impl ShapedArray {
         self.shape.len()
     }
 
+    /// The type of a value of `aval` (in a map body, with the axes it
+    /// varies over), as a jaxpr's variables carry it.
+    pub fn of_aval(aval: &crate::ir::Aval) -> ShapedArray {
+        ShapedArray::in_body(aval)
+    }
+
     /// The type of a value inside a map body: per-device shape and the
     /// axes it varies over (`float32[3]{V:i}`), as JAX prints it.
     fn in_body(aval: &crate::ir::Aval) -> ShapedArray {
