@@ -132,29 +132,9 @@ fn primal_program(
 /// The program without the equations whose results nothing uses (the
 /// rule's tangent computations, at zero tangents); equations without
 /// results (prints) stay.
-fn without_unused(mut jaxpr: crate::ir::Jaxpr) -> crate::ir::Jaxpr {
-    use crate::ir::Atom;
-    let mut live: std::collections::HashSet<crate::ir::Var> = jaxpr
-        .outvars
-        .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(*v),
-            Atom::Lit(_) => None,
-        })
-        .collect();
-    let mut kept = vec![];
-    for eqn in jaxpr.eqns.drain(..).rev() {
-        if eqn.outputs.is_empty() || eqn.outputs.iter().any(|v| live.contains(v)) {
-            live.extend(eqn.inputs.iter().filter_map(|a| match a {
-                Atom::Var(v) => Some(*v),
-                Atom::Lit(_) => None,
-            }));
-            kept.push(eqn);
-        }
-    }
-    kept.reverse();
-    jaxpr.eqns = kept;
-    jaxpr
+fn without_unused(jaxpr: crate::ir::Jaxpr) -> crate::ir::Jaxpr {
+    let l = jaxpr.liveness(|eqn, used| used || eqn.outputs.is_empty());
+    jaxpr.keeping(&l.kept)
 }
 
 /// Refuses rules that close over values of the computation being

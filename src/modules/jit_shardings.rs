@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::ir::{Atom, Jaxpr, Var};
+use crate::ir::Jaxpr;
 use crate::mesh::{AxisType, Mesh};
 use crate::primitives::placement::respelled;
 use crate::primitives::{JitParams, Prim};
@@ -365,23 +365,8 @@ fn device_ids(p: &Placement) -> Option<Vec<usize>> {
 /// For each input of `jaxpr`, whether the program needs it: JAX drops the
 /// others before choosing devices (unless `keep_unused`).
 pub fn used_inputs(jaxpr: &Jaxpr) -> Vec<bool> {
-    let mut live: std::collections::HashSet<Var> = jaxpr
-        .outvars
-        .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(*v),
-            Atom::Lit(_) => None,
-        })
-        .collect();
-    for eqn in jaxpr.eqns.iter().rev() {
-        if has_effect(&eqn.prim) || eqn.outputs.iter().any(|v| live.contains(v)) {
-            live.extend(eqn.inputs.iter().filter_map(|a| match a {
-                Atom::Var(v) => Some(*v),
-                Atom::Lit(_) => None,
-            }));
-        }
-    }
-    jaxpr.invars.iter().map(|v| live.contains(v)).collect()
+    let l = jaxpr.liveness(|eqn, used| used || has_effect(&eqn.prim));
+    jaxpr.invars.iter().map(|v| l.live.contains(v)).collect()
 }
 
 /// Whether an equation must run though nothing reads its outputs.

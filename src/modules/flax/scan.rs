@@ -103,29 +103,10 @@ pub(super) fn out_spec(o: &Obj) -> Result<OutAxes> {
 
 /// The axis of every positional argument.
 fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Axis>> {
-    match in_axes {
-        Obj::Tuple(_) | Obj::List(_) => {
-            let v = iterate(in_axes)?;
-            if v.len() != n {
-                bail!(
-                    ValueError,
-                    "nnx.scan in_axes has {} entries but the function got {n} positional arguments",
-                    v.len()
-                );
-            }
-            v.iter().map(axis_of).collect()
-        }
-        o if is_carry(o) => {
-            if n != 1 {
-                bail!(
-                    ValueError,
-                    "When in_axes=Carry, the function must take exactly one argument, got {n} arguments."
-                );
-            }
-            Ok(vec![Axis::Carry])
-        }
-        other => Ok(vec![axis_of(other)?; n]),
-    }
+    super::scan_tree::arg_axes(in_axes, n)?
+        .iter()
+        .map(axis_of)
+        .collect()
 }
 
 fn carry_count(axes: &[Axis]) -> usize {

@@ -338,7 +338,7 @@ fn finish(interp: &mut Interp, call: &Call, carry: Obj, stacked: Obj) -> Result<
 }
 
 /// The axes object of every positional argument.
-fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Obj>> {
+pub(super) fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Obj>> {
     match in_axes {
         Obj::Tuple(_) | Obj::List(_) => {
             let v = iterate(in_axes)?;

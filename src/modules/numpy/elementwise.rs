@@ -302,7 +302,8 @@ fn common_type(x: &Value, y: &Value) -> Result<(DType, bool)> {
             Array::zeros(&[], v.dtype()).with_weak(v.aval().weak),
         ))
     };
-    let (p, _) = crate::trace::untraced(|| operand_pair(&scalar(x), &scalar(y)))?;
+    let (p, q) = crate::trace::untraced(|| operand_pair(&scalar(x), &scalar(y)))?;
+    let (ap, aq) = (p.aval(), q.aval());
     let (sx, sy) = (x.shape(), y.shape());
     if crate::array::broadcast_shapes(&sx, &sy).is_err() {
         bail!(
@@ -312,7 +313,10 @@ fn common_type(x: &Value, y: &Value) -> Result<(DType, bool)> {
             crate::ir::fmt_shape(&sy)
         );
     }
-    Ok((p.dtype(), p.aval().weak))
+    Ok((
+        ap.dtype.promote_weak(ap.weak, aq.dtype, aq.weak),
+        crate::primitives::weak::promoted(&ap, &aq),
+    ))
 }
 
 fn clip(a: &Args) -> Result<Obj> {
