@@ -28,6 +28,125 @@ fn encode(s: &str, a: &Args) -> Result<Obj> {
     Ok(super::super::bytes::bytes_obj(s.as_bytes().to_vec()))
 }
 
+/// `s.strip(chars)`, `lstrip` or `rstrip`: whitespace, or any of `chars`.
+fn strip(s: &str, name: &str, a: &Args) -> Result<Obj> {
+    let chars = match a.opt(Some(0), "chars") {
+        None | Some(Obj::None) => None,
+        Some(Obj::Str(c)) => Some(c.chars().collect::<Vec<char>>()),
+        Some(_) => return Err(err!(TypeError, "{name} arg must be None or str")),
+    };
+    let drop = |c: char| match &chars {
+        None => c.is_whitespace(),
+        Some(set) => set.contains(&c),
+    };
+    Ok(Obj::str(match name {
+        "strip" => s.trim_matches(drop),
+        "lstrip" => s.trim_start_matches(drop),
+        _ => s.trim_end_matches(drop),
+    }))
+}
+
+/// `s.split(sep, maxsplit)` or `s.rsplit(...)` (`right`), as Python splits:
+/// without `sep` on runs of whitespace, ignoring it at the ends; at most
+/// `maxsplit` splits when it is not negative.
+fn split(s: &str, right: bool, a: &Args) -> Result<Obj> {
+    let max = match a.opt(Some(1), "maxsplit") {
+        Some(m) => super::to_int(&m)?,
+        None => -1,
+    };
+    let limit = usize::try_from(max).ok();
+    let parts: Vec<String> = match a.opt(Some(0), "sep") {
+        None | Some(Obj::None) => split_whitespace(s, right, limit),
+        Some(sep) => {
+            let sep = str_of(&sep);
+            if sep.is_empty() {
+                return Err(err!(ValueError, "empty separator"));
+            }
+            let n = limit.map_or(usize::MAX, |m| m.saturating_add(1));
+            let mut v: Vec<String> = match right {
+                true => s.rsplitn(n, &*sep).map(String::from).collect(),
+                false => s.splitn(n, &*sep).map(String::from).collect(),
+            };
+            if right {
+                v.reverse();
+            }
+            v
+        }
+    };
+    Ok(Obj::list(parts.into_iter().map(|p| Obj::str(&p)).collect()))
+}
+
+/// Splitting on runs of whitespace, at most `limit` times: the part left
+/// over keeps its whitespace except where the splits stopped.
+fn split_whitespace(s: &str, right: bool, limit: Option<usize>) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest: &str = if right { s.trim_end() } else { s.trim_start() };
+    while !rest.is_empty() {
+        if limit.is_some_and(|m| parts.len() >= m) {
+            parts.push(rest.to_string());
+            break;
+        }
+        let found = match right {
+            true => rest.rfind(char::is_whitespace),
+            false => rest.find(char::is_whitespace),
+        };
+        let Some(at) = found else {
+            parts.push(rest.to_string());
+            break;
+        };
+        let ws = rest[at..].chars().next().map_or(1, char::len_utf8);
+        if right {
+            parts.push(rest[at + ws..].to_string());
+            rest = rest[..at].trim_end();
+        } else {
+            parts.push(rest[..at].to_string());
+            rest = rest[at + ws..].trim_start();
+        }
+    }
+    if right {
+        parts.reverse();
+    }
+    parts
+}
+
+/// `s.splitlines(keepends)`: at every line boundary Python knows (`\n`,
+/// `\r\n`, `\r`, `\v`, `\f`, `\x1c`-`\x1e`, `\x85`, `\u2028`, `\u2029`).
+fn splitlines(s: &str, keep: bool) -> Vec<Obj> {
+    let is_break = |c: char| {
+        matches!(
+            c,
+            '\n' | '\r'
+                | '\x0b'
+                | '\x0c'
+                | '\x1c'
+                | '\x1d'
+                | '\x1e'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
+    };
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !is_break(c) {
+            continue;
+        }
+        let mut end = i + c.len_utf8();
+        if c == '\r' && chars.peek().is_some_and(|&(_, d)| d == '\n') {
+            chars.next();
+            end += 1;
+        }
+        lines.push(Obj::str(if keep { &s[start..end] } else { &s[start..i] }));
+        start = end;
+    }
+    if start < s.len() {
+        lines.push(Obj::str(&s[start..]));
+    }
+    lines
+}
+
 /// The `str` method `name`, bound to `recv`.
 pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
     Some(match (recv, name) {
@@ -63,22 +182,18 @@ pub fn method(recv: &Obj, name: &str) -> Option<Obj> {
         }
         (Obj::Str(_), "strip" | "lstrip" | "rstrip") => {
             let n = name.to_string();
-            bound(recv, name, move |_, r, _| {
-                let s = str_of(r);
-                Ok(Obj::str(match n.as_str() {
-                    "strip" => s.trim(),
-                    "lstrip" => s.trim_start(),
-                    _ => s.trim_end(),
-                }))
-            })
+            bound(recv, name, move |_, r, a| strip(&str_of(r), &n, &a))
         }
-        (Obj::Str(_), "split") => bound(recv, name, |_, r, a| {
-            let s = str_of(r);
-            let parts: Vec<Obj> = match a.opt(Some(0), "sep") {
-                Some(sep) => s.split(&*str_of(&sep)).map(Obj::str).collect(),
-                None => s.split_whitespace().map(Obj::str).collect(),
+        (Obj::Str(_), "split" | "rsplit") => {
+            let right = name == "rsplit";
+            bound(recv, name, move |_, r, a| split(&str_of(r), right, &a))
+        }
+        (Obj::Str(_), "splitlines") => bound(recv, name, |i, r, a| {
+            let keep = match a.opt(Some(0), "keepends") {
+                Some(k) => i.truth(&k, "splitlines")?,
+                None => false,
             };
-            Ok(Obj::list(parts))
+            Ok(Obj::list(splitlines(&str_of(r), keep)))
         }),
         (Obj::Str(_), "replace") => bound(recv, name, |_, r, a| {
             let from = str_of(&a.req(Some(0), "old", "replace")?);
