@@ -228,6 +228,35 @@ fn nnx_variable_hooks_are_refused() {
 }
 
 #[test]
+fn methods_of_pythons_own_types_are_not_implemented() {
+    // str.casefold and int.bit_count exist in CPython 3.11 (names.json, from
+    // tests/jax/gen_names.py); 'nosuch' does not.
+    for (src, ty, msg, line) in [
+        (
+            "x = 'Abc'\ny = x.casefold()\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: str.casefold",
+            2,
+        ),
+        (
+            "n = 6\nb = n.bit_count()\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: int.bit_count",
+            2,
+        ),
+        (
+            "x = [1]\nx.nosuch\n",
+            "AttributeError",
+            "'list' object has no attribute 'nosuch'",
+            2,
+        ),
+    ] {
+        let (t, m, l) = error_of(src);
+        assert_eq!((t.as_str(), m.as_str(), l), (ty, msg, line), "{src}");
+    }
+}
+
+#[test]
 fn attributes_of_the_real_types_are_not_implemented() {
     // An attribute that the real type has is a feature shardlab lacks; one
     // that it does not have is the program's mistake, as in JAX.

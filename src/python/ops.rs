@@ -1082,10 +1082,13 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
             "step" => Ok(s[2].clone()),
             _ => Err(missing()),
         },
+        // A method Python's own type has and shardlab lacks is refused by
+        // name, not reported as the program's mistake.
         Obj::Str(_) | Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) | Obj::Set(_) => {
-            super::builtins::method(v, name).ok_or_else(missing)
+            super::builtins::method(v, name)
+                .ok_or_else(|| interp.library.missing_object_attr(&v.type_name(), name))
         }
-        _ => Err(missing()),
+        _ => Err(interp.library.missing_object_attr(&v.type_name(), name)),
     }
 }
 

@@ -62,6 +62,15 @@ def type_examples():
         "PRNGKeyArray": [jax.random.key(0)],
         "SingleDeviceSharding": [x.sharding],
         "PjitFunction": [jax.jit(f)],
+        # Python's own types: a method shardlab lacks is a feature, not a typo.
+        "str": ["s"],
+        "bytes": [b"b"],
+        "list": [[]],
+        "tuple": [()],
+        "dict": [{}],
+        "set": [set()],
+        "int": [1],
+        "float": [1.0],
     }
 
 
