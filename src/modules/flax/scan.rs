@@ -404,6 +404,18 @@ fn traced(interp: &mut Interp, spec: &Spec, step: Rc<Step>) -> Result<(Obj, Obj)
         let (c, y) = step.run(i, &carry, &xs)?;
         Ok(Obj::tuple(vec![c, y]))
     });
+    lax_scan(interp, spec, body, carry, xs)
+}
+
+/// `jax.lax.scan(body, carry, xs)` with the spec's `length`, `reverse` and
+/// `unroll`: the final carry and the stacked outputs.
+pub(super) fn lax_scan(
+    interp: &mut Interp,
+    spec: &Spec,
+    body: Obj,
+    carry: Obj,
+    xs: Obj,
+) -> Result<(Obj, Obj)> {
     let lax = crate::modules::import(interp, "jax.lax")?;
     let scan = crate::python::ops::getattr(interp, &lax, "scan")?;
     let mut kw = vec![

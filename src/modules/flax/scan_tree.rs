@@ -275,23 +275,7 @@ fn traced(interp: &mut Interp, call: Rc<Call>) -> Result<(Obj, Obj)> {
         let xs = a.req(Some(1), "xs", "scan")?;
         call.step(i, &carry, &xs)
     });
-    let lax = crate::modules::import(interp, "jax.lax")?;
-    let scan = crate::python::ops::getattr(interp, &lax, "scan")?;
-    let mut kw = vec![
-        ("reverse".to_string(), spec.reverse.clone()),
-        ("unroll".to_string(), spec.unroll.clone()),
-    ];
-    if let Some(l) = &spec.length {
-        kw.push(("length".into(), l.clone()));
-    }
-    let r = iterate(&interp.call(
-        &scan,
-        Args {
-            pos: vec![body, carry, xs],
-            kw,
-        },
-    )?)?;
-    Ok((r[0].clone(), r[1].clone()))
+    super::scan::lax_scan(interp, &spec, body, carry, xs)
 }
 
 /// Writes the loop's results into the variables and assembles the output.
