@@ -257,6 +257,33 @@ fn methods_of_pythons_own_types_are_not_implemented() {
 }
 
 #[test]
+fn keywords_a_function_ignores_are_refused() {
+    // jnp.all has `where` in JAX 0.10.2 (names.json's signatures, from
+    // tests/jax/gen_names.py) and shardlab's does not read it: computing
+    // without the mask would be a different answer. `bogus` is no parameter
+    // of jnp.sum; a keyword at its default (keepdims=False) changes nothing.
+    for (src, ty, msg, line) in [
+        (
+            "import jax.numpy as jnp\nx = jnp.ones(3)\ny = jnp.all(x > 0, where=x > 1)\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.numpy.all(where=...)",
+            3,
+        ),
+        (
+            "import jax.numpy as jnp\nx = jnp.ones(3)\n\ny = jnp.sum(x, bogus=1)\n",
+            "TypeError",
+            "sum() got an unexpected keyword argument 'bogus'",
+            4,
+        ),
+    ] {
+        let (t, m, l) = error_of(src);
+        assert_eq!((t.as_str(), m.as_str(), l), (ty, msg, line), "{src}");
+    }
+    let (t, m, _) = error_of("import jax.numpy as jnp\nx = jnp.all(jnp.ones(3) > 0, where=None, keepdims=False)\nraise ValueError('ran')\n");
+    assert_eq!((t.as_str(), m.as_str()), ("ValueError", "ran"));
+}
+
+#[test]
 fn attributes_of_the_real_types_are_not_implemented() {
     // An attribute that the real type has is a feature shardlab lacks; one
     // that it does not have is the program's mistake, as in JAX.

@@ -11,10 +11,34 @@
 
 use super::{strides, Array, Buffer};
 
-const LINE_WIDTH: usize = 75;
-const THRESHOLD: usize = 1000;
-const EDGE_ITEMS: usize = 3;
-const PRECISION: usize = 8;
+/// NumPy's print options (`np.set_printoptions`, `np.printoptions`, which
+/// `jnp` shares): what of them shardlab honours.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrintOptions {
+    /// Most fractional digits a float shows.
+    pub precision: usize,
+    /// Fixed-point notation whatever the magnitudes (tiny values print as
+    /// zeros).
+    pub suppress: bool,
+    /// Arrays of more elements are summarised with `...`.
+    pub threshold: usize,
+    /// Items shown at each end of a summarised axis.
+    pub edgeitems: usize,
+    /// Columns a line may reach.
+    pub linewidth: usize,
+}
+
+impl Default for PrintOptions {
+    fn default() -> PrintOptions {
+        PrintOptions {
+            precision: 8,
+            suppress: false,
+            threshold: 1000,
+            edgeitems: 3,
+            linewidth: 75,
+        }
+    }
+}
 
 /// Shortest round-trip decimal digits of `|x|` (finite, nonzero) and the
 /// decimal exponent of the first digit: `x = d.ddd * 10^exp`.
@@ -94,13 +118,20 @@ fn positional_parts(x: f32, precision: Option<usize>) -> (String, String) {
 }
 
 /// Scientific parts of `x`: (integer digit with sign, fractional digits,
-/// exponent), shortest unique digits.
-fn scientific_parts(x: f32) -> (String, String, i32) {
+/// exponent), shortest unique digits, at most `precision` fractional ones
+/// (rounding the exact value there).
+fn scientific_parts(x: f32, precision: usize) -> (String, String, i32) {
     let sign = if x.is_sign_negative() { "-" } else { "" };
     if x == 0.0 {
         return (format!("{sign}0"), String::new(), 0);
     }
-    let (digits, exp) = shortest_digits(x);
+    let (mut digits, mut exp) = shortest_digits(x);
+    if digits.len() > precision + 1 {
+        (digits, exp) = split_exp(&format!("{:.*e}", precision, (x as f64).abs()));
+        while digits.len() > 1 && digits.last() == Some(&b'0') {
+            digits.pop();
+        }
+    }
     let frac: String = digits[1..].iter().map(|&b| b as char).collect();
     (format!("{sign}{}", digits[0] as char), frac, exp)
 }
@@ -121,11 +152,13 @@ struct FloatFormat {
     /// Writes `+` before non-negative values (the imaginary parts of a
     /// complex array).
     plus: bool,
+    /// The print options' precision.
+    max_precision: usize,
 }
 
 impl FloatFormat {
-    fn new(data: &[f32]) -> FloatFormat {
-        Self::with_sign(data, false)
+    fn new(data: &[f32], o: &PrintOptions) -> FloatFormat {
+        Self::with_sign(data, false, o)
     }
 
     /// `+` in front of an integer part that has no `-`, when `plus` is set.
@@ -137,7 +170,7 @@ impl FloatFormat {
         }
     }
 
-    fn with_sign(data: &[f32], plus: bool) -> FloatFormat {
+    fn with_sign(data: &[f32], plus: bool, o: &PrintOptions) -> FloatFormat {
         let finite: Vec<f32> = data.iter().copied().filter(|v| v.is_finite()).collect();
         let nonzero: Vec<f32> = finite
             .iter()
@@ -150,7 +183,7 @@ impl FloatFormat {
             let min = nonzero.iter().copied().fold(f32::MAX, f32::min);
             // NumPy compares these in the array's own precision; the upper
             // cutoff is 10^(float32's 6 decimal digits).
-            exp_format = max >= 1e6f32 || min < 1e-4f32 || max / min > 1000f32;
+            exp_format = max >= 1e6f32 || (!o.suppress && (min < 1e-4f32 || max / min > 1000f32));
         }
         let mut f = FloatFormat {
             exp_format,
@@ -159,12 +192,15 @@ impl FloatFormat {
             precision: 0,
             exp_size: 0,
             plus,
+            max_precision: o.precision,
         };
         if finite.is_empty() {
             // Nothing to measure: widths come from nan/inf below.
         } else if exp_format {
-            let parts: Vec<(String, String, i32)> =
-                finite.iter().map(|&v| scientific_parts(v)).collect();
+            let parts: Vec<(String, String, i32)> = finite
+                .iter()
+                .map(|&v| scientific_parts(v, o.precision))
+                .collect();
             f.exp_size = parts
                 .iter()
                 .map(|p| exp_string(p.2, 2).len() - 1)
@@ -180,7 +216,7 @@ impl FloatFormat {
         } else {
             let parts: Vec<(String, String)> = finite
                 .iter()
-                .map(|&v| positional_parts(v, Some(PRECISION)))
+                .map(|&v| positional_parts(v, Some(o.precision)))
                 .collect();
             f.pad_left = parts
                 .iter()
@@ -214,7 +250,7 @@ impl FloatFormat {
             return format!("{ret:>width$}");
         }
         if self.exp_format {
-            let (mut int, mut frac, mut exp) = scientific_parts(x);
+            let (mut int, mut frac, mut exp) = scientific_parts(x, self.max_precision);
             if frac.len() < self.precision {
                 // Asked for more digits than the shortest form has, Dragon4
                 // keeps generating the exact value's digits (not zeros).
@@ -234,7 +270,7 @@ impl FloatFormat {
                 w = self.pad_left
             )
         } else {
-            let (int, frac) = positional_parts(x, Some(PRECISION));
+            let (int, frac) = positional_parts(x, Some(self.max_precision));
             let int = self.signed(int);
             format!(
                 "{int:>w$}.{frac:<r$}",
@@ -264,7 +300,7 @@ fn float_scalar_str(x: f32) -> String {
         };
         format!("{int}.{frac}")
     } else {
-        let (int, frac, exp) = scientific_parts(x);
+        let (int, frac, exp) = scientific_parts(x, 8);
         let dot = if frac.is_empty() {
             String::new()
         } else {
@@ -290,14 +326,14 @@ fn complex_scalar_str(z: super::C64) -> String {
 }
 
 /// The elements NumPy measures when choosing widths: all of them, or with
-/// summarisation only the `EDGE_ITEMS` leading and trailing ones per axis.
-fn measured_indices(shape: &[usize], summarise: bool) -> Vec<usize> {
+/// summarisation only the `edge` leading and trailing ones per axis.
+fn measured_indices(shape: &[usize], summarise: bool, edge: usize) -> Vec<usize> {
     let st = strides(shape);
     let per_axis: Vec<Vec<usize>> = shape
         .iter()
         .map(|&n| {
-            if summarise && n > 2 * EDGE_ITEMS {
-                (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect()
+            if summarise && n > 2 * edge {
+                (0..edge).chain(n - edge..n).collect()
             } else {
                 (0..n).collect()
             }
@@ -333,6 +369,7 @@ struct Layout<'a> {
     word: &'a dyn Fn(usize) -> String,
     separator: &'a str,
     summarise: bool,
+    edgeitems: usize,
 }
 
 impl Layout<'_> {
@@ -343,12 +380,9 @@ impl Layout<'_> {
         let next_indent = format!("{indent} ");
         let next_width = width.saturating_sub(1);
         let n = self.shape[axis];
-        let show_summary = self.summarise && 2 * EDGE_ITEMS < n;
-        let (leading, trailing) = if show_summary {
-            (EDGE_ITEMS, EDGE_ITEMS)
-        } else {
-            (0, n)
-        };
+        let edge = self.edgeitems;
+        let show_summary = self.summarise && 2 * edge < n;
+        let (leading, trailing) = if show_summary { (edge, edge) } else { (0, n) };
         let at = |i: usize| offset + i * self.strides[axis];
         let axes_left = self.shape.len() - axis;
         let mut s = String::new();
@@ -410,13 +444,19 @@ fn int_words<'a, T: std::fmt::Display>(
     Box::new(move |i| format!("{:>w$}", d[i]))
 }
 
-fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> String {
-    let summarise = a.size() > THRESHOLD;
-    let measured = measured_indices(a.shape(), summarise);
+fn array2string(
+    a: &Array,
+    separator: &str,
+    prefix: &str,
+    suffix: &str,
+    o: &PrintOptions,
+) -> String {
+    let summarise = a.size() > o.threshold;
+    let measured = measured_indices(a.shape(), summarise, o.edgeitems);
     let word: Box<dyn Fn(usize) -> String + '_> = match a.buffer() {
         Buffer::F32(d) => {
             let vals: Vec<f32> = measured.iter().map(|&i| d[i]).collect();
-            let ff = FloatFormat::new(&vals);
+            let ff = FloatFormat::new(&vals, o);
             Box::new(move |i| ff.format(d[i]))
         }
         Buffer::I32(d) => int_words(d, &measured),
@@ -424,7 +464,10 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
         Buffer::C64(d) => {
             let re: Vec<f32> = measured.iter().map(|&i| d[i].re).collect();
             let im: Vec<f32> = measured.iter().map(|&i| d[i].im).collect();
-            let (rf, imf) = (FloatFormat::new(&re), FloatFormat::with_sign(&im, true));
+            let (rf, imf) = (
+                FloatFormat::new(&re, o),
+                FloatFormat::with_sign(&im, true, o),
+            );
             Box::new(move |i| {
                 // NumPy puts the `j` before the imaginary part's padding.
                 let im = imf.format(d[i].im);
@@ -453,42 +496,54 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
         word: &*word,
         separator,
         summarise,
+        edgeitems: o.edgeitems,
     };
     let indent = format!(" {}", " ".repeat(prefix.len()));
-    layout.recurse(0, 0, &indent, LINE_WIDTH - suffix.len())
+    layout.recurse(0, 0, &indent, o.linewidth.saturating_sub(suffix.len()))
 }
 
 /// The flat indices of the elements NumPy measures when it lays out an
 /// array of `shape`: all of them, or the edge items of a summarised one.
-pub fn measured_elements(shape: &[usize]) -> Vec<usize> {
-    measured_indices(shape, shape.iter().product::<usize>() > THRESHOLD)
+pub fn measured_elements(shape: &[usize], o: &PrintOptions) -> Vec<usize> {
+    measured_indices(
+        shape,
+        shape.iter().product::<usize>() > o.threshold,
+        o.edgeitems,
+    )
 }
 
 /// NumPy's `array2string` layout around words the caller formats: the
 /// elements of a non-empty array of `shape` with at least one axis,
 /// `word(i)` giving flat element `i`, wrapped as after `prefix` and before
-/// `suffix`, and summarised past 1000 elements.
+/// `suffix`, and summarised past `o.threshold` elements.
 pub fn layout_words(
     shape: &[usize],
     word: &dyn Fn(usize) -> String,
-    separator: &str,
-    prefix: &str,
-    suffix: &str,
+    (separator, prefix, suffix): (&str, &str, &str),
+    o: &PrintOptions,
 ) -> String {
     let layout = Layout {
         shape,
         strides: strides(shape),
         word,
         separator,
-        summarise: shape.iter().product::<usize>() > THRESHOLD,
+        summarise: shape.iter().product::<usize>() > o.threshold,
+        edgeitems: o.edgeitems,
     };
     let indent = format!(" {}", " ".repeat(prefix.len()));
-    layout.recurse(0, 0, &indent, LINE_WIDTH - suffix.len())
+    layout.recurse(0, 0, &indent, o.linewidth.saturating_sub(suffix.len()))
 }
 
 /// What NumPy's `str()` prints for the same values as a float32 / int32 /
-/// bool array (and so what `print(jax_array)` shows).
+/// bool array (and so what `print(jax_array)` shows), with NumPy's default
+/// print options.
 pub fn format_numpy(a: &Array) -> String {
+    format_numpy_with(a, &PrintOptions::default())
+}
+
+/// [`format_numpy`] under print options `o` (a 0-d array prints as its
+/// scalar, which ignores them).
+pub fn format_numpy_with(a: &Array, o: &PrintOptions) -> String {
     if a.ndim() == 0 {
         return match a.buffer() {
             Buffer::F32(d) => float_scalar_str(d[0]),
@@ -501,26 +556,32 @@ pub fn format_numpy(a: &Array) -> String {
     if a.size() == 0 {
         return "[]".to_string();
     }
-    array2string(a, " ", "", "")
+    array2string(a, " ", "", "", o)
 }
 
 /// JAX's `repr` of an array: `Array([1., 2.], dtype=float32)`,
 /// `Array(True, dtype=bool)`, `Array([], shape=(0, 3), dtype=float32)`,
-/// `Array(1., dtype=float32, weak_type=True)`.
+/// `Array(1., dtype=float32, weak_type=True)`, with NumPy's default print
+/// options.
 pub fn format_jax_repr(a: &Array) -> String {
+    format_jax_repr_with(a, &PrintOptions::default())
+}
+
+/// [`format_jax_repr`] under print options `o`.
+pub fn format_jax_repr_with(a: &Array, o: &PrintOptions) -> String {
     let prefix = "Array(";
     let weak = if a.is_weak() { ", weak_type=True" } else { "" };
     let dtype_str = format!("dtype={}{weak}", a.dtype().name());
     let s = if a.size() == 0 {
         format!("[], shape={}", super::shape_ops::fmt_shape(a.shape()))
     } else {
-        array2string(a, ", ", prefix, ",")
+        array2string(a, ", ", prefix, ",", o)
     };
     let last_line_len = match s.rfind('\n') {
         Some(i) => s.len() - i + 1,
         None => s.len() + 2,
     };
-    let sep = if last_line_len + dtype_str.len() + 2 > LINE_WIDTH {
+    let sep = if last_line_len + dtype_str.len() + 2 > o.linewidth {
         " ".repeat(prefix.len())
     } else {
         " ".to_string()

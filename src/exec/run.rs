@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use super::log::DeviceLog;
 use super::{Devices, Mode, ThreadDevices};
+use crate::array::format::PrintOptions;
 use crate::array::Array;
 use crate::error::Result;
 use crate::ir::Jaxpr;
@@ -161,6 +162,8 @@ pub struct Run {
     /// Text printed on the way that the front end has yet to show (what a
     /// custom_vjp's backward rule prints, when the rule is applied).
     deferred_text: RefCell<String>,
+    /// NumPy's print options as the program set them.
+    print_options: Cell<PrintOptions>,
 }
 
 impl Run {
@@ -174,6 +177,7 @@ impl Run {
             map_prints: RefCell::default(),
             backward: Cell::new(false),
             deferred_text: RefCell::default(),
+            print_options: Cell::new(PrintOptions::default()),
         }
     }
 
@@ -292,6 +296,16 @@ pub fn map_prints(printed: Vec<Printed>) {
 /// Swaps the kept map lines for `lines`, returning those kept.
 pub(super) fn replace_map_prints(lines: Vec<Printed>) -> Vec<Printed> {
     with(|r| std::mem::replace(&mut *r.map_prints.borrow_mut(), lines)).unwrap_or_default()
+}
+
+/// NumPy's print options in the entered run (the defaults outside a run).
+pub fn print_options() -> PrintOptions {
+    with(|r| r.print_options.get()).unwrap_or_default()
+}
+
+/// Sets NumPy's print options for the rest of the entered run.
+pub fn set_print_options(o: PrintOptions) {
+    with(|r| r.print_options.set(o));
 }
 
 /// Keeps text for the front end to show with the next eager prints.

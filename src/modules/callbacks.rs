@@ -140,7 +140,7 @@ fn call_host(
     let pos = crate::python::ops::iterate(&pos)?;
     let kwv = crate::python::ops::iterate(&kwv)?;
     let kw = kw.iter().map(|(k, _)| k.clone()).zip(kwv).collect();
-    let out = interp.call(callback, Args { pos, kw });
+    let out = interp.call(callback, Args::with(pos, kw));
     match kind {
         Kind::Debug => out,
         _ => out.map_err(|e| failed_in_callback(&e)),
@@ -207,6 +207,7 @@ fn failed_in_callback(e: &crate::error::Error) -> crate::error::Error {
 
 /// The keyword arguments that go to the callback (not the API's own).
 fn callback_kw(a: &Args, own: &[&str]) -> Vec<(String, Obj)> {
+    a.read_all();
     a.kw.iter()
         .filter(|(k, _)| !own.contains(&k.as_str()))
         .cloned()
@@ -485,7 +486,7 @@ fn call_registered(
         let pos = crate::python::ops::iterate(pos)?;
         let kw = Args::keywords_from(kwd);
         let result = interp
-            .call(&callback, Args { pos, kw })
+            .call(&callback, Args::with(pos, kw))
             .map_err(|e| failed_in_callback(&e))?;
         let expected = batched_expected(interp, &expected, params)?;
         let checked = checked_result(interp, &result, &expected)?;

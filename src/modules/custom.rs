@@ -187,20 +187,14 @@ impl CustomJvp {
             JvpRule::Joint(r) => {
                 let mut pos = fixed.to_vec();
                 pos.extend([ps, ts]);
-                let out = interp.call(r, Args { pos, kw: vec![] })?;
+                let out = interp.call(r, Args::with(pos, vec![]))?;
                 pair(out, || {
                     "Custom JVP rule must produce a pair (list or tuple of length two) representing primal and tangent outputs.".into()
                 })
             }
             JvpRule::PerArg(jvps) => {
                 let primals = iterate(&ps)?;
-                let ans = interp.call(
-                    this,
-                    Args {
-                        pos: primals.clone(),
-                        kw: vec![],
-                    },
-                )?;
+                let ans = interp.call(this, Args::with(primals.clone(), vec![]))?;
                 let (ans_leaves, ans_def) = leaves_of(interp, &ans)?;
                 let mut total: Vec<Value> = ans_leaves.iter().map(jops::zeros_like).collect();
                 for (jvp, t) in jvps.iter().zip(iterate(&ts)?) {
@@ -209,7 +203,7 @@ impl CustomJvp {
                     }
                     let mut pos = vec![t, ans.clone()];
                     pos.extend(primals.iter().cloned());
-                    let part = interp.call(jvp, Args { pos, kw: vec![] })?;
+                    let part = interp.call(jvp, Args::with(pos, vec![]))?;
                     let (part, _) = leaves_of(interp, &part)?;
                     total = total
                         .iter()
@@ -369,7 +363,7 @@ fn apply_bwd(
     let ct = unflatten(interp, &rule.out_def, &value_objs(ct))?;
     let mut pos = rule.fixed.clone();
     pos.extend([res, ct]);
-    let out = interp.call(&rule.bwd, Args { pos, kw: vec![] })?;
+    let out = interp.call(&rule.bwd, Args::with(pos, vec![]))?;
     let entries = match &out {
         Obj::Tuple(_) | Obj::List(_) => iterate(&out)?,
         _ => bail!(
@@ -461,7 +455,7 @@ impl CustomVjp {
             crate::trace::trace_values(primals, |v: &[Value]| {
                 let diff = iterate(&unflatten(interp, in_def, &value_objs(v))?)?;
                 let pos = merge_args(fixed, diff, &self.nondiff);
-                let out = interp.call(fwd, Args { pos, kw: vec![] })?;
+                let out = interp.call(fwd, Args::with(pos, vec![]))?;
                 let (y, res) = pair(out, || {
                     format!("Custom VJP fwd rule {} for function {name} must produce a pair (list or tuple of length two) where the first element represents the primal output and the second element represents residuals.", func_name(fwd))
                 })?;

@@ -26,6 +26,8 @@ const OPTIONS: [&str; 3] = ["ordered", "partitioned", "skip_format_check"];
 /// `jax.debug.print`.
 pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
     let fmt = str_of(&a.req(Some(0), "fmt", "jax.debug.print")?);
+    // The other keywords are the format's arguments.
+    a.read_all();
     let pos: Vec<Obj> = a.pos.iter().skip(1).cloned().collect();
     let mut kw: Vec<(String, Obj)> =
         a.kw.iter()
@@ -62,7 +64,7 @@ pub fn print(interp: &mut Interp, a: Args) -> Result<Obj> {
     let text = if DebugPrintParams::new(&fmt).has_placeholders() {
         let pos = pos.iter().map(formatted).collect();
         let kw = kw.iter().map(|(k, v)| (k.clone(), formatted(v))).collect();
-        crate::python::builtins::str_format(&fmt, &Args { pos, kw })?
+        crate::python::builtins::str_format(&fmt, &Args::with(pos, kw))?
     } else {
         let mut parts = vec![fmt];
         parts.extend(pos.iter().map(str_of));
@@ -209,7 +211,7 @@ pub fn show(interp: &mut Interp, printed: &Printed) -> Result<()> {
         bail!(RuntimeError, "debug_callback: the callback is gone");
     };
     let (pos, kw) = arguments(printed)?;
-    interp.call(&f, Args { pos, kw })?;
+    interp.call(&f, Args::with(pos, kw))?;
     Ok(())
 }
 
@@ -222,7 +224,7 @@ pub fn text(printed: &Printed) -> Result<String> {
     if d.has_placeholders() {
         let pos = pos.iter().map(formatted).collect();
         let kw = kw.iter().map(|(k, v)| (k.clone(), formatted(v))).collect();
-        return crate::python::builtins::str_format(&d.fmt, &Args { pos, kw });
+        return crate::python::builtins::str_format(&d.fmt, &Args::with(pos, kw));
     }
     let mut parts = vec![d.fmt.clone()];
     parts.extend(pos.iter().map(str_of));

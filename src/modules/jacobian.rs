@@ -95,13 +95,7 @@ impl Flat {
         } else {
             args[spec.argnums[0]] = dyn_args;
         }
-        let out = interp.call(
-            &spec.f,
-            Args {
-                pos: args,
-                kw: self.call.kw.clone(),
-            },
-        )?;
+        let out = interp.call(&spec.f, Args::with(args, self.call.kw.clone()))?;
         let (out, aux) = split_aux(out, spec.has_aux)?;
         let (leaves, def) = flatten(interp, &out)?;
         let mut flat = leaf_values(&leaves)?;

@@ -41,13 +41,7 @@ pub(crate) fn call_flat(
     out_def: &RefCell<Option<TreeDef>>,
 ) -> Result<Vec<Value>> {
     let args = unflatten(interp, in_def, &value_objs(vals))?;
-    let out = interp.call(
-        f,
-        Args {
-            pos: iterate(&args)?,
-            kw: kw.to_vec(),
-        },
-    )?;
+    let out = interp.call(f, Args::with(iterate(&args)?, kw.to_vec()))?;
     let (leaves, def) = flatten(interp, &out)?;
     *out_def.borrow_mut() = Some(def);
     leaf_values(&leaves).map_err(|e| {
@@ -75,13 +69,7 @@ pub(crate) fn call_flat_keyed(
     out_keys: &RefCell<Vec<bool>>,
 ) -> Result<Vec<Value>> {
     let args = unflatten(interp, in_def, &keyed_objs(vals, in_keys)?)?;
-    let out = interp.call(
-        f,
-        Args {
-            pos: iterate(&args)?,
-            kw: kw.to_vec(),
-        },
-    )?;
+    let out = interp.call(f, Args::with(iterate(&args)?, kw.to_vec()))?;
     let (leaves, def) = flatten(interp, &out)?;
     *out_def.borrow_mut() = Some(def);
     let (vals, keys) = keyed_values(&leaves).map_err(|e| {
@@ -196,13 +184,7 @@ fn grad_call_recorded(
             for (&k, arg) in argnums.iter().zip(unflatten_each(interp, defs, vals)?) {
                 args[k] = arg;
             }
-            let out = interp.call(
-                f,
-                Args {
-                    pos: args,
-                    kw: call.kw.clone(),
-                },
-            )?;
+            let out = interp.call(f, Args::with(args, call.kw.clone()))?;
             let (loss, aux) = split_aux(out, has_aux)?;
             let loss = match &loss {
                 Obj::Array(_) | Obj::Float(_) | Obj::Int(_) | Obj::Bool(_) | Obj::Complex(..) => {
@@ -589,12 +571,7 @@ fn vmap(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn pmap(_: &mut Interp, a: Args) -> Result<Obj> {
     let Some(f) = a.get(Some(0), "fun") else {
-        let a2 = a.clone();
-        return Ok(Obj::native("jax.pmap", move |i, b| {
-            let mut merged = a2.clone();
-            merged.pos = b.pos;
-            pmap(i, merged)
-        }));
+        return Ok(super::real_api::decorator("jax.pmap", &a, pmap));
     };
     let axis_name = axis_name_arg(&a, Some(1))?;
     let in_axes = a.get(None, "in_axes").unwrap_or(Obj::Int(0));
@@ -811,12 +788,7 @@ fn shard_map_mesh(interp: &mut Interp, given: Option<Obj>) -> Result<Rc<crate::m
 /// `jax.shard_map` / `jax.experimental.shard_map.shard_map`.
 pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
     let Some(f) = a.get(Some(0), "f") else {
-        let a2 = a.clone();
-        return Ok(Obj::native("jax.shard_map", move |i, b| {
-            let mut merged = a2.clone();
-            merged.pos = b.pos;
-            shard_map(i, merged)
-        }));
+        return Ok(super::real_api::decorator("jax.shard_map", &a, shard_map));
     };
     // Without a mesh argument the map uses the context mesh of each call,
     // as JAX resolves it when the function is called, not decorated.

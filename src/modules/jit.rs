@@ -176,12 +176,7 @@ pub fn register(b: &mut super::Builder) {
 /// this with `fun`).
 pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
     let Some(fun) = a.get(Some(0), "fun") else {
-        let options = a.clone();
-        return Ok(Obj::native("jax.jit", move |i, b| {
-            let mut merged = options.clone();
-            merged.pos = b.pos;
-            jit(i, merged)
-        }));
+        return Ok(super::real_api::decorator("jax.jit", &a, jit));
     };
     let mut options = Options {
         static_argnums: ints(a.get(None, "static_argnums"))?,
@@ -803,7 +798,7 @@ impl Jitted {
             .collect();
         let mut kw = Args::keywords_from(&rebuilt[1]);
         kw.extend(sig.static_kw.iter().cloned());
-        Ok((interp.call(&self.fun, Args { pos, kw })?, fresh))
+        Ok((interp.call(&self.fun, Args::with(pos, kw))?, fresh))
     }
 
     /// An output leaf as an array: Python numbers are converted, anything

@@ -25,6 +25,7 @@ pub mod numpy;
 pub mod optax;
 pub mod partial_manual;
 pub mod random;
+pub mod real_api;
 pub mod refs;
 pub mod remat;
 pub mod rich;
@@ -45,6 +46,8 @@ use crate::error::Result;
 use crate::python::import::Library;
 use crate::python::interp::Interp;
 use crate::python::value::{Args, Module, Obj};
+
+use real_api::{listed, real_name, real_names};
 
 /// A module under construction: a name and attributes.
 pub struct Builder {
@@ -68,7 +71,17 @@ impl Builder {
         f: impl Fn(&mut Interp, Args) -> Result<Obj> + 'static,
     ) -> &mut Self {
         let full = format!("{}.{name}", self.name);
-        self.attrs.push((name.to_string(), Obj::native(full, f)));
+        let checked = full.clone();
+        let g = move |i: &mut Interp, a: Args| {
+            if a.kw.is_empty() {
+                return f(i, a);
+            }
+            let given = a.clone();
+            let out = f(i, a)?;
+            real_api::check_keywords(&checked, &given)?;
+            Ok(out)
+        };
+        self.attrs.push((name.to_string(), Obj::native(full, g)));
         self
     }
 
@@ -330,41 +343,4 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
             None => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
         },
     }
-}
-
-/// The public names of the real modules and of the real types behind
-/// library objects (`tests/jax/gen_names.py` wrote them from JAX 0.10.2,
-/// Flax 0.12.8, Optax 0.2.8 and NumPy 2.4.6).
-const NAMES: &str = include_str!("names.json");
-
-/// True when `names.json` lists `name` under `table` (`"modules"` or
-/// `"types"`) and `key`: a program that uses it meets a feature shardlab
-/// lacks, not a typo.
-fn listed(table: &str, key: &str, name: &str) -> bool {
-    let Ok(names) = serde_json::from_str::<serde_json::Value>(NAMES) else {
-        return false;
-    };
-    names[table][key]
-        .as_array()
-        .is_some_and(|list| list.iter().any(|n| n.as_str() == Some(name)))
-}
-
-/// True when the real `module` has the public attribute `name`.
-fn real_name(module: &str, name: &str) -> bool {
-    listed("modules", module, name)
-}
-
-/// The public names of the real `module`, as `names.json` lists them.
-fn real_names(module: &str) -> Vec<String> {
-    let Ok(names) = serde_json::from_str::<serde_json::Value>(NAMES) else {
-        return vec![];
-    };
-    names["modules"][module]
-        .as_array()
-        .map(|l| {
-            l.iter()
-                .filter_map(|n| n.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }

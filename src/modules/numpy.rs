@@ -34,6 +34,7 @@ mod legacy;
 mod linalg;
 mod mt19937;
 pub mod ndarray;
+mod printoptions;
 mod reductions;
 mod rng;
 mod scalar_types;
@@ -132,6 +133,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     }
     shape::register(b);
     comparison::register(b, numpy);
+    printoptions::register(b);
 }
 
 /// The `jax.numpy` module.

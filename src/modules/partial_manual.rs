@@ -166,7 +166,7 @@ pub fn call(
             unflatten_known(&def, &local)
         })
         .collect::<Result<Vec<Obj>>>()?;
-    let out = run(interp, &sub, Args { pos, kw: call.kw })
+    let out = run(interp, &sub, Args::with(pos, call.kw))
         .map_err(|e| whole_mesh(unbound(e, mesh), &sub, mesh))?;
     let (leaves, def) = flatten_known(&out)?;
     let placed: Vec<Obj> = leaves

@@ -14,6 +14,8 @@
 //! [`TracedKeys`], and keys it returns become typed keys again
 //! ([`keyed_objs`]). A vmapped key's batch axes are its data's leading axes.
 
+use rustpython_parser::ast;
+
 use crate::array::{Array, DType};
 use crate::error::Result;
 use crate::random::{self as rnd, distributions as dist, traced, Key};
@@ -73,6 +75,49 @@ impl Object for Keys {
     fn getitem(&self, _: &mut Interp, _: &Obj, key: &Obj) -> Option<Result<Obj>> {
         Some(key_getitem(self, key))
     }
+
+    fn compare(&self, _: &Obj, op: &ast::CmpOp, other: &Obj, _: bool) -> Option<Result<Obj>> {
+        Some(key_compare(self, op, other))
+    }
+}
+
+/// `keys == other` / `!=` between typed key arrays: whether the key data
+/// agree, elementwise over the batch (one side may be a single key).
+fn key_compare(keys: &Keys, op: &ast::CmpOp, other: &Obj) -> Result<Obj> {
+    let ne = match op {
+        ast::CmpOp::Eq => false,
+        ast::CmpOp::NotEq => true,
+        _ => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: ordering comparisons of PRNG keys"
+        ),
+    };
+    let Some(o) = other.downcast::<Keys>() else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: comparing a PRNG key array with a {}",
+            other.type_name()
+        )
+    };
+    let (n, m) = (keys.keys.len(), o.keys.len());
+    let batch = match (keys.batch == o.batch, n, m) {
+        (true, _, _) => keys.batch.clone(),
+        (_, 1, _) if keys.batch.is_empty() => o.batch.clone(),
+        (_, _, 1) if o.batch.is_empty() => keys.batch.clone(),
+        _ => bail!(
+            TypeError,
+            "Incompatible shapes for broadcasting: shapes={}",
+            crate::python::format::repr_of(&Obj::list(vec![
+                shape_obj(&keys.batch),
+                shape_obj(&o.batch)
+            ]))
+        ),
+    };
+    let len = n.max(m);
+    let eq = (0..len)
+        .map(|i| (keys.keys[i % n].0 == o.keys[i % m].0) != ne)
+        .collect();
+    Ok(arr(Array::from_bool(&batch, eq)?))
 }
 
 impl Keys {
@@ -655,6 +700,22 @@ fn key_data(_: &mut Interp, a: Args) -> Result<Obj> {
 
 fn wrap_key_data(_: &mut Interp, a: Args) -> Result<Obj> {
     let k = a.req(Some(0), "key_bits_array", "wrap_key_data")?;
+    // shardlab's keys are threefry2x32 keys, JAX's default implementation.
+    let threefry = |o: &Obj| {
+        matches!(
+            crate::python::format::str_of(o).as_str(),
+            "key<fry>" | "threefry2x32"
+        )
+    };
+    for name in ["impl", "dtype"] {
+        if let Some(o) = a.opt(None, name).filter(|o| !threefry(o)) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.random.wrap_key_data({name}={})",
+                crate::python::format::repr_of(&o)
+            );
+        }
+    }
     if let Obj::Array(v @ Value::Traced(_)) = &k {
         if v.dtype() != DType::U32 || v.shape().last() != Some(&2) {
             bail!(

@@ -174,7 +174,7 @@ impl Checkpointed {
                 .map(|(k, _)| k.clone())
                 .zip(kw_objs)
                 .collect();
-            let out = interp.call(&self.fun, Args { pos, kw })?;
+            let out = interp.call(&self.fun, Args::with(pos, kw))?;
             let (leaves, def) = flatten(interp, &out)?;
             *out_def.borrow_mut() = Some(def);
             leaves.iter().map(leaf_value).collect()
@@ -254,13 +254,7 @@ pub fn checkpoint(_: &mut Interp, a: Args) -> Result<Obj> {
     let Some(f) = a.get(Some(0), "fun") else {
         let kw = a.kw.clone();
         return Ok(Obj::native("checkpoint", move |i, b| {
-            checkpoint(
-                i,
-                Args {
-                    pos: b.pos,
-                    kw: kw.clone(),
-                },
-            )
+            checkpoint(i, Args::with(b.pos, kw.clone()))
         }));
     };
     let policy = policy_of(&a.get(None, "policy").unwrap_or(Obj::None))?;
@@ -385,7 +379,7 @@ fn print_saved_residuals(interp: &mut Interp, a: Args) -> Result<Obj> {
         for (k, d) in &kw_defs {
             kw.push((k.clone(), rebuild(interp, d)?));
         }
-        let out = interp.call(&f, Args { pos, kw })?;
+        let out = interp.call(&f, Args::with(pos, kw))?;
         let (leaves, _) = flatten(interp, &out)?;
         leaves.iter().map(leaf_value).collect()
     })?;

@@ -113,7 +113,7 @@ fn check_close(interp: &mut Interp, xs: &Obj, ys: &Obj, tol: Tol, what: &str) ->
 }
 
 fn call(interp: &mut Interp, f: &Obj, pos: Vec<Obj>) -> Result<Obj> {
-    interp.call(f, Args { pos, kw: vec![] })
+    interp.call(f, Args::with(pos, vec![]))
 }
 
 /// `(f(x + eps t) - f(x - eps t)) * (0.5 / eps)`, computed in the inputs'
@@ -163,10 +163,7 @@ fn inner_prod(interp: &mut Interp, xs: &Obj, ys: &Obj) -> Result<Obj> {
 fn check_jvp(interp: &mut Interp, f: &Obj, args: &[Obj], tol: Tol, msg: &str) -> Result<()> {
     let args_t = Obj::tuple(args.to_vec());
     let tangent = Rng(0).like(interp, &args_t)?;
-    let jvp_args = Args {
-        pos: vec![f.clone(), args_t.clone(), tangent.clone()],
-        kw: vec![],
-    };
+    let jvp_args = Args::with(vec![f.clone(), args_t.clone(), tangent.clone()], vec![]);
     let out = iterate(&super::jax::jvp(interp, jvp_args)?)?;
     let expected = call(interp, f, args.to_vec())?;
     let t_expected = numerical_jvp(interp, f, &args_t, &tangent, tol.eps)?;
@@ -177,7 +174,7 @@ fn check_jvp(interp: &mut Interp, f: &Obj, args: &[Obj], tol: Tol, msg: &str) ->
 fn check_vjp(interp: &mut Interp, f: &Obj, args: &[Obj], tol: Tol, msg: &str) -> Result<()> {
     let mut pos = vec![f.clone()];
     pos.extend(args.iter().cloned());
-    let out = iterate(&super::jax::vjp(interp, Args { pos, kw: vec![] })?)?;
+    let out = iterate(&super::jax::vjp(interp, Args::with(pos, vec![]))?)?;
     let expected = call(interp, f, args.to_vec())?;
     check_close(interp, &out[0], &expected, tol, &format!("{msg} primal"))?;
     let args_t = Obj::tuple(args.to_vec());
@@ -221,7 +218,7 @@ fn check_order(
             let f_jvp = Obj::native("jvp", move |i, c| {
                 let mut pos = vec![g.clone()];
                 pos.extend(c.pos);
-                super::jax::jvp(i, Args { pos, kw: vec![] })
+                super::jax::jvp(i, Args::with(pos, vec![]))
             });
             let both = Obj::tuple(args.to_vec());
             check_order(
@@ -243,7 +240,7 @@ fn check_order(
             let f_vjp = Obj::native("f_vjp", move |i, c| {
                 let mut pos = vec![g.clone()];
                 pos.extend(c.pos);
-                let out = iterate(&super::jax::vjp(i, Args { pos, kw: vec![] })?)?;
+                let out = iterate(&super::jax::vjp(i, Args::with(pos, vec![]))?)?;
                 call(i, &out[1], vec![out[0].clone()])
             });
             check_order(interp, &f_vjp, args, order - 1, modes, tol, &rev_msg)?;

@@ -372,7 +372,7 @@ fn partial_class(interp: &mut Interp) -> Result<Rc<Class>> {
                     kw.retain(|(n, _)| *n != k);
                     kw.push((k, v));
                 }
-                i.call(&func, Args { pos, kw })
+                i.call(&func, Args::with(pos, kw))
             }),
         ),
     ];

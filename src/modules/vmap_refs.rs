@@ -105,13 +105,7 @@ impl MapRefs {
             .collect();
         let args = unflatten(interp, in_def, &leaves)?;
         let pos = iterate(&args)?;
-        let out = interp.call(
-            f,
-            Args {
-                pos,
-                kw: kw.to_vec(),
-            },
-        )?;
+        let out = interp.call(f, Args::with(pos, kw.to_vec()))?;
         let (leaves, def) = flatten(interp, &out)?;
         if leaves.iter().any(|l| slot_of(l).is_some()) {
             bail!(

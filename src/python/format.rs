@@ -719,9 +719,9 @@ fn printf_spec(flags: &str, text: bool) -> String {
 /// `str(x)` for an array, as JAX prints it (NumPy's formatting).
 pub fn array_str(v: &Value) -> String {
     match v {
-        Value::Concrete(a) => {
-            unreduced_text(a).unwrap_or_else(|| crate::array::format::format_numpy(a))
-        }
+        Value::Concrete(a) => unreduced_text(a).unwrap_or_else(|| {
+            crate::array::format::format_numpy_with(a, &crate::exec::run::print_options())
+        }),
         Value::Traced(t) => match crate::trace::device_blocks(t) {
             Some(Ok((mesh, blocks))) => device_blocks_text(&mesh, &blocks),
             _ => crate::trace::tracer_text(t),
@@ -766,7 +766,7 @@ fn device_blocks_text(mesh: &crate::mesh::Mesh, blocks: &[crate::array::Array]) 
             let id = mesh.device_ids().get(p).copied().unwrap_or(p);
             format!(
                 "On cpu:{id} at mesh coordinates {names} = {coords}:\n{}\n",
-                crate::array::format::format_numpy(b)
+                crate::array::format::format_numpy_with(b, &crate::exec::run::print_options())
             )
         })
         .collect::<Vec<_>>()
@@ -776,9 +776,9 @@ fn device_blocks_text(mesh: &crate::mesh::Mesh, blocks: &[crate::array::Array]) 
 /// `repr(x)` for an array: `Array([1., 2.], dtype=float32)`.
 pub fn array_repr(v: &Value) -> String {
     match v {
-        Value::Concrete(a) => {
-            unreduced_text(a).unwrap_or_else(|| crate::array::format::format_jax_repr(a))
-        }
+        Value::Concrete(a) => unreduced_text(a).unwrap_or_else(|| {
+            crate::array::format::format_jax_repr_with(a, &crate::exec::run::print_options())
+        }),
         Value::Traced(_) => array_str(v),
     }
 }

@@ -20,9 +20,60 @@ pub struct Args {
     pub pos: Vec<Obj>,
     /// Keyword arguments, in order.
     pub kw: Vec<(String, Obj)>,
+    /// Which keyword arguments the callee looked up (shared by clones).
+    pub seen: KwSeen,
+}
+
+/// The keyword arguments a native function has looked up, by name. A
+/// library function that never looks at a keyword it was given would
+/// silently ignore it (`jnp.all(x, where=m)` computing the unmasked answer);
+/// [`Args::unread`] lets the caller refuse that instead. Clones share the
+/// record, so a function that hands its arguments on counts the reads made
+/// further down, whatever it does to the order of `kw` meanwhile.
+#[derive(Clone, Default)]
+pub struct KwSeen(Rc<RefCell<Vec<String>>>);
+
+impl KwSeen {
+    fn mark(&self, name: &str) {
+        let mut names = self.0.borrow_mut();
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+
+    fn read(&self, name: &str) -> bool {
+        self.0.borrow().iter().any(|n| n == name || n == "**")
+    }
 }
 
 impl Args {
+    /// Positional and keyword arguments.
+    pub fn with(pos: Vec<Obj>, kw: Vec<(String, Obj)>) -> Args {
+        Args {
+            pos,
+            kw,
+            seen: KwSeen::default(),
+        }
+    }
+
+    /// Records every keyword argument as read: for functions that take
+    /// `**kwargs` and hand them on whole.
+    pub fn read_all(&self) {
+        self.seen.mark("**");
+    }
+
+    /// Removes the keyword argument `name`, recording it as read.
+    pub fn take_kw(&mut self, name: &str) -> Option<Obj> {
+        let at = self.kw.iter().position(|(k, _)| k == name)?;
+        self.seen.mark(name);
+        Some(self.kw.remove(at).1)
+    }
+
+    /// The keyword arguments nobody looked up.
+    pub fn unread(&self) -> Vec<&(String, Obj)> {
+        self.kw.iter().filter(|(k, _)| !self.seen.read(k)).collect()
+    }
+
     /// The keyword arguments a dict stands for (`f(**d)`), each key as its
     /// text; none for anything that is not a dict.
     pub fn keywords_from(o: &Obj) -> Vec<(String, Obj)> {
@@ -39,13 +90,14 @@ impl Args {
 
     /// Positional arguments only.
     pub fn new(pos: Vec<Obj>) -> Args {
-        Args { pos, kw: vec![] }
+        Args::with(pos, vec![])
     }
 
-    /// Removes and returns the argument named `name` or, failing that, the
+    /// The argument named `name` or, failing that, the
     /// positional argument at `index` (when given).
     pub fn get(&self, index: Option<usize>, name: &str) -> Option<Obj> {
         if let Some((_, v)) = self.kw.iter().find(|(k, _)| k == name) {
+            self.seen.mark(name);
             return Some(v.clone());
         }
         index.and_then(|i| self.pos.get(i).cloned())

@@ -4,6 +4,11 @@ them. A program that uses one of these names where shardlab has none gets
 `NotImplementedError: not supported by shardlab yet: jax.lax.scan`; a name
 the real module does not have either is an AttributeError, as it is in JAX.
 
+It also writes the keyword parameters of the real functions ("signatures"):
+a keyword argument a shardlab function never looks at is refused by name
+when the real function has that parameter, and is a TypeError when it has
+not, instead of being silently ignored.
+
 Usage, from the repository root:
     /path/to/venv/bin/python tests/jax/gen_names.py
 """
@@ -74,6 +79,54 @@ def type_examples():
     }
 
 
+SIGNED = [
+    "jax", "jax.numpy", "jax.numpy.linalg", "jax.lax", "jax.random", "jax.nn", "jax.nn.initializers",
+    "jax.tree_util", "jax.tree", "jax.scipy.special", "jax.debug", "jax.sharding", "flax.nnx", "optax",
+    "optax.transforms", "numpy", "numpy.random", "numpy.testing",
+]
+
+
+def default_text(d):
+    """The repr of a simple default value, or "?" when equality by repr would
+    not be safe."""
+    if d is None or isinstance(d, (bool, int, float, str)):
+        return repr(d)
+    return "?"
+
+
+def signatures():
+    """{"module.function": "name, name=default, ..., **"}: the parameters a
+    function of the real libraries takes by keyword ("?" for a default that
+    is not a simple value)."""
+    import inspect
+
+    out = {}
+    for m in SIGNED:
+        mod = importlib.import_module(m)
+        for n in dir(mod):
+            obj = getattr(mod, n, None)
+            if n.startswith("_") or inspect.isclass(obj) or inspect.ismodule(obj) or not callable(obj):
+                continue
+            try:
+                sig = inspect.signature(obj)
+            except (TypeError, ValueError):
+                continue
+            params = []
+            for p in sig.parameters.values():
+                if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
+                    continue
+                if p.kind == p.VAR_KEYWORD:
+                    params.append("**")
+                elif p.default is p.empty:
+                    params.append(p.name)
+                else:
+                    params.append(f"{p.name}={default_text(p.default)}")
+            if any(", " in q for q in params):
+                params = [q if ", " not in q else q.split("=")[0] + "=?" for q in params]
+            out[f"{m}.{n}"] = ", ".join(params)
+    return out
+
+
 def main():
     import flax
     import jax
@@ -98,6 +151,7 @@ def main():
         },
         "modules": names,
         "types": types,
+        "signatures": signatures(),
     }
     with open(os.path.join(ROOT, "src", "modules", "names.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -478,7 +478,7 @@ fn run_module(
     });
     let mut pos = vec![Obj::Instance(me.clone())];
     pos.extend(a.pos[2..].iter().cloned());
-    let r = interp.call(&method, Args { pos, kw });
+    let r = interp.call(&method, Args::with(pos, kw));
     interp.state::<Runs>().0.pop();
     r
 }

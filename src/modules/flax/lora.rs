@@ -104,10 +104,7 @@ fn lora_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     match iattr(&me, "base_module") {
         None | Some(Obj::None) => Ok(out),
         Some(base) => {
-            let args = Args {
-                pos: vec![x],
-                kw: a.kw.clone(),
-            };
+            let args = Args::with(vec![x], a.kw.clone());
             let y = interp.call(&base, args)?;
             binop(interp, &Operator::Add, &out, &y, false)
         }

@@ -159,7 +159,7 @@ fn accuracy_init(cls: Rc<Classes>) -> impl Fn(&mut Interp, Args) -> Result<Obj> 
         let mut rest = vec![Obj::Instance(me)];
         rest.extend(a.pos.iter().skip(2).cloned());
         let kw = a.kw.into_iter().filter(|(k, _)| k != "threshold").collect();
-        average(interp, Args { pos: rest, kw })
+        average(interp, Args::with(rest, kw))
     }
 }
 
@@ -196,10 +196,7 @@ fn accuracy_update(interp: &mut Interp, a: Args) -> Result<Obj> {
         );
     }
     let values = if matches!(threshold, Obj::None) {
-        let kw = Args {
-            pos: vec![],
-            kw: vec![("axis".into(), Obj::Int(-1))],
-        };
+        let kw = Args::with(vec![], vec![("axis".into(), Obj::Int(-1))]);
         let argmax = getattr(interp, &logits, "argmax")?;
         let predicted = interp.call(&argmax, kw)?;
         compare(&CmpOp::Eq, &predicted, &labels)?
@@ -329,13 +326,7 @@ fn each(interp: &mut Interp, a: &Args, name: &str) -> Result<Vec<(String, Obj)>>
     for n in metric_names(&me)? {
         let m = metric(&me, &n)?;
         let f = getattr(interp, &m, name)?;
-        let r = interp.call(
-            &f,
-            Args {
-                pos: vec![],
-                kw: a.kw.clone(),
-            },
-        )?;
+        let r = interp.call(&f, Args::with(vec![], a.kw.clone()))?;
         out.push((n, r));
     }
     Ok(out)

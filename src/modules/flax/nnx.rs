@@ -321,13 +321,7 @@ fn nnx_grad_call(
             // The function runs on the caller's modules, which belong to
             // this trace for its duration.
             let out = super::trace_level::at_nnx_level(|| {
-                interp.call(
-                    f,
-                    Args {
-                        pos: args,
-                        kw: call.kw.clone(),
-                    },
-                )
+                interp.call(f, Args::with(args, call.kw.clone()))
             })?;
             let (loss, aux) = split_aux(out, has_aux)?;
             let mut flat = loss_and_aux_leaves(interp, scalar_loss(&loss)?, aux, aux_def)?;
@@ -699,10 +693,7 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let pure_state = super::opt_state::as_pure(interp, &opt_state)?;
         let r = interp.call(
             &update,
-            Args {
-                pos: vec![grads, pure_state, params.clone()],
-                kw: a.kw.clone(),
-            },
+            Args::with(vec![grads, pure_state, params.clone()], a.kw.clone()),
         )?;
         let parts = iterate(&r)?;
         if parts.len() != 2 {
@@ -980,13 +971,7 @@ fn sequential_call(i: &mut Interp, a: Args) -> Result<Obj> {
     let layers = iterate(&iattr(&me, "layers").unwrap_or(Obj::list(vec![])))?;
     let mut args = a.pos[1..].to_vec();
     for l in layers {
-        let out = i.call(
-            &l,
-            Args {
-                pos: args,
-                kw: a.kw.clone(),
-            },
-        )?;
+        let out = i.call(&l, Args::with(args, a.kw.clone()))?;
         args = vec![out];
     }
     Ok(args.pop().unwrap_or(Obj::None))
@@ -1009,6 +994,19 @@ fn optimizer_class(nnx: &Nnx) -> Rc<Class> {
     )
 }
 
+/// `nnx.jit`'s keywords that change nothing when the function runs eagerly.
+const NNX_JIT_NO_EFFECT: [&str; 8] = [
+    "static_argnums",
+    "static_argnames",
+    "donate_argnums",
+    "donate_argnames",
+    "keep_unused",
+    "inline",
+    "device",
+    // Tree mode (graph=False) passes the same Variables in and out.
+    "graph",
+];
+
 /// `nnx.grad`, `nnx.value_and_grad` and `nnx.jit` (which runs the
 /// function as it is: shardlab evaluates eagerly).
 fn register_transforms(b: &mut Builder, nnx: &Nnx) {
@@ -1016,9 +1014,16 @@ fn register_transforms(b: &mut Builder, nnx: &Nnx) {
     b.func("grad", move |_, a| grad_factory(&n1, &a, false));
     let n2 = nnx.clone();
     b.func("value_and_grad", move |_, a| grad_factory(&n2, &a, true));
-    b.func("jit", |_, a| match a.get(Some(0), "fun") {
-        Some(f) => Ok(f),
-        None => Ok(Obj::native("nnx.jit", |_, b| b.req(Some(0), "fun", "jit"))),
+    b.func("jit", |_, a| {
+        // Run eagerly, these options change no value; the shardings and
+        // graph_updates would, and stay unread (refused by name).
+        for k in NNX_JIT_NO_EFFECT {
+            a.get(None, k);
+        }
+        match a.get(Some(0), "fun") {
+            Some(f) => Ok(f),
+            None => Ok(Obj::native("nnx.jit", |_, b| b.req(Some(0), "fun", "jit"))),
+        }
     });
     b.func("cached_partial", cached_partial);
 }
@@ -1044,7 +1049,7 @@ fn cached_partial(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::native("cached_partial", move |interp, call| {
         let mut pos = bound.clone();
         pos.extend(call.pos);
-        interp.call(&f, Args { pos, kw: call.kw })
+        interp.call(&f, Args::with(pos, call.kw))
     }))
 }
 
@@ -1163,7 +1168,7 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         }
         let mut kw = vec![("out_sharding".to_string(), sharding), ("mesh".to_string(), mesh)];
         kw.extend(a.kw.iter().filter(|(k, _)| !matches!(k.as_str(), "initializer" | "sharding" | "mesh")).cloned());
-        i.call(&with_metadata, Args { pos: vec![init], kw })
+        i.call(&with_metadata, Args::with(vec![init], kw))
     });
     b.func("use_eager_sharding", super::metadata::use_eager_sharding);
     b.func("using_eager_sharding", |i, _| {

@@ -99,10 +99,7 @@ fn prefix(interp: &mut Interp, a: Args) -> Result<Obj> {
     let map = getattr(interp, &tree_util, "tree_map_with_path")?;
     interp.call(
         &map,
-        Args {
-            pos: vec![apply, node],
-            kw: vec![("is_leaf".into(), is_leaf)],
-        },
+        Args::with(vec![apply, node], vec![("is_leaf".into(), is_leaf)]),
     )
 }
 

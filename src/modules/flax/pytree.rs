@@ -487,6 +487,8 @@ fn marker(interp: &mut Interp, a: Args, data: bool) -> Result<Obj> {
             data,
         }));
     }
+    // The keywords are dataclasses.field's, handed on whole.
+    a.read_all();
     let mut meta = Dict::default();
     let mut kw = vec![];
     for (k, v) in a.kw {
@@ -510,7 +512,7 @@ fn marker(interp: &mut Interp, a: Args, data: bool) -> Result<Obj> {
     kw.push(("metadata".into(), Obj::Dict(Rc::new(RefCell::new(meta)))));
     let dc = super::super::import(interp, "dataclasses")?;
     let field = crate::python::ops::getattr(interp, &dc, "field")?;
-    interp.call(&field, Args { pos: vec![], kw })
+    interp.call(&field, Args::with(vec![], kw))
 }
 
 /// `nnx.data`, `nnx.static` and `nnx.is_data`.

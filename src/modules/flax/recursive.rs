@@ -211,6 +211,8 @@ fn view_params(set_view: &Obj, class: &Rc<Class>) -> Option<Vec<String>> {
 
 fn view(interp: &mut Interp, a: Args) -> Result<Obj> {
     let node = a.req(Some(0), "node", "view")?;
+    // Every other keyword names an attribute to set; unknown ones fail below.
+    a.read_all();
     let only = to_predicate(&a.get(None, "only").unwrap_or(Obj::Ellipsis))?;
     let strict = match a.get(None, "raise_if_not_found") {
         Some(o) => truthy(&o, "raise_if_not_found")?,
@@ -254,7 +256,7 @@ fn view(interp: &mut Interp, a: Args) -> Result<Obj> {
                 }
             };
             let bound = crate::python::ops::getattr(interp, &node, "set_view")?;
-            interp.call(&bound, Args { pos: vec![], kw })?;
+            interp.call(&bound, Args::with(vec![], kw))?;
             Ok(node)
         })
     };

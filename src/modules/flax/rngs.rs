@@ -395,11 +395,11 @@ fn initializer_method(name: &'static str) -> Obj {
         let inits = crate::modules::import(interp, "jax.nn.initializers")?;
         let make = crate::python::ops::getattr(interp, &inits, name)?;
         let pos = a.pos[1..].to_vec();
-        let init_fn = interp.call(&make, Args { pos, kw: a.kw })?;
+        let init_fn = interp.call(&make, Args::with(pos, a.kw))?;
         Ok(Obj::native(name, move |interp, b| {
             let mut pos = vec![method_key(&me)?];
             pos.extend(b.pos);
-            interp.call(&init_fn, Args { pos, kw: b.kw })
+            interp.call(&init_fn, Args::with(pos, b.kw))
         }))
     })
 }
@@ -417,7 +417,7 @@ fn sampler_methods() -> Vec<(String, Obj)> {
             let f = crate::python::ops::getattr(interp, &random, name)?;
             let mut pos = vec![key];
             pos.extend(a.pos[1..].iter().cloned());
-            interp.call(&f, Args { pos, kw: a.kw })
+            interp.call(&f, Args::with(pos, a.kw))
         });
         out.push((name.to_string(), m));
     }
@@ -905,10 +905,10 @@ fn dropout_mask_apply(
     let shape_obj = Obj::tuple(shape.into_iter().map(Obj::Int).collect());
     let mask = interp.call(
         &bern,
-        Args {
-            pos: vec![key],
-            kw: vec![("p".into(), Obj::Float(keep)), ("shape".into(), shape_obj)],
-        },
+        Args::with(
+            vec![key],
+            vec![("p".into(), Obj::Float(keep)), ("shape".into(), shape_obj)],
+        ),
     )?;
     let xs = Obj::tuple(xv.shape().iter().map(|&d| Obj::Int(d as i64)).collect());
     let bcast = crate::python::ops::getattr(interp, jnp, "broadcast_to")?;

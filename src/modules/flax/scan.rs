@@ -306,13 +306,7 @@ impl Step {
     /// `(carry, (scanned module states, ys))` of one step.
     fn run(&self, interp: &mut Interp, carry: &Obj, xs: &[Obj]) -> Result<(Obj, Obj)> {
         let args = self.args(carry, xs)?;
-        let out = interp.call(
-            &self.f,
-            Args {
-                pos: args.clone(),
-                kw: self.kw.clone(),
-            },
-        )?;
+        let out = interp.call(&self.f, Args::with(args.clone(), self.kw.clone()))?;
         let (c, ys) = self.split_out(out)?;
         let carry = self.carry_out(&args, c)?;
         let mut states = vec![];
@@ -425,13 +419,7 @@ pub(super) fn lax_scan(
     if let Some(l) = &spec.length {
         kw.push(("length".into(), l.clone()));
     }
-    let r = interp.call(
-        &scan,
-        Args {
-            pos: vec![body, carry, xs],
-            kw,
-        },
-    )?;
+    let r = interp.call(&scan, Args::with(vec![body, carry, xs], kw))?;
     let parts = iterate(&r)?;
     Ok((parts[0].clone(), parts[1].clone()))
 }

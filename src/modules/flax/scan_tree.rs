@@ -141,13 +141,7 @@ impl Call {
                 Arg::Scanned(_) => plain.next().unwrap_or(Obj::None),
             });
         }
-        let out = interp.call(
-            &self.spec.f,
-            Args {
-                pos: pos.clone(),
-                kw: self.kw.clone(),
-            },
-        )?;
+        let out = interp.call(&self.spec.f, Args::with(pos.clone(), self.kw.clone()))?;
         let (carry_out, ys) = self.split_out(out, &pos)?;
         let carry = Obj::tuple(vec![
             carry_out,

@@ -138,6 +138,9 @@ fn backups_class() -> Rc<Class> {
 /// `nnx.reseed(node, **stream_seeds)` with the `scalars_only` policy.
 fn reseed(a: &Args) -> Result<()> {
     let node = a.req(Some(0), "node", "reseed")?;
+    // The other keywords name streams; as in Flax, a name the node has no
+    // stream for changes nothing.
+    a.read_all();
     if let Some(p) = a.opt(None, "policy") {
         if str_of(&p) != "scalars_only" || !matches!(p, Obj::Str(_)) {
             bail!(

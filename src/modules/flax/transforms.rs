@@ -245,13 +245,7 @@ fn vmap_pure(
             pos[at] = m.clone();
             inner.push(m);
         }
-        let mut out = i.call(
-            &f,
-            Args {
-                pos,
-                kw: kw.clone(),
-            },
-        )?;
+        let mut out = i.call(&f, Args::with(pos, kw.clone()))?;
         if matches!(&out, Obj::Instance(o) if is_nnx_module(o)) {
             *seen.out.borrow_mut() = Some(graphdef_of(&out));
             out = all_state(&st, &out);
@@ -272,13 +266,13 @@ fn run_vmapped(interp: &mut Interp, pure: &Obj, args: &[Obj], axes: &[Obj]) -> R
     let vmap = crate::python::ops::getattr(interp, &jax, "vmap")?;
     let mapped = interp.call(
         &vmap,
-        Args {
-            pos: vec![pure.clone()],
-            kw: vec![
+        Args::with(
+            vec![pure.clone()],
+            vec![
                 ("in_axes".into(), Obj::tuple(axes.to_vec())),
                 ("out_axes".into(), Obj::Int(0)),
             ],
-        },
+        ),
     )?;
     let mut host = false;
     for a in args {

@@ -149,7 +149,7 @@ fn decorator(rules: Rc<Rules>) -> Obj {
                 _ => bail!(RuntimeError, "with_rngs lost the call's arguments"),
             };
             let kw = kw.into_iter().map(|(k, v)| (str_of(&k), v)).collect();
-            interp.call(&f, Args { pos, kw })
+            interp.call(&f, Args::with(pos, kw))
         }))
     })
 }

@@ -3,7 +3,7 @@
 //! it compares: float64 values with their own shortest digits, float32
 //! values with float32's, both cut to `precision` fractional digits.
 
-use crate::array::format::{layout_words, measured_elements};
+use crate::array::format::{layout_words, measured_elements, PrintOptions};
 
 use super::host::{shape_str, HostArray, Kind};
 
@@ -91,10 +91,11 @@ struct FloatFormat {
 }
 
 impl FloatFormat {
-    fn new(values: &[f64], precision: usize, single: bool) -> FloatFormat {
+    fn new(values: &[f64], o: &PrintOptions, single: bool) -> FloatFormat {
+        let precision = o.precision;
         let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
         let mut f = FloatFormat {
-            exp: exp_mode(&finite, single),
+            exp: exp_mode(&finite, single, o.suppress),
             pad_left: 0,
             pad_right: 0,
             precision,
@@ -169,7 +170,7 @@ impl FloatFormat {
 
 /// Whether NumPy prints these finite values in scientific notation,
 /// comparing in the array's own precision.
-fn exp_mode(finite: &[f64], single: bool) -> bool {
+fn exp_mode(finite: &[f64], single: bool, suppress: bool) -> bool {
     let nonzero: Vec<f64> = finite
         .iter()
         .map(|v| v.abs())
@@ -182,21 +183,21 @@ fn exp_mode(finite: &[f64], single: bool) -> bool {
     let min = nonzero.iter().copied().fold(f64::MAX, f64::min);
     if single {
         let (max, min) = (max as f32, min as f32);
-        max >= 1e6 || min < 1e-4 || max / min > 1000.0
+        max >= 1e6 || (!suppress && (min < 1e-4 || max / min > 1000.0))
     } else {
-        max >= 1e8 || min < 1e-4 || max / min > 1000.0
+        max >= 1e8 || (!suppress && (min < 1e-4 || max / min > 1000.0))
     }
 }
 
 /// A word formatter for the elements of `a`.
-fn words(a: &HostArray, precision: usize) -> Box<dyn Fn(usize) -> String + '_> {
-    let measured: Vec<f64> = measured_elements(&a.shape)
+fn words<'a>(a: &'a HostArray, o: &PrintOptions) -> Box<dyn Fn(usize) -> String + 'a> {
+    let measured: Vec<f64> = measured_elements(&a.shape, o)
         .iter()
         .map(|&i| a.data[i])
         .collect();
     match a.kind {
         Kind::Float32 | Kind::Float64 => {
-            let ff = FloatFormat::new(&measured, precision, a.kind == Kind::Float32);
+            let ff = FloatFormat::new(&measured, o, a.kind == Kind::Float32);
             Box::new(move |i| ff.format(a.data[i]))
         }
         Kind::UInt8 | Kind::UInt32 | Kind::Int32 | Kind::Int64 => {
@@ -218,7 +219,7 @@ fn words(a: &HostArray, precision: usize) -> Box<dyn Fn(usize) -> String + '_> {
 /// `1.e-09`.
 pub fn scalar_str(x: f64, kind: Kind) -> String {
     let a = HostArray::scalar(x, kind);
-    let word = words(&a, 8)(0);
+    let word = words(&a, &PrintOptions::default())(0);
     word
 }
 
@@ -231,21 +232,22 @@ pub fn array_str(a: &HostArray) -> String {
         // A 0-d array prints as its scalar does.
         return crate::python::format::repr_of(&a.item(0));
     }
+    let o = crate::exec::run::print_options();
     if a.shape.is_empty() {
-        return words(a, 8)(0);
+        return words(a, &o)(0);
     }
-    layout_words(&a.shape, &*words(a, 8), " ", "", "")
+    layout_words(&a.shape, &*words(a, &o), (" ", "", ""), &o)
 }
 
-/// `repr(np.asarray(a))` at `precision` digits.
-pub fn array_repr(a: &HostArray, precision: usize) -> String {
+/// `repr(np.asarray(a))` under print options `o`.
+pub fn array_repr(a: &HostArray, o: &PrintOptions) -> String {
     let prefix = "array(";
     let body = if a.size() == 0 {
         "[]".to_string()
     } else if a.shape.is_empty() {
-        words(a, precision)(0)
+        words(a, o)(0)
     } else {
-        layout_words(&a.shape, &*words(a, precision), ", ", prefix, ")")
+        layout_words(&a.shape, &*words(a, o), (", ", prefix, ")"), o)
     };
     let mut extras = vec![];
     if a.size() == 0 && a.shape != [0] {
@@ -289,26 +291,33 @@ mod tests {
         // repr(np.asarray(...)) in NumPy 2.4.6 with np.set_printoptions
         // (precision=6) for the first five, the default 8 for scalar_str.
         let f64s = |d: &[f64]| host(&[d.len()], d, Kind::Float64);
+        let p6 = PrintOptions {
+            precision: 6,
+            ..PrintOptions::default()
+        };
         assert_eq!(
-            array_repr(&f64s(&[1.0, 2.0, 3.1]), 6),
+            array_repr(&f64s(&[1.0, 2.0, 3.1]), &p6),
             "array([1. , 2. , 3.1])"
         );
         assert_eq!(
-            array_repr(&f64s(&[1.0, 2.0001]), 6),
+            array_repr(&f64s(&[1.0, 2.0001]), &p6),
             "array([1.    , 2.0001])"
         );
         assert_eq!(
-            array_repr(&f64s(&[1e-9, 1.0]), 6),
+            array_repr(&f64s(&[1e-9, 1.0]), &p6),
             "array([1.e-09, 1.e+00])"
         );
         let f32s = host(&[3], &[1.0, 2.0, 3.1f32 as f64], Kind::Float32);
         assert_eq!(
-            array_repr(&f32s, 6),
+            array_repr(&f32s, &p6),
             "array([1. , 2. , 3.1], dtype=float32)"
         );
         let m = host(&[2, 2], &[1.0, 2.5, 3.0, 0.0], Kind::Float64);
-        assert_eq!(array_repr(&m, 6), "array([[1. , 2.5],\n       [3. , 0. ]])");
-        assert_eq!(array_repr(&host(&[], &[2.0], Kind::Int64), 6), "array(2)");
+        assert_eq!(
+            array_repr(&m, &p6),
+            "array([[1. , 2.5],\n       [3. , 0. ]])"
+        );
+        assert_eq!(array_repr(&host(&[], &[2.0], Kind::Int64), &p6), "array(2)");
         assert_eq!(scalar_str(0.1, Kind::Float64), "0.1");
         assert_eq!(scalar_str(4.0, Kind::Float64), "4.");
         assert_eq!(scalar_str(1e-9, Kind::Float64), "1.e-09");

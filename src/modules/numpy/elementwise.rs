@@ -34,7 +34,6 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("floor", UnaryOp::Floor),
         ("ceil", UnaryOp::Ceil),
         ("rint", UnaryOp::Round),
-        ("logical_not", UnaryOp::Not),
         ("invert", UnaryOp::Not),
         ("bitwise_not", UnaryOp::Not),
         ("bitwise_invert", UnaryOp::Not),
@@ -62,9 +61,6 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("less_equal", BinaryOp::Le),
         ("greater", BinaryOp::Gt),
         ("greater_equal", BinaryOp::Ge),
-        ("logical_and", BinaryOp::And),
-        ("logical_or", BinaryOp::Or),
-        ("logical_xor", BinaryOp::Xor),
         ("bitwise_and", BinaryOp::And),
         ("bitwise_or", BinaryOp::Or),
         ("bitwise_xor", BinaryOp::Xor),
@@ -75,6 +71,17 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
     ] {
         b.func(name, binary(op));
     }
+    for (name, op) in [
+        ("logical_and", BinaryOp::And),
+        ("logical_or", BinaryOp::Or),
+        ("logical_xor", BinaryOp::Xor),
+    ] {
+        b.func(name, logical(name, op));
+    }
+    b.func("logical_not", |_, a| {
+        let x = truth(&arr(&a, 0, "x", "logical_not")?)?;
+        Ok(Obj::Array(jops::unary(UnaryOp::Not, &x)?))
+    });
     b.func("square", |_, a| square(&a));
     b.func("reciprocal", |_, a| reciprocal(&a));
     b.func("where", |_, a| where_(&a));
@@ -253,6 +260,25 @@ fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         };
         let (x, y) = crate::python::array::jnp_operands(op, &x, &y)?;
         Ok(Obj::Array(jops::binary(op.for_dtype(x.dtype()), &x, &y)?))
+    }
+}
+
+/// An operand of the logical functions as bool: `x != 0` unless it is
+/// bool already, as jnp computes it (`ne a 0`).
+fn truth(x: &Value) -> Result<Value> {
+    if x.dtype() == DType::Bool {
+        return Ok(x.clone());
+    }
+    jops::not_equal(x, &jops::scalar(0.0, x.dtype()))
+}
+
+/// `logical_and` / `logical_or` / `logical_xor`: the bitwise operation on
+/// both operands as bool.
+fn logical(name: &'static str, op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
+    move |_, a| {
+        let x = truth(&to_value(&a.req(Some(0), "x1", name)?)?)?;
+        let y = truth(&to_value(&a.req(Some(1), "x2", name)?)?)?;
+        Ok(Obj::Array(jops::binary(op, &x, &y)?))
     }
 }
 

@@ -95,7 +95,7 @@ fn method(this: &Obj, name: &str) -> Obj {
         };
         let m = super::super::import(interp, "numpy")?;
         let f = crate::python::ops::getattr(interp, &m, fname)?;
-        interp.call(&f, Args { pos, kw: a.kw })
+        interp.call(&f, Args::with(pos, a.kw))
     })
 }
 

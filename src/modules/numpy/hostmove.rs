@@ -223,6 +223,6 @@ pub fn movement(interp: &mut Interp, short: &str, a: &Args) -> Result<Obj> {
             .map(|(k, v)| Ok((k.clone(), unwrap(v.clone())?)))
             .collect::<Result<_>>()?;
     let f = super::jnp_function(interp, short)?;
-    let out = crate::trace::untraced(|| interp.call(&f, Args { pos, kw }))?;
+    let out = crate::trace::untraced(|| interp.call(&f, Args::with(pos, kw)))?;
     gather(out, &data, kind)
 }

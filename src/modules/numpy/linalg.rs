@@ -1,6 +1,7 @@
 //! Products and contractions: `matmul`, `dot`, `vdot`, `outer`, `einsum`,
 //! and the `linalg` submodule.
 
+use crate::array::DType;
 use crate::error::Result;
 use crate::python::array::{operand_pair, reshape_value, to_value};
 use crate::python::value::{Args, Obj};
@@ -61,6 +62,12 @@ fn dot(a: &Args) -> Result<Obj> {
 
 fn vdot(a: &Args) -> Result<Obj> {
     let x = reshape_value(&arr(a, 0, "a", "vdot")?, &[-1])?;
+    // vdot conjugates its first operand.
+    let x = if x.dtype() == DType::C64 {
+        jops::unary(crate::array::UnaryOp::Conj, &x)?
+    } else {
+        x
+    };
     let y = reshape_value(&arr(a, 1, "b", "vdot")?, &[-1])?;
     Ok(Obj::Array(jops::matmul(&x, &y)?))
 }

@@ -191,14 +191,12 @@ pub fn unwrap(o: Obj) -> Result<Obj> {
 
 /// Arguments with every ndarray replaced by the JAX array it stands for.
 pub fn unwrap_args(a: Args) -> Result<Args> {
-    Ok(Args {
-        pos: a.pos.into_iter().map(unwrap).collect::<Result<_>>()?,
-        kw: a
-            .kw
-            .into_iter()
+    Ok(Args::with(
+        a.pos.into_iter().map(unwrap).collect::<Result<_>>()?,
+        a.kw.into_iter()
             .map(|(k, v)| Ok((k, unwrap(v)?)))
             .collect::<Result<_>>()?,
-    })
+    ))
 }
 
 /// Whether `o` is an ndarray.
@@ -403,7 +401,10 @@ impl Object for NdArray {
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
-        Some(super::arrayprint::array_repr(&self.host(), 8))
+        Some(super::arrayprint::array_repr(
+            &self.host(),
+            &crate::exec::run::print_options(),
+        ))
     }
 
     fn str(&self, _: &Obj) -> Option<String> {

@@ -227,14 +227,77 @@ fn rot90(a: &Args) -> Result<Obj> {
     Ok(Obj::Array(out))
 }
 
-/// `take(a, indices, axis=None)`: without an axis, from the flattened array.
+/// `take(a, indices, axis=None, mode=None, fill_value=None)`: without an
+/// axis, from the flattened array. Indices in `[-n, n)` count from either
+/// end; what lies outside is `fill_value` (by default NaN, the least signed
+/// integer, the greatest unsigned one or True) in the default `"fill"`
+/// mode, the nearest end in `"clip"` (negative indices too) and taken
+/// modulo `n` in `"wrap"`.
 fn take(a: &Args) -> Result<Obj> {
     let x = arr(a, 0, "a", "take")?;
-    let idx = arr(a, 1, "indices", "take")?;
-    match a.opt(Some(2), "axis") {
-        Some(ax) => Ok(Obj::Array(jops::take(&x, &idx, to_int(&ax)?)?)),
-        None => Ok(Obj::Array(jops::take(&reshape_value(&x, &[-1])?, &idx, 0)?)),
+    let idx = jops::convert(&arr(a, 1, "indices", "take")?, DType::I32)?;
+    // Sortedness and uniqueness are promises that only speed XLA up.
+    a.get(None, "unique_indices");
+    a.get(None, "indices_are_sorted");
+    let (x, axis) = match a.opt(Some(2), "axis") {
+        Some(ax) => (x, to_int(&ax)?),
+        None => (reshape_value(&x, &[-1])?, 0),
+    };
+    let ax = jops::norm_axis(axis, x.ndim())?;
+    let n = jops::scalar(x.shape()[ax] as f64, DType::I32);
+    let mode = a
+        .opt(Some(4), "mode")
+        .map(|m| crate::python::format::str_of(&m));
+    let out = match mode.as_deref() {
+        None | Some("fill") => {
+            let fill = take_fill(&x, a.opt(None, "fill_value"))?;
+            let inside = jops::binary(
+                crate::array::BinaryOp::And,
+                &jops::greater_equal(&idx, &jops::neg(&n)?)?,
+                &jops::less(&idx, &n)?,
+            )?;
+            let taken = jops::take(&x, &idx, ax as i64)?;
+            let shape = taken.shape();
+            let mut keep = vec![1usize; ax];
+            keep.extend(idx.shape());
+            keep.resize(shape.len(), 1);
+            let inside = jops::broadcast_to(&jops::reshape(&inside, &keep)?, &shape)?;
+            jops::select(&inside, &taken, &jops::broadcast_to(&fill, &shape)?)?
+        }
+        Some("clip") => {
+            let top = jops::sub(&n, &jops::scalar(1.0, DType::I32))?;
+            let clipped = jops::clamp(&jops::scalar(0.0, DType::I32), &idx, &top)?;
+            jops::take(&x, &clipped, ax as i64)?
+        }
+        Some("wrap") => {
+            let r = jops::binary(crate::array::BinaryOp::Rem, &idx, &n)?;
+            let r = jops::binary(crate::array::BinaryOp::Rem, &jops::add(&r, &n)?, &n)?;
+            jops::take(&x, &r, ax as i64)?
+        }
+        Some("raise") => bail!(
+            NotImplementedError,
+            "The 'raise' mode to jnp.take is not supported."
+        ),
+        Some(m) => bail!(ValueError, "Invalid mode '{m}' for jnp.take"),
+    };
+    Ok(Obj::Array(out))
+}
+
+/// The value `jnp.take` puts where an index lies outside the axis.
+fn take_fill(x: &Value, given: Option<Obj>) -> Result<Value> {
+    if let Some(f) = given {
+        return jops::convert(&to_value(&f)?, x.dtype());
     }
+    Ok(match x.dtype() {
+        DType::Bool => jops::scalar(1.0, DType::Bool),
+        DType::I32 => jops::scalar(i32::MIN as f64, DType::I32),
+        DType::U32 => jops::scalar(u32::MAX as f64, DType::U32),
+        DType::F32 => jops::scalar(f64::NAN, DType::F32),
+        DType::C64 => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jnp.take of complex64 out of bounds"
+        ),
+    })
 }
 
 fn split(a: &Args) -> Result<Obj> {

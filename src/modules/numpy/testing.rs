@@ -196,7 +196,11 @@ fn assert_array_compare(actual: &Obj, desired: &Obj, c: &Compare) -> Result<()> 
     let x = HostArray::from_obj(actual)?;
     let y = HostArray::from_obj(desired)?;
     let fail_with = |x: &HostArray, y: &HostArray, extra: &str| -> Error {
-        let values = [array_repr(x, c.precision), array_repr(y, c.precision)];
+        let o = crate::array::format::PrintOptions {
+            precision: c.precision,
+            ..crate::exec::run::print_options()
+        };
+        let values = [array_repr(x, &o), array_repr(y, &o)];
         let msg = build_err_msg(
             values,
             &format!("{}{extra}", c.err_msg),

@@ -461,15 +461,13 @@ fn value_and_grad_from_state(_: &mut Interp, a: Args) -> Result<Obj> {
             let params = a.req(Some(0), "params", "_value_and_grad")?;
             let st = a.req(None, "state", "_value_and_grad")?;
             // The objective's other arguments, passed on to it.
-            let rest = Args {
-                pos: a.pos.iter().skip(1).cloned().collect(),
-                kw: a
-                    .kw
-                    .iter()
+            let rest = Args::with(
+                a.pos.iter().skip(1).cloned().collect(),
+                a.kw.iter()
                     .filter(|(k, _)| k != "state" && k != "params")
                     .cloned()
                     .collect(),
-            };
+            );
             let get = |key: &str| -> Result<Obj> {
                 let mut found = vec![];
                 super::tree::find_all(&st, key, &mut found)?;
@@ -498,13 +496,7 @@ fn fresh(interp: &mut Interp, f: &Obj, params: Obj, rest: &Args) -> Result<Obj> 
     let vg = interp.call(&vg, Args::new(vec![f.clone()]))?;
     let mut pos = vec![params];
     pos.extend(rest.pos.iter().cloned());
-    interp.call(
-        &vg,
-        Args {
-            pos,
-            kw: rest.kw.clone(),
-        },
-    )
+    interp.call(&vg, Args::with(pos, rest.kw.clone()))
 }
 
 /// `lax.cond(isfinite(value), stored, fresh)` for a traced stored value.

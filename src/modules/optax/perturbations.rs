@@ -185,20 +185,17 @@ fn estimate(interp: &mut Interp, p: &Rc<Perturbed>, key: Obj, x: Obj) -> Result<
         interp,
         "jax",
         "vmap",
-        Args {
-            pos: vec![per_key],
-            kw: vec![
+        Args::with(
+            vec![per_key],
+            vec![
                 ("in_axes".into(), in_axes),
                 ("out_axes".into(), Obj::Int(0)),
             ],
-        },
+        ),
     )?;
     let out = interp.call(&mapped, Args::new(vec![keys, x, baseline]))?;
     map_objs(interp, &[&out], |i, l| {
-        let args = Args {
-            pos: vec![l[0].clone()],
-            kw: vec![("axis".into(), Obj::Int(0))],
-        };
+        let args = Args::with(vec![l[0].clone()], vec![("axis".into(), Obj::Int(0))]);
         call_jax(i, "jax.numpy", "mean", args)
     })
 }

@@ -268,10 +268,7 @@ fn warmup_exponential(a: &Args) -> Result<Obj> {
             .cloned()
             .collect();
     kw.push(("init_value".into(), peak_obj));
-    let decay_args = Args {
-        pos: a.pos.iter().skip(3).cloned().collect(),
-        kw,
-    };
+    let decay_args = Args::with(a.pos.iter().skip(3).cloned().collect(), kw);
     let decay = exponential_decay_kw(&decay_args)?;
     Ok(join(vec![warm, decay], vec![warmup]))
 }
@@ -279,10 +276,7 @@ fn warmup_exponential(a: &Args) -> Result<Obj> {
 /// `exponential_decay` with `init_value` by keyword and the other
 /// parameters from `transition_steps` on.
 fn exponential_decay_kw(a: &Args) -> Result<Obj> {
-    let mut named = Args {
-        pos: vec![],
-        kw: a.kw.clone(),
-    };
+    let mut named = Args::with(vec![], a.kw.clone());
     let names = [
         "transition_steps",
         "decay_rate",

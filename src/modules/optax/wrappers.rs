@@ -112,7 +112,7 @@ fn values(
 fn inner(interp: &mut Interp, factory: &Obj, h: &Hyperparams, hp: &[(String, Obj)]) -> Result<Obj> {
     let mut kw: Vec<(String, Obj)> = h.other.clone();
     kw.extend(hp.iter().cloned());
-    interp.call(factory, Args { pos: vec![], kw })
+    interp.call(factory, Args::with(vec![], kw))
 }
 
 fn inject_state(count: Obj, hp: Vec<(String, Obj)>, sched: Vec<(String, Obj)>, inner: Obj) -> Obj {

@@ -236,10 +236,7 @@ impl Line {
         let jax = super::super::import(interp, "jax")?;
         let vg = crate::python::ops::getattr(interp, &jax, "value_and_grad")?;
         let vg = interp.call(&vg, Args::new(vec![self.value_fn.clone()]))?;
-        let args = Args {
-            pos: vec![step],
-            kw: self.fn_kwargs.clone(),
-        };
+        let args = Args::with(vec![step], self.fn_kwargs.clone());
         let (value, grad) = match interp.call(&vg, args)? {
             Obj::Tuple(t) if t.len() == 2 => (to_value(&t[0])?, t[1].clone()),
             _ => bail!(TypeError, "value_and_grad returned an unexpected value"),
@@ -551,10 +548,7 @@ fn lax_cond(interp: &mut Interp, pred: &Value, yes: Obj, no: Obj, operand: Obj) 
 fn debug_print(interp: &mut Interp, msg: &str, kw: Vec<(String, Obj)>) -> Result<()> {
     let mut kw = kw;
     kw.push(("ordered".to_string(), Obj::Bool(true)));
-    let args = Args {
-        pos: vec![Obj::str(msg)],
-        kw,
-    };
+    let args = Args::with(vec![Obj::str(msg)], kw);
     crate::modules::debug_print::print(interp, args)?;
     Ok(())
 }
@@ -865,9 +859,9 @@ pub(super) fn scale_by_zoom_linesearch(a: &Args) -> Result<Obj> {
 /// `scale_by_zoom_linesearch(max_linesearch_steps=20,
 /// initial_guess_strategy='one')`.
 pub(super) fn lbfgs_default() -> Result<Obj> {
-    let args = Args {
-        pos: vec![Obj::Int(20)],
-        kw: vec![("initial_guess_strategy".to_string(), Obj::str("one"))],
-    };
+    let args = Args::with(
+        vec![Obj::Int(20)],
+        vec![("initial_guess_strategy".to_string(), Obj::str("one"))],
+    );
     scale_by_zoom_linesearch(&args)
 }

@@ -104,8 +104,8 @@ fn wrap(f: Obj, switch: Switch) -> Obj {
     Obj::native(switch.api(), move |interp, mut a| {
         let sharding = match &switch.sharding {
             Some(s) => s.clone(),
-            None => match a.kw.iter().position(|(k, _)| k == switch.keyword()) {
-                Some(at) => a.kw.remove(at).1,
+            None => match a.take_kw(switch.keyword()) {
+                Some(v) => v,
                 None => bail!(
                     TypeError,
                     "Missing required keyword argument: '{}'",
@@ -220,10 +220,7 @@ fn call_auto(
     let new = Rc::new(new);
     let out = under(interp, new.clone(), |interp| {
         let args = reshard_explicit(interp, Obj::tuple(a.pos), &new)?;
-        let args = Args {
-            pos: iterate(&args)?,
-            kw: a.kw,
-        };
+        let args = Args::with(iterate(&args)?, a.kw);
         interp.call(f, args)
     })?;
     super::constraint::reshard(interp, Args::new(vec![out, out_sharding.clone()]))
@@ -248,10 +245,7 @@ fn call_explicit(
             interp,
             Args::new(vec![Obj::tuple(a.pos), in_sharding.clone()]),
         )?;
-        let args = Args {
-            pos: iterate(&args)?,
-            kw: a.kw,
-        };
+        let args = Args::with(iterate(&args)?, a.kw);
         interp.call(f, args)
     })?;
     reshard_explicit(interp, out, &mesh)

@@ -609,10 +609,10 @@ pub fn placing_functions(module: Obj) -> Obj {
                 let (inner, fname) = (n.f.clone(), name.clone());
                 let takes = OUT_SHARDING.contains(&name.as_str());
                 *f = Obj::native(&n.name, move |i, mut a| {
-                    let pos = a.kw.iter().position(|(k, _)| k == "out_sharding");
-                    let out = match pos {
-                        Some(p) if takes => Some(a.kw.remove(p).1),
-                        _ => None,
+                    let out = if takes {
+                        a.take_kw("out_sharding")
+                    } else {
+                        None
                     };
                     let out = match out {
                         Some(o) if !matches!(o, Obj::None) => {

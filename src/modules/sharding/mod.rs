@@ -99,7 +99,12 @@ impl Object for DeviceArray {
             return Some(format!("array({}, dtype=object)", device_word(self.ids[0])));
         }
         let word = |i: usize| device_word(self.ids[i]);
-        let body = crate::array::format::layout_words(&self.shape, &word, ", ", "array(", ")");
+        let body = crate::array::format::layout_words(
+            &self.shape,
+            &word,
+            (", ", "array(", ")"),
+            &crate::exec::run::print_options(),
+        );
         Some(format!("array({body}, dtype=object)"))
     }
 
@@ -112,9 +117,8 @@ impl Object for DeviceArray {
         Some(crate::array::format::layout_words(
             &self.shape,
             &word,
-            " ",
-            "",
-            "",
+            (" ", "", ""),
+            &crate::exec::run::print_options(),
         ))
     }
 

@@ -57,10 +57,7 @@ fn defaultdict(i: &mut Interp, a: Args) -> Result<Obj> {
     if !callable {
         bail!(TypeError, "first argument must be callable or None");
     }
-    let rest = Args {
-        pos: a.pos.iter().skip(1).cloned().collect(),
-        kw: a.kw,
-    };
+    let rest = Args::with(a.pos.iter().skip(1).cloned().collect(), a.kw);
     let d = call_type(i, "dict", rest)?;
     if let (Obj::Dict(d), false) = (&d, matches!(factory, Obj::None)) {
         d.borrow_mut().default_factory = Some(factory);

@@ -237,13 +237,7 @@ fn exit_stack_pushes() -> Vec<(&'static str, Obj)> {
                 let (pos, kw) = (a.pos.get(2..).unwrap_or(&[]).to_vec(), a.kw.clone());
                 let g = f.clone();
                 let cb = Obj::native("ExitStack.callback", move |i, _| {
-                    i.call(
-                        &g,
-                        Args {
-                            pos: pos.clone(),
-                            kw: kw.clone(),
-                        },
-                    )?;
+                    i.call(&g, Args::with(pos.clone(), kw.clone()))?;
                     Ok(Obj::None)
                 });
                 push_callback(i, &a, cb)?;

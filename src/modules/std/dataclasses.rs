@@ -917,7 +917,7 @@ fn replace(interp: &mut Interp, a: Args) -> Result<Obj> {
             kw.push((f.name.clone(), getattr(interp, &o, &f.name)?));
         }
     }
-    interp.call(&Obj::Class(i.class.clone()), Args { pos: vec![], kw })
+    interp.call(&Obj::Class(i.class.clone()), Args::with(vec![], kw))
 }
 
 /// `dataclasses.FrozenInstanceError`, a subclass of `AttributeError`.

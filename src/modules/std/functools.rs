@@ -79,7 +79,7 @@ impl Object for Partial {
             kw.retain(|(x, _)| *x != k);
             kw.push((k, v));
         }
-        Some(interp.call(&self.func, Args { pos, kw }))
+        Some(interp.call(&self.func, Args::with(pos, kw)))
     }
 
     fn callable(&self) -> bool {

@@ -153,10 +153,7 @@ fn getters(b: &mut Builder) {
     })
     .func("methodcaller", |_, a| {
         let name = crate::python::format::str_of(&a.req(Some(0), "name", "methodcaller")?);
-        let rest = Args {
-            pos: a.pos.get(1..).unwrap_or(&[]).to_vec(),
-            kw: a.kw.clone(),
-        };
+        let rest = Args::with(a.pos.get(1..).unwrap_or(&[]).to_vec(), a.kw.clone());
         Ok(Obj::native("operator.methodcaller", move |i, a| {
             let obj = a.req(Some(0), "obj", "methodcaller")?;
             let m = getattr(i, &obj, &name)?;

@@ -451,7 +451,7 @@ impl Object for NamedTupleFields {
                         None => crate::bail!(ValueError, "Got unexpected field names: ['{k}']"),
                     }
                 }
-                i.call(&Obj::Class(inst.class.clone()), Args { pos: vec![], kw })
+                i.call(&Obj::Class(inst.class.clone()), Args::with(vec![], kw))
             })),
             _ => None,
         })

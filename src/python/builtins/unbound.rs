@@ -79,13 +79,7 @@ pub fn unbound(t: &str, name: &str) -> Option<Obj> {
                 let Some(m) = super::method(&recv, &name) else {
                     bail!(AttributeError, "'{t}' object has no attribute '{name}'");
                 };
-                i.call(
-                    &m,
-                    Args {
-                        pos: rest,
-                        kw: a.kw.clone(),
-                    },
-                )
+                i.call(&m, Args::with(rest, a.kw.clone()))
             }
         }
     }))
