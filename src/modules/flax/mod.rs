@@ -368,6 +368,7 @@ mod metrics;
 pub mod nnx;
 mod norm;
 mod opt_state;
+mod pop;
 mod prefix;
 mod pytree;
 mod raw_arrays;
