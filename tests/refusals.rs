@@ -19,12 +19,22 @@ fn names_of_the_real_modules_are_not_implemented() {
         "not supported by shardlab yet: jax.lax.associative_scan"
     );
     assert_eq!(line, 3);
-    let (ty, msg, _) = error_of("from flax import nnx\nnnx.bridge\n");
+    let (ty, msg, _) = error_of("from flax import nnx\nnnx.with_vars\n");
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.nnx.bridge"
+            "not supported by shardlab yet: flax.nnx.with_vars"
+        )
+    );
+    let (ty, msg, line) =
+        error_of("from flax import nnx\nfrom flax.nnx import bridge\nm = bridge.to_linen(nnx.Linear, 2, 3)\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.nnx.bridge.to_linen",
+            3
         )
     );
     let (ty, msg, _) = error_of("from jax.lax import reduce_precision\n");

@@ -249,6 +249,10 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         }
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
+        "flax.nnx.bridge" => {
+            let nnx = import(interp, "flax.nnx")?;
+            crate::python::ops::getattr(interp, &nnx, "bridge")?
+        }
         "optax" => optax::module(interp)?,
         "optax.transforms" => optax::transforms_module(interp)?,
         "optax.perturbations" => optax::perturbations_module(interp)?,

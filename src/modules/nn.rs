@@ -281,8 +281,14 @@ type StagedInitFn = std::rc::Rc<dyn Fn(&Value, &[usize]) -> Result<Value>>;
 /// the host with `f`, or with `staged` in equations when the key is traced
 /// or a trace stages a program.
 fn initializer(name: &str, f: InitFn, staged: StagedInitFn) -> Obj {
-    let label = name.to_string();
-    Obj::native(name, move |_, a| {
+    made_by(name, name, f, staged)
+}
+
+/// The initializer `factory` returns, named as JAX's (`init`, defined in
+/// `factory`); `label` names it in error messages.
+fn made_by(label: &str, factory: &str, f: InitFn, staged: StagedInitFn) -> Obj {
+    let label = label.to_string();
+    Obj::native(format!("{factory}.<locals>.init"), move |_, a| {
         let k = a.req(Some(0), "key", &label)?;
         let shape = shape_of(&a.req(Some(1), "shape", &label)?)?;
         if let Some(d) = a.opt(Some(2), "dtype") {
@@ -306,8 +312,9 @@ fn initializer(name: &str, f: InitFn, staged: StagedInitFn) -> Obj {
 fn scaling_initializer(name: &str, scale: f64, mode: &str, distribution: &str) -> Obj {
     let (m, d) = (mode.to_string(), distribution.to_string());
     let (m2, d2) = (m.clone(), d.clone());
-    initializer(
+    made_by(
         name,
+        "variance_scaling",
         std::rc::Rc::new(move |k, s| init::variance_scaling(k, s, scale, &m, &d)),
         std::rc::Rc::new(move |k, s| tinit::variance_scaling(k, s, scale, &m2, &d2)),
     )

@@ -508,7 +508,7 @@ fn module_of(fun: &Obj) -> Option<Obj> {
 /// `nnx.merge_state(state, *states)`: one state with the entries of all,
 /// later ones replacing earlier ones at the same path (which keeps its
 /// place), in the order first met.
-fn merge_state(classes: &CaptureClasses, a: Args) -> Result<Obj> {
+pub(super) fn merge_state(state: &Rc<Class>, a: Args) -> Result<Obj> {
     let first = a.req(Some(0), "state", "merge_state")?;
     if a.pos.len() == 1 {
         return Ok(first);
@@ -524,7 +524,7 @@ fn merge_state(classes: &CaptureClasses, a: Args) -> Result<Obj> {
             }
         }
     }
-    Ok(super::graph::StateClass(classes.state.clone()).build_in_order(flat))
+    Ok(super::graph::StateClass(state.clone()).build_in_order(flat))
 }
 
 /// The leaves of a state with their paths, in the state's order.
@@ -560,7 +560,7 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, classes: &CaptureCla
     let c = classes.clone();
     b.func("capture", move |_, a| capture(&c, a));
     let c = classes.clone();
-    b.func("merge_state", move |_, a| merge_state(&c, a));
+    b.func("merge_state", move |_, a| merge_state(&c.state, a));
     let perturbation = classes.perturbation.clone();
     let mut attrs = module.attrs.borrow_mut();
     attrs.push(("sow".into(), Obj::native("Module.sow", sow)));

@@ -219,6 +219,7 @@ fn value_text(o: &Obj, ctx: &mut Ctx, abstract_arrays: bool) -> String {
             )),
             v.dtype().name()
         ),
+        Obj::Instance(i) if super::linen::is_linen_module(i) => super::linen::linen_text(i),
         other if abstract_arrays => host_array_text(other).unwrap_or_else(|| repr_of(other)),
         other => repr_of(other),
     }

@@ -4,8 +4,10 @@
 //! A `GraphDef` keeps a private deep copy of the node it was taken from
 //! (modules, lists, dicts and variables, with sharing preserved); `merge`
 //! copies it again and sets the variables found in the states at their
-//! paths. States hold copies of the variables, so changing a state does not
-//! change the module until `merge` or `update`.
+//! paths. The states `split` and `state` return hold the node's own
+//! variables, as Flax's do: writing a variable through a state changes the
+//! module. `merge` puts the states' variables themselves into the new node
+//! unless `copy=True`; `clone` copies them.
 
 use std::collections::HashMap;
 
@@ -150,8 +152,10 @@ fn grouped_states(
         .iter()
         .zip(raw)
         .map(|(vars, arrays)| {
-            let mut entries: Vec<(Vec<String>, Obj)> =
-                vars.iter().map(|(p, v)| (p.clone(), copy_var(v))).collect();
+            let mut entries: Vec<(Vec<String>, Obj)> = vars
+                .iter()
+                .map(|(p, v)| (p.clone(), Obj::Instance(v.clone())))
+                .collect();
             entries.extend(arrays);
             builder.build(entries)
         })
@@ -221,6 +225,8 @@ pub(super) fn update_from(node: &Obj, state: &Obj) -> Result<()> {
     collect_vars(state, &mut vec![], &|_| true, &mut sources);
     for (path, src) in sources {
         match targets.iter().find(|(p, _)| *p == path) {
+            // The node holds that very variable (a state of its own).
+            Some((_, dst)) if Rc::ptr_eq(dst, &src) => {}
             Some((_, dst)) => {
                 for (k, v) in src.attrs.borrow().iter() {
                     set_iattr(dst, k, v.clone());
@@ -272,9 +278,40 @@ pub(super) fn graphdef_of(node: &Obj) -> Obj {
     GRAPHDEF_CLASS.with(|c| instance(c, vec![("node".into(), copy)]))
 }
 
+/// `nnx.merge(graphdef, *states, copy=False)`: the new node holds the
+/// states' variables themselves, or copies of them with `copy=True`.
 fn merge(a: &Args) -> Result<Obj> {
     let g = a.req(Some(0), "graphdef", "merge")?;
-    merge_parts(&g, &a.pos[1..])
+    let copy = match a.get(None, "copy") {
+        Some(c) => truthy(&c, "merge")?,
+        None => false,
+    };
+    let Some(def) = graphdef_node(&g) else {
+        bail!(TypeError, "merge expects a GraphDef, got {}", g.type_name());
+    };
+    let mut own = vec![];
+    collect_vars(&def, &mut vec![], &|_| true, &mut own);
+    let mut given = vec![];
+    for st in &a.pos[1..] {
+        collect_vars(st, &mut vec![], &|_| true, &mut given);
+    }
+    // Each variable of the graphdef's node is replaced by the state's
+    // variable at its path when the copy below meets it.
+    let mut memo = HashMap::new();
+    for (path, var) in &given {
+        if let Some((_, mine)) = own.iter().find(|(p, _)| p == path) {
+            let used = match copy {
+                true => copy_var(var),
+                false => Obj::Instance(var.clone()),
+            };
+            memo.insert(Rc::as_ptr(mine) as usize, used);
+        }
+    }
+    let node = deep_clone(&def, &mut memo);
+    for st in &a.pos[1..] {
+        update_from(&node, st)?;
+    }
+    Ok(node)
 }
 
 /// `nnx.merge(graphdef, *states)`.
@@ -379,21 +416,26 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         out.extend(states);
         Ok(Obj::tuple(out))
     });
-    let st = state.clone();
-    b.func("state", move |interp, a| {
-        let node = a.req(Some(0), "node", "state")?;
-        let preds = preds_from(&a, 1)?;
-        let states = grouped_states(interp, &st, &node, &preds, false)?;
-        Ok(if states.len() == 1 {
-            states.into_iter().next().unwrap_or(Obj::None)
-        } else {
-            Obj::tuple(states)
-        })
-    });
+    // `nnx.variables` is another name of `nnx.state` in Flax.
+    for name in ["state", "variables"] {
+        let st = state.clone();
+        b.func(name, move |interp, a| {
+            let node = a.req(Some(0), "node", name)?;
+            let preds = preds_from(&a, 1)?;
+            let states = grouped_states(interp, &st, &node, &preds, false)?;
+            Ok(if states.len() == 1 {
+                states.into_iter().next().unwrap_or(Obj::None)
+            } else {
+                Obj::tuple(states)
+            })
+        });
+    }
     b.func("graphdef", |_, a| {
         Ok(graphdef_of(&a.req(Some(0), "node", "graphdef")?))
     });
     b.func("merge", |_, a| merge(&a));
+    let st = state.clone();
+    b.func("pop", move |interp, a| super::pop::pop(interp, &st, a));
     b.func("find_duplicates", |_, a| find_duplicates(&a));
     b.func("update", |_, a| {
         let node = a.req(Some(0), "node", "update")?;
@@ -459,6 +501,89 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         "from_flat_path".into(),
         Obj::lib(crate::python::classes::StaticMethod(from_flat)),
     ));
+    state_methods(state);
+}
+
+/// `State.filter`, `State.split` and `State.merge`: their states hold the
+/// same variables as `self`, as Flax's do.
+fn state_methods(state: &Rc<Class>) {
+    let mut methods = vec![];
+    for (name, exhaustive) in [("filter", false), ("split", true)] {
+        let st = state.clone();
+        let f = Obj::native(format!("State.{name}"), move |interp, a| {
+            let me = a.req(Some(0), "self", name)?;
+            if a.pos.len() < 2 {
+                bail!(TypeError, "State.{name}() expects at least one filter");
+            }
+            let preds = preds_from(&a, 1)?;
+            let states = grouped_states(interp, &st, &me, &preds, exhaustive)?;
+            Ok(match states.len() {
+                1 => states.into_iter().next().unwrap_or(Obj::None),
+                _ => Obj::tuple(states),
+            })
+        });
+        methods.push((name.to_string(), f));
+    }
+    // A classmethod in Flax: `a.merge(b)` merges `b` alone.
+    let st = state.clone();
+    let merge = Obj::native("State.merge", move |_, a| {
+        super::capture::merge_state(&st, a)
+    });
+    methods.push((
+        "merge".into(),
+        Obj::lib(crate::python::classes::StaticMethod(merge)),
+    ));
+    let st = state.clone();
+    methods.push((
+        "__init__".into(),
+        Obj::native("State.__init__", move |_, a| {
+            let me = a.req(Some(0), "self", "__init__")?;
+            let mapping = a.req(Some(1), "mapping", "__init__")?;
+            if let Obj::Instance(i) = &me {
+                *i.attrs.borrow_mut() = state_entries(&st, &mapping)?;
+            }
+            Ok(Obj::None)
+        }),
+    ));
+    state.attrs.borrow_mut().extend(methods);
+}
+
+/// The entries of `nnx.State(mapping)`: a dict (nested dicts become
+/// nested states), a State or an iterable of key-value pairs.
+fn state_entries(state: &Rc<Class>, mapping: &Obj) -> Result<Vec<(String, Obj)>> {
+    let items: Vec<(Obj, Obj)> = match mapping {
+        Obj::Dict(d) => d.borrow().items.clone(),
+        Obj::Instance(i) if is_state(i) => i
+            .attrs
+            .borrow()
+            .iter()
+            .map(|(k, v)| (Obj::str(k), v.clone()))
+            .collect(),
+        other => iterate(other)?
+            .iter()
+            .map(|kv| {
+                let p = iterate(kv)?;
+                match p.as_slice() {
+                    [k, v] => Ok((k.clone(), v.clone())),
+                    _ => bail!(TypeError, "State expects key-value pairs"),
+                }
+            })
+            .collect::<Result<_>>()?,
+    };
+    items
+        .into_iter()
+        .map(|(k, v)| {
+            let v = match &v {
+                Obj::Dict(_) => {
+                    let inner = Rc::new(Instance::new(state.clone()));
+                    *inner.attrs.borrow_mut() = state_entries(state, &v)?;
+                    Obj::Instance(inner)
+                }
+                _ => v,
+            };
+            Ok((str_of(&k), v))
+        })
+        .collect()
 }
 
 /// Makes the node `orig` what `new` (a rebuilt copy) is, keeping the
@@ -481,7 +606,8 @@ pub(super) fn sync_into(orig: &Rc<Instance>, new: &Rc<Instance>) {
             .find(|(ok, _)| ok == k)
             .and_then(|(_, ov)| match (ov, v) {
                 (Obj::Instance(a), Obj::Instance(b))
-                    if Rc::ptr_eq(&a.class, &b.class) && (is_nnx_module(a) || is_variable(a)) =>
+                    if Rc::ptr_eq(&a.class, &b.class)
+                        && (is_nnx_module(a) || is_variable(a) || is_state(a)) =>
                 {
                     sync_into(a, b);
                     Some(ov.clone())

@@ -602,6 +602,47 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     Ok(b.build())
 }
 
+fn linen_repr(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "__repr__")?;
+    Ok(Obj::str(linen_text(&me)))
+}
+
+/// A linen module as Flax prints it: its class, then each dataclass field
+/// (a function by its name), indented by four.
+pub(super) fn linen_text(me: &Instance) -> String {
+    let mut body = String::new();
+    let names: Vec<String> = fields(&me.class)
+        .into_iter()
+        .filter(|f| f != "parent" && f != "name")
+        .collect();
+    if !names.is_empty() {
+        body.push_str("# attributes\n");
+    }
+    for f in names {
+        let v = iattr(me, &f)
+            .or_else(|| me.class.lookup(&f))
+            .unwrap_or(Obj::None);
+        let text = match &v {
+            Obj::Func(func) => func.name.to_string(),
+            Obj::Native(n) => n.name.rsplit('.').next().unwrap_or(&n.name).to_string(),
+            Obj::Instance(i) if is_linen_module(i) => linen_text(i),
+            other => repr_of(other),
+        };
+        body.push_str(&format!("{f} = {text}\n"));
+    }
+    let name = &me.class.name;
+    if body.is_empty() {
+        return format!("{name}()");
+    }
+    let indented: String = body.lines().map(|l| format!("    {l}\n")).collect();
+    format!("{name}(\n{indented})")
+}
+
+/// Whether `i` is a linen module.
+pub(super) fn is_linen_module(i: &Instance) -> bool {
+    marked(i, "__linen_module__")
+}
+
 /// `nn.Module`: `__init__`, `init`, `init_with_output`, `apply`, and the
 /// methods a module's own methods call (`param`, `make_rng`,
 /// `is_initializing`).
@@ -626,6 +667,10 @@ fn module_class() -> Rc<Class> {
                 Obj::native("Module.init_with_output", |i, a| linen_init(i, a, true)),
             ),
             ("apply".into(), Obj::native("Module.apply", linen_apply)),
+            (
+                "__repr__".into(),
+                Obj::native("Module.__repr__", linen_repr),
+            ),
             (
                 "param".into(),
                 Obj::native("Module.param", |i, a| {

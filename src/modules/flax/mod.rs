@@ -353,6 +353,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod batch;
+mod bridge;
 mod capture;
 mod conv;
 mod display;
@@ -368,6 +369,7 @@ mod metrics;
 pub mod nnx;
 mod norm;
 mod opt_state;
+mod pop;
 mod prefix;
 mod pytree;
 mod raw_arrays;

@@ -1108,8 +1108,10 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         opt: opt.clone(),
     };
     let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
+    let bridge = super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()));
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
+        .attr("bridge", bridge)
         .attr("metrics", metrics)
         .attr("MultiMetric", multi_metric)
         .attr("Metric", metric)

@@ -6,6 +6,8 @@
 //! out along the same axis and are written back into the caller's modules,
 //! structure included (so a vmapped `__init__` builds a stacked module). A
 //! module returned by the function comes back stacked along `out_axes`.
+//! A `State` argument is handled as a module is, so the function's writes
+//! to its variables reach the caller's variables.
 //! As in Flax, a variable reached through several arguments must be mapped
 //! along one axis ("Inconsistent aliasing detected"). A module argument's
 //! axis may be a tree of axes (as `nnx.prefix` makes), one per variable;
@@ -167,7 +169,8 @@ fn vmap_call(
     let (mods, args, defs) = split_modules(st, &call.pos);
     let mut axes = axes;
     for &k in &mods.index {
-        if !is_axis(&axes[k]) {
+        let module = matches!(&call.pos[k], Obj::Instance(i) if is_nnx_module(i));
+        if module && !is_axis(&axes[k]) {
             axes[k] = super::prefix::state_prefix(st, &call.pos[k], &axes[k])?;
         }
     }
@@ -205,7 +208,9 @@ fn split_modules(st: &Rc<Class>, pos: &[Obj]) -> (ModuleArgs, Vec<Obj>, Vec<Obj>
     let mut defs = vec![];
     for (k, a) in pos.iter().enumerate() {
         if let Obj::Instance(i) = a {
-            if is_nnx_module(i) {
+            // A State's variables are graph nodes too: what the function
+            // writes into them comes back into the caller's variables.
+            if is_nnx_module(i) || is_state(i) {
                 mods.index.push(k);
                 mods.originals.push(i.clone());
                 defs.push(graphdef_of(a));
