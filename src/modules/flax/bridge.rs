@@ -40,10 +40,7 @@ fn lazy_init(interp: &mut Interp, a: Args) -> Result<Obj> {
             repr_of(&f)
         );
     }
-    let call = Args {
-        pos: a.pos[1..].to_vec(),
-        kw: a.kw.clone(),
-    };
+    let call = Args::with(a.pos[1..].to_vec(), a.kw.clone());
     interp.state::<Initializing>().0 += 1;
     let r = interp.call(&f, call);
     interp.state::<Initializing>().0 -= 1;
@@ -153,7 +150,7 @@ fn to_nnx_call(interp: &mut Interp, a: Args, param: &Rc<Class>) -> Result<Obj> {
         let init = getattr(interp, &module, "init_with_output")?;
         let mut pos = vec![keys];
         pos.extend(a.pos[1..].iter().cloned());
-        let r = interp.call(&init, Args { pos, kw })?;
+        let r = interp.call(&init, Args::with(pos, kw))?;
         let pair = iterate(&r)?;
         let [out, vars] = pair.as_slice() else {
             bail!(TypeError, "init_with_output gave a non-pair");
@@ -166,7 +163,7 @@ fn to_nnx_call(interp: &mut Interp, a: Args, param: &Rc<Class>) -> Result<Obj> {
     pos.extend(a.pos[1..].iter().cloned());
     let mut kw = kw;
     kw.push(("rngs".into(), keys));
-    interp.call(&apply, Args { pos, kw })
+    interp.call(&apply, Args::with(pos, kw))
 }
 
 /// `ToNNX.__init__(module, rngs=None)`: a key becomes `Rngs(params=key)`,
@@ -179,10 +176,7 @@ fn to_nnx_init(interp: &mut Interp, a: Args, rngs_class: &Obj) -> Result<Obj> {
         Obj::None => Obj::None,
         key if matches!(key, Obj::Array(_)) || keys_of(key).is_some() => interp.call(
             rngs_class,
-            Args {
-                pos: vec![],
-                kw: vec![("params".into(), rngs.clone())],
-            },
+            Args::with(vec![], vec![("params".into(), rngs.clone())]),
         )?,
         other => {
             let fork = getattr(interp, other, "fork")?;
