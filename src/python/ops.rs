@@ -878,7 +878,7 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
             f(interp, Args::new(vec![k.clone()]))
         }
         Obj::Type(t @ ("list" | "tuple" | "dict" | "set" | "frozenset" | "type")) => {
-            Ok(super::generic_alias::subscript(*t, k))
+            Ok(super::generic_alias::subscript(t, k))
         }
         Obj::Class(c) => class_getitem(interp, v, c, k),
         other => bail!(
