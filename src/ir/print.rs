@@ -479,34 +479,9 @@ fn group_size_of(kind: &CollectiveKind, ins: &[usize], outs: &[usize]) -> Option
     }
 }
 
-/// Python's repr of a string (single quotes unless the text has some).
+/// Python's repr of a string (a parameter's text in a printed jaxpr).
 pub fn str_repr(s: &str) -> String {
-    let q = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::new();
-    out.push(q);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            // Other control characters print as hex escapes, as CPython does.
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if c == q => {
-                out.push('\\');
-                out.push(c)
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(q);
-    out
+    crate::python::str_repr::str_repr(s)
 }
 
 #[cfg(test)]

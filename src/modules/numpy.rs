@@ -37,10 +37,12 @@ pub mod ndarray;
 mod printoptions;
 mod reductions;
 mod rng;
+pub mod scalar;
 mod scalar_types;
 mod shape;
 pub mod special;
 mod testing;
+mod x64_warning;
 
 pub use creation::devices_getitem;
 pub use dtypes::{cast_to, dtype_of};
@@ -88,11 +90,12 @@ fn keepdims(a: &Args, index: Option<usize>) -> Result<bool> {
 /// A shape given as an int or a sequence of ints, checked: no negative
 /// dimension, and a size the allocation limit allows.
 pub(crate) fn shape_of(o: &Obj) -> Result<Vec<usize>> {
-    let items = match o {
-        Obj::Tuple(_) | Obj::List(_) => iterate(o)?,
-        other => vec![other.clone()],
+    // A number stands for the one-dimension tuple JAX makes of it.
+    let (items, given) = match o {
+        Obj::Tuple(_) | Obj::List(_) => (iterate(o)?, o.clone()),
+        other => (vec![other.clone()], Obj::tuple(vec![other.clone()])),
     };
-    crate::python::array::concrete_shape(&items)?;
+    crate::python::array::concrete_shape(&items, &given)?;
     let dims: Vec<i64> = items.iter().map(to_int).collect::<Result<_>>()?;
     if let Some(d) = dims.iter().find(|&&d| d < 0) {
         bail!(ValueError, "negative dimensions are not allowed, got {d}");
@@ -130,6 +133,8 @@ fn fill(b: &mut Builder, numpy: bool) {
     if !numpy {
         super::linalg::register_jnp(b);
         dtype_queries::register(b);
+    } else {
+        dtype_queries::register_abstract(b);
     }
     shape::register(b);
     comparison::register(b, numpy);
@@ -143,6 +148,7 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     super::conv::register_numpy(&mut b);
     let m = b.build();
     arraylike::wrap_module(&m);
+    x64_warning::wrap_module(&m);
     super::sharding::context::placing_functions(m)
 }
 
@@ -159,6 +165,7 @@ pub fn np_module(_: &mut Interp) -> Obj {
     b.attr("testing", testing::module());
     b.attr("random", rng::module());
     b.func("unpackbits", |_, a| unpackbits(&a));
+    b.func("dtype", |_, a| scalar_types::dtype(&a));
     b.attr("mgrid", grids::Grid::mgrid());
     b.attr("ogrid", grids::Grid::ogrid());
     let m = b.build();
@@ -167,15 +174,28 @@ pub fn np_module(_: &mut Interp) -> Obj {
         let copyto = Obj::native("copyto", ndarray::copyto);
         let mut attrs = module.attrs.borrow_mut();
         attrs.push(("copyto".into(), copyto));
+        attrs.push(("True_".into(), scalar::NpScalar::obj(host::Kind::Bool, 1.0)));
+        attrs.push((
+            "False_".into(),
+            scalar::NpScalar::obj(host::Kind::Bool, 0.0),
+        ));
         if let Some(slot) = attrs.iter_mut().find(|(k, _)| k == "ndarray") {
             slot.1 = Obj::lib(ndarray::NdArrayType);
         }
-        // NumPy's own 64-bit types (and uint8) replace JAX's names for them.
+        // NumPy's own scalar types replace JAX's names for them: calling
+        // one makes a NumPy scalar (`np.float32(3)` is `np.float32(3.0)`,
+        // not a JAX array), and `type(x)` of a scalar is one of them.
         for (name, kind) in [
             ("float64", host::Kind::Float64),
             ("double", host::Kind::Float64),
             ("int64", host::Kind::Int64),
             ("uint8", host::Kind::UInt8),
+            ("float32", host::Kind::Float32),
+            ("single", host::Kind::Float32),
+            ("int32", host::Kind::Int32),
+            ("uint32", host::Kind::UInt32),
+            ("bool_", host::Kind::Bool),
+            ("bool", host::Kind::Bool),
         ] {
             attrs.retain(|(k, _)| k != name);
             attrs.push((name.into(), scalar_types::HostType::type_obj(kind)));

@@ -69,10 +69,11 @@ fn shape_of(o: &Obj) -> Result<Vec<usize>> {
         .iter()
         .map(|d| match d {
             Obj::Int(n) if *n >= 0 => Ok(*n as usize),
-            other => bail!(
+            // JAX shows the whole shape.
+            _ => bail!(
                 TypeError,
                 "Shapes must be 1D sequences of concrete values of integer type, got {}.",
-                crate::python::format::repr_of(other)
+                crate::python::format::repr_of(o)
             ),
         })
         .collect()

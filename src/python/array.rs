@@ -814,23 +814,28 @@ fn jnp_method(interp: &mut Interp, x: &Value, jnp_name: &str) -> Result<Obj> {
 }
 
 fn shape_args(a: &Args) -> Result<Vec<i64>> {
-    let items = if a.pos.len() == 1 && matches!(a.pos[0], Obj::Tuple(_) | Obj::List(_)) {
-        super::ops::iterate(&a.pos[0])?
+    // JAX's message shows the shape as the method read it: a sequence as
+    // given, one number as a list of it, several as their tuple.
+    let (items, given) = if a.pos.len() == 1 && matches!(a.pos[0], Obj::Tuple(_) | Obj::List(_)) {
+        (super::ops::iterate(&a.pos[0])?, a.pos[0].clone())
     } else if a.pos.is_empty() {
         match a.get(None, "shape") {
-            Some(s) => super::ops::iterate(&s)?,
-            None => vec![],
+            Some(s) => (super::ops::iterate(&s)?, s),
+            None => (vec![], Obj::tuple(vec![])),
         }
+    } else if a.pos.len() == 1 {
+        (a.pos.clone(), Obj::list(a.pos.clone()))
     } else {
-        a.pos.clone()
+        (a.pos.clone(), Obj::tuple(a.pos.clone()))
     };
-    concrete_shape(&items)?;
+    concrete_shape(&items, &given)?;
     items.iter().map(super::builtins::to_int).collect()
 }
 
 /// JAX's TypeError for a shape holding a traced value (`jnp.zeros((n,))`
-/// with `n` traced by jit).
-pub fn concrete_shape(items: &[Obj]) -> Result<()> {
+/// with `n` traced by jit); `given` is the shape as JAX shows it (the
+/// sequence the function was given, or the one it made of a number).
+pub fn concrete_shape(items: &[Obj], given: &Obj) -> Result<()> {
     let traced: Vec<&crate::trace::Tracer> = items
         .iter()
         .filter_map(|o| match o {
@@ -839,7 +844,14 @@ pub fn concrete_shape(items: &[Obj]) -> Result<()> {
         })
         .collect();
     if traced.is_empty() {
-        return Ok(());
+        if items.iter().all(integer_like) {
+            return Ok(());
+        }
+        bail!(
+            TypeError,
+            "Shapes must be 1D sequences of concrete values of integer type, got {}.",
+            super::format::repr_of(given)
+        );
     }
     // Each traced dimension says where it came from, as in JAX.
     let origins: String = traced
@@ -850,8 +862,19 @@ pub fn concrete_shape(items: &[Obj]) -> Result<()> {
         TypeError,
         "Shapes must be 1D sequences of concrete values of integer type, got {}.\nIf using \
          `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.{origins}",
-        super::format::repr_of(&Obj::tuple(items.to_vec()))
+        super::format::repr_of(given)
     )
+}
+
+/// Whether a dimension is an integer JAX takes as one: a Python or NumPy
+/// integer, or a 0-d integer array.
+fn integer_like(o: &Obj) -> bool {
+    match o {
+        Obj::Int(_) | Obj::Bool(_) => true,
+        Obj::Array(v) => v.shape().is_empty() && v.dtype().is_int(),
+        Obj::Lib(_) => matches!(o.lib_scalar(), Some(Obj::Int(_) | Obj::Bool(_))),
+        _ => false,
+    }
 }
 
 /// `x.reshape(...)` and `jnp.reshape(x, shape)`.

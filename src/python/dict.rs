@@ -37,6 +37,8 @@ pub(super) fn hash_key(o: &Obj) -> Option<HashKey> {
         Obj::Float(f) => HashKey::Float(if f.is_nan() { u64::MAX } else { f.to_bits() }),
         Obj::Str(s) => HashKey::Str(s.clone()),
         Obj::Tuple(t) => HashKey::Tuple(t.iter().map(hash_key).collect::<Option<_>>()?),
+        // A NumPy scalar is the key of the Python number it equals.
+        Obj::Lib(_) => return o.lib_scalar().and_then(|s| hash_key(&s)),
         _ => return None,
     })
 }

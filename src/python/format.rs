@@ -266,7 +266,7 @@ fn class_repr(c: &super::value::Class) -> String {
 }
 
 /// Python's repr of a string (the engine prints strings in jaxprs too).
-pub use crate::ir::str_repr;
+pub use super::str_repr::{str_repr, to_ascii};
 
 /// A parsed format spec: `[[fill]align][sign][0][width][,][.prec][type]`.
 struct Spec {
@@ -478,6 +478,9 @@ fn radix_digits(c: char, n: i64, alternate: bool) -> String {
 /// `0.30000001192092896` while `str(loss)` prints `0.3`. A tracer keeps its
 /// own text; complex keeps `str`.
 fn numpy_scalar(v: &Obj) -> Option<Obj> {
+    if let Some(s) = v.lib_scalar() {
+        return Some(s);
+    }
     let Obj::Array(crate::trace::Value::Concrete(a)) = v else {
         return None;
     };
@@ -679,7 +682,8 @@ fn percent_one(v: &Obj, mut spec: String) -> Result<String> {
     let spec = printf_spec(&spec, text_conv);
     match ty {
         's' => format_value(&Obj::str(str_of(v)), &spec),
-        'r' | 'a' => format_value(&Obj::str(repr_of(v)), &spec),
+        'r' => format_value(&Obj::str(repr_of(v)), &spec),
+        'a' => format_value(&Obj::str(to_ascii(&repr_of(v))), &spec),
         'c' if matches!(v, Obj::Str(_)) => format_value(v, &spec),
         'i' | 'd' | 'u' => {
             let n = v.as_number().unwrap_or(0.0).trunc() as i64;

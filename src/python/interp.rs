@@ -1339,6 +1339,7 @@ impl Interp {
         let v = match f.conversion {
             ast::ConversionFlag::Repr => Obj::str(self.repr(&v)?),
             ast::ConversionFlag::Str => Obj::str(self.str(&v)?),
+            ast::ConversionFlag::Ascii => Obj::str(super::str_repr::to_ascii(&self.repr(&v)?)),
             _ => v,
         };
         Ok(Obj::str(self.format(&v, &spec)?))

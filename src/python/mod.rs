@@ -24,6 +24,7 @@ pub mod dunder;
 pub mod exceptions;
 pub mod format;
 pub mod generators;
+pub mod generic_alias;
 pub mod import;
 pub mod index_modes;
 pub mod instance_dict;
@@ -35,7 +36,9 @@ pub mod ops;
 pub mod parse;
 pub mod pytree;
 pub mod set;
+pub mod str_repr;
 pub mod union;
+mod unprintable;
 pub mod value;
 
 use std::rc::Rc;

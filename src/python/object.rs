@@ -154,6 +154,27 @@ pub trait Object: Any {
         None
     }
 
+    /// The Python number (int, float or bool) a scalar object converts to
+    /// wherever Python asks for one (`__index__`, `__int__`, `__float__`,
+    /// `__bool__`, `__hash__`, format specs, ordering), as NumPy's scalars
+    /// do; None for objects that are not numbers.
+    fn scalar(&self) -> Option<Obj> {
+        None
+    }
+
+    /// What `type(x)` returns, when the library has a type object of its
+    /// own for it (NumPy's scalar types); None for a plain class named by
+    /// [`Object::type_name`].
+    fn type_object(&self) -> Option<Obj> {
+        None
+    }
+
+    /// The builtin type a library type derives from (`numpy.float64` is a
+    /// `float`), for `isinstance`; None for none.
+    fn builtin_base(&self) -> Option<&'static str> {
+        None
+    }
+
     /// For a class's native behaviour: whether `obj` is an instance of the
     /// class by what it can do rather than by derivation (the abstract
     /// classes of `collections.abc`), or None to ask derivation. For a

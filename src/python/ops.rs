@@ -44,6 +44,10 @@ pub fn truthy(v: &Obj, what: &str) -> Result<bool> {
             }
             a.get_f64(0) != 0.0
         }
+        Obj::Lib(o) => match o.scalar() {
+            Some(s) => truthy(&s, what)?,
+            None => true,
+        },
         _ => true,
     })
 }
@@ -147,6 +151,9 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
             None => matches!(b, Obj::Instance(y) if Rc::ptr_eq(x, y)),
         },
         (Obj::Func(x), Obj::Func(y)) => Rc::ptr_eq(x, y),
+        // Python asks the right operand's `__eq__` when the left has none
+        // for it (`x.dtype == np.float32`, `6 == np.int64(6)`).
+        (_, Obj::Lib(y)) => y.eq(b, a).unwrap_or(false),
         _ => key_eq(a, b),
     }
 }
@@ -381,7 +388,7 @@ fn array_sequence_compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<()> {
 
 /// A type's name as CPython's comparison and matmul errors spell it: with
 /// its module for JAX's array class.
-fn qualified_type(o: &Obj) -> String {
+pub fn qualified_type(o: &Obj) -> String {
     match o.type_name() {
         n if n == "ArrayImpl" => "jaxlib._jax.ArrayImpl".to_string(),
         other => other,
@@ -505,6 +512,15 @@ pub fn binop(interp: &mut Interp, op: &Operator, a: &Obj, b: &Obj, inplace: bool
     if matches!(op, Operator::BitOr) {
         if let Some(u) = super::union::union(a, b) {
             return Ok(u);
+        }
+    }
+    // A sequence repeated by a NumPy integer (`[0] * np.int64(2)`), which
+    // the sequence reads through its `__index__` (the other way round,
+    // NumPy's own operator makes an array of the list first).
+    if let (Obj::Str(_) | Obj::List(_) | Obj::Tuple(_), Some(n @ Obj::Int(_))) = (a, b.lib_scalar())
+    {
+        if matches!(op, Operator::Mult) {
+            return binop(interp, op, a, &n, inplace);
         }
     }
     match (a, b) {
@@ -763,6 +779,9 @@ pub fn slice_indices(s: &[Obj; 3], len: usize) -> Result<(i64, i64, i64)> {
                 let c = a.concrete("a slice bound")?;
                 Ok(Some(c.get_f64(0) as i64))
             }
+            Obj::Lib(_) if matches!(o.lib_scalar(), Some(Obj::Int(_))) => {
+                Ok(Some(super::builtins::to_int(o)?))
+            }
             other => bail!(
                 TypeError,
                 "slice indices must be integers or None or have an __index__ method, got {}",
@@ -817,6 +836,11 @@ fn index_int(k: &Obj) -> Result<Option<i64>> {
         Obj::Array(a) if a.shape().is_empty() && a.dtype() != DType::F32 => {
             Some(a.concrete_for(crate::trace::Conversion::Index)?.get_f64(0) as i64)
         }
+        Obj::Lib(_) => match k.lib_scalar() {
+            Some(Obj::Int(i)) => Some(i),
+            Some(Obj::Bool(b)) => Some(b as i64),
+            _ => None,
+        },
         _ => None,
     })
 }
@@ -853,8 +877,8 @@ pub fn getitem(interp: &mut Interp, v: &Obj, k: &Obj) -> Result<Obj> {
             let f = n.f.clone();
             f(interp, Args::new(vec![k.clone()]))
         }
-        Obj::Type(t) if *t == "list" || *t == "tuple" || *t == "dict" || *t == "type" => {
-            Ok(v.clone())
+        Obj::Type(t @ ("list" | "tuple" | "dict" | "set" | "frozenset" | "type")) => {
+            Ok(super::generic_alias::subscript(t, k))
         }
         Obj::Class(c) => class_getitem(interp, v, c, k),
         other => bail!(

@@ -23,6 +23,10 @@ const MODULUS: i64 = (1 << 61) - 1;
 /// CPython's hash of an object with a deterministic hash (integers), or a
 /// fixed one (CPython's string hashes change from run to run).
 pub fn py_hash(o: &Obj) -> i64 {
+    // A NumPy scalar hashes as the Python number it equals.
+    if let Some(s) = o.lib_scalar() {
+        return py_hash(&s);
+    }
     let int = match o {
         Obj::Bool(b) => Some(*b as i64),
         Obj::Int(i) => Some(*i),

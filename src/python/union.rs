@@ -44,7 +44,7 @@ pub fn union(a: &Obj, b: &Obj) -> Option<Obj> {
 }
 
 /// A member as CPython names it in a union: `int`, `jax.Array`, `None`.
-fn member_text(o: &Obj) -> String {
+pub(super) fn member_text(o: &Obj) -> String {
     match o {
         Obj::None => return "None".into(),
         Obj::Type("Array") => return "jax.Array".into(),

@@ -403,12 +403,22 @@ impl Obj {
         }
     }
 
-    /// The number, for bools, ints and floats.
+    /// The number, for bools, ints, floats and NumPy scalars.
     pub fn as_number(&self) -> Option<f64> {
         match self {
             Obj::Bool(b) => Some(*b as i64 as f64),
             Obj::Int(i) => Some(*i as f64),
             Obj::Float(f) => Some(*f),
+            Obj::Lib(o) => o.scalar().and_then(|s| s.as_number()),
+            _ => None,
+        }
+    }
+
+    /// The Python number a scalar library object (a NumPy scalar) stands
+    /// for; None for anything else.
+    pub fn lib_scalar(&self) -> Option<Obj> {
+        match self {
+            Obj::Lib(o) => o.scalar(),
             _ => None,
         }
     }

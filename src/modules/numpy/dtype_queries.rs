@@ -54,16 +54,43 @@ impl Object for AbstractType {
                 .is_some_and(|o| o.0 == self.0),
         )
     }
+
+    /// `isinstance(x, np.integer)`: NumPy's scalars are instances of the
+    /// classes their dtype derives from; nothing else is (a JAX array or
+    /// a Python int is not a NumPy scalar).
+    fn instancecheck(&self, obj: &Obj) -> Option<bool> {
+        Some(
+            obj.downcast::<super::scalar::NpScalar>()
+                .is_some_and(|s| derives(class_of_kind(s.kind), self.0)),
+        )
+    }
 }
 
 /// Adds the abstract classes and the queries to `jax.numpy`.
 pub(super) fn register(b: &mut Builder) {
-    for (name, _) in ABSTRACT {
-        b.attr(name, Obj::Lib(Rc::new(AbstractType(name))));
-    }
+    register_abstract(b);
     b.func("issubdtype", issubdtype)
         .func("result_type", result_type)
         .func("broadcast_shapes", broadcast_shapes);
+}
+
+/// Adds the abstract classes alone (`numpy`'s, which `isinstance` of its
+/// scalars tests against).
+pub(super) fn register_abstract(b: &mut Builder) {
+    for (name, _) in ABSTRACT {
+        b.attr(name, Obj::Lib(Rc::new(AbstractType(name))));
+    }
+}
+
+/// The abstract class a NumPy scalar's kind belongs to directly.
+fn class_of_kind(k: super::host::Kind) -> &'static str {
+    use super::host::Kind;
+    match k {
+        Kind::Bool => "generic",
+        Kind::Int32 | Kind::Int64 => "signedinteger",
+        Kind::UInt8 | Kind::UInt32 => "unsignedinteger",
+        Kind::Float32 | Kind::Float64 => "floating",
+    }
 }
 
 /// The abstract class a concrete dtype belongs to directly.
@@ -184,10 +211,14 @@ fn shape_of(interp: &mut Interp, o: &Obj) -> Result<Vec<usize>> {
     dims.iter()
         .map(|d| match d {
             Obj::Int(n) if *n >= 0 => Ok(*n as usize),
-            other => bail!(
+            // JAX shows the whole shape, a number as the tuple of it.
+            _ => bail!(
                 TypeError,
                 "Shapes must be 1D sequences of concrete values of integer type, got {}.",
-                repr_of(other)
+                repr_of(&match o {
+                    Obj::Int(_) => Obj::tuple(vec![o.clone()]),
+                    _ => o.clone(),
+                })
             ),
         })
         .collect()

@@ -123,6 +123,12 @@ impl HostArray {
             Obj::Int(i) => HostArray::scalar(*i as f64, Kind::Int64),
             Obj::Float(f) => HostArray::scalar(*f, Kind::Float64),
             Obj::Array(v) => from_value(v)?,
+            Obj::Lib(_) if o.downcast::<super::scalar::NpScalar>().is_some() => {
+                match o.downcast::<super::scalar::NpScalar>() {
+                    Some(s) => s.host(),
+                    None => bail!(TypeError, "not a scalar"),
+                }
+            }
             Obj::Lib(_) if o.downcast::<super::ndarray::NdArray>().is_some() => {
                 match o.downcast::<super::ndarray::NdArray>() {
                     Some(n) => n.host(),

@@ -91,6 +91,10 @@ fn from_data(a: &Args, short: &str, dtype: Option<Kind>) -> Option<Result<Obj>> 
         Some(k) => h.astype(k),
         None => h,
     };
+    // `np.array(2.5)` is a 0-d array, not a scalar.
+    if h.shape.is_empty() {
+        return Some(Ok(Obj::lib(NdArray::host_array(h))));
+    }
     Some(wrap_host(h))
 }
 

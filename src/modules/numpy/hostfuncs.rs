@@ -18,12 +18,12 @@ use super::host::{HostArray, Kind};
 use super::ndarray::NdArray;
 use super::scalar_types::kind_of_dtype;
 
-/// A host result as NumPy returns it: a 0-d result is a Python number
-/// (float32 stays a 0-d JAX-style scalar), a float64 / int64 array a host
-/// ndarray, other kinds an engine-backed ndarray.
+/// A host result as NumPy returns it: a 0-d result is a NumPy scalar of
+/// its kind, a float64 / int64 array a host ndarray, other kinds an
+/// engine-backed ndarray.
 pub fn wrap_host(h: HostArray) -> Result<Obj> {
-    if h.shape.is_empty() && !matches!(h.kind, Kind::Float32 | Kind::Int32 | Kind::UInt32) {
-        return Ok(h.item(0));
+    if h.shape.is_empty() {
+        return Ok(super::scalar::NpScalar::obj(h.kind, h.data[0]));
     }
     if h.kind.is_host() {
         return Ok(Obj::lib(NdArray::host_array(h)));
@@ -37,7 +37,7 @@ fn holds(o: &Obj) -> (bool, bool) {
         Obj::Array(_) => (false, true),
         Obj::Lib(_) => match o.downcast::<NdArray>() {
             Some(n) => (n.is_host(), !n.is_host()),
-            None => (false, false),
+            None => (super::scalar::is_scalar(o), false),
         },
         Obj::List(l) => l.borrow().iter().map(holds).fold((false, false), or),
         Obj::Tuple(t) => t.iter().map(holds).fold((false, false), or),

@@ -382,6 +382,11 @@ fn check_int_dtype(dtype: Option<Obj>) -> Result<()> {
         }
         Some(Obj::DType(_)) => return Ok(()),
         Some(Obj::Str(s)) => s.to_string(),
+        // NumPy's scalar types (`np.int32`) by their dtype's name.
+        Some(o) if o.downcast::<super::scalar_types::HostType>().is_some() => o
+            .downcast::<super::scalar_types::HostType>()
+            .map(|t| t.kind.name().to_string())
+            .unwrap_or_default(),
         Some(other) => crate::python::format::repr_of(other),
     };
     match name.as_str() {

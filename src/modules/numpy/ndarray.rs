@@ -10,8 +10,9 @@
 //! numbers stays an ndarray, and with a JAX array gives a JAX array.
 //!
 //! Indexing gives a new ndarray (NumPy's views, which write through to the
-//! array they were taken from, are not modelled), and 0-d results stay the
-//! scalars shardlab has always returned.
+//! array they were taken from, are not modelled), and a 0-d result is a
+//! NumPy scalar (`scalar`). A reduction or array method that NumPy hands
+//! to a JAX array's own method (`np.sum(jnp_array)`) returns the JAX array.
 //!
 //! Arrays of NumPy's 64-bit kinds (float64, int64, from Python numbers,
 //! NumPy's creation functions and random draws) are held on the host as
@@ -152,11 +153,14 @@ impl NdArray {
     }
 }
 
-/// Wraps a concrete array of rank one or more as an ndarray; other objects
-/// (0-d results, traced values, tuples of them) pass through, with the
-/// arrays in a tuple wrapped.
+/// Wraps a concrete array of rank one or more as an ndarray and a 0-d
+/// one as a NumPy scalar; other objects (traced values, tuples of them)
+/// pass through, with the arrays in a tuple wrapped.
 pub fn wrap(o: Obj) -> Obj {
     match o {
+        Obj::Array(Value::Concrete(a)) if a.shape().is_empty() => {
+            super::scalar::NpScalar::from_array(&a).unwrap_or(Obj::Array(Value::Concrete(a)))
+        }
         // A host array has no sharding: NumPy sees the whole global array.
         Obj::Array(Value::Concrete(a)) if !a.shape().is_empty() => Obj::lib(NdArray {
             value: RefCell::new(Stored::Device(a.with_placement(None))),
@@ -227,6 +231,7 @@ pub fn wrap_function(f: Obj) -> Obj {
                 _ => {}
             }
         }
+        let by_method = calls_method(&name) && matches!(a.pos.first(), Some(Obj::Array(_)));
         // The random and testing functions (and SciPy's Bessel functions)
         // read NumPy arrays at their own precision.
         let args = if name.starts_with("numpy.random.")
@@ -250,8 +255,47 @@ pub fn wrap_function(f: Obj) -> Obj {
         } else {
             interp.call(&f, args)?
         };
-        Ok(wrap(out))
+        Ok(if by_method { out } else { wrap(out) })
     })
+}
+
+/// Whether `numpy.NAME` of an object that is not a NumPy array calls the
+/// object's own method of that name (NumPy's reductions and array
+/// methods do), so that of a JAX array it is the JAX array the method
+/// returns: `np.sum(jnp_array)` is a JAX array, `np.sqrt(jnp_array)` an
+/// ndarray.
+fn calls_method(name: &str) -> bool {
+    matches!(
+        name.strip_prefix("numpy."),
+        Some(
+            "sum"
+                | "prod"
+                | "mean"
+                | "std"
+                | "var"
+                | "max"
+                | "amax"
+                | "min"
+                | "amin"
+                | "argmax"
+                | "argmin"
+                | "cumsum"
+                | "cumprod"
+                | "any"
+                | "all"
+                | "transpose"
+                | "round"
+                | "around"
+                | "squeeze"
+                | "reshape"
+                | "take"
+                | "repeat"
+                | "swapaxes"
+                | "argsort"
+                | "diagonal"
+                | "trace"
+        )
+    )
 }
 
 /// Whether `o` is data with no tracer and nothing that could run code
@@ -268,7 +312,11 @@ fn plain_data(o: &Obj) -> bool {
             .all(|(k, v)| plain_data(k) && plain_data(v)),
         Obj::Int(_) | Obj::Float(_) | Obj::Bool(_) | Obj::Str(_) | Obj::None => true,
         Obj::Complex(..) | Obj::DType(_) | Obj::Slice(_) | Obj::Ellipsis | Obj::Range(..) => true,
-        Obj::Lib(_) => is_ndarray(o) || o.downcast::<super::scalar_types::HostType>().is_some(),
+        Obj::Lib(_) => {
+            is_ndarray(o)
+                || super::scalar::is_scalar(o)
+                || o.downcast::<super::scalar_types::HostType>().is_some()
+        }
         _ => false,
     }
 }
@@ -464,7 +512,7 @@ impl Object for NdArray {
         if matches!(other, Obj::Array(_)) {
             return None;
         }
-        if self.is_host() || other.downcast::<NdArray>().is_some_and(|n| n.is_host()) {
+        if self.is_host() || host_operand(other) {
             return Some(super::hostmath::compare_objs(op, this, other, left));
         }
         Some(self.device_compare(op, other, left))
@@ -492,7 +540,7 @@ impl Object for NdArray {
         if matches!(other, Obj::Array(_)) && !inplace {
             return None;
         }
-        let host = self.is_host() || other.downcast::<NdArray>().is_some_and(|n| n.is_host());
+        let host = self.is_host() || host_operand(other);
         let r = if host {
             super::hostmath::binop_objs(op, this, other, left)
         } else {
@@ -542,6 +590,12 @@ impl NdArray {
         };
         r.map(wrap)
     }
+}
+
+/// Whether NumPy's arithmetic with `o` runs on the host: a host array or
+/// a NumPy scalar (whose kind takes part in the promotion).
+fn host_operand(o: &Obj) -> bool {
+    o.downcast::<NdArray>().is_some_and(|n| n.is_host()) || super::scalar::is_scalar(o)
 }
 
 /// `np.copyto(dst, src)`.

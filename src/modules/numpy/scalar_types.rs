@@ -1,6 +1,7 @@
-//! NumPy's 64-bit scalar types and dtypes: `np.float64` and `np.int64` as
-//! types (`dtype=np.float64`, `np.float64(0.5)`) and the `dtype('float64')`
-//! a host array reports.
+//! NumPy's scalar types and dtypes: `np.float64`, `np.int64`,
+//! `np.float32`, ... as types (`dtype=np.float64`, `np.float64(0.5)`, which
+//! makes a NumPy scalar, `type(x)` of one) and the `dtype('float64')` a
+//! host array reports.
 //!
 //! They are kept apart from the engine's dtypes because NumPy's host arrays
 //! of these kinds hold 64-bit values; where they meet JAX (`jnp.asarray(x,
@@ -107,6 +108,8 @@ impl Object for HostType {
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(Some(match name {
             "name" => Obj::str(self.kind.name()),
+            "__name__" if self.is_type => Obj::str(self.kind.name()),
+            "__module__" if self.is_type => Obj::str("numpy"),
             "itemsize" => Obj::Int(self.kind.itemsize()),
             "kind" => Obj::str(match self.kind {
                 Kind::Float64 | Kind::Float32 => "f",
@@ -136,17 +139,51 @@ impl Object for HostType {
     }
 }
 
-/// `np.float64(x)`: a Python number of the kind, or a host array of it.
+/// `np.dtype(x)`: the dtype a type, a dtype or a dtype's name stands for.
+pub fn dtype(a: &Args) -> Result<Obj> {
+    let o = a.req(Some(0), "dtype", "dtype")?;
+    match kind_of_dtype(&o) {
+        // NumPy's own dtype object, which knows its scalar type (`.type`).
+        Some(kind) => Ok(Obj::lib(HostType {
+            kind,
+            is_type: false,
+        })),
+        None => bail!(
+            TypeError,
+            "Cannot interpret '{}' as a data type",
+            crate::python::format::repr_of(&o)
+        ),
+    }
+}
+
+/// `np.float64(x)`: a NumPy scalar of the kind, or an array of it.
 fn convert(kind: Kind, a: &Args) -> Result<Obj> {
     let x = match a.opt(Some(0), "x") {
+        Some(Obj::Str(s)) => {
+            HostArray::scalar(crate::python::builtins::to_float(&Obj::Str(s))?, kind)
+        }
+        Some(Obj::Int(i)) => HostArray::scalar(in_bounds(kind, i)? as f64, Kind::Int64),
         Some(x) => HostArray::from_obj(&x)?,
         None => HostArray::scalar(0.0, kind),
     };
-    if kind == Kind::UInt8 {
+    super::hostfuncs::wrap_host(x.astype(kind))
+}
+
+/// A Python int that an integer kind can hold (NumPy 2 refuses the others
+/// rather than wrapping them).
+fn in_bounds(kind: Kind, i: i64) -> Result<i64> {
+    let (lo, hi) = match kind {
+        Kind::UInt8 => (0, u8::MAX as i64),
+        Kind::UInt32 => (0, u32::MAX as i64),
+        Kind::Int32 => (i32::MIN as i64, i32::MAX as i64),
+        _ => return Ok(i),
+    };
+    if i < lo || i > hi {
         bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: numpy.uint8 scalars"
+            OverflowError,
+            "Python integer {i} out of bounds for {}",
+            kind.name()
         );
     }
-    super::hostfuncs::wrap_host(x.astype(kind))
+    Ok(i)
 }

@@ -77,11 +77,12 @@ fn register_queries(b: &mut Builder) {
 fn reshape(a: &Args) -> Result<Obj> {
     let x = arr(a, 0, "a", "reshape")?;
     let s = a.req(Some(1), "shape", "reshape")?;
-    let items = match &s {
-        Obj::Tuple(_) | Obj::List(_) => iterate(&s)?,
-        o => vec![o.clone()],
+    // A number stands for the one-dimension list JAX makes of it.
+    let (items, given) = match &s {
+        Obj::Tuple(_) | Obj::List(_) => (iterate(&s)?, s.clone()),
+        o => (vec![o.clone()], Obj::list(vec![o.clone()])),
     };
-    crate::python::array::concrete_shape(&items)?;
+    crate::python::array::concrete_shape(&items, &given)?;
     let dims: Vec<i64> = items.iter().map(to_int).collect::<Result<_>>()?;
     Ok(Obj::Array(reshape_value(&x, &dims)?))
 }

@@ -33,6 +33,15 @@ pub fn to_int(o: &Obj) -> Result<i64> {
         Obj::Array(v) if v.shape().is_empty() && v.dtype() != DType::F32 => {
             Ok(v.concrete_for(crate::trace::Conversion::Index)?.get_f64(0) as i64)
         }
+        // A NumPy integer scalar has `__index__`; a float one has not.
+        Obj::Lib(_) => match o.lib_scalar() {
+            Some(s @ (Obj::Int(_) | Obj::Bool(_))) => to_int(&s),
+            _ => bail!(
+                TypeError,
+                "'{}' object cannot be interpreted as an integer",
+                super::ops::qualified_type(o)
+            ),
+        },
         other => bail!(
             TypeError,
             "'{}' object cannot be interpreted as an integer",
@@ -156,6 +165,11 @@ fn py_round(a: &Args) -> Result<Obj> {
 }
 
 pub fn isinstance(o: &Obj, t: &Obj) -> bool {
+    if let (Obj::Type(name), Obj::Lib(l)) = (t, o) {
+        if l.builtin_base() == Some(*name) {
+            return true;
+        }
+    }
     match t {
         Obj::Tuple(ts) => ts.iter().any(|t| isinstance(o, t)),
         Obj::Type(name) => match *name {
@@ -307,8 +321,16 @@ fn construct_int(pos: &[Obj]) -> Result<Obj> {
             }
             Obj::Int(c.get_f64(0).trunc() as i64)
         }
+        Obj::Lib(_) if o_is_float(first) => {
+            construct_int(&[first.lib_scalar().unwrap_or(Obj::Int(0))])?
+        }
         o => Obj::Int(to_int(o)?),
     })
+}
+
+/// Whether `o` is a NumPy float scalar (which `int()` truncates).
+fn o_is_float(o: &Obj) -> bool {
+    matches!(o.lib_scalar(), Some(Obj::Float(_)))
 }
 
 /// Python's `int(text, base)`: surrounding blanks, a sign, underscores
@@ -432,6 +454,7 @@ fn type_of(o: &Obj) -> Obj {
         Obj::Array(_) => Obj::Type("ArrayImpl"),
         Obj::None => Obj::Type("NoneType"),
         Obj::Lib(l) if l.downcast::<PlainObject>().is_some() => Obj::Type("object"),
+        Obj::Lib(l) if l.type_object().is_some() => l.type_object().unwrap_or(Obj::None),
         // A library object's type, named as the object names it, in the
         // module JAX defines it in when the object says.
         Obj::Lib(l) => {
@@ -522,6 +545,11 @@ fn builtin_abs(a: Args) -> Result<Obj> {
         Obj::Float(f) => Obj::Float(f.abs()),
         Obj::Complex(re, im) => Obj::Float(re.hypot(im)),
         Obj::Array(v) => Obj::Array(crate::ops::abs(&v)?),
+        // A NumPy scalar keeps its type: its own negation where negative.
+        o if o.as_number().is_some_and(|x| x < 0.0) && o.lib_scalar().is_some() => {
+            super::ops::unaryop(&rustpython_parser::ast::UnaryOp::USub, &o)?
+        }
+        o if o.lib_scalar().is_some() => o,
         o => bail!(TypeError, "bad operand type for abs(): '{}'", o.type_name()),
     })
 }
@@ -626,7 +654,21 @@ fn install_text(b: &mut HashMap<String, Obj>) {
     add("abs", |_, a| builtin_abs(a));
     add("min", |i, a| min_max(i, a, false));
     add("max", |i, a| min_max(i, a, true));
-    add("round", |_, a| py_round(&a));
+    add("round", |i, a| {
+        let r = py_round(&a)?;
+        // A NumPy scalar rounded to digits keeps its type.
+        match (a.pos.first().and_then(|x| x.behaviour()), a.pos.len() > 1) {
+            (Some(b), true) if b.scalar().is_some() => match b.type_object() {
+                Some(t) => i.call(&t, Args::new(vec![r])),
+                None => Ok(r),
+            },
+            _ => Ok(r),
+        }
+    });
+    add("ascii", |i, a| {
+        let r = i.repr(&a.req(Some(0), "obj", "ascii")?)?;
+        Ok(Obj::str(super::str_repr::to_ascii(&r)))
+    });
     add("repr", |i, a| {
         Ok(Obj::str(i.repr(&a.req(Some(0), "obj", "repr")?)?))
     });
@@ -676,9 +718,11 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
         Ok(Obj::None)
     });
     add("isinstance", |_, a| {
+        let t = a.req(Some(1), "class_or_tuple", "isinstance")?;
+        super::generic_alias::refuse_isinstance(&t)?;
         Ok(Obj::Bool(isinstance(
             &a.req(Some(0), "obj", "isinstance")?,
-            &a.req(Some(1), "class_or_tuple", "isinstance")?,
+            &t,
         )))
     });
     add("issubclass", |_, a| {
