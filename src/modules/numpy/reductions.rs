@@ -74,7 +74,7 @@ fn arg_reduce(a: &Args, min: bool) -> Result<Obj> {
 
 /// `jnp.cumsum(a, axis=None, dtype=None)` and `cumprod`: `axis=None` scans
 /// the flattened array; bool counts as int32, as in JAX.
-fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
+pub(super) fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
     let axis = a.opt(Some(1), "axis").filter(|o| !matches!(o, Obj::None));
     let (x, axis) = match axis {
