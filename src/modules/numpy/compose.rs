@@ -28,9 +28,10 @@ pub(super) fn isnan(x: &Value) -> Result<Value> {
     jops::not_equal(x, x)
 }
 
-/// A strongly typed scalar of `x`'s dtype (`lax._const(x, v)`).
+/// A scalar of `x`'s dtype, weakly typed when `x` is (`lax._const(x, v)`),
+/// so that a Python scalar's result stays weak.
 pub(super) fn like(x: &Value, v: f64) -> Value {
-    jops::scalar(v, x.dtype())
+    Value::Concrete(crate::array::Array::full(&[], v, x.dtype()).with_weak(x.aval().weak))
 }
 
 /// `jnp.where(c, x, y)`.

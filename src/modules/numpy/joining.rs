@@ -92,16 +92,8 @@ fn split_fn(a: &Args, name: &str, fixed: Option<usize>, unequal: bool) -> Result
     let axis = match fixed {
         None => jops::norm_axis(opt_int(a, Some(2), "axis")?.unwrap_or(0), x.ndim())?,
         Some(1) if x.ndim() == 1 => 0,
-        Some(ax) => {
-            if x.ndim() <= ax.max(1) {
-                bail!(
-                    ValueError,
-                    "{name} only works on arrays of {} or more dimensions",
-                    ax.max(1) + 1
-                );
-            }
-            ax
-        }
+        Some(ax) if ax >= x.ndim() => bail!(IndexError, "tuple index out of range"),
+        Some(ax) => ax,
     };
     let n = x.shape()[axis];
     let bounds: Vec<usize> = match &sections {

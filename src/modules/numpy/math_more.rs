@@ -96,12 +96,15 @@ fn real_float(x: &Value, name: &str) -> Result<Value> {
 
 fn log2(x: &Value) -> Result<Value> {
     let x = real_float(x, "log2")?;
-    jops::div(&jops::log(&x)?, &jops::log(&like(&x, 2.0))?)
+    jops::div(&jops::log(&x)?, &jops::log(&jops::scalar(2.0, x.dtype()))?)
 }
 
 fn log10(x: &Value) -> Result<Value> {
     let x = real_float(x, "log10")?;
-    jops::mul(&jops::log(&x)?, &like(&x, std::f64::consts::LOG10_E))
+    jops::mul(
+        &jops::log(&x)?,
+        &jops::scalar(std::f64::consts::LOG10_E, x.dtype()),
+    )
 }
 
 fn exp2(x: &Value) -> Result<Value> {
@@ -238,7 +241,7 @@ fn nan_to_num(a: &Args) -> Result<Obj> {
 fn posneginf(a: &Args, inf: f64, name: &str) -> Result<Obj> {
     let x = arr(a, 0, "x", name)?;
     match x.dtype() {
-        DType::F32 => Ok(Obj::Array(jops::equal(&x, &like(&x, inf))?)),
+        DType::F32 => Ok(Obj::Array(jops::equal(&x, &jops::scalar(inf, DType::F32))?)),
         DType::C64 => bail!(
             ValueError,
             "isposinf/isneginf are not well defined for complex types"

@@ -63,46 +63,120 @@ fn keep_index(with_dtype: bool) -> usize {
 fn nan_reduction(a: &Args, name: &'static str, op: ReduceOp, init: f64) -> Result<Obj> {
     let x = arr(a, 0, "a", name)?;
     let with_dtype = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
-    refuse_args(
-        a,
-        name,
-        &[("out", None), ("initial", None), ("where", None)],
-    )?;
+    refuse_args(a, name, &[("out", None)])?;
     let axes = axes_arg(a, Some(1))?;
     let keepdims = keep(a, keep_index(with_dtype))?;
     let x = match (with_dtype, dtype_arg(a, Some(2))?) {
         (true, Some(d)) => jops::convert(&x, d)?,
         _ => x,
     };
-    let nan_if_all = matches!(op, ReduceOp::Max | ReduceOp::Min);
+    let masks = Masks::from_args(a)?;
+    let nan_if_all = matches!(op, ReduceOp::Max | ReduceOp::Min) && masks.initial.is_none();
     Ok(Obj::Array(nan_reduce(
         name,
         &x,
-        op,
-        init,
+        (op, init),
         nan_if_all,
         axes.as_deref(),
         keepdims,
+        &masks,
     )?))
+}
+
+/// The `where=` mask and `initial=` value of jnp's reductions.
+#[derive(Default)]
+pub(super) struct Masks {
+    pub where_: Option<Value>,
+    pub initial: Option<Value>,
+}
+
+impl Masks {
+    /// The keywords `where` and `initial` of `a`.
+    pub(super) fn from_args(a: &Args) -> Result<Masks> {
+        let get = |name: &str| {
+            a.opt(None, name)
+                .map(|o| crate::python::array::to_value(&o))
+                .transpose()
+        };
+        Ok(Masks {
+            where_: get("where")?,
+            initial: get("initial")?,
+        })
+    }
+}
+
+/// The identity of a reduction on `dtype` (what masked-out elements count as).
+fn identity(op: ReduceOp, dtype: DType) -> f64 {
+    match (op, dtype) {
+        (ReduceOp::Sum | ReduceOp::Any, _) => 0.0,
+        (ReduceOp::Prod | ReduceOp::All, _) => 1.0,
+        (ReduceOp::Max, DType::I32) => i32::MIN as f64,
+        (ReduceOp::Max, DType::U32 | DType::Bool) => 0.0,
+        (ReduceOp::Max, _) => f64::NEG_INFINITY,
+        (ReduceOp::Min, DType::I32) => i32::MAX as f64,
+        (ReduceOp::Min, DType::U32) => u32::MAX as f64,
+        (ReduceOp::Min, DType::Bool) => 1.0,
+        (ReduceOp::Min, _) => f64::INFINITY,
+    }
+}
+
+/// A reduction with jnp's `where=` (masked elements count as the
+/// identity) and `initial=` (one more operand of the reduction).
+pub(super) fn masked_reduce(
+    op: ReduceOp,
+    x: &Value,
+    axes: Option<&[i64]>,
+    keepdims: bool,
+    masks: &Masks,
+) -> Result<Value> {
+    let x = match &masks.where_ {
+        None => x.clone(),
+        Some(w) => {
+            if masks.initial.is_none() && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+                crate::bail!(
+                    ValueError,
+                    "reduction operation {} does not have an identity, so to use a where mask \
+                     one has to specify 'initial'",
+                    if op == ReduceOp::Max { "max" } else { "min" }
+                );
+            }
+            let w = jops::convert(w, DType::Bool)?;
+            where_v(&w, x, &like(x, identity(op, x.dtype())))?
+        }
+    };
+    let r = reduce(op, &x, axes, keepdims)?;
+    let Some(init) = &masks.initial else {
+        return Ok(r);
+    };
+    let init = jops::convert_weak(init, r.dtype(), false)?;
+    let bin = match op {
+        ReduceOp::Sum => crate::array::BinaryOp::Add,
+        ReduceOp::Prod => crate::array::BinaryOp::Mul,
+        ReduceOp::Max => crate::array::BinaryOp::Max,
+        ReduceOp::Min => crate::array::BinaryOp::Min,
+        ReduceOp::Any => crate::array::BinaryOp::Or,
+        ReduceOp::All => crate::array::BinaryOp::And,
+    };
+    jops::binary(bin, &init, &r)
 }
 
 /// JAX's `_nan_reduction`, staged as the jitted function `name`.
 fn nan_reduce(
     name: &str,
     x: &Value,
-    op: ReduceOp,
-    init: f64,
+    (op, init): (ReduceOp, f64),
     nan_if_all: bool,
     axes: Option<&[i64]>,
     keepdims: bool,
+    masks: &Masks,
 ) -> Result<Value> {
     jops::jitted1(name, std::slice::from_ref(x), |v| {
         let x = &v[0];
         if !inexact(x.dtype()) {
-            return reduce(op, x, axes, keepdims);
+            return masked_reduce(op, x, axes, keepdims, masks);
         }
         let filled = where_v(&isnan(x)?, &like(x, init), x)?;
-        let out = reduce(op, &filled, axes, keepdims)?;
+        let out = masked_reduce(op, &filled, axes, keepdims, masks)?;
         if !nan_if_all {
             return Ok(out);
         }
@@ -112,40 +186,51 @@ fn nan_reduce(
 }
 
 /// `nansum` of a float array (the step `nanmean` and `nanvar` share).
-fn nansum(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
-    nan_reduce("nansum", x, ReduceOp::Sum, 0.0, false, axes, keepdims)
+fn nansum(x: &Value, axes: Option<&[i64]>, keepdims: bool, masks: &Masks) -> Result<Value> {
+    nan_reduce(
+        "nansum",
+        x,
+        (ReduceOp::Sum, 0.0),
+        false,
+        axes,
+        keepdims,
+        masks,
+    )
 }
 
 /// The count of non-NaN elements, as float32 (`sum(~isnan(x), dtype=...)`).
-fn count_numbers(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
+fn count_numbers(x: &Value, axes: Option<&[i64]>, keepdims: bool, masks: &Masks) -> Result<Value> {
     let mask = jops::convert(&not(&isnan(x)?)?, DType::I32)?;
-    reduce(
-        ReduceOp::Sum,
-        &jops::convert(&mask, DType::F32)?,
-        axes,
-        keepdims,
-    )
+    let mask = jops::convert(&mask, DType::F32)?;
+    masked_reduce(ReduceOp::Sum, &mask, axes, keepdims, masks)
 }
 
 fn nanmean_fn(a: &Args) -> Result<Obj> {
     let x = arr(a, 0, "a", "nanmean")?;
-    refuse_args(a, "nanmean", &[("out", Some(3)), ("where", None)])?;
+    refuse_args(a, "nanmean", &[("out", Some(3))])?;
     if dtype_arg(a, Some(2))?.is_some() {
         refuse_args(a, "nanmean", &[("dtype", Some(2))])?;
     }
     let axes = axes_arg(a, Some(1))?;
     let keepdims = keep(a, 4)?;
-    Ok(Obj::Array(nanmean(&x, axes.as_deref(), keepdims)?))
+    let masks = Masks {
+        where_: Masks::from_args(a)?.where_,
+        initial: None,
+    };
+    if masks.where_.is_some() && !inexact(x.dtype()) {
+        refuse_args(a, "nanmean", &[("where", None)])?;
+    }
+    Ok(Obj::Array(nanmean(&x, axes.as_deref(), keepdims, &masks)?))
 }
 
-fn nanmean(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
+fn nanmean(x: &Value, axes: Option<&[i64]>, keepdims: bool, masks: &Masks) -> Result<Value> {
     if !inexact(x.dtype()) {
         return jops::mean(x, axes, keepdims);
     }
     jops::jitted1("nanmean", std::slice::from_ref(x), |v| {
         let x = &v[0];
-        let normalizer = count_numbers(x, axes, keepdims)?;
-        jops::div(&nansum(x, axes, keepdims)?, &normalizer)
+        let normalizer = count_numbers(x, axes, keepdims, masks)?;
+        jops::div(&nansum(x, axes, keepdims, masks)?, &normalizer)
     })
 }
 
@@ -189,7 +274,7 @@ fn nanvar(x: &Value, axes: Option<&[i64]>, ddof: i64, keepdims: bool) -> Result<
     let stage = |v: &[Value]| -> Result<Value> {
         let x = to_inexact(&v[0])?;
         let x = jops::astype(&x, DType::F32)?;
-        let mean = nanmean(&x, axes, true)?;
+        let mean = nanmean(&x, axes, true, &Masks::default())?;
         let nan = isnan(&x)?;
         let centered = where_v(&nan, &jops::scalar(0.0, DType::I32), &jops::sub(&x, &mean)?)?;
         let centered = jops::integer_pow(&centered, 2)?;

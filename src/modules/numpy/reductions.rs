@@ -37,7 +37,9 @@ pub(super) fn register(b: &mut Builder) {
 fn reduction(op: ReduceOp, a: &Args, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
     let axes = axes_arg(a, Some(1))?;
-    let r = jops::reduce(op, &x, axes.as_deref(), keepdims(a, None)?)?;
+    let masks = super::nan_reductions::Masks::from_args(a)?;
+    let r =
+        super::nan_reductions::masked_reduce(op, &x, axes.as_deref(), keepdims(a, None)?, &masks)?;
     Ok(Obj::Array(r))
 }
 
