@@ -116,7 +116,8 @@ fn split_fn(a: &Args, name: &str, fixed: Option<usize>, unequal: bool) -> Result
             if !unequal && n % k != 0 {
                 bail!(
                     ValueError,
-                    "array split does not result in an equal division"
+                    "array split does not result in an equal division: rest is {}",
+                    n % k
                 );
             }
             let (size, extra) = (n / k, n % k);

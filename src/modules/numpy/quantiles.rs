@@ -98,7 +98,12 @@ fn quantile_fn(a: &Args, name: &str, nan: bool, scale: f64) -> Result<Obj> {
     let out = jops::jitted1(&jit_name, &[x, q], |v| {
         let q = match scale == 1.0 {
             true => v[1].clone(),
-            false => jops::div(&to_inexact(&v[1])?, &like(&to_inexact(&v[1])?, scale))?,
+            // JAX's percentile is compiled, and XLA divides by the constant
+            // 100 as a multiplication by its float32 reciprocal.
+            false => {
+                let q = to_inexact(&v[1])?;
+                jops::mul(&q, &like(&q, f64::from(1.0 / scale as f32)))?
+            }
         };
         quantile(&v[0], &q, axes.as_deref(), method, keepdims, nan)
     })?;
