@@ -54,6 +54,43 @@ pub(super) fn register(b: &mut Builder) {
         let x = arr(&a, 0, "arr", "triu_indices_from")?;
         tri_indices(&a, false, Some(x.shape()))
     });
+    b.func("diag_indices_from", |_, a| {
+        let x = arr(&a, 0, "arr", "diag_indices_from")?;
+        let s = x.shape();
+        if s.len() < 2 {
+            bail!(ValueError, "input array must be at least 2-d");
+        }
+        if s.iter().any(|&d| d != s[0]) {
+            bail!(
+                ValueError,
+                "All dimensions of input must be of equal length"
+            );
+        }
+        let range: Vec<i32> = (0..s[0] as i32).collect();
+        let out = s
+            .iter()
+            .map(|_| int_array(range.clone()))
+            .collect::<Result<_>>()?;
+        Ok(array_tuple(out))
+    });
+    b.func("tri", |_, a| tri(&a));
+    b.func("trace", |_, a| {
+        let x = arr(&a, 0, "a", "trace")?;
+        let offset = opt_int(&a, Some(1), "offset")?.unwrap_or(0);
+        let ax1 = opt_int(&a, Some(2), "axis1")?.unwrap_or(0);
+        let ax2 = opt_int(&a, Some(3), "axis2")?.unwrap_or(1);
+        let d = diagonal(&x, offset, ax1, ax2)?;
+        let d = match dtype_arg(&a, Some(4))? {
+            Some(t) => jops::convert(&d, t)?,
+            None => d,
+        };
+        Ok(Obj::Array(jops::reduce(
+            ReduceOp::Sum,
+            &d,
+            Some(&[-1]),
+            false,
+        )?))
+    });
     b.func("indices", |_, a| indices(&a));
     b.func("meshgrid", |_, a| meshgrid(&a));
 }
@@ -452,4 +489,16 @@ fn meshgrid(a: &Args) -> Result<Obj> {
         });
     }
     Ok(array_list(out))
+}
+
+/// `tri(N, M=None, k=0, dtype=float32)`: ones on and below the `k`-th
+/// diagonal.
+fn tri(a: &Args) -> Result<Obj> {
+    let n = to_int(&a.req(Some(0), "N", "tri")?)?.max(0) as usize;
+    let m = opt_int(a, Some(1), "M")?.map_or(n, |m| m.max(0) as usize);
+    let k = opt_int(a, Some(2), "k")?.unwrap_or(0);
+    let dtype = dtype_arg(a, Some(3))?.unwrap_or(DType::F32);
+    let rows = jops::add(&iota(&[n, m], 0)?, &jops::scalar(k as f64, DType::I32))?;
+    let below = jops::greater_equal(&rows, &iota(&[n, m], 1)?)?;
+    Ok(Obj::Array(jops::convert(&below, dtype)?))
 }
