@@ -18,6 +18,7 @@ mod arraylike;
 mod arrayprint;
 mod choice;
 mod comparison;
+mod compose;
 mod creation;
 mod dtype_queries;
 pub mod dtypes;
@@ -30,15 +31,22 @@ mod hostfuncs;
 mod hostmath;
 mod hostmove;
 mod hostreduce;
+mod index_builders;
+mod joining;
 mod legacy;
 mod linalg;
+mod math_more;
 mod mt19937;
+mod nan_reductions;
 pub mod ndarray;
+mod nonzero;
 mod printoptions;
+mod quantiles;
 mod reductions;
 mod rng;
 pub mod scalar;
 mod scalar_types;
+mod searching;
 mod shape;
 pub mod special;
 mod testing;
@@ -133,12 +141,25 @@ fn fill(b: &mut Builder, numpy: bool) {
     if !numpy {
         super::linalg::register_jnp(b);
         dtype_queries::register(b);
+        register_compositions(b);
     } else {
         dtype_queries::register_abstract(b);
     }
     shape::register(b);
     comparison::register(b, numpy);
     printoptions::register(b);
+}
+
+/// jnp's functions written as compositions of lax operations, one file
+/// per family (`numpy` has no 64-bit forms of them yet).
+fn register_compositions(b: &mut Builder) {
+    nan_reductions::register(b);
+    nonzero::register(b);
+    searching::register(b);
+    index_builders::register(b);
+    joining::register(b);
+    math_more::register(b);
+    quantiles::register(b);
 }
 
 /// The `jax.numpy` module.

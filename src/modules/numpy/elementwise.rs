@@ -298,8 +298,20 @@ fn reciprocal(a: &Args) -> Result<Obj> {
 /// a Rust keyword).
 fn where_(a: &Args) -> Result<Obj> {
     let c = arr(a, 0, "condition", "where")?;
-    let x = arr(a, 1, "x", "where")?;
-    let y = arr(a, 2, "y", "where")?;
+    let (x, y) = match (a.get(Some(1), "x"), a.get(Some(2), "y")) {
+        (None, None) => return super::nonzero::where_one(&c, a),
+        (Some(x), Some(y)) => (to_value(&x)?, to_value(&y)?),
+        _ => bail!(
+            ValueError,
+            "Either both or neither of the x and y arguments should be provided to \
+             jax.numpy.where."
+        ),
+    };
+    Ok(Obj::Array(where_values(c, x, y)?))
+}
+
+/// `jnp.where(c, x, y)` of arrays.
+pub(super) fn where_values(c: Value, x: Value, y: Value) -> Result<Value> {
     let (dt, weak) = common_type(&x, &y)?;
     // JAX's where is a jitted function named `_where`, taking the operands
     // as given: it gives both cases one dtype and one shape, then selects.
@@ -316,7 +328,7 @@ fn where_(a: &Args) -> Result<Obj> {
         };
         jops::select(&widen(&c)?, &widen(&x)?, &widen(&y)?)
     })?;
-    Ok(Obj::Array(out))
+    Ok(out)
 }
 
 /// The dtype and weak type jnp gives two operands together, found on

@@ -37,7 +37,9 @@ pub(super) fn register(b: &mut Builder) {
 fn reduction(op: ReduceOp, a: &Args, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
     let axes = axes_arg(a, Some(1))?;
-    let r = jops::reduce(op, &x, axes.as_deref(), keepdims(a, None)?)?;
+    let masks = super::nan_reductions::Masks::from_args(a)?;
+    let r =
+        super::nan_reductions::masked_reduce(op, &x, axes.as_deref(), keepdims(a, None)?, &masks)?;
     Ok(Obj::Array(r))
 }
 
@@ -74,7 +76,7 @@ fn arg_reduce(a: &Args, min: bool) -> Result<Obj> {
 
 /// `jnp.cumsum(a, axis=None, dtype=None)` and `cumprod`: `axis=None` scans
 /// the flattened array; bool counts as int32, as in JAX.
-fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
+pub(super) fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
     let axis = a.opt(Some(1), "axis").filter(|o| !matches!(o, Obj::None));
     let (x, axis) = match axis {
