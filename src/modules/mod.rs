@@ -34,6 +34,7 @@ pub mod sharding;
 pub mod std;
 pub mod test_util;
 pub mod tree_util;
+pub mod vjp_fun;
 pub mod vmap_refs;
 
 use ::std::cell::RefCell;
