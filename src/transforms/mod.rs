@@ -104,7 +104,7 @@ pub fn vjp_jaxpr_eval(
     cts: &[Option<Value>],
 ) -> Result<(Vec<Value>, Vec<Option<Value>>)> {
     let (outs, tape) = forward_tape(jaxpr, primals)?;
-    Ok((outs, pull_back(jaxpr, tape, cts)?))
+    Ok((outs, pull_back(jaxpr, tape, cts, &mut |_| {})?))
 }
 
 /// The forward half of [`vjp_jaxpr_eval`]: the outputs and the tape the
@@ -128,11 +128,13 @@ pub(crate) fn forward_tape(jaxpr: &Jaxpr, primals: &[Value]) -> Result<(Vec<Valu
 }
 
 /// The backward half of [`vjp_jaxpr_eval`]: each equation's rule, last
-/// first, on the values `tape` recorded.
+/// first, on the values `tape` recorded; `before_rule(k)` is told before
+/// the rule of the k-th equation runs.
 pub(crate) fn pull_back(
     jaxpr: &Jaxpr,
     tape: Tape,
     cts: &[Option<Value>],
+    before_rule: &mut dyn FnMut(usize),
 ) -> Result<Vec<Option<Value>>> {
     let mut ct_env: HashMap<Var, Value> = HashMap::new();
     let accumulate = |ct_env: &mut HashMap<Var, Value>, v: Var, c: Value| -> Result<()> {
@@ -151,11 +153,12 @@ pub(crate) fn pull_back(
             }
         }
     }
-    for (eqn, (ins, outs)) in jaxpr.eqns.iter().zip(tape).rev() {
+    for (k, (eqn, (ins, outs))) in jaxpr.eqns.iter().zip(tape).enumerate().rev() {
         let out_cts: Vec<Option<Value>> = eqn.outputs.iter().map(|v| ct_env.remove(v)).collect();
         if out_cts.iter().all(|c| c.is_none()) {
             continue;
         }
+        before_rule(k);
         let in_cts = at_source(eqn, || eqn.prim.vjp(&ins, &outs, &out_cts))?;
         for (a, c) in eqn.inputs.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
