@@ -69,6 +69,10 @@ fn hoist_consts(jaxpr: &Jaxpr) -> (Jaxpr, Vec<Value>) {
 /// pass's equations: (first equation, index of the forward equation).
 type Mark = (usize, usize);
 
+/// A traced backward pass: the program, the checkpoint rules and forward
+/// equations' rules met, and the arrays hoisted out of the forward program.
+type TracedBackward = (crate::trace::Traced, Vec<Remat>, Vec<Mark>, Vec<Value>);
+
 /// A checkpoint rule met while a backward pass is traced for a split: the
 /// equations it added and its policy.
 type Remat = (usize, usize, Policy);
@@ -128,7 +132,7 @@ impl Drop for Splitting {
 impl Pullback {
     /// The backward pass traced on symbolic primals and cotangents, the
     /// checkpoint rules met, and where the forward pass ended.
-    fn trace_backward(&self) -> Result<(crate::trace::Traced, Vec<Remat>, Vec<Mark>, Vec<Value>)> {
+    fn trace_backward(&self) -> Result<TracedBackward> {
         let (jaxpr, consts) = hoist_consts(&self.jaxpr);
         let mut avals: Vec<Aval> = self.primals.iter().map(|p| p.aval()).collect();
         avals.extend(consts.iter().map(|c| c.aval()));
