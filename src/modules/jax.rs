@@ -364,45 +364,8 @@ pub(crate) fn vjp(interp: &mut Interp, a: Args) -> Result<Obj> {
     };
     let out_def = out_def.into_inner().unwrap_or(TreeDef::None);
     let out = unflatten(interp, &out_def, &value_objs(&outs))?;
-    let pullback = Rc::new(pullback);
-    let back = Obj::native("vjp_fun", move |i, c| {
-        let ct = c.req(Some(0), "cotangent", "vjp_fun")?;
-        let (leaves, _) = flatten(i, &ct)?;
-        let cts = leaf_values(&leaves)?;
-        // The backward pass calls custom_vjp rules and host callbacks.
-        let ins = super::callbacks::lend(i, || pullback.call(&cts))?;
-        super::debug_print::show_eager_prints(i)?;
-        unflatten(i, &in_def, &value_objs(&ins))
-    });
-    Ok(Obj::tuple(vec![out, Obj::lib(VjpFun(back))]))
-}
-
-/// The function `jax.vjp` returns. In JAX it is a pytree whose leaves are
-/// the residuals of the forward pass; shardlab's keeps the whole forward
-/// program instead, so flattening it (returning it from a traced
-/// function, `tree_flatten`) is refused rather than answered differently.
-struct VjpFun(Obj);
-
-impl Object for VjpFun {
-    fn type_name(&self) -> String {
-        "VJP".into()
-    }
-
-    fn repr(&self, _: &Obj) -> Option<String> {
-        Some(crate::python::format::repr_of(&self.0))
-    }
-
-    fn callable(&self) -> bool {
-        true
-    }
-
-    fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
-        Some(interp.call(&self.0, args))
-    }
-
-    fn unflattenable(&self) -> Option<String> {
-        Some("the function jax.vjp returns, as a pytree of its residuals".into())
-    }
+    let back = super::vjp_fun::make(interp, pullback, in_def)?;
+    Ok(Obj::tuple(vec![out, back]))
 }
 
 pub(crate) fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {

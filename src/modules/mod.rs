@@ -35,6 +35,7 @@ pub mod sharding;
 pub mod std;
 pub mod test_util;
 pub mod tree_util;
+pub mod vjp_fun;
 pub mod vmap_refs;
 
 use ::std::cell::RefCell;
@@ -155,6 +156,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.debug" => jax::debug_module(),
         "jax.ref" => refs::module(),
         "jax.test_util" => test_util::module(),
+        "jax._src.test_util" => test_util::private_module(),
         "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
         "jax.extend" => {
             let core = import(interp, "jax.extend.core")?;
@@ -335,6 +337,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
             import(interp, m)
         }
         "jax._src.util" => import(interp, "jax._src.util"),
+        "jax._src.test_util" => import(interp, "jax._src.test_util"),
         m if m.starts_with("jax._src") => {
             bail!(NotImplementedError, "not supported by shardlab yet: {m}")
         }

@@ -283,3 +283,53 @@ pub fn module() -> Obj {
     b.func("check_grads", check_grads);
     b.build()
 }
+
+/// `jax._src.test_util`, JAX's internal testing module: only what programs
+/// written after JAX's own tests use (`create_mesh`); any other name is
+/// refused by name.
+pub fn private_module() -> Obj {
+    let mut b = Builder::new("jax._src.test_util");
+    b.func("create_mesh", create_mesh);
+    b.build()
+}
+
+/// `create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None)`:
+/// a mesh of the first devices in order whose axes are Auto unless
+/// `axis_types` says otherwise. JAX skips the test (`unittest.SkipTest`)
+/// when there are too few devices.
+fn create_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let shape = a.req(Some(0), "mesh_shape", "create_mesh")?;
+    let names = a.req(Some(1), "axis_names", "create_mesh")?;
+    let n: i64 = iterate(&shape)?
+        .iter()
+        .map(to_int)
+        .product::<Result<i64>>()?;
+    if n > super::jax::device_count(interp) as i64 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: unittest.SkipTest (create_mesh with more devices than there are)"
+        );
+    }
+    let types = a
+        .get(Some(3), "axis_types")
+        .filter(|t| !matches!(t, Obj::None));
+    let kw = types
+        .iter()
+        .map(|t| ("axis_types".to_string(), t.clone()))
+        .collect();
+    let mesh = super::sharding::make_mesh(
+        interp,
+        Args {
+            pos: vec![shape, names],
+            kw,
+        },
+    )?;
+    if types.is_some() {
+        return Ok(mesh);
+    }
+    let Some(m) = mesh.downcast::<crate::mesh::Mesh>() else {
+        bail!(TypeError, "create_mesh: make_mesh did not return a mesh");
+    };
+    let auto = vec![crate::mesh::AxisType::Auto; m.axis_names().len()];
+    Ok(Obj::lib(m.clone().with_axis_types(auto)?))
+}

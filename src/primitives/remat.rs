@@ -138,8 +138,11 @@ impl RematParams {
     }
 
     /// Reverse mode: the body runs again and its cotangent program follows,
-    /// which is what rematerialization means.
+    /// which is what rematerialization means (a split of the pullback
+    /// keeps only what the policy saves).
     pub fn vjp(&self, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option<Value>>> {
-        Ok(vjp_jaxpr_eval(&self.body, p, cts)?.1)
+        crate::transforms::split::in_checkpoint(&self.policy, || {
+            Ok(vjp_jaxpr_eval(&self.body, p, cts)?.1)
+        })
     }
 }

@@ -311,6 +311,12 @@ pub fn depth() -> usize {
     STACK.with(|s| s.borrow().len())
 }
 
+/// How many equations the innermost trace holds so far (0 when none is
+/// active): where the next one it records will be.
+pub fn eqn_count() -> usize {
+    STACK.with(|s| s.borrow().last().map_or(0, |f| f.eqns.len()))
+}
+
 /// Every axis bound by the active traces, innermost last.
 pub fn axis_env() -> AxisEnv {
     STACK.with(|s| {

@@ -20,6 +20,7 @@ use crate::primitives::{CollectiveKind, Prim};
 use crate::trace::{at_source, bind, bind1, Value};
 
 pub mod residuals;
+pub mod split;
 
 fn read(env: &HashMap<Var, Value>, a: &Atom) -> Value {
     match a {
@@ -91,6 +92,9 @@ pub fn jvp_jaxpr_eval(
     Ok((outs, touts))
 }
 
+/// Each equation's operands and results from a forward run, in order.
+pub(crate) type Tape = Vec<(Vec<Value>, Vec<Value>)>;
+
 /// Runs `jaxpr` on `primals`, then pulls the output cotangents `cts` (None =
 /// zero) back. Returns the outputs and the inputs' cotangents (None where
 /// zero or not differentiable).
@@ -99,11 +103,18 @@ pub fn vjp_jaxpr_eval(
     primals: &[Value],
     cts: &[Option<Value>],
 ) -> Result<(Vec<Value>, Vec<Option<Value>>)> {
+    let (outs, tape) = forward_tape(jaxpr, primals)?;
+    Ok((outs, pull_back(jaxpr, tape, cts, &mut |_| {})?))
+}
+
+/// The forward half of [`vjp_jaxpr_eval`]: the outputs and the tape the
+/// backward half reads.
+pub(crate) fn forward_tape(jaxpr: &Jaxpr, primals: &[Value]) -> Result<(Vec<Value>, Tape)> {
     let mut env = HashMap::new();
     for (v, p) in jaxpr.invars.iter().zip(primals) {
         env.insert(*v, p.clone());
     }
-    let mut tape: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(jaxpr.eqns.len());
+    let mut tape: Tape = Vec::with_capacity(jaxpr.eqns.len());
     for eqn in &jaxpr.eqns {
         let ins: Vec<Value> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         let outs = at_source(eqn, || bind(eqn.prim.clone(), &ins))?;
@@ -113,6 +124,18 @@ pub fn vjp_jaxpr_eval(
         tape.push((ins, outs));
     }
     let outs: Vec<Value> = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    Ok((outs, tape))
+}
+
+/// The backward half of [`vjp_jaxpr_eval`]: each equation's rule, last
+/// first, on the values `tape` recorded; `before_rule(k)` is told before
+/// the rule of the k-th equation runs.
+pub(crate) fn pull_back(
+    jaxpr: &Jaxpr,
+    tape: Tape,
+    cts: &[Option<Value>],
+    before_rule: &mut dyn FnMut(usize),
+) -> Result<Vec<Option<Value>>> {
     let mut ct_env: HashMap<Var, Value> = HashMap::new();
     let accumulate = |ct_env: &mut HashMap<Var, Value>, v: Var, c: Value| -> Result<()> {
         let c = match_vma(c, jaxpr.aval(v))?;
@@ -130,11 +153,12 @@ pub fn vjp_jaxpr_eval(
             }
         }
     }
-    for (eqn, (ins, outs)) in jaxpr.eqns.iter().zip(tape).rev() {
+    for (k, (eqn, (ins, outs))) in jaxpr.eqns.iter().zip(tape).enumerate().rev() {
         let out_cts: Vec<Option<Value>> = eqn.outputs.iter().map(|v| ct_env.remove(v)).collect();
         if out_cts.iter().all(|c| c.is_none()) {
             continue;
         }
+        before_rule(k);
         let in_cts = at_source(eqn, || eqn.prim.vjp(&ins, &outs, &out_cts))?;
         for (a, c) in eqn.inputs.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
@@ -144,8 +168,7 @@ pub fn vjp_jaxpr_eval(
             }
         }
     }
-    let in_cts = jaxpr.invars.iter().map(|v| ct_env.remove(v)).collect();
-    Ok((outs, in_cts))
+    Ok(jaxpr.invars.iter().map(|v| ct_env.remove(v)).collect())
 }
 
 /// Which kind of differentiation traces a function.
