@@ -219,7 +219,10 @@ pub fn eval_lanes(
     };
     let count = jaxpr.eqns.len();
     let products = match comm.fuses() {
-        true => fusion::products(jaxpr),
+        true => {
+            fusion::refuse_excess_precision(jaxpr)?;
+            fusion::products(jaxpr)
+        }
         false => Default::default(),
     };
     let dead = callback::dead_pure_callbacks(jaxpr);

@@ -21,6 +21,7 @@ mod comparison;
 mod creation;
 mod dtype_queries;
 pub mod dtypes;
+mod finfo;
 mod elementwise;
 mod grids;
 mod host;

@@ -129,7 +129,7 @@ pub fn jvp(
     let (Prim::Reduce { op, axes }, Some(g)) = (prim, &t[0]) else {
         return Ok(vec![None]);
     };
-    if !matches!(p[0].dtype(), DType::F32 | DType::C64)
+    if !p[0].dtype().is_inexact()
         || matches!(op, ReduceOp::Any | ReduceOp::All)
     {
         return Ok(vec![None]);
@@ -152,7 +152,7 @@ pub fn vjp(
     let (Prim::Reduce { op, axes }, Some(ct)) = (prim, &cts[0]) else {
         return Ok(vec![None]);
     };
-    if !matches!(p[0].dtype(), DType::F32 | DType::C64)
+    if !p[0].dtype().is_inexact()
         || matches!(op, ReduceOp::Any | ReduceOp::All)
     {
         return Ok(vec![None]);

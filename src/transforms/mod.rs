@@ -125,7 +125,7 @@ pub fn vjp_jaxpr_eval(
     };
     for (a, c) in jaxpr.outvars.iter().zip(cts) {
         if let (Atom::Var(v), Some(c)) = (a, c) {
-            if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {
+            if jaxpr.aval(*v).dtype.is_inexact() {
                 accumulate(&mut ct_env, *v, c.clone())?;
             }
         }
@@ -138,7 +138,7 @@ pub fn vjp_jaxpr_eval(
         let in_cts = at_source(eqn, || eqn.prim.vjp(&ins, &outs, &out_cts))?;
         for (a, c) in eqn.inputs.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
-                if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {
+                if jaxpr.aval(*v).dtype.is_inexact() {
                     accumulate(&mut ct_env, *v, c)?;
                 }
             }
@@ -518,7 +518,7 @@ fn check_grad_inputs(args: &[Value], argnums: &[usize], holomorphic: bool) -> Re
                 a.dtype().name()
             );
         }
-        if !matches!(a.dtype(), DType::F32 | DType::C64) {
+        if !a.dtype().is_inexact() {
             bail!(
                 TypeError,
                 "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of \
@@ -586,7 +586,7 @@ fn check_loss_dtype(dtype: DType, holomorphic: bool) -> Result<()> {
              directly."
         );
     }
-    if !matches!(dtype, DType::F32 | DType::C64) {
+    if !dtype.is_inexact() {
         bail!(
             TypeError,
             "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), \

@@ -70,9 +70,9 @@ pub(super) fn register(b: &mut Builder) {
 fn class_of(d: DType) -> &'static str {
     match d {
         DType::Bool => "generic",
-        DType::I32 => "signedinteger",
-        DType::U32 => "unsignedinteger",
-        DType::F32 => "floating",
+        DType::I32 | DType::I8 | DType::I16 => "signedinteger",
+        DType::U32 | DType::U8 | DType::U16 => "unsignedinteger",
+        DType::F32 | DType::BF16 | DType::F16 => "floating",
         DType::C64 => "complexfloating",
     }
 }
