@@ -484,7 +484,10 @@ fn array2string(a: &Array, separator: &str, prefix: &str, suffix: &str) -> Strin
         Buffer::C64(d) => {
             let re: Vec<f32> = measured.iter().map(|&i| d[i].re).collect();
             let im: Vec<f32> = measured.iter().map(|&i| d[i].im).collect();
-            let (rf, imf) = (FloatFormat::new(&re), FloatFormat::with_sign(&im, true, false));
+            let (rf, imf) = (
+                FloatFormat::new(&re),
+                FloatFormat::with_sign(&im, true, false),
+            );
             Box::new(move |i| {
                 // NumPy puts the `j` before the imaginary part's padding.
                 let im = imf.format(d[i].im);

@@ -134,8 +134,14 @@ mod tests {
         assert_eq!(strong(DType::U32, DType::I32), DType::I32);
         assert_eq!(strong(DType::I32, DType::BF16), DType::BF16);
         assert_eq!(DType::U8.join(false, DType::I32, true), (DType::U8, false));
-        assert_eq!(DType::BF16.join(false, DType::F32, true), (DType::BF16, false));
+        assert_eq!(
+            DType::BF16.join(false, DType::F32, true),
+            (DType::BF16, false)
+        );
         assert_eq!(DType::I8.join(false, DType::F32, true), (DType::F32, true));
-        assert_eq!(DType::F32.join(false, DType::C64, true), (DType::C64, false));
+        assert_eq!(
+            DType::F32.join(false, DType::C64, true),
+            (DType::C64, false)
+        );
     }
 }

@@ -124,7 +124,9 @@ impl Array {
             return self;
         }
         let buffer = match &self.buffer {
-            Buffer::F32(x) if d == DType::BF16 => Buffer::F32(x.iter().map(|&v| round_bf16(v)).collect()),
+            Buffer::F32(x) if d == DType::BF16 => {
+                Buffer::F32(x.iter().map(|&v| round_bf16(v)).collect())
+            }
             Buffer::F32(x) => Buffer::F32(x.iter().map(|&v| round_f16(v as f64) as f32).collect()),
             Buffer::I32(x) => Buffer::I32(x.iter().map(|&v| wrap_int(v, d)).collect()),
             other => other.clone(),

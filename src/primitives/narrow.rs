@@ -70,12 +70,12 @@ pub fn refusal(prim: &Prim, ins: &[Aval], outs: &[Aval]) -> Result<()> {
     };
     // A conversion is a rounding or a wrap, computed like any other result.
     let convert = matches!(prim, Prim::Convert(..));
-    let float_in = ins.iter().any(|a| a.dtype.is_narrow() && a.dtype.is_float());
+    let float_in = ins
+        .iter()
+        .any(|a| a.dtype.is_narrow() && a.dtype.is_float());
     let int_in = ins.iter().any(|a| a.dtype.is_narrow() && a.dtype.is_int());
     let modelled = convert
-        || (models_any(prim)
-            && (!float_in || models_float(prim))
-            && (!int_in || models_int(prim)));
+        || (models_any(prim) && (!float_in || models_float(prim)) && (!int_in || models_int(prim)));
     if !modelled {
         crate::bail!(
             NotImplementedError,

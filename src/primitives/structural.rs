@@ -232,8 +232,7 @@ pub fn jvp(prim: &Prim, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<V
     if matches!(prim, Prim::StopGradient) {
         return Ok(vec![None]);
     }
-    if !p[0].dtype().is_inexact() && !matches!(prim, Prim::ScatterAdd { .. })
-    {
+    if !p[0].dtype().is_inexact() && !matches!(prim, Prim::ScatterAdd { .. }) {
         return Ok(vec![None]);
     }
     let out = match prim {

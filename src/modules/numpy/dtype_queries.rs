@@ -61,6 +61,11 @@ pub(super) fn register(b: &mut Builder) {
     for (name, _) in ABSTRACT {
         b.attr(name, Obj::Lib(Rc::new(AbstractType(name))));
     }
+    b.func("promote_types", |_, a| {
+        let x = super::dtypes::dtype_of(&a.req(Some(0), "a", "promote_types")?)?;
+        let y = super::dtypes::dtype_of(&a.req(Some(1), "b", "promote_types")?)?;
+        Ok(Obj::DType(x.promote(y)))
+    });
     b.func("issubdtype", issubdtype)
         .func("result_type", result_type)
         .func("broadcast_shapes", broadcast_shapes);

@@ -142,7 +142,14 @@ mod tests {
         for name in ["uint32", "uint64", "u4"] {
             assert_eq!(dtype_of(&Obj::str(name)).ok(), Some(DType::U32));
         }
-        for d in [DType::BF16, DType::F16, DType::I8, DType::I16, DType::U8, DType::U16] {
+        for d in [
+            DType::BF16,
+            DType::F16,
+            DType::I8,
+            DType::I16,
+            DType::U8,
+            DType::U16,
+        ] {
             assert_eq!(dtype_of(&Obj::str(d.name())).ok(), Some(d));
         }
         let e = dtype_of(&Obj::str("float8")).err().map(|e| e.kind);
