@@ -698,7 +698,10 @@ mod tests {
         // shortest candidates 1240289.2 and 1240289.3; NumPy prints the even
         // one.
         assert_eq!(1_240_289.2f32 as f64, 1_240_289.25);
-        assert_eq!(shortest_digits(1_240_289.2, false), (b"12402892".to_vec(), 6));
+        assert_eq!(
+            shortest_digits(1_240_289.2, false),
+            (b"12402892".to_vec(), 6)
+        );
         assert_eq!(float_scalar_str(1_240_289.2, false), "1.2402892e+06");
     }
 }
