@@ -568,6 +568,7 @@ fn random_array(rng: &mut Rng, shape: &[usize], dtype: DType) -> Array {
             Array::from_bool(shape, (0..n).map(|_| rng.next() % 2 == 0).collect()).unwrap()
         }
         DType::C64 => unreachable!("collectives refuse complex64 operands"),
+        narrow => unreachable!("collectives refuse {} operands", narrow.name()),
     }
 }
 

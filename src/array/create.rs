@@ -28,6 +28,10 @@ impl Array {
             );
         }
         let n = count as usize;
+        if dtype.is_narrow() {
+            // NumPy fills a narrow range in the wide type, then rounds.
+            return Ok(Self::arange(start, stop, step, dtype.storage())?.fit(dtype));
+        }
         match dtype {
             DType::F32 => {
                 let a0 = start as f32;
@@ -61,6 +65,7 @@ impl Array {
                     (0..n).map(|i| start + i as f64 * step != 0.0).collect(),
                 )
             }
+            narrow => bail!(RuntimeError, "{} is held in a wider buffer", narrow.name()),
         }
     }
 

@@ -738,6 +738,9 @@ impl Array {
         if self.dtype() == dtype {
             return self.clone();
         }
+        if self.dtype().is_narrow() || dtype.is_narrow() {
+            return super::narrow::astype(self, dtype);
+        }
         let buffer = match (self.buffer(), dtype) {
             (Buffer::F32(d), DType::I32) => Buffer::I32(d.iter().map(|&v| v as i32).collect()),
             (Buffer::F32(d), DType::Bool) => Buffer::Bool(d.iter().map(|&v| v != 0.0).collect()),

@@ -42,7 +42,10 @@ impl Default for PrintOptions {
 
 /// Shortest round-trip decimal digits of `|x|` (finite, nonzero) and the
 /// decimal exponent of the first digit: `x = d.ddd * 10^exp`.
-fn shortest_digits(x: f32) -> (Vec<u8>, i32) {
+fn shortest_digits(x: f32, half: bool) -> (Vec<u8>, i32) {
+    if half {
+        return shortest_half_digits(x);
+    }
     let (mut digits, exp) = split_exp(&format!("{:e}", x.abs()));
     // When x lies exactly halfway between two shortest candidates, Dragon4
     // takes the one with the even last digit; Rust's shortest form may take
@@ -79,6 +82,24 @@ fn shortest_digits(x: f32) -> (Vec<u8>, i32) {
     (digits, exp)
 }
 
+/// [`shortest_digits`] for a float16 value: the fewest digits whose
+/// correctly rounded decimal reads back as the same float16.
+fn shortest_half_digits(x: f32) -> (Vec<u8>, i32) {
+    let v = (x as f64).abs();
+    for n in 1..17 {
+        let s = format!("{:.*e}", n - 1, v);
+        let back: f64 = s.parse().unwrap_or(f64::NAN);
+        if super::narrow::round_f16(back) == v {
+            let (mut digits, exp) = split_exp(&s);
+            while digits.len() > 1 && digits.last() == Some(&b'0') {
+                digits.pop();
+            }
+            return (digits, exp);
+        }
+    }
+    split_exp(&format!("{v:e}"))
+}
+
 /// The digits and exponent of Rust's `LowerExp` output (`d.ddde-5`).
 fn split_exp(s: &str) -> (Vec<u8>, i32) {
     let (mant, exp) = s.split_once('e').expect("LowerExp has an exponent");
@@ -89,12 +110,12 @@ fn split_exp(s: &str) -> (Vec<u8>, i32) {
 /// Positional digits of `x`, unique but with at most `precision` fractional
 /// digits when given (rounding the exact value there), trailing zeros
 /// removed. Returns (integer part with sign, fractional digits).
-fn positional_parts(x: f32, precision: Option<usize>) -> (String, String) {
+fn positional_parts(x: f32, precision: Option<usize>, half: bool) -> (String, String) {
     let sign = if x.is_sign_negative() { "-" } else { "" };
     if x == 0.0 {
         return (format!("{sign}0"), String::new());
     }
-    let (digits, exp) = shortest_digits(x);
+    let (digits, exp) = shortest_digits(x, half);
     let frac_len = digits.len() as i32 - 1 - exp;
     let (int, frac) = if let Some(p) = precision.filter(|&p| frac_len > p as i32) {
         // Dragon4 stops at the cutoff and rounds the exact binary value.
@@ -118,14 +139,14 @@ fn positional_parts(x: f32, precision: Option<usize>) -> (String, String) {
 }
 
 /// Scientific parts of `x`: (integer digit with sign, fractional digits,
-/// exponent), shortest unique digits, at most `precision` fractional ones
-/// (rounding the exact value there).
-fn scientific_parts(x: f32, precision: usize) -> (String, String, i32) {
+/// exponent), shortest unique digits (float16's when `half`), at most
+/// `precision` fractional ones (rounding the exact value there).
+fn scientific_parts(x: f32, precision: usize, half: bool) -> (String, String, i32) {
     let sign = if x.is_sign_negative() { "-" } else { "" };
     if x == 0.0 {
         return (format!("{sign}0"), String::new(), 0);
     }
-    let (mut digits, mut exp) = shortest_digits(x);
+    let (mut digits, mut exp) = shortest_digits(x, half);
     if digits.len() > precision + 1 {
         (digits, exp) = split_exp(&format!("{:.*e}", precision, (x as f64).abs()));
         while digits.len() > 1 && digits.last() == Some(&b'0') {
@@ -154,11 +175,13 @@ struct FloatFormat {
     plus: bool,
     /// The print options' precision.
     max_precision: usize,
+    /// The values are float16 ones: their shortest digits are float16's.
+    half: bool,
 }
 
 impl FloatFormat {
     fn new(data: &[f32], o: &PrintOptions) -> FloatFormat {
-        Self::with_sign(data, false, o)
+        Self::with_sign(data, false, false, o)
     }
 
     /// `+` in front of an integer part that has no `-`, when `plus` is set.
@@ -170,7 +193,7 @@ impl FloatFormat {
         }
     }
 
-    fn with_sign(data: &[f32], plus: bool, o: &PrintOptions) -> FloatFormat {
+    fn with_sign(data: &[f32], plus: bool, half: bool, o: &PrintOptions) -> FloatFormat {
         let finite: Vec<f32> = data.iter().copied().filter(|v| v.is_finite()).collect();
         let nonzero: Vec<f32> = finite
             .iter()
@@ -183,7 +206,9 @@ impl FloatFormat {
             let min = nonzero.iter().copied().fold(f32::MAX, f32::min);
             // NumPy compares these in the array's own precision; the upper
             // cutoff is 10^(float32's 6 decimal digits).
-            exp_format = max >= 1e6f32 || (!o.suppress && (min < 1e-4f32 || max / min > 1000f32));
+            // (10^3 for float16's 3 digits).
+            let cutoff = if half { 1e3f32 } else { 1e6f32 };
+            exp_format = max >= cutoff || (!o.suppress && (min < 1e-4f32 || max / min > 1000f32));
         }
         let mut f = FloatFormat {
             exp_format,
@@ -193,13 +218,14 @@ impl FloatFormat {
             exp_size: 0,
             plus,
             max_precision: o.precision,
+            half,
         };
         if finite.is_empty() {
             // Nothing to measure: widths come from nan/inf below.
         } else if exp_format {
             let parts: Vec<(String, String, i32)> = finite
                 .iter()
-                .map(|&v| scientific_parts(v, o.precision))
+                .map(|&v| scientific_parts(v, o.precision, half))
                 .collect();
             f.exp_size = parts
                 .iter()
@@ -216,7 +242,7 @@ impl FloatFormat {
         } else {
             let parts: Vec<(String, String)> = finite
                 .iter()
-                .map(|&v| positional_parts(v, Some(o.precision)))
+                .map(|&v| positional_parts(v, Some(o.precision), half))
                 .collect();
             f.pad_left = parts
                 .iter()
@@ -250,7 +276,7 @@ impl FloatFormat {
             return format!("{ret:>width$}");
         }
         if self.exp_format {
-            let (mut int, mut frac, mut exp) = scientific_parts(x, self.max_precision);
+            let (mut int, mut frac, mut exp) = scientific_parts(x, self.max_precision, self.half);
             if frac.len() < self.precision {
                 // Asked for more digits than the shortest form has, Dragon4
                 // keeps generating the exact value's digits (not zeros).
@@ -270,7 +296,7 @@ impl FloatFormat {
                 w = self.pad_left
             )
         } else {
-            let (int, frac) = positional_parts(x, Some(self.max_precision));
+            let (int, frac) = positional_parts(x, Some(self.max_precision), self.half);
             let int = self.signed(int);
             format!(
                 "{int:>w$}.{frac:<r$}",
@@ -283,7 +309,7 @@ impl FloatFormat {
 
 /// `str()` of a float32 NumPy scalar: positional for `1e-4 <= |x| < 1e6`
 /// (keeping one zero: `6.0`), scientific otherwise (`1e-05`, `1.5e+08`).
-fn float_scalar_str(x: f32) -> String {
+fn float_scalar_str(x: f32, half: bool) -> String {
     if x.is_nan() {
         return "nan".into();
     }
@@ -292,7 +318,7 @@ fn float_scalar_str(x: f32) -> String {
     }
     let a = (x as f64).abs();
     if x == 0.0 || (1e-4..1e6).contains(&a) {
-        let (int, frac) = positional_parts(x, None);
+        let (int, frac) = positional_parts(x, None, half);
         let frac = if frac.is_empty() {
             "0".to_string()
         } else {
@@ -300,7 +326,7 @@ fn float_scalar_str(x: f32) -> String {
         };
         format!("{int}.{frac}")
     } else {
-        let (int, frac, exp) = scientific_parts(x, 8);
+        let (int, frac, exp) = scientific_parts(x, 8, half);
         let dot = if frac.is_empty() {
             String::new()
         } else {
@@ -314,7 +340,7 @@ fn float_scalar_str(x: f32) -> String {
 /// with each part written as a float32 scalar without a trailing `.0`.
 fn complex_scalar_str(z: super::C64) -> String {
     let part = |x: f32| {
-        let s = float_scalar_str(x);
+        let s = float_scalar_str(x, false);
         s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
     };
     let im = part(z.im);
@@ -323,6 +349,36 @@ fn complex_scalar_str(z: super::C64) -> String {
     }
     let sign = if im.starts_with('-') { "" } else { "+" };
     format!("({}{sign}{im}j)", part(z.re))
+}
+
+/// `x` as C's `%g` writes it (six significant digits, trailing zeros
+/// dropped, an exponent of two or more digits below 1e-4 and from 1e6):
+/// how a bfloat16 value prints.
+pub fn general6(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-inf" } else { "inf" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let sci = format!("{x:.5e}");
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..6).contains(&exp) {
+        format!("{}e{}", trim(mant), exp_string(exp, 2))
+    } else {
+        trim(&format!("{:.*}", (5 - exp) as usize, x))
+    }
 }
 
 /// The elements NumPy measures when choosing widths: all of them, or with
@@ -453,10 +509,14 @@ fn array2string(
 ) -> String {
     let summarise = a.size() > o.threshold;
     let measured = measured_indices(a.shape(), summarise, o.edgeitems);
+    let dtype = a.dtype();
     let word: Box<dyn Fn(usize) -> String + '_> = match a.buffer() {
+        // ml_dtypes prints each bfloat16 as C++ streams a float: six
+        // significant digits, unpadded.
+        Buffer::F32(d) if dtype == super::DType::BF16 => Box::new(move |i| general6(d[i] as f64)),
         Buffer::F32(d) => {
             let vals: Vec<f32> = measured.iter().map(|&i| d[i]).collect();
-            let ff = FloatFormat::new(&vals, o);
+            let ff = FloatFormat::with_sign(&vals, false, dtype == super::DType::F16, o);
             Box::new(move |i| ff.format(d[i]))
         }
         Buffer::I32(d) => int_words(d, &measured),
@@ -466,7 +526,7 @@ fn array2string(
             let im: Vec<f32> = measured.iter().map(|&i| d[i].im).collect();
             let (rf, imf) = (
                 FloatFormat::new(&re, o),
-                FloatFormat::with_sign(&im, true, o),
+                FloatFormat::with_sign(&im, true, false, o),
             );
             Box::new(move |i| {
                 // NumPy puts the `j` before the imaginary part's padding.
@@ -546,7 +606,8 @@ pub fn format_numpy(a: &Array) -> String {
 pub fn format_numpy_with(a: &Array, o: &PrintOptions) -> String {
     if a.ndim() == 0 {
         return match a.buffer() {
-            Buffer::F32(d) => float_scalar_str(d[0]),
+            Buffer::F32(d) if a.dtype() == super::DType::BF16 => general6(d[0] as f64),
+            Buffer::F32(d) => float_scalar_str(d[0], a.dtype() == super::DType::F16),
             Buffer::I32(d) => d[0].to_string(),
             Buffer::U32(d) => d[0].to_string(),
             Buffer::Bool(d) => if d[0] { "True" } else { "False" }.to_string(),
@@ -695,7 +756,10 @@ mod tests {
         // shortest candidates 1240289.2 and 1240289.3; NumPy prints the even
         // one.
         assert_eq!(1_240_289.2f32 as f64, 1_240_289.25);
-        assert_eq!(shortest_digits(1_240_289.2), (b"12402892".to_vec(), 6));
-        assert_eq!(float_scalar_str(1_240_289.2), "1.2402892e+06");
+        assert_eq!(
+            shortest_digits(1_240_289.2, false),
+            (b"12402892".to_vec(), 6)
+        );
+        assert_eq!(float_scalar_str(1_240_289.2, false), "1.2402892e+06");
     }
 }

@@ -239,7 +239,7 @@ impl Array {
 
 /// Whether `dtype` is one the factorizations accept.
 pub fn inexact(dtype: DType) -> bool {
-    matches!(dtype, DType::F32 | DType::C64)
+    dtype.is_inexact()
 }
 
 #[cfg(test)]

@@ -20,9 +20,11 @@ pub mod create;
 pub mod elementwise;
 pub mod format;
 pub mod index;
+mod lattice;
 mod libm_f32;
 pub mod linalg;
 pub mod matmul;
+pub mod narrow;
 pub mod reduce;
 mod reduce_order;
 pub mod shape_ops;
@@ -39,17 +41,33 @@ pub use shape_ops::fmt_shape;
 
 /// Element type of an array. JAX's default floating type on CPU is float32 and
 /// its default integer type int32 (x64 disabled), which is what shardlab mirrors.
+///
+/// The narrow types (bfloat16, float16, int8, int16, uint8, uint16) are held
+/// in the buffer of a wider one ([`DType::storage`]) with the array's dtype
+/// beside it; `narrow` rounds every value that enters such an array. The
+/// order is by kind (bool, unsigned, signed, floating, complex), then width;
+/// promotion is [`DType::join`], not this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
 pub enum DType {
     /// Python `bool` / `jnp.bool_`.
     Bool,
-    /// `jnp.uint32`: PRNG key data and counters. It sits below int32 in
-    /// this order because, without x64, JAX promotes uint32 with int32 to
-    /// int64 and then canonicalizes that to int32.
+    /// `jnp.uint8`.
+    U8,
+    /// `jnp.uint16`.
+    U16,
+    /// `jnp.uint32`: PRNG key data and counters.
     U32,
+    /// `jnp.int8`.
+    I8,
+    /// `jnp.int16`.
+    I16,
     /// `jnp.int32`.
     I32,
+    /// `jnp.bfloat16`: float32's exponent with 8 significant bits.
+    BF16,
+    /// `jnp.float16`: IEEE half precision.
+    F16,
     /// `jnp.float32`.
     F32,
     /// `jnp.complex64`: a float32 real and imaginary part.
@@ -65,6 +83,12 @@ impl DType {
             DType::I32 => "int32",
             DType::F32 => "float32",
             DType::C64 => "complex64",
+            DType::BF16 => "bfloat16",
+            DType::F16 => "float16",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
         }
     }
 
@@ -76,32 +100,74 @@ impl DType {
             DType::I32 => "i32",
             DType::F32 => "f32",
             DType::C64 => "c64",
+            DType::BF16 => "bf16",
+            DType::F16 => "f16",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
+            DType::U8 => "u8",
+            DType::U16 => "u16",
         }
+    }
+
+    /// Bytes per element (`x.dtype.itemsize`).
+    pub fn itemsize(self) -> usize {
+        match self {
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::BF16 | DType::F16 | DType::I16 | DType::U16 => 2,
+            DType::U32 | DType::I32 | DType::F32 => 4,
+            DType::C64 => 8,
+        }
+    }
+
+    /// The type whose buffer holds this one's values: float32 for the
+    /// narrow floats, int32 for the narrow integers (every uint8 and uint16
+    /// value is an int32 one), the type itself otherwise.
+    pub fn storage(self) -> DType {
+        match self {
+            DType::BF16 | DType::F16 => DType::F32,
+            DType::I8 | DType::I16 | DType::U8 | DType::U16 => DType::I32,
+            d => d,
+        }
+    }
+
+    /// True for the types held in a wider buffer.
+    pub fn is_narrow(self) -> bool {
+        self.storage() != self
     }
 
     /// The result type of a binary operation between strongly typed
-    /// operands: JAX's lattice restricted to these types without x64
-    /// (bool < uint32 < int32 < float32 < complex64; uint32 with int32 is
-    /// int64, canonicalized to int32).
+    /// operands (see [`DType::join`]).
     pub fn promote(self, other: DType) -> DType {
-        self.max(other)
+        self.join(false, other, false).0
     }
 
     /// [`DType::promote`] with the weak bits of both operands: a weak
-    /// Python int gives way to uint32 (`u + 1` stays uint32), which the
-    /// plain order would send to int32.
+    /// Python int gives way to uint32 (`u + 1` stays uint32).
     pub fn promote_weak(self, weak: bool, other: DType, other_weak: bool) -> DType {
-        match (self, weak, other, other_weak) {
-            (DType::I32, true, DType::U32, false) | (DType::U32, false, DType::I32, true) => {
-                DType::U32
-            }
-            _ => self.promote(other),
-        }
+        self.join(weak, other, other_weak).0
     }
 
     /// True for the integer dtypes.
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::U32)
+        matches!(
+            self,
+            DType::I32 | DType::U32 | DType::I8 | DType::I16 | DType::U8 | DType::U16
+        )
+    }
+
+    /// True for the unsigned integer dtypes.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U32 | DType::U8 | DType::U16)
+    }
+
+    /// True for the real floating dtypes (float32, bfloat16, float16).
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::BF16 | DType::F16)
+    }
+
+    /// True for the floating and complex dtypes: those JAX differentiates.
+    pub fn is_inexact(self) -> bool {
+        self.is_float() || self == DType::C64
     }
 }
 
@@ -171,6 +237,9 @@ pub struct Array {
     /// when shardlab did not derive them.
     partials: Option<Arc<Vec<Array>>>,
     weak: bool,
+    /// The narrow dtype this array's wider buffer holds values of (see
+    /// [`DType::storage`]), or None when the buffer's type is the dtype.
+    narrow: Option<DType>,
 }
 
 /// Number of elements of a shape (1 for a scalar). A count past `usize`
@@ -207,11 +276,7 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
     if n <= MAX_ELEMENTS as u128 {
         return Ok(());
     }
-    let width: u128 = match dtype {
-        DType::Bool => 1,
-        DType::I32 | DType::U32 | DType::F32 => 4,
-        DType::C64 => 8,
-    };
+    let width = dtype.itemsize() as u128;
     crate::bail!(
         MemoryError,
         "Unable to allocate {} for an array with shape {} and data type {} \
@@ -272,6 +337,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         })
     }
 
@@ -284,6 +350,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         })
     }
 
@@ -296,6 +363,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         })
     }
 
@@ -308,6 +376,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         })
     }
 
@@ -320,6 +389,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         })
     }
 
@@ -385,6 +455,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         }
     }
 
@@ -396,6 +467,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         }
     }
 
@@ -407,6 +479,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         }
     }
 
@@ -418,6 +491,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         }
     }
 
@@ -434,6 +508,7 @@ impl Array {
             DType::U32 => Buffer::U32(vec![value as u32; n].into()),
             DType::Bool => Buffer::Bool(vec![value != 0.0; n].into()),
             DType::C64 => Buffer::C64(vec![C64::real(value as f32); n].into()),
+            narrow => return narrow::full(shape, value, narrow),
         };
         Array {
             shape: shape.to_vec(),
@@ -441,6 +516,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: None,
         }
     }
 
@@ -466,7 +542,7 @@ impl Array {
 
     /// The element type.
     pub fn dtype(&self) -> DType {
-        self.buffer.dtype()
+        self.narrow.unwrap_or(self.buffer.dtype())
     }
 
     /// Whether `other` is this very array (Python's `is`): the same
@@ -611,6 +687,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: self.narrow,
         })
     }
 
@@ -632,6 +709,10 @@ impl Array {
 
     /// The inverse of [`Array::to_words`].
     pub fn from_words(shape: &[usize], dtype: DType, words: &[u32]) -> Result<Array> {
+        if dtype.is_narrow() {
+            let wide = Array::from_words(shape, dtype.storage(), words)?;
+            return Ok(wide.fit(dtype));
+        }
         let buffer = match dtype {
             DType::F32 => Buffer::F32(words.iter().map(|&w| f32::from_bits(w)).collect()),
             DType::I32 => Buffer::I32(words.iter().map(|&w| w as i32).collect()),
@@ -648,6 +729,7 @@ impl Array {
                     })
                     .collect(),
             ),
+            narrow => bail!(RuntimeError, "{} is held in a wider buffer", narrow.name()),
         };
         Array::from_buffer(shape, buffer)
     }
@@ -686,6 +768,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: self.narrow,
         }
     }
 }
@@ -702,6 +785,7 @@ impl Array {
             placement: None,
             partials: None,
             weak: false,
+            narrow: self.narrow,
         }
     }
 }

@@ -191,7 +191,10 @@ impl Array {
             out
         }
         let runs: Vec<usize> = parts.iter().map(|a| a.shape()[axis] * inner).collect();
-        let buffer = match dtype {
+        // Narrow parts are joined in their wide buffers; the values stay
+        // those of the narrow type, which the result keeps.
+        let parts: Vec<Array> = parts.iter().map(Array::widened).collect();
+        let buffer = match dtype.storage() {
             DType::F32 => {
                 let v: Vec<&[f32]> = parts.iter().map(|a| a.f32_data()).collect::<Result<_>>()?;
                 Buffer::F32(cat(&v, &runs, outer).into())
@@ -212,8 +215,9 @@ impl Array {
                 let v: Vec<&[C64]> = parts.iter().map(|a| a.c64_data()).collect::<Result<_>>()?;
                 Buffer::C64(cat(&v, &runs, outer).into())
             }
+            narrow => bail!(RuntimeError, "{} is held in a wider buffer", narrow.name()),
         };
-        Array::from_buffer(&shape, buffer)
+        Ok(Array::from_buffer(&shape, buffer)?.fit(dtype))
     }
 
     /// `jnp.stack(arrays, axis)`: all shapes equal; a new axis at `axis`.

@@ -273,6 +273,10 @@ pub fn preduce(
         DType::C64 => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
+        narrow => unreachable!(
+            "{} values never reach the fabric: the collectives refuse them",
+            narrow.name()
+        ),
     }
 }
 

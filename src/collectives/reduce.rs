@@ -63,6 +63,10 @@ pub fn fold(op: ReduceOp, dtype: DType, acc: &mut [u32], next: &[u32]) {
         (DType::C64, _) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
+        (narrow, _) => unreachable!(
+            "{} values never reach the fabric: the collectives refuse them",
+            narrow.name()
+        ),
     }
 }
 
@@ -102,6 +106,10 @@ fn fold_mapped<T: Copy>(
         (DType::C64, _) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
+        (narrow, _) => unreachable!(
+            "{} values never reach the fabric: the collectives refuse them",
+            narrow.name()
+        ),
     }
 }
 
@@ -202,6 +210,10 @@ pub fn mean_in_place(words: &mut [u32], dtype: DType, count: usize) {
         DType::C64 => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
+        narrow => unreachable!(
+            "{} values never reach the fabric: the collectives refuse them",
+            narrow.name()
+        ),
     }
 }
 

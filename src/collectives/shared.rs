@@ -96,6 +96,10 @@ impl SharedWords {
                 DType::C64 => unreachable!(
                     "complex64 values never reach the fabric: the primitives refuse them"
                 ),
+                narrow => unreachable!(
+                    "{} values never reach the fabric: the collectives refuse them",
+                    narrow.name()
+                ),
             }
         }
     }

@@ -146,3 +146,37 @@ pub(super) fn fused(a: &Array, b: &Array, c: &Array) -> Result<Option<Array>> {
         .collect();
     Ok(Some(Array::from_f32(shape, data)?.with_weak(weak)))
 }
+
+/// Refuses a compiled program that widens a computed narrow float: XLA
+/// fuses the computation with the widening `convert_element_type` and may
+/// skip the rounding to the narrow type in between (excess precision, on
+/// by default), so `jnp.exp(x).sum()` of a bfloat16 `x` sums unrounded
+/// exponentials there; shardlab rounds every narrow result.
+pub(super) fn refuse_excess_precision(jaxpr: &Jaxpr) -> Result<()> {
+    let mut computed: HashMap<Var, &Prim> = HashMap::new();
+    for e in &jaxpr.eqns {
+        let widens = matches!(e.prim, Prim::Convert(d, _) if !d.is_narrow() && d.is_inexact());
+        if let (true, Some(Atom::Var(v))) = (widens, e.inputs.first()) {
+            if let Some(p) = computed.get(v) {
+                crate::bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: {} computed by {} and widened by \
+                     convert_element_type under jax.jit (XLA may keep it unrounded)",
+                    jaxpr.avals[v.0 as usize].dtype.name(),
+                    p.name()
+                );
+            }
+        }
+        let arithmetic = matches!(
+            e.prim,
+            Prim::Unary(_) | Prim::Binary(_) | Prim::IntegerPow(_) | Prim::DotGeneral { .. }
+        );
+        for out in &e.outputs {
+            let d = jaxpr.avals[out.0 as usize].dtype;
+            if arithmetic && d.is_narrow() && d.is_float() {
+                computed.insert(*out, &e.prim);
+            }
+        }
+    }
+    Ok(())
+}

@@ -219,7 +219,10 @@ pub fn eval_lanes(
     };
     let count = jaxpr.eqns.len();
     let products = match comm.fuses() {
-        true => fusion::products(jaxpr),
+        true => {
+            fusion::refuse_excess_precision(jaxpr)?;
+            fusion::products(jaxpr)
+        }
         false => Default::default(),
     };
     let dead = callback::dead_pure_callbacks(jaxpr);
@@ -312,7 +315,9 @@ fn divide_by_constant(
     let Some(xs) = env[x.0 as usize].clone() else {
         return Ok(None);
     };
-    if c.ndim() != 0 {
+    // A narrow quotient is rounded from the exact float32 one (measured
+    // against XLA), not computed through a reciprocal.
+    if c.ndim() != 0 || c.dtype().is_narrow() || xs.iter().any(|a| a.dtype().is_narrow()) {
         return Ok(None);
     }
     let one = Array::full(&[], 1.0, crate::array::DType::F32);

@@ -33,10 +33,10 @@ fn scalar_text(a: &Array) -> String {
         // float32 scalar) prints its value in double precision, as JAX's
         // printer shows a NumPy float32 (`1.6699999570846558:f32[]`).
         DType::F32 if a.is_weak() => format!("{:?}", v as f32),
-        DType::F32 => format!("{v:?}"),
-        DType::I32 | DType::U32 => format!("{}", v as i64),
+        DType::F32 | DType::BF16 | DType::F16 => format!("{v:?}"),
+        d if d.is_int() => format!("{}", v as i64),
         DType::Bool => if v != 0.0 { "True" } else { "False" }.into(),
-        DType::C64 => crate::array::format_numpy(a),
+        _ => crate::array::format_numpy(a),
     }
 }
 

@@ -769,7 +769,7 @@ fn select_n(a: &Args) -> Result<Obj> {
             crate::array::fmt_shape(&first.shape())
         );
     }
-    if which.dtype() == DType::F32 {
+    if which.dtype().is_float() {
         bail!(
             TypeError,
             "select `which` must be boolean or integer type, got float32."

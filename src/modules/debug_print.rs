@@ -151,10 +151,10 @@ fn formatted(o: &Obj) -> Obj {
         Obj::Array(Value::Concrete(a)) if a.shape().is_empty() => {
             let x = a.get_f64(0);
             match a.dtype() {
-                DType::F32 => Obj::Float(x),
-                DType::I32 | DType::U32 => Obj::Int(x as i64),
                 DType::Bool => Obj::Bool(x != 0.0),
-                DType::C64 => crate::python::array::scalar_obj(a, 0),
+                d if d.is_float() => Obj::Float(x),
+                d if d.is_int() => Obj::Int(x as i64),
+                _ => crate::python::array::scalar_obj(a, 0),
             }
         }
         other => other.clone(),

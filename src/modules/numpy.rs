@@ -23,6 +23,7 @@ mod creation;
 mod dtype_queries;
 pub mod dtypes;
 mod elementwise;
+mod finfo;
 mod grids;
 mod host;
 mod hostattrs;

@@ -317,13 +317,7 @@ fn create_mesh(interp: &mut Interp, a: Args) -> Result<Obj> {
         .iter()
         .map(|t| ("axis_types".to_string(), t.clone()))
         .collect();
-    let mesh = super::sharding::make_mesh(
-        interp,
-        Args {
-            pos: vec![shape, names],
-            kw,
-        },
-    )?;
+    let mesh = super::sharding::make_mesh(interp, Args::with(vec![shape, names], kw))?;
     if types.is_some() {
         return Ok(mesh);
     }

@@ -235,22 +235,29 @@ pub fn mean(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
         .iter()
         .map(|&a| shape[a])
         .product();
-    // Integers and booleans average as float32; complex64 stays complex.
+    // Integers and booleans average as float32; complex64 stays complex;
+    // a narrow float averages in float32, rounded back at the end.
     let dtype = if x.dtype() == DType::C64 {
         DType::C64
     } else {
         DType::F32
     };
+    let narrow = Some(x.dtype()).filter(|d| d.is_narrow() && d.is_float());
     let x = convert(x, dtype)?;
     let s = sum(&x, axes, keepdims)?;
     let n = scalar(n as f64, dtype);
-    if crate::trace::tracing() {
+    let m = if crate::trace::tracing() {
         // A traced division by a constant runs as XLA runs it (see exec).
-        return div(&s, &n);
+        div(&s, &n)?
+    } else {
+        // JAX's mean is itself jitted, so its count is a compiled constant,
+        // which XLA divides by as a multiplication by its reciprocal.
+        mul(&s, &div(&scalar(1.0, dtype), &n)?)?
+    };
+    match narrow {
+        Some(d) => convert(&m, d),
+        None => Ok(m),
     }
-    // JAX's mean is itself jitted, so its count is a compiled constant,
-    // which XLA divides by as a multiplication by its reciprocal.
-    mul(&s, &div(&scalar(1.0, dtype), &n)?)
 }
 
 /// `jnp.argmax` / `jnp.argmin` along one axis (the flattened array when None).

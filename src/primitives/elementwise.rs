@@ -60,6 +60,8 @@ fn unary_dtype(op: UnaryOp, d: DType) -> DType {
         _ if d == DType::C64 => d,
         Neg | Abs | Sign | Not => d,
         IsFinite => DType::Bool,
+        // A float function keeps a float operand's type (bfloat16 stays).
+        _ if d.is_float() => d,
         _ => DType::F32,
     }
 }
@@ -71,6 +73,7 @@ fn binary_dtype(op: BinaryOp, a: &Aval, b: &Aval) -> DType {
         Eq | Ne | Lt | Le | Gt | Ge => DType::Bool,
         Complex => DType::C64,
         _ if joined == DType::C64 => DType::C64,
+        Div | Atan2 if joined.is_float() => joined,
         Div | Atan2 => DType::F32,
         Pow if joined == DType::Bool => DType::I32,
         _ => joined,
@@ -164,7 +167,7 @@ fn to_dtype_of(ct: Value, primal: &Value) -> Result<Value> {
 
 /// Whether a value has a derivative: float32 or complex64.
 fn is_float(v: &Value) -> bool {
-    matches!(v.dtype(), DType::F32 | DType::C64)
+    v.dtype().is_inexact()
 }
 
 /// Tangent of `real`/`imag`/`conj` (linear maps: the map of the tangent),

@@ -27,6 +27,7 @@ pub mod elementwise;
 pub mod jit;
 pub mod linalg;
 pub mod maps;
+pub mod narrow;
 pub mod placement;
 pub mod reduce;
 pub mod remat;
@@ -416,6 +417,7 @@ impl Prim {
                 self.name()
             );
         }
+        narrow::refusal(self, ins, &outs)?;
         if let Some(w) = weak::rule(self, ins) {
             outs.iter_mut().for_each(|a| a.weak = w);
         }
@@ -522,8 +524,17 @@ impl Prim {
     }
 
     /// Runs a device-local primitive on arrays. Collectives and maps need the
-    /// devices and are run by `exec` instead.
+    /// devices and are run by `exec` instead. Narrow operands and results
+    /// are computed wide and fitted to their types in `narrow::apply`.
     pub fn apply(&self, ins: &[Array]) -> Result<Vec<Array>> {
+        let narrow_param = matches!(self, Prim::Convert(d, _) if d.is_narrow());
+        if narrow_param || ins.iter().any(|a| a.dtype().is_narrow()) {
+            return narrow::apply(self, ins);
+        }
+        self.apply_wide(ins)
+    }
+
+    fn apply_wide(&self, ins: &[Array]) -> Result<Vec<Array>> {
         match self {
             Prim::Unary(_)
             | Prim::Binary(_)
@@ -567,6 +578,17 @@ impl Prim {
             crate::bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: complex64 in differentiation of {}",
+                self.name()
+            );
+        }
+        // The derivative rules build float32 tangents; a narrow float's
+        // cotangent would not keep its type.
+        let mut dtypes = primals.iter().chain(outs).map(|v| v.dtype());
+        if let Some(d) = dtypes.find(|d| d.is_narrow() && d.is_float()) {
+            crate::bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {} in differentiation of {}",
+                d.name(),
                 self.name()
             );
         }

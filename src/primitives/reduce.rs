@@ -129,9 +129,7 @@ pub fn jvp(
     let (Prim::Reduce { op, axes }, Some(g)) = (prim, &t[0]) else {
         return Ok(vec![None]);
     };
-    if !matches!(p[0].dtype(), DType::F32 | DType::C64)
-        || matches!(op, ReduceOp::Any | ReduceOp::All)
-    {
+    if !p[0].dtype().is_inexact() || matches!(op, ReduceOp::Any | ReduceOp::All) {
         return Ok(vec![None]);
     }
     let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
@@ -152,9 +150,7 @@ pub fn vjp(
     let (Prim::Reduce { op, axes }, Some(ct)) = (prim, &cts[0]) else {
         return Ok(vec![None]);
     };
-    if !matches!(p[0].dtype(), DType::F32 | DType::C64)
-        || matches!(op, ReduceOp::Any | ReduceOp::All)
-    {
+    if !p[0].dtype().is_inexact() || matches!(op, ReduceOp::Any | ReduceOp::All) {
         return Ok(vec![None]);
     }
     let spread = unreduce(ct, &p[0].shape(), axes)?;

@@ -232,8 +232,7 @@ pub fn jvp(prim: &Prim, p: &[Value], t: &[Option<Value>]) -> Result<Vec<Option<V
     if matches!(prim, Prim::StopGradient) {
         return Ok(vec![None]);
     }
-    if !matches!(p[0].dtype(), DType::F32 | DType::C64) && !matches!(prim, Prim::ScatterAdd { .. })
-    {
+    if !p[0].dtype().is_inexact() && !matches!(prim, Prim::ScatterAdd { .. }) {
         return Ok(vec![None]);
     }
     let out = match prim {
@@ -278,7 +277,7 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
     }
     let x = &p[0];
     let xs = x.shape();
-    let float = |v: &Value| matches!(v.dtype(), DType::F32 | DType::C64);
+    let float = |v: &Value| v.dtype().is_inexact();
     let mut out: Vec<Option<Value>> = vec![None; p.len()];
     match prim {
         Prim::Reshape(_) => out[0] = Some(ops::reshape(ct, &xs)?),

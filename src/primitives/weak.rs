@@ -8,29 +8,16 @@
 //! Reductions, index results and conversions decide for themselves, and the
 //! primitives that run a traced program take the types its outputs had.
 
-use crate::array::DType;
 use crate::ir::Aval;
 
 use super::Prim;
 
-/// Whether two operands' promotion is weakly typed: both weak, or the weak
-/// one of the higher dtype (bool < uint32 < int32 < float32 < complex64),
-/// except that a weak int meeting uint32 gives strong uint32, and that
-/// a weak complex meeting float32 gives strong complex64: in JAX's lattice
-/// float32 and the weak complex type join at complex64, while an integer
-/// and the weak float type join at the weak float type.
+/// Whether two operands' promotion is weakly typed: the weak bit of their
+/// join in JAX's lattice ([`crate::array::DType::join`]). Both weak gives a
+/// weak result; a weak operand of a higher kind than the strong one (a
+/// Python float with an int array) gives a weak result of its kind.
 pub fn promoted(a: &Aval, b: &Aval) -> bool {
-    let weak_wins = |weak: &Aval, strong: &Aval| {
-        weak.dtype > strong.dtype
-            && !(weak.dtype == DType::C64 && strong.dtype == DType::F32)
-            && !(weak.dtype == DType::I32 && strong.dtype == DType::U32)
-    };
-    match (a.weak, b.weak) {
-        (true, true) => true,
-        (false, false) => false,
-        (true, false) => weak_wins(a, b),
-        (false, true) => weak_wins(b, a),
-    }
+    a.dtype.join(a.weak, b.dtype, b.weak).1
 }
 
 /// The weak bit of the results of `prim` on operands `ins`, or None when the

@@ -212,6 +212,18 @@ pub fn complex_scalar(re: f64, im: f64) -> Array {
 
 /// An array of `dtype` from f64 data.
 pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
+    if dtype.is_float() && dtype.is_narrow() {
+        // Rounded from the double, as NumPy converts a Python float.
+        let rounded: Vec<f64> = data
+            .iter()
+            .map(|&x| crate::array::narrow::round_float(x, dtype))
+            .collect();
+        return Ok(from_f64(shape, &rounded, DType::F32)?.fit(dtype));
+    }
+    if dtype.is_narrow() {
+        let ints: Vec<i32> = data.iter().map(|&x| x as i64 as i32).collect();
+        return Ok(Array::from_i32(shape, ints)?.fit(dtype));
+    }
     match dtype {
         DType::F32 => Array::from_f32(shape, data.iter().map(|&x| x as f32).collect()),
         DType::I32 => Array::from_i32(shape, data.iter().map(|&x| x as i32).collect()),
@@ -221,6 +233,7 @@ pub fn from_f64(shape: &[usize], data: &[f64], dtype: DType) -> Result<Array> {
             shape,
             crate::array::Buffer::C64(data.iter().map(|&x| C64::real(x as f32)).collect()),
         ),
+        narrow => bail!(RuntimeError, "{} is held in a wider buffer", narrow.name()),
     }
 }
 
@@ -295,7 +308,7 @@ pub fn binary_operands(op: BinaryOp, a: &Obj, b: &Obj) -> Result<(Value, Value)>
         // JAX's floor division starts with `rem` for floats and `div` for
         // integers, and its shape error names that primitive.
         let prim = match op {
-            BinaryOp::FloorDiv if x.dtype() == DType::F32 => "rem",
+            BinaryOp::FloorDiv if x.dtype().is_float() => "rem",
             BinaryOp::FloorDiv => "div",
             other => crate::primitives::elementwise::binary_name(other),
         };
@@ -413,7 +426,7 @@ fn classify(k: &Obj) -> Result<Idx> {
             if v.dtype() == DType::Bool {
                 return mask_index(v);
             }
-            if v.dtype() == DType::F32 {
+            if v.dtype().is_float() {
                 bail!(
                     IndexError,
                     "Indexer must have integer or boolean type, got indexer with type float32 at position 0, indexer value {}",
@@ -891,6 +904,8 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
         "ndim" => Obj::Int(shape.len() as i64),
         "size" => Obj::Int(shape.iter().product::<usize>() as i64),
         "dtype" => Obj::DType(x.dtype()),
+        "itemsize" => Obj::Int(x.dtype().itemsize() as i64),
+        "nbytes" => Obj::Int((x.dtype().itemsize() * shape.iter().product::<usize>()) as i64),
         "weak_type" => Obj::Bool(x.aval().weak),
         "T" => {
             let perm: Vec<usize> = (0..shape.len()).rev().collect();
@@ -981,13 +996,14 @@ fn index_update_ref(x: &Value) -> Obj {
 /// Element `i` of a concrete array as a Python scalar.
 pub fn scalar_obj(a: &Array, i: usize) -> Obj {
     match a.dtype() {
-        DType::F32 => Obj::Float(a.get_f64(i)),
-        DType::I32 | DType::U32 => Obj::Int(a.get_f64(i) as i64),
         DType::Bool => Obj::Bool(a.get_f64(i) != 0.0),
+        d if d.is_float() => Obj::Float(a.get_f64(i)),
+        d if d.is_int() => Obj::Int(a.get_f64(i) as i64),
         DType::C64 => match a.buffer() {
             crate::array::Buffer::C64(d) => Obj::Complex(d[i].re as f64, d[i].im as f64),
             _ => Obj::None,
         },
+        _ => Obj::None,
     }
 }
 
@@ -1019,12 +1035,56 @@ pub fn cast_to(d: DType, a: Args) -> Result<Obj> {
     Ok(Obj::Array(jops::astype(&v, d)?))
 }
 
+/// Python numbers as an array of the narrow `dtype`: floats rounded from
+/// their double value (as NumPy converts them), ints checked against the
+/// type's range (`jnp.int8(300)` is an OverflowError, as in NumPy).
+fn narrow_value(o: &Obj, dtype: DType) -> Result<Value> {
+    let mut shape = vec![];
+    let mut data = vec![];
+    let mut found = DType::Bool;
+    match o {
+        Obj::Int(_) | Obj::Bool(_) | Obj::Float(_) => {
+            flatten_numbers(o, 0, &[], &mut data, &mut found)?
+        }
+        Obj::List(_) | Obj::Tuple(_) => {
+            nested_shape(o, &mut shape)?;
+            flatten_numbers(o, 0, &shape, &mut data, &mut found)?;
+        }
+        _ => return to_value(o),
+    }
+    if found == DType::C64 {
+        return to_value(o);
+    }
+    check_size(data.len())?;
+    let values: Vec<f64> = data.iter().map(|&(v, _)| v).collect();
+    if dtype.is_int() && found != DType::F32 {
+        let (lo, hi) = crate::array::narrow::int_bounds(dtype);
+        if let Some(v) = values.iter().find(|&&v| v < lo as f64 || v > hi as f64) {
+            bail!(
+                OverflowError,
+                "Python integer {} out of bounds for {}",
+                *v as i64,
+                dtype.name()
+            );
+        }
+    }
+    let values: Vec<f64> = if dtype.is_int() {
+        values.iter().map(|v| v.trunc()).collect()
+    } else {
+        values
+    };
+    Ok(Value::Concrete(from_f64(&shape, &values, dtype)?))
+}
+
 /// [`to_value`] for a requested dtype: Python ints meant for uint32 are
 /// taken whole (4000000000 is a uint32, not a saturated int32) and must lie
 /// in its range, as NumPy checks them (`jnp.uint32(-1)` is an
 /// OverflowError). Anything else converts as [`to_value`] does; the caller
 /// casts the result.
 pub fn to_value_as(o: &Obj, dtype: DType) -> Result<Value> {
+    if dtype.is_narrow() && !contains_array(o) {
+        return narrow_value(o, dtype);
+    }
     if dtype != DType::U32 || contains_array(o) {
         return to_value(o);
     }

@@ -410,7 +410,7 @@ pub fn format_value(v: &Obj, spec: &str) -> Result<String> {
 /// padding.
 fn format_typed(v: &Obj, spec: &Spec, num: Option<f64>) -> Result<String> {
     let is_int = matches!(v, Obj::Int(_) | Obj::Bool(_))
-        || matches!(v, Obj::Array(a) if a.dtype() != DType::F32);
+        || matches!(v, Obj::Array(a) if !a.dtype().is_inexact());
     let prec = spec.prec.unwrap_or(6);
     let text = match (spec.ty, num) {
         (Some('f') | Some('F'), Some(x)) => fmt_fixed(x, prec),
@@ -488,10 +488,10 @@ fn numpy_scalar(v: &Obj) -> Option<Obj> {
         return None;
     }
     match a.dtype() {
-        DType::F32 => Some(Obj::Float(a.get_f64(0))),
-        DType::I32 | DType::U32 => Some(Obj::Int(a.get_f64(0) as i64)),
         DType::Bool => Some(Obj::Bool(a.get_f64(0) != 0.0)),
-        DType::C64 => None,
+        d if d.is_float() => Some(Obj::Float(a.get_f64(0))),
+        d if d.is_int() => Some(Obj::Int(a.get_f64(0) as i64)),
+        _ => None,
     }
 }
 

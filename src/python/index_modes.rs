@@ -154,10 +154,11 @@ pub fn extend(x: &Value, dims: &[usize], fill: &Value) -> Result<Value> {
 pub fn fill_value(a: &Args, dtype: DType) -> Result<Value> {
     let v = match a.get(None, "fill_value") {
         Some(Obj::None) | None => match dtype {
-            DType::F32 | DType::C64 => f64::NAN,
-            DType::I32 => i32::MIN as f64,
-            DType::U32 => u32::MAX as f64,
             DType::Bool => 1.0,
+            d if d.is_inexact() => f64::NAN,
+            // JAX fills with the type's smallest signed or largest unsigned value.
+            d if d.is_unsigned() => crate::array::narrow::int_bounds(d).1 as f64,
+            d => crate::array::narrow::int_bounds(d).0 as f64,
         },
         Some(v) => {
             let v = to_value(&v).map_err(|_| err!(TypeError, "fill_value must be a scalar"))?;

@@ -833,7 +833,7 @@ fn index_int(k: &Obj) -> Result<Option<i64>> {
     Ok(match k {
         Obj::Int(i) => Some(*i),
         Obj::Bool(b) => Some(*b as i64),
-        Obj::Array(a) if a.shape().is_empty() && a.dtype() != DType::F32 => {
+        Obj::Array(a) if a.shape().is_empty() && !a.dtype().is_inexact() => {
             Some(a.concrete_for(crate::trace::Conversion::Index)?.get_f64(0) as i64)
         }
         Obj::Lib(_) => match k.lib_scalar() {
@@ -1083,6 +1083,7 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
         Obj::Array(x) => array_attr(interp, x, name),
         Obj::DType(d) => match name {
             "name" => Ok(Obj::str(d.name())),
+            "itemsize" => Ok(Obj::Int(d.itemsize() as i64)),
             _ => Err(missing()),
         },
         Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),

@@ -148,7 +148,7 @@ pub(crate) fn pull_back(
     };
     for (a, c) in jaxpr.outvars.iter().zip(cts) {
         if let (Atom::Var(v), Some(c)) = (a, c) {
-            if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {
+            if jaxpr.aval(*v).dtype.is_inexact() {
                 accumulate(&mut ct_env, *v, c.clone())?;
             }
         }
@@ -162,7 +162,7 @@ pub(crate) fn pull_back(
         let in_cts = at_source(eqn, || eqn.prim.vjp(&ins, &outs, &out_cts))?;
         for (a, c) in eqn.inputs.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
-                if matches!(jaxpr.aval(*v).dtype, DType::F32 | DType::C64) {
+                if jaxpr.aval(*v).dtype.is_inexact() {
                     accumulate(&mut ct_env, *v, c)?;
                 }
             }
@@ -541,7 +541,7 @@ fn check_grad_inputs(args: &[Value], argnums: &[usize], holomorphic: bool) -> Re
                 a.dtype().name()
             );
         }
-        if !matches!(a.dtype(), DType::F32 | DType::C64) {
+        if !a.dtype().is_inexact() {
             bail!(
                 TypeError,
                 "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of \
@@ -609,7 +609,7 @@ fn check_loss_dtype(dtype: DType, holomorphic: bool) -> Result<()> {
              directly."
         );
     }
-    if !matches!(dtype, DType::F32 | DType::C64) {
+    if !dtype.is_inexact() {
         bail!(
             TypeError,
             "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), \

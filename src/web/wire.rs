@@ -69,6 +69,13 @@ pub fn array_from_words(shape: &[usize], dtype: DType, words: &[u32]) -> Result<
                     .collect(),
             ),
         ),
+        // A narrow array travels as the wide buffer it is kept in.
+        d if d.is_float() => Ok(Array::from_f32(
+            shape,
+            words.iter().map(|&w| f32::from_bits(w)).collect(),
+        )?
+        .astype(d)),
+        d => Ok(Array::from_i32(shape, words.iter().map(|&w| w as i32).collect())?.astype(d)),
     }
 }
 

@@ -69,6 +69,11 @@ impl Object for AbstractType {
 /// Adds the abstract classes and the queries to `jax.numpy`.
 pub(super) fn register(b: &mut Builder) {
     register_abstract(b);
+    b.func("promote_types", |_, a| {
+        let x = super::dtypes::dtype_of(&a.req(Some(0), "a", "promote_types")?)?;
+        let y = super::dtypes::dtype_of(&a.req(Some(1), "b", "promote_types")?)?;
+        Ok(Obj::DType(x.promote(y)))
+    });
     b.func("issubdtype", issubdtype)
         .func("result_type", result_type)
         .func("broadcast_shapes", broadcast_shapes);
@@ -97,9 +102,9 @@ fn class_of_kind(k: super::host::Kind) -> &'static str {
 fn class_of(d: DType) -> &'static str {
     match d {
         DType::Bool => "generic",
-        DType::I32 => "signedinteger",
-        DType::U32 => "unsignedinteger",
-        DType::F32 => "floating",
+        DType::I32 | DType::I8 | DType::I16 => "signedinteger",
+        DType::U32 | DType::U8 | DType::U16 => "unsignedinteger",
+        DType::F32 | DType::BF16 | DType::F16 => "floating",
         DType::C64 => "complexfloating",
     }
 }

@@ -1,11 +1,10 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! shardlab arrays are float32, int32, uint32, bool or complex64. In
-//! `jax.numpy` the 64-bit names are their 32-bit types, as in JAX without
+//! In `jax.numpy` the 64-bit names are their 32-bit types, as in JAX without
 //! x64 (`numpy` has its own 64-bit types, see `scalar_types`; complex128 is
-//! complex64); the narrower types (float16, bfloat16, int8, int16, uint8,
-//! uint16) are refused wherever they are named, never replaced.
+//! complex64); the narrow types (bfloat16, float16, int8, int16, uint8,
+//! uint16) are their own (see `array::narrow`).
 
 use crate::array::DType;
 use crate::bail;
@@ -27,9 +26,16 @@ pub(super) fn register(b: &mut Builder) {
         .attr("uint64", Obj::DType(DType::U32))
         .attr("bool_", Obj::DType(DType::Bool))
         .attr("bool", Obj::DType(DType::Bool))
+        .attr("bfloat16", Obj::DType(DType::BF16))
+        .attr("float16", Obj::DType(DType::F16))
+        .attr("int8", Obj::DType(DType::I8))
+        .attr("int16", Obj::DType(DType::I16))
+        .attr("uint8", Obj::DType(DType::U8))
+        .attr("uint16", Obj::DType(DType::U16))
         .attr("complex64", Obj::DType(DType::C64))
         .attr("complex128", Obj::DType(DType::C64));
     b.func("iinfo", iinfo);
+    b.func("finfo", super::finfo::finfo);
     b.func("astype", |_, a| {
         let x = arr(&a, 0, "x", "astype")?;
         let d = dtype_of(&a.req(Some(1), "dtype", "astype")?)?;
@@ -41,12 +47,6 @@ pub(super) fn register(b: &mut Builder) {
 pub fn dtype_of(o: &Obj) -> Result<DType> {
     // NumPy's 64-bit types stand for JAX's 32-bit ones.
     if let Some(t) = o.downcast::<super::scalar_types::HostType>() {
-        if t.kind == super::host::Kind::UInt8 {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: jax.numpy.uint8"
-            );
-        }
         return Ok(super::scalar_types::engine_dtype(t.kind));
     }
     Ok(match o {
@@ -60,11 +60,12 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
             "float32" | "float64" | "float" | "f4" | "f8" => DType::F32,
             "int32" | "int64" | "int" | "i4" | "i8" => DType::I32,
             "uint32" | "uint64" | "uint" | "u4" | "u8" => DType::U32,
-            narrow @ ("float16" | "bfloat16" | "int8" | "int16" | "uint8" | "uint16" | "f2"
-            | "i1" | "i2" | "u1" | "u2") => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: jax.numpy.{narrow}"
-            ),
+            "bfloat16" => DType::BF16,
+            "float16" | "f2" | "half" => DType::F16,
+            "int8" | "i1" => DType::I8,
+            "int16" | "i2" => DType::I16,
+            "uint8" | "u1" => DType::U8,
+            "uint16" | "u2" => DType::U16,
             "bool" => DType::Bool,
             other => bail!(TypeError, "data type '{other}' not understood"),
         },
@@ -88,10 +89,7 @@ struct IInfo(DType);
 
 impl IInfo {
     fn bounds(&self) -> (i64, i64) {
-        match self.0 {
-            DType::U32 => (0, u32::MAX as i64),
-            _ => (i32::MIN as i64, i32::MAX as i64),
-        }
+        crate::array::narrow::int_bounds(self.0)
     }
 }
 
@@ -105,9 +103,9 @@ impl crate::python::object::Object for IInfo {
         Ok(Some(match name {
             "min" => Obj::Int(min),
             "max" => Obj::Int(max),
-            "bits" => Obj::Int(32),
+            "bits" => Obj::Int(8 * self.0.itemsize() as i64),
             "dtype" => Obj::DType(self.0),
-            "kind" => Obj::str(if self.0 == DType::U32 { "u" } else { "i" }),
+            "kind" => Obj::str(if self.0.is_unsigned() { "u" } else { "i" }),
             _ => return Ok(None),
         }))
     }
@@ -140,13 +138,21 @@ mod tests {
     use crate::error::ErrorKind;
 
     #[test]
-    fn uint32_names_are_uint32_and_narrow_types_are_refused() {
+    fn uint32_names_are_uint32_and_narrow_names_their_types() {
         for name in ["uint32", "uint64", "u4"] {
             assert_eq!(dtype_of(&Obj::str(name)).ok(), Some(DType::U32));
         }
-        for name in ["bfloat16", "float16", "int8", "int16", "uint8", "uint16"] {
-            let e = dtype_of(&Obj::str(name)).err().map(|e| e.kind);
-            assert_eq!(e, Some(ErrorKind::NotImplementedError), "{name}");
+        for d in [
+            DType::BF16,
+            DType::F16,
+            DType::I8,
+            DType::I16,
+            DType::U8,
+            DType::U16,
+        ] {
+            assert_eq!(dtype_of(&Obj::str(d.name())).ok(), Some(d));
         }
+        let e = dtype_of(&Obj::str("float8")).err().map(|e| e.kind);
+        assert_eq!(e, Some(ErrorKind::TypeError));
     }
 }

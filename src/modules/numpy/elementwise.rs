@@ -106,7 +106,7 @@ fn register_float_predicates(b: &mut Builder) {
                 "not supported by shardlab yet: complex64 in isinf"
             );
         }
-        if x.dtype() != DType::F32 {
+        if !x.dtype().is_float() {
             return Ok(Obj::Array(constant_bool(&x, false)?));
         }
         let inf = jops::scalar(f64::INFINITY, DType::F32);
@@ -114,7 +114,7 @@ fn register_float_predicates(b: &mut Builder) {
     });
     b.func("isfinite", |_, a| {
         let x = arr(&a, 0, "x", "isfinite")?;
-        if !matches!(x.dtype(), DType::F32 | DType::C64) {
+        if !x.dtype().is_inexact() {
             return Ok(Obj::Array(constant_bool(&x, true)?));
         }
         Ok(Obj::Array(jops::unary(UnaryOp::IsFinite, &x)?))
@@ -200,7 +200,7 @@ fn unary(op: UnaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             op,
             UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not | UnaryOp::IsFinite
         );
-        let x = if needs_float && !matches!(x.dtype(), DType::F32 | DType::C64) {
+        let x = if needs_float && !x.dtype().is_inexact() {
             jops::convert(&x, DType::F32)?
         } else {
             x
@@ -218,7 +218,7 @@ fn round(a: &Args, numpy: bool) -> Result<Obj> {
         Some(d) => to_int(&d)?,
         None => 0,
     };
-    if x.dtype() != DType::F32 {
+    if !x.dtype().is_float() {
         if decimals >= 0 {
             return Ok(Obj::Array(x));
         }

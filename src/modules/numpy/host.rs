@@ -186,10 +186,10 @@ impl HostArray {
             Kind::UInt32 => {
                 Array::from_u32(&self.shape, self.data.iter().map(|&x| x as u32).collect())?
             }
-            Kind::UInt8 => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: uint8 arrays in JAX"
-            ),
+            Kind::UInt8 => {
+                let ints = self.data.iter().map(|&x| x as i32).collect();
+                Array::from_i32(&self.shape, ints)?.fit(DType::U8)
+            }
             Kind::Int32 | Kind::Int64 => {
                 let ints: Vec<i64> = self.data.iter().map(|&x| x as i64).collect();
                 return int32_array(&self.shape, &ints);
@@ -245,7 +245,8 @@ fn from_value(v: &Value) -> Result<HostArray> {
         DType::F32 => Kind::Float32,
         DType::I32 => Kind::Int32,
         DType::Bool => Kind::Bool,
-        DType::C64 | DType::U32 => crate::bail!(
+        DType::U8 => Kind::UInt8,
+        _ => crate::bail!(
             NotImplementedError,
             "not supported by shardlab yet: {} in NumPy arrays",
             a.dtype().name()

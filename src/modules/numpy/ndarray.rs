@@ -340,6 +340,11 @@ fn kind_of(d: DType) -> Kind {
         DType::I32 => Kind::Int32,
         DType::Bool => Kind::Bool,
         DType::U32 => Kind::UInt32,
+        DType::U8 => Kind::UInt8,
+        // NumPy arrays are never built from the other narrow types
+        // (refused where they are made), so these arms are not reached.
+        DType::BF16 | DType::F16 => Kind::Float32,
+        DType::I8 | DType::I16 | DType::U16 => Kind::Int32,
         // NumPy arrays are never built from complex64 arrays (refused
         // where they are made), so this arm is not reached.
         DType::C64 => Kind::Float32,

@@ -2,6 +2,7 @@
 //! `std`, `argmax`, `argmin`, the running `cumsum` and `cumprod`, and `diff`.
 
 use crate::array::{DType, ReduceOp};
+use crate::bail;
 use crate::error::Result;
 use crate::ops as jops;
 use crate::primitives::CumOp;
@@ -37,10 +38,33 @@ pub(super) fn register(b: &mut Builder) {
 fn reduction(op: ReduceOp, a: &Args, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
     let axes = axes_arg(a, Some(1))?;
+    let keep = keepdims(a, None)?;
     let masks = super::nan_reductions::Masks::from_args(a)?;
-    let r =
-        super::nan_reductions::masked_reduce(op, &x, axes.as_deref(), keepdims(a, None)?, &masks)?;
-    Ok(Obj::Array(r))
+    let d = x.dtype();
+    if !matches!(op, ReduceOp::Sum | ReduceOp::Prod) || !d.is_narrow() {
+        let r = super::nan_reductions::masked_reduce(op, &x, axes.as_deref(), keep, &masks)?;
+        return Ok(Obj::Array(r));
+    }
+    if masks.where_.is_some() || masks.initial.is_some() {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jnp.{func} of {} with where= or initial=",
+            d.name()
+        );
+    }
+    // jnp sums a narrow float in float32 and rounds the result back; a
+    // narrow integer sums as int32 (uint32 when unsigned), as JAX does.
+    let wide = match d {
+        d if d.is_float() => DType::F32,
+        d if d.is_unsigned() => DType::U32,
+        _ => DType::I32,
+    };
+    let r = jops::reduce(op, &jops::convert(&x, wide)?, axes.as_deref(), keep)?;
+    Ok(Obj::Array(if d.is_float() {
+        jops::convert(&r, d)?
+    } else {
+        r
+    }))
 }
 
 fn mean(a: &Args) -> Result<Obj> {
@@ -55,11 +79,17 @@ fn mean(a: &Args) -> Result<Obj> {
 
 fn var(a: &Args, sqrt: bool) -> Result<Obj> {
     let x = arr(a, 0, "a", "var")?;
+    let narrow = Some(x.dtype()).filter(|d| d.is_narrow() && d.is_float());
     let x = jops::convert(&x, DType::F32)?;
     let axes = axes_arg(a, Some(1))?;
     let m = jops::mean(&x, axes.as_deref(), true)?;
     let d = jops::sub(&x, &m)?;
     let v = jops::mean(&jops::mul(&d, &d)?, axes.as_deref(), keepdims(a, None)?)?;
+    // A narrow float's variance is computed in float32 and rounded back.
+    let v = match narrow {
+        Some(n) => jops::convert(&v, n)?,
+        None => v,
+    };
     Ok(Obj::Array(if sqrt { jops::sqrt(&v)? } else { v }))
 }
 

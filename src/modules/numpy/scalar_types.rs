@@ -52,7 +52,8 @@ pub fn engine_dtype(kind: Kind) -> DType {
     match kind {
         Kind::Bool => DType::Bool,
         Kind::UInt32 => DType::U32,
-        Kind::Int32 | Kind::Int64 | Kind::UInt8 => DType::I32,
+        Kind::Int32 | Kind::Int64 => DType::I32,
+        Kind::UInt8 => DType::U8,
         Kind::Float32 | Kind::Float64 => DType::F32,
     }
 }

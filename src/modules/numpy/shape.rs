@@ -289,15 +289,20 @@ fn take_fill(x: &Value, given: Option<Obj>) -> Result<Value> {
     if let Some(f) = given {
         return jops::convert(&to_value(&f)?, x.dtype());
     }
-    Ok(match x.dtype() {
+    let d = x.dtype();
+    Ok(match d {
         DType::Bool => jops::scalar(1.0, DType::Bool),
-        DType::I32 => jops::scalar(i32::MIN as f64, DType::I32),
-        DType::U32 => jops::scalar(u32::MAX as f64, DType::U32),
-        DType::F32 => jops::scalar(f64::NAN, DType::F32),
         DType::C64 => bail!(
             NotImplementedError,
             "not supported by shardlab yet: jnp.take of complex64 out of bounds"
         ),
+        d if d.is_float() => jops::scalar(f64::NAN, d),
+        DType::U8 => jops::scalar(u8::MAX as f64, d),
+        DType::U16 => jops::scalar(u16::MAX as f64, d),
+        DType::U32 => jops::scalar(u32::MAX as f64, d),
+        DType::I8 => jops::scalar(i8::MIN as f64, d),
+        DType::I16 => jops::scalar(i16::MIN as f64, d),
+        _ => jops::scalar(i32::MIN as f64, d),
     })
 }
 

@@ -4,7 +4,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::array::DType;
 use crate::error::Result;
 use crate::{bail, err};
 
@@ -30,7 +29,7 @@ pub fn to_int(o: &Obj) -> Result<i64> {
     match o {
         Obj::Int(i) => Ok(*i),
         Obj::Bool(b) => Ok(*b as i64),
-        Obj::Array(v) if v.shape().is_empty() && v.dtype() != DType::F32 => {
+        Obj::Array(v) if v.shape().is_empty() && !v.dtype().is_inexact() => {
             Ok(v.concrete_for(crate::trace::Conversion::Index)?.get_f64(0) as i64)
         }
         // A NumPy integer scalar has `__index__`; a float one has not.
