@@ -45,7 +45,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("errors/unbound_axis_name_in_psum", "JAX 0.10.2 raises a bare AssertionError for an unbound axis under check_vma=True; shardlab raises the NameError JAX gives everywhere else"),
     ("transforms/nested_vmap_psum_both_axes", "a psum over a vmapped axis together with other axes is not supported yet"),
     ("transforms/vmap_over_shard_map", "a shard_map inside a vmap body is not supported yet"),
-    ("grads/jnp_grad_softmax_cross_entropy", "needs jax.nn, not wired into the interpreter yet"),
     ("grads/jnp_grad_indexing", "the gradient of a strided slice (x[:, ::2]) is not implemented in the engine"),
     ("errors/pmap_more_devices_than_exist", "JAX 0.10.2's pmap shards 9 rows over 8 devices and raises IndivisibleError; shardlab reports that 9 devices are needed"),
     ("errors/mesh_axis_used_twice_in_spec", "shardlab raises ValueError; JAX's DuplicateSpecError derives from Exception only"),

@@ -362,6 +362,31 @@ where
     ))
 }
 
+/// Checks the cotangents given to a vjp function against its outputs: as
+/// many, and of the same shapes, as JAX requires.
+pub(crate) fn check_cotangents(cts: &[Value], outs: &[Aval]) -> Result<()> {
+    if cts.len() != outs.len() {
+        bail!(
+            TypeError,
+            "vjp function takes {} cotangents, got {}",
+            outs.len(),
+            cts.len()
+        );
+    }
+    for (i, (c, o)) in cts.iter().zip(outs).enumerate() {
+        if c.shape() != o.shape {
+            bail!(
+                ValueError,
+                "unexpected JAX type (e.g. shape/dtype) for argument {i} to vjp function: \
+                 got shape {:?}, expected shape {:?}",
+                c.shape(),
+                o.shape
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The pullback of a function at a point, from [`vjp`].
 pub struct Pullback {
     jaxpr: Jaxpr,
@@ -372,26 +397,7 @@ pub struct Pullback {
 impl Pullback {
     /// Cotangents of the arguments for the given output cotangents.
     pub fn call(&self, cts: &[Value]) -> Result<Vec<Value>> {
-        let outs = self.jaxpr.out_avals();
-        if cts.len() != outs.len() {
-            bail!(
-                TypeError,
-                "vjp function takes {} cotangents, got {}",
-                outs.len(),
-                cts.len()
-            );
-        }
-        for (i, (c, o)) in cts.iter().zip(&outs).enumerate() {
-            if c.shape() != o.shape {
-                bail!(
-                    ValueError,
-                    "unexpected JAX type (e.g. shape/dtype) for argument {i} to vjp function: \
-                     got shape {:?}, expected shape {:?}",
-                    c.shape(),
-                    o.shape
-                );
-            }
-        }
+        check_cotangents(cts, &self.jaxpr.out_avals())?;
         let cts: Vec<Option<Value>> = cts.iter().cloned().map(Some).collect();
         let (_, in_cts) = vjp_jaxpr_eval(&self.jaxpr, &self.primals, &cts)?;
         Ok(in_cts

@@ -238,25 +238,7 @@ impl Split {
     /// The arguments' cotangents for the output cotangents `cts`, from
     /// `residuals`.
     pub fn call(&self, residuals: &[Value], cts: &[Value]) -> Result<Vec<Value>> {
-        if cts.len() != self.outs.len() {
-            bail!(
-                TypeError,
-                "vjp function takes {} cotangents, got {}",
-                self.outs.len(),
-                cts.len()
-            );
-        }
-        for (i, (c, o)) in cts.iter().zip(&self.outs).enumerate() {
-            if c.shape() != o.shape {
-                bail!(
-                    ValueError,
-                    "unexpected JAX type (e.g. shape/dtype) for argument {i} to vjp function: \
-                     got shape {:?}, expected shape {:?}",
-                    c.shape(),
-                    o.shape
-                );
-            }
-        }
+        super::check_cotangents(cts, &self.outs)?;
         if residuals.len() != self.arg_of.len() {
             bail!(
                 TypeError,

@@ -84,9 +84,57 @@ fn atleast_fn(a: &Args, rank: usize) -> Result<Obj> {
     }
 }
 
-/// `array_split(ary, indices_or_sections, axis=0)` (unequal sections
+/// Where `split`'s pieces begin and end along an axis of `n`: at the given
+/// indices (as JAX takes them, neither wrapped nor clipped: pieces of
+/// negative size are JAX's ValueError), or in `k` sections (equal ones
+/// unless `unequal`, the first `n % k` one longer).
+fn split_bounds(sections: &Obj, n: usize, unequal: bool) -> Result<Vec<usize>> {
+    if let Obj::List(_) | Obj::Tuple(_) | Obj::Array(_) = sections {
+        let mut at = vec![0i64];
+        for i in iterate(sections)? {
+            at.push(to_int(&i)?);
+        }
+        at.push(n as i64);
+        let sizes: Vec<i64> = at.windows(2).map(|w| w[1] - w[0]).collect();
+        if sizes.iter().any(|&d| d < 0) {
+            let list: Vec<String> = sizes.iter().map(|d| format!("np.int64({d})")).collect();
+            bail!(
+                ValueError,
+                "Sizes passed to split must be nonnegative, got [{}]",
+                list.join(", ")
+            );
+        }
+        return Ok(at.into_iter().map(|b| b as usize).collect());
+    }
+    let k = to_int(sections)?;
+    if k == 0 {
+        bail!(ZeroDivisionError, "integer division or modulo by zero");
+    }
+    if k < 0 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: split into a negative number of sections"
+        );
+    }
+    let k = k as usize;
+    if !unequal && n % k != 0 {
+        bail!(
+            ValueError,
+            "array split does not result in an equal division: rest is {}",
+            n % k
+        );
+    }
+    let (size, extra) = (n / k, n % k);
+    let mut b = vec![0];
+    for i in 0..k {
+        b.push(b[i] + size + usize::from(i < extra));
+    }
+    Ok(b)
+}
+
+/// `split` and `array_split(ary, indices_or_sections, axis=0)` (unequal sections
 /// allowed) and `hsplit`/`vsplit`/`dsplit` (along their axis, equal).
-fn split_fn(a: &Args, name: &str, fixed: Option<usize>, unequal: bool) -> Result<Obj> {
+pub(super) fn split_fn(a: &Args, name: &str, fixed: Option<usize>, unequal: bool) -> Result<Obj> {
     let x = arr(a, 0, "ary", name)?;
     let sections = a.req(Some(1), "indices_or_sections", name)?;
     let axis = match fixed {
@@ -96,45 +144,14 @@ fn split_fn(a: &Args, name: &str, fixed: Option<usize>, unequal: bool) -> Result
         Some(ax) => ax,
     };
     let n = x.shape()[axis];
-    let bounds: Vec<usize> = match &sections {
-        Obj::List(_) | Obj::Tuple(_) | Obj::Array(_) => {
-            let mut b = vec![0];
-            for i in iterate(&sections)? {
-                let i = to_int(&i)?;
-                let i = if i < 0 { i + n as i64 } else { i };
-                b.push(i.clamp(0, n as i64) as usize);
-            }
-            b.push(n);
-            b
-        }
-        o => {
-            let k = to_int(o)?;
-            if k <= 0 {
-                bail!(ValueError, "number sections must be larger than 0.");
-            }
-            let k = k as usize;
-            if !unequal && n % k != 0 {
-                bail!(
-                    ValueError,
-                    "array split does not result in an equal division: rest is {}",
-                    n % k
-                );
-            }
-            let (size, extra) = (n / k, n % k);
-            let mut b = vec![0];
-            for i in 0..k {
-                b.push(b[i] + size + usize::from(i < extra));
-            }
-            b
-        }
-    };
+    let bounds = split_bounds(&sections, n, unequal)?;
     let mut out = vec![];
     for w in bounds.windows(2) {
         let shape = x.shape();
         let mut starts = vec![0; shape.len()];
         let mut limits = shape.clone();
         starts[axis] = w[0];
-        limits[axis] = w[1].max(w[0]);
+        limits[axis] = w[1];
         out.push(jops::slice(&x, &starts, &limits, &vec![1; shape.len()])?);
     }
     Ok(array_list(out))

@@ -46,10 +46,12 @@ pub(super) fn register(b: &mut Builder) {
     b.func("stack", |_, a| stack(&a));
     b.func("hstack", |_, a| hstack(&a));
     b.func("vstack", |_, a| vstack(&a));
-    b.func("split", |_, a| split(&a));
     b.func("flip", |_, a| flip(&a));
     b.func("rot90", |_, a| rot90(&a));
     b.func("take", |_, a| take(&a));
+    b.func("split", |_, a| {
+        super::joining::split_fn(&a, "split", None, false)
+    });
     b.func("pad", |_, a| pad(&a));
     b.func("tile", |_, a| tile(&a));
     b.func("roll", |_, a| roll(&a));
@@ -304,53 +306,6 @@ fn take_fill(x: &Value, given: Option<Obj>) -> Result<Value> {
         DType::I16 => jops::scalar(i16::MIN as f64, d),
         _ => jops::scalar(i32::MIN as f64, d),
     })
-}
-
-fn split(a: &Args) -> Result<Obj> {
-    let x = arr(a, 0, "ary", "split")?;
-    let axis = a
-        .opt(Some(2), "axis")
-        .map(|o| to_int(&o))
-        .transpose()?
-        .unwrap_or(0);
-    let ax = jops::norm_axis(axis, x.ndim())?;
-    let n = x.shape()[ax];
-    let sections = a.req(Some(1), "indices_or_sections", "split")?;
-    let bounds: Vec<usize> = match &sections {
-        Obj::List(_) | Obj::Tuple(_) => {
-            let mut b = vec![0];
-            for i in iterate(&sections)? {
-                b.push((to_int(&i)?.max(0) as usize).min(n));
-            }
-            b.push(n);
-            b
-        }
-        o => {
-            let k = to_int(o)? as usize;
-            if k == 0 || n % k != 0 {
-                bail!(
-                    ValueError,
-                    "array split does not result in an equal division: {n} into {k}"
-                );
-            }
-            (0..=k).map(|i| i * n / k).collect()
-        }
-    };
-    let mut out = vec![];
-    for w in bounds.windows(2) {
-        let shape = x.shape();
-        let mut starts = vec![0; shape.len()];
-        let mut limits = shape.clone();
-        starts[ax] = w[0];
-        limits[ax] = w[1].max(w[0]);
-        out.push(Obj::Array(jops::slice(
-            &x,
-            &starts,
-            &limits,
-            &vec![1; shape.len()],
-        )?));
-    }
-    Ok(Obj::list(out))
 }
 
 /// `jnp.pad` with `mode='constant'`: `pad_width` as an int, a
