@@ -21,3 +21,5 @@ print(jnp.split(grid, [2, 4], axis=1))
 print(jnp.array_split(grid, 3, axis=0))
 
 result = jnp.split(grid, 2)
+# A range is a sequence of ints to jnp.array.
+print(jnp.split(jnp.array(range(3, 15, 2)), 3))

@@ -204,6 +204,11 @@ fn arange(a: &Args) -> Result<Obj> {
 
 fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
     let o = a.req(Some(0), "object", "array")?;
+    // A range is a sequence of its ints, as JAX reads it.
+    let o = match o {
+        Obj::Range(..) => Obj::list(crate::python::ops::iterate(&o)?),
+        o => o,
+    };
     if numpy {
         // NumPy needs the data: a tracer has none (`__array__` fails).
         for leaf in crate::python::pytree::flatten_known(&o)?.0 {
