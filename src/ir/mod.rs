@@ -7,6 +7,8 @@
 
 mod dead;
 mod print;
+pub mod str_repr;
+mod unprintable;
 
 pub use print::{equation as equation_text, str_repr, typed as typed_text};
 

@@ -481,7 +481,7 @@ fn group_size_of(kind: &CollectiveKind, ins: &[usize], outs: &[usize]) -> Option
 
 /// Python's repr of a string (a parameter's text in a printed jaxpr).
 pub fn str_repr(s: &str) -> String {
-    crate::python::str_repr::str_repr(s)
+    super::str_repr::str_repr(s)
 }
 
 #[cfg(test)]

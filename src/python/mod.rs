@@ -36,9 +36,8 @@ pub mod ops;
 pub mod parse;
 pub mod pytree;
 pub mod set;
-pub mod str_repr;
+pub use crate::ir::str_repr;
 pub mod union;
-mod unprintable;
 pub mod value;
 
 use std::rc::Rc;

@@ -1,4 +1,4 @@
-"""Writes src/python/unprintable.rs: the code points CPython 3.11's
+"""Writes src/ir/unprintable.rs: the code points CPython 3.11's
 str.isprintable() rejects, as ranges (what repr() escapes).
 
 Run with the Python shardlab follows (3.11, Unicode 14.0):
@@ -20,7 +20,7 @@ for c in range(0x110000):
 if start is not None:
     ranges.append((start, 0x10FFFF))
 
-out = pathlib.Path(__file__).resolve().parents[2] / "src/python/unprintable.rs"
+out = pathlib.Path(__file__).resolve().parents[2] / "src/ir/unprintable.rs"
 lines = [
     "//! The characters CPython's `repr` of a str escapes: those",
     "//! `str.isprintable()` rejects (control, format, separator but the space,",

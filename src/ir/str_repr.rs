@@ -3,7 +3,8 @@
 //! the backslash, the chosen quote, `\t`, `\n`, `\r`, and for every
 //! character Python does not print as itself (`\x00`, `\x7f`, `\xa0`,
 //! `\u2028`, `\U000e0001`); `ascii` escapes every non-ASCII character of a
-//! repr.
+//! repr. The jaxpr printer writes string parameters with it too, which is
+//! why it sits in the engine's `ir` rather than the front end.
 
 use super::unprintable::is_printable;
 
