@@ -27,6 +27,18 @@ pub fn zeros_like(v: &Value) -> Value {
     Value::Concrete(Array::zeros(&v.shape(), v.dtype()))
 }
 
+/// `out` placed where the concrete `like` is, as `jnp.full_like` and its
+/// family place their results outside a trace; under a trace the
+/// placement is the trace's business and `out` is returned as it is.
+pub fn placed_like(out: Value, like: &Value) -> Value {
+    match (out, like) {
+        (Value::Concrete(o), Value::Concrete(x)) if x.placement().is_some() => {
+            Value::Concrete(o.with_placement(x.placement_rc()))
+        }
+        (out, _) => out,
+    }
+}
+
 /// Resolves a possibly negative axis against `ndim`, or an error naming both.
 pub fn norm_axis(axis: i64, ndim: usize) -> Result<usize> {
     let n = ndim as i64;

@@ -429,8 +429,8 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
 
 /// An elementwise result must not split two dimensions over one mesh
 /// axis (operands split over one axis along different dimensions): over
-/// explicit axes that is JAX's ShardingTypeError, over auto axes XLA's
-/// choice, which shardlab does not model.
+/// explicit axes that is JAX's ShardingTypeError, over auto axes XLA
+/// follows the first split operand ([`first_wins`]).
 fn elementwise_checked(
     prim: &Prim,
     ins: &[Operand],
@@ -445,7 +445,7 @@ fn elementwise_checked(
         .iter()
         .any(|a| a.placement.is_some_and(|p| uses_explicit_axes(&[p])));
     if !explicit {
-        return Ok(None);
+        return Ok(first_wins(ins, out));
     }
     let inputs: Vec<String> = ins
         .iter()
@@ -474,7 +474,9 @@ fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
         | Prim::IntegerPow(_)
         | Prim::StopGradient
         | Prim::Name(_) => Some(entries(ins.first()?, out.len())),
-        Prim::Binary(_) | Prim::Select | Prim::Clamp => broadcast(ins, out),
+        Prim::Binary(_) | Prim::Select | Prim::Clamp => {
+            broadcast(ins, out).or_else(|| first_wins(ins, out))
+        }
         Prim::Reduce { axes, .. } => {
             let e = entries(ins.first()?, ins.first()?.ndim());
             Some(
@@ -690,21 +692,42 @@ fn broadcast(ins: &[Operand], out_shape: &[usize]) -> Option<Vec<Entry>> {
     Some(out)
 }
 
+/// Operands split in conflicting ways over auto axes: XLA's propagation
+/// lays the result out as the first split operand (`y + x` as `y`, `x + y`
+/// as `x`) and moves the others. Over explicit axes JAX refuses instead.
+fn first_wins(ins: &[Operand], out_shape: &[usize]) -> Option<Vec<Entry>> {
+    let placed: Vec<&Placement> = ins.iter().filter_map(|o| o.placement).collect();
+    if uses_explicit_axes(&placed) {
+        return None;
+    }
+    let first = ins
+        .iter()
+        .find(|o| entries(o, o.ndim()).iter().any(Option::is_some))?;
+    let offset = out_shape.len().checked_sub(first.ndim())?;
+    let mut out: Vec<Entry> = vec![None; out_shape.len()];
+    for (d, entry) in entries(first, first.ndim()).into_iter().enumerate() {
+        // A broadcast dimension of size 1 holds no split of the result's.
+        if first.shape[d] == out_shape[d + offset] {
+            out[d + offset] = entry;
+        }
+    }
+    Some(out)
+}
+
 /// The spec as JAX spells it. Over a mesh with an explicit axis the
 /// sharding is part of the type, which names every dimension. Otherwise it
-/// is XLA's: JAX gives the result the sharding of its first sharded
-/// operand when laid out the same way, spelled as that operand's, and else spells XLA's sharding
-/// without trailing `None`s (`P()` when replicated).
+/// is XLA's: JAX gives the result the sharding of its first operand when
+/// that is laid out the same way, spelled as that operand's, and else
+/// spells XLA's sharding without trailing `None`s (`P()` when replicated).
 fn spelled(mesh: &Mesh, mut e: Vec<Entry>, ndim: usize, ins: &[Operand]) -> PartitionSpec {
     e.resize(ndim, None);
     if mesh.axis_types().contains(&AxisType::Explicit) {
         return PartitionSpec::new(e);
     }
-    // Only the first operand with a sharding counts (JAX's
-    // `maybe_recover_user_shardings` compares with the first input's).
-    let first = ins
-        .iter()
-        .find(|o| matches!(o.placement, Some(Placement::Named(_))));
+    // Only the first operand counts (JAX's `maybe_recover_user_shardings`
+    // compares with the first input's sharding): an unplaced first operand,
+    // `0.1 * x` or `jnp.zeros(n) + x`, leaves XLA's spelling.
+    let first = ins.first();
     let same = first.and_then(|o| match o.placement {
         Some(Placement::Named(s)) if s.mesh == *mesh && o.ndim() == ndim => {
             let mut theirs = s.spec.entries().to_vec();

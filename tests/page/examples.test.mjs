@@ -2,7 +2,11 @@
 // result and its devices.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { open, runsDone } from './harness.mjs';
+
+// JAX's output of a program (tests/fixtures/programs, from tests/jax/gen_programs.py).
+const fixture = (name) => JSON.parse(readFileSync(`tests/fixtures/programs/${name}.json`, 'utf8'));
 
 let h;
 before(async () => {
@@ -71,5 +75,30 @@ test('ppermute draws its pairs as arrows', async () => {
   const arrows = await card.locator('svg.mesh-play .arrow').evaluateAll((as) => as.map((a) => `${a.dataset.from}→${a.dataset.to}`));
   assert.deepEqual(arrows, ['0→1', '1→2', '2→3', '3→4', '4→5', '5→6', '6→7', '7→0']);
   await page.screenshot({ path: 'docs/screenshots/ppermute-ring.png', fullPage: true });
+  await page.close();
+});
+
+test('the pipeline example prints JAX\'s output and shows its stages passing microbatches', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'pipeline_scan.py');
+  await runsDone(page, 2);
+  assert.equal(await page.textContent('[data-testid=stdout]'), fixture('pipeline_scan').stdout);
+  const titles = await page.$$eval('#map-select option', (o) => o.map((x) => x.textContent));
+  assert.equal(titles.length, 1, titles.join(' | '));
+  assert.match(titles[0], /shard_map .*stage=4/);
+  // The scan runs 6 + 4 - 1 = 9 steps, one ppermute each, then one psum.
+  const names = await page.$$eval('#report ol.collectives > li.collective', (l) => l.map((x) => x.dataset.name));
+  assert.equal(names.filter((n) => n === 'ppermute').length, 9, names.join(' '));
+  assert.equal(names.filter((n) => n === 'psum').length, 1, names.join(' '));
+  await page.close();
+});
+
+test('the NNX FSDP example prints JAX\'s losses and parameter shardings', async () => {
+  const page = await h.page();
+  await runsDone(page, 1);
+  await page.selectOption('#example', 'nnx_fsdp.py');
+  await runsDone(page, 2);
+  assert.equal(await page.textContent('[data-testid=stdout]'), fixture('nnx_fsdp').stdout);
   await page.close();
 });

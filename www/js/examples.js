@@ -10,6 +10,8 @@ export const EXAMPLES = [
   { file: 'tensor_parallel_mlp.py', title: 'Tensor-parallel MLP with grads' },
   { file: 'data_parallel_train.py', title: 'Data-parallel training (20 steps)' },
   { file: 'fsdp_all_gather.py', title: 'FSDP: sharded parameters, all_gather, reduce-scattered grads' },
+  { file: 'nnx_fsdp.py', title: 'FSDP with Flax NNX: partitioned parameters, Adam under nnx.jit' },
+  { file: 'pipeline_scan.py', title: 'Pipeline parallelism: stages, lax.scan and ppermute' },
   { file: 'tour.py', title: 'Tour of the SPMD model' },
   { file: 'seed000_example.py', title: 'psum on a 1-device mesh' },
   { file: 'seed002_example1.py', title: 'pmap with psum' },

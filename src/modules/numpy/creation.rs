@@ -152,7 +152,9 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     };
     // Without a dtype the result keeps the dtype and weak type of `a`.
     let given = dtype_arg(a, Some(dt_index))?;
-    Ok(Obj::Array(filled(&fill, &x.shape(), given, Some(x))?))
+    let out = filled(&fill, &x.shape(), given, Some(x.clone()))?;
+    // Outside a trace JAX gives the result `a`'s sharding, spec as written.
+    Ok(Obj::Array(jops::placed_like(out, &x)))
 }
 
 fn arange(a: &Args) -> Result<Obj> {

@@ -398,13 +398,16 @@ pub(super) fn tree_map(
 
 /// Zeros shaped like every leaf of `params`.
 pub(super) fn zeros_tree(interp: &mut Interp, params: &Obj) -> Result<Obj> {
-    tree_map(interp, &[params], |x| Ok(jops::zeros_like(x[0])))
+    full_tree(interp, params, 0.0)
 }
 
-/// `v` in the shape and dtype of every leaf of `params`.
+/// `v` in the shape and dtype of every leaf of `params`. Optax fills its
+/// states with `jnp.full_like`, so a sharded parameter's state is sharded
+/// as the parameter is (its spec spelled the same way).
 pub(super) fn full_tree(interp: &mut Interp, params: &Obj, v: f64) -> Result<Obj> {
     tree_map(interp, &[params], |x| {
-        Ok(Value::Concrete(Array::full(&x[0].shape(), v, x[0].dtype())))
+        let full = Value::Concrete(Array::full(&x[0].shape(), v, x[0].dtype()));
+        Ok(jops::placed_like(full, x[0]))
     })
 }
 

@@ -111,7 +111,10 @@ fn like(interp: &mut Interp, a: &Args, v: Option<f64>, func: &str) -> Result<Obj
     };
     tree_map(interp, &[&t], |l| {
         let f = jops::convert(&fill, l[0].dtype())?;
-        jops::broadcast_to(&f, &l[0].shape())
+        Ok(jops::placed_like(
+            jops::broadcast_to(&f, &l[0].shape())?,
+            l[0],
+        ))
     })
 }
 
