@@ -178,6 +178,13 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
     let Some(fun) = a.get(Some(0), "fun") else {
         return Ok(super::real_api::decorator("jax.jit", &a, jit));
     };
+    jit_as(interp, &fun, fun.clone(), &a)
+}
+
+/// `jax.jit(runner, **options of a)` for a `runner` that stands for the
+/// user's `fun`: the static and donated argument names are resolved, and
+/// the program named, after `fun` (`nnx.jit` wraps `fun` so).
+pub fn jit_as(interp: &mut Interp, fun: &Obj, runner: Obj, a: &Args) -> Result<Obj> {
     let mut options = Options {
         static_argnums: ints(a.get(None, "static_argnums"))?,
         static_argnames: names(a.get(None, "static_argnames"))?,
@@ -190,17 +197,17 @@ pub fn jit(interp: &mut Interp, a: Args) -> Result<Obj> {
         in_shardings: a.get(None, "in_shardings").map(ShardingsArg),
         out_shardings: a.get(None, "out_shardings").map(ShardingsArg),
     };
-    if let Some(params) = positional_params(&fun) {
+    if let Some(params) = positional_params(fun) {
         resolve(&mut options, &params)?;
     }
-    let name = match &fun {
+    let name = match fun {
         Obj::Func(f) => f.name.clone(),
         Obj::Native(n) => n.name.rsplit('.').next().unwrap_or("").to_string(),
         _ => "function".into(),
     };
-    let cache = shared_cache(interp, &fun, &options);
+    let cache = shared_cache(interp, &runner, &options);
     let jitted = Rc::new(Jitted {
-        fun,
+        fun: runner,
         name: name.clone(),
         options,
         cache,
@@ -602,11 +609,27 @@ impl Jitted {
                 }
             }
         }
+        let program = &entry.program;
         Ok(outs
             .into_iter()
             .zip(placements)
             .map(|(v, p)| match v {
-                Value::Concrete(a) => Value::Concrete(crate::partition::placed(a, p)),
+                Value::Concrete(a) => {
+                    let open = matches!(p.as_deref(), Some(Placement::Unknown(_)));
+                    let a = crate::partition::placed(a, p);
+                    // Where the partitioner chose, JAX still spells the
+                    // result after the first input.
+                    let placed = a.placement_rc().filter(|_| open);
+                    Value::Concrete(match placed {
+                        Some(pl) => {
+                            let n = a.ndim();
+                            a.with_placement(Some(shardings::respell_open(
+                                pl, n, program, inputs, used,
+                            )))
+                        }
+                        None => a,
+                    })
+                }
                 traced => traced,
             })
             .collect())

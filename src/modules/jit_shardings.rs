@@ -463,14 +463,7 @@ pub fn out_placements(
             _ => None,
         })
         .map(|p| inputs.restored(Arc::new(p)));
-    let used_inputs: Vec<(Vec<usize>, Option<Arc<Placement>>)> = inputs
-        .placements
-        .iter()
-        .zip(program.body.in_avals())
-        .zip(used)
-        .filter(|(_, &u)| u)
-        .map(|((p, aval), _)| (aval.shape, p.clone()))
-        .collect();
+    let used_inputs = used_inputs_of(program, inputs, used);
     Ok(outs
         .into_iter()
         .zip(program.body.out_avals())
@@ -479,6 +472,35 @@ pub fn out_placements(
             None => home.clone(),
         })
         .collect())
+}
+
+/// The shapes and placements of the inputs that decide the computation.
+fn used_inputs_of(
+    program: &JitParams,
+    inputs: &Inputs,
+    used: &[bool],
+) -> Vec<(Vec<usize>, Option<Arc<Placement>>)> {
+    inputs
+        .placements
+        .iter()
+        .zip(program.body.in_avals())
+        .zip(used)
+        .filter(|(_, &u)| u)
+        .map(|((p, aval), _)| (aval.shape, p.clone()))
+        .collect()
+}
+
+/// An output the sharding rules left open, placed `p` by the partitioner,
+/// spelled as JAX spells every output: after the first input when laid
+/// out alike (see [`respelled`]).
+pub fn respell_open(
+    p: Arc<Placement>,
+    ndim: usize,
+    program: &JitParams,
+    inputs: &Inputs,
+    used: &[bool],
+) -> Arc<Placement> {
+    inputs.restored(respelled(p, ndim, &used_inputs_of(program, inputs, used)))
 }
 
 /// The placements `out_shardings` gives a call's output leaves (None where

@@ -404,6 +404,14 @@ fn find_duplicates(a: &Args) -> Result<Obj> {
     ))
 }
 
+/// Whether some NNX object of `node`'s graph is reached by two paths.
+pub(super) fn has_duplicates(node: &Obj) -> bool {
+    let mut seen = vec![];
+    node_paths(node, &mut vec![], &mut seen);
+    seen.iter()
+        .any(|(o, p)| p.len() > 1 && matches!(o, Obj::Instance(_)))
+}
+
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
 /// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {

@@ -367,6 +367,7 @@ mod lora;
 mod metadata;
 mod metrics;
 pub mod nnx;
+mod nnx_jit;
 mod norm;
 mod opt_state;
 mod pop;

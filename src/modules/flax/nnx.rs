@@ -994,37 +994,13 @@ fn optimizer_class(nnx: &Nnx) -> Rc<Class> {
     )
 }
 
-/// `nnx.jit`'s keywords that change nothing when the function runs eagerly.
-const NNX_JIT_NO_EFFECT: [&str; 8] = [
-    "static_argnums",
-    "static_argnames",
-    "donate_argnums",
-    "donate_argnames",
-    "keep_unused",
-    "inline",
-    "device",
-    // Tree mode (graph=False) passes the same Variables in and out.
-    "graph",
-];
-
-/// `nnx.grad`, `nnx.value_and_grad` and `nnx.jit` (which runs the
-/// function as it is: shardlab evaluates eagerly).
+/// `nnx.grad`, `nnx.value_and_grad` and `nnx.jit` (see `nnx_jit`).
 fn register_transforms(b: &mut Builder, nnx: &Nnx) {
     let n1 = nnx.clone();
     b.func("grad", move |_, a| grad_factory(&n1, &a, false));
     let n2 = nnx.clone();
     b.func("value_and_grad", move |_, a| grad_factory(&n2, &a, true));
-    b.func("jit", |_, a| {
-        // Run eagerly, these options change no value; the shardings and
-        // graph_updates would, and stay unread (refused by name).
-        for k in NNX_JIT_NO_EFFECT {
-            a.get(None, k);
-        }
-        match a.get(Some(0), "fun") {
-            Some(f) => Ok(f),
-            None => Ok(Obj::native("nnx.jit", |_, b| b.req(Some(0), "fun", "jit"))),
-        }
-    });
+    b.func("jit", super::nnx_jit::nnx_jit);
     b.func("cached_partial", cached_partial);
 }
 

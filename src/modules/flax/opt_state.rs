@@ -47,7 +47,7 @@ fn variable_leaf() -> Obj {
     })
 }
 
-fn variable_leaves(
+pub(super) fn variable_leaves(
     interp: &mut Interp,
     tree: &Obj,
 ) -> Result<(Vec<Obj>, crate::python::pytree::TreeDef)> {

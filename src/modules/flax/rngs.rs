@@ -490,7 +490,12 @@ fn stream_names(me: &Instance) -> Vec<(String, Obj)> {
 fn fork_stream(c: &RngClasses, s: &Instance, split: &Option<Obj>) -> Result<Obj> {
     let key = stream_next(s)?;
     let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
-    let mut keys = keys_of(&key).ok_or_else(|| err!(TypeError, "not a key"))?;
+    let mut keys = keys_of(&key).ok_or_else(|| {
+        err!(
+            NotImplementedError,
+            "not supported by shardlab yet: RngStream.fork of a traced key"
+        )
+    })?;
     if let Some(n) = split {
         keys = split_keys(&keys, n)?;
     }
@@ -814,7 +819,12 @@ pub(super) fn dropout_class(module: &Rc<Class>) -> Rc<Class> {
 fn fork_of(s: &Rc<Instance>) -> Result<Obj> {
     let key = stream_next(s)?;
     let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
-    let keys = keys_of(&key).ok_or_else(|| err!(TypeError, "not a key"))?;
+    let keys = keys_of(&key).ok_or_else(|| {
+        err!(
+            NotImplementedError,
+            "not supported by shardlab yet: RngStream.fork of a traced key"
+        )
+    })?;
     let out = Rc::new(Instance::new(s.class.clone()));
     let (kv, cv) = (var_slot(s, "key")?, var_slot(s, "count")?);
     let counts = Counts {
