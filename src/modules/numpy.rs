@@ -33,6 +33,7 @@ mod hostmath;
 mod hostmove;
 mod hostreduce;
 mod index_builders;
+pub mod jax_dtypes;
 mod joining;
 mod legacy;
 mod linalg;
@@ -41,6 +42,7 @@ mod mt19937;
 mod nan_reductions;
 pub mod ndarray;
 mod nonzero;
+mod predicates;
 mod printoptions;
 mod quantiles;
 mod reductions;
@@ -149,6 +151,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     shape::register(b);
     comparison::register(b, numpy);
     printoptions::register(b);
+    predicates::register(b, numpy);
 }
 
 /// jnp's functions written as compositions of lax operations, one file
