@@ -246,6 +246,7 @@ pub fn module() -> Obj {
     register_collectives(&mut b);
     register_slicing(&mut b);
     b.func("dot_general", |_, a| dot_general(&a));
+    super::lax_dot::register(&mut b);
     b.func("clamp", |_, a| clamp(&a));
     b.func("convert_element_type", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;

@@ -18,6 +18,7 @@ pub mod jit_aot;
 pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
+mod lax_dot;
 pub mod linalg;
 pub mod loop_refs;
 pub mod nn;

@@ -45,6 +45,7 @@ mod nonzero;
 mod predicates;
 mod printoptions;
 mod quantiles;
+mod ravel_index;
 mod reductions;
 mod rng;
 pub mod scalar;
@@ -53,6 +54,7 @@ mod searching;
 mod shape;
 pub mod special;
 mod testing;
+mod unique;
 mod x64_warning;
 
 pub use creation::devices_getitem;
@@ -164,6 +166,8 @@ fn register_compositions(b: &mut Builder) {
     joining::register(b);
     math_more::register(b);
     quantiles::register(b);
+    ravel_index::register(b);
+    unique::register(b);
 }
 
 /// The `jax.numpy` module.
