@@ -42,6 +42,7 @@ mod mt19937;
 mod nan_reductions;
 pub mod ndarray;
 mod nonzero;
+mod polynomial;
 mod predicates;
 mod printoptions;
 mod quantiles;
@@ -168,6 +169,7 @@ fn register_compositions(b: &mut Builder) {
     quantiles::register(b);
     ravel_index::register(b);
     unique::register(b);
+    polynomial::register(b);
 }
 
 /// The `jax.numpy` module.

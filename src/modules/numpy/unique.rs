@@ -152,7 +152,7 @@ struct Runs {
 impl Runs {
     fn of(x: &Array, equal_nan: bool) -> Runs {
         let rows = x.shape()[0];
-        let width = if rows == 0 { 0 } else { x.size() / rows };
+        let width = x.size().checked_div(rows).unwrap_or(0);
         let data = x.to_f64_vec();
         let row = |r: usize| &data[r * width..(r + 1) * width];
         let mut perm: Vec<usize> = (0..rows).collect();
