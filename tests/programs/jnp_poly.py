@@ -25,7 +25,8 @@ for m in [0, 1, 2, 4, 5, 6]:
 q = jnp.array([1.5, -2.0, 0.25])
 print(jnp.polyint(q), jnp.polyint(q, 2), jnp.polyint(q, 3, k=jnp.array([1.0, 2.0, 3.0])))
 print(jnp.polyint(q, 2, k=7), jnp.polyint(q, 0), jnp.polyder(jnp.polyint(q, 2), 2))
-print(jnp.polyint(jnp.array([5, 2], dtype=jnp.bfloat16)))
+b16 = jnp.polyint(jnp.array([5, 2], dtype=jnp.bfloat16))
+print(b16.dtype, b16.astype(jnp.float32))
 try:
     jnp.polyint(q, 2, k=jnp.array([1.0, 2.0, 3.0]))
 except ValueError as e:

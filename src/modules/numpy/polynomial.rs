@@ -39,7 +39,12 @@ fn coefficients(o: &Obj, func: &str) -> Result<Value> {
             o.type_name()
         );
     }
-    let p = super::compose::to_inexact(&crate::python::array::to_value(o)?)?;
+    let p = crate::python::array::to_value(o)?;
+    // A narrow float (bfloat16) stays as it is.
+    let p = match p.dtype().is_float() {
+        true => p,
+        false => super::compose::to_inexact(&p)?,
+    };
     if p.ndim() != 1 {
         bail!(
             NotImplementedError,
