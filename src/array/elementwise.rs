@@ -9,7 +9,7 @@
 use super::broadcast::broadcast_shapes;
 use super::shape_ops::fmt_shape;
 use super::strided::zip_broadcast;
-use super::{xla_math, Array, Buffer, DType, C64};
+use super::{xla_math, xla_trig, Array, Buffer, DType, C64};
 use crate::bail;
 use crate::error::Result;
 use std::sync::Arc;
@@ -48,6 +48,24 @@ pub enum UnaryOp {
     Sin,
     /// Cosine.
     Cos,
+    /// Tangent.
+    Tan,
+    /// Inverse sine (`jnp.arcsin`, `lax.asin`).
+    Asin,
+    /// Inverse cosine (`jnp.arccos`, `lax.acos`).
+    Acos,
+    /// Inverse tangent (`jnp.arctan`, `lax.atan`).
+    Atan,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Inverse hyperbolic sine (`jnp.arcsinh`, `lax.asinh`).
+    Asinh,
+    /// Inverse hyperbolic cosine (`jnp.arccosh`, `lax.acosh`).
+    Acosh,
+    /// Cube root.
+    Cbrt,
     /// Round toward -inf (identity on integers).
     Floor,
     /// Round toward +inf (identity on integers).
@@ -89,6 +107,15 @@ impl UnaryOp {
             Logistic => "logistic",
             Sin => "sin",
             Cos => "cos",
+            Tan => "tan",
+            Asin => "arcsin",
+            Acos => "arccos",
+            Atan => "arctan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Asinh => "arcsinh",
+            Acosh => "arccosh",
+            Cbrt => "cbrt",
             Floor => "floor",
             Ceil => "ceil",
             Round => "round",
@@ -126,6 +153,15 @@ impl UnaryOp {
             Logistic => xla_math::logistic(x),
             Sin => xla_math::sin(x),
             Cos => xla_math::cos(x),
+            Tan => xla_trig::tan(x),
+            Asin => xla_trig::asin(x),
+            Acos => xla_trig::acos(x),
+            Atan => xla_trig::atan(x),
+            Sinh => xla_trig::sinh(x),
+            Cosh => xla_trig::cosh(x),
+            Asinh => xla_trig::asinh(x),
+            Acosh => xla_trig::acosh(x),
+            Cbrt => xla_trig::cbrt(x),
             Floor => x.floor(),
             Ceil => x.ceil(),
             Round => x.round_ties_even(),

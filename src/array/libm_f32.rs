@@ -33,7 +33,7 @@
 use super::xla_math::flush;
 
 /// Top 12 bits of a float with the sign cleared: a cheap magnitude class.
-fn abstop12(x: f32) -> u32 {
+pub(super) fn abstop12(x: f32) -> u32 {
     (x.to_bits() >> 20) & 0x7ff
 }
 
@@ -83,7 +83,7 @@ fn sin_cos_poly(x: f64, x2: f64, quadrant: i32, negate: bool) -> f32 {
 }
 
 /// `x` modulo pi/2 for |x| < 120, and the quadrant.
-fn reduce_fast(x: f64) -> (f64, i32) {
+pub(super) fn reduce_fast(x: f64) -> (f64, i32) {
     // 2/pi scaled by 2^24, so the quadrant lands in bits 24..31.
     const HALF_PI_INV_SCALED: u64 = 0x41645f306dc9c883;
     const HALF_PI: u64 = 0x3ff921fb54442d18;
@@ -94,7 +94,7 @@ fn reduce_fast(x: f64) -> (f64, i32) {
 
 /// `x` (a float's bits, |x| >= 120) modulo pi/2 through an exact product
 /// with 4/pi, and the quadrant.
-fn reduce_large(bits: u32) -> (f64, i32) {
+pub(super) fn reduce_large(bits: u32) -> (f64, i32) {
     // 2 pi * 2^-64
     const PI63: u64 = 0x3c1921fb54442d18;
     let k = ((bits >> 26) & 15) as usize;

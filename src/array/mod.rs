@@ -22,6 +22,7 @@ pub mod format;
 pub mod index;
 mod lattice;
 mod libm_f32;
+mod libm_tan_cbrt;
 pub mod linalg;
 pub mod matmul;
 pub mod narrow;
@@ -31,6 +32,7 @@ pub mod shape_ops;
 pub mod special;
 mod strided;
 pub mod xla_math;
+pub mod xla_trig;
 
 pub use broadcast::broadcast_shapes;
 pub use complex::C64;

@@ -246,6 +246,7 @@ pub fn module() -> Obj {
     register_collectives(&mut b);
     register_slicing(&mut b);
     b.func("dot_general", |_, a| dot_general(&a));
+    super::lax_dot::register(&mut b);
     b.func("clamp", |_, a| clamp(&a));
     b.func("convert_element_type", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;
@@ -288,6 +289,15 @@ fn register_elementwise(b: &mut Builder) {
         ("logistic", UnaryOp::Logistic),
         ("sin", UnaryOp::Sin),
         ("cos", UnaryOp::Cos),
+        ("tan", UnaryOp::Tan),
+        ("asin", UnaryOp::Asin),
+        ("acos", UnaryOp::Acos),
+        ("atan", UnaryOp::Atan),
+        ("sinh", UnaryOp::Sinh),
+        ("cosh", UnaryOp::Cosh),
+        ("asinh", UnaryOp::Asinh),
+        ("acosh", UnaryOp::Acosh),
+        ("cbrt", UnaryOp::Cbrt),
         ("floor", UnaryOp::Floor),
         ("ceil", UnaryOp::Ceil),
         ("real", UnaryOp::Real),

@@ -18,6 +18,7 @@ pub mod jit_aot;
 pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
+mod lax_dot;
 pub mod linalg;
 pub mod loop_refs;
 pub mod nn;
@@ -153,6 +154,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.sharding" => sharding::module(),
         "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
         "jax.tree" => tree_util::module(interp, "jax.tree")?,
+        "jax.dtypes" => numpy::jax_dtypes::module(interp)?,
         "jax.debug" => jax::debug_module(),
         "jax.ref" => refs::module(),
         "jax.test_util" => test_util::module(),
@@ -310,7 +312,7 @@ fn track_cycles(interp: &mut Interp, m: &Obj) {
 fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
     let full = format!("{module}.{name}");
     match full.as_str() {
-        "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.debug" | "jax.experimental"
+        "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.dtypes" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
         | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {

@@ -206,6 +206,19 @@ pub(crate) fn softplus(x: &Value) -> Result<Value> {
 /// `flax.linen` and `flax.nnx`).
 pub fn add_activations(b: &mut Builder) {
     b.func("relu", elementwise("relu", relu));
+    // The argument as an array, unchanged (a list is refused, as JAX
+    // refuses a non-array).
+    b.func("identity", |_, a| {
+        let x = a.req(Some(0), "x", "identity")?;
+        if matches!(x, Obj::List(_) | Obj::Tuple(_)) {
+            bail!(
+                TypeError,
+                "identity requires ndarray or scalar arguments, got <class '{}'> at position 0.",
+                x.type_name()
+            );
+        }
+        Ok(Obj::Array(crate::python::array::to_value(&x)?))
+    });
     b.func("gelu", |_, a| {
         let x = float_arg(&a, 0, "x", "gelu")?;
         let approximate = match a.get(Some(1), "approximate") {

@@ -33,6 +33,7 @@ mod hostmath;
 mod hostmove;
 mod hostreduce;
 mod index_builders;
+pub mod jax_dtypes;
 mod joining;
 mod legacy;
 mod linalg;
@@ -41,8 +42,11 @@ mod mt19937;
 mod nan_reductions;
 pub mod ndarray;
 mod nonzero;
+mod polynomial;
+mod predicates;
 mod printoptions;
 mod quantiles;
+mod ravel_index;
 mod reductions;
 mod rng;
 pub mod scalar;
@@ -51,6 +55,7 @@ mod searching;
 mod shape;
 pub mod special;
 mod testing;
+mod unique;
 mod x64_warning;
 
 pub use creation::devices_getitem;
@@ -149,6 +154,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     shape::register(b);
     comparison::register(b, numpy);
     printoptions::register(b);
+    predicates::register(b, numpy);
 }
 
 /// jnp's functions written as compositions of lax operations, one file
@@ -161,6 +167,9 @@ fn register_compositions(b: &mut Builder) {
     joining::register(b);
     math_more::register(b);
     quantiles::register(b);
+    ravel_index::register(b);
+    unique::register(b);
+    polynomial::register(b);
 }
 
 /// The `jax.numpy` module.

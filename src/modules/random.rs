@@ -976,6 +976,18 @@ pub fn module() -> Obj {
     b.func("wrap_key_data", wrap_key_data);
     b.func("split", split);
     b.func("fold_in", fold_in);
+    // A key is a value here (nothing consumes it), so its clone is itself.
+    b.func("clone", |_, a| {
+        let k = a.req(Some(0), "key", "clone")?;
+        if keys_of(&k).is_none() && traced_key(&k).is_none() {
+            bail!(
+                TypeError,
+                "clone requires a PRNG key, got {}",
+                crate::python::format::repr_of(&k)
+            );
+        }
+        Ok(k)
+    });
     b.func("normal", normal);
     b.func("uniform", uniform);
     b.func("gumbel", gumbel);

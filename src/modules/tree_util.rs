@@ -23,6 +23,7 @@ use crate::python::pytree::{
 };
 use crate::python::value::{Args, Class, Dict, Instance, Obj};
 
+mod broadcast;
 mod errors;
 mod keys;
 mod treedef;
@@ -103,11 +104,12 @@ pub fn module(interp: &mut Interp, name: &str) -> Result<Obj> {
         Ok(Obj::Bool(true))
     });
     b.func(pick("tree_transpose", "transpose"), transpose);
-    for unsupported in if short {
-        &["broadcast", "reduce_associative", "static"][..]
-    } else {
-        &["tree_broadcast", "tree_reduce_associative"][..]
-    } {
+    b.func(pick("tree_broadcast", "broadcast"), broadcast::broadcast);
+    b.func(
+        pick("tree_reduce_associative", "reduce_associative"),
+        broadcast::reduce_associative,
+    );
+    for unsupported in if short { &["static"][..] } else { &[][..] } {
         let full = format!("{name}.{unsupported}");
         b.func(unsupported, move |_, _| {
             bail!(NotImplementedError, "not supported by shardlab yet: {full}")

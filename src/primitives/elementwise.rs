@@ -18,6 +18,11 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Not => "not",
         UnaryOp::IsFinite => "is_finite",
         UnaryOp::Atanh => "atanh",
+        UnaryOp::Asin => "asin",
+        UnaryOp::Acos => "acos",
+        UnaryOp::Atan => "atan",
+        UnaryOp::Asinh => "asinh",
+        UnaryOp::Acosh => "acosh",
         other => other.name(),
     }
 }
@@ -244,6 +249,14 @@ fn unary_deriv(
         }
         Sin => ops::mul(g, &ops::cos(x)?)?,
         Cos => ops::neg(&ops::mul(g, &ops::sin(x)?)?)?,
+        // JAX's rule divides: g / (1 + x^2).
+        Atan => ops::div(
+            g,
+            &ops::add(&scalar(1.0, x.dtype()), &ops::integer_pow(x, 2)?)?,
+        )?,
+        Tan | Asin | Acos | Sinh | Cosh | Asinh | Acosh | Cbrt => {
+            ops::mul(g, &trig_factor(op, x, y)?)?
+        }
         Erf => {
             let k = 2.0 / std::f64::consts::PI.sqrt();
             let e = ops::exp(&ops::neg(&ops::integer_pow(x, 2)?)?)?;
@@ -261,6 +274,25 @@ fn unary_deriv(
             unary_name(op)
         ),
     }))
+}
+
+/// The factor JAX's rule multiplies the tangent by for the trigonometric,
+/// hyperbolic and cube-root functions (`atan`'s rule divides instead).
+fn trig_factor(op: UnaryOp, x: &Value, y: &Value) -> Result<Value> {
+    use UnaryOp::*;
+    let one = || scalar(1.0, x.dtype());
+    let sq = |v: &Value| ops::integer_pow(v, 2);
+    Ok(match op {
+        Tan => ops::add(&one(), &sq(y)?)?,
+        Asin => ops::unary(Rsqrt, &ops::sub(&one(), &sq(x)?)?)?,
+        Acos => ops::neg(&ops::unary(Rsqrt, &ops::sub(&one(), &sq(x)?)?)?)?,
+        Sinh => ops::unary(Cosh, x)?,
+        Cosh => ops::unary(Sinh, x)?,
+        Asinh => ops::unary(Rsqrt, &ops::add(&sq(x)?, &one())?)?,
+        Acosh => ops::unary(Rsqrt, &ops::sub(&sq(x)?, &one())?)?,
+        Cbrt => ops::mul_scalar(&ops::integer_pow(y, -2)?, 1.0 / 3.0)?,
+        _ => bail!(RuntimeError, "{} has no trigonometric factor", op.name()),
+    })
 }
 
 /// `k (g e)` as a tangent; its transpose `(k g) e` as a cotangent.

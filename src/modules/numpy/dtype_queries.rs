@@ -24,8 +24,11 @@ use super::dtypes::dtype_of;
 
 /// NumPy's abstract scalar classes, each with its parent (`generic` has
 /// none).
-const ABSTRACT: [(&str, Option<&str>); 8] = [
+const ABSTRACT: [(&str, Option<&str>); 10] = [
     ("generic", None),
+    // JAX's own classes (`jax.dtypes`): a key's dtype derives from them.
+    ("extended", Some("generic")),
+    ("prng_key", Some("extended")),
     ("number", Some("generic")),
     ("integer", Some("number")),
     ("signedinteger", Some("integer")),
@@ -44,7 +47,12 @@ impl Object for AbstractType {
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
-        Some(format!("<class 'numpy.{}'>", self.0))
+        let module = if JAX_CLASSES.contains(&self.0) {
+            "jax.dtypes"
+        } else {
+            "numpy"
+        };
+        Some(format!("<class '{module}.{}'>", self.0))
     }
 
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
@@ -83,8 +91,26 @@ pub(super) fn register(b: &mut Builder) {
 /// scalars tests against).
 pub(super) fn register_abstract(b: &mut Builder) {
     for (name, _) in ABSTRACT {
+        if !JAX_CLASSES.contains(&name) {
+            b.attr(name, Obj::Lib(Rc::new(AbstractType(name))));
+        }
+    }
+}
+
+/// The classes of [`ABSTRACT`] that `jax.dtypes` defines, not NumPy.
+const JAX_CLASSES: [&str; 2] = ["extended", "prng_key"];
+
+/// Adds `jax.dtypes.extended` and `jax.dtypes.prng_key`.
+pub(super) fn register_key_classes(b: &mut Builder) {
+    for name in JAX_CLASSES {
         b.attr(name, Obj::Lib(Rc::new(AbstractType(name))));
     }
+}
+
+/// Whether `o` is a typed key's dtype (`jax.random.key(0).dtype`), which
+/// shardlab holds as its name.
+pub(super) fn is_key_dtype(o: &Obj) -> bool {
+    matches!(o, Obj::Str(s) if &**s == "key<fry>")
 }
 
 /// The abstract class a NumPy scalar's kind belongs to directly.
@@ -131,6 +157,10 @@ enum Kind {
 fn kind_of(o: &Obj) -> Result<Kind> {
     if let Some(a) = o.downcast::<AbstractType>() {
         return Ok(Kind::Abstract(a.0));
+    }
+    // A key dtype is the one concrete member of its class.
+    if is_key_dtype(o) {
+        return Ok(Kind::Abstract("prng_key"));
     }
     if let Obj::Array(x) = o {
         return Ok(Kind::Concrete(x.dtype()));

@@ -27,6 +27,15 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("arctanh", UnaryOp::Atanh),
         ("sin", UnaryOp::Sin),
         ("cos", UnaryOp::Cos),
+        ("tan", UnaryOp::Tan),
+        ("arcsin", UnaryOp::Asin),
+        ("arccos", UnaryOp::Acos),
+        ("arctan", UnaryOp::Atan),
+        ("sinh", UnaryOp::Sinh),
+        ("cosh", UnaryOp::Cosh),
+        ("arcsinh", UnaryOp::Asinh),
+        ("arccosh", UnaryOp::Acosh),
+        ("cbrt", UnaryOp::Cbrt),
         ("abs", UnaryOp::Abs),
         ("absolute", UnaryOp::Abs),
         ("negative", UnaryOp::Neg),
@@ -39,6 +48,19 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("bitwise_invert", UnaryOp::Not),
     ] {
         b.func(name, unary(op));
+    }
+    if !numpy {
+        // The array API's names, which jnp has beside NumPy's.
+        for (name, op) in [
+            ("asin", UnaryOp::Asin),
+            ("acos", UnaryOp::Acos),
+            ("atan", UnaryOp::Atan),
+            ("asinh", UnaryOp::Asinh),
+            ("acosh", UnaryOp::Acosh),
+            ("atanh", UnaryOp::Atanh),
+        ] {
+            b.func(name, unary(op));
+        }
     }
     register_float_predicates(b);
     register_complex_parts(b);

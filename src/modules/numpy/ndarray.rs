@@ -233,9 +233,11 @@ pub fn wrap_function(f: Obj) -> Obj {
         }
         let by_method = calls_method(&name) && matches!(a.pos.first(), Some(Obj::Array(_)));
         // The random and testing functions (and SciPy's Bessel functions)
-        // read NumPy arrays at their own precision.
+        // read NumPy arrays at their own precision; the predicates look at
+        // the objects as they are.
         let args = if name.starts_with("numpy.random.")
             || name.starts_with("numpy.testing.")
+            || matches!(name.as_str(), "numpy.isscalar" | "numpy.iterable")
             || name == "scipy.special.jv"
         {
             a
@@ -470,6 +472,9 @@ impl Object for NdArray {
     }
 
     fn items(&self, _: &Obj) -> Option<Result<Vec<Obj>>> {
+        if self.host().shape.is_empty() {
+            return Some(Err(crate::err!(TypeError, "iteration over a 0-d array")));
+        }
         let n = self.host().shape.first().copied().unwrap_or(0);
         if self.is_host() {
             let h = self.host();

@@ -1,0 +1,46 @@
+//! `jax.dtypes`: `canonicalize_dtype` (a dtype as JAX holds arrays of it
+//! without x64: `float64` is `float32`), `bfloat16`, `finfo`, `iinfo`,
+//! `issubdtype` and `result_type` (those of `jax.numpy`), and the classes
+//! `extended` and `prng_key` that a typed key's dtype (`key<fry>`)
+//! derives from. `float0`, `scalar_type_of`, `itemsize_bits` and
+//! `TypePromotionError` are refused by name.
+
+use crate::array::DType;
+use crate::error::Result;
+use crate::python::interp::Interp;
+use crate::python::value::{Args, Obj};
+
+use super::super::Builder;
+use super::dtype_queries;
+
+/// The `jax.dtypes` module.
+pub fn module(interp: &mut Interp) -> Result<Obj> {
+    let jnp = super::super::import(interp, "jax.numpy")?;
+    let mut b = Builder::new("jax.dtypes");
+    for name in ["finfo", "iinfo", "issubdtype", "result_type"] {
+        b.attr(name, crate::python::ops::getattr(interp, &jnp, name)?);
+    }
+    b.attr("bfloat16", Obj::DType(DType::BF16));
+    b.func("canonicalize_dtype", canonicalize_dtype);
+    dtype_queries::register_key_classes(&mut b);
+    Ok(b.build())
+}
+
+/// `canonicalize_dtype(dtype, allow_extended_dtype=False)`.
+fn canonicalize_dtype(_: &mut Interp, a: Args) -> Result<Obj> {
+    let d = a.req(Some(0), "dtype", "canonicalize_dtype")?;
+    if dtype_queries::is_key_dtype(&d) {
+        let allowed = match a.opt(Some(1), "allow_extended_dtype") {
+            Some(o) => crate::python::ops::truthy(&o, "allow_extended_dtype")?,
+            None => false,
+        };
+        if !allowed {
+            crate::bail!(
+                ValueError,
+                "Internal: canonicalize_dtype called on extended dtype key<fry> with allow_extended_dtype=False"
+            );
+        }
+        return Ok(d);
+    }
+    Ok(Obj::DType(super::dtypes::dtype_of(&d)?))
+}
