@@ -21,6 +21,7 @@ pub mod lax;
 pub mod linalg;
 pub mod loop_refs;
 pub mod nn;
+pub mod nn_attention;
 pub mod numpy;
 pub mod optax;
 pub mod partial_manual;

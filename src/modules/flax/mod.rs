@@ -352,6 +352,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
     None
 }
 
+mod attention;
 mod batch;
 mod bridge;
 mod capture;
@@ -364,8 +365,11 @@ mod graph;
 mod graphdef_text;
 pub mod linen;
 mod lora;
+mod masks;
 mod metadata;
 mod metrics;
+mod mha;
+mod mha_cache;
 pub mod nnx;
 mod norm;
 mod opt_state;

@@ -1146,6 +1146,8 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
     super::conv::register(&mut b, &norms);
+    super::attention::register(&mut b, &module, &nnx.param);
+    super::masks::register(&mut b);
     let metadata_class = super::metadata::variable_metadata_class();
     b.attr("VariableMetadata", Obj::Class(metadata_class.clone()));
     b.func("as_pure", |interp, a| {
