@@ -384,6 +384,7 @@ mod scan_tree;
 mod split_rngs;
 mod trace_level;
 mod transforms;
+pub mod traverse_util;
 mod view_info;
 mod with_rngs;
 

@@ -1148,6 +1148,7 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     super::conv::register(&mut b, &norms);
     super::attention::register(&mut b, &module, &nnx.param);
     super::masks::register(&mut b);
+    b.attr("traversals", super::traverse_util::traversals_module());
     let metadata_class = super::metadata::variable_metadata_class();
     b.attr("VariableMetadata", Obj::Class(metadata_class.clone()));
     b.func("as_pure", |interp, a| {
