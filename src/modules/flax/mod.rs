@@ -382,6 +382,7 @@ mod rngs;
 mod scan;
 mod scan_tree;
 mod split_rngs;
+mod to_linen;
 mod trace_level;
 mod transforms;
 pub mod traverse_util;

@@ -1108,7 +1108,12 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         opt: opt.clone(),
     };
     let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
-    let bridge = super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()));
+    let linen = crate::modules::import(interp, "flax.linen")?;
+    let Obj::Class(linen_module) = crate::python::ops::getattr(interp, &linen, "Module")? else {
+        bail!(TypeError, "flax.linen.Module is not a class");
+    };
+    let bridge =
+        super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()), &linen_module);
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
         .attr("bridge", bridge)
