@@ -80,7 +80,7 @@ fn plain_value(var: &Instance) -> Result<Obj> {
 
 /// Stores the module's variables as linen variables under `path`.
 fn store_vars(module: &Obj, scope: &super::linen::Scope) -> Result<()> {
-    let prefix: Vec<Obj> = scope.path.iter().map(|s| Obj::str(s)).collect();
+    let prefix: Vec<Obj> = scope.path.iter().map(Obj::str).collect();
     for (path, var) in module_vars(module) {
         let mut keys = vec![Obj::str(collection_of(&var.class))];
         keys.extend(prefix.iter().cloned());
