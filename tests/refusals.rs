@@ -27,13 +27,14 @@ fn names_of_the_real_modules_are_not_implemented() {
             "not supported by shardlab yet: flax.nnx.with_vars"
         )
     );
-    let (ty, msg, line) =
-        error_of("from flax import nnx\nfrom flax.nnx import bridge\nm = bridge.to_linen(nnx.Linear, 2, 3)\n");
+    let (ty, msg, line) = error_of(
+        "from flax import nnx\nfrom flax.nnx import bridge\nm = bridge.functional(nnx.Linear)\n",
+    );
     assert_eq!(
         (ty.as_str(), msg.as_str(), line),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.nnx.bridge.to_linen",
+            "not supported by shardlab yet: flax.nnx.bridge.functional",
             3
         )
     );

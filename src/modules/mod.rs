@@ -22,6 +22,7 @@ mod lax_dot;
 pub mod linalg;
 pub mod loop_refs;
 pub mod nn;
+pub mod nn_attention;
 pub mod numpy;
 pub mod optax;
 pub mod partial_manual;
@@ -237,11 +238,18 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
             let linen = import(interp, "flax.linen")?;
             let nnx = import(interp, "flax.nnx")?;
             let errors = import(interp, "flax.errors")?;
+            let traverse_util = import(interp, "flax.traverse_util")?;
             Builder::new("flax")
                 .attr("linen", linen)
                 .attr("nnx", nnx)
                 .attr("errors", errors)
+                .attr("traverse_util", traverse_util)
                 .build()
+        }
+        "flax.traverse_util" => flax::traverse_util::traverse_util_module(),
+        "flax.nnx.traversals" => {
+            let nnx = import(interp, "flax.nnx")?;
+            crate::python::ops::getattr(interp, &nnx, "traversals")?
         }
         "flax.errors" => {
             let mut b = Builder::new("flax.errors");

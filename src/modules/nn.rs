@@ -275,6 +275,10 @@ pub fn module() -> Obj {
     let mut b = Builder::new("jax.nn");
     add_activations(&mut b);
     b.attr("initializers", initializers_module("jax.nn.initializers"));
+    b.func(
+        "dot_product_attention",
+        super::nn_attention::dot_product_attention,
+    );
     b.build()
 }
 

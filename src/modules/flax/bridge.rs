@@ -6,8 +6,9 @@
 //! each parameter as an `nnx.Param` attribute named as in linen; called
 //! afterwards, it gives those parameters to `apply`. Each call draws one
 //! key from every stream of its rngs (`default` stands for `params`), as
-//! Flax's does. Linen collections other than `params`, nested linen
-//! modules, `ToLinen` and `to_linen` are refused by name.
+//! Flax's does. Linen collections other than `params` and nested linen
+//! modules are refused by name. `ToLinen` and `to_linen`, the other way
+//! round, are in `to_linen.rs`.
 
 use super::*;
 use crate::python::dict::Dict as PyDict;
@@ -189,7 +190,12 @@ fn to_nnx_init(interp: &mut Interp, a: Args, rngs_class: &Obj) -> Result<Obj> {
 }
 
 /// The `flax.nnx.bridge` module.
-pub(super) fn bridge_module(module: &Rc<Class>, param: &Rc<Class>, rngs_class: Obj) -> Obj {
+pub(super) fn bridge_module(
+    module: &Rc<Class>,
+    param: &Rc<Class>,
+    rngs_class: Obj,
+    linen_module: &Rc<Class>,
+) -> Obj {
     let p = param.clone();
     let lazy = Obj::native("flax.nnx.bridge.lazy_init", lazy_init);
     let to_nnx = new_class(
@@ -210,9 +216,13 @@ pub(super) fn bridge_module(module: &Rc<Class>, param: &Rc<Class>, rngs_class: O
     );
     let mut b = Builder::new("flax.nnx.bridge");
     b.attr("ToNNX", Obj::Class(to_nnx)).attr("lazy_init", lazy);
-    for name in [
-        "ToLinen",
+    let to_linen = super::to_linen::to_linen_class(linen_module);
+    b.attr("ToLinen", Obj::Class(to_linen.clone()));
+    b.attr(
         "to_linen",
+        Obj::native("to_linen", super::to_linen::to_linen(to_linen)),
+    );
+    for name in [
         "functional",
         "Functional",
         "NNXMeta",

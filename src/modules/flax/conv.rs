@@ -50,7 +50,7 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         if din < 0 || dout < 0 || groups <= 0 || kernel_size.iter().any(|&k| k < 0) {
             bail!(ValueError, "negative dimensions are not allowed");
         }
-        for name in ["mask", "dtype", "precision", "preferred_element_type"] {
+        for name in ["dtype", "precision", "preferred_element_type"] {
             if a.opt(None, name).is_some() {
                 bail!(
                     NotImplementedError,
@@ -98,6 +98,7 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         };
         set_iattr(&me, "bias", bias);
         settings(&me, &a, (din, dout, groups), &kernel_size, use_bias);
+        set_iattr(&me, "mask", a.get(None, "mask").unwrap_or(Obj::None));
         Ok(Obj::None)
     }
 }
@@ -149,6 +150,9 @@ fn canonical_padding(o: &Obj, n: usize) -> Result<Obj> {
     let pair = |i: i64| Obj::tuple(vec![Obj::Int(i), Obj::Int(i)]);
     match o {
         Obj::Str(s) if matches!(s.as_ref(), "SAME" | "VALID" | "SAME_LOWER") => Ok(o.clone()),
+        Obj::Str(s) if matches!(s.as_ref(), "CIRCULAR" | "REFLECT" | "CAUSAL") => {
+            Ok(Obj::str("VALID"))
+        }
         Obj::Str(s) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.Conv with padding='{s}'"
@@ -166,6 +170,91 @@ fn canonical_padding(o: &Obj, n: usize) -> Result<Obj> {
             Ok(Obj::tuple(pairs))
         }
     }
+}
+
+/// `x` along `axis` with `lo` elements before and `hi` after, taken
+/// periodically (`wrap`) or mirrored without the edge (`reflect`), as
+/// `jnp.pad` does with those modes.
+fn pad_axis(x: &Value, axis: usize, (lo, hi): (usize, usize), wrap: bool) -> Result<Value> {
+    let shape = x.shape();
+    let n = shape[axis];
+    let limit = if wrap { n } else { n.saturating_sub(1) };
+    if lo > limit || hi > limit {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.Conv padding wider than the input"
+        );
+    }
+    let part = |from: usize, to: usize| -> Result<Value> {
+        let mut starts = vec![0; shape.len()];
+        let mut limits = shape.clone();
+        starts[axis] = from;
+        limits[axis] = to;
+        jops::slice(x, &starts, &limits, &vec![1; shape.len()])
+    };
+    let (before, after) = if wrap {
+        (part(n - lo, n)?, part(0, hi)?)
+    } else {
+        (
+            jops::rev(&part(1, lo + 1)?, &[axis])?,
+            jops::rev(&part(n - 1 - hi, n - 1)?, &[axis])?,
+        )
+    };
+    jops::concatenate(&[before, x.clone(), after], axis as i64)
+}
+
+/// The input padded as Flax pads it for the padding modes the convolution
+/// itself lacks: 'CIRCULAR' wraps and 'REFLECT' mirrors each spatial
+/// dimension by half the dilated kernel (the extra one after), 'CAUSAL'
+/// puts zeros before the one spatial dimension; the convolution is then
+/// 'VALID'.
+fn pre_pad(x: Value, mode: &str, (ks, kd): (&[i64], &[usize])) -> Result<Value> {
+    match mode {
+        "CIRCULAR" | "REFLECT" => {
+            let mut x = x;
+            for (k, (&size, &d)) in ks.iter().zip(kd).enumerate() {
+                let dilated = ((size - 1) * d as i64 + 1).max(1) as usize;
+                let pads = ((dilated - 1) / 2, dilated / 2);
+                x = pad_axis(&x, k + 1, pads, mode == "CIRCULAR")?;
+            }
+            Ok(x)
+        }
+        "CAUSAL" => {
+            if ks.len() != 1 {
+                bail!(
+                    ValueError,
+                    "Causal padding is only implemented for 1D convolutions."
+                );
+            }
+            let left = kd[0] * (ks[0].max(1) as usize - 1);
+            jops::pad(&x, &[0, left, 0], &[0, 0, 0])
+        }
+        _ => Ok(x),
+    }
+}
+
+/// The kernel times the layer's mask, when it has one.
+fn masked_kernel(me: &Instance, kernel: Value) -> Result<Value> {
+    let mask = match iattr(me, "mask") {
+        None | Some(Obj::None) => return Ok(kernel),
+        Some(m) => to_value(&m)?,
+    };
+    if mask.shape() != kernel.shape() {
+        let text = |s: &[usize]| {
+            let items: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+            match items.len() {
+                1 => format!("({},)", items[0]),
+                _ => format!("({})", items.join(", ")),
+            }
+        };
+        bail!(
+            ValueError,
+            "Mask needs to have the same shape as weights. Shapes are: {}, {}",
+            text(&mask.shape()),
+            text(&kernel.shape())
+        );
+    }
+    jops::mul(&kernel, &mask)
 }
 
 fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -193,22 +282,24 @@ fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
     } else {
         jops::convert(&x, DType::F32)?
     };
+    let kd = per_dim(Some(get("kernel_dilation")), nsp)?;
+    let x = match get("padding") {
+        Obj::Str(mode) => pre_pad(x, &mode, (&ks, &kd))?,
+        _ => x,
+    };
     let nd = x.ndim();
     let mut lhs_spec = vec![0, nd - 1];
     lhs_spec.extend(1..nd - 1);
     let mut rhs_spec = vec![nd - 1, nd - 2];
     rhs_spec.extend(0..nd - 2);
-    let kernel = super::nnx::value_of(&get("kernel"))?;
+    let kernel = masked_kernel(&me, super::nnx::value_of(&get("kernel"))?)?;
     let groups = to_int(&get("feature_group_count"))?.max(1) as usize;
     let y = crate::modules::conv::conv_with(
         &x,
         &kernel,
         &per_dim(Some(get("strides")), nsp)?,
         &canonical_padding(&get("padding"), nsp)?,
-        (
-            &per_dim(Some(get("input_dilation")), nsp)?,
-            &per_dim(Some(get("kernel_dilation")), nsp)?,
-        ),
+        (&per_dim(Some(get("input_dilation")), nsp)?, &kd),
         [lhs_spec.clone(), rhs_spec, lhs_spec],
         groups,
     )?;

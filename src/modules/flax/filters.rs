@@ -14,7 +14,9 @@ pub(super) enum Pred {
     Nothing,
     OfType(Rc<Class>),
     WithTag(String),
-    PathContains(String),
+    /// The key, and whether a path part must equal it (`exact`) or only
+    /// contain it as text.
+    PathContains(String, bool),
     Any(Vec<Pred>),
     All(Vec<Pred>),
     Not(Box<Pred>),
@@ -28,7 +30,7 @@ impl Object for Pred {
             Pred::Nothing => "Nothing",
             Pred::OfType(_) => "OfType",
             Pred::WithTag(_) => "WithTag",
-            Pred::PathContains(_) => "PathContains",
+            Pred::PathContains(..) => "PathContains",
             Pred::Any(_) => "Any",
             Pred::All(_) => "All",
             Pred::Not(_) => "Not",
@@ -88,7 +90,11 @@ impl Pred {
             Pred::Nothing => "Nothing()".into(),
             Pred::OfType(c) => format!("OfType({})", class_text(c)),
             Pred::WithTag(t) => format!("WithTag({})", repr_of(&Obj::str(t))),
-            Pred::PathContains(k) => format!("PathContains({}, exact=True)", repr_of(&Obj::str(k))),
+            Pred::PathContains(k, exact) => format!(
+                "PathContains({}, exact={})",
+                repr_of(&Obj::str(k)),
+                if *exact { "True" } else { "False" }
+            ),
             Pred::Any(ps) => format!("Any({})", list(ps)),
             Pred::All(ps) => format!("All({})", list(ps)),
             Pred::Not(p) => format!("Not({})", p.text()),
@@ -113,7 +119,26 @@ impl Pred {
                 r?.into_iter().all(|b| b)
             }
             Pred::Not(p) => !p.eval_var(var)?,
-            Pred::PathContains(_) | Pred::Call(_) => return None,
+            Pred::PathContains(..) | Pred::Call(_) => return None,
+        })
+    }
+
+    /// Whether a variable at `path` passes, for filters that look at the
+    /// variable and its path; `None` for predicates that need a call.
+    pub(super) fn eval_path(&self, path: &[String], var: &Rc<Instance>) -> Option<bool> {
+        Some(match self {
+            Pred::PathContains(k, exact) => path_contains(path, k, *exact),
+            Pred::Any(ps) => {
+                let r: Option<Vec<bool>> = ps.iter().map(|p| p.eval_path(path, var)).collect();
+                r?.into_iter().any(|b| b)
+            }
+            Pred::All(ps) => {
+                let r: Option<Vec<bool>> = ps.iter().map(|p| p.eval_path(path, var)).collect();
+                r?.into_iter().all(|b| b)
+            }
+            Pred::Not(p) => !p.eval_path(path, var)?,
+            Pred::Call(_) => return None,
+            other => other.eval_var(var)?,
         })
     }
 
@@ -131,7 +156,10 @@ impl Pred {
                 Obj::Instance(i) => iattr(i, "tag").is_some_and(|v| str_of(&v) == *t),
                 _ => false,
             },
-            Pred::PathContains(k) => iterate(path)?.iter().any(|p| str_of(p) == *k),
+            Pred::PathContains(k, exact) => {
+                let parts: Vec<String> = iterate(path)?.iter().map(str_of).collect();
+                path_contains(&parts, k, *exact)
+            }
             Pred::Any(ps) => {
                 for p in ps {
                     if p.eval(interp, path, value)? {
@@ -238,11 +266,12 @@ pub(super) fn register(b: &mut Builder) {
         )?))))
     });
     b.func("PathContains", |_, a| {
-        Ok(Obj::lib(Pred::PathContains(str_of(&a.req(
-            Some(0),
-            "key",
-            "PathContains",
-        )?))))
+        let key = str_of(&a.req(Some(0), "key", "PathContains")?);
+        let exact = match a.get(Some(1), "exact") {
+            Some(o) => truthy(&o, "exact")?,
+            None => true,
+        };
+        Ok(Obj::lib(Pred::PathContains(key, exact)))
     });
     b.func("Any", |_, a| Ok(Obj::lib(Pred::Any(preds(&a)?))));
     b.func("All", |_, a| Ok(Obj::lib(Pred::All(preds(&a)?))));
@@ -261,4 +290,14 @@ pub(super) fn register(b: &mut Builder) {
         )?)?))
     });
     b.attr("filterlib", fl.build());
+}
+
+/// `PathContains`: a part equal to `key`, or with `exact=False` a part
+/// whose text contains it.
+fn path_contains(path: &[String], key: &str, exact: bool) -> bool {
+    if exact {
+        path.iter().any(|p| p == key)
+    } else {
+        path.iter().any(|p| p.contains(key))
+    }
 }

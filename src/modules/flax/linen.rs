@@ -362,7 +362,31 @@ fn nested_make(d: &Rc<RefCell<Dict>>, path: &[String]) -> Rc<RefCell<Dict>> {
     cur
 }
 
-fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -> Result<Obj> {
+/// Where a module runs: whether `init` is running, the module's path, the
+/// run's variables (`{collection: {...}}`) and the names of its rng
+/// streams, in the order they were given.
+pub(super) struct Scope {
+    pub initializing: bool,
+    pub path: Vec<String>,
+    pub variables: Rc<RefCell<Dict>>,
+    pub rng_names: Vec<String>,
+}
+
+/// The scope `me` runs in (an error outside `init`/`apply`).
+pub(super) fn scope_of(interp: &mut Interp, me: &Rc<Instance>) -> Result<Scope> {
+    let path = module_path(interp, me)?;
+    with_run(interp, |run| {
+        Ok(Scope {
+            initializing: run.mode == Mode::Init,
+            path,
+            variables: run.variables.clone(),
+            rng_names: run.rngs.iter().map(|(n, _, _)| n.clone()).collect(),
+        })
+    })
+}
+
+/// `self.make_rng(collection)` of the module at `path`.
+pub(super) fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -> Result<Obj> {
     let (key, typed) = with_run(interp, |run| {
         let Some((_, root, typed)) = run.rngs.iter().find(|(n, _, _)| n == collection).cloned()
         else {

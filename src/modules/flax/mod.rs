@@ -352,6 +352,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
     None
 }
 
+mod attention;
 mod batch;
 mod bridge;
 mod capture;
@@ -364,8 +365,11 @@ mod graph;
 mod graphdef_text;
 pub mod linen;
 mod lora;
+mod masks;
 mod metadata;
 mod metrics;
+mod mha;
+mod mha_cache;
 pub mod nnx;
 mod nnx_jit;
 mod norm;
@@ -379,8 +383,10 @@ mod rngs;
 mod scan;
 mod scan_tree;
 mod split_rngs;
+mod to_linen;
 mod trace_level;
 mod transforms;
+pub mod traverse_util;
 mod view_info;
 mod with_rngs;
 

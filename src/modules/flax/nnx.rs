@@ -119,8 +119,18 @@ pub(super) fn collect_vars(
     filter: &dyn Fn(&Rc<Instance>) -> bool,
     out: &mut Vec<(Vec<String>, Rc<Instance>)>,
 ) {
+    collect_vars_at(o, path, &|_, v| filter(v), out);
+}
+
+/// [`collect_vars`] with a filter that also sees each variable's path.
+pub(super) fn collect_vars_at(
+    o: &Obj,
+    path: &mut Vec<String>,
+    filter: &dyn Fn(&[String], &Rc<Instance>) -> bool,
+    out: &mut Vec<(Vec<String>, Rc<Instance>)>,
+) {
     match o {
-        Obj::Instance(i) if is_variable(i) && filter(i) => {
+        Obj::Instance(i) if is_variable(i) && filter(path, i) => {
             out.push((path.clone(), i.clone()));
         }
         Obj::Instance(i) if is_variable(i) => {}
@@ -131,7 +141,7 @@ pub(super) fn collect_vars(
             for n in names {
                 if let Some(v) = iattr(i, &n) {
                     path.push(n);
-                    collect_vars(&v, path, filter, out);
+                    collect_vars_at(&v, path, filter, out);
                     path.pop();
                 }
             }
@@ -140,7 +150,7 @@ pub(super) fn collect_vars(
             if let Ok(items) = iterate(o) {
                 for (k, v) in items.iter().enumerate() {
                     path.push(k.to_string());
-                    collect_vars(v, path, filter, out);
+                    collect_vars_at(v, path, filter, out);
                     path.pop();
                 }
             }
@@ -150,7 +160,7 @@ pub(super) fn collect_vars(
             items.sort_by(|a, b| key_order(&str_of(&a.0), &str_of(&b.0)));
             for (k, v) in items {
                 path.push(str_of(&k));
-                collect_vars(&v, path, filter, out);
+                collect_vars_at(&v, path, filter, out);
                 path.pop();
             }
         }
@@ -159,18 +169,18 @@ pub(super) fn collect_vars(
 }
 
 /// Which variables a filter (`nnx.Param`, `...`, a tuple of filters) selects.
-type Filter = Rc<dyn Fn(&Rc<Instance>) -> bool>;
+type Filter = Rc<dyn Fn(&[String], &Rc<Instance>) -> bool>;
 
 fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
     Ok(match f {
         None => {
             let p = nnx.param.clone();
-            Rc::new(move |i: &Rc<Instance>| derives(&i.class, &p))
+            Rc::new(move |_: &[String], i: &Rc<Instance>| derives(&i.class, &p))
         }
         Some(f) => {
             let pred = super::filters::to_predicate(&f)?;
             if pred
-                .eval_var(&Rc::new(Instance::new(nnx.variable.clone())))
+                .eval_path(&[], &Rc::new(Instance::new(nnx.variable.clone())))
                 .is_none()
             {
                 bail!(
@@ -179,7 +189,9 @@ fn filter_fn(f: Option<Obj>, nnx: &Nnx) -> Result<Filter> {
                     repr_of(&f)
                 );
             }
-            Rc::new(move |i: &Rc<Instance>| pred.eval_var(i).unwrap_or(false))
+            Rc::new(move |path: &[String], i: &Rc<Instance>| {
+                pred.eval_path(path, i).unwrap_or(false)
+            })
         }
     })
 }
@@ -209,9 +221,13 @@ fn build_state(nnx: &Nnx, mut entries: Vec<(Vec<String>, Obj)>) -> Obj {
     Obj::Instance(root)
 }
 
-fn snapshot_state(nnx: &Nnx, model: &Obj, filter: &dyn Fn(&Rc<Instance>) -> bool) -> Obj {
+fn snapshot_state(
+    nnx: &Nnx,
+    model: &Obj,
+    filter: &dyn Fn(&[String], &Rc<Instance>) -> bool,
+) -> Obj {
     let mut vars = vec![];
-    collect_vars(model, &mut vec![], filter, &mut vars);
+    collect_vars_at(model, &mut vec![], filter, &mut vars);
     build_state(
         nnx,
         vars.into_iter()
@@ -406,7 +422,7 @@ fn grad_inputs(nnx: &Nnx, target: &Obj) -> Result<(Vec<Value>, Option<TreeDef>, 
     let mut vars = vec![];
     if matches!(target, Obj::Instance(i) if is_nnx_module(i)) {
         let filter = filter_fn(None, nnx)?;
-        collect_vars(target, &mut vec![], &*filter, &mut vars);
+        collect_vars_at(target, &mut vec![], &*filter, &mut vars);
         let vals: Vec<Value> = vars
             .iter()
             .map(|(_, v)| to_value(&iattr(v, "value").unwrap_or(Obj::None)))
@@ -676,7 +692,7 @@ fn optimizer_update(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         }
         let filter = filter_fn(iattr(&me, "wrt"), &nnx)?;
         let mut vars = vec![];
-        collect_vars(&model, &mut vec![], &*filter, &mut vars);
+        collect_vars_at(&model, &mut vec![], &*filter, &mut vars);
         let params = snapshot_state(&nnx, &model, &*filter);
         let tx = iattr(&me, "tx").unwrap_or(Obj::None);
         let update = crate::python::ops::getattr(interp, &tx, "update")?;
@@ -1084,7 +1100,12 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         opt: opt.clone(),
     };
     let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
-    let bridge = super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()));
+    let linen = crate::modules::import(interp, "flax.linen")?;
+    let Obj::Class(linen_module) = crate::python::ops::getattr(interp, &linen, "Module")? else {
+        bail!(TypeError, "flax.linen.Module is not a class");
+    };
+    let bridge =
+        super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()), &linen_module);
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
         .attr("bridge", bridge)
@@ -1122,6 +1143,9 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
     super::conv::register(&mut b, &norms);
+    super::attention::register(&mut b, &module, &nnx.param);
+    super::masks::register(&mut b);
+    b.attr("traversals", super::traverse_util::traversals_module());
     let metadata_class = super::metadata::variable_metadata_class();
     b.attr("VariableMetadata", Obj::Class(metadata_class.clone()));
     b.func("as_pure", |interp, a| {
