@@ -23,6 +23,7 @@ pub mod index;
 mod lattice;
 mod libm_f32;
 pub mod linalg;
+pub mod lu;
 pub mod matmul;
 pub mod narrow;
 pub mod reduce;
