@@ -18,15 +18,23 @@ use super::Builder;
 
 /// A 1-D operand (a scalar becomes one element, as `atleast_1d`).
 fn vector(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
-    let v = to_value(&a.req(Some(i), name, func)?)?;
-    match v.ndim() {
-        0 => ops::reshape(&v, &[1]),
-        1 => Ok(v),
-        _ => bail!(
+    let v = batched(a, i, name, func)?;
+    if v.ndim() > 1 {
+        bail!(
             NotImplementedError,
             "not supported by shardlab yet: jax.scipy.linalg.{func} on batched inputs"
-        ),
+        );
     }
+    Ok(v)
+}
+
+/// An operand of at least one axis: a batch of vectors along the last.
+fn batched(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
+    let v = to_value(&a.req(Some(i), name, func)?)?;
+    if v.ndim() == 0 {
+        return ops::reshape(&v, &[1]);
+    }
+    Ok(v)
 }
 
 /// An index matrix `[rows, cols]` with entries `f(i, j)`.
