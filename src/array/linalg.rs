@@ -11,7 +11,7 @@ use crate::bail;
 use crate::error::Result;
 
 /// The element arithmetic the kernels need, for float32 and complex64.
-trait Field:
+pub(super) trait Field:
     Copy
     + Default
     + Add<Output = Self>
@@ -23,6 +23,8 @@ trait Field:
     fn conj(self) -> Self;
     fn re(self) -> f32;
     fn from_re(r: f32) -> Self;
+    /// `self - a * b`, rounded once where the kernels fuse it (float32).
+    fn mul_sub(self, a: Self, b: Self) -> Self;
 }
 
 impl Field for f32 {
@@ -35,6 +37,9 @@ impl Field for f32 {
     fn from_re(r: f32) -> f32 {
         r
     }
+    fn mul_sub(self, a: f32, b: f32) -> f32 {
+        (-a).mul_add(b, self)
+    }
 }
 
 impl Field for C64 {
@@ -46,6 +51,9 @@ impl Field for C64 {
     }
     fn from_re(r: f32) -> C64 {
         C64::real(r)
+    }
+    fn mul_sub(self, a: C64, b: C64) -> C64 {
+        self - a * b
     }
 }
 
@@ -134,7 +142,12 @@ fn op_matrix<T: Field>(a: &[T], k: usize, p: TriangularSolve) -> (Vec<T>, bool) 
 }
 
 /// Solves `m x = b` for a triangular `k x k` `m` and a `k x n` `b` by
-/// substitution, row by row from the end the triangle starts at.
+/// substitution from the end the triangle starts at, column by column and
+/// right-looking, as the `trsm` kernel JAX's LAPACK uses: each solved entry
+/// is multiplied by its pivot's reciprocal, then subtracted times its
+/// column of `m` from the entries still to solve. That kernel handles the
+/// columns in groups of four with fused multiply-adds, and the columns
+/// left over one by one with a multiply and a subtraction.
 fn solve_left<T: Field>(m: &[T], lower: bool, b: &[T], k: usize, n: usize) -> Vec<T> {
     let mut x = b.to_vec();
     let rows: Vec<usize> = if lower {
@@ -142,14 +155,20 @@ fn solve_left<T: Field>(m: &[T], lower: bool, b: &[T], k: usize, n: usize) -> Ve
     } else {
         (0..k).rev().collect()
     };
-    for (step, &i) in rows.iter().enumerate() {
-        for c in 0..n {
-            let mut s = x[i * n + c];
-            for &r in &rows[..step] {
-                s = s - m[i * k + r] * x[r * n + c];
+    let grouped = n / 4 * 4;
+    for c in 0..n {
+        let fused = c < grouped;
+        for (step, &i) in rows.iter().enumerate() {
+            let xi = x[i * n + c] * (T::from_re(1.0) / m[i * k + i]);
+            x[i * n + c] = xi;
+            for &r in &rows[step + 1..] {
+                let v = x[r * n + c];
+                x[r * n + c] = if fused {
+                    v.mul_sub(xi, m[r * k + i])
+                } else {
+                    v - xi * m[r * k + i]
+                };
             }
-            // trsm multiplies by the pivot's reciprocal.
-            x[i * n + c] = s * (T::from_re(1.0) / m[i * k + i]);
         }
     }
     x

@@ -24,6 +24,7 @@ mod lattice;
 mod libm_f32;
 mod libm_tan_cbrt;
 pub mod linalg;
+pub mod lu;
 pub mod matmul;
 pub mod narrow;
 pub mod reduce;

@@ -17,7 +17,7 @@ use crate::{ops, python::interp::Interp};
 use super::Builder;
 
 /// An operand promoted to an inexact dtype, as `promote_dtypes_inexact`.
-fn inexact_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
+pub(super) fn inexact_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
     let v = to_value(&a.req(Some(i), name, func)?)?;
     if matches!(v.dtype(), DType::Bool | DType::I32) {
         return ops::convert(&v, DType::F32);
@@ -25,14 +25,14 @@ fn inexact_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Value> {
     Ok(v)
 }
 
-fn flag(a: &Args, index: Option<usize>, name: &str, default: bool) -> Result<bool> {
+pub(super) fn flag(a: &Args, index: Option<usize>, name: &str, default: bool) -> Result<bool> {
     match a.opt(index, name) {
         Some(v) => truthy(&v, name),
         None => Ok(default),
     }
 }
 
-fn matrices(v: &Value, func: &str) -> Result<()> {
+pub(super) fn matrices(v: &Value, func: &str) -> Result<()> {
     if v.ndim() < 2 {
         bail!(
             ValueError,
@@ -44,6 +44,10 @@ fn matrices(v: &Value, func: &str) -> Result<()> {
 }
 
 /// `(x + x^H) / 2`, JAX's `symmetrize`.
+pub(super) fn symmetrized(x: &Value) -> Result<Value> {
+    symmetrize(x)
+}
+
 fn symmetrize(x: &Value) -> Result<Value> {
     if x.ndim() < 2 {
         // The transpose of the two last axes fails first, as in JAX.
@@ -92,7 +96,7 @@ fn jnp_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
     }))
 }
 
-fn scipy_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
+pub(super) fn scipy_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
     let x = inexact_arg(&a, 0, "a", "cholesky")?;
     let l = lower_factor(&x, true, "cholesky")?;
     Ok(Obj::Array(if flag(&a, Some(1), "lower", false)? {
@@ -103,7 +107,7 @@ fn scipy_cholesky(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// Two operands promoted to one inexact dtype.
-fn inexact_pair(a: &Args, func: &str) -> Result<(Value, Value)> {
+pub(super) fn inexact_pair(a: &Args, func: &str) -> Result<(Value, Value)> {
     let x = inexact_arg(a, 0, "a", func)?;
     let y = inexact_arg(a, 1, "b", func)?;
     let d = x.dtype().promote(y.dtype());
@@ -323,11 +327,7 @@ pub fn register_jnp(b: &mut Builder) {
 }
 
 /// The `jnp.linalg` functions not modelled yet: each refuses by name.
-const NOT_YET: [&str; 14] = [
-    "det",
-    "slogdet",
-    "inv",
-    "solve",
+const NOT_YET: [&str; 10] = [
     "eigh",
     "eigvalsh",
     "eig",
@@ -343,6 +343,7 @@ const NOT_YET: [&str; 14] = [
 /// Adds the decompositions to `jnp.linalg`.
 pub fn register_numpy(b: &mut Builder) {
     b.func("cholesky", jnp_cholesky);
+    super::linalg_lu::register_numpy(b);
     for name in NOT_YET {
         b.func(name, move |_, _| {
             bail!(
@@ -358,6 +359,7 @@ pub fn lax_module() -> Obj {
     let mut b = Builder::new("jax.lax.linalg");
     b.func("cholesky", lax_cholesky);
     b.func("triangular_solve", lax_triangular_solve);
+    super::linalg_lu::register_lax(&mut b);
     b.build()
 }
 
@@ -366,5 +368,7 @@ pub fn scipy_module() -> Obj {
     let mut b = Builder::new("jax.scipy.linalg");
     b.func("cholesky", scipy_cholesky);
     b.func("solve_triangular", solve_triangular);
+    super::linalg_lu::register_scipy(&mut b);
+    super::scipy_linalg_special::register(&mut b);
     b.build()
 }

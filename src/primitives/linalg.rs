@@ -26,6 +26,20 @@ pub enum LinalgOp {
     Cholesky,
     /// `triangular_solve`.
     TriangularSolve(TriangularSolve),
+    /// `lu`: the packed factors, the pivots and the permutation.
+    Lu,
+    /// A linear solve `a x = b` (`a^T x = b` when `transpose`) through the
+    /// LU factors of `a`, as JAX's `custom_linear_solve` around `lu_solve`.
+    Solve {
+        /// Solve with `a` transposed.
+        transpose: bool,
+    },
+    /// `lu_pivots_to_permutation`: the permutation of `0..size` that a
+    /// sequence of row interchanges makes.
+    PivotsToPermutation {
+        /// The permutation's length.
+        size: usize,
+    },
 }
 
 impl LinalgOp {
@@ -34,6 +48,9 @@ impl LinalgOp {
         match self {
             LinalgOp::Cholesky => "cholesky",
             LinalgOp::TriangularSolve(_) => "triangular_solve",
+            LinalgOp::Lu => "lu",
+            LinalgOp::Solve { .. } => "custom_linear_solve",
+            LinalgOp::PivotsToPermutation { .. } => "lu_pivots_to_permutation",
         }
     }
 
@@ -41,7 +58,11 @@ impl LinalgOp {
     pub fn params(&self) -> Vec<(String, String)> {
         let b = |v: bool| if v { "True" } else { "False" }.to_string();
         match self {
-            LinalgOp::Cholesky => vec![],
+            LinalgOp::Cholesky | LinalgOp::Lu => vec![],
+            LinalgOp::Solve { transpose } => vec![("transpose".into(), b(*transpose))],
+            LinalgOp::PivotsToPermutation { size } => {
+                vec![("permutation_size".into(), size.to_string())]
+            }
             LinalgOp::TriangularSolve(p) => vec![
                 ("conjugate_a".into(), b(p.conjugate_a)),
                 ("left_side".into(), b(p.left_side)),
@@ -87,9 +108,19 @@ fn square_matrices(name: &str, a: &Aval) -> Result<usize> {
 pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     let op = op_of(prim)?;
     let name = op.name();
-    let k = square_matrices(name, &ins[0])?;
+    let k = match op {
+        LinalgOp::Lu => return super::lu::abstract_eval(&ins[0]),
+        LinalgOp::Solve { .. } => return super::lu::solve_abstract_eval(ins),
+        LinalgOp::PivotsToPermutation { size } => {
+            return super::lu::pivots_abstract_eval(&ins[0], size)
+        }
+        _ => square_matrices(name, &ins[0])?,
+    };
     let out = match op {
-        LinalgOp::Cholesky => ins[0].clone(),
+        LinalgOp::Lu
+        | LinalgOp::Solve { .. }
+        | LinalgOp::PivotsToPermutation { .. }
+        | LinalgOp::Cholesky => ins[0].clone(),
         LinalgOp::TriangularSolve(p) => {
             let (a, b) = (&ins[0], &ins[1]);
             let nb = b.shape.len();
@@ -134,6 +165,9 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
     Ok(vec![match op_of(prim)? {
         LinalgOp::Cholesky => ins[0].cholesky()?,
         LinalgOp::TriangularSolve(p) => Array::triangular_solve(&ins[0], &ins[1], p)?,
+        LinalgOp::Lu => return Ok(ins[0].lu()?.to_vec()),
+        LinalgOp::Solve { transpose } => Array::lu_solve_square(&ins[0], &ins[1], transpose)?,
+        LinalgOp::PivotsToPermutation { size } => ins[0].pivots_to_permutation(size)?,
     }])
 }
 
@@ -318,7 +352,13 @@ pub fn jvp(
     tangents: &[Option<Value>],
     outs: &[Value],
 ) -> Result<Vec<Option<Value>>> {
-    Ok(vec![match op_of(prim)? {
+    let op = op_of(prim)?;
+    Ok(vec![match op {
+        LinalgOp::Lu => return super::lu::jvp(&outs[0], &outs[2], tangents[0].as_ref()),
+        LinalgOp::Solve { transpose } => {
+            super::lu::solve_jvp(&primals[0], &outs[0], tangents, transpose)?
+        }
+        LinalgOp::PivotsToPermutation { .. } => None,
         LinalgOp::Cholesky => match &tangents[0] {
             Some(t) => Some(cholesky_jvp(&outs[0], t)?),
             None => None,
@@ -348,6 +388,11 @@ pub fn vjp(
         return Ok(vec![None; primals.len()]);
     };
     Ok(match op_of(prim)? {
+        LinalgOp::Lu => vec![Some(super::lu::vjp(&outs[0], &outs[2], ct)?)],
+        LinalgOp::Solve { transpose } => {
+            super::lu::solve_vjp(&primals[0], &outs[0], ct, transpose)?
+        }
+        LinalgOp::PivotsToPermutation { .. } => vec![None],
         LinalgOp::Cholesky => vec![Some(cholesky_vjp(&outs[0], ct)?)],
         LinalgOp::TriangularSolve(p) => {
             let flipped = TriangularSolve {

@@ -26,6 +26,7 @@ pub mod dot;
 pub mod elementwise;
 pub mod jit;
 pub mod linalg;
+pub mod lu;
 pub mod maps;
 pub mod narrow;
 pub mod placement;
