@@ -10,7 +10,9 @@
 //!
 //! - [`base`]: states, transformation objects, hyperparameters, leaf maps.
 //! - [`transforms`]: the transformations and `chain`.
-//! - [`alias`]: the optimizers (`sgd`, `adam`, ...).
+//! - [`alias`], [`alias_more`]: the optimizers (`sgd`, `adam`, ...).
+//! - [`adaptive`]: the moment estimators beyond Adam (`scale_by_adamax`, ...).
+//! - [`rescaling`]: sign, block and history rescalings, `ema`, `add_noise`.
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
@@ -18,11 +20,14 @@
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
 //! - [`schedules`], [`losses`], [`tree`].
 
+mod adaptive;
 mod alias;
+mod alias_more;
 pub(crate) mod base;
 mod lbfgs;
 mod losses;
 mod perturbations;
+mod rescaling;
 mod schedules;
 mod transforms;
 mod tree;
@@ -39,6 +44,9 @@ use super::Builder;
 pub fn module(interp: &mut Interp) -> Result<Obj> {
     let mut b = Builder::new("optax");
     alias::register(&mut b);
+    alias_more::register(&mut b);
+    adaptive::register(&mut b);
+    rescaling::register(&mut b);
     transforms::register(&mut b);
     wrappers::register(&mut b);
     wrappers::register_masking(&mut b);
