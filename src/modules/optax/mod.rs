@@ -18,7 +18,7 @@
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
-//! - [`schedules`], [`losses`], [`tree`].
+//! - [`schedules`], [`schedules_more`], [`losses`], [`tree`].
 
 mod adaptive;
 mod alias;
@@ -29,6 +29,7 @@ mod losses;
 mod perturbations;
 mod rescaling;
 mod schedules;
+mod schedules_more;
 mod transforms;
 mod tree;
 mod wrappers;
