@@ -83,7 +83,10 @@ pub(super) fn int_arg(
 /// `begin`, along `frac**power`.
 fn polynomial(init: Hyper, end: Hyper, power: Obj, steps: i64, begin: i64) -> Obj {
     schedule(move |_, count| {
-        let shifted = jops::sub(count, &crate::python::array::weak_scalar(begin as f64, count.dtype()))?;
+        let shifted = jops::sub(
+            count,
+            &crate::python::array::weak_scalar(begin as f64, count.dtype()),
+        )?;
         let lo = crate::python::array::weak_scalar(0.0, count.dtype());
         let hi = crate::python::array::weak_scalar(steps as f64, count.dtype());
         let clipped = jops::minimum(&jops::maximum(&shifted, &lo)?, &hi)?;
@@ -143,7 +146,10 @@ fn piecewise_constant(a: &Args) -> Result<Obj> {
     Ok(schedule(move |_, count| {
         let mut v = hv(&init);
         for (threshold, scale) in &bounds {
-            let diff = jops::sub(&crate::python::array::weak_scalar(*threshold as f64, count.dtype()), count)?;
+            let diff = jops::sub(
+                &crate::python::array::weak_scalar(*threshold as f64, count.dtype()),
+                count,
+            )?;
             let ind = jops::maximum(&c(0.0), &jops::sign(&diff)?)?;
             let kept = jops::mul(&v, &ind)?;
             let scaled = jops::mul(&jops::mul(&jops::sub(&c(1.0), &ind)?, &c(*scale))?, &v)?;
@@ -171,7 +177,10 @@ fn exponential_decay(a: &Args, first: usize, func: &str) -> Result<Obj> {
     }
     let shrinking = rate.num().is_some_and(|r| r < 1.0);
     Ok(schedule(move |_, count| {
-        let dec = jops::sub(count, &crate::python::array::weak_scalar(begin as f64, count.dtype()))?;
+        let dec = jops::sub(
+            count,
+            &crate::python::array::weak_scalar(begin as f64, count.dtype()),
+        )?;
         let mut p = jops::div(&f32(&dec)?, &c(steps as f64))?;
         if staircase {
             p = jops::unary(UnaryOp::Floor, &p)?;

@@ -22,7 +22,10 @@ fn interpolate(cosine: bool, start: &Value, end: &Value, pct: &Value) -> Result<
         return jops::add(&jops::mul(&jops::sub(end, start)?, pct)?, start);
     }
     let half = jops::div(&jops::sub(start, end)?, &c(2.0))?;
-    let wave = jops::add(&jops::cos(&jops::mul(&c(std::f64::consts::PI), pct)?)?, &c(1.0))?;
+    let wave = jops::add(
+        &jops::cos(&jops::mul(&c(std::f64::consts::PI), pct)?)?,
+        &c(1.0),
+    )?;
     jops::add(end, &jops::mul(&half, &wave)?)
 }
 
@@ -58,7 +61,11 @@ fn piecewise(cosine: bool, init: f64, mut bounds: Vec<(i64, f64)>) -> Result<Obj
             let pct = jops::div(&jops::sub(&cf, &c(lo))?, &c((hi - lo).max(1.0)))?;
             let val = interpolate(cosine, &values[i], &values[i + 1], &pct)?;
             let term = jops::mul(&jops::convert(&inside, DType::F32)?, &val)?;
-            total = if i == 0 { term } else { jops::add(&total, &term)? };
+            total = if i == 0 {
+                term
+            } else {
+                jops::add(&total, &term)?
+            };
         }
         let last = ends[ends.len() - 1] as f64;
         let after = jops::convert(&jops::less_equal(&c(last), &cf)?, DType::F32)?;
@@ -135,7 +142,11 @@ fn piecewise_interpolate(a: &Args) -> Result<Obj> {
         ),
     };
     let init = number(a, 1, "init_value", None, f)?;
-    piecewise(cosine, init, boundaries(a.opt(Some(2), "boundaries_and_scales"), f)?)
+    piecewise(
+        cosine,
+        init,
+        boundaries(a.opt(Some(2), "boundaries_and_scales"), f)?,
+    )
 }
 
 fn linear_onecycle(a: &Args) -> Result<Obj> {
@@ -174,7 +185,10 @@ fn sgdr(interp: &mut crate::python::interp::Interp, a: &Args) -> Result<Obj> {
     let (mut schedules, mut bounds, mut step) = (vec![], vec![], 0);
     for kw in &cycles {
         let Obj::Dict(d) = kw else {
-            bail!(TypeError, "{f}: each element of cosine_kwargs must be a dict");
+            bail!(
+                TypeError,
+                "{f}: each element of cosine_kwargs must be a dict"
+            );
         };
         let mut args = Args::new(vec![]);
         for (k, v) in &d.borrow().items {
@@ -182,7 +196,13 @@ fn sgdr(interp: &mut crate::python::interp::Interp, a: &Args) -> Result<Obj> {
         }
         let _ = interp;
         schedules.push(warmup_cosine(&args)?);
-        step += int_arg(&args, None, "decay_steps", None, "warmup_cosine_decay_schedule")?;
+        step += int_arg(
+            &args,
+            None,
+            "decay_steps",
+            None,
+            "warmup_cosine_decay_schedule",
+        )?;
         bounds.push(step);
     }
     bounds.pop();
@@ -192,7 +212,9 @@ fn sgdr(interp: &mut crate::python::interp::Interp, a: &Args) -> Result<Obj> {
 /// Registers the schedules on `b` (the `optax` module or
 /// `optax.schedules`).
 pub(super) fn register(b: &mut Builder) {
-    b.func("piecewise_interpolate_schedule", |_, a| piecewise_interpolate(&a));
+    b.func("piecewise_interpolate_schedule", |_, a| {
+        piecewise_interpolate(&a)
+    });
     b.func("linear_onecycle_schedule", |_, a| linear_onecycle(&a));
     b.func("warmup_constant_schedule", |_, a| {
         let f = "warmup_constant_schedule";
