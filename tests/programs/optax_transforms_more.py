@@ -66,3 +66,14 @@ print(optax.centralize().update(jnp.array([[1.0, 2.0, 6.0], [4.0, 5.0, 9.0]]), o
 print(optax.safe_increment(jnp.asarray(41, jnp.int32)), optax.safe_int32_increment(jnp.asarray(2**31 - 1, jnp.int32)))
 print(optax.safe_increment(jnp.asarray(1.5, jnp.float32)))
 result = r(params)
+
+# The deprecated optimistic_adam weighs its optimistic step by the rate.
+tx = optax.optimistic_adam(0.05, 0.5)
+params = start()
+state = tx.init(params)
+for i in range(4):
+    g = jax.grad(loss)(params)
+    u, state = tx.update(g, state, params)
+    params = optax.apply_updates(params, u)
+    print(i, r(u["b"]))
+result = r(params)

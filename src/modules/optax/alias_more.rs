@@ -175,6 +175,38 @@ fn optimistic_adam_v2(a: &Args) -> Result<Obj> {
     ]))
 }
 
+/// The deprecated `optimistic_adam(learning_rate, optimism, ...)`: the
+/// rate and the optimism are the weights of the optimistic step.
+fn optimistic_adam(a: &Args) -> Result<Obj> {
+    let f = "optimistic_adam";
+    refuse(a, Some(6), "mu_dtype", f)?;
+    let rate = a.req(Some(0), "learning_rate", f)?;
+    if is_callable(&rate) {
+        bail!(
+            ValueError,
+            "This version of `optimistic_adam` does not support learning rate schedules but `optimistic_adam_v2` does."
+        );
+    }
+    let rate = Hyper::from_obj(&rate, "learning_rate", f)?;
+    let optimism = match a.opt(Some(1), "optimism") {
+        None | Some(Obj::None) => rate.clone(),
+        Some(o) => Hyper::from_obj(&o, "optimism", f)?,
+    };
+    let h = |i, n, d| Hyper::arg(a, Some(i), n, Some(d), f);
+    let adam = AdamHyper {
+        b1: h(2, "b1", 0.9)?,
+        b2: h(3, "b2", 0.999)?,
+        eps: h(4, "eps", 1e-8)?,
+        eps_root: h(5, "eps_root", 0.0)?,
+        nesterov: flag(a, None, "nesterov", true)?,
+    };
+    Ok(chain(vec![
+        scale_by_adam(adam),
+        scale_by_optimistic_gradient(rate, optimism),
+        scale_by_learning_rate(Rate::Fixed(Hyper::Num(1.0)), true)?,
+    ]))
+}
+
 /// Registers the optimizers on the `optax` module.
 pub(super) fn register(b: &mut Builder) {
     b.func("adamax", |_, a| adamax(&a, "adamax", false));
@@ -268,6 +300,7 @@ fn register_rest(b: &mut Builder) {
         ]))
     });
     b.func("optimistic_adam_v2", |_, a| optimistic_adam_v2(&a));
+    b.func("optimistic_adam", |_, a| optimistic_adam(&a));
     b.func("fromage", |_, a| fromage(&a));
     b.func("lars", |_, a| lars(&a));
 }
