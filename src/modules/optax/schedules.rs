@@ -193,8 +193,8 @@ fn exponential_decay(a: &Args, first: usize, func: &str) -> Result<Obj> {
             &decayed,
         )?;
         Ok(match &end {
-            Some(e) if shrinking => jops::maximum(&v, &hv(&e))?,
-            Some(e) => jops::minimum(&v, &hv(&e))?,
+            Some(e) if shrinking => jops::maximum(&v, &hv(e))?,
+            Some(e) => jops::minimum(&v, &hv(e))?,
             None => v,
         })
     }))
