@@ -270,6 +270,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "optax" => optax::module(interp)?,
         "optax.transforms" => optax::transforms_module(interp)?,
         "optax.perturbations" => optax::perturbations_module(interp)?,
+        "optax._src" | "optax._src.base" => optax::src_module(interp, name)?,
         _ if name.starts_with("optax.") => match optax::submodule(name) {
             Some(m) => m,
             None => bail!(

@@ -114,7 +114,7 @@ pub(super) const SIGNATURES: &[(&str, &[(&str, Param)])] = &[
 
 /// Fails as not supported when the argument `name` is given and not None
 /// (a dtype or a mask shardlab does not model).
-fn refuse(a: &Args, index: Option<usize>, name: &str, func: &str) -> Result<()> {
+pub(super) fn refuse(a: &Args, index: Option<usize>, name: &str, func: &str) -> Result<()> {
     if a.opt(index, name).is_some() {
         bail!(
             NotImplementedError,

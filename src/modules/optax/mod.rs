@@ -10,20 +10,28 @@
 //!
 //! - [`base`]: states, transformation objects, hyperparameters, leaf maps.
 //! - [`transforms`]: the transformations and `chain`.
-//! - [`alias`]: the optimizers (`sgd`, `adam`, ...).
+//! - [`alias`], [`alias_more`]: the optimizers (`sgd`, `adam`, ...).
+//! - [`adaptive`]: the moment estimators beyond Adam (`scale_by_adamax`, ...).
+//! - [`rescaling`]: sign, block and history rescalings, `ema`, `add_noise`.
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
-//! - [`schedules`], [`losses`], [`tree`].
+//! - [`contrib`]: `optax.contrib` (`sam`, `ademamix`, ...).
+//! - [`schedules`], [`schedules_more`], [`losses`], [`tree`].
 
+mod adaptive;
 mod alias;
+mod alias_more;
 pub(crate) mod base;
+mod contrib;
 mod lbfgs;
 mod losses;
 mod perturbations;
+mod rescaling;
 mod schedules;
+mod schedules_more;
 mod transforms;
 mod tree;
 mod wrappers;
@@ -39,6 +47,9 @@ use super::Builder;
 pub fn module(interp: &mut Interp) -> Result<Obj> {
     let mut b = Builder::new("optax");
     alias::register(&mut b);
+    alias_more::register(&mut b);
+    adaptive::register(&mut b);
+    rescaling::register(&mut b);
     transforms::register(&mut b);
     wrappers::register(&mut b);
     wrappers::register_masking(&mut b);
@@ -57,6 +68,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         b.attr(name, any.clone());
     }
     b.attr("tree", super::import(interp, "optax.tree")?);
+    b.attr("contrib", super::import(interp, "optax.contrib")?);
     b.attr("tree_utils", super::import(interp, "optax.tree_utils")?);
     b.attr("losses", super::import(interp, "optax.losses")?);
     b.attr("schedules", super::import(interp, "optax.schedules")?);
@@ -83,6 +95,37 @@ pub fn transforms_module(interp: &mut Interp) -> Result<Obj> {
     Ok(b.build())
 }
 
+/// `optax._src` and its `base`: the names of `optax._src.base` that
+/// `optax` itself exports, which programs import from there.
+pub fn src_module(interp: &mut Interp, name: &str) -> Result<Obj> {
+    if name == "optax._src" {
+        let mut b = Builder::new("optax._src");
+        b.attr("base", super::import(interp, "optax._src.base")?);
+        return Ok(b.build());
+    }
+    let optax = super::import(interp, "optax")?;
+    let mut b = Builder::new("optax._src.base");
+    if let Obj::Module(m) = &optax {
+        for n in [
+            "GradientTransformation",
+            "GradientTransformationExtraArgs",
+            "EmptyState",
+            "identity",
+            "set_to_zero",
+            "Params",
+            "Updates",
+            "OptState",
+            "Schedule",
+            "ScalarOrSchedule",
+        ] {
+            if let Some(x) = m.get(n) {
+                b.attr(n, x);
+            }
+        }
+    }
+    Ok(b.build())
+}
+
 /// `optax.perturbations`.
 pub fn perturbations_module(interp: &mut Interp) -> Result<Obj> {
     perturbations::module(interp)
@@ -93,6 +136,7 @@ pub fn perturbations_module(interp: &mut Interp) -> Result<Obj> {
 pub fn submodule(name: &str) -> Option<Obj> {
     Some(match name {
         "optax.tree" => tree::module(),
+        "optax.contrib" => contrib::module(),
         "optax.tree_utils" => tree::utils_module(),
         "optax.losses" => {
             let mut b = Builder::new("optax.losses");

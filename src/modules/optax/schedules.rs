@@ -18,7 +18,23 @@ use crate::{bail, ops as jops};
 use super::super::Builder;
 use super::base::{schedule_at, Hyper};
 
+/// A Python-number constant: weakly typed, as in optax's arithmetic, so
+/// that a schedule of a Python-int count is weakly typed when JAX's is.
 fn c(v: f64) -> Value {
+    crate::python::array::weak_scalar(v, DType::F32)
+}
+
+/// A hyperparameter's value, weakly typed when it is a Python number.
+fn hv(h: &Hyper) -> Value {
+    match h {
+        Hyper::Num(v) => c(*v),
+        Hyper::Arr(v) => v.clone(),
+    }
+}
+
+/// A constant of optax's own arrays (`jnp.stack` of the values), strongly
+/// typed.
+fn strong(v: f64) -> Value {
     jops::scalar(v, DType::F32)
 }
 
@@ -27,7 +43,7 @@ fn f32(v: &Value) -> Result<Value> {
 }
 
 /// A schedule object computing on the count as an array.
-fn schedule(f: impl Fn(&mut Interp, &Value) -> Result<Value> + 'static) -> Obj {
+pub(super) fn schedule(f: impl Fn(&mut Interp, &Value) -> Result<Value> + 'static) -> Obj {
     Obj::native("schedule", move |interp, a| {
         let count = to_value(&a.req(Some(0), "count", "schedule")?)?;
         Ok(Obj::Array(f(interp, &count)?))
@@ -41,7 +57,7 @@ fn constant(value: Obj) -> Obj {
 }
 
 /// An integer argument.
-fn int_arg(
+pub(super) fn int_arg(
     a: &Args,
     index: Option<usize>,
     name: &str,
@@ -67,9 +83,12 @@ fn int_arg(
 /// `begin`, along `frac**power`.
 fn polynomial(init: Hyper, end: Hyper, power: Obj, steps: i64, begin: i64) -> Obj {
     schedule(move |_, count| {
-        let shifted = jops::sub(count, &jops::scalar(begin as f64, count.dtype()))?;
-        let lo = jops::scalar(0.0, count.dtype());
-        let hi = jops::scalar(steps as f64, count.dtype());
+        let shifted = jops::sub(
+            count,
+            &crate::python::array::weak_scalar(begin as f64, count.dtype()),
+        )?;
+        let lo = crate::python::array::weak_scalar(0.0, count.dtype());
+        let hi = crate::python::array::weak_scalar(steps as f64, count.dtype());
         let clipped = jops::minimum(&jops::maximum(&shifted, &lo)?, &hi)?;
         let frac = jops::sub(&c(1.0), &jops::div(&f32(&clipped)?, &c(steps as f64))?)?;
         let powered = match &power {
@@ -78,9 +97,9 @@ fn polynomial(init: Hyper, end: Hyper, power: Obj, steps: i64, begin: i64) -> Ob
         };
         let span = match (&init, &end) {
             (Hyper::Num(a), Hyper::Num(b)) => c(a - b),
-            _ => jops::sub(&init.value(), &end.value())?,
+            _ => jops::sub(&hv(&init), &hv(&end))?,
         };
-        jops::add(&jops::mul(&span, &powered)?, &end.value())
+        jops::add(&jops::mul(&span, &powered)?, &hv(&end))
     })
 }
 
@@ -125,10 +144,13 @@ fn piecewise_constant(a: &Args) -> Result<Obj> {
     }
     bounds.sort_by_key(|b| b.0);
     Ok(schedule(move |_, count| {
-        let mut v = init.value();
+        let mut v = hv(&init);
         for (threshold, scale) in &bounds {
-            let diff = jops::sub(&jops::scalar(*threshold as f64, count.dtype()), count)?;
-            let ind = jops::maximum(&c(0.0), &f32(&jops::sign(&diff)?)?)?;
+            let diff = jops::sub(
+                &crate::python::array::weak_scalar(*threshold as f64, count.dtype()),
+                count,
+            )?;
+            let ind = jops::maximum(&c(0.0), &jops::sign(&diff)?)?;
             let kept = jops::mul(&v, &ind)?;
             let scaled = jops::mul(&jops::mul(&jops::sub(&c(1.0), &ind)?, &c(*scale))?, &v)?;
             v = jops::add(&kept, &scaled)?;
@@ -155,21 +177,24 @@ fn exponential_decay(a: &Args, first: usize, func: &str) -> Result<Obj> {
     }
     let shrinking = rate.num().is_some_and(|r| r < 1.0);
     Ok(schedule(move |_, count| {
-        let dec = jops::sub(count, &jops::scalar(begin as f64, count.dtype()))?;
+        let dec = jops::sub(
+            count,
+            &crate::python::array::weak_scalar(begin as f64, count.dtype()),
+        )?;
         let mut p = jops::div(&f32(&dec)?, &c(steps as f64))?;
         if staircase {
             p = jops::unary(UnaryOp::Floor, &p)?;
         }
-        let decayed = jops::mul(&init.value(), &jops::pow(&rate.value(), &p)?)?;
-        let started = jops::less_equal(&dec, &jops::scalar(0.0, dec.dtype()))?;
+        let decayed = jops::mul(&hv(&init), &jops::pow(&hv(&rate), &p)?)?;
+        let started = jops::less_equal(&dec, &crate::python::array::weak_scalar(0.0, dec.dtype()))?;
         let v = jops::select(
             &started,
-            &jops::broadcast_to(&init.value(), &decayed.shape())?,
+            &jops::broadcast_to(&hv(&init), &decayed.shape())?,
             &decayed,
         )?;
         Ok(match &end {
-            Some(e) if shrinking => jops::maximum(&v, &e.value())?,
-            Some(e) => jops::minimum(&v, &e.value())?,
+            Some(e) if shrinking => jops::maximum(&v, &hv(e))?,
+            Some(e) => jops::minimum(&v, &hv(e))?,
             None => v,
         })
     }))
@@ -185,23 +210,25 @@ fn cosine_decay(init: Hyper, steps: i64, alpha: f64, exponent: f64) -> Result<Ob
         );
     }
     Ok(schedule(move |_, count| {
-        let n = jops::minimum(&f32(count)?, &c(steps as f64))?;
+        // An int32 count meets a Python float: a weakly typed float32, as
+        // in JAX's promotion.
+        let n = jops::minimum(count, &c(steps as f64))?;
         let angle = jops::div(&jops::mul(&c(std::f64::consts::PI), &n)?, &c(steps as f64))?;
         let cosine = jops::mul(&c(0.5), &jops::add(&c(1.0), &jops::cos(&angle)?)?)?;
         let powered = jops::pow(&cosine, &c(exponent))?;
         let decayed = jops::add(&jops::mul(&c(1.0 - alpha), &powered)?, &c(alpha))?;
-        jops::mul(&init.value(), &decayed)
+        jops::mul(&hv(&init), &decayed)
     }))
 }
 
 /// `join_schedules(schedules, boundaries)`: each schedule from its
 /// boundary on, called with the steps since that boundary.
-fn join(schedules: Vec<Obj>, boundaries: Vec<i64>) -> Obj {
+pub(super) fn join(schedules: Vec<Obj>, boundaries: Vec<i64>) -> Obj {
     let schedules = Rc::new(schedules);
     schedule(move |interp, count| {
         let mut out = schedule_at(interp, &schedules[0], count)?;
         for (b, s) in boundaries.iter().zip(&schedules[1..]) {
-            let bv = jops::scalar(*b as f64, count.dtype());
+            let bv = crate::python::array::weak_scalar(*b as f64, count.dtype());
             let next = schedule_at(interp, s, &jops::sub(count, &bv)?)?;
             let before = jops::less(count, &bv)?;
             let dtype = out.dtype().promote(next.dtype());
@@ -225,7 +252,7 @@ fn ints(o: &Obj) -> Result<Vec<i64>> {
         .collect()
 }
 
-fn warmup_cosine(a: &Args) -> Result<Obj> {
+pub(super) fn warmup_cosine(a: &Args) -> Result<Obj> {
     let f = "warmup_cosine_decay_schedule";
     let init = Hyper::arg(a, Some(0), "init_value", None, f)?;
     let peak = Hyper::arg(a, Some(1), "peak_value", None, f)?;
@@ -322,42 +349,49 @@ fn cosine_onecycle(a: &Args) -> Result<Obj> {
     bounds.sort_by_key(|b| b.0);
     // The values are the running products of the scales, in float32.
     let mut values = vec![];
-    let mut v = c(bounds[0].1);
+    let mut v = strong(bounds[0].1);
     for (i, (_, s)) in bounds.iter().enumerate() {
         if i > 0 {
-            v = jops::mul(&v, &c(*s))?;
+            v = jops::mul(&v, &strong(*s))?;
         }
         values.push(v.clone());
     }
     let ends: Vec<i64> = bounds.iter().map(|b| b.0).collect();
     Ok(schedule(move |_, count| {
         let cf = f32(count)?;
-        let mut total = c(0.0);
+        let mut total = strong(0.0);
         for i in 0..ends.len() - 1 {
             let (lo, hi) = (ends[i] as f64, ends[i + 1] as f64);
             let inside = jops::binary(
                 crate::array::BinaryOp::And,
-                &jops::less_equal(&c(lo), &cf)?,
-                &jops::less(&cf, &c(hi))?,
+                &jops::less_equal(&strong(lo), &cf)?,
+                &jops::less(&cf, &strong(hi))?,
             )?;
-            let pct = jops::div(&jops::sub(&cf, &c(lo))?, &c((hi - lo).max(1.0)))?;
+            let pct = jops::div(&jops::sub(&cf, &strong(lo))?, &strong((hi - lo).max(1.0)))?;
             let wave = jops::add(
-                &jops::cos(&jops::mul(&c(std::f64::consts::PI), &pct)?)?,
-                &c(1.0),
+                &jops::cos(&jops::mul(&strong(std::f64::consts::PI), &pct)?)?,
+                &strong(1.0),
             )?;
-            let half = jops::div(&jops::sub(&values[i], &values[i + 1])?, &c(2.0))?;
+            let half = jops::div(&jops::sub(&values[i], &values[i + 1])?, &strong(2.0))?;
             let val = jops::add(&values[i + 1], &jops::mul(&half, &wave)?)?;
             total = jops::add(&total, &jops::mul(&f32(&inside)?, &val)?)?;
         }
         let last = ends[ends.len() - 1] as f64;
-        let after = f32(&jops::less_equal(&c(last), &cf)?)?;
+        let after = f32(&jops::less_equal(&strong(last), &cf)?)?;
         jops::add(&total, &jops::mul(&after, &values[values.len() - 1])?)
     }))
+}
+
+/// `linear_schedule(init_value, end_value, transition_steps,
+/// transition_begin)`.
+pub(super) fn linear_args(a: &Args) -> Result<Obj> {
+    polynomial_args(a, Some(Obj::Int(1)), "linear_schedule")
 }
 
 /// Registers the schedules on `b` (the `optax` module or
 /// `optax.schedules`).
 pub(super) fn register(b: &mut Builder) {
+    super::schedules_more::register(b);
     b.func("constant_schedule", |_, a| {
         Ok(constant(a.req(Some(0), "value", "constant_schedule")?))
     });

@@ -21,7 +21,7 @@ use super::base::{
     zeros_tree, Hyper, Rate,
 };
 
-fn c(v: f64) -> Value {
+pub(super) fn c(v: f64) -> Value {
     jops::scalar(v, DType::F32)
 }
 
@@ -92,12 +92,16 @@ pub(super) fn add_decayed_weights(wd: Hyper) -> Obj {
                 "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`."
             );
         };
+        // optax leaves the updates untouched for a constant zero decay.
+        if wd.num() == Some(0.0) {
+            return Ok(u.clone());
+        }
         tree_map(interp, &[u, p], |x| jops::add(x[0], &hmul(&wd, x[1])?))
     })
 }
 
 /// `(1 - decay) * g**order + decay * t`.
-fn moment(g: &Value, t: &Value, decay: &Hyper, order: i32) -> Result<Value> {
+pub(super) fn moment(g: &Value, t: &Value, decay: &Hyper, order: i32) -> Result<Value> {
     let gp = if order == 1 {
         g.clone()
     } else {
@@ -107,7 +111,7 @@ fn moment(g: &Value, t: &Value, decay: &Hyper, order: i32) -> Result<Value> {
 }
 
 /// `t / (1 - decay**count)`.
-fn bias_correction(t: &Value, decay: &Hyper, count: &Value) -> Result<Value> {
+pub(super) fn bias_correction(t: &Value, decay: &Hyper, count: &Value) -> Result<Value> {
     let cf = jops::convert(count, DType::F32)?;
     let bc = jops::sub(&c(1.0), &jops::pow(&decay.value(), &cf)?)?;
     jops::div(t, &bc)
@@ -142,7 +146,7 @@ impl AdamHyper {
     }
 }
 
-fn moments_state(name: &str, interp: &mut Interp, p: &Obj) -> Result<Obj> {
+pub(super) fn moments_state(name: &str, interp: &mut Interp, p: &Obj) -> Result<Obj> {
     Ok(state(
         name,
         vec![
@@ -306,7 +310,7 @@ pub(super) fn scale_by_lion(b1: Hyper, b2: Hyper) -> Obj {
 
 /// `sqrt(sum(x * x))`, or `min_norm` when that is not larger (optax's
 /// `safe_norm`, whose gradient stays finite at zero).
-fn safe_norm(x: &Value, min_norm: f64) -> Result<Value> {
+pub(super) fn safe_norm(x: &Value, min_norm: f64) -> Result<Value> {
     let norm = |x: &Value| jops::sqrt(&jops::sum(&jops::mul(x, x)?, None, false)?);
     let n = norm(x)?;
     let small = jops::less_equal(&n, &c(min_norm))?;

@@ -403,7 +403,7 @@ fn hide(interp: &mut Interp, tree: &Obj, (flags, def): &(Vec<bool>, TreeDef)) ->
 
 /// `masked(inner, mask)`: `inner` applied to the subtrees the mask
 /// selects; the other updates pass through unchanged.
-fn masked(inner: Obj, mask: Obj) -> Obj {
+pub(super) fn masked(inner: Obj, mask: Obj) -> Obj {
     let (inner2, mask2) = (inner.clone(), mask.clone());
     transformation(
         move |interp, p| {
