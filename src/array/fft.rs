@@ -545,8 +545,8 @@ mod tests {
 
     #[test]
     fn factors_in_ducc_order() {
-        assert_eq!(factorize(16), vec![8, 2]);
-        assert_eq!(factorize(24), vec![2, 4, 3]);
+        assert_eq!(factorize(16), vec![2, 8]);
+        assert_eq!(factorize(24), vec![8, 3]);
         assert_eq!(factorize(12), vec![4, 3]);
         assert_eq!(factorize(6), vec![2, 3]);
         assert_eq!(factorize(2 * 64), vec![2, 8, 8]);
