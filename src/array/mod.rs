@@ -18,6 +18,7 @@ pub mod broadcast;
 pub mod complex;
 pub mod create;
 pub mod elementwise;
+pub mod fft;
 pub mod format;
 pub mod index;
 mod lattice;

@@ -261,6 +261,7 @@ pub fn module() -> Obj {
     register_cumulative(&mut b);
     super::conv::register_lax(&mut b);
     super::conv::register_window(&mut b);
+    super::numpy::fft::register_lax(&mut b);
     b.func(
         "with_sharding_constraint",
         super::sharding::constraint::with_sharding_constraint,

@@ -23,6 +23,7 @@ mod creation;
 mod dtype_queries;
 pub mod dtypes;
 mod elementwise;
+pub(crate) mod fft;
 mod finfo;
 mod grids;
 mod host;
@@ -177,6 +178,7 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
     super::conv::register_numpy(&mut b);
+    b.attr("fft", fft::module());
     let m = b.build();
     arraylike::wrap_module(&m);
     x64_warning::wrap_module(&m);

@@ -24,6 +24,7 @@ pub mod debug;
 pub mod device_put;
 pub mod dot;
 pub mod elementwise;
+pub mod fft;
 pub mod jit;
 pub mod linalg;
 pub mod lu;
@@ -175,6 +176,13 @@ pub enum Prim {
     ReduceWindow(Arc<WindowParams>),
     /// `cholesky` or `triangular_solve` (see [`linalg`]).
     Linalg(LinalgOp),
+    /// `lax.fft` over the trailing `lengths.len()` axes.
+    Fft {
+        /// Which transform.
+        typ: crate::array::fft::FftType,
+        /// The transform's length along each of those axes.
+        lengths: Vec<usize>,
+    },
     /// The Threefry-2x32 cipher on (key1, key2, count1, count2), two results.
     Threefry2x32,
     /// The bits of each element read as another 32-bit dtype.
@@ -251,6 +259,7 @@ impl Prim {
             Prim::Threefry2x32 => "threefry2x32".into(),
             Prim::BitcastConvert(_) => "bitcast_convert_type".into(),
             Prim::Linalg(op) => op.name().into(),
+            Prim::Fft { .. } => "fft".into(),
             Prim::Collective(c) => c.name().into(),
             Prim::ShardMap(_) => "shard_map".into(),
             Prim::Map(m) => m.kind.name().into(),
@@ -363,6 +372,7 @@ impl Prim {
             }
             Prim::Conv(c) => c.params(),
             Prim::Linalg(op) => op.params(),
+            Prim::Fft { typ, lengths } => fft::params(*typ, lengths),
             Prim::ReduceWindow(w) => w.params(),
             Prim::BitcastConvert(d) => vec![("new_dtype".into(), d.name().into())],
             Prim::Sort { dimension } => vec![
@@ -446,6 +456,7 @@ impl Prim {
             Prim::Sort { .. } => sort::abstract_eval(self, ins),
             Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::abstract_eval(self, ins),
             Prim::Linalg(_) => linalg::abstract_eval(self, ins),
+            Prim::Fft { .. } => fft::abstract_eval(self, ins),
             Prim::Collective(c) => collectives::abstract_eval(c, ins, env),
             Prim::ShardMap(p) => p.abstract_eval(ins),
             Prim::Map(m) => m.abstract_eval(ins),
@@ -490,7 +501,10 @@ impl Prim {
                 B::Add | B::Sub | B::Mul | B::Div | B::Eq | B::Ne | B::Complex
             ),
             Prim::Reduce { op, .. } => matches!(op, ReduceOp::Sum | ReduceOp::Prod),
-            Prim::DotGeneral { .. } | Prim::Linalg(_) => true,
+            Prim::DotGeneral { .. } | Prim::Linalg(_) | Prim::Fft { .. } => true,
+            // vmap runs its body once per index and stacks the results,
+            // which moves complex values as it moves any other.
+            Prim::Map(m) => m.kind == MapKind::Vmap,
             Prim::IntegerPow(_)
             | Prim::Select
             | Prim::Convert(..)
@@ -500,6 +514,8 @@ impl Prim {
             | Prim::Concatenate(_)
             | Prim::Slice { .. }
             | Prim::DynamicSlice(_)
+            | Prim::DynamicUpdateSlice
+            | Prim::Pad { .. }
             | Prim::Rev(_)
             | Prim::StopGradient
             | Prim::Take(_)
@@ -551,6 +567,7 @@ impl Prim {
             Prim::Sort { .. } => sort::apply(self, ins),
             Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::apply(self, ins),
             Prim::Linalg(_) => linalg::apply(self, ins),
+            Prim::Fft { .. } => fft::apply(self, ins),
             // Values pass through a constraint unchanged.
             Prim::ShardingConstraint(_) | Prim::DevicePut(_) => Ok(ins.to_vec()),
             p if p.needs_evaluator() => {
@@ -622,6 +639,7 @@ impl Prim {
             Prim::Sort { .. } => sort::no_derivative(primals),
             Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::no_derivative(outs.len()),
             Prim::Linalg(_) => linalg::jvp(self, primals, tangents, outs),
+            Prim::Fft { .. } => fft::jvp(self, tangents),
             Prim::Collective(c) => collectives::jvp(c, primals, tangents),
             Prim::ShardMap(p) => p.jvp(primals, tangents),
             Prim::Map(m) => m.jvp(primals, tangents),
@@ -671,6 +689,7 @@ impl Prim {
             Prim::Sort { .. } => sort::no_derivative(primals),
             Prim::Threefry2x32 | Prim::BitcastConvert(_) => bits::no_derivative(primals.len()),
             Prim::Linalg(_) => linalg::vjp(self, primals, outs, cts),
+            Prim::Fft { .. } => fft::vjp(self, cts),
             Prim::Collective(c) => collectives::vjp(c, primals, cts),
             Prim::ShardMap(p) => p.vjp(primals, cts),
             Prim::Map(m) => m.vjp(primals, cts),

@@ -55,6 +55,7 @@ fn models_any(prim: &Prim) -> bool {
             | Prim::Threefry2x32
             | Prim::BitcastConvert(_)
             | Prim::Linalg(_)
+            | Prim::Fft { .. }
             | Prim::HostCallback(_)
             | Prim::Unary(UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj)
             | Prim::Binary(BinaryOp::Complex)

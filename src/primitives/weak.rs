@@ -33,7 +33,7 @@ pub fn rule(prim: &Prim, ins: &[Aval]) -> Option<bool> {
         Prim::DynamicSlice(_) | Prim::Take(_) | Prim::ScatterAdd { .. } => all(&ins[..1]),
         Prim::DynamicUpdateSlice | Prim::DotGeneral { .. } => all(&ins[..2]),
         Prim::Sort { .. } => return None,
-        Prim::Linalg(_) | Prim::Threefry2x32 | Prim::BitcastConvert(_) => false,
+        Prim::Linalg(_) | Prim::Fft { .. } | Prim::Threefry2x32 | Prim::BitcastConvert(_) => false,
         Prim::Unary(_)
         | Prim::IntegerPow(_)
         | Prim::Reshape(_)

@@ -412,7 +412,7 @@ fn roll(a: &Args) -> Result<Obj> {
     Ok(Obj::Array(roll_axes(&x, &axes, &shifts)?))
 }
 
-fn roll_axes(x: &Value, axes: &[i64], shifts: &[i64]) -> Result<Value> {
+pub(super) fn roll_axes(x: &Value, axes: &[i64], shifts: &[i64]) -> Result<Value> {
     let n = axes.len().max(shifts.len());
     if (axes.len() != n && axes.len() != 1) || (shifts.len() != n && shifts.len() != 1) {
         bail!(
