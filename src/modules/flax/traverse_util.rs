@@ -210,8 +210,13 @@ fn flatten_dict(interp: &mut Interp, a: Args) -> Result<Obj> {
         sep: a.opt(Some(3), "sep"),
         any_mapping: false,
     };
+    flat_dict(interp, &walk, &xs)
+}
+
+/// The flat dict of `xs`'s leaves under their joined keys.
+fn flat_dict(interp: &mut Interp, walk: &Walk, xs: &Obj) -> Result<Obj> {
     let mut out = vec![];
-    walk.flatten(interp, &xs, &mut vec![], &mut out)?;
+    walk.flatten(interp, xs, &mut vec![], &mut out)?;
     let mut d = PyDict::default();
     for (k, v) in out {
         d.set(k, v);
@@ -281,13 +286,7 @@ fn flatten_mapping(interp: &mut Interp, a: Args) -> Result<Obj> {
         sep: a.opt(None, "sep"),
         any_mapping: true,
     };
-    let mut out = vec![];
-    walk.flatten(interp, &xs, &mut vec![], &mut out)?;
-    let mut d = PyDict::default();
-    for (k, v) in out {
-        d.set(k, v);
-    }
-    Ok(new_dict(d))
+    flat_dict(interp, &walk, &xs)
 }
 
 fn flatten_to_sequence(interp: &mut Interp, a: Args) -> Result<Obj> {

@@ -17,7 +17,7 @@ use super::base::{
     field, flag, full_tree, hmul, safe_increment, state, transformation, tree_map, zero_count,
     zeros_tree, Hyper,
 };
-use super::transforms::{bias_correction, c, moment, moments_state};
+use super::transforms::{adam_moments, bias_correction, c, moment, moments_state};
 
 /// The updated count of a state's `count` field.
 fn next_count(st: &Obj, name: &str) -> Result<Value> {
@@ -94,12 +94,7 @@ pub(super) fn scale_by_amsgrad(h: Moments, correct_mu: bool, correct_nu: bool) -
             ))
         },
         move |interp, u, st, _, _| {
-            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
-                moment(x[0], x[1], &h.b1, 1)
-            })?;
-            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
-                moment(x[0], x[1], &h.b2, 2)
-            })?;
+            let (mu, nu) = adam_moments(interp, u, st, &h.b1, &h.b2)?;
             let count = next_count(st, "count")?;
             let nu_max = tree_map(interp, &[&field(st, "nu_max")?, &nu], |x| {
                 let v = if correct_nu {
@@ -167,12 +162,7 @@ pub(super) fn scale_by_radam(h: Moments, threshold: Hyper, nesterov: bool) -> Ob
     transformation(
         |interp, p| moments_state("ScaleByAdamState", interp, p),
         move |interp, u, st, _, _| {
-            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
-                moment(x[0], x[1], &h.b1, 1)
-            })?;
-            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
-                moment(x[0], x[1], &h.b2, 2)
-            })?;
+            let (mu, nu) = adam_moments(interp, u, st, &h.b1, &h.b2)?;
             let count = next_count(st, "count")?;
             let (ro_inf, ro) = radam_ro(&h.b2, &count)?;
             let r = radam_r(&ro_inf, &ro)?;

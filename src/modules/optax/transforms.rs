@@ -168,18 +168,31 @@ fn mu_hat(h: &AdamHyper, m: &Value, g: &Value, count: &Value) -> Result<Value> {
     jops::add(&hmul(&h.b1, &m)?, &hmul(&h.b1.one_minus()?, &g)?)
 }
 
+/// Adam's first and second moments (`mu`, `nu`) of the updates `u`,
+/// moved from those in the state `st` with decays `b1` and `b2`.
+pub(super) fn adam_moments(
+    interp: &mut Interp,
+    u: &Obj,
+    st: &Obj,
+    b1: &Hyper,
+    b2: &Hyper,
+) -> Result<(Obj, Obj)> {
+    let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
+        moment(x[0], x[1], b1, 1)
+    })?;
+    let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
+        moment(x[0], x[1], b2, 2)
+    })?;
+    Ok((mu, nu))
+}
+
 /// `scale_by_adam`: the moment estimates, bias-corrected with the
 /// incremented count.
 pub(super) fn scale_by_adam(h: AdamHyper) -> Obj {
     transformation(
         |interp, p| moments_state("ScaleByAdamState", interp, p),
         move |interp, u, st, _, _| {
-            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
-                moment(x[0], x[1], &h.b1, 1)
-            })?;
-            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
-                moment(x[0], x[1], &h.b2, 2)
-            })?;
+            let (mu, nu) = adam_moments(interp, u, st, &h.b1, &h.b2)?;
             let count = safe_increment(&to_value(&field(st, "count")?)?)?;
             let out = tree_map(interp, &[&mu, &nu, u], |x| {
                 let m = mu_hat(&h, x[0], x[2], &count)?;
