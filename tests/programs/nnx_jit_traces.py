@@ -35,6 +35,13 @@ def scale(m, factor):
 same = scale(model, 0.5)
 print(same is model, model.bias[...])
 
+@nnx.jit(static_argnums=1)
+def pick(m, whole):
+    return m if whole else m.bias[...]
+
+# Each traced signature remembers whether it hands back the argument.
+print(pick(model, True) is model, pick(model, False), pick(model, True) is model)
+
 @nnx.jit
 def branch(m, x):
     if x.sum() > 0:

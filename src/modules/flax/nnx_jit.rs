@@ -11,7 +11,6 @@
 //! order. Arguments without Variables are not returned (they may be
 //! static or not JAX types at all).
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use super::opt_state::variable_leaves;
@@ -83,18 +82,15 @@ pub(super) fn nnx_jit(interp: &mut Interp, a: Args) -> Result<Obj> {
         _ => "function".into(),
     };
     let f = fun.clone();
-    // Which argument the last trace found returned as it is.
-    let returned: Rc<Cell<Option<usize>>> = Rc::default();
-    let r = returned.clone();
     let runner = Obj::native(format!("nnx.jit.{name}"), move |interp, args| {
-        traced_body(interp, &f, args, &r)
+        traced_body(interp, &f, args)
     });
     let inner = crate::modules::jit::jit_as(interp, &fun, runner, &a)?;
     Ok(Obj::native(
         format!("nnx.jit.{name}"),
         move |interp, args| {
             if pytree_safe(interp, &args.pos, &args.kw)? {
-                call(interp, &inner, args, &returned)
+                call(interp, &inner, args)
             } else {
                 interp.call(&fun, args)
             }
@@ -127,38 +123,37 @@ fn stateful(interp: &mut Interp, pos: &[Obj], kw: &[(String, Obj)]) -> Result<Ob
 
 /// What runs under the trace: the function, then its Variable-holding
 /// arguments as it left them.
-fn traced_body(
-    interp: &mut Interp,
-    fun: &Obj,
-    args: Args,
-    returned: &Cell<Option<usize>>,
-) -> Result<Obj> {
+fn traced_body(interp: &mut Interp, fun: &Obj, args: Args) -> Result<Obj> {
     let (pos, kw) = (args.pos.clone(), args.kw.clone());
     let out = interp.call(fun, args)?;
     let state = stateful(interp, &pos, &kw)?;
     // An argument returned as it is: its index, so the caller gets its own.
+    // The index is written in the output's structure (k + 1 empty tuples),
+    // which the jit's cache keeps with each traced program.
     let all: Vec<&Obj> = pos.iter().chain(kw.iter().map(|(_, v)| v)).collect();
     let same = all.iter().position(|a| same_object(a, &out));
-    returned.set(same);
+    let marker = Obj::tuple(vec![Obj::tuple(vec![]); same.map_or(0, |k| k + 1)]);
     let out = if same.is_some() { Obj::None } else { out };
-    Ok(Obj::tuple(vec![out, state]))
+    Ok(Obj::tuple(vec![out, state, marker]))
 }
 
 /// Runs the jitted body and writes the Variables it updated back into the
 /// caller's objects, pairing them in pytree order (value and metadata).
-fn call(
-    interp: &mut Interp,
-    inner: &Obj,
-    args: Args,
-    returned: &Cell<Option<usize>>,
-) -> Result<Obj> {
+fn call(interp: &mut Interp, inner: &Obj, args: Args) -> Result<Obj> {
     let (pos, kw) = (args.pos.clone(), args.kw.clone());
     let got = interp.call(inner, args)?;
-    let Obj::Tuple(parts) = &got else {
-        return Ok(got);
-    };
-    let [out, new_state] = parts.as_slice() else {
-        return Ok(got);
+    let (out, new_state, marker) = match &got {
+        Obj::Tuple(parts) => match parts.as_slice() {
+            [out, state, Obj::Tuple(marker)] => (out, state, marker.len()),
+            _ => bail!(
+                RuntimeError,
+                "nnx.jit's program returned an unexpected structure"
+            ),
+        },
+        _ => bail!(
+            RuntimeError,
+            "nnx.jit's program returned an unexpected structure"
+        ),
     };
     let old_state = stateful(interp, &pos, &kw)?;
     let old = variables(interp, &old_state)?;
@@ -181,7 +176,7 @@ fn call(
         }
     }
     let all: Vec<&Obj> = pos.iter().chain(kw.iter().map(|(_, v)| v)).collect();
-    match returned.get().and_then(|k| all.get(k)) {
+    match marker.checked_sub(1).and_then(|k| all.get(k)) {
         Some(a) => Ok((*a).clone()),
         None => Ok(out.clone()),
     }
