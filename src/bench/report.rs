@@ -88,34 +88,48 @@ pub fn markdown(r: &Report) -> String {
     s
 }
 
+/// The chart's geometry: panel width and height, left and top margins, the
+/// gap between panels, and how many steps the size axis has.
+struct Frame {
+    pw: f64,
+    ph: f64,
+    ml: f64,
+    mt: f64,
+    gap: f64,
+    steps: f64,
+}
+
+impl Frame {
+    fn x(&self, i: usize, x0: f64) -> f64 {
+        x0 + self.pw * i as f64 / self.steps
+    }
+
+    fn y(&self, v: f64, ymax: f64) -> f64 {
+        self.mt + self.ph * (1.0 - v / ymax)
+    }
+}
+
+const COLOURS: [&str; 5] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
+
 /// Bus bandwidth against size, one panel per collective (each on its own
 /// scale), one line per device count, with single-thread memcpy dashed for
 /// reference.
 pub fn svg(r: &Report) -> String {
-    let (pw, ph, ml, mt, mb) = (260.0, 200.0, 44.0, 24.0, 34.0);
-    let gap = 48.0;
-    let panels = Collective::ALL.len() as f64;
-    let width = ml + panels * (pw + gap) + 80.0;
-    let height = mt + ph + mb;
     let sizes: Vec<usize> = r.memcpy.iter().map(|m| m.bytes).collect();
+    let f = Frame {
+        pw: 260.0,
+        ph: 200.0,
+        ml: 44.0,
+        mt: 24.0,
+        gap: 48.0,
+        steps: sizes.len().max(2) as f64 - 1.0,
+    };
+    let panels = Collective::ALL.len() as f64;
+    let width = f.ml + panels * (f.pw + f.gap) + 80.0;
+    let height = f.mt + f.ph + 34.0;
     let mut devices: Vec<usize> = r.collectives.iter().map(|c| c.devices).collect();
     devices.sort_unstable();
     devices.dedup();
-    // A lent ppermute copies nothing, so its "bandwidth" (size over a
-    // barrier's time) would flatten every other curve on a shared scale.
-    let ymax_of = |op: Collective| {
-        r.collectives
-            .iter()
-            .filter(|c| c.op == op)
-            .map(|c| c.busbw_gbs)
-            .chain(r.memcpy.iter().map(|m| m.gbs))
-            .fold(0.1f64, f64::max)
-            * 1.05
-    };
-    let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
-    let n = sizes.len().max(2) as f64 - 1.0;
-    let xpos = |i: usize, x0: f64| x0 + pw * i as f64 / n;
-    let ypos = |v: f64, ymax: f64| mt + ph * (1.0 - v / ymax);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -126,90 +140,123 @@ pub fn svg(r: &Report) -> String {
         s,
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
          <text x=\"4\" y=\"{:.0}\" transform=\"rotate(-90 10 {:.0})\">bus GB/s</text>",
-        mt + ph / 2.0,
-        mt + ph / 2.0
+        f.mt + f.ph / 2.0,
+        f.mt + f.ph / 2.0
     );
     for (k, op) in Collective::ALL.iter().enumerate() {
-        let x0 = ml + k as f64 * (pw + gap);
-        let ymax = ymax_of(*op);
-        let title = if *op == Collective::Ppermute && !r.slots_only {
-            "ppermute (lent: nothing copied)"
-        } else {
-            op.name()
-        };
+        panel(&mut s, r, &f, k, *op, &sizes, &devices);
+    }
+    legend(&mut s, &f, f.ml + panels * (f.pw + f.gap), &devices);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The panel of collective `op`, the `k`th from the left.
+fn panel(
+    s: &mut String,
+    r: &Report,
+    f: &Frame,
+    k: usize,
+    op: Collective,
+    sizes: &[usize],
+    devices: &[usize],
+) {
+    let (pw, ph, mt) = (f.pw, f.ph, f.mt);
+    let x0 = f.ml + k as f64 * (pw + f.gap);
+    let ymax = ymax_of(r, op);
+    let title = if op == Collective::Ppermute && !r.slots_only {
+        "ppermute (lent: nothing copied)"
+    } else {
+        op.name()
+    };
+    let _ = writeln!(
+        s,
+        "<rect x=\"{x0:.1}\" y=\"{mt:.1}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#888\"/>\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\">{}</text>",
+        x0 + pw / 2.0,
+        mt - 8.0,
+        title
+    );
+    for t in 0..=4 {
+        let v = ymax * t as f64 / 4.0;
         let _ = writeln!(
             s,
-            "<rect x=\"{x0:.1}\" y=\"{mt:.1}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#888\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\">{}</text>",
-            x0 + pw / 2.0,
-            mt - 8.0,
-            title
+            "<line x1=\"{x0:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
+            x0 + pw,
+            x0 - 2.0,
+            f.y(v, ymax) + 3.0,
+            y = f.y(v, ymax)
         );
-        for t in 0..=4 {
-            let v = ymax * t as f64 / 4.0;
-            let _ = writeln!(
-                s,
-                "<line x1=\"{x0:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#eee\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
-                x0 + pw,
-                x0 - 2.0,
-                ypos(v, ymax) + 3.0,
-                y = ypos(v, ymax)
-            );
-        }
-        for (i, &b) in sizes.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-                xpos(i, x0),
-                mt + ph + 14.0,
-                fmt_bytes(b).replace(' ', "")
-            );
-        }
-        let memcpy: Vec<String> = r
-            .memcpy
+    }
+    for (i, &b) in sizes.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            f.x(i, x0),
+            mt + ph + 14.0,
+            fmt_bytes(b).replace(' ', "")
+        );
+    }
+    let memcpy: Vec<String> = r
+        .memcpy
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("{:.1},{:.1}", f.x(i, x0), f.y(m.gbs, ymax)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>",
+        memcpy.join(" ")
+    );
+    for (j, &p) in devices.iter().enumerate() {
+        let pts: Vec<String> = sizes
             .iter()
             .enumerate()
-            .map(|(i, m)| format!("{:.1},{:.1}", xpos(i, x0), ypos(m.gbs, ymax)))
+            .filter_map(|(i, &b)| {
+                r.collectives
+                    .iter()
+                    .find(|c| c.op == op && c.devices == p && c.bytes == b)
+                    .map(|c| format!("{:.1},{:.1}", f.x(i, x0), f.y(c.busbw_gbs, ymax)))
+            })
             .collect();
         let _ = writeln!(
             s,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>",
-            memcpy.join(" ")
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>",
+            pts.join(" "),
+            COLOURS[j % COLOURS.len()]
         );
-        for (j, &p) in devices.iter().enumerate() {
-            let pts: Vec<String> = sizes
-                .iter()
-                .enumerate()
-                .filter_map(|(i, &b)| {
-                    r.collectives
-                        .iter()
-                        .find(|c| c.op == *op && c.devices == p && c.bytes == b)
-                        .map(|c| format!("{:.1},{:.1}", xpos(i, x0), ypos(c.busbw_gbs, ymax)))
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>",
-                pts.join(" "),
-                colours[j % colours.len()]
-            );
-        }
     }
-    let lx = ml + panels * (pw + gap);
+}
+
+/// The top of `op`'s panel. Each panel has its own scale: a lent ppermute
+/// copies nothing, so its "bandwidth" (size over a barrier's time) would
+/// flatten every other curve on a shared one.
+fn ymax_of(r: &Report, op: Collective) -> f64 {
+    r.collectives
+        .iter()
+        .filter(|c| c.op == op)
+        .map(|c| c.busbw_gbs)
+        .chain(r.memcpy.iter().map(|m| m.gbs))
+        .fold(0.1f64, f64::max)
+        * 1.05
+}
+
+/// The legend at `lx`: one line per device count, then memcpy.
+fn legend(s: &mut String, f: &Frame, lx: f64, devices: &[usize]) {
     for (j, &p) in devices.iter().enumerate() {
-        let y = mt + 12.0 + 14.0 * j as f64;
+        let y = f.mt + 12.0 + 14.0 * j as f64;
         let _ = writeln!(
             s,
             "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{}\" stroke-width=\"1.5\"/>\
              <text x=\"{:.1}\" y=\"{:.1}\">{p} devices</text>",
             lx + 16.0,
-            colours[j % colours.len()],
+            COLOURS[j % COLOURS.len()],
             lx + 20.0,
             y + 3.0
         );
     }
-    let y = mt + 12.0 + 14.0 * devices.len() as f64;
+    let y = f.mt + 12.0 + 14.0 * devices.len() as f64;
     let _ = writeln!(
         s,
         "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\
@@ -218,6 +265,4 @@ pub fn svg(r: &Report) -> String {
         lx + 20.0,
         y + 3.0
     );
-    s.push_str("</svg>\n");
-    s
 }

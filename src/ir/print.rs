@@ -270,28 +270,7 @@ impl Printer {
             }
             other => other.params(),
         };
-        let bodies: Vec<(&str, Body)> = match &eqn.prim {
-            Prim::ShardMap(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
-            Prim::Map(m) => vec![("jaxpr", Body::One(&m.body, Scope::default()))],
-            Prim::Jit(p) => {
-                // A jitted body keeps the arrays it closed over as its own
-                // constvars, named after the equation's results.
-                let consts = self.constvars(&p.body).consts;
-                let mut inner = self.jit_scope(&p.body, scope, &eqn.inputs, &names);
-                inner.consts = consts;
-                vec![("jaxpr", Body::One(&p.body, inner))]
-            }
-            Prim::Remat(r) => vec![("jaxpr", Body::One(&r.body, Scope::default()))],
-            Prim::Cond(c) => vec![("branches", Body::Many(c.branches.iter().collect()))],
-            Prim::While(w) => vec![
-                ("body_jaxpr", Body::One(&w.body, Scope::default())),
-                ("cond_jaxpr", Body::One(&w.cond, Scope::default())),
-            ],
-            Prim::Scan(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
-            Prim::CustomJvp(c) => vec![("call_jaxpr", Body::One(&c.call, Scope::default()))],
-            Prim::CustomVjp(c) => vec![("call_jaxpr", Body::One(&c.fwd, Scope::default()))],
-            _ => vec![],
-        };
+        let bodies = self.bodies(eqn, scope, &names);
         let name = eqn.prim.name();
         // An equation without outputs (debug_print) starts at its name.
         let lhs = match lhs.join(" ") {
@@ -299,29 +278,7 @@ impl Printer {
             l => format!("{l} = "),
         };
         if bodies.is_empty() {
-            let inline = format!(
-                "{name}[{}]",
-                params
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            );
-            let head = if params.is_empty() {
-                name.clone()
-            } else {
-                inline.clone()
-            };
-            if flat || params.is_empty() || inline.len() + indent < WIDTH {
-                return format!("{lhs}{head} {}", args.join(" "));
-            }
-            let ppad = " ".repeat(indent + 2);
-            let mut out = format!("{lhs}{name}[");
-            for (k, v) in params {
-                let _ = write!(out, "\n{ppad}{k}={v}");
-            }
-            let _ = write!(out, "\n{}] {}", " ".repeat(indent), args.join(" "));
-            return out;
+            return leaf_eqn(&lhs, &name, &params, &args, indent, flat);
         }
         let mut entries: Vec<(String, Option<String>)> =
             params.into_iter().map(|(k, v)| (k, Some(v))).collect();
@@ -351,6 +308,38 @@ impl Printer {
         let ppad = " ".repeat(indent + 2);
         let text = self.params_text(&entries, &bodies, indent + 2, Some(&ppad));
         format!("{prefix}{text}\n{}] {}", " ".repeat(indent), args.join(" "))
+    }
+
+    /// The jaxprs an equation holds, under the names of their parameters,
+    /// each with the scope its variables are named in.
+    fn bodies<'j>(
+        &mut self,
+        eqn: &'j crate::ir::Eqn,
+        scope: &Scope,
+        names: &[String],
+    ) -> Vec<(&'static str, Body<'j>)> {
+        match &eqn.prim {
+            Prim::ShardMap(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
+            Prim::Map(m) => vec![("jaxpr", Body::One(&m.body, Scope::default()))],
+            Prim::Jit(p) => {
+                // A jitted body keeps the arrays it closed over as its own
+                // constvars, named after the equation's results.
+                let consts = self.constvars(&p.body).consts;
+                let mut inner = self.jit_scope(&p.body, scope, &eqn.inputs, names);
+                inner.consts = consts;
+                vec![("jaxpr", Body::One(&p.body, inner))]
+            }
+            Prim::Remat(r) => vec![("jaxpr", Body::One(&r.body, Scope::default()))],
+            Prim::Cond(c) => vec![("branches", Body::Many(c.branches.iter().collect()))],
+            Prim::While(w) => vec![
+                ("body_jaxpr", Body::One(&w.body, Scope::default())),
+                ("cond_jaxpr", Body::One(&w.cond, Scope::default())),
+            ],
+            Prim::Scan(p) => vec![("jaxpr", Body::One(&p.body, Scope::default()))],
+            Prim::CustomJvp(c) => vec![("call_jaxpr", Body::One(&c.call, Scope::default()))],
+            Prim::CustomVjp(c) => vec![("call_jaxpr", Body::One(&c.fwd, Scope::default()))],
+            _ => vec![],
+        }
     }
 
     /// `k=v` entries of an equation with bodies, separated by spaces (flat)
@@ -482,6 +471,41 @@ fn group_size_of(kind: &CollectiveKind, ins: &[usize], outs: &[usize]) -> Option
 /// Python's repr of a string (a parameter's text in a printed jaxpr).
 pub fn str_repr(s: &str) -> String {
     super::str_repr::str_repr(s)
+}
+
+/// An equation without bodies: `lhs name[k=v ...] args` on one line if it
+/// fits in [`WIDTH`] (or `flat`), else one parameter per line.
+fn leaf_eqn(
+    lhs: &str,
+    name: &str,
+    params: &[(String, String)],
+    args: &[String],
+    indent: usize,
+    flat: bool,
+) -> String {
+    let inline = format!(
+        "{name}[{}]",
+        params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let head = if params.is_empty() {
+        name
+    } else {
+        inline.as_str()
+    };
+    if flat || params.is_empty() || inline.len() + indent < WIDTH {
+        return format!("{lhs}{head} {}", args.join(" "));
+    }
+    let ppad = " ".repeat(indent + 2);
+    let mut out = format!("{lhs}{name}[");
+    for (k, v) in params {
+        let _ = write!(out, "\n{ppad}{k}={v}");
+    }
+    let _ = write!(out, "\n{}] {}", " ".repeat(indent), args.join(" "));
+    out
 }
 
 #[cfg(test)]

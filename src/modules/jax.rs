@@ -391,11 +391,53 @@ pub(crate) fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
     ]))
 }
 
+/// A map's axis: its name, and for a pmap given `devices=`, how many.
+struct MapAxis {
+    name: Option<String>,
+    devices: Option<usize>,
+}
+
+/// JAX's errors for a pmap over more positions than its `devices=` (it
+/// splits the mapped axis over them first): a size they do not divide, or
+/// more than one position per device.
+fn check_pmap_devices(n: usize, vals: &[Value], axes: &[Option<usize>]) -> Result<()> {
+    let mapped = vals
+        .iter()
+        .zip(axes)
+        .find_map(|(v, a)| a.map(|a| (v.shape(), a)));
+    let Some((shape, axis)) = mapped else {
+        return Ok(());
+    };
+    let size = shape.get(axis).copied().unwrap_or(0);
+    if size <= n || n == 0 {
+        return Ok(());
+    }
+    if size % n != 0 {
+        let mesh = format!("Mesh('_internal_pmap_axis_name': {n}, axis_types=(Auto,))");
+        let tiles: Vec<String> = (0..shape.len())
+            .map(|d| if d == axis { n.to_string() } else { "1".into() })
+            .collect();
+        bail!(
+            ValueError,
+            "Sharding NamedSharding(mesh={mesh}, spec=P('_internal_pmap_axis_name',), memory_kind=device) implies that array axis {axis} is partitioned {n} times, but the dimension size is {size} (full shape: {}, per-dimension tiling factors: [{}] should evenly divide the shape)",
+            crate::array::fmt_shape(&shape),
+            tiles.join(", ")
+        );
+    }
+    let mut shard = shape.clone();
+    shard[axis] = size / n;
+    bail!(
+        ValueError,
+        "cannot select an axis to squeeze out which has size not equal to one, got shape={} and dimensions=({axis},)",
+        crate::array::fmt_shape(&shard)
+    )
+}
+
 fn map_call(
     interp: &mut Interp,
     kind: MapKind,
     f: &Obj,
-    axis_name: Option<String>,
+    axis: &MapAxis,
     in_axes: &Obj,
     out_axes: &Obj,
     call: Args,
@@ -416,6 +458,9 @@ fn map_call(
     }
     let (vals, in_keys) = keyed_values(&refs.plain_leaves()?)?;
     let axes = leaf_axes(what, in_axes, &in_def, &vals, &in_keys)?;
+    if let Some(n) = axis.devices {
+        check_pmap_devices(n, &vals, &axes)?;
+    }
     let out_ax = match out_axes {
         Obj::Int(_) | Obj::Bool(_) => vec![to_int(out_axes)?],
         other => bail!(
@@ -443,7 +488,7 @@ fn map_call(
             }
         });
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
-        jops::map_traced(kind, body, axis_name.as_deref(), &axes, &out_ax, &vals)?
+        jops::map_traced(kind, body, axis.name.as_deref(), &axes, &out_ax, &vals)?
     };
     let mut outs = super::callbacks::bind_lending(interp, outs.0, &outs.1)?;
     refs.write_back(&mut outs, &axes)?;
@@ -513,19 +558,14 @@ fn vmap(_: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "vmap")?;
     let in_axes = a.get(Some(1), "in_axes").unwrap_or(Obj::Int(0));
     let out_axes = a.get(Some(2), "out_axes").unwrap_or(Obj::Int(0));
-    let axis_name = axis_name_arg(&a, Some(3))?;
+    let axis = MapAxis {
+        name: axis_name_arg(&a, Some(3))?,
+        devices: None,
+    };
     Ok(Obj::native(
         format!("vmap({})", func_name(&f)),
         move |i, call| {
-            let out = map_call(
-                i,
-                MapKind::Vmap,
-                &f,
-                axis_name.clone(),
-                &in_axes,
-                &out_axes,
-                call,
-            );
+            let out = map_call(i, MapKind::Vmap, &f, &axis, &in_axes, &out_axes, call);
             super::debug_print::show_eager_prints(i)?;
             out
         },
@@ -539,21 +579,21 @@ fn pmap(_: &mut Interp, a: Args) -> Result<Obj> {
     let axis_name = axis_name_arg(&a, Some(1))?;
     let in_axes = a.get(None, "in_axes").unwrap_or(Obj::Int(0));
     let out_axes = a.get(None, "out_axes").unwrap_or(Obj::Int(0));
-    // Which simulated devices run the map changes no value: the map's
-    // ranks are its axis indices whichever devices hold them.
-    a.get(None, "devices");
+    // Which simulated devices run the map changes no value (the map's
+    // ranks are its axis indices whichever devices hold them); how many
+    // there are bounds the mapped size.
+    let devices = match a.get(None, "devices") {
+        None | Some(Obj::None) => None,
+        Some(d) => Some(crate::python::builtins::len_of(&d)?.max(0) as usize),
+    };
+    let axis = MapAxis {
+        name: axis_name,
+        devices,
+    };
     Ok(Obj::native(
         format!("pmap({})", func_name(&f)),
         move |i, call| {
-            let out = map_call(
-                i,
-                MapKind::Pmap,
-                &f,
-                axis_name.clone(),
-                &in_axes,
-                &out_axes,
-                call,
-            );
+            let out = map_call(i, MapKind::Pmap, &f, &axis, &in_axes, &out_axes, call);
             super::debug_print::show_eager_prints(i)?;
             out
         },

@@ -389,6 +389,12 @@ pub fn check_devices(
     used: &[bool],
     body: &Jaxpr,
 ) -> Result<()> {
+    let placed: Vec<&Placement> = (inputs.placements.iter())
+        .zip(used.iter().chain(std::iter::repeat(&true)))
+        .filter(|(_, u)| **u)
+        .filter_map(|(p, _)| p.as_deref())
+        .collect();
+    crate::primitives::placement::same_abstract_mesh(&placed)?;
     // Each: the devices, what holds them, and where (for a device_put).
     let mut all: Vec<(Vec<usize>, String, String)> = vec![];
     for (i, p) in inputs.placements.iter().enumerate() {

@@ -576,19 +576,14 @@ pub fn map(
     bind(prim, &all)
 }
 
-/// [`map`] traced but not bound: the equation and its operands.
-pub fn map_traced(
+/// The size of the mapped axis, checked: one in_axes entry per argument,
+/// the same size on every mapped argument, and (for pmap) enough devices.
+fn checked_size(
     kind: MapKind,
-    f: BodyFn<'_>,
-    axis_name: Option<&str>,
-    in_axes: &[Option<usize>],
-    out_axes: &[usize],
+    what: &str,
     args: &[Value],
-) -> Result<(Prim, Vec<Value>)> {
-    let what = match kind {
-        MapKind::Pmap => "pmap",
-        MapKind::Vmap => "vmap",
-    };
+    in_axes: &[Option<usize>],
+) -> Result<usize> {
     if in_axes.len() != args.len() {
         bail!(
             ValueError,
@@ -608,6 +603,47 @@ pub fn map_traced(
             );
         }
     }
+    Ok(size)
+}
+
+/// One out_axes entry per output (a single entry applies to all), each
+/// within the output's rank.
+fn checked_out_axes(what: &str, out_axes: &[usize], outs: &[Aval]) -> Result<Vec<usize>> {
+    let out_axes = match out_axes.len() {
+        1 => vec![out_axes[0]; outs.len()],
+        n if n == outs.len() => out_axes.to_vec(),
+        n => bail!(
+            ValueError,
+            "{what} out_axes has {n} entries for {} outputs",
+            outs.len()
+        ),
+    };
+    for (o, &ax) in outs.iter().zip(&out_axes) {
+        if ax > o.shape.len() {
+            bail!(
+                ValueError,
+                "{what} out_axes {ax} is out of bounds for an output of rank {}",
+                o.shape.len()
+            );
+        }
+    }
+    Ok(out_axes)
+}
+
+/// [`map`] traced but not bound: the equation and its operands.
+pub fn map_traced(
+    kind: MapKind,
+    f: BodyFn<'_>,
+    axis_name: Option<&str>,
+    in_axes: &[Option<usize>],
+    out_axes: &[usize],
+    args: &[Value],
+) -> Result<(Prim, Vec<Value>)> {
+    let what = match kind {
+        MapKind::Pmap => "pmap",
+        MapKind::Vmap => "vmap",
+    };
+    let size = checked_size(kind, what, args, in_axes)?;
     let local: Vec<Aval> = args
         .iter()
         .zip(in_axes)
@@ -633,25 +669,8 @@ pub fn map_traced(
         },
     };
     let traced = trace(&local, proto.frame(), f)?;
-    let n_out = traced.jaxpr.outvars.len();
     let outs = traced.jaxpr.out_avals();
-    proto.out_axes = match out_axes.len() {
-        1 => vec![out_axes[0]; n_out],
-        n if n == n_out => out_axes.to_vec(),
-        n => bail!(
-            ValueError,
-            "{what} out_axes has {n} entries for {n_out} outputs"
-        ),
-    };
-    for (o, &ax) in outs.iter().zip(&proto.out_axes) {
-        if ax > o.shape.len() {
-            bail!(
-                ValueError,
-                "{what} out_axes {ax} is out of bounds for an output of rank {}",
-                o.shape.len()
-            );
-        }
-    }
+    proto.out_axes = checked_out_axes(what, out_axes, &outs)?;
     proto.in_axes.extend(traced.captured.iter().map(|_| None));
     let mut all = args.to_vec();
     all.extend(traced.captured.iter().cloned());

@@ -127,6 +127,8 @@ pub fn check_devices(fun: &str, names: &[&str], args: &[Array]) -> Result<()> {
             Placement::Unknown(_) => None,
         }
     };
+    let placed: Vec<&Placement> = args.iter().filter_map(Array::placement).collect();
+    crate::primitives::placement::same_abstract_mesh(&placed)?;
     let mut first: Option<(usize, Vec<usize>)> = None;
     for (i, a) in args.iter().enumerate() {
         let Some(ids) = a.placement().and_then(devices) else {

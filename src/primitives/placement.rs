@@ -74,41 +74,10 @@ pub fn rule(
     ins: &[Operand],
     outs: &[&[usize]],
 ) -> Result<Vec<Option<Arc<Placement>>>> {
-    let unknown = || Some(Arc::new(Placement::Unknown(prim.name())));
-    match prim {
-        // A shard_map's results live on its mesh as its out_specs say.
-        Prim::ShardMap(p) => {
-            return Ok(p
-                .out_specs
-                .iter()
-                .map(|spec| {
-                    let s = NamedSharding::new(p.mesh.clone(), spec.clone());
-                    Some(Arc::new(Placement::Named(s)))
-                })
-                .collect())
-        }
-        // pmap's results have JAX's PmapSharding, which shardlab does not model.
-        Prim::Map(m) if m.kind == super::MapKind::Pmap => return Ok(vec![unknown(); outs.len()]),
-        Prim::ShardingConstraint(c) => {
-            return Ok(vec![Some(Arc::new(c.placement())); outs.len()]);
-        }
-        Prim::DevicePut(d) => {
-            return Ok(d
-                .targets
-                .iter()
-                .zip(ins)
-                .map(|(t, o)| t.placement(o.placement.cloned().map(Arc::new).as_ref()))
-                .collect());
-        }
-        Prim::Jit(j) => {
-            let placements: Vec<Option<Arc<Placement>>> = ins
-                .iter()
-                .map(|o| o.placement.cloned().map(Arc::new))
-                .collect();
-            return propagate_jaxpr(&j.body, &placements);
-        }
-        _ => {}
+    if let Some(placed) = own_rule(prim, ins, outs.len())? {
+        return Ok(placed);
     }
+    let unknown = || Some(Arc::new(Placement::Unknown(prim.name())));
     // An equation without results (a print, an inspection) places nothing.
     if outs.is_empty() {
         return Ok(vec![]);
@@ -120,24 +89,8 @@ pub fn rule(
     if placed.iter().any(|p| matches!(p, Placement::Unknown(_))) {
         return Ok(vec![unknown(); outs.len()]);
     }
-    // Results stay in the memory of their operands, as in JAX; operands
-    // in different memories JAX refuses or moves, which shardlab does not
-    // model.
-    let kinds: Vec<MemoryKind> = placed
-        .iter()
-        .filter_map(|p| match p {
-            Placement::Named(s) => Some(s.memory_kind),
-            _ => None,
-        })
-        .collect();
-    let memory = kinds.first().copied().unwrap_or_default();
-    if kinds.iter().any(|k| *k != memory) {
-        crate::bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: {} on operands in different memory kinds",
-            prim.name()
-        );
-    }
+    same_abstract_mesh(&placed)?;
+    let memory = common_memory(prim, &placed)?;
     if let Placement::Device(d) = first {
         let same = placed.iter().all(|p| **p == Placement::Device(*d));
         let p = if same {
@@ -180,6 +133,90 @@ pub fn rule(
             })
         })
         .collect()
+}
+
+/// The placements of primitives that say themselves where their `n`
+/// results live, rather than following their operands.
+fn own_rule(prim: &Prim, ins: &[Operand], n: usize) -> Result<Option<Vec<Option<Arc<Placement>>>>> {
+    Ok(Some(match prim {
+        // A shard_map's results live on its mesh as its out_specs say.
+        Prim::ShardMap(p) => p
+            .out_specs
+            .iter()
+            .map(|spec| {
+                let s = NamedSharding::new(p.mesh.clone(), spec.clone());
+                Some(Arc::new(Placement::Named(s)))
+            })
+            .collect(),
+        // pmap's results have JAX's PmapSharding, which shardlab does not model.
+        Prim::Map(m) if m.kind == super::MapKind::Pmap => {
+            vec![Some(Arc::new(Placement::Unknown(prim.name()))); n]
+        }
+        Prim::ShardingConstraint(c) => vec![Some(Arc::new(c.placement())); n],
+        Prim::DevicePut(d) => d
+            .targets
+            .iter()
+            .zip(ins)
+            .map(|(t, o)| t.placement(o.placement.cloned().map(Arc::new).as_ref()))
+            .collect(),
+        Prim::Jit(j) => {
+            let placements: Vec<Option<Arc<Placement>>> = ins
+                .iter()
+                .map(|o| o.placement.cloned().map(Arc::new))
+                .collect();
+            propagate_jaxpr(&j.body, &placements)?
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// JAX's check that operands on meshes agree as abstract meshes (axis
+/// names, sizes and types): meshes of auto axes only may differ (their
+/// devices are checked where the program is placed), any other difference
+/// is a ValueError before anything runs.
+pub fn same_abstract_mesh(placed: &[&Placement]) -> Result<()> {
+    let mut seen: Option<&crate::mesh::Mesh> = None;
+    for p in placed {
+        let Placement::Named(s) = p else { continue };
+        let m = &s.mesh;
+        if let Some(first) = seen {
+            let same = first.axis_names() == m.axis_names()
+                && first.shape() == m.shape()
+                && first.axis_types() == m.axis_types();
+            let auto = |m: &crate::mesh::Mesh| m.axis_types().iter().all(|t| *t == AxisType::Auto);
+            if !(same || auto(first) && auto(m)) {
+                crate::bail!(
+                    ValueError,
+                    "Mesh for all inputs should be equal. Got one mesh: {} and another mesh: {}",
+                    first.abstract_text(),
+                    m.abstract_text()
+                );
+            }
+        }
+        seen = Some(m);
+    }
+    Ok(())
+}
+
+/// The memory the results live in: their operands', as in JAX. Operands in
+/// different memories JAX refuses or moves, which shardlab does not model.
+fn common_memory(prim: &Prim, placed: &[&Placement]) -> Result<MemoryKind> {
+    let kinds: Vec<MemoryKind> = placed
+        .iter()
+        .filter_map(|p| match p {
+            Placement::Named(s) => Some(s.memory_kind),
+            _ => None,
+        })
+        .collect();
+    let memory = kinds.first().copied().unwrap_or_default();
+    if kinds.iter().any(|k| *k != memory) {
+        crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {} on operands in different memory kinds",
+            prim.name()
+        );
+    }
+    Ok(memory)
 }
 
 /// An operand's type as JAX prints it: `float32[3,2]{U:k}`.
@@ -227,56 +264,8 @@ fn ur_rule(prim: &Prim, ins: &[Operand]) -> Result<(AxisSet, AxisSet)> {
         Prim::Transpose(_) | Prim::Convert(..) | Prim::Reduce { op: ReduceOp::Sum, .. } => {
             Ok(first)
         }
-        Prim::Binary(BinaryOp::Add) => {
-            let reduced = nary_reduced(&urs)?;
-            let (x, y) = (&first.0, &urs.get(1).cloned().unwrap_or_default().0);
-            match (x.is_empty(), y.is_empty()) {
-                (true, true) => {}
-                (false, false) if x != y => crate::bail!(
-                    ShardingTypeError,
-                    "lhs and rhs to `add` must be unreduced along the same mesh axes. Got lhs={}, rhs={}",
-                    py_frozenset(x),
-                    py_frozenset(y)
-                ),
-                (false, false) => {}
-                (x_only, _) => {
-                    let (l, r) = if x_only { ("rhs", "lhs") } else { ("lhs", "rhs") };
-                    crate::bail!(
-                        ShardingTypeError,
-                        "{l} is unreduced while {r} is not. `add` operation does not allow this because there will be implicit communication. Please reduce {l} via `reshard` before calling `add`."
-                    )
-                }
-            }
-            Ok((x.clone(), reduced))
-        }
-        Prim::Binary(BinaryOp::Mul) if any_u => {
-            let reduced = nary_reduced(&urs)?;
-            let y = urs.get(1).cloned().unwrap_or_default();
-            let (xu, yu) = (&first.0, &y.0);
-            if !xu.is_empty() && !yu.is_empty() {
-                crate::bail!(
-                    ShardingTypeError,
-                    "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs={}, rhs={}",
-                    py_frozenset(xu),
-                    py_frozenset(yu)
-                );
-            }
-            let (u, other_r, side, other) = if xu.is_empty() {
-                (yu, &first.1, "LHS", "RHS")
-            } else {
-                (xu, &y.1, "RHS", "LHS")
-            };
-            if u != other_r {
-                let t = |i: usize| ins.get(i).map(type_text).unwrap_or_default();
-                crate::bail!(
-                    ShardingTypeError,
-                    "{side} should be reduced along the same axes {other} is unreduced on. Got lhs={} and rhs={}",
-                    t(0),
-                    t(1)
-                );
-            }
-            Ok((u.clone(), reduced))
-        }
+        Prim::Binary(BinaryOp::Add) => add_ur(&urs),
+        Prim::Binary(BinaryOp::Mul) if any_u => mul_ur(ins, &urs),
         Prim::Unary(_) | Prim::IntegerPow(_) | Prim::Binary(_) if !any_u => {
             Ok((AxisSet::new(), nary_reduced(&urs)?))
         }
@@ -291,6 +280,66 @@ fn ur_rule(prim: &Prim, ins: &[Operand]) -> Result<(AxisSet, AxisSet)> {
             prim.name()
         ),
     }
+}
+
+/// `add`'s rule: unreduced operands must agree, and stay unreduced.
+fn add_ur(urs: &[(AxisSet, AxisSet)]) -> Result<(AxisSet, AxisSet)> {
+    let first = urs.first().cloned().unwrap_or_default();
+    let reduced = nary_reduced(urs)?;
+    let (x, y) = (&first.0, &urs.get(1).cloned().unwrap_or_default().0);
+    match (x.is_empty(), y.is_empty()) {
+        (true, true) => {}
+        (false, false) if x != y => crate::bail!(
+            ShardingTypeError,
+            "lhs and rhs to `add` must be unreduced along the same mesh axes. Got lhs={}, rhs={}",
+            py_frozenset(x),
+            py_frozenset(y)
+        ),
+        (false, false) => {}
+        (x_only, _) => {
+            let (l, r) = if x_only {
+                ("rhs", "lhs")
+            } else {
+                ("lhs", "rhs")
+            };
+            crate::bail!(
+                ShardingTypeError,
+                "{l} is unreduced while {r} is not. `add` operation does not allow this because there will be implicit communication. Please reduce {l} via `reshard` before calling `add`."
+            )
+        }
+    }
+    Ok((x.clone(), reduced))
+}
+
+/// `mul`'s rule: one unreduced operand times one reduced over the same axes.
+fn mul_ur(ins: &[Operand], urs: &[(AxisSet, AxisSet)]) -> Result<(AxisSet, AxisSet)> {
+    let first = urs.first().cloned().unwrap_or_default();
+    let reduced = nary_reduced(urs)?;
+    let y = urs.get(1).cloned().unwrap_or_default();
+    let (xu, yu) = (&first.0, &y.0);
+    if !xu.is_empty() && !yu.is_empty() {
+        crate::bail!(
+            ShardingTypeError,
+            "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs={}, rhs={}",
+            py_frozenset(xu),
+            py_frozenset(yu)
+        );
+    }
+    let (u, other_r, side, other) = if xu.is_empty() {
+        (yu, &first.1, "LHS", "RHS")
+    } else {
+        (xu, &y.1, "RHS", "LHS")
+    };
+    if u != other_r {
+        let t = |i: usize| ins.get(i).map(type_text).unwrap_or_default();
+        crate::bail!(
+            ShardingTypeError,
+            "{side} should be reduced along the same axes {other} is unreduced on. Got lhs={} and rhs={}",
+            t(0),
+            t(1)
+        );
+    }
+    Ok((u.clone(), reduced))
 }
 
 /// JAX's reduced axes of an n-ary elementwise result: those of its reduced
@@ -509,15 +558,33 @@ fn simple(prim: &Prim, ins: &[Operand], out: &[usize]) -> Option<Vec<Entry>> {
             }
             Some(o)
         }
-        // Every operand must have the same sharding (JAX raises otherwise).
-        Prim::Concatenate(_) => {
-            let first = entries(ins.first()?, out.len());
-            ins.iter()
-                .all(|a| entries(a, out.len()) == first)
-                .then_some(first)
-        }
+        Prim::Concatenate(axis) => concatenate(ins, out.len(), *axis),
         _ => None,
     }
+}
+
+/// `concatenate`: operands laid out alike give their layout. Otherwise,
+/// over auto axes, XLA takes the first split operand that keeps the
+/// concatenated dimension whole, else the first split operand; over
+/// explicit axes JAX raises, which has no rule here.
+fn concatenate(ins: &[Operand], ndim: usize, axis: usize) -> Option<Vec<Entry>> {
+    let first = entries(ins.first()?, ndim);
+    if ins.iter().all(|a| entries(a, ndim) == first) {
+        return Some(first);
+    }
+    let placed: Vec<&Placement> = ins.iter().filter_map(|o| o.placement).collect();
+    if uses_explicit_axes(&placed) {
+        return None;
+    }
+    let split: Vec<Vec<Entry>> = ins
+        .iter()
+        .map(|a| entries(a, ndim))
+        .filter(|e| e.iter().any(Option::is_some))
+        .collect();
+    let whole = split
+        .iter()
+        .find(|e| e.get(axis).is_some_and(Option::is_none));
+    whole.or(split.first()).cloned()
 }
 
 /// JAX's reshape rule where only dimensions of size 1 come or go: the

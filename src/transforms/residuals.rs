@@ -239,6 +239,40 @@ enum Origin {
     Lit(Aval),
 }
 
+/// The values equation `eqn` (the `order`th met) makes, computed from the
+/// values `from`, recomputed rather than saved where `policy` says so.
+fn eqn_values(
+    jaxpr: &Jaxpr,
+    eqn: &crate::ir::Eqn,
+    order: usize,
+    from: &[usize],
+    policy: Option<&Policy>,
+    st: &mut State,
+) -> Result<Vec<Origin>> {
+    if let Some(Policy::Python(_)) = policy {
+        crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: saved residuals under a checkpoint policy written in Python"
+        );
+    }
+    let saveable = policy.is_none_or(|p| p.saveable(&eqn.prim));
+    let name = eqn.prim.name();
+    Ok(eqn
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            Origin::Id(st.push(Val {
+                aval: jaxpr.aval(*v).clone(),
+                arg: None,
+                label: label(eqn, &name),
+                order: (order, k),
+                recompute: (!saveable).then(|| from.to_vec()),
+            }))
+        })
+        .collect())
+}
+
 /// Walks `jaxpr` (the whole function, or a checkpoint's body under
 /// `policy`), saving what its live derivatives read. Returns the origins
 /// of its outputs.
@@ -292,28 +326,7 @@ fn walk(
                     .collect()
             }
             _ => {
-                if let Some(Policy::Python(_)) = policy {
-                    crate::bail!(
-                        NotImplementedError,
-                        "not supported by shardlab yet: saved residuals under a checkpoint policy written in Python"
-                    );
-                }
-                let saveable = policy.is_none_or(|p| p.saveable(&eqn.prim));
-                let name = eqn.prim.name();
-                let outs: Vec<Origin> = eqn
-                    .outputs
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| {
-                        Origin::Id(st.push(Val {
-                            aval: jaxpr.aval(*v).clone(),
-                            arg: None,
-                            label: label(eqn, &name),
-                            order: (order, k),
-                            recompute: (!saveable).then(|| from.clone()),
-                        }))
-                    })
-                    .collect();
+                let outs = eqn_values(jaxpr, eqn, order, &from, policy, st)?;
                 if live {
                     let in_tan = in_tangents(eqn, &tan);
                     save_needs(eqn, &in_tan, &origins, &outs, policy, &from, order, st)?;
