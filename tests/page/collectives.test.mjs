@@ -57,6 +57,10 @@ test('psum over x of a 2x4 mesh draws its 4 groups of 2 and steps the sum', asyn
   const page = await runProgram(MESH_2X4);
   const card = page.locator('.collectives-box > ol > .collective').first();
   assert.equal(await card.getAttribute('data-name'), 'psum');
+  // Its bytes (4 groups of 2 devices, each sending its 4-byte value to the
+  // other: 32 bytes) and its time.
+  assert.match(await card.locator(':scope > .dim').textContent(),
+    /^groups \{0, 4\} \{1, 5\} \{2, 6\} \{3, 7\} · 32 bytes moved · \d+(\.\d)? (µs|ms) on the slowest device$/);
   // Groups over 'x': the columns of the mesh.
   const groups = await card.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions));
   assert.deepEqual(groups, ['0,4', '1,5', '2,6', '3,7']);
