@@ -102,7 +102,9 @@ async function main() {
   const run = async (msg) => {
     // The limit first: whether the pool holds too much is judged against it.
     glue.set_memory_limit(msg.maxMemory || 0);
-    if (parallel && !msg.lockstep) await ensurePool(msg.devices);
+    // The device workers' memory counts in a lockstep run too: a pool that
+    // holds too much of the limit is replaced first.
+    if (parallel && (!msg.lockstep || glue.device_pool_grown())) await ensurePool(msg.devices);
     current = msg.id;
     // An object whose array data are already typed arrays (src/report/js.rs).
     const out = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);

@@ -219,6 +219,12 @@ test('maxMemory is a total over the coordinator and every device worker', async 
     // Under a limit their sum fits in, the same program runs.
     const four = await fresh.run(wide(4), { maxMemory: '2G', mode: 'parallel' });
     assert.equal(four.stdout, 'start\n[8.388609e+06 8.388609e+06 8.388609e+06 8.388609e+06]\n');
+    // The coordinator and the four device workers now hold more than 1 GiB
+    // together: a lockstep run under 1G starts on fresh workers instead of
+    // failing on their memory.
+    const after = await fresh.run("print('small')\n", { maxMemory: '1G', mode: 'lockstep' });
+    assert.equal(after.stdout, 'small\n');
+    assert.equal(after.mode, 'lockstep');
   } finally {
     fresh.close();
   }
