@@ -155,6 +155,40 @@ fn a_report_that_cannot_be_written_keeps_the_output() {
 }
 
 #[test]
+fn check_answers_in_json_on_its_error_paths() {
+    let solution = program("solution.py", "def f(x):\n    return x\n");
+    let problem = program("problem.json", "{ not json");
+    let missing = scratch()
+        .join("no-problem.json")
+        .to_string_lossy()
+        .into_owned();
+    assert_error(
+        &["check", "--json", "--bogus"],
+        2,
+        "UsageError",
+        "unknown option",
+    );
+    assert_error(
+        &["check", "--json", &solution],
+        2,
+        "UsageError",
+        "give the problem file",
+    );
+    assert_error(
+        &["check", "--json", &missing, &solution],
+        2,
+        "FileNotFoundError",
+        "cannot read",
+    );
+    assert_error(
+        &["check", "--json", &problem, &solution],
+        2,
+        "ValueError",
+        "problem.json",
+    );
+}
+
+#[test]
 fn runs_answer_with_status_0_or_1() {
     let ok = program("fine.py", "print('hi')\nresult = 6 * 7\n");
     let a = shardlab(&["run", "--json", &ok]);

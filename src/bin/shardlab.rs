@@ -552,7 +552,18 @@ fn read_source(file: &str) -> Result<String, (&'static str, String)> {
 /// read.
 fn check(args: &[String]) -> ExitCode {
     let fail = |msg: &str| {
+        if wants_json() {
+            print_json_error("UsageError", msg, "");
+        }
         eprintln!("error: {msg}\n\n{CHECK_USAGE}");
+        ExitCode::from(2)
+    };
+    // A file that cannot be read, or a problem that cannot be parsed.
+    let unreadable = |kind: &str, msg: &str| {
+        if wants_json() {
+            print_json_error(kind, msg, "");
+        }
+        eprintln!("error: {msg}");
         ExitCode::from(2)
     };
     let mut files = vec![];
@@ -586,22 +597,15 @@ fn check(args: &[String]) -> ExitCode {
     let [problem_file, solution_file] = &files[..] else {
         return fail("give the problem file and the solution file");
     };
-    let mut problem = match read_source(problem_file)
-        .map_err(|(_, m)| m)
-        .and_then(|t| shardlab::check::parse(&t).map_err(|e| format!("{problem_file}: {e}")))
-    {
+    let mut problem = match read_source(problem_file).and_then(|t| {
+        shardlab::check::parse(&t).map_err(|e| ("ValueError", format!("{problem_file}: {e}")))
+    }) {
         Ok(p) => p,
-        Err(m) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
+        Err((kind, m)) => return unreadable(kind, &m),
     };
     let source = match read_source(solution_file) {
         Ok(s) => s,
-        Err((_, m)) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
+        Err((kind, m)) => return unreadable(kind, &m),
     };
     // `--timeout` replaces the problem's time limit for every case.
     if let Some(t) = limits.timeout {
