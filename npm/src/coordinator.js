@@ -26,11 +26,11 @@
 // error of type 'Cancelled', and this worker stays usable. While a run
 // computes, 'progress' comes at most every 100 ms.
 //
-// `maxMemory` (bytes) bounds this worker's wasm memory and every device
-// worker's: past it the run stops with MemoryError. A wasm memory never
-// shrinks, so a device pool that ran past it is replaced before the next
-// parallel run, and the lab replaces this worker when its `memory` grew
-// large.
+// `maxMemory` (bytes) bounds the sum of this worker's wasm memory and every
+// device worker's (src/web/memory.rs): past it the run stops with
+// MemoryError. A wasm memory never shrinks, so a device pool that ran past
+// it, or holds more than half of it, is replaced before the next parallel
+// run, and the lab replaces this worker when its `memory` grew large.
 //
 // No static imports: bundlers copy this file into a worker chunk of its own,
 // and the glue's URL comes with the 'init' message.
@@ -100,9 +100,12 @@ async function main() {
   };
 
   const run = async (msg) => {
-    if (parallel && !msg.lockstep) await ensurePool(msg.devices);
-    current = msg.id;
+    // The limit first: whether the pool holds too much is judged against it.
     glue.set_memory_limit(msg.maxMemory || 0);
+    // The device workers' memory counts in a lockstep run too: a pool that
+    // holds too much of the limit is replaced first.
+    if (parallel && (!msg.lockstep || glue.device_pool_grown())) await ensurePool(msg.devices);
+    current = msg.id;
     // An object whose array data are already typed arrays (src/report/js.rs).
     const out = glue.run_program(msg.source, msg.devices, msg.lockstep || !parallel);
     if (lost(out.error)) poolLost = true;
@@ -110,9 +113,9 @@ async function main() {
   };
 
   const check = async (msg) => {
+    glue.set_memory_limit(msg.maxMemory || 0);
     if (parallel && !msg.lockstep) await ensurePool(msg.devices);
     current = msg.id;
-    glue.set_memory_limit(msg.maxMemory || 0);
     const out = glue.check_program(msg.source, msg.problem, msg.lockstep || !parallel);
     const cases = (out.verdict && out.verdict.cases) || [];
     if (cases.some((c) => lost(c.error))) poolLost = true;

@@ -29,6 +29,7 @@ const CSS =
 textarea { box-sizing: border-box; width: 100%; min-height: 10em; font: 13px/1.4 ui-monospace, monospace;
   border: 1px solid var(--line); border-radius: 4px; padding: 6px; resize: vertical; }
 .status { color: var(--dim); font-size: 12px; }
+.out-label { color: var(--dim); font-size: 12px; font-weight: 600; }
 .out { display: grid; gap: 6px; margin-top: 8px; }
 .out:empty { display: none; }
 [hidden] { display: none !important; }
@@ -56,6 +57,8 @@ class ShardlabExample extends HTMLElement {
       cancel: make('button', { id: 'cancel', textContent: 'Cancel', disabled: true }),
       status: make('span', { className: 'status' }),
       error: make('pre', { id: 'error', hidden: true }),
+      // Over the output of a failed run, as on the playground page.
+      stdoutLabel: make('div', { id: 'stdout-label', className: 'out-label', hidden: true, textContent: 'Output before the error' }),
       result: make('pre', { id: 'result', hidden: true }),
       stdout: make('pre', { id: 'stdout', hidden: true }),
       report: make('div', { className: 'report' }),
@@ -63,7 +66,7 @@ class ShardlabExample extends HTMLElement {
     const actions = make('div', { className: 'actions' });
     actions.append(ui.run, ui.cancel, ui.status);
     const out = make('div', { className: 'out' });
-    out.append(ui.error, ui.result, ui.stdout);
+    out.append(ui.error, ui.result, ui.stdoutLabel, ui.stdout);
     root.append(style, ui.editor, actions, out, ui.report);
     ui.run.addEventListener('click', () => this.run().catch(() => {}));
     ui.cancel.addEventListener('click', () => this.cancel());
@@ -120,7 +123,7 @@ class ShardlabExample extends HTMLElement {
     ui.run.disabled = true;
     ui.cancel.disabled = false;
     ui.status.textContent = 'running…';
-    for (const node of [ui.error, ui.result, ui.stdout]) node.hidden = true;
+    for (const node of [ui.error, ui.result, ui.stdoutLabel, ui.stdout]) node.hidden = true;
     ui.report.classList.add('stale');
     try {
       const lab = await sharedLab(Number.isInteger(devices) ? devices : 8);
@@ -152,7 +155,9 @@ class ShardlabExample extends HTMLElement {
     if (error) {
       ui.error.hidden = false;
       ui.error.textContent = error.message;
+      // What the program printed before it failed, under its own label.
       if (error.stdout) {
+        ui.stdoutLabel.hidden = false;
         ui.stdout.hidden = false;
         ui.stdout.textContent = shownOutput(error.stdout);
       }

@@ -36,6 +36,8 @@ export class Lab {
   #closed = false;
   // Set when the coordinator's memory grew past half a run's limit.
   #grown = false;
+  // The coordinator's wasm memory after its last run (bytes).
+  #memory = 0;
 
   constructor(options, parallel) {
     this.#options = options;
@@ -104,7 +106,10 @@ export class Lab {
   #settle(c, m) {
     const cur = this.#current;
     if (c !== this.#coordinator || !cur || cur.id !== m.id) return;
-    if (m.kind === 'done' && m.memory > cur.maxMemory / 2) this.#grown = true;
+    if (m.kind === 'done') {
+      this.#memory = m.memory;
+      if (m.memory > cur.maxMemory / 2) this.#grown = true;
+    }
     if (m.kind === 'progress') {
       cur.progress({ maps: m.maps, elapsedMs: m.elapsedMs });
     } else if (cur.stopping) {
@@ -206,9 +211,11 @@ export class Lab {
   // answer, under the options' time-out and signal.
   async #ask(opts, make) {
     await this.#starting;
-    if (this.#grown && !this.#closed) {
-      // A wasm memory never shrinks: a fresh coordinator gives it back.
+    // A wasm memory never shrinks: a fresh coordinator gives it back, when
+    // the last run left it large for this run's limit too.
+    if ((this.#grown || this.#memory > opts.maxMemory / 2) && !this.#closed) {
       this.#grown = false;
+      this.#memory = 0;
       await this._restart();
     }
     if (this.#closed) throw new Error('this lab was closed before the run started');

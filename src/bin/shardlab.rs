@@ -197,15 +197,29 @@ const DEVICES_ERROR: &str = "--devices needs an integer from 1 to 64";
 
 fn usage_error(msg: &str) -> ExitCode {
     // A caller that reads JSON gets one object even for a bad command line.
-    if std::env::args().any(|a| a == "--json") {
-        let obj = json!({
-            "error": {"type": "UsageError", "message": msg, "line": 0, "col": 0},
-            "stdout": "",
-        });
-        let _ = writeln!(std::io::stdout().lock(), "{obj}");
+    if wants_json() {
+        print_json_error("UsageError", msg, "");
     }
     eprintln!("error: {msg}\n\n{RUN_USAGE}");
     ExitCode::from(2)
+}
+
+/// True when the command line asks for JSON (`--json` anywhere in it), so
+/// that even an error found before the options are read answers in JSON.
+fn wants_json() -> bool {
+    std::env::args().skip(1).any(|a| a == "--json")
+}
+
+/// Prints the one JSON object of a run that ended before or after its
+/// program, with what the program printed (`stdout`, empty if it never ran).
+fn print_json_error(kind: &str, message: &str, stdout: &str) {
+    let obj = json!({
+        "error": {"type": kind, "message": message, "line": 0, "col": 0},
+        "stdout": stdout,
+    });
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{obj}");
+    let _ = out.flush();
 }
 
 /// Keeps freed memory in glibc's heap. By default glibc returns each freed
@@ -500,6 +514,16 @@ fn parse_size(text: &str) -> Option<u64> {
 /// The program text of `file`, or the exception Python would raise for it
 /// (its type name and message): a file that cannot be read, a directory,
 /// bytes that are not UTF-8.
+/// Python's exception type for an I/O error.
+fn io_error_type(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "FileNotFoundError",
+        std::io::ErrorKind::PermissionDenied => "PermissionError",
+        std::io::ErrorKind::IsADirectory => "IsADirectoryError",
+        _ => "OSError",
+    }
+}
+
 fn read_source(file: &str) -> Result<String, (&'static str, String)> {
     if std::path::Path::new(file).is_dir() {
         return Err((
@@ -507,7 +531,8 @@ fn read_source(file: &str) -> Result<String, (&'static str, String)> {
             format!("cannot read {file}: it is a directory"),
         ));
     }
-    let bytes = std::fs::read(file).map_err(|e| ("OSError", format!("cannot read {file}: {e}")))?;
+    let bytes =
+        std::fs::read(file).map_err(|e| (io_error_type(&e), format!("cannot read {file}: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -527,7 +552,18 @@ fn read_source(file: &str) -> Result<String, (&'static str, String)> {
 /// read.
 fn check(args: &[String]) -> ExitCode {
     let fail = |msg: &str| {
+        if wants_json() {
+            print_json_error("UsageError", msg, "");
+        }
         eprintln!("error: {msg}\n\n{CHECK_USAGE}");
+        ExitCode::from(2)
+    };
+    // A file that cannot be read, or a problem that cannot be parsed.
+    let unreadable = |kind: &str, msg: &str| {
+        if wants_json() {
+            print_json_error(kind, msg, "");
+        }
+        eprintln!("error: {msg}");
         ExitCode::from(2)
     };
     let mut files = vec![];
@@ -561,22 +597,15 @@ fn check(args: &[String]) -> ExitCode {
     let [problem_file, solution_file] = &files[..] else {
         return fail("give the problem file and the solution file");
     };
-    let mut problem = match read_source(problem_file)
-        .map_err(|(_, m)| m)
-        .and_then(|t| shardlab::check::parse(&t).map_err(|e| format!("{problem_file}: {e}")))
-    {
+    let mut problem = match read_source(problem_file).and_then(|t| {
+        shardlab::check::parse(&t).map_err(|e| ("ValueError", format!("{problem_file}: {e}")))
+    }) {
         Ok(p) => p,
-        Err(m) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
+        Err((kind, m)) => return unreadable(kind, &m),
     };
     let source = match read_source(solution_file) {
         Ok(s) => s,
-        Err((_, m)) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
+        Err((kind, m)) => return unreadable(kind, &m),
     };
     // `--timeout` replaces the problem's time limit for every case.
     if let Some(t) = limits.timeout {
@@ -635,7 +664,11 @@ fn main() -> ExitCode {
         Some("check") => return check(&args[1..]),
         Some("bench") => return bench(&args[1..]),
         Some(other) => {
-            eprintln!("error: unknown command '{other}'\n\n{USAGE}");
+            let msg = format!("unknown command '{other}'");
+            if wants_json() {
+                print_json_error("UsageError", &msg, "");
+            }
+            eprintln!("error: {msg}\n\n{USAGE}");
             return ExitCode::from(2);
         }
     }
@@ -695,11 +728,7 @@ fn main() -> ExitCode {
         Ok(s) => s,
         Err((kind, message)) => {
             if as_json {
-                let obj = json!({
-                    "error": {"type": kind, "message": message, "line": 0, "col": 0},
-                    "stdout": "",
-                });
-                let _ = writeln!(std::io::stdout().lock(), "{obj}");
+                print_json_error(kind, &message, "");
             }
             eprintln!("error: {message}");
             return ExitCode::from(2);
@@ -718,7 +747,14 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         let text = serde_json::to_string(&report).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text) {
-            eprintln!("error: cannot write the report to {path}: {e}");
+            // The program ran: its output is kept with the error.
+            let message = format!("cannot write the report to {path}: {e}");
+            if as_json {
+                print_json_error(io_error_type(&e), &message, &outcome.stdout);
+            } else {
+                write_output(&outcome);
+            }
+            eprintln!("error: {message}");
             return ExitCode::from(2);
         }
     }

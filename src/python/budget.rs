@@ -20,6 +20,12 @@ use crate::error::Result;
 /// The process's memory limit in bytes (no limit until one is set).
 static MAX_MEMORY: AtomicU64 = AtomicU64::new(u64::MAX);
 
+/// Memory held by other instances of the same run, counted against the
+/// limit with this one's: in a browser or Node, the device workers' wasm
+/// memories (see `src/web/memory.rs`). Always 0 on the command line, where
+/// one process holds everything.
+static HELD_ELSEWHERE: AtomicU64 = AtomicU64::new(0);
+
 /// Growth below this is not checked: reading the process's memory costs
 /// more than such an allocation.
 const CHECKED_FROM: usize = 16 << 20;
@@ -32,6 +38,16 @@ pub fn set_max_memory(bytes: u64) {
 /// The limit, if one was set.
 pub fn max_memory() -> Option<u64> {
     Some(MAX_MEMORY.load(Ordering::Relaxed)).filter(|&m| m != u64::MAX)
+}
+
+/// Sets the memory other instances of the run hold (see [`HELD_ELSEWHERE`]).
+pub fn set_held_elsewhere(bytes: u64) {
+    HELD_ELSEWHERE.store(bytes, Ordering::Relaxed);
+}
+
+/// What the run holds in all: this instance's memory and the others'.
+fn held_bytes() -> Option<u64> {
+    resident_bytes().map(|own| own.saturating_add(HELD_ELSEWHERE.load(Ordering::Relaxed)))
 }
 
 /// The process's resident memory, where the system tells it (Linux).
@@ -49,9 +65,10 @@ pub fn resident_bytes() -> Option<u64> {
     Some(core::arch::wasm32::memory_size(0) as u64 * 65536)
 }
 
-/// True when the memory held now is past the limit.
+/// True when the memory held now (with other instances' share) is past the
+/// limit.
 pub fn over_limit() -> bool {
-    max_memory().is_some_and(|max| resident_bytes().is_some_and(|held| held > max))
+    max_memory().is_some_and(|max| held_bytes().is_some_and(|held| held > max))
 }
 
 /// The message of the `MemoryError` that ends a run past its limit, naming
@@ -82,7 +99,7 @@ pub fn check_grow(bytes: usize, what: &str) -> Result<()> {
     if bytes < CHECKED_FROM {
         return Ok(());
     }
-    let held = resident_bytes().unwrap_or(0);
+    let held = held_bytes().unwrap_or(0);
     if held.saturating_add(bytes as u64) > max {
         crate::bail!(
             MemoryError,

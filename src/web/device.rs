@@ -122,6 +122,7 @@ pub fn device_job(job: JsValue) -> std::result::Result<(), JsValue> {
         other => Err(err!(RuntimeError, "unknown device job kind {other:?}")),
     };
     CURRENT.with(|c| *c.borrow_mut() = None);
+    super::memory::device_end();
     match outcome {
         Ok(()) => {
             fabric.depart(position);
@@ -193,6 +194,8 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
         m if m > 0.0 => m as u64,
         _ => u64::MAX,
     });
+    let outside = f64_field(job, "heldElsewhere", 0.0).max(0.0) as u64;
+    super::memory::device_start(fabric, position, outside);
     let words = words_field(job, "inputs")?;
     let mut args = Vec::with_capacity(program.inputs.len());
     let mut at = 0;
@@ -218,6 +221,7 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
         .map_err(name_memory_stop)?;
     // A device that grew past its limit in the last step fails too: its
     // memory stays that large, and the run must say so.
+    super::memory::device_refresh();
     if crate::python::budget::over_limit() {
         return Err(name_memory_stop(err!(Cancelled, "")));
     }
@@ -247,9 +251,11 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
     Ok(())
 }
 
-/// The device's stop check: its wasm memory against the run's limit.
+/// The device's stop check: the run's memory (this device's, the other
+/// devices' and the coordinator's) against its limit.
 fn past_memory_limit() -> Option<String> {
-    crate::python::budget::over_limit().then(|| "the device passed its memory limit".into())
+    super::memory::device_refresh();
+    crate::python::budget::over_limit().then(|| "the run passed its memory limit".into())
 }
 
 /// A device's error stopped by [`past_memory_limit`] as the `MemoryError`
@@ -259,7 +265,10 @@ fn name_memory_stop(e: Error) -> Error {
         Some(max) if e.kind == ErrorKind::Cancelled && crate::python::budget::over_limit() => {
             Error::new(
                 ErrorKind::MemoryError,
-                crate::python::budget::limit_message(max, "maxMemory"),
+                crate::python::budget::limit_message(
+                    max,
+                    "maxMemory, a total over the coordinator and every device worker",
+                ),
             )
         }
         _ => e,

@@ -16,7 +16,7 @@
 //! | words | what |
 //! | --- | --- |
 //! | [`header`] | barrier counters, wake sequence, abort state and reason, run bookkeeping |
-//! | `DEVICES_AT + d * DEVICE_WORDS ..` | device `d`: barriers entered, collective it is in, departed, status, why it failed |
+//! | `DEVICES_AT + d * DEVICE_WORDS ..` | device `d`: barriers entered, collective it is in, departed, status, why it failed, memory held |
 //! | `slots_at + d * slot_words ..` | device `d`'s exchange slot |
 
 use std::time::Duration;
@@ -78,8 +78,11 @@ const NOTE_LEN: u32 = WHAT + WHAT_WORDS;
 const NOTE: u32 = NOTE_LEN + 1;
 /// Room for the note, in words.
 const NOTE_WORDS: u32 = 64;
+/// The device's wasm memory in 64 KiB pages, as it last published it: the
+/// run's memory limit is a total over every worker's memory.
+const HELD_PAGES: u32 = NOTE + NOTE_WORDS;
 /// Words of one device's record.
-const DEVICE_WORDS: u32 = NOTE + NOTE_WORDS;
+const DEVICE_WORDS: u32 = HELD_PAGES + 1;
 
 /// Polls of the generation word before a waiter goes to sleep. None by
 /// default: each poll is a call out to JavaScript, and measured on 2 cores
@@ -400,6 +403,25 @@ impl SabFabric {
             NOTE_WORDS,
             self.device_word(device, NOTE_LEN),
         )
+    }
+
+    /// Publishes `device`'s wasm memory, in 64 KiB pages.
+    pub fn set_held_pages(&self, device: usize, pages: u32) {
+        if device < self.devices {
+            self.store(
+                self.device_word(device, HELD_PAGES),
+                i32::try_from(pages).unwrap_or(i32::MAX),
+            );
+        }
+    }
+
+    /// The memory `device` last published in the current run, in bytes.
+    pub fn held_bytes(&self, device: usize) -> u64 {
+        if device >= self.devices {
+            return 0;
+        }
+        let pages = self.load(self.device_word(device, HELD_PAGES)).max(0) as u64;
+        pages * 65536
     }
 
     /// How `device` has finished the current run so far.

@@ -9,6 +9,7 @@
 //!   ships a body jaxpr and the input shards to the workers, blocks until
 //!   they are done and gathers the outputs from shared memory;
 //! - [`wire`], [`job`], [`log`]: what travels between them;
+//! - [`memory`]: the memory limit as a total over every worker;
 //! - [`program`], [`check`]: what the page calls: run a program, grade a
 //!   solution of an exercise.
 //!
@@ -22,6 +23,7 @@ pub mod device;
 pub mod fabric;
 pub mod job;
 pub mod log;
+pub mod memory;
 pub mod pool;
 pub mod program;
 pub mod wire;

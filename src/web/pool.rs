@@ -18,6 +18,7 @@ use wasm_bindgen::prelude::*;
 use super::clock::now_ms;
 use super::fabric::{SabFabric, Status};
 use super::job::{log_at, log_buffer_bytes, message, Program};
+use super::memory::DeviceMemory;
 use super::wire::{array_from_words, push_words};
 use crate::array::{numel, Array};
 use crate::error::{Error, ErrorKind, Result};
@@ -129,6 +130,8 @@ struct Inner {
     /// Set when a device ran past its memory limit: its wasm memory stays
     /// that large until its worker ends.
     grown: Cell<bool>,
+    /// What each worker's wasm memory held after its last map.
+    memory: DeviceMemory,
 }
 
 impl Drop for Inner {
@@ -162,14 +165,19 @@ impl WorkerPool {
                 logs: RefCell::new(None),
                 lost: Cell::new(false),
                 grown: Cell::new(false),
+                memory: DeviceMemory::default(),
             }),
         })
     }
 
-    /// True once a device ran past its memory limit (see
-    /// [`crate::web::program::device_pool_grown`]).
+    /// True once a device ran past its memory limit, or the workers
+    /// together hold more than half of it (see
+    /// [`crate::web::program::device_pool_grown`]): a wasm memory never
+    /// shrinks, so only new workers give it back.
     pub fn grown(&self) -> bool {
-        self.inner.grown.get()
+        let large = crate::python::budget::max_memory()
+            .is_some_and(|max| self.inner.memory.total() > max / 2);
+        self.inner.grown.get() || large
     }
 
     /// Number of device workers.
@@ -342,6 +350,7 @@ impl WorkerPool {
             }
             fabric.wait_done(done, STOP_POLL_MS)?;
         }
+        self.inner.memory.update(fabric, devices);
         match fabric.failure() {
             Some(e) if e.kind == ErrorKind::Cancelled => Err(where_stopped(fabric, devices, e)),
             Some(e) if e.kind == ErrorKind::MemoryError => {
@@ -384,8 +393,10 @@ impl WorkerPool {
         let out = self.out_buffer(per_device * n)?;
         let sab = self.fabric_buffer(n, slot_words)?;
         let json = JsValue::from_str(&json);
-        // Each device holds to the coordinator's memory limit (-1: none).
+        // Each device holds to the coordinator's memory limit (-1: none),
+        // counting what the coordinator and the idle workers hold.
         let max_memory = crate::python::budget::max_memory().map_or(-1.0, |m| m as f64);
+        let outside = self.inner.memory.outside(n) as f64;
         self.dispatch(n, |p| {
             let mut words = Vec::new();
             for a in &args {
@@ -404,6 +415,7 @@ impl WorkerPool {
                     ("logs", logs.clone().into()),
                     ("logCap", (log_cap as f64).into()),
                     ("maxMemory", max_memory.into()),
+                    ("heldElsewhere", outside.into()),
                 ],
             )
         })?;

@@ -308,12 +308,15 @@ pub fn install_device_pool(workers: JsArray) -> Result<u32, JsValue> {
 pub fn install_pool(pool: WorkerPool) -> u32 {
     let size = pool.size() as u32;
     POOL.with(|p| *p.borrow_mut() = Some(pool));
+    // The old workers' memory went with them.
+    crate::python::budget::set_held_elsewhere(0);
     size
 }
 
-/// True when a device of the installed pool ran past its memory limit: its
-/// wasm memory stays that large, so the pool is to be replaced (installing
-/// a new one ends its workers) before the next parallel run.
+/// True when a device of the installed pool ran past the memory limit, or
+/// its workers together hold more than half of it: a wasm memory stays that
+/// large, so the pool is to be replaced (installing a new one ends its
+/// workers) before the next parallel run. Call after [`set_memory_limit`].
 #[wasm_bindgen]
 pub fn device_pool_grown() -> bool {
     POOL.with(|p| p.borrow().as_ref().is_some_and(WorkerPool::grown))

@@ -137,6 +137,33 @@ test('two <shardlab-example> elements on a plain page run and show their results
   await page.locator('#mesh button#run').click();
   await page.waitForFunction(() =>
     document.getElementById('mesh').shadowRoot.querySelector('.status').textContent.startsWith('parallel'));
+  // A failed run shows what it printed before the error, labelled, as the
+  // playground does; the next good run shows its output without the label.
+  const shownParts = () => page.evaluate(() => {
+    const root = document.getElementById('mlp').shadowRoot;
+    const visible = (id) => !root.getElementById(id).hidden;
+    return {
+      status: root.querySelector('.status').textContent,
+      error: visible('error') ? root.getElementById('error').textContent : null,
+      label: visible('stdout-label') ? root.getElementById('stdout-label').textContent : null,
+      stdout: visible('stdout') ? root.getElementById('stdout').textContent : null,
+    };
+  });
+  await el.locator('textarea').fill("print('start')\nprint(1 + 1)\nraise ValueError('boom')\n");
+  await el.locator('button#run').click();
+  await page.waitForFunction(() => document.getElementById('mlp').shadowRoot.querySelector('.status').textContent === 'failed');
+  const failed = await shownParts();
+  assert.match(failed.error, /^ValueError: boom \(line 3, col \d+\)$/);
+  assert.equal(failed.label, 'Output before the error');
+  assert.equal(failed.stdout, 'start\n2\n');
+  await el.locator('textarea').fill("print('fine')\n");
+  await el.locator('button#run').click();
+  await page.waitForFunction(() => document.getElementById('mlp').shadowRoot.querySelector('.status').textContent !== 'running…' &&
+    document.getElementById('mlp').shadowRoot.querySelector('.status').textContent !== 'failed');
+  const good = await shownParts();
+  assert.equal(good.error, null);
+  assert.equal(good.label, null);
+  assert.equal(good.stdout, 'fine\n');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -182,7 +182,8 @@ test('a device past maxMemory fails the run with MemoryError; its workers are re
   const err = await lab.run(big, { maxMemory: '200M', mode: 'parallel' }).catch((e) => e);
   assert.ok(err instanceof ShardlabError, String(err));
   assert.equal(err.type, 'MemoryError');
-  assert.match(err.reason, /^device [01]: the program used more than its memory limit of 200 MiB \(maxMemory\)$/);
+  assert.match(err.reason,
+    /^device [01]: the program used more than its memory limit of 200 MiB \(maxMemory, a total over the coordinator and every device worker\)$/);
   assert.equal(err.line, 6);
   assert.equal(err.stdout, 'start\n');
   const before = await nextThreadId();
@@ -190,6 +191,43 @@ test('a device past maxMemory fails the run with MemoryError; its workers are re
   assert.equal(run.mode, 'parallel');
   assertClose(run.result, fixture('tensor_parallel_mlp').result);
   assert.ok((await nextThreadId()) > before + 1, 'new device workers started');
+});
+
+// Each device makes arrays of 2**23 float32 (about 300 MB at its peak, with
+// the engine's temporaries): one device and the coordinator stay under
+// 512 MiB, four devices together do not, though each alone would.
+const wide = (n) => 'import jax, numpy as np, jax.numpy as jnp\nfrom jax.sharding import Mesh, PartitionSpec as P\n' +
+  `mesh = Mesh(np.array(jax.devices()[:${n}]), ('i',))\n` +
+  'big = lambda v: v + jnp.sum(jnp.ones((2**23,)) * v[0])\n' +
+  `print('start')\ny = jax.shard_map(big, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(jnp.ones(${n}))\nprint(y)\n`;
+
+test('maxMemory is a total over the coordinator and every device worker', async () => {
+  // A lab of its own, whose workers start small.
+  const fresh = await createLab({ devices: 4 });
+  try {
+    // 2**23 + 1 on every device.
+    const one = await fresh.run(wide(1), { maxMemory: '512M', mode: 'parallel' });
+    assert.equal(one.stdout, 'start\n[8.388609e+06]\n');
+    assert.equal(one.report.maps[0].mode, 'parallel');
+    const err = await fresh.run(wide(4), { maxMemory: '512M', mode: 'parallel' }).catch((e) => e);
+    assert.ok(err instanceof ShardlabError, String(err));
+    assert.equal(err.type, 'MemoryError');
+    assert.match(err.reason,
+      /^device [0-3]: the program used more than its memory limit of 512 MiB \(maxMemory, a total over the coordinator and every device worker\)$/);
+    assert.equal(err.line, 6);
+    assert.equal(err.stdout, 'start\n');
+    // Under a limit their sum fits in, the same program runs.
+    const four = await fresh.run(wide(4), { maxMemory: '2G', mode: 'parallel' });
+    assert.equal(four.stdout, 'start\n[8.388609e+06 8.388609e+06 8.388609e+06 8.388609e+06]\n');
+    // The coordinator and the four device workers now hold more than 1 GiB
+    // together: a lockstep run under 1G starts on fresh workers instead of
+    // failing on their memory.
+    const after = await fresh.run("print('small')\n", { maxMemory: '1G', mode: 'lockstep' });
+    assert.equal(after.stdout, 'small\n');
+    assert.equal(after.mode, 'lockstep');
+  } finally {
+    fresh.close();
+  }
 });
 
 test('two runs at once are queued and both finish', async () => {

@@ -57,6 +57,10 @@ test('psum over x of a 2x4 mesh draws its 4 groups of 2 and steps the sum', asyn
   const page = await runProgram(MESH_2X4);
   const card = page.locator('.collectives-box > ol > .collective').first();
   assert.equal(await card.getAttribute('data-name'), 'psum');
+  // Its bytes (4 groups of 2 devices, each sending its 4-byte value to the
+  // other: 32 bytes) and its time.
+  assert.match(await card.locator(':scope > .dim').textContent(),
+    /^groups \{0, 4\} \{1, 5\} \{2, 6\} \{3, 7\} · 32 bytes moved · \d+(\.\d)? (µs|ms) on the slowest device$/);
   // Groups over 'x': the columns of the mesh.
   const groups = await card.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions));
   assert.deepEqual(groups, ['0,4', '1,5', '2,6', '3,7']);
@@ -173,5 +177,117 @@ test('stepping a ppermute moves each value along its pair, and the play button p
   await card.locator('.play-play').click();
   await page.waitForFunction((c) => c.querySelector('.play-step').textContent === 'step 2 of 2', await card.elementHandle(), { timeout: 5000 });
   await page.screenshot({ path: 'docs/screenshots/collective-play-ppermute.png', fullPage: true });
+  await page.close();
+});
+
+// x = arange(16).reshape(4, 4) over 'i' (4 devices): device p holds row p,
+// [4p, 4p + 1, 4p + 2, 4p + 3].
+const SCATTER_ALL_TO_ALL = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]), ('i',))
+x = jnp.arange(16.0).reshape(4, 4)
+def body(row):
+    return (jax.lax.psum_scatter(row[0], 'i', scatter_dimension=0, tiled=True),
+            jax.lax.all_to_all(row, 'i', split_axis=1, concat_axis=0, tiled=True))
+s, t = jax.shard_map(body, mesh=mesh, in_specs=P('i'), out_specs=(P('i'), P(None, 'i')))(x)
+print(s, (t == x).all())
+`;
+
+test('stepping a psum_scatter: block j of every device goes to device j and is summed there', async () => {
+  const page = await runProgram(SCATTER_ALL_TO_ALL);
+  // Named as the program calls it; the jaxpr's name beside it.
+  const card = page.locator('.collective[data-name=psum_scatter]');
+  assert.match(await card.locator('.collective-head').textContent(), /^\d+\. psum_scatter \(jaxpr: reduce_scatter\)/);
+  assert.deepEqual(await card.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
+    ['0,1,2,3']);
+  let f = await frame(card);
+  assert.equal(f.step, 'step 1 of 3');
+  // Before: each device's row cut into 4 blocks of one element, all its own.
+  for (let p = 0; p < 4; p++) {
+    assert.deepEqual(f.devices[String(p)], [0, 1, 2, 3].map((j) => [String(p), `[${4 * p + j}.]`]));
+  }
+  assert.deepEqual(f.arrows, []);
+  await next(card);
+  f = await frame(card);
+  // Device j now holds block j of every device q: element 4q + j.
+  for (let j = 0; j < 4; j++) {
+    assert.deepEqual(f.devices[String(j)], [0, 1, 2, 3].map((q) => [String(q), `[${4 * q + j}.]`]));
+  }
+  assert.equal(f.arrows.length, 12);
+  await next(card);
+  f = await frame(card);
+  assert.equal(f.step, 'step 3 of 3');
+  // Device j ends with 0 + 4 + 8 + 12 + 4j = 24 + 4j.
+  for (let j = 0; j < 4; j++) assert.deepEqual(f.devices[String(j)], [[String(j), `[${24 + 4 * j}.]`]]);
+  assert.equal(await page.textContent('[data-testid=stdout]'), '[24. 28. 32. 36.] True\n');
+  await page.screenshot({ path: 'docs/screenshots/collective-play-psum-scatter.png', fullPage: true });
+  await page.close();
+});
+
+test('stepping an all_to_all: chunk i of device j goes to device i, joined in order of j', async () => {
+  const page = await runProgram(SCATTER_ALL_TO_ALL);
+  const card = page.locator('.collective[data-name=all_to_all]');
+  let f = await frame(card);
+  assert.equal(f.step, 'step 1 of 3');
+  // Before: device p's row [[4p .. 4p + 3]] cut along axis 1 into 4 chunks.
+  for (let p = 0; p < 4; p++) {
+    assert.deepEqual(f.devices[String(p)], [0, 1, 2, 3].map((i) => [String(p), `[[${4 * p + i}.]]`]));
+  }
+  await next(card);
+  f = await frame(card);
+  // Device i gets chunk i of every device j: [[4j + i]], from j.
+  for (let i = 0; i < 4; i++) {
+    assert.deepEqual(f.devices[String(i)], [0, 1, 2, 3].map((j) => [String(j), `[[${4 * j + i}.]]`]));
+  }
+  assert.equal(f.arrows.length, 12);
+  assert.deepEqual(f.arrows.filter(([, to]) => to === 2).map(([from]) => from).sort(), [0, 1, 3]);
+  await next(card);
+  f = await frame(card);
+  // Joined along axis 0: device i holds column i of x.
+  for (let i = 0; i < 4; i++) {
+    const column = [0, 1, 2, 3].map((j) => `[${4 * j + i}.]`).join('\n ');
+    assert.deepEqual(f.devices[String(i)], [[String(i), `[${column}]`]]);
+  }
+  await page.screenshot({ path: 'docs/screenshots/collective-play-all-to-all.png', fullPage: true });
+  await page.close();
+});
+
+// A 2x2x2 mesh: device (i, j, k) is device 4i + 2j + k and holds
+// [[[4i + 2j + k]]]; psum over 'b' adds (i, 0, k) and (i, 1, k).
+const CUBE_PSUM = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:8]).reshape(2, 2, 2), ('a', 'b', 'c'))
+x = jnp.arange(8.0).reshape(2, 2, 2)
+f = jax.shard_map(lambda t: jax.lax.psum(t, 'b'), mesh=mesh, in_specs=P('a', 'b', 'c'), out_specs=P('a', None, 'c'))
+print(f(x))
+`;
+
+test('a 2x2x2 mesh is drawn as one 2-D grid per index of its first axis, in every view', async () => {
+  const page = await runProgram(CUBE_PSUM);
+  const coords = [];
+  for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) for (let k = 0; k < 2; k++) coords.push([i, j, k]);
+  // The device cards: a facet per index of 'a', each card in its facet.
+  assert.deepEqual(await page.$$eval('.mesh.facets > .facet', (fs) => fs.map((f) => f.dataset.facet)), ['a=0', 'a=1']);
+  const cards = await page.$$eval('.facet .device', (ds) => ds.map((d) => [d.closest('.facet').dataset.facet, d.dataset.deviceId, d.dataset.meshCoords]));
+  assert.deepEqual(cards, coords.map(([i, j, k]) => [`a=${i}`, String(4 * i + 2 * j + k), `${i},${j},${k}`]));
+  // The collective's picture: a panel per index of 'a', rows 'b', columns 'c'.
+  const card = page.locator('.collective[data-name=psum]');
+  assert.deepEqual(await card.locator('svg.mesh-play .panel-title').evaluateAll((t) => t.map((x) => x.textContent)), ['a=0', 'a=1']);
+  assert.deepEqual(await card.locator('svg.mesh-play .axis-name').evaluateAll((t) => t.map((x) => x.textContent)),
+    ['c →', 'b ↓', 'c →', 'b ↓']);
+  const cells = await card.locator('svg.mesh-play .device-cell').evaluateAll((cs) => cs.map((c) =>
+    [c.dataset.deviceId, c.dataset.panel, Number(c.dataset.row), Number(c.dataset.col)]));
+  assert.deepEqual(cells, coords.map(([i, j, k]) => [String(4 * i + 2 * j + k), `a=${i}`, j, k]));
+  // Groups over 'b' are the columns of each panel, all outlined.
+  assert.deepEqual(await card.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
+    ['0,2', '1,3', '4,6', '5,7']);
+  assert.equal(await card.locator('svg.mesh-play .group-outline').count(), 4);
+  await next(card);
+  await next(card);
+  const f = await frame(card);
+  for (const [i, j, k] of coords) {
+    assert.deepEqual(f.devices[String(4 * i + 2 * j + k)], [[String(4 * i + 2 * j + k), `[[[${8 * i + 2 * k + 2}.]]]`]]);
+  }
+  await page.screenshot({ path: 'docs/screenshots/mesh-2x2x2.png', fullPage: true });
   await page.close();
 });

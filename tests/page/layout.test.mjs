@@ -67,7 +67,14 @@ test('a 4x4x4 array on a 2x2x2 mesh: every tile, with its device and ranges', as
   assert.deepEqual(await page.$$eval('.layout[data-array="cube"] .tile-slice', (s) => s.map((x) => x.dataset.slice)),
     ['0:2', '2:4']);
   assert.equal(await page.textContent('.layout[data-array="cube"] .typeof'), 'float32[4,4,4]');
-  assert.equal(await page.$$eval('.layout[data-array="cube"] .mesh-cell', (c) => c.length), 8);
+  // The mesh beside it: one grid per index of 'a', every device at its
+  // coordinates.
+  const meshCells = await page.$$eval('.layout[data-array="cube"] .mesh-cell', (cs) =>
+    cs.map((c) => [c.closest('.mesh-slice').dataset.slice, c.dataset.device, c.dataset.meshCoords]));
+  assert.deepEqual(meshCells, Object.keys(expected).map((d) => {
+    const [i, j, k] = [Number(d) >> 2, (Number(d) >> 1) & 1, Number(d) & 1];
+    return [`a=${i}`, d, `${i},${j},${k}`];
+  }));
   const splits = await page.$$eval('.layout[data-array="cube"] .splits li', (l) => l.map((x) => x.textContent));
   assert.deepEqual(splits, [
     "dim 0 (4): split by 'a' into 2 blocks of 2",

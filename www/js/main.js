@@ -14,6 +14,7 @@ import { deviceNeeds, neededCount, devicesRefusal } from './device-count.js';
 import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './specs.js';
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
+import { setUpGuide } from './guide.js';
 import { EXERCISES, findExercise, loadProgress, saveProgress, renderStatement, failureLines, takesGrads, caseWhere } from './exercises.js';
 
 const $ = (id) => document.getElementById(id);
@@ -408,16 +409,17 @@ async function pickExample(file, push = false) {
   await run();
 }
 
-// The Example menu: edits to the code are dropped only when the visitor
-// says so.
-function exampleChosen() {
-  const file = ui.example.value;
-  if (!file) return;
+// The Example menu (and the guided tour): edits to the code are dropped
+// only when the visitor says so. Resolves once the example ran, or to false
+// when the visitor kept their edits.
+async function exampleChosen(file = ui.example.value) {
+  if (!file) return false;
   if (!exercise && editor.text !== pristine && !window.confirm('Replace your edits to the code with this example? They are not saved.')) {
     ui.example.value = example;
-    return;
+    return false;
   }
-  pickExample(file, true);
+  await pickExample(file, true);
+  return true;
 }
 
 // Back and Forward: the state in the URL the browser returned to.
@@ -599,7 +601,8 @@ async function start() {
     clearTimeout(editTimer);
     editTimer = setTimeout(run, EDIT_PAUSE_MS);
   });
-  ui.example.addEventListener('change', exampleChosen);
+  ui.example.addEventListener('change', () => exampleChosen());
+  setUpGuide($('guide'), $('guide-start'), (file) => exampleChosen(file));
   ui.devices.addEventListener('change', () => applyControls('devices') && (saveState(true), run()));
   ui.shape.addEventListener('change', () => applyControls('shape') && run());
   ui.names.addEventListener('change', () => applyControls('names') && run());

@@ -122,7 +122,7 @@ function ppermute(c) {
 export function framesOf(c, name) {
   if (name in OPS) return reduction(c, name);
   if (name === 'all_gather' || name === 'all_gather_invariant') return allGather(c);
-  if (name === 'reduce_scatter') return reduceScatter(c);
+  if (name === 'psum_scatter' || name === 'reduce_scatter') return reduceScatter(c);
   if (name === 'all_to_all') return allToAll(c);
   if (name === 'ppermute') return ppermute(c);
   return [before(c), { caption: 'after', pieces: own(c, c.after), arrows: [] }];

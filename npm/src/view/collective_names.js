@@ -24,7 +24,8 @@ export function describe(c) {
   if (c.name === 'psum_invariant' && groupsHoldSame(c)) {
     return { name: 'psum', internal: true, words: 'sum of a value every device already holds: each ends with it times the group size' };
   }
-  const name = c.name === 'psum_invariant' ? 'psum' : c.name;
+  // lax.psum_scatter is the jaxpr's reduce_scatter.
+  const name = { psum_invariant: 'psum', reduce_scatter: 'psum_scatter' }[c.name] || c.name;
   if (c.bytes_moved === 0) {
     return { name, internal: true, words: 'every group is one device: no data moves' };
   }

@@ -7,6 +7,15 @@
 import { el } from './dom.js';
 import { describe } from './collective_names.js';
 import { renderPlayer } from './collective_play.js';
+import { us } from './timeline.js';
+
+// How long the collective took on its slowest device (each device's time
+// includes waiting for the others), or null when the report has no times.
+function took(c) {
+  const times = Array.from(c.elapsed_us || [], Number).filter((t) => t >= 0);
+  if (!times.length) return null;
+  return el('span', { class: 'collective-time' }, ` · ${us(Math.max(...times))} on the slowest device`);
+}
 
 // Where a collective came from: in a jit's program, the operation the
 // partitioner inserted it for; elsewhere the program's own call. With
@@ -29,7 +38,7 @@ function card(c, i, map, onLine) {
     el('div', { class: 'collective-head' },
       el('strong', {}, `${i + 1}. ${d.name}`), jaxprName, ' ', el('code', {}, params), ' ', origin(c, map, onLine)),
     d.words ? el('div', { class: 'collective-words' }, d.words) : null,
-    el('div', { class: 'dim' }, `groups ${groups} · ${c.bytes_moved} bytes moved`),
+    el('div', { class: 'dim' }, `groups ${groups} · ${c.bytes_moved} bytes moved`, took(c)),
     renderPlayer(c, d.name, map));
 }
 

@@ -1,5 +1,6 @@
 // The devices of one map laid out as its mesh: a row for 1-D, a grid for
-// 2-D, one grid per index of the first axis for 3-D. Each device shows its
+// 2-D, and for 3 axes and more one grid (the last two axes) per index of
+// the leading axes, each titled with those indices. Each device shows its
 // coordinates and its local shard of every input and output.
 import { el, deviceColour } from './dom.js';
 import { arrayText, fmtShape, heatmap, range } from './arrays.js';
@@ -72,15 +73,20 @@ export function renderDevices(map) {
       grid(0, shape[0], shape[1]),
     );
   }
-  const per = shape.slice(1).reduce((a, b) => a * b, 1);
+  // 3 axes and more: one grid per index of the leading axes, the last two
+  // down and across, so every axis keeps its own direction.
+  const rank = shape.length;
+  const [rows, cols] = shape.slice(rank - 2);
+  const lead = shape.slice(0, rank - 2);
   const facets = [];
-  for (let i = 0; i < shape[0]; i++) {
+  for (let i = 0; i < lead.reduce((a, b) => a * b, 1); i++) {
+    const at = coordsOf(i, lead).map((v, a) => `${map.axis_names[a]}=${v}`).join(' ');
     facets.push(
       el(
         'div',
-        { class: 'facet' },
-        el('div', { class: 'axis-label' }, `${map.axis_names[0]}=${i} · rows: ${map.axis_names[1]} · columns: ${map.axis_names.slice(2).join('×')}`),
-        grid(i * per, shape[1], per / shape[1]),
+        { class: 'facet', 'data-facet': at },
+        el('div', { class: 'axis-label' }, `${at} · rows: ${map.axis_names[rank - 2]} · columns: ${map.axis_names[rank - 1]}`),
+        grid(i * rows * cols, rows, cols),
       ),
     );
   }

@@ -7,6 +7,7 @@
 // distinct block of the leading dimensions, so every device appears.
 import { el, deviceColour } from './dom.js';
 import { fmtShape } from './arrays.js';
+import { coordsOf } from './devices.js';
 
 const rangeText = ([a, b]) => `${a}:${b}`;
 
@@ -112,7 +113,10 @@ function meshPicture(axisNames, meshShape, deviceIds) {
   for (let first = 0; first < n; first += per) {
     const g = el('div', { class: 'mesh-cells', style: { gridTemplateColumns: `repeat(${cols}, auto)` } });
     for (let p = first; p < first + per; p++) {
-      g.append(el('span', { class: 'mesh-cell', 'data-device': deviceIds[p], style: { background: deviceColour(p, n) } },
+      g.append(el('span', {
+        class: 'mesh-cell', 'data-device': deviceIds[p], 'data-mesh-coords': coordsOf(p, meshShape).join(','),
+        style: { background: deviceColour(p, n) },
+      },
         'd' + deviceIds[p]));
     }
     const lead = [];
@@ -121,7 +125,7 @@ function meshPicture(axisNames, meshShape, deviceIds) {
       lead.unshift(`${axisNames[a]}=${rest % meshShape[a]}`);
       rest = Math.floor(rest / meshShape[a]);
     }
-    grids.push(el('div', { class: 'mesh-slice' }, lead.length ? el('div', { class: 'dim' }, lead.join(' ')) : null, g));
+    grids.push(el('div', { class: 'mesh-slice', 'data-slice': lead.join(' ') }, lead.length ? el('div', { class: 'dim' }, lead.join(' ')) : null, g));
   }
   const axes = axisNames.map((a, i) => `${a}=${meshShape[i]}`).join(', ');
   const how = rank >= 2 ? `rows: ${axisNames[rank - 2]} · columns: ${axisNames[rank - 1]}` : `row: ${axisNames[0]}`;

@@ -1,8 +1,11 @@
 // A small SVG of a map's mesh for one frame of a collective: every device a
-// cell at its mesh coordinates (first axis down the left side, the others
-// across the top), cells coloured by the group they belong to, each
-// rectangular group outlined, a short text of what the device holds, and
-// arrows for the data moving in this frame.
+// cell at its mesh coordinates, cells coloured by the group they belong to,
+// each rectangular group outlined, a short text of what the device holds,
+// and arrows for the data moving in this frame. A 1-D mesh is a row and a
+// 2-D mesh a grid (first axis down the left side, second across the top); a
+// mesh of 3 or more axes is a row of such grids, one per index of its
+// leading axes (the last two axes down and across), each titled with those
+// indices, so no device and no axis is folded into another.
 import { svg } from './dom.js';
 import { coordsOf } from './devices.js';
 
@@ -12,21 +15,40 @@ const H = 46;
 const GX = 26;
 const GY = 26;
 const LEFT = 40;
+// Room above the cells for the axis names and indices, and for a panel's
+// title on meshes of 3 or more axes.
 const TOP = 34;
+const TITLED_TOP = 52;
+// Between two panels: room for the next panel's row labels.
+const PANEL_GAP = 34;
 
-// Rows are the first axis; columns every other axis, row-major, so a 1-D
-// mesh is one row and a 2-D mesh is drawn as it is indexed.
+// How the mesh is drawn: `panels` grids of `rows` x `cols` cells.
+function layoutOf(shape) {
+  const rank = shape.length;
+  if (rank <= 1) return { panels: 1, rows: 1, cols: shape[0] || 1, top: TOP };
+  const lead = shape.slice(0, rank - 2).reduce((a, b) => a * b, 1);
+  return { panels: lead, rows: shape[rank - 2], cols: shape[rank - 1], top: rank >= 3 ? TITLED_TOP : TOP };
+}
+
+// [panel, row, column] of the device at row-major `position`.
 function cellAt(position, shape) {
-  const c = coordsOf(position, shape);
-  if (shape.length <= 1) return [0, c[0] || 0];
-  const rest = shape.slice(1);
-  const col = c.slice(1).reduce((acc, v, i) => acc * rest[i] + v, 0);
-  return [c[0], col];
+  const { rows, cols } = layoutOf(shape);
+  const per = rows * cols;
+  const inPanel = position % per;
+  return [Math.floor(position / per), Math.floor(inPanel / cols), inPanel % cols];
+}
+
+const panelWidth = (cols) => cols * (W + GX) - GX + PANEL_GAP;
+
+// The top-left corner of cell (panel, row, column).
+function corner([panel, r, c], shape) {
+  const { cols, top } = layoutOf(shape);
+  return [LEFT + panel * (panelWidth(cols) + GX) + c * (W + GX), top + r * (H + GY)];
 }
 
 function centre(position, shape) {
-  const [r, c] = cellAt(position, shape);
-  return [LEFT + c * (W + GX) + W / 2, TOP + r * (H + GY) + H / 2];
+  const [x, y] = corner(cellAt(position, shape), shape);
+  return [x + W / 2, y + H / 2];
 }
 
 export function groupColour(g, count) {
@@ -34,18 +56,33 @@ export function groupColour(g, count) {
   return `hsl(${hue} 65% 50%)`;
 }
 
-function axisLabels(map, rows, cols) {
-  const { axis_names: names, mesh_shape: shape } = map;
+// A panel's title: the indices of the leading axes it holds.
+function panelTitle(names, shape, panel) {
+  const lead = coordsOf(panel, shape.slice(0, shape.length - 2));
+  return lead.map((v, a) => `${names[a]}=${v}`).join(' ');
+}
+
+function axisLabels(map, shape) {
+  const { axis_names: names } = map;
+  const { panels, rows, cols, top } = layoutOf(shape);
+  const rank = shape.length;
   const out = [];
-  const across = shape.length <= 1 ? names.join('') : names.slice(1).join('×');
-  out.push(svg('text', { class: 'axis-name', x: LEFT, y: 12 }, `${across} →`));
-  for (let c = 0; c < cols; c++) {
-    out.push(svg('text', { class: 'axis-index', x: LEFT + c * (W + GX) + W / 2, y: TOP - 6, 'text-anchor': 'middle' }, String(c)));
-  }
-  if (shape.length > 1) {
-    out.push(svg('text', { class: 'axis-name', x: 4, y: TOP - 6 }, `${names[0]} ↓`));
-    for (let r = 0; r < rows; r++) {
-      out.push(svg('text', { class: 'axis-index', x: 14, y: TOP + r * (H + GY) + H / 2 + 4 }, String(r)));
+  for (let panel = 0; panel < panels; panel++) {
+    const [x0] = corner([panel, 0, 0], shape);
+    if (rank >= 3) {
+      out.push(svg('text', { class: 'panel-title', x: x0 - 36, y: 12, 'data-panel': panelTitle(names, shape, panel) },
+        panelTitle(names, shape, panel)));
+    }
+    const across = rank <= 1 ? names.join('') : names[rank - 1];
+    out.push(svg('text', { class: 'axis-name', x: x0, y: top - 22 }, `${across} →`));
+    for (let c = 0; c < cols; c++) {
+      out.push(svg('text', { class: 'axis-index', x: x0 + c * (W + GX) + W / 2, y: top - 6, 'text-anchor': 'middle' }, String(c)));
+    }
+    if (rank > 1) {
+      out.push(svg('text', { class: 'axis-name', x: x0 - 36, y: top - 6 }, `${names[rank - 2]} ↓`));
+      for (let r = 0; r < rows; r++) {
+        out.push(svg('text', { class: 'axis-index', x: x0 - 26, y: top + r * (H + GY) + H / 2 + 4 }, String(r)));
+      }
     }
   }
   return out;
@@ -55,21 +92,26 @@ function axisLabels(map, rows, cols) {
 // column, a block); scattered groups are shown by colour alone.
 function outline(group, shape, colour) {
   const cells = group.map((p) => cellAt(p, shape));
-  const rs = cells.map(([r]) => r);
-  const cs = cells.map(([, c]) => c);
+  if (cells.some(([panel]) => panel !== cells[0][0])) return null;
+  const rs = cells.map(([, r]) => r);
+  const cs = cells.map(([, , c]) => c);
   const [r0, r1, c0, c1] = [Math.min(...rs), Math.max(...rs), Math.min(...cs), Math.max(...cs)];
   if ((r1 - r0 + 1) * (c1 - c0 + 1) !== group.length) return null;
+  const [x, y] = corner([cells[0][0], r0, c0], shape);
   return svg('rect', {
-    class: 'group-outline', x: LEFT + c0 * (W + GX) - 4, y: TOP + r0 * (H + GY) - 4,
+    class: 'group-outline', x: x - 4, y: y - 4,
     width: (c1 - c0 + 1) * (W + GX) - GX + 8, height: (r1 - r0 + 1) * (H + GY) - GY + 8,
     rx: 7, stroke: colour,
   });
 }
 
-function cell(map, position, colour, text) {
-  const [x, y] = centre(position, map.mesh_shape);
+function cell(map, shape, position, colour, text) {
+  const [x, y] = centre(position, shape);
   const id = map.device_ids[position];
-  return svg('g', { class: 'device-cell', 'data-position': position, 'data-device-id': id },
+  const [panel, row, col] = cellAt(position, shape);
+  const where = { 'data-row': row, 'data-col': col };
+  if (shape.length >= 3) where['data-panel'] = panelTitle(map.axis_names, shape, panel);
+  return svg('g', { class: 'device-cell', 'data-position': position, 'data-device-id': id, ...where },
     svg('rect', { x: x - W / 2, y: y - H / 2, width: W, height: H, rx: 4, fill: '#fff', stroke: colour }),
     svg('text', { class: 'cell-id', x: x - W / 2 + 4, y: y - H / 2 + 12 }, `device ${id}`),
     svg('text', { class: 'cell-value', x, y: y + 12, 'text-anchor': 'middle' }, text));
@@ -96,18 +138,17 @@ function arrow(shape, [from, to]) {
 // positions of the data moving in it.
 export function meshPicture(map, groups, texts, arrows = [], label = '') {
   const shape = map.mesh_shape.length ? map.mesh_shape : [1];
-  const rows = shape.length <= 1 ? 1 : shape[0];
-  const cols = map.device_ids.length / rows;
-  const width = LEFT + cols * (W + GX);
-  const height = TOP + rows * (H + GY);
+  const { panels, rows, cols, top } = layoutOf(shape);
+  const width = LEFT + panels * (panelWidth(cols) + GX) - PANEL_GAP;
+  const height = top + rows * (H + GY);
   const groupOf = new Map();
   groups.forEach((g, i) => g.forEach((p) => groupOf.set(p, i)));
   const colourOf = (p) => (groupOf.has(p) ? groupColour(groupOf.get(p), groups.length) : '#bbb');
   const groupNodes = groups.map((g, i) => svg('g', { class: 'group', 'data-group': i, 'data-positions': g.join(',') },
     outline(g, shape, groupColour(i, groups.length))));
-  const cells = map.device_ids.map((_, p) => cell(map, p, colourOf(p), texts[p] || ''));
+  const cells = map.device_ids.map((_, p) => cell(map, shape, p, colourOf(p), texts[p] || ''));
   return svg('svg', { class: 'mesh-play', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': label },
     svg('defs', {}, svg('marker', { id: 'play-arrowhead', viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' },
       svg('path', { d: 'M0,0 L10,5 L0,10 z' }))),
-    axisLabels(map, rows, cols), groupNodes, cells, arrows.map((a) => arrow(shape, a)));
+    axisLabels(map, shape), groupNodes, cells, arrows.map((a) => arrow(shape, a)));
 }

@@ -4,7 +4,7 @@
 // runs all devices, so every bar shows that evaluator's times.
 import { el, deviceColour } from './dom.js';
 
-function us(x) {
+export function us(x) {
   return x >= 1000 ? `${(x / 1000).toFixed(1)} ms` : `${x.toFixed(0)} µs`;
 }
 
