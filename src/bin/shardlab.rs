@@ -658,20 +658,34 @@ fn main() -> ExitCode {
             if args.is_empty() {
                 return ExitCode::from(2);
             }
-            return ExitCode::SUCCESS;
+            ExitCode::SUCCESS
         }
-        Some("run") => {}
-        Some("check") => return check(&args[1..]),
-        Some("bench") => return bench(&args[1..]),
+        Some("run") => run_command(&args[1..]),
+        Some("check") => check(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         Some(other) => {
             let msg = format!("unknown command '{other}'");
             if wants_json() {
                 print_json_error("UsageError", &msg, "");
             }
             eprintln!("error: {msg}\n\n{USAGE}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
     }
+}
+
+/// What `shardlab run` was asked to do.
+struct RunArgs {
+    file: String,
+    options: Options,
+    as_json: bool,
+    report_path: Option<String>,
+    limits: Limits,
+}
+
+/// Reads `run`'s command line, or the exit status of a help or usage
+/// message already printed.
+fn run_args(args: &[String]) -> Result<RunArgs, ExitCode> {
     let mut file = None;
     let mut options = Options::default();
     let mut as_json = false;
@@ -680,54 +694,69 @@ fn main() -> ExitCode {
         timeout: None,
         max_memory: default_max_memory(),
     };
-    let mut rest = args[1..].iter();
+    let mut rest = args.iter();
     while let Some(a) = rest.next() {
         match a.as_str() {
             "-h" | "--help" => {
                 print!("{RUN_USAGE}");
-                return ExitCode::SUCCESS;
+                return Err(ExitCode::SUCCESS);
             }
             "--json" => as_json = true,
             "--lockstep" => options.mode = Mode::Lockstep,
             "--parallel" => options.mode = Mode::Parallel,
             "--report" => match rest.next() {
                 Some(p) if !p.starts_with('-') => report_path = Some(p.clone()),
-                _ => return usage_error("--report needs an output file"),
+                _ => return Err(usage_error("--report needs an output file")),
             },
             "--devices" => match rest.next().and_then(|n| n.parse::<usize>().ok()) {
                 Some(n) if (1..=MAX_DEVICES).contains(&n) => options.devices = n,
-                _ => return usage_error(DEVICES_ERROR),
+                _ => return Err(usage_error(DEVICES_ERROR)),
             },
             s if s.starts_with("--devices=") => match s["--devices=".len()..].parse::<usize>() {
                 Ok(n) if (1..=MAX_DEVICES).contains(&n) => options.devices = n,
-                _ => return usage_error(DEVICES_ERROR),
+                _ => return Err(usage_error(DEVICES_ERROR)),
             },
             "--timeout" => match rest.next().and_then(|n| n.parse::<f64>().ok()) {
                 Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => {
                     limits.timeout = Some(Duration::from_secs_f64(t))
                 }
-                _ => return usage_error("--timeout needs a positive number of seconds"),
+                _ => return Err(usage_error("--timeout needs a positive number of seconds")),
             },
             "--max-memory" => match rest.next().and_then(|n| parse_size(n)) {
                 Some(b) => limits.max_memory = b,
-                _ => return usage_error("--max-memory needs a size such as 4G or 512M"),
+                _ => return Err(usage_error("--max-memory needs a size such as 4G or 512M")),
             },
-            s if s.starts_with('-') => return usage_error(&format!("unknown option '{s}'")),
+            s if s.starts_with('-') => return Err(usage_error(&format!("unknown option '{s}'"))),
             s => {
                 if file.is_some() {
-                    return usage_error("only one program file may be given");
+                    return Err(usage_error("only one program file may be given"));
                 }
                 file = Some(s.to_string());
             }
         }
     }
     let Some(file) = file else {
-        return usage_error("missing the program file");
+        return Err(usage_error("missing the program file"));
     };
-    let source = match read_source(&file) {
+    Ok(RunArgs {
+        file,
+        options,
+        as_json,
+        report_path,
+        limits,
+    })
+}
+
+/// `shardlab run [options] FILE`.
+fn run_command(args: &[String]) -> ExitCode {
+    let mut a = match run_args(args) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let source = match read_source(&a.file) {
         Ok(s) => s,
         Err((kind, message)) => {
-            if as_json {
+            if a.as_json {
                 print_json_error(kind, &message, "");
             }
             eprintln!("error: {message}");
@@ -735,49 +764,17 @@ fn main() -> ExitCode {
         }
     };
     // Python names a script's code by its absolute path.
-    options.file = std::path::absolute(&file)
+    a.options.file = std::path::absolute(&a.file)
         .ok()
         .map(|p| p.to_string_lossy().into_owned());
-    let outcome = run_guarded(source, &options, limits, report_path.is_some());
-    if let Some(path) = &report_path {
-        let report = RECORDED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .unwrap_or_default();
-        let text = serde_json::to_string(&report).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, text) {
-            // The program ran: its output is kept with the error.
-            let message = format!("cannot write the report to {path}: {e}");
-            if as_json {
-                print_json_error(io_error_type(&e), &message, &outcome.stdout);
-            } else {
-                write_output(&outcome);
-            }
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
+    let outcome = run_guarded(source, &a.options, a.limits, a.report_path.is_some());
+    if let Some(path) = &a.report_path {
+        if let Some(code) = write_report(path, &outcome, a.as_json) {
+            return code;
         }
     }
-    if as_json {
-        let mut obj = match &outcome.error {
-            None => json!({"result": outcome.result, "stdout": outcome.stdout}),
-            Some(e) => json!({
-                "error": {
-                    "type": e.error.type_name(),
-                    "message": e.error.message,
-                    "line": e.line,
-                    "col": e.col,
-                },
-                "stdout": outcome.stdout,
-            }),
-        };
-        if !outcome.stderr.is_empty() {
-            let text: String = outcome.stderr.iter().map(|(_, t)| t.as_str()).collect();
-            obj["stderr"] = json!(text);
-        }
-        let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{obj}");
-        let _ = stdout.flush();
+    if a.as_json {
+        print_json_outcome(&outcome);
     } else {
         write_output(&outcome);
     }
@@ -788,4 +785,47 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes the recorded run report to `path`; on failure the program's
+/// output is kept with the error, and the exit status is returned.
+fn write_report(path: &str, outcome: &Outcome, as_json: bool) -> Option<ExitCode> {
+    let report = RECORDED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .unwrap_or_default();
+    let text = serde_json::to_string(&report).unwrap_or_default();
+    let e = std::fs::write(path, text).err()?;
+    let message = format!("cannot write the report to {path}: {e}");
+    if as_json {
+        print_json_error(io_error_type(&e), &message, &outcome.stdout);
+    } else {
+        write_output(outcome);
+    }
+    eprintln!("error: {message}");
+    Some(ExitCode::from(2))
+}
+
+/// The run's outcome as one JSON object on stdout.
+fn print_json_outcome(outcome: &Outcome) {
+    let mut obj = match &outcome.error {
+        None => json!({"result": outcome.result, "stdout": outcome.stdout}),
+        Some(e) => json!({
+            "error": {
+                "type": e.error.type_name(),
+                "message": e.error.message,
+                "line": e.line,
+                "col": e.col,
+            },
+            "stdout": outcome.stdout,
+        }),
+    };
+    if !outcome.stderr.is_empty() {
+        let text: String = outcome.stderr.iter().map(|(_, t)| t.as_str()).collect();
+        obj["stderr"] = json!(text);
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{obj}");
+    let _ = stdout.flush();
 }
