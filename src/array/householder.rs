@@ -230,7 +230,7 @@ fn qr_one<T: Reflect>(x: &[T], m: usize, n: usize, full: bool) -> (Vec<T>, Vec<T
 
 fn qr_all<T: Reflect>(data: &[T], m: usize, n: usize, full: bool) -> (Vec<T>, Vec<T>) {
     let (mut qs, mut rs) = (Vec::new(), Vec::new());
-    let count = if m * n == 0 { 0 } else { data.len() / (m * n) };
+    let count = data.len().checked_div(m * n).unwrap_or(0);
     for c in 0..count {
         let (q, r) = qr_one(&data[c * m * n..(c + 1) * m * n], m, n, full);
         qs.extend(q);

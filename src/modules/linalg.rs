@@ -265,8 +265,8 @@ fn matrix_norm(x: &Value, ord: Ord, (row, col): (i64, i64), keep: bool) -> Resul
         Ord::Num(p) if p == f64::INFINITY => nested(col, row, R::Max),
         Ord::Num(p) if p == f64::NEG_INFINITY => nested(col, row, R::Min),
         Ord::Name(n) if n == "nuc" => singular_norm(x, (row, col), keep, R::Sum),
-        Ord::Num(p) if p == 2.0 => singular_norm(x, (row, col), keep, R::Max),
-        Ord::Num(p) if p == -2.0 => singular_norm(x, (row, col), keep, R::Min),
+        Ord::Num(2.0) => singular_norm(x, (row, col), keep, R::Max),
+        Ord::Num(-2.0) => singular_norm(x, (row, col), keep, R::Min),
         Ord::Name(n) => bail!(ValueError, "Invalid order '{n}' for matrix norm."),
         Ord::Num(p) => bail!(ValueError, "Invalid order '{p}' for matrix norm."),
     }
@@ -390,5 +390,6 @@ pub fn scipy_module() -> Obj {
     super::scipy_linalg_special::register(&mut b);
     super::linalg_decomp::register_scipy(&mut b);
     super::scipy_expm::register(&mut b);
+    super::scipy_linalg_dft::register(&mut b);
     b.build()
 }

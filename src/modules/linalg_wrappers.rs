@@ -57,11 +57,11 @@ fn outer(_: &mut Interp, a: Args) -> Result<Obj> {
             y.ndim()
         );
     }
-    let (x, y) = crate::python::array::operand_pair(&Obj::Array(x), &Obj::Array(y))?;
-    Ok(Obj::Array(ops::mul(
-        &ops::expand_dims(&x, 1)?,
-        &ops::expand_dims(&y, 0)?,
-    )?))
+    let (x, y) = crate::python::array::operand_pair(
+        &Obj::Array(ops::expand_dims(&x, 1)?),
+        &Obj::Array(ops::expand_dims(&y, 0)?),
+    )?;
+    Ok(Obj::Array(ops::mul(&x, &y)?))
 }
 
 /// Component `i` along the last axis.

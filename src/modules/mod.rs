@@ -37,6 +37,7 @@ pub mod remat;
 pub mod rich;
 pub mod scipy;
 pub mod scipy_expm;
+pub mod scipy_linalg_dft;
 pub mod scipy_linalg_special;
 pub mod shape_dtype;
 pub mod sharding;

@@ -12,7 +12,7 @@ w = jnp.array([0.5, 4.0, -1.0])
 
 print(jnp.linalg.matmul(a, b))
 print(jnp.linalg.matrix_transpose(jnp.arange(24).reshape(2, 3, 4)).shape)
-print(jnp.linalg.outer(v, w))
+print(jnp.linalg.outer(v, w), jnp.linalg.outer(jnp.array([1, 2]), jnp.array([1.5, 2.0, 3.0])))
 print(jnp.linalg.cross(v, w))
 print(jnp.linalg.cross(jnp.stack([v, w]), jnp.stack([w, v])))
 print(jnp.linalg.cross(jnp.stack([v, w], axis=1), jnp.stack([w, v], axis=1), axis=0))
