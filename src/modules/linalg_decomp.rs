@@ -397,14 +397,50 @@ fn jnp_cond(_: &mut Interp, a: Args) -> Result<Obj> {
     }
     let p = a.opt(Some(1), "p").filter(|o| !matches!(o, Obj::None));
     let p_num = p.as_ref().and_then(|o| o.as_number());
-    if p.is_some() && p_num != Some(2.0) {
-        return not_yet("jax.numpy.linalg.cond with p other than None or 2");
+    let s = || singular_values(&x);
+    let ends = |s: &Value| -> Result<(Value, Value)> {
+        let k = s.shape()[s.ndim() - 1];
+        Ok((
+            ops::squeeze(&last_at(s, 0)?, Some(&[-1]))?,
+            ops::squeeze(&last_at(s, k - 1)?, Some(&[-1]))?,
+        ))
+    };
+    if p.is_none() || p_num == Some(2.0) {
+        let (first, last) = ends(&s()?)?;
+        return Ok(Obj::Array(ops::div(&first, &last)?));
     }
-    let s = singular_values(&x)?;
-    let k = s.shape()[s.ndim() - 1];
-    let first = ops::squeeze(&last_at(&s, 0)?, Some(&[-1]))?;
-    let last = ops::squeeze(&last_at(&s, k - 1)?, Some(&[-1]))?;
-    Ok(Obj::Array(ops::div(&first, &last)?))
+    let r = match (p_num, p) {
+        (Some(-2.0), _) => {
+            let (first, last) = ends(&s()?)?;
+            ops::div(&last, &first)?
+        }
+        (_, Some(ord)) => {
+            if sh[sh.len() - 1] != sh[sh.len() - 2] {
+                bail!(
+                    ValueError,
+                    "jnp.linalg.cond: for p={}, array must be square; got arr.shape={}",
+                    crate::python::format::repr_of(&ord),
+                    crate::array::shape_tuple(&sh)
+                );
+            }
+            let n = sh[sh.len() - 1];
+            let eye = Value::Concrete(Array::eye(n, n, 0, x.dtype()));
+            let inv = super::linalg_lu::solve_values(&x, &ops::broadcast_to(&eye, &sh)?)?;
+            let axes = [-2, -1];
+            let nx = super::linalg::norm(&x, Some(&ord), Some(&axes), false)?;
+            let ni = super::linalg::norm(&inv, Some(&ord), Some(&axes), false)?;
+            ops::mul(&nx, &ni)?
+        }
+        (_, None) => bail!(RuntimeError, "cond: no order"),
+    };
+    // A NaN from a singular matrix (not from NaN entries) is infinite.
+    let x_nan = ops::not_equal(&x, &x)?;
+    let any = ops::reduce(ReduceOp::Any, &x_nan, Some(&[-2, -1]), false)?;
+    let r_nan = ops::not_equal(&r, &r)?;
+    let no_any = ops::equal(&any, &Value::Concrete(Array::full(&[], 0.0, DType::Bool)))?;
+    let singular = ops::binary(crate::array::BinaryOp::And, &r_nan, &no_any)?;
+    let inf = ops::broadcast_to(&ops::scalar(f64::INFINITY, r.dtype()), &r.shape())?;
+    Ok(Obj::Array(ops::select(&singular, &inf, &r)?))
 }
 
 /// Adds the decompositions to `jnp.linalg`.

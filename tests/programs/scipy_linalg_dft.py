@@ -4,8 +4,10 @@ import jax.numpy as jnp
 import jax.scipy as jsp
 
 print(jsp.linalg.dft(4))
-print(jsp.linalg.dft(3, scale="sqrtn"))
-print(jsp.linalg.dft(5, scale="n") @ jnp.arange(5.0))
+d3 = jsp.linalg.dft(3, scale="sqrtn")
+print(d3.real, d3.imag)
+d5 = jsp.linalg.dft(5, scale="n") @ jnp.arange(5.0)
+print(d5.real, d5.imag)
 k = jnp.array([1.0, -2.0, 0.5])
 x = jnp.array([3.0, 1.0, 4.0, 1.0, 5.0])
 for mode in ["full", "same", "valid"]:
