@@ -185,7 +185,7 @@ fn solve_triangular(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// `sqrt(sum(real(x * conj(x))))` over `axes`.
-fn frobenius(x: &Value, axes: Option<&[i64]>, keep: bool) -> Result<Value> {
+pub(super) fn frobenius(x: &Value, axes: Option<&[i64]>, keep: bool) -> Result<Value> {
     let sq = ops::mul(x, &conj(x)?)?;
     let sq = if sq.dtype() == DType::C64 {
         ops::unary(crate::array::UnaryOp::Real, &sq)?
@@ -196,12 +196,12 @@ fn frobenius(x: &Value, axes: Option<&[i64]>, keep: bool) -> Result<Value> {
 }
 
 /// An `ord` as a number (`inf` included) or a name.
-enum Ord {
+pub(super) enum Ord {
     Num(f64),
     Name(String),
 }
 
-fn ord_of(o: &Obj) -> Result<Ord> {
+pub(super) fn ord_of(o: &Obj) -> Result<Ord> {
     Ok(match o {
         Obj::Str(s) => Ord::Name(s.to_string()),
         other => match other.as_number() {
@@ -211,14 +211,14 @@ fn ord_of(o: &Obj) -> Result<Ord> {
     })
 }
 
-fn vector_norm(x: &Value, ord: Ord, axis: i64, keep: bool) -> Result<Value> {
-    let ax = [axis];
+/// The vector norm of `x` over `axes` (all of them when `None`).
+pub(super) fn vector_norm(x: &Value, ord: Ord, axes: Option<&[i64]>, keep: bool) -> Result<Value> {
     let abs = || ops::abs(x);
-    let reduce = |op, v: &Value| ops::reduce(op, v, Some(&ax), keep);
+    let reduce = |op, v: &Value| ops::reduce(op, v, axes, keep);
     use crate::array::ReduceOp as R;
     match ord {
         Ord::Name(n) => bail!(ValueError, "Invalid order '{n}' for vector norm."),
-        Ord::Num(2.0) => frobenius(x, Some(&ax), keep),
+        Ord::Num(2.0) => frobenius(x, axes, keep),
         Ord::Num(p) if p == f64::INFINITY => reduce(R::Max, &abs()?),
         Ord::Num(p) if p == f64::NEG_INFINITY => reduce(R::Min, &abs()?),
         Ord::Num(0.0) => {
@@ -264,17 +264,41 @@ fn matrix_norm(x: &Value, ord: Ord, (row, col): (i64, i64), keep: bool) -> Resul
         Ord::Num(-1.0) => nested(row, col, R::Min),
         Ord::Num(p) if p == f64::INFINITY => nested(col, row, R::Max),
         Ord::Num(p) if p == f64::NEG_INFINITY => nested(col, row, R::Min),
-        Ord::Name(n) if n == "nuc" => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jnp.linalg.norm with ord='nuc'"
-        ),
-        Ord::Num(p) if p == 2.0 || p == -2.0 => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jnp.linalg.norm with ord={p} on a matrix"
-        ),
+        Ord::Name(n) if n == "nuc" => singular_norm(x, (row, col), keep, R::Sum),
+        Ord::Num(2.0) => singular_norm(x, (row, col), keep, R::Max),
+        Ord::Num(-2.0) => singular_norm(x, (row, col), keep, R::Min),
         Ord::Name(n) => bail!(ValueError, "Invalid order '{n}' for matrix norm."),
         Ord::Num(p) => bail!(ValueError, "Invalid order '{p}' for matrix norm."),
     }
+}
+
+/// A norm of the singular values of the matrices over axes `(row, col)`
+/// (already normalized): their sum, largest or smallest.
+fn singular_norm(
+    x: &Value,
+    (row, col): (i64, i64),
+    keep: bool,
+    op: crate::array::ReduceOp,
+) -> Result<Value> {
+    let nd = x.ndim();
+    let rest: Vec<usize> = (0..nd)
+        .filter(|&d| d != row as usize && d != col as usize)
+        .collect();
+    let perm: Vec<usize> = rest
+        .iter()
+        .copied()
+        .chain([row as usize, col as usize])
+        .collect();
+    let moved = ops::transpose(x, &perm)?;
+    let s = super::linalg_decomp::singular_values(&moved)?;
+    let y = ops::reduce(op, &s, Some(&[-1]), false)?;
+    if !keep {
+        return Ok(y);
+    }
+    let mut shape = x.shape();
+    shape[row as usize] = 1;
+    shape[col as usize] = 1;
+    ops::reshape(&y, &shape)
 }
 
 /// `jnp.linalg.norm(x, ord, axis, keepdims)`.
@@ -290,7 +314,7 @@ pub fn norm(x: &Value, ord: Option<&Obj>, axes: Option<&[i64]>, keep: bool) -> R
     let all: Vec<i64> = (0..x.ndim() as i64).collect();
     let axes = axes.unwrap_or(&all);
     match axes {
-        [a] => vector_norm(&x, ord_of(ord)?, *a, keep),
+        [a] => vector_norm(&x, ord_of(ord)?, Some(&[*a]), keep),
         [r, c] => matrix_norm(&x, ord_of(ord)?, (*r, *c), keep),
         _ => {
             let shown: Vec<String> = axes.iter().map(|a| a.to_string()).collect();
@@ -324,26 +348,19 @@ fn triangle_call(a: &Args, lower: bool) -> Result<Obj> {
 pub fn register_jnp(b: &mut Builder) {
     b.func("tril", |_, a| triangle_call(&a, true));
     b.func("triu", |_, a| triangle_call(&a, false));
+    super::linalg_wrappers::register_jnp(b);
 }
 
-/// The `jnp.linalg` functions not modelled yet: each refuses by name.
-const NOT_YET: [&str; 10] = [
-    "eigh",
-    "eigvalsh",
-    "eig",
-    "eigvals",
-    "qr",
-    "svd",
-    "pinv",
-    "lstsq",
-    "matrix_power",
-    "matrix_rank",
-];
+/// The `jnp.linalg` functions not modelled yet (the nonsymmetric
+/// eigenproblem, LAPACK `geev`): each refuses by name.
+const NOT_YET: [&str; 2] = ["eig", "eigvals"];
 
 /// Adds the decompositions to `jnp.linalg`.
 pub fn register_numpy(b: &mut Builder) {
     b.func("cholesky", jnp_cholesky);
     super::linalg_lu::register_numpy(b);
+    super::linalg_decomp::register_numpy(b);
+    super::linalg_wrappers::register_numpy(b);
     for name in NOT_YET {
         b.func(name, move |_, _| {
             bail!(
@@ -360,6 +377,7 @@ pub fn lax_module() -> Obj {
     b.func("cholesky", lax_cholesky);
     b.func("triangular_solve", lax_triangular_solve);
     super::linalg_lu::register_lax(&mut b);
+    super::linalg_decomp::register_lax(&mut b);
     b.build()
 }
 
@@ -370,5 +388,8 @@ pub fn scipy_module() -> Obj {
     b.func("solve_triangular", solve_triangular);
     super::linalg_lu::register_scipy(&mut b);
     super::scipy_linalg_special::register(&mut b);
+    super::linalg_decomp::register_scipy(&mut b);
+    super::scipy_expm::register(&mut b);
+    super::scipy_linalg_dft::register(&mut b);
     b.build()
 }

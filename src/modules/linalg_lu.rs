@@ -334,7 +334,7 @@ fn jnp_det(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// A named tuple of `fields`, made as `collections.namedtuple` makes one.
-fn named_result(
+pub(super) fn named_result(
     interp: &mut Interp,
     name: &str,
     fields: &[&str],

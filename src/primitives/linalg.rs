@@ -40,6 +40,25 @@ pub enum LinalgOp {
         /// The permutation's length.
         size: usize,
     },
+    /// `geqrf`: Householder QR packed with its taus.
+    Geqrf,
+    /// `householder_product`: the product of packed reflectors.
+    HouseholderProduct,
+    /// `qr`: the factors `Q` and `R`.
+    Qr {
+        /// `Q` square (`m x m`) rather than thin.
+        full_matrices: bool,
+    },
+    /// `eigh`: eigenvectors and ascending eigenvalues of a Hermitian
+    /// matrix (lower triangle read).
+    Eigh,
+    /// `svd`: the singular values, and with `compute_uv` `u` and `vt`.
+    Svd {
+        /// Square `u` and `vt`.
+        full_matrices: bool,
+        /// Return the singular vectors too.
+        compute_uv: bool,
+    },
 }
 
 impl LinalgOp {
@@ -51,6 +70,11 @@ impl LinalgOp {
             LinalgOp::Lu => "lu",
             LinalgOp::Solve { .. } => "custom_linear_solve",
             LinalgOp::PivotsToPermutation { .. } => "lu_pivots_to_permutation",
+            LinalgOp::Geqrf => "geqrf",
+            LinalgOp::HouseholderProduct => "householder_product",
+            LinalgOp::Qr { .. } => "qr",
+            LinalgOp::Eigh => "eigh",
+            LinalgOp::Svd { .. } => "svd",
         }
     }
 
@@ -58,7 +82,29 @@ impl LinalgOp {
     pub fn params(&self) -> Vec<(String, String)> {
         let b = |v: bool| if v { "True" } else { "False" }.to_string();
         match self {
-            LinalgOp::Cholesky | LinalgOp::Lu => vec![],
+            LinalgOp::Cholesky | LinalgOp::Lu | LinalgOp::Geqrf | LinalgOp::HouseholderProduct => {
+                vec![]
+            }
+            LinalgOp::Qr { full_matrices } => vec![
+                ("full_matrices".into(), b(*full_matrices)),
+                ("pivoting".into(), "False".into()),
+                ("use_magma".into(), "None".into()),
+            ],
+            LinalgOp::Eigh => vec![
+                ("algorithm".into(), "None".into()),
+                ("lower".into(), "True".into()),
+                ("sort_eigenvalues".into(), "True".into()),
+                ("subset_by_index".into(), "None".into()),
+            ],
+            LinalgOp::Svd {
+                full_matrices,
+                compute_uv,
+            } => vec![
+                ("algorithm".into(), "None".into()),
+                ("compute_uv".into(), b(*compute_uv)),
+                ("full_matrices".into(), b(*full_matrices)),
+                ("subset_by_index".into(), "None".into()),
+            ],
             LinalgOp::Solve { transpose } => vec![("transpose".into(), b(*transpose))],
             LinalgOp::PivotsToPermutation { size } => {
                 vec![("permutation_size".into(), size.to_string())]
@@ -114,13 +160,19 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
         LinalgOp::PivotsToPermutation { size } => {
             return super::lu::pivots_abstract_eval(&ins[0], size)
         }
+        LinalgOp::Geqrf
+        | LinalgOp::HouseholderProduct
+        | LinalgOp::Qr { .. }
+        | LinalgOp::Eigh
+        | LinalgOp::Svd { .. } => {
+            let mut outs = super::decomp::abstract_eval(op, ins)?;
+            let vma = join_vma(ins);
+            outs.iter_mut().for_each(|o| o.vma = vma.clone());
+            return Ok(outs);
+        }
         _ => square_matrices(name, &ins[0])?,
     };
     let out = match op {
-        LinalgOp::Lu
-        | LinalgOp::Solve { .. }
-        | LinalgOp::PivotsToPermutation { .. }
-        | LinalgOp::Cholesky => ins[0].clone(),
         LinalgOp::TriangularSolve(p) => {
             let (a, b) = (&ins[0], &ins[1]);
             let nb = b.shape.len();
@@ -152,6 +204,7 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             }
             b.clone()
         }
+        _ => ins[0].clone(),
     };
     Ok(vec![Aval {
         vma: join_vma(ins),
@@ -168,6 +221,7 @@ pub fn apply(prim: &Prim, ins: &[Array]) -> Result<Vec<Array>> {
         LinalgOp::Lu => return Ok(ins[0].lu()?.to_vec()),
         LinalgOp::Solve { transpose } => Array::lu_solve_square(&ins[0], &ins[1], transpose)?,
         LinalgOp::PivotsToPermutation { size } => ins[0].pivots_to_permutation(size)?,
+        op => return super::decomp::apply(op, ins),
     }])
 }
 
@@ -359,6 +413,11 @@ pub fn jvp(
             super::lu::solve_jvp(&primals[0], &outs[0], tangents, transpose)?
         }
         LinalgOp::PivotsToPermutation { .. } => None,
+        op @ (LinalgOp::Geqrf
+        | LinalgOp::HouseholderProduct
+        | LinalgOp::Qr { .. }
+        | LinalgOp::Eigh
+        | LinalgOp::Svd { .. }) => return super::decomp::jvp(op, primals, tangents, outs),
         LinalgOp::Cholesky => match &tangents[0] {
             Some(t) => Some(cholesky_jvp(&outs[0], t)?),
             None => None,
@@ -384,10 +443,21 @@ pub fn vjp(
     outs: &[Value],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>> {
+    let op = op_of(prim)?;
+    if matches!(
+        op,
+        LinalgOp::Geqrf
+            | LinalgOp::HouseholderProduct
+            | LinalgOp::Qr { .. }
+            | LinalgOp::Eigh
+            | LinalgOp::Svd { .. }
+    ) {
+        return super::decomp::vjp(op, primals, outs, cts);
+    }
     let Some(ct) = &cts[0] else {
         return Ok(vec![None; primals.len()]);
     };
-    Ok(match op_of(prim)? {
+    Ok(match op {
         LinalgOp::Lu => vec![Some(super::lu::vjp(&outs[0], &outs[2], ct)?)],
         LinalgOp::Solve { transpose } => {
             super::lu::solve_vjp(&primals[0], &outs[0], ct, transpose)?
@@ -404,5 +474,6 @@ pub fn vjp(
                 Some(triangular_solve(&primals[0], ct, flipped)?),
             ]
         }
+        _ => vec![None; primals.len()],
     })
 }

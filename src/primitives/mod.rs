@@ -21,6 +21,7 @@ pub mod conv;
 pub mod cumulative;
 pub mod custom;
 pub mod debug;
+pub mod decomp;
 pub mod device_put;
 pub mod dot;
 pub mod elementwise;

@@ -1,0 +1,48 @@
+# The singular value decomposition and what is built on it: jnp.linalg.svd
+# (thin and full), svdvals, matrix_rank, pinv, lstsq, cond, the 2- and
+# nuclear norms; jax.scipy.linalg.svd and lax.linalg.svd. Singular vectors
+# are printed as the sign-free products u_i v_i^T (any sign of a pair is a
+# valid decomposition) and through their orthogonality.
+import jax
+import jax.numpy as jnp
+import jax.scipy as jsp
+
+x = jnp.array([[1.0, 2.0, 3.0], [6.0, 5.0, 4.0]])
+a = jnp.array([[2.0, -1.0, 0.5], [4.0, 1.5, -2.0], [-1.0, 3.0, 2.5], [0.5, -2.0, 1.0]])
+
+
+def pairs(u, s, vt):
+    k = s.shape[-1]
+    return jnp.einsum("ik,kj->kij", u[:, :k], vt[:k, :])
+
+
+u, s, vt = jnp.linalg.svd(x, full_matrices=False)
+print(s)
+print(pairs(u, s, vt))
+u, s, vt = jnp.linalg.svd(a)
+print(u.shape, s.shape, vt.shape)
+print(s)
+print(pairs(u, s, vt))
+print(jnp.allclose(u.T @ u, jnp.eye(4), atol=1e-5), jnp.allclose(vt @ vt.T, jnp.eye(3), atol=1e-5))
+print(jnp.linalg.svd(a, compute_uv=False))
+print(jnp.linalg.svdvals(jnp.stack([a[:3], a[1:]])))
+print(jnp.linalg.svdvals(jnp.array([[1, 2], [2, 4]])))
+print(jnp.linalg.matrix_rank(a), jnp.linalg.matrix_rank(jnp.array([[1.0, 2.0], [2.0, 4.0]])))
+print(jnp.linalg.matrix_rank(jnp.arange(9.0).reshape(3, 3)))
+print(jnp.linalg.pinv(a))
+print(jnp.linalg.pinv(x))
+print(jnp.linalg.pinv(jnp.array([[1.0, 2.0], [2.0, 4.0]])))
+sol, resid, rank, sv = jnp.linalg.lstsq(a, jnp.array([1.0, 2.0, 0.5, -1.0]))
+print(sol, resid, rank, sv)
+print(jnp.linalg.lstsq(x, jnp.array([[1.0, 0.0], [0.0, 1.0]])))
+print(jnp.linalg.cond(a[:3]), jnp.linalg.cond(x))
+print(jnp.linalg.cond(a[:3], p=1), jnp.linalg.cond(a[:3], p="fro"), jnp.linalg.cond(a[:3], p=-2), jnp.linalg.cond(a[:3], p=jnp.inf))
+print(jnp.linalg.norm(a, ord=2), jnp.linalg.norm(a, ord=-2), jnp.linalg.norm(a, ord="nuc"))
+print(jnp.linalg.norm(jnp.stack([a, 2 * a]), ord="nuc", axis=(1, 2), keepdims=True))
+print(jsp.linalg.svd(x, compute_uv=False))
+print(jax.lax.linalg.svd(a, compute_uv=False))
+print(jax.grad(lambda m: jnp.linalg.norm(m, ord="nuc"))(a))
+print(jax.grad(lambda m: jnp.sum(jnp.linalg.svdvals(m) * jnp.array([1.0, 0.5])))(x))
+print(jax.jit(jnp.linalg.svdvals)(a))
+print(jax.make_jaxpr(jnp.linalg.svdvals)(x))
+result = jnp.linalg.svdvals(a)
