@@ -71,7 +71,7 @@ fn round(interp: &mut Interp, a: Args) -> Result<Obj> {
     if !x.dtype().is_float() {
         bail!(
             TypeError,
-            "round does not accept dtype {}. Accepted dtypes are subtypes of floating, complexfloating.",
+            "round does not accept dtype {}. Accepted dtypes are subtypes of floating.",
             x.dtype().name()
         );
     }

@@ -80,11 +80,15 @@ fn k_extreme(x: &Value, k: i64, axis: i64, largest: bool, name: &str) -> Result<
         let outs = bind(prim, &[x.clone(), iota])?;
         (outs[0].clone(), outs[1].clone())
     };
-    let first = |v: &Value| -> Result<Value> { slice_axis(v, axis, 0, k as usize, 1) };
-    Ok(Obj::tuple(vec![
-        Obj::Array(first(&values)?),
-        Obj::Array(first(&indices)?),
-    ]))
+    let first =
+        |v: &Value| -> Result<Obj> { Ok(Obj::Array(slice_axis(v, axis, 0, k as usize, 1)?)) };
+    let pair = vec![first(&values)?, first(&indices)?];
+    // `top_k` gives a tuple, the approximate forms a list.
+    Ok(if name == "top_k" {
+        Obj::tuple(pair)
+    } else {
+        Obj::list(pair)
+    })
 }
 
 fn slice_axis(x: &Value, d: usize, start: usize, limit: usize, stride: usize) -> Result<Value> {
