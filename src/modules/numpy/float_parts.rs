@@ -103,12 +103,31 @@ fn ldexp(x1: &Value, x2: &Value) -> Result<Value> {
         &Obj::Array(x1.clone()),
         &Obj::Array(jops::convert(x2, x1.dtype())?),
     )?;
-    let f = x1.dtype();
+    if x1.dtype() != DType::F32 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.numpy.ldexp of {}",
+            x1.dtype().name()
+        );
+    }
     let e = jops::convert(x2, DType::I32)?;
-    let half = jops::binary(BinaryOp::Div, &e, &jops::scalar(2.0, DType::I32))?;
+    let half = jops::binary(BinaryOp::FloorDiv, &e, &jops::scalar(2.0, DType::I32))?;
     let rest = jops::sub(&e, &half)?;
-    let two = jops::scalar(2.0, f);
-    let p1 = jops::pow(&two, &jops::convert(&half, f)?)?;
-    let p2 = jops::pow(&two, &jops::convert(&rest, f)?)?;
+    let (p1, p2) = (pow2(&half)?, pow2(&rest)?);
     jops::mul(&jops::mul(&x1, &p1)?, &p2)
+}
+
+/// `2**k` exactly, from its float32 bits, for `k` clamped to the normal
+/// exponents (the two halves of `ldexp` stay within them).
+fn pow2(k: &Value) -> Result<Value> {
+    let lo = jops::scalar(-126.0, DType::I32);
+    let hi = jops::scalar(127.0, DType::I32);
+    let k = jops::clamp(&lo, k, &hi)?;
+    let biased = jops::add(&k, &jops::scalar(127.0, DType::I32))?;
+    let bits = jops::binary(
+        BinaryOp::ShiftLeft,
+        &biased,
+        &jops::scalar(23.0, DType::I32),
+    )?;
+    bind1(Prim::BitcastConvert(DType::F32), &[bits])
 }

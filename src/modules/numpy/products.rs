@@ -67,7 +67,7 @@ fn check_ndim(x: &Value, least: usize, func: &str, arg: &str) -> Result<()> {
 fn kron(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(0), "a", "kron")?;
     let y = a.req(Some(1), "b", "kron")?;
-    let (x, y) = crate::python::array::jnp_operands(crate::array::BinaryOp::Mul, &x, &y)?;
+    let (x, y) = super::compose::promoted(&x, &y)?;
     let n = x.ndim().max(y.ndim());
     let lift = |v: &Value| -> Result<Value> {
         let mut s = vec![1; n - v.ndim()];
@@ -121,9 +121,11 @@ fn vander(interp: &mut Interp, a: Args) -> Result<Obj> {
     call(interp, "power", vec![Obj::Array(col), Obj::Array(row)])
 }
 
-/// `trapezoid(y, x=None, dx=1.0, axis=-1)`.
+/// `trapezoid(y, x=None, dx=1.0, axis=-1)`: with one spacing, `dx` times
+/// the sum less half the two ends, as JAX computes it; with spacings from
+/// `x`, half the sum of each spacing times its two neighbours.
 fn trapezoid(interp: &mut Interp, a: Args) -> Result<Obj> {
-    let y = to_value(&a.req(Some(0), "y", "trapezoid")?)?;
+    let y = super::compose::to_inexact(&to_value(&a.req(Some(0), "y", "trapezoid")?)?)?;
     let axis = match a.opt(Some(3), "axis") {
         Some(o) => to_int(&o)?,
         None => -1,
@@ -132,51 +134,49 @@ fn trapezoid(interp: &mut Interp, a: Args) -> Result<Obj> {
     let last = y.ndim() - 1;
     let y = jops::moveaxis(&y, axis, last)?;
     let n = y.shape()[last];
-    let tail = |v: &Value, start: usize, limit: usize| -> Result<Value> {
-        let s = v.shape();
-        let mut starts = vec![0; s.len()];
-        let mut limits = s.clone();
-        starts[s.len() - 1] = start;
-        limits[s.len() - 1] = limit.max(start);
-        jops::slice(v, &starts, &limits, &vec![1; s.len()])
-    };
-    let pairs = call(
-        interp,
-        "add",
-        vec![
-            Obj::Array(tail(&y, 1, n)?),
-            Obj::Array(tail(&y, 0, n.saturating_sub(1))?),
-        ],
-    )?;
-    let dx = match a.opt(Some(1), "x") {
-        Some(xo) => {
-            let x = to_value(&xo)?;
-            let x = if x.ndim() > 1 {
-                jops::moveaxis(&x, axis, last)?
-            } else {
-                x
-            };
-            let m = *x
-                .shape()
-                .last()
-                .ok_or_else(|| err!(ValueError, "x must not be a scalar"))?;
-            let d = call(
-                interp,
-                "subtract",
-                vec![
-                    Obj::Array(tail(&x, 1, m)?),
-                    Obj::Array(tail(&x, 0, m.saturating_sub(1))?),
-                ],
-            )?;
-            d
+    let Some(xo) = a.opt(Some(1), "x") else {
+        let dx = a.opt(Some(2), "dx").unwrap_or(Obj::Float(1.0));
+        if to_value(&dx)?.ndim() > 0 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.numpy.trapezoid with an array dx"
+            );
         }
-        None => a.opt(Some(2), "dx").unwrap_or(Obj::Float(1.0)),
+        let total = jops::reduce(crate::array::ReduceOp::Sum, &y, Some(&[-1]), false)?;
+        let ends = jops::add(&along(&y, 0, 1)?, &along(&y, n - 1, n)?)?;
+        let ends = jops::squeeze(&ends, Some(&[-1]))?;
+        let half = call(interp, "multiply", vec![Obj::Float(0.5), Obj::Array(ends)])?;
+        let inner = call(interp, "subtract", vec![Obj::Array(total), half])?;
+        return call(interp, "multiply", vec![dx, inner]);
     };
-    let prod = call(interp, "multiply", vec![dx, pairs])?;
-    let half = call(interp, "multiply", vec![Obj::Float(0.5), prod])?;
-    let f = super::jnp_function(interp, "sum")?;
-    interp.call(
-        &f,
-        Args::with(vec![half], vec![("axis".into(), Obj::Int(-1))]),
-    )
+    let x = super::compose::to_inexact(&to_value(&xo)?)?;
+    let x = if x.ndim() > 1 {
+        jops::moveaxis(&x, axis, last)?
+    } else {
+        x
+    };
+    let m = *x
+        .shape()
+        .last()
+        .ok_or_else(|| err!(ValueError, "x must not be a scalar"))?;
+    let dx = jops::sub(&along(&x, 1, m)?, &along(&x, 0, m.saturating_sub(1))?)?;
+    let pairs = jops::add(&along(&y, 1, n)?, &along(&y, 0, n.saturating_sub(1))?)?;
+    let prod = call(interp, "multiply", vec![Obj::Array(dx), Obj::Array(pairs)])?;
+    let total = jops::reduce(
+        crate::array::ReduceOp::Sum,
+        &to_value(&prod)?,
+        Some(&[-1]),
+        false,
+    )?;
+    call(interp, "multiply", vec![Obj::Float(0.5), Obj::Array(total)])
+}
+
+/// The elements `start..limit` of the last axis.
+fn along(v: &Value, start: usize, limit: usize) -> Result<Value> {
+    let s = v.shape();
+    let mut starts = vec![0; s.len()];
+    let mut limits = s.clone();
+    starts[s.len() - 1] = start;
+    limits[s.len() - 1] = limit.max(start);
+    jops::slice(v, &starts, &limits, &vec![1; s.len()])
 }

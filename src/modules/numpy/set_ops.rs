@@ -129,7 +129,7 @@ fn array(values: &[f64], like: &Value) -> Result<Obj> {
 fn operands(a: &Args, func: &str) -> Result<(Value, Value)> {
     let x = a.req(Some(0), "ar1", func)?;
     let y = a.req(Some(1), "ar2", func)?;
-    jnp_operands(BinaryOp::Add, &x, &y)
+    super::compose::promoted(&x, &y)
 }
 
 /// `intersect1d(ar1, ar2, assume_unique=False, return_indices=False)`.
