@@ -20,6 +20,7 @@ pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
 mod lax_dot;
+mod lax_map_batched;
 mod lax_numeric;
 mod lax_scan_ops;
 mod lax_structural;

@@ -55,6 +55,7 @@ mod rng;
 pub mod scalar;
 mod scalar_types;
 mod searching;
+mod selection;
 mod set_ops;
 mod shape;
 pub mod special;
@@ -177,6 +178,7 @@ fn register_compositions(b: &mut Builder) {
     set_ops::register(b);
     float_parts::register(b);
     products::register(b);
+    selection::register(b);
 }
 
 /// The `jax.numpy` module.

@@ -62,3 +62,15 @@ try:
     lax.round(v)
 except TypeError as e:
     print("TypeError:", e)
+
+
+def row_fn(r):
+    print("row shape:", r["a"].shape)
+    return {"s": r["a"].sum() * r["b"], "t": r["a"][::-1]}
+
+
+tree = {"a": jnp.arange(21.0).reshape(7, 3), "b": jnp.arange(7.0)}
+out = lax.map(row_fn, tree, batch_size=3)
+print(out["s"], out["t"].shape)
+print(lax.map(lambda v: v * 2, jnp.arange(6), batch_size=2))
+print(lax.map(lambda v: v + 1, jnp.arange(4), batch_size=8))

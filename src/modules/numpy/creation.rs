@@ -107,12 +107,24 @@ fn linspace(a: &Args) -> Result<Obj> {
         None => true,
     };
     check_size(num.max(0) as usize)?;
-    Ok(Obj::Array(Value::Concrete(Array::linspace(
+    let values = Obj::Array(Value::Concrete(Array::linspace(
         start,
         stop,
         num.max(0) as usize,
         endpoint,
-    )?)))
+    )?));
+    let retstep = match a.get(Some(4), "retstep") {
+        Some(o) => crate::python::ops::truthy(&o, "retstep")?,
+        None => false,
+    };
+    if !retstep {
+        return Ok(values);
+    }
+    // The spacing in float32, as JAX divides the difference.
+    let div = (if endpoint { num - 1 } else { num }) as f32;
+    let step = (stop as f32 - start as f32) / div;
+    let step = Array::full(&[], step as f64, DType::F32);
+    Ok(Obj::tuple(vec![values, Obj::Array(Value::Concrete(step))]))
 }
 
 /// `eye(N, M=None, k=0, dtype=float32)`.
