@@ -12,12 +12,9 @@ fn error_of(source: &str) -> (String, String, usize) {
 
 #[test]
 fn names_of_the_real_modules_are_not_implemented() {
-    let (ty, msg, line) = error_of("import jax\nx = 1\ny = jax.lax.associative_scan\n");
+    let (ty, msg, line) = error_of("import jax\nx = 1\ny = jax.lax.composite\n");
     assert_eq!(ty, "NotImplementedError");
-    assert_eq!(
-        msg,
-        "not supported by shardlab yet: jax.lax.associative_scan"
-    );
+    assert_eq!(msg, "not supported by shardlab yet: jax.lax.composite");
     assert_eq!(line, 3);
     let (ty, msg, _) = error_of("from flax import nnx\nnnx.with_vars\n");
     assert_eq!(

@@ -1164,11 +1164,11 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
 fn map(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "f", "map")?;
     let xs = a.req(Some(1), "xs", "map")?;
-    if a.opt(None, "batch_size").is_some() {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.lax.map with batch_size"
-        );
+    if let Some(b) = a.opt(None, "batch_size") {
+        let b = to_int(&b)?;
+        if b > 0 {
+            return super::lax_map_batched::map_batched(interp, &f, &xs, b as usize);
+        }
     }
     let (x_leaves, xs_def) = flatten(interp, &xs)?;
     let (xvals, x_keys) = keyed_values(&x_leaves)?;

@@ -349,7 +349,15 @@ fn linear_transpose(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "linear_transpose")?;
     let primals = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
     let (leaves, in_def) = flatten(interp, &primals)?;
-    let zeros: Vec<Value> = leaf_values(&leaves)?.iter().map(jops::zeros_like).collect();
+    // The primals only give shapes and dtypes: arrays or ShapeDtypeStructs.
+    let zeros: Vec<Value> = leaves
+        .iter()
+        .map(|l| {
+            let aval = super::shape_dtype::aval_of(l)?;
+            let z = crate::array::Array::zeros(&aval.shape, aval.dtype).with_weak(aval.weak);
+            Ok(Value::Concrete(z))
+        })
+        .collect::<Result<_>>()?;
     let out_def = RefCell::new(None);
     let (_, pullback) = {
         let (f, in_def, out_def) = (&f, &in_def, &out_def);

@@ -1059,6 +1059,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("process_count", |_, _| Ok(Obj::Int(1)));
     b.func("default_backend", |_, _| Ok(Obj::str("cpu")));
     super::jit::register(&mut b);
+    super::jax_utilities::register(&mut b);
     b.func("grad", grad);
     b.func("value_and_grad", value_and_grad);
     b.func("vjp", vjp);

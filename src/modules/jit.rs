@@ -158,17 +158,6 @@ pub fn register(b: &mut super::Builder) {
     b.func("jit", jit);
     // Programs run to completion when called, so there is nothing to wait for.
     b.func("effects_barrier", |_, _| Ok(Obj::None));
-    b.func("named_scope", |i, a| {
-        let name = a.req(Some(0), "name", "named_scope")?;
-        if !matches!(name, Obj::Str(_)) {
-            bail!(TypeError, "named_scope name argument must be a string.");
-        }
-        // Names only label operations in compiled programs: for values the
-        // scope is a no-op context that gives its name.
-        let contextlib = super::import(i, "contextlib")?;
-        let nullcontext = crate::python::ops::getattr(i, &contextlib, "nullcontext")?;
-        i.call(&nullcontext, Args::new(vec![name]))
-    });
 }
 
 /// `jax.jit(fun, ...)`; without `fun`, the decorator that applies these
@@ -225,6 +214,9 @@ impl Object for JitFunction {
     }
 
     fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
+        if super::jax_utilities::jit_disabled(interp) {
+            return Some(interp.call(&self.0.fun, args));
+        }
         Some(self.0.call(interp, args))
     }
 

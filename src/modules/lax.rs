@@ -247,6 +247,9 @@ pub fn module() -> Obj {
     register_slicing(&mut b);
     b.func("dot_general", |_, a| dot_general(&a));
     super::lax_dot::register(&mut b);
+    super::lax_structural::register(&mut b);
+    super::lax_numeric::register(&mut b);
+    super::lax_scan_ops::register(&mut b);
     b.func("clamp", |_, a| clamp(&a));
     b.func("convert_element_type", |_, a| {
         let x = to_value(&a.req(Some(0), "operand", "convert_element_type")?)?;
@@ -267,6 +270,20 @@ pub fn module() -> Obj {
         super::sharding::constraint::with_sharding_constraint,
     );
     b.build()
+}
+
+/// The `jax.lax` module with `RoundingMethod`, an enumeration made with
+/// the interpreter.
+pub fn with_rounding_method(interp: &mut crate::python::interp::Interp, m: Obj) -> Result<Obj> {
+    let m = super::sharding::context::placing_functions(m);
+    if let Obj::Module(module) = &m {
+        let rm = super::lax_numeric::rounding_method(interp)?;
+        module
+            .attrs
+            .borrow_mut()
+            .push(("RoundingMethod".into(), rm));
+    }
+    Ok(m)
 }
 
 /// `stop_gradient` (over a pytree) and the elementwise functions under

@@ -12,6 +12,7 @@ pub mod debug_print;
 pub mod flax;
 pub mod jacobian;
 pub mod jax;
+mod jax_utilities;
 pub mod jaxpr_api;
 pub mod jit;
 pub mod jit_aot;
@@ -19,6 +20,10 @@ pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
 mod lax_dot;
+mod lax_map_batched;
+mod lax_numeric;
+mod lax_scan_ops;
+mod lax_structural;
 pub mod linalg;
 pub mod linalg_decomp;
 pub mod linalg_lstsq;
@@ -158,7 +163,7 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax" => jax::module(interp)?,
         "jax.numpy" => numpy::jnp_module(interp),
         "numpy" => numpy::np_module(interp),
-        "jax.lax" => sharding::context::placing_functions(lax::module()),
+        "jax.lax" => lax::with_rounding_method(interp, lax::module())?,
         "jax.sharding" => sharding::module(),
         "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
         "jax.tree" => tree_util::module(interp, "jax.tree")?,

@@ -25,6 +25,7 @@ pub mod dtypes;
 mod elementwise;
 pub(crate) mod fft;
 mod finfo;
+mod float_parts;
 mod grids;
 mod host;
 mod hostattrs;
@@ -46,6 +47,7 @@ mod nonzero;
 mod polynomial;
 mod predicates;
 mod printoptions;
+mod products;
 mod quantiles;
 mod ravel_index;
 mod reductions;
@@ -53,6 +55,8 @@ mod rng;
 pub mod scalar;
 mod scalar_types;
 mod searching;
+mod selection;
+mod set_ops;
 mod shape;
 pub mod special;
 mod testing;
@@ -171,6 +175,10 @@ fn register_compositions(b: &mut Builder) {
     ravel_index::register(b);
     unique::register(b);
     polynomial::register(b);
+    set_ops::register(b);
+    float_parts::register(b);
+    products::register(b);
+    selection::register(b);
 }
 
 /// The `jax.numpy` module.

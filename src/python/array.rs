@@ -911,6 +911,18 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             let perm: Vec<usize> = (0..shape.len()).rev().collect();
             Obj::Array(jops::transpose(x, &perm)?)
         }
+        "mT" => {
+            if shape.len() < 2 {
+                crate::bail!(
+                    ValueError,
+                    "x must be at least two-dimensional for matrix_transpose; got ndim={}",
+                    shape.len()
+                );
+            }
+            let mut perm: Vec<usize> = (0..shape.len()).collect();
+            perm.swap(shape.len() - 2, shape.len() - 1);
+            Obj::Array(jops::transpose(x, &perm)?)
+        }
         "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "argmin" | "any" | "all"
         | "squeeze" | "astype" | "clip" | "swapaxes" | "var" | "std" | "cumsum" | "dot"
         | "round" | "conj" | "conjugate" => jnp_method(interp, x, name)?,

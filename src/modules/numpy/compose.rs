@@ -5,6 +5,7 @@
 use crate::array::{DType, ReduceOp};
 use crate::error::Result;
 use crate::ops as jops;
+use crate::python::array::to_value;
 use crate::python::builtins::to_int;
 use crate::python::value::{Args, Obj};
 use crate::trace::Value;
@@ -92,4 +93,16 @@ pub(super) fn array_list(vs: Vec<Value>) -> Obj {
 /// A tuple of arrays as a Python tuple.
 pub(super) fn array_tuple(vs: Vec<Value>) -> Obj {
     Obj::tuple(vs.into_iter().map(Obj::Array).collect())
+}
+
+/// Two operands converted to the dtype jnp's promotion gives them, their
+/// shapes left as they are (for functions that do not broadcast them).
+pub(super) fn promoted(x: &Obj, y: &Obj) -> Result<(Value, Value)> {
+    let (x, y) = (to_value(x)?, to_value(y)?);
+    let (ax, ay) = (x.aval(), y.aval());
+    let (dtype, weak) = ax.dtype.join(ax.weak, ay.dtype, ay.weak);
+    Ok((
+        jops::convert_weak(&x, dtype, weak)?,
+        jops::convert_weak(&y, dtype, weak)?,
+    ))
 }

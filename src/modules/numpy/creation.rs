@@ -107,12 +107,24 @@ fn linspace(a: &Args) -> Result<Obj> {
         None => true,
     };
     check_size(num.max(0) as usize)?;
-    Ok(Obj::Array(Value::Concrete(Array::linspace(
+    let values = Obj::Array(Value::Concrete(Array::linspace(
         start,
         stop,
         num.max(0) as usize,
         endpoint,
-    )?)))
+    )?));
+    let retstep = match a.get(Some(4), "retstep") {
+        Some(o) => crate::python::ops::truthy(&o, "retstep")?,
+        None => false,
+    };
+    if !retstep {
+        return Ok(values);
+    }
+    // The spacing in float32, as JAX divides the difference.
+    let div = (if endpoint { num - 1 } else { num }) as f32;
+    let step = (stop as f32 - start as f32) / div;
+    let step = Array::full(&[], step as f64, DType::F32);
+    Ok(Obj::tuple(vec![values, Obj::Array(Value::Concrete(step))]))
 }
 
 /// `eye(N, M=None, k=0, dtype=float32)`.
@@ -152,6 +164,10 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     };
     // Without a dtype the result keeps the dtype and weak type of `a`.
     let given = dtype_arg(a, Some(dt_index))?;
+    if let Some(o) = a.opt(Some(dt_index + 1), "shape") {
+        let shape = super::shape_of(&o)?;
+        return Ok(Obj::Array(filled(&fill, &shape, given, Some(x.clone()))?));
+    }
     let out = filled(&fill, &x.shape(), given, Some(x.clone()))?;
     // Outside a trace JAX gives the result `a`'s sharding, spec as written.
     Ok(Obj::Array(jops::placed_like(out, &x)))

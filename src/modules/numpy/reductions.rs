@@ -9,6 +9,7 @@ use crate::primitives::CumOp;
 use crate::python::array::reshape_value;
 use crate::python::builtins::to_int;
 use crate::python::value::{Args, Obj};
+use crate::trace::Value;
 
 use super::super::Builder;
 use super::{arr, axes_arg, dtype_arg, keepdims};
@@ -70,11 +71,29 @@ fn reduction(op: ReduceOp, a: &Args, func: &str) -> Result<Obj> {
 fn mean(a: &Args) -> Result<Obj> {
     let x = arr(a, 0, "a", "mean")?;
     let axes = axes_arg(a, Some(1))?;
+    if let Some(w) = a.opt(None, "where") {
+        return masked_mean(&x, &w, axes.as_deref(), keepdims(a, None)?);
+    }
     Ok(Obj::Array(jops::mean(
         &x,
         axes.as_deref(),
         keepdims(a, None)?,
     )?))
+}
+
+/// `mean(a, axis, where=mask)`: the masked sum over the count of the
+/// mask's true elements, as JAX divides them.
+fn masked_mean(x: &Value, w: &Obj, axes: Option<&[i64]>, keep: bool) -> Result<Obj> {
+    let x = super::compose::to_inexact(x)?;
+    let w = crate::python::array::to_value(w)?;
+    let masks = super::nan_reductions::Masks {
+        where_: Some(w.clone()),
+        initial: None,
+    };
+    let total = super::nan_reductions::masked_reduce(ReduceOp::Sum, &x, axes, keep, &masks)?;
+    let count = jops::convert(&jops::broadcast_to(&w, &x.shape())?, x.dtype())?;
+    let count = jops::reduce(ReduceOp::Sum, &count, axes, keep)?;
+    Ok(Obj::Array(jops::div(&total, &count)?))
 }
 
 fn var(a: &Args, sqrt: bool) -> Result<Obj> {
@@ -84,7 +103,32 @@ fn var(a: &Args, sqrt: bool) -> Result<Obj> {
     let axes = axes_arg(a, Some(1))?;
     let m = jops::mean(&x, axes.as_deref(), true)?;
     let d = jops::sub(&x, &m)?;
-    let v = jops::mean(&jops::mul(&d, &d)?, axes.as_deref(), keepdims(a, None)?)?;
+    let ddof = match a.opt(Some(4), "ddof") {
+        Some(o) => to_int(&o)?,
+        None => 0,
+    };
+    let v = if ddof == 0 {
+        jops::mean(&jops::mul(&d, &d)?, axes.as_deref(), keepdims(a, None)?)?
+    } else {
+        // The sum of squares over the count less `ddof`, as JAX divides.
+        let shape = x.shape();
+        let n: usize = match axes.as_deref() {
+            None => shape.iter().product(),
+            Some(ax) => ax
+                .iter()
+                .map(|&d| jops::norm_axis(d, shape.len()).map(|d| shape[d]))
+                .collect::<Result<Vec<_>>>()?
+                .iter()
+                .product(),
+        };
+        let sq = jops::reduce(
+            ReduceOp::Sum,
+            &jops::mul(&d, &d)?,
+            axes.as_deref(),
+            keepdims(a, None)?,
+        )?;
+        jops::div(&sq, &jops::scalar(n as f64 - ddof as f64, DType::F32))?
+    };
     // A narrow float's variance is computed in float32 and rounded back.
     let v = match narrow {
         Some(n) => jops::convert(&v, n)?,

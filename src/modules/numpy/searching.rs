@@ -54,12 +54,11 @@ fn searchsorted_fn(a: &Args) -> Result<Obj> {
     let sorted = arr(a, 0, "a", "searchsorted")?;
     let v = arr(a, 1, "v", "searchsorted")?;
     let right = side_arg(a, 2)?;
-    if a.opt(Some(3), "sorter").is_some() {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.numpy.searchsorted with sorter="
-        );
-    }
+    // With `sorter`, the search runs in `a` taken in that order.
+    let sorted = match a.opt(Some(3), "sorter") {
+        Some(o) => jops::take(&sorted, &crate::python::array::to_value(&o)?, 0)?,
+        None => sorted,
+    };
     if let Some(Obj::Str(m)) = a.opt(None, "method") {
         if !["scan", "scan_unrolled", "sort", "compare_all"].contains(&&*m) {
             bail!(ValueError, "Invalid method for searchsorted: {m}");

@@ -18,10 +18,10 @@ use super::{arr, axes_arg, shape_of};
 pub(super) fn register(b: &mut Builder) {
     b.func("reshape", |_, a| reshape(&a));
     b.func("ravel", |_, a| {
-        Ok(Obj::Array(reshape_value(
-            &arr(&a, 0, "a", "ravel")?,
-            &[-1],
-        )?))
+        let x = arr(&a, 0, "a", "ravel")?;
+        let fortran = order(&a, "ravel")?;
+        let x = if fortran { reversed_axes(&x)? } else { x };
+        Ok(Obj::Array(reshape_value(&x, &[-1])?))
     });
     b.func("transpose", |_, a| transpose(&a));
     b.func("swapaxes", |_, a| swapaxes(&a));
@@ -70,8 +70,16 @@ fn register_queries(b: &mut Builder) {
         Ok(Obj::Int(arr(&a, 0, "a", "ndim")?.ndim() as i64))
     });
     b.func("size", |_, a| {
+        let shape = arr(&a, 0, "a", "size")?.shape();
+        let axes = match axes_arg(&a, Some(1))? {
+            Some(v) => v
+                .iter()
+                .map(|&d| jops::norm_axis(d, shape.len()))
+                .collect::<Result<Vec<_>>>()?,
+            None => (0..shape.len()).collect(),
+        };
         Ok(Obj::Int(
-            arr(&a, 0, "a", "size")?.shape().iter().product::<usize>() as i64,
+            axes.iter().map(|&d| shape[d]).product::<usize>() as i64
         ))
     });
 }
@@ -86,7 +94,44 @@ fn reshape(a: &Args) -> Result<Obj> {
     };
     crate::python::array::concrete_shape(&items, &given)?;
     let dims: Vec<i64> = items.iter().map(to_int).collect::<Result<_>>()?;
+    if order(a, "reshape")? {
+        // Column-major: the reversed shape filled from the reversed axes.
+        let rev: Vec<i64> = dims.iter().rev().copied().collect();
+        let y = reshape_value(&reversed_axes(&x)?, &rev)?;
+        return Ok(Obj::Array(reversed_axes(&y)?));
+    }
     Ok(Obj::Array(reshape_value(&x, &dims)?))
+}
+
+/// Whether `order=` asks for column-major ('F') rather than row-major
+/// ('C') order, with JAX's errors for the others.
+fn order(a: &Args, func: &str) -> Result<bool> {
+    let index = if func == "reshape" { 2 } else { 1 };
+    let o = match a.opt(Some(index), "order") {
+        None => return Ok(false),
+        Some(o) => o,
+    };
+    let text = crate::python::format::str_of(&o);
+    match text.as_str() {
+        "C" => Ok(false),
+        "F" => Ok(true),
+        "K" if func == "ravel" => {
+            crate::bail!(NotImplementedError, "Ravel not implemented for order='K'.")
+        }
+        "A" => crate::bail!(
+            NotImplementedError,
+            "np.reshape order=A is not implemented."
+        ),
+        other => crate::bail!(
+            ValueError,
+            "Unexpected value for 'order' argument: {other}."
+        ),
+    }
+}
+
+fn reversed_axes(x: &Value) -> Result<Value> {
+    let perm: Vec<usize> = (0..x.ndim()).rev().collect();
+    jops::transpose(x, &perm)
 }
 
 fn transpose(a: &Args) -> Result<Obj> {
