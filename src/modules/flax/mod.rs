@@ -364,6 +364,7 @@ mod filters;
 mod graph;
 mod graphdef_text;
 pub mod linen;
+mod linen_dropout;
 mod lora;
 mod masks;
 mod metadata;

@@ -931,7 +931,7 @@ fn dropout_call(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// `select(bernoulli(key, keep, shape), x / keep, 0)` with the mask shared
 /// along `broadcast_dims`.
-fn dropout_mask_apply(
+pub(super) fn dropout_mask_apply(
     interp: &mut Interp,
     me: &Instance,
     jnp: &Obj,
