@@ -1198,6 +1198,8 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     super::recursive::register(&mut b);
     super::prefix::register(&mut b);
     super::with_rngs::register(&mut b);
+    super::graph_iter::register(&mut b);
+    super::loops::register(&mut b);
     super::capture::register(
         &mut b,
         &module,
