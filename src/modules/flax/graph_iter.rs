@@ -97,7 +97,7 @@ fn walk(o: &Obj, path: &mut Vec<Obj>, seen: &mut HashSet<usize>, out: &mut Vec<(
 
 /// Whether `o` is an `nnx.Module` (not only an `nnx.Pytree`); an
 /// `nnx.List` is one.
-fn is_module(o: &Obj) -> bool {
+pub(super) fn is_module(o: &Obj) -> bool {
     fn named(c: &Rc<Class>) -> bool {
         (c.name == "Module" && matches!(c.lookup("__nnx_module__"), Some(Obj::Bool(true))))
             || c.bases.iter().any(named)

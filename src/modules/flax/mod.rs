@@ -353,6 +353,7 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod attention;
+mod attributes;
 mod batch;
 mod bridge;
 mod capture;
