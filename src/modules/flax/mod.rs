@@ -359,6 +359,7 @@ mod bridge;
 mod capture;
 mod conv;
 mod display;
+mod einsum;
 mod ema;
 mod embed;
 mod filters;
