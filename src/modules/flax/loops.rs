@@ -14,11 +14,10 @@ use super::*;
 /// order (attributes sorted by name).
 fn variables(o: &Obj, seen: &mut HashSet<usize>, out: &mut Vec<Rc<Instance>>) {
     match o {
-        Obj::Instance(i) if is_variable(i) => {
-            if seen.insert(Rc::as_ptr(i) as usize) {
-                out.push(i.clone());
-            }
+        Obj::Instance(i) if is_variable(i) && seen.insert(Rc::as_ptr(i) as usize) => {
+            out.push(i.clone());
         }
+        Obj::Instance(i) if is_variable(i) => {}
         Obj::Instance(i) if is_nnx_module(i) => {
             if !seen.insert(Rc::as_ptr(i) as usize) {
                 return;
