@@ -31,6 +31,9 @@ pub(super) fn leading_size(tree: &Obj) -> Result<Option<usize>> {
     };
     let shape = if let Some(k) = l.downcast::<Keys>() {
         k.batch.clone()
+    } else if let Some(data) = typed_traced_key(l) {
+        let s = data.shape();
+        s[..s.len().saturating_sub(1)].to_vec()
     } else if let Some(c) = l.downcast::<Counts>() {
         c.shape.clone()
     } else {
@@ -62,7 +65,19 @@ fn rows(n: usize, shape: &[usize]) -> Result<usize> {
     }
 }
 
+/// The key data of a typed key made inside a trace, or None.
+fn typed_traced_key(l: &Obj) -> Option<Value> {
+    match crate::modules::random::traced_key(l) {
+        Some((data, true)) => Some(data),
+        _ => None,
+    }
+}
+
 fn slice_leaf(l: &Obj, i: usize) -> Result<Obj> {
+    if let Some(data) = typed_traced_key(l) {
+        let row = crate::python::array::array_getitem(&data, &Obj::Int(i as i64))?;
+        return super::super::random::typed_key_of(row);
+    }
     if let Some(k) = l.downcast::<Keys>() {
         let r = rows(k.keys.len(), &k.batch)?;
         return key_obj(Keys {
@@ -142,6 +157,16 @@ fn stack_leaf(items: &[Obj]) -> Result<Obj> {
         let mut shape = vec![n];
         shape.extend(c0.shape.iter().copied());
         return Ok(Obj::lib(Counts { data, shape }));
+    }
+    if typed_traced_key(&items[0]).is_some() {
+        let rows = items
+            .iter()
+            .map(|it| {
+                typed_traced_key(it)
+                    .ok_or_else(|| err!(TypeError, "cannot stack a key with an array"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return super::super::random::typed_key_of(jops::stack(&rows, 0)?);
     }
     let vals = items.iter().map(to_value).collect::<Result<Vec<_>>>()?;
     Ok(Obj::Array(jops::stack(&vals, 0)?))

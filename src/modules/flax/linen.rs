@@ -47,7 +47,7 @@ fn in_run(interp: &mut Interp) -> bool {
     !interp.state::<Runs>().0.is_empty()
 }
 
-fn module_path(interp: &mut Interp, me: &Rc<Instance>) -> Result<Vec<String>> {
+pub(super) fn module_path(interp: &mut Interp, me: &Rc<Instance>) -> Result<Vec<String>> {
     let root = interp.state::<Runs>().0.last().map(|run| run.root.clone());
     if let Some(root) = root {
         if Rc::ptr_eq(&root, me) {
@@ -617,9 +617,11 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     };
     let module = module_class();
     let dense = dense_class(&module, lecun, zeros);
+    let dropout = super::linen_dropout::dropout_class(&module);
     let mut b = Builder::new("flax.linen");
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))
+        .attr("Dropout", Obj::Class(dropout))
         .attr("initializers", inits);
     b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
     crate::modules::nn::add_activations(&mut b);

@@ -353,17 +353,22 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 }
 
 mod attention;
+mod attributes;
 mod batch;
 mod bridge;
 mod capture;
 mod conv;
 mod display;
+mod einsum;
 mod ema;
 mod embed;
 mod filters;
 mod graph;
+mod graph_iter;
 mod graphdef_text;
 pub mod linen;
+mod linen_dropout;
+mod loops;
 mod lora;
 mod masks;
 mod metadata;

@@ -1062,7 +1062,11 @@ fn nn_package(interp: &mut Interp, inits: &Obj) -> Result<Obj> {
 
 pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     let pytree = super::pytree::pytree_class();
-    let module = new_class("Module", vec![pytree.clone()], vec![]);
+    let module = new_class(
+        "Module",
+        vec![pytree.clone()],
+        super::attributes::module_methods(),
+    );
     let variable = variable_class();
     let sub = |name: &str| {
         new_class(
@@ -1198,6 +1202,9 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     super::recursive::register(&mut b);
     super::prefix::register(&mut b);
     super::with_rngs::register(&mut b);
+    super::graph_iter::register(&mut b);
+    super::loops::register(&mut b);
+    super::attributes::register(&mut b);
     super::capture::register(
         &mut b,
         &module,

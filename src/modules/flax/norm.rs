@@ -378,4 +378,8 @@ pub(super) fn register(b: &mut Builder, c: &NormClasses) {
         "Embed",
         Obj::Class(super::embed::embed_class(&c.module, &c.param)),
     );
+    b.attr(
+        "Einsum",
+        Obj::Class(super::einsum::einsum_class(&c.module, &c.param)),
+    );
 }

@@ -168,6 +168,19 @@ fn new_traced_stream(c: &RngClasses, key: Obj, tag: &str) -> Result<Obj> {
     stream_of(c, key, counts, tag)
 }
 
+/// A new `RngStream` from traced key data of shape `batch + [2]` with
+/// zero counts of shape `batch`: what forking, splitting or broadcasting a
+/// stream gives inside a trace.
+fn new_batched_traced_stream(c: &RngClasses, data: Value, tag: &str) -> Result<Obj> {
+    let shape = data.shape();
+    let batch = shape[..shape.len().saturating_sub(1)].to_vec();
+    let counts = Counts {
+        data: vec![0; batch.iter().product()],
+        shape: batch,
+    };
+    stream_of(c, typed_key_of(data)?, counts, tag)
+}
+
 /// The traced single key `o` holds, as a typed key object, or None.
 fn traced_stream_key(o: &Obj) -> Result<Option<Obj>> {
     match crate::modules::random::traced_key(o) {
@@ -490,10 +503,17 @@ fn stream_names(me: &Instance) -> Vec<(String, Obj)> {
 fn fork_stream(c: &RngClasses, s: &Instance, split: &Option<Obj>) -> Result<Obj> {
     let key = stream_next(s)?;
     let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
+    if let Some((data, _)) = crate::modules::random::traced_key(&key) {
+        let data = match split {
+            Some(n) => crate::random::traced::split(&data, &size_shape(n)?)?,
+            None => data,
+        };
+        return new_batched_traced_stream(c, data, &tag);
+    }
     let mut keys = keys_of(&key).ok_or_else(|| {
         err!(
             NotImplementedError,
-            "not supported by shardlab yet: RngStream.fork of a traced key"
+            "not supported by shardlab yet: RngStream.fork of this key"
         )
     })?;
     if let Some(n) = split {
@@ -518,10 +538,16 @@ fn size_shape(n: &Obj) -> Result<Vec<usize>> {
 fn broadcast_stream(c: &RngClasses, s: &Instance, k: &Obj) -> Result<Obj> {
     let key = stream_next(s)?;
     let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
+    if let Some((data, _)) = crate::modules::random::traced_key(&key) {
+        let mut shape = size_shape(k)?;
+        shape.extend(data.shape().iter().copied());
+        let data = crate::ops::broadcast_to(&data, &shape)?;
+        return new_batched_traced_stream(c, data, &tag);
+    }
     let Some(keys) = keys_of(&key) else {
         bail!(
             NotImplementedError,
-            "not supported by shardlab yet: RngStream.broadcast of a traced key"
+            "not supported by shardlab yet: RngStream.broadcast of this key"
         );
     };
     let shape = size_shape(k)?;
@@ -819,18 +845,31 @@ pub(super) fn dropout_class(module: &Rc<Class>) -> Rc<Class> {
 fn fork_of(s: &Rc<Instance>) -> Result<Obj> {
     let key = stream_next(s)?;
     let tag = str_of(&iattr(s, "tag").unwrap_or(Obj::str("default")));
-    let keys = keys_of(&key).ok_or_else(|| {
-        err!(
-            NotImplementedError,
-            "not supported by shardlab yet: RngStream.fork of a traced key"
-        )
-    })?;
+    let (key_value, counts) = match crate::modules::random::traced_key(&key) {
+        Some((data, _)) => {
+            let batch = data.shape()[..data.shape().len().saturating_sub(1)].to_vec();
+            let counts = Counts {
+                data: vec![0; batch.iter().product()],
+                shape: batch,
+            };
+            (typed_key_of(data)?, counts)
+        }
+        None => {
+            let keys = keys_of(&key).ok_or_else(|| {
+                err!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: RngStream.fork of this key"
+                )
+            })?;
+            let counts = Counts {
+                data: vec![0; keys.keys.len()],
+                shape: keys.batch.clone(),
+            };
+            (key_obj(keys)?, counts)
+        }
+    };
     let out = Rc::new(Instance::new(s.class.clone()));
     let (kv, cv) = (var_slot(s, "key")?, var_slot(s, "count")?);
-    let counts = Counts {
-        data: vec![0; keys.keys.len()],
-        shape: keys.batch.clone(),
-    };
     set_iattr(&out, "tag", Obj::str(&tag));
     let var = |v: &Rc<Instance>, value: Obj| {
         instance(
@@ -838,7 +877,7 @@ fn fork_of(s: &Rc<Instance>) -> Result<Obj> {
             vec![("value".into(), value), ("tag".into(), Obj::str(&tag))],
         )
     };
-    set_iattr(&out, "key", var(&kv, key_obj(keys)?));
+    set_iattr(&out, "key", var(&kv, key_value));
     set_iattr(&out, "count", var(&cv, Obj::lib(counts)));
     Ok(Obj::Instance(out))
 }
@@ -892,7 +931,7 @@ fn dropout_call(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// `select(bernoulli(key, keep, shape), x / keep, 0)` with the mask shared
 /// along `broadcast_dims`.
-fn dropout_mask_apply(
+pub(super) fn dropout_mask_apply(
     interp: &mut Interp,
     me: &Instance,
     jnp: &Obj,
