@@ -18,6 +18,7 @@ mod arraylike;
 mod arrayprint;
 mod choice;
 mod comparison;
+mod complex_preds;
 mod compose;
 mod creation;
 mod dtype_queries;
@@ -162,6 +163,7 @@ fn fill(b: &mut Builder, numpy: bool) {
 /// per family (`numpy` has no 64-bit forms of them yet).
 fn register_compositions(b: &mut Builder) {
     nan_reductions::register(b);
+    complex_preds::register(b);
     nonzero::register(b);
     searching::register(b);
     index_builders::register(b);
@@ -177,6 +179,7 @@ fn register_compositions(b: &mut Builder) {
 pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
+    b.func("dtype", |_, a| scalar_types::dtype(&a));
     super::conv::register_numpy(&mut b);
     b.attr("fft", fft::module());
     let m = b.build();

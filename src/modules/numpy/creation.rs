@@ -230,7 +230,7 @@ fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
         None => to_value(&o)?,
     };
     Ok(Obj::Array(match requested {
-        Some(d) => jops::astype(&v, d)?,
+        Some(d) => jops::astype_dropping_imag(&v, d)?,
         // A NumPy array has no weak type.
         None if numpy => jops::convert_weak(&v, v.dtype(), false)?,
         None => v,
