@@ -20,6 +20,7 @@ mod choice;
 mod comparison;
 mod complex_preds;
 mod compose;
+mod composed;
 mod creation;
 mod dtype_queries;
 pub mod dtypes;
@@ -164,6 +165,7 @@ fn fill(b: &mut Builder, numpy: bool) {
 fn register_compositions(b: &mut Builder) {
     nan_reductions::register(b);
     complex_preds::register(b);
+    composed::register(b);
     nonzero::register(b);
     searching::register(b);
     index_builders::register(b);

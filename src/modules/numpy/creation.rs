@@ -152,6 +152,11 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     };
     // Without a dtype the result keeps the dtype and weak type of `a`.
     let given = dtype_arg(a, Some(dt_index))?;
+    // A given shape replaces `a`'s (and with it `a`'s placement).
+    if let Some(shape) = a.opt(Some(dt_index + 1), "shape") {
+        let shape = shape_of(&shape)?;
+        return Ok(Obj::Array(filled(&fill, &shape, given, Some(x))?));
+    }
     let out = filled(&fill, &x.shape(), given, Some(x.clone()))?;
     // Outside a trace JAX gives the result `a`'s sharding, spec as written.
     Ok(Obj::Array(jops::placed_like(out, &x)))
