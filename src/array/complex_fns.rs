@@ -287,8 +287,12 @@ mod tests {
     #[test]
     fn values_off_the_real_line() {
         // NumPy in double precision: arccos(4-1j), arcsinh(2j).
-        close(C64::new(4.0, -1.0).acos(), 0.251_625_58, 2.096_596_4);
-        close(C64::new(0.0, 2.0).asinh(), 1.316_958, std::f32::consts::FRAC_PI_2);
-        close(C64::new(2.0, -5.0).tanh(), 1.034_457_4, 0.037_608_86);
+        close(C64::new(4.0, -1.0).acos(), 0.252_179_4, 2.096_596_4);
+        close(
+            C64::new(0.0, 2.0).asinh(),
+            1.316_958,
+            std::f32::consts::FRAC_PI_2,
+        );
+        close(C64::new(2.0, -5.0).tanh(), 1.031_008, 0.020_553_017);
     }
 }
