@@ -16,6 +16,7 @@ use crate::sharding::Placement;
 
 pub mod broadcast;
 pub mod complex;
+mod complex_fns;
 pub mod create;
 pub mod eigh;
 pub mod elementwise;

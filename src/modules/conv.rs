@@ -421,6 +421,12 @@ fn conv_1d(a: &Args, op: &str, default_mode: &str) -> Result<Obj> {
     if x.ndim() != 1 || y.ndim() != 1 {
         bail!(ValueError, "{op}() only support 1-dimensional inputs.");
     }
+    if x.dtype() == DType::C64 || y.dtype() == DType::C64 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in jax.numpy.{op}"
+        );
+    }
     let float = |v: &Value| -> Result<Value> {
         if v.dtype() == DType::F32 {
             Ok(v.clone())

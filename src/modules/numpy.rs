@@ -18,7 +18,9 @@ mod arraylike;
 mod arrayprint;
 mod choice;
 mod comparison;
+mod complex_preds;
 mod compose;
+mod composed;
 mod creation;
 mod dtype_queries;
 pub mod dtypes;
@@ -166,6 +168,8 @@ fn fill(b: &mut Builder, numpy: bool) {
 /// per family (`numpy` has no 64-bit forms of them yet).
 fn register_compositions(b: &mut Builder) {
     nan_reductions::register(b);
+    complex_preds::register(b);
+    composed::register(b);
     nonzero::register(b);
     searching::register(b);
     index_builders::register(b);
@@ -185,6 +189,7 @@ fn register_compositions(b: &mut Builder) {
 pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
+    b.func("dtype", |_, a| scalar_types::dtype(&a));
     super::conv::register_numpy(&mut b);
     b.attr("fft", fft::module());
     let m = b.build();

@@ -172,6 +172,7 @@ pub fn convert(x: &Value, dtype: DType) -> Result<Value> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
+    refuse_dropping_imag(x, dtype)?;
     bind1(Prim::Convert(dtype, x.aval().weak), std::slice::from_ref(x))
 }
 
@@ -181,12 +182,35 @@ pub fn astype(x: &Value, dtype: DType) -> Result<Value> {
     convert_weak(x, dtype, false)
 }
 
+/// `x.astype(dtype)` where a complex `x` may become real: the conversion
+/// keeps the real part, as `convert_element_type` does in JAX.
+pub fn astype_dropping_imag(x: &Value, dtype: DType) -> Result<Value> {
+    if x.dtype() == dtype && !x.aval().weak {
+        return Ok(x.clone());
+    }
+    bind1(Prim::Convert(dtype, false), std::slice::from_ref(x))
+}
+
+/// Promotion never turns a complex value real; a conversion that would
+/// (and so drop imaginary parts silently) is an operation shardlab has
+/// not modelled at that place.
+fn refuse_dropping_imag(x: &Value, dtype: DType) -> Result<()> {
+    if x.dtype() == DType::C64 && dtype != DType::C64 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in convert_element_type"
+        );
+    }
+    Ok(())
+}
+
 /// `convert_element_type(x, dtype, weak_type)`: a no-op only when both the
 /// dtype and the weak bit already match.
 pub fn convert_weak(x: &Value, dtype: DType, weak: bool) -> Result<Value> {
     if x.dtype() == dtype && x.aval().weak == weak {
         return Ok(x.clone());
     }
+    refuse_dropping_imag(x, dtype)?;
     bind1(Prim::Convert(dtype, weak), std::slice::from_ref(x))
 }
 

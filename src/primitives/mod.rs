@@ -411,11 +411,7 @@ impl Prim {
     pub fn abstract_eval(&self, ins: &[Aval], env: &AxisEnv) -> Result<Vec<Aval>> {
         let mut outs = self.abstract_eval_unchecked(ins, env)?;
         let complex = ins.iter().chain(&outs).any(|a| a.dtype == DType::C64);
-        // A complex-to-real conversion would drop imaginary parts silently
-        // (JAX warns); `real` is the modelled way to take the real part.
-        let drops_imag = matches!(self, Prim::Convert(d, _) if *d != DType::C64)
-            && ins.first().is_some_and(|a| a.dtype == DType::C64);
-        if complex && (drops_imag || !self.models_complex()) {
+        if complex && !self.models_complex() {
             crate::bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: complex64 in {}",
@@ -496,6 +492,19 @@ impl Prim {
                     | U::Cos
                     | U::Sqrt
                     | U::IsFinite
+                    | U::Tan
+                    | U::Tanh
+                    | U::Sinh
+                    | U::Cosh
+                    | U::Asin
+                    | U::Acos
+                    | U::Atan
+                    | U::Asinh
+                    | U::Acosh
+                    | U::Atanh
+                    | U::Sign
+                    | U::Log1p
+                    | U::Expm1
             ),
             Prim::Binary(op) => matches!(
                 op,

@@ -164,6 +164,7 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     };
     // Without a dtype the result keeps the dtype and weak type of `a`.
     let given = dtype_arg(a, Some(dt_index))?;
+    // A given shape replaces `a`'s (and with it `a`'s placement).
     if let Some(o) = a.opt(Some(dt_index + 1), "shape") {
         let shape = super::shape_of(&o)?;
         return Ok(Obj::Array(filled(&fill, &shape, given, Some(x.clone()))?));
@@ -246,7 +247,7 @@ fn array_fn(a: &Args, numpy: bool) -> Result<Obj> {
         None => to_value(&o)?,
     };
     Ok(Obj::Array(match requested {
-        Some(d) => jops::astype(&v, d)?,
+        Some(d) => jops::astype_dropping_imag(&v, d)?,
         // A NumPy array has no weak type.
         None if numpy => jops::convert_weak(&v, v.dtype(), false)?,
         None => v,

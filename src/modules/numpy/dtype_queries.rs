@@ -177,6 +177,13 @@ fn issubdtype(_: &mut Interp, a: Args) -> Result<Obj> {
         (Kind::Abstract(s), Kind::Abstract(c)) => derives(s, c),
         (sub, Kind::Concrete(DType::Bool)) => matches!(sub, Kind::Concrete(DType::Bool)),
         (Kind::Abstract(_), Kind::Concrete(_)) => false,
+        // Only the 32-bit dtypes stand for 64-bit ones too; the others are
+        // their own and only subtype.
+        (Kind::Concrete(d), Kind::Concrete(e))
+            if !matches!(e, DType::F32 | DType::I32 | DType::U32) =>
+        {
+            d == e
+        }
         (Kind::Concrete(_), Kind::Concrete(_)) => {
             return Err(refuse(&format!(
                 "jax.numpy.issubdtype against the concrete dtype {} (jnp.float64 is float32 in shardlab)",

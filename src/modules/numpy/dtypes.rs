@@ -39,7 +39,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("astype", |_, a| {
         let x = arr(&a, 0, "x", "astype")?;
         let d = dtype_of(&a.req(Some(1), "dtype", "astype")?)?;
-        Ok(Obj::Array(jops::astype(&x, d)?))
+        Ok(Obj::Array(jops::astype_dropping_imag(&x, d)?))
     });
 }
 

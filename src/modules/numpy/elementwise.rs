@@ -123,10 +123,11 @@ fn register_float_predicates(b: &mut Builder) {
     b.func("isinf", |_, a| {
         let x = arr(&a, 0, "x", "isinf")?;
         if x.dtype() == DType::C64 {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: complex64 in isinf"
-            );
+            // Infinite when either part is.
+            let inf = jops::scalar(f64::INFINITY, DType::F32);
+            let part = |op| jops::equal(&jops::abs(&jops::unary(op, &x)?)?, &inf);
+            let (re, im) = (part(UnaryOp::Real)?, part(UnaryOp::Imag)?);
+            return Ok(Obj::Array(jops::binary(BinaryOp::Or, &re, &im)?));
         }
         if !x.dtype().is_float() {
             return Ok(Obj::Array(constant_bool(&x, false)?));
@@ -174,14 +175,10 @@ fn register_complex_parts(b: &mut Builder) {
     }
     b.func("angle", |_, a| {
         let z = arr(&a, 0, "z", "angle")?;
-        if a.opt(Some(1), "deg")
-            .is_some_and(|d| !matches!(d, Obj::Bool(false)))
-        {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: angle(deg=True)"
-            );
-        }
+        let deg = match a.opt(Some(1), "deg") {
+            Some(d) => crate::python::ops::truthy(&d, "deg")?,
+            None => false,
+        };
         let (re, im) = if z.dtype() == DType::C64 {
             (
                 jops::unary(UnaryOp::Real, &z)?,
@@ -192,7 +189,13 @@ fn register_complex_parts(b: &mut Builder) {
             let zero = jops::broadcast_to(&jops::scalar(0.0, DType::F32), &re.shape())?;
             (re, zero)
         };
-        Ok(Obj::Array(jops::binary(BinaryOp::Atan2, &im, &re)?))
+        let radians = jops::binary(BinaryOp::Atan2, &im, &re)?;
+        if !deg {
+            return Ok(Obj::Array(radians));
+        }
+        // jnp.degrees: one multiplication by 180/pi in the result's dtype.
+        let k = super::compose::like(&radians, 180.0 / std::f64::consts::PI);
+        Ok(Obj::Array(jops::binary(BinaryOp::Mul, &radians, &k)?))
     });
 }
 
@@ -240,9 +243,20 @@ fn round(a: &Args, numpy: bool) -> Result<Obj> {
         Some(d) => to_int(&d)?,
         None => 0,
     };
+    if x.dtype() == DType::C64 {
+        // Each part rounds on its own, and the parts are put back together.
+        let re = round_value(jops::unary(UnaryOp::Real, &x)?, decimals, numpy)?;
+        let im = round_value(jops::unary(UnaryOp::Imag, &x)?, decimals, numpy)?;
+        return Ok(Obj::Array(jops::binary(BinaryOp::Complex, &re, &im)?));
+    }
+    round_value(x, decimals, numpy).map(Obj::Array)
+}
+
+/// `round` of a real array.
+fn round_value(x: Value, decimals: i64, numpy: bool) -> Result<Value> {
     if !x.dtype().is_float() {
         if decimals >= 0 {
-            return Ok(Obj::Array(x));
+            return Ok(x);
         }
         bail!(
             NotImplementedError,
@@ -250,7 +264,7 @@ fn round(a: &Args, numpy: bool) -> Result<Obj> {
         );
     }
     if decimals == 0 {
-        return Ok(Obj::Array(jops::unary(UnaryOp::Round, &x)?));
+        return jops::unary(UnaryOp::Round, &x);
     }
     let factor = 10f64.powi(decimals.clamp(-300, 300) as i32);
     if numpy {
@@ -260,15 +274,12 @@ fn round(a: &Args, numpy: bool) -> Result<Obj> {
                 .iter()
                 .map(|&v| ((v * factor).round_ties_even() / factor) as f32)
                 .collect();
-            return Ok(Obj::Array(Value::Concrete(Array::from_f32(
-                c.shape(),
-                data,
-            )?)));
+            return Ok(Value::Concrete(Array::from_f32(c.shape(), data)?));
         }
     }
     let f = Value::Concrete(Array::scalar_f32(factor as f32));
     let scaled = jops::unary(UnaryOp::Round, &jops::binary(BinaryOp::Mul, &x, &f)?)?;
-    Ok(Obj::Array(jops::binary(BinaryOp::Div, &scaled, &f)?))
+    jops::binary(BinaryOp::Div, &scaled, &f)
 }
 
 fn binary(op: BinaryOp) -> impl Fn(&mut Interp, Args) -> Result<Obj> {

@@ -8,6 +8,7 @@ use crate::ops as jops;
 use crate::primitives::CumOp;
 use crate::python::array::reshape_value;
 use crate::python::builtins::to_int;
+use crate::python::interp::Interp;
 use crate::python::value::{Args, Obj};
 use crate::trace::Value;
 
@@ -33,7 +34,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("argmin", |_, a| arg_reduce(&a, true));
     b.func("cumsum", |_, a| cumulative(&a, CumOp::Sum, "cumsum"));
     b.func("cumprod", |_, a| cumulative(&a, CumOp::Prod, "cumprod"));
-    b.func("diff", |_, a| diff(&a));
+    b.func("diff", |i, a| diff(i, &a));
 }
 
 fn reduction(op: ReduceOp, a: &Args, func: &str) -> Result<Obj> {
@@ -174,7 +175,41 @@ pub(super) fn cumulative(a: &Args, op: CumOp, func: &str) -> Result<Obj> {
 }
 
 /// `jnp.diff(a, n=1, axis=-1)`: differences of neighbours, `n` times.
-fn diff(a: &Args) -> Result<Obj> {
+/// `x` with diff's `prepend` and `append` joined along `axis`; a scalar is
+/// broadcast to one slice of `x` first.
+fn with_ends(interp: &mut Interp, a: &Args, x: Value, axis: usize) -> Result<Value> {
+    let mut parts = vec![];
+    for (k, name) in [(3, "prepend"), (4, "append")] {
+        let Some(o) = a.opt(Some(k), name) else {
+            continue;
+        };
+        let mut v = crate::python::array::to_value(&o)?;
+        if v.ndim() == 0 {
+            let mut shape = x.shape();
+            shape[axis] = 1;
+            v = jops::broadcast_to(&v, &shape)?;
+        }
+        parts.push((name, Obj::Array(v)));
+    }
+    if parts.is_empty() {
+        return Ok(x);
+    }
+    let mut all = vec![Obj::Array(x)];
+    for (name, v) in parts {
+        match name {
+            "prepend" => all.insert(0, v),
+            _ => all.push(v),
+        }
+    }
+    let f = super::jnp_function(interp, "concatenate")?;
+    let kw = vec![("axis".to_string(), Obj::Int(axis as i64))];
+    match interp.call(&f, Args::with(vec![Obj::list(all)], kw))? {
+        Obj::Array(v) => Ok(v),
+        _ => crate::bail!(TypeError, "concatenate returned a non-array"),
+    }
+}
+
+fn diff(interp: &mut Interp, a: &Args) -> Result<Obj> {
     let mut x = arr(a, 0, "a", "diff")?;
     let n = a
         .opt(Some(1), "n")
@@ -196,6 +231,9 @@ fn diff(a: &Args) -> Result<Obj> {
         );
     }
     let axis = jops::norm_axis(axis, x.ndim())?;
+    if n > 0 {
+        x = with_ends(interp, a, x, axis)?;
+    }
     for _ in 0..n {
         let shape = x.shape();
         let len = shape[axis];

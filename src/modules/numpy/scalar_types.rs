@@ -149,11 +149,25 @@ pub fn dtype(a: &Args) -> Result<Obj> {
             kind,
             is_type: false,
         })),
-        None => bail!(
-            TypeError,
-            "Cannot interpret '{}' as a data type",
-            crate::python::format::repr_of(&o)
-        ),
+        None => match engine_dtype_named(&o) {
+            // A dtype only JAX's arrays hold (complex64, int16, ...).
+            Some(d) => Ok(Obj::DType(d)),
+            None => bail!(
+                TypeError,
+                "Cannot interpret '{}' as a data type",
+                crate::python::format::repr_of(&o)
+            ),
+        },
+    }
+}
+
+/// The engine dtype a dtype object or its exact name stands for (not an
+/// alias such as `complex128`, which NumPy keeps apart).
+fn engine_dtype_named(o: &Obj) -> Option<DType> {
+    match o {
+        Obj::DType(d) => Some(*d),
+        Obj::Str(s) => super::dtypes::dtype_of(o).ok().filter(|d| d.name() == &**s),
+        _ => None,
     }
 }
 
