@@ -2,7 +2,7 @@
 //! transformations optax builds it from: `adamax`, `adamaxw`, `amsgrad`,
 //! `radam`, `yogi`, `adan`, `adadelta`, `novograd`, `sign_sgd`, `signum`,
 //! `rprop`, `sm3`, `noisy_sgd`, `polyak_sgd`, `optimistic_gradient_descent`,
-//! `optimistic_adam_v2`, `fromage`, `lars` and `adafactor`.
+//! `optimistic_adam_v2`, `fromage` and `lars`.
 
 use crate::bail;
 use crate::error::Result;

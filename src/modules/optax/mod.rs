@@ -12,6 +12,7 @@
 //! - [`transforms`]: the transformations and `chain`.
 //! - [`alias`], [`alias_more`]: the optimizers (`sgd`, `adam`, ...).
 //! - [`adaptive`]: the moment estimators beyond Adam (`scale_by_adamax`, ...).
+//! - [`factorized`]: `scale_by_factored_rms` and `adafactor`.
 //! - [`rescaling`]: sign, block and history rescalings, `ema`, `add_noise`.
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
@@ -26,6 +27,7 @@ mod alias;
 mod alias_more;
 pub(crate) mod base;
 mod contrib;
+mod factorized;
 mod lbfgs;
 mod losses;
 mod perturbations;
@@ -49,6 +51,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     alias::register(&mut b);
     alias_more::register(&mut b);
     adaptive::register(&mut b);
+    factorized::register(&mut b);
     rescaling::register(&mut b);
     transforms::register(&mut b);
     wrappers::register(&mut b);

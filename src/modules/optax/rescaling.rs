@@ -22,7 +22,7 @@ use super::base::{
 use super::transforms::{bias_correction, c, moment, safe_norm};
 use super::tree::{call_jax, random_like_with};
 
-const NO_PARAMS: &str = "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`.";
+pub(super) const NO_PARAMS: &str = "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`.";
 
 /// `scale_by_sign()`: the sign of every update.
 pub(super) fn scale_by_sign() -> Obj {
