@@ -19,6 +19,7 @@
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
+//! - [`muon`]: `optax.contrib.muon` and `scale_by_muon`.
 //! - [`contrib`]: `optax.contrib` (`sam`, `ademamix`, ...).
 //! - [`schedules`], [`schedules_more`], [`losses`], [`tree`].
 
@@ -30,6 +31,7 @@ mod contrib;
 mod factorized;
 mod lbfgs;
 mod losses;
+mod muon;
 mod perturbations;
 mod rescaling;
 mod schedules;

@@ -465,7 +465,10 @@ pub(super) fn register(b: &mut Builder) {
             Some(0.0),
             "add_decayed_weights",
         )?;
-        Ok(add_decayed_weights(wd))
+        Ok(match a.opt(Some(1), "mask") {
+            Some(m) if !matches!(m, Obj::None) => super::wrappers::masked(add_decayed_weights(wd), m),
+            _ => add_decayed_weights(wd),
+        })
     });
     b.func("scale_by_adam", |_, a| {
         Ok(scale_by_adam(AdamHyper::parse(
