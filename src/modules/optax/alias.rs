@@ -160,10 +160,12 @@ fn adam(a: &Args, func: &str, weight_decay: Option<f64>) -> Result<Obj> {
 
 fn rmsprop(a: &Args) -> Result<Obj> {
     let f = "rmsprop";
-    if flag(a, Some(5), "centered", false)? || flag(a, Some(8), "bias_correction", false)? {
+    let centered = flag(a, Some(5), "centered", false)?;
+    let debias = flag(a, Some(8), "bias_correction", false)?;
+    if debias && !centered {
         bail!(
             NotImplementedError,
-            "not supported by shardlab yet: optax.rmsprop with centered or bias_correction"
+            "not supported by shardlab yet: optax.rmsprop with bias_correction"
         );
     }
     let decay = Hyper::arg(a, Some(1), "decay", Some(0.9), f)?;
@@ -171,10 +173,13 @@ fn rmsprop(a: &Args) -> Result<Obj> {
     let init = Hyper::arg(a, Some(3), "initial_scale", Some(0.0), f)?
         .num()
         .unwrap_or(0.0);
-    let mut txs = vec![
-        scale_by_rms(decay, eps, init, flag(a, Some(4), "eps_in_sqrt", true)?),
-        lr(a, f)?,
-    ];
+    let eps_in_sqrt = flag(a, Some(4), "eps_in_sqrt", true)?;
+    let scaling = if centered {
+        super::wrappers_more::scale_by_stddev(decay, eps, init, eps_in_sqrt, debias)
+    } else {
+        scale_by_rms(decay, eps, init, eps_in_sqrt)
+    };
+    let mut txs = vec![scaling, lr(a, f)?];
     txs.push(match a.opt(Some(6), "momentum") {
         Some(_) => trace(
             Hyper::arg(a, Some(6), "momentum", None, f)?,

@@ -37,6 +37,46 @@ pub(super) fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
 
 const FIELDS: &str = "__optax_fields__";
 
+/// A NamedTuple class a program constructs (`LookaheadParams(fast=...,
+/// slow=...)`): fields by position or name, with defaults, and the class
+/// attributes `extra` (a docstring, class methods).
+pub(super) fn tuple_class(
+    name: &str,
+    fields: &'static [(&'static str, Option<fn() -> Obj>)],
+    extra: Vec<(String, Obj)>,
+) -> Obj {
+    let cls = name.to_string();
+    let init = Obj::native(format!("{name}.__init__"), move |_, a| {
+        let Some(Obj::Instance(this)) = a.pos.first() else {
+            bail!(TypeError, "{cls}.__init__ needs an instance");
+        };
+        for (i, (f, default)) in fields.iter().enumerate() {
+            let given = a.pos.get(i + 1).cloned();
+            let v = given
+                .or_else(|| a.kw.iter().find(|(k, _)| k == f).map(|(_, v)| v.clone()))
+                .or_else(|| default.map(|d| d()));
+            let Some(v) = v else {
+                bail!(
+                    TypeError,
+                    "{cls}.__new__() missing 1 required positional argument: '{f}'"
+                );
+            };
+            this.set(f, v);
+        }
+        Ok(Obj::None)
+    });
+    let names: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
+    let base = state_class(name, &names);
+    let mut class = Class::new(name, vec![], vec![("__init__".into(), init)]);
+    {
+        let mut attrs = class.attrs.borrow_mut();
+        attrs.extend(base.attrs.borrow().clone());
+        attrs.extend(extra);
+    }
+    class.native = base.native.clone();
+    Obj::Class(Rc::new(class))
+}
+
 /// What optax's NamedTuple states are: pytree nodes over their fields that
 /// print as NamedTuples and index like tuples.
 struct NamedTuple;

@@ -16,6 +16,8 @@
 //! - [`rescaling`]: sign, block and history rescalings, `ema`, `add_noise`.
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
+//! - [`wrappers_more`]: `lookahead`, `monitor`, the per-example clips and
+//!   `scale_by_stddev`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
@@ -39,6 +41,7 @@ mod schedules_more;
 mod transforms;
 mod tree;
 mod wrappers;
+mod wrappers_more;
 mod zoom;
 
 use crate::error::Result;
@@ -58,6 +61,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     transforms::register(&mut b);
     wrappers::register(&mut b);
     wrappers::register_masking(&mut b);
+    wrappers_more::register(&mut b);
     lbfgs::register(&mut b);
     schedules::register(&mut b);
     losses::register(&mut b);

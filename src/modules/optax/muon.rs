@@ -15,14 +15,14 @@ use crate::python::array::to_value;
 use crate::python::format::repr_of;
 use crate::python::interp::Interp;
 use crate::python::pytree::{flatten, flatten_full, flatten_up_to, unflatten};
-use crate::python::value::{Args, Class, Obj};
+use crate::python::value::{Args, Obj};
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
 use super::super::Builder;
 use super::base::{
-    field, flag, hmul, is_callable, leaves_of, rebuild, safe_increment, state, state_class,
-    transformation, tree_map, zero_count, zeros_tree, Hyper, Rate,
+    field, flag, hmul, is_callable, leaves_of, rebuild, safe_increment, state, transformation,
+    tuple_class, tree_map, zero_count, zeros_tree, Hyper, Rate,
 };
 use super::transforms::{bias_correction, c, chain, moment, scale_by_learning_rate};
 
@@ -534,35 +534,18 @@ impl Renamed for (String, Obj) {
 
 /// The `MuonDimensionNumbers(reduction_axis=0, output_axis=1)` class.
 fn dims_class() -> Obj {
-    let init = Obj::native("MuonDimensionNumbers.__init__", |_, a| {
-        let Some(Obj::Instance(this)) = a.pos.first() else {
-            bail!(TypeError, "MuonDimensionNumbers.__init__ needs an instance");
-        };
-        let get = |i: usize, n: &str, d: i64| {
-            a.pos
-                .get(i)
-                .cloned()
-                .or_else(|| a.kw.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
-                .unwrap_or(Obj::Int(d))
-        };
-        this.set("reduction_axis", get(1, "reduction_axis", 0));
-        this.set("output_axis", get(2, "output_axis", 1));
-        Ok(Obj::None)
-    });
-    let base = state_class(DIMS, &["reduction_axis", "output_axis"]);
     let doc = "Which axes of a weight form the matrix Muon orthogonalises: the reduction axes (the rows, summed over in x @ W) and the output axes (the columns); every other axis is a batch axis, each of its matrices orthogonalised on its own.";
-    let mut class = Class::new(
+    tuple_class(
         DIMS,
-        vec![],
+        &[
+            ("reduction_axis", Some(|| Obj::Int(0))),
+            ("output_axis", Some(|| Obj::Int(1))),
+        ],
         vec![
-            ("__init__".into(), init),
             ("__doc__".into(), Obj::str(doc)),
             ("__module__".into(), Obj::str("optax.contrib._muon")),
         ],
-    );
-    class.attrs.borrow_mut().extend(base.attrs.borrow().clone());
-    class.native = base.native.clone();
-    Obj::Class(Rc::new(class))
+    )
 }
 
 /// Registers `scale_by_muon`, `muon` and `MuonDimensionNumbers` on
