@@ -92,3 +92,23 @@ for name, tx in opts.items():
     print(name, r(l), r(u))
     print(r(state))
 result = r(params)
+
+# Measures averaged over the steps, and a snapshot of the last one.
+tx = optax.chain(
+    optax.sgd(0.1, momentum=0.9),
+    optax.monitor({
+        "clipped": optax.measure_with_ema(lambda u: optax.tree.norm(u) > 0.3, decay=0.8),
+        "norm": optax.measure_with_ema(optax.tree.norm, decay=0.5, debias=False),
+    }),
+    optax.snapshot("max", lambda u: jnp.max(u["w"])),
+    optax.clip_by_global_norm(0.3),
+)
+params = start()
+state = tx.init(params)
+print(state[1].measurements, state[1].measure_states[0], state[2])
+for i in range(4):
+    u, state = tx.update(jax.grad(loss)(params), state, params)
+    params = optax.apply_updates(params, u)
+    m = optax.tree.get(state, "clipped")
+    print(i, r(state[1].measurements), r(state[2].measurement["max"]))
+print(state[1].measure_states[0][1])

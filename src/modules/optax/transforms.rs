@@ -102,6 +102,12 @@ pub(super) fn add_decayed_weights(wd: Hyper) -> Obj {
 
 /// `(1 - decay) * g**order + decay * t`.
 pub(super) fn moment(g: &Value, t: &Value, decay: &Hyper, order: i32) -> Result<Value> {
+    // A boolean measure (under `measure_with_ema`) meets the Python-number
+    // decay as JAX promotes them: to a weakly typed float.
+    if let (DType::Bool, Some(d)) = (g.dtype(), decay.num()) {
+        let weak = |v: f64| crate::python::array::weak_scalar(v, DType::F32);
+        return jops::add(&jops::mul(&weak(1.0 - d), g)?, &jops::mul(&weak(d), t)?);
+    }
     let gp = if order == 1 {
         g.clone()
     } else {

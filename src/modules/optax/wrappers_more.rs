@@ -197,6 +197,55 @@ fn monitor_state(measurements: Vec<(Obj, Obj)>, states: Vec<Obj>) -> Obj {
     )
 }
 
+/// `measure_with_ema(measure, decay, debias)`: the measure of the updates,
+/// averaged over the steps by `ema` (whose state is shaped as the measure
+/// of the parameters).
+fn measure_with_ema(a: &Args) -> Result<Obj> {
+    let f = "measure_with_ema";
+    super::alias::refuse(a, Some(3), "accumulator_dtype", f)?;
+    let measure = a.req(Some(0), "measure", f)?;
+    let decay = Hyper::arg(a, Some(1), "decay", None, f)?;
+    let base = super::rescaling::ema(decay, flag(a, Some(2), "debias", true)?);
+    let (m1, m2, b2) = (measure.clone(), measure, base.clone());
+    let averaged = transformation(
+        move |interp, p| {
+            let m = interp.call(&m1, Args::new(vec![p.clone()]))?;
+            call_init(interp, &base, &m)
+        },
+        move |interp, u, st, p, extra| call_update(interp, &b2, u, st, p, extra),
+    );
+    let measured = super::base::stateless(move |interp, u, _| {
+        interp.call(&m2, Args::new(vec![u.clone()]))
+    });
+    Ok(super::transforms::chain(vec![measured, averaged]))
+}
+
+/// `snapshot(measure_name, measure)`: the updates pass unchanged; the
+/// state holds `{measure_name: measure(updates)}`.
+fn snapshot(a: &Args) -> Result<Obj> {
+    let name = a.req(Some(0), "measure_name", "snapshot")?;
+    let measure = a.req(Some(1), "measure", "snapshot")?;
+    let (n2, m2) = (name.clone(), measure.clone());
+    let make = |name: &Obj, m: Obj| {
+        let mut d = Dict::default();
+        d.set(name.clone(), m);
+        state(
+            "SnapshotState",
+            vec![("measurement", Obj::Dict(Rc::new(RefCell::new(d))))],
+        )
+    };
+    Ok(transformation(
+        move |interp, p| {
+            let m = interp.call(&measure, Args::new(vec![p.clone()]))?;
+            Ok(make(&name, m))
+        },
+        move |interp, u, _, _, _| {
+            let m = interp.call(&m2, Args::new(vec![u.clone()]))?;
+            Ok((u.clone(), make(&n2, m)))
+        },
+    ))
+}
+
 /// Fails unless every leaf has the first one's leading (batch) axis.
 fn check_batch(leaves: &[Value], func: &str, interp: &mut Interp, grads: &Obj) -> Result<()> {
     let b = leaves.first().and_then(|x| x.shape().first().copied());
@@ -343,6 +392,8 @@ pub(super) fn register(b: &mut Builder) {
     b.func("lookahead", |_, a| lookahead(&a));
     b.attr("LookaheadParams", lookahead_params_class());
     b.func("monitor", |_, a| monitor(&a));
+    b.func("measure_with_ema", |_, a| measure_with_ema(&a));
+    b.func("snapshot", |_, a| snapshot(&a));
     b.func("per_example_global_norm_clip", per_example_global_norm_clip);
     b.func("per_example_layer_norm_clip", per_example_layer_norm_clip);
     b.func("scale_by_stddev", |_, a| {
