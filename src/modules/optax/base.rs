@@ -323,6 +323,20 @@ impl Hyper {
         self.map(|v| -v, jops::neg)
     }
 
+    /// The value of a hyperparameter shardlab needs as a number (an
+    /// initial value, a size): a Python number or a concrete scalar array
+    /// (as `inject_hyperparams` passes them); a traced one is refused.
+    pub(super) fn fixed(&self, name: &str, func: &str) -> Result<f64> {
+        match self {
+            Hyper::Num(v) => Ok(*v),
+            Hyper::Arr(Value::Concrete(a)) if a.size() == 1 => Ok(a.get_f64(0)),
+            Hyper::Arr(_) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: optax.{func} with a traced {name}"
+            ),
+        }
+    }
+
     /// The number, when the hyperparameter is a Python number.
     pub(super) fn num(&self) -> Option<f64> {
         match self {
@@ -439,6 +453,18 @@ pub(super) fn tree_map(
 /// Zeros shaped like every leaf of `params`.
 pub(super) fn zeros_tree(interp: &mut Interp, params: &Obj) -> Result<Obj> {
     full_tree(interp, params, 0.0)
+}
+
+/// An initial value `h` (read only when the state is made, so that under
+/// `inject_hyperparams` a traced value in the update does not matter) in
+/// the shape and dtype of every leaf of `params`.
+pub(super) fn initial_tree(
+    interp: &mut Interp,
+    params: &Obj,
+    h: &Hyper,
+    func: &str,
+) -> Result<Obj> {
+    full_tree(interp, params, h.fixed("initial value", func)?)
 }
 
 /// `v` in the shape and dtype of every leaf of `params`. Optax fills its

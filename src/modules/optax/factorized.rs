@@ -259,7 +259,8 @@ fn adafactor(a: &Args) -> Result<Obj> {
                 "not supported by shardlab yet: optax.adafactor with a weight_decay_rate schedule"
             );
         }
-        let tx = super::transforms::add_decayed_weights(Hyper::from_obj(&wd, "weight_decay_rate", f)?);
+        let tx =
+            super::transforms::add_decayed_weights(Hyper::from_obj(&wd, "weight_decay_rate", f)?);
         txs.push(match given(11, "weight_decay_mask") {
             Some(m) => super::wrappers::masked(tx, m),
             None => tx,

@@ -22,7 +22,7 @@ use crate::{bail, err, ops as jops};
 use super::super::Builder;
 use super::base::{
     field, flag, hmul, is_callable, leaves_of, rebuild, safe_increment, state, transformation,
-    tuple_class, tree_map, zero_count, zeros_tree, Hyper, Rate,
+    tree_map, tuple_class, zero_count, zeros_tree, Hyper, Rate,
 };
 use super::transforms::{bias_correction, c, chain, moment, scale_by_learning_rate};
 
@@ -179,7 +179,10 @@ fn ns_step(x: &Value, row: &Value, first: bool, p: Preconditioning, eps: &Hyper)
         x = jops::mul(&x, &s)?;
         a = jops::mul(&a, &jops::integer_pow(&s, 2)?)?;
     }
-    let b = jops::add(&jops::mul(&c1, &a)?, &jops::matmul(&jops::mul(&c2, &a)?, &a)?)?;
+    let b = jops::add(
+        &jops::mul(&c1, &a)?,
+        &jops::matmul(&jops::mul(&c2, &a)?, &a)?,
+    )?;
     jops::add(&jops::mul(&c0, &x)?, &jops::matmul(&b, &x)?)
 }
 
@@ -256,9 +259,20 @@ fn coeffs_array(o: &Obj, ns_steps: usize) -> Result<Value> {
                 .ok_or_else(|| err!(TypeError, "ns_coeffs must be numbers"))?;
             let shape = match other {
                 Obj::Tuple(t) if t.iter().all(|r| matches!(r, Obj::Tuple(_) | Obj::List(_))) => {
-                    vec![t.len(), if t.is_empty() { 0 } else { nums.len() / t.len() }]
+                    vec![
+                        t.len(),
+                        if t.is_empty() {
+                            0
+                        } else {
+                            nums.len() / t.len()
+                        },
+                    ]
                 }
-                Obj::List(l) if l.borrow().iter().all(|r| matches!(r, Obj::Tuple(_) | Obj::List(_))) => {
+                Obj::List(l)
+                    if l.borrow()
+                        .iter()
+                        .all(|r| matches!(r, Obj::Tuple(_) | Obj::List(_))) =>
+                {
                     let n = l.borrow().len();
                     vec![n, if n == 0 { 0 } else { nums.len() / n }]
                 }
@@ -457,14 +471,22 @@ fn labels(interp: &mut Interp, dims: &Option<Obj>, params: &Obj) -> Result<Obj> 
     let mut out = vec![];
     for (e, sub) in entries.iter().zip(&subtrees) {
         let (leaves, sdef) = flatten(interp, sub)?;
-        let ls: Vec<Obj> = leaves.iter().map(|_| label(!matches!(e, Obj::None))).collect();
+        let ls: Vec<Obj> = leaves
+            .iter()
+            .map(|_| label(!matches!(e, Obj::None)))
+            .collect();
         out.push(unflatten(interp, &sdef, &ls)?);
     }
     unflatten(interp, &def, &out)
 }
 
 /// `optax.name(**kw)`, through the module as a program calls it.
-fn optax_call(interp: &mut Interp, name: &str, pos: Vec<Obj>, kw: Vec<(String, Obj)>) -> Result<Obj> {
+fn optax_call(
+    interp: &mut Interp,
+    name: &str,
+    pos: Vec<Obj>,
+    kw: Vec<(String, Obj)>,
+) -> Result<Obj> {
     let m = crate::modules::import(interp, "optax")?;
     let f = crate::python::ops::getattr(interp, &m, name)?;
     interp.call(&f, Args::with(pos, kw))
@@ -476,7 +498,10 @@ fn muon(interp: &mut Interp, a: &Args) -> Result<Obj> {
     let f = "muon";
     let lr_obj = a.req(Some(0), "learning_rate", f)?;
     let dims = a.opt(None, "muon_weight_dimension_numbers");
-    let spec = DimSpec { dims: dims.clone(), skip_none: true };
+    let spec = DimSpec {
+        dims: dims.clone(),
+        skip_none: true,
+    };
     let m = muon_args(a, 1, 7, spec.clone(), f)?;
     let rms = match a.opt(None, "consistent_rms") {
         Some(o) => Some(Hyper::from_obj(&o, "consistent_rms", f)?),

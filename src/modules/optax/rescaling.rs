@@ -479,7 +479,10 @@ pub(super) fn register(b: &mut Builder) {
             Some(1e-3),
             "scale_by_param_block_norm",
         )?;
-        Ok(scale_by_param_block(m.num().unwrap_or(1e-3), false))
+        Ok(scale_by_param_block(
+            m.fixed("min_scale", "scale_by_param_block_norm")?,
+            false,
+        ))
     });
     b.func("scale_by_param_block_rms", |_, a| {
         let m = Hyper::arg(
@@ -489,7 +492,10 @@ pub(super) fn register(b: &mut Builder) {
             Some(1e-3),
             "scale_by_param_block_rms",
         )?;
-        Ok(scale_by_param_block(m.num().unwrap_or(1e-3), true))
+        Ok(scale_by_param_block(
+            m.fixed("min_scale", "scale_by_param_block_rms")?,
+            true,
+        ))
     });
     b.func("clip_by_block_rms", |_, a| {
         Ok(clip_by_block_rms(Hyper::arg(

@@ -16,7 +16,7 @@ use crate::{bail, ops as jops};
 
 use super::super::Builder;
 use super::base::{
-    call_init, call_update, field, flag, full_tree, hmul, is_callable, leaves_of, rebuild,
+    call_init, call_update, field, flag, hmul, initial_tree, is_callable, leaves_of, rebuild,
     safe_increment, state, transformation, tree_map, tuple_class, zero_count, zeros_tree, Hyper,
 };
 use super::transforms::{bias_correction, c, moment};
@@ -88,8 +88,14 @@ fn lookahead(a: &Args) -> Result<Obj> {
                 bail!(ValueError, "{}", super::rescaling::NO_PARAMS);
             };
             let fast_p = field(p, "fast")?;
-            let (u, mut fast_st) =
-                call_update(interp, &fast2, u, &field(st, "fast_state")?, Some(&fast_p), &[])?;
+            let (u, mut fast_st) = call_update(
+                interp,
+                &fast2,
+                u,
+                &field(st, "fast_state")?,
+                Some(&fast_p),
+                &[],
+            )?;
             let steps = to_value(&field(st, "steps_since_sync")?)?;
             let last = jops::scalar((period - 1) as f64, DType::I32);
             let sync = jops::equal(&steps, &last)?;
@@ -214,9 +220,8 @@ fn measure_with_ema(a: &Args) -> Result<Obj> {
         },
         move |interp, u, st, p, extra| call_update(interp, &b2, u, st, p, extra),
     );
-    let measured = super::base::stateless(move |interp, u, _| {
-        interp.call(&m2, Args::new(vec![u.clone()]))
-    });
+    let measured =
+        super::base::stateless(move |interp, u, _| interp.call(&m2, Args::new(vec![u.clone()])));
     Ok(super::transforms::chain(vec![measured, averaged]))
 }
 
@@ -283,7 +288,11 @@ fn global_clip(leaves: &[Value], clip: &Value) -> Result<(Vec<Value>, Value)> {
     };
     let norms = jops::sqrt(&total)?;
     let m = jops::minimum(&jops::div(clip, &norms)?, &c(1.0))?;
-    let m = jops::select(&jops::not_equal(&m, &m)?, &jops::broadcast_to(&c(1.0), &m.shape())?, &m)?;
+    let m = jops::select(
+        &jops::not_equal(&m, &m)?,
+        &jops::broadcast_to(&c(1.0), &m.shape())?,
+        &m,
+    )?;
     let clipped = jops::convert(&jops::less(&m, &c(1.0))?, DType::I32)?;
     let count = jops::sum(&clipped, None, false)?;
     let sums = leaves
@@ -313,7 +322,10 @@ fn per_example_layer_norm_clip(interp: &mut Interp, a: Args) -> Result<Obj> {
     let uniform = flag(&a, Some(2), "uniform", true)?;
     let (leaves, def) = leaves_of(interp, &grads)?;
     check_batch(&leaves, f, interp, &grads)?;
-    let sizes: Vec<usize> = leaves.iter().map(|x| x.shape()[1..].iter().product()).collect();
+    let sizes: Vec<usize> = leaves
+        .iter()
+        .map(|x| x.shape()[1..].iter().product())
+        .collect();
     let total: usize = sizes.iter().sum();
     let mut sums = vec![];
     let mut counts = vec![];
@@ -340,7 +352,7 @@ fn per_example_layer_norm_clip(interp: &mut Interp, a: Args) -> Result<Obj> {
 pub(super) fn scale_by_stddev(
     decay: Hyper,
     eps: Hyper,
-    initial: f64,
+    initial: Hyper,
     eps_in_sqrt: bool,
     debias: bool,
 ) -> Obj {
@@ -360,23 +372,37 @@ pub(super) fn scale_by_stddev(
     transformation(
         move |interp, p| {
             let count = debias.then(zero_count);
-            Ok(make(count, zeros_tree(interp, p)?, full_tree(interp, p, initial)?))
+            Ok(make(
+                count,
+                zeros_tree(interp, p)?,
+                initial_tree(interp, p, &initial, "scale_by_stddev")?,
+            ))
         },
         move |interp, u, st, _, _| {
-            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| moment(x[0], x[1], &decay, 1))?;
-            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| moment(x[0], x[1], &decay, 2))?;
+            let mu = tree_map(interp, &[u, &field(st, "mu")?], |x| {
+                moment(x[0], x[1], &decay, 1)
+            })?;
+            let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
+                moment(x[0], x[1], &decay, 2)
+            })?;
             let count = match debias {
                 true => Some(safe_increment(&to_value(&field(st, "count")?)?)?),
                 false => None,
             };
             let out = tree_map(interp, &[&mu, &nu, u], |x| {
                 let (m, n) = match &count {
-                    Some(k) => (bias_correction(x[0], &decay, k)?, bias_correction(x[1], &decay, k)?),
+                    Some(k) => (
+                        bias_correction(x[0], &decay, k)?,
+                        bias_correction(x[1], &decay, k)?,
+                    ),
                     None => (x[0].clone(), x[1].clone()),
                 };
                 let var = jops::sub(&n, &jops::mul(&m, &m)?)?;
                 let s = if eps_in_sqrt {
-                    jops::unary(crate::array::UnaryOp::Rsqrt, &jops::add(&var, &eps.value())?)?
+                    jops::unary(
+                        crate::array::UnaryOp::Rsqrt,
+                        &jops::add(&var, &eps.value())?,
+                    )?
                 } else {
                     jops::div(&c(1.0), &jops::add(&jops::sqrt(&var)?, &eps.value())?)?
                 };
@@ -404,7 +430,7 @@ pub(super) fn register(b: &mut Builder) {
         Ok(scale_by_stddev(
             decay,
             eps,
-            init.num().unwrap_or(0.0),
+            init,
             flag(&a, Some(3), "eps_in_sqrt", true)?,
             flag(&a, Some(4), "bias_correction", false)?,
         ))
