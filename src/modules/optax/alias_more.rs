@@ -228,7 +228,10 @@ pub(super) fn register(b: &mut Builder) {
     });
     b.func("yogi", |_, a| {
         let h = moments(&a, 1, [0.9, 0.999, 1e-3, 0.0], "yogi")?;
-        Ok(chain(vec![scale_by_yogi(h, Hyper::Num(1e-6)), lr(&a, "yogi")?]))
+        Ok(chain(vec![
+            scale_by_yogi(h, Hyper::Num(1e-6)),
+            lr(&a, "yogi")?,
+        ]))
     });
     b.func("adan", |_, a| adan(&a));
     b.func("adadelta", |_, a| adadelta(&a));

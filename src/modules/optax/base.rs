@@ -37,14 +37,13 @@ pub(super) fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
 
 const FIELDS: &str = "__optax_fields__";
 
+/// A field of [`tuple_class`] and the function giving its default.
+pub(super) type Field = (&'static str, Option<fn() -> Obj>);
+
 /// A NamedTuple class a program constructs (`LookaheadParams(fast=...,
 /// slow=...)`): fields by position or name, with defaults, and the class
 /// attributes `extra` (a docstring, class methods).
-pub(super) fn tuple_class(
-    name: &str,
-    fields: &'static [(&'static str, Option<fn() -> Obj>)],
-    extra: Vec<(String, Obj)>,
-) -> Obj {
+pub(super) fn tuple_class(name: &str, fields: &'static [Field], extra: Vec<(String, Obj)>) -> Obj {
     let cls = name.to_string();
     let init = Obj::native(format!("{name}.__init__"), move |_, a| {
         let Some(Obj::Instance(this)) = a.pos.first() else {

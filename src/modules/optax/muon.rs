@@ -259,14 +259,7 @@ fn coeffs_array(o: &Obj, ns_steps: usize) -> Result<Value> {
                 .ok_or_else(|| err!(TypeError, "ns_coeffs must be numbers"))?;
             let shape = match other {
                 Obj::Tuple(t) if t.iter().all(|r| matches!(r, Obj::Tuple(_) | Obj::List(_))) => {
-                    vec![
-                        t.len(),
-                        if t.is_empty() {
-                            0
-                        } else {
-                            nums.len() / t.len()
-                        },
-                    ]
+                    vec![t.len(), nums.len().checked_div(t.len()).unwrap_or(0)]
                 }
                 Obj::List(l)
                     if l.borrow()
@@ -274,7 +267,7 @@ fn coeffs_array(o: &Obj, ns_steps: usize) -> Result<Value> {
                         .all(|r| matches!(r, Obj::Tuple(_) | Obj::List(_))) =>
                 {
                     let n = l.borrow().len();
-                    vec![n, if n == 0 { 0 } else { nums.len() / n }]
+                    vec![n, nums.len().checked_div(n).unwrap_or(0)]
                 }
                 _ => vec![nums.len()],
             };
