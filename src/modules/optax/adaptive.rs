@@ -14,10 +14,10 @@ use crate::{bail, ops as jops};
 
 use super::super::Builder;
 use super::base::{
-    field, flag, full_tree, hmul, safe_increment, state, transformation, tree_map, zero_count,
+    field, flag, hmul, initial_tree, safe_increment, state, transformation, tree_map, zero_count,
     zeros_tree, Hyper,
 };
-use super::transforms::{adam_moments, bias_correction, c, moment, moments_state};
+use super::transforms::{adam_moments, bias_correction, c, moment, moments_state, AdamHyper};
 
 /// The updated count of a state's `count` field.
 fn next_count(st: &Obj, name: &str) -> Result<Value> {
@@ -50,37 +50,9 @@ pub(super) fn scale_by_adamax(b1: Hyper, b2: Hyper, eps: Hyper) -> Obj {
     )
 }
 
-/// The hyperparameters `b1, b2, eps, eps_root` of an Adam-like estimator.
-#[derive(Clone)]
-pub(super) struct Moments {
-    b1: Hyper,
-    b2: Hyper,
-    eps: Hyper,
-    eps_root: Hyper,
-}
-
-impl Moments {
-    /// From positions `first..first + 4` of `a`, with optax's defaults.
-    fn parse(a: &Args, first: usize, d: [f64; 4], func: &str) -> Result<Moments> {
-        let h = |i: usize, n: &str| Hyper::arg(a, Some(first + i), n, Some(d[i]), func);
-        Ok(Moments {
-            b1: h(0, "b1")?,
-            b2: h(1, "b2")?,
-            eps: h(2, "eps")?,
-            eps_root: h(3, "eps_root")?,
-        })
-    }
-
-    /// `m / (sqrt(v + eps_root) + eps)`.
-    fn ratio(&self, m: &Value, v: &Value) -> Result<Value> {
-        let root = jops::sqrt(&jops::add(v, &self.eps_root.value())?)?;
-        jops::div(m, &jops::add(&root, &self.eps.value())?)
-    }
-}
-
 /// `scale_by_amsgrad`: Adam whose denominator uses the running maximum of
 /// the (bias-corrected) second moment.
-pub(super) fn scale_by_amsgrad(h: Moments, correct_mu: bool, correct_nu: bool) -> Obj {
+pub(super) fn scale_by_amsgrad(h: AdamHyper, correct_mu: bool, correct_nu: bool) -> Obj {
     transformation(
         |interp, p| {
             Ok(state(
@@ -158,7 +130,7 @@ fn radam_r(ro_inf: &Hyper, ro: &Value) -> Result<Value> {
 
 /// `scale_by_radam`: Adam, rectified once the variance estimate is
 /// trustworthy (`ro >= threshold`), plain momentum before.
-pub(super) fn scale_by_radam(h: Moments, threshold: Hyper, nesterov: bool) -> Obj {
+pub(super) fn scale_by_radam(h: AdamHyper, threshold: Hyper, nesterov: bool) -> Obj {
     transformation(
         |interp, p| moments_state("ScaleByAdamState", interp, p),
         move |interp, u, st, _, _| {
@@ -191,15 +163,15 @@ pub(super) fn scale_by_radam(h: Moments, threshold: Hyper, nesterov: bool) -> Ob
 
 /// `scale_by_yogi`: Adam whose second moment moves additively, by the
 /// sign of its distance to `g**2`.
-pub(super) fn scale_by_yogi(h: Moments, initial: f64) -> Obj {
+pub(super) fn scale_by_yogi(h: AdamHyper, initial: Hyper) -> Obj {
     transformation(
         move |interp, p| {
             Ok(state(
                 "ScaleByAdamState",
                 vec![
                     ("count", zero_count()),
-                    ("mu", full_tree(interp, p, initial)?),
-                    ("nu", full_tree(interp, p, initial)?),
+                    ("mu", initial_tree(interp, p, &initial, "scale_by_yogi")?),
+                    ("nu", initial_tree(interp, p, &initial, "scale_by_yogi")?),
                 ],
             ))
         },
@@ -229,7 +201,7 @@ pub(super) fn scale_by_yogi(h: Moments, initial: f64) -> Obj {
 
 /// `scale_by_adan`: moments of the gradient, of its change since the last
 /// step, and of their combination's square.
-pub(super) fn scale_by_adan(h: Moments, b3: Hyper) -> Obj {
+pub(super) fn scale_by_adan(h: AdamHyper, b3: Hyper) -> Obj {
     transformation(
         |interp, p| {
             let z = |i: &mut crate::python::interp::Interp| zeros_tree(i, p);
@@ -321,7 +293,7 @@ fn sq_norm(g: &Value) -> Result<Value> {
 
 /// `scale_by_novograd`: a per-layer second moment of the gradient's norm;
 /// the first step initialises both moments instead of averaging.
-pub(super) fn scale_by_novograd(h: Moments, wd: Hyper) -> Obj {
+pub(super) fn scale_by_novograd(h: AdamHyper, wd: Hyper) -> Obj {
     transformation(
         |interp, p| {
             let nu = tree_map(interp, &[p], |x| Ok(jops::scalar(0.0, x[0].dtype())))?;
@@ -377,7 +349,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("scale_by_amsgrad", |_, a| {
         let f = "scale_by_amsgrad";
         super::alias::refuse(&a, Some(4), "mu_dtype", f)?;
-        let h = Moments::parse(&a, 0, [0.9, 0.999, 1e-8, 0.0], f)?;
+        let h = AdamHyper::with_defaults(&a, 0, [0.9, 0.999, 1e-8, 0.0], f)?;
         let mu = flag(&a, Some(5), "bias_correction_mu", true)?;
         Ok(scale_by_amsgrad(
             h,
@@ -387,24 +359,25 @@ pub(super) fn register(b: &mut Builder) {
     });
     b.func("scale_by_radam", |_, a| {
         let f = "scale_by_radam";
-        let h = Moments::parse(&a, 0, [0.9, 0.999, 1e-8, 0.0], f)?;
+        let h = AdamHyper::with_defaults(&a, 0, [0.9, 0.999, 1e-8, 0.0], f)?;
         let th = Hyper::arg(&a, Some(4), "threshold", Some(5.0), f)?;
         Ok(scale_by_radam(h, th, flag(&a, None, "nesterov", false)?))
     });
     b.func("scale_by_yogi", |_, a| {
         let f = "scale_by_yogi";
-        let h = Moments::parse(&a, 0, [0.9, 0.999, 1e-3, 0.0], f)?;
+        let h = AdamHyper::with_defaults(&a, 0, [0.9, 0.999, 1e-3, 0.0], f)?;
         let init = Hyper::arg(&a, Some(4), "initial_accumulator_value", Some(1e-6), f)?;
-        Ok(scale_by_yogi(h, init.num().unwrap_or(1e-6)))
+        Ok(scale_by_yogi(h, init))
     });
     b.func("scale_by_adan", |_, a| {
         let f = "scale_by_adan";
         let h = |i, n, d| Hyper::arg(&a, Some(i), n, Some(d), f);
-        let m = Moments {
+        let m = AdamHyper {
             b1: h(0, "b1", 0.98)?,
             b2: h(1, "b2", 0.92)?,
             eps: h(3, "eps", 1e-8)?,
             eps_root: h(4, "eps_root", 0.0)?,
+            nesterov: false,
         };
         Ok(scale_by_adan(m, h(2, "b3", 0.99)?))
     });
@@ -419,13 +392,14 @@ pub(super) fn register(b: &mut Builder) {
     b.func("scale_by_novograd", |_, a| {
         let f = "scale_by_novograd";
         super::alias::refuse(&a, Some(5), "mu_dtype", f)?;
-        let h = Moments::parse(&a, 0, [0.9, 0.25, 1e-8, 0.0], f)?;
+        let h = AdamHyper::with_defaults(&a, 0, [0.9, 0.25, 1e-8, 0.0], f)?;
         let wd = Hyper::arg(&a, Some(4), "weight_decay", Some(0.0), f)?;
         Ok(scale_by_novograd(h, wd))
     });
 }
 
-/// `Moments` from explicit values, for the optimizers built on them.
-pub(super) fn moments(a: &Args, first: usize, d: [f64; 4], func: &str) -> Result<Moments> {
-    Moments::parse(a, first, d, func)
+/// The hyperparameters from explicit defaults, for the optimizers built on
+/// these estimators.
+pub(super) fn moments(a: &Args, first: usize, d: [f64; 4], func: &str) -> Result<AdamHyper> {
+    AdamHyper::with_defaults(a, first, d, func)
 }

@@ -110,6 +110,284 @@ pub(super) const SIGNATURES: &[(&str, &[(&str, Param)])] = &[
     ("clip_by_global_norm", &[("max_norm", Required)]),
     ("clip", &[("max_delta", Required)]),
     ("scale", &[("step_size", Required)]),
+    (
+        "scale_by_adam",
+        &[
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("mu_dtype", Null),
+            ("nesterov", Flag(false)),
+        ],
+    ),
+    (
+        "scale_by_belief",
+        &[
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-16)),
+            ("eps_root", Num(1e-16)),
+            ("nesterov", Flag(false)),
+        ],
+    ),
+    (
+        "scale_by_rms",
+        &[
+            ("decay", Num(0.9)),
+            ("eps", Num(1e-8)),
+            ("initial_scale", Num(0.0)),
+            ("eps_in_sqrt", Flag(true)),
+            ("bias_correction", Flag(false)),
+        ],
+    ),
+    (
+        "scale_by_rss",
+        &[("initial_accumulator_value", Num(0.1)), ("eps", Num(1e-7))],
+    ),
+    (
+        "trace",
+        &[
+            ("decay", Required),
+            ("nesterov", Flag(false)),
+            ("accumulator_dtype", Null),
+        ],
+    ),
+    (
+        "ema",
+        &[
+            ("decay", Required),
+            ("debias", Flag(true)),
+            ("accumulator_dtype", Null),
+        ],
+    ),
+    (
+        "add_decayed_weights",
+        &[("weight_decay", Num(0.0)), ("mask", Null)],
+    ),
+    (
+        "scale_by_amsgrad",
+        &[
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("mu_dtype", Null),
+            ("bias_correction_mu", Flag(true)),
+            ("bias_correction_nu", Flag(true)),
+        ],
+    ),
+    (
+        "scale_by_radam",
+        &[
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("threshold", Num(5.0)),
+            ("nesterov", Flag(false)),
+        ],
+    ),
+    (
+        "scale_by_yogi",
+        &[
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(0.001)),
+            ("eps_root", Num(0.0)),
+            ("initial_accumulator_value", Num(1e-6)),
+        ],
+    ),
+    (
+        "scale_by_adamax",
+        &[("b1", Num(0.9)), ("b2", Num(0.999)), ("eps", Num(1e-8))],
+    ),
+    (
+        "scale_by_novograd",
+        &[
+            ("b1", Num(0.9)),
+            ("b2", Num(0.25)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("weight_decay", Num(0.0)),
+            ("mu_dtype", Null),
+        ],
+    ),
+    (
+        "scale_by_adadelta",
+        &[("rho", Num(0.9)), ("eps", Num(1e-6))],
+    ),
+    (
+        "scale_by_adan",
+        &[
+            ("b1", Num(0.98)),
+            ("b2", Num(0.92)),
+            ("b3", Num(0.99)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+        ],
+    ),
+    (
+        "scale_by_trust_ratio",
+        &[
+            ("min_norm", Num(0.0)),
+            ("trust_coefficient", Num(1.0)),
+            ("eps", Num(0.0)),
+        ],
+    ),
+    (
+        "scale_by_stddev",
+        &[
+            ("decay", Num(0.9)),
+            ("eps", Num(1e-8)),
+            ("initial_scale", Num(0.0)),
+            ("eps_in_sqrt", Flag(true)),
+            ("bias_correction", Flag(false)),
+        ],
+    ),
+    ("scale_by_param_block_rms", &[("min_scale", Num(0.001))]),
+    ("scale_by_param_block_norm", &[("min_scale", Num(0.001))]),
+    ("clip_by_block_rms", &[("threshold", Required)]),
+    (
+        "nadam",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("mu_dtype", Null),
+            ("nesterov", Flag(true)),
+        ],
+    ),
+    (
+        "nadamw",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("mu_dtype", Null),
+            ("weight_decay", Num(0.0001)),
+            ("mask", Null),
+            ("nesterov", Flag(true)),
+        ],
+    ),
+    (
+        "adamax",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+        ],
+    ),
+    (
+        "adamaxw",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("weight_decay", Num(0.0001)),
+            ("mask", Null),
+        ],
+    ),
+    (
+        "amsgrad",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("mu_dtype", Null),
+            ("bias_correction_mu", Flag(true)),
+            ("bias_correction_nu", Flag(true)),
+        ],
+    ),
+    (
+        "radam",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(0.0)),
+            ("threshold", Num(5.0)),
+            ("nesterov", Flag(false)),
+        ],
+    ),
+    (
+        "yogi",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(0.001)),
+        ],
+    ),
+    (
+        "adan",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.98)),
+            ("b2", Num(0.92)),
+            ("b3", Num(0.99)),
+            ("eps", Num(1e-8)),
+            ("eps_root", Num(1e-8)),
+            ("weight_decay", Num(0.0)),
+            ("mask", Null),
+        ],
+    ),
+    (
+        "adadelta",
+        &[
+            ("learning_rate", Null),
+            ("rho", Num(0.9)),
+            ("eps", Num(1e-6)),
+            ("weight_decay", Num(0.0)),
+            ("weight_decay_mask", Null),
+        ],
+    ),
+    (
+        "novograd",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.25)),
+            ("eps", Num(1e-6)),
+            ("eps_root", Num(0.0)),
+            ("weight_decay", Num(0.0)),
+        ],
+    ),
+    (
+        "lamb",
+        &[
+            ("learning_rate", Required),
+            ("b1", Num(0.9)),
+            ("b2", Num(0.999)),
+            ("eps", Num(1e-6)),
+            ("eps_root", Num(0.0)),
+            ("weight_decay", Num(0.0)),
+            ("mask", Null),
+        ],
+    ),
+    (
+        "fromage",
+        &[("learning_rate", Required), ("min_norm", Num(1e-6))],
+    ),
+    ("sign_sgd", &[("learning_rate", Required)]),
+    (
+        "signum",
+        &[
+            ("learning_rate", Required),
+            ("beta", Num(0.9)),
+            ("accumulator_dtype", Null),
+        ],
+    ),
+    ("scale_by_sign", &[]),
 ];
 
 /// Fails as not supported when the argument `name` is given and not None
@@ -160,21 +438,24 @@ fn adam(a: &Args, func: &str, weight_decay: Option<f64>) -> Result<Obj> {
 
 fn rmsprop(a: &Args) -> Result<Obj> {
     let f = "rmsprop";
-    if flag(a, Some(5), "centered", false)? || flag(a, Some(8), "bias_correction", false)? {
+    let centered = flag(a, Some(5), "centered", false)?;
+    let debias = flag(a, Some(8), "bias_correction", false)?;
+    if debias && !centered {
         bail!(
             NotImplementedError,
-            "not supported by shardlab yet: optax.rmsprop with centered or bias_correction"
+            "not supported by shardlab yet: optax.rmsprop with bias_correction"
         );
     }
     let decay = Hyper::arg(a, Some(1), "decay", Some(0.9), f)?;
     let eps = Hyper::arg(a, Some(2), "eps", Some(1e-8), f)?;
-    let init = Hyper::arg(a, Some(3), "initial_scale", Some(0.0), f)?
-        .num()
-        .unwrap_or(0.0);
-    let mut txs = vec![
-        scale_by_rms(decay, eps, init, flag(a, Some(4), "eps_in_sqrt", true)?),
-        lr(a, f)?,
-    ];
+    let init = Hyper::arg(a, Some(3), "initial_scale", Some(0.0), f)?;
+    let eps_in_sqrt = flag(a, Some(4), "eps_in_sqrt", true)?;
+    let scaling = if centered {
+        super::wrappers_more::scale_by_stddev(decay, eps, init, eps_in_sqrt, debias)
+    } else {
+        scale_by_rms(decay, eps, init, eps_in_sqrt)
+    };
+    let mut txs = vec![scaling, lr(a, f)?];
     txs.push(match a.opt(Some(6), "momentum") {
         Some(_) => trace(
             Hyper::arg(a, Some(6), "momentum", None, f)?,
@@ -211,10 +492,7 @@ pub(super) fn register(b: &mut Builder) {
             "adagrad",
         )?;
         let eps = Hyper::arg(&a, Some(2), "eps", Some(1e-7), "adagrad")?;
-        Ok(chain(vec![
-            scale_by_rss(init.num().unwrap_or(0.1), eps),
-            lr(&a, "adagrad")?,
-        ]))
+        Ok(chain(vec![scale_by_rss(init, eps), lr(&a, "adagrad")?]))
     });
     b.func("lion", |_, a| {
         let f = "lion";

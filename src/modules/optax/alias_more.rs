@@ -2,7 +2,7 @@
 //! transformations optax builds it from: `adamax`, `adamaxw`, `amsgrad`,
 //! `radam`, `yogi`, `adan`, `adadelta`, `novograd`, `sign_sgd`, `signum`,
 //! `rprop`, `sm3`, `noisy_sgd`, `polyak_sgd`, `optimistic_gradient_descent`,
-//! `optimistic_adam_v2`, `fromage`, `lars` and `adafactor`.
+//! `optimistic_adam_v2`, `fromage` and `lars`.
 
 use crate::bail;
 use crate::error::Result;
@@ -130,7 +130,7 @@ fn fromage(a: &Args) -> Result<Obj> {
     let mult = 1.0 / (1.0 + rate.powi(2)).powf(0.5);
     Ok(chain(vec![
         scale_by_trust_ratio(
-            min_norm.num().unwrap_or(1e-6),
+            min_norm.fixed("min_norm", f)?,
             Hyper::Num(1.0),
             Hyper::Num(0.0),
         ),
@@ -228,7 +228,10 @@ pub(super) fn register(b: &mut Builder) {
     });
     b.func("yogi", |_, a| {
         let h = moments(&a, 1, [0.9, 0.999, 1e-3, 0.0], "yogi")?;
-        Ok(chain(vec![scale_by_yogi(h, 1e-6), lr(&a, "yogi")?]))
+        Ok(chain(vec![
+            scale_by_yogi(h, Hyper::Num(1e-6)),
+            lr(&a, "yogi")?,
+        ]))
     });
     b.func("adan", |_, a| adan(&a));
     b.func("adadelta", |_, a| adadelta(&a));

@@ -37,6 +37,45 @@ pub(super) fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
 
 const FIELDS: &str = "__optax_fields__";
 
+/// A field of [`tuple_class`] and the function giving its default.
+pub(super) type Field = (&'static str, Option<fn() -> Obj>);
+
+/// A NamedTuple class a program constructs (`LookaheadParams(fast=...,
+/// slow=...)`): fields by position or name, with defaults, and the class
+/// attributes `extra` (a docstring, class methods).
+pub(super) fn tuple_class(name: &str, fields: &'static [Field], extra: Vec<(String, Obj)>) -> Obj {
+    let cls = name.to_string();
+    let init = Obj::native(format!("{name}.__init__"), move |_, a| {
+        let Some(Obj::Instance(this)) = a.pos.first() else {
+            bail!(TypeError, "{cls}.__init__ needs an instance");
+        };
+        for (i, (f, default)) in fields.iter().enumerate() {
+            let given = a.pos.get(i + 1).cloned();
+            let v = given
+                .or_else(|| a.kw.iter().find(|(k, _)| k == f).map(|(_, v)| v.clone()))
+                .or_else(|| default.map(|d| d()));
+            let Some(v) = v else {
+                bail!(
+                    TypeError,
+                    "{cls}.__new__() missing 1 required positional argument: '{f}'"
+                );
+            };
+            this.set(f, v);
+        }
+        Ok(Obj::None)
+    });
+    let names: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
+    let base = state_class(name, &names);
+    let mut class = Class::new(name, vec![], vec![("__init__".into(), init)]);
+    {
+        let mut attrs = class.attrs.borrow_mut();
+        attrs.extend(base.attrs.borrow().clone());
+        attrs.extend(extra);
+    }
+    class.native = base.native.clone();
+    Obj::Class(Rc::new(class))
+}
+
 /// What optax's NamedTuple states are: pytree nodes over their fields that
 /// print as NamedTuples and index like tuples.
 struct NamedTuple;
@@ -283,6 +322,20 @@ impl Hyper {
         self.map(|v| -v, jops::neg)
     }
 
+    /// The value of a hyperparameter shardlab needs as a number (an
+    /// initial value, a size): a Python number or a concrete scalar array
+    /// (as `inject_hyperparams` passes them); a traced one is refused.
+    pub(super) fn fixed(&self, name: &str, func: &str) -> Result<f64> {
+        match self {
+            Hyper::Num(v) => Ok(*v),
+            Hyper::Arr(Value::Concrete(a)) if a.size() == 1 => Ok(a.get_f64(0)),
+            Hyper::Arr(_) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: optax.{func} with a traced {name}"
+            ),
+        }
+    }
+
     /// The number, when the hyperparameter is a Python number.
     pub(super) fn num(&self) -> Option<f64> {
         match self {
@@ -399,6 +452,18 @@ pub(super) fn tree_map(
 /// Zeros shaped like every leaf of `params`.
 pub(super) fn zeros_tree(interp: &mut Interp, params: &Obj) -> Result<Obj> {
     full_tree(interp, params, 0.0)
+}
+
+/// An initial value `h` (read only when the state is made, so that under
+/// `inject_hyperparams` a traced value in the update does not matter) in
+/// the shape and dtype of every leaf of `params`.
+pub(super) fn initial_tree(
+    interp: &mut Interp,
+    params: &Obj,
+    h: &Hyper,
+    func: &str,
+) -> Result<Obj> {
+    full_tree(interp, params, h.fixed("initial value", func)?)
 }
 
 /// `v` in the shape and dtype of every leaf of `params`. Optax fills its

@@ -1,6 +1,7 @@
 //! `optax.contrib`: `normalize`, `sam` (sharpness-aware minimisation, in
 //! its transparent and opaque modes), `ademamix` and
-//! `simplified_ademamix` with their `scale_by_*` transformations. The
+//! `simplified_ademamix` with their `scale_by_*` transformations, and `muon`
+//! (in [`super::muon`]). The
 //! module's other names are refused by name.
 
 use crate::error::Result;
@@ -376,7 +377,6 @@ const MISSING: &[&str] = &[
     "MechanicState",
     "MomoAdamState",
     "MomoState",
-    "MuonDimensionNumbers",
     "MuonState",
     "ProdigyState",
     "ReduceLROnPlateauState",
@@ -397,7 +397,6 @@ const MISSING: &[&str] = &[
     "mechanize",
     "momo",
     "momo_adam",
-    "muon",
     "prodigy",
     "reduce_on_plateau",
     "scale_by_acprop",
@@ -405,7 +404,6 @@ const MISSING: &[&str] = &[
     "scale_by_cocob",
     "scale_by_galore",
     "scale_by_madgrad",
-    "scale_by_muon",
     "schedule_free",
     "schedule_free_adamw",
     "schedule_free_eval_params",
@@ -435,6 +433,7 @@ pub(super) fn module() -> Obj {
     b.func("simplified_ademamix", |_, a| {
         ademamix_alias(&a, true, "simplified_ademamix")
     });
+    super::muon::register(&mut b);
     for name in MISSING {
         let full = format!("optax.contrib.{name}");
         b.attr(

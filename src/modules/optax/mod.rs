@@ -12,12 +12,16 @@
 //! - [`transforms`]: the transformations and `chain`.
 //! - [`alias`], [`alias_more`]: the optimizers (`sgd`, `adam`, ...).
 //! - [`adaptive`]: the moment estimators beyond Adam (`scale_by_adamax`, ...).
+//! - [`factorized`]: `scale_by_factored_rms` and `adafactor`.
 //! - [`rescaling`]: sign, block and history rescalings, `ema`, `add_noise`.
 //! - [`wrappers`]: `inject_hyperparams`, `MultiSteps`, `flatten`, `masked`
 //!   and `partition`.
+//! - [`wrappers_more`]: `lookahead`, `monitor`, the per-example clips and
+//!   `scale_by_stddev`.
 //! - [`lbfgs`]: `scale_by_lbfgs`, `lbfgs` and the backtracking line search.
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
+//! - [`muon`]: `optax.contrib.muon` and `scale_by_muon`.
 //! - [`contrib`]: `optax.contrib` (`sam`, `ademamix`, ...).
 //! - [`schedules`], [`schedules_more`], [`losses`], [`tree`].
 
@@ -26,8 +30,10 @@ mod alias;
 mod alias_more;
 pub(crate) mod base;
 mod contrib;
+mod factorized;
 mod lbfgs;
 mod losses;
+mod muon;
 mod perturbations;
 mod rescaling;
 mod schedules;
@@ -35,6 +41,7 @@ mod schedules_more;
 mod transforms;
 mod tree;
 mod wrappers;
+mod wrappers_more;
 mod zoom;
 
 use crate::error::Result;
@@ -49,10 +56,12 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     alias::register(&mut b);
     alias_more::register(&mut b);
     adaptive::register(&mut b);
+    factorized::register(&mut b);
     rescaling::register(&mut b);
     transforms::register(&mut b);
     wrappers::register(&mut b);
     wrappers::register_masking(&mut b);
+    wrappers_more::register(&mut b);
     lbfgs::register(&mut b);
     schedules::register(&mut b);
     losses::register(&mut b);

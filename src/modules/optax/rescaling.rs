@@ -22,7 +22,7 @@ use super::base::{
 use super::transforms::{bias_correction, c, moment, safe_norm};
 use super::tree::{call_jax, random_like_with};
 
-const NO_PARAMS: &str = "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`.";
+pub(super) const NO_PARAMS: &str = "You are using a transformation that requires the current value of parameters, but you are not passing `params` when calling `update`.";
 
 /// `scale_by_sign()`: the sign of every update.
 pub(super) fn scale_by_sign() -> Obj {
@@ -479,7 +479,10 @@ pub(super) fn register(b: &mut Builder) {
             Some(1e-3),
             "scale_by_param_block_norm",
         )?;
-        Ok(scale_by_param_block(m.num().unwrap_or(1e-3), false))
+        Ok(scale_by_param_block(
+            m.fixed("min_scale", "scale_by_param_block_norm")?,
+            false,
+        ))
     });
     b.func("scale_by_param_block_rms", |_, a| {
         let m = Hyper::arg(
@@ -489,7 +492,10 @@ pub(super) fn register(b: &mut Builder) {
             Some(1e-3),
             "scale_by_param_block_rms",
         )?;
-        Ok(scale_by_param_block(m.num().unwrap_or(1e-3), true))
+        Ok(scale_by_param_block(
+            m.fixed("min_scale", "scale_by_param_block_rms")?,
+            true,
+        ))
     });
     b.func("clip_by_block_rms", |_, a| {
         Ok(clip_by_block_rms(Hyper::arg(

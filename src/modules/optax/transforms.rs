@@ -16,7 +16,7 @@ use crate::{bail, ops as jops};
 
 use super::super::Builder;
 use super::base::{
-    call_init, call_update, empty, field, flag, full_tree, global_norm, hmul, leaves_of,
+    call_init, call_update, empty, field, flag, global_norm, hmul, initial_tree, leaves_of,
     safe_increment, schedule_at, state, stateless, transformation, tree_map, wrap, zero_count,
     zeros_tree, Hyper, Rate,
 };
@@ -102,6 +102,12 @@ pub(super) fn add_decayed_weights(wd: Hyper) -> Obj {
 
 /// `(1 - decay) * g**order + decay * t`.
 pub(super) fn moment(g: &Value, t: &Value, decay: &Hyper, order: i32) -> Result<Value> {
+    // A boolean measure (under `measure_with_ema`) meets the Python-number
+    // decay as JAX promotes them: to a weakly typed float.
+    if let (DType::Bool, Some(d)) = (g.dtype(), decay.num()) {
+        let weak = |v: f64| crate::python::array::weak_scalar(v, DType::F32);
+        return jops::add(&jops::mul(&weak(1.0 - d), g)?, &jops::mul(&weak(d), t)?);
+    }
     let gp = if order == 1 {
         g.clone()
     } else {
@@ -117,7 +123,8 @@ pub(super) fn bias_correction(t: &Value, decay: &Hyper, count: &Value) -> Result
     jops::div(t, &bc)
 }
 
-/// The hyperparameters of `scale_by_adam` and `scale_by_belief`.
+/// The hyperparameters of `scale_by_adam`, `scale_by_belief` and the
+/// Adam-like estimators of [`super::adaptive`].
 #[derive(Clone)]
 pub(super) struct AdamHyper {
     pub b1: Hyper,
@@ -143,6 +150,33 @@ impl AdamHyper {
             eps_root: Hyper::arg(a, Some(first + 3), "eps_root", Some(eps_root), func)?,
             nesterov: flag(a, None, "nesterov", false)?,
         })
+    }
+}
+
+impl AdamHyper {
+    /// From positions `first..first + 4` of `a` (`b1, b2, eps, eps_root`)
+    /// with the given defaults, without Nesterov's look-ahead (the
+    /// estimators beyond Adam).
+    pub(super) fn with_defaults(
+        a: &Args,
+        first: usize,
+        d: [f64; 4],
+        func: &str,
+    ) -> Result<AdamHyper> {
+        let h = |i: usize, n: &str| Hyper::arg(a, Some(first + i), n, Some(d[i]), func);
+        Ok(AdamHyper {
+            b1: h(0, "b1")?,
+            b2: h(1, "b2")?,
+            eps: h(2, "eps")?,
+            eps_root: h(3, "eps_root")?,
+            nesterov: false,
+        })
+    }
+
+    /// `m / (sqrt(v + eps_root) + eps)`.
+    pub(super) fn ratio(&self, m: &Value, v: &Value) -> Result<Value> {
+        let root = jops::sqrt(&jops::add(v, &self.eps_root.value())?)?;
+        jops::div(m, &jops::add(&root, &self.eps.value())?)
     }
 }
 
@@ -196,9 +230,7 @@ pub(super) fn scale_by_adam(h: AdamHyper) -> Obj {
             let count = safe_increment(&to_value(&field(st, "count")?)?)?;
             let out = tree_map(interp, &[&mu, &nu, u], |x| {
                 let m = mu_hat(&h, x[0], x[2], &count)?;
-                let v = bias_correction(x[1], &h.b2, &count)?;
-                let root = jops::sqrt(&jops::add(&v, &h.eps_root.value())?)?;
-                jops::div(&m, &jops::add(&root, &h.eps.value())?)
+                h.ratio(&m, &bias_correction(x[1], &h.b2, &count)?)
             })?;
             let st = state(
                 "ScaleByAdamState",
@@ -239,12 +271,12 @@ pub(super) fn scale_by_belief(h: AdamHyper) -> Obj {
 
 /// `scale_by_rms(decay, eps, initial_scale, eps_in_sqrt)`: `g` over the
 /// root of the moving average of `g**2`.
-pub(super) fn scale_by_rms(decay: Hyper, eps: Hyper, initial: f64, eps_in_sqrt: bool) -> Obj {
+pub(super) fn scale_by_rms(decay: Hyper, eps: Hyper, initial: Hyper, eps_in_sqrt: bool) -> Obj {
     transformation(
         move |interp, p| {
             Ok(state(
                 "ScaleByRmsState",
-                vec![("nu", full_tree(interp, p, initial)?)],
+                vec![("nu", initial_tree(interp, p, &initial, "scale_by_rms")?)],
             ))
         },
         move |interp, u, st, _, _| {
@@ -269,10 +301,10 @@ pub(super) fn scale_by_rms(decay: Hyper, eps: Hyper, initial: f64, eps_in_sqrt: 
 
 /// `scale_by_rss(initial_accumulator_value, eps)` (Adagrad): `g` over the
 /// root of the running sum of `g**2`.
-pub(super) fn scale_by_rss(initial: f64, eps: Hyper) -> Obj {
+pub(super) fn scale_by_rss(initial: Hyper, eps: Hyper) -> Obj {
     transformation(
         move |interp, p| {
-            let s = full_tree(interp, p, initial)?;
+            let s = initial_tree(interp, p, &initial, "scale_by_rss")?;
             Ok(state("ScaleByRssState", vec![("sum_of_squares", s)]))
         },
         move |interp, u, st, _, _| {
@@ -465,7 +497,12 @@ pub(super) fn register(b: &mut Builder) {
             Some(0.0),
             "add_decayed_weights",
         )?;
-        Ok(add_decayed_weights(wd))
+        Ok(match a.opt(Some(1), "mask") {
+            Some(m) if !matches!(m, Obj::None) => {
+                super::wrappers::masked(add_decayed_weights(wd), m)
+            }
+            _ => add_decayed_weights(wd),
+        })
     });
     b.func("scale_by_adam", |_, a| {
         Ok(scale_by_adam(AdamHyper::parse(
@@ -499,7 +536,7 @@ pub(super) fn register(b: &mut Builder) {
         Ok(scale_by_rms(
             decay,
             eps,
-            init.num().unwrap_or(0.0),
+            init,
             flag(&a, Some(3), "eps_in_sqrt", true)?,
         ))
     });
@@ -509,7 +546,7 @@ pub(super) fn register(b: &mut Builder) {
         let coef = Hyper::arg(&a, Some(1), "trust_coefficient", Some(1.0), f)?;
         let eps = Hyper::arg(&a, Some(2), "eps", Some(0.0), f)?;
         Ok(scale_by_trust_ratio(
-            min_norm.num().unwrap_or(0.0),
+            min_norm.fixed("min_norm", f)?,
             coef,
             eps,
         ))
@@ -523,7 +560,7 @@ pub(super) fn register(b: &mut Builder) {
             "scale_by_rss",
         )?;
         let eps = Hyper::arg(&a, Some(1), "eps", Some(1e-7), "scale_by_rss")?;
-        Ok(scale_by_rss(init.num().unwrap_or(0.1), eps))
+        Ok(scale_by_rss(init, eps))
     });
     b.func("scale_by_lion", |_, a| {
         let b1 = Hyper::arg(&a, Some(0), "b1", Some(0.9), "scale_by_lion")?;
