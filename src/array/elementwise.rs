@@ -531,33 +531,7 @@ impl Array {
         if matches!(op, Div | Atan2) {
             dtype = DType::F32;
         }
-        if dtype == DType::Bool && matches!(op, Sub) {
-            bail!(
-                TypeError,
-                "subtract: the numpy boolean subtract, the `-` operator, is not supported on two bool arrays (shapes {} and {}); use logical_xor",
-                fmt_shape(self.shape()),
-                fmt_shape(other.shape())
-            );
-        }
-        if op.is_shift() && !dtype.is_int() {
-            bail!(
-                TypeError,
-                "{} is only defined for integer types, got {} operands of shapes {} and {}",
-                op.name(),
-                dtype.name(),
-                fmt_shape(self.shape()),
-                fmt_shape(other.shape())
-            );
-        }
-        if dtype == DType::F32 && matches!(op, And | Or | Xor) {
-            bail!(
-                TypeError,
-                "{} is only defined for integer and boolean types, got float32 operands of shapes {} and {}",
-                op.name(),
-                fmt_shape(self.shape()),
-                fmt_shape(other.shape())
-            );
-        }
+        check_binary(op, dtype, self.shape(), other.shape())?;
         // Bool arithmetic runs on 0/1 integers.
         let compute =
             if dtype == DType::Bool && !matches!(op, And | Or | Xor) && !op.is_comparison() {
@@ -578,71 +552,7 @@ impl Array {
                 op = Mul;
             }
         }
-        let (sa, sb) = (a.shape(), b.shape());
-        let buffer = match (a.buffer(), b.buffer()) {
-            (Buffer::F32(x), Buffer::F32(y)) => {
-                if op.is_comparison() {
-                    Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| {
-                        compare(op, p, q)
-                    }))
-                } else {
-                    let f: fn(f32, f32) -> f32 = match op {
-                        Add => |p, q| p + q,
-                        Sub => |p, q| p - q,
-                        Mul => |p, q| p * q,
-                        Div => |p, q| p / q,
-                        FloorDiv => floor_div_f32,
-                        Rem => rem_f32,
-                        Pow => xla_math::pow,
-                        Max => max_f32,
-                        Min => min_f32,
-                        Atan2 => xla_math::atan2,
-                        _ => unreachable!("handled above"),
-                    };
-                    Buffer::F32(float_binary(op, x, sa, y, sb, &shape, f))
-                }
-            }
-            (Buffer::I32(x), Buffer::I32(y)) => {
-                if op.is_comparison() {
-                    Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| {
-                        compare(op, p, q)
-                    }))
-                } else {
-                    let f: fn(i32, i32) -> i32 = match op {
-                        Add => i32::wrapping_add,
-                        Sub => i32::wrapping_sub,
-                        Mul => i32::wrapping_mul,
-                        FloorDiv => floor_div_i32,
-                        Rem => rem_i32,
-                        Pow => pow_i32,
-                        Max => |p, q| p.max(q),
-                        Min => |p, q| p.min(q),
-                        And => |p, q| p & q,
-                        Or => |p, q| p | q,
-                        Xor => |p, q| p ^ q,
-                        ShiftLeft => |p, q| shift_u32(ShiftLeft, p as u32, q as u32) as i32,
-                        ShiftRightLogical => {
-                            |p, q| shift_u32(ShiftRightLogical, p as u32, q as u32) as i32
-                        }
-                        ShiftRightArithmetic => {
-                            |p, q| shift_u32(ShiftRightArithmetic, p as u32, q as u32) as i32
-                        }
-                        _ => unreachable!("float-valued operations compute in f32"),
-                    };
-                    Buffer::I32(zip_broadcast(x, sa, y, sb, &shape, f))
-                }
-            }
-            (Buffer::U32(x), Buffer::U32(y)) => u32_binary(op, x, sa, y, sb, &shape),
-            (Buffer::Bool(x), Buffer::Bool(y)) => {
-                Buffer::Bool(zip_broadcast(x, sa, y, sb, &shape, |p, q| match op {
-                    And => p & q,
-                    Or => p | q,
-                    Xor => p ^ q,
-                    _ => compare(op, p, q),
-                }))
-            }
-            _ => unreachable!("both operands were cast to one dtype"),
-        };
+        let buffer = binary_buffer(op, &a, &b, &shape);
         let out = Array::from_buffer(&shape, buffer)?;
         // Bool operands: add/mul/max/min return bool as in jnp; floor_divide,
         // remainder and power return int32 (jnp's int8 is not represented).
@@ -813,6 +723,106 @@ impl Array {
             _ => unreachable!("same-dtype conversion returned above"),
         };
         Array::from_buffer(self.shape(), buffer).expect("conversion keeps the element count")
+    }
+}
+
+/// The dtype errors of `op` on operands of `dtype` (shapes `sa`, `sb`), as
+/// jnp raises them.
+fn check_binary(op: BinaryOp, dtype: DType, sa: &[usize], sb: &[usize]) -> Result<()> {
+    use BinaryOp::*;
+    if dtype == DType::Bool && matches!(op, Sub) {
+        bail!(
+            TypeError,
+            "subtract: the numpy boolean subtract, the `-` operator, is not supported on two bool arrays (shapes {} and {}); use logical_xor",
+            fmt_shape(sa),
+            fmt_shape(sb)
+        );
+    }
+    if op.is_shift() && !dtype.is_int() {
+        bail!(
+            TypeError,
+            "{} is only defined for integer types, got {} operands of shapes {} and {}",
+            op.name(),
+            dtype.name(),
+            fmt_shape(sa),
+            fmt_shape(sb)
+        );
+    }
+    if dtype == DType::F32 && matches!(op, And | Or | Xor) {
+        bail!(
+            TypeError,
+            "{} is only defined for integer and boolean types, got float32 operands of shapes {} and {}",
+            op.name(),
+            fmt_shape(sa),
+            fmt_shape(sb)
+        );
+    }
+    Ok(())
+}
+
+/// `op` on `a` and `b` (cast to one dtype), broadcast to `shape`.
+fn binary_buffer(op: BinaryOp, a: &Array, b: &Array, shape: &[usize]) -> Buffer {
+    use BinaryOp::*;
+    let (sa, sb) = (a.shape(), b.shape());
+    match (a.buffer(), b.buffer()) {
+        (Buffer::F32(x), Buffer::F32(y)) => {
+            if op.is_comparison() {
+                Buffer::Bool(zip_broadcast(x, sa, y, sb, shape, |p, q| compare(op, p, q)))
+            } else {
+                let f: fn(f32, f32) -> f32 = match op {
+                    Add => |p, q| p + q,
+                    Sub => |p, q| p - q,
+                    Mul => |p, q| p * q,
+                    Div => |p, q| p / q,
+                    FloorDiv => floor_div_f32,
+                    Rem => rem_f32,
+                    Pow => xla_math::pow,
+                    Max => max_f32,
+                    Min => min_f32,
+                    Atan2 => xla_math::atan2,
+                    _ => unreachable!("handled above"),
+                };
+                Buffer::F32(float_binary(op, x, sa, y, sb, shape, f))
+            }
+        }
+        (Buffer::I32(x), Buffer::I32(y)) => {
+            if op.is_comparison() {
+                Buffer::Bool(zip_broadcast(x, sa, y, sb, shape, |p, q| compare(op, p, q)))
+            } else {
+                let f: fn(i32, i32) -> i32 = match op {
+                    Add => i32::wrapping_add,
+                    Sub => i32::wrapping_sub,
+                    Mul => i32::wrapping_mul,
+                    FloorDiv => floor_div_i32,
+                    Rem => rem_i32,
+                    Pow => pow_i32,
+                    Max => |p, q| p.max(q),
+                    Min => |p, q| p.min(q),
+                    And => |p, q| p & q,
+                    Or => |p, q| p | q,
+                    Xor => |p, q| p ^ q,
+                    ShiftLeft => |p, q| shift_u32(ShiftLeft, p as u32, q as u32) as i32,
+                    ShiftRightLogical => {
+                        |p, q| shift_u32(ShiftRightLogical, p as u32, q as u32) as i32
+                    }
+                    ShiftRightArithmetic => {
+                        |p, q| shift_u32(ShiftRightArithmetic, p as u32, q as u32) as i32
+                    }
+                    _ => unreachable!("float-valued operations compute in f32"),
+                };
+                Buffer::I32(zip_broadcast(x, sa, y, sb, shape, f))
+            }
+        }
+        (Buffer::U32(x), Buffer::U32(y)) => u32_binary(op, x, sa, y, sb, shape),
+        (Buffer::Bool(x), Buffer::Bool(y)) => {
+            Buffer::Bool(zip_broadcast(x, sa, y, sb, shape, |p, q| match op {
+                And => p & q,
+                Or => p | q,
+                Xor => p ^ q,
+                _ => compare(op, p, q),
+            }))
+        }
+        _ => unreachable!("both operands were cast to one dtype"),
     }
 }
 

@@ -159,10 +159,28 @@ pub fn import(interp: &mut Interp, name: &str) -> Result<Obj> {
 
 /// Builds the module `name`.
 fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
-    let m = match name {
+    let m = match jax_module(interp, name)? {
+        Some(m) => m,
+        None => match library_module(interp, name)? {
+            Some(m) => m,
+            None => match std_module(interp, name)? {
+                Some(m) => m,
+                None => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: import {name}"
+                ),
+            },
+        },
+    };
+    track_cycles(interp, &m);
+    Ok(m)
+}
+
+/// JAX's own modules, or None for another name.
+fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
         "jax" => jax::module(interp)?,
         "jax.numpy" => numpy::jnp_module(interp),
-        "numpy" => numpy::np_module(interp),
         "jax.lax" => lax::with_rounding_method(interp, lax::module())?,
         "jax.sharding" => sharding::module(),
         "jax.tree_util" => tree_util::module(interp, "jax.tree_util")?,
@@ -207,23 +225,6 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "jax.experimental.mesh_utils" => Builder::new("jax.experimental.mesh_utils")
             .func("create_device_mesh", sharding::create_device_mesh)
             .build(),
-        "functools" => self::std::functools::module(),
-        "math" => self::std::math::module(),
-        "hashlib" => self::std::hashlib::module(),
-        "typing" => self::std::typing::module(),
-        "os" => self::std::os::module(interp)?,
-        "os.path" => self::std::os::path_module(),
-        "sys" => self::std::sys::module(),
-        "types" => self::std::types::module(),
-        "__future__" => self::std::future::module(),
-        "time" => self::std::time::module(),
-        "abc" => self::std::abc::module(),
-        "string" => self::std::string::module(),
-        "pprint" => self::std::pprint::module(),
-        "copy" => self::std::copy::module(),
-        "warnings" => self::std::warnings::module(),
-        "itertools" => self::std::itertools::module(),
-        "operator" => self::std::operator::module(),
         "jax.random" => sharding::context::placing_functions(random::module()),
         "jax.nn" => nn::module(),
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
@@ -238,14 +239,23 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
                 .build()
         }
         "jax.scipy.stats" => scipy::stats_module(),
+        "jax.scipy.linalg" => linalg::scipy_module(),
+        "jax.lax.linalg" => linalg::lax_module(),
+        "jax.scipy.special" => nn::scipy_special_module(),
+        _ => return Ok(None),
+    }))
+}
+
+/// The libraries built on JAX (and NumPy, SciPy, rich), or None for
+/// another name.
+fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
+        "numpy" => numpy::np_module(interp),
         "scipy" => {
             let sp = import(interp, "scipy.special")?;
             Builder::new("scipy").attr("special", sp).build()
         }
         "scipy.special" => scipy::host_special_module(),
-        "jax.scipy.linalg" => linalg::scipy_module(),
-        "jax.lax.linalg" => linalg::lax_module(),
-        "jax.scipy.special" => nn::scipy_special_module(),
         "flax" => {
             let linen = import(interp, "flax.linen")?;
             let nnx = import(interp, "flax.nnx")?;
@@ -288,6 +298,37 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
                 "not supported by shardlab yet: import {name}"
             ),
         },
+        _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
+            Some(m) => m,
+            None => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: import {name}"
+            ),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// Python's standard modules, or None for another name.
+fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
+        "functools" => self::std::functools::module(),
+        "math" => self::std::math::module(),
+        "hashlib" => self::std::hashlib::module(),
+        "typing" => self::std::typing::module(),
+        "os" => self::std::os::module(interp)?,
+        "os.path" => self::std::os::path_module(),
+        "sys" => self::std::sys::module(),
+        "types" => self::std::types::module(),
+        "__future__" => self::std::future::module(),
+        "time" => self::std::time::module(),
+        "abc" => self::std::abc::module(),
+        "string" => self::std::string::module(),
+        "pprint" => self::std::pprint::module(),
+        "copy" => self::std::copy::module(),
+        "warnings" => self::std::warnings::module(),
+        "itertools" => self::std::itertools::module(),
+        "operator" => self::std::operator::module(),
         _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
         "collections" => self::std::collections::module(),
         "collections.abc" => self::std::collections_abc::module(),
@@ -297,20 +338,8 @@ fn build(interp: &mut Interp, name: &str) -> Result<Obj> {
         "re" => self::std::re::module(),
         "logging" => self::std::logging::module(),
         "pdb" => self::std::pdb::module(),
-        _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
-            Some(m) => m,
-            None => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: import {name}"
-            ),
-        },
-        _ => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: import {name}"
-        ),
-    };
-    track_cycles(interp, &m);
-    Ok(m)
+        _ => return Ok(None),
+    }))
 }
 
 /// Hands the classes and instances a module defines to the run's cycle

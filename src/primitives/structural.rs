@@ -27,8 +27,42 @@ fn same_rank(name: &str, what: &[usize], shape: &[usize]) -> Result<()> {
 /// Shape rule.
 pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
     let x = &ins[0];
-    let s = &x.shape;
-    let shape: Vec<usize> = match prim {
+    if let Prim::ScatterAdd { axis, shape } = prim {
+        if *axis >= shape.len() {
+            bail!(
+                ValueError,
+                "scatter-add: axis {axis} out of bounds for {shape:?}"
+            );
+        }
+        return Ok(vec![Aval {
+            shape: shape.clone(),
+            dtype: ins[1].dtype,
+            vma: join_vma(ins),
+            weak: false,
+        }]);
+    }
+    let shape = match regrouped_shape(prim, ins)? {
+        Some(shape) => shape,
+        None => selected_shape(prim, ins)?,
+    };
+    let dtype = match prim {
+        Prim::Concatenate(_) => ins.iter().map(|a| a.dtype).max().unwrap_or(x.dtype),
+        _ => x.dtype,
+    };
+    Ok(vec![Aval {
+        shape,
+        dtype,
+        vma: join_vma(ins),
+        weak: false,
+    }])
+}
+
+/// The result shape of the primitives that regroup their operands'
+/// elements (reshape, transpose, broadcast, concatenate), or None for
+/// another primitive.
+fn regrouped_shape(prim: &Prim, ins: &[Aval]) -> Result<Option<Vec<usize>>> {
+    let s = &ins[0].shape;
+    Ok(Some(match prim {
         Prim::Reshape(new) => {
             if new.iter().product::<usize>() != s.iter().product::<usize>() {
                 bail!(
@@ -82,6 +116,14 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             }
             out
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// The result shape of the primitives that select or pad elements.
+fn selected_shape(prim: &Prim, ins: &[Aval]) -> Result<Vec<usize>> {
+    let s = &ins[0].shape;
+    Ok(match prim {
         Prim::Slice {
             starts,
             limits,
@@ -163,32 +205,8 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
             out.extend_from_slice(&s[*axis + 1..]);
             out
         }
-        Prim::ScatterAdd { axis, shape } => {
-            if *axis >= shape.len() {
-                bail!(
-                    ValueError,
-                    "scatter-add: axis {axis} out of bounds for {shape:?}"
-                );
-            }
-            return Ok(vec![Aval {
-                shape: shape.clone(),
-                dtype: ins[1].dtype,
-                vma: join_vma(ins),
-                weak: false,
-            }]);
-        }
         _ => bail!(RuntimeError, "not a structural primitive: {}", prim.name()),
-    };
-    let dtype = match prim {
-        Prim::Concatenate(_) => ins.iter().map(|a| a.dtype).max().unwrap_or(x.dtype),
-        _ => x.dtype,
-    };
-    Ok(vec![Aval {
-        shape,
-        dtype,
-        vma: join_vma(ins),
-        weak: false,
-    }])
+    })
 }
 
 fn starts_of(ins: &[Array]) -> Result<Vec<i64>> {

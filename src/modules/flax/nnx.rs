@@ -1150,6 +1150,24 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     super::attention::register(&mut b, &module, &nnx.param);
     super::masks::register(&mut b);
     b.attr("traversals", super::traverse_util::traversals_module());
+    register_metadata(&mut b);
+    register_families(&mut b, &nnx.state);
+    super::capture::register(
+        &mut b,
+        &module,
+        &super::capture::CaptureClasses {
+            variable: variable_for_capture,
+            perturbation,
+            state: state.clone(),
+        },
+    );
+    let _ = (&nnx.module, &nnx.variable);
+    Ok(b.build())
+}
+
+/// Variable metadata: `VariableMetadata`, `with_metadata`,
+/// `with_partitioning` and eager sharding.
+fn register_metadata(b: &mut Builder) {
     let metadata_class = super::metadata::variable_metadata_class();
     b.attr("VariableMetadata", Obj::Class(metadata_class.clone()));
     b.func("as_pure", |interp, a| {
@@ -1180,13 +1198,17 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     b.func("using_eager_sharding", |i, _| {
         Ok(Obj::Bool(super::metadata::using_eager_sharding(i)))
     });
+}
+
+/// The families of nnx functions, each registered by its own file.
+fn register_families(b: &mut Builder, state: &Rc<Class>) {
     b.func("List", |_, a| {
         Ok(super::pytree::nnx_list(match a.get(Some(0), "iterable") {
             Some(o) => iterate(&o)?,
             None => vec![],
         }))
     });
-    super::pytree::register(&mut b);
+    super::pytree::register(b);
     b.func("display", |interp, a| {
         for x in &a.pos {
             let text = format!("{}\n", interp.str(x)?);
@@ -1194,26 +1216,15 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         }
         Ok(Obj::None)
     });
-    super::filters::register(&mut b);
-    super::graph::register(&mut b, &nnx.state);
-    super::transforms::register(&mut b, &nnx.state);
-    super::scan::register(&mut b, &nnx.state);
-    super::split_rngs::register(&mut b);
-    super::recursive::register(&mut b);
-    super::prefix::register(&mut b);
-    super::with_rngs::register(&mut b);
-    super::graph_iter::register(&mut b);
-    super::loops::register(&mut b);
-    super::attributes::register(&mut b);
-    super::capture::register(
-        &mut b,
-        &module,
-        &super::capture::CaptureClasses {
-            variable: variable_for_capture,
-            perturbation,
-            state: state.clone(),
-        },
-    );
-    let _ = (&nnx.module, &nnx.variable);
-    Ok(b.build())
+    super::filters::register(b);
+    super::graph::register(b, state);
+    super::transforms::register(b, state);
+    super::scan::register(b, state);
+    super::split_rngs::register(b);
+    super::recursive::register(b);
+    super::prefix::register(b);
+    super::with_rngs::register(b);
+    super::graph_iter::register(b);
+    super::loops::register(b);
+    super::attributes::register(b);
 }

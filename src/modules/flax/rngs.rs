@@ -648,7 +648,6 @@ fn warn_fork_split(interp: &mut Interp, place: Place) -> Result<()> {
 }
 
 fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
-    let (c1, c2) = (c.clone(), c.clone());
     let mut m = vec![
         ("__nnx_rngs__".to_string(), Obj::Bool(true)),
         (
@@ -666,6 +665,17 @@ fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
                 )?)
             }),
         ),
+    ];
+    m.extend(mapping_methods());
+    m.extend(fork_methods(c));
+    m.extend(sampler_methods());
+    m
+}
+
+/// An `Rngs`' streams as a mapping: by attribute, by key, `in`, `len`,
+/// iteration and `items()`.
+fn mapping_methods() -> Vec<(String, Obj)> {
+    vec![
         (
             "__getattr__".to_string(),
             Obj::native("Rngs.__getattr__", |_, a| {
@@ -731,6 +741,13 @@ fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
                 ))
             }),
         ),
+    ]
+}
+
+/// `Rngs.fork` and `Rngs.split`: new `Rngs` whose streams are forked.
+fn fork_methods(c: &RngClasses) -> Vec<(String, Obj)> {
+    let (c1, c2) = (c.clone(), c.clone());
+    vec![
         (
             "fork".to_string(),
             Obj::native("Rngs.fork", move |i, a| {
@@ -773,9 +790,7 @@ fn rngs_methods(c: &RngClasses) -> Vec<(String, Obj)> {
                 Ok(Obj::Instance(out))
             }),
         ),
-    ];
-    m.extend(sampler_methods());
-    m
+    ]
 }
 
 /// Builds `Rngs`, `RngStream`, `RngState`, `RngKey` and `RngCount`.

@@ -166,7 +166,7 @@ fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     let given = dtype_arg(a, Some(dt_index))?;
     // A given shape replaces `a`'s (and with it `a`'s placement).
     if let Some(o) = a.opt(Some(dt_index + 1), "shape") {
-        let shape = super::shape_of(&o)?;
+        let shape = shape_of(&o)?;
         return Ok(Obj::Array(filled(&fill, &shape, given, Some(x.clone()))?));
     }
     let out = filled(&fill, &x.shape(), given, Some(x.clone()))?;
