@@ -106,6 +106,12 @@ impl Builder {
         self
     }
 
+    /// Sets an attribute added before to another value.
+    pub fn replace(&mut self, name: &str, v: Obj) -> &mut Self {
+        self.attrs.retain(|(k, _)| k != name);
+        self.attr(name, v)
+    }
+
     /// The finished module object.
     pub fn build(&mut self) -> Obj {
         Obj::Module(Rc::new(Module {

@@ -63,6 +63,7 @@ mod shape;
 pub mod special;
 mod testing;
 mod unique;
+pub mod wide_types;
 mod x64_warning;
 
 pub use creation::devices_getitem;
@@ -190,6 +191,9 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
     b.func("dtype", |_, a| scalar_types::dtype(&a));
+    for (name, t) in wide_types::types() {
+        b.replace(name, t);
+    }
     super::conv::register_numpy(&mut b);
     b.attr("fft", fft::module());
     let m = b.build();

@@ -170,26 +170,35 @@ fn kind_of(o: &Obj) -> Result<Kind> {
 
 /// `jnp.issubdtype(arg1, arg2)`.
 fn issubdtype(_: &mut Interp, a: Args) -> Result<Obj> {
-    let sub = kind_of(&a.req(Some(0), "arg1", "issubdtype")?)?;
+    let sub_obj = a.req(Some(0), "arg1", "issubdtype")?;
+    let sub = kind_of(&sub_obj)?;
     let sup = a.req(Some(1), "arg2", "issubdtype")?;
+    // A 64-bit type (jnp's or NumPy's) has only itself as a subtype here:
+    // shardlab's arrays are never 64-bit.
+    if let Some((name, _)) = super::x64_warning::wide(&sup) {
+        let same = super::x64_warning::wide(&sub_obj).is_some_and(|(n, _)| n == name);
+        return Ok(Obj::Bool(same));
+    }
     let answer = match (sub, kind_of(&sup)?) {
         (Kind::Concrete(d), Kind::Abstract(c)) => derives(class_of(d), c),
         (Kind::Abstract(s), Kind::Abstract(c)) => derives(s, c),
         (sub, Kind::Concrete(DType::Bool)) => matches!(sub, Kind::Concrete(DType::Bool)),
         (Kind::Abstract(_), Kind::Concrete(_)) => false,
-        // Only the 32-bit dtypes stand for 64-bit ones too; the others are
-        // their own and only subtype.
-        (Kind::Concrete(d), Kind::Concrete(e))
-            if !matches!(e, DType::F32 | DType::I32 | DType::U32) =>
+        // Python's `float` and `int` stand for NumPy's 64-bit types.
+        (Kind::Concrete(_), Kind::Concrete(_))
+            if matches!(sup, Obj::Type(_)) || matches!(sub_obj, Obj::Type(_)) =>
         {
-            d == e
-        }
-        (Kind::Concrete(_), Kind::Concrete(_)) => {
             return Err(refuse(&format!(
-                "jax.numpy.issubdtype against the concrete dtype {} (jnp.float64 is float32 in shardlab)",
+                "jax.numpy.issubdtype of the Python types {} and {}",
+                repr_of(&sub_obj),
                 repr_of(&sup)
             )))
         }
+        // A 64-bit type is no 32-bit one.
+        (Kind::Concrete(_), Kind::Concrete(_)) if super::x64_warning::wide(&sub_obj).is_some() => {
+            false
+        }
+        (Kind::Concrete(d), Kind::Concrete(e)) => d == e,
     };
     Ok(Obj::Bool(answer))
 }

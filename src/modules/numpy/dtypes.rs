@@ -1,9 +1,10 @@
 //! Dtypes: the dtype objects (`float32`, `int32`, `bool_`, ...), reading a
 //! dtype argument, and conversions (`astype`, `jnp.float32(x)`).
 //!
-//! In `jax.numpy` the 64-bit names are their 32-bit types, as in JAX without
-//! x64 (`numpy` has its own 64-bit types, see `scalar_types`; complex128 is
-//! complex64); the narrow types (bfloat16, float16, int8, int16, uint8,
+//! In `jax.numpy` the 64-bit names are types of their own that give 32-bit
+//! arrays, as in JAX without x64 (see `wide_types`; `numpy` has its own
+//! 64-bit types, see `scalar_types`); the narrow types (bfloat16, float16,
+//! int8, int16, uint8,
 //! uint16) are their own (see `array::narrow`).
 
 use crate::array::DType;
@@ -48,6 +49,9 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
     // NumPy's 64-bit types stand for JAX's 32-bit ones.
     if let Some(t) = o.downcast::<super::scalar_types::HostType>() {
         return Ok(super::scalar_types::engine_dtype(t.kind));
+    }
+    if let Some(t) = o.downcast::<super::wide_types::WideType>() {
+        return Ok(t.narrow);
     }
     Ok(match o {
         Obj::DType(d) => *d,
@@ -122,6 +126,7 @@ impl crate::python::object::Object for IInfo {
 /// `jnp.iinfo(int_type)` for a dtype, a dtype name or an integer array.
 pub fn iinfo(_: &mut Interp, a: Args) -> Result<Obj> {
     let o = a.req(Some(0), "int_type", "iinfo")?;
+    super::finfo::refuse_wide(&o, "iinfo")?;
     let d = match &o {
         Obj::Array(v) => v.dtype(),
         o => dtype_of(o)?,

@@ -102,6 +102,7 @@ impl crate::python::object::Object for FInfo {
 /// `jnp.finfo(dtype)` for a floating dtype, its name or a float array.
 pub fn finfo(_: &mut Interp, a: Args) -> Result<Obj> {
     let o = a.req(Some(0), "dtype", "finfo")?;
+    refuse_wide(&o, "finfo")?;
     let d = match &o {
         Obj::Array(v) => v.dtype(),
         o => super::dtypes::dtype_of(o)?,
@@ -116,4 +117,17 @@ pub fn finfo(_: &mut Interp, a: Args) -> Result<Obj> {
         bail!(ValueError, "data type {} not inexact", d.name());
     }
     Ok(Obj::lib(FInfo(d)))
+}
+
+/// `finfo`/`iinfo` of a 64-bit type describe that type in JAX and NumPy,
+/// which shardlab's 32-bit arrays are not: refused by name rather than
+/// answered for the 32-bit type.
+pub(super) fn refuse_wide(o: &Obj, what: &str) -> Result<()> {
+    if let Some((asked, _)) = super::x64_warning::wide(o) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {what} of {asked}"
+        );
+    }
+    Ok(())
 }

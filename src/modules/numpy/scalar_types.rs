@@ -64,6 +64,9 @@ pub fn kind_of_dtype(o: &Obj) -> Option<Kind> {
     if let Some(t) = o.downcast::<HostType>() {
         return Some(t.kind);
     }
+    if let Some(t) = o.downcast::<super::wide_types::WideType>() {
+        return t.host_kind();
+    }
     Some(match o {
         Obj::Type("float") => Kind::Float64,
         Obj::Type("int") => Kind::Int64,

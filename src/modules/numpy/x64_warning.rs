@@ -4,9 +4,8 @@
 //! and says so once per calling line, naming the dtype, the function and
 //! the dtype it gives instead.
 //!
-//! The request is seen where the program names NumPy's 64-bit types or a
-//! 64-bit dtype's name; `jnp.float64` itself is JAX's float32 here, so a
-//! request through it is not seen (and does not warn).
+//! The request is seen where the program names NumPy's or jnp's 64-bit
+//! types or a 64-bit dtype's name.
 
 use std::rc::Rc;
 
@@ -33,7 +32,10 @@ const CREATION: &[(&str, usize)] = &[
 ];
 
 /// The 64-bit dtype a dtype argument requests, with the one JAX gives.
-fn wide(o: &Obj) -> Option<(&'static str, &'static str)> {
+pub(super) fn wide(o: &Obj) -> Option<(&'static str, &'static str)> {
+    if let Some(t) = o.downcast::<super::wide_types::WideType>() {
+        return Some((t.name, t.narrow.name()));
+    }
     if let Some(t) = o.downcast::<HostType>() {
         return match t.kind {
             Kind::Float64 => Some(("float64", "float32")),
