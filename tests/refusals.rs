@@ -282,6 +282,18 @@ fn keywords_a_function_ignores_are_refused() {
             3,
         ),
         (
+            "import jax.numpy as jnp\nx = jnp.ones(3)\ny = x.at[-1].get(wrap_negative_indices=False)\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: x.at[...](wrap_negative_indices=False) with a traced index or mode='clip'",
+            3,
+        ),
+        (
+            "import jax.numpy as jnp\nt = jnp.promote_types(int, float)\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.numpy.promote_types(<class 'int'>, <class 'float'>), a 64-bit type",
+            2,
+        ),
+        (
             "import jax.numpy as jnp\nx = jnp.ones(3)\n\ny = jnp.sum(x, bogus=1)\n",
             "TypeError",
             "sum() got an unexpected keyword argument 'bogus'",

@@ -655,6 +655,23 @@ pub fn at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Value> {
     at_update_in(x, idx, v, how, &Args::default())
 }
 
+/// JAX's `wrap_negative_indices` (True by default). False is followed where
+/// negative indices then fall outside, with mode 'fill' or 'drop' on a
+/// concrete index; clipping them, or a traced index, is refused.
+fn wrap_negative(a: &Args, key: &Option<Obj>, mode: super::index_modes::Mode) -> Result<bool> {
+    let wrap = match a.get(None, "wrap_negative_indices") {
+        Some(o) => super::ops::truthy(&o, "wrap_negative_indices")?,
+        None => true,
+    };
+    if !wrap && (key.is_none() || mode != super::index_modes::Mode::FillOrDrop) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: x.at[...](wrap_negative_indices=False) with a traced index or mode='clip'"
+        );
+    }
+    Ok(wrap)
+}
+
 /// `x.at[idx].how(v, mode=..., fill_value=...)`: out-of-bounds indices as
 /// `mode` says (see [`super::index_modes`]).
 pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Result<Value> {
@@ -663,8 +680,9 @@ pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Resul
     let mode = mode_of(a, how)?;
     let shape = x.shape();
     let key = concrete_key(idx)?;
+    let wrap = wrap_negative(a, &key, mode)?;
     let outside = match (&key, mode) {
-        (Some(k), Mode::FillOrDrop) => sentinel_key(k, &shape)?,
+        (Some(k), Mode::FillOrDrop) => sentinel_key(k, &shape, wrap)?,
         (None, Mode::FillOrDrop) if how == "get" && a.get(None, "mode").is_some() => bail!(
             NotImplementedError,
             "not supported by shardlab yet: x.at[...].get(mode='fill') with a traced index"

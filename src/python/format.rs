@@ -191,6 +191,8 @@ fn repr_plain(o: &Obj) -> String {
             }
         }
         Obj::Array(v) => array_repr(v),
+        // ml_dtypes' types print unquoted, as NumPy shows them.
+        Obj::DType(crate::array::DType::BF16) => "dtype(bfloat16)".to_string(),
         Obj::DType(d) => format!("dtype('{}')", d.name()),
         // CPython names a function's address; the object's own stands in.
         Obj::Func(f) => format!(
@@ -202,7 +204,8 @@ fn repr_plain(o: &Obj) -> String {
         Obj::Class(c) => class_repr(c),
         Obj::Instance(i) => o.behaviour().and_then(|b| b.repr(o)).unwrap_or_else(|| {
             let at = std::rc::Rc::as_ptr(i) as usize;
-            format!("<__main__.{} object at {at:#x}>", i.class.qualname)
+            let module = own_module(&i.class).unwrap_or_else(|| "__main__".into());
+            format!("<{module}.{} object at {at:#x}>", i.class.qualname)
         }),
         Obj::Lib(x) => x
             .repr(o)
@@ -248,21 +251,27 @@ fn class_repr(c: &super::value::Class) -> String {
     let library = c.native().is_some() && c.bases.iter().all(|b| b.native().is_some())
         || c.bases.is_empty() && c.attrs.borrow().iter().any(|(k, _)| k == "__module__");
     if library {
-        let own_module = c
-            .attrs
-            .borrow()
-            .iter()
-            .find(|(k, _)| k == "__module__")
-            .map(|(_, v)| v.clone());
-        return match own_module {
-            Some(Obj::Str(m)) => format!("<class '{m}.{}'>", c.name),
-            _ => format!("<class '{}'>", c.name),
+        return match own_module(c) {
+            Some(m) => format!("<class '{m}.{}'>", c.name),
+            None => format!("<class '{}'>", c.name),
         };
     }
     if c.name.contains('.') {
         return format!("<class '{}'>", c.name);
     }
     format!("<class '__main__.{}'>", c.qualname)
+}
+
+/// The Python module a class names as its `__module__`, if it names one.
+fn own_module(c: &super::value::Class) -> Option<String> {
+    c.attrs
+        .borrow()
+        .iter()
+        .find(|(k, _)| k == "__module__")
+        .and_then(|(_, v)| match v {
+            Obj::Str(m) => Some(m.to_string()),
+            _ => None,
+        })
 }
 
 /// Python's repr of a string (the engine prints strings in jaxprs too).

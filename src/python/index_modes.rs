@@ -60,8 +60,9 @@ fn default_mode(gather: bool) -> Mode {
 /// `key` with each concrete integer index outside its axis replaced by the
 /// axis's length, and the axes where that happened; None when every index
 /// is inside (or the key holds parts this does not follow, such as traced
-/// arrays, which the caller handles).
-pub fn sentinel_key(key: &Obj, shape: &[usize]) -> Result<Option<(Obj, Vec<usize>)>> {
+/// arrays, which the caller handles). Without `wrap` (JAX's
+/// `wrap_negative_indices=False`) a negative index is outside too.
+pub fn sentinel_key(key: &Obj, shape: &[usize], wrap: bool) -> Result<Option<(Obj, Vec<usize>)>> {
     let items: Vec<Obj> = match key {
         Obj::Tuple(t) => t.to_vec(),
         other => vec![other.clone()],
@@ -80,10 +81,10 @@ pub fn sentinel_key(key: &Obj, shape: &[usize]) -> Result<Option<(Obj, Vec<usize
         }
         let n = shape.get(ax).copied().unwrap_or(0) as i64;
         let replaced = match item {
-            Obj::Int(i) => outside(*i, n).then_some(Obj::Int(n)),
-            Obj::Array(Value::Concrete(a)) if is_int(a.dtype()) => sentinel_array(a, n)?,
+            Obj::Int(i) => outside(*i, n, wrap).then_some(Obj::Int(n)),
+            Obj::Array(Value::Concrete(a)) if is_int(a.dtype()) => sentinel_array(a, n, wrap)?,
             Obj::List(_) => match to_value(item)? {
-                Value::Concrete(a) if is_int(a.dtype()) => sentinel_array(&a, n)?,
+                Value::Concrete(a) if is_int(a.dtype()) => sentinel_array(&a, n, wrap)?,
                 _ => None,
             },
             _ => None,
@@ -110,15 +111,16 @@ fn is_int(d: DType) -> bool {
     matches!(d, DType::I32 | DType::U32)
 }
 
-fn outside(i: i64, n: i64) -> bool {
-    i < -n || i >= n
+fn outside(i: i64, n: i64, wrap: bool) -> bool {
+    i < if wrap { -n } else { 0 } || i >= n
 }
 
-/// An integer index array with the entries outside `[-n, n)` set to `n`
-/// and the negative ones counted from the end, or None when none is outside.
-fn sentinel_array(a: &Array, n: i64) -> Result<Option<Obj>> {
+/// An integer index array with the entries outside `[-n, n)` (`[0, n)`
+/// without `wrap`) set to `n` and the negative ones counted from the end,
+/// or None when none is outside.
+fn sentinel_array(a: &Array, n: i64, wrap: bool) -> Result<Option<Obj>> {
     let vals = a.to_f64_vec();
-    if !vals.iter().any(|&v| outside(v as i64, n)) {
+    if !vals.iter().any(|&v| outside(v as i64, n, wrap)) {
         return Ok(None);
     }
     let fixed: Vec<i32> = vals
@@ -126,7 +128,7 @@ fn sentinel_array(a: &Array, n: i64) -> Result<Option<Obj>> {
         .map(|&v| match v as i64 {
             // In the extended axis `-1` would be the extra slot, so the
             // negative indices inside count from the end of the real one.
-            v if outside(v, n) => n as i32,
+            v if outside(v, n, wrap) => n as i32,
             v if v < 0 => (v + n) as i32,
             v => v as i32,
         })

@@ -284,7 +284,11 @@ pub(super) fn use_eager_sharding(interp: &mut Interp, a: Args) -> Result<Obj> {
     let class = Rc::new(Class::new(
         "use_eager_sharding",
         vec![],
-        vec![("__enter__".into(), enter), ("__exit__".into(), exit)],
+        vec![
+            ("__enter__".into(), enter),
+            ("__exit__".into(), exit),
+            ("__module__".into(), Obj::str("flax.nnx.variablelib")),
+        ],
     ));
     Ok(instance(&class, vec![]))
 }

@@ -77,14 +77,31 @@ impl Object for AbstractType {
 /// Adds the abstract classes and the queries to `jax.numpy`.
 pub(super) fn register(b: &mut Builder) {
     register_abstract(b);
-    b.func("promote_types", |_, a| {
-        let x = super::dtypes::dtype_of(&a.req(Some(0), "a", "promote_types")?)?;
-        let y = super::dtypes::dtype_of(&a.req(Some(1), "b", "promote_types")?)?;
-        Ok(Obj::DType(x.promote(y)))
-    });
+    b.func("promote_types", |_, a| promote_types(&a));
     b.func("issubdtype", issubdtype)
         .func("result_type", result_type)
         .func("broadcast_shapes", broadcast_shapes);
+}
+
+/// `jnp.promote_types(a, b)`. Python's int, float and complex are weak
+/// types here, as in JAX (`promote_types('uint8', int)` is uint8). What
+/// would be 64-bit (a 64-bit input, or two Python types, which JAX does
+/// not narrow here) is refused.
+fn promote_types(a: &Args) -> Result<Obj> {
+    let x = a.req(Some(0), "a", "promote_types")?;
+    let y = a.req(Some(1), "b", "promote_types")?;
+    let python = |o: &Obj| matches!(o, Obj::Type("int" | "float" | "complex"));
+    let (d, e) = (dtype_of(&x)?, dtype_of(&y)?);
+    let out = d.promote_weak(python(&x), e, python(&y));
+    let wide = super::x64_warning::wide(&x).or(super::x64_warning::wide(&y));
+    if wide.is_some() || python(&x) && python(&y) && out != DType::Bool {
+        return Err(refuse(&format!(
+            "jax.numpy.promote_types({}, {}), a 64-bit type",
+            repr_of(&x),
+            repr_of(&y)
+        )));
+    }
+    Ok(Obj::DType(out))
 }
 
 /// Adds the abstract classes alone (`numpy`'s, which `isinstance` of its

@@ -101,8 +101,14 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         b.func(name, logical(name, op));
     }
     b.func("logical_not", |_, a| {
-        let x = truth(&arr(&a, 0, "x", "logical_not")?)?;
-        Ok(Obj::Array(jops::unary(UnaryOp::Not, &x)?))
+        let x = arr(&a, 0, "x", "logical_not")?;
+        // A Python scalar's negation stays weakly typed, as in JAX.
+        let not = jops::unary(UnaryOp::Not, &truth(&x)?)?;
+        Ok(Obj::Array(jops::convert_weak(
+            &not,
+            DType::Bool,
+            x.aval().weak,
+        )?))
     });
     b.func("square", |_, a| square(&a));
     b.func("reciprocal", |_, a| reciprocal(&a));
@@ -160,7 +166,8 @@ fn register_complex_parts(b: &mut Builder) {
         Ok(Obj::Array(if x.dtype() == DType::C64 {
             jops::unary(UnaryOp::Imag, &x)?
         } else {
-            jops::broadcast_to(&jops::scalar(0.0, x.dtype()), &x.shape())?
+            let zero = Array::full(&[], 0.0, x.dtype()).with_weak(x.aval().weak);
+            jops::broadcast_to(&Value::Concrete(zero), &x.shape())?
         }))
     });
     for name in ["conj", "conjugate"] {
@@ -323,8 +330,12 @@ fn square(a: &Args) -> Result<Obj> {
 }
 
 fn reciprocal(a: &Args) -> Result<Obj> {
-    let x = jops::convert(&arr(a, 0, "x", "reciprocal")?, DType::F32)?;
-    Ok(Obj::Array(jops::div(&jops::scalar(1.0, DType::F32), &x)?))
+    let x = arr(a, 0, "x", "reciprocal")?;
+    // Weak in, weak out: 1 / a Python scalar is weakly typed in JAX.
+    let weak = x.aval().weak;
+    let x = jops::convert_weak(&x, DType::F32, weak)?;
+    let one = Value::Concrete(Array::full(&[], 1.0, DType::F32).with_weak(true));
+    Ok(Obj::Array(jops::div(&one, &x)?))
 }
 
 /// `where(condition, x, y)` (named with a trailing underscore: `where` is

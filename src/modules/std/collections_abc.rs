@@ -49,18 +49,20 @@ fn has(o: &Obj, name: &str) -> bool {
     matches!(o, Obj::Instance(i) if i.class.lookup(name).is_some())
 }
 
-/// The builtin types that are iterable, sized containers.
+/// The builtin types that are iterable, sized containers (NumPy's arrays
+/// too, whose class defines `__iter__` and `__len__` even for 0-d ones).
 fn builtin_collection(o: &Obj) -> bool {
-    matches!(
-        o,
-        Obj::List(_)
-            | Obj::Tuple(_)
-            | Obj::Str(_)
-            | Obj::Dict(_)
-            | Obj::Set(_)
-            | Obj::Range(..)
-            | Obj::Array(_)
-    )
+    o.type_name() == "numpy.ndarray"
+        || matches!(
+            o,
+            Obj::List(_)
+                | Obj::Tuple(_)
+                | Obj::Str(_)
+                | Obj::Dict(_)
+                | Obj::Set(_)
+                | Obj::Range(..)
+                | Obj::Array(_)
+        )
 }
 
 impl Object for AbcClass {
