@@ -520,3 +520,20 @@ fn rich_layouts_and_vjp_residuals_are_refused() {
         )
     );
 }
+
+#[test]
+fn linspace_with_array_ends_is_refused() {
+    // JAX makes one sequence per element of array ends; reading their
+    // first element would be a different answer.
+    let (t, m, l) = error_of(
+        "import jax.numpy as jnp\nok = jnp.linspace(jnp.array(0.0), 1.0, 3)\ny = jnp.linspace(jnp.array([0, 5]), jnp.array([5, 10]), 5)\n",
+    );
+    assert_eq!(
+        (t.as_str(), m.as_str(), l),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.numpy.linspace with array start or stop",
+            3
+        )
+    );
+}

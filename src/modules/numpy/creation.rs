@@ -91,12 +91,8 @@ fn filled(
 }
 
 fn linspace(a: &Args) -> Result<Obj> {
-    let start = crate::python::builtins::first_scalar(&a.req(Some(0), "start", "linspace")?)?
-        .as_number()
-        .unwrap_or(0.0);
-    let stop = crate::python::builtins::first_scalar(&a.req(Some(1), "stop", "linspace")?)?
-        .as_number()
-        .unwrap_or(0.0);
+    let start = linspace_end(&a.req(Some(0), "start", "linspace")?)?;
+    let stop = linspace_end(&a.req(Some(1), "stop", "linspace")?)?;
     let num = a
         .get(Some(2), "num")
         .map(|o| to_int(&o))
@@ -125,6 +121,20 @@ fn linspace(a: &Args) -> Result<Obj> {
     let step = (stop as f32 - start as f32) / div;
     let step = Array::full(&[], step as f64, DType::F32);
     Ok(Obj::tuple(vec![values, Obj::Array(Value::Concrete(step))]))
+}
+
+/// A scalar end of `linspace`; array ends (one sequence per element in
+/// JAX) are refused rather than read as their first element.
+fn linspace_end(o: &Obj) -> Result<f64> {
+    if to_value(o)?.ndim() > 0 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.numpy.linspace with array start or stop"
+        );
+    }
+    Ok(crate::python::builtins::first_scalar(o)?
+        .as_number()
+        .unwrap_or(0.0))
 }
 
 /// `eye(N, M=None, k=0, dtype=float32)`.
