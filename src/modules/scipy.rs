@@ -16,7 +16,7 @@ use super::Builder;
 
 /// The arguments promoted to one inexact dtype (`promote_args_inexact`):
 /// integers and booleans become float32, and a Python number stays weak.
-fn inexact(vals: Vec<Value>) -> Result<Vec<Value>> {
+pub(super) fn inexact(vals: Vec<Value>) -> Result<Vec<Value>> {
     let strong: Vec<&Value> = vals.iter().filter(|v| !v.aval().weak).collect();
     let pick = |vs: &[&Value]| vs.iter().map(|v| v.dtype()).max();
     let dtype = pick(&strong)
