@@ -46,6 +46,7 @@ pub mod rich;
 pub mod scipy;
 pub mod scipy_expm;
 pub mod scipy_special_entropy;
+pub mod scipy_special_gamma;
 pub mod scipy_linalg_dft;
 pub mod scipy_linalg_special;
 pub mod shape_dtype;

@@ -62,8 +62,8 @@ fn soft_sign(x: &Value) -> Result<Value> {
 /// `jax.nn.selu`: `scale * elu(x, alpha)` with the constants of the
 /// self-normalizing networks paper.
 fn selu(x: &Value) -> Result<Value> {
-    let alpha = 1.673_263_242_354_377_3;
-    let scale = 1.050_700_987_355_480_5;
+    let alpha = 1.673_263_242_354_377;
+    let scale = 1.050_700_987_355_48;
     jops::mul(&c(scale), &elu(x, &c(alpha))?)
 }
 
@@ -112,10 +112,7 @@ fn sparse_sigmoid(x: &Value) -> Result<Value> {
 /// `jax.nn.log1mexp`: `log(1 - exp(-x))`, through `expm1` below `log 2`
 /// and `log1p` above, where each keeps its precision.
 fn log1mexp(x: &Value) -> Result<Value> {
-    let small = jops::log(&jops::neg(&jops::unary(
-        UnaryOp::Expm1,
-        &jops::neg(x)?,
-    )?)?)?;
+    let small = jops::log(&jops::neg(&jops::unary(UnaryOp::Expm1, &jops::neg(x)?)?)?)?;
     let large = jops::unary(UnaryOp::Log1p, &jops::neg(&jops::exp(&jops::neg(x)?)?)?)?;
     where_values(jops::less(x, &c(std::f64::consts::LN_2))?, small, large)
 }

@@ -11,11 +11,11 @@
 //! the bits agree with JAX's wherever the draw's do.
 
 use crate::array::{DType, UnaryOp};
+use crate::bail;
 use crate::error::Result;
 use crate::ops as jops;
 use crate::random::{distributions as dist, traced, Key};
 use crate::trace::Value;
-use crate::bail;
 
 use super::random::{float_dtype, shape_arg, single_key, staged_single};
 use super::Builder;
@@ -349,7 +349,11 @@ fn triangular(_: &mut Interp, a: Args) -> Result<Obj> {
     let rest = jops::sub(&c(1.0), &u)?;
     let high = jops::mul(&jops::mul(&rest, &width)?, &jops::sub(&r, &m)?)?;
     let out2 = jops::sub(&r, &jops::sqrt(&high)?)?;
-    Ok(Obj::Array(jops::select(&jops::less(&u, &fc)?, &out1, &out2)?))
+    Ok(Obj::Array(jops::select(
+        &jops::less(&u, &fc)?,
+        &out1,
+        &out2,
+    )?))
 }
 
 /// `categorical(key, logits, axis, shape)` with replacement: the argmax of

@@ -146,9 +146,8 @@ fn shape_or(a: &Args, index: usize, default: Vec<usize>) -> Result<Vec<usize>> {
     }
 }
 
-/// `gamma(key, a, shape)` or `loggamma`, as a value.
-fn gamma_value(key: Key, a: &Value, shape: &[usize], log_space: bool) -> Result<Value> {
-    let func = if log_space { "loggamma" } else { "gamma" };
+/// `gamma(key, a, shape)` or `loggamma`, as a value, for sampler `func`.
+fn gamma_value(key: Key, a: &Value, shape: &[usize], log_space: bool, func: &str) -> Result<Value> {
     let alpha = host_param(a, shape, func)?;
     Ok(Value::Concrete(gamma_array(key, &alpha, log_space)?))
 }
@@ -160,7 +159,9 @@ fn gamma_call(log_space: bool) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let alpha = arg(&a, 1, "a", func)?;
         let shape = shape_or(&a, 2, alpha.shape())?;
         float_dtype(&a, 3, func)?;
-        Ok(Obj::Array(gamma_value(key, &alpha, &shape, log_space)?))
+        Ok(Obj::Array(gamma_value(
+            key, &alpha, &shape, log_space, func,
+        )?))
     }
 }
 
@@ -173,8 +174,8 @@ fn beta(_: &mut Interp, a: Args) -> Result<Obj> {
     let shape = shape_or(&a, 3, joint)?;
     float_dtype(&a, 4, "beta")?;
     let keys = key.split(2)?;
-    let ga = gamma_value(keys[0], &pa, &shape, true)?;
-    let gb = gamma_value(keys[1], &pb, &shape, true)?;
+    let ga = gamma_value(keys[0], &pa, &shape, true, "beta")?;
+    let gb = gamma_value(keys[1], &pb, &shape, true, "beta")?;
     let top = jops::maximum(&ga, &gb)?;
     let sa = jops::exp(&jops::sub(&ga, &top)?)?;
     let sb = jops::exp(&jops::sub(&gb, &top)?)?;
@@ -196,7 +197,7 @@ fn dirichlet(_: &mut Interp, a: Args) -> Result<Obj> {
     let mut shape = shape_or(&a, 2, batch.to_vec())?;
     float_dtype(&a, 3, "dirichlet")?;
     shape.push(k);
-    let g = gamma_value(key, &alpha, &shape, true)?;
+    let g = gamma_value(key, &alpha, &shape, true, "dirichlet")?;
     Ok(Obj::Array(super::nn::softmax(&g, &[-1])?))
 }
 
@@ -210,16 +211,16 @@ fn student_t(_: &mut Interp, a: Args) -> Result<Obj> {
     let keys = key.split(2)?;
     let n = Source::Host(keys[0]).normal(&shape)?;
     let half = jops::div(&df, &jops::scalar(2.0, DType::F32))?;
-    let g = gamma_value(keys[1], &half, &shape, false)?;
+    let g = gamma_value(keys[1], &half, &shape, false, "t")?;
     let root = jops::sqrt(&jops::div(&half, &g)?)?;
     Ok(Obj::Array(jops::mul(&n, &root)?))
 }
 
 /// `chisquare(key, df, shape)` as a value: `2 exp(loggamma(df / 2))`.
-fn chisquare_value(key: Key, df: &Value, shape: &[usize]) -> Result<Value> {
+fn chisquare_value(key: Key, df: &Value, shape: &[usize], func: &str) -> Result<Value> {
     let two = jops::scalar(2.0, DType::F32);
     let half = jops::div(&jops::astype(df, DType::F32)?, &two)?;
-    let g = gamma_value(key, &half, shape, true)?;
+    let g = gamma_value(key, &half, shape, true, func)?;
     jops::mul(&jops::exp(&g)?, &two)
 }
 
@@ -228,7 +229,7 @@ fn chisquare(_: &mut Interp, a: Args) -> Result<Obj> {
     let df = arg(&a, 1, "df", "chisquare")?;
     let shape = shape_or(&a, 2, df.shape())?;
     float_dtype(&a, 3, "chisquare")?;
-    Ok(Obj::Array(chisquare_value(key, &df, &shape)?))
+    Ok(Obj::Array(chisquare_value(key, &df, &shape, "chisquare")?))
 }
 
 /// `f(key, dfnum, dfden, shape)`: the ratio of two chi-square draws, each
@@ -241,8 +242,8 @@ fn f_dist(_: &mut Interp, a: Args) -> Result<Obj> {
     let shape = shape_or(&a, 3, joint)?;
     float_dtype(&a, 4, "f")?;
     let keys = key.split(2)?;
-    let chi_den = chisquare_value(keys[0], &den, &shape)?;
-    let chi_num = chisquare_value(keys[1], &num, &shape)?;
+    let chi_den = chisquare_value(keys[0], &den, &shape, "f")?;
+    let chi_num = chisquare_value(keys[1], &num, &shape, "f")?;
     let ratio = jops::div(&jops::div(&chi_num, &num)?, &jops::div(&chi_den, &den)?)?;
     Ok(Obj::Array(ratio))
 }
@@ -252,10 +253,13 @@ fn f_dist(_: &mut Interp, a: Args) -> Result<Obj> {
 fn generalized_normal_value(key: Key, p: f64, shape: &[usize]) -> Result<Value> {
     let keys = key.split(2)?;
     let inv = crate::python::array::weak_scalar(1.0 / p, DType::F32);
-    let g = gamma_value(keys[0], &inv, shape, false)?;
+    let g = gamma_value(keys[0], &inv, shape, false, "generalized_normal")?;
     let coin = Value::Concrete(dist::bernoulli(keys[1], 0.5, shape)?);
     let sign = jops::sub(
-        &jops::mul(&jops::scalar(2.0, DType::F32), &jops::astype(&coin, DType::F32)?)?,
+        &jops::mul(
+            &jops::scalar(2.0, DType::F32),
+            &jops::astype(&coin, DType::F32)?,
+        )?,
         &jops::scalar(1.0, DType::F32),
     )?;
     jops::mul(&sign, &jops::pow(&g, &inv)?)

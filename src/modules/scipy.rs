@@ -123,9 +123,7 @@ pub fn register_special(b: &mut Builder) {
         let x = float_arg(&a, "erfinv")?;
         Ok(Obj::Array(ops::unary(crate::array::UnaryOp::ErfInv, &x)?))
     });
-    b.func("gammaln", refused("jax.scipy.special.gammaln"));
-    b.func("erfc", refused("jax.scipy.special.erfc"));
-    b.func("ndtr", refused("jax.scipy.special.ndtr"));
+    super::scipy_special_gamma::register(b);
 }
 
 /// The NumPy-level `scipy.special`: `expit` and `logit` on host arrays,

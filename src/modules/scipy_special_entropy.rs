@@ -122,7 +122,10 @@ pub fn register(b: &mut Builder) {
         }
         Ok(Obj::Array(entr(&x)?))
     });
-    b.func("softmax", all_axes_by_default("softmax", super::nn::softmax));
+    b.func(
+        "softmax",
+        all_axes_by_default("softmax", super::nn::softmax),
+    );
     b.func(
         "log_softmax",
         all_axes_by_default("log_softmax", super::nn::log_softmax),

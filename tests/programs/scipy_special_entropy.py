@@ -27,4 +27,4 @@ print(jax.grad(lambda b: sp.entr(b))(0.5))
 print(jax.vmap(jax.grad(lambda a: sp.rel_entr(a, 0.3)))(jnp.array([0.1, 0.6])))
 # The sum of kl_div over a distribution is its KL divergence.
 print(sp.kl_div(jnp.array([0.1, 0.9]), jnp.array([0.5, 0.5])).sum())
-result = outs
+result = {k: jnp.where(jnp.isfinite(v), v, -1.0) for k, v in outs.items()}
