@@ -185,8 +185,16 @@ fn linear_algebra_and_statistics_not_modelled_refuse_by_name() {
             "jax.scipy.stats.norm.cdf",
         ),
         (
-            "import jax.scipy as jsp\njsp.special.gammaln(0.5)\n",
-            "jax.scipy.special.gammaln",
+            "import jax.scipy as jsp\njsp.special.betainc(1.0, 2.0, 0.5)\n",
+            "jax.scipy.special.betainc",
+        ),
+        (
+            "import jax\njax.random.poisson(jax.random.PRNGKey(0), 3.0)\n",
+            "jax.random.poisson",
+        ),
+        (
+            "import jax\njax.grad(jax.scipy.special.digamma)(2.0)\n",
+            "differentiation of digamma",
         ),
     ] {
         let (ty, msg, line) = error_of(src);
@@ -204,6 +212,14 @@ fn traced_keys_refuse_what_is_not_written_for_them() {
         (
             "import jax\nk = jax.random.PRNGKey(0)\nf = jax.jit(lambda k: jax.random.permutation(k, 5))\nf(k)\n",
             "not supported by shardlab yet: jax.random.permutation with a traced key",
+        ),
+        (
+            "import jax\nk = jax.random.PRNGKey(0)\nf = jax.vmap(lambda k: jax.random.gamma(k, 2.0))\nf(jax.random.split(k))\n",
+            "not supported by shardlab yet: jax.random.gamma with a traced key",
+        ),
+        (
+            "import jax\nk = jax.random.PRNGKey(0)\nf = jax.jit(lambda a: jax.random.beta(k, a, 2.0))\nf(1.5)\n",
+            "not supported by shardlab yet: jax.random.beta with a traced parameter (under jit, vmap or grad)",
         ),
         (
             "import jax\nk = jax.random.key(0)\njax.make_jaxpr(lambda k: jax.random.normal(k, ()))(k)\n",

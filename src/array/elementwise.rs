@@ -9,7 +9,7 @@
 use super::broadcast::broadcast_shapes;
 use super::shape_ops::fmt_shape;
 use super::strided::zip_broadcast;
-use super::{xla_math, xla_trig, Array, Buffer, DType, C64};
+use super::{special_fns, xla_math, xla_trig, Array, Buffer, DType, C64};
 use crate::bail;
 use crate::error::Result;
 use std::sync::Arc;
@@ -78,6 +78,16 @@ pub enum UnaryOp {
     Erf,
     /// The inverse error function.
     ErfInv,
+    /// `lax.lgamma`: `log |Γ(x)|`.
+    Lgamma,
+    /// `lax.digamma`: `d/dx lgamma(x)`.
+    Digamma,
+    /// `lax.erfc`: `1 - erf(x)`.
+    Erfc,
+    /// `lax.bessel_i0e`: `exp(-|x|) I0(x)`.
+    BesselI0e,
+    /// `lax.bessel_i1e`: `exp(-|x|) I1(x)`.
+    BesselI1e,
     /// `jnp.isfinite`: a bool, always true for integers.
     IsFinite,
     /// `lax.real`: the real part of a complex64 (a float32).
@@ -122,6 +132,11 @@ impl UnaryOp {
             Not => "invert",
             Erf => "erf",
             ErfInv => "erf_inv",
+            Lgamma => "lgamma",
+            Digamma => "digamma",
+            Erfc => "erfc",
+            BesselI0e => "bessel_i0e",
+            BesselI1e => "bessel_i1e",
             IsFinite => "isfinite",
             Real => "real",
             Imag => "imag",
@@ -167,6 +182,11 @@ impl UnaryOp {
             Round => x.round_ties_even(),
             Erf => erf(x),
             ErfInv => erf_inv(x),
+            Lgamma => special_fns::lgamma(x),
+            Digamma => special_fns::digamma(x),
+            Erfc => special_fns::erfc(x),
+            BesselI0e => special_fns::bessel_i0e(x),
+            BesselI1e => special_fns::bessel_i1e(x),
             Not | IsFinite | Real | Imag | Conj => {
                 unreachable!("not a float-valued operation")
             }

@@ -35,6 +35,7 @@ pub mod reduce;
 mod reduce_order;
 pub mod shape_ops;
 pub mod special;
+pub mod special_fns;
 mod strided;
 pub mod svd;
 pub mod xla_math;

@@ -323,6 +323,11 @@ fn register_elementwise(b: &mut Builder) {
         ("conj", UnaryOp::Conj),
         ("erf", UnaryOp::Erf),
         ("erf_inv", UnaryOp::ErfInv),
+        ("erfc", UnaryOp::Erfc),
+        ("lgamma", UnaryOp::Lgamma),
+        ("digamma", UnaryOp::Digamma),
+        ("bessel_i0e", UnaryOp::BesselI0e),
+        ("bessel_i1e", UnaryOp::BesselI1e),
     ];
     for (name, op) in unary {
         b.func(name, move |_, a| {

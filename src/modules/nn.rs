@@ -17,7 +17,7 @@ use crate::python::interp::Interp;
 use crate::python::ops::{iterate, truthy};
 use crate::python::value::{Args, Obj};
 
-fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
+pub(super) fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
     let x = to_value(&a.req(Some(index), name, func)?)?;
     if x.dtype() == DType::F32 {
         Ok(x)
@@ -28,7 +28,7 @@ fn float_arg(a: &Args, index: usize, name: &str, func: &str) -> Result<Value> {
 
 /// A constant of a formula: a Python float in JAX's code, so weakly typed
 /// (the result is weak exactly when the argument is).
-fn c(v: f64) -> Value {
+pub(super) fn c(v: f64) -> Value {
     crate::python::array::weak_scalar(v, DType::F32)
 }
 
@@ -74,7 +74,7 @@ pub fn silu(x: &Value) -> Result<Value> {
     jops::mul(x, &sigmoid(x)?)
 }
 
-fn axes_of(o: Option<Obj>, default: Option<Vec<i64>>) -> Result<Option<Vec<i64>>> {
+pub(super) fn axes_of(o: Option<Obj>, default: Option<Vec<i64>>) -> Result<Option<Vec<i64>>> {
     match o {
         None => Ok(default),
         Some(Obj::None) => Ok(None),
@@ -85,7 +85,7 @@ fn axes_of(o: Option<Obj>, default: Option<Vec<i64>>) -> Result<Option<Vec<i64>>
     }
 }
 
-fn all_axes(x: &Value, axes: Option<Vec<i64>>) -> Vec<i64> {
+pub(super) fn all_axes(x: &Value, axes: Option<Vec<i64>>) -> Vec<i64> {
     axes.unwrap_or_else(|| (0..x.ndim() as i64).collect())
 }
 
@@ -251,29 +251,18 @@ pub fn add_activations(b: &mut Builder) {
             &jops::mul(&c(slope), &x)?,
         )?))
     });
-    b.func("elu", |_, a| {
-        let x = float_arg(&a, 0, "x", "elu")?;
-        let alpha = match a.get(Some(1), "alpha") {
-            Some(o) => o
-                .as_number()
-                .ok_or_else(|| err!(TypeError, "alpha must be a number"))?,
-            None => 1.0,
-        };
-        let pos = jops::greater(&x, &c(0.0))?;
-        let safe = jops::select(&pos, &jops::zeros_like(&x), &x)?;
-        let neg = jops::mul(&c(alpha), &jops::unary(UnaryOp::Expm1, &safe)?)?;
-        Ok(Obj::Array(jops::select(&pos, &x, &neg)?))
-    });
     b.func("softmax", softmax_like("softmax", softmax));
     b.func("log_softmax", softmax_like("log_softmax", log_softmax));
     b.func("logsumexp", logsumexp_call);
     b.func("one_hot", one_hot);
+    super::nn_activations::add_shared(b);
 }
 
 /// The `jax.nn` module.
 pub fn module() -> Obj {
     let mut b = Builder::new("jax.nn");
     add_activations(&mut b);
+    super::nn_activations::add_jax_only(&mut b);
     b.attr("initializers", initializers_module("jax.nn.initializers"));
     b.func(
         "dot_product_attention",
@@ -287,6 +276,7 @@ pub fn scipy_special_module() -> Obj {
     let mut b = Builder::new("jax.scipy.special");
     b.func("logsumexp", logsumexp_call);
     b.func("expit", elementwise("expit", sigmoid));
+    super::scipy_special_entropy::register(&mut b);
     super::scipy::register_special(&mut b);
     b.build()
 }

@@ -68,6 +68,7 @@ mod x64_warning;
 
 pub use creation::devices_getitem;
 pub use dtypes::{cast_to, dtype_of};
+pub(crate) use elementwise::where_values;
 
 use crate::array::DType;
 use crate::bail;

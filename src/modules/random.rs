@@ -594,14 +594,14 @@ fn key_str(keys: &Keys) -> String {
     format_ints(&vals, &shape, " ", 0)
 }
 
-fn shape_arg(o: Option<Obj>) -> Result<Vec<usize>> {
+pub(super) fn shape_arg(o: Option<Obj>) -> Result<Vec<usize>> {
     match o {
         None | Some(Obj::None) => Ok(vec![]),
         Some(o) => super::numpy::shape_of(&o),
     }
 }
 
-fn float_dtype(a: &Args, index: usize, func: &str) -> Result<()> {
+pub(super) fn float_dtype(a: &Args, index: usize, func: &str) -> Result<()> {
     if let Some(d) = a.opt(Some(index), "dtype") {
         if super::numpy::dtype_of(&d)? != DType::F32 {
             bail!(
@@ -807,15 +807,8 @@ fn gumbel(_: &mut Interp, a: Args) -> Result<Obj> {
             crate::python::format::str_of(&m)
         ),
     }
-    // The span 1 - tiny rounds to 1 in float32, a power of two, so the
-    // traced draw is exact too.
-    let tiny = f32::MIN_POSITIVE;
-    let u = match staged_single(&k, "gumbel")? {
-        Some((v, _)) => traced::uniform(&v, &shape, tiny, 1.0)?,
-        None => Value::Concrete(dist::uniform(single_key(&k, "gumbel")?, &shape, tiny, 1.0)?),
-    };
-    let inner = crate::ops::neg(&crate::ops::log(&u)?)?;
-    Ok(Obj::Array(crate::ops::neg(&crate::ops::log(&inner)?)?))
+    let src = super::random_dists::Source::of(&k, "gumbel")?;
+    Ok(Obj::Array(super::random_dists::gumbel_value(&src, &shape)?))
 }
 
 fn truncated_normal(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -996,6 +989,8 @@ pub fn module() -> Obj {
     b.func("randint", randint);
     b.func("permutation", permutation);
     b.func("choice", choice);
+    super::random_dists::register(&mut b);
+    super::random_gamma::register(&mut b);
     b.func("bits", |_, a| {
         let k = a.req(Some(0), "key", "bits")?;
         let shape = shape_arg(a.get(Some(1), "shape"))?;

@@ -16,7 +16,7 @@ use super::Builder;
 
 /// The arguments promoted to one inexact dtype (`promote_args_inexact`):
 /// integers and booleans become float32, and a Python number stays weak.
-fn inexact(vals: Vec<Value>) -> Result<Vec<Value>> {
+pub(super) fn inexact(vals: Vec<Value>) -> Result<Vec<Value>> {
     let strong: Vec<&Value> = vals.iter().filter(|v| !v.aval().weak).collect();
     let pick = |vs: &[&Value]| vs.iter().map(|v| v.dtype()).max();
     let dtype = pick(&strong)
@@ -123,9 +123,7 @@ pub fn register_special(b: &mut Builder) {
         let x = float_arg(&a, "erfinv")?;
         Ok(Obj::Array(ops::unary(crate::array::UnaryOp::ErfInv, &x)?))
     });
-    b.func("gammaln", refused("jax.scipy.special.gammaln"));
-    b.func("erfc", refused("jax.scipy.special.erfc"));
-    b.func("ndtr", refused("jax.scipy.special.ndtr"));
+    super::scipy_special_gamma::register(b);
 }
 
 /// The NumPy-level `scipy.special`: `expit` and `logit` on host arrays,

@@ -267,6 +267,22 @@ fn unary_deriv(
             let e = ops::exp(&ops::integer_pow(y, 2)?)?;
             scaled_product(g, &e, k, transposed)?
         }
+        Lgamma => ops::mul(g, &ops::unary(Digamma, x)?)?,
+        Erfc => {
+            let k = -2.0 / std::f64::consts::PI.sqrt();
+            let e = ops::exp(&ops::neg(&ops::integer_pow(x, 2)?)?)?;
+            scaled_product(g, &e, k, transposed)?
+        }
+        BesselI0e => {
+            let d = ops::sub(&ops::unary(BesselI1e, x)?, &ops::mul(&ops::sign(x)?, y)?)?;
+            ops::mul(g, &d)?
+        }
+        BesselI1e => ops::mul(g, &bessel_i1e_slope(x, y)?)?,
+        // Its derivative is polygamma(1, x), which shardlab lacks.
+        Digamma => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: differentiation of digamma"
+        ),
         Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
         Real | Imag | Conj => bail!(
             NotImplementedError,
@@ -293,6 +309,21 @@ fn trig_factor(op: UnaryOp, x: &Value, y: &Value) -> Result<Value> {
         Cbrt => ops::mul_scalar(&ops::integer_pow(y, -2)?, 1.0 / 3.0)?,
         _ => bail!(RuntimeError, "{} has no trigonometric factor", op.name()),
     })
+}
+
+/// The slope of `bessel_i1e` at `x` (value `y`): `i0e(x) - y (sign(x) +
+/// 1/x)`, and 1/2 where `|x|` is within float32's epsilon of 0, as JAX's
+/// rule writes it.
+fn bessel_i1e_slope(x: &Value, y: &Value) -> Result<Value> {
+    let eps = scalar(f32::EPSILON as f64, x.dtype());
+    let not_tiny = ops::greater(&ops::abs(x)?, &eps)?;
+    let eps_full = ops::broadcast_to(&eps, &x.shape())?;
+    let safe = ops::select(&not_tiny, x, &eps_full)?;
+    let recip = ops::div(&scalar(1.0, x.dtype()), &safe)?;
+    let term = ops::mul(y, &ops::add(&ops::sign(&safe)?, &recip)?)?;
+    let slope = ops::sub(&ops::unary(UnaryOp::BesselI0e, &safe)?, &term)?;
+    let half = ops::broadcast_to(&scalar(0.5, x.dtype()), &x.shape())?;
+    ops::select(&not_tiny, &slope, &half)
 }
 
 /// `k (g e)` as a tangent; its transpose `(k g) e` as a cotangent.

@@ -355,7 +355,7 @@ fn where_(a: &Args) -> Result<Obj> {
 }
 
 /// `jnp.where(c, x, y)` of arrays.
-pub(super) fn where_values(c: Value, x: Value, y: Value) -> Result<Value> {
+pub(crate) fn where_values(c: Value, x: Value, y: Value) -> Result<Value> {
     let (dt, weak) = common_type(&x, &y)?;
     // JAX's where is a jitted function named `_where`, taking the operands
     // as given: it gives both cases one dtype and one shape, then selects.
