@@ -20,5 +20,7 @@ bash scripts/build-wasm.sh www/dist/wasm
 step "scripts/build-page.mjs -> www/dist"
 node scripts/build-page.mjs
 
-printf 'page built: %s bytes of wasm, %s bytes of page bundle\n' \
-  "$(wc -c < www/dist/wasm/shardlab_bg.wasm)" "$(wc -c < www/dist/main.js)"
+# The brotli figures are what a browser downloads (docs/page.md, "Measured").
+printf 'page built: %s bytes of wasm (%s with brotli), %s bytes of page bundle (%s with brotli)\n' \
+  "$(wc -c < www/dist/wasm/shardlab_bg.wasm)" "$(wc -c < www/dist/wasm/shardlab_bg.wasm.br)" \
+  "$(wc -c < www/dist/main.js)" "$(wc -c < www/dist/main.js.br)"
