@@ -97,4 +97,4 @@ print(jax.grad(lambda x: jnp.sum(optax.scale_gradient({"a": x}, 0.0)["a"] * x))(
 print(jax.grad(lambda x: jnp.sum(optax.scale_gradient(x, 1.0) * x))(jnp.array([3.0])))
 print(jax.jit(jax.grad(lambda x: jnp.sum(optax.scale_gradient(x ** 2, -3.0))))(jnp.array([1.0, -1.0])))
 
-result = [state.inner_state[0].mu["w"], u["w"]]
+result = [jnp.nan_to_num(state.inner_state[0].mu["w"]), u["w"]]

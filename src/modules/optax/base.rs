@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use crate::array::{Array, DType};
 use crate::error::Result;
+use crate::modules::std::collections;
 use crate::python::array::to_value;
 use crate::python::format::repr_of;
 use crate::python::interp::Interp;
@@ -61,8 +62,14 @@ pub(super) fn named_class(
     let mut attrs = vec![
         (FIELDS.to_string(), names),
         ("__init__".to_string(), tuple_init(name, fields)),
-        ("_replace".to_string(), Obj::native("_replace", replace)),
-        ("_asdict".to_string(), Obj::native("_asdict", asdict)),
+        (
+            "_replace".to_string(),
+            Obj::native("_replace", collections::replace),
+        ),
+        (
+            "_asdict".to_string(),
+            Obj::native("_asdict", collections::asdict),
+        ),
     ];
     if let Some(m) = module {
         attrs.push(("__module__".to_string(), Obj::str(m)));
@@ -113,50 +120,6 @@ fn tuple_init(name: &str, fields: Vec<OwnedField>) -> Obj {
         }
         Ok(Obj::None)
     })
-}
-
-/// `state._replace(**changes)`: a new state of the same class.
-fn replace(_: &mut Interp, a: Args) -> Result<Obj> {
-    let Some(Obj::Instance(this)) = a.pos.first() else {
-        bail!(TypeError, "_replace needs an instance");
-    };
-    let fields = fields_of(this).unwrap_or_default();
-    let unknown: Vec<String> =
-        a.kw.iter()
-            .filter(|(k, _)| !fields.contains(k))
-            .map(|(k, _)| format!("'{k}'"))
-            .collect();
-    if !unknown.is_empty() {
-        bail!(
-            ValueError,
-            "Got unexpected field names: [{}]",
-            unknown.join(", ")
-        );
-    }
-    let mut values = vec![];
-    for f in &fields {
-        let v = match a.kw.iter().find(|(k, _)| k == f) {
-            Some((_, v)) => v.clone(),
-            None => field(&a.pos[0], f)?,
-        };
-        values.push((f.clone(), v));
-    }
-    Ok(Obj::Instance(Rc::new(Instance::with_attrs(
-        this.class.clone(),
-        values,
-    ))))
-}
-
-/// `state._asdict()`: the fields as a dict, in order.
-fn asdict(_: &mut Interp, a: Args) -> Result<Obj> {
-    let Some(Obj::Instance(this)) = a.pos.first() else {
-        bail!(TypeError, "_asdict needs an instance");
-    };
-    let mut d = crate::python::value::Dict::default();
-    for f in fields_of(this).unwrap_or_default() {
-        d.set(Obj::str(&f), field(&a.pos[0], &f)?);
-    }
-    Ok(Obj::Dict(Rc::new(std::cell::RefCell::new(d))))
 }
 
 /// What optax's NamedTuple states are: pytree nodes over their fields that

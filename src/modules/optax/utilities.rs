@@ -14,7 +14,7 @@ use crate::python::value::{Args, Obj};
 use crate::{bail, ops as jops};
 
 use super::super::Builder;
-use super::base::{call_init, call_update, empty, state, tree_map, wrap};
+use super::base::{call_init, call_update, empty, state, transformation, tree_map, wrap};
 use super::compose::{add, call, div, mul, sub, tree};
 
 /// What a transformation needs the parameters for, when they are missing.
@@ -239,46 +239,37 @@ fn named_chain(a: &Args) -> Result<Obj> {
         }
     }
     let parts2 = parts.clone();
-    let init = Obj::native("init_fn", move |interp, a| {
-        let p = a.req(Some(0), "params", "init_fn")?;
-        let mut states = vec![];
-        for (n, tx) in &parts {
-            states.push(Obj::tuple(vec![n.clone(), call_init(interp, tx, &p)?]));
-        }
-        call(
-            interp,
-            "collections",
-            "OrderedDict",
-            vec![Obj::list(states)],
-            vec![],
-        )
-    });
-    let update = Obj::native("update_fn", move |interp, a| {
-        let mut u = a.req(Some(0), "updates", "update_fn")?;
-        let st = a.req(Some(1), "state", "update_fn")?;
-        let p = a.opt(Some(2), "params");
-        let extra: Vec<(String, Obj)> =
-            a.kw.iter()
-                .filter(|(k, _)| k != "params")
-                .cloned()
-                .collect();
-        let mut states = vec![];
-        for (n, tx) in &parts2 {
-            let s = crate::python::ops::getitem(interp, &st, n)?;
-            let (nu, ns) = call_update(interp, tx, &u, &s, p.as_ref(), &extra)?;
-            u = nu;
-            states.push(Obj::tuple(vec![n.clone(), ns]));
-        }
-        let states = call(
-            interp,
-            "collections",
-            "OrderedDict",
-            vec![Obj::list(states)],
-            vec![],
-        )?;
-        Ok(Obj::tuple(vec![u, states]))
-    });
-    Ok(wrap(init, update))
+    Ok(transformation(
+        move |interp, p| {
+            let mut states = vec![];
+            for (n, tx) in &parts {
+                states.push(Obj::tuple(vec![n.clone(), call_init(interp, tx, p)?]));
+            }
+            ordered_dict(interp, states)
+        },
+        move |interp, u, st, p, extra| {
+            let mut u = u.clone();
+            let mut states = vec![];
+            for (n, tx) in &parts2 {
+                let s = crate::python::ops::getitem(interp, st, n)?;
+                let (nu, ns) = call_update(interp, tx, &u, &s, p, extra)?;
+                u = nu;
+                states.push(Obj::tuple(vec![n.clone(), ns]));
+            }
+            Ok((u, ordered_dict(interp, states)?))
+        },
+    ))
+}
+
+/// `collections.OrderedDict(pairs)`.
+fn ordered_dict(interp: &mut Interp, pairs: Vec<Obj>) -> Result<Obj> {
+    call(
+        interp,
+        "collections",
+        "OrderedDict",
+        vec![Obj::list(pairs)],
+        vec![],
+    )
 }
 
 /// Registers the functions on `optax`.
