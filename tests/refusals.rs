@@ -553,3 +553,29 @@ fn linspace_with_array_ends_is_refused() {
         )
     );
 }
+
+#[test]
+fn optax_pieces_beyond_shardlab_are_refused_by_name() {
+    for (src, name, line) in [
+        ("import optax\nf = optax.microbatch\n", "optax.microbatch", 2),
+        ("import optax\nf = optax.ctc_loss\n", "optax.ctc_loss", 2),
+        ("import optax\nf = optax.power_iteration\n", "optax.power_iteration", 2),
+        ("import optax\nf = optax.tree_map_params\n", "optax.tree_map_params", 2),
+        (
+            "import jax.numpy as jnp\nimport optax\nx = jnp.ones(3)\ny = optax.projections.projection_l1_ball(x)\n",
+            "optax.tree.norm with ord",
+            4,
+        ),
+    ] {
+        let (ty, msg, at) = error_of(src);
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), at),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {name}").as_str(),
+                line
+            ),
+            "{src}"
+        );
+    }
+}

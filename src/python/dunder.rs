@@ -97,12 +97,21 @@ impl Interp {
             Obj::Tuple(t) => Ok(format!("({})", self.join_reprs(t)?)),
             Obj::Dict(d) if d.borrow().default_factory.is_none() => {
                 format::repr_once(Rc::as_ptr(d) as *const u8 as usize, "{...}", || {
-                    let items = d.borrow().items.clone();
+                    let (items, ordered) = (d.borrow().items.clone(), d.borrow().ordered);
                     let mut parts = vec![];
                     for (k, v) in &items {
-                        parts.push(format!("{}: {}", self.repr(k)?, self.repr(v)?));
+                        let (k, v) = (self.repr(k)?, self.repr(v)?);
+                        parts.push(match ordered {
+                            true => format!("({k}, {v})"),
+                            false => format!("{k}: {v}"),
+                        });
                     }
-                    Ok(format!("{{{}}}", parts.join(", ")))
+                    // Python 3.11 spells an OrderedDict as a call on its pairs.
+                    Ok(match (ordered, parts.is_empty()) {
+                        (true, true) => "OrderedDict()".into(),
+                        (true, false) => format!("OrderedDict([{}])", parts.join(", ")),
+                        _ => format!("{{{}}}", parts.join(", ")),
+                    })
                 })
             }
             _ => Ok(format::repr_of(o)),

@@ -229,6 +229,16 @@ fn dict_repr(d: &super::dict::Dict) -> String {
     );
     match &d.default_factory {
         Some(f) => format!("defaultdict({}, {body})", repr_of(f)),
+        // Python 3.11 spells an OrderedDict as a call on its item pairs.
+        None if d.ordered && d.items.is_empty() => "OrderedDict()".into(),
+        None if d.ordered => format!(
+            "OrderedDict([{}])",
+            d.items
+                .iter()
+                .map(|(k, v)| format!("({}, {})", repr_of(k), repr_of(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         None => body,
     }
 }

@@ -120,17 +120,17 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
         (Obj::Dict(x), Obj::Dict(y)) if Rc::ptr_eq(x, y) => true,
         (Obj::List(x), Obj::List(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| py_eq(p, q))
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| item_eq(p, q))
         }
         (Obj::Tuple(x), Obj::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| py_eq(p, q))
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| item_eq(p, q))
         }
         (Obj::Dict(x), Obj::Dict(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
             x.items.len() == y.items.len()
                 && x.items
                     .iter()
-                    .all(|(k, v)| y.get(k).map(|w| py_eq(v, &w)).unwrap_or(false))
+                    .all(|(k, v)| y.get(k).map(|w| item_eq(v, &w)).unwrap_or(false))
         }
         (Obj::DType(x), Obj::DType(y)) => x == y,
         (Obj::Complex(..), _) | (_, Obj::Complex(..)) => super::complex::eq(a, b).unwrap_or(false),
@@ -156,6 +156,12 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
         (_, Obj::Lib(y)) => y.eq(b, a).unwrap_or(false),
         _ => key_eq(a, b),
     }
+}
+
+/// Two items of containers being compared: the same object, or equal (as
+/// Python compares a tuple's, list's or dict's items).
+pub fn item_eq(a: &Obj, b: &Obj) -> bool {
+    is_same(a, b) || py_eq(a, b)
 }
 
 pub fn is_same(a: &Obj, b: &Obj) -> bool {
@@ -276,6 +282,73 @@ pub fn py_cmp(a: &Obj, b: &Obj) -> Result<std::cmp::Ordering> {
     }
 }
 
+/// The items of a tuple, or of an instance of a library class that is a
+/// tuple (a NamedTuple).
+fn tuple_items(o: &Obj) -> Option<Vec<Obj>> {
+    match o {
+        Obj::Tuple(t) => Some(t.to_vec()),
+        Obj::Instance(_) => {
+            let b = o.behaviour()?;
+            if b.builtin_base() != Some("tuple") {
+                return None;
+            }
+            b.items(o)?.ok()
+        }
+        _ => None,
+    }
+}
+
+/// `a == b` where a container holds arrays: Python compares the items by
+/// identity, then by the truth of `x == y`, so equal scalar arrays are
+/// equal items and a longer array raises, as `bool(x == y)` does. Other
+/// values compare as [`py_eq`] says.
+fn container_eq(a: &Obj, b: &Obj) -> Result<bool> {
+    let pairs: Vec<(Obj, Obj)> = match (a, b) {
+        (Obj::Array(_), _) | (_, Obj::Array(_)) => {
+            if operand_or_none(a).is_none() || operand_or_none(b).is_none() {
+                return Ok(py_eq(a, b));
+            }
+            let r = compare(&CmpOp::Eq, a, b)?;
+            return truthy(&r, "a comparison");
+        }
+        (Obj::List(x), Obj::List(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            x.iter().cloned().zip(y.iter().cloned()).collect()
+        }
+        (Obj::Dict(x), Obj::Dict(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
+            if x.items.len() != y.items.len() {
+                return Ok(false);
+            }
+            let mut pairs = vec![];
+            for (k, v) in x.items.iter() {
+                match y.get(k) {
+                    Some(w) => pairs.push((v.clone(), w)),
+                    None => return Ok(false),
+                }
+            }
+            pairs
+        }
+        _ => match (tuple_items(a), tuple_items(b)) {
+            (Some(x), Some(y)) if x.len() == y.len() => x.into_iter().zip(y).collect(),
+            (Some(_), Some(_)) => return Ok(false),
+            _ => return Ok(py_eq(a, b)),
+        },
+    };
+    let Some(_level) = super::depth::try_enter(" in comparison") else {
+        return Ok(false);
+    };
+    for (x, y) in &pairs {
+        if !is_same(x, y) && !container_eq(x, y)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// A comparison operator.
 pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
     match op {
@@ -316,8 +389,8 @@ pub fn compare(op: &CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
         }
     }
     match op {
-        CmpOp::Eq => Ok(Obj::Bool(py_eq(a, b))),
-        CmpOp::NotEq => Ok(Obj::Bool(!py_eq(a, b))),
+        CmpOp::Eq => Ok(Obj::Bool(container_eq(a, b)?)),
+        CmpOp::NotEq => Ok(Obj::Bool(!container_eq(a, b)?)),
         _ => {
             if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
                 return Ok(Obj::Bool(cmp_numbers(op, x, y)));

@@ -415,11 +415,16 @@ fn clip(a: &Args) -> Result<Obj> {
     let out = jops::jitted1("clip", &args, |v| {
         let mut x = v[0].clone();
         let mut rest = v[1..].iter();
-        if let (true, Some(lo)) = (has_lo, rest.next()) {
-            x = clip_step(lo, &x, jops::maximum)?;
+        // A bound not given has no operand, so `max` alone is the first.
+        if has_lo {
+            if let Some(lo) = rest.next() {
+                x = clip_step(lo, &x, jops::maximum)?;
+            }
         }
-        if let (true, Some(hi)) = (has_hi, rest.next()) {
-            x = clip_step(hi, &x, jops::minimum)?;
+        if has_hi {
+            if let Some(hi) = rest.next() {
+                x = clip_step(hi, &x, jops::minimum)?;
+            }
         }
         Ok(x)
     })?;

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use crate::array::{Array, DType};
 use crate::error::Result;
+use crate::modules::std::collections;
 use crate::python::array::to_value;
 use crate::python::format::repr_of;
 use crate::python::interp::Interp;
@@ -20,35 +21,90 @@ use crate::python::value::{Args, Class, Instance, Obj};
 use crate::trace::Value;
 use crate::{bail, err, ops as jops};
 
-/// A NamedTuple-like class of optax: fields are pytree children. Each state
-/// gets its own class object; nothing compares them by identity.
+/// A NamedTuple-like class of optax: fields are pytree children. A state
+/// optax names is the class [`super::states`] keeps for it; any other gets
+/// a class of its own, which nothing compares by identity.
 pub(super) fn state_class(name: &str, fields: &[&str]) -> Rc<Class> {
-    let mut class = Class::new(
-        name,
-        vec![],
-        vec![(
-            FIELDS.into(),
-            Obj::tuple(fields.iter().map(Obj::str).collect()),
-        )],
-    );
-    class.native = Some(Rc::new(NamedTuple));
-    Rc::new(class)
+    if let Some(c) = super::states::class_for(name, fields) {
+        return c;
+    }
+    let fields = fields.iter().map(|f| (f.to_string(), None)).collect();
+    named_class(name, None, vec![], fields, vec![])
 }
 
-const FIELDS: &str = "__optax_fields__";
+const FIELDS: &str = "_fields";
 
 /// A field of [`tuple_class`] and the function giving its default.
 pub(super) type Field = (&'static str, Option<fn() -> Obj>);
+
+/// A field of [`named_class`] and the function giving its default.
+pub(super) type OwnedField = (String, Option<fn() -> Obj>);
 
 /// A NamedTuple class a program constructs (`LookaheadParams(fast=...,
 /// slow=...)`): fields by position or name, with defaults, and the class
 /// attributes `extra` (a docstring, class methods).
 pub(super) fn tuple_class(name: &str, fields: &'static [Field], extra: Vec<(String, Obj)>) -> Obj {
+    let fields = fields.iter().map(|(f, d)| (f.to_string(), *d)).collect();
+    Obj::Class(named_class(name, None, vec![], fields, extra))
+}
+
+/// A NamedTuple class: `_fields`, construction by position or name with
+/// defaults, `_replace` and `_asdict`, the Python module optax defines it
+/// in (for `type(x)`), and the class attributes `extra`.
+pub(super) fn named_class(
+    name: &str,
+    module: Option<&str>,
+    bases: Vec<Rc<Class>>,
+    fields: Vec<OwnedField>,
+    extra: Vec<(String, Obj)>,
+) -> Rc<Class> {
+    let names = Obj::tuple(fields.iter().map(|(f, _)| Obj::str(f)).collect());
+    let mut attrs = vec![
+        (FIELDS.to_string(), names),
+        ("__init__".to_string(), tuple_init(name, fields)),
+        (
+            "_replace".to_string(),
+            Obj::native("_replace", collections::replace),
+        ),
+        (
+            "_asdict".to_string(),
+            Obj::native("_asdict", collections::asdict),
+        ),
+    ];
+    if let Some(m) = module {
+        attrs.push(("__module__".to_string(), Obj::str(m)));
+    }
+    attrs.extend(extra);
+    let mut class = Class::new(name, bases, attrs);
+    class.native = Some(Rc::new(NamedTuple));
+    Rc::new(class)
+}
+
+/// `Class.__init__(self, *fields)`: each field by position or by name, or
+/// its default.
+fn tuple_init(name: &str, fields: Vec<OwnedField>) -> Obj {
     let cls = name.to_string();
-    let init = Obj::native(format!("{name}.__init__"), move |_, a| {
+    Obj::native(format!("{name}.__init__"), move |_, a| {
         let Some(Obj::Instance(this)) = a.pos.first() else {
             bail!(TypeError, "{cls}.__init__ needs an instance");
         };
+        if a.pos.len() > fields.len() + 1 {
+            bail!(
+                TypeError,
+                "{cls}.__new__() takes {} positional arguments but {} were given",
+                fields.len() + 1,
+                a.pos.len()
+            );
+        }
+        if let Some((k, _)) =
+            a.kw.iter()
+                .find(|(k, _)| !fields.iter().any(|(f, _)| f == k))
+        {
+            bail!(
+                TypeError,
+                "{cls}.__new__() got an unexpected keyword argument '{k}'"
+            );
+        }
         for (i, (f, default)) in fields.iter().enumerate() {
             let given = a.pos.get(i + 1).cloned();
             let v = given
@@ -63,17 +119,7 @@ pub(super) fn tuple_class(name: &str, fields: &'static [Field], extra: Vec<(Stri
             this.set(f, v);
         }
         Ok(Obj::None)
-    });
-    let names: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
-    let base = state_class(name, &names);
-    let mut class = Class::new(name, vec![], vec![("__init__".into(), init)]);
-    {
-        let mut attrs = class.attrs.borrow_mut();
-        attrs.extend(base.attrs.borrow().clone());
-        attrs.extend(extra);
-    }
-    class.native = base.native.clone();
-    Obj::Class(Rc::new(class))
+    })
 }
 
 /// What optax's NamedTuple states are: pytree nodes over their fields that
@@ -102,6 +148,29 @@ impl Object for NamedTuple {
         let Obj::Instance(i) = this else { return None };
         let fields = fields_of(i)?;
         Some(fields.iter().map(|f| field(this, f)).collect())
+    }
+
+    /// A NamedTuple equals any tuple of equal items (its class aside), item
+    /// by item as tuples compare.
+    fn eq(&self, this: &Obj, other: &Obj) -> Option<bool> {
+        let mine = self.items(this)?.ok()?;
+        let theirs = match other {
+            Obj::Tuple(t) => t.to_vec(),
+            Obj::Instance(i) if fields_of(i).is_some() => self.items(other)?.ok()?,
+            _ => return Some(false),
+        };
+        Some(
+            mine.len() == theirs.len()
+                && mine
+                    .iter()
+                    .zip(&theirs)
+                    .all(|(a, b)| crate::python::ops::item_eq(a, b)),
+        )
+    }
+
+    /// NamedTuples are tuples (`isinstance(state, tuple)`).
+    fn builtin_base(&self) -> Option<&'static str> {
+        Some("tuple")
     }
 
     fn getitem(&self, _: &mut Interp, this: &Obj, key: &Obj) -> Option<Result<Obj>> {
@@ -472,6 +541,8 @@ pub(super) fn initial_tree(
 pub(super) fn full_tree(interp: &mut Interp, params: &Obj, v: f64) -> Result<Obj> {
     tree_map(interp, &[params], |x| {
         let full = Value::Concrete(Array::full(&x[0].shape(), v, x[0].dtype()));
+        // `full_like` of a weakly typed parameter is weakly typed.
+        let full = jops::convert_weak(&full, x[0].dtype(), x[0].aval().weak)?;
         Ok(jops::placed_like(full, x[0]))
     })
 }

@@ -365,24 +365,7 @@ fn ademamix_alias(a: &Args, simplified: bool, f: &str) -> Result<Obj> {
 /// The names of the real `optax.contrib` that shardlab does not model yet;
 /// using one is refused by name.
 const MISSING: &[&str] = &[
-    "COCOBState",
-    "DAdaptAdamWState",
-    "DifferentiallyPrivateAggregateState",
-    "DoGState",
-    "DoWGState",
     "GaLoreDimensionNumbers",
-    "GaLoreState",
-    "HutchinsonState",
-    "MadgradState",
-    "MechanicState",
-    "MomoAdamState",
-    "MomoState",
-    "MuonState",
-    "ProdigyState",
-    "ReduceLROnPlateauState",
-    "ScheduleFreeState",
-    "SophiaState",
-    "SplitRealAndImaginaryState",
     "acprop",
     "adopt",
     "cocob",
@@ -434,6 +417,7 @@ pub(super) fn module() -> Obj {
         ademamix_alias(&a, true, "simplified_ademamix")
     });
     super::muon::register(&mut b);
+    super::states::register(&mut b, "optax.contrib");
     for name in MISSING {
         let full = format!("optax.contrib.{name}");
         b.attr(

@@ -108,4 +108,5 @@ pub(super) fn register(b: &mut Builder) {
         "softmax_cross_entropy_with_integer_labels",
         softmax_cross_entropy_with_integer_labels,
     );
+    super::losses_more::register(b);
 }

@@ -23,23 +23,38 @@
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
 //! - [`muon`]: `optax.contrib.muon` and `scale_by_muon`.
 //! - [`contrib`]: `optax.contrib` (`sam`, `ademamix`, ...).
+//! - [`conditionality`]: `apply_if_finite`, `conditionally_*`, `apply_every`.
+//! - [`numerics`]: moment updates, `safe_norm`, `adaptive_grad_clip`.
+//! - [`utilities`]: `stateless`, `named_chain`, `scale_gradient`, ...
+//! - [`projections`]: `optax.projections`.
+//! - [`states`]: the NamedTuple classes of the states, in one table.
+//! - [`losses_more`], [`losses_cross`]: the losses optax composes of jnp
+//!   calls, made through [`compose`].
 //! - [`schedules`], [`schedules_more`], [`losses`], [`tree`].
 
 mod adaptive;
 mod alias;
 mod alias_more;
 pub(crate) mod base;
+mod compose;
+mod conditionality;
 mod contrib;
 mod factorized;
 mod lbfgs;
 mod losses;
+mod losses_cross;
+mod losses_more;
 mod muon;
+mod numerics;
 mod perturbations;
+mod projections;
 mod rescaling;
 mod schedules;
 mod schedules_more;
+mod states;
 mod transforms;
 mod tree;
+mod utilities;
 mod wrappers;
 mod wrappers_more;
 mod zoom;
@@ -65,6 +80,10 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     lbfgs::register(&mut b);
     schedules::register(&mut b);
     losses::register(&mut b);
+    states::register(&mut b, "optax");
+    conditionality::register(&mut b);
+    utilities::register(&mut b);
+    numerics::register(&mut b);
     let typing = super::import(interp, "typing")?;
     let any = crate::python::ops::getattr(interp, &typing, "Any")?;
     for name in [
@@ -81,6 +100,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.attr("tree_utils", super::import(interp, "optax.tree_utils")?);
     b.attr("losses", super::import(interp, "optax.losses")?);
     b.attr("schedules", super::import(interp, "optax.schedules")?);
+    b.attr("projections", super::import(interp, "optax.projections")?);
     b.attr(
         "perturbations",
         super::import(interp, "optax.perturbations")?,
@@ -152,6 +172,7 @@ pub fn submodule(name: &str) -> Option<Obj> {
             losses::register(&mut b);
             b.build()
         }
+        "optax.projections" => projections::module(),
         "optax.schedules" => {
             let mut b = Builder::new("optax.schedules");
             schedules::register(&mut b);

@@ -16,8 +16,8 @@ use crate::{bail, ops as jops};
 
 use super::super::Builder;
 use super::base::{
-    call_init, call_update, empty, field, flag, global_norm, hmul, initial_tree, leaves_of,
-    safe_increment, schedule_at, state, stateless, transformation, tree_map, wrap, zero_count,
+    call_init, call_update, field, flag, global_norm, hmul, initial_tree, leaves_of,
+    safe_increment, schedule_at, state, stateless, transformation, tree_map, zero_count,
     zeros_tree, Hyper, Rate,
 };
 
@@ -596,15 +596,6 @@ fn register_misc(b: &mut Builder) {
         Ok(Obj::Array(global_norm(&leaves)?))
     });
     b.func("apply_updates", apply_updates);
-    for name in ["GradientTransformation", "GradientTransformationExtraArgs"] {
-        b.func(name, |_, a| {
-            Ok(wrap(
-                a.req(Some(0), "init", "GradientTransformation")?,
-                a.req(Some(1), "update", "GradientTransformation")?,
-            ))
-        });
-    }
-    b.func("EmptyState", |_, _| Ok(empty()));
 }
 
 /// `set_to_zero()`: every update zero.

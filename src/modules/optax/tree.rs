@@ -110,7 +110,8 @@ fn like(interp: &mut Interp, a: &Args, v: Option<f64>, func: &str) -> Result<Obj
         None => to_value(&tree(a, 1, "fill_value", func)?)?,
     };
     tree_map(interp, &[&t], |l| {
-        let f = jops::convert(&fill, l[0].dtype())?;
+        // As `jnp.full_like`: weakly typed when the leaf is.
+        let f = jops::convert_weak(&fill, l[0].dtype(), l[0].aval().weak)?;
         Ok(jops::placed_like(
             jops::broadcast_to(&f, &l[0].shape())?,
             l[0],
@@ -306,6 +307,7 @@ fn functions(b: &mut Builder, prefix: &str) {
     b.func(&n("add_scale"), add_scale);
     b.func(&n("random_like"), random_like);
     b.func(&n("split_key_like"), split_key_like);
+    super::numerics::register_tree(b, prefix);
 }
 
 /// The `optax.tree` module.

@@ -17,7 +17,7 @@ use crate::{bail, ops as jops};
 use super::super::Builder;
 use super::base::{
     call_init, call_update, field, flag, hmul, initial_tree, is_callable, leaves_of, rebuild,
-    safe_increment, state, transformation, tree_map, tuple_class, zero_count, zeros_tree, Hyper,
+    safe_increment, state, transformation, tree_map, zero_count, zeros_tree, Hyper,
 };
 use super::transforms::{bias_correction, c, moment};
 
@@ -126,17 +126,14 @@ fn lookahead_state(fast: Obj, steps: Obj) -> Obj {
     )
 }
 
-/// The `LookaheadParams(fast, slow)` class, with `init_synced`.
-fn lookahead_params_class() -> Obj {
+/// What the `LookaheadParams(fast, slow)` class has beyond its fields:
+/// `init_synced(params)`, both copies the same parameters.
+pub(super) fn lookahead_params_extras() -> Vec<(String, Obj)> {
     let synced = Obj::native("LookaheadParams.init_synced", |_, a| {
         let p = a.req(Some(0), "params", "init_synced")?;
         Ok(lookahead_params(p.clone(), p))
     });
-    tuple_class(
-        "LookaheadParams",
-        &[("fast", None), ("slow", None)],
-        vec![("init_synced".into(), synced)],
-    )
+    vec![("init_synced".into(), synced)]
 }
 
 /// `monitor(measures)`: the updates pass unchanged; each measure (a
@@ -416,7 +413,6 @@ pub(super) fn scale_by_stddev(
 /// Registers the transformations and functions on `optax`.
 pub(super) fn register(b: &mut Builder) {
     b.func("lookahead", |_, a| lookahead(&a));
-    b.attr("LookaheadParams", lookahead_params_class());
     b.func("monitor", |_, a| monitor(&a));
     b.func("measure_with_ema", |_, a| measure_with_ema(&a));
     b.func("snapshot", |_, a| snapshot(&a));

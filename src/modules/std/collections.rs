@@ -305,8 +305,9 @@ fn this_instance(a: &Args, what: &str) -> Result<Rc<Instance>> {
     }
 }
 
-/// `p._replace(**changes)`.
-fn replace(_: &mut Interp, a: Args) -> Result<Obj> {
+/// `p._replace(**changes)`: for any class whose `_fields` name its
+/// instances' fields (optax's states too).
+pub(crate) fn replace(_: &mut Interp, a: Args) -> Result<Obj> {
     let inst = this_instance(&a, "_replace")?;
     let fields = fields_of(&inst);
     let unknown: Vec<String> =
@@ -334,7 +335,7 @@ fn replace(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// `p._asdict()`.
-fn asdict(_: &mut Interp, a: Args) -> Result<Obj> {
+pub(crate) fn asdict(_: &mut Interp, a: Args) -> Result<Obj> {
     let inst = this_instance(&a, "_asdict")?;
     let d: Dict = fields_of(&inst)
         .iter()

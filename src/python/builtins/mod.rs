@@ -169,6 +169,13 @@ pub fn isinstance(o: &Obj, t: &Obj) -> bool {
             return true;
         }
     }
+    // A library class's instances may be builtin values too (a NamedTuple
+    // is a tuple).
+    if let (Obj::Type(name), Obj::Instance(i)) = (t, o) {
+        if i.class.native().and_then(|n| n.builtin_base()) == Some(*name) {
+            return true;
+        }
+    }
     match t {
         Obj::Tuple(ts) => ts.iter().any(|t| isinstance(o, t)),
         Obj::Type(name) => match *name {
