@@ -508,3 +508,43 @@ fn rich_layouts_and_vjp_residuals_are_refused() {
         )
     );
 }
+
+/// jnp functions shardlab lacks (file input and output, NumPy's ufunc
+/// objects, eigenvalue-based polynomials) are refused by name, and so are
+/// the arguments of implemented functions that it lacks.
+#[test]
+fn jnp_breadth_refusals_name_the_function() {
+    for name in ["einsum_path", "save", "savez", "load", "frompyfunc", "ufunc", "roots"] {
+        let (ty, msg, line) = error_of(&format!("import jax.numpy as jnp\nx = 1\nf = jnp.{name}\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: jax.numpy.{name}").as_str(),
+                3
+            )
+        );
+    }
+    let cases = [
+        (
+            "jnp.poly(jnp.eye(2))",
+            "not supported by shardlab yet: jax.numpy.poly of a square matrix (its eigenvalues)",
+        ),
+        (
+            "jnp.pad(jnp.ones(3), 1, mode=lambda v, w, i, k: None)",
+            "not supported by shardlab yet: jax.numpy.pad with a function as mode",
+        ),
+        (
+            "jnp.polymul(jnp.ones(2), jnp.ones(2), trim_leading_zeros=True)",
+            "not supported by shardlab yet: jax.numpy.polymul with trim_leading_zeros=",
+        ),
+        (
+            "jnp.fmod(jnp.ones(2) * 1j, 2.0)",
+            "not supported by shardlab yet: complex64 in jax.numpy.fmod",
+        ),
+    ];
+    for (call, want) in cases {
+        let (ty, msg, line) = error_of(&format!("import jax.numpy as jnp\ny = {call}\n"));
+        assert_eq!((ty.as_str(), msg.as_str(), line), ("NotImplementedError", want, 2));
+    }
+}
