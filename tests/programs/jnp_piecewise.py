@@ -24,4 +24,14 @@ g = jax.grad(lambda t: jnp.piecewise(t, [t < 0], [lambda s: s**2, lambda s: 3 * 
 print(g(x))
 print(jax.vmap(lambda t: jnp.piecewise(t, [t > 0], [lambda s: s * 10, 0.0]))(x))
 
-result = [jnp.piecewise(x, [x < 0, x >= 0], [-1.0, lambda t: t**2]), f(x), g(x)]
+
+
+# Functions mapped along axes and over index grids.
+m = jnp.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]])
+print(jnp.apply_along_axis(jnp.sort, 1, m), jnp.apply_along_axis(lambda v: v.max() - v.min(), 0, m))
+print(jnp.apply_along_axis(lambda v, k: v[:k], -1, m, 2))
+print(jnp.apply_along_axis(lambda v: jnp.outer(v, v), 0, m).shape)
+print(jnp.apply_over_axes(jnp.sum, m, [0, 1]), jnp.apply_over_axes(jnp.mean, jnp.ones((2, 3, 4)), (0, 2)).shape)
+print(jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3)), jnp.fromfunction(lambda i: i * i, (4,), dtype=jnp.int32))
+print(jax.jit(lambda a: jnp.apply_along_axis(jnp.cumsum, 0, a))(m))
+result = [jnp.piecewise(x, [x < 0, x >= 0], [-1.0, lambda t: t**2]), f(x), g(x), jnp.apply_along_axis(jnp.sort, 1, m)]

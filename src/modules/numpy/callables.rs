@@ -11,7 +11,7 @@ use crate::python::ops::{getattr, iterate};
 use crate::python::value::{Args, Obj};
 
 use super::super::Builder;
-use super::composed::{call, item, lib_function, method, slice};
+use super::composed::{call, item, jnp, lib_function, method, slice};
 
 /// Adds the functions to `b`.
 pub(super) fn register(b: &mut Builder) {
@@ -135,13 +135,22 @@ fn apply_along_axis(interp: &mut Interp, a: Args) -> Result<Obj> {
         pos.extend(extra.iter().cloned());
         i.call(&func1d, Args::with(pos, kw.clone()))
     });
-    for i in 1..ndim - axis {
-        func = vmap(interp, func, Obj::Int(i as i64), Obj::Int(-1))?;
-    }
-    for _ in 0..axis {
+    // The slices' axis moved last and every other axis mapped in order;
+    // the dimensions after `axis` then move behind the slices' results,
+    // where JAX's `out_axes=-1` maps put them.
+    for _ in 0..ndim - 1 {
         func = vmap(interp, func, Obj::Int(0), Obj::Int(0))?;
     }
-    interp.call(&func, Args::new(vec![arr]))
+    let moved = jnp(interp, "moveaxis", vec![arr, Obj::Int(axis as i64), Obj::Int(-1)])?;
+    let out = interp.call(&func, Args::new(vec![moved]))?;
+    let rank = ndim_of(&out)?;
+    let k = rank + 1 - ndim;
+    let order: Vec<Obj> = (0..axis)
+        .chain(ndim - 1..ndim - 1 + k)
+        .chain(axis..ndim - 1)
+        .map(|d| Obj::Int(d as i64))
+        .collect();
+    jnp(interp, "transpose", vec![out, Obj::tuple(order)])
 }
 
 /// `apply_over_axes(func, a, axes)`: `func(a, axis)` for each axis in
@@ -152,7 +161,7 @@ fn apply_over_axes(interp: &mut Interp, a: Args) -> Result<Obj> {
     let mut x = call(interp, "asarray", vec![x], vec![])?;
     for axis in iterate(&a.req(Some(2), "axes", "apply_over_axes")?)? {
         let b = interp.call(&func, Args::new(vec![x.clone(), axis.clone()]))?;
-        let (nb, nx) = (ndim(&b)?, ndim(&x)?);
+        let (nb, nx) = (ndim_of(&b)?, ndim_of(&x)?);
         x = if nb == nx {
             b
         } else if nb + 1 == nx {
@@ -167,7 +176,7 @@ fn apply_over_axes(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(x)
 }
 
-fn ndim(o: &Obj) -> Result<usize> {
+fn ndim_of(o: &Obj) -> Result<usize> {
     Ok(crate::python::array::to_value(o)?.ndim())
 }
 

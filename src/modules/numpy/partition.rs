@@ -46,9 +46,6 @@ fn split(interp: &mut Interp, a: Args, func: &str) -> Result<Obj> {
         );
     }
     let v = to_value(&x)?;
-    if v.dtype().is_unsigned() {
-        bail!(NotImplementedError, "jnp.{func} for unsigned dtypes");
-    }
     let ndim = v.ndim();
     let axis = to_int(&a.get(Some(2), "axis").unwrap_or(Obj::Int(-1)))?;
     let axis = crate::ops::norm_axis(axis, ndim)? as i64;
