@@ -514,8 +514,17 @@ fn rich_layouts_and_vjp_residuals_are_refused() {
 /// the arguments of implemented functions that it lacks.
 #[test]
 fn jnp_breadth_refusals_name_the_function() {
-    for name in ["einsum_path", "save", "savez", "load", "frompyfunc", "ufunc", "roots"] {
-        let (ty, msg, line) = error_of(&format!("import jax.numpy as jnp\nx = 1\nf = jnp.{name}\n"));
+    for name in [
+        "einsum_path",
+        "save",
+        "savez",
+        "load",
+        "frompyfunc",
+        "ufunc",
+        "roots",
+    ] {
+        let (ty, msg, line) =
+            error_of(&format!("import jax.numpy as jnp\nx = 1\nf = jnp.{name}\n"));
         assert_eq!(
             (ty.as_str(), msg.as_str(), line),
             (
@@ -545,6 +554,9 @@ fn jnp_breadth_refusals_name_the_function() {
     ];
     for (call, want) in cases {
         let (ty, msg, line) = error_of(&format!("import jax.numpy as jnp\ny = {call}\n"));
-        assert_eq!((ty.as_str(), msg.as_str(), line), ("NotImplementedError", want, 2));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            ("NotImplementedError", want, 2)
+        );
     }
 }

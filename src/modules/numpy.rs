@@ -15,9 +15,9 @@
 //! the argument parsing they share and puts the modules together.
 
 mod arraylike;
+mod arrayprint;
 mod calculus;
 mod callables;
-mod arrayprint;
 mod choice;
 mod comparison;
 mod complex_preds;

@@ -35,7 +35,13 @@ fn inexact(o: Obj) -> Result<Obj> {
 }
 
 /// `lax.slice_in_dim(x, lo, hi, axis=axis)`.
-fn in_dim(interp: &mut Interp, x: &Obj, lo: Option<i64>, hi: Option<i64>, axis: usize) -> Result<Obj> {
+fn in_dim(
+    interp: &mut Interp,
+    x: &Obj,
+    lo: Option<i64>,
+    hi: Option<i64>,
+    axis: usize,
+) -> Result<Obj> {
     let mut index = vec![slice(None, None); axis];
     index.push(slice(lo, hi));
     item(interp, x, Obj::tuple(index))
@@ -295,7 +301,12 @@ fn periodic(interp: &mut Interp, p: &Obj, x: Obj, xp: Obj, fp: Obj) -> Result<(O
     let p = jnp(i, "abs", vec![p.clone()])?;
     let x = jnp(i, "remainder", vec![x, p.clone()])?;
     let xp = jnp(i, "remainder", vec![xp, p.clone()])?;
-    let order = call(i, "argsort", vec![xp.clone()], vec![("stable", Obj::Bool(true))])?;
+    let order = call(
+        i,
+        "argsort",
+        vec![xp.clone()],
+        vec![("stable", Obj::Bool(true))],
+    )?;
     let xp = item(i, &xp, order.clone())?;
     let fp = item(i, &fp, order)?;
     let last = item(i, &xp, slice(Some(-1), None))?;
@@ -320,7 +331,9 @@ fn unwrap(interp: &mut Interp, a: Args) -> Result<Obj> {
             p.type_name()
         );
     }
-    let period = a.opt(Some(3), "period").unwrap_or(Obj::Float(2.0 * std::f64::consts::PI));
+    let period = a
+        .opt(Some(3), "period")
+        .unwrap_or(Obj::Float(2.0 * std::f64::consts::PI));
     let (p, period) = super::compose::promoted(&p, &period)?;
     let (p, period) = (Obj::Array(p), Obj::Array(period));
     let dtype = to_value(&p)?.dtype();
@@ -341,7 +354,12 @@ fn unwrap(interp: &mut Interp, a: Args) -> Result<Obj> {
         Some(d) => d,
         None => div(i, period.clone(), Obj::Int(2))?,
     };
-    let dd = call(i, "diff", vec![p.clone()], vec![("axis", Obj::Int(axis as i64))])?;
+    let dd = call(
+        i,
+        "diff",
+        vec![p.clone()],
+        vec![("axis", Obj::Int(axis as i64))],
+    )?;
     let shifted = jnp(i, "add", vec![dd.clone(), interval.clone()])?;
     let m = jnp(i, "remainder", vec![shifted, period])?;
     let ddmod = sub(i, m, interval.clone())?;
@@ -356,9 +374,18 @@ fn unwrap(interp: &mut Interp, a: Args) -> Result<Obj> {
     let correct = jnp(i, "where", vec![small, Obj::Int(0), fix])?;
     let head = in_dim(i, &p, Some(0), Some(1), axis)?;
     let tail = in_dim(i, &p, Some(1), None, axis)?;
-    let cum = call(i, "cumsum", vec![correct], vec![("axis", Obj::Int(axis as i64))])?;
+    let cum = call(
+        i,
+        "cumsum",
+        vec![correct],
+        vec![("axis", Obj::Int(axis as i64))],
+    )?;
     let tail = jnp(i, "add", vec![tail, cum])?;
-    jnp(i, "concatenate", vec![Obj::tuple(vec![head, tail]), Obj::Int(axis as i64)])
+    jnp(
+        i,
+        "concatenate",
+        vec![Obj::tuple(vec![head, tail]), Obj::Int(axis as i64)],
+    )
 }
 
 /// `cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None)`.
@@ -382,12 +409,19 @@ fn cross(interp: &mut Interp, a: Args) -> Result<Obj> {
             None => Ok(a.opt(Some(k), name).unwrap_or(Obj::Int(-1))),
         }
     };
-    let (aa, ab, ac) = (axis_of(2, "axisa")?, axis_of(3, "axisb")?, axis_of(4, "axisc")?);
+    let (aa, ab, ac) = (
+        axis_of(2, "axisa")?,
+        axis_of(3, "axisb")?,
+        axis_of(4, "axisc")?,
+    );
     let x = jnp(i, "moveaxis", vec![vs[0].clone(), aa, Obj::Int(-1)])?;
     let y = jnp(i, "moveaxis", vec![vs[1].clone(), ab, Obj::Int(-1)])?;
     let (nx, ny) = (last_dim(&x)?, last_dim(&y)?);
     if !matches!(nx, 2 | 3) || !matches!(ny, 2 | 3) {
-        bail!(ValueError, "Dimension must be either 2 or 3 for cross product");
+        bail!(
+            ValueError,
+            "Dimension must be either 2 or 3 for cross product"
+        );
     }
     let part = |i: &mut Interp, v: &Obj, k: i64, n: usize| -> Result<Obj> {
         let first = item(i, v, Obj::tuple(vec![Obj::Ellipsis, Obj::Int(0)]))?;
@@ -396,8 +430,16 @@ fn cross(interp: &mut Interp, a: Args) -> Result<Obj> {
             false => jnp(i, "zeros_like", vec![first]),
         }
     };
-    let (x0, x1, x2) = (part(i, &x, 0, nx)?, part(i, &x, 1, nx)?, part(i, &x, 2, nx)?);
-    let (y0, y1, y2) = (part(i, &y, 0, ny)?, part(i, &y, 1, ny)?, part(i, &y, 2, ny)?);
+    let (x0, x1, x2) = (
+        part(i, &x, 0, nx)?,
+        part(i, &x, 1, nx)?,
+        part(i, &x, 2, nx)?,
+    );
+    let (y0, y1, y2) = (
+        part(i, &y, 0, ny)?,
+        part(i, &y, 1, ny)?,
+        part(i, &y, 2, ny)?,
+    );
     let term = |i: &mut Interp, p: &Obj, q: &Obj, r: &Obj, s: &Obj| -> Result<Obj> {
         let l = mul(i, p.clone(), q.clone())?;
         let rr = mul(i, r.clone(), s.clone())?;
@@ -482,7 +524,16 @@ fn geomspace(interp: &mut Interp, a: Args) -> Result<Obj> {
     let ls = jnp(i, "log10", vec![ls])?;
     let le = div(i, e, sign.clone())?;
     let le = jnp(i, "log10", vec![le])?;
-    let res = logspace_of(i, ls, le, num, endpoint, Obj::Float(10.0), Some(compute), Obj::Int(0))?;
+    let res = logspace_of(
+        i,
+        ls,
+        le,
+        num,
+        endpoint,
+        Obj::Float(10.0),
+        Some(compute),
+        Obj::Int(0),
+    )?;
     let res = mul(i, sign, res)?;
     let ndim = shape(&res)?.len();
     let axis = crate::ops::norm_axis(axis, ndim)?;

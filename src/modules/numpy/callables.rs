@@ -70,12 +70,11 @@ fn piecewise(interp: &mut Interp, a: Args) -> Result<Obj> {
         .skip(3)
         .map(|o| call(interp, "asarray", vec![o.clone()], vec![]))
         .collect::<Result<_>>()?;
-    let kw: Vec<(String, Obj)> = a
-        .kw
-        .iter()
-        .filter(|(k, _)| !["x", "condlist", "funclist"].contains(&k.as_str()))
-        .map(|(k, o)| Ok((k.clone(), call(interp, "asarray", vec![o.clone()], vec![])?)))
-        .collect::<Result<_>>()?;
+    let kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !["x", "condlist", "funclist"].contains(&k.as_str()))
+            .map(|(k, o)| Ok((k.clone(), call(interp, "asarray", vec![o.clone()], vec![])?)))
+            .collect::<Result<_>>()?;
     let x = call(interp, "asarray", vec![x], vec![])?;
     let bools = Obj::DType(crate::array::DType::Bool);
     let conds = call(interp, "asarray", vec![condlist], vec![("dtype", bools)])?;
@@ -83,7 +82,12 @@ fn piecewise(interp: &mut Interp, a: Args) -> Result<Obj> {
     // the running count of true conditions reaches its maximum.
     let first = item(interp, &conds, slice(None, Some(1)))?;
     let zero = call(interp, "zeros_like", vec![first], vec![])?;
-    let stacked = call(interp, "concatenate", vec![Obj::list(vec![zero, conds])], vec![])?;
+    let stacked = call(
+        interp,
+        "concatenate",
+        vec![Obj::list(vec![zero, conds])],
+        vec![],
+    )?;
     let counts = call(interp, "cumsum", vec![stacked, Obj::Int(0)], vec![])?;
     let indices = call(interp, "argmax", vec![counts, Obj::Int(0)], vec![])?;
     let dtype = getattr(interp, &x, "dtype")?;
@@ -93,7 +97,12 @@ fn piecewise(interp: &mut Interp, a: Args) -> Result<Obj> {
         .collect();
     let switch = lib_function(interp, "jax.lax", "switch")?;
     let excluded = Obj::tuple(vec![Obj::Int(1)]);
-    let mapped = call(interp, "vectorize", vec![switch], vec![("excluded", excluded)])?;
+    let mapped = call(
+        interp,
+        "vectorize",
+        vec![switch],
+        vec![("excluded", excluded)],
+    )?;
     interp.call(&mapped, Args::new(vec![indices, Obj::list(branches), x]))
 }
 
@@ -120,16 +129,19 @@ fn apply_along_axis(interp: &mut Interp, a: Args) -> Result<Obj> {
     a.read_all();
     let func1d = a.req(Some(0), "func1d", "apply_along_axis")?;
     let axis = crate::python::builtins::to_int(&a.req(Some(1), "axis", "apply_along_axis")?)?;
-    let arr = arraylike(a.req(Some(2), "arr", "apply_along_axis")?, "apply_along_axis", 0)?;
+    let arr = arraylike(
+        a.req(Some(2), "arr", "apply_along_axis")?,
+        "apply_along_axis",
+        0,
+    )?;
     let ndim = crate::python::array::to_value(&arr)?.ndim();
     let axis = crate::ops::norm_axis(axis, ndim)?;
     let extra: Vec<Obj> = a.pos.iter().skip(3).cloned().collect();
-    let kw: Vec<(String, Obj)> = a
-        .kw
-        .iter()
-        .filter(|(k, _)| !["func1d", "axis", "arr"].contains(&k.as_str()))
-        .cloned()
-        .collect();
+    let kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !["func1d", "axis", "arr"].contains(&k.as_str()))
+            .cloned()
+            .collect();
     let mut func = Obj::native("func1d", move |i, c| {
         let mut pos = c.pos;
         pos.extend(extra.iter().cloned());
@@ -141,7 +153,11 @@ fn apply_along_axis(interp: &mut Interp, a: Args) -> Result<Obj> {
     for _ in 0..ndim - 1 {
         func = vmap(interp, func, Obj::Int(0), Obj::Int(0))?;
     }
-    let moved = jnp(interp, "moveaxis", vec![arr, Obj::Int(axis as i64), Obj::Int(-1)])?;
+    let moved = jnp(
+        interp,
+        "moveaxis",
+        vec![arr, Obj::Int(axis as i64), Obj::Int(-1)],
+    )?;
     let out = interp.call(&func, Args::new(vec![moved]))?;
     let rank = ndim_of(&out)?;
     let k = rank + 1 - ndim;
@@ -157,7 +173,11 @@ fn apply_along_axis(interp: &mut Interp, a: Args) -> Result<Obj> {
 /// turn, a reduced axis put back as size 1.
 fn apply_over_axes(interp: &mut Interp, a: Args) -> Result<Obj> {
     let func = a.req(Some(0), "func", "apply_over_axes")?;
-    let x = arraylike(a.req(Some(1), "a", "apply_over_axes")?, "apply_over_axes", 0)?;
+    let x = arraylike(
+        a.req(Some(1), "a", "apply_over_axes")?,
+        "apply_over_axes",
+        0,
+    )?;
     let mut x = call(interp, "asarray", vec![x], vec![])?;
     for axis in iterate(&a.req(Some(2), "axes", "apply_over_axes")?)? {
         let b = interp.call(&func, Args::new(vec![x.clone(), axis.clone()]))?;
@@ -201,13 +221,19 @@ fn fromfunction(interp: &mut Interp, a: Args) -> Result<Obj> {
     }
     let grids = shape
         .iter()
-        .map(|&s| call(interp, "arange", vec![Obj::Int(s as i64)], vec![("dtype", dtype.clone())]))
+        .map(|&s| {
+            call(
+                interp,
+                "arange",
+                vec![Obj::Int(s as i64)],
+                vec![("dtype", dtype.clone())],
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
-    let kw: Vec<(String, Obj)> = a
-        .kw
-        .iter()
-        .filter(|(k, _)| !["function", "shape", "dtype"].contains(&k.as_str()))
-        .cloned()
-        .collect();
+    let kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !["function", "shape", "dtype"].contains(&k.as_str()))
+            .cloned()
+            .collect();
     interp.call(&func, Args::with(grids, kw))
 }

@@ -33,10 +33,29 @@ pub(super) fn register(b: &mut Builder) {
 }
 
 /// `jnp.NAME(*pos, **kw)`.
-pub(super) fn call(interp: &mut Interp, name: &str, pos: Vec<Obj>, kw: Vec<(&str, Obj)>) -> Result<Obj> {
+pub(super) fn call(
+    interp: &mut Interp,
+    name: &str,
+    pos: Vec<Obj>,
+    kw: Vec<(&str, Obj)>,
+) -> Result<Obj> {
     let f = super::jnp_function(interp, name)?;
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     interp.call(&f, Args::with(pos, kw))
+}
+
+/// An array argument, refusing lists and tuples as jnp's
+/// `ensure_arraylike` does (naming the function and the position).
+pub(super) fn arraylike_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Obj> {
+    let o = a.req(Some(i), name, func)?;
+    if matches!(o, Obj::List(_) | Obj::Tuple(_)) {
+        bail!(
+            TypeError,
+            "{func} requires ndarray or scalar arguments, got <class '{}'> at position {i}.",
+            o.type_name()
+        );
+    }
+    Ok(o)
 }
 
 /// `jnp.NAME(*pos)`.

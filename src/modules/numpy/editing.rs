@@ -36,20 +36,18 @@ pub(super) fn register(b: &mut Builder) {
         let x = a.req(Some(0), "prototype", "empty_like")?;
         let dtype = a.get(Some(1), "dtype").unwrap_or(Obj::None);
         let shape = a.get(Some(2), "shape").unwrap_or(Obj::None);
-        call(i, "zeros_like", vec![x], vec![("dtype", dtype), ("shape", shape)])
+        call(
+            i,
+            "zeros_like",
+            vec![x],
+            vec![("dtype", dtype), ("shape", shape)],
+        )
     });
 }
 
 /// An array argument, refusing lists as `ensure_arraylike` does.
 fn arraylike(a: &Args, i: usize, name: &str, func: &str) -> Result<Obj> {
-    let o = a.req(Some(i), name, func)?;
-    if matches!(o, Obj::List(_) | Obj::Tuple(_)) {
-        bail!(
-            TypeError,
-            "{func} requires ndarray or scalar arguments, got <class '{}'> at position {i}.",
-            o.type_name()
-        );
-    }
+    let o = super::composed::arraylike_arg(a, i, name, func)?;
     Ok(Obj::Array(to_value(&o)?))
 }
 
@@ -71,7 +69,13 @@ fn not_inplace(a: &Args, index: Option<usize>, func: &str) -> Result<()> {
 }
 
 /// `x.at[index].set(values, mode=mode)`.
-fn at_set(interp: &mut Interp, x: &Obj, index: Obj, values: Obj, mode: Option<&str>) -> Result<Obj> {
+fn at_set(
+    interp: &mut Interp,
+    x: &Obj,
+    index: Obj,
+    values: Obj,
+    mode: Option<&str>,
+) -> Result<Obj> {
     let at = getattr(interp, x, "at")?;
     let slot = item(interp, &at, index)?;
     let f = getattr(interp, &slot, "set")?;
@@ -143,7 +147,10 @@ fn put(interp: &mut Interp, a: Args) -> Result<Obj> {
         ),
         Some(m) => {
             let text = interp.repr(&m)?;
-            bail!(ValueError, "mode should be one of 'wrap' or 'clip'; got mode={text}")
+            bail!(
+                ValueError,
+                "mode should be one of 'wrap' or 'clip'; got mode={text}"
+            )
         }
     };
     let dims = getattr(interp, &x, "shape")?;
@@ -198,7 +205,9 @@ fn put_along_axis(interp: &mut Interp, a: Args) -> Result<Obj> {
         let r = jnp(interp, "arange", vec![Obj::Int(n as i64)])?;
         index.push(method(interp, &r, "reshape", grid)?);
     }
-    let mode = a.opt(None, "mode").map(|m| crate::python::format::str_of(&m));
+    let mode = a
+        .opt(None, "mode")
+        .map(|m| crate::python::format::str_of(&m));
     let out = at_set(interp, &x, Obj::tuple(index), values, mode.as_deref())?;
     match flat {
         true => {
@@ -261,10 +270,17 @@ fn fill_diagonal(interp: &mut Interp, a: Args) -> Result<Obj> {
         bail!(ValueError, "array must be at least 2-d");
     }
     if s.len() > 2 && s.iter().any(|&d| d != s[0]) {
-        bail!(ValueError, "All dimensions of input must be of equal length");
+        bail!(
+            ValueError,
+            "All dimensions of input must be of equal length"
+        );
     }
     let n = s.iter().copied().min().unwrap_or(0);
-    let idx = jnp(interp, "diag_indices", vec![Obj::Int(n as i64), Obj::Int(s.len() as i64)])?;
+    let idx = jnp(
+        interp,
+        "diag_indices",
+        vec![Obj::Int(n as i64), Obj::Int(s.len() as i64)],
+    )?;
     let val = match shape(&val)?.len() {
         0 => val,
         _ => {
@@ -323,7 +339,10 @@ fn delete(interp: &mut Interp, a: Args) -> Result<Obj> {
         for k in 0..c.size() {
             let i = c.get_f64(k) as i64;
             keep[crate::ops::norm_axis(i, n).map_err(|_| {
-                crate::err!(IndexError, "index {i} is out of bounds for axis 0 with size {n}")
+                crate::err!(
+                    IndexError,
+                    "index {i} is out of bounds for axis 0 with size {n}"
+                )
             })?] = false;
         }
     } else if v.dtype() == crate::array::DType::Bool {
@@ -361,9 +380,19 @@ fn delete_unique(interp: &mut Interp, x: Obj, obj: Obj, axis: usize, n: usize) -
     let o = jnp(i, "sort", vec![o])?;
     let m = shape(&o)?[0];
     let dt = getattr(i, &o, "dtype")?;
-    let r = call(i, "arange", vec![Obj::Int(m as i64)], vec![("dtype", dt.clone())])?;
+    let r = call(
+        i,
+        "arange",
+        vec![Obj::Int(m as i64)],
+        vec![("dtype", dt.clone())],
+    )?;
     let o = jnp(i, "subtract", vec![o, r])?;
-    let kept = call(i, "arange", vec![Obj::Int((n - m) as i64)], vec![("dtype", dt.clone())])?;
+    let kept = call(
+        i,
+        "arange",
+        vec![Obj::Int((n - m) as i64)],
+        vec![("dtype", dt.clone())],
+    )?;
     let row = item(i, &kept, Obj::tuple(vec![Obj::None, slice(None, None)]))?;
     let col = item(i, &o, Obj::tuple(vec![slice(None, None), Obj::None]))?;
     let past = jnp(i, "greater_equal", vec![row, col])?;
@@ -405,7 +434,10 @@ fn insert(interp: &mut Interp, a: Args) -> Result<Obj> {
     }
     if !iv.dtype().is_int() {
         let text = crate::python::format::str_of(&obj);
-        bail!(ValueError, "jnp.insert(): index array must be integer typed; got {text}");
+        bail!(
+            ValueError,
+            "jnp.insert(): index array must be integer typed; got {text}"
+        );
     }
     let dt = Obj::DType(to_value(&x)?.dtype());
     let values = call(i, "array", vec![values], vec![("dtype", dt)])?;
@@ -414,7 +446,11 @@ fn insert(interp: &mut Interp, a: Args) -> Result<Obj> {
         let flat = jnp(i, "ravel", vec![indices.clone()])?;
         let index = item(i, &flat, Obj::Int(0))?;
         if iv.ndim() == 0 {
-            values = jnp(i, "moveaxis", vec![values, Obj::Int(0), Obj::Int(axis as i64)])?;
+            values = jnp(
+                i,
+                "moveaxis",
+                vec![values, Obj::Int(0), Obj::Int(axis as i64)],
+            )?;
         }
         let count = Obj::Int(shape(&values)?[axis] as i64);
         indices = jnp(i, "full", vec![count, index])?;
@@ -439,14 +475,24 @@ fn scatter_insert(i: &mut Interp, x: Obj, axis: usize, indices: Obj, values: Obj
     };
     let mut out_shape: Vec<Obj> = xs.iter().map(|&d| Obj::Int(d as i64)).collect();
     out_shape[axis] = Obj::Int((n_input + n_insert) as i64);
-    let out = call(i, "zeros_like", vec![x.clone()], vec![("shape", Obj::tuple(out_shape))])?;
+    let out = call(
+        i,
+        "zeros_like",
+        vec![x.clone()],
+        vec![("shape", Obj::tuple(out_shape))],
+    )?;
     let neg = jnp(i, "less", vec![indices.clone(), Obj::Int(0)])?;
     let wrapped = jnp(i, "add", vec![indices.clone(), Obj::Int(n_input as i64)])?;
     let idx = jnp(i, "where", vec![neg, wrapped, indices])?;
     let idx = jnp(i, "clip", vec![idx, Obj::Int(0), Obj::Int(n_input as i64)])?;
     let order = jnp(i, "argsort", vec![idx.clone()])?;
     let dt = getattr(i, &idx, "dtype")?;
-    let steps = call(i, "arange", vec![Obj::Int(n_insert as i64)], vec![("dtype", dt)])?;
+    let steps = call(
+        i,
+        "arange",
+        vec![Obj::Int(n_insert as i64)],
+        vec![("dtype", dt)],
+    )?;
     let at = getattr(i, &idx, "at")?;
     let slot = item(i, &at, order)?;
     let values_ind = method(i, &slot, "add", vec![steps])?;

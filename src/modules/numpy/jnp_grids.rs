@@ -159,9 +159,7 @@ impl AxisConcat {
             let mut x = super::composed::ndmin(&x, ndmin.max(0) as usize)?;
             if trans1d != -1 && ndmin - item_ndim > 0 {
                 let shifts = ndmin - (ndmin + trans1d + 1).abs() % ndmin;
-                let order: Vec<Obj> = (0..ndmin)
-                    .map(|k| Obj::Int((k + shifts) % ndmin))
-                    .collect();
+                let order: Vec<Obj> = (0..ndmin).map(|k| Obj::Int((k + shifts) % ndmin)).collect();
                 x = jnp(interp, "transpose", vec![x, Obj::tuple(order)])?;
             }
             out.push(x);

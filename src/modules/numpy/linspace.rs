@@ -64,11 +64,21 @@ fn linspace(_: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// The points (in `compute`) and the step between them.
-fn ramp(s: &Value, e: &Value, num: usize, endpoint: bool, axis: i64, compute: DType) -> Result<(Value, Value)> {
+fn ramp(
+    s: &Value,
+    e: &Value,
+    num: usize,
+    endpoint: bool,
+    axis: i64,
+    compute: DType,
+) -> Result<(Value, Value)> {
     let s = jops::convert_weak(s, compute, false)?;
     let e = jops::convert_weak(e, compute, false)?;
     let mut bounds = crate::array::broadcast::broadcast_shapes(&s.shape(), &e.shape())?;
-    let (s, e) = (jops::broadcast_to(&s, &bounds)?, jops::broadcast_to(&e, &bounds)?);
+    let (s, e) = (
+        jops::broadcast_to(&s, &bounds)?,
+        jops::broadcast_to(&e, &bounds)?,
+    );
     let axis = match axis < 0 {
         true => bounds.len() as i64 + axis + 1,
         false => axis,

@@ -18,7 +18,13 @@ use super::composed::{call, item, jnp, slice};
 pub(super) type Pairs = Vec<(usize, usize)>;
 
 /// The padded array for a mode other than `constant`.
-pub(super) fn pad_mode(interp: &mut Interp, x: Obj, pairs: &Pairs, mode: &str, a: &Args) -> Result<Obj> {
+pub(super) fn pad_mode(
+    interp: &mut Interp,
+    x: Obj,
+    pairs: &Pairs,
+    mode: &str,
+    a: &Args,
+) -> Result<Obj> {
     let nd = pairs.len();
     match mode {
         "wrap" => each_axis(interp, x, pairs, "wrap", wrap),
@@ -33,7 +39,10 @@ pub(super) fn pad_mode(interp: &mut Interp, x: Obj, pairs: &Pairs, mode: &str, a
                     bail!(ValueError, "jnp.pad: unsupported reflect_type={text}")
                 }
             };
-            let reflect = Reflect { symmetric: mode == "symmetric", odd };
+            let reflect = Reflect {
+                symmetric: mode == "symmetric",
+                odd,
+            };
             let mut x = x;
             for (axis, &(lo, hi)) in pairs.iter().enumerate() {
                 x = reflect.axis(interp, x, axis, lo, hi)?;
@@ -41,7 +50,11 @@ pub(super) fn pad_mode(interp: &mut Interp, x: Obj, pairs: &Pairs, mode: &str, a
             Ok(x)
         }
         "linear_ramp" => {
-            let ends = value_pairs(a.opt(None, "end_values").unwrap_or(Obj::Int(0)), nd, "end_values")?;
+            let ends = value_pairs(
+                a.opt(None, "end_values").unwrap_or(Obj::Int(0)),
+                nd,
+                "end_values",
+            )?;
             linear_ramp(interp, x, pairs, &ends)
         }
         "maximum" | "minimum" | "mean" | "median" => {
@@ -77,14 +90,24 @@ fn shape(o: &Obj) -> Result<Vec<usize>> {
 }
 
 /// `lax.slice_in_dim(x, lo, hi, axis=axis)`.
-fn in_dim(interp: &mut Interp, x: &Obj, lo: Option<i64>, hi: Option<i64>, axis: usize) -> Result<Obj> {
+fn in_dim(
+    interp: &mut Interp,
+    x: &Obj,
+    lo: Option<i64>,
+    hi: Option<i64>,
+    axis: usize,
+) -> Result<Obj> {
     let mut index = vec![slice(None, None); axis];
     index.push(slice(lo, hi));
     item(interp, x, Obj::tuple(index))
 }
 
 fn concat(interp: &mut Interp, parts: Vec<Obj>, axis: usize) -> Result<Obj> {
-    jnp(interp, "concatenate", vec![Obj::list(parts), Obj::Int(axis as i64)])
+    jnp(
+        interp,
+        "concatenate",
+        vec![Obj::list(parts), Obj::Int(axis as i64)],
+    )
 }
 
 fn repeat(interp: &mut Interp, x: Obj, n: usize, axis: usize) -> Result<Obj> {
@@ -113,7 +136,13 @@ fn wrap(interp: &mut Interp, x: Obj, axis: usize, lo: usize, hi: usize) -> Resul
     let n = shape(&x)?[axis];
     let mut parts = vec![];
     if lo % n > 0 {
-        parts.push(in_dim(interp, &x, Some((n - lo % n) as i64), Some(n as i64), axis)?);
+        parts.push(in_dim(
+            interp,
+            &x,
+            Some((n - lo % n) as i64),
+            Some(n as i64),
+            axis,
+        )?);
     }
     parts.extend(vec![x.clone(); lo / n + hi / n + 1]);
     if hi % n > 0 {
@@ -143,7 +172,11 @@ impl Reflect {
         let n = shape(&x)?[axis];
         if n == 0 {
             if lo > 0 || hi > 0 {
-                let mode = if self.symmetric { "symmetric" } else { "reflect" };
+                let mode = if self.symmetric {
+                    "symmetric"
+                } else {
+                    "reflect"
+                };
                 bail!(ValueError, "Cannot apply '{mode}' padding to empty axis");
             }
             return Ok(x);
@@ -153,7 +186,14 @@ impl Reflect {
     }
 
     /// Pads one side, a mirror image at a time (each at most the axis long).
-    fn side(&self, i: &mut Interp, mut x: Obj, axis: usize, mut padding: usize, before: bool) -> Result<Obj> {
+    fn side(
+        &self,
+        i: &mut Interp,
+        mut x: Obj,
+        axis: usize,
+        mut padding: usize,
+        before: bool,
+    ) -> Result<Obj> {
         let n = shape(&x)?[axis];
         let offset = usize::from(!self.symmetric && n > 1);
         let mut edge = match before {
@@ -199,19 +239,34 @@ fn linear_ramp(i: &mut Interp, mut x: Obj, pairs: &Pairs, ends: &[(Obj, Obj)]) -
         let mut ramps = vec![];
         for (end, num, at) in [(end_lo, lo, 0i64), (end_hi, hi, -1)] {
             let edge = in_dim(i, &x, Some(at), if at == 0 { Some(1) } else { None }, axis)?;
-            let edge = call(i, "squeeze", vec![edge], vec![("axis", Obj::Int(axis as i64))])?;
+            let edge = call(
+                i,
+                "squeeze",
+                vec![edge],
+                vec![("axis", Obj::Int(axis as i64))],
+            )?;
             let kw = vec![
                 ("endpoint", Obj::Bool(false)),
                 ("dtype", dt.clone()),
                 ("axis", Obj::Int(axis as i64)),
             ];
-            let ramp = call(i, "linspace", vec![end.clone(), edge, Obj::Int(num as i64)], kw)?;
+            let ramp = call(
+                i,
+                "linspace",
+                vec![end.clone(), edge, Obj::Int(num as i64)],
+                kw,
+            )?;
             let v = to_value(&ramp)?;
             let ramp = Obj::Array(crate::ops::convert_weak(&v, v.dtype(), weak)?);
             ramps.push(ramp);
         }
         let after = ramps.pop().unwrap_or(Obj::None);
-        let after = call(i, "flip", vec![after], vec![("axis", Obj::Int(axis as i64))])?;
+        let after = call(
+            i,
+            "flip",
+            vec![after],
+            vec![("axis", Obj::Int(axis as i64))],
+        )?;
         let before = ramps.pop().unwrap_or(Obj::None);
         x = concat(i, vec![before, x, after], axis)?;
     }
@@ -219,11 +274,22 @@ fn linear_ramp(i: &mut Interp, mut x: Obj, pairs: &Pairs, ends: &[(Obj, Obj)]) -
 }
 
 /// A statistic of the first and last `stat_length` elements, repeated.
-fn stats(i: &mut Interp, mut x: Obj, pairs: &Pairs, lengths: Option<Vec<(Obj, Obj)>>, func: &str) -> Result<Obj> {
+fn stats(
+    i: &mut Interp,
+    mut x: Obj,
+    pairs: &Pairs,
+    lengths: Option<Vec<(Obj, Obj)>>,
+    func: &str,
+) -> Result<Obj> {
     let v = to_value(&x)?;
     let (dtype, weak, int) = (v.dtype(), v.aval().weak, v.dtype().is_int());
     for (axis, &(lo, hi)) in pairs.iter().enumerate() {
-        let kw = || vec![("axis", Obj::Int(axis as i64)), ("keepdims", Obj::Bool(true))];
+        let kw = || {
+            vec![
+                ("axis", Obj::Int(axis as i64)),
+                ("keepdims", Obj::Bool(true)),
+            ]
+        };
         let (before, after) = match &lengths {
             None => {
                 let s = call(i, func, vec![x.clone()], kw())?;
@@ -237,7 +303,10 @@ fn stats(i: &mut Interp, mut x: Obj, pairs: &Pairs, lengths: Option<Vec<(Obj, Ob
                 }
                 let sb = in_dim(i, &x, Some(0), Some(lb.min(n)), axis)?;
                 let sa = in_dim(i, &x, Some(-la.min(n)), None, axis)?;
-                (call(i, func, vec![sb], kw())?, call(i, func, vec![sa], kw())?)
+                (
+                    call(i, func, vec![sb], kw())?,
+                    call(i, func, vec![sa], kw())?,
+                )
             }
         };
         let mut fix = |s: Obj| -> Result<Obj> {
@@ -245,7 +314,11 @@ fn stats(i: &mut Interp, mut x: Obj, pairs: &Pairs, lengths: Option<Vec<(Obj, Ob
                 true => jnp(i, "round", vec![s])?,
                 false => s,
             };
-            Ok(Obj::Array(crate::ops::convert_weak(&to_value(&s)?, dtype, weak)?))
+            Ok(Obj::Array(crate::ops::convert_weak(
+                &to_value(&s)?,
+                dtype,
+                weak,
+            )?))
         };
         let (before, after) = (fix(before)?, fix(after)?);
         let before = repeat(i, before, lo, axis)?;

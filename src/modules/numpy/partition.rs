@@ -52,7 +52,11 @@ fn split(interp: &mut Interp, a: Args, func: &str) -> Result<Obj> {
     let n = v.shape()[axis as usize];
     let kth = to_int(&a.req(Some(1), "kth", func)?)?;
     let kth = crate::ops::norm_axis(kth, n)? as i64;
-    let x = jnp(i, "swapaxes", vec![Obj::Array(v), Obj::Int(axis), Obj::Int(-1)])?;
+    let x = jnp(
+        i,
+        "swapaxes",
+        vec![Obj::Array(v), Obj::Int(axis), Obj::Int(-1)],
+    )?;
     let kw = || vec![("axis", Obj::Int(-1)), ("stable", Obj::Bool(true))];
     let order = call(i, "argsort", vec![x.clone()], kw())?;
     let low = item(i, &order, last(slice(None, Some(kth + 1)), ndim))?;
@@ -62,13 +66,21 @@ fn split(interp: &mut Interp, a: Args, func: &str) -> Result<Obj> {
             let bottom = item(i, &sorted, last(slice(None, Some(kth + 1)), ndim))?;
             let rest = item(i, &sorted, last(slice(Some(kth + 1), None), ndim))?;
             let top = call(i, "flip", vec![rest], vec![("axis", Obj::Int(-1))])?;
-            jnp(i, "concatenate", vec![Obj::list(vec![bottom, top]), Obj::Int(-1)])?
+            jnp(
+                i,
+                "concatenate",
+                vec![Obj::list(vec![bottom, top]), Obj::Int(-1)],
+            )?
         }
         _ => {
             // The other positions, in increasing order.
             let rest = item(i, &order, last(slice(Some(kth + 1), None), ndim))?;
             let high = call(i, "sort", vec![rest], vec![("axis", Obj::Int(-1))])?;
-            jnp(i, "concatenate", vec![Obj::list(vec![low, high]), Obj::Int(-1)])?
+            jnp(
+                i,
+                "concatenate",
+                vec![Obj::list(vec![low, high]), Obj::Int(-1)],
+            )?
         }
     };
     jnp(i, "swapaxes", vec![out, Obj::Int(-1), Obj::Int(axis)])
@@ -85,7 +97,12 @@ fn sort_complex(interp: &mut Interp, a: Args) -> Result<Obj> {
         );
     }
     let sorted = call(interp, "sort", vec![x], vec![("axis", Obj::Int(-1))])?;
-    method(interp, &sorted, "astype", vec![Obj::DType(crate::array::DType::C64)])
+    method(
+        interp,
+        &sorted,
+        "astype",
+        vec![Obj::DType(crate::array::DType::C64)],
+    )
 }
 
 /// `block(arrays)`: nested lists of arrays joined innermost list first
@@ -100,7 +117,11 @@ fn block(interp: &mut Interp, xs: Obj) -> Result<(Obj, i64)> {
                 .map(|x| match x {
                     Obj::Array(v) => {
                         let dims: Vec<String> = v.shape().iter().map(|d| d.to_string()).collect();
-                        Ok(format!("JitTracer({}[{}])", v.dtype().name(), dims.join(",")))
+                        Ok(format!(
+                            "JitTracer({}[{}])",
+                            v.dtype().name(),
+                            dims.join(",")
+                        ))
                     }
                     other => interp.repr(other),
                 })
@@ -109,13 +130,19 @@ fn block(interp: &mut Interp, xs: Obj) -> Result<(Obj, i64)> {
                 1 => format!("({},)", names[0]),
                 _ => format!("({})", names.join(", ")),
             };
-            bail!(ValueError, "jax.numpy.block does not allow tuples, got {text}");
+            bail!(
+                ValueError,
+                "jax.numpy.block does not allow tuples, got {text}"
+            );
         }
         Obj::List(l) => l.borrow().clone(),
         _ => return Ok((jnp(interp, "asarray", vec![xs])?, 1)),
     };
     if items.is_empty() {
-        bail!(ValueError, "jax.numpy.block does not allow empty list arguments");
+        bail!(
+            ValueError,
+            "jax.numpy.block does not allow empty list arguments"
+        );
     }
     let parts = items
         .into_iter()
@@ -139,6 +166,10 @@ fn block(interp: &mut Interp, xs: Obj) -> Result<(Obj, i64)> {
             Ok(Obj::Array(crate::ops::reshape(&v, &shape)?))
         })
         .collect::<Result<Vec<_>>>()?;
-    let out = jnp(interp, "concatenate", vec![Obj::tuple(arrays), Obj::Int(-depth)])?;
+    let out = jnp(
+        interp,
+        "concatenate",
+        vec![Obj::tuple(arrays), Obj::Int(-depth)],
+    )?;
     Ok((out, depth + 1))
 }

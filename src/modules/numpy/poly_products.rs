@@ -63,7 +63,12 @@ fn polymul(interp: &mut Interp, a: Args) -> Result<Obj> {
         let dt = getattr(interp, &x, "dtype")?;
         y = jnp(interp, "zeros", vec![Obj::Int(1), dt])?;
     }
-    call(interp, "convolve", vec![x, y], vec![("mode", Obj::str("full"))])
+    call(
+        interp,
+        "convolve",
+        vec![x, y],
+        vec![("mode", Obj::str("full"))],
+    )
 }
 
 /// `polydiv(u, v, *, trim_leading_zeros=False)`: `(quotient, remainder)`.
@@ -121,13 +126,22 @@ fn poly(interp: &mut Interp, a: Args) -> Result<Obj> {
     if sh[0] == 0 {
         return jnp(interp, "ones", vec![Obj::tuple(vec![]), dt]);
     }
-    let mut p = jnp(interp, "ones", vec![Obj::tuple(vec![Obj::Int(1)]), dt.clone()])?;
+    let mut p = jnp(
+        interp,
+        "ones",
+        vec![Obj::tuple(vec![Obj::Int(1)]), dt.clone()],
+    )?;
     for k in 0..sh[0] {
         let r = item(interp, &z, Obj::Int(k as i64))?;
         let neg = jnp(interp, "negative", vec![r])?;
         let factor = Obj::list(vec![Obj::Int(1), neg]);
         let factor = call(interp, "array", vec![factor], vec![("dtype", dt.clone())])?;
-        p = call(interp, "convolve", vec![p, factor], vec![("mode", Obj::str("full"))])?;
+        p = call(
+            interp,
+            "convolve",
+            vec![p, factor],
+            vec![("mode", Obj::str("full"))],
+        )?;
     }
     Ok(p)
 }

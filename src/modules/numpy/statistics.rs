@@ -23,23 +23,10 @@ pub(super) fn register(b: &mut Builder) {
     b.func("corrcoef", corrcoef);
     b.func("histogram", histogram);
     b.func("histogram_bin_edges", |i, a| {
-        let x = array_arg(&a, 0, "a", "histogram_bin_edges")?;
+        let x = super::composed::arraylike_arg(&a, 0, "a", "histogram_bin_edges")?;
         let bins = a.get(Some(1), "bins").unwrap_or(Obj::Int(10));
         bin_edges(i, x, bins, a.opt(Some(2), "range"))
     });
-}
-
-/// An array argument, refusing lists as `ensure_arraylike` does.
-fn array_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Obj> {
-    let o = a.req(Some(i), name, func)?;
-    if matches!(o, Obj::List(_) | Obj::Tuple(_)) {
-        bail!(
-            TypeError,
-            "{func} requires ndarray or scalar arguments, got <class '{}'> at position {i}.",
-            o.type_name()
-        );
-    }
-    Ok(o)
 }
 
 fn shape(o: &Obj) -> Result<Vec<usize>> {
@@ -52,9 +39,8 @@ fn transpose(interp: &mut Interp, x: Obj) -> Result<Obj> {
 
 /// `x` promoted to an inexact dtype (jointly with `y` when given).
 fn inexact_args(m: Obj, y: Option<Obj>) -> Result<(Obj, Option<Obj>)> {
-    let to = |v: crate::trace::Value| -> Result<Obj> {
-        Ok(Obj::Array(super::compose::to_inexact(&v)?))
-    };
+    let to =
+        |v: crate::trace::Value| -> Result<Obj> { Ok(Obj::Array(super::compose::to_inexact(&v)?)) };
     match y {
         None => Ok((to(to_value(&m)?)?, None)),
         Some(y) => {
@@ -81,7 +67,7 @@ fn check_dtype(interp: &mut Interp, dtype: &Option<Obj>, func: &str) -> Result<(
 /// `cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
 /// aweights=None, dtype=None)`.
 fn cov(interp: &mut Interp, a: Args) -> Result<Obj> {
-    let m = array_arg(&a, 0, "m", "cov")?;
+    let m = super::composed::arraylike_arg(&a, 0, "m", "cov")?;
     let y = a.opt(Some(1), "y");
     let rowvar = flag(&a, Some(2), "rowvar", true)?;
     let bias = flag(&a, Some(3), "bias", false)?;
@@ -113,7 +99,11 @@ fn cov(interp: &mut Interp, a: Args) -> Result<Obj> {
         if !rowvar && shape(&y)?[0] != 1 {
             y = transpose(interp, y)?;
         }
-        x = jnp(interp, "concatenate", vec![Obj::tuple(vec![x, y]), Obj::Int(0)])?;
+        x = jnp(
+            interp,
+            "concatenate",
+            vec![Obj::tuple(vec![x, y]), Obj::Int(0)],
+        )?;
     }
     let (vars, samples) = (shape(&x)?[0], shape(&x)?[1]);
     if samples == 0 {
@@ -123,7 +113,12 @@ fn cov(interp: &mut Interp, a: Args) -> Result<Obj> {
         };
         let dt = Obj::DType(to_value(&x)?.dtype());
         let kw = vec![("dtype", dt)];
-        return call(interp, "full", vec![Obj::tuple(dims), Obj::Float(f64::NAN)], kw);
+        return call(
+            interp,
+            "full",
+            vec![Obj::tuple(dims), Obj::Float(f64::NAN)],
+            kw,
+        );
     }
     let ddof = ddof.unwrap_or(if bias { 0 } else { 1 });
     let weights = Weights::of(interp, fweights, aweights, samples)?;
@@ -228,7 +223,7 @@ fn covariance(
 /// `corrcoef(x, y=None, rowvar=True, dtype=None)`: the covariance scaled
 /// by the standard deviations, clipped to [-1, 1].
 fn corrcoef(interp: &mut Interp, a: Args) -> Result<Obj> {
-    let x = array_arg(&a, 0, "x", "corrcoef")?;
+    let x = super::composed::arraylike_arg(&a, 0, "x", "corrcoef")?;
     let y = a.get(Some(1), "y").unwrap_or(Obj::None);
     let rowvar = a.get(Some(2), "rowvar").unwrap_or(Obj::Bool(true));
     let dtype = a.opt(Some(3), "dtype");
@@ -301,13 +296,18 @@ fn bin_edges(interp: &mut Interp, x: Obj, bins: Obj, range: Option<Obj>) -> Resu
     let hi_wide = jnp(interp, "add", vec![hi.clone(), Obj::Float(0.5)])?;
     let lo = jnp(interp, "where", vec![flat.clone(), lo_wide, lo])?;
     let hi = jnp(interp, "where", vec![flat, hi_wide, hi])?;
-    call(interp, "linspace", vec![lo, hi, Obj::Int(n + 1)], vec![("dtype", dt)])
+    call(
+        interp,
+        "linspace",
+        vec![lo, hi, Obj::Int(n + 1)],
+        vec![("dtype", dt)],
+    )
 }
 
 /// `histogram(a, bins=10, range=None, weights=None, density=None)`:
 /// `(counts, bin_edges)`.
 fn histogram(interp: &mut Interp, a: Args) -> Result<Obj> {
-    let x = array_arg(&a, 0, "a", "histogram")?;
+    let x = super::composed::arraylike_arg(&a, 0, "a", "histogram")?;
     let bins = a.get(Some(1), "bins").unwrap_or(Obj::Int(10));
     let range = a.opt(Some(2), "range");
     let density = flag(&a, Some(4), "density", false)?;

@@ -47,10 +47,7 @@ fn inexact_pair(a: &Args, func: &str) -> Result<(Obj, Obj)> {
     let x = a.req(Some(0), "x1", func)?;
     let y = a.req(Some(1), "x2", func)?;
     let (x, y) = super::compose::promoted(&x, &y)?;
-    Ok((
-        inexact(Obj::Array(x))?,
-        inexact(Obj::Array(y))?,
-    ))
+    Ok((inexact(Obj::Array(x))?, inexact(Obj::Array(y))?))
 }
 
 /// `sinc(x)`: sin(pi x) / (pi x), 1 at 0.
@@ -58,7 +55,11 @@ fn sinc(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = inexact(a.req(Some(0), "x", "sinc")?)?;
     let zero = f(interp, "zeros_like", vec![x.clone()])?;
     let eq_zero = f(interp, "equal", vec![x.clone(), zero])?;
-    let pi_x = f(interp, "multiply", vec![Obj::Float(std::f64::consts::PI), x.clone()])?;
+    let pi_x = f(
+        interp,
+        "multiply",
+        vec![Obj::Float(std::f64::consts::PI), x.clone()],
+    )?;
     let one = f(interp, "ones_like", vec![x])?;
     let safe = f(interp, "where", vec![eq_zero.clone(), one, pi_x.clone()])?;
     let sin = f(interp, "sin", vec![safe.clone()])?;
@@ -158,7 +159,11 @@ fn integer_pair(interp: &mut Interp, a: &Args, func: &str) -> Result<(Obj, Obj)>
             "Arguments to jax.numpy.{func} must be integers."
         );
     }
-    let both = f(interp, "broadcast_arrays", vec![Obj::Array(x), Obj::Array(y)])?;
+    let both = f(
+        interp,
+        "broadcast_arrays",
+        vec![Obj::Array(x), Obj::Array(y)],
+    )?;
     pair(&both)
 }
 

@@ -96,11 +96,10 @@ fn bind(func: Obj, positions: &[i64], names: &[&str], c: Args) -> (Obj, Vec<Obj>
         .filter(|p| !fixed.iter().any(|(f, _)| f == p))
         .map(|p| c.pos[p].clone())
         .collect();
-    let fixed_kw: Vec<(String, Obj)> = c
-        .kw
-        .into_iter()
-        .filter(|(k, _)| names.contains(&k.as_str()))
-        .collect();
+    let fixed_kw: Vec<(String, Obj)> =
+        c.kw.into_iter()
+            .filter(|(k, _)| names.contains(&k.as_str()))
+            .collect();
     if fixed.is_empty() && fixed_kw.is_empty() {
         return (func, dynamic);
     }
@@ -143,11 +142,15 @@ fn vectorized(interp: &mut Interp, spec: &Spec, c: Args) -> Result<Obj> {
         .filter(|&i| matches!(args[i], Obj::None))
         .collect();
     if nones.iter().any(|&i| i != 0) {
-        if nones.iter().any(|&i| ins.get(i).is_some_and(|d| !d.is_empty())) {
+        if nones
+            .iter()
+            .any(|&i| ins.get(i).is_some_and(|d| !d.is_empty()))
+        {
             let at: Vec<String> = nones.iter().map(|i| i.to_string()).collect();
-            let sig = spec.signature.as_ref().map_or("None".into(), |s| {
-                repr_of(&Obj::str(s))
-            });
+            let sig = spec
+                .signature
+                .as_ref()
+                .map_or("None".into(), |s| repr_of(&Obj::str(s)));
             bail!(
                 ValueError,
                 "Cannot pass None at locations {{{}}} with signature={sig}",
@@ -209,7 +212,12 @@ fn map_over(
             .map(|i| Obj::Int(i as i64))
             .collect();
         let axis = Obj::tuple(ones);
-        squeezed.push(call(interp, "squeeze", vec![x.clone()], vec![("axis", axis)])?);
+        squeezed.push(call(
+            interp,
+            "squeeze",
+            vec![x.clone()],
+            vec![("axis", axis)],
+        )?);
     }
     let jax = super::super::import(interp, "jax")?;
     let vmap = crate::python::ops::getattr(interp, &jax, "vmap")?;
@@ -234,7 +242,11 @@ fn map_over(
     let mut grow = |r: Obj| call(interp, "expand_dims", vec![r], vec![("axis", axis.clone())]);
     match out {
         Obj::Tuple(items) => Ok(Obj::tuple(
-            items.iter().cloned().map(&mut grow).collect::<Result<_>>()?,
+            items
+                .iter()
+                .cloned()
+                .map(&mut grow)
+                .collect::<Result<_>>()?,
         )),
         other => grow(other),
     }
@@ -247,10 +259,12 @@ fn dim_names(inner: &str, signature: &str) -> Result<Vec<String>> {
     }
     inner
         .split(',')
-        .map(|n| match !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            true => Ok(n.to_string()),
-            false => bail!(ValueError, "not a valid gufunc signature: {signature}"),
-        })
+        .map(
+            |n| match !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                true => Ok(n.to_string()),
+                false => bail!(ValueError, "not a valid gufunc signature: {signature}"),
+            },
+        )
         .collect()
 }
 

@@ -741,7 +741,11 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
         Ok(Obj::Bool(issubclass(&c, &t)))
     });
     add("callable", |_, a| {
-        Ok(Obj::Bool(is_callable(&a.req(Some(0), "obj", "callable")?)))
+        Ok(Obj::Bool(is_callable(&a.req(
+            Some(0),
+            "obj",
+            "callable",
+        )?)))
     });
 }
 
