@@ -30,6 +30,9 @@ pub(super) fn register(b: &mut Builder) {
 /// The core dimension names of each argument (or output).
 type CoreDims = Vec<Vec<String>>;
 
+/// The sizes of the named core dimensions seen so far.
+type Sizes = Vec<(String, usize)>;
+
 /// What `vectorize` was given.
 struct Spec {
     pyfunc: Obj,
@@ -308,7 +311,7 @@ fn dims_repr(dims: &[String]) -> String {
 /// Checks one argument's (or output's) core dimensions against the sizes
 /// seen so far, recording new ones.
 fn update_sizes(
-    sizes: &mut Vec<(String, usize)>,
+    sizes: &mut Sizes,
     shape: &[usize],
     core: &[String],
     context: &str,
@@ -347,11 +350,7 @@ fn update_sizes(
 
 /// The broadcast shape of the arguments' leading dimensions and the sizes
 /// of the named core dimensions.
-fn input_dimensions(
-    args: &[Obj],
-    ins: &CoreDims,
-    context: &str,
-) -> Result<(Vec<usize>, Vec<(String, usize)>)> {
+fn input_dimensions(args: &[Obj], ins: &CoreDims, context: &str) -> Result<(Vec<usize>, Sizes)> {
     if args.len() != ins.len() {
         bail!(
             TypeError,
@@ -373,7 +372,7 @@ fn input_dimensions(
 
 /// `func` checked to return as many outputs as the signature names, each
 /// with the core shape it gives.
-fn checked(func: Obj, sizes: Vec<(String, usize)>, outs: CoreDims, context: String) -> Obj {
+fn checked(func: Obj, sizes: Sizes, outs: CoreDims, context: String) -> Obj {
     Obj::native("vectorized", move |i, c| {
         let out = i.call(&func, c)?;
         let items = match &out {
