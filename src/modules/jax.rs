@@ -487,8 +487,21 @@ fn map_call(
                 call_flat_keyed(ip, f, in_def, kw, v, in_keys, out_def, out_keys)
             }
         });
+        let given = out_ax.clone();
         let out_ax: Vec<usize> = out_ax.iter().map(|&a| a.max(0) as usize).collect();
-        jops::map_traced(kind, body, axis.name.as_deref(), &axes, &out_ax, &vals)?
+        let outs = jops::map_traced(kind, body, axis.name.as_deref(), &axes, &out_ax, &vals)?;
+        // A negative out_axes is placed first, which is right only when it
+        // names an output's first axis.
+        for (&a, v) in given.iter().cycle().zip(&outs.1) {
+            if a < 0 && v.ndim() as i64 + a != 0 {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: {what} out_axes={a} of a {}-d result",
+                    v.ndim()
+                );
+            }
+        }
+        outs
     };
     let mut outs = super::callbacks::bind_lending(interp, outs.0, &outs.1)?;
     refs.write_back(&mut outs, &axes)?;

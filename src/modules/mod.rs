@@ -111,6 +111,14 @@ impl Builder {
         self
     }
 
+    /// An attribute added before.
+    pub fn get(&self, name: &str) -> Option<Obj> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+
     /// Sets an attribute added before to another value.
     pub fn replace(&mut self, name: &str, v: Obj) -> &mut Self {
         self.attrs.retain(|(k, _)| k != name);

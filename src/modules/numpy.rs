@@ -16,6 +16,8 @@
 
 mod arraylike;
 mod arrayprint;
+mod calculus;
+mod callables;
 mod choice;
 mod comparison;
 mod complex_preds;
@@ -24,6 +26,7 @@ mod composed;
 mod creation;
 mod dtype_queries;
 pub mod dtypes;
+mod editing;
 mod elementwise;
 pub(crate) mod fft;
 mod finfo;
@@ -38,14 +41,19 @@ mod hostmove;
 mod hostreduce;
 mod index_builders;
 pub mod jax_dtypes;
+mod jnp_grids;
 mod joining;
 mod legacy;
 mod linalg;
+mod linspace;
 mod math_more;
 mod mt19937;
 mod nan_reductions;
 pub mod ndarray;
 mod nonzero;
+mod pad_modes;
+mod partition;
+mod poly_products;
 mod polynomial;
 mod predicates;
 mod printoptions;
@@ -61,8 +69,11 @@ mod selection;
 mod set_ops;
 mod shape;
 pub mod special;
+mod statistics;
 mod testing;
+mod ufuncs_more;
 mod unique;
+mod vectorize;
 pub mod wide_types;
 mod x64_warning;
 
@@ -185,6 +196,16 @@ fn register_compositions(b: &mut Builder) {
     float_parts::register(b);
     products::register(b);
     selection::register(b);
+    vectorize::register(b);
+    callables::register(b);
+    ufuncs_more::register(b);
+    statistics::register(b);
+    calculus::register(b);
+    editing::register(b);
+    jnp_grids::register(b);
+    poly_products::register(b);
+    partition::register(b);
+    linspace::register(b);
 }
 
 /// The `jax.numpy` module.
@@ -195,6 +216,23 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     for (name, t) in wide_types::types() {
         b.replace(name, t);
     }
+    // NumPy's other names of the scalar types are the same objects in JAX
+    // (`jnp.float_ is jnp.float64`).
+    for (alias, name) in [
+        ("float_", "float64"),
+        ("double", "float64"),
+        ("int_", "int64"),
+        ("uint", "uint64"),
+        ("complex_", "complex128"),
+        ("cdouble", "complex128"),
+        ("single", "float32"),
+        ("csingle", "complex64"),
+    ] {
+        if let Some(t) = b.get(name) {
+            b.attr(alias, t);
+        }
+    }
+    b.attr("euler_gamma", Obj::Float(0.577_215_664_901_532_9));
     super::conv::register_numpy(&mut b);
     b.attr("fft", fft::module());
     let m = b.build();

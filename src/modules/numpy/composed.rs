@@ -33,25 +33,77 @@ pub(super) fn register(b: &mut Builder) {
 }
 
 /// `jnp.NAME(*pos, **kw)`.
-fn call(interp: &mut Interp, name: &str, pos: Vec<Obj>, kw: Vec<(&str, Obj)>) -> Result<Obj> {
+pub(super) fn call(
+    interp: &mut Interp,
+    name: &str,
+    pos: Vec<Obj>,
+    kw: Vec<(&str, Obj)>,
+) -> Result<Obj> {
     let f = super::jnp_function(interp, name)?;
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     interp.call(&f, Args::with(pos, kw))
 }
 
+/// An array argument, refusing lists and tuples as jnp's
+/// `ensure_arraylike` does (naming the function and the position).
+pub(super) fn arraylike_arg(a: &Args, i: usize, name: &str, func: &str) -> Result<Obj> {
+    let o = a.req(Some(i), name, func)?;
+    if matches!(o, Obj::List(_) | Obj::Tuple(_)) {
+        bail!(
+            TypeError,
+            "{func} requires ndarray or scalar arguments, got <class '{}'> at position {i}.",
+            o.type_name()
+        );
+    }
+    Ok(o)
+}
+
+/// `jnp.NAME(*pos)`.
+pub(super) fn jnp(interp: &mut Interp, name: &str, pos: Vec<Obj>) -> Result<Obj> {
+    call(interp, name, pos, vec![])
+}
+
+/// `module.name`, for the jax functions jnp's compositions call
+/// (`jax.vmap`, `jax.lax.while_loop`).
+pub(super) fn lib_function(interp: &mut Interp, module: &str, name: &str) -> Result<Obj> {
+    let m = super::super::import(interp, module)?;
+    crate::python::ops::getattr(interp, &m, name)
+}
+
+/// The two items of a pair (a tuple or list a function returned).
+pub(super) fn pair(o: &Obj) -> Result<(Obj, Obj)> {
+    let mut items = crate::python::ops::iterate(o)?.into_iter();
+    match (items.next(), items.next()) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => bail!(ValueError, "not enough values to unpack (expected 2)"),
+    }
+}
+
+/// `x` as an array of at least `n` dimensions, ones put in front
+/// (`jnp.array(x, ndmin=n)`).
+pub(super) fn ndmin(x: &Obj, n: usize) -> Result<Obj> {
+    let v = crate::python::array::to_value(x)?;
+    if v.ndim() >= n {
+        return Ok(Obj::Array(v));
+    }
+    let mut shape = vec![1; n - v.ndim()];
+    shape.extend(v.shape());
+    Ok(Obj::Array(crate::ops::reshape(&v, &shape)?))
+}
+
 /// `x.METHOD(*pos)`.
-fn method(interp: &mut Interp, x: &Obj, name: &str, pos: Vec<Obj>) -> Result<Obj> {
+pub(super) fn method(interp: &mut Interp, x: &Obj, name: &str, pos: Vec<Obj>) -> Result<Obj> {
     let m = crate::python::ops::getattr(interp, x, name)?;
     interp.call(&m, Args::with(pos, vec![]))
 }
 
 /// `x[index]`.
-fn item(interp: &mut Interp, x: &Obj, index: Obj) -> Result<Obj> {
+pub(super) fn item(interp: &mut Interp, x: &Obj, index: Obj) -> Result<Obj> {
     crate::python::ops::getitem(interp, x, &index)
 }
 
 /// The slice `lo:hi`.
-fn slice(lo: Option<i64>, hi: Option<i64>) -> Obj {
+pub(super) fn slice(lo: Option<i64>, hi: Option<i64>) -> Obj {
     let bound = |v: Option<i64>| v.map_or(Obj::None, Obj::Int);
     Obj::Slice(std::rc::Rc::new([bound(lo), bound(hi), Obj::None]))
 }

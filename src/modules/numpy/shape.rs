@@ -52,7 +52,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("split", |_, a| {
         super::joining::split_fn(&a, "split", None, false)
     });
-    b.func("pad", |_, a| pad(&a));
+    b.func("pad", pad);
     b.func("tile", |_, a| tile(&a));
     b.func("roll", |_, a| roll(&a));
     register_queries(b);
@@ -355,19 +355,23 @@ fn take_fill(x: &Value, given: Option<Obj>) -> Result<Value> {
 
 /// `jnp.pad` with `mode='constant'`: `pad_width` as an int, a
 /// `(before, after)` pair for every dimension, or one pair per dimension.
-fn pad(a: &Args) -> Result<Obj> {
+fn pad(interp: &mut crate::python::interp::Interp, a: Args) -> Result<Obj> {
+    let a = &a;
     let x = arr(a, 0, "array", "pad")?;
     let width = a.req(Some(1), "pad_width", "pad")?;
+    let pairs = pad_pairs(&width, x.ndim())?;
     if let Some(mode) = a.opt(Some(2), "mode") {
-        let mode = crate::python::format::str_of(&mode);
-        if mode != "constant" {
+        if crate::python::builtins::is_callable(&mode) {
             bail!(
                 NotImplementedError,
-                "not supported by shardlab yet: jax.numpy.pad with mode={mode:?}"
+                "not supported by shardlab yet: jax.numpy.pad with a function as mode"
             );
         }
+        let mode = crate::python::format::str_of(&mode);
+        if mode != "constant" && x.ndim() > 0 {
+            return super::pad_modes::pad_mode(interp, Obj::Array(x), &pairs, &mode, a);
+        }
     }
-    let pairs = pad_pairs(&width, x.ndim())?;
     let lo: Vec<usize> = pairs.iter().map(|p| p.0).collect();
     let hi: Vec<usize> = pairs.iter().map(|p| p.1).collect();
     let padded = jops::pad(&x, &lo, &hi)?;

@@ -604,6 +604,14 @@ fn object_id(o: &Obj) -> i64 {
     p as i64
 }
 
+/// `callable(o)`.
+pub fn is_callable(o: &Obj) -> bool {
+    matches!(
+        o,
+        Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) | Obj::Type(_)
+    ) || callable_object(o)
+}
+
 /// True for instances with `__call__` and library objects that answer calls.
 fn callable_object(o: &Obj) -> bool {
     match o {
@@ -740,12 +748,11 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
         Ok(Obj::Bool(issubclass(&c, &t)))
     });
     add("callable", |_, a| {
-        Ok(Obj::Bool(
-            matches!(
-                a.req(Some(0), "obj", "callable")?,
-                Obj::Func(_) | Obj::Native(_) | Obj::Method(_) | Obj::Class(_) | Obj::Type(_)
-            ) || callable_object(&a.req(Some(0), "obj", "callable")?),
-        ))
+        Ok(Obj::Bool(is_callable(&a.req(
+            Some(0),
+            "obj",
+            "callable",
+        )?)))
     });
 }
 
