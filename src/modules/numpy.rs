@@ -67,6 +67,7 @@ pub mod wide_types;
 mod x64_warning;
 
 pub use creation::devices_getitem;
+pub(in crate::modules) use creation::{full, like};
 pub use dtypes::{cast_to, dtype_of};
 
 use crate::array::DType;
