@@ -58,6 +58,7 @@ pub(super) fn register(b: &mut Builder) {
         numbers(&a, "ScatterDimensionNumbers", &SCATTER_FIELDS)
     });
     b.func("gather", gather);
+    b.func("index_take", |_, a| index_take(&a));
     for (name, kind) in [
         ("scatter_add", Kind::Add),
         ("scatter_sub", Kind::Sub),
@@ -301,88 +302,156 @@ fn default_fill(d: DType) -> Result<Value> {
     Ok(jops::scalar(v, d))
 }
 
+/// Gather's dimension numbers.
+struct GatherDims {
+    offset_dims: Vec<usize>,
+    collapsed: Vec<usize>,
+    start_map: Vec<usize>,
+    operand_batching: Vec<usize>,
+    indices_batching: Vec<usize>,
+}
+
+impl GatherDims {
+    fn of(dn: &Obj) -> Result<GatherDims> {
+        let c = "GatherDimensionNumbers";
+        Ok(GatherDims {
+            offset_dims: field(dn, c, "offset_dims")?,
+            collapsed: field(dn, c, "collapsed_slice_dims")?,
+            start_map: field(dn, c, "start_index_map")?,
+            operand_batching: field(dn, c, "operand_batching_dims")?,
+            indices_batching: field(dn, c, "start_indices_batching_dims")?,
+        })
+    }
+
+    /// The operand dimensions the window keeps, after checking the numbers
+    /// against the operand's `shape`, the index batch rank `nb`, the index
+    /// vector length `nv` and the slice sizes.
+    fn window_dims(&self, shape: &[usize], nb: usize, nv: usize, sizes: &[usize]) -> Result<Vec<usize>> {
+        if sizes.len() != shape.len() || sizes.iter().zip(shape).any(|(s, n)| s > n) {
+            bail!(
+                TypeError,
+                "slice_sizes {} must have one size per operand dimension, each at most the operand's {}",
+                shape_tuple(sizes),
+                shape_tuple(shape)
+            );
+        }
+        if self.start_map.len() != nv || self.operand_batching.len() != self.indices_batching.len() {
+            bail!(
+                TypeError,
+                "start_index_map {} must have one entry per index vector component ({nv}), and the batching dimensions must pair up",
+                shape_tuple(&self.start_map)
+            );
+        }
+        let mut removed = self.collapsed.clone();
+        removed.extend(&self.operand_batching);
+        check_dims("collapsed_slice_dims and operand_batching_dims", &removed, shape.len())?;
+        check_dims("start_index_map", &self.start_map, shape.len())?;
+        check_dims("start_indices_batching_dims", &self.indices_batching, nb)?;
+        if removed.iter().any(|&d| sizes[d] != 1) {
+            bail!(
+                TypeError,
+                "collapsed_slice_dims and operand_batching_dims must have slice size 1, got slice_sizes {}",
+                shape_tuple(sizes)
+            );
+        }
+        let dims: Vec<usize> = (0..shape.len()).filter(|d| !removed.contains(d)).collect();
+        let offsets = &self.offset_dims;
+        check_dims("offset_dims", offsets, nb + dims.len())?;
+        if offsets.len() != dims.len() || offsets.windows(2).any(|w| w[0] > w[1]) {
+            bail!(
+                TypeError,
+                "offset_dims {} must be sorted and name one output dimension per window dimension ({})",
+                shape_tuple(offsets),
+                dims.len()
+            );
+        }
+        Ok(dims)
+    }
+}
+
 /// `lax.gather(operand, start_indices, dimension_numbers, slice_sizes, *,
 /// unique_indices=False, indices_are_sorted=False, mode=None,
 /// fill_value=None)`.
 fn gather(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = to_value(&a.req(Some(0), "operand", "gather")?)?;
     let indices = index_array(&a.req(Some(1), "start_indices", "gather")?)?;
-    let dn = a.req(Some(2), "dimension_numbers", "gather")?;
+    let dn = GatherDims::of(&a.req(Some(2), "dimension_numbers", "gather")?)?;
     let sizes = super::lax_structural::ints(&a.req(Some(3), "slice_sizes", "gather")?)?;
     let mode = mode(interp, &a, Mode::PromiseInBounds)?;
-    let c = "GatherDimensionNumbers";
-    let offset_dims = field(&dn, c, "offset_dims")?;
-    let collapsed = field(&dn, c, "collapsed_slice_dims")?;
-    let start_map = field(&dn, c, "start_index_map")?;
-    let ob = field(&dn, c, "operand_batching_dims")?;
-    let ib = field(&dn, c, "start_indices_batching_dims")?;
+    let fill = match a.opt(None, "fill_value") {
+        Some(v) => jops::convert(&to_value(&v)?, x.dtype())?,
+        None => default_fill(x.dtype())?,
+    };
+    Ok(Obj::Array(gather_with(&x, &indices, &dn, sizes, mode, &fill)?))
+}
+
+/// The gather itself: one take of the flattened operand at the window
+/// positions, the fill where a window leaves the operand, and the window
+/// dimensions moved to `offset_dims`.
+fn gather_with(x: &Value, indices: &Value, dn: &GatherDims, sizes: Vec<usize>, mode: Mode, fill: &Value) -> Result<Value> {
     let shape = x.shape();
     let nb = indices.ndim() - 1;
-    if sizes.len() != shape.len() || sizes.iter().zip(&shape).any(|(s, n)| s > n) {
-        bail!(
-            TypeError,
-            "slice_sizes {} must have one size per operand dimension, each at most the operand's {}",
-            shape_tuple(&sizes),
-            shape_tuple(&shape)
-        );
-    }
-    if start_map.len() != indices.shape()[nb] || ob.len() != ib.len() {
-        bail!(
-            TypeError,
-            "start_index_map {} must have one entry per index vector component ({}), and the batching dimensions must pair up",
-            shape_tuple(&start_map),
-            indices.shape()[nb]
-        );
-    }
-    let mut removed = collapsed.clone();
-    removed.extend(&ob);
-    check_dims("collapsed_slice_dims and operand_batching_dims", &removed, shape.len())?;
-    check_dims("start_index_map", &start_map, shape.len())?;
-    check_dims("start_indices_batching_dims", &ib, nb)?;
-    if removed.iter().any(|&d| sizes[d] != 1) {
-        bail!(
-            TypeError,
-            "collapsed_slice_dims and operand_batching_dims must have slice size 1, got slice_sizes {}",
-            shape_tuple(&sizes)
-        );
-    }
-    let dims: Vec<usize> = (0..shape.len()).filter(|d| !removed.contains(d)).collect();
-    let rank = nb + dims.len();
-    check_dims("offset_dims", &offset_dims, rank)?;
-    if offset_dims.len() != dims.len() || offset_dims.windows(2).any(|w| w[0] > w[1]) {
-        bail!(
-            TypeError,
-            "offset_dims {} must be sorted and name one output dimension per window dimension ({})",
-            shape_tuple(&offset_dims),
-            dims.len()
-        );
-    }
+    let dims = dn.window_dims(&shape, nb, indices.shape()[nb], &sizes)?;
     let layout = Layout {
         operand: shape.clone(),
-        start_map,
-        batching: ob.into_iter().zip(ib).collect(),
+        start_map: dn.start_map.clone(),
+        batching: dn.operand_batching.iter().copied().zip(dn.indices_batching.iter().copied()).collect(),
         window: sizes,
     };
-    let (pos, inside) = layout.positions(&indices, &dims, mode)?;
-    let flat = jops::reshape(&x, &[shape.iter().product()])?;
+    let (pos, inside) = layout.positions(indices, &dims, mode)?;
+    let flat = jops::reshape(x, &[shape.iter().product()])?;
     let mut out = jops::take(&flat, &pos, 0)?;
     if let Some(ok) = inside {
-        let fill = match a.opt(None, "fill_value") {
-            Some(v) => jops::convert(&to_value(&v)?, x.dtype())?,
-            None => default_fill(x.dtype())?,
-        };
-        let fill = jops::broadcast_to(&fill, &out.shape())?;
+        let fill = jops::broadcast_to(fill, &out.shape())?;
         out = jops::select(&ok, &out, &fill)?;
     }
     // Batch dimensions fill the output positions the window does not take.
     let mut batch_src = 0..nb;
-    let perm: Vec<usize> = (0..rank)
-        .map(|p| match offset_dims.iter().position(|&o| o == p) {
+    let perm: Vec<usize> = (0..nb + dims.len())
+        .map(|p| match dn.offset_dims.iter().position(|&o| o == p) {
             Some(w) => nb + w,
             None => batch_src.next().unwrap_or(0),
         })
         .collect();
-    Ok(Obj::Array(jops::transpose(&out, &perm)?))
+    jops::transpose(&out, &perm)
+}
+
+/// `lax.index_take(src, idxs, axes)`: the elements at one index array per
+/// axis (taken modulo the axis' size), whole along the other axes.
+fn index_take(a: &Args) -> Result<Obj> {
+    let src = to_value(&a.req(Some(0), "src", "index_take")?)?;
+    let idxs = iterate(&a.req(Some(1), "idxs", "index_take")?)?;
+    let axes = super::lax_structural::ints(&a.req(Some(2), "axes", "index_take")?)?;
+    let shape = src.shape();
+    if idxs.len() != axes.len() || axes.iter().any(|&d| d >= shape.len()) {
+        bail!(
+            TypeError,
+            "index_take needs one index array per axis of the operand, got {} for axes {}",
+            idxs.len(),
+            shape_tuple(&axes)
+        );
+    }
+    let mut columns = vec![];
+    for (i, &ax) in idxs.iter().zip(&axes) {
+        let i = jops::convert(&to_value(i)?, DType::I32)?;
+        let i = jops::binary(BinaryOp::Rem, &i, &i32c(shape[ax] as i64))?;
+        columns.push(jops::expand_dims(&i, 1)?);
+    }
+    let indices = jops::concatenate(&columns, 1)?;
+    let mut sizes = shape.clone();
+    for &ax in &axes {
+        sizes[ax] = 1;
+    }
+    let dn = GatherDims {
+        offset_dims: (1..shape.len() - axes.len() + 1).collect(),
+        collapsed: axes.clone(),
+        start_map: axes,
+        operand_batching: vec![],
+        indices_batching: vec![],
+    };
+    let fill = default_fill(src.dtype())?;
+    let out = gather_with(&src, &indices, &dn, sizes, Mode::PromiseInBounds, &fill)?;
+    Ok(Obj::Array(out))
 }
 
 /// How a scatter combines an update with the operand.
@@ -412,15 +481,38 @@ fn scatter(interp: &mut Interp, a: &Args, name: &str, kind: Kind) -> Result<Obj>
             updates.dtype().name()
         );
     }
+    let (layout, dims, order) = scatter_layout(&x, &indices, &updates, &dn, name)?;
+    // Promise-in-bounds scatters drop as fill-or-drop does, as XLA does.
+    let m = if mode == Mode::PromiseInBounds { Mode::FillOrDrop } else { mode };
+    let (pos, inside) = layout.positions(&indices, &dims, m)?;
+    let u = jops::transpose(&updates, &order)?;
+    let k = u.shape().iter().product::<usize>();
+    let pos = jops::reshape(&pos, &[k])?;
+    let u = jops::reshape(&u, &[k])?;
+    let inside = inside.map(|ok| jops::reshape(&ok, &[k])).transpose()?;
+    let out = combine(&x, &pos, &u, inside.as_ref(), kind, name)?;
+    Ok(Obj::Array(out))
+}
+
+/// The layout of a scatter, the operand dimensions its windows span, and
+/// the order that puts the updates' scatter dimensions before their window
+/// dimensions; the dimension numbers checked against the shapes.
+fn scatter_layout(
+    x: &Value,
+    indices: &Value,
+    updates: &Value,
+    dn: &Obj,
+    name: &str,
+) -> Result<(Layout, Vec<usize>, Vec<usize>)> {
     let c = "ScatterDimensionNumbers";
-    let window_dims = field(&dn, c, "update_window_dims")?;
-    let inserted = field(&dn, c, "inserted_window_dims")?;
-    let start_map = field(&dn, c, "scatter_dims_to_operand_dims")?;
-    let ob = field(&dn, c, "operand_batching_dims")?;
-    let ib = field(&dn, c, "scatter_indices_batching_dims")?;
+    let window_dims = field(dn, c, "update_window_dims")?;
+    let inserted = field(dn, c, "inserted_window_dims")?;
+    let start_map = field(dn, c, "scatter_dims_to_operand_dims")?;
+    let ob = field(dn, c, "operand_batching_dims")?;
+    let ib = field(dn, c, "scatter_indices_batching_dims")?;
     let shape = x.shape();
     let nb = indices.ndim() - 1;
-    let mut removed = inserted.clone();
+    let mut removed = inserted;
     removed.extend(&ob);
     check_dims("inserted_window_dims and operand_batching_dims", &removed, shape.len())?;
     check_dims("scatter_dims_to_operand_dims", &start_map, shape.len())?;
@@ -428,12 +520,12 @@ fn scatter(interp: &mut Interp, a: &Args, name: &str, kind: Kind) -> Result<Obj>
     check_dims("scatter_indices_batching_dims", &ib, nb)?;
     let dims: Vec<usize> = (0..shape.len()).filter(|d| !removed.contains(d)).collect();
     let ushape = updates.shape();
-    let scatter_dims: Vec<usize> = (0..ushape.len()).filter(|d| !window_dims.contains(d)).collect();
+    let mut order: Vec<usize> = (0..ushape.len()).filter(|d| !window_dims.contains(d)).collect();
     let batch = &indices.shape()[..nb];
     let consistent = start_map.len() == indices.shape()[nb]
         && ob.len() == ib.len()
         && window_dims.len() == dims.len()
-        && scatter_dims.iter().map(|&d| ushape[d]).eq(batch.iter().copied());
+        && order.iter().map(|&d| ushape[d]).eq(batch.iter().copied());
     if !consistent {
         bail!(
             TypeError,
@@ -455,24 +547,14 @@ fn scatter(interp: &mut Interp, a: &Args, name: &str, kind: Kind) -> Result<Obj>
             );
         }
     }
+    order.extend(&window_dims);
     let layout = Layout {
-        operand: shape.clone(),
+        operand: shape,
         start_map,
         batching: ob.into_iter().zip(ib).collect(),
         window,
     };
-    // Promise-in-bounds scatters drop as fill-or-drop does, as XLA does.
-    let m = if mode == Mode::PromiseInBounds { Mode::FillOrDrop } else { mode };
-    let (pos, inside) = layout.positions(&indices, &dims, m)?;
-    let mut order = scatter_dims;
-    order.extend(&window_dims);
-    let u = jops::transpose(&updates, &order)?;
-    let k = u.shape().iter().product::<usize>();
-    let pos = jops::reshape(&pos, &[k])?;
-    let u = jops::reshape(&u, &[k])?;
-    let inside = inside.map(|ok| jops::reshape(&ok, &[k])).transpose()?;
-    let out = combine(&x, &pos, &u, inside.as_ref(), kind, name)?;
-    Ok(Obj::Array(out))
+    Ok((layout, dims, order))
 }
 
 /// The operand with the flat updates `u` at flat positions `pos` combined

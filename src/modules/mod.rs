@@ -19,6 +19,7 @@ pub mod jit_aot;
 pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
+mod lax_conv_transpose;
 mod lax_dot;
 mod lax_gather;
 mod lax_map_batched;

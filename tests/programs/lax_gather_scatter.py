@@ -28,6 +28,9 @@ bdn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(1,), star
                                  operand_batching_dims=(0,), start_indices_batching_dims=(0,))
 print(lax.gather(x, jnp.array([[4], [0], [2], [1]]), bdn, (1, 1)))
 print(lax.GatherScatterMode.CLIP, lax.GatherScatterMode.FILL_OR_DROP.value)
+print(lax.index_take(x, (jnp.array([0, -1, 6]),), (0,)))
+print(lax.index_take(x, (jnp.array([0, 3]), jnp.array([4, 7])), (0, 1)))
+print(lax.index_take(m3 := jnp.arange(24).reshape(2, 3, 4), (jnp.array([2, 0]),), (1,)).shape)
 
 sdn = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                   scatter_dims_to_operand_dims=(0,))
