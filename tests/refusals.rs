@@ -522,6 +522,10 @@ fn lax_functions_refuse_what_they_do_not_compute() {
             "jax.lax.reduce_or of int32",
         ),
         (
+            "lax.sort((jnp.ones(3), jnp.arange(3)), is_stable=False)",
+            "jax.lax.sort with is_stable=False of several or float operands",
+        ),
+        (
             "lax.bitcast_convert_type(jnp.ones(2), jnp.uint8)",
             "jax.lax.bitcast_convert_type from float32 to uint8",
         ),

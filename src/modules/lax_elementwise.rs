@@ -1,7 +1,7 @@
 //! `jax.lax`'s elementwise functions beyond the arithmetic ones: the
 //! comparisons, the bitwise and shift operations, `rem`, `atan2`,
 //! `square`, `reciprocal`, `exp2`, `is_finite`, `population_count`,
-//! `clz` and `select`.
+//! `clz`, `mulhi` and `select`.
 //!
 //! Like the rest of lax, the binary ones take operands of one dtype (a
 //! Python scalar counts as its default dtype) where `jax.numpy` would
@@ -10,7 +10,9 @@
 //! the absolute values (exact) and the dividend's sign is put back, which
 //! keeps the derivatives JAX gives. The bit counts are written with shifts
 //! and masks on the unsigned 32-bit pattern, so they run wherever the
-//! engine runs.
+//! engine runs; `mulhi` of 32-bit integers multiplies 16-bit halves, whose
+//! products are exact in 32 bits, and corrects the unsigned high word for
+//! negative signed operands.
 
 use crate::array::{BinaryOp, DType, UnaryOp};
 use crate::bail;
@@ -92,6 +94,10 @@ pub(super) fn register(b: &mut Builder) {
         Ok(Obj::Array(population_count(&x)?))
     });
     b.func("clz", |_, a| Ok(Obj::Array(clz(&operand(&a, "clz")?)?)));
+    b.func("mulhi", |_, a| {
+        let (x, y) = operands(&a, "mulhi")?;
+        Ok(Obj::Array(mulhi(&x, &y)?))
+    });
     b.func("select", |_, a| {
         // select(pred, on_true, on_false) is select_n(pred, on_false, on_true).
         let pred = a.req(Some(0), "pred", "select")?;
@@ -254,4 +260,51 @@ fn clz(x: &Value) -> Result<Value> {
     }
     let count = jops::sub(&u32c(width), &popcount_u32(&u)?)?;
     back(&count, x)
+}
+
+/// The high 32 bits of the product of two uint32 arrays.
+fn mulhi_u32(a: &Value, b: &Value) -> Result<Value> {
+    let mul = |p: &Value, q: &Value| jops::mul(p, q);
+    let (a0, a1) = (and(a, 0xffff)?, shr(a, 16)?);
+    let (b0, b1) = (and(b, 0xffff)?, shr(b, 16)?);
+    let (lo, m1, m2, hi) = (mul(&a0, &b0)?, mul(&a1, &b0)?, mul(&a0, &b1)?, mul(&a1, &b1)?);
+    let t = jops::add(&jops::add(&shr(&lo, 16)?, &and(&m1, 0xffff)?)?, &and(&m2, 0xffff)?)?;
+    let carry = jops::add(&jops::add(&shr(&m1, 16)?, &shr(&m2, 16)?)?, &shr(&t, 16)?)?;
+    jops::add(&hi, &carry)
+}
+
+/// `lax.mulhi`: the high half of the double-width product.
+fn mulhi(x: &Value, y: &Value) -> Result<Value> {
+    let d = x.dtype();
+    let (wide, width) = match d {
+        DType::U32 => return mulhi_u32(x, y),
+        DType::I32 => {
+            let cast = |v: &Value| bind1(Prim::BitcastConvert(DType::U32), std::slice::from_ref(v));
+            let (ux, uy) = (cast(x)?, cast(y)?);
+            // A negative operand, read unsigned, adds 2^32 times the other.
+            let zero = jops::scalar(0.0, DType::I32);
+            let zero_u = u32c(0);
+            let fix_x = jops::select(&jops::binary(BinaryOp::Lt, x, &zero)?, &uy, &zero_u)?;
+            let fix_y = jops::select(&jops::binary(BinaryOp::Lt, y, &zero)?, &ux, &zero_u)?;
+            let r = jops::sub(&jops::sub(&mulhi_u32(&ux, &uy)?, &fix_x)?, &fix_y)?;
+            return bind1(Prim::BitcastConvert(DType::I32), &[r]);
+        }
+        DType::I8 | DType::I16 => (DType::I32, if d == DType::I8 { 8 } else { 16 }),
+        DType::U8 | DType::U16 => (DType::U32, if d == DType::U8 { 8 } else { 16 }),
+        other => bail!(
+            TypeError,
+            "mulhi does not accept dtype {} at position 0. Accepted dtypes at position 0 are \
+             subtypes of integer.",
+            other.name()
+        ),
+    };
+    // Narrow products fit in 32 bits.
+    let p = jops::mul(&jops::convert(x, wide)?, &jops::convert(y, wide)?)?;
+    let shift = jops::scalar(f64::from(width), wide);
+    let op = if wide == DType::I32 {
+        BinaryOp::ShiftRightArithmetic
+    } else {
+        BinaryOp::ShiftRightLogical
+    };
+    jops::convert(&jops::binary(op, &p, &shift)?, d)
 }
