@@ -107,7 +107,11 @@ fn permutations(specs: &[String]) -> Result<[Vec<usize>; 3]> {
 
 /// JAX's `conv_dimension_numbers`: None, three layout strings or a
 /// `ConvDimensionNumbers`, resolved for operands of ranks `lhs` and `rhs`.
-pub(super) fn dimension_numbers(o: Option<&Obj>, lhs: &[usize], rhs: &[usize]) -> Result<[Vec<usize>; 3]> {
+pub(super) fn dimension_numbers(
+    o: Option<&Obj>,
+    lhs: &[usize],
+    rhs: &[usize],
+) -> Result<[Vec<usize>; 3]> {
     if let Some(Obj::Instance(i)) = o {
         if i.class.name == "ConvDimensionNumbers" {
             let field = |n: &str| -> Result<Vec<usize>> {

@@ -25,7 +25,11 @@ pub(super) fn register(b: &mut Builder) {
         let dims = |i: usize, n: &str| -> Result<Vec<usize>> {
             super::lax_structural::ints(&a.req(Some(i), n, f)?)
         };
-        let (shape, window, strides) = (dims(0, "in_shape")?, dims(1, "window_shape")?, dims(2, "window_strides")?);
+        let (shape, window, strides) = (
+            dims(0, "in_shape")?,
+            dims(1, "window_shape")?,
+            dims(2, "window_strides")?,
+        );
         let kind = match a.req(Some(3), "padding", f)? {
             Obj::Str(s) => s.to_string(),
             other => bail!(
@@ -35,7 +39,9 @@ pub(super) fn register(b: &mut Builder) {
             ),
         };
         let pads = super::conv::padtype_to_pads(&kind, &shape, &window, &strides)?;
-        let pairs = pads.into_iter().map(|(lo, hi)| Obj::tuple(vec![Obj::Int(lo), Obj::Int(hi)]));
+        let pairs = pads
+            .into_iter()
+            .map(|(lo, hi)| Obj::tuple(vec![Obj::Int(lo), Obj::Int(hi)]));
         Ok(Obj::list(pairs.collect()))
     });
 }

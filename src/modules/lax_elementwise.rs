@@ -56,11 +56,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("bitwise_not", |_, a| {
         let x = operand(&a, "bitwise_not")?;
         if x.dtype().is_float() || x.dtype() == DType::C64 {
-            bail!(
-                TypeError,
-                "not does not accept dtype {}. Accepted dtypes are subtypes of integer, bool.",
-                x.dtype().name()
-            );
+            return rejected("not", x.dtype(), "integer, bool");
         }
         Ok(Obj::Array(jops::unary(UnaryOp::Not, &x)?))
     });
@@ -81,11 +77,7 @@ pub(super) fn register(b: &mut Builder) {
     b.func("is_finite", |_, a| {
         let x = operand(&a, "is_finite")?;
         if !x.dtype().is_float() {
-            bail!(
-                TypeError,
-                "is_finite does not accept dtype {}. Accepted dtypes are subtypes of floating.",
-                x.dtype().name()
-            );
+            return rejected("is_finite", x.dtype(), "floating");
         }
         Ok(Obj::Array(jops::unary(UnaryOp::IsFinite, &x)?))
     });
@@ -127,9 +119,14 @@ fn inexact(name: &str, d: DType) -> Result<()> {
     if d.is_float() || d == DType::C64 {
         return Ok(());
     }
+    rejected(name, d, "floating, complexfloating")
+}
+
+/// JAX's error for a dtype a unary primitive does not take.
+fn rejected<T>(name: &str, d: DType, accepted: &str) -> Result<T> {
     bail!(
         TypeError,
-        "{name} does not accept dtype {}. Accepted dtypes are subtypes of floating, complexfloating.",
+        "{name} does not accept dtype {}. Accepted dtypes are subtypes of {accepted}.",
         d.name()
     )
 }
@@ -165,11 +162,7 @@ fn check_kind(name: &str, op: BinaryOp, d: DType) -> Result<()> {
 fn rem(x: &Value, y: &Value) -> Result<Value> {
     let d = x.dtype();
     if !(d.is_float() || d.is_int()) {
-        bail!(
-            TypeError,
-            "rem does not accept dtype {}. Accepted dtypes are subtypes of integer, floating.",
-            d.name()
-        );
+        return rejected("rem", d, "integer, floating");
     }
     if d.is_unsigned() {
         return jops::binary(BinaryOp::Rem, x, y);
@@ -198,11 +191,7 @@ fn bits_u32(x: &Value, func: &str) -> Result<(Value, u32)> {
         DType::I8 | DType::U8 => 8,
         DType::I16 | DType::U16 => 16,
         DType::I32 | DType::U32 => 32,
-        other => bail!(
-            TypeError,
-            "{func} does not accept dtype {}. Accepted dtypes are subtypes of integer.",
-            other.name()
-        ),
+        other => return rejected(func, other, "integer"),
     };
     let u = match x.dtype() {
         DType::U32 => x.clone(),
@@ -241,7 +230,10 @@ fn popcount_u32(x: &Value) -> Result<Value> {
 
 /// Back from a uint32 count to `x`'s dtype (the counts are small).
 fn back(count: &Value, x: &Value) -> Result<Value> {
-    let i = bind1(Prim::BitcastConvert(DType::I32), std::slice::from_ref(count))?;
+    let i = bind1(
+        Prim::BitcastConvert(DType::I32),
+        std::slice::from_ref(count),
+    )?;
     jops::convert(&i, x.dtype())
 }
 
@@ -267,8 +259,16 @@ fn mulhi_u32(a: &Value, b: &Value) -> Result<Value> {
     let mul = |p: &Value, q: &Value| jops::mul(p, q);
     let (a0, a1) = (and(a, 0xffff)?, shr(a, 16)?);
     let (b0, b1) = (and(b, 0xffff)?, shr(b, 16)?);
-    let (lo, m1, m2, hi) = (mul(&a0, &b0)?, mul(&a1, &b0)?, mul(&a0, &b1)?, mul(&a1, &b1)?);
-    let t = jops::add(&jops::add(&shr(&lo, 16)?, &and(&m1, 0xffff)?)?, &and(&m2, 0xffff)?)?;
+    let (lo, m1, m2, hi) = (
+        mul(&a0, &b0)?,
+        mul(&a1, &b0)?,
+        mul(&a0, &b1)?,
+        mul(&a1, &b1)?,
+    );
+    let t = jops::add(
+        &jops::add(&shr(&lo, 16)?, &and(&m1, 0xffff)?)?,
+        &and(&m2, 0xffff)?,
+    )?;
     let carry = jops::add(&jops::add(&shr(&m1, 16)?, &shr(&m2, 16)?)?, &shr(&t, 16)?)?;
     jops::add(&hi, &carry)
 }

@@ -110,7 +110,8 @@ fn field(dn: &Obj, class: &str, name: &str) -> Result<Vec<usize>> {
         .iter()
         .map(|d| {
             let d = to_int(d)?;
-            usize::try_from(d).map_err(|_| crate::err!(ValueError, "negative dimension {d} in {name}"))
+            usize::try_from(d)
+                .map_err(|_| crate::err!(ValueError, "negative dimension {d} in {name}"))
         })
         .collect()
 }
@@ -196,7 +197,12 @@ impl Layout {
     /// vector (shape: batch shape, then the window dimensions `dims` in
     /// order), and for fill-or-drop the index vectors whose window lies
     /// inside the operand.
-    fn positions(&self, indices: &Value, dims: &[usize], mode: Mode) -> Result<(Value, Option<Value>)> {
+    fn positions(
+        &self,
+        indices: &Value,
+        dims: &[usize],
+        mode: Mode,
+    ) -> Result<(Value, Option<Value>)> {
         let batch: Vec<usize> = indices.shape()[..indices.ndim() - 1].to_vec();
         let nb = batch.len();
         let mut full = batch.clone();
@@ -326,7 +332,13 @@ impl GatherDims {
     /// The operand dimensions the window keeps, after checking the numbers
     /// against the operand's `shape`, the index batch rank `nb`, the index
     /// vector length `nv` and the slice sizes.
-    fn window_dims(&self, shape: &[usize], nb: usize, nv: usize, sizes: &[usize]) -> Result<Vec<usize>> {
+    fn window_dims(
+        &self,
+        shape: &[usize],
+        nb: usize,
+        nv: usize,
+        sizes: &[usize],
+    ) -> Result<Vec<usize>> {
         if sizes.len() != shape.len() || sizes.iter().zip(shape).any(|(s, n)| s > n) {
             bail!(
                 TypeError,
@@ -335,7 +347,8 @@ impl GatherDims {
                 shape_tuple(shape)
             );
         }
-        if self.start_map.len() != nv || self.operand_batching.len() != self.indices_batching.len() {
+        if self.start_map.len() != nv || self.operand_batching.len() != self.indices_batching.len()
+        {
             bail!(
                 TypeError,
                 "start_index_map {} must have one entry per index vector component ({nv}), and the batching dimensions must pair up",
@@ -344,7 +357,11 @@ impl GatherDims {
         }
         let mut removed = self.collapsed.clone();
         removed.extend(&self.operand_batching);
-        check_dims("collapsed_slice_dims and operand_batching_dims", &removed, shape.len())?;
+        check_dims(
+            "collapsed_slice_dims and operand_batching_dims",
+            &removed,
+            shape.len(),
+        )?;
         check_dims("start_index_map", &self.start_map, shape.len())?;
         check_dims("start_indices_batching_dims", &self.indices_batching, nb)?;
         if removed.iter().any(|&d| sizes[d] != 1) {
@@ -382,20 +399,34 @@ fn gather(interp: &mut Interp, a: Args) -> Result<Obj> {
         Some(v) => jops::convert(&to_value(&v)?, x.dtype())?,
         None => default_fill(x.dtype())?,
     };
-    Ok(Obj::Array(gather_with(&x, &indices, &dn, sizes, mode, &fill)?))
+    Ok(Obj::Array(gather_with(
+        &x, &indices, &dn, sizes, mode, &fill,
+    )?))
 }
 
 /// The gather itself: one take of the flattened operand at the window
 /// positions, the fill where a window leaves the operand, and the window
 /// dimensions moved to `offset_dims`.
-fn gather_with(x: &Value, indices: &Value, dn: &GatherDims, sizes: Vec<usize>, mode: Mode, fill: &Value) -> Result<Value> {
+fn gather_with(
+    x: &Value,
+    indices: &Value,
+    dn: &GatherDims,
+    sizes: Vec<usize>,
+    mode: Mode,
+    fill: &Value,
+) -> Result<Value> {
     let shape = x.shape();
     let nb = indices.ndim() - 1;
     let dims = dn.window_dims(&shape, nb, indices.shape()[nb], &sizes)?;
     let layout = Layout {
         operand: shape.clone(),
         start_map: dn.start_map.clone(),
-        batching: dn.operand_batching.iter().copied().zip(dn.indices_batching.iter().copied()).collect(),
+        batching: dn
+            .operand_batching
+            .iter()
+            .copied()
+            .zip(dn.indices_batching.iter().copied())
+            .collect(),
         window: sizes,
     };
     let (pos, inside) = layout.positions(indices, &dims, mode)?;
@@ -483,7 +514,11 @@ fn scatter(interp: &mut Interp, a: &Args, name: &str, kind: Kind) -> Result<Obj>
     }
     let (layout, dims, order) = scatter_layout(&x, &indices, &updates, &dn, name)?;
     // Promise-in-bounds scatters drop as fill-or-drop does, as XLA does.
-    let m = if mode == Mode::PromiseInBounds { Mode::FillOrDrop } else { mode };
+    let m = if mode == Mode::PromiseInBounds {
+        Mode::FillOrDrop
+    } else {
+        mode
+    };
     let (pos, inside) = layout.positions(&indices, &dims, m)?;
     let u = jops::transpose(&updates, &order)?;
     let k = u.shape().iter().product::<usize>();
@@ -514,13 +549,19 @@ fn scatter_layout(
     let nb = indices.ndim() - 1;
     let mut removed = inserted;
     removed.extend(&ob);
-    check_dims("inserted_window_dims and operand_batching_dims", &removed, shape.len())?;
+    check_dims(
+        "inserted_window_dims and operand_batching_dims",
+        &removed,
+        shape.len(),
+    )?;
     check_dims("scatter_dims_to_operand_dims", &start_map, shape.len())?;
     check_dims("update_window_dims", &window_dims, updates.ndim())?;
     check_dims("scatter_indices_batching_dims", &ib, nb)?;
     let dims: Vec<usize> = (0..shape.len()).filter(|d| !removed.contains(d)).collect();
     let ushape = updates.shape();
-    let mut order: Vec<usize> = (0..ushape.len()).filter(|d| !window_dims.contains(d)).collect();
+    let mut order: Vec<usize> = (0..ushape.len())
+        .filter(|d| !window_dims.contains(d))
+        .collect();
     let batch = &indices.shape()[..nb];
     let consistent = start_map.len() == indices.shape()[nb]
         && ob.len() == ib.len()
@@ -559,7 +600,14 @@ fn scatter_layout(
 
 /// The operand with the flat updates `u` at flat positions `pos` combined
 /// in (those not `inside` dropped).
-fn combine(x: &Value, pos: &Value, u: &Value, inside: Option<&Value>, kind: Kind, name: &str) -> Result<Value> {
+fn combine(
+    x: &Value,
+    pos: &Value,
+    u: &Value,
+    inside: Option<&Value>,
+    kind: Kind,
+    name: &str,
+) -> Result<Value> {
     let shape = x.shape();
     let n: usize = shape.iter().product();
     let k = u.shape()[0];
@@ -593,7 +641,11 @@ fn combine(x: &Value, pos: &Value, u: &Value, inside: Option<&Value>, kind: Kind
     let at = jops::broadcast_in_dim(pos, &[n, k], &[1])?;
     let mut hit = jops::binary(BinaryOp::Eq, &targets, &at)?;
     if let Some(ok) = inside {
-        hit = jops::binary(BinaryOp::And, &hit, &jops::broadcast_in_dim(ok, &[n, k], &[1])?)?;
+        hit = jops::binary(
+            BinaryOp::And,
+            &hit,
+            &jops::broadcast_in_dim(ok, &[n, k], &[1])?,
+        )?;
     }
     let any = jops::reduce(ReduceOp::Any, &hit, Some(&[1i64][..]), false)?;
     let spread = jops::broadcast_in_dim(u, &[n, k], &[1])?;
@@ -601,15 +653,25 @@ fn combine(x: &Value, pos: &Value, u: &Value, inside: Option<&Value>, kind: Kind
         Kind::Set => {
             // The last update to land wins.
             let order = Value::Concrete(crate::array::Array::iota(&[n, k], 1, DType::I32)?);
-            let ranked = jops::select(&hit, &jops::add(&order, &i32c(1))?, &jops::zeros_like(&order))?;
-            let last = jops::sub(&jops::reduce(ReduceOp::Max, &ranked, Some(&[1i64][..]), false)?, &i32c(1))?;
+            let ranked = jops::select(
+                &hit,
+                &jops::add(&order, &i32c(1))?,
+                &jops::zeros_like(&order),
+            )?;
+            let last = jops::sub(
+                &jops::reduce(ReduceOp::Max, &ranked, Some(&[1i64][..]), false)?,
+                &i32c(1),
+            )?;
             let last = jops::clamp(&i32c(0), &last, &i32c(k as i64 - 1))?;
             jops::select(&any, &jops::take(u, &last, 0)?, &flat)?
         }
         Kind::Mul => {
             let one = jops::broadcast_to(&jops::scalar(1.0, x.dtype()), &[n, k])?;
             let factors = jops::select(&hit, &spread, &one)?;
-            jops::mul(&flat, &jops::reduce(ReduceOp::Prod, &factors, Some(&[1i64][..]), false)?)?
+            jops::mul(
+                &flat,
+                &jops::reduce(ReduceOp::Prod, &factors, Some(&[1i64][..]), false)?,
+            )?
         }
         // Add and Sub returned above.
         Kind::Min | Kind::Max | Kind::Add | Kind::Sub => {

@@ -34,7 +34,13 @@ pub(super) fn register(b: &mut Builder) {
 
 /// `lax.RoundingMethod`: `AWAY_FROM_ZERO` (0) and `TO_NEAREST_EVEN` (1).
 pub fn rounding_method(interp: &mut Interp) -> Result<Obj> {
-    enumeration(interp, "RoundingMethod", "IntEnum", &["AWAY_FROM_ZERO", "TO_NEAREST_EVEN"], 0)
+    enumeration(
+        interp,
+        "RoundingMethod",
+        "IntEnum",
+        &["AWAY_FROM_ZERO", "TO_NEAREST_EVEN"],
+        0,
+    )
 }
 
 /// `lax.GatherScatterMode`: `CLIP`, `FILL_OR_DROP`, `PROMISE_IN_BOUNDS`

@@ -76,7 +76,10 @@ pub(super) fn register(b: &mut Builder) {
     b.func("sort_key_val", |_, a| {
         let keys = to_value(&a.req(Some(0), "keys", "sort_key_val")?)?;
         let values = to_value(&a.req(Some(1), "values", "sort_key_val")?)?;
-        let dim = a.opt(Some(2), "dimension").map(|o| to_int(&o)).transpose()?;
+        let dim = a
+            .opt(Some(2), "dimension")
+            .map(|o| to_int(&o))
+            .transpose()?;
         let dim = jops::norm_axis(dim.unwrap_or(-1), keys.ndim())?;
         if let Some(s) = a.opt(Some(3), "is_stable") {
             if !truthy(&s, "is_stable")? {
@@ -197,7 +200,10 @@ fn sort(a: &Args) -> Result<Obj> {
     let Some(first) = xs.first() else {
         bail!(TypeError, "sort requires at least one operand");
     };
-    let dim = a.opt(Some(1), "dimension").map(|o| to_int(&o)).transpose()?;
+    let dim = a
+        .opt(Some(1), "dimension")
+        .map(|o| to_int(&o))
+        .transpose()?;
     let dim = jops::norm_axis(dim.unwrap_or(-1), first.ndim())?;
     let stable = match a.opt(Some(2), "is_stable") {
         Some(s) => truthy(&s, "is_stable")?,
@@ -237,7 +243,12 @@ fn sorted(xs: &[Value], dim: usize, keys: usize) -> Result<Vec<Value>> {
     for k in (0..keys).rev() {
         // The sorting operand goes first; the others follow in order.
         let mut ins = vec![out[k].clone()];
-        ins.extend(out.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, v)| v.clone()));
+        ins.extend(
+            out.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, v)| v.clone()),
+        );
         let res = bind(Prim::Sort { dimension: dim }, &ins)?;
         let mut rest = res[1..].iter().cloned();
         out = (0..out.len())

@@ -29,12 +29,17 @@ pub(super) fn register(b: &mut Builder) {
     b.func("rev", |_, a| {
         let x = operand(&a, "rev")?;
         let o = a.req(Some(1), "dimensions", "rev")?;
-        let given = iterate(&o)?.iter().map(to_int).collect::<Result<Vec<_>>>()?;
+        let given = iterate(&o)?
+            .iter()
+            .map(to_int)
+            .collect::<Result<Vec<_>>>()?;
         if given.iter().any(|&d| d < 0) {
             bail!(
                 TypeError,
                 "rev dimensions must have every element be nonnegative, got {}.",
-                crate::python::format::repr_of(&Obj::tuple(given.into_iter().map(Obj::Int).collect()))
+                crate::python::format::repr_of(&Obj::tuple(
+                    given.into_iter().map(Obj::Int).collect()
+                ))
             );
         }
         let dims = axes(&o, x.ndim())?;
@@ -135,13 +140,17 @@ fn scalar_fill(a: &Args, func: &str) -> Result<()> {
     Ok(())
 }
 
+fn is_permutation(perm: &[usize], n: usize) -> bool {
+    let mut sorted = perm.to_vec();
+    sorted.sort_unstable();
+    sorted.iter().copied().eq(0..n)
+}
+
 /// `lax.transpose(operand, permutation)`.
 fn transpose(a: &Args) -> Result<Obj> {
     let x = operand(a, "transpose")?;
     let perm = ints(&a.req(Some(1), "permutation", "transpose")?)?;
-    let mut sorted = perm.clone();
-    sorted.sort_unstable();
-    if sorted != (0..x.ndim()).collect::<Vec<_>>() {
+    if !is_permutation(&perm, x.ndim()) {
         bail!(
             TypeError,
             "transpose permutation isn't a permutation of operand dimensions, got permutation {} for operand shape {}.",
@@ -159,9 +168,7 @@ fn reshape(a: &Args) -> Result<Obj> {
     let sizes = ints(&a.req(Some(1), "new_sizes", "reshape")?)?;
     if let Some(d) = a.opt(Some(2), "dimensions") {
         let perm = ints(&d)?;
-        let mut sorted = perm.clone();
-        sorted.sort_unstable();
-        if sorted != (0..x.ndim()).collect::<Vec<_>>() {
+        if !is_permutation(&perm, x.ndim()) {
             bail!(
                 TypeError,
                 "reshape dimensions must be a permutation of operand dimensions, got dimensions {} for shape {}.",
@@ -303,7 +310,9 @@ fn broadcast_shapes(a: &Args) -> Result<Obj> {
             )
         })?;
     }
-    Ok(Obj::tuple(out.into_iter().map(|d| Obj::Int(d as i64)).collect()))
+    Ok(Obj::tuple(
+        out.into_iter().map(|d| Obj::Int(d as i64)).collect(),
+    ))
 }
 
 /// `dynamic_index_in_dim`, `dynamic_update_slice_in_dim` and
