@@ -614,3 +614,47 @@ fn jnp_breadth_refusals_name_the_function() {
         );
     }
 }
+
+/// The lax functions shardlab runs only in part name what they refuse.
+#[test]
+fn lax_functions_refuse_what_they_do_not_compute() {
+    let cases = [
+        (
+            "lax.reduce(jnp.ones(3), 0.0, lambda a, b: a + b, (0,))",
+            "jax.lax.reduce with a computation other than lax's add, mul, max or min",
+        ),
+        (
+            "lax.reduce_or(jnp.array([1, 2]), (0,))",
+            "jax.lax.reduce_or of int32",
+        ),
+        (
+            "lax.sort((jnp.ones(3), jnp.arange(3)), is_stable=False)",
+            "jax.lax.sort with is_stable=False of several or float operands",
+        ),
+        (
+            "lax.bitcast_convert_type(jnp.ones(2), jnp.uint8)",
+            "jax.lax.bitcast_convert_type from float32 to uint8",
+        ),
+        (
+            "lax.gather(jnp.ones(3), jnp.array([[0]]), lax.GatherDimensionNumbers((), (0,), (0,)), (1,), mode='one_hot')",
+            "gather and scatter with mode='one_hot'",
+        ),
+        (
+            "lax.scatter_max(jnp.zeros(100000), jnp.zeros((1000, 1), jnp.int32), jnp.ones(1000), lax.ScatterDimensionNumbers((), (0,), (0,)))",
+            "jax.lax.scatter_max of 1000 updates into 100000 elements",
+        ),
+    ];
+    for (call, name) in cases {
+        let src = format!("import jax.numpy as jnp\nfrom jax import lax\n{call}\n");
+        let (ty, msg, line) = error_of(&src);
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {name}").as_str(),
+                3
+            ),
+            "{call}"
+        );
+    }
+}

@@ -743,7 +743,7 @@ fn switch(interp: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// `select_n(which, *cases)`: case `which` of each element.
-fn select_n(a: &Args) -> Result<Obj> {
+pub(super) fn select_n(a: &Args) -> Result<Obj> {
     let which = to_value(&a.req(Some(0), "which", "select_n")?)?;
     let cases: Vec<Value> = a.pos[1..].iter().map(to_value).collect::<Result<_>>()?;
     let Some(first) = cases.first() else {

@@ -107,7 +107,11 @@ fn permutations(specs: &[String]) -> Result<[Vec<usize>; 3]> {
 
 /// JAX's `conv_dimension_numbers`: None, three layout strings or a
 /// `ConvDimensionNumbers`, resolved for operands of ranks `lhs` and `rhs`.
-fn dimension_numbers(o: Option<&Obj>, lhs: &[usize], rhs: &[usize]) -> Result<[Vec<usize>; 3]> {
+pub(super) fn dimension_numbers(
+    o: Option<&Obj>,
+    lhs: &[usize],
+    rhs: &[usize],
+) -> Result<[Vec<usize>; 3]> {
     if let Some(Obj::Instance(i)) = o {
         if i.class.name == "ConvDimensionNumbers" {
             let field = |n: &str| -> Result<Vec<usize>> {
@@ -170,7 +174,7 @@ fn dimension_numbers(o: Option<&Obj>, lhs: &[usize], rhs: &[usize]) -> Result<[V
 }
 
 /// JAX's `padtype_to_pads` for 'SAME', 'SAME_LOWER' and 'VALID'.
-fn padtype_to_pads(
+pub(super) fn padtype_to_pads(
     kind: &str,
     inputs: &[usize],
     window: &[usize],
@@ -199,17 +203,17 @@ fn padtype_to_pads(
 }
 
 /// The arguments of `conv_general_dilated` after its first four.
-struct Options<'a> {
-    lhs_dilation: Option<&'a Obj>,
-    rhs_dilation: Option<&'a Obj>,
-    dimension_numbers: Option<&'a Obj>,
-    feature_group_count: usize,
-    batch_group_count: usize,
+pub(super) struct Options<'a> {
+    pub(super) lhs_dilation: Option<&'a Obj>,
+    pub(super) rhs_dilation: Option<&'a Obj>,
+    pub(super) dimension_numbers: Option<&'a Obj>,
+    pub(super) feature_group_count: usize,
+    pub(super) batch_group_count: usize,
 }
 
 /// JAX's `conv_general_dilated` wrapper: resolves the arguments and binds
 /// the primitive.
-fn conv_general(
+pub(super) fn conv_general(
     lhs: &Value,
     rhs: &Value,
     strides: &Obj,
@@ -293,8 +297,13 @@ fn group_count(a: &Args, index: usize, name: &str) -> Result<usize> {
 
 /// Refuses `precision=` and `preferred_element_type=` values other than the
 /// defaults, which shardlab does not model.
-fn defaults_only(a: &Args, names: &[(usize, &str)]) -> Result<()> {
+pub(super) fn defaults_only(a: &Args, names: &[(usize, &str)]) -> Result<()> {
     for &(i, n) in names {
+        // Every precision computes the same float32 convolution on the CPU.
+        if let (Some(p), "precision") = (a.opt(Some(i), n), n) {
+            super::lax_dot::check_precision(&p)?;
+            continue;
+        }
         if a.opt(Some(i), n).is_some() {
             bail!(
                 NotImplementedError,
@@ -305,7 +314,7 @@ fn defaults_only(a: &Args, names: &[(usize, &str)]) -> Result<()> {
     Ok(())
 }
 
-fn operands(a: &Args, func: &str) -> Result<(Value, Value)> {
+pub(super) fn operands(a: &Args, func: &str) -> Result<(Value, Value)> {
     let x = to_value(&a.req(Some(0), "lhs", func)?)?;
     let y = to_value(&a.req(Some(1), "rhs", func)?)?;
     Ok((x, y))

@@ -249,6 +249,11 @@ pub fn module() -> Obj {
     super::lax_dot::register(&mut b);
     super::lax_structural::register(&mut b);
     super::lax_numeric::register(&mut b);
+    super::lax_elementwise::register(&mut b);
+    super::lax_shape::register(&mut b);
+    super::lax_reductions::register(&mut b);
+    super::lax_gather::register(&mut b);
+    b.attr("Precision", super::lax_precision::class());
     super::lax_scan_ops::register(&mut b);
     b.func("clamp", |_, a| clamp(&a));
     b.func("convert_element_type", |_, a| {
@@ -263,6 +268,7 @@ pub fn module() -> Obj {
     }
     register_cumulative(&mut b);
     super::conv::register_lax(&mut b);
+    super::lax_conv_transpose::register(&mut b);
     super::conv::register_window(&mut b);
     super::numpy::fft::register_lax(&mut b);
     b.func(
@@ -278,10 +284,10 @@ pub fn with_rounding_method(interp: &mut crate::python::interp::Interp, m: Obj) 
     let m = super::sharding::context::placing_functions(m);
     if let Obj::Module(module) = &m {
         let rm = super::lax_numeric::rounding_method(interp)?;
-        module
-            .attrs
-            .borrow_mut()
-            .push(("RoundingMethod".into(), rm));
+        let modes = super::lax_numeric::gather_scatter_mode(interp)?;
+        let mut attrs = module.attrs.borrow_mut();
+        attrs.push(("RoundingMethod".into(), rm));
+        attrs.push(("GatherScatterMode".into(), modes));
     }
     Ok(m)
 }
@@ -369,22 +375,33 @@ fn register_elementwise(b: &mut Builder) {
 /// lax's check that both operands have one dtype: a Python scalar has its
 /// default dtype here (`lax.add(x, 1)` fails for a float32 `x`), weakly
 /// typed or not.
-fn same_dtypes(name: &str, x: &Value, y: &Value) -> Result<()> {
+pub(super) fn same_dtypes(name: &str, x: &Value, y: &Value) -> Result<()> {
     if x.dtype() == y.dtype() {
         return Ok(());
     }
+    // The jax.numpy function JAX's message points to, where it names one.
     let jnp = match name {
-        "sub" => "subtract",
-        "mul" => "multiply",
-        "div" => "divide",
-        "max" => "maximum",
-        "min" => "minimum",
-        other => other,
+        "sub" => Some("subtract"),
+        "mul" => Some("multiply"),
+        "div" => Some("divide"),
+        "max" => Some("maximum"),
+        "min" => Some("minimum"),
+        "eq" => Some("equal"),
+        "ne" => Some("not_equal"),
+        "atan2" => Some("arctan2"),
+        "shift_left" => Some("left_shift"),
+        "shift_right_logical" | "shift_right_arithmetic" => Some("right_shift"),
+        "add" | "bitwise_and" | "bitwise_or" | "bitwise_xor" => Some(name),
+        _ => None,
     };
+    let tip = jnp.map_or(String::new(), |j| {
+        format!(
+            " (Tip: jnp.{j} is a similar function that does automatic type promotion on inputs)."
+        )
+    });
     bail!(
         TypeError,
-        "lax.{name} requires arguments to have the same dtypes, got {}, {}. (Tip: jnp.{jnp} is \
-         a similar function that does automatic type promotion on inputs).",
+        "lax.{name} requires arguments to have the same dtypes, got {}, {}.{tip}",
         x.dtype().name(),
         y.dtype().name()
     )

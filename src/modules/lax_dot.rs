@@ -107,7 +107,7 @@ fn dimension_numbers(o: &Obj) -> Result<(Dims, Dims)> {
 
 /// A precision JAX accepts: None, a `Precision` name or value
 /// (`'highest'`, `'float32'`, ...), or a pair of them.
-fn check_precision(p: &Obj) -> Result<()> {
+pub(super) fn check_precision(p: &Obj) -> Result<()> {
     const NAMES: [&str; 9] = [
         "default",
         "high",
@@ -122,6 +122,7 @@ fn check_precision(p: &Obj) -> Result<()> {
     match p {
         Obj::None => Ok(()),
         Obj::Str(s) if NAMES.contains(&&**s) => Ok(()),
+        o if o.downcast::<super::lax_precision::Member>().is_some() => Ok(()),
         Obj::Tuple(_) | Obj::List(_) => {
             let items = iterate(p)?;
             if items.len() != 2 {

@@ -34,21 +34,43 @@ pub(super) fn register(b: &mut Builder) {
 
 /// `lax.RoundingMethod`: `AWAY_FROM_ZERO` (0) and `TO_NEAREST_EVEN` (1).
 pub fn rounding_method(interp: &mut Interp) -> Result<Obj> {
-    let int_enum = match super::std::r#enum::module() {
-        Obj::Module(m) => m.get("IntEnum"),
+    enumeration(
+        interp,
+        "RoundingMethod",
+        "IntEnum",
+        &["AWAY_FROM_ZERO", "TO_NEAREST_EVEN"],
+        0,
+    )
+}
+
+/// `lax.GatherScatterMode`: `CLIP`, `FILL_OR_DROP`, `PROMISE_IN_BOUNDS`
+/// and `ONE_HOT`, numbered from 1 as `enum.auto` numbers them.
+pub fn gather_scatter_mode(interp: &mut Interp) -> Result<Obj> {
+    let names = ["CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS", "ONE_HOT"];
+    enumeration(interp, "GatherScatterMode", "Enum", &names, 1)
+}
+
+/// An enumeration `name` of `base` whose members are numbered from `first`.
+fn enumeration(
+    interp: &mut Interp,
+    name: &str,
+    base: &str,
+    members: &[&str],
+    first: i64,
+) -> Result<Obj> {
+    let base_class = match super::std::r#enum::module() {
+        Obj::Module(m) => m.get(base),
         _ => None,
     };
-    let Some(Obj::Class(base)) = int_enum else {
-        bail!(RuntimeError, "enum.IntEnum is missing");
+    let Some(Obj::Class(base_class)) = base_class else {
+        bail!(RuntimeError, "enum.{base} is missing");
     };
-    let class = Class::new(
-        "RoundingMethod",
-        vec![base],
-        vec![
-            ("AWAY_FROM_ZERO".to_string(), Obj::Int(0)),
-            ("TO_NEAREST_EVEN".to_string(), Obj::Int(1)),
-        ],
-    );
+    let attrs = members
+        .iter()
+        .zip(first..)
+        .map(|(m, v)| (m.to_string(), Obj::Int(v)))
+        .collect();
+    let class = Class::new(name, vec![base_class], attrs);
     super::std::r#enum::enum_class(interp, &Rc::new(class))
 }
 

@@ -86,7 +86,7 @@ fn operand(a: &Args, func: &str) -> Result<Value> {
     to_value(&a.req(Some(0), "operand", func)?)
 }
 
-fn ints(o: &Obj) -> Result<Vec<usize>> {
+pub(super) fn ints(o: &Obj) -> Result<Vec<usize>> {
     iterate(o)?
         .iter()
         .map(|i| {

@@ -78,6 +78,7 @@ pub mod wide_types;
 mod x64_warning;
 
 pub use creation::devices_getitem;
+pub(in crate::modules) use creation::{full, like};
 pub use dtypes::{cast_to, dtype_of};
 pub(crate) use elementwise::where_values;
 

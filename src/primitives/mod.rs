@@ -302,10 +302,15 @@ impl Prim {
                     if *weak { "True" } else { "False" }.into(),
                 ),
             ],
-            Prim::Reduce { axes, .. } => vec![
+            // Of the reductions only reduce_sum takes an out_sharding.
+            Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            } => vec![
                 ("axes".into(), list(axes)),
                 ("out_sharding".into(), "None".into()),
             ],
+            Prim::Reduce { axes, .. } => vec![("axes".into(), list(axes))],
             Prim::Cumulative { axis, reverse, .. } => vec![
                 ("axis".into(), axis.to_string()),
                 (

@@ -50,7 +50,7 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
 
 /// `full(shape, fill_value, dtype=None)`: the dtype defaults to the fill
 /// value's.
-fn full(a: &Args) -> Result<Obj> {
+pub(in crate::modules) fn full(a: &Args) -> Result<Obj> {
     let v = a.req(Some(1), "fill_value", "full")?;
     let shape = shape_of(&a.req(Some(0), "shape", "full")?)?;
     let given = dtype_arg(a, Some(2))?;
@@ -166,7 +166,7 @@ fn creation(shape: &Obj, value: f64, dtype: Option<DType>) -> Result<Obj> {
     Ok(Obj::Array(filled(&Obj::Float(value), &shape, dtype, None)?))
 }
 
-fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
+pub(in crate::modules) fn like(a: &Args, value: Option<f64>, func: &str) -> Result<Obj> {
     let x = arr(a, 0, "a", func)?;
     let (fill, dt_index) = match value {
         Some(v) => (Obj::Float(v), 1),
