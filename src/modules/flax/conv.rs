@@ -73,6 +73,14 @@ pub(super) fn kernel_size_arg(a: &Args) -> Result<Vec<i64>> {
     }
 }
 
+/// The layer's `kernel_size` attribute as ints.
+pub(super) fn kernel_size_of(me: &Instance) -> Result<Vec<i64>> {
+    iterate(&iattr(me, "kernel_size").unwrap_or(Obj::None))?
+        .iter()
+        .map(to_int)
+        .collect()
+}
+
 /// Refuses the dtype and precision settings shardlab's convolutions lack.
 pub(super) fn refuse_dtypes(a: &Args, layer: &str) -> Result<()> {
     for name in ["dtype", "precision", "preferred_element_type"] {
@@ -282,10 +290,7 @@ fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "Conv.__call__")?;
     let x = to_value(&a.req(Some(1), "inputs", "Conv.__call__")?)?;
     let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
-    let ks: Vec<i64> = iterate(&get("kernel_size"))?
-        .iter()
-        .map(to_int)
-        .collect::<Result<_>>()?;
+    let ks = kernel_size_of(&me)?;
     let nsp = ks.len();
     let (x, batch) = fold_batch(&x, nsp)?;
     let kd = per_dim(Some(get("kernel_dilation")), nsp)?;

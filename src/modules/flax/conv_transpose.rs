@@ -13,7 +13,7 @@
 
 use super::conv::{
     add_bias, canonical_padding, channels_last_specs, fold_batch, kernel_and_bias, kernel_size_arg,
-    masked_kernel, per_dim, refuse_dtypes, tuple_of, unfold_batch,
+    kernel_size_of, masked_kernel, per_dim, refuse_dtypes, tuple_of, unfold_batch,
 };
 use super::display::FunctionRef;
 use super::*;
@@ -131,10 +131,7 @@ fn conv_transpose_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "ConvTranspose.__call__")?;
     let x = to_value(&a.req(Some(1), "inputs", "ConvTranspose.__call__")?)?;
     let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
-    let ks: Vec<i64> = iterate(&get("kernel_size"))?
-        .iter()
-        .map(to_int)
-        .collect::<Result<_>>()?;
+    let ks = kernel_size_of(&me)?;
     let nsp = ks.len();
     let (x, batch) = fold_batch(&x, nsp)?;
     let strides = per_dim(Some(get("strides")), nsp)?;

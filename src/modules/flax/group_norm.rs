@@ -135,19 +135,13 @@ fn settings(
     (use_bias, use_scale): (bool, bool),
     own: (&str, Obj),
 ) -> Result<Obj> {
-    use super::display::FunctionRef;
     set_iattr(me, "epsilon", Obj::Float(eps));
     set_iattr(me, "dtype", a.get(None, "dtype").unwrap_or(Obj::None));
     set_iattr(me, "param_dtype", Obj::DType(DType::F32));
     set_iattr(me, "use_bias", Obj::Bool(use_bias));
     set_iattr(me, "use_scale", Obj::Bool(use_scale));
     set_iattr(me, own.0, own.1);
-    set_iattr(me, "axis_name", Obj::None);
-    set_iattr(me, "axis_index_groups", Obj::None);
-    let fast = flag(a, "use_fast_variance", true)?;
-    set_iattr(me, "use_fast_variance", Obj::Bool(fast));
-    set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
-    Ok(Obj::None)
+    norm::statistics_settings(me, a)
 }
 
 fn int_attr(me: &Instance, name: &str) -> Result<usize> {
@@ -257,7 +251,7 @@ fn instance_norm_call(_: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::Array(y))
 }
 
-/// Adds `GroupNorm` and `InstanceNorm` to `flax.nnx`.
+/// Adds `GroupNorm`, `InstanceNorm` and `PReLU` to `flax.nnx`.
 pub(super) fn register(b: &mut Builder, c: &NormClasses) {
     let class = |name: &str, init: Obj, call: Obj| {
         new_class(
@@ -277,5 +271,7 @@ pub(super) fn register(b: &mut Builder, c: &NormClasses) {
         Obj::native("InstanceNorm.__call__", instance_norm_call),
     );
     b.attr("GroupNorm", Obj::Class(group));
+    let prelu = super::prelu::prelu_class(&c.module, &c.param);
+    b.attr("PReLU", Obj::Class(prelu));
     b.attr("InstanceNorm", Obj::Class(inst));
 }

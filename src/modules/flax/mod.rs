@@ -385,6 +385,7 @@ mod norm;
 mod opt_state;
 mod pop;
 mod prefix;
+mod prelu;
 mod pure_dict;
 mod pytree;
 mod raw_arrays;

@@ -131,7 +131,6 @@ fn set_attrs(
     use_bias: bool,
     use_scale: bool,
 ) -> Result<Obj> {
-    use super::display::FunctionRef;
     let eps = if kind == Kind::Batch { 1e-5 } else { 1e-6 };
     set_iattr(me, "num_features", Obj::Int(n as i64));
     if kind == Kind::Batch {
@@ -155,6 +154,13 @@ fn set_attrs(
             set_iattr(me, name, a.get(None, name).unwrap_or(Obj::Int(-1)));
         }
     }
+    statistics_settings(me, a)
+}
+
+/// The settings every normalisation layer ends with: no cross-device
+/// statistics, the variance formula, and the dtype promotion.
+pub(super) fn statistics_settings(me: &Instance, a: &Args) -> Result<Obj> {
+    use super::display::FunctionRef;
     set_iattr(me, "axis_name", Obj::None);
     set_iattr(me, "axis_index_groups", Obj::None);
     let fast = flag(a, "use_fast_variance", true)?;
