@@ -39,6 +39,7 @@ pub mod loop_refs;
 pub mod nn;
 pub mod nn_activations;
 pub mod nn_attention;
+mod nn_orthogonal;
 pub mod numpy;
 pub mod optax;
 pub mod partial_manual;

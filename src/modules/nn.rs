@@ -287,7 +287,7 @@ type StagedInitFn = std::rc::Rc<dyn Fn(&Value, &[usize]) -> Result<Value>>;
 /// An initializer object: `init(key, shape, dtype=float32)`. It draws on
 /// the host with `f`, or with `staged` in equations when the key is traced
 /// or a trace stages a program.
-fn initializer(name: &str, f: InitFn, staged: StagedInitFn) -> Obj {
+pub(super) fn initializer(name: &str, f: InitFn, staged: StagedInitFn) -> Obj {
     made_by(name, name, f, staged)
 }
 
@@ -396,6 +396,7 @@ pub fn initializers_module(name: &str) -> Obj {
             std::rc::Rc::new(move |k, sh| tinit::truncated_normal(k, sh, s)),
         ))
     });
+    b.func("orthogonal", super::nn_orthogonal::orthogonal);
     b.func("variance_scaling", |_, a| {
         let scale = num(&a, 0, "scale", 1.0)?;
         let mode = crate::python::format::str_of(&a.req(Some(1), "mode", "variance_scaling")?);

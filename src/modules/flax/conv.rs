@@ -10,13 +10,13 @@
 use super::display::FunctionRef;
 use super::*;
 
-fn tuple_of(v: &[usize]) -> Obj {
+pub(super) fn tuple_of(v: &[usize]) -> Obj {
     Obj::tuple(v.iter().map(|&d| Obj::Int(d as i64)).collect())
 }
 
 /// One parameter: `init(key, shape, float32)` when the program gives an
 /// initializer, `default` otherwise.
-fn init_param(
+pub(super) fn init_param(
     interp: &mut Interp,
     init: Option<Obj>,
     key: Obj,
@@ -38,11 +38,7 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         let me = self_arg(&a, "Conv")?;
         let din = to_int(&a.req(Some(1), "in_features", "Conv")?)?;
         let dout = to_int(&a.req(Some(2), "out_features", "Conv")?)?;
-        let ks_obj = a.req(Some(3), "kernel_size", "Conv")?;
-        let kernel_size: Vec<i64> = match &ks_obj {
-            Obj::Int(k) => vec![*k],
-            other => iterate(other)?.iter().map(to_int).collect::<Result<_>>()?,
-        };
+        let kernel_size = kernel_size_arg(&a)?;
         let groups = match a.opt(None, "feature_group_count") {
             Some(o) => to_int(&o)?,
             None => 1,
@@ -50,57 +46,90 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         if din < 0 || dout < 0 || groups <= 0 || kernel_size.iter().any(|&k| k < 0) {
             bail!(ValueError, "negative dimensions are not allowed");
         }
-        for name in ["dtype", "precision", "preferred_element_type"] {
-            if a.opt(None, name).is_some() {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: nnx.Conv with {name}="
-                );
-            }
-        }
+        refuse_dtypes(&a, "Conv")?;
         let use_bias = match a.get(None, "use_bias") {
             Some(o) => truthy(&o, "use_bias")?,
             None => true,
         };
-        let rngs = a.req(None, "rngs", "Conv")?;
         let mut kshape: Vec<usize> = kernel_size.iter().map(|&k| k as usize).collect();
         kshape.push((din / groups) as usize);
         kshape.push(dout as usize);
-        let key = super::nnx::rngs_next(&rngs, "params")?;
-        let kernel = init_param(interp, a.opt(None, "kernel_init"), key, &kshape, |k, s| {
-            super::nnx::default_draw(
-                k,
-                s,
-                crate::random::initializers::lecun_normal,
-                crate::random::traced_init::lecun_normal,
-            )
-        })?;
         set_iattr(&me, "kernel_shape", tuple_of(&kshape));
-        let kernel = super::metadata::new_variable(interp, &c.param, kernel, &[])?;
+        let bias_size = use_bias.then_some(dout as usize);
+        let (kernel, bias) = kernel_and_bias(interp, &a, &c.param, &kshape, bias_size)?;
         set_iattr(&me, "kernel", kernel);
-        let bias = if use_bias {
-            let key = super::nnx::rngs_next(&rngs, "params")?;
-            let zeros = |_: &Obj, s: &[usize]| {
-                Ok(Obj::Array(Value::Concrete(
-                    crate::random::initializers::zeros(s)?,
-                )))
-            };
-            let b = init_param(
-                interp,
-                a.opt(None, "bias_init"),
-                key,
-                &[dout as usize],
-                zeros,
-            )?;
-            super::metadata::new_variable(interp, &c.param, b, &[])?
-        } else {
-            Obj::None
-        };
         set_iattr(&me, "bias", bias);
         settings(&me, &a, (din, dout, groups), &kernel_size, use_bias);
         set_iattr(&me, "mask", a.get(None, "mask").unwrap_or(Obj::None));
         Ok(Obj::None)
     }
+}
+
+/// `kernel_size` (the fourth argument), an int or a sequence of ints.
+pub(super) fn kernel_size_arg(a: &Args) -> Result<Vec<i64>> {
+    match a.req(Some(3), "kernel_size", "Conv")? {
+        Obj::Int(k) => Ok(vec![k]),
+        other => iterate(&other)?.iter().map(to_int).collect(),
+    }
+}
+
+/// The layer's `kernel_size` attribute as ints.
+pub(super) fn kernel_size_of(me: &Instance) -> Result<Vec<i64>> {
+    iterate(&iattr(me, "kernel_size").unwrap_or(Obj::None))?
+        .iter()
+        .map(to_int)
+        .collect()
+}
+
+/// Refuses the dtype and precision settings shardlab's convolutions lack.
+pub(super) fn refuse_dtypes(a: &Args, layer: &str) -> Result<()> {
+    for name in ["dtype", "precision", "preferred_element_type"] {
+        if a.opt(None, name).is_some() {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.{layer} with {name}="
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A convolution's kernel of shape `kshape` and (when `use_bias`) its bias
+/// of `bias_size`, as `Param`s: the kernel's key is drawn
+/// first, then the bias's, from the `params` stream; by default with
+/// `lecun_normal` and zeros, as Flax's convolutions draw them.
+pub(super) fn kernel_and_bias(
+    interp: &mut Interp,
+    a: &Args,
+    param: &Rc<Class>,
+    kshape: &[usize],
+    bias_size: Option<usize>,
+) -> Result<(Obj, Obj)> {
+    let rngs = a.req(None, "rngs", "Conv")?;
+    let key = super::nnx::rngs_next(&rngs, "params")?;
+    let kernel = init_param(interp, a.opt(None, "kernel_init"), key, kshape, |k, s| {
+        super::nnx::default_draw(
+            k,
+            s,
+            crate::random::initializers::lecun_normal,
+            crate::random::traced_init::lecun_normal,
+        )
+    })?;
+    let kernel = super::metadata::new_variable(interp, param, kernel, &[])?;
+    let Some(dout) = bias_size else {
+        return Ok((kernel, Obj::None));
+    };
+    let key = super::nnx::rngs_next(&rngs, "params")?;
+    let zeros = |_: &Obj, s: &[usize]| {
+        Ok(Obj::Array(Value::Concrete(
+            crate::random::initializers::zeros(s)?,
+        )))
+    };
+    let b = init_param(interp, a.opt(None, "bias_init"), key, &[dout], zeros)?;
+    Ok((
+        kernel,
+        super::metadata::new_variable(interp, param, b, &[])?,
+    ))
 }
 
 /// The layer's settings, in the order Flax sets them (they print in it).
@@ -134,7 +163,7 @@ fn settings(
 
 /// Flax's `maybe_broadcast`: an int (or None, meaning 1) repeated for every
 /// spatial dimension, or the sequence as given.
-fn per_dim(o: Option<Obj>, n: usize) -> Result<Vec<usize>> {
+pub(super) fn per_dim(o: Option<Obj>, n: usize) -> Result<Vec<usize>> {
     let v: Vec<i64> = match o {
         None | Some(Obj::None) => vec![1; n],
         Some(Obj::Int(i)) => vec![i; n],
@@ -146,7 +175,7 @@ fn per_dim(o: Option<Obj>, n: usize) -> Result<Vec<usize>> {
 /// Flax's `canonicalize_padding`: 'SAME'/'VALID' pass through, an int pads
 /// both sides of every dimension, a sequence gives each dimension an int or
 /// a pair.
-fn canonical_padding(o: &Obj, n: usize) -> Result<Obj> {
+pub(super) fn canonical_padding(o: &Obj, n: usize) -> Result<Obj> {
     let pair = |i: i64| Obj::tuple(vec![Obj::Int(i), Obj::Int(i)]);
     match o {
         Obj::Str(s) if matches!(s.as_ref(), "SAME" | "VALID" | "SAME_LOWER") => Ok(o.clone()),
@@ -234,7 +263,7 @@ fn pre_pad(x: Value, mode: &str, (ks, kd): (&[i64], &[usize])) -> Result<Value> 
 }
 
 /// The kernel times the layer's mask, when it has one.
-fn masked_kernel(me: &Instance, kernel: Value) -> Result<Value> {
+pub(super) fn masked_kernel(me: &Instance, kernel: Value) -> Result<Value> {
     let mask = match iattr(me, "mask") {
         None | Some(Obj::None) => return Ok(kernel),
         Some(m) => to_value(&m)?,
@@ -261,37 +290,14 @@ fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "Conv.__call__")?;
     let x = to_value(&a.req(Some(1), "inputs", "Conv.__call__")?)?;
     let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
-    let ks: Vec<i64> = iterate(&get("kernel_size"))?
-        .iter()
-        .map(to_int)
-        .collect::<Result<_>>()?;
+    let ks = kernel_size_of(&me)?;
     let nsp = ks.len();
-    let nb = x.ndim() as i64 - (nsp as i64 + 1);
-    let shape = x.shape();
-    let x = if nb != 1 {
-        let rest = &shape[nb.max(0) as usize..];
-        let size: usize = rest.iter().product::<usize>().max(1);
-        let mut s = vec![shape.iter().product::<usize>() / size];
-        s.extend_from_slice(rest);
-        jops::reshape(&x, &s)?
-    } else {
-        x
-    };
-    let x = if x.dtype() == DType::F32 {
-        x
-    } else {
-        jops::convert(&x, DType::F32)?
-    };
+    let (x, batch) = fold_batch(&x, nsp)?;
     let kd = per_dim(Some(get("kernel_dilation")), nsp)?;
     let x = match get("padding") {
         Obj::Str(mode) => pre_pad(x, &mode, (&ks, &kd))?,
         _ => x,
     };
-    let nd = x.ndim();
-    let mut lhs_spec = vec![0, nd - 1];
-    lhs_spec.extend(1..nd - 1);
-    let mut rhs_spec = vec![nd - 1, nd - 2];
-    rhs_spec.extend(0..nd - 2);
     let kernel = masked_kernel(&me, super::nnx::value_of(&get("kernel"))?)?;
     let groups = to_int(&get("feature_group_count"))?.max(1) as usize;
     let y = crate::modules::conv::conv_with(
@@ -300,24 +306,72 @@ fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
         &per_dim(Some(get("strides")), nsp)?,
         &canonical_padding(&get("padding"), nsp)?,
         (&per_dim(Some(get("input_dilation")), nsp)?, &kd),
-        [lhs_spec.clone(), rhs_spec, lhs_spec],
+        channels_last_specs(x.ndim()),
         groups,
     )?;
-    let y = match get("bias") {
-        Obj::None => y,
+    let y = add_bias(y, &get("bias"))?;
+    Ok(Obj::Array(unfold_batch(&y, batch)?))
+}
+
+/// The input as float32 with its batch dimensions (all those before the
+/// `nsp` spatial ones and the features) folded into one, as Flax's
+/// convolutions take it, and the batch shape to restore when there was not
+/// exactly one.
+pub(super) fn fold_batch(x: &Value, nsp: usize) -> Result<(Value, Option<Vec<usize>>)> {
+    let nb = x.ndim() as i64 - (nsp as i64 + 1);
+    let shape = x.shape();
+    let (x, batch) = if nb != 1 {
+        let rest = &shape[nb.max(0) as usize..];
+        let size: usize = rest.iter().product::<usize>().max(1);
+        let mut s = vec![shape.iter().product::<usize>() / size];
+        s.extend_from_slice(rest);
+        (
+            jops::reshape(x, &s)?,
+            Some(shape[..nb.max(0) as usize].to_vec()),
+        )
+    } else {
+        (x.clone(), None)
+    };
+    let x = if x.dtype() == DType::F32 {
+        x
+    } else {
+        jops::convert(&x, DType::F32)?
+    };
+    Ok((x, batch))
+}
+
+/// The output with the batch shape `fold_batch` folded restored.
+pub(super) fn unfold_batch(y: &Value, batch: Option<Vec<usize>>) -> Result<Value> {
+    match batch {
+        Some(mut s) => {
+            s.extend_from_slice(&y.shape()[1..]);
+            jops::reshape(y, &s)
+        }
+        None => Ok(y.clone()),
+    }
+}
+
+/// `y` plus the layer's bias (when it has one) along its last axis.
+pub(super) fn add_bias(y: Value, bias: &Obj) -> Result<Value> {
+    match bias {
+        Obj::None => Ok(y),
         b => {
-            let b = super::nnx::value_of(&b)?;
+            let b = super::nnx::value_of(b)?;
             let mut s = vec![1; y.ndim() - 1];
             s.push(b.shape().iter().product());
-            jops::add(&y, &jops::reshape(&b, &s)?)?
+            jops::add(&y, &jops::reshape(&b, &s)?)
         }
-    };
-    if nb != 1 {
-        let mut s = shape[..nb.max(0) as usize].to_vec();
-        s.extend_from_slice(&y.shape()[1..]);
-        return Ok(Obj::Array(jops::reshape(&y, &s)?));
     }
-    Ok(Obj::Array(y))
+}
+
+/// The dimension numbers of a channels-last convolution with an
+/// `spatial..., in, out` kernel over `nd` dimensions.
+pub(super) fn channels_last_specs(nd: usize) -> [Vec<usize>; 3] {
+    let mut lhs_spec = vec![0, nd - 1];
+    lhs_spec.extend(1..nd - 1);
+    let mut rhs_spec = vec![nd - 1, nd - 2];
+    rhs_spec.extend(0..nd - 2);
+    [lhs_spec.clone(), rhs_spec, lhs_spec]
 }
 
 /// `nnx.Conv`.
@@ -335,8 +389,10 @@ pub(super) fn conv_class(c: &norm::NormClasses) -> Rc<Class> {
     )
 }
 
-/// Adds `Conv` and the pooling functions to `flax.nnx`.
+/// Adds `Conv`, `ConvTranspose` and the pooling functions to `flax.nnx`.
 pub(super) fn register(b: &mut Builder, c: &norm::NormClasses) {
     b.attr("Conv", Obj::Class(conv_class(c)));
+    let transpose = super::conv_transpose::conv_transpose_class(&c.module, &c.param);
+    b.attr("ConvTranspose", Obj::Class(transpose));
     crate::modules::conv::register_pooling(b);
 }

@@ -885,6 +885,10 @@ fn variable_methods() -> Vec<(String, Obj)> {
             }),
         ),
         (
+            "replace".into(),
+            Obj::native("Variable.replace", super::pure_dict::variable_replace),
+        ),
+        (
             "set_value".into(),
             Obj::native("Variable.set_value", |_, a| {
                 let me = self_arg(&a, "set_value")?;
@@ -1110,6 +1114,13 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     };
     let bridge =
         super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()), &linen_module);
+    let linear = linear_class(&nnx);
+    let recurrent = super::recurrent::RecurrentClasses {
+        module: module.clone(),
+        linear: linear.clone(),
+        rngs: rc.rngs.clone(),
+        stream: rc.stream.clone(),
+    };
     let mut b = Builder::new("flax.nnx");
     b.attr("Module", Obj::Class(module.clone()))
         .attr("bridge", bridge)
@@ -1135,7 +1146,7 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         .attr("RngState", Obj::Class(rc.rng_state.clone()))
         .attr("RngKey", Obj::Class(rc.key.clone()))
         .attr("RngCount", Obj::Class(rc.count.clone()))
-        .attr("Linear", Obj::Class(linear_class(&nnx)))
+        .attr("Linear", Obj::Class(linear.clone()))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
         .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)))
@@ -1146,6 +1157,8 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     b.attr("initializers", inits);
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
+    super::group_norm::register(&mut b, &norms);
+    super::recurrent::register(&mut b, &recurrent);
     super::conv::register(&mut b, &norms);
     super::attention::register(&mut b, &module, &nnx.param);
     super::masks::register(&mut b);
@@ -1219,6 +1232,9 @@ fn register_families(b: &mut Builder, state: &Rc<Class>) {
     super::filters::register(b);
     super::graph::register(b, state);
     super::transforms::register(b, state);
+    super::nnx_cond::register(b, state);
+    super::pure_dict::register(b);
+    super::eval_shape::register(b, state);
     super::scan::register(b, state);
     super::split_rngs::register(b);
     super::recursive::register(b);

@@ -37,14 +37,14 @@ impl Kind {
     }
 }
 
-fn flag(a: &Args, name: &str, default: bool) -> Result<bool> {
+pub(super) fn flag(a: &Args, name: &str, default: bool) -> Result<bool> {
     match a.get(None, name) {
         Some(o) => truthy(&o, name),
         None => Ok(default),
     }
 }
 
-fn float_arg(a: &Args, name: &str, default: f64) -> Result<f64> {
+pub(super) fn float_arg(a: &Args, name: &str, default: f64) -> Result<f64> {
     match a.get(None, name) {
         Some(o) => crate::python::builtins::to_float(&o),
         None => Ok(default),
@@ -53,7 +53,7 @@ fn float_arg(a: &Args, name: &str, default: f64) -> Result<f64> {
 
 /// A scale or bias parameter: `init(key, shape, float32)` when the program
 /// gives an initializer, ones or zeros otherwise. The key is drawn either way.
-fn init_param(
+pub(super) fn init_param(
     interp: &mut Interp,
     a: &Args,
     init_name: &str,
@@ -131,7 +131,6 @@ fn set_attrs(
     use_bias: bool,
     use_scale: bool,
 ) -> Result<Obj> {
-    use super::display::FunctionRef;
     let eps = if kind == Kind::Batch { 1e-5 } else { 1e-6 };
     set_iattr(me, "num_features", Obj::Int(n as i64));
     if kind == Kind::Batch {
@@ -155,6 +154,13 @@ fn set_attrs(
             set_iattr(me, name, a.get(None, name).unwrap_or(Obj::Int(-1)));
         }
     }
+    statistics_settings(me, a)
+}
+
+/// The settings every normalisation layer ends with: no cross-device
+/// statistics, the variance formula, and the dtype promotion.
+pub(super) fn statistics_settings(me: &Instance, a: &Args) -> Result<Obj> {
+    use super::display::FunctionRef;
     set_iattr(me, "axis_name", Obj::None);
     set_iattr(me, "axis_index_groups", Obj::None);
     let fast = flag(a, "use_fast_variance", true)?;
@@ -164,7 +170,7 @@ fn set_attrs(
 }
 
 /// Axes given as an int or a sequence of ints, made non-negative and sorted.
-fn axes_of(o: &Obj, ndim: usize) -> Result<Vec<usize>> {
+pub(super) fn axes_of(o: &Obj, ndim: usize) -> Result<Vec<usize>> {
     let list = match o {
         Obj::Int(_) => vec![o.clone()],
         other => iterate(other)?,
@@ -179,7 +185,12 @@ fn axes_of(o: &Obj, ndim: usize) -> Result<Vec<usize>> {
 }
 
 /// Mean and variance of `x` over `axes`, as Flax's `_compute_stats`.
-fn compute_stats(x: &Value, axes: &[usize], use_mean: bool, fast: bool) -> Result<(Value, Value)> {
+pub(super) fn compute_stats(
+    x: &Value,
+    axes: &[usize],
+    use_mean: bool,
+    fast: bool,
+) -> Result<(Value, Value)> {
     let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
     let sq = |v: &Value| jops::integer_pow(v, 2);
     if !use_mean {
@@ -202,7 +213,7 @@ fn compute_stats(x: &Value, axes: &[usize], use_mean: bool, fast: bool) -> Resul
 }
 
 /// Flax's `_normalize`: `(x - mean) * (rsqrt(var + eps) * scale) + bias`.
-fn normalize(
+pub(super) fn normalize(
     x: &Value,
     stats: (&Value, &Value),
     affine: (Option<&Value>, Option<&Value>),
@@ -235,7 +246,7 @@ fn normalize(
 }
 
 /// The value of a variable attribute, or None when the layer has none.
-fn var_value(me: &Instance, name: &str) -> Result<Option<Value>> {
+pub(super) fn var_value(me: &Instance, name: &str) -> Result<Option<Value>> {
     match iattr(me, name) {
         None | Some(Obj::None) => Ok(None),
         Some(Obj::Instance(v)) if is_variable(&v) => {
@@ -251,7 +262,7 @@ fn set_var_value(me: &Instance, name: &str, v: Value) {
     }
 }
 
-fn float_input(a: &Args, func: &str) -> Result<Value> {
+pub(super) fn float_input(a: &Args, func: &str) -> Result<Value> {
     if a.opt(None, "mask").is_some() {
         bail!(
             NotImplementedError,
@@ -262,7 +273,7 @@ fn float_input(a: &Args, func: &str) -> Result<Value> {
     jops::convert(&x, DType::F32)
 }
 
-fn attr_f64(me: &Instance, name: &str, default: f64) -> Result<f64> {
+pub(super) fn attr_f64(me: &Instance, name: &str, default: f64) -> Result<f64> {
     match iattr(me, name) {
         Some(o) => crate::python::builtins::to_float(&o),
         None => Ok(default),

@@ -20,9 +20,9 @@ use super::nnx::collect_vars;
 use super::*;
 
 /// Where the modules among the arguments are, and the modules themselves.
-struct ModuleArgs {
-    index: Vec<usize>,
-    originals: Vec<Rc<Instance>>,
+pub(super) struct ModuleArgs {
+    pub index: Vec<usize>,
+    pub originals: Vec<Rc<Instance>>,
 }
 
 fn all_state(nnx_state: &Rc<Class>, node: &Obj) -> Obj {
@@ -183,23 +183,34 @@ fn vmap_call(
     for (s, ax) in r[1..].iter().zip(&mod_axes) {
         states.push(move_batch_axis(interp, s, ax)?);
     }
+    write_back(&mods, &seen, &r[0], &states)
+}
+
+/// Writes the states the pure function left its modules in back into the
+/// caller's modules, and rebuilds its result when it returned a module.
+pub(super) fn write_back(
+    mods: &ModuleArgs,
+    seen: &Graphdefs,
+    out: &Obj,
+    states: &[Obj],
+) -> Result<Obj> {
     let after_defs = seen.after.borrow().clone();
-    for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(&states) {
+    for ((orig, def), state) in mods.originals.iter().zip(&after_defs).zip(states) {
         if let Obj::Instance(rebuilt) = merge_parts(def, std::slice::from_ref(state))? {
             super::graph::sync_into(orig, &rebuilt);
         }
     }
     let def = seen.out.borrow().clone();
     match def {
-        Some(def) => merge_parts(&def, &[r[0].clone()]),
-        None => Ok(r[0].clone()),
+        Some(def) => merge_parts(&def, std::slice::from_ref(out)),
+        None => Ok(out.clone()),
     }
 }
 
 /// The modules among a call's positional arguments: where they are, the
 /// objects themselves, the arguments with each module replaced by its whole
 /// state, and each module's graphdef.
-fn split_modules(st: &Rc<Class>, pos: &[Obj]) -> (ModuleArgs, Vec<Obj>, Vec<Obj>) {
+pub(super) fn split_modules(st: &Rc<Class>, pos: &[Obj]) -> (ModuleArgs, Vec<Obj>, Vec<Obj>) {
     let mut mods = ModuleArgs {
         index: vec![],
         originals: vec![],
@@ -224,15 +235,15 @@ fn split_modules(st: &Rc<Class>, pos: &[Obj]) -> (ModuleArgs, Vec<Obj>, Vec<Obj>
 /// The graphdefs a vmapped function's call leaves behind: of the modules
 /// it was given, afterwards, and of the module it returned.
 #[derive(Default)]
-struct Graphdefs {
-    after: RefCell<Vec<Obj>>,
-    out: RefCell<Option<Obj>>,
+pub(super) struct Graphdefs {
+    pub after: RefCell<Vec<Obj>>,
+    pub out: RefCell<Option<Obj>>,
 }
 
 /// The pure function jax.vmap maps: it merges each module from its state,
 /// calls `f`, and returns the result (a module as its state) followed by
 /// every module's state afterwards, keeping their graphdefs in `seen`.
-fn vmap_pure(
+pub(super) fn vmap_pure(
     f: &Obj,
     st: &Rc<Class>,
     kw: Vec<(String, Obj)>,

@@ -141,7 +141,7 @@ fn type_text(o: &Obj) -> String {
 }
 
 /// The nested dict of `pairs` (paths, or `sep`-joined strings, to values).
-fn unflatten(
+pub(super) fn unflatten(
     interp: &mut Interp,
     pairs: Vec<(Obj, Obj)>,
     sep: Option<Obj>,
