@@ -26,7 +26,7 @@
 //! - [`conditionality`]: `apply_if_finite`, `conditionally_*`, `apply_every`.
 //! - [`numerics`]: moment updates, `safe_norm`, `adaptive_grad_clip`.
 //! - [`utilities`]: `stateless`, `named_chain`, `scale_gradient`, ...
-//! - [`projections`]: `optax.projections`.
+//! - [`projections`]: the projections of `optax.projections`.
 //! - [`states`]: the NamedTuple classes of the states, in one table.
 //! - [`losses_more`], [`losses_cross`]: the losses optax composes of jnp
 //!   calls, made through [`compose`].
