@@ -14,7 +14,7 @@ use crate::python::value::{Args, Obj};
 
 use super::super::Builder;
 use super::compose::flag;
-use super::composed::{call, item, jnp, method, slice};
+use super::composed::{call, in_dim, item, jnp, method, slice};
 
 /// Adds the functions to `b`.
 pub(super) fn register(b: &mut Builder) {
@@ -32,19 +32,6 @@ fn shape(o: &Obj) -> Result<Vec<usize>> {
 
 fn inexact(o: Obj) -> Result<Obj> {
     Ok(Obj::Array(super::compose::to_inexact(&to_value(&o)?)?))
-}
-
-/// `lax.slice_in_dim(x, lo, hi, axis=axis)`.
-fn in_dim(
-    interp: &mut Interp,
-    x: &Obj,
-    lo: Option<i64>,
-    hi: Option<i64>,
-    axis: usize,
-) -> Result<Obj> {
-    let mut index = vec![slice(None, None); axis];
-    index.push(slice(lo, hi));
-    item(interp, x, Obj::tuple(index))
 }
 
 fn sub(i: &mut Interp, x: Obj, y: Obj) -> Result<Obj> {

@@ -438,3 +438,16 @@ fn window(interp: &mut Interp, a: Args, name: &str) -> Result<Obj> {
         }
     }
 }
+
+/// `lax.slice_in_dim(x, lo, hi, axis=axis)`.
+pub(super) fn in_dim(
+    interp: &mut Interp,
+    x: &Obj,
+    lo: Option<i64>,
+    hi: Option<i64>,
+    axis: usize,
+) -> Result<Obj> {
+    let mut index = vec![slice(None, None); axis];
+    index.push(slice(lo, hi));
+    item(interp, x, Obj::tuple(index))
+}

@@ -12,7 +12,7 @@ use crate::python::interp::Interp;
 use crate::python::ops::iterate;
 use crate::python::value::{Args, Obj};
 
-use super::composed::{call, item, jnp, slice};
+use super::composed::{call, in_dim, jnp};
 
 /// One `(before, after)` pair per dimension.
 pub(super) type Pairs = Vec<(usize, usize)>;
@@ -87,19 +87,6 @@ fn pair_obj(lo: usize, hi: usize) -> Obj {
 
 fn shape(o: &Obj) -> Result<Vec<usize>> {
     Ok(to_value(o)?.shape())
-}
-
-/// `lax.slice_in_dim(x, lo, hi, axis=axis)`.
-fn in_dim(
-    interp: &mut Interp,
-    x: &Obj,
-    lo: Option<i64>,
-    hi: Option<i64>,
-    axis: usize,
-) -> Result<Obj> {
-    let mut index = vec![slice(None, None); axis];
-    index.push(slice(lo, hi));
-    item(interp, x, Obj::tuple(index))
 }
 
 fn concat(interp: &mut Interp, parts: Vec<Obj>, axis: usize) -> Result<Obj> {
