@@ -658,3 +658,35 @@ fn lax_functions_refuse_what_they_do_not_compute() {
         );
     }
 }
+
+#[test]
+fn names_of_the_real_submodules_are_not_implemented() {
+    // optax.losses, optax.tree_utils and jax.scipy.stats have their real
+    // names listed too: a missing one is shardlab's gap, a made-up one is
+    // JAX's AttributeError.
+    for (src, ty, msg) in [
+        (
+            "import optax\nf = optax.losses.dice_loss\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: optax.losses.dice_loss",
+        ),
+        (
+            "import optax\nf = optax.tree_utils.tree_set\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: optax.tree_utils.tree_set",
+        ),
+        (
+            "import jax.scipy.stats\nf = jax.scipy.stats.mode\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.scipy.stats.mode",
+        ),
+        (
+            "import optax\nf = optax.losses.bogus_name\n",
+            "AttributeError",
+            "module 'optax.losses' has no attribute 'bogus_name'",
+        ),
+    ] {
+        let (t, m, line) = error_of(src);
+        assert_eq!((t.as_str(), m.as_str(), line), (ty, msg, 2), "{src}");
+    }
+}

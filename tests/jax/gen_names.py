@@ -24,7 +24,9 @@ MODULES = [
     "jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.linalg", "jax.lax", "jax.random", "jax.nn", "jax.nn.initializers",
     "jax.tree_util", "jax.tree", "jax.dtypes", "jax.sharding", "jax.debug", "jax.experimental",
     "jax.experimental.shard_map", "jax.experimental.mesh_utils", "jax.scipy",
-    "jax.scipy.special", "jax.extend", "jax.extend.core", "flax", "flax.linen", "flax.nnx", "optax", "optax.transforms", "numpy",
+    "jax.scipy.special", "jax.extend", "jax.extend.core", "flax", "flax.linen", "flax.nnx", "optax", "optax.transforms",
+    "optax.losses", "optax.tree_utils", "optax.tree", "optax.contrib", "optax.projections", "optax.schedules",
+    "jax.scipy.stats", "jax.lax.linalg", "flax.traverse_util", "flax.nnx.bridge", "jax.errors", "numpy",
     "numpy.random", "numpy.testing",
 ]
 
