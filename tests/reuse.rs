@@ -115,3 +115,19 @@ fn a_thousand_runs_in_one_thread_keep_memory_flat() {
         grown >> 10
     );
 }
+
+/// A second run in the same thread gives the first run's answer: the
+/// classes of optax's states are each run's own (a cached class once made
+/// the second run of this program fail inside shard_map).
+#[test]
+fn an_optax_program_runs_twice_in_one_thread_with_one_answer() {
+    let src = include_str!("programs/seed004_production_corrected_pmean.py");
+    let first = run(src, &Options::default());
+    let second = run(src, &Options::default());
+    for (k, out) in [&first, &second].into_iter().enumerate() {
+        if let Some(e) = &out.error {
+            panic!("run {k}: {}", e.error.message);
+        }
+    }
+    assert_eq!(first.stdout, second.stdout);
+}

@@ -67,6 +67,8 @@ use super::Builder;
 
 /// The `optax` module.
 pub fn module(interp: &mut Interp) -> Result<Obj> {
+    // A run imports optax once: its state classes are this run's own.
+    states::forget();
     let mut b = Builder::new("optax");
     alias::register(&mut b);
     alias_more::register(&mut b);

@@ -354,6 +354,12 @@ thread_local! {
     static CLASSES: RefCell<HashMap<&'static str, Rc<Class>>> = RefCell::new(HashMap::new());
 }
 
+/// Drops the classes an earlier run made: a class carries what that run
+/// did to it, so each run that imports optax starts with new ones.
+pub(super) fn forget() {
+    CLASSES.with(|c| c.borrow_mut().clear());
+}
+
 /// The class named `name` in [`STATES`], made on first use.
 fn table_class(name: &str) -> Option<Rc<Class>> {
     let row = STATES.iter().find(|r| r.0 == name)?;
