@@ -3,8 +3,8 @@
 //! A program names these classes (`optax.ScaleByAdamState(count=..., mu=...,
 //! nu=...)`, `isinstance(state[0], optax.TraceState)`), so the class a
 //! transformation builds its state with must be the very class the module
-//! exports. Each name in [`STATES`] is made into a class once per thread and
-//! reused: [`super::base::state`] finds it here by name. A name not in the
+//! exports. Each name in [`STATES`] is made into a class once per run (the
+//! run's `import optax` drops the classes of the run before) and reused: [`super::base::state`] finds it here by name. A name not in the
 //! table gets a class of its own (as before any program could name it).
 
 use std::cell::RefCell;
@@ -354,8 +354,9 @@ thread_local! {
     static CLASSES: RefCell<HashMap<&'static str, Rc<Class>>> = RefCell::new(HashMap::new());
 }
 
-/// Drops the classes an earlier run made: a class carries what that run
-/// did to it, so each run that imports optax starts with new ones.
+/// Drops the classes an earlier run made. Reused by a later run in the
+/// same thread, they left that run's states leaves of its pytrees, so
+/// each run that imports optax makes its own.
 pub(super) fn forget() {
     CLASSES.with(|c| c.borrow_mut().clear());
 }
