@@ -4,8 +4,9 @@
 //! nu=...)`, `isinstance(state[0], optax.TraceState)`), so the class a
 //! transformation builds its state with must be the very class the module
 //! exports. Each name in [`STATES`] is made into a class once per run (the
-//! run's `import optax` drops the classes of the run before) and reused: [`super::base::state`] finds it here by name. A name not in the
-//! table gets a class of its own (as before any program could name it).
+//! run's `import optax` drops the classes of the run before) and reused:
+//! [`super::base::state`] finds it here by name. A name not in the table
+//! gets a class of its own (as before any program could name it).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
