@@ -69,28 +69,38 @@ impl Array {
         }
     }
 
-    /// `jnp.linspace(start, stop, num, endpoint)` in float32, computed as JAX
-    /// does: `start * (1 - t) + stop * t` with `t = i * (1 / div)` (`div` is
-    /// `num - 1` with the endpoint, `num` without), and the endpoint exactly
-    /// `stop`.
-    pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
-        let (a, b) = (start as f32, stop as f32);
-        if num == 0 {
-            return Array::from_f32(&[0], vec![]);
-        }
-        if num == 1 {
-            return Array::from_f32(&[1], vec![a]);
-        }
-        let div = if endpoint { num - 1 } else { num };
-        let inv = 1.0f32 / div as f32;
-        let mut v: Vec<f32> = (0..div)
-            .map(|i| {
-                let t = i as f32 * inv;
-                a * (1.0 - t) + b * t
-            })
-            .collect();
+    /// `jnp.linspace(start, stop, num, endpoint)` in float32 as XLA's CPU
+    /// backend computes JAX's `start * (1 - t) + stop * t`, to the last bit.
+    /// XLA turns `t = i / div` into `i * (1 / div)` and `stop * t` into
+    /// `i * (stop * (1 / div))`, and LLVM contracts the final add into a
+    /// fused multiply-add. Which product it fuses depends on how the loop is
+    /// emitted: unrolled (up to about 350 points) it fuses `i * (stop / div)`,
+    /// except at `i == 1`, where that product folds away and the other one
+    /// fuses; the vectorised loop beyond that fuses `1 - i / div` as well.
+    /// `div` is `num - 1` with the endpoint, `num` without; the endpoint is
+    /// exactly `stop`.
+    pub fn linspace(start: f32, stop: f32, num: usize, endpoint: bool) -> Result<Array> {
+        let div = match (num, endpoint) {
+            (0, _) => return Array::from_f32(&[0], vec![]),
+            (1, _) => return Array::from_f32(&[1], vec![start]),
+            (_, true) => num - 1,
+            (_, false) => num,
+        };
+        let r = 1.0f32 / div as f32;
+        let stop_r = stop * r;
+        let unrolled = div <= 350;
+        let point = |i: usize| -> f32 {
+            let fi = i as f32;
+            match (unrolled, i) {
+                (_, 0) => start,
+                (true, 1) => start.mul_add(1.0 - r, stop_r),
+                (true, _) => fi.mul_add(stop_r, start * (1.0 - fi * r)),
+                (false, _) => fi.mul_add(stop_r, start * (-fi).mul_add(r, 1.0)),
+            }
+        };
+        let mut v: Vec<f32> = (0..div).map(point).collect();
         if endpoint {
-            v.push(b);
+            v.push(stop);
         }
         Array::from_f32(&[num], v)
     }
@@ -189,6 +199,12 @@ mod tests {
             Array::linspace(2.0, 3.0, 1, true).unwrap().to_f64_vec(),
             vec![2.0]
         );
+        // jnp.linspace(-jnp.pi, jnp.pi, 9)[1:4] and [6:8]: the points where
+        // the fused multiply-add's rounding shows.
+        let pi = std::f32::consts::PI;
+        let c = bits(&Array::linspace(-pi, pi, 9, true).unwrap());
+        assert_eq!(c[1..4], [0xc016_cbe4, 0xbfc9_0fda, 0xbf49_0fdc]);
+        assert_eq!(c[6..8], [0x3fc9_0fdb, 0x4016_cbe4]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Array creation: `array`, `asarray`, `arange`, `zeros`, `ones`, `empty`,
-//! `full`, the `*_like` functions, `linspace`, `eye`, `identity`, and the
+//! `full`, the `*_like` functions, `eye`, `identity`, and the
 //! arrays of devices that `numpy.array` builds for meshes.
 
 use crate::array::{Array, DType};
@@ -34,7 +34,6 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
     b.func("zeros_like", |_, a| like(&a, Some(0.0), "zeros_like"));
     b.func("ones_like", |_, a| like(&a, Some(1.0), "ones_like"));
     b.func("full_like", |_, a| like(&a, None, "full_like"));
-    b.func("linspace", |_, a| linspace(&a));
     b.func("eye", |_, a| eye(&a));
     b.func("identity", |_, a| {
         let n = to_int(&a.req(Some(0), "n", "identity")?)? as usize;
@@ -88,53 +87,6 @@ fn filled(
         }
     }
     jops::broadcast_to(&fill, shape)
-}
-
-fn linspace(a: &Args) -> Result<Obj> {
-    let start = linspace_end(&a.req(Some(0), "start", "linspace")?)?;
-    let stop = linspace_end(&a.req(Some(1), "stop", "linspace")?)?;
-    let num = a
-        .get(Some(2), "num")
-        .map(|o| to_int(&o))
-        .transpose()?
-        .unwrap_or(50);
-    let endpoint = match a.get(Some(3), "endpoint") {
-        Some(o) => crate::python::ops::truthy(&o, "endpoint")?,
-        None => true,
-    };
-    check_size(num.max(0) as usize)?;
-    let values = Obj::Array(Value::Concrete(Array::linspace(
-        start,
-        stop,
-        num.max(0) as usize,
-        endpoint,
-    )?));
-    let retstep = match a.get(Some(4), "retstep") {
-        Some(o) => crate::python::ops::truthy(&o, "retstep")?,
-        None => false,
-    };
-    if !retstep {
-        return Ok(values);
-    }
-    // The spacing in float32, as JAX divides the difference.
-    let div = (if endpoint { num - 1 } else { num }) as f32;
-    let step = (stop as f32 - start as f32) / div;
-    let step = Array::full(&[], step as f64, DType::F32);
-    Ok(Obj::tuple(vec![values, Obj::Array(Value::Concrete(step))]))
-}
-
-/// A scalar end of `linspace`; array ends (one sequence per element in
-/// JAX) are refused rather than read as their first element.
-fn linspace_end(o: &Obj) -> Result<f64> {
-    if to_value(o)?.ndim() > 0 {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.numpy.linspace with array start or stop"
-        );
-    }
-    Ok(crate::python::builtins::first_scalar(o)?
-        .as_number()
-        .unwrap_or(0.0))
 }
 
 /// `eye(N, M=None, k=0, dtype=float32)`.

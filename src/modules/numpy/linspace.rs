@@ -17,9 +17,9 @@ use crate::trace::Value;
 
 use super::compose::flag;
 
-/// Replaces the module's `linspace` with this one.
+/// Registers `linspace`.
 pub(super) fn register(b: &mut super::super::Builder) {
-    b.replace("linspace", Obj::native("jax.numpy.linspace", linspace));
+    b.attr("linspace", Obj::native("jax.numpy.linspace", linspace));
 }
 
 fn linspace(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -96,15 +96,10 @@ fn ramp(
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let full = |v: f64| Value::Concrete(Array::full(&[], v, compute));
     if num > 1 {
-        if let Some(points) = xla_cpu_points(&s, &e, &bare, div, axis, compute)? {
+        if let Some(points) = xla_cpu_points(&s, &e, num, endpoint)? {
             let diff = jops::binary(BinaryOp::Sub, &e, &s)?;
             let delta = jops::binary(BinaryOp::Div, &diff, &full(div as f64))?;
-            let mut out = points;
-            if endpoint {
-                let last = jops::reshape(&e, &bounds)?;
-                out = jops::concatenate(&[out, last], axis as i64)?;
-            }
-            return Ok((out, delta));
+            return Ok((points, delta));
         }
         let diff = jops::binary(BinaryOp::Sub, &e, &s)?;
         let delta = jops::binary(BinaryOp::Div, &diff, &full(div as f64))?;
@@ -137,59 +132,18 @@ fn ramp(
     Ok((out, delta))
 }
 
-/// The float32 points of concrete endpoints as XLA's CPU backend computes
-/// them, so eager `jnp.linspace` agrees with JAX to the last bit. XLA turns
-/// `iota / div` into `iota * (1 / div)` and `stop * t` into
-/// `iota * (stop * (1 / div))`, and LLVM contracts the final add into a
-/// fused multiply-add. Which product it fuses depends on how the loop is
-/// emitted: unrolled (up to about 350 points) it fuses `iota * (stop / div)`,
-/// except at `iota == 1`, where that product folds away and the other one
-/// fuses; the vectorised loop beyond that fuses `1 - iota / div` as well.
-/// `None` for traced or array endpoints and other dtypes: they take the
-/// composed path, whose last bit can differ from XLA's.
-fn xla_cpu_points(
-    s: &Value,
-    e: &Value,
-    bare: &[usize],
-    div: usize,
-    axis: usize,
-    compute: DType,
-) -> Result<Option<Value>> {
-    let (Value::Concrete(s), Value::Concrete(e)) = (s, e) else {
-        return Ok(None);
-    };
-    // Array endpoints are emitted as a loop nest whose contractions were not
-    // measured; they take the composed path.
-    if compute != DType::F32 || !bare.is_empty() {
-        return Ok(None);
-    }
-    let (s, e) = (s.f32_data()?, e.f32_data()?);
-    let r = 1.0f32 / div as f32;
-    let unrolled = div <= 350;
-    let point = |s: f32, e: f32, i: usize| -> f32 {
-        let fi = i as f32;
-        let er = e * r;
-        match (unrolled, i) {
-            (_, 0) => s,
-            (true, 1) => s.mul_add(1.0 - r, er),
-            (true, _) => fi.mul_add(er, s * (1.0 - fi * r)),
-            (false, _) => fi.mul_add(er, s * (-fi).mul_add(r, 1.0)),
+/// The points of concrete scalar float32 endpoints, computed as XLA does
+/// (`Array::linspace`). `None` for traced or array endpoints and other
+/// dtypes: they take the composed path, whose last bit can differ from
+/// XLA's fused multiply-adds.
+fn xla_cpu_points(s: &Value, e: &Value, num: usize, endpoint: bool) -> Result<Option<Value>> {
+    match (s, e) {
+        (Value::Concrete(s), Value::Concrete(e))
+            if s.dtype() == DType::F32 && s.ndim() == 0 && e.ndim() == 0 =>
+        {
+            let (s, e) = (s.f32_data()?[0], e.f32_data()?[0]);
+            Ok(Some(Value::Concrete(Array::linspace(s, e, num, endpoint)?)))
         }
-    };
-    // Points for bound `b` run along `axis`: the bounds' dimensions before
-    // it are the outer index, the ones after it the inner.
-    let inner: usize = bare[axis..].iter().product();
-    let outer: usize = bare[..axis].iter().product();
-    let mut data = vec![0.0f32; outer * div * inner];
-    for o in 0..outer {
-        for i in 0..div {
-            for n in 0..inner {
-                let b = o * inner + n;
-                data[(o * div + i) * inner + n] = point(s[b], e[b], i);
-            }
-        }
+        _ => Ok(None),
     }
-    let mut shape = bare.to_vec();
-    shape.insert(axis, div);
-    Ok(Some(Value::Concrete(Array::from_f32(&shape, data)?)))
 }
