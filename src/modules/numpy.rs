@@ -162,6 +162,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     dtypes::register(b);
     constants(b);
     creation::register(b, numpy);
+    linspace::register(b);
     reductions::register(b);
     elementwise::register(b, numpy);
     linalg::register(b, numpy);
@@ -206,7 +207,6 @@ fn register_compositions(b: &mut Builder) {
     jnp_grids::register(b);
     poly_products::register(b);
     partition::register(b);
-    linspace::register(b);
 }
 
 /// The `jax.numpy` module.

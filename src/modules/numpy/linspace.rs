@@ -19,7 +19,7 @@ use super::compose::flag;
 
 /// Registers `linspace`.
 pub(super) fn register(b: &mut super::super::Builder) {
-    b.attr("linspace", Obj::native("jax.numpy.linspace", linspace));
+    b.func("linspace", linspace);
 }
 
 fn linspace(_: &mut Interp, a: Args) -> Result<Obj> {
