@@ -51,6 +51,11 @@ pub struct DebugPrintParams {
     /// which does nothing when the program runs: the function was called
     /// when the program was compiled).
     pub inspect: Option<String>,
+    /// A `checkify.check` rather than a print: operand 0 is the predicate
+    /// and the others the message's arguments. The flag is `debug=` (a
+    /// `checkify.debug_check`, which does nothing unless checkified).
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    pub check: Option<bool>,
 }
 
 /// NumPy's print options as JAX records them (the defaults).
@@ -67,6 +72,7 @@ impl DebugPrintParams {
             breakpoint: false,
             callback: None,
             inspect: None,
+            check: None,
         }
     }
 
@@ -87,6 +93,10 @@ impl DebugPrintParams {
 
     /// Parameters for the printer, as JAX 0.10.2 prints them.
     pub fn params(&self) -> Vec<(String, String)> {
+        if let Some(debug) = self.check {
+            let b = if debug { "True" } else { "False" };
+            return vec![("debug".into(), b.into())];
+        }
         if let Some(f) = &self.inspect {
             return vec![("callback".into(), f.clone())];
         }
