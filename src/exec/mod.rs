@@ -392,7 +392,7 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         ),
         // A debug check does nothing unless checkified; a check that was
         // not checkified cannot be compiled (JAX refuses it when lowering).
-        Prim::DebugPrint(d) if d.check == Some(true) => Ok(vec![]),
+        Prim::DebugPrint(d) if d.check.is_some_and(|c| c.debug) => Ok(vec![]),
         Prim::DebugPrint(d) if d.check.is_some() => {
             Err(crate::transforms::checkify::functionalization_error())
         }

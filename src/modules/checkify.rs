@@ -16,7 +16,7 @@ use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::modules::Builder;
-use crate::primitives::debug::{DebugPrintParams, PrintArg};
+use crate::primitives::debug::{CheckMark, DebugPrintParams, PrintArg};
 use crate::primitives::Prim;
 use crate::python::array::to_value;
 use crate::python::format::{repr_of, str_of};
@@ -98,6 +98,7 @@ pub fn module(interp: &mut Interp) -> Obj {
         }
     };
     use ErrorClass::*;
+    let init_error = error_object(interp, &ErrorValue::default(), vec![]);
     let mut b = Builder::new("jax.experimental.checkify");
     b.func("checkify", checkify)
         .func("check", |i, a| check(i, a, false))
@@ -110,11 +111,9 @@ pub fn module(interp: &mut Interp) -> Obj {
         .attr("float_checks", set(&[NaN, DivisionByZero]))
         .attr("automatic_checks", set(&[NaN, DivisionByZero, OutOfBounds]))
         .attr("all_checks", set(&ErrorClass::ALL))
+        .attr("init_error", init_error)
         .attr("Error", Obj::Class(c.error.clone()))
         .attr("JaxRuntimeError", Obj::Class(c.runtime_error.clone()));
-    for (k, o) in &c.kinds {
-        b.attr(k.name(), o.clone());
-    }
     b.build()
 }
 
@@ -162,7 +161,13 @@ fn check(interp: &mut Interp, a: Args, debug: bool) -> Result<Obj> {
     let mut params = DebugPrintParams::new(&msg);
     params.pos = vec![PrintArg::Operand; pos.len()];
     params.kw = kw.iter().map(|(k, _)| (k.clone(), PrintArg::Operand)).collect();
-    params.check = Some(debug);
+    let state = interp.state::<State>();
+    state.next_code = state.next_code.max(1);
+    params.check = Some(CheckMark {
+        debug,
+        code: state.next_code,
+    });
+    state.next_code += 1;
     let mut operands = vec![to_value(&pred)?];
     operands.extend(pos.iter().map(to_value).collect::<Result<Vec<_>>>()?);
     operands.extend(kw.iter().map(|(_, v)| to_value(v)).collect::<Result<Vec<_>>>()?);

@@ -497,8 +497,11 @@ impl Checkify {
             class: ErrorClass::FailedCheck,
             payload: ins[1..].iter().map(|v| v.aval()).collect(),
         };
-        let code = self.site(Site::Check(d.clone()));
-        err.update(key, failed, code, ins[1..].to_vec())
+        let Some(mark) = d.check else {
+            bail!(RuntimeError, "checkify: a print is not a check");
+        };
+        self.sites.push((mark.code, Site::Check(d.clone())));
+        err.update(key, failed, mark.code, ins[1..].to_vec())
     }
 
     /// The automatic checks of a primitive just bound.
