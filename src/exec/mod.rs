@@ -393,6 +393,11 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         // A debug check does nothing unless checkified; a check that was
         // not checkified cannot be compiled (JAX refuses it when lowering).
         Prim::DebugPrint(d) if d.check.is_some_and(|c| c.debug) => Ok(vec![]),
+        // JAX runs a batched check eagerly, which shardlab does not.
+        Prim::DebugPrint(d) if d.check.is_some() && lanes > 1 => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: checkify.check under vmap without checkify.checkify"
+        ),
         Prim::DebugPrint(d) if d.check.is_some() => {
             Err(crate::transforms::checkify::functionalization_error())
         }

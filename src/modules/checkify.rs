@@ -149,6 +149,12 @@ fn check(interp: &mut Interp, a: Args, debug: bool) -> Result<Obj> {
         .collect();
     kw.sort_by(|x, y| x.0.cmp(&y.0));
     for arg in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
+        if matches!(arg, Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_)) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: checkify.check with a container of arrays as a formatting argument"
+            );
+        }
         if !matches!(arg, Obj::Array(_)) {
             bail!(
                 TypeError,

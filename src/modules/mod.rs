@@ -416,6 +416,10 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         {
             import(interp, m)
         }
+        "jax.experimental.sparse" => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.experimental.sparse"
+        ),
         "jax._src.util" => import(interp, "jax._src.util"),
         "jax._src.test_util" => import(interp, "jax._src.test_util"),
         m if m.starts_with("jax._src") => {
