@@ -140,33 +140,13 @@ fn check(interp: &mut Interp, a: Args, debug: bool) -> Result<Obj> {
             Some((_, d)) => crate::python::ops::truthy(d, "debug")?,
             None => false,
         };
-    let pos: Vec<Obj> = a.pos.iter().skip(2).cloned().collect();
-    let mut kw: Vec<(String, Obj)> = a
-        .kw
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "pred" | "msg" | "debug"))
-        .cloned()
-        .collect();
-    kw.sort_by(|x, y| x.0.cmp(&y.0));
-    for arg in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
-        if matches!(arg, Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_)) {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: checkify.check with a container of arrays as a formatting argument"
-            );
-        }
-        if !matches!(arg, Obj::Array(_)) {
-            bail!(
-                TypeError,
-                "Formatting arguments to checkify.check need to be PyTrees of arrays, but got {} of type <class '{}'>.",
-                repr_of(arg),
-                arg.type_name()
-            );
-        }
-    }
+    let (pos, kw) = format_args(&a)?;
     let mut params = DebugPrintParams::new(&msg);
     params.pos = vec![PrintArg::Operand; pos.len()];
-    params.kw = kw.iter().map(|(k, _)| (k.clone(), PrintArg::Operand)).collect();
+    params.kw = kw
+        .iter()
+        .map(|(k, _)| (k.clone(), PrintArg::Operand))
+        .collect();
     let state = interp.state::<State>();
     state.next_code = state.next_code.max(1);
     params.check = Some(CheckMark {
@@ -176,7 +156,11 @@ fn check(interp: &mut Interp, a: Args, debug: bool) -> Result<Obj> {
     state.next_code += 1;
     let mut operands = vec![to_value(&pred)?];
     operands.extend(pos.iter().map(to_value).collect::<Result<Vec<_>>>()?);
-    operands.extend(kw.iter().map(|(_, v)| to_value(v)).collect::<Result<Vec<_>>>()?);
+    operands.extend(
+        kw.iter()
+            .map(|(_, v)| to_value(v))
+            .collect::<Result<Vec<_>>>()?,
+    );
     if crate::trace::staging() {
         crate::trace::bind(Prim::DebugPrint(Arc::new(params)), &operands)?;
         return Ok(Obj::None);
@@ -200,6 +184,36 @@ fn check(interp: &mut Interp, a: Args, debug: bool) -> Result<Obj> {
     Err(runtime_error(interp, &text))
 }
 
+/// The formatting arguments of a check (keywords sorted by name, as JAX
+/// flattens them), which must be arrays.
+#[allow(clippy::type_complexity)]
+fn format_args(a: &Args) -> Result<(Vec<Obj>, Vec<(String, Obj)>)> {
+    let pos: Vec<Obj> = a.pos.iter().skip(2).cloned().collect();
+    let mut kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "pred" | "msg" | "debug"))
+            .cloned()
+            .collect();
+    kw.sort_by(|x, y| x.0.cmp(&y.0));
+    for arg in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
+        if matches!(arg, Obj::List(_) | Obj::Tuple(_) | Obj::Dict(_)) {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: checkify.check with a container of arrays as a formatting argument"
+            );
+        }
+        if !matches!(arg, Obj::Array(_)) {
+            bail!(
+                TypeError,
+                "Formatting arguments to checkify.check need to be PyTrees of arrays, but got {} of type <class '{}'>.",
+                repr_of(arg),
+                arg.type_name()
+            );
+        }
+    }
+    Ok((pos, kw))
+}
+
 /// checkify's `JaxRuntimeError` (a `ValueError`) with `message`, raised.
 fn runtime_error(interp: &mut Interp, message: &str) -> crate::error::Error {
     let class = classes(interp).runtime_error;
@@ -216,11 +230,10 @@ fn site_message(site: &Site, payload: &[Value]) -> Result<String> {
         Site::Check(p) => {
             let mut vals = payload.iter().map(|v| Obj::Array(v.clone()));
             let pos: Vec<Obj> = p.pos.iter().filter_map(|_| vals.next()).collect();
-            let kw: Vec<(String, Obj)> = p
-                .kw
-                .iter()
-                .filter_map(|(k, _)| vals.next().map(|v| (k.clone(), v)))
-                .collect();
+            let kw: Vec<(String, Obj)> =
+                p.kw.iter()
+                    .filter_map(|(k, _)| vals.next().map(|v| (k.clone(), v)))
+                    .collect();
             let text = crate::python::builtins::str_format(&p.fmt, &Args::with(pos, kw))?;
             format!("{text} (`check` failed)")
         }
@@ -364,7 +377,9 @@ fn error_parts(o: &Obj) -> Result<(ErrorValue, Rc<Meta>)> {
     };
     let mut leaves = vec![];
     for name in ["_pred", "_code"] {
-        leaves.extend(crate::python::ops::iterate(&i.get(name).unwrap_or(Obj::None))?);
+        leaves.extend(crate::python::ops::iterate(
+            &i.get(name).unwrap_or(Obj::None),
+        )?);
     }
     for p in crate::python::ops::iterate(&i.get("_payload").unwrap_or(Obj::None))? {
         leaves.extend(crate::python::ops::iterate(&p)?);
@@ -478,10 +493,7 @@ fn error_methods() -> Vec<(String, Obj)> {
             Obj::native("Error.throw", move |i, a| throw(i, &this(&a))),
         ),
         ("__str__".into(), Obj::native("Error.__str__", text)),
-        (
-            "__module__".into(),
-            Obj::str("jax._src.checkify"),
-        ),
+        ("__module__".into(), Obj::str("jax._src.checkify")),
     ]
 }
 

@@ -377,7 +377,10 @@ impl Checkify {
         match &eqn.prim {
             Prim::DebugPrint(d) if d.check.is_some() => {
                 if self.on(ErrorClass::FailedCheck) {
-                    let payload = eqn.inputs[1..].iter().map(|a| atom_aval(jaxpr, a)).collect();
+                    let payload = eqn.inputs[1..]
+                        .iter()
+                        .map(|a| atom_aval(jaxpr, a))
+                        .collect();
                     out.insert(EffectKey {
                         class: ErrorClass::FailedCheck,
                         payload,
@@ -457,9 +460,7 @@ impl Checkify {
             Prim::Cond(c) => return self.cond(c, err, ins, &sub_effects),
             Prim::Scan(s) => return self.scan(s, err, ins, &sub_effects),
             Prim::While(w) => return self.while_loop(w, err, ins, &sub_effects),
-            Prim::Map(m) if m.kind == MapKind::Vmap => {
-                return self.vmap(m, err, ins, &sub_effects)
-            }
+            Prim::Map(m) if m.kind == MapKind::Vmap => return self.vmap(m, err, ins, &sub_effects),
             // Inlined: the values are the same, and the checks inside run.
             Prim::Remat(r) => return self.inline(&r.body, err, ins),
             Prim::CustomJvp(c) => return self.inline(&c.call, err, ins),
@@ -575,6 +576,13 @@ impl Checkify {
         closed(traced)
     }
 
+    /// `body` checkified: the error's leaves, then its inputs, in; the
+    /// new error's leaves, then its outputs, out.
+    fn checked_body(&mut self, e: &ErrorValue, body: &Jaxpr, axes: FrameAxes) -> Result<Jaxpr> {
+        let avals = in_avals(body);
+        self.trace_sub(e, &[], &avals, axes, |me, e, v| me.eval(body, e, v))
+    }
+
     fn jit(
         &mut self,
         j: &JitParams,
@@ -583,8 +591,7 @@ impl Checkify {
         effects: &BTreeSet<EffectKey>,
     ) -> Result<Vec<Value>> {
         let e = err.with_placeholders(effects);
-        let avals = in_avals(&j.body);
-        let body = self.trace_sub(&e, &[], &avals, FrameAxes::default(), |me, e, v| me.eval(&j.body, e, v))?;
+        let body = self.checked_body(&e, &j.body, FrameAxes::default())?;
         let leaves = e.leaves();
         let mut donated = vec![false; leaves.len()];
         donated.extend(j.donated.iter().cloned());
@@ -628,8 +635,7 @@ impl Checkify {
         let e = err.with_placeholders(effects);
         let mut branches = vec![];
         for b in &c.branches {
-            let avals = in_avals(b);
-            branches.push(self.trace_sub(&e, &[], &avals, FrameAxes::default(), |me, e, v| me.eval(b, e, v))?);
+            branches.push(self.checked_body(&e, b, FrameAxes::default())?);
         }
         let prim = Prim::Cond(Arc::new(CondParams { branches }));
         self.bind_with_error(prim, &ins[..1], e, &ins[1..], err)
@@ -646,9 +652,13 @@ impl Checkify {
         let nc = s.num_consts;
         let avals = in_avals(&s.body);
         // The error is carried: it goes after the consts.
-        let body = self.trace_sub(&e, &avals[..nc], &avals[nc..], FrameAxes::default(), |me, e, v| {
-            me.eval(&s.body, e, v)
-        })?;
+        let body = self.trace_sub(
+            &e,
+            &avals[..nc],
+            &avals[nc..],
+            FrameAxes::default(),
+            |me, e, v| me.eval(&s.body, e, v),
+        )?;
         let params = ScanParams {
             body,
             length: s.length,
@@ -682,14 +692,20 @@ impl Checkify {
         let body_avals = in_avals(&w.body);
         let mut lead = cond_avals[..cn].to_vec();
         lead.extend(body_avals[..bn].iter().cloned());
-        let body = self.trace_sub(&e, &lead, &body_avals[bn..], FrameAxes::default(), |me, e, v| {
-            let (c, b) = v.split_at(cn);
-            let (e, out) = me.eval(&w.body, e, b)?;
-            let mut cond_in = c.to_vec();
-            cond_in.extend(out.iter().cloned());
-            let (e, _) = me.eval(&w.cond, e, &cond_in)?;
-            Ok((e, out))
-        })?;
+        let body = self.trace_sub(
+            &e,
+            &lead,
+            &body_avals[bn..],
+            FrameAxes::default(),
+            |me, e, v| {
+                let (c, b) = v.split_at(cn);
+                let (e, out) = me.eval(&w.body, e, b)?;
+                let mut cond_in = c.to_vec();
+                cond_in.extend(out.iter().cloned());
+                let (e, _) = me.eval(&w.cond, e, &cond_in)?;
+                Ok((e, out))
+            },
+        )?;
         let cond = self.while_predicate(w, &e)?;
         let params = WhileParams {
             cond,
@@ -733,8 +749,7 @@ impl Checkify {
         effects: &BTreeSet<EffectKey>,
     ) -> Result<Vec<Value>> {
         let e = err.with_placeholders(effects);
-        let avals = in_avals(&m.body);
-        let body = self.trace_sub(&e, &[], &avals, m.frame(), |me, e, v| me.eval(&m.body, e, v))?;
+        let body = self.checked_body(&e, &m.body, m.frame())?;
         let n_err = e.leaves().len();
         let mut in_axes = vec![None; n_err];
         in_axes.extend(m.in_axes.iter().cloned());
