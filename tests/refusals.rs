@@ -690,3 +690,56 @@ fn names_of_the_real_submodules_are_not_implemented() {
         assert_eq!((t.as_str(), m.as_str(), line), (ty, msg, 2), "{src}");
     }
 }
+
+/// What checkify cannot carry yet is refused by name; a check staged
+/// without checkify fails as in JAX.
+#[test]
+fn checkify_refusals_name_what_is_missing() {
+    let head = "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import checkify\n";
+    let cases = [
+        (
+            "def f(x):\n    checkify.check(x > 0, 'no')\n    return x\nx = jax.vmap(f)(jnp.ones(2))\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: checkify.check under vmap without checkify.checkify",
+            7,
+        ),
+        (
+            "checkify.check(True, '{}', [jnp.ones(2)])\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: checkify.check with a container of arrays as a formatting argument",
+            4,
+        ),
+        (
+            "def f(x):\n    checkify.check(x > 0, 'no')\n    return x\nf2 = jax.pmap(f, axis_name='i')\nerr, out = checkify.checkify(f2)(jnp.ones(2))\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: checkify of xla_pmap with checks inside",
+            8,
+        ),
+        (
+            "f = checkify.checkify(lambda x: (checkify.check(x > 0, 'no'), x)[1])\n@jax.jit\ndef g(x):\n    err, out = f(x)\n    err.throw()\n    return out\ng(1.0)\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: checkify.check_error of a traced Error",
+            8,
+        ),
+        (
+            "def f(x):\n    checkify.check(x > 0, 'no')\n    return x\njax.jit(f)(1.0)\n",
+            "ValueError",
+            "Cannot abstractly evaluate a checkify.check which was not functionalized. This probably means you tried to stage (jit/scan/pmap/...) a `check` without functionalizing it through `checkify.checkify`.",
+            7,
+        ),
+        (
+            "from jax.experimental import sparse\n",
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.experimental.sparse",
+            4,
+        ),
+    ];
+    for (body, ty, msg, line) in cases {
+        let got = error_of(&format!("{head}{body}"));
+        assert_eq!(
+            (got.0.as_str(), got.1.as_str(), got.2),
+            (ty, msg, line),
+            "{body}"
+        );
+    }
+}

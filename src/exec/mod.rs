@@ -390,6 +390,17 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
             NotImplementedError,
             "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
         ),
+        // A debug check does nothing unless checkified; a check that was
+        // not checkified cannot be compiled (JAX refuses it when lowering).
+        Prim::DebugPrint(d) if d.check.is_some_and(|c| c.debug) => Ok(vec![]),
+        // JAX runs a batched check eagerly, which shardlab does not.
+        Prim::DebugPrint(d) if d.check.is_some() && lanes > 1 => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: checkify.check under vmap without checkify.checkify"
+        ),
+        Prim::DebugPrint(d) if d.check.is_some() => {
+            Err(crate::transforms::checkify::functionalization_error())
+        }
         // Its callback ran when the program was compiled.
         Prim::DebugPrint(d) if d.inspect.is_some() => Ok(vec![]),
         Prim::DebugPrint(d) => {

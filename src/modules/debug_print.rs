@@ -105,7 +105,7 @@ fn stage(fmt: String, pos: &[Obj], kw: &[(String, Obj)], ordered: bool) -> Resul
 }
 
 /// The parameters and operands of a staged print or debug callback.
-fn staged_params(
+pub(crate) fn staged_params(
     fmt: String,
     pos: &[Obj],
     kw: &[(String, Obj)],
@@ -139,6 +139,7 @@ fn staged_params(
         breakpoint: false,
         callback: None,
         inspect: None,
+        check: None,
     };
     Ok((params, operands))
 }
@@ -146,7 +147,7 @@ fn staged_params(
 /// What `str.format` sees of an argument: JAX hands the callback NumPy
 /// arrays, and a 0-dimensional NumPy array formats as the Python scalar it
 /// holds (a float32 shows all the digits of its float64 value).
-fn formatted(o: &Obj) -> Obj {
+pub(crate) fn formatted(o: &Obj) -> Obj {
     match o {
         Obj::Array(Value::Concrete(a)) if a.shape().is_empty() => {
             let x = a.get_f64(0);
@@ -234,7 +235,7 @@ pub fn text(printed: &Printed) -> Result<String> {
 /// The arguments of one print or callback of a run, with its operands'
 /// values in place.
 #[allow(clippy::type_complexity)]
-fn arguments(printed: &Printed) -> Result<(Vec<Obj>, Vec<(String, Obj)>)> {
+pub(crate) fn arguments(printed: &Printed) -> Result<(Vec<Obj>, Vec<(String, Obj)>)> {
     let d = &printed.params;
     let mut operands = printed.args.iter();
     let mut obj = |a: &PrintArg| -> Result<Obj> {

@@ -3,6 +3,7 @@
 //! import and cached by dotted name.
 
 pub mod callbacks;
+pub mod checkify;
 pub mod config;
 pub mod control;
 pub mod conv;
@@ -240,6 +241,7 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
                 .func("io_callback", callbacks::io_callback)
                 .build()
         }
+        "jax.experimental.checkify" => checkify::module(interp),
         "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")
             .func("shard_map", jax::shard_map)
             .build(),
@@ -389,7 +391,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     let full = format!("{module}.{name}");
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.dtypes" | "jax.debug" | "jax.experimental"
-        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.random" | "jax.nn"
+        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.experimental.checkify" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
         | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)
@@ -414,6 +416,10 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         {
             import(interp, m)
         }
+        "jax.experimental.sparse" => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.experimental.sparse"
+        ),
         "jax._src.util" => import(interp, "jax._src.util"),
         "jax._src.test_util" => import(interp, "jax._src.test_util"),
         m if m.starts_with("jax._src") => {

@@ -51,6 +51,23 @@ pub struct DebugPrintParams {
     /// which does nothing when the program runs: the function was called
     /// when the program was compiled).
     pub inspect: Option<String>,
+    /// A `checkify.check` rather than a print: operand 0 is the predicate
+    /// and the others the message's arguments.
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    pub check: Option<CheckMark>,
+}
+
+/// What marks a `debug_print` equation as a `checkify.check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(serde::Serialize, serde::Deserialize))]
+pub struct CheckMark {
+    /// `debug=True` (a `checkify.debug_check`, which does nothing unless
+    /// checkified).
+    pub debug: bool,
+    /// The code the check got when it was traced: JAX numbers a check
+    /// then, so a failed check outranks the automatic checks, which are
+    /// numbered when the program is checkified.
+    pub code: i32,
 }
 
 /// NumPy's print options as JAX records them (the defaults).
@@ -67,6 +84,7 @@ impl DebugPrintParams {
             breakpoint: false,
             callback: None,
             inspect: None,
+            check: None,
         }
     }
 
@@ -87,6 +105,10 @@ impl DebugPrintParams {
 
     /// Parameters for the printer, as JAX 0.10.2 prints them.
     pub fn params(&self) -> Vec<(String, String)> {
+        if let Some(mark) = self.check {
+            let b = if mark.debug { "True" } else { "False" };
+            return vec![("debug".into(), b.into())];
+        }
         if let Some(f) = &self.inspect {
             return vec![("callback".into(), f.clone())];
         }

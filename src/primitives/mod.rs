@@ -272,6 +272,7 @@ impl Prim {
             Prim::Scan(_) => "scan".into(),
             Prim::ShardingConstraint(c) => c.name().into(),
             Prim::DevicePut(_) => "device_put".into(),
+            Prim::DebugPrint(d) if d.check.is_some() => "check".into(),
             Prim::DebugPrint(d) if d.callback.is_some() => "debug_callback".into(),
             Prim::DebugPrint(d) if d.inspect.is_some() => "inspect_sharding".into(),
             Prim::DebugPrint(_) => "debug_print".into(),

@@ -510,12 +510,21 @@ fn apply_index(cur: Value, ax: usize, i: Idx) -> Result<(Value, usize)> {
                     "index {i} is out of bounds for axis {ax} with size {n}"
                 );
             }
-            // JAX clamps an index past either end, as its gathers do.
-            let j = j.clamp(0, n - 1);
-            let one = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
+            if (0..n).contains(&j) {
+                let one = slice_axis(&cur, ax, j as usize, j as usize + 1, 1)?;
+                return Ok((jops::squeeze(&one, Some(&[ax as i64]))?, ax));
+            }
+            // Past either end JAX slices at the index as given, which
+            // clamps it (and which checkify's index checks see).
+            let at = jops::scalar(j as f64, DType::I32);
+            let one = jops::dynamic_slice_in_dim(&cur, &at, 1, ax as i64)?;
             (jops::squeeze(&one, Some(&[ax as i64]))?, ax)
         }
         Idx::Dynamic(v) => {
+            // A negative index counts from the end, as in JAX.
+            let n = jops::scalar(shape[ax] as f64, v.dtype());
+            let negative = jops::binary(BinaryOp::Lt, &v, &jops::zeros_like(&v))?;
+            let v = jops::select(&negative, &jops::binary(BinaryOp::Add, &v, &n)?, &v)?;
             let one = jops::dynamic_slice_in_dim(&cur, &v, 1, ax as i64)?;
             (jops::squeeze(&one, Some(&[ax as i64]))?, ax)
         }

@@ -19,6 +19,8 @@ use crate::ops;
 use crate::primitives::{CollectiveKind, Prim};
 use crate::trace::{at_source, bind, bind1, Value};
 
+pub mod checkify;
+mod checkify_bounds;
 pub mod residuals;
 pub mod split;
 
