@@ -27,6 +27,7 @@ mod creation;
 mod dtype_queries;
 pub mod dtypes;
 mod editing;
+mod einsum_interleaved;
 mod elementwise;
 pub(crate) mod fft;
 mod finfo;
