@@ -33,6 +33,7 @@ pub(crate) mod fft;
 mod finfo;
 mod float_parts;
 mod grids;
+mod histogramdd;
 mod host;
 mod hostattrs;
 mod hostcreate;
@@ -202,6 +203,7 @@ fn register_compositions(b: &mut Builder) {
     callables::register(b);
     ufuncs_more::register(b);
     statistics::register(b);
+    histogramdd::register(b);
     calculus::register(b);
     editing::register(b);
     jnp_grids::register(b);
