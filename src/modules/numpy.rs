@@ -31,6 +31,7 @@ mod einsum_interleaved;
 mod elementwise;
 pub(crate) mod fft;
 mod finfo;
+mod float_bits;
 mod float_parts;
 mod grids;
 mod histogramdd;
@@ -204,6 +205,7 @@ fn register_compositions(b: &mut Builder) {
     ufuncs_more::register(b);
     statistics::register(b);
     histogramdd::register(b);
+    float_bits::register(b);
     calculus::register(b);
     editing::register(b);
     jnp_grids::register(b);
