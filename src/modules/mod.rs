@@ -53,6 +53,7 @@ pub mod rich;
 pub mod scipy;
 pub mod scipy_expm;
 pub mod scipy_fft;
+pub mod scipy_linalg_pascal;
 pub mod scipy_linalg_dft;
 pub mod scipy_linalg_special;
 pub mod scipy_signal;
