@@ -2,7 +2,9 @@
 //! operands alternate with their index lists, and an odd last list names
 //! the output. As opt_einsum does, the distinct indices are sorted and
 //! given the letters a-z, A-Z in that order (an Ellipsis stays `...`), so
-//! the spec is the same one the string form would take.
+//! the spec is the same one the string form would take. Either form's
+//! `...` is then spelled out as letters of its own, so the contraction
+//! sees named dimensions only.
 
 use crate::bail;
 use crate::error::Result;
