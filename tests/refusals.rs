@@ -743,3 +743,27 @@ fn checkify_refusals_name_what_is_missing() {
         );
     }
 }
+
+#[test]
+fn the_spectral_estimators_of_scipy_signal_are_not_implemented() {
+    for name in ["stft", "istft", "csd", "welch"] {
+        let source = format!(
+            "import jax.numpy as jnp\nfrom jax.scipy import signal\nx = jnp.ones(16)\nout = signal.{name}(x)\n"
+        );
+        let (ty, msg, line) = error_of(&source);
+        assert_eq!(ty, "NotImplementedError");
+        assert_eq!(
+            msg,
+            format!("not supported by shardlab yet: jax.scipy.signal.{name}")
+        );
+        assert_eq!(line, 4);
+    }
+    let (ty, msg, _) = error_of(
+        "import jax.numpy as jnp\nfrom jax.scipy import signal\nsignal.convolve(jnp.ones(3), jnp.ones(2), precision='highest')\n",
+    );
+    assert_eq!(ty, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "not supported by shardlab yet: jax.scipy.signal.convolve with precision="
+    );
+}

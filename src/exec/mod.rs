@@ -316,8 +316,10 @@ fn divide_by_constant(
         return Ok(None);
     };
     // A narrow quotient is rounded from the exact float32 one (measured
-    // against XLA), not computed through a reciprocal.
-    if c.ndim() != 0 || c.dtype().is_narrow() || xs.iter().any(|a| a.dtype().is_narrow()) {
+    // against XLA), not computed through a reciprocal; XLA rewrites only
+    // real divisions, so a complex quotient stays a division.
+    let real_wide = |d: crate::array::DType| d.is_float() && !d.is_narrow();
+    if c.ndim() != 0 || !real_wide(c.dtype()) || xs.iter().any(|a| !real_wide(a.dtype())) {
         return Ok(None);
     }
     let one = Array::full(&[], 1.0, crate::array::DType::F32);

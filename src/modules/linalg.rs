@@ -391,5 +391,6 @@ pub fn scipy_module() -> Obj {
     super::linalg_decomp::register_scipy(&mut b);
     super::scipy_expm::register(&mut b);
     super::scipy_linalg_dft::register(&mut b);
+    super::scipy_linalg_pascal::register(&mut b);
     b.build()
 }

@@ -20,7 +20,7 @@ fn first(s: &Value) -> Result<Value> {
 }
 
 /// `(x, resid, rank, s)` for 2-D `a` and 2-D `b`.
-fn lstsq_values(a: &Value, b: &Value, rcond: Option<Value>) -> Result<[Value; 4]> {
+pub(super) fn lstsq_values(a: &Value, b: &Value, rcond: Option<Value>) -> Result<[Value; 4]> {
     let (m, n) = (a.shape()[0], a.shape()[1]);
     let rcond = match rcond {
         Some(r) => {

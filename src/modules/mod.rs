@@ -53,8 +53,11 @@ pub mod remat;
 pub mod rich;
 pub mod scipy;
 pub mod scipy_expm;
+pub mod scipy_fft;
 pub mod scipy_linalg_dft;
+pub mod scipy_linalg_pascal;
 pub mod scipy_linalg_special;
+pub mod scipy_signal;
 pub mod scipy_special_entropy;
 pub mod scipy_special_gamma;
 pub mod shape_dtype;
@@ -260,13 +263,19 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
             let sp = import(interp, "jax.scipy.special")?;
             let la = import(interp, "jax.scipy.linalg")?;
             let st = import(interp, "jax.scipy.stats")?;
+            let fft = import(interp, "jax.scipy.fft")?;
+            let signal = import(interp, "jax.scipy.signal")?;
             Builder::new("jax.scipy")
                 .attr("special", sp)
                 .attr("linalg", la)
                 .attr("stats", st)
+                .attr("fft", fft)
+                .attr("signal", signal)
                 .build()
         }
         "jax.scipy.stats" => scipy::stats_module(),
+        "jax.scipy.fft" => scipy_fft::module(),
+        "jax.scipy.signal" => scipy_signal::module(),
         "jax.scipy.linalg" => linalg::scipy_module(),
         "jax.lax.linalg" => linalg::lax_module(),
         "jax.scipy.special" => nn::scipy_special_module(),
@@ -392,7 +401,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.dtypes" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.experimental.checkify" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
+        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.scipy.fft" | "jax.scipy.signal" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
         | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)
         }

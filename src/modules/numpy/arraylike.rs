@@ -239,6 +239,8 @@ fn check(interp: &mut Interp, jax: &str, kind: &Kind, a: &Args) -> Result<()> {
                 }
             }
         }
+        // The interleaved form's index lists are not operands.
+        Kind::Operands if !matches!(a.pos.first(), Some(Obj::Str(_))) => {}
         Kind::Operands => {
             for (place, item) in a.pos.iter().skip(1).enumerate() {
                 refuse_sequence(jax, Some(item), place)?;

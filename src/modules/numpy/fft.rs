@@ -121,7 +121,7 @@ fn operand(a: &Args, func: &str) -> Result<Value> {
     to_value(&a.req(Some(0), "a", func)?)
 }
 
-fn ints(o: &Obj) -> Result<Vec<i64>> {
+pub(crate) fn ints(o: &Obj) -> Result<Vec<i64>> {
     match o {
         Obj::Tuple(_) | Obj::List(_) | Obj::Range(..) => iterate(o)?.iter().map(to_int).collect(),
         other => Ok(vec![to_int(other)?]),
@@ -178,7 +178,7 @@ fn core_1d(func: &str, typ: FftType, x: &Value, a: &Args) -> Result<Value> {
 }
 
 /// JAX's `_fft_core`: the transform of `x` over `axes` with lengths `s`.
-fn core(
+pub(crate) fn core(
     func: &str,
     typ: FftType,
     x: &Value,

@@ -166,9 +166,13 @@ fn norm(a: &Args) -> Result<Obj> {
 
 /// `jnp.einsum` with one or two operands, lowered to sums, dot_general and a transpose.
 fn einsum(a: &Args) -> Result<Obj> {
-    let spec =
-        crate::python::format::str_of(&a.req(Some(0), "subscripts", "einsum")?).replace(' ', "");
-    let ops: Vec<Value> = a.pos[1..].iter().map(to_value).collect::<Result<_>>()?;
+    let (spec, operands) = match a.req(Some(0), "subscripts", "einsum")? {
+        Obj::Str(s) => (s.replace(' ', ""), a.pos[1..].to_vec()),
+        _ => super::einsum_interleaved::spec_and_operands(&a.pos)?,
+    };
+    let ops: Vec<Value> = operands.iter().map(to_value).collect::<Result<_>>()?;
+    let ranks: Vec<usize> = ops.iter().map(|v| v.ndim()).collect();
+    let spec = super::einsum_interleaved::expand_ellipsis(&spec, &ranks)?;
     let (ins, out) = einsum_subscripts(&spec);
     let labels: Vec<Vec<char>> = ins.split(',').map(|s| s.chars().collect()).collect();
     if labels.len() != ops.len() || labels.is_empty() || labels.len() > 2 {

@@ -155,14 +155,42 @@ fn swapaxes(a: &Args) -> Result<Obj> {
     Ok(Obj::Array(jops::transpose(&x, &perm)?))
 }
 
+/// `moveaxis(a, source, destination)`, each an axis or a sequence of
+/// them: the other axes keep their order, and the moved ones are placed
+/// at their destinations in increasing order, as JAX builds the transpose.
 fn moveaxis(a: &Args) -> Result<Obj> {
     let x = arr(a, 0, "a", "moveaxis")?;
-    let s = jops::norm_axis(to_int(&a.req(Some(1), "source", "moveaxis")?)?, x.ndim())?;
-    let d = jops::norm_axis(
-        to_int(&a.req(Some(2), "destination", "moveaxis")?)?,
-        x.ndim(),
-    )?;
-    Ok(Obj::Array(jops::moveaxis(&x, s, d)?))
+    let axes = |i: usize, name: &str| -> Result<Vec<usize>> {
+        let o = a.req(Some(i), name, "moveaxis")?;
+        let raw = match o {
+            Obj::Tuple(_) | Obj::List(_) => {
+                iterate(&o)?.iter().map(to_int).collect::<Result<_>>()?
+            }
+            other => vec![to_int(&other)?],
+        };
+        raw.into_iter()
+            .map(|ax| jops::norm_axis(ax, x.ndim()))
+            .collect()
+    };
+    let (src, dst) = (axes(1, "source")?, axes(2, "destination")?);
+    if src.len() != dst.len() {
+        bail!(
+            ValueError,
+            "Inconsistent number of elements: {} vs {}",
+            src.len(),
+            dst.len()
+        );
+    }
+    let mut perm: Vec<usize> = (0..x.ndim()).filter(|i| !src.contains(i)).collect();
+    let mut moves: Vec<(usize, usize)> = dst.into_iter().zip(src).collect();
+    moves.sort_unstable();
+    for (d, s) in moves {
+        if d > perm.len() {
+            bail!(ValueError, "repeated axis");
+        }
+        perm.insert(d, s);
+    }
+    Ok(Obj::Array(jops::transpose(&x, &perm)?))
 }
 
 /// A sequence of arrays converted to their common dtype, for joining.

@@ -257,7 +257,7 @@ fn corrcoef(interp: &mut Interp, a: Args) -> Result<Obj> {
 /// The bin edges: `bins` itself when it is 1-D, else `bins` equal bins
 /// over `range` (the data's extent by default; widened by 1/2 on each side
 /// when empty).
-fn bin_edges(interp: &mut Interp, x: Obj, bins: Obj, range: Option<Obj>) -> Result<Obj> {
+pub(super) fn bin_edges(interp: &mut Interp, x: Obj, bins: Obj, range: Option<Obj>) -> Result<Obj> {
     if matches!(bins, Obj::Str(_)) {
         bail!(
             NotImplementedError,
