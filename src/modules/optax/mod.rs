@@ -54,6 +54,7 @@ mod schedules_more;
 mod states;
 mod transforms;
 mod tree;
+mod tree_more;
 mod utilities;
 mod wrappers;
 mod wrappers_more;
