@@ -352,7 +352,10 @@ pub fn initializers_module(name: &str) -> Obj {
             }))
         })
     };
-    let (zeros, ones) = (shape_only("zeros", init::zeros), shape_only("ones", init::ones));
+    let (zeros, ones) = (
+        shape_only("zeros", init::zeros),
+        shape_only("ones", init::ones),
+    );
     if name.starts_with("flax.") {
         // Flax's own initializer modules add factories for the two
         // shape-only initializers: `zeros_init()` is `zeros` itself.

@@ -11,13 +11,13 @@ use std::rc::Rc;
 use rustpython_parser::ast::Operator;
 
 use crate::array::DType;
+use crate::bail;
 use crate::error::Result;
 use crate::python::format::{repr_of, str_of};
 use crate::python::interp::Interp;
 use crate::python::ops::{binop, getattr};
 use crate::python::pytree::{flatten, flatten_full, unflatten};
 use crate::python::value::{Args, Obj};
-use crate::bail;
 
 use super::super::Builder;
 use super::compose::{jnp, jnp_kw};
@@ -46,9 +46,11 @@ fn cast(interp: &mut Interp, a: Args) -> Result<Obj> {
 fn cast_like(interp: &mut Interp, a: Args) -> Result<Obj> {
     let t = arg(&a, 0, "tree", "tree_cast_like")?;
     let other = arg(&a, 1, "other_tree", "tree_cast_like")?;
-    map_objs(interp, &[&t, &other], |i, l| match getattr(i, &l[1], "dtype") {
-        Ok(d) => astype(i, &l[0], &d),
-        Err(_) => Ok(l[0].clone()),
+    map_objs(interp, &[&t, &other], |i, l| {
+        match getattr(i, &l[1], "dtype") {
+            Ok(d) => astype(i, &l[0], &d),
+            Err(_) => Ok(l[0].clone()),
+        }
     })
 }
 
@@ -332,7 +334,9 @@ fn set(interp: &mut Interp, a: Args) -> Result<Obj> {
     let keys: Vec<String> = new.iter().map(|(k, _)| k.clone()).collect();
     let pred_keys = keys.clone();
     let is_leaf = Obj::native("has_any_key", move |_, a| {
-        Ok(Obj::Bool(a.pos.first().is_some_and(|n| has_any_key(n, &pred_keys))))
+        Ok(Obj::Bool(
+            a.pos.first().is_some_and(|n| has_any_key(n, &pred_keys)),
+        ))
     });
     let (leaves, _, def) = flatten_full(interp, &t, Some(&is_leaf), false)?;
     let mut out = Vec::with_capacity(leaves.len());
@@ -349,8 +353,12 @@ pub(super) fn register(b: &mut Builder, prefix: &str) {
     b.func(&n("cast_like"), cast_like);
     b.func(&n("dtype"), dtype);
     b.func(&n("size"), size);
-    b.func(&n("max"), |i, a| extremum(i, a, "max", "maximum", f64::NEG_INFINITY));
-    b.func(&n("min"), |i, a| extremum(i, a, "min", "minimum", f64::INFINITY));
+    b.func(&n("max"), |i, a| {
+        extremum(i, a, "max", "maximum", f64::NEG_INFINITY)
+    });
+    b.func(&n("min"), |i, a| {
+        extremum(i, a, "min", "minimum", f64::INFINITY)
+    });
     b.func(&n("conj"), |i, a| leafwise(i, a, "conj"));
     b.func(&n("real"), |i, a| leafwise(i, a, "real"));
     b.func(&n("where"), where_);
