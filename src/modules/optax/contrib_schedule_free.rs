@@ -235,6 +235,18 @@ fn num_or(a: &Args, i: usize, name: &str, default: f64) -> Obj {
     a.opt(Some(i), name).unwrap_or(Obj::Float(default))
 }
 
+/// The arguments `b1`, `weight_lr_power` and `state_dtype`, at the
+/// positions `at` of the function they are given to.
+fn hypers(a: &Args, base: Obj, learning_rate: Obj, at: [usize; 3]) -> Hypers {
+    Hypers {
+        base,
+        learning_rate,
+        b1: num_or(a, at[0], "b1", 0.9),
+        weight_lr_power: num_or(a, at[1], "weight_lr_power", 2.0),
+        state_dtype: a.opt(Some(at[2]), "state_dtype"),
+    }
+}
+
 fn schedule_free_sgd(interp: &mut Interp, a: Args) -> Result<Obj> {
     let lr = num_or(&a, 0, "learning_rate", 1.0);
     let lr = warmed_up(interp, &a, lr)?;
@@ -243,13 +255,7 @@ fn schedule_free_sgd(interp: &mut Interp, a: Args) -> Result<Obj> {
         let decay = call(interp, "optax", "add_decayed_weights", vec![wd], vec![])?;
         base = call(interp, "optax", "chain", vec![decay, base], vec![])?;
     }
-    Ok(schedule_free(Hypers {
-        base,
-        learning_rate: lr,
-        b1: num_or(&a, 2, "b1", 0.9),
-        weight_lr_power: num_or(&a, 4, "weight_lr_power", 2.0),
-        state_dtype: a.opt(Some(5), "state_dtype"),
-    }))
+    Ok(schedule_free(hypers(&a, base, lr, [2, 4, 5])))
 }
 
 fn schedule_free_adamw(interp: &mut Interp, a: Args) -> Result<Obj> {
@@ -277,24 +283,14 @@ fn schedule_free_adamw(interp: &mut Interp, a: Args) -> Result<Obj> {
         vec![],
     )?;
     let base = call(interp, "optax", "chain", vec![rms, decay, scale], vec![])?;
-    Ok(schedule_free(Hypers {
-        base,
-        learning_rate: lr,
-        b1: num_or(&a, 2, "b1", 0.9),
-        weight_lr_power: num_or(&a, 6, "weight_lr_power", 2.0),
-        state_dtype: a.opt(Some(7), "state_dtype"),
-    }))
+    Ok(schedule_free(hypers(&a, base, lr, [2, 6, 7])))
 }
 
 fn schedule_free_fn(_: &mut Interp, a: Args) -> Result<Obj> {
     let f = "schedule_free";
-    Ok(schedule_free(Hypers {
-        base: a.req(Some(0), "base_optimizer", f)?,
-        learning_rate: a.req(Some(1), "learning_rate", f)?,
-        b1: num_or(&a, 2, "b1", 0.9),
-        weight_lr_power: num_or(&a, 3, "weight_lr_power", 2.0),
-        state_dtype: a.opt(Some(4), "state_dtype"),
-    }))
+    let base = a.req(Some(0), "base_optimizer", f)?;
+    let lr = a.req(Some(1), "learning_rate", f)?;
+    Ok(schedule_free(hypers(&a, base, lr, [2, 3, 4])))
 }
 
 /// Registers the functions in `optax.contrib`.
