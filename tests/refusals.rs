@@ -549,6 +549,16 @@ fn optax_pieces_beyond_shardlab_are_refused_by_name() {
             "optax.tree.norm with ord",
             4,
         ),
+        (
+            "import optax\nf = lambda p, s: True\ns = optax.tree_utils.tree_set({'a': 1}, f, a=2)\n",
+            "optax.tree_utils.tree_set with filtering",
+            3,
+        ),
+        (
+            "import optax\nopt = optax.contrib.schedule_free_adamw()\n",
+            "optax.scale_by_rms with bias_correction=True",
+            2,
+        ),
     ] {
         let (ty, msg, at) = error_of(src);
         assert_eq!(
@@ -671,9 +681,9 @@ fn names_of_the_real_submodules_are_not_implemented() {
             "not supported by shardlab yet: optax.losses.dice_loss",
         ),
         (
-            "import optax\nf = optax.tree_utils.tree_set\n",
+            "import optax\nf = optax.tree_utils.tree_get_all_with_path\n",
             "NotImplementedError",
-            "not supported by shardlab yet: optax.tree_utils.tree_set",
+            "not supported by shardlab yet: optax.tree_utils.tree_get_all_with_path",
         ),
         (
             "import jax.scipy.stats\nf = jax.scipy.stats.mode\n",

@@ -343,11 +343,29 @@ pub fn initializers_module(name: &str) -> Obj {
         Obj::native(label, move |_, a| {
             let _ = a.req(Some(0), "key", label)?;
             let shape = shape_of(&a.req(Some(1), "shape", label)?)?;
-            Ok(Obj::Array(Value::Concrete(f(&shape)?)))
+            let made = Value::Concrete(f(&shape)?);
+            // Zeros and ones are exact in every dtype: the float32 answer
+            // converts to the one asked for.
+            Ok(Obj::Array(match a.opt(Some(2), "dtype") {
+                Some(d) => jops::convert(&made, super::numpy::dtype_of(&d)?)?,
+                None => made,
+            }))
         })
     };
-    b.attr("zeros", shape_only("zeros", init::zeros));
-    b.attr("ones", shape_only("ones", init::ones));
+    let (zeros, ones) = (
+        shape_only("zeros", init::zeros),
+        shape_only("ones", init::ones),
+    );
+    if name.starts_with("flax.") {
+        // Flax's own initializer modules add factories for the two
+        // shape-only initializers: `zeros_init()` is `zeros` itself.
+        for (factory, made) in [("zeros_init", &zeros), ("ones_init", &ones)] {
+            let made = made.clone();
+            b.attr(factory, Obj::native(factory, move |_, _| Ok(made.clone())));
+        }
+    }
+    b.attr("zeros", zeros);
+    b.attr("ones", ones);
     b.func("constant", |_, a| {
         let v = num(&a, 0, "value", 0.0)? as f32;
         Ok(initializer(

@@ -25,7 +25,7 @@ use crate::python::value::{Args, Class, Dict, Instance, Obj};
 
 mod broadcast;
 mod errors;
-mod keys;
+pub(crate) mod keys;
 mod treedef;
 
 pub use treedef::treedef_obj;

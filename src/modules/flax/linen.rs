@@ -603,7 +603,7 @@ fn dense_call(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// Builds `flax.linen`.
 pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
-    let inits = crate::modules::import(interp, "jax.nn.initializers")?;
+    let inits = crate::modules::nn::initializers_module("flax.linen.initializers");
     let lecun = match &inits {
         Obj::Module(m) => match m.get("lecun_normal") {
             Some(f) => interp.call(&f, Args::default())?,
@@ -622,7 +622,12 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))
         .attr("Dropout", Obj::Class(dropout))
-        .attr("initializers", inits);
+        .attr("initializers", inits.clone());
+    for factory in ["zeros_init", "ones_init"] {
+        if let Obj::Module(m) = &inits {
+            b.attr(factory, m.get(factory).unwrap_or(Obj::None));
+        }
+    }
     b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
     crate::modules::nn::add_activations(&mut b);
     Ok(b.build())

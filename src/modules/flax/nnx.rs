@@ -1155,6 +1155,8 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     let inits = crate::modules::nn::initializers_module("flax.nnx.initializers");
     b.attr("nn", nn_package(interp, &inits)?);
     b.attr("initializers", inits);
+    // The key of a transform's metadata that names the mapped mesh axis.
+    b.attr("PARTITION_NAME", Obj::str("partition_name"));
     register_transforms(&mut b, &nnx);
     super::norm::register(&mut b, &norms);
     super::group_norm::register(&mut b, &norms);

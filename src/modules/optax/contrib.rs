@@ -387,10 +387,6 @@ const MISSING: &[&str] = &[
     "scale_by_cocob",
     "scale_by_galore",
     "scale_by_madgrad",
-    "schedule_free",
-    "schedule_free_adamw",
-    "schedule_free_eval_params",
-    "schedule_free_sgd",
     "sophia",
     "split_real_and_imaginary",
 ];
@@ -417,6 +413,7 @@ pub(super) fn module() -> Obj {
         ademamix_alias(&a, true, "simplified_ademamix")
     });
     super::muon::register(&mut b);
+    super::contrib_schedule_free::register(&mut b);
     super::states::register(&mut b, "optax.contrib");
     for name in MISSING {
         let full = format!("optax.contrib.{name}");

@@ -314,21 +314,60 @@ fn linesearch_state(lr: Value, value: Value, grad: Obj, steps: Value, err: Value
     )
 }
 
-/// The objective (and with `store_grad` its gradient) at `params`.
+/// The update's extra keyword arguments, each of which must name a
+/// parameter of `value_fn` (all are passed to a callable whose parameters
+/// are not known).
+fn value_fn_kwargs(f: &Obj, extra: &[(String, Obj)]) -> Result<Vec<(String, Obj)>> {
+    let own = |k: &str| matches!(k, "value" | "grad" | "value_fn");
+    let params: Option<Vec<String>> = match f {
+        Obj::Func(func) => {
+            let p = &func.params;
+            Some(
+                p.posonlyargs
+                    .iter()
+                    .chain(&p.args)
+                    .chain(&p.kwonlyargs)
+                    .map(|a| a.def.arg.to_string())
+                    .collect(),
+            )
+        }
+        _ => None,
+    };
+    let (kw, mut unused): (Vec<_>, Vec<_>) = extra
+        .iter()
+        .filter(|(k, _)| !own(k))
+        .cloned()
+        .partition(|(k, _)| params.as_ref().is_none_or(|p| p.contains(k)));
+    if !unused.is_empty() {
+        unused.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<String> = unused.iter().map(|(k, _)| format!("'{k}'")).collect();
+        bail!(
+            TypeError,
+            "Unexpected keyword arguments passed to `scale_by_backtracking_linesearch.update`. These arguments were not consumed by `value_fn`: [{}]. Ensure that all extra keyword arguments are accepted by `value_fn`.",
+            names.join(", ")
+        );
+    }
+    Ok(kw)
+}
+
+/// The objective (and with `store_grad` its gradient) at `params`, given
+/// the keyword arguments `kw` besides.
 fn evaluate(
     interp: &mut Interp,
     f: &Obj,
     params: &Obj,
+    kw: &[(String, Obj)],
     with_grad: bool,
 ) -> Result<(Value, Option<Obj>)> {
+    let args = Args::with(vec![params.clone()], kw.to_vec());
     if !with_grad {
-        let v = interp.call(f, Args::new(vec![params.clone()]))?;
+        let v = interp.call(f, args)?;
         return Ok((to_value(&v)?, None));
     }
     let jax = super::super::import(interp, "jax")?;
     let vg = crate::python::ops::getattr(interp, &jax, "value_and_grad")?;
     let vg = interp.call(&vg, Args::new(vec![f.clone()]))?;
-    match interp.call(&vg, Args::new(vec![params.clone()]))? {
+    match interp.call(&vg, args)? {
         Obj::Tuple(t) if t.len() == 2 => Ok((to_value(&t[0])?, Some(t[1].clone()))),
         _ => bail!(TypeError, "value_and_grad returned an unexpected value"),
     }
@@ -359,6 +398,7 @@ fn search(
 ) -> Result<(Obj, Obj)> {
     let value = to_value(&extra_arg(extra, "value")?)?;
     let f = extra_arg(extra, "value_fn")?;
+    let kw = value_fn_kwargs(&f, extra)?;
     let (ul, def) = leaves_of(interp, u)?;
     let (gl, _) = leaves_of(interp, &extra_arg(extra, "grad")?)?;
     let (pl, _) = leaves_of(interp, p)?;
@@ -377,7 +417,7 @@ fn search(
             lr = jops::mul(&c(b.decrease), &lr)?;
         }
         let np = rebuild(interp, &def, add_scale(&pl, &lr, &ul)?)?;
-        let (v, g) = evaluate(interp, &f, &np, b.store_grad)?;
+        let (v, g) = evaluate(interp, &f, &np, &kw, b.store_grad)?;
         err = decrease_error(&b, &lr, &slope, &value, &v)?;
         new_value = v;
         if b.store_grad && (concrete(&err)? <= b.atol || iter == b.max_steps) {

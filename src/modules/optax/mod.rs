@@ -22,7 +22,8 @@
 //! - [`zoom`]: the zoom line search, `scale_by_zoom_linesearch`.
 //! - [`perturbations`]: `make_perturbed_fun` and its noise distributions.
 //! - [`muon`]: `optax.contrib.muon` and `scale_by_muon`.
-//! - [`contrib`]: `optax.contrib` (`sam`, `ademamix`, ...).
+//! - [`contrib`]: `optax.contrib` (`sam`, `ademamix`, ...); schedule-free
+//!   optimizers in [`contrib_schedule_free`].
 //! - [`conditionality`]: `apply_if_finite`, `conditionally_*`, `apply_every`.
 //! - [`numerics`]: moment updates, `safe_norm`, `adaptive_grad_clip`.
 //! - [`utilities`]: `stateless`, `named_chain`, `scale_gradient`, ...
@@ -30,7 +31,7 @@
 //! - [`states`]: the NamedTuple classes of the states, in one table.
 //! - [`losses_more`], [`losses_cross`]: the losses optax composes of jnp
 //!   calls, made through [`compose`].
-//! - [`schedules`], [`schedules_more`], [`losses`], [`tree`].
+//! - [`schedules`], [`schedules_more`], [`losses`], [`tree`], [`tree_more`].
 
 mod adaptive;
 mod alias;
@@ -39,6 +40,7 @@ pub(crate) mod base;
 mod compose;
 mod conditionality;
 mod contrib;
+mod contrib_schedule_free;
 mod factorized;
 mod lbfgs;
 mod losses;
@@ -54,6 +56,7 @@ mod schedules_more;
 mod states;
 mod transforms;
 mod tree;
+mod tree_more;
 mod utilities;
 mod wrappers;
 mod wrappers_more;

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::python::array::to_value;
+use crate::python::format::repr_of;
 use crate::python::interp::Interp;
 use crate::python::ops::{binop, getattr, getitem};
 use crate::python::pytree::{flatten, unflatten};
@@ -165,7 +166,10 @@ fn get(_: &mut Interp, a: Args) -> Result<Obj> {
     match found.len() {
         0 => Ok(a.get(Some(2), "default").unwrap_or(Obj::None)),
         1 => Ok(found.remove(0)),
-        _ => bail!(KeyError, "Found multiple values for '{key}' in {}. Use `tree_get_all_with_path` to get all values.", crate::python::format::repr_of(&t)),
+        _ => {
+            let msg = format!("Found multiple values for '{key}' in {}.", repr_of(&t));
+            bail!(KeyError, "{}", repr_of(&Obj::str(&msg)))
+        }
     }
 }
 
@@ -308,6 +312,7 @@ fn functions(b: &mut Builder, prefix: &str) {
     b.func(&n("random_like"), random_like);
     b.func(&n("split_key_like"), split_key_like);
     super::numerics::register_tree(b, prefix);
+    super::tree_more::register(b, prefix);
 }
 
 /// The `optax.tree` module.
