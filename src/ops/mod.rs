@@ -282,13 +282,15 @@ pub fn mean(x: &Value, axes: Option<&[i64]>, keepdims: bool) -> Result<Value> {
     let x = convert(x, dtype)?;
     let s = sum(&x, axes, keepdims)?;
     let n = scalar(n as f64, dtype);
-    let m = if crate::trace::tracing() {
-        // A traced division by a constant runs as XLA runs it (see exec).
-        div(&s, &n)?
-    } else {
-        // JAX's mean is itself jitted, so its count is a compiled constant,
-        // which XLA divides by as a multiplication by its reciprocal.
+    // JAX's mean is itself jitted, so its count is a compiled constant,
+    // which XLA divides by as a multiplication by its reciprocal: also
+    // under eager differentiation, where JAX compiles mean on its own. A
+    // staged division by a constant runs that way too (see exec), so there
+    // it stays the division JAX's jaxpr shows.
+    let m = if crate::trace::all_eager() {
         mul(&s, &div(&scalar(1.0, dtype), &n)?)?
+    } else {
+        div(&s, &n)?
     };
     match narrow {
         Some(d) => convert(&m, d),

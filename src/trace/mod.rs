@@ -336,6 +336,13 @@ pub fn axis_env() -> AxisEnv {
     })
 }
 
+/// True when every active trace is eager (or none is active): values are
+/// computed as they are recorded, as in differentiation at top level, where
+/// JAX runs each jitted library function compiled on its own.
+pub fn all_eager() -> bool {
+    STACK.with(|s| s.borrow().iter().all(|f| f.eager))
+}
+
 /// True when the innermost trace stages a program (its tracers carry no
 /// values), as jit, make_jaxpr and map bodies do.
 pub fn staging() -> bool {
