@@ -132,6 +132,9 @@ const KINDS: [ErrorKind; 25] = [
     ErrorKind::OverflowError,
     ErrorKind::ShardingTypeError,
     ErrorKind::TraceContextError,
+    ErrorKind::ModifyScopeVariableError,
+    ErrorKind::ScopeCollectionNotFound,
+    ErrorKind::ScopeVariableNotFoundError,
     ErrorKind::Exception,
 ];
 

@@ -42,7 +42,7 @@ fn prepare_freeze(o: &Obj) -> Obj {
 }
 
 /// `unfreeze(x)`: a FrozenDict or a dict as nested plain dicts.
-fn unfreeze_obj(o: &Obj) -> Obj {
+pub(super) fn unfreeze_obj(o: &Obj) -> Obj {
     match (entries_of(o), o) {
         (Some(d), _) => prepare_freeze(&Obj::Dict(d)),
         (None, Obj::Dict(_)) => prepare_freeze(o),

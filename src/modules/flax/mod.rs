@@ -371,6 +371,7 @@ mod graph_iter;
 mod graphdef_text;
 mod group_norm;
 pub mod linen;
+mod linen_collections;
 mod linen_dropout;
 mod loops;
 mod lora;
