@@ -31,6 +31,13 @@ pub(super) struct Run {
     frames: Vec<Frame>,
 }
 
+impl Run {
+    /// Whether this run is `init`.
+    pub(super) fn initializing(&self) -> bool {
+        self.mode == Mode::Init
+    }
+}
+
 /// The `init`/`apply` calls running, innermost last: run state kept in the
 /// interpreter, so nothing outlives the program.
 #[derive(Default)]
@@ -409,7 +416,7 @@ pub(super) fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -
     one_key(key, typed)
 }
 
-fn param(
+pub(super) fn param(
     interp: &mut Interp,
     me: &Rc<Instance>,
     name: &str,
@@ -649,6 +656,7 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     let dense = dense_class(&module, lecun, zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
     let mut b = Builder::new("flax.linen");
+    super::linen_layers::register(&mut b, &module, &inits)?;
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))
         .attr("Dropout", Obj::Class(dropout))

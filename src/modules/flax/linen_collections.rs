@@ -155,29 +155,78 @@ fn not_found(
     }
 }
 
+/// The entry `name` of `col` in `me`'s scope, made by `init` when it is
+/// missing and the run may change `col` (Flax's errors otherwise).
+pub(super) fn read_or_init(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    col: &str,
+    name: &str,
+    init: Option<&dyn Fn(&mut Interp) -> Result<Obj>>,
+) -> Result<Obj> {
+    let path = module_path(interp, me)?;
+    let (vars, mutable) = run_vars(interp)?;
+    if let Some(v) = lookup(&vars, col, &path, name) {
+        return Ok(v);
+    }
+    let Some(init) = init.filter(|_| mutable.allows(col)) else {
+        return Err(not_found(&vars, col, &path, name));
+    };
+    let v = init(interp)?;
+    store(&vars, col, &path, name, v.clone());
+    Ok(v)
+}
+
+/// Writes the entry `name` of `col` in the scope at `path`, when the run
+/// may change `col`.
+fn write(interp: &mut Interp, col: &str, path: &[String], name: &str, v: Obj) -> Result<()> {
+    let (vars, mutable) = run_vars(interp)?;
+    if !mutable.allows(col) {
+        return Err(flax_message(
+            ErrorKind::ModifyScopeVariableError,
+            format!(
+                "Cannot update variable \"{name}\" in \"{}\" because collection \"{col}\" is immutable.",
+                path_text(path)
+            ),
+        ));
+    }
+    store(&vars, col, path, name, v);
+    Ok(())
+}
+
+/// Writes the entry `name` of `col` in `me`'s scope.
+pub(super) fn write_variable(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    col: &str,
+    name: &str,
+    v: Obj,
+) -> Result<()> {
+    let path = module_path(interp, me)?;
+    write(interp, col, &path, name, v)
+}
+
 /// `self.variable(col, name, init_fn=None, *init_args, **init_kwargs)`.
 fn variable(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "variable")?;
     let col = str_of(&a.req(Some(1), "col", "variable")?);
     let name = str_of(&a.req(Some(2), "name", "variable")?);
-    let init = a
+    let init_fn = a
         .opt(Some(3), "init_fn")
         .filter(|f| !matches!(f, Obj::None));
+    let rest = a.pos.get(4..).map(|r| r.to_vec()).unwrap_or_default();
+    let kw: Vec<(String, Obj)> =
+        a.kw.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "init_fn" | "unbox"))
+            .cloned()
+            .collect();
+    let init =
+        init_fn.map(|f| move |i: &mut Interp| i.call(&f, Args::with(rest.clone(), kw.clone())));
+    let init_ref = init
+        .as_ref()
+        .map(|f| f as &dyn Fn(&mut Interp) -> Result<Obj>);
+    read_or_init(interp, &me, &col, &name, init_ref)?;
     let path = module_path(interp, &me)?;
-    let (vars, mutable) = run_vars(interp)?;
-    if lookup(&vars, &col, &path, &name).is_none() {
-        let Some(init) = init.filter(|_| mutable.allows(&col)) else {
-            return Err(not_found(&vars, &col, &path, &name));
-        };
-        let rest = a.pos.get(4..).map(|r| r.to_vec()).unwrap_or_default();
-        let kw: Vec<(String, Obj)> =
-            a.kw.iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "init_fn" | "unbox"))
-                .cloned()
-                .collect();
-        let v = interp.call(&init, Args::with(rest, kw))?;
-        store(&vars, &col, &path, &name, v);
-    }
     let class = variable_class(interp);
     Ok(instance(
         &class,
@@ -237,17 +286,7 @@ fn set_value(interp: &mut Interp, a: Args) -> Result<Obj> {
         return Ok(Obj::None);
     }
     let (col, path, name) = where_of(&me);
-    let (vars, mutable) = run_vars(interp)?;
-    if !mutable.allows(&col) {
-        return Err(flax_message(
-            ErrorKind::ModifyScopeVariableError,
-            format!(
-                "Cannot update variable \"{name}\" in \"{}\" because collection \"{col}\" is immutable.",
-                path_text(&path)
-            ),
-        ));
-    }
-    store(&vars, &col, &path, &name, v);
+    write(interp, &col, &path, &name, v)?;
     Ok(Obj::None)
 }
 

@@ -373,6 +373,7 @@ mod group_norm;
 pub mod linen;
 mod linen_collections;
 mod linen_dropout;
+mod linen_layers;
 mod loops;
 mod lora;
 mod masks;
