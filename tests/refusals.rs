@@ -738,4 +738,16 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
     );
     let (ty, _, _) = error_of(&filter);
     assert_eq!(ty, "NotImplementedError");
+    let bound = format!(
+        "{head}m = nn.Dense(2)\nv = m.init(jax.random.key(0), jnp.ones(3))\nb = m.bind(v)\n"
+    );
+    let (ty, msg, line) = error_of(&bound);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.linen.Module.bind",
+            6
+        )
+    );
 }

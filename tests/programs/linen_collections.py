@@ -74,4 +74,18 @@ except errors.ModifyScopeVariableError as e:
     print('ModifyScopeVariableError:', e)
 out, st = w.apply(wv, 2.0, mutable=['state'])
 print(out, st)
+
+
+class Putter(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        old = self.get_variable('cache', 'last', jnp.zeros(()))
+        if self.is_mutable_collection('cache'):
+            self.put_variable('cache', 'last', old + x)
+        return old
+
+
+pm = Putter()
+pv = pm.init(jax.random.key(2), 4.0)
+print(pv, pm.apply(pv, 1.0), pm.apply(pv, 1.0, mutable='cache'))
 result = float(jnp.sum(y2))

@@ -155,6 +155,9 @@ fn not_found(
     }
 }
 
+/// What makes a missing variable's value.
+pub(super) type InitFn<'a> = &'a dyn Fn(&mut Interp) -> Result<Obj>;
+
 /// The entry `name` of `col` in `me`'s scope, made by `init` when it is
 /// missing and the run may change `col` (Flax's errors otherwise).
 pub(super) fn read_or_init(
@@ -162,7 +165,7 @@ pub(super) fn read_or_init(
     me: &Rc<Instance>,
     col: &str,
     name: &str,
-    init: Option<&dyn Fn(&mut Interp) -> Result<Obj>>,
+    init: Option<InitFn>,
 ) -> Result<Obj> {
     let path = module_path(interp, me)?;
     let (vars, mutable) = run_vars(interp)?;
@@ -365,7 +368,28 @@ pub(super) fn module_methods() -> Vec<(String, Obj)> {
         let p = module_path(interp, &me)?;
         Ok(Obj::tuple(p.iter().map(Obj::str).collect()))
     });
-    vec![
+    let mut methods: Vec<(String, Obj)> = ["bind", "unbind", "tabulate", "lazy_init", "perturb"]
+        .iter()
+        .map(|n| {
+            let name = n.to_string();
+            let refusal = Obj::native(format!("Module.{n}"), move |_, _| {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: flax.linen.Module.{name}"
+                )
+            });
+            (n.to_string(), refusal)
+        })
+        .collect();
+    methods.extend([
+        (
+            "get_variable".into(),
+            Obj::native("Module.get_variable", get_variable),
+        ),
+        (
+            "put_variable".into(),
+            Obj::native("Module.put_variable", put_variable),
+        ),
         ("variable".into(), Obj::native("Module.variable", variable)),
         ("sow".into(), Obj::native("Module.sow", sow)),
         (
@@ -387,7 +411,30 @@ pub(super) fn module_methods() -> Vec<(String, Obj)> {
                 fset: None,
             }),
         ),
-    ]
+    ]);
+    methods
+}
+
+/// `self.get_variable(col, name, default=None)`.
+fn get_variable(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "get_variable")?;
+    let col = str_of(&a.req(Some(1), "col", "get_variable")?);
+    let name = str_of(&a.req(Some(2), "name", "get_variable")?);
+    let path = module_path(interp, &me)?;
+    let (vars, _) = run_vars(interp)?;
+    Ok(lookup(&vars, &col, &path, &name)
+        .or_else(|| a.opt(Some(3), "default"))
+        .unwrap_or(Obj::None))
+}
+
+/// `self.put_variable(col, name, value)`, when the run may change `col`.
+fn put_variable(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "put_variable")?;
+    let col = str_of(&a.req(Some(1), "col", "put_variable")?);
+    let name = str_of(&a.req(Some(2), "name", "put_variable")?);
+    let v = a.req(Some(3), "value", "put_variable")?;
+    write_variable(interp, &me, &col, &name, v)?;
+    Ok(Obj::None)
 }
 
 fn interp_in_run(interp: &mut Interp) -> bool {
