@@ -46,6 +46,15 @@ pub enum ErrorKind {
     /// An nnx object changed under a trace other than the one it was made
     /// in (Flax's `flax.errors.TraceContextError`).
     TraceContextError,
+    /// A linen variable of an immutable collection was assigned (Flax's
+    /// `flax.errors.ModifyScopeVariableError`).
+    ModifyScopeVariableError,
+    /// A linen variable was read from a collection the module's variables
+    /// lack (`flax.errors.ScopeCollectionNotFound`).
+    ScopeCollectionNotFound,
+    /// A linen variable its collection lacks was read
+    /// (`flax.errors.ScopeVariableNotFoundError`).
+    ScopeVariableNotFoundError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// What JAX's runtime raises when a compiled program fails (a host
@@ -90,6 +99,9 @@ impl ErrorKind {
             ErrorKind::TracerIntegerConversionError => "TracerIntegerConversionError",
             ErrorKind::NonConcreteBooleanIndexError => "NonConcreteBooleanIndexError",
             ErrorKind::TraceContextError => "TraceContextError",
+            ErrorKind::ModifyScopeVariableError => "ModifyScopeVariableError",
+            ErrorKind::ScopeCollectionNotFound => "ScopeCollectionNotFound",
+            ErrorKind::ScopeVariableNotFoundError => "ScopeVariableNotFoundError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::JaxRuntimeError => "JaxRuntimeError",
             ErrorKind::Cancelled => "Cancelled",

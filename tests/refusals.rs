@@ -777,3 +777,64 @@ fn the_spectral_estimators_of_scipy_signal_are_not_implemented() {
         "not supported by shardlab yet: jax.scipy.signal.convolve with precision="
     );
 }
+
+#[test]
+fn linen_pieces_beyond_shardlab_are_refused_by_name() {
+    let head = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
+    let capture = format!(
+        "{head}m = nn.Dense(2)\nv = m.init(jax.random.key(0), jnp.ones(3))\nm.apply(v, jnp.ones(3), capture_intermediates=True)\n"
+    );
+    let (ty, msg, line) = error_of(&capture);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: capture_intermediates",
+            6
+        )
+    );
+    let half = format!(
+        "{head}m = nn.LayerNorm(dtype=jnp.bfloat16)\nm.init(jax.random.key(0), jnp.ones(3))\n"
+    );
+    let (ty, msg, _) = error_of(&half);
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: linen LayerNorm with a dtype other than float32"
+        )
+    );
+    let (ty, msg, _) = error_of(&format!("{head}nn.Conv(4, (3,))\n"));
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.linen.Conv"
+        )
+    );
+    let (ty, msg, _) = error_of("from flax.core import lift\n");
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.core.lift"
+        )
+    );
+    let filter = format!(
+        "{head}m = nn.Dense(2)\nv = m.init(jax.random.key(0), jnp.ones(3))\nm.apply(v, jnp.ones(3), mutable=nn.DenyList('params'))\n"
+    );
+    let (ty, _, _) = error_of(&filter);
+    assert_eq!(ty, "NotImplementedError");
+    let bound = format!(
+        "{head}m = nn.Dense(2)\nv = m.init(jax.random.key(0), jnp.ones(3))\nb = m.bind(v)\n"
+    );
+    let (ty, msg, line) = error_of(&bound);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.linen.Module.bind",
+            6
+        )
+    );
+}

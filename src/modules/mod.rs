@@ -298,7 +298,11 @@ fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
             let nnx = import(interp, "flax.nnx")?;
             let errors = import(interp, "flax.errors")?;
             let traverse_util = import(interp, "flax.traverse_util")?;
+            let core = import(interp, "flax.core")?;
+            let structs = import(interp, "flax.struct")?;
             Builder::new("flax")
+                .attr("core", core)
+                .attr("struct", structs)
                 .attr("linen", linen)
                 .attr("nnx", nnx)
                 .attr("errors", errors)
@@ -306,6 +310,9 @@ fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
                 .build()
         }
         "flax.traverse_util" => flax::traverse_util::traverse_util_module(),
+        "flax.struct" => flax::struct_dataclass::struct_module(),
+        "flax.core" => flax::frozen_dict::core_module(interp)?,
+        "flax.core.frozen_dict" => flax::frozen_dict::frozen_dict_module(interp, name)?,
         "flax.nnx.traversals" => {
             let nnx = import(interp, "flax.nnx")?;
             crate::python::ops::getattr(interp, &nnx, "traversals")?
@@ -402,6 +409,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.dtypes" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.experimental.checkify" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.scipy.fft" | "jax.scipy.signal" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
+        | "flax.struct" | "flax.core" | "flax.core.frozen_dict"
         | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)
         }

@@ -189,6 +189,21 @@ const FLAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
         "FlaxError",
         Some(ErrorKind::TraceContextError),
     ),
+    (
+        "ModifyScopeVariableError",
+        "FlaxError",
+        Some(ErrorKind::ModifyScopeVariableError),
+    ),
+    (
+        "ScopeCollectionNotFound",
+        "FlaxError",
+        Some(ErrorKind::ScopeCollectionNotFound),
+    ),
+    (
+        "ScopeVariableNotFoundError",
+        "FlaxError",
+        Some(ErrorKind::ScopeVariableNotFoundError),
+    ),
 ];
 
 /// The builtin exception classes of one run, by name and by engine kind.

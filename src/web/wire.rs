@@ -106,7 +106,7 @@ impl<'de> Deserialize<'de> for Array {
 }
 
 /// Every error kind, for turning a kind's code back into the kind.
-const KINDS: [ErrorKind; 25] = [
+const KINDS: [ErrorKind; 28] = [
     ErrorKind::ValueError,
     ErrorKind::TypeError,
     ErrorKind::NameError,
@@ -132,6 +132,9 @@ const KINDS: [ErrorKind; 25] = [
     ErrorKind::OverflowError,
     ErrorKind::ShardingTypeError,
     ErrorKind::TraceContextError,
+    ErrorKind::ModifyScopeVariableError,
+    ErrorKind::ScopeCollectionNotFound,
+    ErrorKind::ScopeVariableNotFoundError,
     ErrorKind::Exception,
 ];
 

@@ -73,29 +73,38 @@ fn embed_call(_: &mut Interp, a: Args) -> Result<Obj> {
         );
     }
     let idx = to_value(&a.req(Some(1), "inputs", "Embed.__call__")?)?;
+    Ok(Obj::Array(lookup(&table(&me)?, &idx)?))
+}
+
+/// The rows of the table `emb` at the integer indices `idx`
+/// (`jnp.take(emb, idx, axis=0)`, a one-row table broadcast).
+pub(super) fn lookup(emb: &Value, idx: &Value) -> Result<Value> {
     if idx.dtype() != DType::I32 {
         bail!(
             ValueError,
             "Input type must be an integer or unsigned integer."
         );
     }
-    let emb = table(&me)?;
     let shape = emb.shape();
     if shape.first() == Some(&1) {
         let mut out = idx.shape();
         out.push(shape[1]);
-        return Ok(Obj::Array(jops::broadcast_to(&emb, &out)?));
+        return jops::broadcast_to(emb, &out);
     }
-    Ok(Obj::Array(jops::take(&emb, &idx, 0)?))
+    jops::take(emb, idx, 0)
+}
+
+/// `attend(query)`: `query @ emb.T`, in float32.
+pub(super) fn attend(emb: &Value, q: &Value) -> Result<Value> {
+    let q = jops::convert(q, DType::F32)?;
+    let t = jops::transpose(emb, &[1, 0])?;
+    jops::matmul(&q, &t)
 }
 
 fn embed_attend(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "Embed.attend")?;
     let q = to_value(&a.req(Some(1), "query", "Embed.attend")?)?;
-    let q = jops::convert(&q, DType::F32)?;
-    let emb = table(&me)?;
-    let t = jops::transpose(&emb, &[1, 0])?;
-    Ok(Obj::Array(jops::matmul(&q, &t)?))
+    Ok(Obj::Array(attend(&table(&me)?, &q)?))
 }
 
 /// `nnx.Embed`.

@@ -1,6 +1,7 @@
 //! `flax.linen`: Module subclasses with `@nn.compact` or `setup`, Dense,
 //! init/apply and the rng and parameter plumbing of a module path.
 
+use super::linen_collections::{self as collections, Filter};
 use super::*;
 
 // ----------------------------------------------------------------- linen
@@ -16,11 +17,13 @@ struct Frame {
     in_setup: bool,
 }
 
-struct Run {
+pub(super) struct Run {
     mode: Mode,
+    /// The collections this run may change.
+    pub(super) mutable: Filter,
     root: Rc<Instance>,
     /// `{'params': {...}, ...}`.
-    variables: Rc<RefCell<Dict>>,
+    pub(super) variables: Rc<RefCell<Dict>>,
     rngs: Vec<(String, Key, bool)>,
     counters: HashMap<(Vec<String>, String), u32>,
     cursors: HashMap<Vec<String>, HashMap<String, u32>>,
@@ -28,12 +31,19 @@ struct Run {
     frames: Vec<Frame>,
 }
 
+impl Run {
+    /// Whether this run is `init`.
+    pub(super) fn initializing(&self) -> bool {
+        self.mode == Mode::Init
+    }
+}
+
 /// The `init`/`apply` calls running, innermost last: run state kept in the
 /// interpreter, so nothing outlives the program.
 #[derive(Default)]
 struct Runs(Vec<Run>);
 
-fn with_run<T>(interp: &mut Interp, f: impl FnOnce(&mut Run) -> Result<T>) -> Result<T> {
+pub(super) fn with_run<T>(interp: &mut Interp, f: impl FnOnce(&mut Run) -> Result<T>) -> Result<T> {
     match interp.state::<Runs>().0.last_mut() {
         Some(run) => f(run),
         None => bail!(
@@ -333,7 +343,7 @@ fn bind_to_parent(
     Ok(())
 }
 
-fn nested_get(d: &Rc<RefCell<Dict>>, path: &[String]) -> Option<Rc<RefCell<Dict>>> {
+pub(super) fn nested_get(d: &Rc<RefCell<Dict>>, path: &[String]) -> Option<Rc<RefCell<Dict>>> {
     let mut cur = d.clone();
     for p in path {
         let next = match cur.borrow().get(&Obj::str(p)) {
@@ -345,7 +355,7 @@ fn nested_get(d: &Rc<RefCell<Dict>>, path: &[String]) -> Option<Rc<RefCell<Dict>
     Some(cur)
 }
 
-fn nested_make(d: &Rc<RefCell<Dict>>, path: &[String]) -> Rc<RefCell<Dict>> {
+pub(super) fn nested_make(d: &Rc<RefCell<Dict>>, path: &[String]) -> Rc<RefCell<Dict>> {
     let mut cur = d.clone();
     for p in path {
         let existing = cur.borrow().get(&Obj::str(p));
@@ -406,7 +416,7 @@ pub(super) fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -
     one_key(key, typed)
 }
 
-fn param(
+pub(super) fn param(
     interp: &mut Interp,
     me: &Rc<Instance>,
     name: &str,
@@ -471,6 +481,7 @@ fn run_module(
     mode: Mode,
     variables: Rc<RefCell<Dict>>,
     rngs: Vec<(String, Key, bool)>,
+    mutable: Filter,
     a: &Args,
 ) -> Result<Obj> {
     let method = match a.opt(None, "method") {
@@ -487,11 +498,18 @@ fn run_module(
     };
     let kw: Vec<(String, Obj)> =
         a.kw.iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "method" | "rngs" | "mutable"))
+            .filter(|(k, _)| {
+                !matches!(
+                    k.as_str(),
+                    "method" | "rngs" | "mutable" | "capture_intermediates"
+                )
+            })
             .cloned()
             .collect();
+    collections::refuse_capture(a)?;
     interp.state::<Runs>().0.push(Run {
         mode,
+        mutable,
         root: me.clone(),
         variables,
         rngs,
@@ -511,8 +529,20 @@ fn linen_init(interp: &mut Interp, a: Args, with_output: bool) -> Result<Obj> {
     let me = self_arg(&a, "init")?;
     let rngs = rngs_arg(&a.req(Some(1), "rngs", "init")?)?;
     let vars = Rc::new(RefCell::new(Dict::default()));
-    let out = run_module(interp, &me, Mode::Init, vars.clone(), rngs, &a)?;
-    let v = Obj::Dict(vars);
+    let mutable = match a.opt(None, "mutable") {
+        Some(m) => Filter::parse(&m)?,
+        None => Filter::all_but_intermediates(),
+    };
+    let out = run_module(
+        interp,
+        &me,
+        Mode::Init,
+        vars.clone(),
+        rngs,
+        mutable.clone(),
+        &a,
+    )?;
+    let v = mutable.select(&vars);
     Ok(if with_output {
         Obj::tuple(vec![out, v])
     } else {
@@ -536,7 +566,8 @@ fn deep_copy_dicts(o: &Obj) -> Obj {
 fn linen_apply(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "apply")?;
     let variables = a.req(Some(1), "variables", "apply")?;
-    let Obj::Dict(vars) = deep_copy_dicts(&variables) else {
+    let plain = super::frozen_dict::unfreeze_obj(&variables);
+    let Obj::Dict(vars) = deep_copy_dicts(&plain) else {
         bail!(
             TypeError,
             "apply expects the variables as a dict such as {{'params': ...}}, got {}",
@@ -547,17 +578,23 @@ fn linen_apply(interp: &mut Interp, a: Args) -> Result<Obj> {
         Some(r) => rngs_arg(&r)?,
         None => vec![],
     };
-    if a.opt(None, "mutable")
-        .map(|m| truthy(&m, "mutable"))
-        .transpose()?
-        == Some(true)
-    {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: apply with mutable collections"
-        );
-    }
-    run_module(interp, &me, Mode::Apply, vars, rngs, &a)
+    let mutable = match a.opt(None, "mutable") {
+        Some(m) => Filter::parse(&m)?,
+        None => Filter::Nothing,
+    };
+    let out = run_module(
+        interp,
+        &me,
+        Mode::Apply,
+        vars.clone(),
+        rngs,
+        mutable.clone(),
+        &a,
+    )?;
+    Ok(match mutable {
+        Filter::Nothing => out,
+        m => Obj::tuple(vec![out, m.select(&vars)]),
+    })
 }
 
 fn dense_call(interp: &mut Interp, a: Args) -> Result<Obj> {
@@ -619,6 +656,7 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     let dense = dense_class(&module, lecun, zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
     let mut b = Builder::new("flax.linen");
+    super::linen_layers::register(&mut b, &module, &inits)?;
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))
         .attr("Dropout", Obj::Class(dropout))
@@ -679,58 +717,56 @@ pub(super) fn is_linen_module(i: &Instance) -> bool {
 /// `is_initializing`).
 fn module_class() -> Rc<Class> {
     let t = Obj::Bool(true);
-    new_class(
-        "Module",
-        vec![],
-        vec![
-            ("__linen_module__".into(), t.clone()),
-            ("__linen_wrapped__".into(), t.clone()),
-            (
-                "__init__".into(),
-                Obj::native("Module.__init__", linen_module_init),
-            ),
-            (
-                "init".into(),
-                Obj::native("Module.init", |i, a| linen_init(i, a, false)),
-            ),
-            (
-                "init_with_output".into(),
-                Obj::native("Module.init_with_output", |i, a| linen_init(i, a, true)),
-            ),
-            ("apply".into(), Obj::native("Module.apply", linen_apply)),
-            (
-                "__repr__".into(),
-                Obj::native("Module.__repr__", linen_repr),
-            ),
-            (
-                "param".into(),
-                Obj::native("Module.param", |i, a| {
-                    let me = self_arg(&a, "param")?;
-                    let name = str_of(&a.req(Some(1), "name", "param")?);
-                    let init = a.req(Some(2), "init_fn", "param")?;
-                    param(i, &me, &name, &init, a.pos[3.min(a.pos.len())..].to_vec())
-                }),
-            ),
-            (
-                "make_rng".into(),
-                Obj::native("Module.make_rng", |interp, a| {
-                    let me = self_arg(&a, "make_rng")?;
-                    let name = a
-                        .get(Some(1), "name")
-                        .map(|o| str_of(&o))
-                        .unwrap_or_else(|| "params".into());
-                    let path = module_path(interp, &me)?;
-                    make_rng(interp, &path, &name)
-                }),
-            ),
-            (
-                "is_initializing".into(),
-                Obj::native("Module.is_initializing", |interp, _| {
-                    with_run(interp, |run| Ok(Obj::Bool(run.mode == Mode::Init)))
-                }),
-            ),
-        ],
-    )
+    let mut attrs = collections::module_methods();
+    attrs.extend([
+        ("__linen_module__".into(), t.clone()),
+        ("__linen_wrapped__".into(), t.clone()),
+        (
+            "__init__".into(),
+            Obj::native("Module.__init__", linen_module_init),
+        ),
+        (
+            "init".into(),
+            Obj::native("Module.init", |i, a| linen_init(i, a, false)),
+        ),
+        (
+            "init_with_output".into(),
+            Obj::native("Module.init_with_output", |i, a| linen_init(i, a, true)),
+        ),
+        ("apply".into(), Obj::native("Module.apply", linen_apply)),
+        (
+            "__repr__".into(),
+            Obj::native("Module.__repr__", linen_repr),
+        ),
+        (
+            "param".into(),
+            Obj::native("Module.param", |i, a| {
+                let me = self_arg(&a, "param")?;
+                let name = str_of(&a.req(Some(1), "name", "param")?);
+                let init = a.req(Some(2), "init_fn", "param")?;
+                param(i, &me, &name, &init, a.pos[3.min(a.pos.len())..].to_vec())
+            }),
+        ),
+        (
+            "make_rng".into(),
+            Obj::native("Module.make_rng", |interp, a| {
+                let me = self_arg(&a, "make_rng")?;
+                let name = a
+                    .get(Some(1), "name")
+                    .map(|o| str_of(&o))
+                    .unwrap_or_else(|| "params".into());
+                let path = module_path(interp, &me)?;
+                make_rng(interp, &path, &name)
+            }),
+        ),
+        (
+            "is_initializing".into(),
+            Obj::native("Module.is_initializing", |interp, _| {
+                with_run(interp, |run| Ok(Obj::Bool(run.mode == Mode::Init)))
+            }),
+        ),
+    ]);
+    new_class("Module", vec![], attrs)
 }
 
 /// `nn.Dense(features, use_bias=True, kernel_init=lecun_normal(),

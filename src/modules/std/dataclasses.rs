@@ -246,6 +246,23 @@ fn options(a: &Args) -> Result<Options> {
     Ok(o)
 }
 
+/// `dataclass(cls, **options)` for a library decorator built on Python's
+/// (`flax.struct.dataclass`): the options are the keywords of `a`.
+pub fn dataclass_of(interp: &mut Interp, c: &Rc<Class>, a: &Args) -> Result<Obj> {
+    process(interp, c, options(a)?)
+}
+
+/// The names of the fields of a dataclass or of one of its instances.
+pub fn field_names(o: &Obj) -> Option<Vec<String>> {
+    class_fields(o).map(|fs| fs.into_iter().map(|f| f.name).collect())
+}
+
+/// Makes the fields `data` of the dataclass `cls` its pytree children (the
+/// other fields stay with the node, as `register_dataclass`'s meta fields).
+pub fn set_data_fields(cls: &Obj, data: Vec<Obj>) -> Result<()> {
+    crate::python::ops::setattr(cls, DATA_FIELDS, Obj::tuple(data))
+}
+
 /// `@dataclass`, `@dataclass(...)` or `dataclass(cls, ...)`.
 fn dataclass(interp: &mut Interp, a: Args) -> Result<Obj> {
     let opts = options(&a)?;
@@ -667,13 +684,17 @@ fn same_class(a: &Obj, b: &Obj) -> bool {
     matches!((a, b), (Obj::Instance(x), Obj::Instance(y)) if Rc::ptr_eq(&x.class, &y.class))
 }
 
-/// `==` of the generated `__eq__`: same class and equal compared fields.
+/// `==` of the generated `__eq__`: same class and equal compared fields,
+/// compared as tuple items (the same object is equal to itself).
 fn instance_eq(a: &Obj, b: &Obj) -> bool {
     if !same_class(a, b) {
         return false;
     }
     let (x, y) = (compared_values(a), compared_values(b));
-    x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| py_eq(p, q))
+    x.len() == y.len()
+        && x.iter()
+            .zip(&y)
+            .all(|(p, q)| crate::python::ops::item_eq(p, q))
 }
 
 /// The generated ordering methods compare the field tuples.
@@ -702,7 +723,7 @@ fn order(op: &str, a: &Args) -> Result<Obj> {
 }
 
 /// The behaviour of dataclass instances.
-struct Dataclass;
+pub struct Dataclass;
 
 fn generated(this: &Obj, name: &str, marker: &str) -> bool {
     let Obj::Instance(i) = this else { return false };
@@ -892,7 +913,7 @@ fn convert_inner(interp: &mut Interp, o: &Obj, tuple: bool, factory: Option<&Obj
 }
 
 /// `replace(obj, /, **changes)`: a new instance through `__init__`.
-fn replace(interp: &mut Interp, a: Args) -> Result<Obj> {
+pub fn replace(interp: &mut Interp, a: Args) -> Result<Obj> {
     let o = a.req(Some(0), "obj", "replace")?;
     let (Obj::Instance(i), Some(fs)) = (&o, class_fields(&o)) else {
         bail!(
