@@ -362,6 +362,9 @@ fn register_elementwise(b: &mut Builder) {
                 same_dtypes(name, &x, &y)?;
             }
             let (x, y) = crate::python::array::binary_operands(op, &Obj::Array(x), &Obj::Array(y))?;
+            if op == BinaryOp::Div && x.dtype().is_int() {
+                return Ok(Obj::Array(super::lax_elementwise::int_div(&x, &y)?));
+            }
             Ok(Obj::Array(jops::binary(op, &x, &y)?))
         });
     }

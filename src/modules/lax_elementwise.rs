@@ -159,7 +159,7 @@ fn check_kind(name: &str, op: BinaryOp, d: DType) -> Result<()> {
 
 /// C's remainder: `|x| mod |y|` with the sign of `x` (negative zero
 /// included).
-fn rem(x: &Value, y: &Value) -> Result<Value> {
+pub(super) fn rem(x: &Value, y: &Value) -> Result<Value> {
     let d = x.dtype();
     if !(d.is_float() || d.is_int()) {
         return rejected("rem", d, "integer, floating");
@@ -307,4 +307,11 @@ fn mulhi(x: &Value, y: &Value) -> Result<Value> {
         BinaryOp::ShiftRightLogical
     };
     jops::convert(&jops::binary(op, &p, &shift)?, d)
+}
+
+/// `lax.div` of integers: C's division, rounding toward zero. `x - rem(x, y)`
+/// is a multiple of `y`, so the floor division of it is exact.
+pub(super) fn int_div(x: &Value, y: &Value) -> Result<Value> {
+    let whole = jops::binary(BinaryOp::Sub, x, &rem(x, y)?)?;
+    jops::binary(BinaryOp::FloorDiv, &whole, y)
 }
