@@ -838,3 +838,21 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
         )
     );
 }
+
+/// NumPy's arange takes scalar ends; a tuple or a longer array is
+/// NumPy's TypeError, not a crash.
+#[test]
+fn numpy_arange_of_a_sequence_is_a_type_error() {
+    for arg in ["()", "np.array([1, 2])"] {
+        let (ty, msg, line) = error_of(&format!("import numpy as np\nx = np.arange({arg})\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "TypeError",
+                "arange: scalar arguments expected instead of a sequence or array",
+                2
+            ),
+            "{arg}"
+        );
+    }
+}

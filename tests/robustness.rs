@@ -26,8 +26,17 @@ fn runs_without_panic(source: &str, lockstep: bool) -> Result<(), TestCaseError>
         max_steps: 200_000,
         ..Options::default()
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(source, &options)));
-    prop_assert!(outcome.is_ok(), "panicked on:\n{source}");
+    // On a thread with the stack the command line gives programs: the
+    // interpreter's recursion bound assumes it (a test thread's 2 MB would
+    // overflow before a deep but legal program reaches RecursionError).
+    let owned = source.to_string();
+    let outcome = std::thread::Builder::new()
+        .stack_size(shardlab::python::depth::STACK_BYTES)
+        .spawn(move || catch_unwind(AssertUnwindSafe(|| run(&owned, &options))).is_ok())
+        .map_err(|e| TestCaseError::fail(format!("no thread: {e}")))?
+        .join()
+        .unwrap_or(false);
+    prop_assert!(outcome, "panicked on:\n{source}");
     Ok(())
 }
 

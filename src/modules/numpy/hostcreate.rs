@@ -162,6 +162,13 @@ fn arange(a: &Args, dtype: Option<Kind>) -> Result<Obj> {
     for p in &parts {
         kind = kind.promote(p.kind);
     }
+    // NumPy takes only scalars (or arrays of one element) as the ends.
+    if parts.iter().any(|p| p.data.len() != 1) {
+        crate::bail!(
+            TypeError,
+            "arange: scalar arguments expected instead of a sequence or array"
+        );
+    }
     let v: Vec<f64> = parts.iter().map(|p| p.data[0]).collect();
     let (start, stop, step) = match v[..] {
         [stop] => (0.0, stop, 1.0),
