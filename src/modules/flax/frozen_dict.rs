@@ -387,20 +387,25 @@ fn copy_fn(interp: &mut Interp, a: Args) -> Result<Obj> {
         pos.extend(extra);
         return copy_method(interp, Args::new(pos));
     }
-    let Obj::Dict(_) = &x else {
-        bail!(
-            TypeError,
-            "Expected FrozenDict or dict, got {}",
-            x.type_name()
-        );
-    };
-    let out = prepare_freeze(&x);
+    let out = plain_copy(&x)?;
     if let (Obj::Dict(o), Some(e)) = (&out, extra) {
         for (k, v) in iterate_pairs(interp, &e)? {
             o.borrow_mut().set(k, v);
         }
     }
     Ok(out)
+}
+
+/// A fresh plain copy of a dict argument of the module's `copy`/`pop`.
+fn plain_copy(x: &Obj) -> Result<Obj> {
+    match x {
+        Obj::Dict(_) => Ok(prepare_freeze(x)),
+        _ => bail!(
+            TypeError,
+            "Expected FrozenDict or dict, got {}",
+            x.type_name()
+        ),
+    }
 }
 
 /// The entries of a dict or FrozenDict, as `self[key]` gives them.
@@ -418,14 +423,7 @@ fn pop_fn(interp: &mut Interp, a: Args) -> Result<Obj> {
     if entries_of(&x).is_some() {
         return pop_method(interp, Args::new(vec![x, key]));
     }
-    let Obj::Dict(_) = &x else {
-        bail!(
-            TypeError,
-            "Expected FrozenDict or dict, got {}",
-            x.type_name()
-        );
-    };
-    let out = prepare_freeze(&x);
+    let out = plain_copy(&x)?;
     let Obj::Dict(o) = &out else {
         return Ok(out);
     };
