@@ -402,7 +402,7 @@ fn plain_copy(x: &Obj) -> Result<Obj> {
         Obj::Dict(_) => Ok(prepare_freeze(x)),
         _ => bail!(
             TypeError,
-            "Expected FrozenDict or dict, got {}",
+            "Expected FrozenDict or dict, got <class '{}'>",
             x.type_name()
         ),
     }
