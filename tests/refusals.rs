@@ -856,3 +856,32 @@ fn numpy_arange_of_a_sequence_is_a_type_error() {
         );
     }
 }
+
+/// A shard_map manual over some mesh axes refuses an argument already split
+/// over the other axes (JAX runs the body as a program partitioned over
+/// them), eagerly and inside jit, and check_vma=False.
+#[test]
+fn partial_manual_shard_map_refusals_name_what_is_missing() {
+    let head = "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nmesh = jax.make_mesh((2, 4), ('a', 'b'))\nx = jax.device_put(jnp.ones((8, 8)), NamedSharding(mesh, P('a', 'b')))\nf = jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('a'), out_specs=P('a'), axis_names={'a'}";
+    let split = "not supported by shardlab yet: a shard_map manual over some mesh axes of an argument split over the others";
+    for (call, msg, line) in [
+        ("f(x)", split, 7),
+        ("jax.jit(f)(x)", split, 7),
+        ("jax.jit(lambda v: f(v * 2))(x)", split, 7),
+    ] {
+        let (ty, m, l) = error_of(&format!("{head})\n{call}\n"));
+        assert_eq!(
+            (ty.as_str(), m.as_str(), l),
+            ("NotImplementedError", msg, line),
+            "{call}"
+        );
+    }
+    let (ty, m, _) = error_of(&format!("{head}, check_vma=False)\nf(jnp.ones((8, 8)))\n"));
+    assert_eq!(
+        (ty.as_str(), m.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: a shard_map manual over some mesh axes with check_vma=False"
+        )
+    );
+}

@@ -10,7 +10,7 @@ mod print;
 pub mod str_repr;
 mod unprintable;
 
-pub use print::{equation as equation_text, str_repr, typed as typed_text};
+pub use print::{equation as equation_text, str_repr, typed as typed_text, Types};
 
 /// Shapes print as Python tuples everywhere: `(3,)`, `(2, 4)`.
 pub use crate::array::fmt_shape;

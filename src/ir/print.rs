@@ -437,16 +437,30 @@ pub fn equation(jaxpr: &Jaxpr, eqn: &crate::ir::Eqn) -> String {
     p.eqn(jaxpr, eqn, &mut scope, &used, 0, true)
 }
 
-/// `jaxpr` printed with the sharded types of its variables: `types` gives
-/// the text of each variable (indexed by [`Var`]) that has one.
-pub fn typed(jaxpr: &Jaxpr, types: &[Option<String>]) -> String {
-    let key = jaxpr as *const Jaxpr as usize;
-    let types = types
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| Some(((key, Var(i as u32)), t.clone()?)))
-        .collect();
-    let mut p = Printer { next: 0, types };
+/// The sharded types of a program's variables, for [`typed`]: the text of
+/// each variable that has one, keyed by the (sub-)program it belongs to.
+#[derive(Default)]
+pub struct Types(HashMap<(usize, Var), String>);
+
+impl Types {
+    /// Gives the variables of `jaxpr` (indexed by [`Var`]) their texts.
+    pub fn add(&mut self, jaxpr: &Jaxpr, types: &[Option<String>]) {
+        let key = jaxpr as *const Jaxpr as usize;
+        for (i, t) in types.iter().enumerate() {
+            if let Some(t) = t {
+                self.0.insert((key, Var(i as u32)), t.clone());
+            }
+        }
+    }
+}
+
+/// `jaxpr` printed with the sharded types of its variables and those of
+/// the programs nested in it that `types` holds.
+pub fn typed(jaxpr: &Jaxpr, types: Types) -> String {
+    let mut p = Printer {
+        next: 0,
+        types: types.0,
+    };
     let scope = p.constvars(jaxpr);
     p.jaxpr(jaxpr, scope, 0, 0)
 }

@@ -632,6 +632,9 @@ fn to_spec(o: &Obj) -> PartitionSpec {
 struct MapOpts {
     check_vma: bool,
     abstract_mesh: bool,
+    /// The mesh of a map manual over some of its axes (see
+    /// `ShardMapParams::whole_mesh`).
+    whole_mesh: Option<crate::mesh::Mesh>,
 }
 
 fn shard_map_call(
@@ -640,7 +643,7 @@ fn shard_map_call(
     mesh: &crate::mesh::Mesh,
     in_specs: &Obj,
     out_specs: &Obj,
-    opts: MapOpts,
+    opts: &MapOpts,
     call: Args,
 ) -> Result<Obj> {
     let check_vma = opts.check_vma;
@@ -681,6 +684,7 @@ fn shard_map_call(
         out_keys: keyed.into_iter().map(|(k, _)| k).collect(),
         first_only: false,
         abstract_mesh: opts.abstract_mesh,
+        whole_mesh: opts.whole_mesh.clone(),
     };
     let outs = {
         let (out_def, in_def, kw) = (&out_def, &in_def, &call.kw);
@@ -843,11 +847,16 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
             let opts = MapOpts {
                 check_vma: check,
                 abstract_mesh: given.as_ref().is_none_or(|m| matches!(m, Obj::None)),
+                whole_mesh: None,
             };
             if axis_names.is_empty() || all {
-                return shard_map_call(i, &f, &mesh, &in_specs, &out_specs, opts, call);
+                return shard_map_call(i, &f, &mesh, &in_specs, &out_specs, &opts, call);
             }
             let specs = (&in_specs, &out_specs);
+            let opts = MapOpts {
+                whole_mesh: Some((*mesh).clone()),
+                ..opts
+            };
             super::partial_manual::call(
                 i,
                 &mesh,
@@ -855,7 +864,7 @@ pub fn shard_map(interp: &mut Interp, a: Args) -> Result<Obj> {
                 specs,
                 check,
                 call,
-                |i, sub, call| shard_map_call(i, &f, sub, &in_specs, &out_specs, opts, call),
+                |i, sub, call| shard_map_call(i, &f, sub, &in_specs, &out_specs, &opts, call),
             )
         },
     ))

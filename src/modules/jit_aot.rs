@@ -78,13 +78,26 @@ pub fn lowered(
 
 /// The program printed as `make_jaxpr` prints it, with sharded types.
 pub fn typed_text(jaxpr: &Jaxpr, placements: &[Option<Arc<Placement>>]) -> Result<String> {
+    let mut types = crate::ir::Types::default();
+    add_types(&mut types, jaxpr, placements)?;
+    Ok(crate::ir::typed_text(jaxpr, types))
+}
+
+/// The sharded types of `jaxpr`'s variables given its inputs' placements,
+/// and those of the jitted programs nested in it, whose types JAX prints
+/// too (their inputs live where the operands of their equation do).
+fn add_types(
+    types: &mut crate::ir::Types,
+    jaxpr: &Jaxpr,
+    placements: &[Option<Arc<Placement>>],
+) -> Result<()> {
     let env = crate::primitives::placement::propagate_eqns(
         &jaxpr.avals,
         &jaxpr.invars,
         &jaxpr.eqns,
         placements,
     )?;
-    let types: Vec<Option<String>> = jaxpr
+    let texts: Vec<Option<String>> = jaxpr
         .avals
         .iter()
         .zip(&env)
@@ -101,7 +114,21 @@ pub fn typed_text(jaxpr: &Jaxpr, placements: &[Option<Arc<Placement>>]) -> Resul
             _ => None,
         })
         .collect();
-    Ok(crate::ir::typed_text(jaxpr, &types))
+    types.add(jaxpr, &texts);
+    for eqn in &jaxpr.eqns {
+        if let Prim::Jit(j) = &eqn.prim {
+            let ins: Vec<Option<Arc<Placement>>> = eqn
+                .inputs
+                .iter()
+                .map(|a| match a {
+                    crate::ir::Atom::Var(v) => env.get(v.0 as usize).cloned().flatten(),
+                    crate::ir::Atom::Lit(x) => x.placement_rc(),
+                })
+                .collect();
+            add_types(types, &j.body, &ins)?;
+        }
+    }
+    Ok(())
 }
 
 /// What `trace` returns.

@@ -8,9 +8,13 @@
 //! coordinates, and its results are then placed on the whole mesh by
 //! out_specs (replicated over the other axes).
 //!
-//! What shardlab cannot make exact is refused by name: such a map inside
-//! a trace (jit lowers it with JAX's partial-auto partitioning), and
-//! arguments already split over the non-manual axes.
+//! Inside a trace the map is one equation over the sub-mesh that records
+//! the whole mesh (`ShardMapParams::whole_mesh`): its jaxpr names the whole
+//! mesh, and its results live there, as JAX's do.
+//!
+//! What shardlab cannot make exact is refused by name: arguments already
+//! split over the non-manual axes (JAX then runs the body as a program
+//! partitioned over those axes).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -84,18 +88,25 @@ fn sub_mesh(mesh: &Mesh, manual: &BTreeSet<String>) -> Result<Mesh> {
 /// An argument as the sub-mesh map takes it: unplaced, as long as nothing
 /// splits it over the non-manual axes.
 fn local_arg(o: &Obj, manual: &BTreeSet<String>) -> Result<Obj> {
-    let Obj::Array(Value::Concrete(a)) = o else {
-        return Ok(o.clone());
+    let placement = match o {
+        Obj::Array(Value::Concrete(a)) => a.placement().cloned(),
+        Obj::Array(Value::Traced(t)) => crate::trace::tracer_placement(t)?.map(|p| (*p).clone()),
+        _ => None,
     };
-    match a.placement() {
-        Some(Placement::Named(s)) if s.spec.used_axes().iter().any(|x| !manual.contains(*x)) => {
+    if let Some(Placement::Named(s)) = &placement {
+        if s.spec.used_axes().iter().any(|x| !manual.contains(*x)) {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: a shard_map manual over some mesh axes of an argument split over the others"
             )
         }
-        _ => Ok(Obj::Array(Value::Concrete(a.clone().with_placement(None)))),
     }
+    Ok(match o {
+        Obj::Array(Value::Concrete(a)) => {
+            Obj::Array(Value::Concrete(a.clone().with_placement(None)))
+        }
+        o => o.clone(),
+    })
 }
 
 /// A result of the sub-mesh map placed on the whole mesh. Over a mesh with
@@ -143,12 +154,6 @@ pub fn call(
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: a shard_map manual over some mesh axes with check_vma=False"
-        );
-    }
-    if crate::trace::staging() {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: a shard_map manual over some mesh axes inside a traced function"
         );
     }
     check_specs(specs.0, manual, "in_specs")?;

@@ -303,6 +303,8 @@ pub struct MapNames {
     pub first_only: bool,
     /// The mesh is the context mesh: the equation names its abstract mesh.
     pub abstract_mesh: bool,
+    /// The whole mesh of a map manual over some of its axes only.
+    pub whole_mesh: Option<Mesh>,
 }
 
 /// [`shard_map`] whose errors name the function and the outputs' paths.
@@ -326,6 +328,7 @@ pub fn shard_map_named(
     let proto = ShardMapParams {
         mesh: mesh.clone(),
         abstract_mesh: names.abstract_mesh,
+        whole_mesh: names.whole_mesh.clone(),
         in_specs: in_specs.to_vec(),
         out_specs: out_specs.to_vec(),
         body: crate::ir::Jaxpr {
@@ -367,6 +370,7 @@ pub fn shard_map_named(
                 out_keys: vec![String::new(); outs.len()],
                 first_only: true,
                 abstract_mesh: names.abstract_mesh,
+                whole_mesh: names.whole_mesh.clone(),
             };
             &eager
         };

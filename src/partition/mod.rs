@@ -278,6 +278,7 @@ fn partition(
         body: traced.jaxpr,
         check_vma: false,
         abstract_mesh: false,
+        whole_mesh: None,
     })
 }
 

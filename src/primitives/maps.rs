@@ -37,6 +37,12 @@ pub struct ShardMapParams {
     /// its abstract mesh.
     #[cfg_attr(target_arch = "wasm32", serde(default))]
     pub abstract_mesh: bool,
+    /// For a map manual over some of a mesh's axes only (`axis_names=`):
+    /// the whole mesh, of which `mesh` is the sub-mesh of the manual axes.
+    /// The map runs over `mesh`; its results live on the whole mesh, and
+    /// its equation names the whole mesh, as JAX's does.
+    #[cfg_attr(target_arch = "wasm32", serde(default))]
+    pub whole_mesh: Option<Mesh>,
 }
 
 /// The axes a spec names.
@@ -109,14 +115,14 @@ impl ShardMapParams {
                 if self.check_vma { "True" } else { "False" }.into(),
             ),
             ("in_specs".into(), specs(&self.in_specs)),
-            (
-                "mesh".into(),
+            ("mesh".into(), {
+                let mesh = self.whole_mesh.as_ref().unwrap_or(&self.mesh);
                 if self.abstract_mesh {
-                    self.mesh.abstract_text()
+                    mesh.abstract_text()
                 } else {
-                    self.mesh.text()
-                },
-            ),
+                    mesh.text()
+                }
+            }),
             (
                 "newly_manual_axes".into(),
                 format!(
@@ -164,6 +170,7 @@ impl ShardMapParams {
             body,
             check_vma: self.check_vma,
             abstract_mesh: self.abstract_mesh,
+            whole_mesh: self.whole_mesh.clone(),
         }))
     }
 

@@ -140,14 +140,7 @@ pub fn rule(
 fn own_rule(prim: &Prim, ins: &[Operand], n: usize) -> Result<Option<Vec<Option<Arc<Placement>>>>> {
     Ok(Some(match prim {
         // A shard_map's results live on its mesh as its out_specs say.
-        Prim::ShardMap(p) => p
-            .out_specs
-            .iter()
-            .map(|spec| {
-                let s = NamedSharding::new(p.mesh.clone(), spec.clone());
-                Some(Arc::new(Placement::Named(s)))
-            })
-            .collect(),
+        Prim::ShardMap(p) => shard_map_outs(p),
         // pmap's results have JAX's PmapSharding, which shardlab does not model.
         Prim::Map(m) if m.kind == super::MapKind::Pmap => {
             vec![Some(Arc::new(Placement::Unknown(prim.name()))); n]
@@ -168,6 +161,27 @@ fn own_rule(prim: &Prim, ins: &[Operand], n: usize) -> Result<Option<Vec<Option<
         }
         _ => return Ok(None),
     }))
+}
+
+/// Where a shard_map's results live: on its mesh as its out_specs say. A
+/// map manual over some axes places them on the whole mesh, replicated
+/// over the other axes; over explicit axes the spec then names every
+/// dimension, as the result's type does in JAX.
+fn shard_map_outs(p: &super::ShardMapParams) -> Vec<Option<Arc<Placement>>> {
+    let mesh = p.whole_mesh.as_ref().unwrap_or(&p.mesh);
+    let explicit = p.whole_mesh.is_some() && mesh.axis_types().contains(&AxisType::Explicit);
+    p.out_specs
+        .iter()
+        .zip(p.body.out_avals())
+        .map(|(spec, aval)| {
+            let mut spec = spec.clone();
+            if explicit && spec.entries.len() < aval.shape.len() {
+                spec.entries.resize(aval.shape.len(), None);
+            }
+            let s = NamedSharding::new(mesh.clone(), spec);
+            Some(Arc::new(Placement::Named(s)))
+        })
+        .collect()
 }
 
 /// JAX's check that operands on meshes agree as abstract meshes (axis
@@ -427,7 +441,7 @@ pub fn propagate_eqns(
 pub fn has_own_rule(prim: &Prim) -> bool {
     matches!(
         prim,
-        Prim::ShardingConstraint(_) | Prim::DevicePut(_) | Prim::Jit(_)
+        Prim::ShardingConstraint(_) | Prim::DevicePut(_) | Prim::Jit(_) | Prim::ShardMap(_)
     )
 }
 
