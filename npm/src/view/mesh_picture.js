@@ -117,13 +117,24 @@ function cell(map, shape, position, colour, text) {
     svg('text', { class: 'cell-value', x, y: y + 12, 'text-anchor': 'middle' }, text));
 }
 
-// A slightly curved arrow, so that a→b and b→a do not draw over each other.
+// How far an arrow's control point sits off the straight line. Between
+// neighbours a slight curve, so that a→b and b→a do not draw over each
+// other; an arrow that passes other cells (across a row, or from one panel
+// to the next) arcs clear of them: a quadratic curve's middle is half the
+// control point's offset from the line, and it must pass the cells' half
+// extent across the arrow's direction.
+function bendOf(len, ux, uy) {
+  const neighbours = Math.abs(ux) * (W + GX) + Math.abs(uy) * (H + GY);
+  if (len <= neighbours + 1) return Math.min(24, len * 0.15);
+  return 2 * (Math.abs(uy) * (W / 2) + Math.abs(ux) * (H / 2) + 6);
+}
+
 function arrow(shape, [from, to]) {
   const [x1, y1] = centre(from, shape);
   const [x2, y2] = centre(to, shape);
   const len = Math.hypot(x2 - x1, y2 - y1) || 1;
   const [ux, uy] = [(x2 - x1) / len, (y2 - y1) / len];
-  const bend = Math.min(24, len * 0.15);
+  const bend = bendOf(len, ux, uy);
   const [mx, my] = [(x1 + x2) / 2 - uy * bend, (y1 + y2) / 2 + ux * bend];
   // From the sender's border to the receiver's, not over their text.
   const t = Math.min(ux ? W / 2 / Math.abs(ux) : Infinity, uy ? H / 2 / Math.abs(uy) : Infinity) + 3;
