@@ -379,6 +379,8 @@ test('on a 2x2x2 mesh a group of 8 and groups across panels play on both panels'
   const scatter = page.locator('.collective[data-name=psum_scatter]');
   assert.deepEqual(await scatter.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
     ['0,1,2,3,4,5,6,7']);
+  // The group fills both panels: outlined in each.
+  assert.equal(await scatter.locator('svg.mesh-play .group-outline').count(), 2);
   await next(scatter);
   await next(scatter);
   let f = await frame(scatter);
@@ -394,6 +396,8 @@ test('on a 2x2x2 mesh a group of 8 and groups across panels play on both panels'
   const pairs = page.locator('.collective[data-name=psum]');
   assert.deepEqual(await pairs.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
     ['0,4', '1,5', '2,6', '3,7']);
+  // One cell in each panel: shown by colour, not outlined.
+  assert.equal(await pairs.locator('svg.mesh-play .group-outline').count(), 0);
   await next(pairs);
   f = await frame(pairs);
   assert.equal(f.step, 'step 2 of 3');
