@@ -408,3 +408,33 @@ test('on a 2x2x2 mesh a group of 8 and groups across panels play on both panels'
   await pairs.screenshot({ path: 'docs/screenshots/collective-play-2x2x2.png' });
   await page.close();
 });
+
+// Steps that move no data, each for its own reason: a psum over an axis of
+// size 1, a psum of an array with no elements, and a ppermute without
+// pairs, which moves nothing yet gives zeros.
+const NO_DATA = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]).reshape(4, 1), ('x', 'y'))
+x = jnp.arange(4.0)
+e = jnp.zeros((4, 0))
+def body(b, z):
+    return jax.lax.psum(b, 'y'), jax.lax.psum(z, 'x'), jax.lax.ppermute(b, 'x', perm=[])
+s, t, u = jax.shard_map(body, mesh=mesh, in_specs=(P('x'), P('x')), out_specs=(P('x'), P(), P('x')))(x, e)
+print(s, t.shape, u)
+`;
+
+test('steps that move no data say why, and a ppermute without pairs stays in view', async () => {
+  const page = await runProgram(NO_DATA);
+  assert.equal(await page.textContent('[data-testid=stdout]'), '[0. 1. 2. 3.] (1, 0) [0. 0. 0. 0.]\n');
+  const cards = await page.$$eval('li.collective', (cs) => cs.map((c) => [c.dataset.collective, c.dataset.name,
+    c.dataset.internal, c.querySelector('.collective-words').textContent,
+    c.querySelector(':scope > .dim').textContent.replace(/ · [\d.]+ (µs|ms) on the slowest device$/, '')]));
+  assert.deepEqual(cards, [
+    ['ppermute', 'ppermute', 'false', 'no pair sends anything: every device gets zeros', 'groups {0, 1, 2, 3} · 0 bytes moved'],
+    ['pvary', 'pvary', 'true', 'marks the value as varying over the axis: no data moves', 'groups {0} {1} {2} {3} · 0 bytes moved'],
+    ['psum_invariant', 'psum', 'true', 'every group is one device: no data moves', 'groups {0} {1} {2} {3} · 0 bytes moved'],
+    ['psum_invariant', 'psum', 'true', 'the value has no elements: no data moves', 'groups {0, 1, 2, 3} · 0 bytes moved'],
+  ]);
+  assert.equal(await page.textContent('details.internal-steps > summary'), 'show internal steps (3)');
+  await page.close();
+});
