@@ -6,9 +6,15 @@
 //   Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ('x', 'y'))
 //     (with `.reshape(...)` optional for a 1-D mesh)
 //   jax.make_mesh((2, 4), ('x', 'y'))
+//     (with keyword arguments after the names kept as written, such as
+//     axis_types=(AxisType.Explicit,) * 2, but not devices=, which fixes
+//     the devices the shape must fit)
 //   Mesh(mesh_utils.create_device_mesh((2, 4)), ('x', 'y'))
 
 const NAMES = String.raw`\(([^()]*)\)`;
+// `, key=value, ...` up to the call's closing bracket, the values holding
+// at most one level of brackets.
+const KEYWORDS = String.raw`(\s*,[^()]*(?:\([^()]*\)[^()]*)*?)?`;
 const FORMS = [
   {
     form: 'devices',
@@ -18,9 +24,10 @@ const FORMS = [
   },
   {
     form: 'make_mesh',
-    re: new RegExp(String.raw`(?:jax\.)?make_mesh\(\s*\(([\d\s,]*)\)\s*,\s*` + NAMES + String.raw`\s*\)`),
+    re: new RegExp(String.raw`(?:jax\.)?make_mesh\(\s*\(([\d\s,]*)\)\s*,\s*` + NAMES + KEYWORDS + String.raw`\s*\)`),
     shape: (m) => numbers(m[1]),
     names: (m) => m[2],
+    keywords: (m) => (m[3] && m[3].trim() !== ',' ? m[3] : ''),
   },
   {
     form: 'create_device_mesh',
@@ -34,15 +41,25 @@ function numbers(text) {
   return text.split(',').map((s) => s.trim()).filter((s) => s).map(Number);
 }
 
-// The first understood mesh construction: { shape, names, start, end, form }
-// or null.
+// The keyword arguments written after the names (`, axis_types=...`), or
+// null when they pass devices (the shape is then the code's to change).
+function keywordsOf(f, m) {
+  const text = f.keywords ? f.keywords(m) : '';
+  return /\bdevices\s*=/.test(text) ? null : text;
+}
+
+// The first understood mesh construction: { shape, names, start, end, form,
+// keywords } or null; `keywords` is the text of the keyword arguments after
+// the names ('' when there are none), which a rewrite keeps.
 export function findMesh(source) {
   let best = null;
   for (const f of FORMS) {
     const m = f.re.exec(source);
     if (!m || (best && best.start <= m.index)) continue;
+    const keywords = keywordsOf(f, m);
+    if (keywords === null) continue;
     const names = [...f.names(m).matchAll(/['"]([^'"]*)['"]/g)].map((n) => n[1]);
-    best = { shape: f.shape(m), names, start: m.index, end: m.index + m[0].length, form: f.form };
+    best = { shape: f.shape(m), names, start: m.index, end: m.index + m[0].length, form: f.form, keywords };
   }
   return best;
 }
@@ -73,11 +90,12 @@ export function meshesByName(source) {
 
 // The text of a mesh construction for `shape` and `names`, in `form` (one
 // of findMesh's forms; the `Mesh(np.array(jax.devices()...))` one by default).
-export function meshCall(shape, names, form = 'devices') {
+// `keywords`: make_mesh's keyword arguments after the names, as written.
+export function meshCall(shape, names, form = 'devices', keywords = '') {
   const n = shape.reduce((a, b) => a * b, 1);
   const axes = names.map((a) => `'${a}'`).join(', ') + (names.length === 1 ? ',' : '');
   const tuple = shape.join(', ') + (shape.length === 1 ? ',' : '');
-  if (form === 'make_mesh') return `jax.make_mesh((${tuple}), (${axes}))`;
+  if (form === 'make_mesh') return `jax.make_mesh((${tuple}), (${axes})${keywords})`;
   if (form === 'create_device_mesh') return `Mesh(mesh_utils.create_device_mesh((${tuple})), (${axes}))`;
   const reshape = shape.length > 1 ? `.reshape(${shape.join(', ')})` : '';
   return `Mesh(np.array(jax.devices()[:${n}])${reshape}, (${axes}))`;
@@ -87,7 +105,7 @@ export function meshCall(shape, names, form = 'devices') {
 export function rewriteMesh(source, shape, names) {
   const found = findMesh(source);
   if (!found) return source;
-  const text = meshCall(shape, names, found.form);
+  const text = meshCall(shape, names, found.form, found.keywords);
   // Keep the module prefix (`jax.`, `mesh_utils.`), or its absence, as written.
   const written = source.slice(found.start, found.end);
   let call = text;

@@ -291,3 +291,150 @@ test('a 2x2x2 mesh is drawn as one 2-D grid per index of its first axis, in ever
   await page.screenshot({ path: 'docs/screenshots/mesh-2x2x2.png', fullPage: true });
   await page.close();
 });
+
+// Groups of 8 on a 2x4 mesh. x: device p holds [[p]]; rows = arange(64)
+// as 8 rows of 8, device p holding row p, [[8p .. 8p + 7]].
+const MESH_2X4_ALL = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ('x', 'y'))
+x = jnp.arange(8.0).reshape(2, 4)
+rows = jnp.arange(64.0).reshape(8, 8)
+def body(b, r):
+    return jax.lax.psum(b, ('x', 'y')), jax.lax.all_to_all(r, ('x', 'y'), split_axis=1, concat_axis=0, tiled=True)
+s, t = jax.shard_map(body, mesh=mesh, in_specs=(P('x', 'y'), P(('x', 'y'))), out_specs=(P(), P(None, ('x', 'y'))))(x, rows)
+print(s, (t == rows).all())
+`;
+
+// Round k: every device of rank r sends to rank r + k (mod 8).
+const shifted = (k) => [0, 1, 2, 3, 4, 5, 6, 7].map((r) => [r, (r + k) % 8]);
+
+test('a psum over both axes of a 2x4 mesh plays as 7 rounds of one piece per device', async () => {
+  const page = await runProgram(MESH_2X4_ALL);
+  assert.equal(await page.textContent('[data-testid=stdout]'), '[[28.]] True\n');
+  const card = page.locator('.collective[data-name=psum]');
+  assert.deepEqual(await card.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
+    ['0,1,2,3,4,5,6,7']);
+  // The whole mesh is one group: outlined as one block.
+  assert.equal(await card.locator('svg.mesh-play .group-outline').count(), 1);
+  let f = await frame(card);
+  assert.equal(f.step, 'step 1 of 9');
+  for (let k = 1; k <= 7; k++) {
+    await next(card);
+    f = await frame(card);
+    assert.match(f.caption, new RegExp(`round ${k} of 7, every device sends to the device ${k} places? after it in its group$`));
+    assert.deepEqual(f.arrows, shifted(k));
+    // Device 5 holds its own value and those of the k ranks before it,
+    // in rank order.
+    const from = [0, 1, 2, 3, 4, 5, 6, 7].filter((q) => (5 - q + 8) % 8 <= k);
+    assert.deepEqual(f.devices['5'], from.map((q) => [String(q), `[[${q}.]]`]));
+  }
+  await next(card);
+  f = await frame(card);
+  assert.equal(f.step, 'step 9 of 9');
+  for (let p = 0; p < 8; p++) assert.deepEqual(f.devices[String(p)], [[String(p), '[[28.]]']]);
+  await page.close();
+});
+
+test('an all_to_all over 8 devices plays chunk by chunk, and device i ends with column i', async () => {
+  const page = await runProgram(MESH_2X4_ALL);
+  const card = page.locator('.collective[data-name=all_to_all]');
+  let f = await frame(card);
+  assert.equal(f.step, 'step 1 of 9');
+  // Before: row p cut into 8 chunks of one element.
+  assert.deepEqual(f.devices['3'], [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ['3', `[[${24 + i}.]]`]));
+  await next(card);
+  f = await frame(card);
+  // Round 1: device i gets chunk i of device i - 1.
+  assert.deepEqual(f.arrows, shifted(1));
+  assert.deepEqual(f.devices['3'], [['2', '[[19.]]'], ['3', '[[27.]]']]);
+  assert.deepEqual(f.devices['0'], [['0', '[[0.]]'], ['7', '[[56.]]']]);
+  await next(card);
+  await card.screenshot({ path: 'docs/screenshots/collective-play-all-to-all-8.png' });
+  for (let k = 3; k <= 8; k++) await next(card);
+  f = await frame(card);
+  assert.equal(f.step, 'step 9 of 9');
+  const column = (i) => `[${[0, 1, 2, 3, 4, 5, 6, 7].map((j) => `[${8 * j + i}.]`).join('\n ')}]`;
+  for (let i = 0; i < 8; i++) assert.deepEqual(f.devices[String(i)], [[String(i), column(i)]]);
+  await page.close();
+});
+
+// The same rows on a 2x2x2 mesh: a psum_scatter over all three axes (one
+// group of 8 spread over both panels) and a psum over 'a' (pairs that
+// cross from one panel to the other).
+const CUBE_ALL = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+cube = Mesh(np.array(jax.devices()[:8]).reshape(2, 2, 2), ('a', 'b', 'c'))
+rows = jnp.arange(64.0).reshape(8, 8)
+def body(r):
+    return jax.lax.psum_scatter(r[0], ('a', 'b', 'c'), scatter_dimension=0, tiled=True), jax.lax.psum(r, 'a')
+u, v = jax.shard_map(body, mesh=cube, in_specs=P(('a', 'b', 'c')), out_specs=(P(('a', 'b', 'c')), P(('b', 'c'))))(rows)
+print(u)
+print(v[:, :2])
+`;
+
+test('on a 2x2x2 mesh a group of 8 and groups across panels play on both panels', async () => {
+  const page = await runProgram(CUBE_ALL);
+  assert.equal(await page.textContent('[data-testid=stdout]'),
+    '[224. 232. 240. 248. 256. 264. 272. 280.]\n[[32. 34.]\n [48. 50.]\n [64. 66.]\n [80. 82.]]\n');
+  const scatter = page.locator('.collective[data-name=psum_scatter]');
+  assert.deepEqual(await scatter.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
+    ['0,1,2,3,4,5,6,7']);
+  // The group fills both panels: outlined in each.
+  assert.equal(await scatter.locator('svg.mesh-play .group-outline').count(), 2);
+  await next(scatter);
+  await next(scatter);
+  let f = await frame(scatter);
+  // Round 2: device 6 (a=1, b=1, c=0) has block 6 of devices 4, 5 and its own.
+  assert.deepEqual(f.arrows, shifted(2));
+  assert.deepEqual(f.devices['6'], [4, 5, 6].map((q) => [String(q), `[${8 * q + 6}.]`]));
+  for (let k = 3; k <= 8; k++) await next(scatter);
+  f = await frame(scatter);
+  assert.equal(f.step, 'step 9 of 9');
+  // Device j: the sum over q of 8q + j.
+  for (let j = 0; j < 8; j++) assert.deepEqual(f.devices[String(j)], [[String(j), `[${224 + 8 * j}.]`]]);
+
+  const pairs = page.locator('.collective[data-name=psum]');
+  assert.deepEqual(await pairs.locator('svg.mesh-play .group').evaluateAll((gs) => gs.map((g) => g.dataset.positions)),
+    ['0,4', '1,5', '2,6', '3,7']);
+  // One cell in each panel: shown by colour, not outlined.
+  assert.equal(await pairs.locator('svg.mesh-play .group-outline').count(), 0);
+  await next(pairs);
+  f = await frame(pairs);
+  assert.equal(f.step, 'step 2 of 3');
+  assert.deepEqual(f.arrows, [[0, 4], [4, 0], [1, 5], [5, 1], [2, 6], [6, 2], [3, 7], [7, 3]]);
+  // Each arrow runs from a cell of panel a=0 to the same cell of a=1.
+  const ends = await pairs.locator('svg.mesh-play .device-cell').evaluateAll((cs) => cs.map((c) => c.dataset.panel));
+  assert.deepEqual(ends, ['a=0', 'a=0', 'a=0', 'a=0', 'a=1', 'a=1', 'a=1', 'a=1']);
+  await pairs.screenshot({ path: 'docs/screenshots/collective-play-2x2x2.png' });
+  await page.close();
+});
+
+// Steps that move no data, each for its own reason: a psum over an axis of
+// size 1, a psum of an array with no elements, and a ppermute without
+// pairs, which moves nothing yet gives zeros.
+const NO_DATA = `import jax, numpy as np, jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]).reshape(4, 1), ('x', 'y'))
+x = jnp.arange(4.0)
+e = jnp.zeros((4, 0))
+def body(b, z):
+    return jax.lax.psum(b, 'y'), jax.lax.psum(z, 'x'), jax.lax.ppermute(b, 'x', perm=[])
+s, t, u = jax.shard_map(body, mesh=mesh, in_specs=(P('x'), P('x')), out_specs=(P('x'), P(), P('x')))(x, e)
+print(s, t.shape, u)
+`;
+
+test('steps that move no data say why, and a ppermute without pairs stays in view', async () => {
+  const page = await runProgram(NO_DATA);
+  assert.equal(await page.textContent('[data-testid=stdout]'), '[0. 1. 2. 3.] (1, 0) [0. 0. 0. 0.]\n');
+  const cards = await page.$$eval('li.collective', (cs) => cs.map((c) => [c.dataset.collective, c.dataset.name,
+    c.dataset.internal, c.querySelector('.collective-words').textContent,
+    c.querySelector(':scope > .dim').textContent.replace(/ · [\d.]+ (µs|ms) on the slowest device$/, '')]));
+  assert.deepEqual(cards, [
+    ['ppermute', 'ppermute', 'false', 'no pair sends anything: every device gets zeros', 'groups {0, 1, 2, 3} · 0 bytes moved'],
+    ['pvary', 'pvary', 'true', 'marks the value as varying over the axis: no data moves', 'groups {0} {1} {2} {3} · 0 bytes moved'],
+    ['psum_invariant', 'psum', 'true', 'every group is one device: no data moves', 'groups {0} {1} {2} {3} · 0 bytes moved'],
+    ['psum_invariant', 'psum', 'true', 'the value has no elements: no data moves', 'groups {0, 1, 2, 3} · 0 bytes moved'],
+  ]);
+  assert.equal(await page.textContent('details.internal-steps > summary'), 'show internal steps (3)');
+  await page.close();
+});

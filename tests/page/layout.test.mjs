@@ -97,6 +97,9 @@ test('the sharded-arrays example: each layout is where JAX puts it', async () =>
   await runsDone(page, 2);
   const error = await page.$eval('[data-testid=error]', (e) => (e.hidden ? '' : e.textContent));
   assert.equal(error, '');
+  // What it prints (typeof, shardings, values) is what JAX prints.
+  const printed = JSON.parse(readFileSync('tests/fixtures/programs/sharded_arrays.json', 'utf8')).stdout;
+  assert.equal(await page.textContent('[data-testid=stdout]'), printed);
   const shown = await page.$$eval('.layout', (l) => l.map((x) => x.dataset.array));
   assert.deepEqual(shown, Object.keys(jax));
   for (const [name, a] of Object.entries(jax)) {

@@ -44,3 +44,16 @@ test('checks a mesh against the device count', () => {
   assert.match(checkMesh(0, [1], ['x']), /1 to 16/);
   assert.match(checkMesh(8, [2, 4], ['x']), /2 axes but 1 axis name$/);
 });
+
+test('make_mesh keeps its keyword arguments, and one passing devices= is left to the code', () => {
+  const src = "mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)\n";
+  const m = findMesh(src);
+  assert.deepEqual([m.shape, m.names, m.keywords], [[2, 4], ['x', 'y'], ', axis_types=(AxisType.Explicit,) * 2']);
+  assert.equal(rewriteMesh(src, [4, 2], ['a', 'b']),
+    "mesh = jax.make_mesh((4, 2), ('a', 'b'), axis_types=(AxisType.Explicit,) * 2)\n");
+  const split = "m = jax.make_mesh((4,), ('x',),\n                  axis_types=(jax.sharding.AxisType.Auto,))\n";
+  assert.equal(rewriteMesh(split, [8], ['x']),
+    "m = jax.make_mesh((8,), ('x',),\n                  axis_types=(jax.sharding.AxisType.Auto,))\n");
+  assert.equal(findMesh("m = jax.make_mesh((4,), ('x',))").keywords, '');
+  assert.equal(findMesh("m = jax.make_mesh((4,), ('x',), devices=jax.devices()[:4])"), null);
+});

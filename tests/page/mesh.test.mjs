@@ -95,3 +95,34 @@ test('editing the Mesh line updates the controls', async () => {
   assert.equal(await page.getByLabel('Axis names').inputValue(), 'a,b,c');
   await page.close();
 });
+
+// Explicit sharding's usual mesh: make_mesh with axis_types. The printed
+// lines are what JAX 0.10.2 prints for the 2x4 and the 4x2 mesh.
+const EXPLICIT = `import jax, jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
+a = jax.device_put(jnp.arange(16.0).reshape(4, 4), NamedSharding(mesh, P('x', 'y')))
+print(jax.typeof(a), dict(mesh.shape), a.addressable_shards[0].data.shape)
+`;
+
+test('a make_mesh with axis_types: Mesh shape changes its sizes, keeps axis_types, refuses a new number of axes', async () => {
+  const page = await h.page('#devices=8&code=' + Buffer.from(EXPLICIT, 'utf8').toString('base64url'));
+  await runsDone(page, 1);
+  assert.equal(await page.textContent('[data-testid=stdout]'), "float32[4@x,4@y] {'x': 2, 'y': 4} (2, 1)\n");
+  assert.equal(await page.getByLabel('Mesh shape').inputValue(), '2x4');
+  assert.equal(await page.getByLabel('Mesh shape').isDisabled(), false);
+
+  await setField(page, 'Mesh shape', '4x2');
+  await runsDone(page, 2);
+  assert.ok((await page.textContent('.cm-content'))
+    .includes("mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)"));
+  assert.equal(await page.textContent('[data-testid=stdout]'), "float32[4@x,4@y] {'x': 4, 'y': 2} (1, 2)\n");
+
+  const code = await page.textContent('.cm-content');
+  await setField(page, 'Mesh shape', '8');
+  assert.equal(await page.textContent('#mesh-msg'),
+    'Mesh shape: line 3 gives axis_types, one per axis: for a mesh of 1 axis, change that line in the code; here only the sizes of its 2 axes can change');
+  assert.equal(await page.textContent('.cm-content'), code, 'the program is unchanged');
+  assert.ok(await page.locator('#stale').isVisible());
+  await page.close();
+});

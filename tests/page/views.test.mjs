@@ -172,6 +172,17 @@ test('the timeline has a bar per device with its collectives, in parallel and in
     ]));
     // The forward MLP on 4 devices: pvary of x, then the psum of the output.
     assert.deepEqual(rows, [0, 1, 2, 3].map((d) => [String(d), '1.pvary,2.psum_invariant']));
+    // The pvary moves no data: drawn pale, named in words, counted apart;
+    // the psum is named psum.
+    const steps = await page.$$eval('.timeline .tl-row[data-device-id="2"] .tl-coll', (cs) => cs.map((c) =>
+      [c.dataset.name, c.classList.contains('tl-internal'), c.title.replace(/[\d.]+ (µs|ms)$/, 'T')]));
+    assert.deepEqual(steps, [
+      ['pvary', true, '1. pvary (internal step: marks the value as varying over the axis: no data moves): T'],
+      ['psum', false, '2. psum: T'],
+    ]);
+    assert.match(await page.textContent('.timeline .tl-row[data-device-id="2"] .tl-sum'),
+      /^[\d.]+ (µs|ms) compute, [\d.]+ (µs|ms) in 1 collective, [\d.]+ (µs|ms) in 1 internal step$/);
+    assert.match((await page.$$eval('#map-select option', (o) => o.map((x) => x.textContent)))[0], /· psum$/);
   }
   await page.selectOption('#mode', 'parallel');
   await runsDone(page, 4);

@@ -255,6 +255,15 @@ function applyControls(changed) {
     axisNames = axisNames.slice(0, shape.shape.length);
     while (axisNames.length < shape.shape.length) axisNames.push(spare.shift());
   }
+  // make_mesh's axis_types gives one type per axis, so a new number of
+  // axes would leave it wrong: that is the code's to change.
+  if (changed === 'shape' && shape.shape.length !== mesh.shape.length && /\baxis_types\s*=/.test(mesh.keywords || '')) {
+    const line = editor.text.slice(0, mesh.start).split('\n').length;
+    const axes = (k) => `${k} ${k === 1 ? 'axis' : 'axes'}`;
+    setMsg(ui.meshMsg, [ui.shape], `Mesh shape: line ${line} gives axis_types, one per axis: for a mesh of ${axes(shape.shape.length)}, `
+      + `change that line in the code; here only the sizes of its ${axes(mesh.shape.length)} can change`);
+    return false;
+  }
   const reason = checkMesh(n, shape.shape, axisNames);
   if (reason) {
     const target = changed === 'devices' ? ui.devices : changed === 'names' ? ui.names : ui.shape;

@@ -16,13 +16,9 @@ function param(c, key) {
 const own = (c, values) => values.map((v, p) => [{ from: p, value: v }]);
 const before = (c) => ({ caption: 'before: every device holds its own value', pieces: own(c, c.before), arrows: [] });
 
-// Arrows from every member of each group to every other; a big group is
-// drawn as a ring (every device to the next), which moves the same data in
-// group-size - 1 steps.
+// Arrows from every member of each group to every other.
 function everyToEvery(groups) {
-  return groups.flatMap((g) => (g.length > 4
-    ? g.map((p, i) => [p, g[(i + 1) % g.length]])
-    : g.flatMap((p) => g.filter((q) => q !== p).map((q) => [p, q]))));
+  return groups.flatMap((g) => g.flatMap((p) => g.filter((q) => q !== p).map((q) => [p, q])));
 }
 
 function groupOf(c) {
@@ -31,10 +27,35 @@ function groupOf(c) {
   return (p) => m.get(p) || [p];
 }
 
-// The pieces each device has received from its whole group, in rank order.
-function gathered(c, pieceOf) {
+// A group of up to this many devices exchanges in one frame, every arrow
+// drawn; a bigger one would be a tangle of n(n - 1) arrows, so it is shown
+// in n - 1 rounds, each moving one piece per device.
+const ONE_FRAME = 4;
+
+// The frames in which every device of every group gets the pieces of the
+// others, `pieceOf(q, p)` being what device q sends device p. Small groups
+// swap at once. In a big group's round k the device of rank r sends to the
+// device of rank r + k (mod n), so after round k each holds its own piece
+// and those of the k ranks before it (in rank order), and after the last
+// round the whole group's.
+function exchange(c, pieceOf, caption) {
   const group = groupOf(c);
-  return c.before.map((_, p) => group(p).map((q, rank) => ({ from: q, value: pieceOf(q, rank, p) })));
+  const received = (p, k) => {
+    const g = group(p);
+    const r = g.indexOf(p);
+    const from = new Set(Array.from({ length: Math.min(k, g.length - 1) + 1 }, (_, i) => g[(r - i + g.length) % g.length]));
+    return g.filter((q) => from.has(q)).map((q) => ({ from: q, value: pieceOf(q, p) }));
+  };
+  const n = Math.max(1, ...c.groups.map((g) => g.length));
+  if (n <= ONE_FRAME) return [{ caption, pieces: c.before.map((_, p) => received(p, n)), arrows: everyToEvery(c.groups) }];
+  return Array.from({ length: n - 1 }, (_, i) => {
+    const k = i + 1;
+    return {
+      caption: `${caption}: round ${k} of ${n - 1}, every device sends to the device ${k} place${k > 1 ? 's' : ''} after it in its group`,
+      pieces: c.before.map((_, p) => received(p, k)),
+      arrows: c.groups.flatMap((g) => (k < g.length ? g.map((q, r) => [q, g[(r + k) % g.length]]) : [])),
+    };
+  });
 }
 
 // Block `j` of `m` of `a` along `axis`; untiled, the axis has size m and
@@ -47,12 +68,14 @@ function block(a, axis, j, m, tiled) {
 
 const OPS = { psum: ['sum', ' + '], pmean: ['sum', ' + '], pmax: ['maximum', ', '], pmin: ['minimum', ', '] };
 
+const joined = (frames, join) => frames.map((f) => ({ ...f, join }));
+
 function reduction(c, name) {
   const [op, join] = OPS[name];
   const n = c.groups[0] ? c.groups[0].length : 1;
   const frames = [before(c),
-    { caption: `every device sends its value to the others of its group (${c.groups.length} group${c.groups.length > 1 ? 's' : ''} of ${n})`,
-      pieces: gathered(c, (q) => c.before[q]), arrows: everyToEvery(c.groups), join },
+    ...joined(exchange(c, (q) => c.before[q],
+      `every device sends its value to the others of its group (${c.groups.length} group${c.groups.length > 1 ? 's' : ''} of ${n})`), join),
     { caption: `each device takes the ${op}: every device of a group ends with the group's result`,
       pieces: own(c, c.after), arrows: [] }];
   if (name === 'pmean') {
@@ -68,8 +91,7 @@ function allGather(c) {
   const axis = Number(param(c, 'all_gather_dimension') || 0);
   const how = param(c, 'tiled') === 'True' ? 'concatenated' : 'stacked';
   return [before(c),
-    { caption: 'every device sends its piece to the others of its group and keeps them all, in group order',
-      pieces: gathered(c, (q) => c.before[q]), arrows: everyToEvery(c.groups), join: ' | ' },
+    ...joined(exchange(c, (q) => c.before[q], 'every device sends its piece to the others of its group and keeps them all, in group order'), ' | '),
     { caption: `${how} along axis ${axis}: every device ends with all pieces`, pieces: own(c, c.after), arrows: [] }];
 }
 
@@ -79,15 +101,18 @@ function cut(c, axis, tiled) {
   return c.before.map((a, p) => group(p).map((_, j) => ({ from: p, value: block(a, axis, j, group(p).length, tiled) })));
 }
 
+// What device q sends device p when each gets its own block along `axis`.
+function blockFor(c, axis, tiled) {
+  const group = groupOf(c);
+  return (q, p) => block(c.before[q], axis, group(p).indexOf(p), group(p).length, tiled);
+}
+
 function reduceScatter(c) {
   const dim = Number(param(c, 'scatter_dimension') || 0);
   const tiled = param(c, 'tiled') === 'True';
-  const group = groupOf(c);
   return [{ caption: `before: every device's value cut into one block per device of its group along axis ${dim}`,
     pieces: cut(c, dim, tiled), arrows: [], join: ' | ' },
-  { caption: 'block j of every device goes to device j of the group',
-    pieces: gathered(c, (q, _rank, p) => block(c.before[q], dim, group(p).indexOf(p), group(p).length, tiled)),
-    arrows: everyToEvery(c.groups), join: ' + ' },
+  ...joined(exchange(c, blockFor(c, dim, tiled), 'block j of every device goes to device j of the group'), ' + '),
   { caption: 'each device sums the blocks it got: it ends with its reduced piece', pieces: own(c, c.after), arrows: [] }];
 }
 
@@ -95,12 +120,9 @@ function allToAll(c) {
   const split = Number(param(c, 'split_axis') || 0);
   const concat = Number(param(c, 'concat_axis') || 0);
   const tiled = param(c, 'tiled') === 'True';
-  const group = groupOf(c);
   return [{ caption: `before: every device's value cut into one chunk per device of its group along axis ${split}`,
     pieces: cut(c, split, tiled), arrows: [], join: ' | ' },
-  { caption: 'chunk i of device j goes to device i of the group, in order of j',
-    pieces: gathered(c, (q, _rank, p) => block(c.before[q], split, group(p).indexOf(p), group(p).length, tiled)),
-    arrows: everyToEvery(c.groups), join: ' | ' },
+  ...joined(exchange(c, blockFor(c, split, tiled), 'chunk i of device j goes to device i of the group, in order of j'), ' | '),
   { caption: `joined along axis ${concat}`, pieces: own(c, c.after), arrows: [] }];
 }
 

@@ -21,13 +21,22 @@ export function describe(c) {
   if (c.name === 'axis_index') {
     return { name: 'axis_index', internal: true, words: "each device reads its own index along the axis: no data moves" };
   }
+  // lax.psum_scatter is the jaxpr's reduce_scatter.
+  const name = { psum_invariant: 'psum', reduce_scatter: 'psum_scatter' }[c.name] || c.name;
+  if (c.groups.length && c.groups.every((g) => g.length === 1)) {
+    return { name, internal: true, words: 'every group is one device: no data moves' };
+  }
+  if (c.before.length && c.before.every((v) => v.data.length === 0)) {
+    return { name, internal: true, words: 'the value has no elements: no data moves' };
+  }
   if (c.name === 'psum_invariant' && groupsHoldSame(c)) {
     return { name: 'psum', internal: true, words: 'sum of a value every device already holds: each ends with it times the group size' };
   }
-  // lax.psum_scatter is the jaxpr's reduce_scatter.
-  const name = { psum_invariant: 'psum', reduce_scatter: 'psum_scatter' }[c.name] || c.name;
+  // Moving nothing between devices of real groups still changes values
+  // (a ppermute without pairs gives zeros), so it stays in view.
   if (c.bytes_moved === 0) {
-    return { name, internal: true, words: 'every group is one device: no data moves' };
+    const words = c.name === 'ppermute' ? 'no pair sends anything: every device gets zeros' : 'no data moves';
+    return { name, internal: false, words };
   }
   return { name, internal: false, words: null };
 }

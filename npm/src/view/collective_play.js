@@ -6,8 +6,9 @@ import { arrayText } from './arrays.js';
 import { framesOf } from './collective_frames.js';
 import { meshPicture } from './mesh_picture.js';
 
-// One line of at most `max` characters: the mesh's cells are small.
-function short(pieces, join, max = 16) {
+// One line of at most `max` characters: what fits in a cell of the mesh
+// picture (mesh_picture.js) at its font size.
+function short(pieces, join, max = 13) {
   const text = pieces.map((q) => arrayText(q.value, 4).replace(/\s+/g, ' ')).join(join.trim() === '+' ? '+' : join.trim());
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }

@@ -88,21 +88,36 @@ function axisLabels(map, shape) {
   return out;
 }
 
-// The outline of a group whose cells fill their bounding box (a row, a
-// column, a block); scattered groups are shown by colour alone.
-function outline(group, shape, colour) {
-  const cells = group.map((p) => cellAt(p, shape));
-  if (cells.some(([panel]) => panel !== cells[0][0])) return null;
+// The outline of a group's cells in one panel when they fill their
+// bounding box (a row, a column, a block), or null.
+function panelOutline(cells, shape, colour) {
   const rs = cells.map(([, r]) => r);
   const cs = cells.map(([, , c]) => c);
   const [r0, r1, c0, c1] = [Math.min(...rs), Math.max(...rs), Math.min(...cs), Math.max(...cs)];
-  if ((r1 - r0 + 1) * (c1 - c0 + 1) !== group.length) return null;
+  if ((r1 - r0 + 1) * (c1 - c0 + 1) !== cells.length) return null;
   const [x, y] = corner([cells[0][0], r0, c0], shape);
   return svg('rect', {
     class: 'group-outline', x: x - 4, y: y - 4,
     width: (c1 - c0 + 1) * (W + GX) - GX + 8, height: (r1 - r0 + 1) * (H + GY) - GY + 8,
     rx: 7, stroke: colour,
   });
+}
+
+// A group's outlines: one per panel it has cells in, when each of those
+// parts is a rectangle of more than one cell (a group over a leading axis
+// of a 3-D mesh, say the whole mesh, is then outlined in every panel).
+// Scattered groups, and groups of one cell per panel, are shown by colour
+// alone.
+function outline(group, shape, colour) {
+  const byPanel = new Map();
+  for (const p of group) {
+    const at = cellAt(p, shape);
+    byPanel.set(at[0], [...(byPanel.get(at[0]) || []), at]);
+  }
+  const parts = [...byPanel.values()];
+  if (parts.length > 1 && parts.some((cells) => cells.length < 2)) return null;
+  const rects = parts.map((cells) => panelOutline(cells, shape, colour));
+  return rects.every(Boolean) ? rects : null;
 }
 
 function cell(map, shape, position, colour, text) {
@@ -117,13 +132,24 @@ function cell(map, shape, position, colour, text) {
     svg('text', { class: 'cell-value', x, y: y + 12, 'text-anchor': 'middle' }, text));
 }
 
-// A slightly curved arrow, so that a→b and b→a do not draw over each other.
+// How far an arrow's control point sits off the straight line. Between
+// neighbours a slight curve, so that a→b and b→a do not draw over each
+// other; an arrow that passes other cells (across a row, or from one panel
+// to the next) arcs clear of them: a quadratic curve's middle is half the
+// control point's offset from the line, and it must pass the cells' half
+// extent across the arrow's direction.
+function bendOf(len, ux, uy) {
+  const neighbours = Math.abs(ux) * (W + GX) + Math.abs(uy) * (H + GY);
+  if (len <= neighbours + 1) return Math.min(24, len * 0.15);
+  return 2 * (Math.abs(uy) * (W / 2) + Math.abs(ux) * (H / 2) + 6);
+}
+
 function arrow(shape, [from, to]) {
   const [x1, y1] = centre(from, shape);
   const [x2, y2] = centre(to, shape);
   const len = Math.hypot(x2 - x1, y2 - y1) || 1;
   const [ux, uy] = [(x2 - x1) / len, (y2 - y1) / len];
-  const bend = Math.min(24, len * 0.15);
+  const bend = bendOf(len, ux, uy);
   const [mx, my] = [(x1 + x2) / 2 - uy * bend, (y1 + y2) / 2 + ux * bend];
   // From the sender's border to the receiver's, not over their text.
   const t = Math.min(ux ? W / 2 / Math.abs(ux) : Infinity, uy ? H / 2 / Math.abs(uy) : Infinity) + 3;

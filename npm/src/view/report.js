@@ -13,7 +13,8 @@ import { describe } from './collective_names.js';
 
 function mapTitle(m, i) {
   const mesh = m.mesh_shape.map((s, j) => `${m.axis_names[j]}=${s}`).join(', ');
-  const colls = m.collectives.map((c) => c.name);
+  // The names a learner knows; internal steps (no data moved) left out.
+  const colls = m.collectives.map(describe).filter((d) => !d.internal).map((d) => d.name);
   const role = m.role === 'backward' ? ' (backward: gradients)' : '';
   // A jitted call or a top-level reshard is known by its line; a map by
   // its body.
