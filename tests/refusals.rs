@@ -885,3 +885,33 @@ fn partial_manual_shard_map_refusals_name_what_is_missing() {
         )
     );
 }
+
+/// cost_analysis counts only programs whose lowering it models exactly:
+/// what JAX or XLA would fold or spell differently is refused by name, and
+/// so are the compiled program's costs and programs over placed arrays.
+#[test]
+fn cost_analysis_refuses_what_it_cannot_count_exactly() {
+    let head = "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import NamedSharding, PartitionSpec as P\na = jnp.ones((8, 4))\n";
+    let cases = [
+        ("jax.jit(lambda x: x * 1.0).lower(a).cost_analysis()", "cost_analysis of a program with multiply by the literal 1"),
+        ("jax.jit(jax.nn.relu).lower(a).cost_analysis()", "cost_analysis of a program with stop_gradient"),
+        ("jax.jit(jax.grad(lambda x: (x * x).sum())).lower(a).cost_analysis()", "cost_analysis of a program with a constant array"),
+        ("jax.jit(lambda x: x + a).lower(a).cost_analysis()", "cost_analysis of a program that closes over arrays"),
+        ("jax.jit(lambda x: jnp.cumsum(x)).lower(a).cost_analysis()", "cost_analysis of a program with cumsum"),
+        ("jax.jit(jnp.sin).lower(a).compile().cost_analysis()", "Compiled.cost_analysis (the costs of XLA's optimised program)"),
+        ("jax.jit(jnp.sin).lower(a).compile().memory_analysis()", "Compiled.memory_analysis (the costs of XLA's optimised program)"),
+        ("jax.jit(jnp.sin).lower(jax.device_put(a, NamedSharding(jax.make_mesh((8,), ('x',)), P('x')))).cost_analysis()", "Lowered.cost_analysis of a program over placed arrays"),
+    ];
+    for (call, what) in cases {
+        let (ty, msg, line) = error_of(&format!("{head}{call}\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {what}").as_str(),
+                5
+            ),
+            "{call}"
+        );
+    }
+}

@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+use crate::bail;
 use crate::error::Result;
 use crate::ir::Jaxpr;
 use crate::primitives::{CollectiveKind, JitParams, Prim};
@@ -172,6 +173,15 @@ impl Object for Lowered {
             "compile" => Some(Obj::native("compile", move |_, _| {
                 Ok(Obj::lib(Compiled(stage.clone())))
             })),
+            "cost_analysis" => Some(Obj::native("cost_analysis", move |_, _| {
+                if stage.placements.iter().any(Option::is_some) {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: Lowered.cost_analysis of a program over placed arrays"
+                    );
+                }
+                super::cost_analysis::lowered(&stage.program.body)
+            })),
             _ => None,
         })
     }
@@ -204,6 +214,14 @@ impl Object for Compiled {
                 Ok(Obj::str(per_device_text(&stage)?))
             })),
             "input_shardings" => Some(input_shardings(&self.0)),
+            // XLA's costs after fusion and buffer assignment, which shardlab
+            // does not model.
+            "cost_analysis" | "memory_analysis" => {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: Compiled.{name} (the costs of XLA's optimised program)"
+                )
+            }
             "output_shardings" => Some(output_shardings(&self.0)?),
             _ => None,
         })

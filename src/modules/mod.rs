@@ -7,6 +7,7 @@ pub mod checkify;
 pub mod config;
 pub mod control;
 pub mod conv;
+pub mod cost_analysis;
 pub mod custom;
 pub mod debug_info;
 pub mod debug_print;
