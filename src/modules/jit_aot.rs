@@ -8,8 +8,8 @@
 //! partitioner has split the program over its inputs' mesh: the
 //! per-device program, with a summary of every collective it inserted under
 //! the name XLA gives it in HLO (`all-reduce(`, `all-gather(`,
-//! `reduce-scatter(`, `all-to-all(`), so a reader can see what moves
-//! between devices. `input_shardings` and `output_shardings` are where the
+//! `reduce-scatter(`, `all-to-all(`) and the bytes each device puts in,
+//! so a reader can see what moves between devices. `input_shardings` and `output_shardings` are where the
 //! arguments and results live.
 
 use std::sync::Arc;
@@ -284,8 +284,13 @@ fn per_device_text(stage: &Stage) -> Result<String> {
         if let Prim::Collective(c) = &eqn.prim {
             if let Some(hlo) = hlo_name(c) {
                 let aval = params.body.aval(eqn.outputs[0]);
+                let operand = match &eqn.inputs[0] {
+                    crate::ir::Atom::Var(v) => params.body.aval(*v).clone(),
+                    crate::ir::Atom::Lit(x) => crate::ir::Aval::of(x),
+                };
+                let bytes = operand.shape.iter().product::<usize>() * operand.dtype.itemsize();
                 lines.push(format!(
-                    "  {hlo}({aval}) over {}",
+                    "  {hlo}({aval}) over {}: {bytes} bytes in per device",
                     crate::mesh::fmt_names(c.axes())
                 ));
             }
