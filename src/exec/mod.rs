@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::fabric::threads::{run_on_threads, ThreadFabric};
 use crate::ir::{Atom, Eqn, Jaxpr};
 use crate::mesh::Mesh;
-use crate::primitives::{MapKind, MapParams, Prim, ShardMapParams};
+use crate::primitives::{DebugPrintParams, MapKind, MapParams, Prim, ShardMapParams};
 use comm::{Comm, Lockstep, Nested, OnFabric, Printing};
 use log::DeviceLog;
 pub use run::{config, stop_check, stop_requested, take_eager_prints, Config, StopCheck};
@@ -374,47 +374,12 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         Prim::Jit(j) if comm.fuses() => eval_lanes(&j.body, ins, comm),
         Prim::Jit(j) => eval_lanes(&j.body, ins, &comm::Compiled(comm)),
         Prim::Remat(r) => eval_lanes(&r.body, ins, comm),
-        // A custom function runs its primal program (the rules run only
-        // when it is differentiated).
-        Prim::CustomJvp(_) | Prim::CustomVjp(_) => {
-            let Some((body, n, n_outs)) = crate::primitives::custom::evaluated(prim) else {
-                bail!(RuntimeError, "{} has no program", prim.name());
-            };
-            let mut outs = eval_lanes(body, ins.into_iter().take(n).collect(), comm)?;
-            outs.truncate(n_outs);
-            Ok(outs)
-        }
+        Prim::CustomJvp(_) | Prim::CustomVjp(_) => eval_custom(prim, ins, comm),
         Prim::Cond(c) => control::eval_cond(c, ins, comm),
         Prim::While(w) => control::eval_while(w, ins, comm),
         Prim::Scan(s) => control::eval_scan(s, ins, comm),
         Prim::HostCallback(h) => callback::eval_host_callback(h, ins, comm),
-        Prim::DebugPrint(d) if d.breakpoint => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
-        ),
-        // A debug check does nothing unless checkified; a check that was
-        // not checkified cannot be compiled (JAX refuses it when lowering).
-        Prim::DebugPrint(d) if d.check.is_some_and(|c| c.debug) => Ok(vec![]),
-        // JAX runs a batched check eagerly, which shardlab does not.
-        Prim::DebugPrint(d) if d.check.is_some() && lanes > 1 => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: checkify.check under vmap without checkify.checkify"
-        ),
-        Prim::DebugPrint(d) if d.check.is_some() => {
-            Err(crate::transforms::checkify::functionalization_error())
-        }
-        // Its callback ran when the program was compiled.
-        Prim::DebugPrint(d) if d.inspect.is_some() => Ok(vec![]),
-        Prim::DebugPrint(d) => {
-            let printed = (0..lanes)
-                .map(|l| crate::primitives::debug::Printed {
-                    params: d.clone(),
-                    args: ins.iter().map(|x| x[l].clone()).collect(),
-                })
-                .collect();
-            comm.debug_print(printed)?;
-            Ok(vec![])
-        }
+        Prim::DebugPrint(d) => eval_debug_print(d, ins, comm),
         Prim::ShardMap(_) | Prim::Map(_) if !(comm.is_top() && lanes == 1) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: {} inside a shard_map, pmap or vmap body",
@@ -447,6 +412,60 @@ fn eval_eqn(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Ve
         }
         _ => eval_per_lane(prim, &ins, lanes),
     }
+}
+
+/// A debug print, callback or check: what it does depends on whether it is
+/// a breakpoint, a check (checkified or not) or a print.
+fn eval_debug_print(
+    d: &Arc<DebugPrintParams>,
+    ins: Vec<Vec<Array>>,
+    comm: &dyn Comm,
+) -> Result<Vec<Vec<Array>>> {
+    let lanes = comm.lanes();
+    if d.breakpoint {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.debug.breakpoint (an interactive debugger)"
+        );
+    }
+    if let Some(check) = d.check {
+        // A debug check does nothing unless checkified; a check that was
+        // not checkified cannot be compiled (JAX refuses it when lowering).
+        if check.debug {
+            return Ok(vec![]);
+        }
+        // JAX runs a batched check eagerly, which shardlab does not.
+        if lanes > 1 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: checkify.check under vmap without checkify.checkify"
+            );
+        }
+        return Err(crate::transforms::checkify::functionalization_error());
+    }
+    // Its callback ran when the program was compiled.
+    if d.inspect.is_some() {
+        return Ok(vec![]);
+    }
+    let printed = (0..lanes)
+        .map(|l| crate::primitives::debug::Printed {
+            params: d.clone(),
+            args: ins.iter().map(|x| x[l].clone()).collect(),
+        })
+        .collect();
+    comm.debug_print(printed)?;
+    Ok(vec![])
+}
+
+/// A custom function runs its primal program (the rules run only when it is
+/// differentiated).
+fn eval_custom(prim: &Prim, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Result<Vec<Vec<Array>>> {
+    let Some((body, n, n_outs)) = crate::primitives::custom::evaluated(prim) else {
+        bail!(RuntimeError, "{} has no program", prim.name());
+    };
+    let mut outs = eval_lanes(body, ins.into_iter().take(n).collect(), comm)?;
+    outs.truncate(n_outs);
+    Ok(outs)
 }
 
 /// `prim` applied in each lane to that lane's operands.

@@ -613,19 +613,7 @@ fn combine(
     let k = u.shape()[0];
     let flat = jops::reshape(x, &[n])?;
     if matches!(kind, Kind::Add | Kind::Sub) {
-        let u = match inside {
-            Some(ok) => jops::select(ok, u, &jops::zeros_like(u))?,
-            None => u.clone(),
-        };
-        let u = if kind == Kind::Sub { jops::neg(&u)? } else { u };
-        let delta = bind1(
-            Prim::ScatterAdd {
-                axis: 0,
-                shape: vec![n],
-            },
-            &[pos.clone(), u],
-        )?;
-        return jops::reshape(&jops::add(&flat, &delta)?, &shape);
+        return jops::reshape(&combine_additive(&flat, pos, u, inside, kind)?, &shape);
     }
     if k == 0 {
         return Ok(x.clone());
@@ -647,25 +635,10 @@ fn combine(
             &jops::broadcast_in_dim(ok, &[n, k], &[1])?,
         )?;
     }
-    let any = jops::reduce(ReduceOp::Any, &hit, Some(&[1i64][..]), false)?;
-    let spread = jops::broadcast_in_dim(u, &[n, k], &[1])?;
     let out = match kind {
-        Kind::Set => {
-            // The last update to land wins.
-            let order = Value::Concrete(crate::array::Array::iota(&[n, k], 1, DType::I32)?);
-            let ranked = jops::select(
-                &hit,
-                &jops::add(&order, &i32c(1))?,
-                &jops::zeros_like(&order),
-            )?;
-            let last = jops::sub(
-                &jops::reduce(ReduceOp::Max, &ranked, Some(&[1i64][..]), false)?,
-                &i32c(1),
-            )?;
-            let last = jops::clamp(&i32c(0), &last, &i32c(k as i64 - 1))?;
-            jops::select(&any, &jops::take(u, &last, 0)?, &flat)?
-        }
+        Kind::Set => combine_last(&flat, u, &hit)?,
         Kind::Mul => {
+            let spread = jops::broadcast_in_dim(u, &[n, k], &[1])?;
             let one = jops::broadcast_to(&jops::scalar(1.0, x.dtype()), &[n, k])?;
             let factors = jops::select(&hit, &spread, &one)?;
             jops::mul(
@@ -674,17 +647,66 @@ fn combine(
             )?
         }
         // Add and Sub returned above.
-        Kind::Min | Kind::Max | Kind::Add | Kind::Sub => {
-            let (op, bop) = if kind == Kind::Min {
-                (ReduceOp::Min, BinaryOp::Min)
-            } else {
-                (ReduceOp::Max, BinaryOp::Max)
-            };
-            let base = jops::broadcast_in_dim(&flat, &[n, k], &[0])?;
-            let cand = jops::select(&hit, &spread, &base)?;
-            let best = jops::reduce(op, &cand, Some(&[1i64][..]), false)?;
-            jops::binary(bop, &flat, &best)?
-        }
+        Kind::Min | Kind::Max | Kind::Add | Kind::Sub => combine_extremum(&flat, u, &hit, kind)?,
     };
     jops::reshape(&out, &shape)
+}
+
+/// Addition and subtraction accumulate every update, repeated positions
+/// included, so one scatter-add of the (negated) updates serves both.
+fn combine_additive(
+    flat: &Value,
+    pos: &Value,
+    u: &Value,
+    inside: Option<&Value>,
+    kind: Kind,
+) -> Result<Value> {
+    let u = match inside {
+        Some(ok) => jops::select(ok, u, &jops::zeros_like(u))?,
+        None => u.clone(),
+    };
+    let u = if kind == Kind::Sub { jops::neg(&u)? } else { u };
+    let delta = bind1(
+        Prim::ScatterAdd {
+            axis: 0,
+            shape: flat.shape(),
+        },
+        &[pos.clone(), u],
+    )?;
+    jops::add(flat, &delta)
+}
+
+/// Set: of the updates that land on an element (`hit[i, j]`), the last one
+/// wins; elements no update reaches keep their value.
+fn combine_last(flat: &Value, u: &Value, hit: &Value) -> Result<Value> {
+    let (n, k) = (flat.shape()[0], u.shape()[0]);
+    let any = jops::reduce(ReduceOp::Any, hit, Some(&[1i64][..]), false)?;
+    let order = Value::Concrete(crate::array::Array::iota(&[n, k], 1, DType::I32)?);
+    let ranked = jops::select(
+        hit,
+        &jops::add(&order, &i32c(1))?,
+        &jops::zeros_like(&order),
+    )?;
+    let last = jops::sub(
+        &jops::reduce(ReduceOp::Max, &ranked, Some(&[1i64][..]), false)?,
+        &i32c(1),
+    )?;
+    let last = jops::clamp(&i32c(0), &last, &i32c(k as i64 - 1))?;
+    jops::select(&any, &jops::take(u, &last, 0)?, flat)
+}
+
+/// Min or max: each element against the best of the updates that land on
+/// it.
+fn combine_extremum(flat: &Value, u: &Value, hit: &Value, kind: Kind) -> Result<Value> {
+    let (n, k) = (flat.shape()[0], u.shape()[0]);
+    let (op, bop) = if kind == Kind::Min {
+        (ReduceOp::Min, BinaryOp::Min)
+    } else {
+        (ReduceOp::Max, BinaryOp::Max)
+    };
+    let spread = jops::broadcast_in_dim(u, &[n, k], &[1])?;
+    let base = jops::broadcast_in_dim(flat, &[n, k], &[0])?;
+    let cand = jops::select(hit, &spread, &base)?;
+    let best = jops::reduce(op, &cand, Some(&[1i64][..]), false)?;
+    jops::binary(bop, flat, &best)
 }

@@ -24,6 +24,18 @@ use super::Builder;
 
 /// Adds the functions to `b`.
 pub(super) fn register(b: &mut Builder) {
+    register_reductions(b);
+    b.func("reduce", |_, a| reduce(&a));
+    register_arg_reductions(b);
+    b.func("sort", |_, a| sort(&a));
+    b.func("sort_key_val", |_, a| sort_key_val(&a));
+    b.func("batch_matmul", |_, a| batch_matmul(&a));
+    b.func("bitcast_convert_type", |_, a| bitcast_convert_type(&a));
+}
+
+/// The monoid reductions over listed axes; the logical ones take only
+/// booleans, as lax does.
+fn register_reductions(b: &mut Builder) {
     let reductions = [
         ("reduce_sum", ReduceOp::Sum),
         ("reduce_prod", ReduceOp::Prod),
@@ -42,20 +54,26 @@ pub(super) fn register(b: &mut Builder) {
             Ok(Obj::Array(jops::reduce(op, &x, Some(&axes), false)?))
         });
     }
-    b.func("reduce_xor", |_, a| {
-        let x = to_value(&a.req(Some(0), "operand", "reduce_xor")?)?;
-        let axes = axes(&a.req(Some(1), "axes", "reduce_xor")?, x.ndim())?;
-        boolean_only("reduce_xor", &x)?;
-        // The parity of the number of true elements.
-        let count = jops::sum(&jops::convert(&x, DType::I32)?, Some(&axes), false)?;
-        let odd = jops::binary(
-            crate::array::BinaryOp::And,
-            &count,
-            &jops::scalar(1.0, DType::I32),
-        )?;
-        Ok(Obj::Array(jops::convert(&odd, DType::Bool)?))
-    });
-    b.func("reduce", |_, a| reduce(&a));
+    b.func("reduce_xor", |_, a| reduce_xor(&a));
+}
+
+/// `lax.reduce_xor`: the parity of the number of true elements, as there is
+/// no xor reduction primitive.
+fn reduce_xor(a: &Args) -> Result<Obj> {
+    let x = to_value(&a.req(Some(0), "operand", "reduce_xor")?)?;
+    let axes = axes(&a.req(Some(1), "axes", "reduce_xor")?, x.ndim())?;
+    boolean_only("reduce_xor", &x)?;
+    let count = jops::sum(&jops::convert(&x, DType::I32)?, Some(&axes), false)?;
+    let odd = jops::binary(
+        crate::array::BinaryOp::And,
+        &count,
+        &jops::scalar(1.0, DType::I32),
+    )?;
+    Ok(Obj::Array(jops::convert(&odd, DType::Bool)?))
+}
+
+/// `lax.argmax` and `lax.argmin`, whose index dtype must be an integer.
+fn register_arg_reductions(b: &mut Builder) {
     for (name, min) in [("argmax", false), ("argmin", true)] {
         b.func(name, move |_, a| {
             let x = to_value(&a.req(Some(0), "operand", name)?)?;
@@ -72,45 +90,49 @@ pub(super) fn register(b: &mut Builder) {
             Ok(Obj::Array(jops::convert(&i, d)?))
         });
     }
-    b.func("sort", |_, a| sort(&a));
-    b.func("sort_key_val", |_, a| {
-        let keys = to_value(&a.req(Some(0), "keys", "sort_key_val")?)?;
-        let values = to_value(&a.req(Some(1), "values", "sort_key_val")?)?;
-        let dim = a
-            .opt(Some(2), "dimension")
-            .map(|o| to_int(&o))
-            .transpose()?;
-        let dim = jops::norm_axis(dim.unwrap_or(-1), keys.ndim())?;
-        if let Some(s) = a.opt(Some(3), "is_stable") {
-            if !truthy(&s, "is_stable")? {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: jax.lax.sort_key_val with is_stable=False"
-                );
-            }
-        }
-        let out = sorted(&[keys, values], dim, 1)?;
-        Ok(Obj::tuple(out.into_iter().map(Obj::Array).collect()))
-    });
-    b.func("batch_matmul", |_, a| batch_matmul(&a));
-    b.func("bitcast_convert_type", |_, a| {
-        let x = to_value(&a.req(Some(0), "operand", "bitcast_convert_type")?)?;
-        let o = a.req(Some(1), "new_dtype", "bitcast_convert_type")?;
-        let d = super::numpy::dtype_of(&o)?;
-        let word = |d: DType| matches!(d, DType::F32 | DType::I32 | DType::U32);
-        if d == x.dtype() {
-            return Ok(Obj::Array(x));
-        }
-        if !word(d) || !word(x.dtype()) {
+}
+
+/// `lax.sort_key_val`: sorts `values` by `keys`; only the stable sort is
+/// modelled.
+fn sort_key_val(a: &Args) -> Result<Obj> {
+    let keys = to_value(&a.req(Some(0), "keys", "sort_key_val")?)?;
+    let values = to_value(&a.req(Some(1), "values", "sort_key_val")?)?;
+    let dim = a
+        .opt(Some(2), "dimension")
+        .map(|o| to_int(&o))
+        .transpose()?;
+    let dim = jops::norm_axis(dim.unwrap_or(-1), keys.ndim())?;
+    if let Some(s) = a.opt(Some(3), "is_stable") {
+        if !truthy(&s, "is_stable")? {
             bail!(
                 NotImplementedError,
-                "not supported by shardlab yet: jax.lax.bitcast_convert_type from {} to {}",
-                x.dtype().name(),
-                d.name()
+                "not supported by shardlab yet: jax.lax.sort_key_val with is_stable=False"
             );
         }
-        Ok(Obj::Array(bind1(Prim::BitcastConvert(d), &[x])?))
-    });
+    }
+    let out = sorted(&[keys, values], dim, 1)?;
+    Ok(Obj::tuple(out.into_iter().map(Obj::Array).collect()))
+}
+
+/// `lax.bitcast_convert_type` between the 32-bit word types; other widths
+/// change the shape and are refused.
+fn bitcast_convert_type(a: &Args) -> Result<Obj> {
+    let x = to_value(&a.req(Some(0), "operand", "bitcast_convert_type")?)?;
+    let o = a.req(Some(1), "new_dtype", "bitcast_convert_type")?;
+    let d = super::numpy::dtype_of(&o)?;
+    let word = |d: DType| matches!(d, DType::F32 | DType::I32 | DType::U32);
+    if d == x.dtype() {
+        return Ok(Obj::Array(x));
+    }
+    if !word(d) || !word(x.dtype()) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.lax.bitcast_convert_type from {} to {}",
+            x.dtype().name(),
+            d.name()
+        );
+    }
+    Ok(Obj::Array(bind1(Prim::BitcastConvert(d), &[x])?))
 }
 
 fn axes(o: &Obj, ndim: usize) -> Result<Vec<i64>> {

@@ -339,6 +339,24 @@ fn num(a: &Args, index: usize, name: &str, default: f64) -> Result<f64> {
 /// `jax.nn.initializers` (also `flax.linen.initializers`, `flax.nnx.initializers`).
 pub fn initializers_module(name: &str) -> Obj {
     let mut b = Builder::new(name);
+    register_shape_only(&mut b, name.starts_with("flax."));
+    b.func("constant", |_, a| {
+        let v = num(&a, 0, "value", 0.0)? as f32;
+        Ok(initializer(
+            "constant",
+            std::rc::Rc::new(move |_, s| init::constant(s, v)),
+            std::rc::Rc::new(move |_, s| Ok(Value::Concrete(init::constant(s, v)?))),
+        ))
+    });
+    register_scaling(&mut b);
+    register_random(&mut b);
+    b.func("orthogonal", super::nn_orthogonal::orthogonal);
+    b.build()
+}
+
+/// `zeros` and `ones`, which ignore their key; `flax` adds the factories
+/// Flax's own initializer modules have.
+fn register_shape_only(b: &mut Builder, flax: bool) {
     let shape_only = |label: &'static str, f: fn(&[usize]) -> Result<crate::array::Array>| {
         Obj::native(label, move |_, a| {
             let _ = a.req(Some(0), "key", label)?;
@@ -356,7 +374,7 @@ pub fn initializers_module(name: &str) -> Obj {
         shape_only("zeros", init::zeros),
         shape_only("ones", init::ones),
     );
-    if name.starts_with("flax.") {
+    if flax {
         // Flax's own initializer modules add factories for the two
         // shape-only initializers: `zeros_init()` is `zeros` itself.
         for (factory, made) in [("zeros_init", &zeros), ("ones_init", &ones)] {
@@ -366,14 +384,11 @@ pub fn initializers_module(name: &str) -> Obj {
     }
     b.attr("zeros", zeros);
     b.attr("ones", ones);
-    b.func("constant", |_, a| {
-        let v = num(&a, 0, "value", 0.0)? as f32;
-        Ok(initializer(
-            "constant",
-            std::rc::Rc::new(move |_, s| init::constant(s, v)),
-            std::rc::Rc::new(move |_, s| Ok(Value::Concrete(init::constant(s, v)?))),
-        ))
-    });
+}
+
+/// The variance-scaling family: the named presets and `variance_scaling`
+/// itself.
+fn register_scaling(b: &mut Builder) {
     for (n, scale, mode, distribution) in [
         ("lecun_normal", 1.0, "fan_in", "truncated_normal"),
         ("lecun_uniform", 1.0, "fan_in", "uniform"),
@@ -390,6 +405,24 @@ pub fn initializers_module(name: &str) -> Obj {
             Ok(scaling_initializer(n, scale, mode, distribution))
         });
     }
+    b.func("variance_scaling", |_, a| {
+        let scale = num(&a, 0, "scale", 1.0)?;
+        let mode = crate::python::format::str_of(&a.req(Some(1), "mode", "variance_scaling")?);
+        let distribution =
+            crate::python::format::str_of(&a.req(Some(2), "distribution", "variance_scaling")?);
+        init::FanMode::parse(&mode)?;
+        init::Distribution::parse(&distribution)?;
+        Ok(scaling_initializer(
+            "variance_scaling",
+            scale,
+            &mode,
+            &distribution,
+        ))
+    });
+}
+
+/// The initializers that draw from a fixed-scale distribution.
+fn register_random(b: &mut Builder) {
     b.func("normal", |_, a| {
         let s = num(&a, 0, "stddev", 1e-2)? as f32;
         Ok(initializer(
@@ -414,20 +447,4 @@ pub fn initializers_module(name: &str) -> Obj {
             std::rc::Rc::new(move |k, sh| tinit::truncated_normal(k, sh, s)),
         ))
     });
-    b.func("orthogonal", super::nn_orthogonal::orthogonal);
-    b.func("variance_scaling", |_, a| {
-        let scale = num(&a, 0, "scale", 1.0)?;
-        let mode = crate::python::format::str_of(&a.req(Some(1), "mode", "variance_scaling")?);
-        let distribution =
-            crate::python::format::str_of(&a.req(Some(2), "distribution", "variance_scaling")?);
-        init::FanMode::parse(&mode)?;
-        init::Distribution::parse(&distribution)?;
-        Ok(scaling_initializer(
-            "variance_scaling",
-            scale,
-            &mode,
-            &distribution,
-        ))
-    });
-    b.build()
 }

@@ -257,6 +257,22 @@ fn unary_deriv(
         Tan | Asin | Acos | Sinh | Cosh | Asinh | Acosh | Cbrt => {
             ops::mul(g, &trig_factor(op, x, y)?)?
         }
+        Erf | ErfInv | Erfc | Lgamma | BesselI0e | BesselI1e | Digamma => {
+            special_deriv(op, x, y, g, transposed)?
+        }
+        Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
+        Real | Imag | Conj => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: complex64 in differentiation of {}",
+            unary_name(op)
+        ),
+    }))
+}
+
+/// `unary_deriv` for the error, gamma and Bessel functions.
+fn special_deriv(op: UnaryOp, x: &Value, y: &Value, g: &Value, transposed: bool) -> Result<Value> {
+    use UnaryOp::*;
+    Ok(match op {
         Erf => {
             let k = 2.0 / std::f64::consts::PI.sqrt();
             let e = ops::exp(&ops::neg(&ops::integer_pow(x, 2)?)?)?;
@@ -283,13 +299,12 @@ fn unary_deriv(
             NotImplementedError,
             "not supported by shardlab yet: differentiation of digamma"
         ),
-        Sign | Floor | Ceil | Round | Not | IsFinite => return Ok(None),
-        Real | Imag | Conj => bail!(
+        _ => bail!(
             NotImplementedError,
-            "not supported by shardlab yet: complex64 in differentiation of {}",
+            "not supported by shardlab yet: differentiation of {}",
             unary_name(op)
         ),
-    }))
+    })
 }
 
 /// The factor JAX's rule multiplies the tangent by for the trigonometric,
@@ -419,7 +434,31 @@ pub fn jvp(
             },
             None => None,
         },
-        Prim::Binary(BinaryOp::Complex) => {
+        Prim::Binary(op) => binary_jvp(*op, p, t, out)?,
+        Prim::IntegerPow(n) => match &t[0] {
+            Some(g) => Some(pow_deriv(&p[0], *n, g)?),
+            None => None,
+        },
+        Prim::Select => select_jvp(p, t, out)?,
+        Prim::Clamp => clamp_jvp(p, t, out)?,
+        Prim::Convert(..) => match &t[0] {
+            Some(g) if is_float(&p[0]) => Some(to_dtype_of(g.clone(), out)?),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(vec![tangent])
+}
+
+/// The tangent of a binary primitive's result.
+fn binary_jvp(
+    op: BinaryOp,
+    p: &[Value],
+    t: &[Option<Value>],
+    out: &Value,
+) -> Result<Option<Value>> {
+    match op {
+        BinaryOp::Complex => {
             let zero = ops::zeros_like(out);
             let tx = t[0]
                 .clone()
@@ -429,11 +468,11 @@ pub fn jvp(
                 Some(g) => Some(ops::binary(BinaryOp::Complex, &ops::zeros_like(g), g)?),
                 None => None,
             };
-            add_opt(tx, ty)?.map(|v| ops::add(&v, &zero)).transpose()?
+            add_opt(tx, ty)?.map(|v| ops::add(&v, &zero)).transpose()
         }
         // Sums pass tangents through unscaled, as JAX's linear rules do
         // (no `mul 1.0` equations in a differentiated program).
-        Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
+        BinaryOp::Add | BinaryOp::Sub => {
             let shape = out.shape();
             let tx = match &t[0] {
                 Some(g) => Some(ops::broadcast_to(g, &shape)?),
@@ -444,9 +483,9 @@ pub fn jvp(
                 (Some(g), _) => Some(ops::broadcast_to(g, &shape)?),
                 (None, _) => None,
             };
-            add_opt(tx, ty)?
+            add_opt(tx, ty)
         }
-        Prim::Binary(BinaryOp::Div) => {
+        BinaryOp::Div => {
             let shape = out.shape();
             let tx = match &t[0] {
                 Some(g) => Some(ops::broadcast_to(&ops::div(g, &p[1])?, &shape)?),
@@ -456,10 +495,10 @@ pub fn jvp(
                 Some(g) => Some(ops::broadcast_to(&div_rhs_term(g, &p[0], &p[1])?, &shape)?),
                 None => None,
             };
-            add_opt(tx, ty)?
+            add_opt(tx, ty)
         }
-        Prim::Binary(op) => {
-            let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
+        _ => {
+            let (dx, dy) = binary_partials(op, &p[0], &p[1], out)?;
             let tx = match (&t[0], dx) {
                 (Some(g), Some(d)) => Some(ops::broadcast_to(&ops::mul(g, &d)?, &out.shape())?),
                 _ => None,
@@ -468,35 +507,25 @@ pub fn jvp(
                 (Some(g), Some(d)) => Some(ops::broadcast_to(&ops::mul(g, &d)?, &out.shape())?),
                 _ => None,
             };
-            add_opt(tx, ty)?
+            add_opt(tx, ty)
         }
-        Prim::IntegerPow(n) => match &t[0] {
-            Some(g) => Some(pow_deriv(&p[0], *n, g)?),
-            None => None,
-        },
-        Prim::Select => {
-            let zero = scalar(0.0, DType::F32);
-            let tx = match &t[1] {
-                Some(g) => Some(ops::select(&p[0], g, &zero)?),
-                None => None,
-            };
-            let ty = match &t[2] {
-                Some(g) => Some(ops::select(&p[0], &zero, g)?),
-                None => None,
-            };
-            match add_opt(tx, ty)? {
-                Some(v) => Some(ops::broadcast_to(&v, &out.shape())?),
-                None => None,
-            }
-        }
-        Prim::Clamp => clamp_jvp(p, t, out)?,
-        Prim::Convert(..) => match &t[0] {
-            Some(g) if is_float(&p[0]) => Some(to_dtype_of(g.clone(), out)?),
-            _ => None,
-        },
-        _ => None,
+    }
+}
+
+/// The tangent of `select(which, x, y)`: each branch's where it is chosen.
+fn select_jvp(p: &[Value], t: &[Option<Value>], out: &Value) -> Result<Option<Value>> {
+    let zero = scalar(0.0, DType::F32);
+    let tx = match &t[1] {
+        Some(g) => Some(ops::select(&p[0], g, &zero)?),
+        None => None,
     };
-    Ok(vec![tangent])
+    let ty = match &t[2] {
+        Some(g) => Some(ops::select(&p[0], &zero, g)?),
+        None => None,
+    };
+    add_opt(tx, ty)?
+        .map(|v| ops::broadcast_to(&v, &out.shape()))
+        .transpose()
 }
 
 fn pow_deriv(x: &Value, n: i32, g: &Value) -> Result<Value> {
@@ -516,7 +545,6 @@ pub fn add_opt(a: Option<Value>, b: Option<Value>) -> Result<Option<Value>> {
     })
 }
 
-/// Reverse-mode rule.
 /// Where each operand of `clamp(min, x, max)` is the result, as JAX's
 /// derivative rules choose: min where it exceeds x (and is below max), x
 /// strictly between the bounds, max where it is below x.
@@ -560,6 +588,7 @@ fn clamp_vjp(p: &[Value], ct: &Value) -> Result<Vec<Option<Value>>> {
     Ok(back)
 }
 
+/// Reverse-mode rule.
 pub fn vjp(
     prim: &Prim,
     p: &[Value],
@@ -570,16 +599,50 @@ pub fn vjp(
         return Ok(vec![None; p.len()]);
     };
     let out = &outs[0];
-    let float_in = |i: usize| is_float(&p[i]);
     Ok(match prim {
         Prim::Unary(op) => {
             vec![match complex_part_vjp(*op, ct) {
                 Some(r) => Some(r?),
-                None if float_in(0) => unary_deriv(*op, &p[0], out, ct, true)?,
+                None if is_float(&p[0]) => unary_deriv(*op, &p[0], out, ct, true)?,
                 None => None,
             }]
         }
-        Prim::Binary(BinaryOp::Complex) => {
+        Prim::Binary(op) => binary_vjp(*op, p, out, ct)?,
+        Prim::IntegerPow(n) => vec![Some(pow_deriv(&p[0], *n, ct)?)],
+        Prim::Select => {
+            let zero = scalar(0.0, DType::F32);
+            vec![
+                None,
+                back_to(&p[1], ops::select(&p[0], ct, &zero)?)?,
+                back_to(&p[2], ops::select(&p[0], &zero, ct)?)?,
+            ]
+        }
+        Prim::Clamp => clamp_vjp(p, ct)?,
+        // A cotangent goes back in the operand's dtype (a complex one to a
+        // real operand keeps its real part, as JAX's transpose converts).
+        Prim::Convert(..) => vec![if is_float(&p[0]) {
+            Some(to_dtype_of(ct.clone(), &p[0])?)
+        } else {
+            None
+        }],
+        _ => vec![None; p.len()],
+    })
+}
+
+/// A cotangent summed to `primal`'s shape and given its dtype; none for an
+/// operand that is not a float (it has no cotangent).
+fn back_to(primal: &Value, c: Value) -> Result<Option<Value>> {
+    if !is_float(primal) {
+        return Ok(None);
+    }
+    let c = ops::sum_to_shape(&c, &primal.shape())?;
+    Ok(Some(to_dtype_of(c, primal)?))
+}
+
+/// The cotangents of a binary primitive's operands.
+fn binary_vjp(op: BinaryOp, p: &[Value], out: &Value, ct: &Value) -> Result<Vec<Option<Value>>> {
+    Ok(match op {
+        BinaryOp::Complex => {
             let re = ops::unary(UnaryOp::Real, ct)?;
             let im = ops::neg(&ops::unary(UnaryOp::Imag, ct)?)?;
             vec![
@@ -587,79 +650,37 @@ pub fn vjp(
                 Some(ops::sum_to_shape(&im, &p[1].shape())?),
             ]
         }
-        Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
-            let back = |i: usize, c: Value| -> Result<Option<Value>> {
-                if !float_in(i) {
-                    return Ok(None);
-                }
-                let c = ops::sum_to_shape(&c, &p[i].shape())?;
-                Ok(Some(to_dtype_of(c, &p[i])?))
-            };
+        BinaryOp::Add | BinaryOp::Sub => {
             let cy = match op {
                 BinaryOp::Sub => ops::neg(ct)?,
                 _ => ct.clone(),
             };
-            vec![back(0, ct.clone())?, back(1, cy)?]
+            vec![back_to(&p[0], ct.clone())?, back_to(&p[1], cy)?]
         }
-        Prim::Binary(BinaryOp::Div) => {
-            let back = |i: usize, c: Value| -> Result<Option<Value>> {
-                if !float_in(i) {
-                    return Ok(None);
-                }
-                let c = ops::sum_to_shape(&c, &p[i].shape())?;
-                Ok(Some(to_dtype_of(c, &p[i])?))
-            };
+        BinaryOp::Div => {
             // The transposes of JAX's two tangent terms, factor by factor;
             // an integer divisor (a constant of the program) gets none, and
             // its negative power would not exist.
-            let cy = if float_in(1) {
+            let cy = if is_float(&p[1]) {
                 let inv_square = ops::integer_pow(&p[1], -2)?;
-                back(1, ops::neg(&ops::mul(&ops::mul(ct, &inv_square)?, &p[0])?)?)?
+                back_to(
+                    &p[1],
+                    ops::neg(&ops::mul(&ops::mul(ct, &inv_square)?, &p[0])?)?,
+                )?
             } else {
                 None
             };
-            vec![back(0, ops::div(ct, &p[1])?)?, cy]
+            vec![back_to(&p[0], ops::div(ct, &p[1])?)?, cy]
         }
-        Prim::Binary(op) => {
-            let (dx, dy) = binary_partials(*op, &p[0], &p[1], out)?;
+        _ => {
+            let (dx, dy) = binary_partials(op, &p[0], &p[1], out)?;
             let back = |i: usize, d: Option<Value>| -> Result<Option<Value>> {
                 match d {
-                    Some(d) if float_in(i) => {
-                        let c = ops::sum_to_shape(&ops::mul(ct, &d)?, &p[i].shape())?;
-                        Ok(Some(to_dtype_of(c, &p[i])?))
-                    }
+                    Some(d) if is_float(&p[i]) => back_to(&p[i], ops::mul(ct, &d)?),
                     _ => Ok(None),
                 }
             };
             vec![back(0, dx)?, back(1, dy)?]
         }
-        Prim::IntegerPow(n) => vec![Some(pow_deriv(&p[0], *n, ct)?)],
-        Prim::Select => {
-            let zero = scalar(0.0, DType::F32);
-            let back = |i: usize, v: Value| -> Result<Option<Value>> {
-                if float_in(i) {
-                    Ok(Some(to_dtype_of(
-                        ops::sum_to_shape(&v, &p[i].shape())?,
-                        &p[i],
-                    )?))
-                } else {
-                    Ok(None)
-                }
-            };
-            vec![
-                None,
-                back(1, ops::select(&p[0], ct, &zero)?)?,
-                back(2, ops::select(&p[0], &zero, ct)?)?,
-            ]
-        }
-        Prim::Clamp => clamp_vjp(p, ct)?,
-        // A cotangent goes back in the operand's dtype (a complex one to a
-        // real operand keeps its real part, as JAX's transpose converts).
-        Prim::Convert(..) => vec![if float_in(0) {
-            Some(to_dtype_of(ct.clone(), &p[0])?)
-        } else {
-            None
-        }],
-        _ => vec![None; p.len()],
     })
 }

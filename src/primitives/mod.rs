@@ -284,99 +284,30 @@ impl Prim {
 
     /// The parameters as `key=value` pairs, for the jaxpr printer.
     pub fn params(&self) -> Vec<(String, String)> {
-        let list = |v: &[usize]| {
-            let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-            if s.len() == 1 {
-                format!("({},)", s[0])
-            } else {
-                format!("({})", s.join(", "))
-            }
-        };
         match self {
             Prim::IntegerPow(n) => vec![("y".into(), n.to_string())],
             // lax.conj refuses real operands, so its input is complex64.
             Prim::Unary(UnaryOp::Conj) => vec![("input_dtype".into(), "complex64".into())],
             Prim::Convert(d, weak) => vec![
                 ("new_dtype".into(), d.name().into()),
-                (
-                    "weak_type".into(),
-                    if *weak { "True" } else { "False" }.into(),
-                ),
+                ("weak_type".into(), py_bool(*weak).into()),
             ],
-            // Of the reductions only reduce_sum takes an out_sharding.
-            Prim::Reduce {
-                op: ReduceOp::Sum,
-                axes,
-            } => vec![
-                ("axes".into(), list(axes)),
-                ("out_sharding".into(), "None".into()),
-            ],
-            Prim::Reduce { axes, .. } => vec![("axes".into(), list(axes))],
-            Prim::Cumulative { axis, reverse, .. } => vec![
-                ("axis".into(), axis.to_string()),
-                (
-                    "reverse".into(),
-                    if *reverse { "True" } else { "False" }.into(),
-                ),
-            ],
-            Prim::ArgReduce { axis, .. } => vec![
-                ("axes".into(), list(&[*axis])),
-                ("index_dtype".into(), "int32".into()),
-            ],
-            Prim::Reshape(s) => vec![
-                ("dimensions".into(), "None".into()),
-                ("new_sizes".into(), list(s)),
-                ("sharding".into(), "None".into()),
-            ],
-            Prim::Transpose(p) => vec![("permutation".into(), list(p))],
-            // JAX leaves out the shape (the result's type says it) and
-            // dimensions when there are none.
-            Prim::BroadcastInDim { dims, .. } if dims.is_empty() => vec![],
-            Prim::BroadcastInDim { dims, .. } => {
-                vec![("broadcast_dimensions".into(), list(dims))]
+            Prim::Reduce { .. } | Prim::Cumulative { .. } | Prim::ArgReduce { .. } => {
+                self.reduction_params()
             }
-            Prim::Concatenate(a) => vec![("dimension".into(), a.to_string())],
-            Prim::Slice {
-                starts,
-                limits,
-                strides,
-            } => vec![
-                ("start_indices".into(), list(starts)),
-                ("limit_indices".into(), list(limits)),
-                ("strides".into(), list(strides)),
-            ],
-            Prim::DynamicSlice(s) => vec![("slice_sizes".into(), list(s))],
-            Prim::Pad { lo, hi } => vec![("low".into(), list(lo)), ("high".into(), list(hi))],
-            Prim::Rev(a) => vec![("dimensions".into(), list(a))],
-            Prim::Take(a) | Prim::ScatterAdd { axis: a, .. } => {
-                vec![("axis".into(), a.to_string())]
-            }
+            Prim::Reshape(_)
+            | Prim::Transpose(_)
+            | Prim::BroadcastInDim { .. }
+            | Prim::Concatenate(_)
+            | Prim::Slice { .. }
+            | Prim::DynamicSlice(_)
+            | Prim::Pad { .. }
+            | Prim::Rev(_)
+            | Prim::Take(_)
+            | Prim::ScatterAdd { .. } => self.structural_params(),
             Prim::DotGeneral {
                 contracting, batch, ..
-            } => {
-                let brackets = |v: &[usize]| {
-                    format!(
-                        "[{}]",
-                        v.iter()
-                            .map(|x| x.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                vec![
-                    (
-                        "dimension_numbers".into(),
-                        format!(
-                            "(({}, {}), ({}, {}))",
-                            brackets(&contracting.0),
-                            brackets(&contracting.1),
-                            brackets(&batch.0),
-                            brackets(&batch.1)
-                        ),
-                    ),
-                    ("preferred_element_type".into(), "float32".into()),
-                ]
-            }
+            } => dot_general_params(contracting, batch),
             Prim::Conv(c) => c.params(),
             Prim::Linalg(op) => op.params(),
             Prim::Fft { typ, lengths } => fft::params(*typ, lengths),
@@ -387,21 +318,8 @@ impl Prim {
                 ("is_stable".into(), "True".into()),
                 ("num_keys".into(), "1".into()),
             ],
-            Prim::Collective(c) => c.params(),
-            Prim::ShardMap(p) => p.params(),
-            Prim::Map(m) => m.params(),
-            Prim::Jit(j) => j.params(),
-            Prim::Remat(r) => r.params(),
             Prim::Name(n) => vec![("name".into(), n.to_string())],
-            Prim::While(w) => w.params(),
-            Prim::Scan(p) => p.params(),
             Prim::Cond(_) => vec![],
-            Prim::ShardingConstraint(c) => c.params(),
-            Prim::DevicePut(d) => d.params(),
-            Prim::DebugPrint(d) => d.params(),
-            Prim::CustomJvp(c) => c.params(),
-            Prim::CustomVjp(c) => c.params(),
-            Prim::HostCallback(h) => h.params(),
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::Select
@@ -409,6 +327,103 @@ impl Prim {
             | Prim::DynamicUpdateSlice
             | Prim::Threefry2x32
             | Prim::StopGradient => vec![],
+            Prim::Collective(_)
+            | Prim::ShardMap(_)
+            | Prim::Map(_)
+            | Prim::Jit(_)
+            | Prim::Remat(_)
+            | Prim::While(_)
+            | Prim::Scan(_)
+            | Prim::ShardingConstraint(_)
+            | Prim::DevicePut(_)
+            | Prim::DebugPrint(_)
+            | Prim::CustomJvp(_)
+            | Prim::CustomVjp(_)
+            | Prim::HostCallback(_) => self.nested_params(),
+        }
+    }
+
+    /// The parameters of the reductions along axes.
+    fn reduction_params(&self) -> Vec<(String, String)> {
+        match self {
+            // Of the reductions only reduce_sum takes an out_sharding.
+            Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            } => vec![
+                ("axes".into(), tuple_repr(axes)),
+                ("out_sharding".into(), "None".into()),
+            ],
+            Prim::Reduce { axes, .. } => vec![("axes".into(), tuple_repr(axes))],
+            Prim::Cumulative { axis, reverse, .. } => vec![
+                ("axis".into(), axis.to_string()),
+                ("reverse".into(), py_bool(*reverse).into()),
+            ],
+            Prim::ArgReduce { axis, .. } => vec![
+                ("axes".into(), tuple_repr(&[*axis])),
+                ("index_dtype".into(), "int32".into()),
+            ],
+            _ => vec![],
+        }
+    }
+
+    /// The parameters of the primitives that move elements without
+    /// computing new ones.
+    fn structural_params(&self) -> Vec<(String, String)> {
+        match self {
+            Prim::Reshape(s) => vec![
+                ("dimensions".into(), "None".into()),
+                ("new_sizes".into(), tuple_repr(s)),
+                ("sharding".into(), "None".into()),
+            ],
+            Prim::Transpose(p) => vec![("permutation".into(), tuple_repr(p))],
+            // JAX leaves out the shape (the result's type says it) and
+            // dimensions when there are none.
+            Prim::BroadcastInDim { dims, .. } if dims.is_empty() => vec![],
+            Prim::BroadcastInDim { dims, .. } => {
+                vec![("broadcast_dimensions".into(), tuple_repr(dims))]
+            }
+            Prim::Concatenate(a) => vec![("dimension".into(), a.to_string())],
+            Prim::Slice {
+                starts,
+                limits,
+                strides,
+            } => vec![
+                ("start_indices".into(), tuple_repr(starts)),
+                ("limit_indices".into(), tuple_repr(limits)),
+                ("strides".into(), tuple_repr(strides)),
+            ],
+            Prim::DynamicSlice(s) => vec![("slice_sizes".into(), tuple_repr(s))],
+            Prim::Pad { lo, hi } => vec![
+                ("low".into(), tuple_repr(lo)),
+                ("high".into(), tuple_repr(hi)),
+            ],
+            Prim::Rev(a) => vec![("dimensions".into(), tuple_repr(a))],
+            Prim::Take(a) | Prim::ScatterAdd { axis: a, .. } => {
+                vec![("axis".into(), a.to_string())]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The parameters of the primitives that carry their own parameter
+    /// records: control flow, sharding, callbacks and custom rules.
+    fn nested_params(&self) -> Vec<(String, String)> {
+        match self {
+            Prim::Collective(c) => c.params(),
+            Prim::ShardMap(p) => p.params(),
+            Prim::Map(m) => m.params(),
+            Prim::Jit(j) => j.params(),
+            Prim::Remat(r) => r.params(),
+            Prim::While(w) => w.params(),
+            Prim::Scan(p) => p.params(),
+            Prim::ShardingConstraint(c) => c.params(),
+            Prim::DevicePut(d) => d.params(),
+            Prim::DebugPrint(d) => d.params(),
+            Prim::CustomJvp(c) => c.params(),
+            Prim::CustomVjp(c) => c.params(),
+            Prim::HostCallback(h) => h.params(),
+            _ => vec![],
         }
     }
 
@@ -773,4 +788,47 @@ impl Prim {
 /// Broadcast result of several avals' VMAs: the union.
 pub fn join_vma(ins: &[Aval]) -> crate::ir::AxisSet {
     ins.iter().flat_map(|a| a.vma.iter().cloned()).collect()
+}
+
+/// A list of axes or sizes as Python prints a tuple: `(3,)`, `(1, 2)`.
+fn tuple_repr(v: &[usize]) -> String {
+    let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    if s.len() == 1 {
+        format!("({},)", s[0])
+    } else {
+        format!("({})", s.join(", "))
+    }
+}
+
+/// Python's spelling of a bool.
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// dot_general's dimension numbers print as nested tuples of lists.
+fn dot_general_params(
+    contracting: &(Vec<usize>, Vec<usize>),
+    batch: &(Vec<usize>, Vec<usize>),
+) -> Vec<(String, String)> {
+    let brackets = |v: &[usize]| {
+        let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        format!("[{}]", s.join(", "))
+    };
+    vec![
+        (
+            "dimension_numbers".into(),
+            format!(
+                "(({}, {}), ({}, {}))",
+                brackets(&contracting.0),
+                brackets(&contracting.1),
+                brackets(&batch.0),
+                brackets(&batch.1)
+            ),
+        ),
+        ("preferred_element_type".into(), "float32".into()),
+    ]
 }

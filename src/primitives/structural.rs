@@ -128,46 +128,8 @@ fn selected_shape(prim: &Prim, ins: &[Aval]) -> Result<Vec<usize>> {
             starts,
             limits,
             strides,
-        } => {
-            same_rank("slice", starts, s)?;
-            same_rank("slice", limits, s)?;
-            same_rank("slice", strides, s)?;
-            (0..s.len())
-                .map(|d| {
-                    if starts[d] > limits[d] || limits[d] > s[d] || strides[d] == 0 {
-                        bail!(
-                            IndexError,
-                            "slice [{}:{}:{}] out of bounds for dimension {d} of size {}",
-                            starts[d],
-                            limits[d],
-                            strides[d],
-                            s[d]
-                        );
-                    }
-                    Ok((limits[d] - starts[d]).div_ceil(strides[d]))
-                })
-                .collect::<Result<_>>()?
-        }
-        Prim::DynamicSlice(sizes) => {
-            same_rank("dynamic_slice", sizes, s)?;
-            if ins.len() != s.len() + 1 {
-                bail!(
-                    TypeError,
-                    "dynamic_slice: {} start indices for rank {}",
-                    ins.len() - 1,
-                    s.len()
-                );
-            }
-            if let Some(d) = (0..s.len()).find(|&d| sizes[d] > s[d]) {
-                bail!(
-                    TypeError,
-                    "dynamic_slice: slice size {} larger than dimension {d} of size {}",
-                    sizes[d],
-                    s[d]
-                );
-            }
-            sizes.clone()
-        }
+        } => slice_shape(starts, limits, strides, s)?,
+        Prim::DynamicSlice(sizes) => dynamic_slice_shape(sizes, s, ins.len() - 1)?,
         Prim::DynamicUpdateSlice => {
             let u = &ins[1].shape;
             if u.len() != s.len() || (0..s.len()).any(|d| u[d] > s[d]) {
@@ -207,6 +169,56 @@ fn selected_shape(prim: &Prim, ins: &[Aval]) -> Result<Vec<usize>> {
         }
         _ => bail!(RuntimeError, "not a structural primitive: {}", prim.name()),
     })
+}
+
+/// The shape `slice` selects, or JAX's error for bounds that do not fit `s`.
+fn slice_shape(
+    starts: &[usize],
+    limits: &[usize],
+    strides: &[usize],
+    s: &[usize],
+) -> Result<Vec<usize>> {
+    same_rank("slice", starts, s)?;
+    same_rank("slice", limits, s)?;
+    same_rank("slice", strides, s)?;
+    (0..s.len())
+        .map(|d| {
+            if starts[d] > limits[d] || limits[d] > s[d] || strides[d] == 0 {
+                bail!(
+                    IndexError,
+                    "slice [{}:{}:{}] out of bounds for dimension {d} of size {}",
+                    starts[d],
+                    limits[d],
+                    strides[d],
+                    s[d]
+                );
+            }
+            Ok((limits[d] - starts[d]).div_ceil(strides[d]))
+        })
+        .collect()
+}
+
+/// `dynamic_slice`'s result is `sizes`, which must fit in `s`, with one
+/// start index per dimension.
+fn dynamic_slice_shape(sizes: &[usize], s: &[usize], n_starts: usize) -> Result<Vec<usize>> {
+    same_rank("dynamic_slice", sizes, s)?;
+    if n_starts != s.len() {
+        bail!(
+            TypeError,
+            "dynamic_slice: {} start indices for rank {}",
+            n_starts,
+            s.len()
+        );
+    }
+    if let Some(d) = (0..s.len()).find(|&d| sizes[d] > s[d]) {
+        bail!(
+            TypeError,
+            "dynamic_slice: slice size {} larger than dimension {d} of size {}",
+            sizes[d],
+            s[d]
+        );
+    }
+    Ok(sizes.to_vec())
 }
 
 fn starts_of(ins: &[Array]) -> Result<Vec<i64>> {
@@ -307,45 +319,14 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
             out[0] = Some(ops::transpose(ct, &inv)?);
         }
         Prim::BroadcastInDim { shape, dims } => {
-            let summed: Vec<i64> = (0..shape.len())
-                .filter(|d| match dims.iter().position(|x| x == d) {
-                    None => true,
-                    Some(i) => xs[i] == 1 && shape[*d] != 1,
-                })
-                .map(|d| d as i64)
-                .collect();
-            let s = ops::sum(ct, Some(&summed), false)?;
-            out[0] = Some(ops::reshape(&s, &xs)?);
+            out[0] = Some(broadcast_in_dim_transpose(ct, shape, dims, &xs)?)
         }
-        Prim::Concatenate(axis) => {
-            let mut start = 0;
-            let full = ct.shape();
-            for (i, v) in p.iter().enumerate() {
-                let vs = v.shape();
-                let mut starts = vec![0; vs.len()];
-                let mut limits = full.clone();
-                starts[*axis] = start;
-                limits[*axis] = start + vs[*axis];
-                start += vs[*axis];
-                if float(v) {
-                    out[i] = Some(ops::slice(ct, &starts, &limits, &vec![1; vs.len()])?);
-                }
-            }
-        }
+        Prim::Concatenate(axis) => out = concatenate_transpose(ct, p, *axis)?,
         Prim::Slice {
             starts,
             limits,
             strides,
-        } => {
-            if strides.iter().any(|&s| s != 1) {
-                bail!(
-                    NotImplementedError,
-                    "not supported by shardlab yet: gradient of a strided slice"
-                );
-            }
-            let hi: Vec<usize> = (0..xs.len()).map(|d| xs[d] - limits[d]).collect();
-            out[0] = Some(ops::pad(ct, starts, &hi)?);
-        }
+        } => out[0] = Some(slice_transpose(ct, starts, limits, strides, &xs)?),
         Prim::DynamicSlice(_) => {
             out[0] = Some(ops::dynamic_update_slice(&zeros(&xs), ct, &p[1..])?);
         }
@@ -379,4 +360,62 @@ pub fn vjp(prim: &Prim, p: &[Value], cts: &[Option<Value>]) -> Result<Vec<Option
         out[0] = None;
     }
     Ok(out)
+}
+
+/// `broadcast_in_dim`'s cotangent: summed over the dimensions the broadcast
+/// added or stretched from size 1, then shaped as the operand `xs`.
+fn broadcast_in_dim_transpose(
+    ct: &Value,
+    shape: &[usize],
+    dims: &[usize],
+    xs: &[usize],
+) -> Result<Value> {
+    let summed: Vec<i64> = (0..shape.len())
+        .filter(|d| match dims.iter().position(|x| x == d) {
+            None => true,
+            Some(i) => xs[i] == 1 && shape[*d] != 1,
+        })
+        .map(|d| d as i64)
+        .collect();
+    let s = ops::sum(ct, Some(&summed), false)?;
+    ops::reshape(&s, xs)
+}
+
+/// `concatenate`'s cotangents: each float operand's piece of `ct` along
+/// `axis`.
+fn concatenate_transpose(ct: &Value, p: &[Value], axis: usize) -> Result<Vec<Option<Value>>> {
+    let mut out = vec![None; p.len()];
+    let mut start = 0;
+    let full = ct.shape();
+    for (i, v) in p.iter().enumerate() {
+        let vs = v.shape();
+        let mut starts = vec![0; vs.len()];
+        let mut limits = full.clone();
+        starts[axis] = start;
+        limits[axis] = start + vs[axis];
+        start += vs[axis];
+        if v.dtype().is_inexact() {
+            out[i] = Some(ops::slice(ct, &starts, &limits, &vec![1; vs.len()])?);
+        }
+    }
+    Ok(out)
+}
+
+/// A unit-stride `slice`'s cotangent: `ct` padded back to the operand's
+/// shape `xs`.
+fn slice_transpose(
+    ct: &Value,
+    starts: &[usize],
+    limits: &[usize],
+    strides: &[usize],
+    xs: &[usize],
+) -> Result<Value> {
+    if strides.iter().any(|&s| s != 1) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: gradient of a strided slice"
+        );
+    }
+    let hi: Vec<usize> = (0..xs.len()).map(|d| xs[d] - limits[d]).collect();
+    ops::pad(ct, starts, &hi)
 }

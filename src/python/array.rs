@@ -712,20 +712,7 @@ pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Resul
             return Ok(out);
         }
     }
-    let size: usize = shape.iter().product();
-    let positions = Value::Concrete(Array::from_i32(&shape, (0..size as i32).collect())?);
-    // A traced index fails here with JAX's error; a concrete one (masks
-    // included) picks its positions on the host even while tracing. Indices
-    // outside the array pick position -1, and their updates are dropped.
-    let picked = match (&outside, &key) {
-        (Some((key, dims)), _) => crate::trace::untraced(|| {
-            let none = jops::scalar(-1.0, DType::I32);
-            array_getitem(&extend(&positions, dims, &none)?, key)
-        })?,
-        (None, Some(key)) => crate::trace::untraced(|| array_getitem(&positions, key))?,
-        (None, None) => array_getitem(&positions, idx)?,
-    };
-    let picked = picked.concrete("x.at[idx] with a traced index")?.clone();
+    let picked = picked_positions(&shape, idx, &key, &outside)?;
     // The values broadcast against the selected positions, not against x.
     let (xv, vv) = weak_pair(&Obj::Array(x.clone()), v)?;
     let vv = jops::convert(&vv, xv.dtype())?;
@@ -736,6 +723,44 @@ pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Resul
             return Ok(out);
         }
     }
+    scatter_picked(&xv, &shape, &picked, &flat_v, how)
+}
+
+/// The flat position in `x` (of `shape`) of every element `idx` selects, in
+/// selection order. A traced index fails here with JAX's error; a concrete
+/// one (masks included) picks its positions on the host even while tracing.
+/// Indices outside the array pick position -1, and their updates are
+/// dropped.
+fn picked_positions(
+    shape: &[usize],
+    idx: &Obj,
+    key: &Option<Obj>,
+    outside: &Option<(Obj, Vec<usize>)>,
+) -> Result<Array> {
+    let size: usize = shape.iter().product();
+    let positions = Value::Concrete(Array::from_i32(shape, (0..size as i32).collect())?);
+    let picked = match (outside, key) {
+        (Some((key, dims)), _) => crate::trace::untraced(|| {
+            let none = jops::scalar(-1.0, DType::I32);
+            array_getitem(&super::index_modes::extend(&positions, dims, &none)?, key)
+        })?,
+        (None, Some(key)) => crate::trace::untraced(|| array_getitem(&positions, key))?,
+        (None, None) => array_getitem(&positions, idx)?,
+    };
+    Ok(picked.concrete("x.at[idx] with a traced index")?.clone())
+}
+
+/// Combines `flat_v[k]` into `xv` (of `shape`) at position `picked[k]` by
+/// `how`; a later pick of the same position wins, and position -1 is
+/// skipped.
+fn scatter_picked(
+    xv: &Value,
+    shape: &[usize],
+    picked: &Array,
+    flat_v: &Value,
+    how: &str,
+) -> Result<Value> {
+    let size: usize = shape.iter().product();
     let mut src = vec![0i32; size];
     let mut mask = vec![false; size];
     for (k, p) in picked.to_f64_vec().into_iter().enumerate() {
@@ -746,23 +771,23 @@ pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Resul
         mask[p as usize] = true;
     }
     if picked.size() == 0 {
-        return Ok(xv);
+        return Ok(xv.clone());
     }
-    let gathered = jops::take(&flat_v, &Value::Concrete(Array::from_i32(&[size], src)?), 0)?;
-    let gathered = jops::reshape(&gathered, &shape)?;
-    let mask = Value::Concrete(Array::from_bool(&shape, mask)?);
+    let gathered = jops::take(flat_v, &Value::Concrete(Array::from_i32(&[size], src)?), 0)?;
+    let gathered = jops::reshape(&gathered, shape)?;
+    let mask = Value::Concrete(Array::from_bool(shape, mask)?);
     let updated = match how {
         "set" => gathered,
-        "add" => jops::add(&xv, &gathered)?,
-        "multiply" | "mul" => jops::mul(&xv, &gathered)?,
-        "min" => jops::minimum(&xv, &gathered)?,
-        "max" => jops::maximum(&xv, &gathered)?,
+        "add" => jops::add(xv, &gathered)?,
+        "multiply" | "mul" => jops::mul(xv, &gathered)?,
+        "min" => jops::minimum(xv, &gathered)?,
+        "max" => jops::maximum(xv, &gathered)?,
         other => bail!(
             NotImplementedError,
             "not supported by shardlab yet: x.at[...].{other}"
         ),
     };
-    jops::select(&mask, &updated, &xv)
+    jops::select(&mask, &updated, xv)
 }
 
 /// `x.at[i, j, ...].set/add/...(v)` where the index is integers (some of

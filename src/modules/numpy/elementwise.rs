@@ -14,85 +14,106 @@ use crate::trace::Value;
 use super::super::Builder;
 use super::arr;
 
+/// NumPy's names for the one-operand ufuncs.
+const UNARY: &[(&str, UnaryOp)] = &[
+    ("exp", UnaryOp::Exp),
+    ("log", UnaryOp::Log),
+    ("log1p", UnaryOp::Log1p),
+    ("expm1", UnaryOp::Expm1),
+    ("sqrt", UnaryOp::Sqrt),
+    ("tanh", UnaryOp::Tanh),
+    ("arctanh", UnaryOp::Atanh),
+    ("sin", UnaryOp::Sin),
+    ("cos", UnaryOp::Cos),
+    ("tan", UnaryOp::Tan),
+    ("arcsin", UnaryOp::Asin),
+    ("arccos", UnaryOp::Acos),
+    ("arctan", UnaryOp::Atan),
+    ("sinh", UnaryOp::Sinh),
+    ("cosh", UnaryOp::Cosh),
+    ("arcsinh", UnaryOp::Asinh),
+    ("arccosh", UnaryOp::Acosh),
+    ("cbrt", UnaryOp::Cbrt),
+    ("abs", UnaryOp::Abs),
+    ("absolute", UnaryOp::Abs),
+    ("negative", UnaryOp::Neg),
+    ("sign", UnaryOp::Sign),
+    ("floor", UnaryOp::Floor),
+    ("ceil", UnaryOp::Ceil),
+    ("rint", UnaryOp::Round),
+    ("invert", UnaryOp::Not),
+    ("bitwise_not", UnaryOp::Not),
+    ("bitwise_invert", UnaryOp::Not),
+];
+
+/// The array API's spellings of the inverse trigonometric functions, which
+/// jnp has beside NumPy's.
+const ARRAY_API_UNARY: &[(&str, UnaryOp)] = &[
+    ("asin", UnaryOp::Asin),
+    ("acos", UnaryOp::Acos),
+    ("atan", UnaryOp::Atan),
+    ("asinh", UnaryOp::Asinh),
+    ("acosh", UnaryOp::Acosh),
+    ("atanh", UnaryOp::Atanh),
+];
+
+/// The two-operand ufuncs, each a single binary primitive.
+const BINARY: &[(&str, BinaryOp)] = &[
+    ("add", BinaryOp::Add),
+    ("subtract", BinaryOp::Sub),
+    ("multiply", BinaryOp::Mul),
+    ("divide", BinaryOp::Div),
+    ("true_divide", BinaryOp::Div),
+    ("floor_divide", BinaryOp::FloorDiv),
+    ("remainder", BinaryOp::Rem),
+    ("mod", BinaryOp::Rem),
+    ("power", BinaryOp::Pow),
+    ("maximum", BinaryOp::Max),
+    ("minimum", BinaryOp::Min),
+    ("arctan2", BinaryOp::Atan2),
+    ("equal", BinaryOp::Eq),
+    ("not_equal", BinaryOp::Ne),
+    ("less", BinaryOp::Lt),
+    ("less_equal", BinaryOp::Le),
+    ("greater", BinaryOp::Gt),
+    ("greater_equal", BinaryOp::Ge),
+    ("bitwise_and", BinaryOp::And),
+    ("bitwise_or", BinaryOp::Or),
+    ("bitwise_xor", BinaryOp::Xor),
+    ("left_shift", BinaryOp::ShiftLeft),
+    ("bitwise_left_shift", BinaryOp::ShiftLeft),
+    ("right_shift", BinaryOp::ShiftRightArithmetic),
+    ("bitwise_right_shift", BinaryOp::ShiftRightArithmetic),
+];
+
 /// Adds the elementwise functions to `b`; `numpy` selects NumPy's double
 /// precision `round`.
 pub(super) fn register(b: &mut Builder, numpy: bool) {
-    for (name, op) in [
-        ("exp", UnaryOp::Exp),
-        ("log", UnaryOp::Log),
-        ("log1p", UnaryOp::Log1p),
-        ("expm1", UnaryOp::Expm1),
-        ("sqrt", UnaryOp::Sqrt),
-        ("tanh", UnaryOp::Tanh),
-        ("arctanh", UnaryOp::Atanh),
-        ("sin", UnaryOp::Sin),
-        ("cos", UnaryOp::Cos),
-        ("tan", UnaryOp::Tan),
-        ("arcsin", UnaryOp::Asin),
-        ("arccos", UnaryOp::Acos),
-        ("arctan", UnaryOp::Atan),
-        ("sinh", UnaryOp::Sinh),
-        ("cosh", UnaryOp::Cosh),
-        ("arcsinh", UnaryOp::Asinh),
-        ("arccosh", UnaryOp::Acosh),
-        ("cbrt", UnaryOp::Cbrt),
-        ("abs", UnaryOp::Abs),
-        ("absolute", UnaryOp::Abs),
-        ("negative", UnaryOp::Neg),
-        ("sign", UnaryOp::Sign),
-        ("floor", UnaryOp::Floor),
-        ("ceil", UnaryOp::Ceil),
-        ("rint", UnaryOp::Round),
-        ("invert", UnaryOp::Not),
-        ("bitwise_not", UnaryOp::Not),
-        ("bitwise_invert", UnaryOp::Not),
-    ] {
+    for &(name, op) in UNARY {
         b.func(name, unary(op));
     }
     if !numpy {
-        // The array API's names, which jnp has beside NumPy's.
-        for (name, op) in [
-            ("asin", UnaryOp::Asin),
-            ("acos", UnaryOp::Acos),
-            ("atan", UnaryOp::Atan),
-            ("asinh", UnaryOp::Asinh),
-            ("acosh", UnaryOp::Acosh),
-            ("atanh", UnaryOp::Atanh),
-        ] {
+        for &(name, op) in ARRAY_API_UNARY {
             b.func(name, unary(op));
         }
     }
     register_float_predicates(b);
     register_complex_parts(b);
-    for (name, op) in [
-        ("add", BinaryOp::Add),
-        ("subtract", BinaryOp::Sub),
-        ("multiply", BinaryOp::Mul),
-        ("divide", BinaryOp::Div),
-        ("true_divide", BinaryOp::Div),
-        ("floor_divide", BinaryOp::FloorDiv),
-        ("remainder", BinaryOp::Rem),
-        ("mod", BinaryOp::Rem),
-        ("power", BinaryOp::Pow),
-        ("maximum", BinaryOp::Max),
-        ("minimum", BinaryOp::Min),
-        ("arctan2", BinaryOp::Atan2),
-        ("equal", BinaryOp::Eq),
-        ("not_equal", BinaryOp::Ne),
-        ("less", BinaryOp::Lt),
-        ("less_equal", BinaryOp::Le),
-        ("greater", BinaryOp::Gt),
-        ("greater_equal", BinaryOp::Ge),
-        ("bitwise_and", BinaryOp::And),
-        ("bitwise_or", BinaryOp::Or),
-        ("bitwise_xor", BinaryOp::Xor),
-        ("left_shift", BinaryOp::ShiftLeft),
-        ("bitwise_left_shift", BinaryOp::ShiftLeft),
-        ("right_shift", BinaryOp::ShiftRightArithmetic),
-        ("bitwise_right_shift", BinaryOp::ShiftRightArithmetic),
-    ] {
+    for &(name, op) in BINARY {
         b.func(name, binary(op));
     }
+    register_logical(b);
+    b.func("square", |_, a| square(&a));
+    b.func("reciprocal", |_, a| reciprocal(&a));
+    b.func("where", |_, a| where_(&a));
+    b.func("clip", |_, a| clip(&a));
+    for name in ["round", "around"] {
+        b.func(name, move |_, a| round(&a, numpy));
+    }
+}
+
+/// The logical ufuncs, which first take each operand's truth value.
+fn register_logical(b: &mut Builder) {
     for (name, op) in [
         ("logical_and", BinaryOp::And),
         ("logical_or", BinaryOp::Or),
@@ -110,13 +131,6 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
             x.aval().weak,
         )?))
     });
-    b.func("square", |_, a| square(&a));
-    b.func("reciprocal", |_, a| reciprocal(&a));
-    b.func("where", |_, a| where_(&a));
-    b.func("clip", |_, a| clip(&a));
-    for name in ["round", "around"] {
-        b.func(name, move |_, a| round(&a, numpy));
-    }
 }
 
 /// `isnan` (`x != x`), `isinf` (`|x| == inf`) and `isfinite`, as JAX
