@@ -18,13 +18,16 @@ mod arraylike;
 mod arrayprint;
 mod calculus;
 mod callables;
+mod can_cast;
 mod choice;
 mod comparison;
 mod complex_preds;
 mod compose;
 mod composed;
 mod creation;
+mod dtype_attrs;
 mod dtype_queries;
+pub(crate) mod dtype_strings;
 pub mod dtypes;
 mod editing;
 mod einsum_interleaved;
@@ -180,6 +183,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     comparison::register(b, numpy);
     printoptions::register(b);
     predicates::register(b, numpy);
+    can_cast::register(b);
 }
 
 /// jnp's functions written as compositions of lax operations, one file
@@ -337,4 +341,9 @@ fn unpackbits(a: &crate::python::value::Args) -> crate::error::Result<Obj> {
     Ok(Obj::Array(Value::Concrete(crate::array::Array::from_i32(
         &out_shape, data,
     )?)))
+}
+
+/// The attributes of an engine dtype object that NumPy's dtype has.
+pub fn dtype_attr(d: crate::array::DType, name: &str) -> Result<Option<Obj>> {
+    dtype_attrs::attr(d.name(), '=', name)
 }
