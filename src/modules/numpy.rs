@@ -57,6 +57,7 @@ mod mt19937;
 mod nan_reductions;
 pub mod ndarray;
 mod nonzero;
+mod packbits;
 mod pad_modes;
 mod partition;
 mod poly_products;
@@ -193,6 +194,7 @@ fn register_compositions(b: &mut Builder) {
     complex_preds::register(b);
     composed::register(b);
     nonzero::register(b);
+    packbits::register(b);
     searching::register(b);
     index_builders::register(b);
     joining::register(b);
