@@ -915,3 +915,30 @@ fn cost_analysis_refuses_what_it_cannot_count_exactly() {
         );
     }
 }
+
+/// Dtypes NumPy has and shardlab has no arrays of, structured dtypes and
+/// the scalar class of a dtype are refused by name.
+#[test]
+fn numpy_dtypes_without_arrays_are_refused_by_name() {
+    for (code, said) in [
+        ("np.dtype('O')", "dtype 'O'"),
+        ("jnp.dtype('<U8')", "dtype '<U8'"),
+        ("np.dtype('datetime64')", "dtype 'datetime64'"),
+        ("np.dtype('uint64')", "dtype 'uint64'"),
+        ("np.dtype([('a', 'f4')])", "structured dtypes"),
+        ("jnp.dtype('int16').type", "dtype.type"),
+    ] {
+        let (ty, msg, line) = error_of(&format!(
+            "import numpy as np\nimport jax.numpy as jnp\nx = {code}\n"
+        ));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {said}").as_str(),
+                3
+            ),
+            "{code}"
+        );
+    }
+}

@@ -172,6 +172,10 @@ impl Library for Modules {
         module_attr_missing(interp, module, name)
     }
 
+    fn dtype_attr(&self, d: crate::array::DType, name: &str) -> Result<Option<Obj>> {
+        numpy::dtype_attr(d, name)
+    }
+
     fn array_attr(
         &self,
         interp: &mut Interp,

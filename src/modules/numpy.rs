@@ -18,13 +18,16 @@ mod arraylike;
 mod arrayprint;
 mod calculus;
 mod callables;
+mod can_cast;
 mod choice;
 mod comparison;
 mod complex_preds;
 mod compose;
 mod composed;
 mod creation;
+mod dtype_attrs;
 mod dtype_queries;
+pub(crate) mod dtype_strings;
 pub mod dtypes;
 mod editing;
 mod einsum_interleaved;
@@ -54,6 +57,7 @@ mod mt19937;
 mod nan_reductions;
 pub mod ndarray;
 mod nonzero;
+mod packbits;
 mod pad_modes;
 mod partition;
 mod poly_products;
@@ -180,6 +184,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     comparison::register(b, numpy);
     printoptions::register(b);
     predicates::register(b, numpy);
+    can_cast::register(b);
 }
 
 /// jnp's functions written as compositions of lax operations, one file
@@ -189,6 +194,7 @@ fn register_compositions(b: &mut Builder) {
     complex_preds::register(b);
     composed::register(b);
     nonzero::register(b);
+    packbits::register(b);
     searching::register(b);
     index_builders::register(b);
     joining::register(b);
@@ -337,4 +343,9 @@ fn unpackbits(a: &crate::python::value::Args) -> crate::error::Result<Obj> {
     Ok(Obj::Array(Value::Concrete(crate::array::Array::from_i32(
         &out_shape, data,
     )?)))
+}
+
+/// The attributes of an engine dtype object that NumPy's dtype has.
+pub fn dtype_attr(d: crate::array::DType, name: &str) -> Result<Option<Obj>> {
+    dtype_attrs::attr(d.name(), '=', name)
 }

@@ -38,6 +38,13 @@ pub trait Library {
         )
     }
 
+    /// An attribute of a dtype object beyond its name and size (`.char`,
+    /// `.byteorder`, `.newbyteorder`), which a library's NumPy defines.
+    fn dtype_attr(&self, d: crate::array::DType, name: &str) -> Result<Option<Obj>> {
+        let _ = (d, name);
+        Ok(None)
+    }
+
     /// An attribute of a concrete array that a library defines (where the
     /// array lives: `x.sharding`, `x.addressable_shards`), or None.
     fn array_attr(&self, interp: &mut Interp, x: &Array, name: &str) -> Result<Option<Obj>> {

@@ -1157,7 +1157,10 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
         Obj::DType(d) => match name {
             "name" => Ok(Obj::str(d.name())),
             "itemsize" => Ok(Obj::Int(d.itemsize() as i64)),
-            _ => Err(missing()),
+            _ => {
+                let library = interp.library.clone();
+                library.dtype_attr(*d, name)?.ok_or_else(missing)
+            }
         },
         Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
         Obj::Type(t) => builtin_type_attr(t, name),

@@ -53,32 +53,57 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
     if let Some(t) = o.downcast::<super::wide_types::WideType>() {
         return Ok(t.narrow);
     }
+    if let Some(t) = o.downcast::<super::dtype_attrs::Ordered>() {
+        if t.swapped() {
+            refuse_swapped(&crate::python::format::str_of(o))?;
+        }
+        return Ok(engine_named(t.name));
+    }
     Ok(match o {
         Obj::DType(d) => *d,
         Obj::Type("float") => DType::F32,
         Obj::Type("int") => DType::I32,
         Obj::Type("bool") => DType::Bool,
         Obj::Type("complex") => DType::C64,
-        Obj::Str(s) => match &**s {
-            "complex64" | "complex128" | "complex" | "c8" | "c16" => DType::C64,
-            "float32" | "float64" | "float" | "f4" | "f8" => DType::F32,
-            "int32" | "int64" | "int" | "i4" | "i8" => DType::I32,
-            "uint32" | "uint64" | "uint" | "u4" | "u8" => DType::U32,
-            "bfloat16" => DType::BF16,
-            "float16" | "f2" | "half" => DType::F16,
-            "int8" | "i1" => DType::I8,
-            "int16" | "i2" => DType::I16,
-            "uint8" | "u1" => DType::U8,
-            "uint16" | "u2" => DType::U16,
-            "bool" => DType::Bool,
-            other => bail!(TypeError, "data type '{other}' not understood"),
-        },
+        Obj::Str(s) => {
+            let p = super::dtype_strings::parse(s)?;
+            if p.swapped {
+                refuse_swapped(s)?;
+            }
+            engine_named(p.name)
+        }
         other => bail!(
             TypeError,
             "Cannot interpret '{}' as a data type",
             crate::python::format::repr_of(other)
         ),
     })
+}
+
+/// The engine dtype of a NumPy canonical name: a 64-bit one is the 32-bit
+/// one, as in JAX without x64.
+fn engine_named(name: &str) -> DType {
+    match name {
+        "complex64" | "complex128" => DType::C64,
+        "float32" | "float64" => DType::F32,
+        "int32" | "int64" => DType::I32,
+        "uint32" | "uint64" => DType::U32,
+        "bfloat16" => DType::BF16,
+        "float16" => DType::F16,
+        "int8" => DType::I8,
+        "int16" => DType::I16,
+        "uint8" => DType::U8,
+        "uint16" => DType::U16,
+        _ => DType::Bool,
+    }
+}
+
+/// A byte-swapped dtype as an array's dtype: JAX's TypeError.
+fn refuse_swapped(spelled: &str) -> Result<()> {
+    bail!(
+        TypeError,
+        "JAX only supports number, bool, and string dtypes, got dtype {spelled}"
+    )
 }
 
 /// `jnp.float32(x)`: a scalar or array of the dtype.

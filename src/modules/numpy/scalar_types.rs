@@ -67,6 +67,9 @@ pub fn kind_of_dtype(o: &Obj) -> Option<Kind> {
     if let Some(t) = o.downcast::<super::wide_types::WideType>() {
         return t.host_kind();
     }
+    if let Some(t) = o.downcast::<super::dtype_attrs::Ordered>() {
+        return kind_named(t.name).filter(|_| !t.swapped());
+    }
     Some(match o {
         Obj::Type("float") => Kind::Float64,
         Obj::Type("int") => Kind::Int64,
@@ -75,15 +78,24 @@ pub fn kind_of_dtype(o: &Obj) -> Option<Kind> {
         Obj::DType(DType::I32) => Kind::Int32,
         Obj::DType(DType::U32) => Kind::UInt32,
         Obj::DType(DType::Bool) => Kind::Bool,
-        Obj::Str(s) => match &**s {
-            "float64" | "float" | "f8" | "double" => Kind::Float64,
-            "int64" | "int" | "i8" => Kind::Int64,
-            "uint8" | "u1" => Kind::UInt8,
-            "float32" | "f4" => Kind::Float32,
-            "int32" | "i4" => Kind::Int32,
-            "bool" => Kind::Bool,
+        Obj::Str(s) => match super::dtype_strings::parse(s) {
+            Ok(p) if !p.swapped => kind_named(p.name)?,
             _ => return None,
         },
+        _ => return None,
+    })
+}
+
+/// The host kind of a NumPy canonical dtype name.
+fn kind_named(name: &str) -> Option<Kind> {
+    Some(match name {
+        "float64" => Kind::Float64,
+        "int64" => Kind::Int64,
+        "uint8" => Kind::UInt8,
+        "float32" => Kind::Float32,
+        "int32" => Kind::Int32,
+        "uint32" => Kind::UInt32,
+        "bool" => Kind::Bool,
         _ => return None,
     })
 }
@@ -123,6 +135,7 @@ impl Object for HostType {
             }),
             "type" => HostType::type_obj(self.kind),
             "dtype" if self.is_type => HostType::dtype_obj(self.kind),
+            _ if !self.is_type => return super::dtype_attrs::attr(self.kind.name(), '=', name),
             _ => return Ok(None),
         }))
     }
@@ -146,6 +159,25 @@ impl Object for HostType {
 /// `np.dtype(x)`: the dtype a type, a dtype or a dtype's name stands for.
 pub fn dtype(a: &Args) -> Result<Obj> {
     let o = a.req(Some(0), "dtype", "dtype")?;
+    if o.downcast::<super::dtype_attrs::Ordered>().is_some() {
+        return Ok(o);
+    }
+    if let Obj::Str(s) = &o {
+        // Every spelling of a name is the dtype of its canonical name.
+        let p = super::dtype_strings::parse(s)?;
+        if p.swapped {
+            return super::dtype_attrs::dtype_obj(p.name, '>');
+        }
+        if &**s != p.name {
+            return dtype(&Args::with(vec![Obj::str(p.name)], vec![]));
+        }
+    }
+    if let Obj::List(_) | Obj::Dict(_) | Obj::Tuple(_) = &o {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: structured dtypes"
+        );
+    }
     match kind_of_dtype(&o) {
         // NumPy's own dtype object, which knows its scalar type (`.type`).
         Some(kind) => Ok(Obj::lib(HostType {
@@ -155,6 +187,11 @@ pub fn dtype(a: &Args) -> Result<Obj> {
         None => match engine_dtype_named(&o) {
             // A dtype only JAX's arrays hold (complex64, int16, ...).
             Some(d) => Ok(Obj::DType(d)),
+            None if matches!(&o, Obj::Str(_)) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: dtype '{}'",
+                crate::python::format::str_of(&o)
+            ),
             None => bail!(
                 TypeError,
                 "Cannot interpret '{}' as a data type",
