@@ -554,11 +554,6 @@ fn optax_pieces_beyond_shardlab_are_refused_by_name() {
             "optax.tree_utils.tree_set with filtering",
             3,
         ),
-        (
-            "import optax\nopt = optax.contrib.schedule_free_adamw()\n",
-            "optax.scale_by_rms with bias_correction=True",
-            2,
-        ),
     ] {
         let (ty, msg, at) = error_of(src);
         assert_eq!(
