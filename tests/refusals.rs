@@ -554,11 +554,6 @@ fn optax_pieces_beyond_shardlab_are_refused_by_name() {
             "optax.tree_utils.tree_set with filtering",
             3,
         ),
-        (
-            "import optax\nopt = optax.contrib.schedule_free_adamw()\n",
-            "optax.scale_by_rms with bias_correction=True",
-            2,
-        ),
     ] {
         let (ty, msg, at) = error_of(src);
         assert_eq!(
@@ -941,4 +936,50 @@ fn numpy_dtypes_without_arrays_are_refused_by_name() {
             "{code}"
         );
     }
+}
+
+/// nnx.custom_vjp: what Flax's tree mode passes a backward rule that
+/// declares `updates_g`, and `nnx.DiffState` filters, are refused by name;
+/// an integer `nondiff_argnums` at a module is Flax's TypeError.
+#[test]
+fn nnx_custom_vjp_refusals() {
+    let head = "import jax\nimport jax.numpy as jnp\nfrom flax import nnx\nm = nnx.Linear(2, 2, rngs=nnx.Rngs(0))\n";
+    let updates_g = format!(
+        "{head}f = nnx.custom_vjp(lambda m: m.kernel.sum(), graph=False)\nf.defvjp(lambda m: (f(m), ()), lambda res, g, *, updates_g: (m,))\nnnx.grad(f)(m)\n"
+    );
+    let (ty, msg, line) = error_of(&updates_g);
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: nnx.custom_vjp with a bwd rule that takes updates_g",
+            7
+        )
+    );
+    let int_at_module = format!(
+        "{head}f = nnx.custom_vjp(lambda m, x: x, nondiff_argnums=(0,))\nf.defvjp(lambda m, x: (x, ()), lambda m, res, g: (g,))\nf(m, 1.0)\n"
+    );
+    let (ty, msg, line) = error_of(&int_at_module);
+    assert_eq!((ty.as_str(), line), ("TypeError", 7));
+    assert!(msg.starts_with("Passing integers to nondiff_argnums for graph nodes"));
+    let (ty, msg, _) = error_of(&format!(
+        "{head}f = nnx.custom_vjp(lambda m: 1.0, nondiff_argnums=(nnx.DiffState(0, ...),))\n"
+    ));
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: flax.nnx.DiffState"
+        )
+    );
+    let (ty, msg, _) = error_of(
+        "import jax\nimport jax.numpy as jnp\njax.jvp(lambda x: (x, x), (1.0,), (1.0,), has_aux=True)\n",
+    );
+    assert_eq!(
+        (ty.as_str(), msg.as_str()),
+        (
+            "NotImplementedError",
+            "not supported by shardlab yet: jax.jvp with has_aux=True"
+        )
+    );
 }

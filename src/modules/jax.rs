@@ -200,18 +200,7 @@ fn grad_call_recorded(
         };
         let lend = |jaxpr: &crate::ir::Jaxpr,
                     eval: &mut dyn FnMut() -> crate::transforms::Evaluated| {
-            let calls_back = jaxpr
-                .eqns
-                .iter()
-                .any(|e| super::callbacks::calls_back(&e.prim));
-            let out = match cell.try_borrow_mut() {
-                Ok(mut guard) if calls_back => super::callbacks::replaying(&mut guard, eval),
-                _ => eval(),
-            };
-            // The forward program runs again for the residuals; what it
-            // prints was shown when it ran first.
-            crate::exec::take_eager_prints();
-            out
+            lend_to_callbacks(&cell, jaxpr, eval)
         };
         crate::transforms::value_and_grad_lending(body, &diff, &indices, holomorphic, &lend)?
     };
@@ -225,6 +214,27 @@ fn grad_call_recorded(
         per_arg.pop().unwrap_or(Obj::None)
     };
     Ok((value, aux, g))
+}
+
+/// Evaluates a differentiated program with the interpreter in `cell` lent
+/// to its host callbacks (custom_vjp backward rules run then, on data).
+pub(crate) fn lend_to_callbacks(
+    cell: &RefCell<&mut Interp>,
+    jaxpr: &crate::ir::Jaxpr,
+    eval: &mut dyn FnMut() -> crate::transforms::Evaluated,
+) -> crate::transforms::Evaluated {
+    let calls_back = jaxpr
+        .eqns
+        .iter()
+        .any(|e| super::callbacks::calls_back(&e.prim));
+    let out = match cell.try_borrow_mut() {
+        Ok(mut guard) if calls_back => super::callbacks::replaying(&mut guard, eval),
+        _ => eval(),
+    };
+    // The forward program runs again for the residuals; what it
+    // prints was shown when it ran first.
+    crate::exec::take_eager_prints();
+    out
 }
 
 /// Fails as JAX does when an argnum is past the positional arguments given.
@@ -372,6 +382,14 @@ pub(crate) fn jvp(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "jvp")?;
     let primals = a.req(Some(1), "primals", "jvp")?;
     let tangents = a.req(Some(2), "tangents", "jvp")?;
+    if let Some(h) = a.opt(None, "has_aux") {
+        if truthy(&h, "has_aux")? {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: jax.jvp with has_aux=True"
+            );
+        }
+    }
     let (pl, in_def) = flatten(interp, &primals)?;
     let (tl, _) = flatten(interp, &tangents)?;
     let (pv, tv) = (leaf_values(&pl)?, leaf_values(&tl)?);

@@ -354,11 +354,13 @@ fn instance_repr(i: &Rc<Instance>) -> Option<String> {
 
 mod attention;
 mod attributes;
+mod autodiff;
 mod batch;
 mod bridge;
 mod capture;
 mod conv;
 mod conv_transpose;
+mod custom_vjp;
 mod display;
 mod einsum;
 mod ema;

@@ -58,17 +58,28 @@ fn variable_init(interp: &mut Interp, a: Args) -> Result<Obj> {
     Ok(Obj::None)
 }
 
-/// `variable[...] = x` replaces the value; `variable[i] = x` sets part of
-/// an array value as `.at[i].set(x)` does.
+/// `variable[...] = x` replaces an array value by an array of its shape and
+/// dtype; anything else (`variable[i] = x`, a Python number, another
+/// shape or dtype) is written as `.at[i].set(x)` does, keeping the
+/// variable's shape and dtype as Flax does.
 fn variable_setitem(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "__setitem__")?;
     let idx = a.req(Some(1), "key", "__setitem__")?;
     let x = a.req(Some(2), "value", "__setitem__")?;
-    if matches!(idx, Obj::Ellipsis) {
-        set_iattr(&me, "value", x);
-        return Ok(Obj::None);
-    }
     let v = iattr(&me, "value").unwrap_or(Obj::None);
+    if matches!(idx, Obj::Ellipsis) {
+        let same = match (&v, &x) {
+            (Obj::Array(old), Obj::Array(new)) => {
+                old.shape() == new.shape() && old.dtype() == new.dtype()
+            }
+            (Obj::Array(_), _) => false,
+            _ => true,
+        };
+        if same {
+            set_iattr(&me, "value", x);
+            return Ok(Obj::None);
+        }
+    }
     if !matches!(v, Obj::Array(_)) {
         // A container value (a dict of captures) changes in place.
         return crate::python::ops::setitem(&v, idx, x).map(|_| Obj::None);
@@ -319,7 +330,12 @@ fn nnx_grad_call(
     let r = {
         let (targets, call, aux_def) = (&targets, &call, &aux_def);
         let (others, written) = (&others, &written);
+        // The function is traced with the interpreter, then the program
+        // runs with it lent to its host callbacks: two borrows in turn.
+        let cell = RefCell::new(&mut *interp);
         let body = |vals: &[Value]| -> Result<Vec<Value>> {
+            let mut guard = cell.borrow_mut();
+            let interp: &mut Interp = &mut guard;
             let mut args = call.pos.clone();
             let mut at = 0;
             for t in targets {
@@ -344,7 +360,11 @@ fn nnx_grad_call(
             flat.extend(traced_writes(others, &mut written.borrow_mut()));
             Ok(flat)
         };
-        crate::transforms::value_and_grad(body, &diff, &indices)
+        let lend = |jaxpr: &crate::ir::Jaxpr,
+                    eval: &mut dyn FnMut() -> crate::transforms::Evaluated| {
+            crate::modules::jax::lend_to_callbacks(&cell, jaxpr, eval)
+        };
+        crate::transforms::value_and_grad_lending(body, &diff, &indices, false, &lend)
     };
     crate::modules::debug_print::show_eager_prints(interp)?;
     for ((_, v), o) in all_vars.iter().zip(originals) {
@@ -1234,6 +1254,8 @@ fn register_families(b: &mut Builder, state: &Rc<Class>) {
     super::filters::register(b);
     super::graph::register(b, state);
     super::transforms::register(b, state);
+    super::autodiff::register(b, state);
+    super::custom_vjp::register(b, state);
     super::nnx_cond::register(b, state);
     super::pure_dict::register(b);
     super::eval_shape::register(b, state);

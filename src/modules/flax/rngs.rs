@@ -744,10 +744,49 @@ fn mapping_methods() -> Vec<(String, Obj)> {
     ]
 }
 
-/// `Rngs.fork` and `Rngs.split`: new `Rngs` whose streams are forked.
+/// `rngs.broadcast(k)`: new `Rngs` whose streams are broadcast to the
+/// shape `k` (an int, a tuple, or None to keep a stream), or with a mapping
+/// from filters to those, per stream by the first filter that selects it.
+fn rngs_broadcast(interp: &mut Interp, c: &RngClasses, me: &Instance, k: &Obj) -> Result<Obj> {
+    let rules: Vec<(Obj, Obj)> = match k {
+        Obj::Dict(d) => d.borrow().items.clone(),
+        other => vec![(Obj::Ellipsis, other.clone())],
+    };
+    let mut preds = vec![];
+    for (f, n) in rules {
+        preds.push((super::filters::to_predicate(&f)?, n));
+    }
+    let out = Rc::new(Instance::new(c.rngs.clone()));
+    for (name, s) in stream_names(me) {
+        let Some(stream) = is_stream(&s) else {
+            continue;
+        };
+        let mut new = s.clone();
+        for (pred, n) in &preds {
+            if pred.eval(interp, &Obj::tuple(vec![]), &s)? {
+                if !matches!(n, Obj::None) {
+                    new = broadcast_stream(c, &stream, n)?;
+                }
+                break;
+            }
+        }
+        set_iattr(&out, &name, new);
+    }
+    Ok(Obj::Instance(out))
+}
+
+/// `Rngs.fork`, `Rngs.split` and `Rngs.broadcast`: new `Rngs` whose
+/// streams are forked or broadcast.
 fn fork_methods(c: &RngClasses) -> Vec<(String, Obj)> {
-    let (c1, c2) = (c.clone(), c.clone());
+    let (c1, c2, c3) = (c.clone(), c.clone(), c.clone());
     vec![
+        (
+            "broadcast".to_string(),
+            Obj::native("Rngs.broadcast", move |i, a| {
+                let me = self_arg(&a, "Rngs.broadcast")?;
+                rngs_broadcast(i, &c3, &me, &a.req(Some(1), "k", "broadcast")?)
+            }),
+        ),
         (
             "fork".to_string(),
             Obj::native("Rngs.fork", move |i, a| {

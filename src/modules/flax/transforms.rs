@@ -130,9 +130,9 @@ fn check_aliasing(args: &[Obj], axes: &[Obj]) -> Result<()> {
 }
 
 /// Flax's tree mode fails on a variable reached twice among the
-/// arguments (with a message shardlab does not build), so that is
-/// refused by name.
-fn check_no_aliases(args: &[Obj]) -> Result<()> {
+/// arguments (with a message shardlab does not build), so `what` (the
+/// transform and its mode) is refused by name there.
+pub(super) fn check_no_aliases(args: &[Obj], what: &str) -> Result<()> {
     let mut nodes = vec![];
     for a in args {
         graph_leaves(a, &mut nodes);
@@ -145,7 +145,7 @@ fn check_no_aliases(args: &[Obj]) -> Result<()> {
             if seen.iter().any(|w| Rc::ptr_eq(w, &v)) {
                 bail!(
                     NotImplementedError,
-                    "not supported by shardlab yet: nnx.vmap with graph=False over a Variable reached twice"
+                    "not supported by shardlab yet: {what} over a Variable reached twice"
                 );
             }
             seen.push(v);
@@ -471,7 +471,7 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
             let (st, ia, oa) = (st.clone(), in_axes.clone(), out_axes.clone());
             Obj::native("nnx.vmap", move |i, call| {
                 if tree {
-                    check_no_aliases(&call.pos)?;
+                    check_no_aliases(&call.pos, "nnx.vmap with graph=False")?;
                 }
                 vmap_call(i, &st, &f, &ia, &oa, call)
             })

@@ -453,7 +453,7 @@ fn rmsprop(a: &Args) -> Result<Obj> {
     let scaling = if centered {
         super::wrappers_more::scale_by_stddev(decay, eps, init, eps_in_sqrt, debias)
     } else {
-        scale_by_rms(decay, eps, init, eps_in_sqrt)
+        scale_by_rms(decay, eps, init, eps_in_sqrt, false)
     };
     let mut txs = vec![scaling, lr(a, f)?];
     txs.push(match a.opt(Some(6), "momentum") {

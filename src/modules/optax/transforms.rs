@@ -269,32 +269,54 @@ pub(super) fn scale_by_belief(h: AdamHyper) -> Obj {
     )
 }
 
-/// `scale_by_rms(decay, eps, initial_scale, eps_in_sqrt)`: `g` over the
-/// root of the moving average of `g**2`.
-pub(super) fn scale_by_rms(decay: Hyper, eps: Hyper, initial: Hyper, eps_in_sqrt: bool) -> Obj {
+/// `scale_by_rms(decay, eps, initial_scale, eps_in_sqrt, bias_correction)`:
+/// `g` over the root of the moving average of `g**2`, that average
+/// bias-corrected with a step count when asked (the state then keeps the
+/// count, as `ScaleByRmsWithCountState`).
+pub(super) fn scale_by_rms(
+    decay: Hyper,
+    eps: Hyper,
+    initial: Hyper,
+    eps_in_sqrt: bool,
+    corrected: bool,
+) -> Obj {
+    let name = match corrected {
+        true => "ScaleByRmsWithCountState",
+        false => "ScaleByRmsState",
+    };
     transformation(
         move |interp, p| {
-            Ok(state(
-                "ScaleByRmsState",
-                vec![("nu", initial_tree(interp, p, &initial, "scale_by_rms")?)],
-            ))
+            let nu = initial_tree(interp, p, &initial, "scale_by_rms")?;
+            Ok(match corrected {
+                true => state(name, vec![("count", zero_count()), ("nu", nu)]),
+                false => state(name, vec![("nu", nu)]),
+            })
         },
         move |interp, u, st, _, _| {
             let nu = tree_map(interp, &[u, &field(st, "nu")?], |x| {
                 moment(x[0], x[1], &decay, 2)
             })?;
+            let count = match corrected {
+                true => Some(safe_increment(&to_value(&field(st, "count")?)?)?),
+                false => None,
+            };
             let out = tree_map(interp, &[&nu, u], |x| {
+                let n = match &count {
+                    Some(k) => bias_correction(x[0], &decay, k)?,
+                    None => x[0].clone(),
+                };
                 let s = if eps_in_sqrt {
-                    jops::unary(
-                        crate::array::UnaryOp::Rsqrt,
-                        &jops::add(x[0], &eps.value())?,
-                    )?
+                    jops::unary(crate::array::UnaryOp::Rsqrt, &jops::add(&n, &eps.value())?)?
                 } else {
-                    jops::div(&c(1.0), &jops::add(&jops::sqrt(x[0])?, &eps.value())?)?
+                    jops::div(&c(1.0), &jops::add(&jops::sqrt(&n)?, &eps.value())?)?
                 };
                 jops::mul(&s, x[1])
             })?;
-            Ok((out, state("ScaleByRmsState", vec![("nu", nu)])))
+            let st = match count {
+                Some(k) => state(name, vec![("count", Obj::Array(k)), ("nu", nu)]),
+                None => state(name, vec![("nu", nu)]),
+            };
+            Ok((out, st))
         },
     )
 }
@@ -527,17 +549,12 @@ pub(super) fn register(b: &mut Builder) {
         let decay = Hyper::arg(&a, Some(0), "decay", Some(0.9), f)?;
         let eps = Hyper::arg(&a, Some(1), "eps", Some(1e-8), f)?;
         let init = Hyper::arg(&a, Some(2), "initial_scale", Some(0.0), f)?;
-        if flag(&a, Some(4), "bias_correction", false)? {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: optax.scale_by_rms with bias_correction=True"
-            );
-        }
         Ok(scale_by_rms(
             decay,
             eps,
             init,
             flag(&a, Some(3), "eps_in_sqrt", true)?,
+            flag(&a, Some(4), "bias_correction", false)?,
         ))
     });
     b.func("scale_by_trust_ratio", |_, a| {
