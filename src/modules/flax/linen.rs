@@ -653,9 +653,10 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
         _ => Obj::None,
     };
     let module = module_class();
+    let mut b = Builder::new("flax.linen");
+    super::linen_conv::register(&mut b, &module, &inits, &lecun);
     let dense = dense_class(&module, lecun, zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
-    let mut b = Builder::new("flax.linen");
     super::linen_layers::register(&mut b, &module, &inits)?;
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))

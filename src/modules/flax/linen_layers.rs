@@ -15,7 +15,7 @@ use super::*;
 
 /// A linen layer class: the fields (in order) with their defaults (None
 /// for a required field) and the methods.
-fn layer_class(
+pub(super) fn layer_class(
     module: &Rc<Class>,
     name: &str,
     fields: Vec<(&str, Option<Obj>)>,
@@ -37,7 +37,7 @@ fn layer_class(
     new_class(name, vec![module.clone()], attrs)
 }
 
-fn field(me: &Instance, name: &str) -> Obj {
+pub(super) fn field(me: &Instance, name: &str) -> Obj {
     iattr(me, name)
         .or_else(|| me.class.lookup(name))
         .unwrap_or(Obj::None)

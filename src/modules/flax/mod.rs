@@ -372,6 +372,7 @@ mod graphdef_text;
 mod group_norm;
 pub mod linen;
 mod linen_collections;
+mod linen_conv;
 mod linen_dropout;
 mod linen_layers;
 mod loops;
