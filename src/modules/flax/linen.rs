@@ -655,6 +655,7 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     let module = module_class();
     let mut b = Builder::new("flax.linen");
     super::linen_conv::register(&mut b, &module, &inits, &lecun);
+    super::linen_group_norm::register(&mut b, &module, &inits)?;
     let dense = dense_class(&module, lecun, zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
     super::linen_layers::register(&mut b, &module, &inits)?;

@@ -44,7 +44,7 @@ pub(super) fn field(me: &Instance, name: &str) -> Obj {
 }
 
 /// Only float32 inputs, parameters and outputs are modelled.
-fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
+pub(super) fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
     let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
     let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
     if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
@@ -64,7 +64,7 @@ fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
 
 /// The scale and bias parameters over `features` of `x`, each when the
 /// layer uses it, made in that order.
-fn affine_params(
+pub(super) fn affine_params(
     interp: &mut Interp,
     me: &Rc<Instance>,
     x: &Value,
@@ -95,7 +95,7 @@ fn affine_params(
     Ok((scale, bias))
 }
 
-fn input(a: &Args, layer: &str) -> Result<Value> {
+pub(super) fn input(a: &Args, layer: &str) -> Result<Value> {
     if a.opt(None, "mask").is_some() {
         bail!(
             NotImplementedError,
@@ -295,7 +295,7 @@ fn sequential_call(interp: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// The fields every normalisation layer has after its own.
-fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>)>) -> Result<()> {
+pub(super) fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>)>) -> Result<()> {
     let get = |n: &str| match inits {
         Obj::Module(m) => m.get(n).unwrap_or(Obj::None),
         _ => Obj::None,

@@ -373,6 +373,7 @@ mod group_norm;
 pub mod linen;
 mod linen_collections;
 mod linen_conv;
+mod linen_group_norm;
 mod linen_dropout;
 mod linen_layers;
 mod loops;
