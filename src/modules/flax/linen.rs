@@ -656,6 +656,7 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     let mut b = Builder::new("flax.linen");
     super::linen_conv::register(&mut b, &module, &inits, &lecun);
     super::linen_group_norm::register(&mut b, &module, &inits)?;
+    let _dense_general = super::linen_attention::register(&mut b, &module, &inits, &lecun);
     let dense = dense_class(&module, lecun, zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
     super::linen_layers::register(&mut b, &module, &inits)?;

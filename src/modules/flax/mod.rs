@@ -372,6 +372,7 @@ mod graphdef_text;
 mod group_norm;
 pub mod linen;
 mod linen_collections;
+mod linen_attention;
 mod linen_conv;
 mod linen_group_norm;
 mod linen_dropout;
