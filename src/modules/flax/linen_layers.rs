@@ -132,23 +132,27 @@ fn layer_norm_call(rms: bool) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
     }
 }
 
-/// `use_running_average` from the field or the call, exactly one of them
-/// (linen's `merge_param`).
+/// `use_running_average` from the field or the call, exactly one of them.
 fn running_average(me: &Instance, a: &Args) -> Result<bool> {
-    let call = a
-        .opt(Some(2), "use_running_average")
-        .filter(|o| !matches!(o, Obj::None));
-    let own = Some(field(me, "use_running_average")).filter(|o| !matches!(o, Obj::None));
+    let call = a.opt(Some(2), "use_running_average");
+    merge_param("use_running_average", field(me, "use_running_average"), call)
+}
+
+/// linen's `merge_param`: a flag given to the constructor or at call time,
+/// exactly one of them.
+pub(super) fn merge_param(name: &str, own: Obj, call: Option<Obj>) -> Result<bool> {
+    let call = call.filter(|o| !matches!(o, Obj::None));
+    let own = Some(own).filter(|o| !matches!(o, Obj::None));
     match (own, call) {
         (Some(_), Some(_)) => bail!(
             ValueError,
-            "Parameter \"use_running_average\" was passed to the constructor and at call time. Should be passed just once."
+            "Parameter \"{name}\" was passed to the constructor and at call time. Should be passed just once."
         ),
         (None, None) => bail!(
             ValueError,
-            "Parameter \"use_running_average\" must be passed to the constructor or at call time."
+            "Parameter \"{name}\" must be passed to the constructor or at call time."
         ),
-        (Some(o), None) | (None, Some(o)) => truthy(&o, "use_running_average"),
+        (Some(o), None) | (None, Some(o)) => truthy(&o, name),
     }
 }
 

@@ -377,6 +377,7 @@ mod linen_conv;
 mod linen_group_norm;
 mod linen_dropout;
 mod linen_layers;
+mod linen_mha;
 mod loops;
 mod lora;
 mod masks;
