@@ -188,7 +188,12 @@ fn conv_transpose_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
     let f = conv_transpose_prepare(&get, &x)?;
     let kernel = masked_kernel(&get("mask"), super::nnx::value_of(&get("kernel"))?)?;
-    Ok(Obj::Array(conv_transpose_apply(&get, f, kernel, &get("bias"))?))
+    Ok(Obj::Array(conv_transpose_apply(
+        &get,
+        f,
+        kernel,
+        &get("bias"),
+    )?))
 }
 
 /// `nnx.ConvTranspose`.

@@ -177,7 +177,12 @@ fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<
     Ok(())
 }
 
-pub(super) fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Result<Obj> {
+pub(super) fn call_in_scope(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    f: &Obj,
+    a: Args,
+) -> Result<Obj> {
     if !in_run(interp) {
         bail!(
             AttributeError,

@@ -66,7 +66,12 @@ fn refuse(me: &Instance, x: &Value, names: &[&str], layer: &str) -> Result<()> {
 fn dense_general_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "DenseGeneral.__call__")?;
     let x = to_value(&a.req(Some(1), "inputs", "DenseGeneral.__call__")?)?;
-    let custom = ["precision", "promote_dtype", "dot_general", "dot_general_cls"];
+    let custom = [
+        "precision",
+        "promote_dtype",
+        "dot_general",
+        "dot_general_cls",
+    ];
     refuse(&me, &x, &custom, "DenseGeneral")?;
     if !iterate(&field(&me, "batch_dims"))?.is_empty() {
         bail!(
@@ -82,7 +87,13 @@ fn dense_general_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let dims = |v: &[i64]| Obj::tuple(v.iter().map(|&d| Obj::Int(d)).collect());
     let dtype = field(&me, "param_dtype");
     let init = flat_init(field(&me, "kernel_init"), Some(axis.len()));
-    let kernel = param(interp, &me, "kernel", &init, vec![dims(&kshape), dtype.clone()])?;
+    let kernel = param(
+        interp,
+        &me,
+        "kernel",
+        &init,
+        vec![dims(&kshape), dtype.clone()],
+    )?;
     let bias = if truthy(&field(&me, "use_bias"), "use_bias")? {
         let init = flat_init(field(&me, "bias_init"), None);
         let b = param(interp, &me, "bias", &init, vec![dims(&features), dtype])?;
@@ -219,7 +230,11 @@ fn attention_args(a: &Args, at: usize, f: &str) -> Result<AttentionArgs> {
     let rng = a.opt(Some(at + 3), "dropout_rng");
     let dropout = match (deterministic || rate <= 0.0, rng) {
         (true, _) => None,
-        (false, Some(rng)) => Some(WeightDropout { rng, rate, broadcast }),
+        (false, Some(rng)) => Some(WeightDropout {
+            rng,
+            rate,
+            broadcast,
+        }),
         (false, None) => bail!(
             TypeError,
             "bernoulli() got None where a PRNG key was expected (dropout_rng)"
@@ -345,7 +360,10 @@ pub(super) fn register(
     )];
     let dense = super::linen_layers::layer_class(module, "DenseGeneral", fields, call);
     b.attr("DenseGeneral", Obj::Class(dense.clone()));
-    b.func("dot_product_attention_weights", dot_product_attention_weights);
+    b.func(
+        "dot_product_attention_weights",
+        dot_product_attention_weights,
+    );
     b.func("dot_product_attention", dot_product_attention);
     super::masks::register(b);
     dense

@@ -12,7 +12,7 @@
 use super::conv::{check_mask, conv_apply, conv_prepare, Folded};
 use super::conv_transpose::{conv_transpose_apply, conv_transpose_prepare};
 use super::linen::param;
-use super::linen_layers::{field, layer_class};
+use super::linen_layers::{add_layers, field, LayerSpec};
 use super::*;
 
 /// Refuses the settings shardlab's linen convolutions do not model.
@@ -61,14 +61,26 @@ fn kernel_and_bias(
     let dtype = field(me, "param_dtype");
     let dims = |s: &[usize]| Obj::tuple(s.iter().map(|&d| Obj::Int(d as i64)).collect());
     let init = field(me, "kernel_init");
-    let kernel = param(interp, me, "kernel", &init, vec![dims(&shape), dtype.clone()])?;
+    let kernel = param(
+        interp,
+        me,
+        "kernel",
+        &init,
+        vec![dims(&shape), dtype.clone()],
+    )?;
     let kernel = super::conv::masked_kernel(&mask, to_value(&kernel)?)?;
     if !truthy(&field(me, "use_bias"), "use_bias")? {
         return Ok((kernel, Obj::None));
     }
     let features = to_int(&field(me, "features"))?;
     let init = field(me, "bias_init");
-    let bias = param(interp, me, "bias", &init, vec![dims(&[features.max(0) as usize]), dtype])?;
+    let bias = param(
+        interp,
+        me,
+        "bias",
+        &init,
+        vec![dims(&[features.max(0) as usize]), dtype],
+    )?;
     Ok((kernel, bias))
 }
 
@@ -169,16 +181,10 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj, kernel_
         ("preferred_element_type", none()),
     ]);
     let local = conv.clone();
-    let classes: [(&str, _, fn(&mut Interp, Args) -> Result<Obj>); 3] = [
+    let layers: Vec<LayerSpec> = vec![
         ("Conv", conv, conv_call),
         ("ConvTranspose", transpose, conv_transpose_call),
         ("ConvLocal", local, conv_local_call),
     ];
-    for (name, fields, call) in classes {
-        let method = vec![(
-            "__call__".to_string(),
-            Obj::native(format!("{name}.__call__"), call),
-        )];
-        b.attr(name, Obj::Class(layer_class(module, name, fields, method)));
-    }
+    add_layers(b, module, layers);
 }

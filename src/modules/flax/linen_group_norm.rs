@@ -9,7 +9,9 @@
 //! channels at call time, with Flax's messages.
 
 use super::group_norm::{group_reduction, group_stats, instance_reduction};
-use super::linen_layers::{affine_params, field, input, layer_class, norm_tail, refuse_dtypes};
+use super::linen_layers::{
+    add_layers, affine_params, field, input, norm_tail, refuse_dtypes, LayerSpec,
+};
 use super::norm::{axes_of, compute_stats, normalize};
 use super::*;
 
@@ -126,16 +128,10 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Resu
     norm_tail(inits, &mut inst)?;
     inst.push(("feature_axes", Some(Obj::Int(-1))));
     inst.extend(stats_tail);
-    let classes: [(&str, _, fn(&mut Interp, Args) -> Result<Obj>); 2] = [
+    let layers: Vec<LayerSpec> = vec![
         ("GroupNorm", group, group_norm_call),
         ("InstanceNorm", inst, instance_norm_call),
     ];
-    for (name, fields, call) in classes {
-        let method = vec![(
-            "__call__".to_string(),
-            Obj::native(format!("{name}.__call__"), call),
-        )];
-        b.attr(name, Obj::Class(layer_class(module, name, fields, method)));
-    }
+    add_layers(b, module, layers);
     Ok(())
 }

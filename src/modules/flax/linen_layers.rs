@@ -37,6 +37,24 @@ pub(super) fn layer_class(
     new_class(name, vec![module.clone()], attrs)
 }
 
+/// A native `__call__`.
+pub(super) type Call = fn(&mut Interp, Args) -> Result<Obj>;
+
+/// A layer class's name, fields with defaults, and `__call__`.
+pub(super) type LayerSpec<'a> = (&'a str, Vec<(&'a str, Option<Obj>)>, Call);
+
+/// Adds layer classes, each with its fields and `__call__`, to the module.
+pub(super) fn add_layers(b: &mut Builder, module: &Rc<Class>, layers: Vec<LayerSpec>) {
+    for (name, fields, call) in layers {
+        let method = vec![(
+            "__call__".to_string(),
+            Obj::native(format!("{name}.__call__"), call),
+        )];
+        b.attr(name, Obj::Class(layer_class(module, name, fields, method)));
+    }
+}
+
+/// A field of a linen layer: as given to the constructor, else the class default.
 pub(super) fn field(me: &Instance, name: &str) -> Obj {
     iattr(me, name)
         .or_else(|| me.class.lookup(name))
@@ -135,7 +153,11 @@ fn layer_norm_call(rms: bool) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
 /// `use_running_average` from the field or the call, exactly one of them.
 fn running_average(me: &Instance, a: &Args) -> Result<bool> {
     let call = a.opt(Some(2), "use_running_average");
-    merge_param("use_running_average", field(me, "use_running_average"), call)
+    merge_param(
+        "use_running_average",
+        field(me, "use_running_average"),
+        call,
+    )
 }
 
 /// linen's `merge_param`: a flag given to the constructor or at call time,

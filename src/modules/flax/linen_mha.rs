@@ -157,8 +157,14 @@ fn mha_body(dense_class: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj>
         let out_kw = vec![
             ("features".to_string(), Obj::Int(features)),
             ("axis".into(), Obj::tuple(vec![Obj::Int(-2), Obj::Int(-1)])),
-            ("kernel_init".into(), init_or(&me, "out_kernel_init", "kernel_init")),
-            ("bias_init".into(), init_or(&me, "out_bias_init", "bias_init")),
+            (
+                "kernel_init".into(),
+                init_or(&me, "out_kernel_init", "kernel_init"),
+            ),
+            (
+                "bias_init".into(),
+                init_or(&me, "out_bias_init", "bias_init"),
+            ),
             ("use_bias".into(), use_bias),
         ];
         dense(interp, &dense_class, out_kw, "out", x)
@@ -169,10 +175,18 @@ fn mha_body(dense_class: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj>
 /// dropout settings (`deterministic` merged from the field and the call,
 /// the `dropout` key drawn when none is given) and, with `sow_weights`,
 /// the module.
-fn attention_keywords(interp: &mut Interp, me: &Rc<Instance>, a: &Args) -> Result<Vec<(String, Obj)>> {
+fn attention_keywords(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    a: &Args,
+) -> Result<Vec<(String, Obj)>> {
     let rate = crate::python::builtins::to_float(&field(me, "dropout_rate"))?;
     let deterministic = if rate > 0.0 {
-        merge_param("deterministic", field(me, "deterministic"), a.opt(None, "deterministic"))?
+        merge_param(
+            "deterministic",
+            field(me, "deterministic"),
+            a.opt(None, "deterministic"),
+        )?
     } else {
         let _ = a.get(None, "deterministic");
         true
