@@ -42,7 +42,8 @@ fn flat_init(init: Obj, split: Option<usize>) -> Obj {
     })
 }
 
-fn refuse(me: &Instance, x: &Value, names: &[&str], layer: &str) -> Result<()> {
+/// Refuses a non-float32 input or dtype and the named settings when given.
+pub(super) fn refuse(me: &Instance, x: &Value, names: &[&str], layer: &str) -> Result<()> {
     let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
     let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
     if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {

@@ -17,14 +17,6 @@ use super::*;
 
 /// Refuses the settings shardlab's linen convolutions do not model.
 fn refuse_settings(me: &Instance, x: &Value, layer: &str) -> Result<()> {
-    let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
-    let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
-    if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: linen {layer} with a dtype other than float32"
-        );
-    }
     let custom = [
         "precision",
         "promote_dtype",
@@ -32,15 +24,7 @@ fn refuse_settings(me: &Instance, x: &Value, layer: &str) -> Result<()> {
         "conv_general_dilated",
         "conv_general_dilated_cls",
     ];
-    for name in custom {
-        if !matches!(field(me, name), Obj::None) {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: linen {layer} with {name}"
-            );
-        }
-    }
-    Ok(())
+    super::linen_attention::refuse(me, x, &custom, layer)
 }
 
 /// The layer's kernel of `kernel_size + tail` and, with `use_bias`, its
