@@ -804,12 +804,12 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
             "not supported by shardlab yet: linen LayerNorm with a dtype other than float32"
         )
     );
-    let (ty, msg, _) = error_of(&format!("{head}nn.Conv(4, (3,))\n"));
+    let (ty, msg, _) = error_of(&format!("{head}nn.LSTMCell(4)\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.linen.Conv"
+            "not supported by shardlab yet: flax.linen.LSTMCell"
         )
     );
     let (ty, msg, _) = error_of("from flax.core import lift\n");
