@@ -799,12 +799,12 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
             "not supported by shardlab yet: linen LayerNorm with a dtype other than float32"
         )
     );
-    let (ty, msg, _) = error_of(&format!("{head}nn.Conv(4, (3,))\n"));
+    let (ty, msg, _) = error_of(&format!("{head}nn.LSTMCell(4)\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.linen.Conv"
+            "not supported by shardlab yet: flax.linen.LSTMCell"
         )
     );
     let (ty, msg, _) = error_of("from flax.core import lift\n");
@@ -933,6 +933,44 @@ fn numpy_dtypes_without_arrays_are_refused_by_name() {
                 format!("not supported by shardlab yet: {said}").as_str(),
                 3
             ),
+            "{code}"
+        );
+    }
+}
+
+/// linen's convolutions and attention refuse by name what shardlab does
+/// not model: the locally connected convolution, a non-float32 dtype, the
+/// decoding cache and a custom attention function.
+#[test]
+fn linen_conv_and_attention_refusals() {
+    let head = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
+    let cases = [
+        (
+            "nn.ConvLocal(2, (3,)).init(jax.random.key(0), jnp.ones((1, 5, 2)))",
+            "not supported by shardlab yet: flax.linen.ConvLocal",
+        ),
+        (
+            "nn.Conv(2, 3, dtype=jnp.bfloat16).init(jax.random.key(0), jnp.ones((1, 5, 2)))",
+            "not supported by shardlab yet: linen Conv with a dtype other than float32",
+        ),
+        (
+            "nn.MultiHeadDotProductAttention(2, decode=True).init(jax.random.key(0), jnp.ones((1, 3, 4)))",
+            "not supported by shardlab yet: linen MultiHeadDotProductAttention with decode=True",
+        ),
+        (
+            "nn.MultiHeadDotProductAttention(2, attention_fn=lambda q, k, v, **kw: q).init(jax.random.key(0), jnp.ones((1, 3, 4)))",
+            "not supported by shardlab yet: linen MultiHeadDotProductAttention with a custom attention_fn",
+        ),
+        (
+            "nn.DenseGeneral(3, batch_dims=(0,)).init(jax.random.key(0), jnp.ones((2, 4)))",
+            "not supported by shardlab yet: linen DenseGeneral with batch_dims",
+        ),
+    ];
+    for (code, want) in cases {
+        let (ty, msg, line) = error_of(&format!("{head}{code}\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            ("NotImplementedError", want, 4),
             "{code}"
         );
     }

@@ -16,12 +16,7 @@ use super::display::FunctionRef;
 use super::*;
 use crate::modules::nn_attention::{attention_xla, ensure_4d, Attention};
 
-fn ints_of(o: &Obj) -> Result<Vec<i64>> {
-    match o {
-        Obj::Int(i) => Ok(vec![*i]),
-        other => iterate(other)?.iter().map(to_int).collect(),
-    }
-}
+use super::conv::ints_of;
 
 fn tuple_of(v: &[i64]) -> Obj {
     Obj::tuple(v.iter().map(|&d| Obj::Int(d)).collect())
@@ -212,7 +207,7 @@ fn linear_general_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result
 }
 
 /// `axis` of an `ndim`-dimensional input as indices, as Flax normalizes it.
-fn normalize_axes(axis: &[i64], ndim: usize) -> Result<Vec<usize>> {
+pub(super) fn normalize_axes(axis: &[i64], ndim: usize) -> Result<Vec<usize>> {
     axis.iter().map(|&ax| jops::norm_axis(ax, ndim)).collect()
 }
 
@@ -228,10 +223,25 @@ fn linear_general_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
     let axis = normalize_axes(&ints_of(&get("axis"))?, x.ndim())?;
     let kernel = super::nnx::value_of(&get("kernel"))?;
+    let bias = match get("bias") {
+        Obj::None => None,
+        b => Some(super::nnx::value_of(&b)?),
+    };
+    Ok(Obj::Array(linear_general_apply(&x, &axis, &kernel, bias)?))
+}
+
+/// `x` contracted over `axis` with the kernel's leading dimensions, plus
+/// the bias over the kernel's trailing (feature) dimensions.
+pub(super) fn linear_general_apply(
+    x: &Value,
+    axis: &[usize],
+    kernel: &Value,
+    bias: Option<Value>,
+) -> Result<Value> {
     let x = if x.dtype() == DType::F32 {
-        x
+        x.clone()
     } else {
-        jops::convert(&x, DType::F32)?
+        jops::convert(x, DType::F32)?
     };
     let xs = x.shape();
     let ks = kernel.shape();
@@ -246,18 +256,16 @@ fn linear_general_call(_: &mut Interp, a: Args) -> Result<Obj> {
         }
     }
     let contract: Vec<usize> = (0..axis.len()).collect();
-    let y = jops::dot_general(&x, &kernel, (&axis, &contract), (&[], &[]))?;
-    let y = match get("bias") {
-        Obj::None => y,
-        b => {
-            let b = super::nnx::value_of(&b)?;
+    let y = jops::dot_general(&x, kernel, (axis, &contract), (&[], &[]))?;
+    match bias {
+        None => Ok(y),
+        Some(b) => {
             let free = x.ndim() - axis.len();
             let mut shape = vec![1; free];
             shape.extend(ks[axis.len()..].iter().copied());
-            jops::add(&y, &jops::reshape(&b, &shape)?)?
+            jops::add(&y, &jops::reshape(&b, &shape)?)
         }
-    };
-    Ok(Obj::Array(y))
+    }
 }
 
 /// `nnx.LinearGeneral`.

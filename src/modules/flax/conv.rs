@@ -67,18 +67,15 @@ fn conv_init(c: &norm::NormClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj>
 
 /// `kernel_size` (the fourth argument), an int or a sequence of ints.
 pub(super) fn kernel_size_arg(a: &Args) -> Result<Vec<i64>> {
-    match a.req(Some(3), "kernel_size", "Conv")? {
-        Obj::Int(k) => Ok(vec![k]),
-        other => iterate(&other)?.iter().map(to_int).collect(),
-    }
+    ints_of(&a.req(Some(3), "kernel_size", "Conv")?)
 }
 
-/// The layer's `kernel_size` attribute as ints.
-pub(super) fn kernel_size_of(me: &Instance) -> Result<Vec<i64>> {
-    iterate(&iattr(me, "kernel_size").unwrap_or(Obj::None))?
-        .iter()
-        .map(to_int)
-        .collect()
+/// A `kernel_size` as ints: an int is one spatial dimension.
+pub(super) fn ints_of(o: &Obj) -> Result<Vec<i64>> {
+    match o {
+        Obj::Int(k) => Ok(vec![*k]),
+        other => iterate(other)?.iter().map(to_int).collect(),
+    }
 }
 
 /// Refuses the dtype and precision settings shardlab's convolutions lack.
@@ -263,54 +260,87 @@ fn pre_pad(x: Value, mode: &str, (ks, kd): (&[i64], &[usize])) -> Result<Value> 
 }
 
 /// The kernel times the layer's mask, when it has one.
-pub(super) fn masked_kernel(me: &Instance, kernel: Value) -> Result<Value> {
-    let mask = match iattr(me, "mask") {
-        None | Some(Obj::None) => return Ok(kernel),
-        Some(m) => to_value(&m)?,
+pub(super) fn masked_kernel(mask: &Obj, kernel: Value) -> Result<Value> {
+    let mask = match mask {
+        Obj::None => return Ok(kernel),
+        m => to_value(m)?,
     };
-    if mask.shape() != kernel.shape() {
-        let text = |s: &[usize]| {
-            let items: Vec<String> = s.iter().map(|d| d.to_string()).collect();
-            match items.len() {
-                1 => format!("({},)", items[0]),
-                _ => format!("({})", items.join(", ")),
-            }
-        };
-        bail!(
-            ValueError,
-            "Mask needs to have the same shape as weights. Shapes are: {}, {}",
-            text(&mask.shape()),
-            text(&kernel.shape())
-        );
-    }
+    check_mask(&mask.shape(), &kernel.shape())?;
     jops::mul(&kernel, &mask)
+}
+
+/// Flax's check that a weight mask has the kernel's shape.
+pub(super) fn check_mask(mask: &[usize], kernel: &[usize]) -> Result<()> {
+    if mask == kernel {
+        return Ok(());
+    }
+    let text = |s: &[usize]| {
+        let items: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+        match items.len() {
+            1 => format!("({},)", items[0]),
+            _ => format!("({})", items.join(", ")),
+        }
+    };
+    bail!(
+        ValueError,
+        "Mask needs to have the same shape as weights. Shapes are: {}, {}",
+        text(mask),
+        text(kernel)
+    )
+}
+
+/// A convolution layer's setting by its Flax name: an nnx layer's
+/// attribute or a linen layer's field.
+pub(super) type Setting<'a> = &'a dyn Fn(&str) -> Obj;
+
+/// A convolution's input made ready: batch dimensions folded into one,
+/// float32, padded for the padding modes the convolution itself lacks.
+pub(super) struct Folded {
+    pub x: Value,
+    pub batch: Option<Vec<usize>>,
+    pub ks: Vec<i64>,
+}
+
+/// `x` folded and pre-padded as `Conv.__call__` does before it makes or
+/// uses its kernel (whose input features are those of the padded input).
+pub(super) fn conv_prepare(get: Setting, x: &Value) -> Result<Folded> {
+    let ks = ints_of(&get("kernel_size"))?;
+    let nsp = ks.len();
+    let (x, batch) = fold_batch(x, nsp)?;
+    let kd = per_dim(Some(get("kernel_dilation")), nsp)?;
+    let x = match get("padding") {
+        Obj::Str(mode) => pre_pad(x, &mode, (&ks, &kd))?,
+        _ => x,
+    };
+    Ok(Folded { x, batch, ks })
+}
+
+/// The convolution of the prepared input with `kernel` (already masked),
+/// plus `bias`, with the batch shape restored.
+pub(super) fn conv_apply(get: Setting, f: Folded, kernel: &Value, bias: &Obj) -> Result<Value> {
+    let nsp = f.ks.len();
+    let kd = per_dim(Some(get("kernel_dilation")), nsp)?;
+    let groups = to_int(&get("feature_group_count"))?.max(1) as usize;
+    let y = crate::modules::conv::conv_with(
+        &f.x,
+        kernel,
+        &per_dim(Some(get("strides")), nsp)?,
+        &canonical_padding(&get("padding"), nsp)?,
+        (&per_dim(Some(get("input_dilation")), nsp)?, &kd),
+        channels_last_specs(f.x.ndim()),
+        groups,
+    )?;
+    let y = add_bias(y, bias)?;
+    unfold_batch(&y, f.batch)
 }
 
 fn conv_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "Conv.__call__")?;
     let x = to_value(&a.req(Some(1), "inputs", "Conv.__call__")?)?;
     let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
-    let ks = kernel_size_of(&me)?;
-    let nsp = ks.len();
-    let (x, batch) = fold_batch(&x, nsp)?;
-    let kd = per_dim(Some(get("kernel_dilation")), nsp)?;
-    let x = match get("padding") {
-        Obj::Str(mode) => pre_pad(x, &mode, (&ks, &kd))?,
-        _ => x,
-    };
-    let kernel = masked_kernel(&me, super::nnx::value_of(&get("kernel"))?)?;
-    let groups = to_int(&get("feature_group_count"))?.max(1) as usize;
-    let y = crate::modules::conv::conv_with(
-        &x,
-        &kernel,
-        &per_dim(Some(get("strides")), nsp)?,
-        &canonical_padding(&get("padding"), nsp)?,
-        (&per_dim(Some(get("input_dilation")), nsp)?, &kd),
-        channels_last_specs(x.ndim()),
-        groups,
-    )?;
-    let y = add_bias(y, &get("bias"))?;
-    Ok(Obj::Array(unfold_batch(&y, batch)?))
+    let f = conv_prepare(&get, &x)?;
+    let kernel = masked_kernel(&get("mask"), super::nnx::value_of(&get("kernel"))?)?;
+    Ok(Obj::Array(conv_apply(&get, f, &kernel, &get("bias"))?))
 }
 
 /// The input as float32 with its batch dimensions (all those before the

@@ -12,8 +12,9 @@
 //! `input * stride`, summing what overlaps, as Flax does.
 
 use super::conv::{
-    add_bias, canonical_padding, channels_last_specs, fold_batch, kernel_and_bias, kernel_size_arg,
-    kernel_size_of, masked_kernel, per_dim, refuse_dtypes, tuple_of, unfold_batch,
+    add_bias, canonical_padding, channels_last_specs, fold_batch, ints_of, kernel_and_bias,
+    kernel_size_arg, masked_kernel, per_dim, refuse_dtypes, tuple_of, unfold_batch, Folded,
+    Setting,
 };
 use super::display::FunctionRef;
 use super::*;
@@ -127,28 +128,33 @@ fn wrap_circular(y: Value, periods: &[usize], transpose: bool) -> Result<Value> 
     Ok(y)
 }
 
-fn conv_transpose_call(_: &mut Interp, a: Args) -> Result<Obj> {
-    let me = self_arg(&a, "ConvTranspose.__call__")?;
-    let x = to_value(&a.req(Some(1), "inputs", "ConvTranspose.__call__")?)?;
-    let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
-    let ks = kernel_size_of(&me)?;
+/// The transposed convolution of `x` with `kernel` (already masked, as
+/// stored: `transpose_kernel` is applied here), plus `bias`, with the batch
+/// shape restored.
+pub(super) fn conv_transpose_apply(
+    get: Setting,
+    f: Folded,
+    kernel: Value,
+    bias: &Obj,
+) -> Result<Value> {
+    let (x, ks) = (&f.x, &f.ks);
     let nsp = ks.len();
-    let (x, batch) = fold_batch(&x, nsp)?;
     let strides = per_dim(Some(get("strides")), nsp)?;
     let kd = per_dim(Some(get("kernel_dilation")), nsp)?;
-    let mut kernel = masked_kernel(&me, super::nnx::value_of(&get("kernel"))?)?;
     let transpose = truthy(&get("transpose_kernel"), "transpose_kernel")?;
     let nd = kernel.ndim();
-    if transpose {
+    let kernel = if transpose {
         let spatial: Vec<usize> = (0..nd - 2).collect();
         let mut perm: Vec<usize> = (0..nd).collect();
         perm.swap(nd - 2, nd - 1);
-        kernel = jops::transpose(&jops::rev(&kernel, &spatial)?, &perm)?;
-    }
+        jops::transpose(&jops::rev(&kernel, &spatial)?, &perm)?
+    } else {
+        kernel
+    };
     let padding = get("padding");
-    let pads = lax_padding(&padding, &ks, (&strides, &kd))?;
+    let pads = lax_padding(&padding, ks, (&strides, &kd))?;
     let y = crate::modules::conv::conv_with(
-        &x,
+        x,
         &kernel,
         &vec![1; nsp],
         &pads,
@@ -164,8 +170,30 @@ fn conv_transpose_call(_: &mut Interp, a: Args) -> Result<Obj> {
         }
         _ => y,
     };
-    let y = add_bias(y, &get("bias"))?;
-    Ok(Obj::Array(unfold_batch(&y, batch)?))
+    let y = add_bias(y, bias)?;
+    unfold_batch(&y, f.batch)
+}
+
+/// The input with its batch dimensions folded into one, as
+/// `ConvTranspose.__call__` takes it (it pads nothing beforehand).
+pub(super) fn conv_transpose_prepare(get: Setting, x: &Value) -> Result<Folded> {
+    let ks = ints_of(&get("kernel_size"))?;
+    let (x, batch) = fold_batch(x, ks.len())?;
+    Ok(Folded { x, batch, ks })
+}
+
+fn conv_transpose_call(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "ConvTranspose.__call__")?;
+    let x = to_value(&a.req(Some(1), "inputs", "ConvTranspose.__call__")?)?;
+    let get = |n: &str| iattr(&me, n).unwrap_or(Obj::None);
+    let f = conv_transpose_prepare(&get, &x)?;
+    let kernel = masked_kernel(&get("mask"), super::nnx::value_of(&get("kernel"))?)?;
+    Ok(Obj::Array(conv_transpose_apply(
+        &get,
+        f,
+        kernel,
+        &get("bias"),
+    )?))
 }
 
 /// `nnx.ConvTranspose`.

@@ -155,51 +155,75 @@ fn fast_variance(me: &Instance) -> Result<bool> {
     )
 }
 
-/// `stats` repeated `times` times along axis 1, as `jnp.repeat` does.
-fn repeat_axis1(stats: &Value, times: usize) -> Result<Value> {
+/// `stats` repeated `times` times along `axis`, as `jnp.repeat` does.
+fn repeat_axis(stats: &Value, axis: usize, times: usize) -> Result<Value> {
     let shape = stats.shape();
-    if shape.len() < 2 {
+    if shape.len() <= axis {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: GroupNorm statistics without a group axis"
         );
     }
     let mut wide = shape.clone();
-    wide.insert(2, times);
-    let spread = jops::broadcast_to(&jops::expand_dims(stats, 2)?, &wide)?;
+    wide.insert(axis + 1, times);
+    let spread = jops::broadcast_to(&jops::expand_dims(stats, axis as i64 + 1)?, &wide)?;
     let mut merged = shape;
-    merged[1] *= times;
+    merged[axis] *= times;
     jops::reshape(&spread, &merged)
+}
+
+/// GroupNorm's mean and variance of `x` (channels last, split into
+/// `groups` of `size`) over the `reduction` axes, the last of which is the
+/// channels, repeated back over each group's channels along `axis` (nnx
+/// repeats along axis 1, linen along the last axis of the statistics).
+pub(super) fn group_stats(
+    x: &Value,
+    reduction: &[usize],
+    (groups, size): (usize, usize),
+    fast: bool,
+    axis: Option<usize>,
+) -> Result<(Value, Value)> {
+    let nd = x.ndim();
+    let mut group_shape = x.shape();
+    group_shape.pop();
+    group_shape.extend([groups, size]);
+    let grouped = jops::reshape(x, &group_shape)?;
+    let mut stat_axes = reduction[..reduction.len().saturating_sub(1)].to_vec();
+    stat_axes.push(nd);
+    let (mean, var) = compute_stats(&grouped, &stat_axes, true, fast)?;
+    let axis = axis.unwrap_or_else(|| mean.ndim().saturating_sub(1));
+    Ok((
+        repeat_axis(&mean, axis, size)?,
+        repeat_axis(&var, axis, size)?,
+    ))
+}
+
+/// GroupNorm's default reduction axes: all but the batch (axis 0).
+pub(super) fn group_reduction(given: &Obj, nd: usize) -> Result<Vec<usize>> {
+    match given {
+        Obj::None => {
+            let mut r: Vec<Obj> = (1..nd.saturating_sub(1) as i64).map(Obj::Int).collect();
+            r.push(Obj::Int(-1));
+            axes_of(&Obj::list(r), nd)
+        }
+        o => axes_of(o, nd),
+    }
 }
 
 fn group_norm_call(_: &mut Interp, a: Args) -> Result<Obj> {
     let me = self_arg(&a, "GroupNorm.__call__")?;
     let x = float_input(&a, "GroupNorm")?;
     let nd = x.ndim();
-    let reduction = match iattr(&me, "reduction_axes") {
-        None | Some(Obj::None) => {
-            let mut r: Vec<Obj> = (1..nd.saturating_sub(1) as i64).map(Obj::Int).collect();
-            r.push(Obj::Int(-1));
-            axes_of(&Obj::list(r), nd)?
-        }
-        Some(o) => axes_of(&o, nd)?,
-    };
-    let (groups, size) = (int_attr(&me, "num_groups")?, int_attr(&me, "group_size")?);
-    let mut group_shape = x.shape();
-    group_shape.pop();
-    group_shape.extend([groups, size]);
-    let grouped = jops::reshape(&x, &group_shape)?;
-    let head = &reduction[..reduction.len().saturating_sub(1)];
-    let mut stat_axes = head.to_vec();
-    stat_axes.push(nd);
-    let (mean, var) = compute_stats(&grouped, &stat_axes, true, fast_variance(&me)?)?;
-    let (mean, var) = (repeat_axis1(&mean, size)?, repeat_axis1(&var, size)?);
+    let given = iattr(&me, "reduction_axes").unwrap_or(Obj::None);
+    let reduction = group_reduction(&given, nd)?;
+    let groups = (int_attr(&me, "num_groups")?, int_attr(&me, "group_size")?);
+    let (mean, var) = group_stats(&x, &reduction, groups, fast_variance(&me)?, Some(1))?;
     let (scale, bias) = (var_value(&me, "scale")?, var_value(&me, "bias")?);
     let y = normalize(
         &x,
         (&mean, &var),
         (scale.as_ref(), bias.as_ref()),
-        head,
+        &reduction[..reduction.len().saturating_sub(1)],
         &[nd - 1],
         attr_f64(&me, "epsilon", 1e-6)?,
     )?;
@@ -226,18 +250,24 @@ fn instance_norm_init(c: &NormClasses) -> impl Fn(&mut Interp, Args) -> Result<O
     }
 }
 
-fn instance_norm_call(_: &mut Interp, a: Args) -> Result<Obj> {
-    let me = self_arg(&a, "InstanceNorm.__call__")?;
-    let x = float_input(&a, "InstanceNorm")?;
-    let nd = x.ndim();
-    let features = axes_of(&iattr(&me, "feature_axes").unwrap_or(Obj::Int(-1)), nd)?;
+/// InstanceNorm's reduction axes: all but the batch (axis 0) and the
+/// feature axes, which may not include the batch.
+pub(super) fn instance_reduction(features: &[usize], nd: usize) -> Result<Vec<usize>> {
     if features.contains(&0) {
         bail!(
             ValueError,
             "The channel axes cannot include the leading dimension as this is assumed to be the batch axis."
         );
     }
-    let reduction: Vec<usize> = (1..nd).filter(|i| !features.contains(i)).collect();
+    Ok((1..nd).filter(|i| !features.contains(i)).collect())
+}
+
+fn instance_norm_call(_: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "InstanceNorm.__call__")?;
+    let x = float_input(&a, "InstanceNorm")?;
+    let nd = x.ndim();
+    let features = axes_of(&iattr(&me, "feature_axes").unwrap_or(Obj::Int(-1)), nd)?;
+    let reduction = instance_reduction(&features, nd)?;
     let (mean, var) = compute_stats(&x, &reduction, true, fast_variance(&me)?)?;
     let (scale, bias) = (var_value(&me, "scale")?, var_value(&me, "bias")?);
     let y = normalize(

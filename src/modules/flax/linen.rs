@@ -177,7 +177,12 @@ fn run_setup(interp: &mut Interp, me: &Rc<Instance>, path: &[String]) -> Result<
     Ok(())
 }
 
-fn call_in_scope(interp: &mut Interp, me: &Rc<Instance>, f: &Obj, a: Args) -> Result<Obj> {
+pub(super) fn call_in_scope(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    f: &Obj,
+    a: Args,
+) -> Result<Obj> {
     if !in_run(interp) {
         bail!(
             AttributeError,
@@ -653,9 +658,13 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
         _ => Obj::None,
     };
     let module = module_class();
+    let mut b = Builder::new("flax.linen");
+    super::linen_conv::register(&mut b, &module, &inits, &lecun);
+    super::linen_group_norm::register(&mut b, &module, &inits)?;
+    let dense_general = super::linen_attention::register(&mut b, &module, &inits, &lecun);
+    super::linen_mha::register(&mut b, &module, &dense_general, (&inits, &lecun));
     let dense = dense_class(&module, lecun, zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
-    let mut b = Builder::new("flax.linen");
     super::linen_layers::register(&mut b, &module, &inits)?;
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))

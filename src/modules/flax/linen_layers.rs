@@ -15,7 +15,7 @@ use super::*;
 
 /// A linen layer class: the fields (in order) with their defaults (None
 /// for a required field) and the methods.
-fn layer_class(
+pub(super) fn layer_class(
     module: &Rc<Class>,
     name: &str,
     fields: Vec<(&str, Option<Obj>)>,
@@ -37,14 +37,32 @@ fn layer_class(
     new_class(name, vec![module.clone()], attrs)
 }
 
-fn field(me: &Instance, name: &str) -> Obj {
+/// A native `__call__`.
+pub(super) type Call = fn(&mut Interp, Args) -> Result<Obj>;
+
+/// A layer class's name, fields with defaults, and `__call__`.
+pub(super) type LayerSpec<'a> = (&'a str, Vec<(&'a str, Option<Obj>)>, Call);
+
+/// Adds layer classes, each with its fields and `__call__`, to the module.
+pub(super) fn add_layers(b: &mut Builder, module: &Rc<Class>, layers: Vec<LayerSpec>) {
+    for (name, fields, call) in layers {
+        let method = vec![(
+            "__call__".to_string(),
+            Obj::native(format!("{name}.__call__"), call),
+        )];
+        b.attr(name, Obj::Class(layer_class(module, name, fields, method)));
+    }
+}
+
+/// A field of a linen layer: as given to the constructor, else the class default.
+pub(super) fn field(me: &Instance, name: &str) -> Obj {
     iattr(me, name)
         .or_else(|| me.class.lookup(name))
         .unwrap_or(Obj::None)
 }
 
 /// Only float32 inputs, parameters and outputs are modelled.
-fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
+pub(super) fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
     let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
     let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
     if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
@@ -64,7 +82,7 @@ fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
 
 /// The scale and bias parameters over `features` of `x`, each when the
 /// layer uses it, made in that order.
-fn affine_params(
+pub(super) fn affine_params(
     interp: &mut Interp,
     me: &Rc<Instance>,
     x: &Value,
@@ -95,7 +113,7 @@ fn affine_params(
     Ok((scale, bias))
 }
 
-fn input(a: &Args, layer: &str) -> Result<Value> {
+pub(super) fn input(a: &Args, layer: &str) -> Result<Value> {
     if a.opt(None, "mask").is_some() {
         bail!(
             NotImplementedError,
@@ -132,23 +150,31 @@ fn layer_norm_call(rms: bool) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
     }
 }
 
-/// `use_running_average` from the field or the call, exactly one of them
-/// (linen's `merge_param`).
+/// `use_running_average` from the field or the call, exactly one of them.
 fn running_average(me: &Instance, a: &Args) -> Result<bool> {
-    let call = a
-        .opt(Some(2), "use_running_average")
-        .filter(|o| !matches!(o, Obj::None));
-    let own = Some(field(me, "use_running_average")).filter(|o| !matches!(o, Obj::None));
+    let call = a.opt(Some(2), "use_running_average");
+    merge_param(
+        "use_running_average",
+        field(me, "use_running_average"),
+        call,
+    )
+}
+
+/// linen's `merge_param`: a flag given to the constructor or at call time,
+/// exactly one of them.
+pub(super) fn merge_param(name: &str, own: Obj, call: Option<Obj>) -> Result<bool> {
+    let call = call.filter(|o| !matches!(o, Obj::None));
+    let own = Some(own).filter(|o| !matches!(o, Obj::None));
     match (own, call) {
         (Some(_), Some(_)) => bail!(
             ValueError,
-            "Parameter \"use_running_average\" was passed to the constructor and at call time. Should be passed just once."
+            "Parameter \"{name}\" was passed to the constructor and at call time. Should be passed just once."
         ),
         (None, None) => bail!(
             ValueError,
-            "Parameter \"use_running_average\" must be passed to the constructor or at call time."
+            "Parameter \"{name}\" must be passed to the constructor or at call time."
         ),
-        (Some(o), None) | (None, Some(o)) => truthy(&o, "use_running_average"),
+        (Some(o), None) | (None, Some(o)) => truthy(&o, name),
     }
 }
 
@@ -295,7 +321,7 @@ fn sequential_call(interp: &mut Interp, a: Args) -> Result<Obj> {
 }
 
 /// The fields every normalisation layer has after its own.
-fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>)>) -> Result<()> {
+pub(super) fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>)>) -> Result<()> {
     let get = |n: &str| match inits {
         Obj::Module(m) => m.get(n).unwrap_or(Obj::None),
         _ => Obj::None,
