@@ -18,6 +18,7 @@ pub mod broadcast;
 pub mod complex;
 mod complex_fns;
 pub mod create;
+pub mod dtype_strings;
 pub mod eigh;
 pub mod elementwise;
 pub mod fft;

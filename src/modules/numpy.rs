@@ -27,7 +27,6 @@ mod composed;
 mod creation;
 mod dtype_attrs;
 mod dtype_queries;
-pub(crate) mod dtype_strings;
 pub mod dtypes;
 mod editing;
 mod einsum_interleaved;

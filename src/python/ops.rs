@@ -133,6 +133,10 @@ pub fn py_eq(a: &Obj, b: &Obj) -> bool {
                     .all(|(k, v)| y.get(k).map(|w| item_eq(v, &w)).unwrap_or(false))
         }
         (Obj::DType(x), Obj::DType(y)) => x == y,
+        // NumPy compares a dtype with any spelling of it: `x.dtype == 'float32'`.
+        (Obj::DType(d), Obj::Str(s)) | (Obj::Str(s), Obj::DType(d)) => {
+            crate::array::dtype_strings::parse(s).is_ok_and(|p| !p.swapped && p.name == d.name())
+        }
         (Obj::Complex(..), _) | (_, Obj::Complex(..)) => super::complex::eq(a, b).unwrap_or(false),
         (Obj::Set(x), Obj::Set(y)) => {
             let (x, y) = (x.borrow(), y.borrow());

@@ -44,4 +44,10 @@ for bad in [lambda: jnp.dtype('i3'), lambda: jnp.dtype('<float32'), lambda: np.c
         bad()
     except (TypeError, ValueError) as e:
         print(type(e).__name__, str(e).split(' in zeros')[0])
+
+# A dtype equals every spelling of itself, on either side of ==.
+v = jnp.ones(3)
+print(v.dtype == 'float32', 'float32' == v.dtype, v.dtype == 'f4', v.dtype == '<f4', v.dtype != 'float32')
+print(v.dtype == 'int16', v.dtype == 'float64', jnp.dtype('int16') == 'i2', np.dtype('bool') == '?')
+print(jnp.arange(3).dtype == 'int32', v.dtype == 'not a dtype')
 result = jnp.array([1, 2], dtype='<u2').astype('f2')

@@ -15,7 +15,7 @@ use crate::python::interp::Interp;
 use crate::python::value::{Args, Obj};
 
 use super::super::Builder;
-use super::dtype_strings::itemsize;
+use crate::array::dtype_strings::itemsize;
 
 /// Adds `can_cast`.
 pub(super) fn register(b: &mut Builder) {
@@ -73,7 +73,7 @@ fn same_kind(from: &str, to: &str) -> bool {
 /// stands for its dtype).
 fn dtype_name(o: &Obj) -> Result<(&'static str, char)> {
     if let Obj::Str(s) = o {
-        let p = super::dtype_strings::parse(s)?;
+        let p = crate::array::dtype_strings::parse(s)?;
         return Ok((p.name, if p.swapped { '>' } else { '=' }));
     }
     let d = match o {
@@ -89,7 +89,7 @@ fn dtype_name(o: &Obj) -> Result<(&'static str, char)> {
     if let Some(t) = d.downcast::<super::dtype_attrs::Ordered>() {
         return Ok((t.name, t.order));
     }
-    let p = super::dtype_strings::parse(&crate::python::format::str_of(&d))?;
+    let p = crate::array::dtype_strings::parse(&crate::python::format::str_of(&d))?;
     Ok((p.name, '='))
 }
 

@@ -17,7 +17,7 @@ use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
 
-use super::dtype_strings::itemsize;
+use crate::array::dtype_strings::itemsize;
 
 /// NumPy's type code, type number, kind and alignment of a dtype.
 fn facts(name: &str) -> (&'static str, i64, &'static str, usize) {

@@ -66,7 +66,7 @@ pub fn dtype_of(o: &Obj) -> Result<DType> {
         Obj::Type("bool") => DType::Bool,
         Obj::Type("complex") => DType::C64,
         Obj::Str(s) => {
-            let p = super::dtype_strings::parse(s)?;
+            let p = crate::array::dtype_strings::parse(s)?;
             if p.swapped {
                 refuse_swapped(s)?;
             }

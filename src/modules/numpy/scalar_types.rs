@@ -78,7 +78,7 @@ pub fn kind_of_dtype(o: &Obj) -> Option<Kind> {
         Obj::DType(DType::I32) => Kind::Int32,
         Obj::DType(DType::U32) => Kind::UInt32,
         Obj::DType(DType::Bool) => Kind::Bool,
-        Obj::Str(s) => match super::dtype_strings::parse(s) {
+        Obj::Str(s) => match crate::array::dtype_strings::parse(s) {
             Ok(p) if !p.swapped => kind_named(p.name)?,
             _ => return None,
         },
@@ -164,7 +164,7 @@ pub fn dtype(a: &Args) -> Result<Obj> {
     }
     if let Obj::Str(s) = &o {
         // Every spelling of a name is the dtype of its canonical name.
-        let p = super::dtype_strings::parse(s)?;
+        let p = crate::array::dtype_strings::parse(s)?;
         if p.swapped {
             return super::dtype_attrs::dtype_obj(p.name, '>');
         }
