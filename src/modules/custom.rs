@@ -552,16 +552,7 @@ impl Object for CustomVjp {
         let me = this.clone();
         Ok(match name {
             "defvjp" => Some(Obj::native("defvjp", move |_, a| {
-                let fwd = a.req(Some(0), "fwd", "defvjp")?;
-                let bwd = a.req(Some(1), "bwd", "defvjp")?;
-                if a.get(None, "symbolic_zeros")
-                    .is_some_and(|o| matches!(o, Obj::Bool(true)))
-                {
-                    bail!(
-                        NotImplementedError,
-                        "not supported by shardlab yet: custom_vjp.defvjp with symbolic_zeros=True"
-                    );
-                }
+                let (fwd, bwd) = defvjp_rules(&a, "custom_vjp.defvjp")?;
                 if let Some(c) = me.downcast::<CustomVjp>() {
                     *c.rules.borrow_mut() = Some((fwd, bwd));
                 }
@@ -613,4 +604,20 @@ pub fn custom_vjp(_: &mut Interp, a: Args) -> Result<Obj> {
         nondiff: nondiff_argnums(&a)?,
         rules: RefCell::new(None),
     }))
+}
+
+/// The `fwd` and `bwd` rules given to a `defvjp` (`what` names it in the
+/// refusal of symbolic zeros, which shardlab does not model).
+pub fn defvjp_rules(a: &Args, what: &str) -> Result<(Obj, Obj)> {
+    let fwd = a.req(Some(0), "fwd", "defvjp")?;
+    let bwd = a.req(Some(1), "bwd", "defvjp")?;
+    if let Some(z) = a.opt(Some(2), "symbolic_zeros") {
+        if crate::python::ops::truthy(&z, "symbolic_zeros")? {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: {what} with symbolic_zeros=True"
+            );
+        }
+    }
+    Ok((fwd, bwd))
 }

@@ -230,16 +230,7 @@ impl Object for NnxCustomVjp {
         let me = this.clone();
         Ok(match name {
             "defvjp" => Some(Obj::native("defvjp", move |_, a| {
-                let fwd = a.req(Some(0), "fwd", "defvjp")?;
-                let bwd = a.req(Some(1), "bwd", "defvjp")?;
-                if let Some(z) = a.opt(Some(2), "symbolic_zeros") {
-                    if truthy(&z, "symbolic_zeros")? {
-                        bail!(
-                            NotImplementedError,
-                            "not supported by shardlab yet: nnx.custom_vjp defvjp with symbolic_zeros=True"
-                        );
-                    }
-                }
+                let (fwd, bwd) = crate::modules::custom::defvjp_rules(&a, "nnx.custom_vjp defvjp")?;
                 if let Some(c) = me.downcast::<NnxCustomVjp>() {
                     *c.rules.borrow_mut() = Some((fwd, bwd));
                 }
