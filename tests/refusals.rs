@@ -328,21 +328,21 @@ fn attributes_of_the_real_types_are_not_implemented() {
     // An attribute that the real type has is a feature shardlab lacks; one
     // that it does not have is the program's mistake, as in JAX.
     let compiled = "import jax\nc = jax.jit(lambda x: x * 2).lower(1.0).compile()\n";
-    let (ty, msg, line) = error_of(&format!("{compiled}m = c.memory_analysis()\n"));
+    let (ty, msg, line) = error_of(&format!("{compiled}m = c.runtime_executable()\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str(), line),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: Compiled.memory_analysis",
+            "not supported by shardlab yet: Compiled.runtime_executable",
             3
         )
     );
-    let (ty, msg, _) = error_of(&format!("{compiled}c.memory_analyses\n"));
+    let (ty, msg, _) = error_of(&format!("{compiled}c.runtime_executables\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "AttributeError",
-            "'Compiled' object has no attribute 'memory_analyses'"
+            "'Compiled' object has no attribute 'runtime_executables'"
         )
     );
     let (ty, msg, _) =
