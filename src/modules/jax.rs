@@ -777,11 +777,20 @@ fn shard_map_in_specs(
             .collect();
     if explicit {
         for (spec, v) in specs.iter().zip(vals) {
-            let (Some(have), Value::Concrete(a)) = (own(v), v) else {
+            // Inside jit an argument placed nowhere is replicated, as its
+            // type says in JAX.
+            let have = match v {
+                Value::Traced(t) if crate::trace::placement_known(t) => {
+                    own(v).or_else(|| Some(PartitionSpec::new(vec![None; t.aval.shape.len()])))
+                }
+                _ => own(v),
+            };
+            let Some(have) = have else {
                 continue;
             };
+            let aval = v.aval();
             let mut want = spec.entries().to_vec();
-            want.resize(a.ndim(), None);
+            want.resize(aval.shape.len(), None);
             let want = PartitionSpec::new(want);
             if want != have {
                 let p = crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
@@ -791,7 +800,7 @@ fn shard_map_in_specs(
                 bail!(
                     ValueError,
                     "in_specs passed to shard_map: {want} does not match the specs of the input: {have} for arg: {}. `in_specs` is an optional argument so you can omit specifying it and shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments and then pass those args to shard_map.",
-                    super::sharding::placed::aval_text(a.shape(), a.dtype(), Some(&p))
+                    super::sharding::placed::aval_text(&aval.shape, aval.dtype, Some(&p))
                 );
             }
         }

@@ -694,6 +694,18 @@ pub fn device_blocks(t: &Tracer) -> Option<Result<(crate::mesh::Mesh, Vec<Array>
     Some(run())
 }
 
+/// Whether a tracer that [`tracer_placement`] places nowhere is known to be
+/// unplaced: it belongs to a staged frame that was given every input's
+/// placement (a jitted function's) and has captured no outer values, whose
+/// placements it would not know.
+pub fn placement_known(t: &Tracer) -> bool {
+    STACK.with(|s| {
+        s.borrow()
+            .get(t.level)
+            .is_some_and(|f| !f.eager && !f.placements.is_empty() && f.captured.is_empty())
+    })
+}
+
 /// [`trace`] of a jitted function whose inputs live at `placements` (one
 /// per input), which [`tracer_placement`] reads.
 pub fn trace_placed<F>(

@@ -62,4 +62,13 @@ w = jnp.ones((6, 3)) / 3
 value, grad = jax.jit(jax.value_and_grad(loss))(w, x)
 print(value, grad, grad.sharding)
 
+# Over explicit axes a full map's in_specs must match its argument's type,
+# inside jit too (an unplaced argument is replicated).
+full = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P("batch"), out_specs=P("batch"))
+try:
+    jax.jit(full)(x)
+except ValueError as e:
+    print("explicit", str(e).split(". ")[0])
+print(jax.jit(full)(placed).sharding)
+
 result = out
