@@ -44,14 +44,7 @@ fn flat_init(init: Obj, split: Option<usize>) -> Obj {
 
 /// Refuses a non-float32 input or dtype and the named settings when given.
 pub(super) fn refuse(me: &Instance, x: &Value, names: &[&str], layer: &str) -> Result<()> {
-    let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
-    let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
-    if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: linen {layer} with a dtype other than float32"
-        );
-    }
+    super::linen_layers::refuse_dtypes(me, x, layer)?;
     for name in names {
         if !matches!(field(me, name), Obj::None) {
             bail!(
@@ -270,15 +263,22 @@ fn dot_product_attention_weights(interp: &mut Interp, a: Args) -> Result<Obj> {
     let query = to_value(&a.req(Some(0), "query", f)?)?;
     let key = to_value(&a.req(Some(1), "key", f)?)?;
     let at = attention_args(&a, 2, f)?;
+    let w = sown_weights(interp, (&query, &key), &at)?;
+    Ok(Obj::Array(w))
+}
+
+/// The attention weights of `query` and `key` under the call's bias, mask
+/// and dropout, sown into the module the call names.
+fn sown_weights(interp: &mut Interp, qk: (&Value, &Value), at: &AttentionArgs) -> Result<Value> {
     let w = attention_weights(
         interp,
-        (&query, &key),
+        qk,
         at.bias.as_ref(),
         at.mask.as_ref(),
         at.dropout.as_ref(),
     )?;
     sow_weights(interp, &at.module, &w)?;
-    Ok(Obj::Array(w))
+    Ok(w)
 }
 
 /// The weights applied to `[batch..., kv_length, heads, depth]` values:
@@ -316,14 +316,7 @@ pub(super) fn dot_product_attention(interp: &mut Interp, a: Args) -> Result<Obj>
     if ks[n - 3] != vs[n - 3] {
         bail!(AssertionError, "k, v lengths must match.");
     }
-    let w = attention_weights(
-        interp,
-        (&query, &key),
-        at.bias.as_ref(),
-        at.mask.as_ref(),
-        at.dropout.as_ref(),
-    )?;
-    sow_weights(interp, &at.module, &w)?;
+    let w = sown_weights(interp, (&query, &key), &at)?;
     let value = jops::convert(&value, DType::F32)?;
     Ok(Obj::Array(weighted_values(&w, &value)?))
 }

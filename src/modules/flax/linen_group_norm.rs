@@ -10,9 +10,9 @@
 
 use super::group_norm::{group_reduction, group_stats, instance_reduction};
 use super::linen_layers::{
-    add_layers, affine_params, field, input, norm_tail, refuse_dtypes, LayerSpec,
+    add_layers, field, input, norm_tail, normalized_output, refuse_dtypes, LayerSpec,
 };
-use super::norm::{axes_of, compute_stats, normalize};
+use super::norm::{axes_of, compute_stats};
 use super::*;
 
 /// `(num_groups, group_size)` for `channels`, checked as Flax checks them.
@@ -49,10 +49,6 @@ fn groups_of(me: &Instance, channels: usize) -> Result<(usize, usize)> {
     Ok((groups as usize, (c / groups) as usize))
 }
 
-fn epsilon(me: &Instance) -> Result<f64> {
-    crate::python::builtins::to_float(&field(me, "epsilon"))
-}
-
 fn fast_variance(me: &Instance) -> Result<bool> {
     truthy(&field(me, "use_fast_variance"), "use_fast_variance")
 }
@@ -74,16 +70,14 @@ fn group_norm_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let xf = jops::convert(&x, DType::F32)?;
     let (mean, var) = group_stats(&xf, &reduction, groups, fast_variance(&me)?, None)?;
     let features = [nd - 1];
-    let (scale, bias) = affine_params(interp, &me, &x, &features, true)?;
-    let y = normalize(
-        &xf,
+    normalized_output(
+        interp,
+        &me,
+        (&x, &xf),
         (&mean, &var),
-        (scale.as_ref(), bias.as_ref()),
-        &reduction[..reduction.len() - 1],
-        &features,
-        epsilon(&me)?,
-    )?;
-    Ok(Obj::Array(y))
+        (&reduction[..reduction.len() - 1], &features),
+        true,
+    )
 }
 
 /// `InstanceNorm.__call__(x, *, mask=None)`.
@@ -96,16 +90,14 @@ fn instance_norm_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let reduction = instance_reduction(&features, nd)?;
     let xf = jops::convert(&x, DType::F32)?;
     let (mean, var) = compute_stats(&xf, &reduction, true, fast_variance(&me)?)?;
-    let (scale, bias) = affine_params(interp, &me, &x, &features, true)?;
-    let y = normalize(
-        &xf,
+    normalized_output(
+        interp,
+        &me,
+        (&x, &xf),
         (&mean, &var),
-        (scale.as_ref(), bias.as_ref()),
-        &reduction,
-        &features,
-        epsilon(&me)?,
-    )?;
-    Ok(Obj::Array(y))
+        (&reduction, &features),
+        true,
+    )
 }
 
 /// Adds `GroupNorm` and `InstanceNorm` to `flax.linen`.

@@ -136,17 +136,14 @@ fn layer_norm_call(rms: bool) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         let fast = truthy(&field(&me, "use_fast_variance"), "use_fast_variance")?;
         let xf = jops::convert(&x, DType::F32)?;
         let (mean, var) = compute_stats(&xf, &reduction, !rms, fast)?;
-        let (scale, bias) = affine_params(interp, &me, &x, &features, !rms)?;
-        let eps = crate::python::builtins::to_float(&field(&me, "epsilon"))?;
-        let y = normalize(
-            &xf,
+        normalized_output(
+            interp,
+            &me,
+            (&x, &xf),
             (&mean, &var),
-            (scale.as_ref(), bias.as_ref()),
-            &reduction,
-            &features,
-            eps,
-        )?;
-        Ok(Obj::Array(y))
+            (&reduction, &features),
+            !rms,
+        )
     }
 }
 
@@ -241,17 +238,14 @@ fn batch_norm_call(interp: &mut Interp, a: Args) -> Result<Obj> {
         }
         (mu, v)
     };
-    let (scale, bias) = affine_params(interp, &me, &x, &features, true)?;
-    let eps = crate::python::builtins::to_float(&field(&me, "epsilon"))?;
-    let y = normalize(
-        &xf,
+    normalized_output(
+        interp,
+        &me,
+        (&x, &xf),
         (&mean, &var),
-        (scale.as_ref(), bias.as_ref()),
-        &reduction,
-        &features,
-        eps,
-    )?;
-    Ok(Obj::Array(y))
+        (&reduction, &features),
+        true,
+    )
 }
 
 /// The `embedding` table of a linen `Embed`, made on first use.
@@ -318,6 +312,30 @@ fn sequential_call(interp: &mut Interp, a: Args) -> Result<Obj> {
         };
     }
     Ok(out)
+}
+
+/// The layer's output from its statistics: `x` (as float32, `xf`) normalised
+/// over `reduction`, then scaled and shifted by the layer's parameters over
+/// `features` (made here, the bias only `with_bias`), with its epsilon.
+pub(super) fn normalized_output(
+    interp: &mut Interp,
+    me: &Rc<Instance>,
+    (x, xf): (&Value, &Value),
+    (mean, var): (&Value, &Value),
+    (reduction, features): (&[usize], &[usize]),
+    with_bias: bool,
+) -> Result<Obj> {
+    let (scale, bias) = affine_params(interp, me, x, features, with_bias)?;
+    let eps = crate::python::builtins::to_float(&field(me, "epsilon"))?;
+    let y = normalize(
+        xf,
+        (mean, var),
+        (scale.as_ref(), bias.as_ref()),
+        reduction,
+        features,
+        eps,
+    )?;
+    Ok(Obj::Array(y))
 }
 
 /// The fields every normalisation layer has after its own.
