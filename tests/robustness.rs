@@ -30,12 +30,22 @@ fn runs_without_panic(source: &str, lockstep: bool) -> Result<(), TestCaseError>
     // interpreter's recursion bound assumes it (a test thread's 2 MB would
     // overflow before a deep but legal program reaches RecursionError).
     let owned = source.to_string();
-    let outcome = std::thread::Builder::new()
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
         .stack_size(shardlab::python::depth::STACK_BYTES)
-        .spawn(move || catch_unwind(AssertUnwindSafe(|| run(&owned, &options))).is_ok())
-        .map_err(|e| TestCaseError::fail(format!("no thread: {e}")))?
-        .join()
-        .unwrap_or(false);
+        .spawn(move || {
+            let ok = catch_unwind(AssertUnwindSafe(|| run(&owned, &options))).is_ok();
+            let _ = done.send(ok);
+        })
+        .map_err(|e| TestCaseError::fail(format!("no thread: {e}")))?;
+    // `max_steps` bounds statements, not the size of one array operation:
+    // a mutation that asks for a huge array is left running, not waited
+    // for, since the property is about panics. A panic drops the sender.
+    let outcome = match finished.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(ok) => ok,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => true,
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => false,
+    };
     prop_assert!(outcome, "panicked on:\n{source}");
     Ok(())
 }
