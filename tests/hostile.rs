@@ -419,6 +419,45 @@ fn syntax_errors_point_where_python_does() {
     assert_eq!((e["line"].as_u64(), e["col"].as_u64()), (Some(2), Some(8)));
 }
 
+/// `"\N{...}"` escapes: names and aliases in any case read as Python reads
+/// them; an unknown name is Python 3.11's SyntaxError, which counts the bytes
+/// of the literal from its first character and points at the token after the
+/// literal (line, col and message as Python 3.11's `compile()` reports them).
+#[test]
+fn unicode_name_escapes_read_and_fail_as_in_python() {
+    let ran = run_source(
+        "names_known",
+        "print('\\N{greek small letter alpha}\\N{LATIN CAPITAL LETTER GHA}')\n",
+    );
+    assert_eq!(ran.code, 0, "{}", ran.json);
+    assert_eq!(ran.json["stdout"], "\u{3b1}\u{1a2}\n");
+    let cases = [
+        ("x = '\\N{NOPE}'\n", 0, 7, (1, 15)),
+        ("x = \"\"\"ab\\N{NOPE} c\"\"\"\n", 2, 9, (1, 23)),
+        (
+            "y = 1\nx = 'ok' + 'a\\N{NOT A NAME}'  # c\n",
+            1,
+            14,
+            (2, 31),
+        ),
+    ];
+    for (i, (source, from, to, at)) in cases.into_iter().enumerate() {
+        let ran = run_source(&format!("names_unknown{i}"), source);
+        let e = &ran.json["error"];
+        assert_eq!(e["type"], "SyntaxError", "{source}: {e}");
+        let message = format!(
+            "(unicode error) 'unicodeescape' codec can't decode bytes in position \
+             {from}-{to}: unknown Unicode character name"
+        );
+        assert_eq!(e["message"], message.as_str(), "{source}");
+        assert_eq!(
+            (e["line"].as_u64(), e["col"].as_u64()),
+            (Some(at.0), Some(at.1)),
+            "{source}"
+        );
+    }
+}
+
 #[test]
 fn unreadable_files_give_json_and_exit_2() {
     let dir = scratch();

@@ -533,3 +533,24 @@ async fn progress_reports_finished_maps_at_most_every_100_ms() {
         );
     }
 }
+
+/// The browser engine is built without Unicode character names (they would
+/// be about 0.3 MB of its download): a `"\N{...}"` escape is refused by name
+/// where it is written, before anything runs.
+#[wasm_bindgen_test]
+async fn unicode_name_escapes_are_refused_by_name() {
+    install().await;
+    let out = run("print(1)\nx = 'a\\N{GREEK SMALL LETTER ALPHA}'\n", true);
+    let e = get(&out, "error");
+    assert_eq!(text(&e, "type"), "NotImplementedError");
+    let message = text(&e, "message");
+    assert!(
+        message.starts_with("not supported by shardlab yet: \\N{...} escapes"),
+        "{message}"
+    );
+    assert_eq!(
+        (get(&e, "line").as_f64(), get(&e, "col").as_f64()),
+        (Some(2.0), Some(7.0))
+    );
+    assert_eq!(text(&out, "stdout"), "");
+}

@@ -31,6 +31,7 @@ pub mod instance_dict;
 pub mod interp;
 pub mod iterators;
 pub mod matching;
+pub mod name_escape;
 pub mod object;
 pub mod ops;
 pub mod parse;

@@ -3,6 +3,7 @@
 
 use rustpython_ast::{Ranged, Visitor};
 use rustpython_parser::ast;
+use rustpython_parser::lexer::LexicalErrorType;
 use rustpython_parser::Parse;
 
 use crate::error::{Error, ErrorKind};
@@ -105,7 +106,14 @@ pub fn parse_program(
                 return at(open_at, format!("'{open}' was never closed"));
             }
         }
-        let (line, col) = lines.locate(u32::from(e.offset) as usize);
+        if let rustpython_parser::ParseErrorType::Lexical(LexicalErrorType::UnicodeError) = e.error
+        {
+            if let Some((error, at)) = super::name_escape::unknown_name(source, offset) {
+                let (line, col) = lines.locate(at);
+                return SyntaxErr { error, line, col };
+            }
+        }
+        let (line, col) = lines.locate(offset);
         let message = match &e.error {
             rustpython_parser::ParseErrorType::Eof => "unexpected EOF while parsing".to_string(),
             other => other.to_string(),
