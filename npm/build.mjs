@@ -1,18 +1,20 @@
 // Assembles the npm package in OUT from the sources in npm/ and the
-// wasm-bindgen output in WASM (see scripts/build-npm.sh):
-//   node npm/build.mjs OUT WASM VERSION
+// wasm-bindgen output in WASM (the whole engine) and CORE (the engine
+// without Flax and Optax that browsers load first; see scripts/build-npm.sh):
+//   node npm/build.mjs OUT WASM CORE VERSION
 import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [out, wasmDir, version] = process.argv.slice(2);
-if (!out || !wasmDir || !version) throw new Error('usage: node npm/build.mjs OUT WASM VERSION');
+const [out, wasmDir, coreDir, version] = process.argv.slice(2);
+if (!out || !wasmDir || !coreDir || !version) throw new Error('usage: node npm/build.mjs OUT WASM CORE VERSION');
 const here = fileURLToPath(new URL('.', import.meta.url));
 const src = join(here, 'src');
 
 await rm(out, { recursive: true, force: true });
 await mkdir(join(out, 'wasm'), { recursive: true });
+await mkdir(join(out, 'wasm-core'), { recursive: true });
 
 // The device workers run `deviceMain` as source text. Vite's dev server
 // rewrites every `import(x)` in a module it serves into
@@ -94,6 +96,8 @@ await copyFile(join(src, 'coordinator.js'), join(out, 'coordinator.js'));
 // source text, which must stay as written (bundling rewrites `require`).
 await writeFile(join(out, 'wasm', 'shardlab.js'), await inlineSnippets(join(wasmDir, 'shardlab.js')));
 await copyFile(join(wasmDir, 'shardlab_bg.wasm'), join(out, 'wasm', 'shardlab_bg.wasm'));
+await writeFile(join(out, 'wasm-core', 'shardlab.js'), await inlineSnippets(join(coreDir, 'shardlab.js')));
+await copyFile(join(coreDir, 'shardlab_bg.wasm'), join(out, 'wasm-core', 'shardlab_bg.wasm'));
 await copyFile(join(src, 'node-glue.js'), join(out, 'wasm', 'node-glue.js'));
 
 for (const f of ['index.d.ts', 'element.d.ts', 'README.md']) {

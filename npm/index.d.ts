@@ -217,6 +217,13 @@ export class Lab {
   readonly mode: 'parallel' | 'lockstep';
   readonly closed: boolean;
   /**
+   * The engine runs go to. In browsers a lab starts on 'core' (built without
+   * Flax and Optax, a third less to download) and moves to 'full' for good
+   * at the first program that imports either, which then runs on it; in
+   * Node it is always 'full'.
+   */
+  readonly engine: 'core' | 'full';
+  /**
    * Runs a program. Runs are queued: one runs at a time, in call order.
    * Options override the lab's for this run. Rejects with a ShardlabError
    * when the program fails, with TypeError/RangeError for bad options, and

@@ -1,5 +1,6 @@
 // Bundles the playground page's JavaScript and style sheet into www/dist/
-// (scripts/build-page.sh puts the engine in www/dist/wasm/ first):
+// (scripts/build-page.sh puts the engines in www/dist/wasm/ and
+// www/dist/wasm-core/ first):
 //
 //   www/dist/main.js        js/main.js with what it imports: the page's
 //                           modules, CodeMirror, and the npm package's
@@ -19,7 +20,8 @@
 // by the order in examples/exercises/order.txt (the rest after it, by name).
 //
 // The client finds its coordinator and engine next to its bundle
-// (npm/src/host.js): ./coordinator.js and ./wasm/, the npm package's layout.
+// (npm/src/host.js): ./coordinator.js, ./wasm/ and ./wasm-core/, the npm
+// package's layout.
 //
 //   node scripts/build-page.mjs
 import { build } from 'esbuild';

@@ -8,10 +8,17 @@
 # smaller (docs/page.md has the measurements). Used by build-page.sh
 # (www/dist/wasm) and build-npm.sh (the npm package).
 #
-#   bash scripts/build-wasm.sh OUTDIR
+# With --core, the core engine: built without the Cargo features `flax`
+# and `optax` (a third smaller with brotli), which the page loads first and
+# replaces by the whole engine when a program imports Flax or Optax
+# (npm/src/lab.js). It builds in a target dir of its own ($target_dir/core),
+# so that switching features rebuilds neither engine.
+#
+#   bash scripts/build-wasm.sh OUTDIR [--core]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: build-wasm.sh OUTDIR}
+out=${1:?usage: build-wasm.sh OUTDIR [--core]}
+core=${2:-}
 
 source scripts/setup.sh
 bash scripts/setup-web.sh
@@ -21,8 +28,16 @@ if [ ! -x node_modules/.bin/wasm-opt ]; then
 fi
 
 target_dir=${CARGO_TARGET_DIR:-target}
-step "cargo build --profile web --target wasm32-unknown-unknown --lib"
-cargo build --profile web --target wasm32-unknown-unknown --lib
+features=()
+if [ "$core" = "--core" ]; then
+  target_dir=$target_dir/core
+  features=(--no-default-features)
+elif [ -n "$core" ]; then
+  echo "usage: build-wasm.sh OUTDIR [--core]" >&2
+  exit 2
+fi
+step "cargo build --profile web --target wasm32-unknown-unknown --lib ${features[*]}"
+cargo build --profile web --target wasm32-unknown-unknown --lib --target-dir "$target_dir" "${features[@]}"
 
 step "wasm-bindgen --target web --out-dir $out"
 rm -rf "$out"

@@ -2,9 +2,10 @@
 // starts, where the engine's files are, and whether devices can run in
 // parallel. Everything above this module is the same on both.
 //
-// The coordinator and the engine are found next to this module's bundle
-// (`import.meta.url`): ./coordinator.js and ./wasm/. The npm package and the
-// playground page (scripts/build-page.mjs) lay their files out that way.
+// The coordinator and the engines are found next to this module's bundle
+// (`import.meta.url`): ./coordinator.js, ./wasm/ and ./wasm-core/. The npm
+// package and the playground page (scripts/build-page.mjs) lay their files
+// out that way.
 
 export const isNode =
   typeof process === 'object' &&
@@ -52,12 +53,36 @@ export async function startCoordinator() {
 
 // The URLs of the engine's wasm-bindgen glue (which the coordinator and
 // every device worker import) and of its wasm (null in Node, whose glue
-// reads the file itself).
-export function engineUrls() {
+// reads the file itself). `engine` is 'core' (./wasm-core/: built without
+// Flax and Optax, a third smaller, what browsers load first) or 'full'
+// (./wasm/). Node always runs the full engine: nothing is downloaded there.
+export function engineUrls(engine) {
+  if (isNode) return { glue: new URL('./wasm/node-glue.js', import.meta.url).href, wasm: null };
+  const dir = engine === 'core' ? './wasm-core/' : './wasm/';
   return {
-    glue: isNode
-      ? new URL('./wasm/node-glue.js', import.meta.url).href
-      : new URL('./wasm/shardlab.js', import.meta.url).href,
-    wasm: isNode ? null : new URL('./wasm/shardlab_bg.wasm', import.meta.url).href,
+    glue: new URL(`${dir}shardlab.js`, import.meta.url).href,
+    wasm: new URL(`${dir}shardlab_bg.wasm`, import.meta.url).href,
   };
+}
+
+// The engine a lab starts with: the core engine in browsers, the full one
+// in Node.
+export function firstEngine() {
+  return isNode ? 'full' : 'core';
+}
+
+// Whether `source` imports a library the core engine leaves out (Flax,
+// Optax) in a way that shows in its text. Imports this misses (inside
+// `exec`, through `__import__`) reach the core engine's refusal, which
+// `leftOut` recognises, and the program then runs again on the full engine.
+export function importsLeftOut(source) {
+  return /^[ \t]*(?:from[ \t]+(?:flax|optax)\b|import[ \t][^\n#]*\b(?:flax|optax)\b)/m.test(source);
+}
+
+// Whether a run's error is the core engine's refusal of a library it was
+// built without (src/modules/mod.rs, `left_out`).
+export function leftOut(error) {
+  return Boolean(
+    error && error.type === 'NotImplementedError' && /built without its `(?:flax|optax)` feature/.test(error.message),
+  );
 }

@@ -18,7 +18,7 @@
 // coordinator replaces device workers that ran past it the same way.
 import { ShardlabError } from './errors.js';
 import { checkOptions, withMesh } from './options.js';
-import { canRunParallel, engineUrls, startCoordinator } from './host.js';
+import { canRunParallel, engineUrls, firstEngine, importsLeftOut, leftOut, startCoordinator } from './host.js';
 import { resultText } from './result-text.js';
 
 // How long a cancelled run has to answer before its workers are replaced.
@@ -38,6 +38,8 @@ export class Lab {
   #grown = false;
   // The coordinator's wasm memory after its last run (bytes).
   #memory = 0;
+  // Which engine the coordinator runs: 'core' or 'full' (host.js).
+  #engine = firstEngine();
 
   constructor(options, parallel) {
     this.#options = options;
@@ -57,6 +59,11 @@ export class Lab {
 
   get closed() {
     return this.#closed;
+  }
+
+  /** The engine runs go to: 'core' (without Flax and Optax) or 'full'. */
+  get engine() {
+    return this.#engine;
   }
 
   // Starts a coordinator (and its device workers); resolves when it is
@@ -79,7 +86,7 @@ export class Lab {
           this.#crashed(c, message);
         });
       });
-      const { glue, wasm } = engineUrls();
+      const { glue, wasm } = engineUrls(this.#engine);
       // With startDevices false the device workers start at the first
       // parallel run (a page that opens in lockstep never pays for them).
       const devices = this.#parallel && this.#options.startDevices ? this.#options.devices : 0;
@@ -181,16 +188,35 @@ export class Lab {
     });
   }
 
+  // Answers `ask()` from the engine `source` needs: the full engine when
+  // its text imports Flax or Optax, or when the core engine's answer
+  // `refused` an import it was built without; the program then runs again
+  // from the start, on the full engine.
+  async #withEngine(source, ask, refused) {
+    if (this.#engine === 'core' && importsLeftOut(source)) await this.#useFullEngine();
+    const out = await ask();
+    if (this.#engine !== 'core' || !refused(out)) return out;
+    await this.#useFullEngine();
+    return ask();
+  }
+
+  #useFullEngine() {
+    this.#engine = 'full';
+    return this._restart();
+  }
+
   async #runNow(source, opts) {
     const lockstep = opts.mode === 'lockstep' || !this.#parallel;
-    const out = await this.#ask(opts, (id) => ({
-      kind: 'run',
-      id,
-      source,
-      devices: opts.devices,
-      lockstep,
-      maxMemory: opts.maxMemory,
-    }));
+    const ask = () =>
+      this.#ask(opts, (id) => ({
+        kind: 'run',
+        id,
+        source,
+        devices: opts.devices,
+        lockstep,
+        maxMemory: opts.maxMemory,
+      }));
+    const out = await this.#withEngine(source, ask, (o) => leftOut(o.error));
     const run = {
       result: out.result === undefined ? null : out.result,
       resultText: out.result === null || out.result === undefined ? 'None' : resultText(out.result),
@@ -283,15 +309,18 @@ export class Lab {
     const devices = problemDevices(text, opts.devices);
     const lockstep = opts.mode === 'lockstep' || !this.#parallel;
     return this.#enqueue(opts, { started: false }, async () => {
-      const out = await this.#ask(opts, (id) => ({
-        kind: 'check',
-        id,
-        source,
-        problem: text,
-        devices,
-        lockstep,
-        maxMemory: opts.maxMemory,
-      }));
+      const ask = () =>
+        this.#ask(opts, (id) => ({
+          kind: 'check',
+          id,
+          source,
+          problem: text,
+          devices,
+          lockstep,
+          maxMemory: opts.maxMemory,
+        }));
+      const refused = (o) => ((o.verdict && o.verdict.cases) || []).some((c) => leftOut(c.error));
+      const out = await this.#withEngine(source, ask, refused);
       if (out.problem_error) throw new ShardlabError('ProblemError', out.problem_error);
       return out.verdict;
     });

@@ -32,7 +32,7 @@ fn dimension_numbers_obj(specs: [Vec<usize>; 3]) -> Obj {
             (*name, t)
         })
         .collect();
-    super::optax::base::state("ConvDimensionNumbers", fields)
+    super::named_tuple::instance("ConvDimensionNumbers", fields)
 }
 
 fn ints(o: &Obj) -> Result<Vec<i64>> {

@@ -86,7 +86,7 @@ fn numbers(a: &Args, class: &str, fields: &[&str; 5]) -> Result<Obj> {
         };
         out.push((*f, v));
     }
-    Ok(super::optax::base::state(class, out))
+    Ok(super::named_tuple::instance(class, out))
 }
 
 /// A field of a dimension-numbers tuple as dimensions.

@@ -11,6 +11,7 @@ pub mod cost_analysis;
 pub mod custom;
 pub mod debug_info;
 pub mod debug_print;
+#[cfg(feature = "flax")]
 pub mod flax;
 pub mod jacobian;
 pub mod jax;
@@ -38,11 +39,13 @@ pub mod linalg_lstsq;
 pub mod linalg_lu;
 pub mod linalg_wrappers;
 pub mod loop_refs;
+pub mod named_tuple;
 pub mod nn;
 pub mod nn_activations;
 pub mod nn_attention;
 mod nn_orthogonal;
 pub mod numpy;
+#[cfg(feature = "optax")]
 pub mod optax;
 pub mod partial_manual;
 pub mod random;
@@ -79,7 +82,7 @@ use crate::python::import::Library;
 use crate::python::interp::Interp;
 use crate::python::value::{Args, Module, Obj};
 
-use real_api::{listed, real_name, real_names};
+use real_api::{listed, real_name};
 
 /// A module under construction: a name and attributes.
 pub struct Builder {
@@ -298,6 +301,29 @@ fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
             Builder::new("scipy").attr("special", sp).build()
         }
         "scipy.special" => scipy::host_special_module(),
+        #[cfg(feature = "flax")]
+        _ if name == "flax" || name.starts_with("flax.") => return flax_module(interp, name),
+        #[cfg(feature = "optax")]
+        _ if name == "optax" || name.starts_with("optax.") => return optax_module(interp, name),
+        #[cfg(not(feature = "flax"))]
+        _ if name == "flax" || name.starts_with("flax.") => return Err(left_out("flax", name)),
+        #[cfg(not(feature = "optax"))]
+        _ if name == "optax" || name.starts_with("optax.") => return Err(left_out("optax", name)),
+        _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
+            Some(m) => m,
+            None => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: import {name}"
+            ),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// Flax's modules, or None for another name.
+#[cfg(feature = "flax")]
+fn flax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
         "flax" => {
             let linen = import(interp, "flax.linen")?;
             let nnx = import(interp, "flax.nnx")?;
@@ -336,26 +362,40 @@ fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
             let nnx = import(interp, "flax.nnx")?;
             crate::python::ops::getattr(interp, &nnx, "bridge")?
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// Optax's modules, or None for another name.
+#[cfg(feature = "optax")]
+fn optax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
         "optax" => optax::module(interp)?,
         "optax.transforms" => optax::transforms_module(interp)?,
         "optax.perturbations" => optax::perturbations_module(interp)?,
         "optax._src" | "optax._src.base" => optax::src_module(interp, name)?,
-        _ if name.starts_with("optax.") => match optax::submodule(name) {
+        _ => match optax::submodule(name) {
             Some(m) => m,
             None => bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: import {name}"
             ),
         },
-        _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
-            Some(m) => m,
-            None => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: import {name}"
-            ),
-        },
-        _ => return Ok(None),
     }))
+}
+
+/// The refusal of `import name` by an engine built without the Cargo
+/// feature `feature` (the playground's first engine). The playground's lab
+/// reads the phrase "built without its `...` feature" to load the whole
+/// engine and run the program again.
+#[cfg(not(all(feature = "flax", feature = "optax")))]
+fn left_out(feature: &str, name: &str) -> crate::error::Error {
+    crate::err!(
+        NotImplementedError,
+        "not supported by shardlab yet: import {name} in this engine: it was built without \
+         its `{feature}` feature (the playground's first engine leaves Flax and Optax out, \
+         to load quickly)"
+    )
 }
 
 /// Python's standard modules, or None for another name.

@@ -39,6 +39,7 @@ pub(super) fn real_name(module: &str, name: &str) -> bool {
 }
 
 /// The public names of the real `module`.
+#[cfg(feature = "optax")]
 pub(super) fn real_names(module: &str) -> Vec<String> {
     names()["modules"][module]
         .as_array()

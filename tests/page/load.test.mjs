@@ -33,8 +33,11 @@ test('first load: bytes transferred and time to the first result', async () => {
   for (const f of files.slice(0, 6)) console.log(`  ${f.size} bytes ${f.url} (${f.encoding})`);
   // The coordinator compiles the engine once and hands the module to its
   // device workers: one download of the wasm, however many devices.
+  // The first example imports neither Flax nor Optax: the core engine,
+  // built without them, is the one fetched.
   const wasm = files.filter((f) => f.url.endsWith('.wasm'));
   assert.equal(wasm.length, 1, `the wasm was downloaded ${wasm.length} times`);
+  assert.match(wasm[0].url, /\/wasm-core\/shardlab_bg\.wasm$/);
   assert.ok(bytes > 100000 && bytes < 5e6, `${bytes} bytes`);
   assert.ok(ms > 0);
   await page.screenshot({ path: 'docs/screenshots/first-load.png', fullPage: true });
@@ -117,4 +120,36 @@ test('parallel mode (a Web Worker per device, the default) shows the same shards
   assert.equal(await page.$$eval('#report .device[data-device-id]', (d) => d.length), 16);
   await page.screenshot({ path: 'docs/screenshots/mesh-3d-parallel.png', fullPage: true });
   await page.close();
+});
+
+// A program that imports Flax or Optax runs on the full engine: fetched once,
+// when the first such program runs, and used from then on. An import the
+// page's quick look misses (here after `if True:`) reaches the core engine's
+// refusal, and the program runs again on the full engine.
+test('Flax and Optax programs move the page to the full engine once', async () => {
+  for (const [what, code] of [
+    ['an import in the text', "import optax\ntx = optax.sgd(0.5)\nresult = tx.update({'w': 2.0}, tx.init({'w': 1.0}))[0]['w']\n"],
+    ['an import the page does not see', "if True: import optax\ntx = optax.sgd(0.5)\nresult = tx.update({'w': 2.0}, tx.init({'w': 1.0}))[0]['w']\n"],
+  ]) {
+    const wasm = [];
+    const count = (req) => {
+      const url = new URL(req.url()).pathname;
+      if (url.endsWith('.wasm')) wasm.push(url);
+    };
+    h.context.on('requestfinished', count);
+    const page = await h.page();
+    await runsDone(page, 1);
+    await page.click('.cm-content');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(code);
+    await runsDone(page, 2);
+    const error = await page.$eval('[data-testid=error]', (e) => (e.hidden ? '' : e.textContent));
+    assert.equal(error, '', what);
+    // optax.sgd(0.5) scales the gradient 2.0 by -0.5.
+    assert.match(await page.textContent('[data-testid=result]'), /-1\b/, what);
+    h.context.off('requestfinished', count);
+    const engines = wasm.map((u) => u.replace(/^.*\/(wasm(?:-core)?)\/shardlab_bg\.wasm$/, '$1'));
+    assert.deepEqual(engines, ['wasm-core', 'wasm'], what);
+    await page.close();
+  }
 });

@@ -120,7 +120,7 @@ pub fn transforms_module(interp: &mut Interp) -> Result<Obj> {
     let optax = super::import(interp, "optax")?;
     let mut b = Builder::new("optax.transforms");
     if let Obj::Module(m) = &optax {
-        for name in super::real_names("optax.transforms") {
+        for name in super::real_api::real_names("optax.transforms") {
             if let Some(x) = m.get(&name) {
                 b.attr(&name, x);
             }
