@@ -349,14 +349,29 @@ pub(crate) fn place(
     start: usize,
     data: &[u32],
 ) {
+    gather_runs(plan, p, rank, start, data.len(), |done, dst, run| {
+        out[dst..dst + run].copy_from_slice(&data[done..done + run]);
+    });
+}
+
+/// The contiguous runs in which words `start..start + len` of member
+/// `rank`'s flat data land in the `[outer, p, inner]`-shaped result, as
+/// `f(offset within the len words, offset in the result, run length)`.
+pub(crate) fn gather_runs(
+    plan: &GatherPlan,
+    p: usize,
+    rank: usize,
+    start: usize,
+    len: usize,
+    mut f: impl FnMut(usize, usize, usize),
+) {
     let inner = plan.inner;
     let mut done = 0;
-    while done < data.len() {
+    while done < len {
         let w = start + done;
         let (o, i) = (w / inner, w % inner);
-        let run = (inner - i).min(data.len() - done);
-        let dst = (o * p + rank) * inner + i;
-        out[dst..dst + run].copy_from_slice(&data[done..done + run]);
+        let run = (inner - i).min(len - done);
+        f(done, (o * p + rank) * inner + i, run);
         done += run;
     }
 }
