@@ -9,6 +9,7 @@
 use crate::array::{numel, Array, Buffer};
 use crate::bail;
 use crate::error::Result;
+use crate::fabric::Elems;
 use crate::mesh::Mesh;
 use crate::primitives::collectives::IndexGroups;
 
@@ -390,22 +391,14 @@ pub(crate) fn array_words(x: &Array, start: usize, out: &mut [u32]) {
 pub(crate) fn buffer_words(buffer: &Buffer, start: usize, out: &mut [u32]) {
     let end = start + out.len();
     match buffer {
-        Buffer::F32(d) => {
-            for (o, v) in out.iter_mut().zip(&d[start..end]) {
-                *o = v.to_bits();
-            }
-        }
-        Buffer::I32(d) => {
-            for (o, &v) in out.iter_mut().zip(&d[start..end]) {
-                *o = v as u32;
-            }
-        }
+        Buffer::F32(d) => Elems::F32(d).words(start, out),
+        Buffer::I32(d) => Elems::I32(d).words(start, out),
+        Buffer::U32(d) => Elems::U32(d).words(start, out),
         Buffer::Bool(d) => {
             for (o, &v) in out.iter_mut().zip(&d[start..end]) {
                 *o = v as u32;
             }
         }
-        Buffer::U32(d) => out.copy_from_slice(&d[start..end]),
         Buffer::C64(_) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }
