@@ -25,20 +25,23 @@ step "wasm tests in headless Chromium"
 WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
   cargo test --target "$target" --test web_fabric --test web_program 2>&1 | tee -a "$log"
 
-# --bench [--quick]: the release-mode measurements of tests/web_bench.rs in
+# --bench [--quick | --focus]: the release-mode measurements of tests/web_bench.rs in
 # Node and in Chromium. Their tables go to the terminal and, when
 # WEB_BENCH_OUT names a folder, to node.md and chromium.md in it (for
 # scripts/bench.sh --web).
 if [ "${1:-}" = "--bench" ]; then
-  quick=0
+  quick=0 focus=0
   [ "${2:-}" = "--quick" ] && quick=1
+  # --focus: psum, psum_scatter and all_gather at 1 and 4 MiB on 2 and 4
+  # workers, against their copy limit (see tests/web_bench.rs).
+  [ "${2:-}" = "--focus" ] && focus=1
   for mode in node chromium; do
     case $mode in
       node) var=WASM_BINDGEN_USE_NODE_EXPERIMENTAL ;;
       chromium) var=WASM_BINDGEN_USE_DEDICATED_WORKER ;;
     esac
     step "shardlab in wasm: measurements in $mode (release)"
-    env "$var=1" SHARDLAB_BENCH_QUICK=$quick WASM_BINDGEN_TEST_TIMEOUT=7200 \
+    env "$var=1" SHARDLAB_BENCH_QUICK=$quick SHARDLAB_BENCH_FOCUS=$focus WASM_BINDGEN_TEST_TIMEOUT=7200 \
       cargo test --release --target "$target" --test web_bench -- --nocapture 2>&1 \
       | tee -a "$log" | grep -E '^bench\| |test result' | tee "$log.$mode"
     if [ -n "${WEB_BENCH_OUT:-}" ]; then

@@ -1,6 +1,6 @@
 //! Measurements of shardlab in WebAssembly, for docs/benchmarks.md and
 //! docs/web.md: the five collectives on 2, 4 and 8 device workers from
-//! 4 KiB per device, the barrier round trip, copies between wasm memory and
+//! 4 KiB per device against their copy limit, the barrier round trip, copies between wasm memory and
 //! the SharedArrayBuffer, and f32 matmul in this thread. Meant for a release
 //! build: `scripts/test-web.sh --bench` (sizes up to 64 MiB per device) or
 //! `scripts/test-web.sh --bench --quick` (up to 4 MiB). Prints Markdown, each
@@ -15,6 +15,7 @@ use wasm_bindgen_test::*;
 
 use shardlab::exec::run::{self, Run};
 use shardlab::exec::{Config, Mode};
+use shardlab::ops;
 use shardlab::ops::parallel as par;
 use shardlab::web::{now_ms, Probe, ProbeStats, WorkerPool};
 use shardlab::{Array, DType, Mesh, PartitionSpec, Result, Value};
@@ -83,45 +84,76 @@ fn fmt_time(s: f64) -> String {
 #[derive(Clone, Copy, PartialEq)]
 enum Case {
     Psum,
+    /// psum_scatter (tiled), then its result concatenated `p` times to get
+    /// the operand's shape back: that local copy is timed too.
+    PsumScatter,
+    /// all_gather (tiled), then the first block sliced out of the result to
+    /// get the operand's shape back: that local copy is timed too.
+    AllGather,
     Ppermute,
     AllToAll,
-    /// psum_scatter followed by all_gather (tiled): the two halves of an
-    /// all-reduce, timed together since each alone changes the shape.
-    ScatterGather,
+    /// `x * 1` in each worker, no collective: what one call of an
+    /// element-wise operation that makes a fresh result of the same size
+    /// costs in the device runtime, for reference.
+    Local,
 }
 
 impl Case {
     fn name(self) -> &'static str {
         match self {
             Case::Psum => "psum",
+            Case::PsumScatter => "psum_scatter",
+            Case::AllGather => "all_gather",
             Case::Ppermute => "ppermute",
             Case::AllToAll => "all_to_all",
-            Case::ScatterGather => "psum_scatter + all_gather",
+            Case::Local => "x * 1 (no collective)",
         }
     }
 
-    /// NCCL's bus bandwidth factor.
+    /// NCCL's bus bandwidth factor, relative to the bytes of one device's
+    /// operand.
     fn bus_factor(self, p: usize) -> f64 {
         let p = p as f64;
         match self {
-            Case::Psum | Case::ScatterGather => 2.0 * (p - 1.0) / p,
-            Case::Ppermute => 1.0,
-            Case::AllToAll => (p - 1.0) / p,
+            Case::Psum => 2.0 * (p - 1.0) / p,
+            Case::PsumScatter | Case::AllToAll => (p - 1.0) / p,
+            Case::AllGather => p - 1.0,
+            Case::Ppermute | Case::Local => 1.0,
+        }
+    }
+
+    /// The bytes one device must copy into the shared buffer and out of it
+    /// for an operand of `bytes`, when each byte crosses once: what others
+    /// need of its operand in, what its result needs of others' data out.
+    /// psum is taken as its operand in and its result out.
+    fn copy_bytes(self, p: usize, bytes: usize) -> (f64, f64) {
+        let (p, s) = (p as f64, bytes as f64);
+        match self {
+            Case::Psum | Case::Ppermute => (s, s),
+            Case::PsumScatter | Case::AllToAll => (s * (p - 1.0) / p, s * (p - 1.0) / p),
+            Case::AllGather => (s, s * (p - 1.0)),
+            Case::Local => (0.0, 0.0),
         }
     }
 
     fn apply(self, x: &Value, axes: &[String], p: usize) -> Result<Value> {
         match self {
             Case::Psum => par::psum(x, axes),
+            Case::PsumScatter => {
+                let y = par::psum_scatter(x, axes, 0, true)?;
+                ops::concatenate(&vec![y; p], 0)
+            }
+            Case::AllGather => {
+                let y = par::all_gather(x, axes, 0, true, false)?;
+                let n = x.shape()[0];
+                ops::slice(&y, &[0], &[n], &[1])
+            }
             Case::Ppermute => {
                 let perm: Vec<(usize, usize)> = (0..p).map(|i| (i, (i + 1) % p)).collect();
                 par::ppermute(x, axes, &perm)
             }
             Case::AllToAll => par::all_to_all(x, axes, 0, 0, true),
-            Case::ScatterGather => {
-                let y = par::psum_scatter(x, axes, 0, true)?;
-                par::all_gather(&y, axes, 0, true, false)
-            }
+            Case::Local => ops::mul_scalar(x, 1.0),
         }
     }
 }
@@ -164,7 +196,15 @@ fn time_case(case: Case, p: usize, bytes: usize) -> f64 {
     let probe = 8;
     let rough = (run_chain(case, p, words, 1 + probe, &x) - run_chain(case, p, words, 1, &x))
         / probe as f64;
-    let r = ((200.0 / rough.max(0.01)) as usize).clamp(4, 1000);
+    // A chain keeps each call's result alive until it ends: at most about
+    // 1 GiB of them per worker.
+    let held = match case {
+        Case::AllGather => (p + 1) * bytes,
+        _ => 2 * bytes,
+    };
+    let r = ((200.0 / rough.max(0.01)) as usize)
+        .min((1 << 30) / held)
+        .clamp(4, 1000);
     let fastest = |k: usize| {
         (0..3)
             .map(|_| run_chain(case, p, words, k, &x))
@@ -236,6 +276,41 @@ fn barrier_rows(pool: &WorkerPool, n: usize) -> (f64, f64) {
     (median(runs.clone()), percentile(runs, 0.99))
 }
 
+/// Only the cases the copy-limit target names (psum, psum_scatter,
+/// all_gather at 1 and 4 MiB on 2 and 4 workers), without the barrier and
+/// matmul tables: `SHARDLAB_BENCH_FOCUS=1` when the test is built.
+fn focus() -> bool {
+    option_env!("SHARDLAB_BENCH_FOCUS") == Some("1")
+}
+
+/// Largest copy the bandwidth probe times: larger operands use its figure.
+const PROBE_MAX_BYTES: usize = 4 << 20;
+
+/// Median GB/s (wasm -> SAB, SAB -> wasm) of copies of `bytes` (at most
+/// [`PROBE_MAX_BYTES`]) from each worker's memory into its slot and from the
+/// next worker's slot into its memory, with `n` workers copying at once:
+/// 5 probes of 1 GiB each way per worker, long enough (tens of ms) for the
+/// workers' copies to overlap on the cores they share.
+fn sab_copy_gbs(pool: &WorkerPool, n: usize, bytes: usize) -> (f64, f64) {
+    let words = bytes.min(PROBE_MAX_BYTES) / 4;
+    let copies: Vec<ProbeStats> = (0..5)
+        .flat_map(|_| {
+            pool.probe(&Probe {
+                devices: n,
+                iters: 1,
+                copy_words: words,
+                reps: ((256 << 20) / words).max(4),
+                slot_words: 2 * words,
+                ..Probe::default()
+            })
+            .expect("copy probe")
+        })
+        .collect();
+    let write = median(copies.iter().map(|s| s.write_gbps as f64).collect());
+    let read = median(copies.iter().map(|s| s.read_gbps as f64).collect());
+    (write, read)
+}
+
 #[wasm_bindgen_test]
 async fn measure_shardlab_in_wasm() {
     let pool = support::pool(8).await;
@@ -244,16 +319,32 @@ async fn measure_shardlab_in_wasm() {
         devices_backend: pool.devices(),
         ..Config::default()
     }));
-    let quick = quick();
-    let max = if quick { 4 << 20 } else { 64 << 20 };
+    let (quick, focus) = (quick(), focus());
+    let max = if quick || focus { 4 << 20 } else { 64 << 20 };
+    let min = if focus { 1 << 20 } else { 0 };
     let sizes: Vec<usize> = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
         .into_iter()
-        .filter(|&s| s <= max)
+        .filter(|&s| (min..=max).contains(&s))
         .collect();
+    let counts: &[usize] = if focus { &[2, 4] } else { &[2, 4, 8] };
+    let cases: &[Case] = if focus {
+        &[Case::Psum, Case::PsumScatter, Case::AllGather, Case::Local]
+    } else {
+        &[
+            Case::Psum,
+            Case::PsumScatter,
+            Case::AllGather,
+            Case::Ppermute,
+            Case::AllToAll,
+            Case::Local,
+        ]
+    };
     out(&format!(
         "Measured in {} ({} logical cores reported), release build, simd128 {}{}. \
          Collectives: shard_map over 1-D meshes of 1 worker per device; each time is \
-         (chain of 1 + r calls - chain of 1) / r, the fastest of 3 runs of each chain.\n",
+         (chain of 1 + r calls - chain of 1) / r, the fastest of 3 runs of each chain. \
+         Copy limit: the case's bytes in / wasm -> SAB GB/s + bytes out / SAB -> wasm \
+         GB/s, both measured with as many workers copying at once.\n",
         engine(),
         cores(),
         if cfg!(target_feature = "simd128") {
@@ -261,22 +352,27 @@ async fn measure_shardlab_in_wasm() {
         } else {
             "off"
         },
-        if quick { "; quick (up to 4 MiB)" } else { "" }
+        if focus {
+            "; focused (psum, psum_scatter, all_gather at 1 and 4 MiB)"
+        } else if quick {
+            "; quick (up to 4 MiB)"
+        } else {
+            ""
+        }
     ));
 
     // A first pass lets the engine compile the copy loop with its optimising
     // tier before anything is timed.
     wasm_memcpy_gbs(1 << 20);
     let memcpy: Vec<f64> = sizes.iter().map(|&b| wasm_memcpy_gbs(b)).collect();
-    out("| collective | devices | size/device | time | algbw GB/s | busbw GB/s | busbw / memcpy |");
-    out("|---|---:|---:|---:|---:|---:|---:|");
-    for p in [2usize, 4, 8] {
-        for case in [
-            Case::Psum,
-            Case::ScatterGather,
-            Case::Ppermute,
-            Case::AllToAll,
-        ] {
+    let sab: Vec<Vec<(f64, f64)>> = counts
+        .iter()
+        .map(|&n| sizes.iter().map(|&b| sab_copy_gbs(&pool, n, b)).collect())
+        .collect();
+    out("| collective | devices | size/device | time | algbw GB/s | busbw GB/s | busbw / memcpy | copy limit | limit / time |");
+    out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (pi, &p) in counts.iter().enumerate() {
+        for &case in cases {
             for (i, &bytes) in sizes.iter().enumerate() {
                 // 8 workers at 64 MiB each would hold several GiB of
                 // inputs, outputs and scratch in one browser tab.
@@ -286,12 +382,20 @@ async fn measure_shardlab_in_wasm() {
                 let s = time_case(case, p, bytes);
                 let algbw = bytes as f64 / s / 1e9;
                 let busbw = algbw * case.bus_factor(p);
+                let (bytes_in, bytes_out) = case.copy_bytes(p, bytes);
+                let (w, r) = sab[pi][i];
+                let limit = (bytes_in / w + bytes_out / r) / 1e9;
+                let (limit, ratio) = if case == Case::Local {
+                    ("-".to_string(), "-".to_string())
+                } else {
+                    (fmt_time(limit), format!("{:.2}", limit / s))
+                };
                 out(&format!(
-                    "| {} | {p} | {} | {} | {algbw:.2} | {busbw:.2} | {:.2} |",
+                    "| {} | {p} | {} | {} | {algbw:.2} | {busbw:.2} | {:.2} | {limit} | {ratio} |",
                     case.name(),
                     fmt_bytes(bytes),
                     fmt_time(s),
-                    busbw / memcpy[i]
+                    busbw / memcpy[i],
                 ));
             }
         }
@@ -303,25 +407,19 @@ async fn measure_shardlab_in_wasm() {
         out(&format!("| {} | {g:.2} |", fmt_bytes(*b)));
     }
     out("");
-    out("| copy 4 MiB, fabric | devices | wasm -> SAB GB/s | SAB -> wasm GB/s |");
+    out("| copy, fabric (all workers at once) | devices | wasm -> SAB GB/s | SAB -> wasm GB/s |");
     out("|---|---:|---:|---:|");
-    for n in [2usize, 4, 8] {
-        let copies: Vec<ProbeStats> = (0..5)
-            .flat_map(|_| {
-                pool.probe(&Probe {
-                    devices: n,
-                    iters: 1,
-                    copy_words: 1 << 20,
-                    reps: 20,
-                    slot_words: 1 << 21,
-                    ..Probe::default()
-                })
-                .expect("copy probe")
-            })
-            .collect();
-        let write = median(copies.iter().map(|s| s.write_gbps as f64).collect());
-        let read = median(copies.iter().map(|s| s.read_gbps as f64).collect());
-        out(&format!("| | {n} | {write:.2} | {read:.2} |"));
+    for (pi, &n) in counts.iter().enumerate() {
+        for (i, &b) in sizes.iter().enumerate() {
+            if b > PROBE_MAX_BYTES {
+                continue;
+            }
+            let (w, r) = sab[pi][i];
+            out(&format!("| {} | {n} | {w:.2} | {r:.2} |", fmt_bytes(b)));
+        }
+    }
+    if focus {
+        return;
     }
     out("");
     out("| barrier round trip | median | p99 |");

@@ -6,12 +6,12 @@
 //! its next piece, so `K` pieces cost `K` barriers, not `2K`.
 
 use super::layout::{array_words, BLOCK};
-use super::reduce::{fold, ReduceOp};
+use super::reduce::{fold, fold_from, ReduceOp};
 use super::DeviceCtx;
-use crate::array::{Array, DType};
+use crate::array::{Array, Buffer, DType};
 use crate::err;
 use crate::error::Result;
-use crate::fabric::{half_offset, half_words, Fabric};
+use crate::fabric::{half_offset, half_words, Elems, ElemsMut, Fabric};
 
 /// Reductions of at most this many words per device skip the reduce-scatter:
 /// every member folds the whole array itself after a single barrier. For
@@ -36,28 +36,61 @@ impl Words<'_> {
         }
     }
 
-    /// Writes words `start..start + len` into `device`'s slot at `offset`.
+    /// Writes words `start..start + len` into `device`'s slot at `offset`:
+    /// an array's elements in one typed copy, booleans a block at a time.
     fn write(&self, fabric: &dyn Fabric, device: usize, offset: usize, start: usize, len: usize) {
+        if len == 0 {
+            return;
+        }
+        let end = start + len;
         match *self {
-            Words::Slice(w) => fabric.write(device, offset, &w[start..start + len]),
-            Words::Array(x) => {
-                let mut block = [0u32; BLOCK];
-                for s in (0..len).step_by(BLOCK) {
-                    let block = &mut block[..BLOCK.min(len - s)];
-                    array_words(x, start + s, block);
-                    fabric.write(device, offset + s, block);
+            Words::Slice(w) => fabric.write(device, offset, &w[start..end]),
+            Words::Array(x) => match x.buffer() {
+                Buffer::F32(d) => fabric.write_elems(device, offset, Elems::F32(&d[start..end])),
+                Buffer::I32(d) => fabric.write_elems(device, offset, Elems::I32(&d[start..end])),
+                Buffer::U32(d) => fabric.write(device, offset, &d[start..end]),
+                _ => {
+                    let mut block = [0u32; BLOCK];
+                    for s in (0..len).step_by(BLOCK) {
+                        let block = &mut block[..BLOCK.min(len - s)];
+                        array_words(x, start + s, block);
+                        fabric.write(device, offset + s, block);
+                    }
                 }
-            }
+            },
+        }
+    }
+
+    /// Words `start..start + out.len()`, into `out`.
+    pub(super) fn copy_to(&self, start: usize, out: &mut [u32]) {
+        match *self {
+            Words::Slice(w) => out.copy_from_slice(&w[start..start + out.len()]),
+            Words::Array(x) => array_words(x, start, out),
+        }
+    }
+
+    /// `acc op` words `start..start + acc.len()`, read where they lie.
+    pub(super) fn fold_into(&self, op: ReduceOp, dtype: DType, acc: &mut [u32], start: usize) {
+        match *self {
+            Words::Slice(w) => fold(op, dtype, acc, &w[start..start + acc.len()]),
+            Words::Array(x) => fold_from(op, dtype, acc, x.buffer(), start),
+        }
+    }
+
+    /// Places words `start..start + len` into `out` at `at`, as elements.
+    pub(super) fn place_into(&self, start: usize, len: usize, out: &mut ElemsMut, at: usize) {
+        let mut block = [0u32; BLOCK];
+        for s in (0..len).step_by(BLOCK) {
+            let block = &mut block[..BLOCK.min(len - s)];
+            self.copy_to(start + s, block);
+            out.set_words(at + s, block);
         }
     }
 
     /// Words `start..start + len`.
     fn range(&self, start: usize, len: usize) -> Vec<u32> {
         let mut out = vec![0u32; len];
-        match *self {
-            Words::Slice(w) => out.copy_from_slice(&w[start..start + len]),
-            Words::Array(x) => array_words(x, start, &mut out),
-        }
+        self.copy_to(start, &mut out);
         out
     }
 }
@@ -89,6 +122,16 @@ pub(crate) struct Exchange<'a> {
     pub chunk_words: usize,
 }
 
+/// Where a piece of a source's chunk lies in the fabric, for the consumer of
+/// [`Exchange::run_with`] to read.
+#[derive(Clone, Copy)]
+pub(crate) struct Lies {
+    /// The device whose slot holds it.
+    pub from: usize,
+    /// Its offset in that slot.
+    pub offset: usize,
+}
+
 impl Exchange<'_> {
     /// Sends `send` (the chunks one after another; `None` for a device that
     /// sends nothing) and reads chunk `chunk` of every device in `sources`.
@@ -102,6 +145,40 @@ impl Exchange<'_> {
         chunk: usize,
         mut consume: impl FnMut(usize, usize, &[u32]),
     ) -> Result<()> {
+        let mut buf = vec![];
+        let chunk_at = chunk * self.chunk_words;
+        self.run_with(
+            ctx,
+            send,
+            None,
+            sources,
+            chunk,
+            |i, start, len, lies| match (lies, send) {
+                (Some(at), _) => {
+                    buf.resize(len.max(buf.len()), 0);
+                    ctx.fabric.read(at.from, at.offset, &mut buf[..len]);
+                    consume(i, start, &buf[..len]);
+                }
+                (None, Some(send)) => consume(i, start, &send.range(chunk_at + start, len)),
+                (None, None) => {}
+            },
+        )
+    }
+
+    /// [`Exchange::run`], with the consumer reading each piece itself from
+    /// where it lies (`None`: this device's own words, in a group of one),
+    /// so that it can read straight into its result or not read at all.
+    /// Chunk `keep` of `send` (if any) is not written: its reader is this
+    /// device, which takes it from its own words.
+    pub fn run_with(
+        &self,
+        ctx: &DeviceCtx,
+        send: Option<Words>,
+        keep: Option<usize>,
+        sources: &[usize],
+        chunk: usize,
+        mut consume: impl FnMut(usize, usize, usize, Option<Lies>),
+    ) -> Result<()> {
         let Exchange {
             what,
             group_size,
@@ -112,10 +189,9 @@ impl Exchange<'_> {
             return Ok(());
         }
         if group_size == 1 {
-            if let Some(send) = send {
-                let words = send.range(chunk * chunk_words, chunk_words);
+            if send.is_some() {
                 for i in 0..sources.len() {
-                    consume(i, 0, &words);
+                    consume(i, 0, chunk_words, None);
                 }
             }
             return Ok(());
@@ -127,17 +203,15 @@ impl Exchange<'_> {
         }
         let pieces = chunk_words.div_ceil(m);
         let piece = |k: usize| (k * m, ((k + 1) * m).min(chunk_words));
-        let mut buf = vec![0u32; m];
         let e0 = fabric.epoch(me);
         for t in 0..=pieces {
             let epoch = e0 + t as u64;
             if t >= 1 {
                 let (start, end) = piece(t - 1);
                 let len = end - start;
-                let base = half_offset(fabric, epoch - 1) + chunk * len;
-                for (i, &src) in sources.iter().enumerate() {
-                    fabric.read(src, base, &mut buf[..len]);
-                    consume(i, start, &buf[..len]);
+                let offset = half_offset(fabric, epoch - 1) + chunk * len;
+                for (i, &from) in sources.iter().enumerate() {
+                    consume(i, start, len, Some(Lies { from, offset }));
                 }
             }
             if t < pieces {
@@ -145,7 +219,7 @@ impl Exchange<'_> {
                 let len = end - start;
                 if let Some(send) = send {
                     let base = half_offset(fabric, epoch);
-                    for j in 0..chunks {
+                    for j in (0..chunks).filter(|&j| Some(j) != keep) {
                         send.write(fabric, me, base + j * len, j * chunk_words + start, len);
                     }
                 }
@@ -185,7 +259,7 @@ fn all_reduce_small(
     (op, dtype): (ReduceOp, DType),
     members: &[usize],
     words: Words,
-    mut put: impl FnMut(usize, &[u32]),
+    out: &mut ElemsMut,
 ) -> Result<()> {
     let (fabric, me, n) = (ctx.fabric, ctx.position, words.len());
     let e0 = fabric.epoch(me);
@@ -200,19 +274,32 @@ fn all_reduce_small(
         fabric.read(src, base, buf);
         fold(op, dtype, acc, buf);
     }
-    put(0, acc);
+    out.set_words(0, acc);
     Ok(())
 }
 
+/// How [`all_reduce`] cuts `n` words for `p` members into pieces that fit
+/// half a slot of `half` words, each half holding [this member's reduced
+/// share of a piece | a piece]: the piece length, or None if not even one
+/// word fits.
+fn all_reduce_piece(n: usize, p: usize, half: usize) -> Option<usize> {
+    let mut m = (half * p / (p + 1)).min(n);
+    while m > 0 && m + m.div_ceil(p) > half {
+        m -= 1;
+    }
+    (m > 0).then_some(m)
+}
+
 /// All-reduce of `words` (values of `dtype`) over the group `members`, in
-/// which this device has rank `rank`: reduce-scatter then all-gather, so each
-/// member reduces `1/p` of the data, reading its share from every member in
-/// rank order. Small arrays take a single exchange instead
-/// ([`SMALL_ALLREDUCE_WORDS`]).
+/// which this device has rank `rank`, into `out`: reduce-scatter then
+/// all-gather, so each member reduces `1/p` of the data, reading its share
+/// from every member in rank order. Small arrays take a single exchange
+/// instead ([`SMALL_ALLREDUCE_WORDS`]).
 ///
-/// The result is handed to `put(start, words)` piece by piece, straight from
-/// the fabric, so that the caller can write it into the result's own buffer:
-/// the calls cover `0..n` exactly once, in no particular order.
+/// Every word crosses the fabric at most once each way: a member writes the
+/// others' shares of its operand (its own share it folds from where it
+/// lies), its reduced share, and reads the others' reduced shares straight
+/// into `out`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn all_reduce(
     ctx: &DeviceCtx,
@@ -222,27 +309,19 @@ pub(crate) fn all_reduce(
     members: &[usize],
     rank: usize,
     words: Words,
-    mut put: impl FnMut(usize, &[u32]),
+    out: &mut ElemsMut,
 ) -> Result<()> {
     let (fabric, me) = (ctx.fabric, ctx.position);
     let (n, p) = (words.len(), members.len());
     if n == 0 || p == 1 {
-        put(0, &words.range(0, n));
+        words.place_into(0, n, out, 0);
         return Ok(());
     }
     let half = half_words(fabric);
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
-        return all_reduce_small(ctx, what, (op, dtype), members, words, put);
+        return all_reduce_small(ctx, what, (op, dtype), members, words, out);
     }
-
-    // Each half holds [this member's reduced share of a piece | a piece].
-    let mut m = (half * p / (p + 1)).min(n);
-    while m > 0 && m + m.div_ceil(p) > half {
-        m -= 1;
-    }
-    if m == 0 {
-        return Err(too_small(ctx, what, 2));
-    }
+    let m = all_reduce_piece(n, p, half).ok_or_else(|| too_small(ctx, what, 2))?;
     let share_cap = m.div_ceil(p);
     let pieces = n.div_ceil(m);
     let piece = |k: usize| (k * m, ((k + 1) * m).min(n));
@@ -260,13 +339,9 @@ pub(crate) fn all_reduce(
                 // Gather the others' reduced shares of piece t - 2 (this
                 // member's own went out when it was reduced).
                 let (start, end) = piece(t - 2);
-                for (r, &src) in members.iter().enumerate() {
+                for (r, &src) in members.iter().enumerate().filter(|&(r, _)| r != rank) {
                     let (s, e) = share(r, end - start);
-                    if r != rank {
-                        let buf = &mut buf[..e - s];
-                        fabric.read(src, read_base, buf);
-                        put(start + s, buf);
-                    }
+                    fabric.read_elems(src, read_base, out.range(start + s, start + e));
                 }
             }
             if (1..=pieces).contains(&t) {
@@ -274,17 +349,29 @@ pub(crate) fn all_reduce(
                 let (start, end) = piece(t - 1);
                 let (s, e) = share(rank, end - start);
                 let (acc, buf) = (&mut acc[..e - s], &mut buf[..e - s]);
-                fabric.read(members[0], read_base + share_cap + s, acc);
-                for &src in &members[1..] {
-                    fabric.read(src, read_base + share_cap + s, buf);
-                    fold(op, dtype, acc, buf);
+                let at = read_base + share_cap + s;
+                for (r, &src) in members.iter().enumerate() {
+                    match (r == rank, r == 0) {
+                        (true, true) => words.copy_to(start + s, acc),
+                        (true, false) => words.fold_into(op, dtype, acc, start + s),
+                        (false, true) => fabric.read(src, at, acc),
+                        (false, false) => {
+                            fabric.read(src, at, buf);
+                            fold(op, dtype, acc, buf);
+                        }
+                    }
                 }
                 fabric.write(me, write_base, acc);
-                put(start + s, acc);
+                out.set_words(start + s, acc);
             }
             if t < pieces {
+                // Every share of piece t but this member's own, which it
+                // folds from its operand.
                 let (start, end) = piece(t);
-                words.write(fabric, me, write_base + share_cap, start, end - start);
+                let (s, e) = share(rank, end - start);
+                let base = write_base + share_cap;
+                words.write(fabric, me, base, start, s);
+                words.write(fabric, me, base + e, start + e, end - start - e);
             }
             if t <= pieces {
                 fabric.barrier(me, what)?;

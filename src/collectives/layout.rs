@@ -9,6 +9,7 @@
 use crate::array::{numel, Array, Buffer};
 use crate::bail;
 use crate::error::Result;
+use crate::fabric::Elems;
 use crate::mesh::Mesh;
 use crate::primitives::collectives::IndexGroups;
 
@@ -349,14 +350,29 @@ pub(crate) fn place(
     start: usize,
     data: &[u32],
 ) {
+    gather_runs(plan, p, rank, start, data.len(), |done, dst, run| {
+        out[dst..dst + run].copy_from_slice(&data[done..done + run]);
+    });
+}
+
+/// The contiguous runs in which words `start..start + len` of member
+/// `rank`'s flat data land in the `[outer, p, inner]`-shaped result, as
+/// `f(offset within the len words, offset in the result, run length)`.
+pub(crate) fn gather_runs(
+    plan: &GatherPlan,
+    p: usize,
+    rank: usize,
+    start: usize,
+    len: usize,
+    mut f: impl FnMut(usize, usize, usize),
+) {
     let inner = plan.inner;
     let mut done = 0;
-    while done < data.len() {
+    while done < len {
         let w = start + done;
         let (o, i) = (w / inner, w % inner);
-        let run = (inner - i).min(data.len() - done);
-        let dst = (o * p + rank) * inner + i;
-        out[dst..dst + run].copy_from_slice(&data[done..done + run]);
+        let run = (inner - i).min(len - done);
+        f(done, (o * p + rank) * inner + i, run);
         done += run;
     }
 }
@@ -375,22 +391,14 @@ pub(crate) fn array_words(x: &Array, start: usize, out: &mut [u32]) {
 pub(crate) fn buffer_words(buffer: &Buffer, start: usize, out: &mut [u32]) {
     let end = start + out.len();
     match buffer {
-        Buffer::F32(d) => {
-            for (o, v) in out.iter_mut().zip(&d[start..end]) {
-                *o = v.to_bits();
-            }
-        }
-        Buffer::I32(d) => {
-            for (o, &v) in out.iter_mut().zip(&d[start..end]) {
-                *o = v as u32;
-            }
-        }
+        Buffer::F32(d) => Elems::F32(d).words(start, out),
+        Buffer::I32(d) => Elems::I32(d).words(start, out),
+        Buffer::U32(d) => Elems::U32(d).words(start, out),
         Buffer::Bool(d) => {
             for (o, &v) in out.iter_mut().zip(&d[start..end]) {
                 *o = v as u32;
             }
         }
-        Buffer::U32(d) => out.copy_from_slice(&d[start..end]),
         Buffer::C64(_) => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
         }

@@ -53,14 +53,14 @@ use std::sync::Arc;
 use crate::array::{Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
-use crate::fabric::{Fabric, Lending};
+use crate::fabric::{ElemsMut, Fabric, Lending};
 use crate::mesh::{fmt_names, Mesh};
 use crate::primitives::collectives::IndexGroups;
 
 use exchange::{all_reduce, Exchange, Words};
 use layout::{
-    all_to_all_plan, check_groups, gather_plan, group_of, in_mesh_order, perm_sources, place,
-    scatter_plan, split_pieces,
+    all_to_all_plan, check_groups, gather_plan, gather_runs, group_of, in_mesh_order, perm_sources,
+    place, scatter_plan, split_pieces,
 };
 
 /// One device's view of a run: the fabric it exchanges through, the mesh
@@ -217,58 +217,47 @@ pub fn preduce(
     if groups.is_some_and(|g| !g.equal_sizes()) {
         return uneven_reduce(ctx, &what, x, &members, op);
     }
-    let n = x.size();
-    let run = |put: &mut dyn FnMut(usize, &[u32])| {
-        all_reduce(
-            ctx,
-            &what,
-            op,
-            x.dtype(),
-            &members,
-            rank,
-            Words::Array(x),
-            put,
-        )
-    };
-    // The result's buffer is allocated once, uninitialised, and filled
-    // straight from the fabric. Every element is written: `all_reduce` puts
-    // each of 0..n exactly once, which `filled` double-checks before the
-    // buffer is declared initialised.
-    match op.result_dtype(x.dtype()) {
+    let dtype = x.dtype();
+    typed_result(x.shape(), op.result_dtype(dtype), |out| {
+        all_reduce(ctx, &what, op, dtype, &members, rank, Words::Array(x), out)
+    })
+}
+
+/// An array of `shape` and `dtype` whose elements `fill` sets, all of them,
+/// through typed elements, so that the fabric can copy straight into the
+/// result's own buffer (booleans go through words).
+fn typed_result(
+    shape: &[usize],
+    dtype: DType,
+    fill: impl FnOnce(&mut ElemsMut) -> Result<()>,
+) -> Result<Array> {
+    let n: usize = shape.iter().product();
+    match dtype {
         DType::F32 => {
-            let mut out = Arc::<[f32]>::new_uninit_slice(n);
-            let dst = Arc::get_mut(&mut out).expect("a new Arc is unique");
-            let mut filled = 0;
-            run(&mut |start, w| {
-                for (o, &v) in dst[start..start + w.len()].iter_mut().zip(w) {
-                    o.write(f32::from_bits(v));
-                }
-                filled += w.len();
-            })?;
-            assert_eq!(filled, n, "all_reduce left part of its result unwritten");
-            // SAFETY: all n elements were written above.
-            let out = unsafe { out.assume_init() };
-            Array::from_buffer(x.shape(), Buffer::F32(out))
+            let mut out: Arc<[f32]> = std::iter::repeat_n(0.0, n).collect();
+            fill(&mut ElemsMut::F32(
+                Arc::get_mut(&mut out).expect("a new Arc is unique"),
+            ))?;
+            Array::from_buffer(shape, Buffer::F32(out))
         }
         DType::I32 => {
-            let mut out = Arc::<[i32]>::new_uninit_slice(n);
-            let dst = Arc::get_mut(&mut out).expect("a new Arc is unique");
-            let mut filled = 0;
-            run(&mut |start, w| {
-                for (o, &v) in dst[start..start + w.len()].iter_mut().zip(w) {
-                    o.write(v as i32);
-                }
-                filled += w.len();
-            })?;
-            assert_eq!(filled, n, "all_reduce left part of its result unwritten");
-            // SAFETY: all n elements were written above.
-            let out = unsafe { out.assume_init() };
-            Array::from_buffer(x.shape(), Buffer::I32(out))
+            let mut out: Arc<[i32]> = std::iter::repeat_n(0, n).collect();
+            fill(&mut ElemsMut::I32(
+                Arc::get_mut(&mut out).expect("a new Arc is unique"),
+            ))?;
+            Array::from_buffer(shape, Buffer::I32(out))
         }
-        DType::Bool | DType::U32 => {
+        DType::U32 => {
+            let mut out: Arc<[u32]> = std::iter::repeat_n(0, n).collect();
+            fill(&mut ElemsMut::U32(
+                Arc::get_mut(&mut out).expect("a new Arc is unique"),
+            ))?;
+            Array::from_buffer(shape, Buffer::U32(out))
+        }
+        DType::Bool => {
             let mut words = vec![0u32; n];
-            run(&mut |start, w| words[start..start + w.len()].copy_from_slice(w))?;
-            Array::from_words(x.shape(), x.dtype(), &words)
+            fill(&mut ElemsMut::U32(&mut words))?;
+            Array::from_words(shape, dtype, &words)
         }
         DType::C64 => {
             unreachable!("complex64 values never reach the fabric: the primitives refuse them")
@@ -340,7 +329,7 @@ pub fn pmean(
             &members,
             rank,
             Words::Array(x),
-            |start, w| sum[start..start + w.len()].copy_from_slice(w),
+            &mut ElemsMut::U32(&mut sum),
         )?;
         sum
     };
@@ -369,18 +358,44 @@ pub fn all_gather(
     if let Some(lending) = ctx.fabric.lending() {
         return lent::all_gather(&lent_call(ctx, lending, &what, &members, rank), x, &plan);
     }
-    let mut out = vec![0u32; x.size() * p];
-    Exchange {
+    let exchange = Exchange {
         what: &what,
         group_size: p,
         chunks: 1,
         chunk_words: x.size(),
-    }
-    .run(ctx, Some(Words::Array(x)), &members, 0, |r, start, data| {
-        place(&mut out, &plan, p, r, start, data)
-    })?;
-    Array::from_words(&plan.out_shape, x.dtype(), &out)
+    };
+    let own = Words::Array(x);
+    let mut buf = vec![];
+    typed_result(&plan.out_shape, x.dtype(), |out| {
+        exchange.run_with(ctx, Some(own), None, &members, 0, |r, start, len, lies| {
+            let place_run = |done: usize, dst: usize, run: usize, out: &mut ElemsMut| match lies {
+                Some(at) if r != rank => {
+                    let from = at.offset + done;
+                    ctx.fabric
+                        .read_elems(at.from, from, out.range(dst, dst + run));
+                }
+                _ => own.place_into(start + done, run, out, dst),
+            };
+            if plan.inner >= DIRECT_RUN_WORDS || lies.is_none() || r == rank {
+                gather_runs(&plan, p, r, start, len, |done, dst, run| {
+                    place_run(done, dst, run, out)
+                });
+            } else if let Some(at) = lies {
+                // Short runs: one read of the whole piece, placed from here.
+                buf.resize(len.max(buf.len()), 0);
+                ctx.fabric.read(at.from, at.offset, &mut buf[..len]);
+                gather_runs(&plan, p, r, start, len, |done, dst, run| {
+                    out.set_words(dst, &buf[done..done + run])
+                });
+            }
+        })
+    })
 }
+
+/// Runs of at least this many words are read from the fabric straight into
+/// a gathered result; shorter ones are read with their piece and placed, as
+/// each read has a fixed cost (a call out to JavaScript in the browser).
+const DIRECT_RUN_WORDS: usize = 256;
 
 /// `jax.lax.psum_scatter`: the group's sum of `x`, of which the member of
 /// rank `r` keeps the `r`-th part along `scatter_dimension`. Untiled, that
@@ -406,26 +421,43 @@ pub fn psum_scatter(
         return lent::psum_scatter(&call, x, &split, &out_shape);
     }
     let dtype = x.dtype();
-    let pieces = split_pieces(&x.to_words(), &split, p);
     let c = split.piece_words();
+    // Split along the leading axes, the pieces already lie one after another
+    // in the operand, which is sent as it is.
+    let split_words;
+    let send = if split.outer == 1 {
+        Words::Array(x)
+    } else {
+        split_words = split_pieces(&x.to_words(), &split, p);
+        Words::Slice(&split_words)
+    };
     let mut acc = vec![0u32; c];
+    let mut buf = vec![];
     Exchange {
         what: &what,
         group_size: p,
         chunks: p,
         chunk_words: c,
     }
-    .run(
+    .run_with(
         ctx,
-        Some(Words::Slice(&pieces)),
+        Some(send),
+        Some(rank),
         &members,
         rank,
-        |r, start, data| {
-            let acc = &mut acc[start..start + data.len()];
-            if r == 0 {
-                acc.copy_from_slice(data);
-            } else {
-                reduce::fold(ReduceOp::Sum, dtype, acc, data);
+        |r, start, len, lies| {
+            // Folded in rank order; this member's own piece from its operand.
+            let acc = &mut acc[start..start + len];
+            let own = rank * c + start;
+            match lies.filter(|_| r != rank) {
+                None if r == 0 => send.copy_to(own, acc),
+                None => send.fold_into(ReduceOp::Sum, dtype, acc, own),
+                Some(at) if r == 0 => ctx.fabric.read(at.from, at.offset, acc),
+                Some(at) => {
+                    buf.resize(len.max(buf.len()), 0);
+                    ctx.fabric.read(at.from, at.offset, &mut buf[..len]);
+                    reduce::fold(ReduceOp::Sum, dtype, acc, &buf[..len]);
+                }
             }
         },
     )?;

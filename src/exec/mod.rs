@@ -14,6 +14,7 @@ mod fusion;
 pub mod log;
 pub mod run;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::array::Array;
@@ -21,7 +22,7 @@ use crate::bail;
 use crate::collectives::DeviceCtx;
 use crate::error::Result;
 use crate::fabric::threads::{run_on_threads, ThreadFabric};
-use crate::ir::{Atom, Eqn, Jaxpr};
+use crate::ir::{Atom, Eqn, Jaxpr, Var};
 use crate::mesh::Mesh;
 use crate::primitives::{DebugPrintParams, MapKind, MapParams, Prim, ShardMapParams};
 use comm::{Comm, Lockstep, Nested, OnFabric, Printing};
@@ -226,7 +227,13 @@ pub fn eval_lanes(
         false => Default::default(),
     };
     let dead = callback::dead_pure_callbacks(jaxpr);
+    let freed = freed_after(jaxpr, &products);
     for (i, eqn) in jaxpr.eqns.iter().enumerate() {
+        if let Some(vars) = i.checked_sub(1).map(|prev| &freed[prev]) {
+            for v in vars {
+                env[v.0 as usize] = None;
+            }
+        }
         if dead[i] {
             continue;
         }
@@ -265,6 +272,54 @@ pub fn eval_lanes(
         }
     }
     jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+/// For each equation, the variables no later equation reads, so that their
+/// arrays are dropped once it has run: a long program then reuses the
+/// memory of its dead intermediates instead of holding them all to the end.
+/// An equation counts as reading its operands, the operands of the
+/// equations that made them and the products fusion may read in their
+/// place; the program's outputs are never freed.
+fn freed_after(jaxpr: &Jaxpr, products: &HashMap<Var, ([Atom; 2], bool)>) -> Vec<Vec<Var>> {
+    let mut made_by: HashMap<Var, usize> = HashMap::new();
+    for (i, eqn) in jaxpr.eqns.iter().enumerate() {
+        for v in &eqn.outputs {
+            made_by.insert(*v, i);
+        }
+    }
+    let vars = |atoms: &[Atom]| -> Vec<Var> {
+        atoms
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Var(v) => Some(*v),
+                Atom::Lit(_) => None,
+            })
+            .collect()
+    };
+    let mut last: HashMap<Var, usize> = HashMap::new();
+    for (i, eqn) in jaxpr.eqns.iter().enumerate() {
+        let direct = vars(&eqn.inputs);
+        let mut read = direct.clone();
+        for u in direct.iter().chain(&eqn.outputs) {
+            if let Some((atoms, _)) = products.get(u) {
+                read.extend(vars(atoms));
+            }
+            if let Some(&j) = made_by.get(u).filter(|&&j| j < i) {
+                read.extend(vars(&jaxpr.eqns[j].inputs));
+            }
+        }
+        for v in read {
+            last.insert(v, i);
+        }
+    }
+    for v in vars(&jaxpr.outvars) {
+        last.remove(&v);
+    }
+    let mut freed = vec![Vec::new(); jaxpr.eqns.len()];
+    for (v, i) in last {
+        freed[i].push(v);
+    }
+    freed
 }
 
 /// The environment of a program's variables, its inputs bound (one array

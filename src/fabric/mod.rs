@@ -100,6 +100,30 @@ pub trait Fabric: Send + Sync {
     /// range exceeds the slot.
     fn read(&self, from: usize, offset: usize, out: &mut [u32]);
 
+    /// [`Fabric::write`] of typed elements, as their words (`to_bits` for
+    /// float32). The default converts them a block at a time; a fabric whose
+    /// copies have a fixed cost per call (the browser's) copies them whole.
+    fn write_elems(&self, device: usize, offset: usize, data: Elems) {
+        let mut block = [0u32; ELEMS_BLOCK];
+        for s in (0..data.len()).step_by(ELEMS_BLOCK) {
+            let block = &mut block[..ELEMS_BLOCK.min(data.len() - s)];
+            data.words(s, block);
+            self.write(device, offset + s, block);
+        }
+    }
+
+    /// [`Fabric::read`] into typed elements (`from_bits` for float32); the
+    /// counterpart of [`Fabric::write_elems`].
+    fn read_elems(&self, from: usize, offset: usize, out: ElemsMut) {
+        let mut block = [0u32; ELEMS_BLOCK];
+        let mut out = out;
+        for s in (0..out.len()).step_by(ELEMS_BLOCK) {
+            let block = &mut block[..ELEMS_BLOCK.min(out.len() - s)];
+            self.read(from, offset + s, block);
+            out.set_words(s, block);
+        }
+    }
+
     /// Waits until every device has called `barrier` as many times as
     /// `device` has (including this call). `what` names the collective for
     /// error messages, e.g. `psum over ('x',)`.
@@ -123,6 +147,109 @@ pub trait Fabric: Send + Sync {
     /// space. None by default: the collectives then go through the slots.
     fn lending(&self) -> Option<&dyn Lending> {
         None
+    }
+}
+
+/// Elements converted at a time by the default typed copies: small enough
+/// to stay in the L1 cache.
+const ELEMS_BLOCK: usize = 1024;
+
+/// Elements whose words cross the fabric: `f32` as its bits, `i32` as its
+/// two's complement, `u32` as is.
+#[derive(Clone, Copy)]
+pub enum Elems<'a> {
+    /// float32 elements.
+    F32(&'a [f32]),
+    /// int32 elements.
+    I32(&'a [i32]),
+    /// Words.
+    U32(&'a [u32]),
+}
+
+impl Elems<'_> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Elems::F32(d) => d.len(),
+            Elems::I32(d) => d.len(),
+            Elems::U32(d) => d.len(),
+        }
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The words of elements `start..start + out.len()`.
+    pub fn words(&self, start: usize, out: &mut [u32]) {
+        let end = start + out.len();
+        match self {
+            Elems::F32(d) => {
+                for (o, v) in out.iter_mut().zip(&d[start..end]) {
+                    *o = v.to_bits();
+                }
+            }
+            Elems::I32(d) => {
+                for (o, &v) in out.iter_mut().zip(&d[start..end]) {
+                    *o = v as u32;
+                }
+            }
+            Elems::U32(d) => out.copy_from_slice(&d[start..end]),
+        }
+    }
+}
+
+/// Typed elements to fill from words; see [`Elems`].
+pub enum ElemsMut<'a> {
+    /// float32 elements.
+    F32(&'a mut [f32]),
+    /// int32 elements.
+    I32(&'a mut [i32]),
+    /// Words.
+    U32(&'a mut [u32]),
+}
+
+impl ElemsMut<'_> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            ElemsMut::F32(d) => d.len(),
+            ElemsMut::I32(d) => d.len(),
+            ElemsMut::U32(d) => d.len(),
+        }
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Elements `start..end`, borrowed again.
+    pub fn range(&mut self, start: usize, end: usize) -> ElemsMut<'_> {
+        match self {
+            ElemsMut::F32(d) => ElemsMut::F32(&mut d[start..end]),
+            ElemsMut::I32(d) => ElemsMut::I32(&mut d[start..end]),
+            ElemsMut::U32(d) => ElemsMut::U32(&mut d[start..end]),
+        }
+    }
+
+    /// Sets elements `start..start + words.len()` from their words.
+    pub fn set_words(&mut self, start: usize, words: &[u32]) {
+        let end = start + words.len();
+        match self {
+            ElemsMut::F32(d) => {
+                for (o, &w) in d[start..end].iter_mut().zip(words) {
+                    *o = f32::from_bits(w);
+                }
+            }
+            ElemsMut::I32(d) => {
+                for (o, &w) in d[start..end].iter_mut().zip(words) {
+                    *o = w as i32;
+                }
+            }
+            ElemsMut::U32(d) => d[start..end].copy_from_slice(words),
+        }
     }
 }
 

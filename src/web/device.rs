@@ -321,8 +321,9 @@ fn write_out(job: &JsValue, words: &[u32]) -> Result<()> {
 
 /// A fabric exercise for tests and measurements: `iters` barriers, one
 /// device optionally stalling (until the run is stopped) or panicking at
-/// barrier `at`, then `reps` timed copies of `copyWords` words into and out
-/// of the slot. Writes `[microseconds per barrier, write GB/s, read GB/s]`
+/// barrier `at`, then `reps` timed copies of `copyWords` words into its slot
+/// and, after a barrier, `reps` out of the next device's slot (which holds
+/// the same words). Writes `[microseconds per barrier, write GB/s, read GB/s]`
 /// as f32 words.
 fn run_probe(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result<()> {
     let iters = usize_field(job, "iters")?;
@@ -363,6 +364,8 @@ fn run_probe(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result<(
     if copy_words > 0 && reps > 0 {
         let data: Vec<u32> = (0..copy_words as u32).collect();
         let mut back = vec![0u32; copy_words];
+        // The reads take what the next device wrote, across cores, as a
+        // collective's reads do.
         let offset = half_offset(&fab, fab.epoch(position));
         let bytes = (copy_words * 4 * reps) as f64;
         let t = now_ms();
@@ -370,9 +373,11 @@ fn run_probe(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result<(
             fab.write(position, offset, &data);
         }
         write_gbps = bytes / ((now_ms() - t).max(1e-3) * 1e6);
+        fab.barrier(position, "probe copies")?;
+        let next = (position + 1) % fab.devices();
         let t = now_ms();
         for _ in 0..reps {
-            fab.read(position, offset, &mut back);
+            fab.read(next, offset, &mut back);
         }
         read_gbps = bytes / ((now_ms() - t).max(1e-3) * 1e6);
         if back != data {

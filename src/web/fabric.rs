@@ -21,14 +21,14 @@
 
 use std::time::Duration;
 
-use js_sys::{Atomics, Int32Array, SharedArrayBuffer, Uint32Array};
+use js_sys::{Atomics, Float32Array, Int32Array, SharedArrayBuffer, Uint32Array};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::clock::now_ms;
 use super::wire::{kind_code, kind_from_code};
 use crate::err;
 use crate::error::{Error, ErrorKind, Result};
-use crate::fabric::Fabric;
+use crate::fabric::{Elems, ElemsMut, Fabric};
 
 /// Indices of the header words.
 pub mod header {
@@ -117,6 +117,9 @@ pub struct SabFabric {
     control: Int32Array,
     /// The whole buffer as `u32`, for copying slot contents.
     data: Uint32Array,
+    /// The whole buffer as `f32`, for copying float32 elements straight
+    /// between an array and a slot (`control` serves int32 ones).
+    floats: Float32Array,
     devices: usize,
     slot_words: usize,
     slots_at: u32,
@@ -238,10 +241,12 @@ impl SabFabric {
         }
         let control = Int32Array::new(&buffer);
         let data = Uint32Array::new(&buffer);
+        let floats = Float32Array::new(&buffer);
         Ok(SabFabric {
             buffer,
             control,
             data,
+            floats,
             devices,
             slot_words,
             slots_at: DEVICES_AT + devices as u32 * DEVICE_WORDS,
@@ -480,6 +485,18 @@ impl SabFabric {
         ))
     }
 
+    /// The buffer words of `len` words at `offset` in `device`'s slot.
+    /// Panics outside the slot, as [`Fabric::write`] and [`Fabric::read`] do.
+    fn slot_range(&self, device: usize, offset: usize, len: usize, op: &str) -> (u32, u32) {
+        assert!(
+            device < self.devices && offset + len <= self.slot_words,
+            "fabric {op} outside slot: device {device}, words {offset}..{}",
+            offset + len
+        );
+        let at = self.slots_at + (device * self.slot_words + offset) as u32;
+        (at, at + len as u32)
+    }
+
     /// Sleeps until barrier `target` completes, the fabric is aborted, a
     /// device it waits for departs, or time is up.
     fn sleep_until(&self, device: usize, target: i32, what: &str, start: f64) -> Result<()> {
@@ -561,6 +578,26 @@ impl Fabric for SabFabric {
         self.data
             .subarray(at, at + data.len() as u32)
             .copy_from(data);
+    }
+
+    /// One typed-array copy whatever the length: each call out to
+    /// JavaScript costs about as much as copying a few KiB.
+    fn write_elems(&self, device: usize, offset: usize, data: Elems) {
+        let at = self.slot_range(device, offset, data.len(), "write");
+        match data {
+            Elems::F32(d) => self.floats.subarray(at.0, at.1).copy_from(d),
+            Elems::I32(d) => self.control.subarray(at.0, at.1).copy_from(d),
+            Elems::U32(d) => self.data.subarray(at.0, at.1).copy_from(d),
+        }
+    }
+
+    fn read_elems(&self, from: usize, offset: usize, out: ElemsMut) {
+        let at = self.slot_range(from, offset, out.len(), "read");
+        match out {
+            ElemsMut::F32(d) => self.floats.subarray(at.0, at.1).copy_to(d),
+            ElemsMut::I32(d) => self.control.subarray(at.0, at.1).copy_to(d),
+            ElemsMut::U32(d) => self.data.subarray(at.0, at.1).copy_to(d),
+        }
     }
 
     fn read(&self, from: usize, offset: usize, out: &mut [u32]) {
