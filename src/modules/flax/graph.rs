@@ -35,8 +35,13 @@ impl Object for GraphDefNode {
     }
 }
 
-thread_local! {
-    static GRAPHDEF_CLASS: Rc<Class> = {
+/// The class of the GraphDefs a run makes. It is the run's own (kept in
+/// the run context, see `exec::run::local`): a program may set attributes
+/// on it, and those must not reach the next run on the same thread.
+struct GraphDefClass(Rc<Class>);
+
+impl Default for GraphDefClass {
+    fn default() -> Self {
         // `repr` through `__repr__`, which can refuse what it cannot print.
         let repr = Obj::native("GraphDef.__repr__", |_, a| {
             let me = a.req(Some(0), "self", "__repr__")?;
@@ -45,14 +50,26 @@ thread_local! {
         });
         let mut c = Class::new("GraphDef", vec![], vec![("__repr__".into(), repr)]);
         c.native = Some(Rc::new(GraphDefNode));
-        Rc::new(c)
-    };
+        GraphDefClass(Rc::new(c))
+    }
+}
+
+/// The run's GraphDef class (a class of its own outside a run).
+fn graphdef_class() -> Rc<Class> {
+    match crate::exec::run::local::<GraphDefClass>() {
+        Some(c) => c.0.clone(),
+        None => GraphDefClass::default().0,
+    }
 }
 
 /// The node copy a GraphDef holds, when `g` is one.
 pub(super) fn graphdef_node(g: &Obj) -> Option<Obj> {
     match g {
-        Obj::Instance(i) if GRAPHDEF_CLASS.with(|c| Rc::ptr_eq(&i.class, c)) => iattr(i, "node"),
+        Obj::Instance(i)
+            if i.class.native().is_some_and(|n| n.downcast::<GraphDefNode>().is_some()) =>
+        {
+            iattr(i, "node")
+        }
         _ => None,
     }
 }
@@ -275,7 +292,7 @@ fn pure_leaves(o: &Obj, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, Obj)
 
 pub(super) fn graphdef_of(node: &Obj) -> Obj {
     let copy = deep_clone(node, &mut HashMap::new());
-    GRAPHDEF_CLASS.with(|c| instance(c, vec![("node".into(), copy)]))
+    instance(&graphdef_class(), vec![("node".into(), copy)])
 }
 
 /// `nnx.merge(graphdef, *states, copy=False)`: the new node holds the
