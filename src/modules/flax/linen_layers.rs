@@ -357,6 +357,26 @@ pub(super) fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>
 
 /// Adds the layers to `flax.linen`.
 pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Result<()> {
+    register_norms(b, module, inits)?;
+    register_embed(b, module);
+    let seq = vec![(
+        "__call__".to_string(),
+        Obj::native("Sequential.__call__", sequential_call),
+    )];
+    b.attr(
+        "Sequential",
+        Obj::Class(layer_class(
+            module,
+            "Sequential",
+            vec![("layers", None)],
+            seq,
+        )),
+    );
+    Ok(())
+}
+
+/// `LayerNorm`, `RMSNorm` and `BatchNorm`.
+fn register_norms(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Result<()> {
     let stats_tail = || -> Vec<(&'static str, Option<Obj>)> {
         vec![
             ("axis_name", Some(Obj::None)),
@@ -419,6 +439,11 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Resu
             ),
         )),
     );
+    Ok(())
+}
+
+/// `Embed`, whose table is drawn as nnx.Embed draws its own.
+fn register_embed(b: &mut Builder, module: &Rc<Class>) {
     // Flax's `variance_scaling(1.0, 'fan_in', 'normal', out_axis=0)`,
     // drawn as nnx.Embed draws its table.
     let embed_init = Obj::native("variance_scaling.init", |_, a| {
@@ -455,18 +480,4 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Resu
         "Embed",
         Obj::Class(layer_class(module, "Embed", embed_fields, embed_methods)),
     );
-    let seq = vec![(
-        "__call__".to_string(),
-        Obj::native("Sequential.__call__", sequential_call),
-    )];
-    b.attr(
-        "Sequential",
-        Obj::Class(layer_class(
-            module,
-            "Sequential",
-            vec![("layers", None)],
-            seq,
-        )),
-    );
-    Ok(())
 }
