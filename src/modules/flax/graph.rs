@@ -432,6 +432,15 @@ pub(super) fn has_duplicates(node: &Obj) -> bool {
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
 /// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
+    register_split_merge(b, state);
+    register_graph_module(b);
+    add_from_flat_path(state);
+    state_methods(state);
+}
+
+/// `split`, `state`, `graphdef`, `merge`, `pop`, `update`, `clone`,
+/// `map_state`: taking a graph of nodes apart and putting it together.
+fn register_split_merge(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
         let node = a.req(Some(0), "node", "split")?;
@@ -490,6 +499,10 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
             .collect::<Result<_>>()?;
         Ok(StateClass(st.clone()).build(entries))
     });
+}
+
+/// `nnx.graph`, with its `flatten` and `Key`.
+fn register_graph_module(b: &mut Builder) {
     let mut g = Builder::new("flax.nnx.graph");
     g.func("flatten", |_, a| {
         let node = a.req(Some(0), "node", "flatten")?;
@@ -503,6 +516,10 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     });
     g.attr("Key", Obj::Type("str"));
     b.attr("graph", g.build());
+}
+
+/// `State.from_flat_path`, a State from `(path, value)` pairs.
+fn add_from_flat_path(state: &Rc<Class>) {
     let st = state.clone();
     let from_flat = Obj::native("State.from_flat_path", move |_, a| {
         let flat = a.req(Some(0), "flat_state", "from_flat_path")?;
@@ -526,7 +543,6 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         "from_flat_path".into(),
         Obj::lib(crate::python::classes::StaticMethod(from_flat)),
     ));
-    state_methods(state);
 }
 
 /// `State.filter`, `State.split` and `State.merge`: their states hold the
