@@ -55,7 +55,7 @@ fn draw_flat(
     let drawn = match init {
         Some(f) => {
             let flat_obj = Obj::tuple(flat.iter().map(|&d| Obj::Int(d as i64)).collect());
-            interp.call(&f, Args::new(vec![key, flat_obj, Obj::DType(DType::F32)]))?
+            interp.call(&f, Args::new(vec![key, flat_obj, super::jnp_float32()]))?
         }
         None => default(&key, flat)?,
     };
@@ -75,10 +75,8 @@ fn refuse_given(a: &Args, layer: &str, names: &[&str]) -> Result<()> {
 }
 
 fn check_f32_params(a: &Args, layer: &str) -> Result<()> {
-    if !matches!(
-        a.get(None, "param_dtype"),
-        None | Some(Obj::DType(DType::F32))
-    ) {
+    if a.get(None, "param_dtype")
+        .is_some_and(|d| crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)) {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.{layer} with param_dtype other than float32"
@@ -124,7 +122,7 @@ fn linear_general_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result
         set("batch_axis", Obj::lib(EmptyFrozenDict));
         set("use_bias", Obj::Bool(use_bias));
         set("dtype", Obj::None);
-        set("param_dtype", Obj::DType(DType::F32));
+        set("param_dtype", super::jnp_float32());
         set("precision", Obj::None);
         set("dot_general", Obj::None);
         set("dot_general_cls", Obj::None);

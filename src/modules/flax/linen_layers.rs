@@ -63,7 +63,8 @@ pub(super) fn field(me: &Instance, name: &str) -> Obj {
 
 /// Only float32 inputs, parameters and outputs are modelled.
 pub(super) fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
-    let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
+    let f32_or_none =
+        |o: &Obj| matches!(o, Obj::None) || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32);
     let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
     if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
         bail!(
@@ -346,7 +347,7 @@ pub(super) fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>
     };
     fields.extend([
         ("dtype", Some(Obj::None)),
-        ("param_dtype", Some(Obj::DType(DType::F32))),
+        ("param_dtype", Some(super::jnp_float32())),
         ("use_bias", Some(Obj::Bool(true))),
         ("use_scale", Some(Obj::Bool(true))),
         ("bias_init", Some(get("zeros"))),
@@ -463,7 +464,7 @@ fn register_embed(b: &mut Builder, module: &Rc<Class>) {
         ("num_embeddings", None),
         ("features", None),
         ("dtype", Some(Obj::None)),
-        ("param_dtype", Some(Obj::DType(DType::F32))),
+        ("param_dtype", Some(super::jnp_float32())),
         ("embedding_init", Some(embed_init)),
     ];
     let embed_methods = vec![

@@ -50,10 +50,8 @@ fn refusals(a: &Args) -> Result<()> {
             "not supported by shardlab yet: nnx.MultiHeadAttention with normalize_qk=True"
         );
     }
-    if !matches!(
-        a.get(None, "param_dtype"),
-        None | Some(Obj::DType(DType::F32))
-    ) {
+    if a.get(None, "param_dtype")
+        .is_some_and(|d| crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)) {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.MultiHeadAttention with param_dtype other than float32"
@@ -113,7 +111,7 @@ fn settings(me: &Instance, a: &Args, c: &MhaClasses, s: [i64; 6]) -> Result<()> 
     set("in_kv_features", Obj::Int(in_kv));
     set("num_kv_heads", Obj::Int(kv_heads));
     set("dtype", Obj::None);
-    set("param_dtype", Obj::DType(DType::F32));
+    set("param_dtype", super::jnp_float32());
     let given = |n: &str, d: Obj| a.get(None, n).unwrap_or(d);
     set(
         "broadcast_dropout",

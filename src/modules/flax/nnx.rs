@@ -562,7 +562,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             )?,
             Some(init) => {
                 let k = rngs_next(&rngs, "params")?;
-                interp.call(&init, Args::new(vec![k, shape_k, Obj::DType(DType::F32)]))?
+                interp.call(&init, Args::new(vec![k, shape_k, super::jnp_float32()]))?
             }
         };
         let bias = if use_bias {
@@ -576,7 +576,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                     Args::new(vec![
                         k,
                         Obj::tuple(vec![Obj::Int(dout)]),
-                        Obj::DType(DType::F32),
+                        super::jnp_float32(),
                     ]),
                 )?,
             })
@@ -603,7 +603,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
 fn layer_defaults(me: &Instance) {
     use super::display::FunctionRef;
     set_iattr(me, "dtype", Obj::None);
-    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "param_dtype", super::jnp_float32());
     set_iattr(me, "precision", Obj::None);
     set_iattr(me, "dot_general", Obj::lib(FunctionRef("dot_general")));
     set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));

@@ -135,3 +135,22 @@ impl Object for ScalarType {
         Some(crate::python::array::cast_to(self.dtype, a))
     }
 }
+
+/// The dtype `o` is exactly, when it is a dtype value or a scalar type
+/// standing for one with its own name (`x.dtype`, `jnp.float32`); None for
+/// anything else (a name, a 64-bit type, a Python type). What a check
+/// such as "is this float32" reads.
+pub fn exact_dtype(o: &Obj) -> Option<DType> {
+    match o {
+        Obj::DType(d) => Some(*d),
+        _ => o
+            .downcast::<ScalarType>()
+            .filter(|t| t.name == t.dtype.name())
+            .map(|t| t.dtype),
+    }
+}
+
+/// `jnp.float32`, the default of Flax's `param_dtype`.
+pub fn float32() -> Obj {
+    ScalarType::obj(DType::F32, "jax.numpy")
+}
