@@ -75,8 +75,9 @@ fn refuse_given(a: &Args, layer: &str, names: &[&str]) -> Result<()> {
 }
 
 fn check_f32_params(a: &Args, layer: &str) -> Result<()> {
-    if a.get(None, "param_dtype")
-        .is_some_and(|d| crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)) {
+    if a.get(None, "param_dtype").is_some_and(|d| {
+        crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)
+    }) {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.{layer} with param_dtype other than float32"

@@ -65,7 +65,9 @@ fn refuse_options(a: &Args) -> Result<()> {
     }
     match a.opt(None, "param_dtype") {
         None => Ok(()),
-        Some(d) if crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) == Some(DType::F32) => Ok(()),
+        Some(d) if crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) == Some(DType::F32) => {
+            Ok(())
+        }
         Some(_) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.Einsum(param_dtype=...)"

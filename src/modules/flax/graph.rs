@@ -66,7 +66,9 @@ fn graphdef_class() -> Rc<Class> {
 pub(super) fn graphdef_node(g: &Obj) -> Option<Obj> {
     match g {
         Obj::Instance(i)
-            if i.class.native().is_some_and(|n| n.downcast::<GraphDefNode>().is_some()) =>
+            if i.class
+                .native()
+                .is_some_and(|n| n.downcast::<GraphDefNode>().is_some()) =>
         {
             iattr(i, "node")
         }

@@ -63,8 +63,10 @@ pub(super) fn field(me: &Instance, name: &str) -> Obj {
 
 /// Only float32 inputs, parameters and outputs are modelled.
 pub(super) fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
-    let f32_or_none =
-        |o: &Obj| matches!(o, Obj::None) || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32);
+    let f32_or_none = |o: &Obj| {
+        matches!(o, Obj::None)
+            || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32)
+    };
     let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
     if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
         bail!(

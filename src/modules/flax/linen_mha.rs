@@ -17,8 +17,10 @@ use super::*;
 const LAYER: &str = "MultiHeadDotProductAttention";
 
 fn refuse(me: &Instance) -> Result<()> {
-    let f32_or_none =
-        |o: &Obj| matches!(o, Obj::None) || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32);
+    let f32_or_none = |o: &Obj| {
+        matches!(o, Obj::None)
+            || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32)
+    };
     if !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
         bail!(
             NotImplementedError,

@@ -44,8 +44,9 @@ fn lora_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                 );
             }
         }
-        if a.get(None, "param_dtype")
-            .is_some_and(|d| crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)) {
+        if a.get(None, "param_dtype").is_some_and(|d| {
+            crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)
+        }) {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: nnx.LoRA with param_dtype other than float32"

@@ -50,8 +50,9 @@ fn refusals(a: &Args) -> Result<()> {
             "not supported by shardlab yet: nnx.MultiHeadAttention with normalize_qk=True"
         );
     }
-    if a.get(None, "param_dtype")
-        .is_some_and(|d| crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)) {
+    if a.get(None, "param_dtype").is_some_and(|d| {
+        crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)
+    }) {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.MultiHeadAttention with param_dtype other than float32"

@@ -108,7 +108,11 @@ fn refuse_options(a: &Args, cell: Cell) -> Result<()> {
     for name in ["keep_rngs", "dtype", "promote_dtype"] {
         let given = match a.get(None, name) {
             None | Some(Obj::None) | Some(Obj::Bool(false)) => false,
-            Some(d) if crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) == Some(DType::F32) => false,
+            Some(d)
+                if crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) == Some(DType::F32) =>
+            {
+                false
+            }
             Some(_) => true,
         };
         if given {

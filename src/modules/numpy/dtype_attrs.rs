@@ -175,7 +175,11 @@ fn scalar_type(name: &'static str) -> Result<Obj> {
         Some(kind) => Ok(super::scalar_types::HostType::type_obj(kind)),
         None => {
             let d = super::dtypes::dtype_of(&Obj::str(name))?;
-            let module = if name == "bfloat16" { "ml_dtypes" } else { "numpy" };
+            let module = if name == "bfloat16" {
+                "ml_dtypes"
+            } else {
+                "numpy"
+            };
             Ok(ScalarType::named(name, d, module))
         }
     }
