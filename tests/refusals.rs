@@ -921,7 +921,12 @@ fn numpy_dtypes_without_arrays_are_refused_by_name() {
         ("np.dtype('datetime64')", "dtype 'datetime64'"),
         ("np.dtype('uint64')", "dtype 'uint64'"),
         ("np.dtype([('a', 'f4')])", "structured dtypes"),
-        ("jnp.dtype('int16').type", "dtype.type"),
+        ("jnp.dtype('int16').type(3)", "numpy.int16 scalars"),
+        ("np.float16(0.5)", "numpy.float16 scalars"),
+        (
+            "jnp.ones(2, jnp.bfloat16).dtype.type(1)",
+            "ml_dtypes.bfloat16 scalars",
+        ),
     ] {
         let (ty, msg, line) = error_of(&format!(
             "import numpy as np\nimport jax.numpy as jnp\nx = {code}\n"

@@ -2,7 +2,8 @@
 //! does: nothing a run makes may outlive it, so memory stays flat. The
 //! program defines closures, classes with `super()`, generators, exceptions
 //! of its own, PRNG keys, an `nnx.Rngs`, an `nnx.EMA`, modules built by
-//! `nnx.vmap` and run by `nnx.scan`, and an optax optimizer: the objects
+//! `nnx.vmap` and run by `nnx.scan`, an optax optimizer, a GraphDef, an
+//! `nnx.List` and a flattened dict: the objects
 //! that used to be kept alive by per-thread registries or by the cycle
 //! between a function and the scope it was defined in.
 
@@ -12,7 +13,7 @@ const PROGRAM: &str = r#"
 import jax
 import jax.numpy as jnp
 import optax
-from flax import nnx
+from flax import nnx, traverse_util
 
 def make_counter():
     n = 0
@@ -71,6 +72,12 @@ h = through(jnp.ones((2,)), layers)
 big = jnp.ones((256, 256))
 # Holding the big array, a leaked module or EMA would leak it too.
 layers.keep = ema.keep = view.keep = big
+# So would a GraphDef class or an nnx.List registry kept from run to run.
+graphdef, params = nnx.split(layer)
+type(graphdef).keep = big
+layer.blocks = nnx.List([nnx.Linear(2, 2, rngs=rngs), big])
+again = nnx.merge(*nnx.split(layer))
+flat = traverse_util.flatten_dict({"a": {"b": big}, "c": {}}, keep_empty_nodes=True)
 result = [bump(), bump(), c.x, sum(gen(5)), float(big.sum())]
 "#;
 

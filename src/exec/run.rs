@@ -16,6 +16,7 @@
 //! handle to pass. Device threads get what they need (the stop check)
 //! explicitly when they start.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -173,6 +174,9 @@ pub struct Run {
     deferred_text: RefCell<String>,
     /// NumPy's print options as the program set them.
     print_options: Cell<PrintOptions>,
+    /// What libraries keep for the length of the run, one value per type
+    /// (see [`local`]).
+    locals: RefCell<Vec<Rc<dyn Any>>>,
 }
 
 impl Run {
@@ -187,6 +191,7 @@ impl Run {
             backward: Cell::new(false),
             deferred_text: RefCell::default(),
             print_options: Cell::new(PrintOptions::default()),
+            locals: RefCell::default(),
         }
     }
 
@@ -325,4 +330,20 @@ pub fn defer_text(text: &str) {
 /// Takes the text kept by [`defer_text`].
 pub fn take_deferred_text() -> String {
     with(|r| std::mem::take(&mut *r.deferred_text.borrow_mut())).unwrap_or_default()
+}
+
+/// The entered run's value of type `T`, made on first use and dropped with
+/// the run: where a library keeps what belongs to one run (a class it makes
+/// once, a registry of the run's objects), so that a thread reused for the
+/// next run starts without it. None outside a run.
+pub fn local<T: Default + 'static>() -> Option<Rc<T>> {
+    with(|r| {
+        let mut locals = r.locals.borrow_mut();
+        if let Some(found) = locals.iter().find_map(|l| l.clone().downcast::<T>().ok()) {
+            return found;
+        }
+        let made = Rc::new(T::default());
+        locals.push(made.clone());
+        made
+    })
 }

@@ -1096,17 +1096,7 @@ pub fn debug_module() -> Obj {
 pub fn module(interp: &mut Interp) -> Result<Obj> {
     device_count(interp);
     let mut b = Builder::new("jax");
-    b.func("devices", devices);
-    b.func("local_devices", devices);
-    b.func("device_count", |i, _| {
-        Ok(Obj::Int(asked_device_count(i) as i64))
-    });
-    b.func("local_device_count", |i, _| {
-        Ok(Obj::Int(asked_device_count(i) as i64))
-    });
-    b.func("process_index", |_, _| Ok(Obj::Int(0)));
-    b.func("process_count", |_, _| Ok(Obj::Int(1)));
-    b.func("default_backend", |_, _| Ok(Obj::str("cpu")));
+    register_devices(&mut b);
     super::jit::register(&mut b);
     super::jax_utilities::register(&mut b);
     b.func("grad", grad);
@@ -1124,6 +1114,37 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.func("eval_shape", eval_shape);
     b.func("pure_callback", super::callbacks::pure_callback);
     b.attr("ShapeDtypeStruct", super::shape_dtype::class());
+    register_sharding(&mut b);
+    b.func("block_until_ready", |_, a| {
+        a.req(Some(0), "x", "block_until_ready")
+    });
+    b.attr("Array", Obj::Type("Array"));
+    super::refs::register(&mut b);
+    b.attr("config", super::config::config());
+    let m = b.build();
+    // Register before importing submodules so `import jax.numpy` inside finds it.
+    interp.modules.insert("jax".into(), m.clone());
+    import_submodules(interp, &m)?;
+    Ok(m)
+}
+
+/// How many devices and processes there are, and of which backend.
+fn register_devices(b: &mut Builder) {
+    b.func("devices", devices);
+    b.func("local_devices", devices);
+    b.func("device_count", |i, _| {
+        Ok(Obj::Int(asked_device_count(i) as i64))
+    });
+    b.func("local_device_count", |i, _| {
+        Ok(Obj::Int(asked_device_count(i) as i64))
+    });
+    b.func("process_index", |_, _| Ok(Obj::Int(0)));
+    b.func("process_count", |_, _| Ok(Obj::Int(1)));
+    b.func("default_backend", |_, _| Ok(Obj::str("cpu")));
+}
+
+/// Meshes, placing arrays on them and making arrays from shards.
+fn register_sharding(b: &mut Builder) {
     b.func("make_mesh", super::sharding::make_mesh);
     b.func("device_put", super::sharding::placed::device_put);
     b.func("typeof", super::sharding::placed::type_of);
@@ -1141,15 +1162,10 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     }
     b.func("set_mesh", super::sharding::context::set_mesh);
     b.func("reshard", super::sharding::constraint::reshard);
-    b.func("block_until_ready", |_, a| {
-        a.req(Some(0), "x", "block_until_ready")
-    });
-    b.attr("Array", Obj::Type("Array"));
-    super::refs::register(&mut b);
-    b.attr("config", super::config::config());
-    let m = b.build();
-    // Register before importing submodules so `import jax.numpy` inside finds it.
-    interp.modules.insert("jax".into(), m.clone());
+}
+
+/// Imports `jax`'s submodules into `m` (`jax.numpy`, `jax.lax`, ...).
+fn import_submodules(interp: &mut Interp, m: &Obj) -> Result<()> {
     for sub in [
         "numpy",
         "lax",
@@ -1162,7 +1178,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
         "ref",
     ] {
         let s = super::import(interp, &format!("jax.{sub}"))?;
-        if let Obj::Module(mm) = &m {
+        if let Obj::Module(mm) = m {
             mm.attrs.borrow_mut().push((sub.to_string(), s.clone()));
             // `jax.P` and `jax.NamedSharding` are `jax.sharding`'s own.
             if let (Obj::Module(sm), "sharding") = (&s, sub) {
@@ -1175,7 +1191,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
             }
         }
     }
-    Ok(m)
+    Ok(())
 }
 
 /// An object that prints as a fixed text: a `ClosedJaxpr` from

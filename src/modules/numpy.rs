@@ -47,6 +47,7 @@ mod hostreduce;
 mod index_builders;
 pub mod jax_dtypes;
 mod jnp_grids;
+pub mod jnp_scalar_types;
 mod joining;
 mod legacy;
 mod linalg;
@@ -165,7 +166,7 @@ fn constants(b: &mut Builder) {
 /// Adds what `jax.numpy` and `numpy` share; `numpy` selects NumPy's
 /// variants where they differ.
 fn fill(b: &mut Builder, numpy: bool) {
-    dtypes::register(b);
+    dtypes::register(b, numpy);
     constants(b);
     creation::register(b, numpy);
     linspace::register(b);

@@ -183,9 +183,15 @@ pub fn key_eq(a: &Obj, b: &Obj) -> bool {
         (Obj::Tuple(x), Obj::Tuple(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| key_eq(p, q))
         }
+        // A class is a key only of the classes it equals (see
+        // `Object::class_name`).
+        (Obj::Lib(x), _) if x.class_name().is_some() || b.class_name().is_some() => {
+            x.class_name().is_some() && b.class_name().is_some() && x.eq(a, b).unwrap_or(false)
+        }
         (Obj::Lib(x), _) => x
             .eq(a, b)
             .unwrap_or(matches!(b, Obj::Lib(y) if Rc::ptr_eq(x, y))),
+        (_, Obj::Lib(y)) if y.class_name().is_some() => false,
         (Obj::Instance(x), Obj::Instance(y)) => {
             Rc::ptr_eq(x, y) || x.class.native().and_then(|n| n.eq(a, b)).unwrap_or(false)
         }

@@ -185,6 +185,23 @@ pub trait Object: Any {
         None
     }
 
+    /// For a library object that is a class (`jnp.float32`, `np.float32`),
+    /// its qualified name, which tells two classes apart: `is` compares
+    /// these, and as a dict key or set member the class matches only a
+    /// class it equals, as Python hashes a class apart from the dtype it
+    /// equals (`x.dtype == jnp.float32` holds, `x.dtype in {jnp.float32: 1}`
+    /// does not). None for objects that are not classes.
+    fn class_name(&self) -> Option<String> {
+        None
+    }
+
+    /// For a library object that is a class: whether `issubclass(cls, x)`,
+    /// or None when only `x` itself (and `object`) qualify.
+    fn subclasscheck(&self, cls: &Obj) -> Option<bool> {
+        let _ = cls;
+        None
+    }
+
     /// For a class's native behaviour: checks a new instance once its
     /// `__init__` has returned (what a metaclass's `__call__` does after
     /// construction, as Flax's checks of `nnx.Pytree` attributes).

@@ -187,6 +187,13 @@ pub fn is_same(a: &Obj, b: &Obj) -> bool {
             Obj::Array(crate::trace::Value::Traced(y)),
         ) => x.level == y.level && x.var == y.var,
         (Obj::Array(_), Obj::Array(_)) => false,
+        // Classes are the same class by name (`jnp.float32` is not
+        // `np.float32`, though they are equal).
+        (Obj::Lib(_), _) | (_, Obj::Lib(_))
+            if a.class_name().is_some() || b.class_name().is_some() =>
+        {
+            a.class_name().is_some() && a.class_name() == b.class_name()
+        }
         _ => py_eq(a, b),
     }
 }

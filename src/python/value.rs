@@ -423,6 +423,15 @@ impl Obj {
         }
     }
 
+    /// The qualified name of a library object that is a class
+    /// (`jnp.float32`); None for anything else (see `Object::class_name`).
+    pub fn class_name(&self) -> Option<String> {
+        match self {
+            Obj::Lib(o) => o.class_name(),
+            _ => None,
+        }
+    }
+
     /// The Python type name, as `type(x).__name__` gives it.
     pub fn type_name(&self) -> String {
         match self {

@@ -55,7 +55,7 @@ fn draw_flat(
     let drawn = match init {
         Some(f) => {
             let flat_obj = Obj::tuple(flat.iter().map(|&d| Obj::Int(d as i64)).collect());
-            interp.call(&f, Args::new(vec![key, flat_obj, Obj::DType(DType::F32)]))?
+            interp.call(&f, Args::new(vec![key, flat_obj, super::jnp_float32()]))?
         }
         None => default(&key, flat)?,
     };
@@ -75,10 +75,9 @@ fn refuse_given(a: &Args, layer: &str, names: &[&str]) -> Result<()> {
 }
 
 fn check_f32_params(a: &Args, layer: &str) -> Result<()> {
-    if !matches!(
-        a.get(None, "param_dtype"),
-        None | Some(Obj::DType(DType::F32))
-    ) {
+    if a.get(None, "param_dtype").is_some_and(|d| {
+        crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)
+    }) {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.{layer} with param_dtype other than float32"
@@ -111,71 +110,12 @@ fn linear_general_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result
             Some(o) => ints_of(&o)?,
             None => vec![-1],
         };
-        refuse_given(
-            &a,
-            f,
-            &[
-                "dtype",
-                "precision",
-                "dot_general",
-                "dot_general_cls",
-                "preferred_element_type",
-            ],
-        )?;
-        check_f32_params(&a, f)?;
-        empty_metadata(&a, f, &["batch_axis", "kernel_metadata", "bias_metadata"])?;
-        if din.len() != axis.len() {
-            bail!(
-                ValueError,
-                "in_features and axis must have the same length. Got {} and {}.",
-                repr_of(&tuple_of(&din)),
-                repr_of(&tuple_of(&axis))
-            );
-        }
+        check_linear_general(&a, f, &din, &axis)?;
         let use_bias = match a.get(None, "use_bias") {
             Some(o) => truthy(&o, "use_bias")?,
             None => true,
         };
-        let rngs = a.req(None, "rngs", f)?;
-        let (ins, outs) = (dims(&din)?, dims(&dout)?);
-        let kshape: Vec<usize> = ins.iter().chain(&outs).copied().collect();
-        let flat = [
-            ins.iter().product::<usize>(),
-            outs.iter().product::<usize>(),
-        ];
-        let key = super::nnx::rngs_next(&rngs, "params")?;
-        let kernel = draw_flat(
-            interp,
-            a.opt(None, "kernel_init"),
-            key,
-            (&flat, &kshape),
-            |k, s| {
-                super::nnx::default_draw(
-                    k,
-                    s,
-                    crate::random::initializers::lecun_normal,
-                    crate::random::traced_init::lecun_normal,
-                )
-            },
-        )?;
-        let bias = if use_bias {
-            let key = super::nnx::rngs_next(&rngs, "params")?;
-            let zeros = |_: &Obj, s: &[usize]| {
-                Ok(Obj::Array(Value::Concrete(
-                    crate::random::initializers::zeros(s)?,
-                )))
-            };
-            let b = draw_flat(
-                interp,
-                a.opt(None, "bias_init"),
-                key,
-                (&flat[1..], &outs),
-                zeros,
-            )?;
-            Some(b)
-        } else {
-            None
-        };
+        let (kernel, bias) = draw_linear_general(interp, &a, f, (&din, &dout), use_bias)?;
         let set = |k: &str, v: Obj| set_iattr(&me, k, v);
         set("in_features", tuple_of(&din));
         set("out_features", tuple_of(&dout));
@@ -183,7 +123,7 @@ fn linear_general_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result
         set("batch_axis", Obj::lib(EmptyFrozenDict));
         set("use_bias", Obj::Bool(use_bias));
         set("dtype", Obj::None);
-        set("param_dtype", Obj::DType(DType::F32));
+        set("param_dtype", super::jnp_float32());
         set("precision", Obj::None);
         set("dot_general", Obj::None);
         set("dot_general_cls", Obj::None);
@@ -204,6 +144,85 @@ fn linear_general_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result
         set("bias", bias);
         Ok(Obj::None)
     }
+}
+
+/// `LinearGeneral`'s refusals, and its check that `in_features` and
+/// `axis` pair up.
+fn check_linear_general(a: &Args, f: &str, din: &[i64], axis: &[i64]) -> Result<()> {
+    refuse_given(
+        a,
+        f,
+        &[
+            "dtype",
+            "precision",
+            "dot_general",
+            "dot_general_cls",
+            "preferred_element_type",
+        ],
+    )?;
+    check_f32_params(a, f)?;
+    empty_metadata(a, f, &["batch_axis", "kernel_metadata", "bias_metadata"])?;
+    if din.len() != axis.len() {
+        bail!(
+            ValueError,
+            "in_features and axis must have the same length. Got {} and {}.",
+            repr_of(&tuple_of(din)),
+            repr_of(&tuple_of(axis))
+        );
+    }
+    Ok(())
+}
+
+/// `LinearGeneral`'s kernel and bias (when `use_bias`), drawn from the
+/// `params` stream of its `rngs`.
+fn draw_linear_general(
+    interp: &mut Interp,
+    a: &Args,
+    f: &str,
+    (din, dout): (&[i64], &[i64]),
+    use_bias: bool,
+) -> Result<(Obj, Option<Obj>)> {
+    let rngs = a.req(None, "rngs", f)?;
+    let (ins, outs) = (dims(din)?, dims(dout)?);
+    let kshape: Vec<usize> = ins.iter().chain(&outs).copied().collect();
+    let flat = [
+        ins.iter().product::<usize>(),
+        outs.iter().product::<usize>(),
+    ];
+    let key = super::nnx::rngs_next(&rngs, "params")?;
+    let kernel = draw_flat(
+        interp,
+        a.opt(None, "kernel_init"),
+        key,
+        (&flat, &kshape),
+        |k, s| {
+            super::nnx::default_draw(
+                k,
+                s,
+                crate::random::initializers::lecun_normal,
+                crate::random::traced_init::lecun_normal,
+            )
+        },
+    )?;
+    let bias = if use_bias {
+        let key = super::nnx::rngs_next(&rngs, "params")?;
+        let zeros = |_: &Obj, s: &[usize]| {
+            Ok(Obj::Array(Value::Concrete(
+                crate::random::initializers::zeros(s)?,
+            )))
+        };
+        let b = draw_flat(
+            interp,
+            a.opt(None, "bias_init"),
+            key,
+            (&flat[1..], &outs),
+            zeros,
+        )?;
+        Some(b)
+    } else {
+        None
+    };
+    Ok((kernel, bias))
 }
 
 /// `axis` of an `ndim`-dimensional input as indices, as Flax normalizes it.

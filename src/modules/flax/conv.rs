@@ -26,7 +26,7 @@ pub(super) fn init_param(
     match init {
         Some(f) => interp.call(
             &f,
-            Args::new(vec![key.clone(), tuple_of(shape), Obj::DType(DType::F32)]),
+            Args::new(vec![key.clone(), tuple_of(shape), super::jnp_float32()]),
         ),
         None => default(&key, shape),
     }
@@ -150,7 +150,7 @@ fn settings(
     set_iattr(me, "use_bias", Obj::Bool(use_bias));
     set_iattr(me, "mask", Obj::None);
     set_iattr(me, "dtype", Obj::None);
-    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "param_dtype", super::jnp_float32());
     set_iattr(me, "precision", Obj::None);
     let conv = Obj::lib(FunctionRef("conv_general_dilated"));
     set_iattr(me, "conv_general_dilated", conv);

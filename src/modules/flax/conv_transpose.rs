@@ -47,7 +47,7 @@ fn conv_transpose_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result
         set_iattr(&me, "use_bias", Obj::Bool(use_bias));
         set_iattr(&me, "mask", given("mask", None, Obj::None));
         set_iattr(&me, "dtype", Obj::None);
-        set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
+        set_iattr(&me, "param_dtype", super::jnp_float32());
         set_iattr(&me, "precision", Obj::None);
         set_iattr(&me, "transpose_kernel", Obj::Bool(transpose));
         set_iattr(&me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));

@@ -211,6 +211,11 @@ fn value_text(o: &Obj, ctx: &mut Ctx, abstract_arrays: bool) -> String {
             format!("{{{}}}", items.join(", "))
         }
         Obj::Class(c) => c.name.clone(),
+        // A library class (`jnp.float32`) by its bare name too.
+        Obj::Lib(_) if o.class_name().is_some() => {
+            let name = o.class_name().unwrap_or_default();
+            name.rsplit('.').next().unwrap_or_default().to_string()
+        }
         Obj::DType(d) => d.name().to_string(),
         Obj::Array(v) if abstract_arrays && v.shape().iter().product::<usize>() > 1 => format!(
             "Array(shape={}, dtype=dtype('{}'))",

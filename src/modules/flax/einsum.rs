@@ -64,7 +64,10 @@ fn refuse_options(a: &Args) -> Result<()> {
         }
     }
     match a.opt(None, "param_dtype") {
-        None | Some(Obj::DType(DType::F32)) => Ok(()),
+        None => Ok(()),
+        Some(d) if crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) == Some(DType::F32) => {
+            Ok(())
+        }
         Some(_) => bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.Einsum(param_dtype=...)"
@@ -85,7 +88,7 @@ fn einsum_init(param: &Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         };
         refuse_options(&a)?;
         let rngs = a.req(None, "rngs", "Einsum")?;
-        let f32 = Obj::DType(DType::F32);
+        let f32 = super::jnp_float32();
         let kinit = match a.opt(None, "kernel_init") {
             Some(f) => f,
             None => initializer(interp, "lecun_normal")?,

@@ -29,7 +29,7 @@ fn embed_init(param: &Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                 Args::new(vec![
                     key,
                     Obj::tuple(vec![Obj::Int(n), Obj::Int(f)]),
-                    Obj::DType(DType::F32),
+                    super::jnp_float32(),
                 ]),
             )?,
         };
@@ -40,8 +40,8 @@ fn embed_init(param: &Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         );
         set_iattr(&me, "num_embeddings", Obj::Int(n));
         set_iattr(&me, "features", Obj::Int(f));
-        set_iattr(&me, "dtype", Obj::DType(DType::F32));
-        set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
+        set_iattr(&me, "dtype", super::jnp_float32());
+        set_iattr(&me, "param_dtype", super::jnp_float32());
         set_iattr(
             &me,
             "promote_dtype",

@@ -35,8 +35,13 @@ impl Object for GraphDefNode {
     }
 }
 
-thread_local! {
-    static GRAPHDEF_CLASS: Rc<Class> = {
+/// The class of the GraphDefs a run makes. It is the run's own (kept in
+/// the run context, see `exec::run::local`): a program may set attributes
+/// on it, and those must not reach the next run on the same thread.
+struct GraphDefClass(Rc<Class>);
+
+impl Default for GraphDefClass {
+    fn default() -> Self {
         // `repr` through `__repr__`, which can refuse what it cannot print.
         let repr = Obj::native("GraphDef.__repr__", |_, a| {
             let me = a.req(Some(0), "self", "__repr__")?;
@@ -45,14 +50,28 @@ thread_local! {
         });
         let mut c = Class::new("GraphDef", vec![], vec![("__repr__".into(), repr)]);
         c.native = Some(Rc::new(GraphDefNode));
-        Rc::new(c)
-    };
+        GraphDefClass(Rc::new(c))
+    }
+}
+
+/// The run's GraphDef class (a class of its own outside a run).
+fn graphdef_class() -> Rc<Class> {
+    match crate::exec::run::local::<GraphDefClass>() {
+        Some(c) => c.0.clone(),
+        None => GraphDefClass::default().0,
+    }
 }
 
 /// The node copy a GraphDef holds, when `g` is one.
 pub(super) fn graphdef_node(g: &Obj) -> Option<Obj> {
     match g {
-        Obj::Instance(i) if GRAPHDEF_CLASS.with(|c| Rc::ptr_eq(&i.class, c)) => iattr(i, "node"),
+        Obj::Instance(i)
+            if i.class
+                .native()
+                .is_some_and(|n| n.downcast::<GraphDefNode>().is_some()) =>
+        {
+            iattr(i, "node")
+        }
         _ => None,
     }
 }
@@ -275,7 +294,7 @@ fn pure_leaves(o: &Obj, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, Obj)
 
 pub(super) fn graphdef_of(node: &Obj) -> Obj {
     let copy = deep_clone(node, &mut HashMap::new());
-    GRAPHDEF_CLASS.with(|c| instance(c, vec![("node".into(), copy)]))
+    instance(&graphdef_class(), vec![("node".into(), copy)])
 }
 
 /// `nnx.merge(graphdef, *states, copy=False)`: the new node holds the
@@ -415,6 +434,15 @@ pub(super) fn has_duplicates(node: &Obj) -> bool {
 /// Adds `split`, `merge`, `graphdef`, `state`, `update`, `clone`,
 /// `map_state`, `find_duplicates` and `graph` to `flax.nnx`, and `State.from_flat_path`.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
+    register_split_merge(b, state);
+    register_graph_module(b);
+    add_from_flat_path(state);
+    state_methods(state);
+}
+
+/// `split`, `state`, `graphdef`, `merge`, `pop`, `update`, `clone`,
+/// `map_state`: taking a graph of nodes apart and putting it together.
+fn register_split_merge(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
     b.func("split", move |interp, a| {
         let node = a.req(Some(0), "node", "split")?;
@@ -473,6 +501,10 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
             .collect::<Result<_>>()?;
         Ok(StateClass(st.clone()).build(entries))
     });
+}
+
+/// `nnx.graph`, with its `flatten` and `Key`.
+fn register_graph_module(b: &mut Builder) {
     let mut g = Builder::new("flax.nnx.graph");
     g.func("flatten", |_, a| {
         let node = a.req(Some(0), "node", "flatten")?;
@@ -486,6 +518,10 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     });
     g.attr("Key", Obj::Type("str"));
     b.attr("graph", g.build());
+}
+
+/// `State.from_flat_path`, a State from `(path, value)` pairs.
+fn add_from_flat_path(state: &Rc<Class>) {
     let st = state.clone();
     let from_flat = Obj::native("State.from_flat_path", move |_, a| {
         let flat = a.req(Some(0), "flat_state", "from_flat_path")?;
@@ -509,7 +545,6 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         "from_flat_path".into(),
         Obj::lib(crate::python::classes::StaticMethod(from_flat)),
     ));
-    state_methods(state);
 }
 
 /// `State.filter`, `State.split` and `State.merge`: their states hold the

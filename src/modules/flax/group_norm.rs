@@ -137,7 +137,7 @@ fn settings(
 ) -> Result<Obj> {
     set_iattr(me, "epsilon", Obj::Float(eps));
     set_iattr(me, "dtype", a.get(None, "dtype").unwrap_or(Obj::None));
-    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "param_dtype", super::jnp_float32());
     set_iattr(me, "use_bias", Obj::Bool(use_bias));
     set_iattr(me, "use_scale", Obj::Bool(use_scale));
     set_iattr(me, own.0, own.1);

@@ -616,7 +616,7 @@ fn dense_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let din = x.shape()[x.ndim() - 1] as i64;
     let kinit = iattr(&me, "kernel_init").unwrap_or(Obj::None);
     let binit = iattr(&me, "bias_init").unwrap_or(Obj::None);
-    let dt = Obj::DType(DType::F32);
+    let dt = super::jnp_float32();
     let k = param(
         interp,
         &me,

@@ -31,7 +31,7 @@ fn flat_init(init: Obj, split: Option<usize>) -> Obj {
             .iter()
             .map(|&d| d.max(0) as usize)
             .collect();
-        let dtype = a.get(Some(2), "dtype").unwrap_or(Obj::DType(DType::F32));
+        let dtype = a.get(Some(2), "dtype").unwrap_or(super::jnp_float32());
         let flat: Vec<usize> = match split {
             Some(k) => vec![shape[..k].iter().product(), shape[k..].iter().product()],
             None => vec![shape.iter().product()],
@@ -340,7 +340,7 @@ pub(super) fn register(
         ("batch_dims", Some(Obj::tuple(vec![]))),
         ("use_bias", Some(Obj::Bool(true))),
         ("dtype", none()),
-        ("param_dtype", Some(Obj::DType(DType::F32))),
+        ("param_dtype", Some(super::jnp_float32())),
         ("kernel_init", Some(kernel_init.clone())),
         ("bias_init", Some(zeros)),
         ("precision", none()),

@@ -138,7 +138,7 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj, kernel_
             ("use_bias", Some(Obj::Bool(true))),
             ("mask", none()),
             ("dtype", none()),
-            ("param_dtype", Some(Obj::DType(DType::F32))),
+            ("param_dtype", Some(super::jnp_float32())),
             ("precision", none()),
             ("kernel_init", Some(kernel_init.clone())),
             ("bias_init", Some(get("zeros"))),

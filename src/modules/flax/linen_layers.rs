@@ -63,7 +63,10 @@ pub(super) fn field(me: &Instance, name: &str) -> Obj {
 
 /// Only float32 inputs, parameters and outputs are modelled.
 pub(super) fn refuse_dtypes(me: &Instance, x: &Value, layer: &str) -> Result<()> {
-    let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
+    let f32_or_none = |o: &Obj| {
+        matches!(o, Obj::None)
+            || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32)
+    };
     let input_ok = x.dtype() == DType::F32 || !x.dtype().is_inexact();
     if !input_ok || !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
         bail!(
@@ -346,7 +349,7 @@ pub(super) fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>
     };
     fields.extend([
         ("dtype", Some(Obj::None)),
-        ("param_dtype", Some(Obj::DType(DType::F32))),
+        ("param_dtype", Some(super::jnp_float32())),
         ("use_bias", Some(Obj::Bool(true))),
         ("use_scale", Some(Obj::Bool(true))),
         ("bias_init", Some(get("zeros"))),
@@ -357,6 +360,26 @@ pub(super) fn norm_tail(inits: &Obj, fields: &mut Vec<(&'static str, Option<Obj>
 
 /// Adds the layers to `flax.linen`.
 pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Result<()> {
+    register_norms(b, module, inits)?;
+    register_embed(b, module);
+    let seq = vec![(
+        "__call__".to_string(),
+        Obj::native("Sequential.__call__", sequential_call),
+    )];
+    b.attr(
+        "Sequential",
+        Obj::Class(layer_class(
+            module,
+            "Sequential",
+            vec![("layers", None)],
+            seq,
+        )),
+    );
+    Ok(())
+}
+
+/// `LayerNorm`, `RMSNorm` and `BatchNorm`.
+fn register_norms(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Result<()> {
     let stats_tail = || -> Vec<(&'static str, Option<Obj>)> {
         vec![
             ("axis_name", Some(Obj::None)),
@@ -419,6 +442,11 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Resu
             ),
         )),
     );
+    Ok(())
+}
+
+/// `Embed`, whose table is drawn as nnx.Embed draws its own.
+fn register_embed(b: &mut Builder, module: &Rc<Class>) {
     // Flax's `variance_scaling(1.0, 'fan_in', 'normal', out_axis=0)`,
     // drawn as nnx.Embed draws its table.
     let embed_init = Obj::native("variance_scaling.init", |_, a| {
@@ -438,7 +466,7 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Resu
         ("num_embeddings", None),
         ("features", None),
         ("dtype", Some(Obj::None)),
-        ("param_dtype", Some(Obj::DType(DType::F32))),
+        ("param_dtype", Some(super::jnp_float32())),
         ("embedding_init", Some(embed_init)),
     ];
     let embed_methods = vec![
@@ -455,18 +483,4 @@ pub(super) fn register(b: &mut Builder, module: &Rc<Class>, inits: &Obj) -> Resu
         "Embed",
         Obj::Class(layer_class(module, "Embed", embed_fields, embed_methods)),
     );
-    let seq = vec![(
-        "__call__".to_string(),
-        Obj::native("Sequential.__call__", sequential_call),
-    )];
-    b.attr(
-        "Sequential",
-        Obj::Class(layer_class(
-            module,
-            "Sequential",
-            vec![("layers", None)],
-            seq,
-        )),
-    );
-    Ok(())
 }

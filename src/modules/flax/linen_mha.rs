@@ -17,7 +17,10 @@ use super::*;
 const LAYER: &str = "MultiHeadDotProductAttention";
 
 fn refuse(me: &Instance) -> Result<()> {
-    let f32_or_none = |o: &Obj| matches!(o, Obj::None | Obj::DType(DType::F32));
+    let f32_or_none = |o: &Obj| {
+        matches!(o, Obj::None)
+            || crate::modules::numpy::jnp_scalar_types::exact_dtype(o) == Some(DType::F32)
+    };
     if !f32_or_none(&field(me, "dtype")) || !f32_or_none(&field(me, "param_dtype")) {
         bail!(
             NotImplementedError,
@@ -244,7 +247,7 @@ pub(super) fn register(
     let fields = vec![
         ("num_heads", None),
         ("dtype", none()),
-        ("param_dtype", Some(Obj::DType(DType::F32))),
+        ("param_dtype", Some(super::jnp_float32())),
         ("qkv_features", none()),
         ("out_features", none()),
         ("broadcast_dropout", Some(Obj::Bool(true))),

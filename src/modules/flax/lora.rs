@@ -17,7 +17,7 @@ use rustpython_parser::ast::Operator;
 fn draw(interp: &mut Interp, init: &Obj, rngs: &Obj, shape: [i64; 2]) -> Result<Obj> {
     let key = rngs_next(rngs, "params")?;
     let shape = Obj::tuple(shape.iter().map(|&d| Obj::Int(d)).collect());
-    interp.call(init, Args::new(vec![key, shape, Obj::DType(DType::F32)]))
+    interp.call(init, Args::new(vec![key, shape, super::jnp_float32()]))
 }
 
 fn default_init(interp: &mut Interp, name: &str) -> Result<Obj> {
@@ -44,10 +44,9 @@ fn lora_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                 );
             }
         }
-        if !matches!(
-            a.get(None, "param_dtype"),
-            None | Some(Obj::DType(DType::F32))
-        ) {
+        if a.get(None, "param_dtype").is_some_and(|d| {
+            crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)
+        }) {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: nnx.LoRA with param_dtype other than float32"
@@ -75,7 +74,7 @@ fn lora_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
         set_iattr(&me, "in_features", Obj::Int(din));
         set_iattr(&me, "out_features", Obj::Int(dout));
         set_iattr(&me, "dtype", Obj::None);
-        set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
+        set_iattr(&me, "param_dtype", super::jnp_float32());
         set_iattr(&me, "lora_param_type", Obj::Class(kind.clone()));
         set_iattr(
             &me,

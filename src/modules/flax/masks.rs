@@ -18,7 +18,7 @@ fn astype(interp: &mut Interp, x: &Obj, dtype: Obj) -> Result<Obj> {
 }
 
 fn dtype_arg(a: &Args, index: Option<usize>) -> Obj {
-    a.opt(index, "dtype").unwrap_or(Obj::DType(DType::F32))
+    a.opt(index, "dtype").unwrap_or(super::jnp_float32())
 }
 
 fn expand(interp: &mut Interp, x: Obj, axis: Obj) -> Result<Obj> {
@@ -90,7 +90,7 @@ pub(super) fn combine_masks(interp: &mut Interp, a: Args) -> Result<Obj> {
         .filter(|m| !matches!(m, Obj::None))
         .cloned()
         .collect();
-    let dtype = a.opt(None, "dtype").unwrap_or(Obj::DType(DType::F32));
+    let dtype = a.opt(None, "dtype").unwrap_or(super::jnp_float32());
     let Some(first) = masks.first() else {
         return Ok(Obj::None);
     };

@@ -50,10 +50,9 @@ fn refusals(a: &Args) -> Result<()> {
             "not supported by shardlab yet: nnx.MultiHeadAttention with normalize_qk=True"
         );
     }
-    if !matches!(
-        a.get(None, "param_dtype"),
-        None | Some(Obj::DType(DType::F32))
-    ) {
+    if a.get(None, "param_dtype").is_some_and(|d| {
+        crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) != Some(DType::F32)
+    }) {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.MultiHeadAttention with param_dtype other than float32"
@@ -113,7 +112,7 @@ fn settings(me: &Instance, a: &Args, c: &MhaClasses, s: [i64; 6]) -> Result<()> 
     set("in_kv_features", Obj::Int(in_kv));
     set("num_kv_heads", Obj::Int(kv_heads));
     set("dtype", Obj::None);
-    set("param_dtype", Obj::DType(DType::F32));
+    set("param_dtype", super::jnp_float32());
     let given = |n: &str, d: Obj| a.get(None, n).unwrap_or(d);
     set(
         "broadcast_dropout",
@@ -228,40 +227,8 @@ fn mha_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let f = "MultiHeadAttention.__call__";
     let me = self_arg(&a, f)?;
     let this = Obj::Instance(me.clone());
-    for name in ["out_sharding", "qkv_sharding"] {
-        if a.opt(None, name).is_some() {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: nnx.MultiHeadAttention with {name}="
-            );
-        }
-    }
-    if matches!(a.get(None, "sow_weights"), Some(o) if truthy(&o, "sow_weights")?) {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx.MultiHeadAttention with sow_weights=True"
-        );
-    }
-    let q_in = a.req(Some(1), "inputs_q", f)?;
-    let k_in = a.opt(Some(2), "inputs_k");
-    let v_in = a.opt(Some(3), "inputs_v");
-    let k_in = match (k_in, &v_in) {
-        (None, Some(_)) => bail!(
-            ValueError,
-            "`inputs_k` cannot be None if `inputs_v` is not None. To have both `inputs_k` and `inputs_v` be the same value, pass in the value to `inputs_k` and leave `inputs_v` as None."
-        ),
-        (None, None) => q_in.clone(),
-        (Some(k), _) => k,
-    };
-    let v_in = v_in.unwrap_or_else(|| k_in.clone());
-    let din = to_int(&iattr(&me, "in_features").unwrap_or(Obj::None))?;
-    let last = to_value(&q_in)?.shape().last().copied().unwrap_or(0);
-    if last as i64 != din {
-        bail!(
-            ValueError,
-            "Incompatible input dimension, got {last} but module expects {din}."
-        );
-    }
+    refuse_mha_options(&a)?;
+    let (q_in, k_in, v_in) = mha_inputs(&a, &me, f)?;
     let query = call_attr(interp, &this, "query", q_in)?;
     let key = call_attr(interp, &this, "key", k_in)?;
     let value = call_attr(interp, &this, "value", v_in)?;
@@ -283,28 +250,7 @@ fn mha_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let rate = iattr(&me, "dropout_rate")
         .and_then(|o| o.as_number())
         .unwrap_or(0.0);
-    let deterministic = if rate > 0.0 {
-        let d = match a.opt(None, "deterministic") {
-            Some(d) => d,
-            None => match iattr(&me, "deterministic") {
-                Some(Obj::None) | None => bail!(
-                    ValueError,
-                    "No `deterministic` argument was provided to MultiHeadAttention
-          as either a __call__ argument, class attribute, or nnx.flag."
-                ),
-                Some(d) => d,
-            },
-        };
-        truthy(&d, "deterministic")?
-    } else {
-        true
-    };
-    if !deterministic {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx.MultiHeadAttention with dropout in training mode"
-        );
-    }
+    check_deterministic(&a, &me, rate)?;
     let _ = a.get(None, "rngs");
     let attention_fn = iattr(&me, "attention_fn").unwrap_or(Obj::None);
     let kw = vec![
@@ -326,6 +272,79 @@ fn mha_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     ];
     let x = interp.call(&attention_fn, Args::with(vec![query, key, value], kw))?;
     call_attr(interp, &this, "out", x)
+}
+
+/// The options of `MultiHeadAttention.__call__` shardlab refuses.
+fn refuse_mha_options(a: &Args) -> Result<()> {
+    for name in ["out_sharding", "qkv_sharding"] {
+        if a.opt(None, name).is_some() {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.MultiHeadAttention with {name}="
+            );
+        }
+    }
+    if matches!(a.get(None, "sow_weights"), Some(o) if truthy(&o, "sow_weights")?) {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.MultiHeadAttention with sow_weights=True"
+        );
+    }
+    Ok(())
+}
+
+/// The query, key and value inputs (the key and value default to the
+/// query), checked against the layer's `in_features`.
+fn mha_inputs(a: &Args, me: &Rc<Instance>, f: &str) -> Result<(Obj, Obj, Obj)> {
+    let q_in = a.req(Some(1), "inputs_q", f)?;
+    let k_in = a.opt(Some(2), "inputs_k");
+    let v_in = a.opt(Some(3), "inputs_v");
+    let k_in = match (k_in, &v_in) {
+        (None, Some(_)) => bail!(
+            ValueError,
+            "`inputs_k` cannot be None if `inputs_v` is not None. To have both `inputs_k` and `inputs_v` be the same value, pass in the value to `inputs_k` and leave `inputs_v` as None."
+        ),
+        (None, None) => q_in.clone(),
+        (Some(k), _) => k,
+    };
+    let v_in = v_in.unwrap_or_else(|| k_in.clone());
+    let din = to_int(&iattr(me, "in_features").unwrap_or(Obj::None))?;
+    let last = to_value(&q_in)?.shape().last().copied().unwrap_or(0);
+    if last as i64 != din {
+        bail!(
+            ValueError,
+            "Incompatible input dimension, got {last} but module expects {din}."
+        );
+    }
+    Ok((q_in, k_in, v_in))
+}
+
+/// Refuses dropout in training mode, asking for `deterministic` as Flax
+/// does when the layer has a dropout rate.
+fn check_deterministic(a: &Args, me: &Rc<Instance>, rate: f64) -> Result<()> {
+    let deterministic = if rate > 0.0 {
+        let d = match a.opt(None, "deterministic") {
+            Some(d) => d,
+            None => match iattr(me, "deterministic") {
+                Some(Obj::None) | None => bail!(
+                    ValueError,
+                    "No `deterministic` argument was provided to MultiHeadAttention
+          as either a __call__ argument, class attribute, or nnx.flag."
+                ),
+                Some(d) => d,
+            },
+        };
+        truthy(&d, "deterministic")?
+    } else {
+        true
+    };
+    if !deterministic {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: nnx.MultiHeadAttention with dropout in training mode"
+        );
+    }
+    Ok(())
 }
 
 fn set_view(_: &mut Interp, a: Args) -> Result<Obj> {

@@ -206,6 +206,11 @@ fn instance(class: &Rc<Class>, attrs: Vec<(String, Obj)>) -> Obj {
     Obj::Instance(Rc::new(Instance::with_attrs(class.clone(), attrs)))
 }
 
+/// `jnp.float32`, the class Flax's layers default their `param_dtype` to.
+fn jnp_float32() -> Obj {
+    crate::modules::numpy::jnp_scalar_types::float32()
+}
+
 fn self_arg(a: &Args, func: &str) -> Result<Rc<Instance>> {
     match a.pos.first() {
         Some(Obj::Instance(i)) => Ok(i.clone()),

@@ -562,7 +562,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             )?,
             Some(init) => {
                 let k = rngs_next(&rngs, "params")?;
-                interp.call(&init, Args::new(vec![k, shape_k, Obj::DType(DType::F32)]))?
+                interp.call(&init, Args::new(vec![k, shape_k, super::jnp_float32()]))?
             }
         };
         let bias = if use_bias {
@@ -576,7 +576,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
                     Args::new(vec![
                         k,
                         Obj::tuple(vec![Obj::Int(dout)]),
-                        Obj::DType(DType::F32),
+                        super::jnp_float32(),
                     ]),
                 )?,
             })
@@ -603,7 +603,7 @@ fn linear_init(nnx: &Nnx) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
 fn layer_defaults(me: &Instance) {
     use super::display::FunctionRef;
     set_iattr(me, "dtype", Obj::None);
-    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "param_dtype", super::jnp_float32());
     set_iattr(me, "precision", Obj::None);
     set_iattr(me, "dot_general", Obj::lib(FunctionRef("dot_general")));
     set_iattr(me, "promote_dtype", Obj::lib(FunctionRef("promote_dtype")));
@@ -1092,25 +1092,18 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         super::attributes::module_methods(),
     );
     let variable = variable_class();
-    let sub = |name: &str| {
-        new_class(
-            name,
-            vec![variable.clone()],
-            vec![("__module__".into(), Obj::str("flax.nnx.variablelib"))],
-        )
-    };
-    let param = sub("Param");
+    let param = variable_subclass(&variable, "Param");
     let (lora_param, lora) = super::lora::lora_classes(&module, &param);
-    let batch_stat = sub("BatchStat");
-    let opt_state = sub("OptState");
-    let intermediate = sub("Intermediate");
+    let batch_stat = variable_subclass(&variable, "BatchStat");
+    let opt_state = variable_subclass(&variable, "OptState");
+    let intermediate = variable_subclass(&variable, "Intermediate");
     let variable_for_capture = variable.clone();
     let perturbation = new_class(
         "Perturbation",
         vec![intermediate.clone()],
         vec![("__module__".into(), Obj::str("flax.nnx.variablelib"))],
     );
-    let cache = sub("Cache");
+    let cache = variable_subclass(&variable, "Cache");
     let state = state_class();
     let opt = super::opt_state::opt_classes(&opt_state);
     let norms = super::norm::NormClasses {
@@ -1128,12 +1121,7 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         opt: opt.clone(),
     };
     let (metrics, multi_metric, metric) = super::metrics::metrics_module(&pytree, &variable);
-    let linen = crate::modules::import(interp, "flax.linen")?;
-    let Obj::Class(linen_module) = crate::python::ops::getattr(interp, &linen, "Module")? else {
-        bail!(TypeError, "flax.linen.Module is not a class");
-    };
-    let bridge =
-        super::bridge::bridge_module(&module, &param, Obj::Class(rc.rngs.clone()), &linen_module);
+    let bridge = bridge_package(interp, &module, &param, &rc.rngs)?;
     let linear = linear_class(&nnx);
     let recurrent = super::recurrent::RecurrentClasses {
         module: module.clone(),
@@ -1161,43 +1149,86 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
         .attr("Perturbation", Obj::Class(perturbation.clone()))
         .attr("Cache", Obj::Class(cache))
         .attr("State", Obj::Class(state.clone()))
-        .attr("Rngs", Obj::Class(rc.rngs.clone()))
-        .attr("RngStream", Obj::Class(rc.stream.clone()))
-        .attr("RngState", Obj::Class(rc.rng_state.clone()))
-        .attr("RngKey", Obj::Class(rc.key.clone()))
-        .attr("RngCount", Obj::Class(rc.count.clone()))
         .attr("Linear", Obj::Class(linear.clone()))
         .attr("Sequential", Obj::Class(sequential_class(&module)))
         .attr("Dropout", Obj::Class(super::rngs::dropout_class(&module)))
         .attr("Optimizer", Obj::Class(optimizer_class(&nnx)))
         .attr("EMA", Obj::Class(super::ema::ema_class(&module, &state)));
-    crate::modules::nn::add_activations(&mut b);
+    register_rngs(&mut b, &rc);
+    let capture = super::capture::CaptureClasses {
+        variable: variable_for_capture,
+        perturbation,
+        state: state.clone(),
+    };
+    register_functions(interp, &mut b, &nnx, &norms, &recurrent, capture)?;
+    let _ = (&nnx.module, &nnx.variable);
+    Ok(b.build())
+}
+
+/// A subclass of `Variable` that `flax.nnx.variablelib` defines.
+fn variable_subclass(variable: &Rc<Class>, name: &str) -> Rc<Class> {
+    new_class(
+        name,
+        vec![variable.clone()],
+        vec![("__module__".into(), Obj::str("flax.nnx.variablelib"))],
+    )
+}
+
+/// `nnx.bridge`, which wraps linen modules as nnx ones.
+fn bridge_package(
+    interp: &mut Interp,
+    module: &Rc<Class>,
+    param: &Rc<Class>,
+    rngs: &Rc<Class>,
+) -> Result<Obj> {
+    let linen = crate::modules::import(interp, "flax.linen")?;
+    let Obj::Class(linen_module) = crate::python::ops::getattr(interp, &linen, "Module")? else {
+        bail!(TypeError, "flax.linen.Module is not a class");
+    };
+    Ok(super::bridge::bridge_module(
+        module,
+        param,
+        Obj::Class(rngs.clone()),
+        &linen_module,
+    ))
+}
+
+/// The classes of nnx's random streams.
+fn register_rngs(b: &mut Builder, rc: &super::rngs::RngClasses) {
+    b.attr("Rngs", Obj::Class(rc.rngs.clone()))
+        .attr("RngStream", Obj::Class(rc.stream.clone()))
+        .attr("RngState", Obj::Class(rc.rng_state.clone()))
+        .attr("RngKey", Obj::Class(rc.key.clone()))
+        .attr("RngCount", Obj::Class(rc.count.clone()));
+}
+
+/// nnx's functions and layers beyond the core classes, family by family.
+fn register_functions(
+    interp: &mut Interp,
+    b: &mut Builder,
+    nnx: &Nnx,
+    norms: &super::norm::NormClasses,
+    recurrent: &super::recurrent::RecurrentClasses,
+    capture: super::capture::CaptureClasses,
+) -> Result<()> {
+    crate::modules::nn::add_activations(b);
     let inits = crate::modules::nn::initializers_module("flax.nnx.initializers");
     b.attr("nn", nn_package(interp, &inits)?);
     b.attr("initializers", inits);
     // The key of a transform's metadata that names the mapped mesh axis.
     b.attr("PARTITION_NAME", Obj::str("partition_name"));
-    register_transforms(&mut b, &nnx);
-    super::norm::register(&mut b, &norms);
-    super::group_norm::register(&mut b, &norms);
-    super::recurrent::register(&mut b, &recurrent);
-    super::conv::register(&mut b, &norms);
-    super::attention::register(&mut b, &module, &nnx.param);
-    super::masks::register(&mut b);
+    register_transforms(b, nnx);
+    super::norm::register(b, norms);
+    super::group_norm::register(b, norms);
+    super::recurrent::register(b, recurrent);
+    super::conv::register(b, norms);
+    super::attention::register(b, &nnx.module, &nnx.param);
+    super::masks::register(b);
     b.attr("traversals", super::traverse_util::traversals_module());
-    register_metadata(&mut b);
-    register_families(&mut b, &nnx.state);
-    super::capture::register(
-        &mut b,
-        &module,
-        &super::capture::CaptureClasses {
-            variable: variable_for_capture,
-            perturbation,
-            state: state.clone(),
-        },
-    );
-    let _ = (&nnx.module, &nnx.variable);
-    Ok(b.build())
+    register_metadata(b);
+    register_families(b, &nnx.state);
+    super::capture::register(b, &nnx.module, &capture);
+    Ok(())
 }
 
 /// Variable metadata: `VariableMetadata`, `with_metadata`,

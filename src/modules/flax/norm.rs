@@ -68,7 +68,7 @@ pub(super) fn init_param(
             Args::new(vec![
                 key,
                 Obj::tuple(vec![Obj::Int(n as i64)]),
-                Obj::DType(DType::F32),
+                super::jnp_float32(),
             ]),
         ),
         None => Ok(Obj::Array(Value::Concrete(if ones {
@@ -144,7 +144,7 @@ fn set_attrs(
     }
     set_iattr(me, "epsilon", Obj::Float(float_arg(a, "epsilon", eps)?));
     set_iattr(me, "dtype", a.get(None, "dtype").unwrap_or(Obj::None));
-    set_iattr(me, "param_dtype", Obj::DType(DType::F32));
+    set_iattr(me, "param_dtype", super::jnp_float32());
     if kind != Kind::Rms {
         set_iattr(me, "use_bias", Obj::Bool(use_bias));
     }

@@ -27,7 +27,7 @@ fn prelu_init(param: Rc<Class>) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
             instance(&param, vec![("value".into(), value)]),
         );
         set_iattr(&me, "dtype", Obj::None);
-        set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
+        set_iattr(&me, "param_dtype", super::jnp_float32());
         let promote = Obj::lib(super::display::FunctionRef("promote_dtype"));
         set_iattr(&me, "promote_dtype", promote);
         Ok(Obj::None)

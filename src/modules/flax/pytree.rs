@@ -176,19 +176,21 @@ fn leaves_to_check(v: &Obj, out: &mut Vec<Obj>) {
     }
 }
 
-thread_local! {
-    /// The lists `nnx.List` made: data even when empty, unlike plain lists.
-    static NNX_LISTS: RefCell<Vec<std::rc::Weak<RefCell<Vec<Obj>>>>> = const { RefCell::new(vec![]) };
-}
+/// The lists `nnx.List` made in this run: data even when empty, unlike
+/// plain lists. Kept in the run context (`exec::run::local`), so that the
+/// registry ends with the run; outside a run there is none and no list is
+/// an `nnx.List`.
+#[derive(Default)]
+struct NnxLists(RefCell<Vec<std::rc::Weak<RefCell<Vec<Obj>>>>>);
 
 /// `nnx.List(iterable)`: a list that is data as an attribute.
 pub(super) fn nnx_list(items: Vec<Obj>) -> Obj {
     let list = Rc::new(RefCell::new(items));
-    NNX_LISTS.with(|l| {
-        let mut l = l.borrow_mut();
+    if let Some(lists) = crate::exec::run::local::<NnxLists>() {
+        let mut l = lists.0.borrow_mut();
         l.retain(|w| w.strong_count() > 0);
         l.push(Rc::downgrade(&list));
-    });
+    }
     Obj::List(list)
 }
 
@@ -204,8 +206,8 @@ pub(super) fn list_like(of: &Obj, items: Vec<Obj>) -> Obj {
 
 pub(super) fn is_nnx_list(v: &Obj) -> bool {
     let Obj::List(list) = v else { return false };
-    NNX_LISTS.with(|l| {
-        l.borrow()
+    crate::exec::run::local::<NnxLists>().is_some_and(|l| {
+        l.0.borrow()
             .iter()
             .any(|w| w.upgrade().is_some_and(|x| Rc::ptr_eq(&x, list)))
     })

@@ -108,7 +108,11 @@ fn refuse_options(a: &Args, cell: Cell) -> Result<()> {
     for name in ["keep_rngs", "dtype", "promote_dtype"] {
         let given = match a.get(None, name) {
             None | Some(Obj::None) | Some(Obj::Bool(false)) => false,
-            Some(Obj::DType(DType::F32)) => false,
+            Some(d)
+                if crate::modules::numpy::jnp_scalar_types::exact_dtype(&d) == Some(DType::F32) =>
+            {
+                false
+            }
             Some(_) => true,
         };
         if given {
@@ -143,11 +147,11 @@ fn cell_init(kind: Cell, c: &RecurrentClasses) -> impl Fn(&mut Interp, Args) -> 
             None => lib_attr(interp, "jax.numpy", "tanh")?,
         };
         let dtype = match kind {
-            Cell::Simple => Obj::DType(DType::F32),
+            Cell::Simple => super::jnp_float32(),
             _ => Obj::None,
         };
         set_iattr(&me, "dtype", dtype);
-        set_iattr(&me, "param_dtype", Obj::DType(DType::F32));
+        set_iattr(&me, "param_dtype", super::jnp_float32());
         if kind == Cell::Simple {
             let residual = norm::flag(&a, "residual", false)?;
             set_iattr(&me, "residual", Obj::Bool(residual));

@@ -13,30 +13,41 @@ use std::rc::Weak;
 
 use super::*;
 
-thread_local! {
+/// What the run knows of traces and nnx objects, kept in the run context
+/// (`exec::run::local`) so that nothing of it reaches the next run on the
+/// same thread; outside a run nothing is recorded (every object is made
+/// at depth 0).
+#[derive(Default)]
+struct Levels {
     /// Objects made under a trace, with its depth.
-    static MADE_AT: RefCell<Vec<(Weak<Instance>, usize)>> = const { RefCell::new(Vec::new()) };
+    made_at: RefCell<Vec<(Weak<Instance>, usize)>>,
     /// The trace depths at which an nnx transform runs the program's
     /// function on the caller's objects.
-    static NNX_LEVELS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    nnx: RefCell<Vec<usize>>,
+}
+
+fn levels() -> Option<Rc<Levels>> {
+    crate::exec::run::local::<Levels>()
 }
 
 /// Records that `i` is made (or rebuilt) now, under the current trace.
 pub(super) fn note_made(i: &Rc<Instance>) {
     let depth = crate::trace::depth();
-    MADE_AT.with(|m| {
-        let mut m = m.borrow_mut();
+    if let Some(levels) = levels() {
+        let mut m = levels.made_at.borrow_mut();
         m.retain(|(w, _)| w.strong_count() > 0);
         if depth > 0 {
             m.push((Rc::downgrade(i), depth));
         }
-    });
+    }
 }
 
 /// The trace depth `i` belongs to.
 fn made_at(i: &Rc<Instance>) -> usize {
-    MADE_AT.with(|m| {
-        m.borrow()
+    levels().map_or(0, |levels| {
+        levels
+            .made_at
+            .borrow()
             .iter()
             .find(|(w, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(i)))
             .map_or(0, |(_, d)| *d)
@@ -47,14 +58,17 @@ fn made_at(i: &Rc<Instance>) -> usize {
 /// current trace depth counted as the caller's objects' own.
 pub(super) fn at_nnx_level<T>(f: impl FnOnce() -> T) -> T {
     let depth = crate::trace::depth();
-    NNX_LEVELS.with(|l| l.borrow_mut().push(depth));
+    let levels = levels();
+    if let Some(levels) = &levels {
+        levels.nnx.borrow_mut().push(depth);
+    }
     let out = f();
-    NNX_LEVELS.with(|l| {
-        let mut l = l.borrow_mut();
+    if let Some(levels) = &levels {
+        let mut l = levels.nnx.borrow_mut();
         if let Some(k) = l.iter().rposition(|d| *d == depth) {
             l.remove(k);
         }
-    });
+    }
     out
 }
 
@@ -64,8 +78,8 @@ pub(super) fn at_nnx_level<T>(f: impl FnOnce() -> T) -> T {
 pub(super) fn check_mutable(i: &Rc<Instance>) -> Result<()> {
     let (own, now) = (made_at(i), crate::trace::depth());
     let opened_by_nnx = now > own
-        && NNX_LEVELS.with(|l| {
-            let l = l.borrow();
+        && levels().is_some_and(|levels| {
+            let l = levels.nnx.borrow();
             (own + 1..=now).all(|d| l.contains(&d))
         });
     if now == own || opened_by_nnx {

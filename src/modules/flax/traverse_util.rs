@@ -19,6 +19,10 @@ use crate::python::ops::getattr;
 /// module. Each module has one, so a program can test `v is empty_node`.
 struct EmptyNode(&'static str);
 
+// Per thread rather than per run: the markers are immutable (a program
+// can neither set attributes on them nor reach anything of a run through
+// them), so sharing them across runs carries nothing from one to the next;
+// they cannot be a `static`, as objects are reference counted per thread.
 thread_local! {
     static EMPTY_NODES: [Obj; 2] = [
         Obj::lib(EmptyNode("flax.traverse_util")),

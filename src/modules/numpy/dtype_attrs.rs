@@ -81,12 +81,7 @@ pub fn attr(name: &'static str, order: char, attr: &str) -> Result<Option<Obj>> 
         "metadata" | "names" | "fields" | "subdtype" => Obj::None,
         "base" => dtype_obj(name, order)?,
         "newbyteorder" => Obj::native("newbyteorder", move |_, a| newbyteorder(name, order, &a)),
-        // NumPy's scalar classes beyond its 64-bit ones are not objects of
-        // shardlab's.
-        "type" => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: dtype.type"
-        ),
+        "type" => scalar_type(name)?,
         _ => return Ok(None),
     }))
 }
@@ -169,5 +164,23 @@ impl Object for Ordered {
                         .is_ok_and(|d| crate::python::format::str_of(&d) == self.name)
             }
         })
+    }
+}
+
+/// `dtype.type`: NumPy's scalar type of the dtype (`np.float32` for a
+/// float32 array's dtype, not `jnp.float32`); bfloat16's is `ml_dtypes`'.
+fn scalar_type(name: &'static str) -> Result<Obj> {
+    use super::jnp_scalar_types::ScalarType;
+    match super::scalar_types::kind_of_dtype(&Obj::str(name)) {
+        Some(kind) => Ok(super::scalar_types::HostType::type_obj(kind)),
+        None => {
+            let d = super::dtypes::dtype_of(&Obj::str(name))?;
+            let module = if name == "bfloat16" {
+                "ml_dtypes"
+            } else {
+                "numpy"
+            };
+            Ok(ScalarType::named(name, d, module))
+        }
     }
 }

@@ -63,6 +63,27 @@ impl Object for AbstractType {
         )
     }
 
+    fn class_name(&self) -> Option<String> {
+        self.repr(&Obj::None)
+    }
+
+    /// `issubclass(t, np.floating)`: NumPy's scalar types and abstract
+    /// classes derive from the classes of their dtype; `jax.numpy`'s
+    /// scalar types derive from none of them.
+    fn subclasscheck(&self, cls: &Obj) -> Option<bool> {
+        let class = if let Some(a) = cls.downcast::<AbstractType>() {
+            a.0
+        } else if let Some(h) = cls.downcast::<super::scalar_types::HostType>() {
+            class_of_kind(h.kind)
+        } else {
+            match cls.downcast::<super::jnp_scalar_types::ScalarType>() {
+                Some(t) if t.module != "jax.numpy" => class_of(t.dtype),
+                _ => return Some(false),
+            }
+        };
+        Some(derives(class, self.0))
+    }
+
     /// `isinstance(x, np.integer)`: NumPy's scalars are instances of the
     /// classes their dtype derives from; nothing else is (a JAX array or
     /// a Python int is not a NumPy scalar).

@@ -16,25 +16,34 @@ use crate::python::value::{Args, Obj};
 
 use super::super::Builder;
 use super::arr;
+use super::jnp_scalar_types::ScalarType;
 
-/// Adds the dtype objects and `astype` to `b`.
-pub(super) fn register(b: &mut Builder) {
-    b.attr("float32", Obj::DType(DType::F32))
-        .attr("float64", Obj::DType(DType::F32))
-        .attr("int32", Obj::DType(DType::I32))
-        .attr("int64", Obj::DType(DType::I32))
-        .attr("uint32", Obj::DType(DType::U32))
-        .attr("uint64", Obj::DType(DType::U32))
-        .attr("bool_", Obj::DType(DType::Bool))
-        .attr("bool", Obj::DType(DType::Bool))
-        .attr("bfloat16", Obj::DType(DType::BF16))
-        .attr("float16", Obj::DType(DType::F16))
-        .attr("int8", Obj::DType(DType::I8))
-        .attr("int16", Obj::DType(DType::I16))
-        .attr("uint8", Obj::DType(DType::U8))
-        .attr("uint16", Obj::DType(DType::U16))
-        .attr("complex64", Obj::DType(DType::C64))
-        .attr("complex128", Obj::DType(DType::C64));
+/// Adds the scalar types and `astype` to `b`: `jax.numpy`'s or, when
+/// `numpy`, NumPy's (whose 64-bit and host types `numpy` replaces).
+pub(super) fn register(b: &mut Builder, numpy: bool) {
+    let module = if numpy { "numpy" } else { "jax.numpy" };
+    for (name, dtype) in [
+        ("float32", DType::F32),
+        ("float64", DType::F32),
+        ("int32", DType::I32),
+        ("int64", DType::I32),
+        ("uint32", DType::U32),
+        ("uint64", DType::U32),
+        ("bool_", DType::Bool),
+        ("bool", DType::Bool),
+        ("bfloat16", DType::BF16),
+        ("float16", DType::F16),
+        ("int8", DType::I8),
+        ("int16", DType::I16),
+        ("uint8", DType::U8),
+        ("uint16", DType::U16),
+        ("complex64", DType::C64),
+        ("complex128", DType::C64),
+    ] {
+        // `bool_` is another name of the type `bool`.
+        let type_name = if name == "bool_" { "bool" } else { name };
+        b.attr(name, ScalarType::named(type_name, dtype, module));
+    }
     b.func("iinfo", iinfo);
     b.func("finfo", super::finfo::finfo);
     b.func("astype", |_, a| {
@@ -44,8 +53,13 @@ pub(super) fn register(b: &mut Builder) {
     });
 }
 
-/// A dtype from `jnp.float32`, `'float32'`, `float`, `int`, `bool`.
+/// The dtype a dtype argument names: a dtype (`x.dtype`), a scalar type
+/// (`jnp.float32`, `np.float32`), a name (`'float32'`), or `float`, `int`,
+/// `bool`. The one way a dtype argument is read.
 pub fn dtype_of(o: &Obj) -> Result<DType> {
+    if let Some(t) = o.downcast::<ScalarType>() {
+        return Ok(t.dtype);
+    }
     // NumPy's 64-bit types stand for JAX's 32-bit ones.
     if let Some(t) = o.downcast::<super::scalar_types::HostType>() {
         return Ok(super::scalar_types::engine_dtype(t.kind));

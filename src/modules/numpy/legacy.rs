@@ -387,6 +387,14 @@ fn check_int_dtype(dtype: Option<Obj>) -> Result<()> {
             .downcast::<super::scalar_types::HostType>()
             .map(|t| t.kind.name().to_string())
             .unwrap_or_default(),
+        Some(o)
+            if o.downcast::<super::jnp_scalar_types::ScalarType>()
+                .is_some() =>
+        {
+            o.downcast::<super::jnp_scalar_types::ScalarType>()
+                .map(|t| t.name.to_string())
+                .unwrap_or_default()
+        }
         Some(other) => crate::python::format::repr_of(other),
     };
     match name.as_str() {

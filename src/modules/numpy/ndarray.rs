@@ -318,6 +318,7 @@ fn plain_data(o: &Obj) -> bool {
             is_ndarray(o)
                 || super::scalar::is_scalar(o)
                 || o.downcast::<super::scalar_types::HostType>().is_some()
+                || o.class_name().is_some()
         }
         _ => false,
     }

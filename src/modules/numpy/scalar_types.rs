@@ -67,6 +67,9 @@ pub fn kind_of_dtype(o: &Obj) -> Option<Kind> {
     if let Some(t) = o.downcast::<super::wide_types::WideType>() {
         return t.host_kind();
     }
+    if let Some(t) = o.downcast::<super::jnp_scalar_types::ScalarType>() {
+        return kind_named(t.name);
+    }
     if let Some(t) = o.downcast::<super::dtype_attrs::Ordered>() {
         return kind_named(t.name).filter(|_| !t.swapped());
     }
@@ -119,6 +122,10 @@ impl Object for HostType {
         } else {
             Some(self.kind.name().into())
         }
+    }
+
+    fn class_name(&self) -> Option<String> {
+        self.is_type.then(|| format!("numpy.{}", self.kind.name()))
     }
 
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
@@ -204,6 +211,9 @@ pub fn dtype(a: &Args) -> Result<Obj> {
 /// The engine dtype a dtype object or its exact name stands for (not an
 /// alias such as `complex128`, which NumPy keeps apart).
 fn engine_dtype_named(o: &Obj) -> Option<DType> {
+    if let Some(t) = o.downcast::<super::jnp_scalar_types::ScalarType>() {
+        return Some(t.dtype).filter(|d| d.name() == t.name);
+    }
     match o {
         Obj::DType(d) => Some(*d),
         Obj::Str(s) => super::dtypes::dtype_of(o).ok().filter(|d| d.name() == &**s),

@@ -54,6 +54,18 @@ impl Object for WideType {
         Some(format!("<class 'jax.numpy.{}'>", self.name))
     }
 
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jax._src.numpy.scalar_types")
+    }
+
+    fn class_name(&self) -> Option<String> {
+        Some(format!("jax.numpy.{}", self.name))
+    }
+
+    fn subclasscheck(&self, _: &Obj) -> Option<bool> {
+        Some(false)
+    }
+
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(Some(match name {
             "__name__" => Obj::str(self.name),
@@ -77,6 +89,9 @@ impl Object for WideType {
     fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
         if let Some(w) = other.downcast::<WideType>() {
             return Some(w.name == self.name);
+        }
+        if let Some(t) = other.downcast::<super::jnp_scalar_types::ScalarType>() {
+            return Some(t.name == self.name);
         }
         Some(
             other

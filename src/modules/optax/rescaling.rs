@@ -437,6 +437,13 @@ fn safe_increment_any(a: Args) -> Result<Obj> {
 
 /// Registers the transformations on the `optax` module.
 pub(super) fn register(b: &mut Builder) {
+    register_rescalings(b);
+    register_block_scalings(b);
+}
+
+/// Registers the rescalings by sign, centring, Rprop, SM3, optimism and
+/// Polyak's step, and the safe counters.
+fn register_rescalings(b: &mut Builder) {
     b.func("scale_by_sign", |_, _| Ok(scale_by_sign()));
     b.func("centralize", |_, _| Ok(centralize()));
     b.func("safe_increment", |_, a| safe_increment_any(a));
@@ -471,6 +478,11 @@ pub(super) fn register(b: &mut Builder) {
     b.func("scale_by_polyak", |_, a| {
         polyak_args(&a, 0, "scale_by_polyak")
     });
+}
+
+/// Registers the scalings and clipping by parameter blocks, the moving
+/// average and the gradient noise.
+fn register_block_scalings(b: &mut Builder) {
     b.func("scale_by_param_block_norm", |_, a| {
         let m = Hyper::arg(
             &a,

@@ -493,6 +493,14 @@ fn zero_nans() -> Obj {
 
 /// Registers the transformations on the `optax` module.
 pub(super) fn register(b: &mut Builder) {
+    register_scaling(b);
+    register_scale_by_statistics(b);
+    register_misc(b);
+}
+
+/// Registers the scalings by a step size, a schedule or a learning rate,
+/// momentum (`trace`) and weight decay.
+fn register_scaling(b: &mut Builder) {
     b.func("scale", |_, a| {
         Ok(scale(Hyper::arg(&a, Some(0), "step_size", None, "scale")?))
     });
@@ -526,6 +534,11 @@ pub(super) fn register(b: &mut Builder) {
             _ => add_decayed_weights(wd),
         })
     });
+}
+
+/// Registers the scalings by statistics of the gradients (Adam's moments,
+/// RMS, the trust ratio, Lion's sign).
+fn register_scale_by_statistics(b: &mut Builder) {
     b.func("scale_by_adam", |_, a| {
         Ok(scale_by_adam(AdamHyper::parse(
             &a,
@@ -586,7 +599,6 @@ pub(super) fn register(b: &mut Builder) {
             Hyper::arg(&a, Some(1), "b2", Some(0.99), "scale_by_lion")?,
         ))
     });
-    register_misc(b);
 }
 
 /// Registers clipping, the trivial transformations, `chain`,

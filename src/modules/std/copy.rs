@@ -65,6 +65,8 @@ fn kept(x: &Obj) -> bool {
         | Obj::Module(_)
         | Obj::Type(_) => true,
         Obj::Set(s) => s.borrow().frozen,
+        // Classes are copied as themselves (`jnp.float32`).
+        Obj::Lib(_) => x.class_name().is_some(),
         _ => false,
     }
 }

@@ -245,6 +245,7 @@ fn type_repr(o: &Obj) -> String {
         }
         Obj::Class(c) => format!("__main__.{}", c.name),
         Obj::DType(d) => format!("jax.numpy.{}", d.name()),
+        Obj::Lib(_) if o.class_name().is_some() => o.class_name().unwrap_or_default(),
         Obj::Str(s) => format!("ForwardRef({})", str_repr(s)),
         Obj::List(l) => {
             let items: Vec<String> = l.borrow().iter().map(type_repr).collect();

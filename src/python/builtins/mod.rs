@@ -218,6 +218,9 @@ fn issubclass(c: &Obj, t: &Obj) -> bool {
         (_, Obj::Type("object")) => true,
         (Obj::Class(a), Obj::Class(b)) => super::exceptions::derives(a, b),
         (Obj::Type(a), Obj::Type(b)) => a == b || (*a == "bool" && *b == "int"),
+        (Obj::Lib(_), Obj::Lib(b)) if c.class_name().is_some() => {
+            c.class_name() == t.class_name() || b.subclasscheck(c).unwrap_or(false)
+        }
         _ => false,
     }
 }
@@ -742,7 +745,7 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
     add("issubclass", |_, a| {
         let c = a.req(Some(0), "cls", "issubclass")?;
         let t = a.req(Some(1), "class_or_tuple", "issubclass")?;
-        if !matches!(c, Obj::Class(_) | Obj::Type(_)) {
+        if !matches!(c, Obj::Class(_) | Obj::Type(_)) && c.class_name().is_none() {
             bail!(TypeError, "issubclass() arg 1 must be a class");
         }
         Ok(Obj::Bool(issubclass(&c, &t)))
