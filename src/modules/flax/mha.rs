@@ -299,23 +299,20 @@ fn mha_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     } else {
         true
     };
-    if !deterministic {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx.MultiHeadAttention with dropout in training mode"
-        );
-    }
-    let _ = a.get(None, "rngs");
+    let dropout_rng = match deterministic {
+        true => Obj::None,
+        false => dropout_key(&me, a.opt(None, "rngs"))?,
+    };
     let attention_fn = iattr(&me, "attention_fn").unwrap_or(Obj::None);
     let kw = vec![
         ("mask".to_string(), mask.unwrap_or(Obj::None)),
-        ("dropout_rng".into(), Obj::None),
+        ("dropout_rng".into(), dropout_rng),
         ("dropout_rate".into(), Obj::Float(rate)),
         (
             "broadcast_dropout".into(),
             iattr(&me, "broadcast_dropout").unwrap_or(Obj::Bool(true)),
         ),
-        ("deterministic".into(), Obj::Bool(true)),
+        ("deterministic".into(), Obj::Bool(deterministic)),
         ("dtype".into(), Obj::None),
         ("precision".into(), Obj::None),
         ("module".into(), Obj::None),
@@ -381,4 +378,18 @@ pub(super) fn mha_class(c: &MhaClasses) -> Rc<Class> {
     methods.extend(view.into_iter().filter(|(k, _)| k != "set_view"));
     methods.push(("set_view".into(), Obj::native("set_view", set_view)));
     new_class("MultiHeadAttention", vec![c.module.clone()], methods)
+}
+
+/// The key training-mode dropout draws: from the call's `rngs` (an `Rngs`'
+/// `dropout` stream, or a stream itself), else from the stream the layer
+/// kept when it was made.
+fn dropout_key(me: &Rc<Instance>, rngs: Option<Obj>) -> Result<Obj> {
+    let rngs = match rngs.or_else(|| iattr(me, "rngs")) {
+        Some(Obj::None) | None => bail!(
+            ValueError,
+            "'rngs' must be provided to __call__ method if MultiHeadAttention instance is defined with keep_rngs=False."
+        ),
+        Some(r) => r,
+    };
+    super::rngs::next_key_obj(&rngs, "dropout")
 }
