@@ -404,6 +404,7 @@ mod rngs;
 mod rnn;
 mod scan;
 mod scan_tree;
+mod spmd_axes;
 mod split_rngs;
 pub mod struct_dataclass;
 mod to_linen;
