@@ -409,6 +409,7 @@ mod split_rngs;
 pub mod struct_dataclass;
 mod to_linen;
 mod trace_level;
+mod var_modes;
 mod transforms;
 pub mod traverse_util;
 mod view_info;
