@@ -531,9 +531,10 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
             None => None,
         };
         let axis_size = match a.opt(None, "axis_size") {
-            Some(n) => Some(usize::try_from(to_int(&n)?).map_err(|_| {
-                err!(ValueError, "axis_size must be a non-negative integer")
-            })?),
+            Some(n) => Some(
+                usize::try_from(to_int(&n)?)
+                    .map_err(|_| err!(ValueError, "axis_size must be a non-negative integer"))?,
+            ),
             None => None,
         };
         let opts = VmapOptions {

@@ -38,7 +38,10 @@ fn var_defaults_class() -> Rc<Class> {
         let key = str_of(&a.req(Some(1), "key", "__getitem__")?);
         match MODES.contains(&key.as_str()) {
             true => Ok(Obj::Bool(false)),
-            false => Err(err!(AttributeError, "'VarDefaults' object has no attribute '{key}'")),
+            false => Err(err!(
+                AttributeError,
+                "'VarDefaults' object has no attribute '{key}'"
+            )),
         }
     };
     let keys = || Obj::list(MODES.iter().map(|k| Obj::str(*k)).collect());
@@ -147,10 +150,16 @@ fn no_mutable(interp: &mut Interp, v: &Rc<Instance>) -> crate::error::Error {
             AttributeError,
             "'jaxlib._jax.ArrayImpl' object has no attribute 'mutable'"
         ),
-        Some(Obj::Array(_)) => err!(AttributeError, "DynamicJaxprTracer has no attribute mutable"),
+        Some(Obj::Array(_)) => err!(
+            AttributeError,
+            "DynamicJaxprTracer has no attribute mutable"
+        ),
         _ => match getattr(interp, &Obj::Instance(v.clone()), "mutable") {
             Err(e) => e,
-            Ok(_) => err!(AttributeError, "'Variable' object has no attribute 'mutable'"),
+            Ok(_) => err!(
+                AttributeError,
+                "'Variable' object has no attribute 'mutable'"
+            ),
         },
     }
 }
