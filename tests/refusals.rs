@@ -16,12 +16,12 @@ fn names_of_the_real_modules_are_not_implemented() {
     assert_eq!(ty, "NotImplementedError");
     assert_eq!(msg, "not supported by shardlab yet: jax.lax.composite");
     assert_eq!(line, 3);
-    let (ty, msg, _) = error_of("from flax import nnx\nnnx.with_vars\n");
+    let (ty, msg, _) = error_of("from flax import nnx\nnnx.vars_as\n");
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.nnx.with_vars"
+            "not supported by shardlab yet: flax.nnx.vars_as"
         )
     );
     let (ty, msg, line) = error_of(
@@ -253,6 +253,31 @@ fn nnx_variable_hooks_are_refused() {
             3
         )
     );
+}
+
+#[test]
+fn nnx_hijax_and_ref_variables_are_refused_by_name() {
+    let pre = "import jax.numpy as jnp\nfrom flax import nnx\n";
+    for (body, msg) in [
+        (
+            "nnx.var_defaults(hijax=True)\n",
+            "not supported by shardlab yet: flax.nnx.var_defaults(hijax=True)",
+        ),
+        (
+            "m = nnx.with_vars(nnx.Linear(2, 3, rngs=nnx.Rngs(0)), ref=True)\n",
+            "not supported by shardlab yet: flax.nnx.with_vars(ref=True)",
+        ),
+        (
+            "v = nnx.Variable(jnp.zeros(2), hijax=True)\n",
+            "not supported by shardlab yet: Variable metadata hijax",
+        ),
+    ] {
+        let (ty, got, line) = error_of(&format!("{pre}{body}"));
+        assert_eq!(
+            (ty.as_str(), got.as_str(), line),
+            ("NotImplementedError", msg, 3)
+        );
+    }
 }
 
 #[test]

@@ -327,8 +327,8 @@ impl Object for AttentionFn {
         true
     }
 
-    fn call(&self, _: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
-        Some(nnx_dot_product_attention(&args))
+    fn call(&self, interp: &mut Interp, _: &Obj, args: Args) -> Option<Result<Obj>> {
+        Some(nnx_dot_product_attention(interp, &args))
     }
 }
 
@@ -340,28 +340,22 @@ fn mask_as_bool(m: Value) -> Result<Value> {
 }
 
 /// Flax's `dot_product_attention(query, key, value, bias=None, mask=None,
-/// ...)` with no dropout and no module to sow into: inputs of more than four
-/// dimensions have their batch dimensions flattened for JAX's attention.
-fn nnx_dot_product_attention(a: &Args) -> Result<Obj> {
+/// ...)` with no module to sow into: without a dropout rate, inputs of more
+/// than four dimensions have their batch dimensions flattened for JAX's
+/// attention; with one (even when deterministic) Flax computes the weights
+/// itself, as linen's function does.
+fn nnx_dot_product_attention(interp: &mut Interp, a: &Args) -> Result<Obj> {
     let f = "dot_product_attention";
-    let rate = a.opt(Some(6), "dropout_rate").and_then(|o| o.as_number());
-    let deterministic = match a.get(Some(7), "deterministic") {
-        Some(o) => truthy(&o, "deterministic")?,
-        None => false,
-    };
-    if rate.is_some_and(|r| r != 0.0) && !deterministic {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx.dot_product_attention with dropout"
-        );
-    }
-    if a.opt(Some(10), "module").is_some() {
+    // Flax's order: ..., broadcast_dropout, dropout_rng, dropout_rate,
+    // deterministic, dtype, precision, module, promote_dtype, is_causal.
+    let rate = a.opt(Some(7), "dropout_rate").and_then(|o| o.as_number());
+    if a.opt(Some(11), "module").is_some() {
         bail!(
             NotImplementedError,
             "not supported by shardlab yet: nnx.dot_product_attention with module= (sown attention weights)"
         );
     }
-    for (i, name) in [(8, "dtype"), (9, "precision"), (11, "promote_dtype")] {
+    for (i, name) in [(9, "dtype"), (10, "precision"), (12, "promote_dtype")] {
         if a.opt(Some(i), name).is_some() {
             bail!(
                 NotImplementedError,
@@ -371,7 +365,7 @@ fn nnx_dot_product_attention(a: &Args) -> Result<Obj> {
     }
     let _ = (
         a.get(Some(5), "broadcast_dropout"),
-        a.get(None, "dropout_rng"),
+        a.get(Some(6), "dropout_rng"),
     );
     let arr = |i: usize, n: &str| -> Result<Option<Value>> {
         a.opt(Some(i), n).map(|o| to_value(&o)).transpose()
@@ -397,6 +391,22 @@ fn nnx_dot_product_attention(a: &Args) -> Result<Obj> {
             vs[vs.len() - 3]
         );
     }
+    let is_causal = match a.get(Some(13), "is_causal") {
+        Some(o) => truthy(&o, "is_causal")?,
+        None => false,
+    };
+    if rate.is_some_and(|r| r != 0.0) {
+        let f32 = [&query, &key, &value]
+            .iter()
+            .all(|v| v.dtype() == DType::F32);
+        if is_causal || qs[qs.len() - 2] != ks[ks.len() - 2] || !f32 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.dot_product_attention with a dropout rate and is_causal, grouped key heads or other than float32 inputs"
+            );
+        }
+        return super::linen_attention::dot_product_attention(interp, a.clone());
+    }
     let flat = |v: Value| -> Result<Value> {
         if qs.len() <= 4 {
             return ensure_4d(&v);
@@ -417,10 +427,7 @@ fn nnx_dot_product_attention(a: &Args) -> Result<Obj> {
             .transpose()?
             .map(flat)
             .transpose()?,
-        is_causal: match a.get(Some(12), "is_causal") {
-            Some(o) => truthy(&o, "is_causal")?,
-            None => false,
-        },
+        is_causal,
         scale: None,
     };
     let out = attention_xla(&at)?;

@@ -333,6 +333,13 @@ fn merge(a: &Args) -> Result<Obj> {
     Ok(node)
 }
 
+/// `nnx.merge(graphdef, *states)` holding the states' variables themselves.
+pub(super) fn merge_sharing(g: &Obj, states: &[Obj]) -> Result<Obj> {
+    let mut pos = vec![g.clone()];
+    pos.extend(states.iter().cloned());
+    merge(&Args::new(pos))
+}
+
 /// `nnx.merge(graphdef, *states)`.
 pub(super) fn merge_parts(g: &Obj, states: &[Obj]) -> Result<Obj> {
     let Some(def) = graphdef_node(g) else {

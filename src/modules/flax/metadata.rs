@@ -138,15 +138,23 @@ pub(super) fn unpack(value: Obj, kw: &[(String, Obj)]) -> Result<(Obj, Vec<(Stri
             put(&mut metadata, "out_sharding", v);
         }
     }
-    for (k, _) in &metadata {
-        if matches!(k.as_str(), "hijax" | "ref") || HOOKS.contains(&k.as_str()) {
+    // A plain Variable (hijax=False, ref=False) is what shardlab makes;
+    // the other kinds are refused.
+    let mut kept = vec![];
+    for (k, v) in metadata {
+        let mode = matches!(k.as_str(), "hijax" | "ref");
+        if mode && !crate::python::ops::truthy(&v, &k)? {
+            continue;
+        }
+        if mode || HOOKS.contains(&k.as_str()) {
             bail!(
                 NotImplementedError,
                 "not supported by shardlab yet: Variable metadata {k}"
             );
         }
+        kept.push((k, v));
     }
-    Ok((value, metadata))
+    Ok((value, kept))
 }
 
 fn put(metadata: &mut Vec<(String, Obj)>, key: &str, v: Obj) {

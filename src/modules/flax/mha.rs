@@ -250,18 +250,21 @@ fn mha_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let rate = iattr(&me, "dropout_rate")
         .and_then(|o| o.as_number())
         .unwrap_or(0.0);
-    check_deterministic(&a, &me, rate)?;
-    let _ = a.get(None, "rngs");
+    let deterministic = deterministic(&a, &me, rate)?;
+    let dropout_rng = match deterministic {
+        true => Obj::None,
+        false => dropout_key(&me, a.opt(None, "rngs"))?,
+    };
     let attention_fn = iattr(&me, "attention_fn").unwrap_or(Obj::None);
     let kw = vec![
         ("mask".to_string(), mask.unwrap_or(Obj::None)),
-        ("dropout_rng".into(), Obj::None),
+        ("dropout_rng".into(), dropout_rng),
         ("dropout_rate".into(), Obj::Float(rate)),
         (
             "broadcast_dropout".into(),
             iattr(&me, "broadcast_dropout").unwrap_or(Obj::Bool(true)),
         ),
-        ("deterministic".into(), Obj::Bool(true)),
+        ("deterministic".into(), Obj::Bool(deterministic)),
         ("dtype".into(), Obj::None),
         ("precision".into(), Obj::None),
         ("module".into(), Obj::None),
@@ -321,30 +324,22 @@ fn mha_inputs(a: &Args, me: &Rc<Instance>, f: &str) -> Result<(Obj, Obj, Obj)> {
 
 /// Refuses dropout in training mode, asking for `deterministic` as Flax
 /// does when the layer has a dropout rate.
-fn check_deterministic(a: &Args, me: &Rc<Instance>, rate: f64) -> Result<()> {
-    let deterministic = if rate > 0.0 {
-        let d = match a.opt(None, "deterministic") {
-            Some(d) => d,
-            None => match iattr(me, "deterministic") {
-                Some(Obj::None) | None => bail!(
-                    ValueError,
-                    "No `deterministic` argument was provided to MultiHeadAttention
-          as either a __call__ argument, class attribute, or nnx.flag."
-                ),
-                Some(d) => d,
-            },
-        };
-        truthy(&d, "deterministic")?
-    } else {
-        true
-    };
-    if !deterministic {
-        bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: nnx.MultiHeadAttention with dropout in training mode"
-        );
+fn deterministic(a: &Args, me: &Rc<Instance>, rate: f64) -> Result<bool> {
+    if rate <= 0.0 {
+        return Ok(true);
     }
-    Ok(())
+    let d = match a.opt(None, "deterministic") {
+        Some(d) => d,
+        None => match iattr(me, "deterministic") {
+            Some(Obj::None) | None => bail!(
+                ValueError,
+                "No `deterministic` argument was provided to MultiHeadAttention
+          as either a __call__ argument, class attribute, or nnx.flag."
+            ),
+            Some(d) => d,
+        },
+    };
+    truthy(&d, "deterministic")
 }
 
 fn set_view(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -400,4 +395,18 @@ pub(super) fn mha_class(c: &MhaClasses) -> Rc<Class> {
     methods.extend(view.into_iter().filter(|(k, _)| k != "set_view"));
     methods.push(("set_view".into(), Obj::native("set_view", set_view)));
     new_class("MultiHeadAttention", vec![c.module.clone()], methods)
+}
+
+/// The key training-mode dropout draws: from the call's `rngs` (an `Rngs`'
+/// `dropout` stream, or a stream itself), else from the stream the layer
+/// kept when it was made.
+fn dropout_key(me: &Rc<Instance>, rngs: Option<Obj>) -> Result<Obj> {
+    let rngs = match rngs.or_else(|| iattr(me, "rngs")) {
+        Some(Obj::None) | None => bail!(
+            ValueError,
+            "'rngs' must be provided to __call__ method if MultiHeadAttention instance is defined with keep_rngs=False."
+        ),
+        Some(r) => r,
+    };
+    super::rngs::next_key_obj(&rngs, "dropout")
 }

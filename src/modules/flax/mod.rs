@@ -410,11 +410,13 @@ mod rnn;
 mod scan;
 mod scan_tree;
 mod split_rngs;
+mod spmd_axes;
 pub mod struct_dataclass;
 mod to_linen;
 mod trace_level;
 mod transforms;
 pub mod traverse_util;
+mod var_modes;
 mod view_info;
 mod with_rngs;
 

@@ -863,6 +863,8 @@ fn variable_methods() -> Vec<(String, Obj)> {
     vec![
         ("__nnx_variable__".into(), Obj::Bool(true)),
         ("value".into(), value_property()),
+        ("hijax".into(), super::var_modes::variable_mode("hijax")),
+        ("ref".into(), super::var_modes::variable_mode("ref")),
         ("__module__".into(), Obj::str("flax.nnx.variablelib")),
         (
             "__init__".into(),
@@ -1298,4 +1300,5 @@ fn register_families(b: &mut Builder, state: &Rc<Class>) {
     super::graph_iter::register(b);
     super::loops::register(b);
     super::attributes::register(b);
+    super::var_modes::register(b, state);
 }

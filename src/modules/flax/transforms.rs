@@ -154,36 +154,111 @@ pub(super) fn check_no_aliases(args: &[Obj], what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The options of one `nnx.vmap`.
+#[derive(Clone)]
+struct VmapOptions {
+    in_axes: Obj,
+    out_axes: Obj,
+    axis_size: Option<usize>,
+    /// `transform_metadata` when it names a partition.
+    metadata: Option<Rc<super::spmd_axes::AxisMetadata>>,
+}
+
 /// One call of a vmapped function.
 fn vmap_call(
     interp: &mut Interp,
     st: &Rc<Class>,
     f: &Obj,
-    in_axes: &Obj,
-    out_axes: &Obj,
+    opts: &VmapOptions,
     call: Args,
 ) -> Result<Obj> {
-    let axes = arg_axes(in_axes, call.pos.len())?;
+    let axes = arg_axes(&opts.in_axes, call.pos.len())?;
     axes.iter().try_for_each(check_axes)?;
     check_aliasing(&call.pos, &axes)?;
-    let (mods, args, defs) = split_modules(st, &call.pos);
+    let (mods, mut args, defs) = split_modules(st, &call.pos);
     let mut axes = axes;
     for &k in &mods.index {
         let module = matches!(&call.pos[k], Obj::Instance(i) if is_nnx_module(i));
         if module && !is_axis(&axes[k]) {
+            if opts.metadata.is_some() {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.vmap with transform_metadata and a tree of in_axes for a module"
+                );
+            }
             axes[k] = super::prefix::state_prefix(st, &call.pos[k], &axes[k])?;
         }
     }
+    let f = match &opts.metadata {
+        Some(m) => {
+            let mod_axes = mods.index.iter().map(|&k| (k, axes[k].clone())).collect();
+            with_axis_metadata(f, mod_axes, opts.out_axes.clone(), m.clone())
+        }
+        None => f.clone(),
+    };
     let seen = Rc::new(Graphdefs::default());
-    let pure = vmap_pure(f, st, call.kw.clone(), (&mods.index, &defs), &seen);
+    let mut pure = vmap_pure(&f, st, call.kw.clone(), (&mods.index, &defs), &seen);
+    if let Some(n) = opts.axis_size {
+        // The mapped axis gets its size from an argument the function never
+        // sees, so that it is mapped even when no argument is.
+        let jnp = crate::modules::import(interp, "jax.numpy")?;
+        let zeros = crate::python::ops::getattr(interp, &jnp, "zeros")?;
+        args.push(interp.call(&zeros, Args::new(vec![Obj::Int(n as i64)]))?);
+        axes.push(Obj::Int(0));
+        let inner = pure;
+        pure = Obj::native("nnx.vmap.sized", move |i, mut a| {
+            a.pos.pop();
+            i.call(&inner, a)
+        });
+    }
     let mod_axes: Vec<Obj> = mods.index.iter().map(|&k| axes[k].clone()).collect();
     let mut r = run_vmapped(interp, &pure, &args, &axes)?;
-    r[0] = move_batch_axis(interp, &r[0], out_axes)?;
+    r[0] = move_batch_axis(interp, &r[0], &opts.out_axes)?;
     let mut states = vec![];
     for (s, ax) in r[1..].iter().zip(&mod_axes) {
         states.push(move_batch_axis(interp, s, ax)?);
     }
     write_back(&mods, &seen, &r[0], &states)
+}
+
+/// `f` with the mapped axis taken out of its mapped modules' sharding
+/// metadata on entry and put back on exit, and put into the metadata of a
+/// module it returns (see `spmd_axes`).
+fn with_axis_metadata(
+    f: &Obj,
+    mod_axes: Vec<(usize, Obj)>,
+    out_axes: Obj,
+    m: Rc<super::spmd_axes::AxisMetadata>,
+) -> Obj {
+    let f = f.clone();
+    let axis = |o: &Obj| -> Result<Option<usize>> {
+        match o {
+            Obj::Int(k) => usize::try_from(*k).map(Some).map_err(|_| {
+                err!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: nnx.vmap with transform_metadata and a negative axis"
+                )
+            }),
+            _ => Ok(None),
+        }
+    };
+    Obj::native("nnx.vmap.metadata", move |i, a| {
+        for (k, ax) in &mod_axes {
+            if let (Some(node), Some(ax)) = (a.pos.get(*k), axis(ax)?) {
+                super::spmd_axes::remove_axis(node, ax, &m)?;
+            }
+        }
+        let out = i.call(&f, a.clone())?;
+        for (k, ax) in &mod_axes {
+            if let (Some(node), Some(ax)) = (a.pos.get(*k), axis(ax)?) {
+                super::spmd_axes::add_axis(node, ax, &m)?;
+            }
+        }
+        if let Some(ax) = axis(&out_axes)? {
+            super::spmd_axes::add_axis(&out, ax, &m)?;
+        }
+        Ok(out)
+    })
 }
 
 /// Writes the states the pure function left its modules in back into the
@@ -442,15 +517,8 @@ fn move_batch_axis(interp: &mut Interp, tree: &Obj, axes: &Obj) -> Result<Obj> {
 /// `nnx.vmap(f, in_axes=0, out_axes=0)`, also as a decorator with options.
 pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
     let st = state.clone();
-    b.func("vmap", move |_, a| {
-        let in_axes = a.get(None, "in_axes").unwrap_or(Obj::Int(0));
-        let out_axes = a.get(None, "out_axes").unwrap_or(Obj::Int(0));
-        for name in [
-            "axis_name",
-            "axis_size",
-            "transform_metadata",
-            "spmd_axis_name",
-        ] {
+    b.func("vmap", move |interp, a| {
+        for name in ["axis_name", "spmd_axis_name"] {
             if a.opt(None, name).is_some() {
                 bail!(
                     NotImplementedError,
@@ -458,6 +526,23 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
                 );
             }
         }
+        let metadata = match a.opt(None, "transform_metadata") {
+            Some(m) => super::spmd_axes::axis_metadata(interp, &m)?.map(Rc::new),
+            None => None,
+        };
+        let axis_size = match a.opt(None, "axis_size") {
+            Some(n) => Some(
+                usize::try_from(to_int(&n)?)
+                    .map_err(|_| err!(ValueError, "axis_size must be a non-negative integer"))?,
+            ),
+            None => None,
+        };
+        let opts = VmapOptions {
+            in_axes: a.get(None, "in_axes").unwrap_or(Obj::Int(0)),
+            out_axes: a.get(None, "out_axes").unwrap_or(Obj::Int(0)),
+            axis_size,
+            metadata,
+        };
         // Tree mode (graph=False or graph_updates=False) refuses a variable
         // reached twice, where graph mode maps it once.
         let mut tree = false;
@@ -468,12 +553,12 @@ pub(super) fn register(b: &mut Builder, state: &Rc<Class>) {
         }
         let st = st.clone();
         let wrap = move |f: Obj| {
-            let (st, ia, oa) = (st.clone(), in_axes.clone(), out_axes.clone());
+            let (st, opts) = (st.clone(), opts.clone());
             Obj::native("nnx.vmap", move |i, call| {
                 if tree {
                     check_no_aliases(&call.pos, "nnx.vmap with graph=False")?;
                 }
-                vmap_call(i, &st, &f, &ia, &oa, call)
+                vmap_call(i, &st, &f, &opts, call)
             })
         };
         Ok(match a.pos.first() {
