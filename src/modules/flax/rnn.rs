@@ -71,7 +71,7 @@ fn rnn_init(c: &RecurrentClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
 }
 
 /// A call's setting, or the layer's when the call leaves it None.
-fn setting(a: &Args, me: &Instance, name: &str) -> Result<bool> {
+pub(super) fn setting(a: &Args, me: &Instance, name: &str) -> Result<bool> {
     match a.opt(None, name) {
         Some(v) => truthy(&v, name),
         None => truthy(&iattr(me, name).unwrap_or(Obj::Bool(false)), name),
@@ -79,7 +79,7 @@ fn setting(a: &Args, me: &Instance, name: &str) -> Result<bool> {
 }
 
 /// The sequence `x` indexed at `t` along `axis`.
-fn step(x: &Value, axis: usize, t: usize) -> Result<Value> {
+pub(super) fn step(x: &Value, axis: usize, t: usize) -> Result<Value> {
     let shape = x.shape();
     let mut lo = vec![0; shape.len()];
     let mut hi = shape.clone();
