@@ -97,12 +97,23 @@ fn hidden(h: &Obj) -> Result<Obj> {
     }
 }
 
-/// `(1 - z) * n + z * h`, the gated blend of GRU and MGU.
-fn blend(interp: &mut Interp, z: &Obj, n: &Obj, h: &Obj) -> Result<Obj> {
+/// The step GRU and MGU end with: the candidate `n = activation(xn + hn)`
+/// blended with the carry as `(1 - z) * n + z * h`, which is both the new
+/// carry and the output.
+fn gated_step(
+    interp: &mut Interp,
+    me: &Instance,
+    (xn, hn): (&Obj, &Obj),
+    z: &Obj,
+    h: &Obj,
+) -> Result<Obj> {
+    let pre = add(interp, xn, hn)?;
+    let n = call1(interp, &field(me, "activation_fn"), pre)?;
     let keep = binop(interp, &Operator::Sub, &Obj::Float(1.0), z, false)?;
-    let kept = mul(interp, &keep, n)?;
+    let kept = mul(interp, &keep, &n)?;
     let zh = mul(interp, z, h)?;
-    add(interp, &kept, &zh)
+    let new_h = add(interp, &kept, &zh)?;
+    Ok(Obj::tuple(vec![new_h.clone(), new_h]))
 }
 
 fn lstm(
@@ -151,10 +162,7 @@ fn gru(interp: &mut Interp, me: &Instance, d: &Rc<Class>, h: &Obj, x: &Obj) -> R
     let xn = d.apply(interp, "in", true, (&ki, &b), x)?;
     let hn = d.apply(interp, "hn", true, (&kh, &b), h)?;
     let rh = mul(interp, &gates[0], &hn)?;
-    let pre = add(interp, &xn, &rh)?;
-    let n = call1(interp, &field(me, "activation_fn"), pre)?;
-    let new_h = blend(interp, &gates[1], &n, h)?;
-    Ok(Obj::tuple(vec![new_h.clone(), new_h]))
+    gated_step(interp, me, (&xn, &rh), &gates[1], h)
 }
 
 fn mgu(interp: &mut Interp, me: &Instance, d: &Rc<Class>, h: &Obj, x: &Obj) -> Result<Obj> {
@@ -177,10 +185,7 @@ fn mgu(interp: &mut Interp, me: &Instance, d: &Rc<Class>, h: &Obj, x: &Obj) -> R
         hn = mul(interp, &hn, &f)?;
     }
     let xn = d.apply(interp, "in", true, (&ki, &ab), x)?;
-    let pre = add(interp, &xn, &hn)?;
-    let n = call1(interp, &field(me, "activation_fn"), pre)?;
-    let new_h = blend(interp, &f, &n, h)?;
-    Ok(Obj::tuple(vec![new_h.clone(), new_h]))
+    gated_step(interp, me, (&xn, &hn), &f, h)
 }
 
 fn simple(interp: &mut Interp, me: &Instance, d: &Rc<Class>, h: &Obj, x: &Obj) -> Result<Obj> {

@@ -18,7 +18,7 @@
 use super::linen::{call_in_scope, footprint};
 use super::linen_layers::{field, layer_class};
 use super::recurrent::{call1, lib_attr};
-use super::rnn::{setting, step};
+use super::rnn::{one_direction, setting, step};
 use super::*;
 use crate::python::ops::{binop, getattr, getitem};
 use rustpython_parser::ast::Operator;
@@ -298,24 +298,18 @@ fn bidirectional_body(interp: &mut Interp, a: Args) -> Result<Obj> {
     let mut results = Vec::new();
     for (k, name) in ["forward_rnn", "backward_rnn"].iter().enumerate() {
         let pick = |v: &[Obj]| v.get(k).cloned().unwrap_or(Obj::None);
-        let mut kw = vec![
+        let given = vec![
             ("initial_carry".to_string(), pick(&carries)),
             ("init_key".to_string(), pick(&keys)),
-            (
-                "seq_lengths".to_string(),
-                a.get(None, "seq_lengths").unwrap_or(Obj::None),
-            ),
-            ("return_carry".to_string(), Obj::Bool(true)),
-            ("time_major".to_string(), Obj::Bool(time_major)),
-            ("reverse".to_string(), Obj::Bool(k == 1)),
         ];
-        if k == 1 {
-            kw.push(("keep_order".to_string(), Obj::Bool(true)));
-        }
-        let out = interp.call(&field(&me, name), Args::with(vec![x.clone()], kw))?;
-        let [carry, y] = <[Obj; 2]>::try_from(iterate(&out)?)
-            .map_err(|_| err!(ValueError, "an RNN returns (carry, outputs)"))?;
-        results.push((carry, y));
+        let rnn = field(&me, name);
+        results.push(one_direction(
+            interp,
+            &rnn,
+            (&x, &a),
+            (k == 1, time_major),
+            given,
+        )?);
     }
     let [(fc, fy), (bc, by)] =
         <[(Obj, Obj); 2]>::try_from(results).map_err(|_| err!(ValueError, "two directions"))?;
