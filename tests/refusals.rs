@@ -824,12 +824,12 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
             "not supported by shardlab yet: linen LayerNorm with a dtype other than float32"
         )
     );
-    let (ty, msg, _) = error_of(&format!("{head}nn.LSTMCell(4)\n"));
+    let (ty, msg, _) = error_of(&format!("{head}nn.scan\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.linen.LSTMCell"
+            "not supported by shardlab yet: flax.linen.scan"
         )
     );
     let (ty, msg, _) = error_of("from flax.core import lift\n");
@@ -1050,4 +1050,53 @@ fn nnx_custom_vjp_refusals() {
             "not supported by shardlab yet: jax.jvp with has_aux=True"
         )
     );
+}
+
+/// linen's RNN computes Flax's scan only for its default scan settings and
+/// for cells that make nothing but parameters; the cells model float32.
+#[test]
+fn linen_rnn_refusals() {
+    let head = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
+    let x = "jnp.ones((2, 4, 3))";
+    let cases = [
+        (
+            format!("{head}r = nn.RNN(nn.GRUCell(3), variable_axes={{'params': 0}})\nr.init(jax.random.key(0), {x})\n"),
+            "not supported by shardlab yet: linen RNN with variable_axes other than its default",
+            5,
+        ),
+        (
+            format!("{head}r = nn.RNN(nn.GRUCell(3), split_rngs={{'params': True}})\nr.init(jax.random.key(0), {x})\n"),
+            "not supported by shardlab yet: linen RNN with split_rngs other than its default",
+            5,
+        ),
+        (
+            format!("{head}c = nn.GRUCell(3, dtype=jnp.bfloat16)\nc.init(jax.random.key(0), jnp.ones((2, 3)), jnp.ones((2, 3)))\n"),
+            "not supported by shardlab yet: linen GRUCell with a dtype other than float32",
+            5,
+        ),
+        (
+            format!(
+                "{head}class Drop(nn.RNNCellBase):\n    @nn.compact\n    def __call__(self, c, x):\n        h = nn.Dropout(0.5, deterministic=False)(x) + c\n        return h, h\n    @nn.nowrap\n    def initialize_carry(self, rng, shape):\n        return jnp.zeros(shape)\n    num_feature_axes = 1\nr = nn.RNN(Drop())\nr.init({{'params': jax.random.key(0), 'dropout': jax.random.key(1)}}, {x})\n"
+            ),
+            "not supported by shardlab yet: linen RNN over a cell that draws keys or makes variables beyond params",
+            14,
+        ),
+    ];
+    for (program, message, line) in cases {
+        let (ty, msg, at) = error_of(&program);
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), at),
+            ("NotImplementedError", message, line)
+        );
+    }
+    for name in ["vmap", "remat", "checkpoint", "jit", "map_variables"] {
+        let (ty, msg, _) = error_of(&format!("{head}nn.{name}\n"));
+        assert_eq!(
+            (ty.as_str(), msg),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: flax.linen.{name}")
+            )
+        );
+    }
 }

@@ -133,6 +133,11 @@ fn pretty_dict(o: &Obj, spaces: usize) -> String {
     format!("{{\n{indented}}}")
 }
 
+/// `repr(o)` when `o` is a FrozenDict.
+pub(super) fn frozen_repr(o: &Obj) -> Option<String> {
+    entries_of(o).map(|d| frozen_text(&d, 4))
+}
+
 /// `x.pretty_repr(num_spaces=4)` of a FrozenDict.
 fn frozen_text(d: &Rc<RefCell<Dict>>, spaces: usize) -> String {
     format!("FrozenDict({})", pretty_dict(&Obj::Dict(d.clone()), spaces))

@@ -191,6 +191,7 @@ pub(super) fn call_in_scope(
         );
     }
     let path = module_path(interp, me)?;
+    adopt_fields(me, &path);
     run_setup(interp, me, &path)?;
     with_run(interp, |run| {
         run.frames.push(Frame {
@@ -202,9 +203,51 @@ pub(super) fn call_in_scope(
     let r = interp.call(f, a);
     with_run(interp, |run| {
         run.frames.pop();
+        // As Flax resets a compact module's names after each call, a
+        // module called again names its children `Dense_0`, ... again,
+        // reusing them.
+        if !run.frames.iter().any(|f| f.path == path) {
+            run.cursors.remove(&path);
+        }
         Ok(())
     })?;
     r
+}
+
+/// Adopts the modules `me` holds in its fields that were made outside any
+/// module, as Flax does: each becomes `me`'s child named after its field
+/// (`field_0`, `field_1`, ... in a list or tuple), whatever name it was
+/// given. A module is adopted again by each run, so its path is that of
+/// the run's parent.
+pub(super) fn adopt_fields(me: &Instance, path: &[String]) {
+    for f in fields(&me.class) {
+        let v = iattr(me, &f).unwrap_or(Obj::None);
+        match &v {
+            Obj::List(_) | Obj::Tuple(_) => {
+                for (k, o) in iterate(&v).unwrap_or_default().iter().enumerate() {
+                    adopt(o, path, format!("{f}_{k}"));
+                }
+            }
+            o => adopt(o, path, f),
+        }
+    }
+}
+
+/// Makes `o` the child `name` of the module at `path` when it is a linen
+/// module without a path of its own (made outside any module, or in a
+/// `setup` without being assigned) or one adopted before.
+pub(super) fn adopt(o: &Obj, path: &[String], name: String) {
+    let Obj::Instance(s) = o else { return };
+    let unnamed = !matches!(iattr(s, "_linen_path"), Some(Obj::Tuple(_)));
+    let outside = unnamed || matches!(iattr(s, "_linen_adopted"), Some(Obj::Bool(true)));
+    if !is_linen_module(s) || !outside {
+        return;
+    }
+    let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
+    p.push(Obj::str(&name));
+    set_iattr(s, "_linen_path", Obj::tuple(p));
+    set_iattr(s, "name", Obj::str(name));
+    set_iattr(s, "_linen_adopted", Obj::Bool(true));
 }
 
 /// `Module.__init__`: fills the dataclass fields from the arguments and
@@ -419,6 +462,59 @@ pub(super) fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -
         Ok((linen_rng_key(root, &names, *c), typed))
     })?;
     one_key(key, typed)
+}
+
+/// What a run has drawn and holds beyond its parameters: the keys drawn
+/// from streams other than `params`, and the variables of the other
+/// collections by path.
+pub(super) struct Footprint {
+    draws: u32,
+    others: Vec<(String, Obj)>,
+}
+
+impl Footprint {
+    /// Whether nothing but parameters was made, drawn or changed between
+    /// the two footprints.
+    pub(super) fn same(&self, later: &Footprint) -> bool {
+        self.draws == later.draws
+            && self.others.len() == later.others.len()
+            && self
+                .others
+                .iter()
+                .zip(&later.others)
+                .all(|((p, a), (q, b))| p == q && crate::python::ops::is_same(a, b))
+    }
+}
+
+/// The running run's [`Footprint`].
+pub(super) fn footprint(interp: &mut Interp) -> Result<Footprint> {
+    with_run(interp, |run| {
+        let draws = run
+            .counters
+            .iter()
+            .filter(|((_, c), _)| c != "params")
+            .map(|(_, n)| *n)
+            .sum();
+        let mut others = vec![];
+        for (k, v) in run.variables.borrow().items.iter() {
+            if str_of(k) != "params" {
+                leaves_by_path(&str_of(k), v, &mut others);
+            }
+        }
+        Ok(Footprint { draws, others })
+    })
+}
+
+/// Each leaf under `o` with its path.
+fn leaves_by_path(path: &str, o: &Obj, out: &mut Vec<(String, Obj)>) {
+    match o {
+        Obj::Dict(d) => {
+            for (k, v) in d.borrow().items.iter() {
+                leaves_by_path(&format!("{path}/{}", str_of(k)), v, out);
+            }
+        }
+        leaf => out.push((path.to_string(), leaf.clone())),
+    }
 }
 
 pub(super) fn param(
@@ -663,9 +759,23 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     super::linen_group_norm::register(&mut b, &module, &inits)?;
     let dense_general = super::linen_attention::register(&mut b, &module, &inits, &lecun);
     super::linen_mha::register(&mut b, &module, &dense_general, (&inits, &lecun));
-    let dense = dense_class(&module, lecun, zeros);
+    crate::modules::nn::add_activations(&mut b);
+    let dense = dense_class(&module, lecun.clone(), zeros);
     let dropout = super::linen_dropout::dropout_class(&module);
     super::linen_layers::register(&mut b, &module, &inits)?;
+    let conv = match b.get("Conv") {
+        Some(Obj::Class(c)) => c,
+        _ => bail!(AttributeError, "flax.linen has no Conv"),
+    };
+    let cells = super::linen_recurrent::CellParts {
+        module: &module,
+        dense: &dense,
+        conv,
+        inits: &inits,
+        lecun: &lecun,
+    };
+    super::linen_recurrent::register(interp, &mut b, &cells)?;
+    super::linen_rnn::register(interp, &mut b, &module)?;
     b.attr("Module", Obj::Class(module))
         .attr("Dense", Obj::Class(dense))
         .attr("Dropout", Obj::Class(dropout))
@@ -676,8 +786,21 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
         }
     }
     b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
-    crate::modules::nn::add_activations(&mut b);
+    b.func("nowrap", nowrap);
     Ok(b.build())
+}
+
+/// `nn.nowrap(fun)`: a method that runs outside the module's scope (so it
+/// can be called on an unbound module, as `initialize_carry` is). Methods
+/// are wrapped only when they are Python functions, so the method is kept
+/// behind a native one that forwards its arguments.
+fn nowrap(_: &mut Interp, a: Args) -> Result<Obj> {
+    let fun = a.req(Some(0), "fun", "nowrap")?;
+    let name = match &fun {
+        Obj::Func(f) => f.name.to_string(),
+        _ => "nowrap".to_string(),
+    };
+    Ok(Obj::native(name, move |interp, a| interp.call(&fun, a)))
 }
 
 fn linen_repr(_: &mut Interp, a: Args) -> Result<Obj> {
@@ -704,7 +827,10 @@ pub(super) fn linen_text(me: &Instance) -> String {
             Obj::Func(func) => func.name.to_string(),
             Obj::Native(n) => n.name.rsplit('.').next().unwrap_or(&n.name).to_string(),
             Obj::Instance(i) if is_linen_module(i) => linen_text(i),
-            other => repr_of(other),
+            // A dtype field holds a scalar type such as `jnp.float32`,
+            // which prints as its name.
+            Obj::DType(d) => d.name().to_string(),
+            other => super::frozen_dict::frozen_repr(other).unwrap_or_else(|| repr_of(other)),
         };
         body.push_str(&format!("{f} = {text}\n"));
     }

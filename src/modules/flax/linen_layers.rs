@@ -290,16 +290,7 @@ fn sequential_call(interp: &mut Interp, a: Args) -> Result<Obj> {
     let mut args = Args::with(a.pos[1..].to_vec(), a.kw.clone());
     let mut out = Obj::None;
     for (k, layer) in layers.iter().enumerate() {
-        if let Obj::Instance(l) = layer {
-            if super::linen::is_linen_module(l)
-                && !matches!(iattr(l, "_linen_path"), Some(Obj::Tuple(_)))
-            {
-                let mut p: Vec<Obj> = path.iter().map(Obj::str).collect();
-                p.push(Obj::str(format!("layers_{k}")));
-                set_iattr(l, "_linen_path", Obj::tuple(p));
-                set_iattr(l, "name", Obj::str(format!("layers_{k}")));
-            }
-        }
+        super::linen::adopt(layer, &path, format!("layers_{k}"));
         out = interp.call(layer, args)?;
         args = match &out {
             Obj::Tuple(t) => Args::new(t.to_vec()),

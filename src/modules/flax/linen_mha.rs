@@ -90,7 +90,7 @@ fn inputs(a: &Args) -> Result<[Obj; 3]> {
 
 /// A `DenseGeneral` child named `name`, made in the running module and
 /// called on `x`.
-fn dense(
+pub(super) fn dense(
     interp: &mut Interp,
     class: &Rc<Class>,
     kw: Vec<(String, Obj)>,

@@ -385,6 +385,8 @@ mod linen_dropout;
 mod linen_group_norm;
 mod linen_layers;
 mod linen_mha;
+mod linen_recurrent;
+mod linen_rnn;
 mod loops;
 mod lora;
 mod masks;

@@ -180,20 +180,20 @@ fn attr(me: &Instance, name: &str) -> Obj {
     iattr(me, name).unwrap_or(Obj::None)
 }
 
-fn call1(interp: &mut Interp, f: &Obj, x: Obj) -> Result<Obj> {
+pub(super) fn call1(interp: &mut Interp, f: &Obj, x: Obj) -> Result<Obj> {
     interp.call(f, Args::new(vec![x]))
 }
 
-fn add(interp: &mut Interp, x: &Obj, y: &Obj) -> Result<Obj> {
+pub(super) fn add(interp: &mut Interp, x: &Obj, y: &Obj) -> Result<Obj> {
     binop(interp, &Operator::Add, x, y, false)
 }
 
-fn mul(interp: &mut Interp, x: &Obj, y: &Obj) -> Result<Obj> {
+pub(super) fn mul(interp: &mut Interp, x: &Obj, y: &Obj) -> Result<Obj> {
     binop(interp, &Operator::Mult, x, y, false)
 }
 
 /// `jnp.split(y, parts, axis=-1)`.
-fn split_last(y: &Obj, parts: usize) -> Result<Vec<Obj>> {
+pub(super) fn split_last(y: &Obj, parts: usize) -> Result<Vec<Obj>> {
     let v = to_value(y)?;
     let shape = v.shape();
     let nd = shape.len();
@@ -210,7 +210,7 @@ fn split_last(y: &Obj, parts: usize) -> Result<Vec<Obj>> {
 }
 
 /// `(c, h)` of an LSTM carry.
-fn lstm_carry(carry: &Obj) -> Result<(Obj, Obj)> {
+pub(super) fn lstm_carry(carry: &Obj) -> Result<(Obj, Obj)> {
     let items = iterate(carry)?;
     match items.as_slice() {
         [c, h] => Ok((c.clone(), h.clone())),
@@ -219,7 +219,12 @@ fn lstm_carry(carry: &Obj) -> Result<(Obj, Obj)> {
 }
 
 /// The LSTM update from the four gate pre-activations.
-fn lstm_update(interp: &mut Interp, me: &Instance, c: &Obj, pre: [Obj; 4]) -> Result<Obj> {
+pub(super) fn lstm_update(
+    interp: &mut Interp,
+    me: &Instance,
+    c: &Obj,
+    pre: [Obj; 4],
+) -> Result<Obj> {
     let (gate, act) = (attr(me, "gate_fn"), attr(me, "activation_fn"));
     let [i, f, g, o] = pre;
     let i = call1(interp, &gate, i)?;

@@ -71,7 +71,7 @@ fn rnn_init(c: &RecurrentClasses) -> impl Fn(&mut Interp, Args) -> Result<Obj> {
 }
 
 /// A call's setting, or the layer's when the call leaves it None.
-fn setting(a: &Args, me: &Instance, name: &str) -> Result<bool> {
+pub(super) fn setting(a: &Args, me: &Instance, name: &str) -> Result<bool> {
     match a.opt(None, name) {
         Some(v) => truthy(&v, name),
         None => truthy(&iattr(me, name).unwrap_or(Obj::Bool(false)), name),
@@ -79,7 +79,7 @@ fn setting(a: &Args, me: &Instance, name: &str) -> Result<bool> {
 }
 
 /// The sequence `x` indexed at `t` along `axis`.
-fn step(x: &Value, axis: usize, t: usize) -> Result<Value> {
+pub(super) fn step(x: &Value, axis: usize, t: usize) -> Result<Value> {
     let shape = x.shape();
     let mut lo = vec![0; shape.len()];
     let mut hi = shape.clone();
@@ -217,28 +217,21 @@ fn bidirectional_call(c: &RecurrentClasses) -> impl Fn(&mut Interp, Args) -> Res
         };
         let mut results = Vec::new();
         for (k, name) in ["forward_rnn", "backward_rnn"].iter().enumerate() {
-            let mut kw = vec![
+            let rnn = iattr(&me, name).unwrap_or(Obj::None);
+            let given = vec![
                 (
                     "initial_carry".to_string(),
                     carries.get(k).cloned().unwrap_or(Obj::None),
                 ),
                 ("rngs".to_string(), rngs.clone()),
-                (
-                    "seq_lengths".to_string(),
-                    a.get(None, "seq_lengths").unwrap_or(Obj::None),
-                ),
-                ("return_carry".to_string(), Obj::Bool(true)),
-                ("time_major".to_string(), Obj::Bool(time_major)),
-                ("reverse".to_string(), Obj::Bool(k == 1)),
             ];
-            if k == 1 {
-                kw.push(("keep_order".to_string(), Obj::Bool(true)));
-            }
-            let rnn = iattr(&me, name).unwrap_or(Obj::None);
-            let out = interp.call(&rnn, Args::with(vec![x.clone()], kw))?;
-            let [carry, y] = <[Obj; 2]>::try_from(iterate(&out)?)
-                .map_err(|_| err!(ValueError, "an RNN returns (carry, outputs)"))?;
-            results.push((carry, y));
+            results.push(one_direction(
+                interp,
+                &rnn,
+                (&x, &a),
+                (k == 1, time_major),
+                given,
+            )?);
         }
         let (fwd, bwd) = (results[0].clone(), results[1].clone());
         let merged = match iattr(&me, "merge_fn") {
@@ -253,6 +246,35 @@ fn bidirectional_call(c: &RecurrentClasses) -> impl Fn(&mut Interp, Args) -> Res
             false => merged,
         })
     }
+}
+
+/// One direction of a `Bidirectional` (the backward one reversed, keeping
+/// order): `rnn` on `x` with the call's `seq_lengths`, `time_major`,
+/// the `given` arguments, and `return_carry=True`, as `(carry, outputs)`.
+pub(super) fn one_direction(
+    interp: &mut Interp,
+    rnn: &Obj,
+    (x, a): (&Obj, &Args),
+    (backward, time_major): (bool, bool),
+    given: Vec<(String, Obj)>,
+) -> Result<(Obj, Obj)> {
+    let mut kw = given;
+    kw.extend([
+        (
+            "seq_lengths".to_string(),
+            a.get(None, "seq_lengths").unwrap_or(Obj::None),
+        ),
+        ("return_carry".to_string(), Obj::Bool(true)),
+        ("time_major".to_string(), Obj::Bool(time_major)),
+        ("reverse".to_string(), Obj::Bool(backward)),
+    ]);
+    if backward {
+        kw.push(("keep_order".to_string(), Obj::Bool(true)));
+    }
+    let out = interp.call(rnn, Args::with(vec![x.clone()], kw))?;
+    let [carry, y] = <[Obj; 2]>::try_from(iterate(&out)?)
+        .map_err(|_| err!(ValueError, "an RNN returns (carry, outputs)"))?;
+    Ok((carry, y))
 }
 
 /// Adds `RNN` and `Bidirectional`.
