@@ -1021,3 +1021,32 @@ fn nnx_custom_vjp_refusals() {
         )
     );
 }
+
+/// optax's Hungarian algorithms replay their loops on the cost matrix's
+/// values: under `jit` the matrix is traced and that is refused by name,
+/// as is a matrix whose search JAX would loop on forever.
+#[test]
+fn optax_assignment_of_a_traced_or_infinite_matrix_is_refused() {
+    let head = "import jax\nimport jax.numpy as jnp\nimport optax\n";
+    for (code, want) in [
+        (
+            "jax.jit(optax.assignment.hungarian_algorithm)(jnp.ones((2, 2)))",
+            "optax.assignment.hungarian_algorithm of a traced array",
+        ),
+        (
+            "optax.assignment.base_hungarian_algorithm(jnp.full((2, 2), jnp.inf))",
+            "optax.assignment.base_hungarian_algorithm of a matrix with no finite assignment (JAX's loop does not end)",
+        ),
+    ] {
+        let (ty, msg, line) = error_of(&format!("{head}{code}\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {want}").as_str(),
+                4
+            ),
+            "{code}"
+        );
+    }
+}
