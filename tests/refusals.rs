@@ -681,9 +681,9 @@ fn names_of_the_real_submodules_are_not_implemented() {
             "not supported by shardlab yet: optax.tree_utils.tree_get_all_with_path",
         ),
         (
-            "import jax.scipy.stats\nf = jax.scipy.stats.mode\n",
+            "import jax.scipy.stats\nf = jax.scipy.stats.rankdata\n",
             "NotImplementedError",
-            "not supported by shardlab yet: jax.scipy.stats.mode",
+            "not supported by shardlab yet: jax.scipy.stats.rankdata",
         ),
         (
             "import optax\nf = optax.losses.bogus_name\n",
@@ -1036,6 +1036,39 @@ fn optax_assignment_of_a_traced_or_infinite_matrix_is_refused() {
         (
             "optax.assignment.base_hungarian_algorithm(jnp.full((2, 2), jnp.inf))",
             "optax.assignment.base_hungarian_algorithm of a matrix with no finite assignment (JAX's loop does not end)",
+        ),
+    ] {
+        let (ty, msg, line) = error_of(&format!("{head}{code}\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), line),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {want}").as_str(),
+                4
+            ),
+            "{code}"
+        );
+    }
+}
+
+/// `jax.scipy.stats.mode` counts values on the host, so a traced array is
+/// refused by name; so is `sem` of a narrow float, whose jitted rounding
+/// shardlab does not follow; and `assert_raises` as a context manager.
+#[test]
+fn scipy_stats_and_assert_raises_refusals() {
+    let head = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n";
+    for (code, want) in [
+        (
+            "jax.jit(jax.scipy.stats.mode)(jnp.ones(3))",
+            "jax.scipy.stats.mode of a traced array",
+        ),
+        (
+            "jax.scipy.stats.sem(jnp.ones(3, jnp.bfloat16))",
+            "jax.scipy.stats.sem of bfloat16 arrays",
+        ),
+        (
+            "np.testing.assert_raises(ValueError)",
+            "numpy.testing.assert_raises as a context manager",
         ),
     ] {
         let (ty, msg, line) = error_of(&format!("{head}{code}\n"));

@@ -61,6 +61,7 @@ pub mod scipy_linalg_special;
 pub mod scipy_signal;
 pub mod scipy_special_entropy;
 pub mod scipy_special_gamma;
+mod scipy_stats;
 pub mod shape_dtype;
 pub mod sharding;
 pub mod std;

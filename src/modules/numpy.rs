@@ -86,6 +86,7 @@ mod x64_warning;
 pub use creation::devices_getitem;
 pub(in crate::modules) use creation::{full, like};
 pub use dtypes::{cast_to, dtype_of};
+pub(in crate::modules) use composed::call as jnp_call;
 pub(crate) use elementwise::where_values;
 
 use crate::array::DType;
