@@ -365,6 +365,7 @@ fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "functools" => self::std::functools::module(),
         "math" => self::std::math::module(),
         "hashlib" => self::std::hashlib::module(),
+        "array" => self::std::array::module(),
         "typing" => self::std::typing::module(),
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),

@@ -199,14 +199,20 @@ fn slice_modes(interp: &mut Interp, x: &Obj, dtype: DType) -> Result<(Obj, Obj)>
     }
     let (mut vals, mut counts) = (vec![], vec![]);
     for k in 0..m {
-        let index = Obj::tuple(vec![Obj::Slice(std::rc::Rc::new([Obj::None, Obj::None, Obj::None])), Obj::Int(k as i64)]);
+        let index = Obj::tuple(vec![
+            Obj::Slice(std::rc::Rc::new([Obj::None, Obj::None, Obj::None])),
+            Obj::Int(k as i64),
+        ]);
         let column = getitem(interp, x, &index)?;
         let kw = vec![
             ("return_counts", Obj::Bool(true)),
             ("size", Obj::Int(n as i64)),
         ];
         let found = jnp_call(interp, "unique", vec![column], kw)?;
-        let (distinct, count) = (getitem(interp, &found, &Obj::Int(0))?, getitem(interp, &found, &Obj::Int(1))?);
+        let (distinct, count) = (
+            getitem(interp, &found, &Obj::Int(0))?,
+            getitem(interp, &found, &Obj::Int(1))?,
+        );
         let most = jnp_call(interp, "argmax", vec![count.clone()], vec![])?;
         vals.push(getitem(interp, &distinct, &most)?);
         counts.push(jnp_call(interp, "max", vec![count], vec![])?);

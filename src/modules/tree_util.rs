@@ -152,7 +152,10 @@ fn static_field(interp: &mut Interp, a: Args) -> Result<Obj> {
             kw.push((k.clone(), v));
         }
     }
-    kw.push(("metadata".into(), Obj::Dict(Rc::new(RefCell::new(metadata)))));
+    kw.push((
+        "metadata".into(),
+        Obj::Dict(Rc::new(RefCell::new(metadata))),
+    ));
     let dataclasses = super::import(interp, "dataclasses")?;
     let field = getattr(interp, &dataclasses, "field")?;
     interp.call(&field, Args::with(vec![], kw))

@@ -518,11 +518,10 @@ fn assert_raises(interp: &mut Interp, a: Args) -> Result<Obj> {
         )
     };
     // The keywords are the callable's (`get` marks them as passed on).
-    let kw = a
-        .kw
-        .iter()
-        .filter_map(|(k, _)| a.get(None, k).map(|v| (k.clone(), v)))
-        .collect();
+    let kw =
+        a.kw.iter()
+            .filter_map(|(k, _)| a.get(None, k).map(|v| (k.clone(), v)))
+            .collect();
     let args = Args::with(rest.to_vec(), kw);
     match interp.call(callable, args) {
         Ok(_) => {

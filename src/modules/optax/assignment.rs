@@ -74,7 +74,11 @@ fn solve(a: &Args, func: &str, solver: Solver) -> Result<Obj> {
     let values: Vec<f32> = c.to_f64_vec().iter().map(|&v| v as f32).collect();
     let transpose = n > m;
     let costs = match transpose {
-        false => Costs { rows: n, cols: m, data: values },
+        false => Costs {
+            rows: n,
+            cols: m,
+            data: values,
+        },
         true => Costs {
             rows: m,
             cols: n,
@@ -93,7 +97,10 @@ fn solve(a: &Args, func: &str, solver: Solver) -> Result<Obj> {
 /// An int32 vector.
 fn ints(v: &[usize]) -> Result<Obj> {
     let data = v.iter().map(|&k| k as i32).collect();
-    Ok(Obj::Array(Value::Concrete(Array::from_i32(&[v.len()], data)?)))
+    Ok(Obj::Array(Value::Concrete(Array::from_i32(
+        &[v.len()],
+        data,
+    )?)))
 }
 
 /// `lax.min`: NaN when either operand is NaN.
@@ -190,8 +197,10 @@ fn scenic(c: &Costs, transpose: bool) -> Option<(Vec<usize>, Vec<usize>)> {
         matched.sort_by(|p, q| q.0.cmp(&p.0));
         matched.truncate(rows);
     }
-    let (row_of, col): (Vec<usize>, Vec<usize>) =
-        matched.into_iter().map(|(r, k)| (r.wrapping_sub(1), k)).unzip();
+    let (row_of, col): (Vec<usize>, Vec<usize>) = matched
+        .into_iter()
+        .map(|(r, k)| (r.wrapping_sub(1), k))
+        .unzip();
     Some(match transpose {
         false => (row_of, col),
         true => (col, row_of),
