@@ -14,8 +14,11 @@ use crate::python::value::{Args, Obj};
 
 use super::composed::call;
 
+/// How one item's bytes read as a Python number.
+type Reader = fn(&[u8]) -> Obj;
+
 /// How one item is stored: its size and how its bytes read as a number.
-fn item_reader(name: &str) -> Option<(usize, fn(&[u8]) -> Obj)> {
+fn item_reader(name: &str) -> Option<(usize, Reader)> {
     fn le<const N: usize>(b: &[u8]) -> [u8; N] {
         let mut out = [0; N];
         out.copy_from_slice(&b[..N]);

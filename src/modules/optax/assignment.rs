@@ -194,7 +194,7 @@ fn scenic(c: &Costs, transpose: bool) -> Option<(Vec<usize>, Vec<usize>)> {
     // descending row order, as `lax.top_k` of the 1-based rows leaves them.
     let mut matched: Vec<(usize, usize)> = (1..=cols).map(|k| (parent[k], k - 1)).collect();
     if rows != cols {
-        matched.sort_by(|p, q| q.0.cmp(&p.0));
+        matched.sort_by_key(|q| std::cmp::Reverse(q.0));
         matched.truncate(rows);
     }
     let (row_of, col): (Vec<usize>, Vec<usize>) = matched
