@@ -10,6 +10,23 @@ fn error_of(source: &str) -> (String, String, usize) {
     (e.error.type_name().to_string(), e.error.message, e.line)
 }
 
+/// Each `head` + case program fails at `line` with
+/// `NotImplementedError: not supported by shardlab yet: <what>`.
+fn refused_by_name(head: &str, line: usize, cases: &[(&str, &str)]) {
+    for (code, what) in cases {
+        let (ty, msg, at) = error_of(&format!("{head}{code}\n"));
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), at),
+            (
+                "NotImplementedError",
+                format!("not supported by shardlab yet: {what}").as_str(),
+                line
+            ),
+            "{code}"
+        );
+    }
+}
+
 #[test]
 fn names_of_the_real_modules_are_not_implemented() {
     let (ty, msg, line) = error_of("import jax\nx = 1\ny = jax.lax.composite\n");
@@ -706,9 +723,9 @@ fn names_of_the_real_submodules_are_not_implemented() {
             "not supported by shardlab yet: optax.tree_utils.tree_get_all_with_path",
         ),
         (
-            "import jax.scipy.stats\nf = jax.scipy.stats.mode\n",
+            "import jax.scipy.stats\nf = jax.scipy.stats.rankdata\n",
             "NotImplementedError",
-            "not supported by shardlab yet: jax.scipy.stats.mode",
+            "not supported by shardlab yet: jax.scipy.stats.rankdata",
         ),
         (
             "import optax\nf = optax.losses.bogus_name\n",
@@ -922,18 +939,7 @@ fn cost_analysis_refuses_what_it_cannot_count_exactly() {
         ("jax.jit(jnp.sin).lower(a).compile().memory_analysis()", "Compiled.memory_analysis (the costs of XLA's optimised program)"),
         ("jax.jit(jnp.sin).lower(jax.device_put(a, NamedSharding(jax.make_mesh((8,), ('x',)), P('x')))).cost_analysis()", "Lowered.cost_analysis of a program over placed arrays"),
     ];
-    for (call, what) in cases {
-        let (ty, msg, line) = error_of(&format!("{head}{call}\n"));
-        assert_eq!(
-            (ty.as_str(), msg.as_str(), line),
-            (
-                "NotImplementedError",
-                format!("not supported by shardlab yet: {what}").as_str(),
-                5
-            ),
-            "{call}"
-        );
-    }
+    refused_by_name(head, 5, &cases);
 }
 
 /// Dtypes NumPy has and shardlab has no arrays of, structured dtypes and
@@ -1099,4 +1105,56 @@ fn linen_rnn_refusals() {
             )
         );
     }
+}
+
+/// optax's Hungarian algorithms replay their loops on the cost matrix's
+/// values: under `jit` the matrix is traced and that is refused by name,
+/// as is a matrix whose search JAX would loop on forever.
+#[test]
+fn optax_assignment_of_a_traced_or_infinite_matrix_is_refused() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\nimport optax\n",
+        4,
+        &[
+            (
+                "jax.jit(optax.assignment.hungarian_algorithm)(jnp.ones((2, 2)))",
+                "optax.assignment.hungarian_algorithm of a traced array",
+            ),
+            (
+                "optax.assignment.base_hungarian_algorithm(jnp.full((2, 2), jnp.inf))",
+                "optax.assignment.base_hungarian_algorithm of a matrix with no finite assignment (JAX's loop does not end)",
+            ),
+        ],
+    );
+}
+
+/// `jax.scipy.stats.mode` counts values on the host, so a traced array is
+/// refused by name; so is `sem` of a narrow float, whose jitted rounding
+/// shardlab does not follow; `assert_raises` as a context manager, and the
+/// `array` typecodes and `frombuffer` dtypes shardlab has no arrays of.
+#[test]
+fn scipy_stats_testing_and_buffer_refusals() {
+    refused_by_name(
+        "import array\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n",
+        5,
+        &[
+            (
+                "jax.jit(jax.scipy.stats.mode)(jnp.ones(3))",
+                "jax.scipy.stats.mode of a traced array",
+            ),
+            (
+                "jax.scipy.stats.sem(jnp.ones(3, jnp.bfloat16))",
+                "jax.scipy.stats.sem of bfloat16 arrays",
+            ),
+            (
+                "np.testing.assert_raises(ValueError)",
+                "numpy.testing.assert_raises as a context manager",
+            ),
+            ("array.array('h', [1])", "array.array with typecode 'h'"),
+            (
+                "jnp.frombuffer(b'ab', dtype=jnp.float16)",
+                "jax.numpy.frombuffer with dtype float16",
+            ),
+        ],
+    );
 }

@@ -64,6 +64,7 @@ pub mod scipy_linalg_special;
 pub mod scipy_signal;
 pub mod scipy_special_entropy;
 pub mod scipy_special_gamma;
+mod scipy_stats;
 pub mod shape_dtype;
 pub mod sharding;
 pub mod std;
@@ -404,6 +405,7 @@ fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "functools" => self::std::functools::module(),
         "math" => self::std::math::module(),
         "hashlib" => self::std::hashlib::module(),
+        "array" => self::std::array::module(),
         "typing" => self::std::typing::module(),
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),

@@ -35,6 +35,7 @@ pub(crate) mod fft;
 mod finfo;
 mod float_bits;
 mod float_parts;
+mod frombuffer;
 mod grids;
 mod histogramdd;
 mod host;
@@ -84,6 +85,7 @@ mod vectorize;
 pub mod wide_types;
 mod x64_warning;
 
+pub(in crate::modules) use composed::call as jnp_call;
 pub use creation::devices_getitem;
 pub(in crate::modules) use creation::{full, like};
 pub use dtypes::{cast_to, dtype_of};
@@ -225,6 +227,7 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("jax.numpy");
     fill(&mut b, false);
     b.func("dtype", |_, a| scalar_types::dtype(&a));
+    b.func("frombuffer", frombuffer::frombuffer);
     for (name, t) in wide_types::types() {
         b.replace(name, t);
     }

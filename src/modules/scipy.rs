@@ -1,4 +1,5 @@
-//! `jax.scipy.stats` (the normal distribution's density and log density),
+//! `jax.scipy.stats` (the normal distribution's density and log density;
+//! `sem` and `mode` are in `scipy_stats`),
 //! the parts of `jax.scipy.special` beyond `logsumexp`, and a NumPy-level
 //! `scipy` whose `scipy.special` computes on host arrays. Each formula is
 //! JAX's, in its order of operations; what is not modelled refuses by name.
@@ -94,9 +95,10 @@ fn norm_module() -> Obj {
 
 /// `jax.scipy.stats`.
 pub fn stats_module() -> Obj {
-    Builder::new("jax.scipy.stats")
-        .attr("norm", norm_module())
-        .build()
+    let mut b = Builder::new("jax.scipy.stats");
+    b.attr("norm", norm_module());
+    super::scipy_stats::register(&mut b);
+    b.build()
 }
 
 fn float_arg(a: &Args, func: &str) -> Result<Value> {

@@ -8,6 +8,7 @@
 //! instances of the classes the program imported; registrations go to the
 //! run's [`Registry`].
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::bail;
@@ -109,16 +110,55 @@ pub fn module(interp: &mut Interp, name: &str) -> Result<Obj> {
         pick("tree_reduce_associative", "reduce_associative"),
         broadcast::reduce_associative,
     );
-    for unsupported in if short { &["static"][..] } else { &[][..] } {
-        let full = format!("{name}.{unsupported}");
-        b.func(unsupported, move |_, _| {
-            bail!(NotImplementedError, "not supported by shardlab yet: {full}")
-        });
+    if short {
+        b.func("static", static_field);
     }
     if !short {
         long_only(&mut b, &made);
     }
     Ok(b.build())
+}
+
+/// `jax.tree.static(**kwargs)`: `dataclasses.field(**kwargs)` whose
+/// metadata also says `static=True`, which `register_dataclass` reads to
+/// keep the field in the tree's structure rather than among its leaves.
+fn static_field(interp: &mut Interp, a: Args) -> Result<Obj> {
+    if !a.pos.is_empty() {
+        let n = a.pos.len();
+        let verb = if n == 1 { "was" } else { "were" };
+        bail!(
+            TypeError,
+            "static() takes 0 positional arguments but {n} {verb} given"
+        );
+    }
+    let mut metadata = Dict::default();
+    metadata.set(Obj::str("static"), Obj::Bool(true));
+    match a.opt(None, "metadata") {
+        None | Some(Obj::None) => {}
+        Some(Obj::Dict(d)) => {
+            for (k, v) in d.borrow().items.iter() {
+                metadata.set(k.clone(), v.clone());
+            }
+        }
+        Some(_) => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.tree.static with metadata that is not a dict"
+        ),
+    }
+    // Every keyword goes on to `field`, which checks them.
+    let mut kw = vec![];
+    for (k, _) in a.kw.iter().filter(|(k, _)| k != "metadata") {
+        if let Some(v) = a.get(None, k) {
+            kw.push((k.clone(), v));
+        }
+    }
+    kw.push((
+        "metadata".into(),
+        Obj::Dict(Rc::new(RefCell::new(metadata))),
+    ));
+    let dataclasses = super::import(interp, "dataclasses")?;
+    let field = getattr(interp, &dataclasses, "field")?;
+    interp.call(&field, Args::with(vec![], kw))
 }
 
 /// The names only `jax.tree_util` has.

@@ -322,8 +322,8 @@ fn mha_inputs(a: &Args, me: &Rc<Instance>, f: &str) -> Result<(Obj, Obj, Obj)> {
     Ok((q_in, k_in, v_in))
 }
 
-/// Refuses dropout in training mode, asking for `deterministic` as Flax
-/// does when the layer has a dropout rate.
+/// Whether the call runs without dropout: always without a dropout rate;
+/// with one, `deterministic` must be given, as Flax asks.
 fn deterministic(a: &Args, me: &Rc<Instance>, rate: f64) -> Result<bool> {
     if rate <= 0.0 {
         return Ok(true);

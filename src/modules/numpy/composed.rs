@@ -33,7 +33,7 @@ pub(super) fn register(b: &mut Builder) {
 }
 
 /// `jnp.NAME(*pos, **kw)`.
-pub(super) fn call(
+pub(in crate::modules) fn call(
     interp: &mut Interp,
     name: &str,
     pos: Vec<Obj>,

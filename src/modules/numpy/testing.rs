@@ -9,7 +9,8 @@
 
 use crate::error::{Error, Result};
 use crate::python::format::{float_repr, format_value, repr_of, str_of};
-use crate::python::ops::{iterate, py_eq, truthy};
+use crate::python::interp::Interp;
+use crate::python::ops::{getattr, iterate, py_eq, truthy};
 use crate::python::value::{Args, Obj};
 use crate::{bail, err};
 
@@ -506,6 +507,43 @@ fn assert_equal(actual: &Obj, desired: &Obj, err_msg: &str, verbose: bool) -> Re
     }
 }
 
+/// `assert_raises(exception_class, callable, *args, **kwargs)`: calls
+/// `callable` and passes when it raises `exception_class` (or a subclass),
+/// failing as unittest's `assertRaises` does when nothing is raised.
+fn assert_raises(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let [expected, callable, rest @ ..] = &a.pos[..] else {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: numpy.testing.assert_raises as a context manager"
+        )
+    };
+    // The keywords are the callable's (`get` marks them as passed on).
+    let kw =
+        a.kw.iter()
+            .filter_map(|(k, _)| a.get(None, k).map(|v| (k.clone(), v)))
+            .collect();
+    let args = Args::with(rest.to_vec(), kw);
+    match interp.call(callable, args) {
+        Ok(_) => {
+            let name_of = |interp: &mut Interp, o: &Obj| match getattr(interp, o, "__name__") {
+                Ok(n) => str_of(&n),
+                Err(_) => str_of(o),
+            };
+            let exc = match expected {
+                Obj::Tuple(_) => str_of(expected),
+                e => name_of(interp, e),
+            };
+            let func = name_of(interp, callable);
+            bail!(AssertionError, "{exc} not raised by {func}")
+        }
+        Err(e) if interp.exception_matches(expected, &e)? => {
+            interp.forget_raised(&e);
+            Ok(Obj::None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The `numpy.testing` module.
 pub fn module() -> Obj {
     let mut b = Builder::new("numpy.testing");
@@ -532,6 +570,7 @@ pub fn module() -> Obj {
         assert_equal(&actual, &desired, &err_msg_arg(&a, 2), verbose)?;
         Ok(Obj::None)
     });
+    b.func("assert_raises", assert_raises);
     b.func("assert_", |i, a| {
         let val = a.req(Some(0), "val", "assert_")?;
         if truthy(&val, "assert_")? {

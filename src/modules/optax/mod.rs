@@ -28,6 +28,7 @@
 //! - [`numerics`]: moment updates, `safe_norm`, `adaptive_grad_clip`.
 //! - [`utilities`]: `stateless`, `named_chain`, `scale_gradient`, ...
 //! - [`projections`]: the projections of `optax.projections`.
+//! - [`assignment`]: the Hungarian algorithms of `optax.assignment`.
 //! - [`states`]: the NamedTuple classes of the states, in one table.
 //! - [`losses_more`], [`losses_cross`]: the losses optax composes of jnp
 //!   calls, made through [`compose`].
@@ -36,6 +37,7 @@
 mod adaptive;
 mod alias;
 mod alias_more;
+mod assignment;
 pub(crate) mod base;
 mod compose;
 mod conditionality;
@@ -106,6 +108,7 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     b.attr("losses", super::import(interp, "optax.losses")?);
     b.attr("schedules", super::import(interp, "optax.schedules")?);
     b.attr("projections", super::import(interp, "optax.projections")?);
+    b.attr("assignment", super::import(interp, "optax.assignment")?);
     b.attr(
         "perturbations",
         super::import(interp, "optax.perturbations")?,
@@ -178,6 +181,7 @@ pub fn submodule(name: &str) -> Option<Obj> {
             b.build()
         }
         "optax.projections" => projections::module(),
+        "optax.assignment" => assignment::module(),
         "optax.schedules" => {
             let mut b = Builder::new("optax.schedules");
             schedules::register(&mut b);

@@ -1,6 +1,6 @@
 //! Python's standard modules that programs import next to JAX: `os`, `sys`,
 //! `typing`, `__future__`, `time`, `abc`, `string`, `pprint`, `math`,
-//! `functools`, `hashlib`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
+//! `functools`, `hashlib`, `array`, `itertools`, `operator`, `collections`, `copy`, `dataclasses`, `enum`,
 //! `contextlib`, `re`, `logging`, `warnings` and `pdb` (whose debugger is
 //! refused), with CPython 3.11's behaviour.
 //!
@@ -9,6 +9,7 @@
 //! never silently skipped.
 
 pub mod abc;
+pub mod array;
 pub mod collections;
 pub mod collections_abc;
 pub mod contextlib;
