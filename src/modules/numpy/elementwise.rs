@@ -300,6 +300,14 @@ fn round_value(x: Value, decimals: i64, numpy: bool) -> Result<Value> {
     }
     let f = Value::Concrete(Array::scalar_f32(factor as f32));
     let scaled = jops::unary(UnaryOp::Round, &jops::binary(BinaryOp::Mul, &x, &f)?)?;
+    // jnp.round is jitted, so its factor is a compiled constant, which XLA
+    // divides by as a multiplication by its reciprocal, whatever the shape
+    // (`round(3.7975998, 4)` is 3.7975998, not 3.7976). A staged division
+    // by a constant runs that way already (see exec).
+    if crate::trace::all_eager() {
+        let recip = jops::binary(BinaryOp::Div, &Value::Concrete(Array::scalar_f32(1.0)), &f)?;
+        return jops::binary(BinaryOp::Mul, &scaled, &recip);
+    }
     jops::binary(BinaryOp::Div, &scaled, &f)
 }
 
