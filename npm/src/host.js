@@ -56,12 +56,19 @@ export async function startCoordinator() {
 // reads the file itself). `engine` is 'core' (./wasm-core/: built without
 // Flax and Optax, a third smaller, what browsers load first) or 'full'
 // (./wasm/). Node always runs the full engine: nothing is downloaded there.
+// Every URL is written out whole: bundlers (Vite's build) find the files
+// to copy by reading `new URL('literal', import.meta.url)`.
 export function engineUrls(engine) {
   if (isNode) return { glue: new URL('./wasm/node-glue.js', import.meta.url).href, wasm: null };
-  const dir = engine === 'core' ? './wasm-core/' : './wasm/';
+  if (engine === 'core') {
+    return {
+      glue: new URL('./wasm-core/shardlab.js', import.meta.url).href,
+      wasm: new URL('./wasm-core/shardlab_bg.wasm', import.meta.url).href,
+    };
+  }
   return {
-    glue: new URL(`${dir}shardlab.js`, import.meta.url).href,
-    wasm: new URL(`${dir}shardlab_bg.wasm`, import.meta.url).href,
+    glue: new URL('./wasm/shardlab.js', import.meta.url).href,
+    wasm: new URL('./wasm/shardlab_bg.wasm', import.meta.url).href,
   };
 }
 
