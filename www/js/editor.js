@@ -46,11 +46,20 @@ export class Editor {
     return this.view.state.doc.toString();
   }
 
-  // Replaces the text without reporting it as an edit.
+  // Replaces the text without reporting it as an edit. Only the span that
+  // differs is changed (a spec control rewrites a few characters), so
+  // CodeMirror re-parses and redraws that much, and the selection and the
+  // scroll position around it stay where they were.
   set(text) {
-    if (text === this.text) return;
+    const old = this.text;
+    if (text === old) return;
+    let from = 0;
+    while (from < old.length && from < text.length && old[from] === text[from]) from++;
+    let end = 0;
+    while (end < old.length - from && end < text.length - from
+      && old[old.length - 1 - end] === text[text.length - 1 - end]) end++;
     this.quiet = true;
-    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });
+    this.view.dispatch({ changes: { from, to: old.length - end, insert: text.slice(from, text.length - end) } });
     this.quiet = false;
   }
 
@@ -68,7 +77,9 @@ export class Editor {
   markError(line) {
     const doc = this.view.state.doc;
     if (line === null || line < 1 || line > doc.lines) {
-      this.view.dispatch({ effects: setErrorLine.of(null) });
+      // Every good run clears the mark: when there is none, that is no
+      // transaction at all (each one costs the editor an update).
+      if (this.view.state.field(errorLine).size) this.view.dispatch({ effects: setErrorLine.of(null) });
       return;
     }
     const at = doc.line(line).from;

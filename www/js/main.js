@@ -95,12 +95,32 @@ function mapsLine(report) {
 // Keeps the state in the URL. `push` makes it a new history entry (a new
 // example or a control), so Back returns to the one before; typing and runs
 // replace the current entry.
+//
+// The write itself waits for a task of its own: with the program in the
+// hash, Chromium spends several milliseconds in each pushState, which would
+// otherwise come between an edit and the run it starts (docs/page.md,
+// "Edit to result"). Writes asked for meanwhile are one write, a new entry
+// if any of them asked for one.
+let pendingSave = null;
+
 function saveState(push = false) {
+  if (pendingSave) {
+    pendingSave.push ||= push;
+    return;
+  }
+  pendingSave = { push };
+  setTimeout(writeState, 0);
+}
+
+function writeState() {
+  const save = pendingSave;
+  pendingSave = null;
+  if (!save) return;
   const hash = exercise
     ? '#exercise=' + encodeURIComponent(exercise.name)
     : encodeState({ code: editor.text, devices: devices(), mode: ui.mode.value, example });
   if (hash === location.hash) return;
-  if (push) history.pushState(null, '', hash);
+  if (save.push) history.pushState(null, '', hash);
   else history.replaceState(null, '', hash);
 }
 
@@ -313,8 +333,11 @@ function showOutcome(run) {
   });
 }
 
-// Edits to the code re-run it once typing pauses for this long.
-const EDIT_PAUSE_MS = 300;
+// Edits to the code re-run it once typing pauses for this long. A run
+// works off the page's thread and puts its outcome in the DOM in a few
+// milliseconds, and a newer run cancels the one before it, so the pause
+// only has to outlast the gap between keys of someone typing.
+const EDIT_PAUSE_MS = 150;
 let editTimer = null;
 
 // The run the page will show: its AbortController. A newer run, or Cancel,
@@ -616,7 +639,11 @@ async function start() {
   ui.shape.addEventListener('change', () => applyControls('shape') && run());
   ui.names.addEventListener('change', () => applyControls('names') && run());
   ui.mode.addEventListener('change', () => (saveState(true), run()));
-  window.addEventListener('popstate', () => restoreHash());
+  window.addEventListener('popstate', () => {
+    // Back or Forward wins over a write not yet made.
+    pendingSave = null;
+    restoreHash();
+  });
   ui.run.addEventListener('click', () => run());
   ui.exercise.addEventListener('change', () => (ui.exercise.value ? openExercise(ui.exercise.value) : closeExercise()));
   ui.check.addEventListener('click', () => checkExercise());
@@ -627,6 +654,7 @@ async function start() {
   ui.cancel.addEventListener('click', () => cancel());
   ui.share.addEventListener('click', async () => {
     saveState();
+    writeState();
     try {
       await navigator.clipboard.writeText(location.href);
       ui.info.textContent = 'link copied';

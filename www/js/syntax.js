@@ -5,8 +5,14 @@
 // other strings and identifiers are never taken for axis names or numbers.
 import { pythonLanguage } from '@codemirror/lang-python';
 
+// The last text parsed and its tree. One edit asks several questions of
+// the same text (the Devices it needs, its mesh, its specs, then again as
+// it runs); Lezer's trees are immutable, so they share one parse.
+let last = { source: null, tree: null };
+
 export function parse(source) {
-  return pythonLanguage.parser.parse(source);
+  if (source !== last.source) last = { source, tree: pythonLanguage.parser.parse(source) };
+  return last.tree;
 }
 
 // Every node named `name` under `tree`'s top: [SyntaxNode].
