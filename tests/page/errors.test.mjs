@@ -38,6 +38,30 @@ test('a syntax error shows its type, message and line', async () => {
   await page.close();
 });
 
+test('an error from typing shows once typing stops; a good result at once', async () => {
+  const page = await h.page('#');
+  await runsDone(page, 1);
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+End');
+  const typedAt = Date.now();
+  await page.keyboard.insertText('\nresult = (');
+  // The run typing starts fails; its error waits for typing to stop
+  // (ERROR_QUIET_MS in js/main.js, 800 ms).
+  await page.waitForFunction(() => /the error shows once typing stops/.test(document.getElementById('status').textContent));
+  assert.ok(!(await page.getByTestId('error').isVisible()), 'no error while typing');
+  await runsDone(page, 2);
+  assert.ok(Date.now() - typedAt >= 800, `the error showed ${Date.now() - typedAt} ms after the key`);
+  assert.match(await page.getByTestId('error').textContent(), /^SyntaxError: /);
+  // Finishing the line runs it, and the result shows without that wait.
+  const fixedAt = Date.now();
+  await page.keyboard.insertText('1 + 2)');
+  await runsDone(page, 3);
+  assert.ok(Date.now() - fixedAt < 800, `the result showed ${Date.now() - fixedAt} ms after the key`);
+  assert.ok(!(await page.getByTestId('error').isVisible()));
+  assert.equal((await page.textContent('[data-testid=result]')).trim(), '3');
+  await page.close();
+});
+
 test('a runtime error names its line', async () => {
   const page = await h.page('#');
   await runsDone(page, 1);

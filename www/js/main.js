@@ -340,6 +340,16 @@ function showOutcome(run) {
 const EDIT_PAUSE_MS = 150;
 let editTimer = null;
 
+// A run that fails while the code is being typed shows its error only once
+// typing has stopped for this long: half-typed code fails at most pauses,
+// and the results would turn red and back as one types. Results that
+// worked show at once.
+const ERROR_QUIET_MS = 800;
+let lastTyped = -Infinity;
+let errorTimer = null;
+// The latest run started: a delayed error is shown only if no run came after.
+let latestRun = null;
+
 // The run the page will show: its AbortController. A newer run, or Cancel,
 // aborts it; the lab then drops it from its queue or stops it through the
 // engine's cancel word (restarting the workers where there is none).
@@ -350,8 +360,10 @@ function progressLine({ maps, elapsedMs }) {
   return `${modeLine()} · running… ${done} done, ${(elapsedMs / 1000).toFixed(1)} s`;
 }
 
-async function run() {
+// `typed`: the run typing started (its error may wait, see ERROR_QUIET_MS).
+async function run({ typed = false } = {}) {
   clearTimeout(editTimer);
+  clearTimeout(errorTimer);
   // An open exercise is graded by Check: a run would only define functions.
   if (!lab || exercise) return;
   saveState();
@@ -367,6 +379,7 @@ async function run() {
   if (current) current.abort();
   const mine = new AbortController();
   current = mine;
+  latestRun = mine;
   ui.run.disabled = true;
   ui.cancel.disabled = false;
   ui.status.textContent = modeLine() + ' · running…';
@@ -409,14 +422,25 @@ async function run() {
     ui.status.textContent = 'the engine failed';
     return;
   }
-  if (error) showError({ type, message: error.reason, line: error.line, col: error.col, stdout: error.stdout });
-  else showOutcome(out);
-  ui.status.textContent = `${modeLine()} · ${error ? 'failed' : 'done'}${mapsLine(out && out.report)}`;
-  ui.info.textContent = out
-    ? `${out.elapsedMs.toFixed(0)} ms in the engine, ${ms} ms in all`
-    : `${ms} ms in all`;
-  if (!document.body.dataset.runs) document.body.dataset.firstResultMs = performance.now().toFixed(0);
-  document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+  const show = () => {
+    if (error) showError({ type, message: error.reason, line: error.line, col: error.col, stdout: error.stdout });
+    else showOutcome(out);
+    ui.status.textContent = `${modeLine()} · ${error ? 'failed' : 'done'}${mapsLine(out && out.report)}`;
+    ui.info.textContent = out
+      ? `${out.elapsedMs.toFixed(0)} ms in the engine, ${ms} ms in all`
+      : `${ms} ms in all`;
+    if (!document.body.dataset.runs) document.body.dataset.firstResultMs = performance.now().toFixed(0);
+    document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+  };
+  const quiet = error && typed ? lastTyped + ERROR_QUIET_MS - performance.now() : 0;
+  if (quiet <= 0) {
+    show();
+    return;
+  }
+  ui.status.textContent = `${modeLine()} · the error shows once typing stops`;
+  errorTimer = setTimeout(() => {
+    if (latestRun === mine) show();
+  }, quiet);
 }
 
 // Stops the page's run; the status line says so once the lab has.
@@ -628,10 +652,11 @@ async function start() {
     }
     example = '';
     ui.example.value = '';
+    lastTyped = performance.now();
     syncControls();
     saveState();
     clearTimeout(editTimer);
-    editTimer = setTimeout(run, EDIT_PAUSE_MS);
+    editTimer = setTimeout(() => run({ typed: true }), EDIT_PAUSE_MS);
   });
   ui.example.addEventListener('change', () => exampleChosen());
   setUpGuide($('guide'), $('guide-start'), (file) => exampleChosen(file));
