@@ -1158,3 +1158,46 @@ fn scipy_stats_testing_and_buffer_refusals() {
         ],
     );
 }
+
+/// Under an explicit mesh: `out_sharding` naming mesh axes on a
+/// function that is not a draw inside a traced function (JAX types its
+/// result, which shardlab does not stage), and a draw resharded over an
+/// `Auto` axis inside one.
+#[test]
+fn explicit_sharding_under_vmap_refusals() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import AxisType, PartitionSpec as P\nmesh = jax.make_mesh((2, 4), ('data', 'model'), axis_types=(AxisType.Explicit, AxisType.Auto))\njax.set_mesh(mesh)\na = jax.device_put(jnp.ones((2, 4)), P('data', None))\nb = jax.device_put(jnp.ones((4, 2)), P(None, 'data'))\nk = jax.random.split(jax.random.key(0), 2)\n",
+        9,
+        &[
+            (
+                "jax.jit(lambda: jnp.zeros((8,), out_sharding=P('data')))()",
+                "out_sharding inside a transformation, except for dot, matmul and einsum of 2-D operands and the draws of jax.random",
+            ),
+            (
+                "jax.vmap(lambda k: jax.random.normal(k, (4,), out_sharding=P('model')))(k)",
+                "out_sharding over the Auto mesh axis 'model' inside a transformation (a draw can be resharded over explicit axes only)",
+            ),
+        ],
+    );
+    // JAX's own error for a vmap whose operands split the mapped dimension
+    // differently.
+    let (ty, msg, line) = error_of(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import AxisType, PartitionSpec as P\njax.set_mesh(jax.make_mesh((2, 4), ('data', 'model'), axis_types=(AxisType.Explicit,) * 2))\na = jax.device_put(jnp.ones((4, 4)), P('data', None))\njax.vmap(lambda x, y: x + y)(a, jnp.ones((4, 4)))\n",
+    );
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "ValueError",
+            "Mapped away dimension of inputs passed to vmap should be sharded the same. Got inconsistent axis specs: data vs None",
+            6
+        )
+    );
+    let (ty, msg, line) = error_of(
+        "import jax\nfrom jax.sharding import PartitionSpec as P\njax.set_mesh(jax.make_mesh((8,), ('x',)))\njax.nn.initializers.orthogonal()(jax.random.key(0), (8, 8), out_sharding=P('x'))\n",
+    );
+    assert_eq!((ty.as_str(), line), ("NotImplementedError", 4));
+    assert!(
+        msg.starts_with("jax.nn.initializers.orthogonal takes no out_sharding in JAX"),
+        "{msg}"
+    );
+}

@@ -295,7 +295,7 @@ pub(super) fn initializer(name: &str, f: InitFn, staged: StagedInitFn) -> Obj {
 /// `factory`); `label` names it in error messages.
 fn made_by(label: &str, factory: &str, f: InitFn, staged: StagedInitFn) -> Obj {
     let label = label.to_string();
-    Obj::native(format!("{factory}.<locals>.init"), move |_, a| {
+    Obj::native(format!("{factory}.<locals>.init"), move |interp, a| {
         let k = a.req(Some(0), "key", &label)?;
         let shape = shape_of(&a.req(Some(1), "shape", &label)?)?;
         if let Some(d) = a.opt(Some(2), "dtype") {
@@ -307,11 +307,27 @@ fn made_by(label: &str, factory: &str, f: InitFn, staged: StagedInitFn) -> Obj {
                 );
             }
         }
-        if let Some((key, _)) = super::random::staged_single(&k, &label)? {
-            return Ok(Obj::Array(staged(&key, &shape)?));
+        let sharding = a
+            .opt(Some(3), "out_sharding")
+            .filter(|o| !matches!(o, Obj::None));
+        if sharding.is_some() && label == "orthogonal" {
+            // JAX's orthogonal initializer raises a bare NotImplementedError.
+            bail!(
+                NotImplementedError,
+                "jax.nn.initializers.orthogonal takes no out_sharding in JAX (its initializer raises NotImplementedError); place the result with jax.device_put or jax.sharding.reshard"
+            );
         }
-        let key = super::random::single_key(&k, &label)?;
-        Ok(Obj::Array(Value::Concrete(f(key, &shape)?)))
+        let out = match super::random::staged_single(&k, &label)? {
+            Some((key, _)) => Obj::Array(staged(&key, &shape)?),
+            None => {
+                let key = super::random::single_key(&k, &label)?;
+                Obj::Array(Value::Concrete(f(key, &shape)?))
+            }
+        };
+        match sharding {
+            Some(s) => super::sharding::out_sharding::place_initialized(interp, &label, out, &s),
+            None => Ok(out),
+        }
     })
 }
 
@@ -358,16 +374,23 @@ pub fn initializers_module(name: &str) -> Obj {
 /// Flax's own initializer modules have.
 fn register_shape_only(b: &mut Builder, flax: bool) {
     let shape_only = |label: &'static str, f: fn(&[usize]) -> Result<crate::array::Array>| {
-        Obj::native(label, move |_, a| {
+        Obj::native(label, move |interp, a| {
             let _ = a.req(Some(0), "key", label)?;
             let shape = shape_of(&a.req(Some(1), "shape", label)?)?;
             let made = Value::Concrete(f(&shape)?);
             // Zeros and ones are exact in every dtype: the float32 answer
             // converts to the one asked for.
-            Ok(Obj::Array(match a.opt(Some(2), "dtype") {
+            let out = Obj::Array(match a.opt(Some(2), "dtype") {
                 Some(d) => jops::convert(&made, super::numpy::dtype_of(&d)?)?,
                 None => made,
-            }))
+            });
+            match a
+                .opt(Some(3), "out_sharding")
+                .filter(|o| !matches!(o, Obj::None))
+            {
+                Some(s) => super::sharding::out_sharding::place_initialized(interp, label, out, &s),
+                None => Ok(out),
+            }
         })
     };
     let (zeros, ones) = (

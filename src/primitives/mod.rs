@@ -32,6 +32,7 @@ pub mod lu;
 pub mod maps;
 pub mod narrow;
 pub mod placement;
+pub mod placement_vmap;
 pub mod reduce;
 pub mod remat;
 pub mod sort;

@@ -145,6 +145,12 @@ fn own_rule(prim: &Prim, ins: &[Operand], n: usize) -> Result<Option<Vec<Option<
         Prim::Map(m) if m.kind == super::MapKind::Pmap => {
             vec![Some(Arc::new(Placement::Unknown(prim.name()))); n]
         }
+        Prim::Map(m) if m.kind == super::MapKind::Vmap => {
+            match super::placement_vmap::vmap_outs(m, ins, n)? {
+                Some(placed) => placed,
+                None => return Ok(None),
+            }
+        }
         Prim::ShardingConstraint(c) => vec![Some(Arc::new(c.placement())); n],
         Prim::DevicePut(d) => d
             .targets
@@ -439,10 +445,15 @@ pub fn propagate_eqns(
 
 /// Primitives that may place their outputs whatever their operands are.
 pub fn has_own_rule(prim: &Prim) -> bool {
-    matches!(
-        prim,
-        Prim::ShardingConstraint(_) | Prim::DevicePut(_) | Prim::Jit(_) | Prim::ShardMap(_)
-    )
+    match prim {
+        Prim::ShardingConstraint(_) | Prim::DevicePut(_) | Prim::Jit(_) | Prim::ShardMap(_) => true,
+        // A vmap whose body places something itself (a draw with
+        // `out_sharding`) places its stacked result.
+        Prim::Map(m) if m.kind == super::MapKind::Vmap => {
+            m.body.eqns.iter().any(|e| has_own_rule(&e.prim))
+        }
+        _ => false,
+    }
 }
 
 fn atom_placement(env: &[Option<Arc<Placement>>], a: &Atom) -> Option<Arc<Placement>> {

@@ -14,7 +14,7 @@ use crate::mesh::{AxisType, Mesh};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::ops::iterate;
-use crate::python::value::{Args, NativeFn, Obj};
+use crate::python::value::{Args, Obj};
 use crate::{bail, err};
 
 /// The run's context mesh (what `jax.set_mesh` set), if any.
@@ -387,218 +387,6 @@ fn place_new(interp: &mut Interp, name: &str, out: Obj) -> Result<Obj> {
     crate::python::pytree::unflatten_known(&def, &placed)
 }
 
-/// The functions of `jax.numpy`, `jax.random` and `jax.lax` that take an
-/// `out_sharding=` argument in JAX 0.10.2.
-const OUT_SHARDING: &[&str] = &[
-    "arange",
-    "array",
-    "asarray",
-    "bincount",
-    "broadcast_to",
-    "dot",
-    "einsum",
-    "empty",
-    "full",
-    "full_like",
-    "matmul",
-    "ones",
-    "ones_like",
-    "percentile",
-    "ravel",
-    "repeat",
-    "reshape",
-    "tensordot",
-    "zeros",
-    "zeros_like",
-    "ball",
-    "bernoulli",
-    "beta",
-    "bits",
-    "categorical",
-    "cauchy",
-    "chisquare",
-    "dirichlet",
-    "exponential",
-    "f",
-    "gamma",
-    "generalized_normal",
-    "geometric",
-    "gumbel",
-    "laplace",
-    "loggamma",
-    "logistic",
-    "lognormal",
-    "maxwell",
-    "multivariate_normal",
-    "normal",
-    "orthogonal",
-    "pareto",
-    "permutation",
-    "poisson",
-    "rademacher",
-    "randint",
-    "rayleigh",
-    "t",
-    "triangular",
-    "truncated_normal",
-    "uniform",
-    "wald",
-    "broadcast",
-    "broadcast_in_dim",
-    "broadcasted_iota",
-    "conv_general_dilated",
-    "dot_general",
-    "ragged_dot",
-    "ragged_dot_general",
-    "reduce",
-    "reduce_sum",
-    "rng_bit_generator",
-];
-
-/// The placement an `out_sharding=` argument asks for: a `NamedSharding`,
-/// or a `PartitionSpec` over the context mesh.
-fn out_placement(interp: &mut Interp, o: &Obj) -> Result<crate::sharding::Placement> {
-    if let Some(ns) = o.downcast::<super::NamedSharding>() {
-        return Ok(ns.placement());
-    }
-    if let Some(spec) = o.downcast::<crate::sharding::PartitionSpec>() {
-        let Some(mesh) = context_mesh(interp) else {
-            bail!(
-                ValueError,
-                "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got {spec}"
-            );
-        };
-        return Ok(crate::sharding::Placement::Named(
-            crate::sharding::NamedSharding::new((*mesh).clone(), spec.clone()),
-        ));
-    }
-    bail!(
-        TypeError,
-        "out_sharding must be a NamedSharding or a PartitionSpec, got {}",
-        o.type_name()
-    )
-}
-
-/// Calls `f` computing on the arguments' values alone, then places the
-/// result as `out_sharding` says. The values do not depend on the layout;
-/// the sharding rules that would reject the operands' layouts are what
-/// `out_sharding` overrides in JAX.
-fn with_out_sharding(
-    interp: &mut Interp,
-    name: &str,
-    f: &NativeFn,
-    mut a: Args,
-    out: Obj,
-) -> Result<Obj> {
-    let want = out_placement(interp, &out)?;
-    let original = a.clone();
-    let strip = |o: &Obj| match o {
-        Obj::Array(crate::trace::Value::Concrete(x)) => Obj::Array(crate::trace::Value::Concrete(
-            x.clone().with_placement(None),
-        )),
-        other => other.clone(),
-    };
-    a.pos = a.pos.iter().map(strip).collect();
-    let result = f(interp, a)?;
-    let want = std::sync::Arc::new(want);
-    match result {
-        Obj::Array(crate::trace::Value::Concrete(x)) => {
-            if let crate::sharding::Placement::Named(s) = &*want {
-                s.spec.validate(&s.mesh, x.ndim())?;
-                s.shard_shape(x.shape())?;
-            }
-            let partials = match &*want {
-                crate::sharding::Placement::Named(s) if !s.spec.unreduced.is_empty() => {
-                    Some(contraction_partials(interp, name, f, &original, s)?)
-                }
-                _ => None,
-            };
-            Ok(Obj::Array(crate::trace::Value::Concrete(
-                x.with_placement(Some(want)).with_partials(partials),
-            )))
-        }
-        Obj::Array(v) => match &*want {
-            crate::sharding::Placement::Named(s) if crate::trace::set_out_sharding(&v, s.clone()) => {
-                s.spec.validate(&s.mesh, v.ndim())?;
-                Ok(Obj::Array(v))
-            }
-            _ => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: out_sharding inside a transformation, except for dot, matmul and einsum of 2-D operands"
-            ),
-        },
-        other => Ok(other),
-    }
-}
-
-/// The contractions whose `out_sharding` may name unreduced axes.
-const CONTRACTIONS: &[&str] = &["dot", "dot_general", "einsum", "matmul", "tensordot"];
-
-/// What each device holds of a contraction's result unreduced over the
-/// axes of `want`: the contraction of its own block of the first operand
-/// split over those axes (see [`crate::partition::partials::own_block`])
-/// with the other operands, which by linearity sum to the result.
-fn contraction_partials(
-    interp: &mut Interp,
-    name: &str,
-    f: &NativeFn,
-    a: &Args,
-    want: &crate::sharding::NamedSharding,
-) -> Result<Vec<crate::array::Array>> {
-    let unreduced = &want.spec.unreduced;
-    let refuse = || {
-        crate::err!(
-            NotImplementedError,
-            "not supported by shardlab yet: {name} with an unreduced out_sharding over axes its operands are not split on"
-        )
-    };
-    if !CONTRACTIONS.contains(&name) {
-        return Err(refuse());
-    }
-    let found = a.pos.iter().enumerate().find_map(|(i, o)| match o {
-        Obj::Array(crate::trace::Value::Concrete(x)) => match x.placement() {
-            Some(crate::sharding::Placement::Named(s))
-                if unreduced
-                    .iter()
-                    .all(|u| s.spec.used_axes().contains(&u.as_str())) =>
-            {
-                Some((i, x.clone(), s.clone()))
-            }
-            _ => None,
-        },
-        _ => None,
-    });
-    let Some((i, x, s)) = found else {
-        return Err(refuse());
-    };
-    let mut out = vec![];
-    for p in 0..want.mesh.size() {
-        let mine =
-            crate::partition::partials::own_block(&x, &s, unreduced, p)?.ok_or_else(refuse)?;
-        let mut args = a.clone();
-        args.pos = args
-            .pos
-            .iter()
-            .map(|o| match o {
-                Obj::Array(crate::trace::Value::Concrete(y)) => Obj::Array(
-                    crate::trace::Value::Concrete(y.clone().with_placement(None)),
-                ),
-                other => other.clone(),
-            })
-            .collect();
-        args.pos[i] = Obj::Array(crate::trace::Value::Concrete(mine));
-        let full = match f(interp, args)? {
-            Obj::Array(crate::trace::Value::Concrete(r)) => r,
-            _ => return Err(refuse()),
-        };
-        let region = want.shard_slices(p, full.shape())?;
-        let starts: Vec<usize> = region.iter().map(|r| r.start).collect();
-        let limits: Vec<usize> = region.iter().map(|r| r.end).collect();
-        out.push(full.slice(&starts, &limits, None)?);
-    }
-    Ok(out)
-}
-
 /// Wraps every function of a `jax.numpy`-like module so that the arrays it
 /// makes under a context mesh are placed on it (see [`place_new`]), and
 /// the functions that take `out_sharding=` honour it.
@@ -607,7 +395,7 @@ pub fn placing_functions(module: Obj) -> Obj {
         for (name, f) in m.attrs.borrow_mut().iter_mut() {
             if let Obj::Native(n) = f {
                 let (inner, fname) = (n.f.clone(), name.clone());
-                let takes = OUT_SHARDING.contains(&name.as_str());
+                let takes = super::out_sharding::takes(name);
                 *f = Obj::native(&n.name, move |i, mut a| {
                     let out = if takes {
                         a.take_kw("out_sharding")
@@ -616,7 +404,7 @@ pub fn placing_functions(module: Obj) -> Obj {
                     };
                     let out = match out {
                         Some(o) if !matches!(o, Obj::None) => {
-                            with_out_sharding(i, &fname, &inner, a, o)?
+                            super::out_sharding::with_out_sharding(i, &fname, &inner, a, o)?
                         }
                         _ => inner(i, a)?,
                     };

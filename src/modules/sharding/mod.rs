@@ -7,6 +7,7 @@ pub mod constraint;
 pub mod context;
 pub mod inspect;
 pub mod make_array;
+pub mod out_sharding;
 pub mod placed;
 pub mod visualize;
 
