@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds the engine as WebAssembly into OUTDIR: the crate in Cargo.toml's
-# `web` profile for wasm32 (optimised for size: opt-level "z", fat LTO, one
-# codegen unit), wasm-bindgen's web target (ES-module glue: shardlab.js, and
-# shardlab_bg.wasm, without the name and producers sections), then wasm-opt
-# from the npm package binaryen (version 132; not Debian 12's binaryen,
-# version 108), running only the pass that makes the compressed file
-# smaller (docs/page.md has the measurements). Used by build-page.sh
-# (www/dist/wasm) and build-npm.sh (the npm package).
+# Builds the engine as WebAssembly into OUTDIR with `wasm-pack build
+# --profile web --target web`: the crate in Cargo.toml's `web` profile for
+# wasm32 (optimised for size: opt-level "z", fat LTO, one codegen unit),
+# wasm-bindgen's web target (ES-module glue: shardlab.js, and
+# shardlab_bg.wasm), then wasm-opt from the npm package binaryen (version
+# 132; not Debian 12's binaryen, version 108) with the flags of
+# Cargo.toml's [package.metadata.wasm-pack.profile.custom], the settings
+# `wasm-pack build --profile web` reads: the same engine, byte for byte.
+# wasm-opt runs here rather than inside wasm-pack (`--no-opt`) so that its
+# output is cached, and so that no other wasm-opt on PATH is ever used.
+# Used by build-page.sh (www/dist/wasm) and build-npm.sh (the npm package).
 #
 # With --core, the core engine: built without the Cargo features `flax`
 # and `optax` (a third smaller with brotli), which the page loads first and
@@ -36,29 +39,36 @@ elif [ -n "$core" ]; then
   echo "usage: build-wasm.sh OUTDIR [--core]" >&2
   exit 2
 fi
-step "cargo build --profile web --target wasm32-unknown-unknown --lib ${features[*]}"
-cargo build --profile web --target wasm32-unknown-unknown --lib --target-dir "$target_dir" "${features[@]}"
-
-step "wasm-bindgen --target web --out-dir $out"
+# wasm-pack resolves a relative --out-dir against the crate, not the caller.
+case $out in /*) ;; *) out=$PWD/$out ;; esac
 rm -rf "$out"
-wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
-  --out-dir "$out" "$target_dir/wasm32-unknown-unknown/web/shardlab.wasm"
+step "wasm-pack build --profile web --target web ${features[*]}"
+# --mode no-install: wasm-pack uses the wasm-bindgen 0.2.130 on PATH
+# (setup-web.sh) and downloads nothing.
+wasm-pack build --mode no-install --profile web --target web --no-typescript --no-pack --no-gitignore \
+  --no-opt --out-dir "$out" -- --target-dir "$target_dir" "${features[@]}"
 
 wasm=$out/shardlab_bg.wasm
-# wasm-opt may use exactly the features rustc declared in the module's
-# target_features section (simd128 among them, see .cargo/config.toml): no
-# fewer, or it refuses the module, and no more, so the output loads wherever
-# rustc's does.
-mapfile -t features < <(node_modules/.bin/wasm-opt --print-features "$wasm" 2>/dev/null | grep '^--enable-')
-if [ ${#features[@]} -eq 0 ]; then
-  echo "error: $wasm declares no target features; wasm-opt would reject its SIMD" >&2
+# wasm-opt's flags, from Cargo.toml (see there).
+mapfile -t WASM_OPT_FLAGS < <(cargo metadata --no-deps --format-version 1 | node -e '
+  let text = "";
+  process.stdin.on("data", (d) => (text += d)).on("end", () => {
+    const pkg = JSON.parse(text).packages.find((p) => p.name === "shardlab");
+    const flags = pkg.metadata["wasm-pack"].profile.custom["wasm-opt"];
+    console.log(flags.join("\n"));
+  });')
+# The --enable- flags must be exactly the features rustc declared in the
+# module's target_features section (simd128 among them, see
+# .cargo/config.toml): a new Rust may declare more.
+declared=$(node_modules/.bin/wasm-opt --print-features "$wasm" 2>/dev/null | grep '^--enable-' | sort)
+listed=$(printf '%s\n' "${WASM_OPT_FLAGS[@]}" | grep '^--enable-' | sort)
+if [ "$declared" != "$listed" ]; then
+  echo "error: the module declares the target features" >&2
+  echo "$declared" | sed 's/^/  /' >&2
+  echo "but Cargo.toml's [package.metadata.wasm-pack.profile.*] wasm-opt lists" >&2
+  echo "$listed" | sed 's/^/  /' >&2
   exit 1
 fi
-# Measured on the size-optimised build: -O3, -Oz and -Os make the wasm
-# smaller but its brotli and gzip larger (they reorder functions, pack the
-# data segments and rewrite locals in ways that compress worse); duplicate
-# function elimination alone makes both smaller, in seconds.
-WASM_OPT_FLAGS=(--duplicate-function-elimination "${features[@]}")
 before=$(wc -c < "$wasm")
 # wasm-opt's output is kept in the target dir by a hash of its input and
 # flags, and reused.
