@@ -1158,3 +1158,25 @@ fn scipy_stats_testing_and_buffer_refusals() {
         ],
     );
 }
+
+/// Donation is modelled for arrays on one device called from Python: a
+/// donated array split over a mesh, and lowering a function with donated
+/// arguments ahead of time, are refused by name.
+#[test]
+fn donation_refusals() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\nmesh = jax.make_mesh((8,), ('x',))\n\
+         xs = jax.device_put(jnp.ones(8), jax.NamedSharding(mesh, jax.P('x')))\n",
+        5,
+        &[
+            (
+                "jax.jit(lambda x: x + 1, donate_argnums=0)(xs)",
+                "donate_argnums with arrays split over several devices",
+            ),
+            (
+                "jax.jit(lambda x: x + 1, donate_argnums=0).lower(jnp.ones(2))",
+                "lower with donated arguments",
+            ),
+        ],
+    );
+}
