@@ -1180,3 +1180,36 @@ fn donation_refusals() {
         ],
     );
 }
+
+/// NumPy's Generator refuses what it would not draw exactly: `out=`, array
+/// parameters and bounds, bounds the host arrays cannot hold exactly, and
+/// RandomState's 8-bit draws.
+#[test]
+fn numpy_generator_refusals() {
+    refused_by_name(
+        "import numpy as np\nrng = np.random.default_rng(0)\n",
+        3,
+        &[
+            (
+                "rng.random(2, out=[0.0, 0.0])",
+                "numpy.random.Generator.random with out",
+            ),
+            (
+                "rng.normal([0.0, 1.0])",
+                "numpy.random.Generator.normal with loc of type list",
+            ),
+            (
+                "rng.integers(0, 2**60)",
+                "numpy.random.Generator.integers with a bound beyond 2**53",
+            ),
+            (
+                "rng.integers([1, 2])",
+                "numpy.random.Generator.integers with a bound of type list",
+            ),
+            (
+                "np.random.RandomState(0).randint(5, dtype=np.uint8)",
+                "randint with dtype uint8",
+            ),
+        ],
+    );
+}

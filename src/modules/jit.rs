@@ -347,7 +347,9 @@ fn resolve(o: &mut Options, params: &[(String, bool)]) -> Result<()> {
             let i = i as i64;
             // Static argnums count from the end when negative; donated ones
             // name no argument then.
-            let by_num = given_nums.iter().any(|&k| k == i || (from_end && k + n == i));
+            let by_num = given_nums
+                .iter()
+                .any(|&k| k == i || (from_end && k + n == i));
             if by_num && !posonly && !names.contains(p) {
                 names.push(p.clone());
             }

@@ -386,7 +386,11 @@ fn int_dtype(dtype: Option<Obj>) -> Result<Option<Kind>> {
     match super::scalar_types::kind_of_dtype(&o) {
         Some(k @ (Kind::Int64 | Kind::Int32 | Kind::UInt32)) => Ok(Some(k)),
         Some(k @ (Kind::Float32 | Kind::Float64)) => {
-            bail!(TypeError, "Unsupported dtype dtype('{}') for randint", k.name())
+            bail!(
+                TypeError,
+                "Unsupported dtype dtype('{}') for randint",
+                k.name()
+            )
         }
         Some(k) => bail!(
             NotImplementedError,

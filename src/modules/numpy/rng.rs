@@ -2,10 +2,12 @@
 //! seeded through `SeedSequence`, so that programs drawing test data from
 //! it see the same numbers as under NumPy.
 //!
-//! `integers` gives NumPy's exact draws. `normal` uses the same ziggurat
-//! layout as NumPy; its tables are computed here in double precision, so a
-//! draw can differ from NumPy's in the last bit or two of the float64 (the
-//! values become float32 arrays here, so that does not show).
+//! `integers` gives NumPy's exact draws, and so do the float32 draws
+//! (`random` and `standard_normal` with `dtype=np.float32`), whose ziggurat
+//! tables computed here agree with NumPy's. The float64 ziggurat tables are
+//! computed here in double precision while NumPy's come from a more precise
+//! computation, so a float64 normal draw can differ from NumPy's in its
+//! last bits (beyond the digits NumPy prints by default).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -232,12 +234,18 @@ impl Pcg64 {
                     let xx = -(1.0 / r) * (-self.next_f32()).ln_1p();
                     let yy = -(-self.next_f32()).ln_1p();
                     if yy + yy > xx * xx {
-                        return if (rabs >> 8) & 1 == 1 { -(r + xx) } else { r + xx };
+                        return if (rabs >> 8) & 1 == 1 {
+                            -(r + xx)
+                        } else {
+                            r + xx
+                        };
                     }
                 }
             }
             let u = self.next_f32();
-            if (((t.f[idx - 1] - t.f[idx]) * u + t.f[idx]) as f64) < (-0.5 * x as f64 * x as f64).exp() {
+            if (((t.f[idx - 1] - t.f[idx]) * u + t.f[idx]) as f64)
+                < (-0.5 * x as f64 * x as f64).exp()
+            {
                 return x;
             }
         }
@@ -264,7 +272,8 @@ struct ZigguratF32 {
 
 impl ZigguratF32 {
     fn new() -> ZigguratF32 {
-        let t = Ziggurat::with_bits(23);
+        // NumPy rounds the float32 layer bounds to the nearest integer.
+        let t = Ziggurat::with_bits(23, f64::round);
         ZigguratF32 {
             k: t.k.map(|k| k as u32),
             w: t.w.map(|w| w as f32),
@@ -275,11 +284,12 @@ impl ZigguratF32 {
 
 impl Ziggurat {
     fn new() -> Ziggurat {
-        Ziggurat::with_bits(52)
+        Ziggurat::with_bits(52, f64::trunc)
     }
 
-    /// The layers for positions of `bits` bits.
-    fn with_bits(bits: i32) -> Ziggurat {
+    /// The layers for positions of `bits` bits, each layer's bound made
+    /// an integer by `whole`.
+    fn with_bits(bits: i32, whole: fn(f64) -> f64) -> Ziggurat {
         let m = 2f64.powi(bits);
         let mut t = Ziggurat {
             k: [0; 256],
@@ -288,7 +298,7 @@ impl Ziggurat {
         };
         let fr = (-0.5 * ZIG_R * ZIG_R).exp();
         let q = ZIG_V / fr;
-        t.k[0] = (ZIG_R / q * m) as u64;
+        t.k[0] = whole(ZIG_R / q * m) as u64;
         t.w[0] = q / m;
         t.w[255] = ZIG_R / m;
         t.f[0] = 1.0;
@@ -296,7 +306,7 @@ impl Ziggurat {
         let (mut dn, mut tn) = (ZIG_R, ZIG_R);
         for i in (1..255).rev() {
             dn = (-2.0 * (ZIG_V / dn + (-0.5 * dn * dn).exp()).ln()).sqrt();
-            t.k[i + 1] = (dn / tn * m) as u64;
+            t.k[i + 1] = whole(dn / tn * m) as u64;
             tn = dn;
             t.f[i] = (-0.5 * dn * dn).exp();
             t.w[i] = dn / m;

@@ -92,7 +92,11 @@ pub(super) fn result(
     let n: usize = shape.iter().product();
     crate::python::array::check_size(n)?;
     let data: Vec<f64> = (0..n).map(|_| draw()).collect();
-    Ok(Obj::lib(NdArray::host_array(HostArray { shape, data, kind })))
+    Ok(Obj::lib(NdArray::host_array(HostArray {
+        shape,
+        data,
+        kind,
+    })))
 }
 
 /// Draws of 8 bits (or of one bit, for bool) taken in turn from one 32-bit
