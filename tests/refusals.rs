@@ -1199,5 +1199,57 @@ fn explicit_sharding_under_vmap_refusals() {
     assert!(
         msg.starts_with("jax.nn.initializers.orthogonal takes no out_sharding in JAX"),
         "{msg}"
+/// Donation is modelled for arrays on one device called from Python: a
+/// donated array split over a mesh, and lowering a function with donated
+/// arguments ahead of time, are refused by name.
+#[test]
+fn donation_refusals() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\nmesh = jax.make_mesh((8,), ('x',))\n\
+         xs = jax.device_put(jnp.ones(8), jax.NamedSharding(mesh, jax.P('x')))\n",
+        5,
+        &[
+            (
+                "jax.jit(lambda x: x + 1, donate_argnums=0)(xs)",
+                "donate_argnums with arrays split over several devices",
+            ),
+            (
+                "jax.jit(lambda x: x + 1, donate_argnums=0).lower(jnp.ones(2))",
+                "lower with donated arguments",
+            ),
+        ],
+    );
+}
+
+/// NumPy's Generator refuses what it would not draw exactly: `out=`, array
+/// parameters and bounds, bounds the host arrays cannot hold exactly, and
+/// RandomState's 8-bit draws.
+#[test]
+fn numpy_generator_refusals() {
+    refused_by_name(
+        "import numpy as np\nrng = np.random.default_rng(0)\n",
+        3,
+        &[
+            (
+                "rng.random(2, out=[0.0, 0.0])",
+                "numpy.random.Generator.random with out",
+            ),
+            (
+                "rng.normal([0.0, 1.0])",
+                "numpy.random.Generator.normal with loc of type list",
+            ),
+            (
+                "rng.integers(0, 2**60)",
+                "numpy.random.Generator.integers with a bound beyond 2**53",
+            ),
+            (
+                "rng.integers([1, 2])",
+                "numpy.random.Generator.integers with a bound of type list",
+            ),
+            (
+                "np.random.RandomState(0).randint(5, dtype=np.uint8)",
+                "randint with dtype uint8",
+            ),
+        ],
     );
 }

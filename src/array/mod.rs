@@ -574,20 +574,25 @@ impl Array {
     }
 
     pub fn is_same(&self, other: &Array) -> bool {
-        let same_data = match (&self.buffer, &other.buffer) {
-            (Buffer::F32(a), Buffer::F32(b)) => Arc::ptr_eq(a, b),
-            (Buffer::I32(a), Buffer::I32(b)) => Arc::ptr_eq(a, b),
-            (Buffer::U32(a), Buffer::U32(b)) => Arc::ptr_eq(a, b),
-            (Buffer::Bool(a), Buffer::Bool(b)) => Arc::ptr_eq(a, b),
-            (Buffer::C64(a), Buffer::C64(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        };
+        let same_data = self.shares_buffer(other);
         let same_place = match (&self.placement, &other.placement) {
             (None, None) => true,
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
         };
         same_data && same_place && self.shape == other.shape && self.weak == other.weak
+    }
+
+    /// Whether both arrays hold the very same elements in memory.
+    pub fn shares_buffer(&self, other: &Array) -> bool {
+        match (&self.buffer, &other.buffer) {
+            (Buffer::F32(a), Buffer::F32(b)) => Arc::ptr_eq(a, b),
+            (Buffer::I32(a), Buffer::I32(b)) => Arc::ptr_eq(a, b),
+            (Buffer::U32(a), Buffer::U32(b)) => Arc::ptr_eq(a, b),
+            (Buffer::Bool(a), Buffer::Bool(b)) => Arc::ptr_eq(a, b),
+            (Buffer::C64(a), Buffer::C64(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     /// The elements.

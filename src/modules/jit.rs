@@ -33,6 +33,7 @@ use crate::python::ops::{iterate, truthy};
 use crate::python::pytree::{flatten, unflatten, TreeDef};
 use crate::python::value::{key_eq, Args, Dict, Obj};
 
+use super::jit_donation as donation;
 use super::jit_refs;
 use super::jit_shardings as shardings;
 use super::sharding::inspect;
@@ -106,6 +107,11 @@ struct Prepared {
     inputs: shardings::Inputs,
     vals: Vec<Value>,
     names: Vec<String>,
+    /// The dynamic leaves, and whether each one's argument is donated.
+    leaves: Vec<Obj>,
+    donated: Vec<bool>,
+    /// Whether the program was traced (and so compiled) for this call.
+    traced: bool,
 }
 
 /// A jitted function: the Python function, its options and its traces.
@@ -245,6 +251,12 @@ impl Object for JitFunction {
                 }
                 let p = jitted.prepare(i, &call)?;
                 refuse_refs(&p, "lower")?;
+                if p.donated.iter().any(|&d| d) {
+                    bail!(
+                        NotImplementedError,
+                        "not supported by shardlab yet: lower with donated arguments"
+                    );
+                }
                 if top && !inspect::take_pending(i).is_empty() {
                     bail!(
                         NotImplementedError,
@@ -321,31 +333,23 @@ fn positional_params(fun: &Obj) -> Option<Vec<(String, bool)>> {
 }
 
 /// Completes static and donated argnums and argnames from each other, and
-/// checks static_argnums against the parameters as JAX does.
+/// checks them against the parameters as JAX does.
 fn resolve(o: &mut Options, params: &[(String, bool)]) -> Result<()> {
     let n = params.len() as i64;
-    for &k in &o.static_argnums {
-        if k >= n || k < -n {
-            let nums: Vec<String> = o.static_argnums.iter().map(|k| k.to_string()).collect();
-            let tuple = if nums.len() == 1 {
-                format!("({},)", nums[0])
-            } else {
-                format!("({})", nums.join(", "))
-            };
-            bail!(
-                ValueError,
-                "Jitted function has static_argnums={tuple}, but only accepts {n} positional arguments."
-            );
-        }
-    }
-    for (nums, names) in [
-        (&mut o.static_argnums, &mut o.static_argnames),
-        (&mut o.donate_argnums, &mut o.donate_argnames),
+    check_argnums(&o.static_argnums, "static_argnums", n)?;
+    check_argnums(&o.donate_argnums, "donate_argnums", n)?;
+    for (nums, names, from_end) in [
+        (&mut o.static_argnums, &mut o.static_argnames, true),
+        (&mut o.donate_argnums, &mut o.donate_argnames, false),
     ] {
         let given_nums = nums.clone();
         for (i, (p, posonly)) in params.iter().enumerate() {
             let i = i as i64;
-            let by_num = given_nums.iter().any(|&k| k == i || k + n == i);
+            // Static argnums count from the end when negative; donated ones
+            // name no argument then.
+            let by_num = given_nums
+                .iter()
+                .any(|&k| k == i || (from_end && k + n == i));
             if by_num && !posonly && !names.contains(p) {
                 names.push(p.clone());
             }
@@ -354,7 +358,38 @@ fn resolve(o: &mut Options, params: &[(String, bool)]) -> Result<()> {
             }
         }
     }
+    let both: Vec<&String> = o
+        .static_argnames
+        .iter()
+        .filter(|p| o.donate_argnames.contains(p))
+        .collect();
+    if !both.is_empty() {
+        let set: Vec<String> = both.iter().map(|p| format!("'{p}'")).collect();
+        bail!(
+            ValueError,
+            "static_argnames and donate_argnames cannot intersect. Argument names {{{}}} appear \
+             in both static_argnames and donate_argnames",
+            set.join(", ")
+        );
+    }
     Ok(())
+}
+
+/// JAX's ValueError for an argnum past the function's positional parameters.
+fn check_argnums(nums: &[i64], what: &str, n: i64) -> Result<()> {
+    if nums.iter().all(|&k| k < n && k >= -n) {
+        return Ok(());
+    }
+    let items: Vec<String> = nums.iter().map(|k| k.to_string()).collect();
+    let tuple = if items.len() == 1 {
+        format!("({},)", items[0])
+    } else {
+        format!("({})", items.join(", "))
+    };
+    bail!(
+        ValueError,
+        "Jitted function has {what}={tuple}, but only accepts {n} positional arguments."
+    )
 }
 
 /// A call's arguments, split into static and dynamic ones.
@@ -375,12 +410,10 @@ impl Jitted {
             .any(|&k| k == i || k + n as i64 == i)
     }
 
-    fn is_donated(&self, i: usize, n: usize) -> bool {
-        let i = i as i64;
-        self.options
-            .donate_argnums
-            .iter()
-            .any(|&k| k == i || k + n as i64 == i)
+    /// JAX donates by position as given: a negative index names no
+    /// argument.
+    fn is_donated(&self, i: usize) -> bool {
+        self.options.donate_argnums.contains(&(i as i64))
     }
 
     fn split(&self, call: &Args) -> Result<Split> {
@@ -394,7 +427,7 @@ impl Jitted {
                 statics.push(x.clone());
             } else {
                 dyn_pos.push(x.clone());
-                donated_args.push(self.is_donated(i, n));
+                donated_args.push(self.is_donated(i));
             }
         }
         let mut dyn_kw = Dict::default();
@@ -457,10 +490,11 @@ impl Jitted {
                     && e.levels == crate::transforms::differentiation_levels()
             })
             .cloned();
+        let donated = donated_leaves(interp, &split)?;
+        let traced = cached.is_none();
         let (entry, captured) = match cached {
             Some(e) => (e, vec![]),
             None => {
-                let donated = donated_leaves(interp, &split)?;
                 let placements = inputs.placements.clone();
                 let (entry, captured) =
                     self.trace(interp, sig, &donated, placements, &names, &slots)?;
@@ -480,6 +514,9 @@ impl Jitted {
             inputs,
             vals,
             names,
+            leaves,
+            donated,
+            traced,
         })
     }
 
@@ -508,10 +545,24 @@ impl Jitted {
             inputs,
             vals,
             names,
+            leaves,
+            donated,
+            traced,
         } = self.prepare_compiled(interp, &call)?;
         let mut used = shardings::used_inputs(&entry.program.body);
         if self.options.keep_unused {
             used.iter_mut().for_each(|u| *u = true);
+        }
+        // Donation happens where the program runs: a jit inside another
+        // transformation donates nothing.
+        let top = !crate::trace::tracing();
+        let leaves = donation::Leaves {
+            objs: &leaves,
+            donated: &donated,
+            used: &used,
+        };
+        if top {
+            donation::check_call(&leaves, !traced)?;
         }
         shardings::check_devices(
             &self.name,
@@ -537,7 +588,10 @@ impl Jitted {
         let mut outs = run_program(interp, &entry.program, &args)?;
         let arg_slots: Vec<Rc<RefSlot>> = slots.into_iter().flatten().collect();
         jit_refs::write_back(&mut outs, &arg_slots, &entry.closed, &entry.written)?;
-        let outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
+        let mut outs = self.place_outputs(interp, &entry, &inputs, &used, outs)?;
+        if top {
+            donation::donate(interp, &leaves, &mut outs, traced)?;
+        }
         unflatten(interp, &entry.out_def, &keyed_objs(&outs, &entry.out_keys)?)
     }
 

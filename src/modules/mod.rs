@@ -19,6 +19,7 @@ mod jax_utilities;
 pub mod jaxpr_api;
 pub mod jit;
 pub mod jit_aot;
+pub mod jit_donation;
 pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;

@@ -70,6 +70,7 @@ mod quantiles;
 mod ravel_index;
 mod reductions;
 mod rng;
+mod rng_args;
 pub mod scalar;
 mod scalar_types;
 mod searching;

@@ -950,6 +950,11 @@ pub fn reshape_value(x: &Value, requested: &[i64]) -> Result<Value> {
 
 /// An attribute of an array.
 pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
+    if let Value::Concrete(a) = x {
+        if let Some(o) = deletion_attr(a, name)? {
+            return Ok(o);
+        }
+    }
     let shape = x.shape();
     Ok(match name {
         "shape" => Obj::tuple(shape.iter().map(|&d| Obj::Int(d as i64)).collect()),
@@ -1004,7 +1009,14 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             };
             tolist(x.concrete_for(Conversion::Concrete(detail))?)
         }),
-        "copy" | "block_until_ready" => method(name, x, |_, x, _| Ok(Obj::Array(x.clone()))),
+        // A copy is a new array (donating one leaves the other alive).
+        "copy" => method(name, x, |_, x, _| {
+            Ok(Obj::Array(match x {
+                Value::Concrete(a) => Value::Concrete(a.with_own_buffer()),
+                traced => traced.clone(),
+            }))
+        }),
+        "block_until_ready" => method(name, x, |_, x, _| Ok(Obj::Array(x.clone()))),
         "at" => index_update_ref(x),
         _ => {
             if let Value::Concrete(a) = x {
@@ -1017,6 +1029,41 @@ pub fn array_attr(interp: &mut Interp, x: &Value, name: &str) -> Result<Obj> {
             return Err(interp.library.missing_object_attr(&type_name, name));
         }
     })
+}
+
+/// `x.delete()`, `x.is_deleted()`, and what a deleted array still answers:
+/// its shape and dtype are known without its data, and everything else
+/// raises JAX's errors.
+fn deletion_attr(a: &Array, name: &str) -> Result<Option<Obj>> {
+    use crate::trace::deleted;
+    match name {
+        "delete" => {
+            let a = a.clone();
+            return Ok(Some(Obj::native("delete", move |_, _| {
+                deleted::delete(&a);
+                Ok(Obj::None)
+            })));
+        }
+        "is_deleted" => {
+            let a = a.clone();
+            return Ok(Some(Obj::native("is_deleted", move |_, _| {
+                Ok(Obj::Bool(deleted::is_deleted(&a)))
+            })));
+        }
+        "shape" | "ndim" | "size" | "dtype" | "itemsize" | "nbytes" | "weak_type" | "sharding"
+        | "at" => return Ok(None),
+        _ => {}
+    }
+    if name == "block_until_ready" && deleted::is_deleted(a) {
+        return Ok(Some(Obj::native("block_until_ready", |_, _| {
+            crate::bail!(
+                JaxRuntimeError,
+                "INVALID_ARGUMENT: BlockHostUntilReady() called on deleted or donated buffer"
+            )
+        })));
+    }
+    deleted::check(a)?;
+    Ok(None)
 }
 
 /// `x.item()`: the one element of a concrete array as a Python scalar.

@@ -69,6 +69,7 @@ impl Interp {
 
     /// `repr(o)`, calling `__repr__` of instances, inside containers too.
     pub fn repr(&mut self, o: &Obj) -> Result<String> {
+        check_live(o)?;
         if let Some(f) = special(o, "__repr__") {
             let r = self.call_special(&f, o, vec![])?;
             return match r {
@@ -128,6 +129,7 @@ impl Interp {
 
     /// `str(o)`, calling `__str__` (or `__repr__`) of instances.
     pub fn str(&mut self, o: &Obj) -> Result<String> {
+        check_live(o)?;
         match o {
             Obj::Str(s) => Ok(s.to_string()),
             Obj::Instance(_) => match special(o, "__str__") {
@@ -151,6 +153,7 @@ impl Interp {
 
     /// `format(o, spec)`: instances without `__format__` format as `str`.
     pub fn format(&mut self, o: &Obj, spec: &str) -> Result<String> {
+        check_live(o)?;
         if let Some(f) = special(o, "__format__") {
             return Ok(format::str_of(&self.call_special(
                 &f,
@@ -374,5 +377,13 @@ impl Interp {
                 }
             }
         }
+    }
+}
+
+/// Printing a deleted array reads its data: JAX's RuntimeError.
+fn check_live(o: &Obj) -> Result<()> {
+    match o {
+        Obj::Array(crate::trace::Value::Concrete(a)) => crate::trace::deleted::check(a),
+        _ => Ok(()),
     }
 }

@@ -20,6 +20,7 @@ use crate::primitives::{AxisEnv, CollectiveKind, Prim};
 use crate::sharding::Placement;
 
 mod called_as;
+pub mod deleted;
 mod origin;
 pub mod refs;
 
@@ -86,9 +87,13 @@ impl Value {
     }
 
     /// The data, or the error JAX raises for `conversion` of a tracer.
+    /// A deleted array's data is gone: JAX's RuntimeError.
     pub fn concrete_for(&self, conversion: Conversion) -> Result<&Array> {
         match self {
-            Value::Concrete(a) => Ok(a),
+            Value::Concrete(a) => {
+                deleted::check(a)?;
+                Ok(a)
+            }
             Value::Traced(Tracer { known: Some(a), .. }) => Ok(a),
             Value::Traced(t) => Err(t.conversion_error(conversion)),
         }
@@ -588,7 +593,10 @@ fn insert_pvary(inputs: &[Value]) -> Result<Vec<Value>> {
 
 fn to_atom(stack: &mut [Frame], level: usize, v: &Value) -> Result<Atom> {
     match v {
-        Value::Concrete(a) => Ok(Atom::Lit(a.clone())),
+        Value::Concrete(a) => {
+            deleted::check(a)?;
+            Ok(Atom::Lit(a.clone()))
+        }
         Value::Traced(t) if t.level == level => Ok(Atom::Var(t.var)),
         Value::Traced(t) if t.level < level && t.level < stack.len() => {
             Ok(Atom::Var(capture(stack, level, t)))

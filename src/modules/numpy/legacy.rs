@@ -61,12 +61,17 @@ impl Object for RandomState {
 }
 
 /// `method` as a function of the `RandomState` in `this`.
+/// A keyword the method never read is refused as `numpy.random`'s function
+/// of the same name refuses it (the methods have its signature).
 fn bound(this: Obj, name: &str, owner: &str, f: Method) -> Obj {
+    let checked = format!("numpy.random.{name}");
     Obj::native(format!("{owner}.{name}"), move |_, a| {
         let rs = this
             .downcast::<RandomState>()
             .ok_or_else(|| err!(TypeError, "expected a RandomState"))?;
-        f(&rs.0, &a)
+        let out = f(&rs.0, &a)?;
+        crate::modules::real_api::check_keywords(&checked, &a)?;
+        Ok(out)
     })
 }
 
@@ -371,42 +376,31 @@ fn int_bound(o: &Obj) -> Result<i64> {
     Ok(x.trunc() as i64)
 }
 
-/// Refuses the dtypes whose draws this does not make: NumPy draws 8- and
-/// 16-bit integers and bools from shared 32-bit words.
-fn check_int_dtype(dtype: Option<Obj>) -> Result<()> {
-    let name = match &dtype {
-        None | Some(Obj::Type("int")) => return Ok(()),
-        Some(Obj::Type("bool")) | Some(Obj::DType(crate::array::DType::Bool)) => "bool".to_string(),
-        Some(Obj::DType(crate::array::DType::F32)) => {
-            bail!(TypeError, "Unsupported dtype dtype('float32') for randint")
-        }
-        Some(Obj::DType(_)) => return Ok(()),
-        Some(Obj::Str(s)) => s.to_string(),
-        // NumPy's scalar types (`np.int32`) by their dtype's name.
-        Some(o) if o.downcast::<super::scalar_types::HostType>().is_some() => o
-            .downcast::<super::scalar_types::HostType>()
-            .map(|t| t.kind.name().to_string())
-            .unwrap_or_default(),
-        Some(o)
-            if o.downcast::<super::jnp_scalar_types::ScalarType>()
-                .is_some() =>
-        {
-            o.downcast::<super::jnp_scalar_types::ScalarType>()
-                .map(|t| t.name.to_string())
-                .unwrap_or_default()
-        }
-        Some(other) => crate::python::format::repr_of(other),
+/// `randint`'s dtype: None when not given (the result is then a Python int
+/// or an int64 array). NumPy draws 8- and 16-bit integers and bools from
+/// shared 32-bit words, which this does not, so those are refused.
+fn int_dtype(dtype: Option<Obj>) -> Result<Option<Kind>> {
+    let Some(o) = dtype else {
+        return Ok(None);
     };
-    match name.as_str() {
-        "int" | "int32" | "int64" | "uint32" | "uint64" | "i4" | "i8" | "u4" | "u8" | "long" => {
-            Ok(())
+    match super::scalar_types::kind_of_dtype(&o) {
+        Some(k @ (Kind::Int64 | Kind::Int32 | Kind::UInt32)) => Ok(Some(k)),
+        Some(k @ (Kind::Float32 | Kind::Float64)) => {
+            bail!(
+                TypeError,
+                "Unsupported dtype dtype('{}') for randint",
+                k.name()
+            )
         }
-        "float32" | "float64" | "float" | "f4" | "f8" => {
-            bail!(TypeError, "Unsupported dtype dtype('{name}') for randint")
-        }
-        _ => bail!(
+        Some(k) => bail!(
             NotImplementedError,
-            "not supported by shardlab yet: randint with dtype {name}"
+            "not supported by shardlab yet: randint with dtype {}",
+            k.name()
+        ),
+        None => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: randint with dtype {}",
+            crate::python::format::repr_of(&o)
         ),
     }
 }
@@ -418,10 +412,21 @@ fn randint(st: &State, a: &Args) -> Result<Obj> {
         None => (0, first),
     };
     let size = size_arg(a, 2)?;
-    check_int_dtype(a.opt(Some(3), "dtype"))?;
+    let kind = int_dtype(a.opt(Some(3), "dtype"))?;
+    let (min, max) = match kind {
+        Some(Kind::Int32) => (i32::MIN as i64, i32::MAX as i64 + 1),
+        Some(Kind::UInt32) => (0, u32::MAX as i64 + 1),
+        _ => (i64::MIN, i64::MAX),
+    };
+    if let Some(k) = kind.filter(|_| low < min) {
+        bail!(ValueError, "low is out of bounds for {}", k.name());
+    }
+    if let Some(k) = kind.filter(|_| high > max) {
+        bail!(ValueError, "high is out of bounds for {}", k.name());
+    }
     if let Some(s) = &size {
         if s.iter().product::<usize>() == 0 {
-            return int_array(s, &[]);
+            return host_ints(s, &[], kind.unwrap_or(Kind::Int64));
         }
     }
     let top = high as i128 - 1;
@@ -435,15 +440,26 @@ fn randint(st: &State, a: &Args) -> Result<Obj> {
     let rng = (top - low as i128) as u64;
     let mut g = st.borrow_mut();
     let mut draw = || (low as i128 + g.bounded(rng) as i128) as i64;
-    match size {
-        None => Ok(Obj::Int(draw())),
-        Some(shape) => {
+    match (size, kind) {
+        (None, None) => Ok(Obj::Int(draw())),
+        (None, Some(k)) => Ok(super::scalar::NpScalar::obj(k, draw() as f64)),
+        (Some(shape), k) => {
             let v: Vec<i64> = (0..shape.iter().product::<usize>())
                 .map(|_| draw())
                 .collect();
-            int_array(&shape, &v)
+            host_ints(&shape, &v, k.unwrap_or(Kind::Int64))
         }
     }
+}
+
+/// A NumPy integer array of `kind`.
+fn host_ints(shape: &[usize], data: &[i64], kind: Kind) -> Result<Obj> {
+    crate::python::array::check_size(data.len())?;
+    Ok(Obj::lib(super::ndarray::NdArray::host_array(HostArray {
+        shape: shape.to_vec(),
+        data: data.iter().map(|&x| x as f64).collect(),
+        kind,
+    })))
 }
 
 fn tomaxint(st: &State, a: &Args) -> Result<Obj> {

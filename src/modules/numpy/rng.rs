@@ -2,10 +2,12 @@
 //! seeded through `SeedSequence`, so that programs drawing test data from
 //! it see the same numbers as under NumPy.
 //!
-//! `integers` gives NumPy's exact draws. `normal` uses the same ziggurat
-//! layout as NumPy; its tables are computed here in double precision, so a
-//! draw can differ from NumPy's in the last bit or two of the float64 (the
-//! values become float32 arrays here, so that does not show).
+//! `integers` gives NumPy's exact draws, and so do the float32 draws
+//! (`random` and `standard_normal` with `dtype=np.float32`), whose ziggurat
+//! tables computed here agree with NumPy's. The float64 ziggurat tables are
+//! computed here in double precision while NumPy's come from a more precise
+//! computation, so a float64 normal draw can differ from NumPy's in its
+//! last bits (beyond the digits NumPy prints by default).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,6 +16,8 @@ use crate::bail;
 use crate::error::Result;
 
 use super::super::Builder;
+use super::host::Kind;
+use super::rng_args::{self, check_keywords};
 use crate::python::builtins::to_int;
 use crate::python::ops::iterate;
 use crate::python::value::{Args, Obj};
@@ -131,6 +135,11 @@ impl Pcg64 {
         (self.next_u64() >> 11) as f64 * (1.0 / 9007199254740992.0)
     }
 
+    /// A float32 draw: the top 24 bits of a (buffered) 32-bit word.
+    fn next_f32(&mut self) -> f32 {
+        (self.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0)
+    }
+
     /// A draw from `[0, range]` (Lemire's method on 32-bit words).
     fn bounded_u32(&mut self, range: u32) -> u32 {
         if range == u32::MAX {
@@ -201,6 +210,48 @@ impl Pcg64 {
     }
 }
 
+impl Pcg64 {
+    /// NumPy's float32 normal draw: the same ziggurat on one 32-bit word
+    /// (8 bits of layer, a sign bit, 23 bits of position), with float32
+    /// tables; the wedge test compares against a double `exp`, as NumPy's
+    /// C does.
+    fn standard_normal_f32(&mut self, t: &ZigguratF32) -> f32 {
+        loop {
+            let r = self.next_u32();
+            let idx = (r & 0xff) as usize;
+            let negative = (r >> 8) & 1 == 1;
+            let rabs = (r >> 9) & 0x007f_ffff;
+            let mut x = rabs as f32 * t.w[idx];
+            if negative {
+                x = -x;
+            }
+            if rabs < t.k[idx] {
+                return x;
+            }
+            if idx == 0 {
+                let r = ZIG_R as f32;
+                loop {
+                    let xx = -(1.0 / r) * (-self.next_f32()).ln_1p();
+                    let yy = -(-self.next_f32()).ln_1p();
+                    if yy + yy > xx * xx {
+                        return if (rabs >> 8) & 1 == 1 {
+                            -(r + xx)
+                        } else {
+                            r + xx
+                        };
+                    }
+                }
+            }
+            let u = self.next_f32();
+            if (((t.f[idx - 1] - t.f[idx]) * u + t.f[idx]) as f64)
+                < (-0.5 * x as f64 * x as f64).exp()
+            {
+                return x;
+            }
+        }
+    }
+}
+
 /// Where the ziggurat's tail starts.
 const ZIG_R: f64 = 3.654_152_885_361_009;
 /// The area of each of the 256 layers: `r f(r)` plus the tail beyond `r`.
@@ -212,9 +263,34 @@ struct Ziggurat {
     f: [f64; 256],
 }
 
+/// The ziggurat for float32 draws: positions of 23 bits.
+struct ZigguratF32 {
+    k: [u32; 256],
+    w: [f32; 256],
+    f: [f32; 256],
+}
+
+impl ZigguratF32 {
+    fn new() -> ZigguratF32 {
+        // NumPy rounds the float32 layer bounds to the nearest integer.
+        let t = Ziggurat::with_bits(23, f64::round);
+        ZigguratF32 {
+            k: t.k.map(|k| k as u32),
+            w: t.w.map(|w| w as f32),
+            f: t.f.map(|f| f as f32),
+        }
+    }
+}
+
 impl Ziggurat {
     fn new() -> Ziggurat {
-        let m = 2f64.powi(52);
+        Ziggurat::with_bits(52, f64::trunc)
+    }
+
+    /// The layers for positions of `bits` bits, each layer's bound made
+    /// an integer by `whole`.
+    fn with_bits(bits: i32, whole: fn(f64) -> f64) -> Ziggurat {
+        let m = 2f64.powi(bits);
         let mut t = Ziggurat {
             k: [0; 256],
             w: [0.0; 256],
@@ -222,7 +298,7 @@ impl Ziggurat {
         };
         let fr = (-0.5 * ZIG_R * ZIG_R).exp();
         let q = ZIG_V / fr;
-        t.k[0] = (ZIG_R / q * m) as u64;
+        t.k[0] = whole(ZIG_R / q * m) as u64;
         t.w[0] = q / m;
         t.w[255] = ZIG_R / m;
         t.f[0] = 1.0;
@@ -230,7 +306,7 @@ impl Ziggurat {
         let (mut dn, mut tn) = (ZIG_R, ZIG_R);
         for i in (1..255).rev() {
             dn = (-2.0 * (ZIG_V / dn + (-0.5 * dn * dn).exp()).ln()).sqrt();
-            t.k[i + 1] = (dn / tn * m) as u64;
+            t.k[i + 1] = whole(dn / tn * m) as u64;
             tn = dn;
             t.f[i] = (-0.5 * dn * dn).exp();
             t.w[i] = dn / m;
@@ -256,104 +332,165 @@ pub(super) fn size_arg(a: &Args, index: usize) -> Result<Option<Vec<usize>>> {
     Ok(Some(shape))
 }
 
-fn float_arg(a: &Args, index: usize, name: &str, default: f64) -> Result<f64> {
+/// A float parameter of `normal` or `uniform`: a number (NumPy's
+/// broadcasting of array parameters is not modelled).
+fn float_arg(a: &Args, index: usize, name: &str, method: &str, default: f64) -> Result<f64> {
     match a.opt(Some(index), name) {
         None => Ok(default),
-        Some(o) => o.as_number().ok_or_else(|| {
-            crate::err!(TypeError, "{name} must be a number, not {}", o.type_name())
-        }),
+        Some(o) => match o.as_number() {
+            Some(x) => Ok(x),
+            None => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: numpy.random.Generator.{method} with {name} of type {}",
+                o.type_name()
+            ),
+        },
     }
+}
+
+/// An integer bound of `integers`: a Python or NumPy integer whose draws
+/// the host arrays (which hold doubles) keep exactly.
+fn int_bound(o: &Obj) -> Result<i64> {
+    let x = match o {
+        Obj::Int(i) => *i,
+        Obj::Bool(b) => *b as i64,
+        _ => match o.lib_scalar() {
+            Some(Obj::Int(i)) => i,
+            _ => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: numpy.random.Generator.integers with a bound of type {}",
+                o.type_name()
+            ),
+        },
+    };
+    if x.unsigned_abs() > 1 << 53 {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: numpy.random.Generator.integers with a bound beyond 2**53"
+        );
+    }
+    Ok(x)
+}
+
+/// `integers(low, high=None, size=None, dtype=np.int64, endpoint=False)`.
+fn integers(g: &RefCell<Pcg64>, a: &Args) -> Result<Obj> {
+    check_keywords(a, "integers", &["low", "high", "size", "dtype", "endpoint"])?;
+    let first = int_bound(&a.req(Some(0), "low", "integers")?)?;
+    let (low, high) = match a.opt(Some(1), "high") {
+        Some(h) => (first, int_bound(&h)?),
+        None => (0, first),
+    };
+    let kind = rng_args::int_kind(a, 3)?;
+    let endpoint = match a.get(Some(4), "endpoint") {
+        Some(o) => crate::python::ops::truthy(&o, "endpoint")?,
+        None => false,
+    };
+    let high = if endpoint { high } else { high - 1 };
+    if high < low {
+        bail!(ValueError, "low >= high");
+    }
+    let (min, max) = match kind {
+        Kind::Bool => (0, 1),
+        Kind::UInt8 => (0, 255),
+        Kind::Int32 => (i32::MIN as i64, i32::MAX as i64),
+        Kind::UInt32 => (0, u32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    };
+    if low < min {
+        bail!(ValueError, "low is out of bounds for {}", kind.name());
+    }
+    if high > max {
+        bail!(ValueError, "high is out of bounds for {}", kind.name());
+    }
+    let range = (high as i128 - low as i128) as u64;
+    let size = size_arg(a, 2)?;
+    let mut g = g.borrow_mut();
+    let mut bits = rng_args::Bits::new();
+    let mut draw = || {
+        let d = match kind {
+            _ if range == 0 => 0,
+            Kind::Bool => bits.take(1, &mut || g.next_u32()) as u64,
+            Kind::UInt8 => bounded_u8(&mut bits, &mut || g.next_u32(), range as u32) as u64,
+            _ if range <= MASK32 => g.bounded_u32(range as u32) as u64,
+            _ => g.bounded_u64(range),
+        };
+        low.wrapping_add(d as i64) as f64
+    };
+    rng_args::result(size, kind, &mut draw)
+}
+
+/// NumPy's Lemire draw from `[0, range]` on 8-bit pieces of shared words.
+fn bounded_u8(bits: &mut rng_args::Bits, next: &mut dyn FnMut() -> u32, range: u32) -> u32 {
+    if range == 0xff {
+        return bits.take(8, next);
+    }
+    let excl = range + 1;
+    let mut m = bits.take(8, next) * excl;
+    if m & 0xff < excl {
+        let threshold = (0xff - range) % excl;
+        while m & 0xff < threshold {
+            m = bits.take(8, next) * excl;
+        }
+    }
+    m >> 8
 }
 
 fn generator(seed: u128) -> Obj {
     let g = Rc::new(RefCell::new(Pcg64::new(seed)));
     let mut b = Builder::new("numpy.random.Generator");
     let gi = g.clone();
-    b.func("integers", move |_, a| {
-        let first = to_int(&a.req(Some(0), "low", "integers")?)?;
-        let (low, high) = match a.opt(Some(1), "high") {
-            Some(h) => (first, to_int(&h)?),
-            None => (0, first),
-        };
-        let endpoint = match a.get(Some(4), "endpoint") {
-            Some(o) => crate::python::ops::truthy(&o, "endpoint")?,
-            None => false,
-        };
-        let high = if endpoint { high } else { high - 1 };
-        if high < low {
-            bail!(ValueError, "low >= high");
-        }
-        let range = (high as i128 - low as i128) as u64;
-        let size = size_arg(&a, 2)?;
-        let mut g = gi.borrow_mut();
-        let mut draw = || {
-            let d = if range <= MASK32 {
-                g.bounded_u32(range as u32) as i64
-            } else {
-                g.bounded_u64(range) as i64
-            };
-            low.wrapping_add(d)
-        };
-        Ok(match size {
-            None => Obj::Int(draw()),
-            Some(shape) => {
-                let n: usize = shape.iter().product();
-                crate::python::array::check_size(n)?;
-                let data: Vec<i64> = (0..n).map(|_| draw()).collect();
-                super::host::int_array(&shape, &data)?
-            }
-        })
-    });
+    b.func("integers", move |_, a| integers(&gi, &a));
     let gn = g.clone();
     let table = Rc::new(Ziggurat::new());
     let tn = table.clone();
     b.func("normal", move |_, a| {
-        let loc = float_arg(&a, 0, "loc", 0.0)?;
-        let scale = float_arg(&a, 1, "scale", 1.0)?;
+        check_keywords(&a, "normal", &["loc", "scale", "size"])?;
+        let loc = float_arg(&a, 0, "loc", "normal", 0.0)?;
+        let scale = float_arg(&a, 1, "scale", "normal", 1.0)?;
         if scale < 0.0 {
             bail!(ValueError, "scale < 0");
         }
         let size = size_arg(&a, 2)?;
         let mut g = gn.borrow_mut();
         let mut draw = || loc + scale * g.standard_normal(&tn);
-        normal_result(size, &mut draw)
+        rng_args::result(size, Kind::Float64, &mut draw)
     });
     let gs = g.clone();
+    let table32 = Rc::new(ZigguratF32::new());
     b.func("standard_normal", move |_, a| {
+        check_keywords(&a, "standard_normal", &["size", "dtype", "out"])?;
         let size = size_arg(&a, 0)?;
+        let kind = rng_args::float_kind(&a, 1, "standard_normal")?;
         let mut g = gs.borrow_mut();
-        let mut draw = || g.standard_normal(&table);
-        normal_result(size, &mut draw)
+        let mut draw = || match kind {
+            Kind::Float32 => g.standard_normal_f32(&table32) as f64,
+            _ => g.standard_normal(&table),
+        };
+        rng_args::result(size, kind, &mut draw)
     });
     let gu = g.clone();
     // NumPy's `uniform`: `low + (high - low) * random()`.
     b.func("uniform", move |_, a| {
-        let low = float_arg(&a, 0, "low", 0.0)?;
-        let high = float_arg(&a, 1, "high", 1.0)?;
+        check_keywords(&a, "uniform", &["low", "high", "size"])?;
+        let low = float_arg(&a, 0, "low", "uniform", 0.0)?;
+        let high = float_arg(&a, 1, "high", "uniform", 1.0)?;
         let size = size_arg(&a, 2)?;
         let mut g = gu.borrow_mut();
         let mut draw = || low + (high - low) * g.next_f64();
-        normal_result(size, &mut draw)
+        rng_args::result(size, Kind::Float64, &mut draw)
     });
     b.func("random", move |_, a| {
+        check_keywords(&a, "random", &["size", "dtype", "out"])?;
         let size = size_arg(&a, 0)?;
+        let kind = rng_args::float_kind(&a, 1, "random")?;
         let mut g = g.borrow_mut();
-        let mut draw = || g.next_f64();
-        normal_result(size, &mut draw)
+        let mut draw = || match kind {
+            Kind::Float32 => g.next_f32() as f64,
+            _ => g.next_f64(),
+        };
+        rng_args::result(size, kind, &mut draw)
     });
     b.build()
-}
-
-fn normal_result(size: Option<Vec<usize>>, draw: &mut dyn FnMut() -> f64) -> Result<Obj> {
-    Ok(match size {
-        None => Obj::Float(draw()),
-        Some(shape) => {
-            let n: usize = shape.iter().product();
-            crate::python::array::check_size(n)?;
-            let data: Vec<f64> = (0..n).map(|_| draw()).collect();
-            super::host::float_array(&shape, &data)?
-        }
-    })
 }
 
 /// The `numpy.random` module.
