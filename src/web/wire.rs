@@ -135,6 +135,7 @@ const KINDS: [ErrorKind; 28] = [
     ErrorKind::ModifyScopeVariableError,
     ErrorKind::ScopeCollectionNotFound,
     ErrorKind::ScopeVariableNotFoundError,
+    ErrorKind::InvalidRngError,
     ErrorKind::Exception,
 ];
 
