@@ -1095,7 +1095,7 @@ fn linen_rnn_refusals() {
             ("NotImplementedError", message, line)
         );
     }
-    for name in ["vmap", "remat", "checkpoint", "jit", "map_variables"] {
+    for name in ["vmap", "jit", "map_variables"] {
         let (ty, msg, _) = error_of(&format!("{head}nn.{name}\n"));
         assert_eq!(
             (ty.as_str(), msg),
@@ -1157,4 +1157,50 @@ fn scipy_stats_testing_and_buffer_refusals() {
             ),
         ],
     );
+}
+
+/// linen's `nn.scan` lifts collections by name into a stacked axis or a
+/// broadcast; carried variables, data transforms and a body that changes a
+/// collection it does not lift are refused by name, as is `nn.checkpoint`
+/// narrowed to some variables or streams.
+#[test]
+fn linen_lifted_transform_refusals() {
+    let head = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
+    let sow = "class B(nn.Module):\n    @nn.compact\n    def __call__(self, c, x):\n        self.sow('intermediates', 'h', x)\n        return c, nn.Dense(2)(x)\n";
+    let cases = [
+        (
+            format!("{head}nn.scan(nn.Dense, variable_carry='batch_stats')\n"),
+            "not supported by shardlab yet: flax.linen.scan with variable_carry",
+            4,
+        ),
+        (
+            format!("{head}nn.scan(nn.Dense, data_transform=lambda v, r: (v, r))\n"),
+            "not supported by shardlab yet: flax.linen.scan with data_transform",
+            4,
+        ),
+        (
+            format!("{head}nn.scan(nn.Dense, variable_axes={{'params': nn.broadcast}})\n"),
+            "not supported by shardlab yet: flax.linen.scan with variable_axes other than integer axes",
+            4,
+        ),
+        (
+            format!(
+                "{head}{sow}S = nn.scan(B, variable_broadcast='params', split_rngs={{'params': False}})\nS().init(jax.random.key(0), jnp.zeros(2), jnp.ones((3, 2)), mutable=True)\n"
+            ),
+            "not supported by shardlab yet: flax.linen.scan over a module that changes a collection outside variable_axes and variable_broadcast",
+            10,
+        ),
+        (
+            format!("{head}nn.checkpoint(nn.Dense, rngs=False)\n"),
+            "not supported by shardlab yet: flax.linen.checkpoint with rngs other than True",
+            4,
+        ),
+    ];
+    for (program, message, line) in cases {
+        let (ty, msg, at) = error_of(&program);
+        assert_eq!(
+            (ty.as_str(), msg.as_str(), at),
+            ("NotImplementedError", message, line)
+        );
+    }
 }

@@ -387,6 +387,7 @@ mod linen_layers;
 mod linen_lift;
 mod linen_mha;
 mod linen_recurrent;
+mod linen_remat;
 mod linen_rnn;
 mod linen_scan;
 mod loops;
