@@ -1165,42 +1165,34 @@ fn scipy_stats_testing_and_buffer_refusals() {
 /// narrowed to some variables or streams.
 #[test]
 fn linen_lifted_transform_refusals() {
-    let head = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
-    let sow = "class B(nn.Module):\n    @nn.compact\n    def __call__(self, c, x):\n        self.sow('intermediates', 'h', x)\n        return c, nn.Dense(2)(x)\n";
-    let cases = [
-        (
-            format!("{head}nn.scan(nn.Dense, variable_carry='batch_stats')\n"),
-            "not supported by shardlab yet: flax.linen.scan with variable_carry",
-            4,
-        ),
-        (
-            format!("{head}nn.scan(nn.Dense, data_transform=lambda v, r: (v, r))\n"),
-            "not supported by shardlab yet: flax.linen.scan with data_transform",
-            4,
-        ),
-        (
-            format!("{head}nn.scan(nn.Dense, variable_axes={{'params': nn.broadcast}})\n"),
-            "not supported by shardlab yet: flax.linen.scan with variable_axes other than integer axes",
-            4,
-        ),
-        (
-            format!(
-                "{head}{sow}S = nn.scan(B, variable_broadcast='params', split_rngs={{'params': False}})\nS().init(jax.random.key(0), jnp.zeros(2), jnp.ones((3, 2)), mutable=True)\n"
+    let imports = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
+    let block = "class B(nn.Module):\n    @nn.compact\n    def __call__(self, c, x):\n        self.sow('intermediates', 'h', x)\n        return c, nn.Dense(2)(x)\n";
+    let head = format!("{imports}{block}");
+    let sow = "nn.scan(B, variable_broadcast='params', split_rngs={'params': False})().init(jax.random.key(0), jnp.zeros(2), jnp.ones((3, 2)), mutable=True)";
+    refused_by_name(
+        &head,
+        9,
+        &[
+            (
+                "nn.scan(nn.Dense, variable_carry='batch_stats')",
+                "flax.linen.scan with variable_carry",
             ),
-            "not supported by shardlab yet: flax.linen.scan over a module that changes a collection outside variable_axes and variable_broadcast",
-            10,
-        ),
-        (
-            format!("{head}nn.checkpoint(nn.Dense, rngs=False)\n"),
-            "not supported by shardlab yet: flax.linen.checkpoint with rngs other than True",
-            4,
-        ),
-    ];
-    for (program, message, line) in cases {
-        let (ty, msg, at) = error_of(&program);
-        assert_eq!(
-            (ty.as_str(), msg.as_str(), at),
-            ("NotImplementedError", message, line)
-        );
-    }
+            (
+                "nn.scan(nn.Dense, data_transform=lambda v, r: (v, r))",
+                "flax.linen.scan with data_transform",
+            ),
+            (
+                "nn.scan(nn.Dense, variable_axes={'params': nn.broadcast})",
+                "flax.linen.scan with variable_axes other than integer axes",
+            ),
+            (
+                sow,
+                "flax.linen.scan over a module that changes a collection outside variable_axes and variable_broadcast",
+            ),
+            (
+                "nn.checkpoint(nn.Dense, rngs=False)",
+                "flax.linen.checkpoint with rngs other than True",
+            ),
+        ],
+    );
 }

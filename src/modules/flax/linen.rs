@@ -834,7 +834,10 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     b.func("checkpoint", super::linen_remat::checkpoint);
     b.func("remat", super::linen_remat::checkpoint);
     let broadcast = new_class("_Broadcast", vec![], vec![]);
-    b.attr("broadcast", Obj::Instance(Rc::new(Instance::new(broadcast))));
+    b.attr(
+        "broadcast",
+        Obj::Instance(Rc::new(Instance::new(broadcast))),
+    );
     b.func("nowrap", nowrap);
     Ok(b.build())
 }

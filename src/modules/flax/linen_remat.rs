@@ -13,8 +13,14 @@ use super::*;
 /// prevent_cse=True, static_argnums=(), policy=None, methods=None)`.
 pub(super) fn checkpoint(interp: &mut Interp, a: Args) -> Result<Obj> {
     for (name, ok) in [
-        ("variables", matches!(a.opt(None, "variables"), None | Some(Obj::Bool(true)))),
-        ("rngs", matches!(a.opt(None, "rngs"), None | Some(Obj::Bool(true)))),
+        (
+            "variables",
+            matches!(a.opt(None, "variables"), None | Some(Obj::Bool(true))),
+        ),
+        (
+            "rngs",
+            matches!(a.opt(None, "rngs"), None | Some(Obj::Bool(true))),
+        ),
     ] {
         if !ok {
             bail!(

@@ -50,18 +50,25 @@ fn options(a: &Args) -> Result<Options> {
         return Err(refuse("data_transform"));
     }
     let mut axes = vec![];
-    for (cols, ax) in dict_option(&a.opt(None, "variable_axes").unwrap_or(Obj::None), "variable_axes")? {
+    for (cols, ax) in dict_option(
+        &a.opt(None, "variable_axes").unwrap_or(Obj::None),
+        "variable_axes",
+    )? {
         match ax {
             Obj::Int(n) => axes.push((cols, n)),
             _ => return Err(refuse("variable_axes other than integer axes")),
         }
     }
     let mut split = vec![];
-    for (cols, s) in dict_option(&a.opt(None, "split_rngs").unwrap_or(Obj::None), "split_rngs")? {
+    for (cols, s) in dict_option(
+        &a.opt(None, "split_rngs").unwrap_or(Obj::None),
+        "split_rngs",
+    )? {
         split.push((cols, truthy(&s, "split_rngs")?));
     }
     let broadcast = Cols::parse(
-        &a.opt(None, "variable_broadcast").unwrap_or(Obj::Bool(false)),
+        &a.opt(None, "variable_broadcast")
+            .unwrap_or(Obj::Bool(false)),
         "variable_broadcast",
     )?;
     Ok(Options {
@@ -84,7 +91,8 @@ pub(super) fn is_broadcast(o: &Obj) -> bool {
 /// `nn.scan(target, ...)`.
 pub(super) fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
     let opts = Rc::new(options(&a)?);
-    let body: Body = Rc::new(move |interp, args, callee| scan_call(interp, opts.clone(), args, callee));
+    let body: Body =
+        Rc::new(move |interp, args, callee| scan_call(interp, opts.clone(), args, callee));
     lift_target(interp, "scan", &a, body)
 }
 
@@ -158,7 +166,10 @@ fn move_leaves(tree: &Obj, src: i64, dst: i64) -> Result<Obj> {
         let norm = |a: i64| if a < 0 { a + nd } else { a };
         let (s, d) = (norm(src), norm(dst));
         if s < 0 || d < 0 || s >= nd || d >= nd {
-            bail!(ValueError, "axis {src} is out of bounds for an array of {nd} dimensions");
+            bail!(
+                ValueError,
+                "axis {src} is out of bounds for an array of {nd} dimensions"
+            );
         }
         out.push(Obj::Array(jops::moveaxis(&v, s as usize, d as usize)?));
     }
@@ -218,13 +229,15 @@ fn unlifted(vars: &Rc<RefCell<Dict>>, opts: &Options, paths: &[Vec<String>]) -> 
 
 /// Each argument's scan axis: `Some(axis)`, or `None` for `nn.broadcast`.
 fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Option<i64>>> {
-    let one = |o: &Obj| match o {
+    let one = |o: &Obj| {
+        match o {
         Obj::Int(a) => Ok(Some(*a)),
         o if is_broadcast(o) => Ok(None),
         _ => bail!(
             NotImplementedError,
             "not supported by shardlab yet: flax.linen.scan with in_axes other than integers and nn.broadcast per argument"
         ),
+    }
     };
     match in_axes {
         Obj::Tuple(_) | Obj::List(_) => {
@@ -282,7 +295,14 @@ struct Step {
 /// One step: the lifted modules' slots hold the step's slices and their
 /// streams start from the step's keys while `callee` runs; returns
 /// `(carry, (y, stacked slots))` and puts the slots back.
-fn step(interp: &mut Interp, s: &Step, carry: Obj, slices: &[Obj], keys: &[Obj], xs: &[Obj]) -> Result<Obj> {
+fn step(
+    interp: &mut Interp,
+    s: &Step,
+    carry: Obj,
+    slices: &[Obj],
+    keys: &[Obj],
+    xs: &[Obj],
+) -> Result<Obj> {
     restore_counters(interp, &s.paths, &s.saved)?;
     for ((slot, _), v) in s.slots_in.iter().zip(slices) {
         set_subtree(&s.vars, &slot.col, &slot.path, Some(v.clone()));
@@ -313,7 +333,9 @@ fn step(interp: &mut Interp, s: &Step, carry: Obj, slices: &[Obj], keys: &[Obj],
     })
     .map(|mutable| {
         let all = axis_slots(&s.vars, &s.opts, &s.paths);
-        all.into_iter().filter(|sl| mutable.allows(&sl.col)).collect::<Vec<_>>()
+        all.into_iter()
+            .filter(|sl| mutable.allows(&sl.col))
+            .collect::<Vec<_>>()
     })?;
     let outs: Vec<Obj> = slots_out
         .iter()
@@ -349,7 +371,10 @@ fn scan_call(interp: &mut Interp, opts: Rc<Options>, a: Args, callee: &Obj) -> R
     }
     let paths = module_paths(interp, &a.pos)?;
     let Some(first) = paths.first().cloned() else {
-        bail!(TypeError, "a scanned function takes a bound linen module first");
+        bail!(
+            TypeError,
+            "a scanned function takes a bound linen module first"
+        );
     };
     let vars = with_run(interp, |run| Ok(run.variables.clone()))?;
     let args = a.pos[2..].to_vec();
@@ -404,11 +429,26 @@ fn scan_call(interp: &mut Interp, opts: Rc<Options>, a: Args, callee: &Obj) -> R
         let first = |interp: &mut Interp, trees: &[Obj]| -> Result<Vec<Obj>> {
             trees.iter().map(|t| index_leaves(interp, t, 0)).collect()
         };
-        let firsts = [first(interp, &slices)?, first(interp, &step_keys)?, first(interp, &scanned)?];
-        step(interp, &st, a.pos[1].clone(), &firsts[0], &firsts[1], &firsts[2])?;
+        let firsts = [
+            first(interp, &slices)?,
+            first(interp, &step_keys)?,
+            first(interp, &scanned)?,
+        ];
+        step(
+            interp,
+            &st,
+            a.pos[1].clone(),
+            &firsts[0],
+            &firsts[1],
+            &firsts[2],
+        )?;
         st.saved = save_counters(interp, &paths)?;
     }
-    let xs = Obj::tuple(vec![Obj::list(slices), Obj::list(step_keys), Obj::list(scanned)]);
+    let xs = Obj::tuple(vec![
+        Obj::list(slices),
+        Obj::list(step_keys),
+        Obj::list(scanned),
+    ]);
     let st = Rc::new(st);
     let inner = st.clone();
     let body = Obj::native("scan_fn", move |interp, b| {
@@ -464,7 +504,12 @@ fn place_outputs(ys: &Obj, out_axes: &Obj) -> Result<Obj> {
             let axes = iterate(out_axes)?;
             let parts = iterate(ys)?;
             if axes.len() != parts.len() {
-                bail!(ValueError, "out_axes has {} entries for {} outputs", axes.len(), parts.len());
+                bail!(
+                    ValueError,
+                    "out_axes has {} entries for {} outputs",
+                    axes.len(),
+                    parts.len()
+                );
             }
             let mut out = vec![];
             for (p, ax) in parts.iter().zip(&axes) {
