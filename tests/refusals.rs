@@ -1095,7 +1095,7 @@ fn linen_rnn_refusals() {
             ("NotImplementedError", message, line)
         );
     }
-    for name in ["vmap", "jit", "map_variables"] {
+    for name in ["jit", "map_variables"] {
         let (ty, msg, _) = error_of(&format!("{head}nn.{name}\n"));
         assert_eq!(
             (ty.as_str(), msg),
@@ -1161,8 +1161,8 @@ fn scipy_stats_testing_and_buffer_refusals() {
 
 /// linen's `nn.scan` lifts collections by name into a stacked axis or a
 /// broadcast; carried variables, data transforms and a body that changes a
-/// collection it does not lift are refused by name, as is `nn.checkpoint`
-/// narrowed to some variables or streams.
+/// collection it does not lift are refused by name, as are `nn.checkpoint`
+/// narrowed to some variables or streams and `nn.vmap` over a mesh axis.
 #[test]
 fn linen_lifted_transform_refusals() {
     let imports = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
@@ -1192,6 +1192,14 @@ fn linen_lifted_transform_refusals() {
             (
                 "nn.checkpoint(nn.Dense, rngs=False)",
                 "flax.linen.checkpoint with rngs other than True",
+            ),
+            (
+                "nn.vmap(nn.Dense, spmd_axis_name='data')",
+                "flax.linen.vmap with spmd_axis_name",
+            ),
+            (
+                "nn.vmap(nn.Dense, variable_axes={'params': nn.broadcast})",
+                "flax.linen.vmap with variable_axes other than integers and None",
             ),
         ],
     );

@@ -832,6 +832,7 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
     b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
     b.func("scan", super::linen_scan::scan);
     b.func("checkpoint", super::linen_remat::checkpoint);
+    b.func("vmap", super::linen_vmap::vmap);
     b.func("remat", super::linen_remat::checkpoint);
     let broadcast = new_class("_Broadcast", vec![], vec![]);
     b.attr(

@@ -99,13 +99,13 @@ pub(super) fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
 /// A variable subtree of a lifted module: its collection, the module's
 /// path and the axis it is stacked along.
 #[derive(Clone, PartialEq)]
-struct Slot {
-    col: String,
-    path: Vec<String>,
-    axis: i64,
+pub(super) struct Slot {
+    pub col: String,
+    pub path: Vec<String>,
+    pub axis: i64,
 }
 
-fn subtree(vars: &Rc<RefCell<Dict>>, col: &str, path: &[String]) -> Option<Obj> {
+pub(super) fn subtree(vars: &Rc<RefCell<Dict>>, col: &str, path: &[String]) -> Option<Obj> {
     let (last, parent) = match path.split_last() {
         Some((last, parent)) => (last.clone(), parent),
         None => return vars.borrow().get(&Obj::str(col)),
@@ -115,7 +115,7 @@ fn subtree(vars: &Rc<RefCell<Dict>>, col: &str, path: &[String]) -> Option<Obj> 
     nested_get(vars, &full).and_then(|d| d.borrow().get(&Obj::str(&last)))
 }
 
-fn set_subtree(vars: &Rc<RefCell<Dict>>, col: &str, path: &[String], v: Option<Obj>) {
+pub(super) fn set_subtree(vars: &Rc<RefCell<Dict>>, col: &str, path: &[String], v: Option<Obj>) {
     let (key, parent) = match path.split_last() {
         Some((last, parent)) => {
             let mut full = vec![col.to_string()];
@@ -157,7 +157,7 @@ fn axis_slots(vars: &Rc<RefCell<Dict>>, opts: &Options, paths: &[Vec<String>]) -
 
 /// Each leaf of `tree` with its axis `src` moved to `dst` (negative axes
 /// count from the end).
-fn move_leaves(tree: &Obj, src: i64, dst: i64) -> Result<Obj> {
+pub(super) fn move_leaves(tree: &Obj, src: i64, dst: i64) -> Result<Obj> {
     let (leaves, def) = flatten_known(tree)?;
     let mut out = vec![];
     for l in leaves {
@@ -178,11 +178,11 @@ fn move_leaves(tree: &Obj, src: i64, dst: i64) -> Result<Obj> {
 
 /// The run's state the body changes, kept to put back after each trace:
 /// the counters of the lifted modules and what their slots held.
-struct Saved {
+pub(super) struct Saved {
     counters: Vec<((Vec<String>, String), u32)>,
 }
 
-fn save_counters(interp: &mut Interp, paths: &[Vec<String>]) -> Result<Saved> {
+pub(super) fn save_counters(interp: &mut Interp, paths: &[Vec<String>]) -> Result<Saved> {
     with_run(interp, |run| {
         let counters = run
             .counters
@@ -194,7 +194,11 @@ fn save_counters(interp: &mut Interp, paths: &[Vec<String>]) -> Result<Saved> {
     })
 }
 
-fn restore_counters(interp: &mut Interp, paths: &[Vec<String>], saved: &Saved) -> Result<()> {
+pub(super) fn restore_counters(
+    interp: &mut Interp,
+    paths: &[Vec<String>],
+    saved: &Saved,
+) -> Result<()> {
     with_run(interp, |run| {
         run.counters
             .retain(|(p, _), _| !paths.iter().any(|l| p.starts_with(l)));
@@ -355,7 +359,7 @@ fn step(
 }
 
 /// Leaf `i` of every leaf of `tree` (`tree[i]` leaf by leaf).
-fn index_leaves(interp: &mut Interp, tree: &Obj, i: i64) -> Result<Obj> {
+pub(super) fn index_leaves(interp: &mut Interp, tree: &Obj, i: i64) -> Result<Obj> {
     let (leaves, def) = flatten_known(tree)?;
     let mut out = vec![];
     for l in leaves {
@@ -496,7 +500,7 @@ fn check_unlifted(before: &[(String, Obj)], after: &[(String, Obj)]) -> Result<(
 
 /// The stacked outputs with the step axis moved to `out_axes` (one axis
 /// for all, or one per element of a tuple of outputs).
-fn place_outputs(ys: &Obj, out_axes: &Obj) -> Result<Obj> {
+pub(super) fn place_outputs(ys: &Obj, out_axes: &Obj) -> Result<Obj> {
     match out_axes {
         Obj::Int(0) => Ok(ys.clone()),
         Obj::Int(n) => move_leaves(ys, 0, *n),

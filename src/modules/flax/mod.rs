@@ -390,6 +390,7 @@ mod linen_recurrent;
 mod linen_remat;
 mod linen_rnn;
 mod linen_scan;
+mod linen_vmap;
 mod loops;
 mod lora;
 mod masks;
