@@ -186,3 +186,39 @@ pub(super) fn lift_target(
         }
     }
 }
+
+/// Each positional argument's axis under a transform's `in_axes` (one for
+/// all, or one per argument): `Some(axis)`, or `None` where `unmapped`
+/// marks the argument as passed whole (`nn.broadcast` for a scan, `None`
+/// for a vmap). `names` are the transform's and the marker's names.
+pub(super) fn arg_axes(
+    in_axes: &Obj,
+    n: usize,
+    (transform, marker): (&str, &str),
+    unmapped: fn(&Obj) -> bool,
+) -> Result<Vec<Option<i64>>> {
+    let one = |o: &Obj| {
+        match o {
+        Obj::Int(a) => Ok(Some(*a)),
+        o if unmapped(o) => Ok(None),
+        _ => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: flax.linen.{transform} with in_axes other than integers and {marker} per argument"
+        ),
+    }
+    };
+    match in_axes {
+        Obj::Tuple(_) | Obj::List(_) => {
+            let items = iterate(in_axes)?;
+            if items.len() != n {
+                bail!(
+                    ValueError,
+                    "in_axes has {} entries for {n} arguments",
+                    items.len()
+                );
+            }
+            items.iter().map(one).collect()
+        }
+        o => Ok(vec![one(o)?; n]),
+    }
+}

@@ -233,30 +233,7 @@ fn unlifted(vars: &Rc<RefCell<Dict>>, opts: &Options, paths: &[Vec<String>]) -> 
 
 /// Each argument's scan axis: `Some(axis)`, or `None` for `nn.broadcast`.
 fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Option<i64>>> {
-    let one = |o: &Obj| {
-        match o {
-        Obj::Int(a) => Ok(Some(*a)),
-        o if is_broadcast(o) => Ok(None),
-        _ => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: flax.linen.scan with in_axes other than integers and nn.broadcast per argument"
-        ),
-    }
-    };
-    match in_axes {
-        Obj::Tuple(_) | Obj::List(_) => {
-            let items = iterate(in_axes)?;
-            if items.len() != n {
-                bail!(
-                    ValueError,
-                    "in_axes has {} entries for {n} scanned arguments",
-                    items.len()
-                );
-            }
-            items.iter().map(one).collect()
-        }
-        o => Ok(vec![one(o)?; n]),
-    }
+    super::linen_lift::arg_axes(in_axes, n, ("scan", "nn.broadcast"), is_broadcast)
 }
 
 /// The number of steps: `length`, or the leading size the scanned

@@ -102,30 +102,7 @@ fn slots(vars: &Rc<RefCell<Dict>>, opts: &Options, paths: &[Vec<String>]) -> Slo
 
 /// Each argument's mapped axis (`None` for an unmapped one).
 fn arg_axes(in_axes: &Obj, n: usize) -> Result<Vec<Option<i64>>> {
-    let one = |o: &Obj| {
-        match o {
-        Obj::Int(a) => Ok(Some(*a)),
-        Obj::None => Ok(None),
-        _ => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: flax.linen.vmap with in_axes other than integers and None per argument"
-        ),
-    }
-    };
-    match in_axes {
-        Obj::Tuple(_) | Obj::List(_) => {
-            let items = iterate(in_axes)?;
-            if items.len() != n {
-                bail!(
-                    ValueError,
-                    "in_axes has {} entries for {n} mapped arguments",
-                    items.len()
-                );
-            }
-            items.iter().map(one).collect()
-        }
-        o => Ok(vec![one(o)?; n]),
-    }
+    super::linen_lift::arg_axes(in_axes, n, ("vmap", "None"), |o| matches!(o, Obj::None))
 }
 
 /// The mapped size the arguments and stacked variables share, or
