@@ -841,12 +841,12 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
             "not supported by shardlab yet: linen LayerNorm with a dtype other than float32"
         )
     );
-    let (ty, msg, _) = error_of(&format!("{head}nn.scan\n"));
+    let (ty, msg, _) = error_of(&format!("{head}nn.while_loop\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.linen.scan"
+            "not supported by shardlab yet: flax.linen.while_loop"
         )
     );
     let (ty, msg, _) = error_of("from flax.core import lift\n");
