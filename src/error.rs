@@ -55,6 +55,9 @@ pub enum ErrorKind {
     /// A linen variable its collection lacks was read
     /// (`flax.errors.ScopeVariableNotFoundError`).
     ScopeVariableNotFoundError,
+    /// A linen module drew from an rng stream that neither it nor `params`
+    /// was given (`flax.errors.InvalidRngError`).
+    InvalidRngError,
     /// A device failed, the barrier timed out, or a resource limit was hit.
     RuntimeError,
     /// What JAX's runtime raises when a compiled program fails (a host
@@ -102,6 +105,7 @@ impl ErrorKind {
             ErrorKind::ModifyScopeVariableError => "ModifyScopeVariableError",
             ErrorKind::ScopeCollectionNotFound => "ScopeCollectionNotFound",
             ErrorKind::ScopeVariableNotFoundError => "ScopeVariableNotFoundError",
+            ErrorKind::InvalidRngError => "InvalidRngError",
             ErrorKind::RuntimeError => "RuntimeError",
             ErrorKind::JaxRuntimeError => "JaxRuntimeError",
             ErrorKind::Cancelled => "Cancelled",

@@ -841,12 +841,12 @@ fn linen_pieces_beyond_shardlab_are_refused_by_name() {
             "not supported by shardlab yet: linen LayerNorm with a dtype other than float32"
         )
     );
-    let (ty, msg, _) = error_of(&format!("{head}nn.scan\n"));
+    let (ty, msg, _) = error_of(&format!("{head}nn.while_loop\n"));
     assert_eq!(
         (ty.as_str(), msg.as_str()),
         (
             "NotImplementedError",
-            "not supported by shardlab yet: flax.linen.scan"
+            "not supported by shardlab yet: flax.linen.while_loop"
         )
     );
     let (ty, msg, _) = error_of("from flax.core import lift\n");
@@ -1095,7 +1095,7 @@ fn linen_rnn_refusals() {
             ("NotImplementedError", message, line)
         );
     }
-    for name in ["vmap", "remat", "checkpoint", "jit", "map_variables"] {
+    for name in ["jit", "map_variables"] {
         let (ty, msg, _) = error_of(&format!("{head}nn.{name}\n"));
         assert_eq!(
             (ty.as_str(), msg),
@@ -1199,6 +1199,9 @@ fn explicit_sharding_under_vmap_refusals() {
     assert!(
         msg.starts_with("jax.nn.initializers.orthogonal takes no out_sharding in JAX"),
         "{msg}"
+    );
+}
+
 /// Donation is modelled for arrays on one device called from Python: a
 /// donated array split over a mesh, and lowering a function with donated
 /// arguments ahead of time, are refused by name.
@@ -1249,6 +1252,52 @@ fn numpy_generator_refusals() {
             (
                 "np.random.RandomState(0).randint(5, dtype=np.uint8)",
                 "randint with dtype uint8",
+            ),
+        ],
+    );
+}
+
+/// linen's `nn.scan` lifts collections by name into a stacked axis or a
+/// broadcast; carried variables, data transforms and a body that changes a
+/// collection it does not lift are refused by name, as are `nn.checkpoint`
+/// narrowed to some variables or streams and `nn.vmap` over a mesh axis.
+#[test]
+fn linen_lifted_transform_refusals() {
+    let imports = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
+    let block = "class B(nn.Module):\n    @nn.compact\n    def __call__(self, c, x):\n        self.sow('intermediates', 'h', x)\n        return c, nn.Dense(2)(x)\n";
+    let head = format!("{imports}{block}");
+    let sow = "nn.scan(B, variable_broadcast='params', split_rngs={'params': False})().init(jax.random.key(0), jnp.zeros(2), jnp.ones((3, 2)), mutable=True)";
+    refused_by_name(
+        &head,
+        9,
+        &[
+            (
+                "nn.scan(nn.Dense, variable_carry='batch_stats')",
+                "flax.linen.scan with variable_carry",
+            ),
+            (
+                "nn.scan(nn.Dense, data_transform=lambda v, r: (v, r))",
+                "flax.linen.scan with data_transform",
+            ),
+            (
+                "nn.scan(nn.Dense, variable_axes={'params': nn.broadcast})",
+                "flax.linen.scan with variable_axes other than integer axes",
+            ),
+            (
+                sow,
+                "flax.linen.scan over a module that changes a collection outside variable_axes and variable_broadcast",
+            ),
+            (
+                "nn.checkpoint(nn.Dense, rngs=False)",
+                "flax.linen.checkpoint with rngs other than True",
+            ),
+            (
+                "nn.vmap(nn.Dense, spmd_axis_name='data')",
+                "flax.linen.vmap with spmd_axis_name",
+            ),
+            (
+                "nn.vmap(nn.Dense, variable_axes={'params': nn.broadcast})",
+                "flax.linen.vmap with variable_axes other than integers and None",
             ),
         ],
     );

@@ -360,6 +360,10 @@ fn flax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         }
         "flax.linen" => flax::linen_module(interp)?,
         "flax.nnx" => flax::nnx_module(interp)?,
+        "flax.linen.initializers" => {
+            let linen = import(interp, "flax.linen")?;
+            crate::python::ops::getattr(interp, &linen, "initializers")?
+        }
         "flax.nnx.bridge" => {
             let nnx = import(interp, "flax.nnx")?;
             crate::python::ops::getattr(interp, &nnx, "bridge")?

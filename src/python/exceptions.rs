@@ -204,6 +204,11 @@ const FLAX_HIERARCHY: &[(&str, &str, Option<ErrorKind>)] = &[
         "FlaxError",
         Some(ErrorKind::ScopeVariableNotFoundError),
     ),
+    (
+        "InvalidRngError",
+        "FlaxError",
+        Some(ErrorKind::InvalidRngError),
+    ),
 ];
 
 /// The builtin exception classes of one run, by name and by engine kind.

@@ -28,6 +28,12 @@ use super::{fold_in, Key};
 /// This follows Flax's default `flax_fix_rng_separator=False`, under which
 /// the names are hashed without separators.
 pub fn linen_rng_key(root: Key, path: &[&str], count: u32) -> Key {
+    fold_in(root, linen_rng_hash(path, count))
+}
+
+/// The number [`linen_rng_key`] folds into the root key: what a key drawn
+/// inside a lifted transform (whose root is a traced key) folds in too.
+pub fn linen_rng_hash(path: &[&str], count: u32) -> u32 {
     let mut message = Vec::new();
     for name in path {
         message.extend_from_slice(name.as_bytes());
@@ -38,8 +44,7 @@ pub fn linen_rng_key(root: Key, path: &[&str], count: u32) -> Key {
     let skip = (count.leading_zeros() / 8) as usize;
     message.extend_from_slice(&bytes[skip..]);
     let digest = sha1(&message);
-    let hash = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
-    fold_in(root, hash)
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
 
 /// Parameters of a linen `nn.Dense(features)` initialized with

@@ -106,7 +106,7 @@ impl<'de> Deserialize<'de> for Array {
 }
 
 /// Every error kind, for turning a kind's code back into the kind.
-const KINDS: [ErrorKind; 28] = [
+const KINDS: [ErrorKind; 29] = [
     ErrorKind::ValueError,
     ErrorKind::TypeError,
     ErrorKind::NameError,
@@ -135,6 +135,7 @@ const KINDS: [ErrorKind; 28] = [
     ErrorKind::ModifyScopeVariableError,
     ErrorKind::ScopeCollectionNotFound,
     ErrorKind::ScopeVariableNotFoundError,
+    ErrorKind::InvalidRngError,
     ErrorKind::Exception,
 ];
 

@@ -2,7 +2,9 @@
 //! init/apply and the rng and parameter plumbing of a module path.
 
 use super::linen_collections::{self as collections, Filter};
+use super::linen_lift::Lift;
 use super::*;
+use crate::error::ErrorKind;
 
 // ----------------------------------------------------------------- linen
 
@@ -25,13 +27,28 @@ pub(super) struct Run {
     /// `{'params': {...}, ...}`.
     pub(super) variables: Rc<RefCell<Dict>>,
     rngs: Vec<(String, Key, bool)>,
-    counters: HashMap<(Vec<String>, String), u32>,
+    /// The `make_rng` calls so far, by module path and stream.
+    pub(super) counters: HashMap<(Vec<String>, String), u32>,
+    /// The lifted transforms running, innermost last.
+    pub(super) lifts: Vec<Lift>,
     cursors: HashMap<Vec<String>, HashMap<String, u32>>,
     setup_done: Vec<*const Instance>,
     frames: Vec<Frame>,
 }
 
 impl Run {
+    /// The keys the streams start from under the innermost lifted
+    /// transform that lifts the module at `path`, if one does.
+    pub(super) fn lift_keys(&self, path: &[String]) -> Option<Vec<(String, Obj)>> {
+        let lift = self.lifts.iter().rev().find(|l| l.covers(path));
+        lift.map(|l| l.keys.clone())
+    }
+
+    /// The streams the run was given: name, root key, whether typed.
+    pub(super) fn streams(&self) -> Vec<(String, Key, bool)> {
+        self.rngs.clone()
+    }
+
     /// Whether this run is `init`.
     pub(super) fn initializing(&self) -> bool {
         self.mode == Mode::Init
@@ -100,7 +117,7 @@ fn fields(c: &Rc<Class>) -> Vec<String> {
     out
 }
 
-fn wrap_methods(c: &Rc<Class>) {
+pub(super) fn wrap_methods(c: &Rc<Class>) {
     if c.attrs
         .borrow()
         .iter()
@@ -443,25 +460,51 @@ pub(super) fn scope_of(interp: &mut Interp, me: &Rc<Instance>) -> Result<Scope> 
     })
 }
 
-/// `self.make_rng(collection)` of the module at `path`.
+/// `self.make_rng(collection)` of the module at `path`. A stream the
+/// module was not given falls back to `params`, as Flax's does. Inside a
+/// lifted transform the module sees the streams the transform passed in,
+/// starting from its keys (traced inside a scan) rather than the run's.
 pub(super) fn make_rng(interp: &mut Interp, path: &[String], collection: &str) -> Result<Obj> {
-    let (key, typed) = with_run(interp, |run| {
-        let Some((_, root, typed)) = run.rngs.iter().find(|(n, _, _)| n == collection).cloned()
-        else {
-            bail!(
-                ValueError,
-                "First argument passed to an init function should be a ``jax.PRNGKey`` or a dictionary mapping strings to ``jax.PRNGKey``. (no rng named \"{collection}\")"
-            );
+    let (lifted, name, count) = with_run(interp, |run| {
+        let lifted = run.lift_keys(path);
+        let streams: Vec<&str> = match &lifted {
+            Some(keys) => keys.iter().map(|(n, _)| n.as_str()).collect(),
+            None => run.rngs.iter().map(|(n, _, _)| n.as_str()).collect(),
         };
+        let name = if streams.contains(&collection) {
+            collection
+        } else if streams.contains(&"params") {
+            "params"
+        } else {
+            let scope = path.last().map(String::as_str).unwrap_or("None");
+            return Err(collections::flax_message(
+                ErrorKind::InvalidRngError,
+                format!("{scope} needs PRNG for \"{collection}\""),
+            ));
+        };
+        let name = name.to_string();
         let c = run
             .counters
-            .entry((path.to_vec(), collection.to_string()))
+            .entry((path.to_vec(), name.clone()))
             .or_insert(0);
         *c += 1;
-        let names: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
-        Ok((linen_rng_key(root, &names, *c), typed))
+        Ok((lifted, name, *c))
     })?;
-    one_key(key, typed)
+    let names: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+    if let Some(keys) = lifted {
+        let root = keys
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| k)
+            .unwrap_or(Obj::None);
+        return super::linen_lift::fold_in_hash(interp, root, linen_rng_hash(&names, count));
+    }
+    let (root, typed) = with_run(interp, |run| {
+        let found = run.rngs.iter().find(|(n, _, _)| *n == name);
+        Ok(found.map(|(_, k, t)| (*k, *t)))
+    })?
+    .ok_or_else(|| err!(ValueError, "no rng named \"{name}\""))?;
+    one_key(linen_rng_key(root, &names, count), typed)
 }
 
 /// What a run has drawn and holds beyond its parameters: the keys drawn
@@ -615,6 +658,7 @@ fn run_module(
         variables,
         rngs,
         counters: HashMap::new(),
+        lifts: vec![],
         cursors: HashMap::new(),
         setup_done: vec![],
         frames: vec![],
@@ -786,6 +830,15 @@ pub fn linen_module(interp: &mut Interp) -> Result<Obj> {
         }
     }
     b.func("compact", |_, a| a.req(Some(0), "fun", "compact"));
+    b.func("scan", super::linen_scan::scan);
+    b.func("checkpoint", super::linen_remat::checkpoint);
+    b.func("vmap", super::linen_vmap::vmap);
+    b.func("remat", super::linen_remat::checkpoint);
+    let broadcast = new_class("_Broadcast", vec![], vec![]);
+    b.attr(
+        "broadcast",
+        Obj::Instance(Rc::new(Instance::new(broadcast))),
+    );
     b.func("nowrap", nowrap);
     Ok(b.build())
 }

@@ -99,7 +99,7 @@ pub(super) fn refuse_capture(a: &Args) -> Result<()> {
 }
 
 /// A message of one of Flax's errors, with the link Flax adds.
-fn flax_message(kind: ErrorKind, text: String) -> crate::error::Error {
+pub(super) fn flax_message(kind: ErrorKind, text: String) -> crate::error::Error {
     let class = kind.python_name();
     crate::error::Error::new(
         kind,
