@@ -29,7 +29,7 @@ print((2 * I.T @ jnp.array([3, 4, 2])))
 # Elementwise with scalars and arrays of the same shape.
 print(repr(S * 2.5), (S * 2.5).data)
 print((3 * S).data, (S / 3.0).data, (I / 2).data, (I * 1.5).dtype)
-print((S * A).data, (A * S).todense().sum())
+print((S * A).data, (A * S).todense())
 print((-S).data, sparse.bcoo_multiply_dense(S, A))
 print(S.sum(), I.sum())
 print(repr(S + S), (S + S).todense().tolist() == (2 * A).tolist())
