@@ -1168,7 +1168,7 @@ fn sparse_refusals() {
             ("M.update_layout(n_batch=1)", "BCOO.update_layout"),
             ("M @ M", "the product of two BCOO arrays"),
             ("M * M", "the elementwise product of two BCOO arrays"),
-            ("B @ jnp.ones(3)", "products of a BCOO array with batch dimensions"),
+            ("B @ jnp.ones(3)", "matmul of a BCOO array with more than two dimensions or none"),
             ("M.sum(0)", "BCOO.sum with axis or other arguments"),
             (
                 "sparse.sparsify(lambda m: jnp.cos(m))(M)",

@@ -41,7 +41,14 @@ pub fn grad(interp: &mut Interp, a: Args, with_value: bool) -> Result<Obj> {
     }))
 }
 
-fn call(interp: &mut Interp, fun: &Obj, argnums: &Obj, has_aux: bool, with_value: bool, args: Args) -> Result<Obj> {
+fn call(
+    interp: &mut Interp,
+    fun: &Obj,
+    argnums: &Obj,
+    has_aux: bool,
+    with_value: bool,
+    args: Args,
+) -> Result<Obj> {
     let at = positions(interp, argnums)?;
     if let Some(&bad) = at.iter().find(|&&n| n >= args.pos.len()) {
         bail!(
@@ -72,7 +79,10 @@ fn call(interp: &mut Interp, fun: &Obj, argnums: &Obj, has_aux: bool, with_value
     let jax = super::super::import(interp, "jax")?;
     let vg = crate::python::ops::getattr(interp, &jax, "value_and_grad")?;
     let nums = Obj::tuple((0..at.len()).map(|k| Obj::Int(k as i64)).collect());
-    let kw = vec![("argnums".to_string(), nums), ("has_aux".to_string(), Obj::Bool(has_aux))];
+    let kw = vec![
+        ("argnums".to_string(), nums),
+        ("has_aux".to_string(), Obj::Bool(has_aux)),
+    ];
     let g = interp.call(&vg, Args::with(vec![inner], kw))?;
     let out = interp.call(&g, Args::new(diff))?;
     let parts = interp.iterate(&out)?;

@@ -29,7 +29,6 @@ pub struct Parts {
     pub unique: bool,
 }
 
-
 impl Parts {
     /// The parts of the `BCOO` `o`.
     pub fn of(o: &Obj) -> Result<Parts> {
@@ -241,7 +240,11 @@ fn method(
 fn operator(name: &str, op: Operator, swap: bool) -> (String, Obj) {
     method(name, move |i, this, a| {
         let other = a.req(Some(0), "other", name_of(&op))?;
-        let (x, y) = if swap { (other, this.clone()) } else { (this.clone(), other) };
+        let (x, y) = if swap {
+            (other, this.clone())
+        } else {
+            (this.clone(), other)
+        };
         elementwise::binary(i, &op, &x, &y)
     })
 }
@@ -259,9 +262,14 @@ fn name_of(op: &Operator) -> &'static str {
 
 /// The class, with its methods.
 pub fn class() -> Class {
-    let repr_method = method("__repr__", |_, this, _| Ok(Obj::str(repr(&Parts::of(this)?)?)));
+    let repr_method = method("__repr__", |_, this, _| {
+        Ok(Obj::str(repr(&Parts::of(this)?)?))
+    });
     let attrs = vec![
-        ("__module__".to_string(), Obj::str("jax.experimental.sparse.bcoo")),
+        (
+            "__module__".to_string(),
+            Obj::str("jax.experimental.sparse.bcoo"),
+        ),
         ("__init__".to_string(), Obj::native("BCOO.__init__", init)),
         repr_method,
         method("todense", |i, this, _| convert::todense_of(i, this)),

@@ -10,13 +10,21 @@ use crate::python::array::to_value;
 use crate::python::interp::Interp;
 use crate::python::value::{Args, Obj};
 
-use super::{at_get_fill, scatter_add, sum_keeping_dtype, int_arg, int_tuple, is_bcoo, jnp, last_axis, method, new_bcoo, Parts};
+use super::{
+    at_get_fill, int_arg, int_tuple, is_bcoo, jnp, last_axis, method, new_bcoo, scatter_add,
+    sum_keeping_dtype, Parts,
+};
 
 /// The index arrays that address the entries of a layout with `n_batch`
 /// batch dimensions: one `arange` per batch dimension, shaped to broadcast
 /// against `batch + (nse,)`, then one column of `indices` per sparse
 /// dimension (broadcast over the batch shape).
-fn entry_index(interp: &mut Interp, indices: &Obj, batch: &[usize], n_sparse: usize) -> Result<Vec<Obj>> {
+fn entry_index(
+    interp: &mut Interp,
+    indices: &Obj,
+    batch: &[usize],
+    n_sparse: usize,
+) -> Result<Vec<Obj>> {
     let n_batch = batch.len();
     let mut out = vec![];
     for (b, &size) in batch.iter().enumerate() {
@@ -78,12 +86,24 @@ pub fn extract(interp: &mut Interp, indices: &Obj, arr: &Obj) -> Result<Obj> {
 
 /// The `nse` argument: given, or the largest number of nonzero entries of
 /// any batch (which needs the values, so a traced `mat` cannot use it).
-fn nse_for(interp: &mut Interp, a: &Args, mat: &Obj, n_batch: usize, n_dense: usize) -> Result<usize> {
+fn nse_for(
+    interp: &mut Interp,
+    a: &Args,
+    mat: &Obj,
+    n_batch: usize,
+    n_dense: usize,
+) -> Result<usize> {
     if let Some(n) = a.opt(None, "nse") {
         return Ok(crate::python::builtins::to_int(&n)?.max(0) as usize);
     }
     let counts = stored_per_batch(interp, mat, n_batch, n_dense)?;
-    let most = method(interp, &counts, "max", vec![], vec![("initial", Obj::Int(0))])?;
+    let most = method(
+        interp,
+        &counts,
+        "max",
+        vec![],
+        vec![("initial", Obj::Int(0))],
+    )?;
     let v = to_value(&most)?;
     let concrete = v.concrete("the nse argument of bcoo_fromdense: pass a concrete nse to use BCOO.fromdense in traced code")?;
     Ok(concrete.to_f64_vec().first().copied().unwrap_or(0.0) as usize)
@@ -117,7 +137,11 @@ pub fn fromdense(interp: &mut Interp, a: Args) -> Result<Obj> {
     let index_dtype = a.opt(None, "index_dtype").unwrap_or(Obj::DType(DType::I32));
     let shape = to_value(&mat)?.shape();
     if n_batch + n_dense > shape.len() {
-        bail!(ValueError, "Invalid n_batch={n_batch}, n_dense={n_dense} for an array of {} dimensions", shape.len());
+        bail!(
+            ValueError,
+            "Invalid n_batch={n_batch}, n_dense={n_dense} for an array of {} dimensions",
+            shape.len()
+        );
     }
     let nse = nse_for(interp, &a, &mat, n_batch, n_dense)?;
     let (data, indices) = fromdense_bufs(interp, &mat, nse, n_batch, n_dense, index_dtype)?;
@@ -133,19 +157,38 @@ pub fn fromdense(interp: &mut Interp, a: Args) -> Result<Obj> {
 
 /// The nonzero positions of one batch's `mask`, `nse` of them, padded with
 /// the sparse shape: an `(nse, n_sparse)` array.
-fn nonzero_positions(interp: &mut Interp, mask: &Obj, nse: usize, index_dtype: &Obj) -> Result<Obj> {
+fn nonzero_positions(
+    interp: &mut Interp,
+    mask: &Obj,
+    nse: usize,
+    index_dtype: &Obj,
+) -> Result<Obj> {
     let shape = to_value(mask)?.shape();
     if shape.is_empty() {
-        return jnp(interp, "zeros", vec![int_tuple(&[nse, 0]), index_dtype.clone()], vec![]);
+        return jnp(
+            interp,
+            "zeros",
+            vec![int_tuple(&[nse, 0]), index_dtype.clone()],
+            vec![],
+        );
     }
     let cols = jnp(
         interp,
         "nonzero",
         vec![mask.clone()],
-        vec![("size", Obj::Int(nse as i64)), ("fill_value", int_tuple(&shape))],
+        vec![
+            ("size", Obj::Int(nse as i64)),
+            ("fill_value", int_tuple(&shape)),
+        ],
     )?;
     let stacked = jnp(interp, "stack", vec![cols], vec![("axis", Obj::Int(1))])?;
-    method(interp, &stacked, "astype", vec![index_dtype.clone()], vec![])
+    method(
+        interp,
+        &stacked,
+        "astype",
+        vec![index_dtype.clone()],
+        vec![],
+    )
 }
 
 /// The data and indices of `mat` in a layout with `n_batch` and `n_dense`.
@@ -163,7 +206,12 @@ fn fromdense_bufs(
     let n_sparse = shape.len() - n_batch - n_dense;
     let count: usize = batch.iter().product();
     let flat_shape: Vec<usize> = [&[count][..], &shape[n_batch..shape.len() - n_dense]].concat();
-    let flat = jnp(interp, "reshape", vec![mask.clone(), int_tuple(&flat_shape)], vec![])?;
+    let flat = jnp(
+        interp,
+        "reshape",
+        vec![mask.clone(), int_tuple(&flat_shape)],
+        vec![],
+    )?;
     let mut per_batch = vec![];
     for b in 0..count {
         let m = crate::python::ops::getitem(interp, &flat, &Obj::Int(b as i64))?;
@@ -171,7 +219,12 @@ fn fromdense_bufs(
     }
     let stacked = jnp(interp, "stack", vec![Obj::list(per_batch)], vec![])?;
     let ind_shape: Vec<usize> = [batch, &[nse, n_sparse][..]].concat();
-    let indices = jnp(interp, "reshape", vec![stacked, int_tuple(&ind_shape)], vec![])?;
+    let indices = jnp(
+        interp,
+        "reshape",
+        vec![stacked, int_tuple(&ind_shape)],
+        vec![],
+    )?;
     let data = extract(interp, &indices, mat)?;
     // Entries past the number actually stored are padding: zero them.
     let counts = stored_per_batch(interp, mat, n_batch, n_dense)?;

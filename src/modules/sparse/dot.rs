@@ -10,7 +10,7 @@ use crate::python::array::to_value;
 use crate::python::interp::Interp;
 use crate::python::value::{Args, Obj};
 
-use super::{at_get_fill, scatter_add, int_tuple, is_bcoo, jnp, last_axis, method, refuse, Parts};
+use super::{at_get_fill, int_tuple, is_bcoo, jnp, last_axis, method, refuse, scatter_add, Parts};
 
 /// JAX's error for `jnp.matmul` of these shapes, raised on stand-in
 /// zeros; Ok when the shapes fit.
@@ -34,17 +34,32 @@ pub fn matmul(interp: &mut Interp, mat: &Obj, v: &Obj, swap: bool) -> Result<Obj
     if p.shape.len() > 2 || vs.len() > 2 || p.shape.is_empty() || vs.is_empty() {
         return refuse("matmul of a BCOO array with more than two dimensions or none");
     }
-    let (lhs, rhs) = if swap { (&vs, &p.shape) } else { (&p.shape, &vs) };
+    let (lhs, rhs) = if swap {
+        (&vs, &p.shape)
+    } else {
+        (&p.shape, &vs)
+    };
     let fits = lhs[lhs.len() - 1] == rhs[if rhs.len() == 1 { 0 } else { rhs.len() - 2 }];
     if !fits {
         check_matmul(interp, lhs, rhs)?;
     }
-    let dtype = jnp(interp, "result_type", vec![p.data.clone(), v.clone()], vec![])?;
+    let dtype = jnp(
+        interp,
+        "result_type",
+        vec![p.data.clone(), v.clone()],
+        vec![],
+    )?;
     let data = method(interp, &p.data, "astype", vec![dtype.clone()], vec![])?;
     let v = method(interp, &v, "astype", vec![dtype], vec![])?;
     let p = p.with(data, p.indices.clone());
     let contract_mat = if swap { 0 } else { p.shape.len() - 1 };
-    let contract_v = if swap { vs.len() - 1 } else if vs.len() == 1 { 0 } else { vs.len() - 2 };
+    let contract_v = if swap {
+        vs.len() - 1
+    } else if vs.len() == 1 {
+        0
+    } else {
+        vs.len() - 2
+    };
     let out = sparse_dense_dot(interp, &p, &v, &[contract_mat], &[contract_v])?;
     if !swap {
         return Ok(out);
@@ -64,7 +79,13 @@ fn remaining(n: usize, used: &[usize]) -> Vec<usize> {
 /// The contraction of the unbatched `BCOO` `p` over its sparse dimensions
 /// `lc` with the dense `rhs` over `rc`: free sparse dimensions, dense
 /// dimensions, then the free dimensions of `rhs`.
-fn sparse_dense_dot(interp: &mut Interp, p: &Parts, rhs: &Obj, lc: &[usize], rc: &[usize]) -> Result<Obj> {
+fn sparse_dense_dot(
+    interp: &mut Interp,
+    p: &Parts,
+    rhs: &Obj,
+    lc: &[usize],
+    rc: &[usize],
+) -> Result<Obj> {
     let (n_batch, n_sparse, _, _) = p.layout()?;
     if n_batch > 0 {
         return refuse("products of a BCOO array with batch dimensions");
@@ -74,10 +95,16 @@ fn sparse_dense_dot(interp: &mut Interp, p: &Parts, rhs: &Obj, lc: &[usize], rc:
     }
     let sparse_perm: Vec<usize> = lc.iter().copied().chain(remaining(n_sparse, lc)).collect();
     let cols = Obj::list(sparse_perm.iter().map(|&d| Obj::Int(d as i64)).collect());
-    let indices = crate::python::ops::getitem(interp, &p.indices, &Obj::tuple(vec![Obj::Ellipsis, cols]))?;
+    let indices =
+        crate::python::ops::getitem(interp, &p.indices, &Obj::tuple(vec![Obj::Ellipsis, cols]))?;
     let rv = to_value(rhs)?;
     let rhs_perm: Vec<usize> = rc.iter().copied().chain(remaining(rv.ndim(), rc)).collect();
-    let rhs = jnp(interp, "transpose", vec![rhs.clone(), int_tuple(&rhs_perm)], vec![])?;
+    let rhs = jnp(
+        interp,
+        "transpose",
+        vec![rhs.clone(), int_tuple(&rhs_perm)],
+        vec![],
+    )?;
     let mut idx = vec![];
     for i in 0..n_sparse {
         idx.push(last_axis(interp, &indices, i)?);
@@ -99,7 +126,10 @@ fn sparse_dense_dot(interp: &mut Interp, p: &Parts, rhs: &Obj, lc: &[usize], rc:
     if idx_out.is_empty() {
         return super::sum_keeping_dtype(interp, &prod, 0, false);
     }
-    let free: Vec<usize> = remaining(n_sparse, lc).iter().map(|&d| p.shape[d]).collect();
+    let free: Vec<usize> = remaining(n_sparse, lc)
+        .iter()
+        .map(|&d| p.shape[d])
+        .collect();
     let rest = &to_value(&prod)?.shape()[1..];
     let out_shape: Vec<usize> = free.iter().chain(rest).copied().collect();
     scatter_add(&out_shape, to_value(&prod)?.dtype(), &idx_out, &prod)
@@ -119,7 +149,10 @@ pub fn bcoo_dot_general(interp: &mut Interp, a: Args) -> Result<Obj> {
     let pair = |i: &mut Interp, o: &Obj| -> Result<(Vec<usize>, Vec<usize>)> {
         let two = i.iterate(o)?;
         let [l, r] = &two[..] else {
-            bail!(TypeError, "dimension_numbers must hold pairs of dimension lists");
+            bail!(
+                TypeError,
+                "dimension_numbers must hold pairs of dimension lists"
+            );
         };
         Ok((dims(i, l)?, dims(i, r)?))
     };

@@ -70,20 +70,36 @@ fn add(interp: &mut Interp, x: &Obj, y: &Obj) -> Result<Obj> {
     }
     let py = Parts::of(y)?;
     if px.shape != py.shape {
-        bail!(NotImplementedError, "Addition between sparse matrices of different shapes.");
+        bail!(
+            NotImplementedError,
+            "Addition between sparse matrices of different shapes."
+        );
     }
     if super::sparsify::active(interp) && crate::python::ops::is_same(&px.indices, &py.indices) {
-        let data = jnp(interp, "add", vec![px.data.clone(), py.data.clone()], vec![])?;
+        let data = jnp(
+            interp,
+            "add",
+            vec![px.data.clone(), py.data.clone()],
+            vec![],
+        )?;
         return new_bcoo(interp, px.with(data, px.indices.clone()));
     }
     let (bx, _, _, _) = px.layout()?;
     let (by, _, _, _) = py.layout()?;
     if bx != by || to_value(&px.data)?.ndim() != to_value(&py.data)?.ndim() {
-        bail!(NotImplementedError, "Addition between sparse matrices with different batch/dense dimensions.");
+        bail!(
+            NotImplementedError,
+            "Addition between sparse matrices with different batch/dense dimensions."
+        );
     }
     let axis = vec![("axis", Obj::Int(bx as i64))];
     let pair = |a: &Obj, b: &Obj| Obj::list(vec![a.clone(), b.clone()]);
-    let indices = jnp(interp, "concatenate", vec![pair(&px.indices, &py.indices)], axis.clone())?;
+    let indices = jnp(
+        interp,
+        "concatenate",
+        vec![pair(&px.indices, &py.indices)],
+        axis.clone(),
+    )?;
     let data = jnp(interp, "concatenate", vec![pair(&px.data, &py.data)], axis)?;
     let out = Parts {
         data,

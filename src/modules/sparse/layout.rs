@@ -38,8 +38,14 @@ pub fn transpose(interp: &mut Interp, mat: &Obj, axes: Option<Obj>) -> Result<Ob
     }
     let (n_batch, n_sparse, _, _) = p.layout()?;
     let batch_perm = &perm[..n_batch];
-    let sparse_perm: Vec<usize> = perm[n_batch..n_batch + n_sparse].iter().map(|d| d.wrapping_sub(n_batch)).collect();
-    let dense_perm: Vec<usize> = perm[n_batch + n_sparse..].iter().map(|d| d.wrapping_sub(n_batch + n_sparse)).collect();
+    let sparse_perm: Vec<usize> = perm[n_batch..n_batch + n_sparse]
+        .iter()
+        .map(|d| d.wrapping_sub(n_batch))
+        .collect();
+    let dense_perm: Vec<usize> = perm[n_batch + n_sparse..]
+        .iter()
+        .map(|d| d.wrapping_sub(n_batch + n_sparse))
+        .collect();
     if batch_perm.iter().any(|&d| d >= n_batch) {
         bail!(NotImplementedError, "transpose permutation cannot permute batch axes with non-batch axes; got permutation {}, with n_batch={n_batch}.", perm_text(&perm));
     }
@@ -48,10 +54,29 @@ pub fn transpose(interp: &mut Interp, mat: &Obj, axes: Option<Obj>) -> Result<Ob
     }
     let cols = Obj::list(sparse_perm.iter().map(|&d| Obj::Int(d as i64)).collect());
     let picked = getitem(interp, &p.indices, &Obj::tuple(vec![Obj::Ellipsis, cols]))?;
-    let ind_axes: Vec<usize> = batch_perm.iter().copied().chain([n_batch, n_batch + 1]).collect();
-    let indices = jnp(interp, "transpose", vec![picked, int_tuple(&ind_axes)], vec![])?;
-    let data_axes: Vec<usize> = batch_perm.iter().copied().chain([n_batch]).chain(dense_perm.iter().map(|d| d + n_batch + 1)).collect();
-    let data = jnp(interp, "transpose", vec![p.data.clone(), int_tuple(&data_axes)], vec![])?;
+    let ind_axes: Vec<usize> = batch_perm
+        .iter()
+        .copied()
+        .chain([n_batch, n_batch + 1])
+        .collect();
+    let indices = jnp(
+        interp,
+        "transpose",
+        vec![picked, int_tuple(&ind_axes)],
+        vec![],
+    )?;
+    let data_axes: Vec<usize> = batch_perm
+        .iter()
+        .copied()
+        .chain([n_batch])
+        .chain(dense_perm.iter().map(|d| d + n_batch + 1))
+        .collect();
+    let data = jnp(
+        interp,
+        "transpose",
+        vec![p.data.clone(), int_tuple(&data_axes)],
+        vec![],
+    )?;
     let sorted = sparse_perm.iter().enumerate().all(|(i, &d)| i == d) && p.sorted;
     let out = Parts {
         data,
@@ -74,7 +99,9 @@ pub fn bcoo_transpose(interp: &mut Interp, a: Args) -> Result<Obj> {
 fn unbatched(p: &Parts, what: &str) -> Result<(usize, usize)> {
     let (n_batch, n_sparse, n_dense, nse) = p.layout()?;
     if n_batch > 0 || n_sparse == 0 {
-        return refuse(&format!("{what} of a BCOO with batch dimensions or no sparse dimensions"));
+        return refuse(&format!(
+            "{what} of a BCOO with batch dimensions or no sparse dimensions"
+        ));
     }
     let _ = n_dense;
     Ok((n_sparse, nse))
@@ -90,7 +117,12 @@ pub fn sort_indices(interp: &mut Interp, mat: &Obj, _: Args) -> Result<Obj> {
     for i in 0..n_sparse {
         ops.push(last_axis(interp, &p.indices, i)?);
     }
-    ops.push(jnp(interp, "arange", vec![Obj::Int(nse as i64)], vec![("dtype", Obj::DType(dtype))])?);
+    ops.push(jnp(
+        interp,
+        "arange",
+        vec![Obj::Int(nse as i64)],
+        vec![("dtype", Obj::DType(dtype))],
+    )?);
     let lax = super::super::import(interp, "jax.lax")?;
     let sort = crate::python::ops::getattr(interp, &lax, "sort")?;
     let kw = vec![("num_keys".to_string(), Obj::Int(n_sparse as i64))];
@@ -115,14 +147,20 @@ pub fn bcoo_sort_indices(interp: &mut Interp, a: Args) -> Result<Obj> {
 /// index that marks an unused entry.
 fn fill_row(interp: &mut Interp, p: &Parts, n_sparse: usize) -> Result<Obj> {
     let dtype = Obj::DType(to_value(&p.indices)?.dtype());
-    let row = jnp(interp, "array", vec![int_tuple(&p.shape[..n_sparse])], vec![("dtype", dtype)])?;
+    let row = jnp(
+        interp,
+        "array",
+        vec![int_tuple(&p.shape[..n_sparse])],
+        vec![("dtype", dtype)],
+    )?;
     jnp(interp, "expand_dims", vec![row, Obj::Int(0)], vec![])
 }
 
 /// How many distinct in-range indices there are (needs their values).
 fn distinct_count(ind: &Obj, shape: &[usize]) -> Result<usize> {
     let v = to_value(ind)?;
-    let a = v.concrete("the nse argument of bcoo_sum_duplicates: pass a concrete nse in traced code")?;
+    let a =
+        v.concrete("the nse argument of bcoo_sum_duplicates: pass a concrete nse in traced code")?;
     let n_sparse = shape.len();
     let flat = a.to_f64_vec();
     let mut rows: Vec<Vec<i64>> = flat
@@ -164,7 +202,13 @@ fn sum_dups(interp: &mut Interp, mat: &Obj, nse: Option<Obj>, remove_zeros: bool
         ind = jnp(interp, "where", vec![zero, fill.clone(), ind], vec![])?;
     }
     let oob = interp.compare(&ge, &ind, &fill)?;
-    let oob = method(interp, &oob, "any", vec![Obj::Int(-1)], vec![("keepdims", Obj::Bool(true))])?;
+    let oob = method(
+        interp,
+        &oob,
+        "any",
+        vec![Obj::Int(-1)],
+        vec![("keepdims", Obj::Bool(true))],
+    )?;
     let ind = jnp(interp, "where", vec![oob, fill.clone(), ind], vec![])?;
     let nse_out = match nse {
         Some(n) => crate::python::builtins::to_int(&n)?.max(0) as usize,
@@ -197,14 +241,34 @@ fn sum_dups(interp: &mut Interp, mat: &Obj, nse: Option<Obj>, remove_zeros: bool
 }
 
 /// The first `nse` rows of `indices`, or all of them padded with `fill`.
-fn resize_indices(interp: &mut Interp, indices: &Obj, fill: &Obj, have: usize, nse: usize) -> Result<Obj> {
+fn resize_indices(
+    interp: &mut Interp,
+    indices: &Obj,
+    fill: &Obj,
+    have: usize,
+    nse: usize,
+) -> Result<Obj> {
     if nse <= have {
-        let rows = Obj::Slice(std::rc::Rc::new([Obj::None, Obj::Int(nse as i64), Obj::None]));
+        let rows = Obj::Slice(std::rc::Rc::new([
+            Obj::None,
+            Obj::Int(nse as i64),
+            Obj::None,
+        ]));
         return getitem(interp, indices, &rows);
     }
     let n_sparse = to_value(fill)?.shape()[1];
-    let pad = jnp(interp, "broadcast_to", vec![fill.clone(), int_tuple(&[nse - have, n_sparse])], vec![])?;
-    jnp(interp, "concatenate", vec![Obj::list(vec![indices.clone(), pad])], vec![])
+    let pad = jnp(
+        interp,
+        "broadcast_to",
+        vec![fill.clone(), int_tuple(&[nse - have, n_sparse])],
+        vec![],
+    )?;
+    jnp(
+        interp,
+        "concatenate",
+        vec![Obj::list(vec![indices.clone(), pad])],
+        vec![],
+    )
 }
 
 /// `mat.sum()`: the sum of every stored value, as a dense 0-d array.
@@ -239,23 +303,48 @@ pub fn sum_all(interp: &mut Interp, p: &Parts) -> Result<Obj> {
 pub fn empty(interp: &mut Interp, a: Args) -> Result<Obj> {
     let shape = shape_of(&a.req(Some(0), "shape", "empty")?)?;
     let dtype = a.opt(Some(1), "dtype").unwrap_or(Obj::DType(DType::F32));
-    let index_dtype = a.opt(Some(2), "index_dtype").unwrap_or(Obj::DType(DType::I32));
+    let index_dtype = a
+        .opt(Some(2), "index_dtype")
+        .unwrap_or(Obj::DType(DType::I32));
     format_arg(&a)?;
     let n_batch = int_arg(&a, None, "n_batch", 0)?;
     let n_dense = int_arg(&a, None, "n_dense", 0)?;
     let nse = int_arg(&a, None, "nse", 0)?;
     let n_sparse = shape.len() as i64 - n_dense - n_batch;
     if n_sparse < 0 || n_dense < 0 || n_batch < 0 || nse < 0 {
-        bail!(ValueError, "Invalid inputs: shape={}, n_dense={n_dense}, n_batch={n_batch}, nse={nse}", super::int_tuple_text(&shape));
+        bail!(
+            ValueError,
+            "Invalid inputs: shape={}, n_dense={n_dense}, n_batch={n_batch}, nse={nse}",
+            super::int_tuple_text(&shape)
+        );
     }
     let (nb, ns) = (n_batch as usize, n_sparse as usize);
     let batch = &shape[..nb];
     let data_shape: Vec<usize> = [batch, &[nse as usize], &shape[nb + ns..]].concat();
     let data = jnp(interp, "zeros", vec![int_tuple(&data_shape), dtype], vec![])?;
     let ind_shape: Vec<usize> = [batch, &[nse as usize, ns]].concat();
-    let fill = jnp(interp, "array", vec![int_tuple(&shape[nb..nb + ns])], vec![])?;
-    let indices = jnp(interp, "full", vec![int_tuple(&ind_shape), fill, index_dtype], vec![])?;
-    new_bcoo(interp, Parts { data, indices, shape, sorted: true, unique: true })
+    let fill = jnp(
+        interp,
+        "array",
+        vec![int_tuple(&shape[nb..nb + ns])],
+        vec![],
+    )?;
+    let indices = jnp(
+        interp,
+        "full",
+        vec![int_tuple(&ind_shape), fill, index_dtype],
+        vec![],
+    )?;
+    new_bcoo(
+        interp,
+        Parts {
+            data,
+            indices,
+            shape,
+            sorted: true,
+            unique: true,
+        },
+    )
 }
 
 /// Only the default `sparse_format='bcoo'` is built.
@@ -275,25 +364,52 @@ pub fn eye(interp: &mut Interp, a: Args) -> Result<Obj> {
     let m = int_arg(&a, Some(1), "M", n)?;
     let k = int_arg(&a, Some(2), "k", 0)?;
     let dtype = a.opt(Some(3), "dtype").unwrap_or(Obj::DType(DType::F32));
-    let index_dtype = a.opt(Some(4), "index_dtype").unwrap_or(Obj::DType(DType::I32));
+    let index_dtype = a
+        .opt(Some(4), "index_dtype")
+        .unwrap_or(Obj::DType(DType::I32));
     format_arg(&a)?;
     if int_arg(&a, None, "n_batch", 0)? != 0 || int_arg(&a, None, "n_dense", 0)? != 0 {
         return refuse("sparse.eye with n_batch or n_dense");
     }
     let diag = if k > 0 { n.min(m - k) } else { (n + k).min(m) };
     if diag <= 0 {
-        let kw = vec![("dtype".to_string(), dtype), ("index_dtype".to_string(), index_dtype)];
-        return empty(interp, Args::with(vec![int_tuple(&[n as usize, m as usize])], kw));
+        let kw = vec![
+            ("dtype".to_string(), dtype),
+            ("index_dtype".to_string(), index_dtype),
+        ];
+        return empty(
+            interp,
+            Args::with(vec![int_tuple(&[n as usize, m as usize])], kw),
+        );
     }
     let data = jnp(interp, "ones", vec![Obj::Int(diag)], vec![("dtype", dtype)])?;
-    let idx = jnp(interp, "arange", vec![Obj::Int(diag)], vec![("dtype", index_dtype)])?;
+    let idx = jnp(
+        interp,
+        "arange",
+        vec![Obj::Int(diag)],
+        vec![("dtype", index_dtype)],
+    )?;
     let add = |i: &mut Interp, by: i64| {
         let op = rustpython_parser::ast::Operator::Add;
         i.binop(&op, &idx, &Obj::Int(by), false)
     };
     let rows = add(interp, (-k).max(0))?;
     let cols = add(interp, k.max(0))?;
-    let indices = jnp(interp, "column_stack", vec![Obj::list(vec![rows, cols])], vec![])?;
+    let indices = jnp(
+        interp,
+        "column_stack",
+        vec![Obj::list(vec![rows, cols])],
+        vec![],
+    )?;
     let shape = vec![n as usize, m as usize];
-    new_bcoo(interp, Parts { data, indices, shape, sorted: true, unique: true })
+    new_bcoo(
+        interp,
+        Parts {
+            data,
+            indices,
+            shape,
+            sorted: true,
+            unique: true,
+        },
+    )
 }

@@ -10,13 +10,13 @@
 //! products), so traced inputs work and the sums run in JAX's order, which
 //! keeps float results bit-identical.
 
+mod ad;
 mod bcoo;
 mod convert;
 mod dot;
 mod elementwise;
 mod layout;
 mod sparsify;
-mod ad;
 
 use std::rc::Rc;
 
@@ -28,9 +28,9 @@ use crate::array::DType;
 use crate::ops as jops;
 use crate::python::array::to_value;
 use crate::python::interp::Interp;
-use crate::trace::Value;
 use crate::python::ops::{getattr, getitem};
 use crate::python::value::{Args, Class, Instance, Obj};
+use crate::trace::Value;
 
 use super::Builder;
 
@@ -102,7 +102,13 @@ fn jnp(interp: &mut Interp, name: &str, pos: Vec<Obj>, kw: Vec<(&str, Obj)>) -> 
 }
 
 /// Calls the method `name` of `o`.
-fn method(interp: &mut Interp, o: &Obj, name: &str, pos: Vec<Obj>, kw: Vec<(&str, Obj)>) -> Result<Obj> {
+fn method(
+    interp: &mut Interp,
+    o: &Obj,
+    name: &str,
+    pos: Vec<Obj>,
+    kw: Vec<(&str, Obj)>,
+) -> Result<Obj> {
     let f = getattr(interp, o, name)?;
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     interp.call(&f, Args::with(pos, kw))
@@ -149,7 +155,10 @@ fn scatter_add(shape: &[usize], dtype: DType, idx: &[Obj], v: &Obj) -> Result<Ob
     let v = jops::broadcast_to(&jops::convert(&to_value(v)?, dtype)?, &full)?;
     let v = jops::reshape(&v, &[&[count][..], rest].concat())?;
     let slots: Vec<usize> = [&[total + 1][..], rest].concat();
-    let prim = crate::primitives::Prim::ScatterAdd { axis: 0, shape: slots.clone() };
+    let prim = crate::primitives::Prim::ScatterAdd {
+        axis: 0,
+        shape: slots.clone(),
+    };
     let out = crate::trace::bind1(prim, &[flat, v])?;
     let mut limits = slots.clone();
     limits[0] = total;
@@ -177,7 +186,13 @@ fn at_get_fill(interp: &mut Interp, x: &Obj, idx: Vec<Obj>) -> Result<Obj> {
     let rank = idx.len();
     let at = getattr(interp, x, "at")?;
     let slot = getitem(interp, &at, &Obj::tuple(idx))?;
-    let got = method(interp, &slot, "get", vec![], vec![("mode", Obj::str("clip"))])?;
+    let got = method(
+        interp,
+        &slot,
+        "get",
+        vec![],
+        vec![("mode", Obj::str("clip"))],
+    )?;
     let Some(inside) = inside else {
         return Ok(got);
     };
@@ -199,7 +214,11 @@ fn sum_keeping_dtype(interp: &mut Interp, x: &Obj, axis: usize, keepdims: bool) 
 
 /// `x[..., i]`.
 fn last_axis(interp: &mut Interp, x: &Obj, i: usize) -> Result<Obj> {
-    getitem(interp, x, &Obj::tuple(vec![Obj::Ellipsis, Obj::Int(i as i64)]))
+    getitem(
+        interp,
+        x,
+        &Obj::tuple(vec![Obj::Ellipsis, Obj::Int(i as i64)]),
+    )
 }
 
 fn int_tuple(v: &[usize]) -> Obj {
@@ -212,7 +231,10 @@ fn int_tuple_text(s: &[usize]) -> String {
         [d] => format!("({d},)"),
         _ => format!(
             "({})",
-            s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            s.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -231,7 +253,13 @@ fn int_arg(a: &Args, i: Option<usize>, name: &str, default: i64) -> Result<i64> 
 }
 
 /// A bool argument, `default` when missing.
-fn bool_arg(interp: &mut Interp, a: &Args, i: Option<usize>, name: &str, default: bool) -> Result<bool> {
+fn bool_arg(
+    interp: &mut Interp,
+    a: &Args,
+    i: Option<usize>,
+    name: &str,
+    default: bool,
+) -> Result<bool> {
     match a.get(i, name) {
         None => Ok(default),
         Some(o) => interp.truth(&o, name),

@@ -42,7 +42,9 @@ pub fn sparsify(interp: &mut Interp, a: Args) -> Result<Obj> {
     if super::bool_arg(interp, &a, Some(1), "use_tracer", false)? {
         return refuse("sparsify with use_tracer=True");
     }
-    Ok(Obj::native("sparsify.wrapped", move |i, args| run(i, &f, args)))
+    Ok(Obj::native("sparsify.wrapped", move |i, args| {
+        run(i, &f, args)
+    }))
 }
 
 /// Calls `f` with the sparse-aware `jax.numpy` in place.
@@ -80,7 +82,11 @@ fn wrapper(name: &str, dense: Obj) -> Obj {
     let name = name.to_string();
     let full = format!("jax.numpy.{name}");
     Obj::native(full, move |i, a| {
-        let sparse = a.pos.iter().chain(a.kw.iter().map(|(_, v)| v)).any(holds_bcoo);
+        let sparse = a
+            .pos
+            .iter()
+            .chain(a.kw.iter().map(|(_, v)| v))
+            .any(holds_bcoo);
         if !sparse {
             return i.call(&dense, a);
         }
@@ -97,7 +103,9 @@ fn rule(interp: &mut Interp, name: &str, a: Args) -> Result<Obj> {
         n if (UNARY.contains(&n) || LINEAR.contains(&n)) && only(&a) && is_bcoo(&x) => {
             map_values(interp, n, &x)
         }
-        "multiply" | "add" | "subtract" | "divide" | "true_divide" | "matmul" | "dot" if pair(&a) => {
+        "multiply" | "add" | "subtract" | "divide" | "true_divide" | "matmul" | "dot"
+            if pair(&a) =>
+        {
             let op = match name {
                 "multiply" => Operator::Mult,
                 "add" => Operator::Add,
@@ -111,7 +119,9 @@ fn rule(interp: &mut Interp, name: &str, a: Args) -> Result<Obj> {
         "transpose" if is_bcoo(&x) && a.kw.is_empty() && a.pos.len() <= 2 => {
             layout::transpose(interp, &x, a.pos.get(1).cloned())
         }
-        _ => refuse(&format!("sparsify of jax.numpy.{name} with these arguments")),
+        _ => refuse(&format!(
+            "sparsify of jax.numpy.{name} with these arguments"
+        )),
     }
 }
 
@@ -120,9 +130,10 @@ fn rule(interp: &mut Interp, name: &str, a: Args) -> Result<Obj> {
 fn map_values(interp: &mut Interp, name: &str, x: &Obj) -> Result<Obj> {
     let p = Parts::of(x)?;
     if !p.unique && !LINEAR.contains(&name) {
-        return refuse(&format!("sparsify of jax.numpy.{name} on a BCOO with duplicate indices"));
+        return refuse(&format!(
+            "sparsify of jax.numpy.{name} on a BCOO with duplicate indices"
+        ));
     }
     let data = jnp(interp, name, vec![p.data.clone()], vec![])?;
     new_bcoo(interp, p.with(data, p.indices.clone()))
 }
-
