@@ -774,12 +774,6 @@ fn checkify_refusals_name_what_is_missing() {
             "Cannot abstractly evaluate a checkify.check which was not functionalized. This probably means you tried to stage (jit/scan/pmap/...) a `check` without functionalizing it through `checkify.checkify`.",
             7,
         ),
-        (
-            "from jax.experimental import sparse\n",
-            "NotImplementedError",
-            "not supported by shardlab yet: jax.experimental.sparse",
-            4,
-        ),
     ];
     for (body, ty, msg, line) in cases {
         let got = error_of(&format!("{head}{body}"));
@@ -1299,6 +1293,34 @@ fn linen_lifted_transform_refusals() {
                 "nn.vmap(nn.Dense, variable_axes={'params': nn.broadcast})",
                 "flax.linen.vmap with variable_axes other than integers and None",
             ),
+        ],
+    );
+}
+
+/// The parts of `jax.experimental.sparse` shardlab lacks (other formats,
+/// batched products, sparse-sparse products, operations `sparsify` has no
+/// rule for) are refused by name.
+#[test]
+fn sparse_refusals() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import sparse\nM = sparse.BCOO.fromdense(jnp.eye(3))\nB = sparse.BCOO.fromdense(jnp.ones((2, 3, 3)), n_batch=1)\n",
+        6,
+        &[
+            ("sparse.BCSR", "jax.experimental.sparse.BCSR"),
+            ("sparse.random_bcoo", "jax.experimental.sparse.random_bcoo"),
+            ("M.reshape(9)", "BCOO.reshape"),
+            ("M.update_layout(n_batch=1)", "BCOO.update_layout"),
+            ("M @ M", "the product of two BCOO arrays"),
+            ("M * M", "the elementwise product of two BCOO arrays"),
+            ("B @ jnp.ones(3)", "matmul of a BCOO array with more than two dimensions or none"),
+            ("M.sum(0)", "BCOO.sum with axis or other arguments"),
+            (
+                "sparse.sparsify(lambda m: jnp.cos(m))(M)",
+                "sparsify of jax.numpy.cos with these arguments",
+            ),
+            ("sparse.sparsify(jnp.sin, use_tracer=True)", "sparsify with use_tracer=True"),
+            ("sparse.eye(3, sparse_format='bcsr')", "sparse arrays of format 'bcsr'"),
+            ("B.sort_indices()", "sort_indices of a BCOO with batch dimensions or no sparse dimensions"),
         ],
     );
 }

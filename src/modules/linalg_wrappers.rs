@@ -17,7 +17,7 @@ use crate::trace::Value;
 use super::Builder;
 
 /// Calls `jax.numpy.NAME` with the given arguments.
-fn jnp_call(interp: &mut Interp, name: &str, args: Args) -> Result<Obj> {
+pub(crate) fn jnp_call(interp: &mut Interp, name: &str, args: Args) -> Result<Obj> {
     let jnp = super::import(interp, "jax.numpy")?;
     let f = crate::python::ops::getattr(interp, &jnp, name)?;
     interp.call(&f, args)

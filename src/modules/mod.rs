@@ -68,6 +68,7 @@ pub mod scipy_special_gamma;
 mod scipy_stats;
 pub mod shape_dtype;
 pub mod sharding;
+pub mod sparse;
 pub mod std;
 pub mod test_util;
 pub mod tree_util;
@@ -255,6 +256,7 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
                 .build()
         }
         "jax.experimental.checkify" => checkify::module(interp),
+        "jax.experimental.sparse" => sparse::module(interp),
         "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")
             .func("shard_map", jax::shard_map)
             .build(),
@@ -459,7 +461,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     let full = format!("{module}.{name}");
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.dtypes" | "jax.debug" | "jax.experimental"
-        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.experimental.checkify" | "jax.random" | "jax.nn"
+        | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.experimental.checkify" | "jax.experimental.sparse" | "jax.random" | "jax.nn"
         | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.scipy.fft" | "jax.scipy.signal" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
         | "flax.struct" | "flax.core" | "flax.core.frozen_dict"
         | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
@@ -485,10 +487,6 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         {
             import(interp, m)
         }
-        "jax.experimental.sparse" => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: jax.experimental.sparse"
-        ),
         "jax._src.util" => import(interp, "jax._src.util"),
         "jax._src.test_util" => import(interp, "jax._src.test_util"),
         m if m.starts_with("jax._src") => {

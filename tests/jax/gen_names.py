@@ -23,7 +23,7 @@ os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 MODULES = [
     "jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.linalg", "jax.lax", "jax.random", "jax.nn", "jax.nn.initializers",
     "jax.tree_util", "jax.tree", "jax.dtypes", "jax.sharding", "jax.debug", "jax.experimental",
-    "jax.experimental.shard_map", "jax.experimental.mesh_utils", "jax.scipy",
+    "jax.experimental.shard_map", "jax.experimental.mesh_utils", "jax.experimental.sparse", "jax.scipy",
     "jax.scipy.special", "jax.extend", "jax.extend.core", "flax", "flax.linen", "flax.nnx", "flax.struct", "flax.core",
     "flax.core.frozen_dict", "optax", "optax.transforms",
     "optax.losses", "optax.tree_utils", "optax.tree", "optax.contrib", "optax.projections", "optax.schedules",
