@@ -947,10 +947,14 @@ fn numpy_dtypes_without_arrays_are_refused_by_name() {
         ("np.dtype('uint64')", "dtype 'uint64'"),
         ("np.dtype([('a', 'f4')])", "structured dtypes"),
         ("jnp.dtype('int16').type(3)", "numpy.int16 scalars"),
-        ("np.float16(0.5)", "numpy.float16 scalars"),
+        ("np.float16([0.5, 1.0])", "numpy.float16 of a list"),
         (
-            "jnp.ones(2, jnp.bfloat16).dtype.type(1)",
-            "ml_dtypes.bfloat16 scalars",
+            "jnp.ones(2, jnp.bfloat16).dtype.type(1) * 2.0",
+            "arithmetic of bfloat16 scalars outside JAX arrays",
+        ),
+        (
+            "np.float16(0.5) + np.float16(1)",
+            "arithmetic of float16 scalars outside JAX arrays",
         ),
     ] {
         let (ty, msg, line) = error_of(&format!(

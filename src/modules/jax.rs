@@ -728,43 +728,8 @@ fn shard_map_in_specs(
         .axis_types()
         .iter()
         .all(|t| *t == crate::mesh::AxisType::Explicit);
-    let named = |p: Option<&crate::sharding::Placement>, ndim: usize| match p {
-        Some(crate::sharding::Placement::Named(s)) if s.mesh == *mesh => {
-            let mut e = s.spec.entries().to_vec();
-            e.resize(ndim, None);
-            Some(PartitionSpec::new(e))
-        }
-        _ => None,
-    };
-    let own = |v: &Value| match v {
-        Value::Concrete(a) => match a.placement() {
-            None => Some(PartitionSpec::new(vec![None; a.ndim()])),
-            p => named(p, a.ndim()),
-        },
-        // Inside jit, an argument's sharding is its type's.
-        Value::Traced(t) => {
-            let p = crate::trace::tracer_placement(t).ok().flatten();
-            named(p.as_deref(), t.aval.shape.len())
-        }
-    };
     if matches!(in_specs, Obj::Ellipsis) {
-        if !explicit {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: shard_map without in_specs on a mesh whose axes are not all Explicit"
-            );
-        }
-        return vals
-            .iter()
-            .map(|v| {
-                own(v).ok_or_else(|| {
-                    err!(
-                        NotImplementedError,
-                        "not supported by shardlab yet: inferring shard_map in_specs from a traced or differently placed argument"
-                    )
-                })
-            })
-            .collect();
+        return inferred_in_specs(mesh, explicit, vals);
     }
     let in_specs = match in_specs {
         Obj::List(l) => Obj::tuple(l.borrow().clone()),
@@ -776,36 +741,95 @@ fn shard_map_in_specs(
             .map(to_spec)
             .collect();
     if explicit {
-        for (spec, v) in specs.iter().zip(vals) {
-            // Inside jit an argument placed nowhere is replicated, as its
-            // type says in JAX.
-            let have = match v {
-                Value::Traced(t) if crate::trace::placement_known(t) => {
-                    own(v).or_else(|| Some(PartitionSpec::new(vec![None; t.aval.shape.len()])))
-                }
-                _ => own(v),
-            };
-            let Some(have) = have else {
-                continue;
-            };
-            let aval = v.aval();
-            let mut want = spec.entries().to_vec();
-            want.resize(aval.shape.len(), None);
-            let want = PartitionSpec::new(want);
-            if want != have {
-                let p = crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
-                    mesh.clone(),
-                    have.clone(),
-                ));
-                bail!(
-                    ValueError,
-                    "in_specs passed to shard_map: {want} does not match the specs of the input: {have} for arg: {}. `in_specs` is an optional argument so you can omit specifying it and shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments and then pass those args to shard_map.",
-                    super::sharding::placed::aval_text(&aval.shape, aval.dtype, Some(&p))
-                );
-            }
-        }
+        check_explicit_in_specs(mesh, &specs, vals)?;
     }
     Ok(specs)
+}
+
+/// The spec an argument is placed by on `mesh`, as long as its rank (an
+/// array placed nowhere is replicated); None when it is placed otherwise.
+fn own_in_spec(mesh: &crate::mesh::Mesh, v: &Value) -> Option<PartitionSpec> {
+    let named = |p: Option<&crate::sharding::Placement>, ndim: usize| match p {
+        Some(crate::sharding::Placement::Named(s)) if s.mesh == *mesh => {
+            let mut e = s.spec.entries().to_vec();
+            e.resize(ndim, None);
+            Some(PartitionSpec::new(e))
+        }
+        _ => None,
+    };
+    match v {
+        Value::Concrete(a) => match a.placement() {
+            None => Some(PartitionSpec::new(vec![None; a.ndim()])),
+            p => named(p, a.ndim()),
+        },
+        // Inside jit, an argument's sharding is its type's.
+        Value::Traced(t) => {
+            let p = crate::trace::tracer_placement(t).ok().flatten();
+            named(p.as_deref(), t.aval.shape.len())
+        }
+    }
+}
+
+/// `in_specs` left out: each argument's own spec, which only an all
+/// Explicit mesh lets shard_map read.
+fn inferred_in_specs(
+    mesh: &crate::mesh::Mesh,
+    explicit: bool,
+    vals: &[Value],
+) -> Result<Vec<PartitionSpec>> {
+    if !explicit {
+        bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: shard_map without in_specs on a mesh whose axes are not all Explicit"
+        );
+    }
+    vals.iter()
+        .map(|v| {
+            own_in_spec(mesh, v).ok_or_else(|| {
+                err!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: inferring shard_map in_specs from a traced or differently placed argument"
+                )
+            })
+        })
+        .collect()
+}
+
+/// On an all Explicit mesh the given specs must be the arguments' own:
+/// JAX's ValueError for the first that is not.
+fn check_explicit_in_specs(
+    mesh: &crate::mesh::Mesh,
+    specs: &[PartitionSpec],
+    vals: &[Value],
+) -> Result<()> {
+    for (spec, v) in specs.iter().zip(vals) {
+        // Inside jit an argument placed nowhere is replicated, as its
+        // type says in JAX.
+        let have = match v {
+            Value::Traced(t) if crate::trace::placement_known(t) => own_in_spec(mesh, v)
+                .or_else(|| Some(PartitionSpec::new(vec![None; t.aval.shape.len()]))),
+            _ => own_in_spec(mesh, v),
+        };
+        let Some(have) = have else {
+            continue;
+        };
+        let aval = v.aval();
+        let mut want = spec.entries().to_vec();
+        want.resize(aval.shape.len(), None);
+        let want = PartitionSpec::new(want);
+        if want != have {
+            let p = crate::sharding::Placement::Named(crate::sharding::NamedSharding::new(
+                mesh.clone(),
+                have.clone(),
+            ));
+            bail!(
+                ValueError,
+                "in_specs passed to shard_map: {want} does not match the specs of the input: {have} for arg: {}. `in_specs` is an optional argument so you can omit specifying it and shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments and then pass those args to shard_map.",
+                super::sharding::placed::aval_text(&aval.shape, aval.dtype, Some(&p))
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The mesh a shard_map runs on: the one given, which must match the

@@ -182,6 +182,10 @@ impl Library for Modules {
         numpy::dtype_attr(d, name)
     }
 
+    fn type_of(&self, o: &Obj) -> Option<Obj> {
+        flax::list_type_of(o)
+    }
+
     fn array_attr(
         &self,
         interp: &mut Interp,

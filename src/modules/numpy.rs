@@ -56,6 +56,7 @@ mod linspace;
 mod math_more;
 mod mt19937;
 mod nan_reductions;
+pub mod narrow_scalar;
 pub mod ndarray;
 mod nonzero;
 mod packbits;
@@ -257,6 +258,24 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     super::sharding::context::placing_functions(m)
 }
 
+/// NumPy's other names of its scalar types, on a 64-bit Linux machine
+/// (`np.intp` is `np.int64`, `np.intc` is `np.int32`).
+const NUMPY_ALIASES: [(&str, &str); 13] = [
+    ("half", "float16"),
+    ("int_", "int64"),
+    ("uint", "uint64"),
+    ("intp", "int64"),
+    ("uintp", "uint64"),
+    ("csingle", "complex64"),
+    ("cdouble", "complex128"),
+    ("byte", "int8"),
+    ("ubyte", "uint8"),
+    ("short", "int16"),
+    ("ushort", "uint16"),
+    ("intc", "int32"),
+    ("uintc", "uint32"),
+];
+
 /// Makes a module's functions take and return NumPy host arrays, as the
 /// `numpy` module's do.
 pub fn wrap_host_module(m: &Obj) {
@@ -304,6 +323,16 @@ pub fn np_module(_: &mut Interp) -> Obj {
         ] {
             attrs.retain(|(k, _)| k != name);
             attrs.push((name.into(), scalar_types::HostType::type_obj(kind)));
+        }
+        // NumPy's C-style names of the same types (`np.intc is np.int32`).
+        for (alias, name) in NUMPY_ALIASES {
+            let found = attrs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, t)| t.clone());
+            if let Some(t) = found {
+                attrs.push((alias.into(), t));
+            }
         }
     }
     m

@@ -21,11 +21,21 @@ fn shortest_digits(x: f64, single: bool) -> (String, i32) {
     // Of the shortest digit strings that read back as `x`, Python prints the
     // one nearest `x`, ties to even: the correctly rounded value at that
     // length (which the shortest-digits search may not pick on a tie).
-    let s = if single {
+    let rounded = if single {
         format!("{:.*e}", n - 1, x.abs() as f32)
     } else {
         format!("{:.*e}", n - 1, x.abs())
     };
+    // Next to a power of two the gap below is half the gap above, so the
+    // correctly rounded digits can miss `x` (2**-24 reads back only as
+    // ...063, not the nearer ...062): then the shortest search's are the
+    // only ones.
+    let reads_back = match rounded.parse::<f64>() {
+        Ok(r) if single => r as f32 == x.abs() as f32,
+        Ok(r) => r == x.abs(),
+        Err(_) => false,
+    };
+    let s = if reads_back { rounded } else { s };
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     (digits, exp.parse().unwrap_or(0))
@@ -560,7 +570,8 @@ fn fmt_fixed(x: f64, prec: usize) -> String {
     zero_padded(format!("{x:.computed$}"), prec - computed)
 }
 
-fn fmt_exp(x: f64, prec: usize) -> String {
+/// `%.{prec}e`, as C and Python print it (`3.4028235e+38`).
+pub fn fmt_exp(x: f64, prec: usize) -> String {
     let computed = prec.min(EXACT_DIGITS);
     let s = format!("{x:.computed$e}");
     let s = match s.split_once('e') {
@@ -574,7 +585,8 @@ fn fmt_exp(x: f64, prec: usize) -> String {
     format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }
 
-fn fmt_general(x: f64, prec: usize) -> String {
+/// `%g` with `prec` significant digits, as C and Python print it.
+pub fn fmt_general(x: f64, prec: usize) -> String {
     if x == 0.0 {
         return "0".into();
     }

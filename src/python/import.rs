@@ -45,6 +45,13 @@ pub trait Library {
         Ok(None)
     }
 
+    /// `type(o)` for a builtin value a library made and gives a type of
+    /// its own (an `nnx.List` is a list to the core), or None.
+    fn type_of(&self, o: &Obj) -> Option<Obj> {
+        let _ = o;
+        None
+    }
+
     /// An attribute of a concrete array that a library defines (where the
     /// array lives: `x.sharding`, `x.addressable_shards`), or None.
     fn array_attr(&self, interp: &mut Interp, x: &Array, name: &str) -> Result<Option<Obj>> {

@@ -1173,7 +1173,12 @@ pub fn getattr(interp: &mut Interp, v: &Obj, name: &str) -> Result<Obj> {
                 library.dtype_attr(*d, name)?.ok_or_else(missing)
             }
         },
-        Obj::Type(t) if name == "__name__" => Ok(Obj::str(t)),
+        Obj::Type(t) if name == "__name__" || name == "__qualname__" => Ok(Obj::str(t)),
+        // Python's own types live in `builtins`; a JAX array's in jaxlib.
+        Obj::Type(t) if name == "__module__" => Ok(Obj::str(match *t {
+            "ArrayImpl" => "jaxlib._jax",
+            _ => "builtins",
+        })),
         Obj::Type(t) => builtin_type_attr(t, name),
         Obj::Float(f) if name == "real" => Ok(Obj::Float(*f)),
         Obj::Float(_) if name == "imag" => Ok(Obj::Float(0.0)),
@@ -1262,6 +1267,23 @@ fn class_attr(
         // A library type's name may carry its module (`numpy.ndarray`).
         "__qualname__" if c.qualname != c.name => Ok(Obj::str(&c.qualname)),
         "__name__" | "__qualname__" => Ok(Obj::str(c.name.rsplit('.').next().unwrap_or(&c.name))),
+        // A class's own: a library class names its module or carries it in
+        // its name (`numpy.ndarray`); a program's class is `__main__`'s.
+        "__module__" => {
+            let own = c
+                .attrs
+                .borrow()
+                .iter()
+                .find(|(k, _)| k == "__module__")
+                .map(|(_, m)| m.clone());
+            Ok(own.unwrap_or_else(|| {
+                Obj::str(
+                    c.name
+                        .rsplit_once('.')
+                        .map_or("__main__", |(module, _)| module),
+                )
+            }))
+        }
         "__mro__" => {
             let mut mro: Vec<Obj> = c.mro().into_iter().map(Obj::Class).collect();
             mro.push(Obj::Type("object"));

@@ -64,7 +64,7 @@ def type_examples():
         "AbstractMesh": [mesh.abstract_mesh],
         "NamedSharding": [placed.sharding],
         "PartitionSpec": [PartitionSpec("x")],
-        "CpuDevice": [jax.devices()[0]],
+        "Device": [jax.devices()[0]],
         "Shard": [placed.addressable_shards[0]],
         "ShapeDtypeStruct": [jax.ShapeDtypeStruct((2,), jnp.float32)],
         "PRNGKeyArray": [jax.random.key(0)],

@@ -349,6 +349,52 @@ fn nnx_dot_product_attention(interp: &mut Interp, a: &Args) -> Result<Obj> {
     // Flax's order: ..., broadcast_dropout, dropout_rng, dropout_rate,
     // deterministic, dtype, precision, module, promote_dtype, is_causal.
     let rate = a.opt(Some(7), "dropout_rate").and_then(|o| o.as_number());
+    refuse_attention_options(a)?;
+    let arr = |i: usize, n: &str| -> Result<Option<Value>> {
+        a.opt(Some(i), n).map(|o| to_value(&o)).transpose()
+    };
+    let query = to_value(&a.req(Some(0), "query", f)?)?;
+    let key = to_value(&a.req(Some(1), "key", f)?)?;
+    let value = to_value(&a.req(Some(2), "value", f)?)?;
+    let (qs, ks, vs) = (query.shape(), key.shape(), value.shape());
+    check_qkv_shapes(&qs, &ks, &vs)?;
+    let is_causal = match a.get(Some(13), "is_causal") {
+        Some(o) => truthy(&o, "is_causal")?,
+        None => false,
+    };
+    if rate.is_some_and(|r| r != 0.0) {
+        let f32 = [&query, &key, &value]
+            .iter()
+            .all(|v| v.dtype() == DType::F32);
+        if is_causal || qs[qs.len() - 2] != ks[ks.len() - 2] || !f32 {
+            bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: nnx.dot_product_attention with a dropout rate and is_causal, grouped key heads or other than float32 inputs"
+            );
+        }
+        return super::linen_attention::dot_product_attention(interp, a.clone());
+    }
+    let flat = |v: Value| flat_batch(v, qs.len());
+    let at = Attention {
+        query: flat(query)?,
+        key: flat(key)?,
+        value: flat(value)?,
+        bias: arr(3, "bias")?.map(flat).transpose()?,
+        mask: arr(4, "mask")?
+            .map(mask_as_bool)
+            .transpose()?
+            .map(flat)
+            .transpose()?,
+        is_causal,
+        scale: None,
+    };
+    let out = attention_xla(&at)?;
+    Ok(Obj::Array(jops::reshape(&out, &qs)?))
+}
+
+/// The arguments Flax takes that shardlab does not compute, refused by
+/// name (`broadcast_dropout` and `dropout_rng` are read and unused).
+fn refuse_attention_options(a: &Args) -> Result<()> {
     if a.opt(Some(11), "module").is_some() {
         bail!(
             NotImplementedError,
@@ -367,13 +413,11 @@ fn nnx_dot_product_attention(interp: &mut Interp, a: &Args) -> Result<Obj> {
         a.get(Some(5), "broadcast_dropout"),
         a.get(Some(6), "dropout_rng"),
     );
-    let arr = |i: usize, n: &str| -> Result<Option<Value>> {
-        a.opt(Some(i), n).map(|o| to_value(&o)).transpose()
-    };
-    let query = to_value(&a.req(Some(0), "query", f)?)?;
-    let key = to_value(&a.req(Some(1), "key", f)?)?;
-    let value = to_value(&a.req(Some(2), "value", f)?)?;
-    let (qs, ks, vs) = (query.shape(), key.shape(), value.shape());
+    Ok(())
+}
+
+/// Flax's checks of the query, key and value shapes.
+fn check_qkv_shapes(qs: &[usize], ks: &[usize], vs: &[usize]) -> Result<()> {
     if qs.len() != ks.len() || qs.len() != vs.len() {
         bail!(
             ValueError,
@@ -391,47 +435,21 @@ fn nnx_dot_product_attention(interp: &mut Interp, a: &Args) -> Result<Obj> {
             vs[vs.len() - 3]
         );
     }
-    let is_causal = match a.get(Some(13), "is_causal") {
-        Some(o) => truthy(&o, "is_causal")?,
-        None => false,
-    };
-    if rate.is_some_and(|r| r != 0.0) {
-        let f32 = [&query, &key, &value]
-            .iter()
-            .all(|v| v.dtype() == DType::F32);
-        if is_causal || qs[qs.len() - 2] != ks[ks.len() - 2] || !f32 {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: nnx.dot_product_attention with a dropout rate and is_causal, grouped key heads or other than float32 inputs"
-            );
-        }
-        return super::linen_attention::dot_product_attention(interp, a.clone());
+    Ok(())
+}
+
+/// `v` as the 4-d (batch, length, heads, features) the attention kernel
+/// takes: up to rank 4 as `ensure_4d` pads it, above that with its
+/// leading batch dimensions flattened into one.
+fn flat_batch(v: Value, rank: usize) -> Result<Value> {
+    if rank <= 4 {
+        return ensure_4d(&v);
     }
-    let flat = |v: Value| -> Result<Value> {
-        if qs.len() <= 4 {
-            return ensure_4d(&v);
-        }
-        let s = v.shape();
-        let n = s.len();
-        let mut to = vec![s[..n - 3].iter().product()];
-        to.extend_from_slice(&s[n - 3..]);
-        jops::reshape(&v, &to)
-    };
-    let at = Attention {
-        query: flat(query)?,
-        key: flat(key)?,
-        value: flat(value)?,
-        bias: arr(3, "bias")?.map(flat).transpose()?,
-        mask: arr(4, "mask")?
-            .map(mask_as_bool)
-            .transpose()?
-            .map(flat)
-            .transpose()?,
-        is_causal,
-        scale: None,
-    };
-    let out = attention_xla(&at)?;
-    Ok(Obj::Array(jops::reshape(&out, &qs)?))
+    let s = v.shape();
+    let n = s.len();
+    let mut to = vec![s[..n - 3].iter().product()];
+    to.extend_from_slice(&s[n - 3..]);
+    jops::reshape(&v, &to)
 }
 
 /// Adds `LinearGeneral`, `MultiHeadAttention` and `dot_product_attention`

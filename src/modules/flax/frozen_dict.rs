@@ -365,6 +365,7 @@ fn frozen_dict_class(interp: &mut Interp) -> Result<Rc<Class>> {
     attrs.extend(other_methods());
     attrs.push(("__flax_frozen_dict__".into(), Obj::Bool(true)));
     attrs.push(("__hash__".into(), Obj::None));
+    attrs.push(("__module__".into(), Obj::str("flax.core.frozen_dict")));
     let class = new_class("FrozenDict", vec![], attrs);
     let c2 = class.clone();
     interp.state::<Registry>().register(Registered {

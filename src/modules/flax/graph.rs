@@ -48,7 +48,8 @@ impl Default for GraphDefClass {
             let node = graphdef_node(&me).unwrap_or(Obj::None);
             Ok(Obj::str(super::graphdef_text::graphdef_text(&node)?))
         });
-        let mut c = Class::new("GraphDef", vec![], vec![("__repr__".into(), repr)]);
+        let module = ("__module__".into(), Obj::str("flax.nnx.graphlib"));
+        let mut c = Class::new("GraphDef", vec![], vec![("__repr__".into(), repr), module]);
         c.native = Some(Rc::new(GraphDefNode));
         GraphDefClass(Rc::new(c))
     }

@@ -1164,7 +1164,7 @@ pub fn nnx_module(interp: &mut Interp) -> Result<Obj> {
     };
     register_functions(interp, &mut b, &nnx, &norms, &recurrent, capture)?;
     let _ = (&nnx.module, &nnx.variable);
-    Ok(b.build())
+    Ok(super::class_modules::with_modules(b.build()))
 }
 
 /// A subclass of `Variable` that `flax.nnx.variablelib` defines.
@@ -1270,12 +1270,7 @@ fn register_metadata(b: &mut Builder) {
 
 /// The families of nnx functions, each registered by its own file.
 fn register_families(b: &mut Builder, state: &Rc<Class>) {
-    b.func("List", |_, a| {
-        Ok(super::pytree::nnx_list(match a.get(Some(0), "iterable") {
-            Some(o) => iterate(&o)?,
-            None => vec![],
-        }))
-    });
+    b.attr("List", super::list_type::ListType::obj());
     super::pytree::register(b);
     b.func("display", |interp, a| {
         for x in &a.pos {

@@ -40,6 +40,10 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         ("complex64", DType::C64),
         ("complex128", DType::C64),
     ] {
+        // NumPy has no bfloat16; ml_dtypes' is `jax.dtypes.bfloat16`.
+        if numpy && name == "bfloat16" {
+            continue;
+        }
         // `bool_` is another name of the type `bool`.
         let type_name = if name == "bool_" { "bool" } else { name };
         b.attr(name, ScalarType::named(type_name, dtype, module));

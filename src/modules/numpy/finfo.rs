@@ -1,7 +1,8 @@
 //! `jnp.finfo`: the limits of a floating dtype (float32, bfloat16,
-//! float16), each limit a 0-d array of that dtype, as JAX gives them.
+//! float16), each limit a scalar of that dtype as JAX gives them: NumPy's
+//! `np.float32(1.1920929e-07)`, `np.float16(...)`, or ml_dtypes' bfloat16.
 
-use crate::array::{Array, DType};
+use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::python::interp::Interp;
@@ -48,7 +49,10 @@ struct FInfo(DType);
 
 impl FInfo {
     fn scalar(&self, v: f64) -> Obj {
-        Obj::Array(crate::trace::Value::Concrete(Array::full(&[], v, self.0)))
+        match self.0 {
+            DType::F32 => super::scalar::NpScalar::obj(super::host::Kind::Float32, v),
+            d => super::narrow_scalar::NarrowScalar::obj(d, v),
+        }
     }
 
     fn limit(&self, f: &Format, name: &str) -> Option<Obj> {
@@ -73,6 +77,45 @@ impl FInfo {
     }
 }
 
+impl FInfo {
+    /// The text `str(finfo)` prints: NumPy's table of the parameters, each
+    /// limit as its scalar prints.
+    fn table(&self, f: &Format) -> String {
+        let text = |name: &str| match self.limit(f, name) {
+            Some(o) => crate::python::format::str_of(&o),
+            None => String::new(),
+        };
+        let rule = "-".repeat(63);
+        let exponent_bits = 8 * self.0.itemsize() as i32 - 1 - f.mantissa;
+        [
+            format!("Machine parameters for {}", self.0.name()),
+            rule.clone(),
+            format!(
+                "precision = {}   resolution = {}",
+                f.precision,
+                text("resolution")
+            ),
+            format!("machep = {}   eps =        {}", -f.mantissa, text("eps")),
+            format!(
+                "negep =  {}   epsneg =     {}",
+                -f.mantissa - 1,
+                text("epsneg")
+            ),
+            format!("minexp = {}   tiny =       {}", f.min_exp, text("tiny")),
+            format!("maxexp = {}   max =        {}", f.max_exp + 1, text("max")),
+            format!("nexp =   {exponent_bits}   min =        -max"),
+            format!(
+                "smallest_normal = {}   smallest_subnormal = {}",
+                text("smallest_normal"),
+                text("smallest_subnormal")
+            ),
+            rule,
+            String::new(),
+        ]
+        .join("\n")
+    }
+}
+
 impl crate::python::object::Object for FInfo {
     fn type_name(&self) -> String {
         "finfo".into()
@@ -82,12 +125,22 @@ impl crate::python::object::Object for FInfo {
         Ok(format_of(self.0).and_then(|f| self.limit(&f, name)))
     }
 
+    fn str(&self, _: &Obj) -> Option<String> {
+        format_of(self.0).map(|f| self.table(&f))
+    }
+
     fn repr(&self, _: &Obj) -> Option<String> {
-        // NumPy's repr shows each limit as its scalar prints.
+        // NumPy's repr shows the resolution as its scalar prints, and the
+        // range in a fixed number of digits per type (bfloat16, which
+        // NumPy does not know, as its scalars print).
         let f = format_of(self.0)?;
-        let text = |name: &str| match self.limit(&f, name) {
-            Some(o) => crate::python::format::str_of(&o),
-            None => String::new(),
+        let text = |name: &str| match (self.limit(&f, name), self.0, name) {
+            (Some(o), DType::F32 | DType::F16, "min" | "max") => {
+                let digits = if self.0 == DType::F32 { 7 } else { 5 };
+                crate::python::format::fmt_exp(o.as_number().unwrap_or(0.0), digits)
+            }
+            (Some(o), ..) => crate::python::format::str_of(&o),
+            (None, ..) => String::new(),
         };
         Some(format!(
             "finfo(resolution={}, min={}, max={}, dtype={})",

@@ -20,7 +20,11 @@ pub fn module(interp: &mut Interp) -> Result<Obj> {
     for name in ["finfo", "iinfo", "issubdtype", "result_type"] {
         b.attr(name, crate::python::ops::getattr(interp, &jnp, name)?);
     }
-    b.attr("bfloat16", Obj::DType(DType::BF16));
+    // ml_dtypes' scalar type, which `jnp.bfloat16` equals.
+    b.attr(
+        "bfloat16",
+        super::jnp_scalar_types::ScalarType::named("bfloat16", DType::BF16, "ml_dtypes"),
+    );
     b.func("canonicalize_dtype", canonicalize_dtype);
     dtype_queries::register_key_classes(&mut b);
     Ok(b.build())

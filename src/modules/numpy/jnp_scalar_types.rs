@@ -22,6 +22,7 @@ use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
 
+use super::narrow_scalar::NarrowScalar;
 use super::scalar::NpScalar;
 use super::scalar_types::HostType;
 use super::wide_types::WideType;
@@ -100,7 +101,7 @@ impl Object for ScalarType {
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(Some(match name {
             "dtype" => Obj::DType(self.dtype),
-            "__name__" => Obj::str(self.name),
+            "__name__" | "__qualname__" => Obj::str(self.name),
             "__module__" => Obj::str(self.module),
             _ => return Ok(None),
         }))
@@ -112,9 +113,14 @@ impl Object for ScalarType {
 
     /// NumPy's scalars of the type are its instances; a JAX array is not.
     fn instancecheck(&self, obj: &Obj) -> Option<bool> {
+        let narrow = obj
+            .downcast::<NarrowScalar>()
+            .is_some_and(|s| s.dtype.name() == self.name);
         Some(
-            obj.downcast::<NpScalar>()
-                .is_some_and(|s| s.kind.name() == self.name),
+            narrow
+                || obj
+                    .downcast::<NpScalar>()
+                    .is_some_and(|s| s.kind.name() == self.name),
         )
     }
 
@@ -122,8 +128,12 @@ impl Object for ScalarType {
         true
     }
 
-    /// `jnp.float32(x)` is `jnp.asarray(x, dtype=jnp.float32)`.
+    /// `jnp.float32(x)` is `jnp.asarray(x, dtype=jnp.float32)`;
+    /// `np.float16(x)` and ml_dtypes' `bfloat16(x)` make a scalar.
     fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
+        if self.module != "jax.numpy" && matches!(self.dtype, DType::F16 | DType::BF16) {
+            return Some(narrow_scalar(self, &a));
+        }
         if self.module != "jax.numpy" {
             return Some(Err(crate::err!(
                 NotImplementedError,
@@ -133,6 +143,22 @@ impl Object for ScalarType {
             )));
         }
         Some(crate::python::array::cast_to(self.dtype, a))
+    }
+}
+
+/// The scalar `t(x)` makes of a number: NumPy's float16 or ml_dtypes'
+/// bfloat16 (a sequence would make a NumPy array, which is refused).
+fn narrow_scalar(t: &ScalarType, a: &Args) -> Result<Obj> {
+    let x = a.opt(Some(0), "x").unwrap_or(Obj::Float(0.0));
+    match x.as_number() {
+        Some(v) => Ok(NarrowScalar::obj(t.dtype, v)),
+        None => crate::bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: {}.{} of a {}",
+            t.module,
+            t.name,
+            x.type_name()
+        ),
     }
 }
 

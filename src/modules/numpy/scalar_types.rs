@@ -131,7 +131,7 @@ impl Object for HostType {
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(Some(match name {
             "name" => Obj::str(self.kind.name()),
-            "__name__" if self.is_type => Obj::str(self.kind.name()),
+            "__name__" | "__qualname__" if self.is_type => Obj::str(self.kind.name()),
             "__module__" if self.is_type => Obj::str("numpy"),
             "itemsize" => Obj::Int(self.kind.itemsize()),
             "kind" => Obj::str(match self.kind {

@@ -33,7 +33,11 @@ pub struct Device(pub usize);
 
 impl Object for Device {
     fn type_name(&self) -> String {
-        "CpuDevice".into()
+        "Device".into()
+    }
+
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jaxlib._jax")
     }
 
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
@@ -156,6 +160,10 @@ impl Object for NamedSharding {
         "NamedSharding".into()
     }
 
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jax.sharding")
+    }
+
     fn getattr(&self, interp: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         Ok(match name {
             "mesh" => Some(Obj::Lib(self.mesh.clone())),
@@ -240,6 +248,10 @@ impl Object for Mesh {
         "Mesh".into()
     }
 
+    fn type_module(&self) -> Option<&'static str> {
+        Some("jax._src.mesh")
+    }
+
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
         mesh_attr(self, name)
     }
@@ -276,6 +288,10 @@ impl Object for Mesh {
 impl Object for PartitionSpec {
     fn type_name(&self) -> String {
         "PartitionSpec".into()
+    }
+
+    fn type_object(&self) -> Option<Obj> {
+        Some(Obj::lib(PartitionSpecType))
     }
 
     fn repr(&self, _: &Obj) -> Option<String> {
@@ -351,7 +367,21 @@ impl Object for PartitionSpecType {
     }
 
     fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
-        Ok((name == "UNCONSTRAINED").then(|| Obj::lib(Unconstrained)))
+        Ok(match name {
+            "UNCONSTRAINED" => Some(Obj::lib(Unconstrained)),
+            // JAX defines the class as `jax.P`.
+            "__name__" | "__qualname__" => Some(Obj::str("P")),
+            "__module__" => Some(Obj::str("jax")),
+            _ => None,
+        })
+    }
+
+    fn class_name(&self) -> Option<String> {
+        Some("jax.P".into())
+    }
+
+    fn eq(&self, _: &Obj, other: &Obj) -> Option<bool> {
+        Some(other.downcast::<PartitionSpecType>().is_some())
     }
 
     fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {

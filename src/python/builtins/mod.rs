@@ -267,7 +267,7 @@ pub fn call_type(interp: &mut Interp, t: &str, a: Args) -> Result<Obj> {
         }
         "object" => Obj::lib(PlainObject),
         "type" => match first {
-            Some(o) => type_of(&o),
+            Some(o) => interp.library.type_of(&o).unwrap_or_else(|| type_of(&o)),
             None => bail!(TypeError, "type() takes 1 or 3 arguments"),
         },
         "range" => construct_range(&a.pos)?,
@@ -462,6 +462,7 @@ fn type_of(o: &Obj) -> Obj {
         Obj::Instance(i) => Obj::Class(i.class.clone()),
         Obj::Array(_) => Obj::Type("ArrayImpl"),
         Obj::None => Obj::Type("NoneType"),
+        Obj::DType(d) => dtype_class(*d),
         Obj::Lib(l) if l.downcast::<PlainObject>().is_some() => Obj::Type("object"),
         Obj::Lib(l) if l.type_object().is_some() => l.type_object().unwrap_or(Obj::None),
         // A library object's type, named as the object names it, in the
@@ -475,6 +476,61 @@ fn type_of(o: &Obj) -> Obj {
             )))
         }
         _ => Obj::Type("object"),
+    }
+}
+
+/// NumPy's class of a dtype: `numpy.dtypes.Float32DType` for its own
+/// types, `numpy.dtype[bfloat16]` for one ml_dtypes adds.
+fn dtype_class(d: crate::array::DType) -> Obj {
+    let (name, module) = match d {
+        crate::array::DType::BF16 => ("dtype[bfloat16]".to_string(), "numpy"),
+        d => {
+            let n = d.name();
+            let (unsigned, rest) = match n.strip_prefix('u') {
+                Some(r) => (true, r),
+                None => (false, n),
+            };
+            let mut camel: String = rest[..1].to_uppercase() + &rest[1..];
+            if unsigned {
+                camel = format!("U{camel}");
+            }
+            (format!("{camel}DType"), "numpy.dtypes")
+        }
+    };
+    Obj::lib(NamedType { name, module })
+}
+
+/// A class known only by its module and name, as `type(x)` returns it for
+/// values whose class has nothing else the core could give: two are the
+/// same class when their names are.
+struct NamedType {
+    name: String,
+    module: &'static str,
+}
+
+impl super::object::Object for NamedType {
+    fn type_name(&self) -> String {
+        "type".into()
+    }
+
+    fn repr(&self, _: &Obj) -> Option<String> {
+        Some(format!("<class '{}.{}'>", self.module, self.name))
+    }
+
+    fn class_name(&self) -> Option<String> {
+        Some(format!("{}.{}", self.module, self.name))
+    }
+
+    fn eq(&self, this: &Obj, other: &Obj) -> Option<bool> {
+        Some(this.class_name() == other.class_name())
+    }
+
+    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+        Ok(match name {
+            "__name__" | "__qualname__" => Some(Obj::str(&self.name)),
+            "__module__" => Some(Obj::str(self.module)),
+            _ => None,
+        })
     }
 }
 
