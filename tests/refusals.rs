@@ -1158,3 +1158,14 @@ fn scipy_stats_testing_and_buffer_refusals() {
         ],
     );
 }
+
+/// `Rotation.mean` takes an eigenvector from `eigh`, whose float32 digits
+/// shardlab matches only to a few ulps, so it is refused by name.
+#[test]
+fn rotation_mean_is_refused() {
+    refused_by_name(
+        "import jax.numpy as jnp\nfrom jax.scipy.spatial.transform import Rotation\nr = Rotation.from_rotvec(jnp.ones((2, 3)))\n",
+        4,
+        &[("r.mean()", "jax.scipy.spatial.transform.Rotation.mean")],
+    );
+}
