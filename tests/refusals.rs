@@ -1169,3 +1169,23 @@ fn rotation_mean_is_refused() {
         &[("r.mean()", "jax.scipy.spatial.transform.Rotation.mean")],
     );
 }
+
+/// `jnp.unique` of a traced array with `size=` follows JAX's steps, except
+/// on an empty array and on complex numbers, which are refused by name.
+#[test]
+fn traced_unique_refusals() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\n",
+        3,
+        &[
+            (
+                "jax.jit(lambda x: jnp.unique(x, size=2, fill_value=0))(jnp.ones(0))",
+                "jax.numpy.unique of a traced empty array",
+            ),
+            (
+                "jax.jit(lambda x: jnp.unique(x, size=2))(jnp.ones(3, jnp.complex64))",
+                "jax.numpy.unique of a traced complex64 array",
+            ),
+        ],
+    );
+}

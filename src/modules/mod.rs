@@ -48,6 +48,7 @@ pub mod numpy;
 #[cfg(feature = "optax")]
 pub mod optax;
 pub mod partial_manual;
+pub mod py_ops;
 pub mod random;
 pub mod random_dists;
 pub mod random_gamma;

@@ -5,17 +5,16 @@
 //! vmapped exactly as in JAX. Every step is the jnp operation JAX performs,
 //! in its order, so float32 results agree bit for bit.
 
-use std::cell::RefCell;
 use std::f64::consts::PI;
 
-use rustpython_parser::ast::{CmpOp, Operator, UnaryOp};
+use rustpython_parser::ast::{CmpOp, Operator};
 
 use crate::error::Result;
 use crate::python::interp::Interp;
-use crate::python::ops::{getattr, getitem};
 use crate::python::value::{Args, Obj};
 
 use super::numpy::jnp_call;
+use super::py_ops::Ops;
 
 /// A core function of one rotation, as `jnp.vectorize` calls it.
 pub(super) type Core = fn(&mut Interp, Args) -> Result<Obj>;
@@ -32,100 +31,6 @@ pub(super) fn vectorized(
     let kw = vec![("signature", Obj::str(signature))];
     let mapped = jnp_call(interp, "vectorize", vec![core], kw)?;
     interp.call(&mapped, Args::new(args))
-}
-
-/// Python's operators and jnp's functions on arrays, for the formulas below.
-pub(super) struct Ops<'a>(RefCell<&'a mut Interp>);
-
-impl<'a> Ops<'a> {
-    pub fn new(interp: &'a mut Interp) -> Ops<'a> {
-        Ops(RefCell::new(interp))
-    }
-    /// `x.name`.
-    pub fn attr(&self, x: &Obj, name: &str) -> Result<Obj> {
-        getattr(&mut self.0.borrow_mut(), x, name)
-    }
-    /// `jnp.name` itself.
-    pub fn jnp_attr(&self, name: &str) -> Result<Obj> {
-        super::numpy::jnp_function(&mut self.0.borrow_mut(), name)
-    }
-    /// `f(*pos)`.
-    pub fn call(&self, f: &Obj, pos: Vec<Obj>) -> Result<Obj> {
-        self.0.borrow_mut().call(f, Args::new(pos))
-    }
-    fn bin(&self, op: Operator, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.0.borrow_mut().binop(&op, a, b, false)
-    }
-    pub fn add(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::Add, a, b)
-    }
-    pub fn sub(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::Sub, a, b)
-    }
-    pub fn mul(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::Mult, a, b)
-    }
-    pub fn div(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::Div, a, b)
-    }
-    fn rem(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::Mod, a, b)
-    }
-    fn floordiv(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::FloorDiv, a, b)
-    }
-    fn and(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::BitAnd, a, b)
-    }
-    fn or(&self, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.bin(Operator::BitOr, a, b)
-    }
-    fn neg(&self, a: &Obj) -> Result<Obj> {
-        self.0.borrow_mut().unary(&UnaryOp::USub, a)
-    }
-    fn cmp(&self, op: CmpOp, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.0.borrow_mut().compare(&op, a, b)
-    }
-    /// `x[key]`.
-    pub fn at(&self, x: &Obj, key: Obj) -> Result<Obj> {
-        getitem(&mut self.0.borrow_mut(), x, &key)
-    }
-    /// `x[i]` for a Python int `i`.
-    pub fn item(&self, x: &Obj, i: i64) -> Result<Obj> {
-        self.at(x, Obj::Int(i))
-    }
-    /// `x[:n]`.
-    pub fn head(&self, x: &Obj, n: i64) -> Result<Obj> {
-        let s = Obj::Slice(std::rc::Rc::new([Obj::None, Obj::Int(n), Obj::None]));
-        self.at(x, s)
-    }
-    /// `x.at[key].set(v)`.
-    fn set(&self, x: &Obj, key: Obj, v: &Obj) -> Result<Obj> {
-        let at = self.attr(x, "at")?;
-        let updater = self.at(&at, key)?;
-        let set = self.attr(&updater, "set")?;
-        self.call(&set, vec![v.clone()])
-    }
-    /// `jnp.name(*pos)`.
-    pub fn jnp(&self, name: &str, pos: Vec<Obj>) -> Result<Obj> {
-        jnp_call(&mut self.0.borrow_mut(), name, pos, vec![])
-    }
-    /// `jnp.name(*pos, **kw)`.
-    pub fn jnp_kw(&self, name: &str, pos: Vec<Obj>, kw: Vec<(&str, Obj)>) -> Result<Obj> {
-        jnp_call(&mut self.0.borrow_mut(), name, pos, kw)
-    }
-    fn select(&self, c: &Obj, a: &Obj, b: &Obj) -> Result<Obj> {
-        self.jnp("where", vec![c.clone(), a.clone(), b.clone()])
-    }
-    /// `jnp.empty(n, dtype=like.dtype)` (zeros, as XLA gives them).
-    fn empty_like(&self, n: i64, like: &Obj) -> Result<Obj> {
-        let dtype = self.attr(like, "dtype")?;
-        self.jnp_kw("zeros", vec![Obj::Int(n)], vec![("dtype", dtype)])
-    }
-    /// `jnp.array(items)`.
-    fn array(&self, items: Vec<Obj>) -> Result<Obj> {
-        self.jnp("array", vec![Obj::list(items)])
-    }
 }
 
 fn f(v: f64) -> Obj {

@@ -14,7 +14,8 @@ use crate::python::ops::truthy;
 use crate::python::value::{Args, Class, Obj};
 
 use super::named_tuple::named_class;
-use super::scipy_rotation_math::{self as math, vectorized, Core, Ops};
+use super::py_ops::Ops;
+use super::scipy_rotation_math::{self as math, vectorized, Core};
 use super::Builder;
 
 const MODULE: &str = "jax._src.scipy.spatial.transform";
@@ -298,14 +299,8 @@ fn apply(interp: &mut Interp, a: Args) -> Result<Obj> {
     let m = on_quat(interp, &a, "(m)->(n,n)", math::as_matrix_core)?;
     let vectors = a.req(Some(1), "vectors", "apply")?;
     let inverse = flag(&a, 2, "inverse")?;
-    let sig = "(m,m),(m),()->(m)";
-    vectorized(
-        interp,
-        "apply",
-        sig,
-        math::apply_core,
-        vec![m, vectors, inverse],
-    )
+    let args = vec![m, vectors, inverse];
+    vectorized(interp, "apply", "(m,m),(m),()->(m)", math::apply_core, args)
 }
 
 fn as_euler(interp: &mut Interp, a: Args) -> Result<Obj> {
@@ -321,14 +316,8 @@ fn as_euler(interp: &mut Interp, a: Args) -> Result<Obj> {
 fn as_rotvec(interp: &mut Interp, a: Args) -> Result<Obj> {
     let q = quat_of(interp, &this(&a)?)?;
     let degrees = flag(&a, 1, "degrees")?;
-    let sig = "(m),()->(n)";
-    vectorized(
-        interp,
-        "rotvec",
-        sig,
-        math::as_rotvec_core,
-        vec![q, degrees],
-    )
+    let args = vec![q, degrees];
+    vectorized(interp, "rotvec", "(m),()->(n)", math::as_rotvec_core, args)
 }
 
 fn as_quat(interp: &mut Interp, a: Args) -> Result<Obj> {
