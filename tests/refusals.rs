@@ -1255,6 +1255,37 @@ fn numpy_generator_refusals() {
     );
 }
 
+/// `Rotation.mean` takes an eigenvector from `eigh`, whose float32 digits
+/// shardlab matches only to a few ulps, so it is refused by name.
+#[test]
+fn rotation_mean_is_refused() {
+    refused_by_name(
+        "import jax.numpy as jnp\nfrom jax.scipy.spatial.transform import Rotation\nr = Rotation.from_rotvec(jnp.ones((2, 3)))\n",
+        4,
+        &[("r.mean()", "jax.scipy.spatial.transform.Rotation.mean")],
+    );
+}
+
+/// `jnp.unique` of a traced array with `size=` follows JAX's steps, except
+/// on an empty array and on complex numbers, which are refused by name.
+#[test]
+fn traced_unique_refusals() {
+    refused_by_name(
+        "import jax\nimport jax.numpy as jnp\n",
+        3,
+        &[
+            (
+                "jax.jit(lambda x: jnp.unique(x, size=2, fill_value=0))(jnp.ones(0))",
+                "jax.numpy.unique of a traced empty array",
+            ),
+            (
+                "jax.jit(lambda x: jnp.unique(x, size=2))(jnp.ones(3, jnp.complex64))",
+                "jax.numpy.unique of a traced complex64 array",
+            ),
+        ],
+    );
+}
+
 /// linen's `nn.scan` lifts collections by name into a stacked axis or a
 /// broadcast; carried variables, data transforms and a body that changes a
 /// collection it does not lift are refused by name, as are `nn.checkpoint`

@@ -49,6 +49,7 @@ pub mod numpy;
 #[cfg(feature = "optax")]
 pub mod optax;
 pub mod partial_manual;
+pub mod py_ops;
 pub mod random;
 pub mod random_dists;
 pub mod random_gamma;
@@ -62,7 +63,9 @@ pub mod scipy_fft;
 pub mod scipy_linalg_dft;
 pub mod scipy_linalg_pascal;
 pub mod scipy_linalg_special;
+pub mod scipy_rotation_math;
 pub mod scipy_signal;
+pub mod scipy_spatial_transform;
 pub mod scipy_special_entropy;
 pub mod scipy_special_gamma;
 mod scipy_stats;
@@ -281,7 +284,9 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
             let st = import(interp, "jax.scipy.stats")?;
             let fft = import(interp, "jax.scipy.fft")?;
             let signal = import(interp, "jax.scipy.signal")?;
+            let spatial = import(interp, "jax.scipy.spatial")?;
             Builder::new("jax.scipy")
+                .attr("spatial", spatial)
                 .attr("special", sp)
                 .attr("linalg", la)
                 .attr("stats", st)
@@ -290,6 +295,11 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
                 .build()
         }
         "jax.scipy.stats" => scipy::stats_module(),
+        "jax.scipy.spatial" => {
+            let transform = import(interp, "jax.scipy.spatial.transform")?;
+            scipy_spatial_transform::spatial_module(transform)
+        }
+        "jax.scipy.spatial.transform" => scipy_spatial_transform::module(),
         "jax.scipy.fft" => scipy_fft::module(),
         "jax.scipy.signal" => scipy_signal::module(),
         "jax.scipy.linalg" => linalg::scipy_module(),
@@ -466,7 +476,7 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
     match full.as_str() {
         "jax.numpy" | "jax.lax" | "jax.sharding" | "jax.tree_util" | "jax.tree" | "jax.dtypes" | "jax.debug" | "jax.experimental"
         | "jax.experimental.shard_map" | "jax.experimental.mesh_utils" | "jax.experimental.checkify" | "jax.experimental.sparse" | "jax.random" | "jax.nn"
-        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.scipy.fft" | "jax.scipy.signal" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
+        | "jax.scipy" | "jax.scipy.special" | "jax.scipy.linalg" | "jax.scipy.stats" | "jax.scipy.fft" | "jax.scipy.signal" | "jax.scipy.spatial" | "jax.scipy.spatial.transform" | "jax.lax.linalg" | "jax.nn.initializers" | "flax.linen" | "flax.nnx" | "flax.errors"
         | "flax.struct" | "flax.core" | "flax.core.frozen_dict"
         | "collections.abc" | "jax.extend" | "jax.extend.core" | "jax.test_util" | "jax.ad_checkpoint" | "optax.transforms" => {
             import(interp, &full)

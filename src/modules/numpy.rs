@@ -83,6 +83,7 @@ mod statistics;
 mod testing;
 mod ufuncs_more;
 mod unique;
+mod unique_traced;
 mod vectorize;
 pub mod wide_types;
 mod x64_warning;

@@ -221,7 +221,14 @@ fn stack(a: &Args) -> Result<Obj> {
 
 /// `hstack`: 1-D arrays join along axis 0, others along axis 1.
 fn hstack(a: &Args) -> Result<Obj> {
-    let xs = values_list(&a.req(Some(0), "tup", "hstack")?)?;
+    // Each piece is made at least 1-D first, so scalars join vectors.
+    let xs = values_list(&a.req(Some(0), "tup", "hstack")?)?
+        .iter()
+        .map(|x| match x.ndim() {
+            0 => jops::reshape(x, &[1]),
+            _ => Ok(x.clone()),
+        })
+        .collect::<Result<Vec<Value>>>()?;
     let axis = if xs.first().map(|x| x.ndim()).unwrap_or(1) <= 1 {
         0
     } else {

@@ -8,7 +8,8 @@
 //! marks must be concrete, so `unique` of a traced array without `size` is
 //! JAX's ConcretizationTypeError here too. shardlab computes the same
 //! positions on the host from the concrete values and gathers with `take`;
-//! a traced array with `size=` is refused by name.
+//! a traced array with `size=` follows JAX's steps on the trace
+//! (`unique_traced`).
 
 use std::cmp::Ordering;
 
@@ -21,6 +22,7 @@ use crate::python::interp::Interp;
 use crate::python::value::{Args, Obj};
 use crate::trace::Value;
 
+use super::super::py_ops::Ops;
 use super::super::Builder;
 use super::compose::{flag, where_v};
 
@@ -40,16 +42,16 @@ pub(super) fn register(b: &mut Builder) {
 }
 
 /// What to return beside the values.
-struct Wanted {
-    index: bool,
-    inverse: bool,
-    counts: bool,
+pub(super) struct Wanted {
+    pub index: bool,
+    pub inverse: bool,
+    pub counts: bool,
 }
 
 /// `unique(ar, return_index=False, return_inverse=False,
 /// return_counts=False, axis=None, *, equal_nan=True, size=None,
 /// fill_value=None, sorted=True)`.
-fn unique(_: &mut Interp, a: Args) -> Result<Obj> {
+fn unique(interp: &mut Interp, a: Args) -> Result<Obj> {
     let func = "unique";
     let ar = a.req(Some(0), "ar", func)?;
     if matches!(ar, Obj::List(_) | Obj::Tuple(_)) {
@@ -80,10 +82,24 @@ fn unique(_: &mut Interp, a: Args) -> Result<Obj> {
             "Abstract tracer value encountered where concrete value is expected: traced array with shape {}\nThe error arose for the first argument of jnp.unique(). To make jnp.unique() compatible with JIT and other transforms, you can specify a concrete value for the size argument, which will determine the output size.",
             t.shape_text()
         ),
-        _ => bail!(
+        Value::Traced(_) if x.dtype() == DType::C64 => bail!(
             NotImplementedError,
-            "not supported by shardlab yet: jax.numpy.unique of a traced array"
+            "not supported by shardlab yet: jax.numpy.unique of a traced complex64 array"
         ),
+        _ => {
+            let axis = match a.opt(Some(4), "axis") {
+                Some(o) => Some(crate::ops::norm_axis(to_int(&o)?, x.ndim())?),
+                None => None,
+            };
+            let request = super::unique_traced::Request {
+                want,
+                equal_nan,
+                size: size.unwrap_or(0),
+                fill,
+                axis,
+            };
+            return super::unique_traced::unique(&Ops::new(interp), &x, request);
+        }
     };
     if c.dtype() == DType::C64 {
         bail!(
