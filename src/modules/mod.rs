@@ -186,7 +186,13 @@ impl Library for Modules {
     }
 
     fn type_of(&self, o: &Obj) -> Option<Obj> {
-        flax::list_type_of(o)
+        #[cfg(feature = "flax")]
+        return flax::list_type_of(o);
+        #[cfg(not(feature = "flax"))]
+        {
+            let _ = o;
+            None
+        }
     }
 
     fn array_attr(
