@@ -87,6 +87,7 @@ mod unique_traced;
 mod vectorize;
 pub mod wide_types;
 mod x64_warning;
+mod ziggurat_f64;
 
 pub(in crate::modules) use composed::call as jnp_call;
 pub use creation::devices_getitem;
