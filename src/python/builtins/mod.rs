@@ -475,7 +475,14 @@ fn type_of(o: &Obj) -> Obj {
                 module.into_iter().collect(),
             )))
         }
-        _ => Obj::Type("object"),
+        Obj::Func(_) => Obj::Type("function"),
+        Obj::Native(_) => Obj::Type("builtin_function_or_method"),
+        Obj::Method(_) => Obj::Type("method"),
+        Obj::Class(_) | Obj::Type(_) => Obj::Type("type"),
+        Obj::Module(_) => Obj::Type("module"),
+        Obj::Range(..) => Obj::Type("range"),
+        Obj::Slice(_) => Obj::Type("slice"),
+        Obj::Ellipsis => Obj::Type("ellipsis"),
     }
 }
 
