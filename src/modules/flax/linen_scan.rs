@@ -367,19 +367,7 @@ fn scan_call(interp: &mut Interp, opts: Rc<Options>, a: Args, callee: &Obj) -> R
         }
     }
     let length = scan_length(&scanned, opts.length.as_ref())?;
-    let split = lib_attr(interp, "jax.random", "split")?;
-    let (mut fixed_keys, mut split_names, mut step_keys) = (vec![], vec![], vec![]);
-    for (name, key) in stream_roots(interp, &first)? {
-        match opts.split.iter().find(|(c, _)| c.has(&name)) {
-            Some((_, true)) => {
-                let ks = interp.call(&split, Args::new(vec![key, Obj::Int(length as i64)]))?;
-                split_names.push(name);
-                step_keys.push(ks);
-            }
-            Some((_, false)) => fixed_keys.push((name, key)),
-            None => {}
-        }
-    }
+    let (fixed_keys, split_names, step_keys) = step_streams(interp, &opts, &first, length)?;
     let before = unlifted(&vars, &opts, &paths);
     let saved = save_counters(interp, &paths)?;
     let mut st = Step {
@@ -407,22 +395,7 @@ fn scan_call(interp: &mut Interp, opts: Rc<Options>, a: Args, callee: &Obj) -> R
     // Flax traces the body twice, first to find the broadcast variables,
     // then in the loop, with the counters going on from one to the other.
     if length > 0 {
-        let first = |interp: &mut Interp, trees: &[Obj]| -> Result<Vec<Obj>> {
-            trees.iter().map(|t| index_leaves(interp, t, 0)).collect()
-        };
-        let firsts = [
-            first(interp, &slices)?,
-            first(interp, &step_keys)?,
-            first(interp, &scanned)?,
-        ];
-        step(
-            interp,
-            &st,
-            a.pos[1].clone(),
-            &firsts[0],
-            &firsts[1],
-            &firsts[2],
-        )?;
+        trace_first(interp, &st, &a.pos[1], [&slices, &step_keys, &scanned])?;
         st.saved = save_counters(interp, &paths)?;
     }
     let xs = Obj::tuple(vec![
@@ -456,6 +429,54 @@ fn scan_call(interp: &mut Interp, opts: Rc<Options>, a: Args, callee: &Obj) -> R
     }
     check_unlifted(&before, &unlifted(&vars, &opts, &paths))?;
     Ok(Obj::tuple(vec![carry, place_outputs(&ys, &opts.out_axes)?]))
+}
+
+/// The rng streams of the scanned modules: those shared by every step
+/// (with their keys), and those split into one key per step (their names,
+/// and the stacked keys).
+#[allow(clippy::type_complexity)]
+fn step_streams(
+    interp: &mut Interp,
+    opts: &Options,
+    first: &[String],
+    length: usize,
+) -> Result<(Vec<(String, Obj)>, Vec<String>, Vec<Obj>)> {
+    let split = lib_attr(interp, "jax.random", "split")?;
+    let (mut fixed_keys, mut split_names, mut step_keys) = (vec![], vec![], vec![]);
+    for (name, key) in stream_roots(interp, first)? {
+        match opts.split.iter().find(|(c, _)| c.has(&name)) {
+            Some((_, true)) => {
+                let ks = interp.call(&split, Args::new(vec![key, Obj::Int(length as i64)]))?;
+                split_names.push(name);
+                step_keys.push(ks);
+            }
+            Some((_, false)) => fixed_keys.push((name, key)),
+            None => {}
+        }
+    }
+    Ok((fixed_keys, split_names, step_keys))
+}
+
+/// Runs the body once on the first slice of every scanned tree, as Flax
+/// does before the loop to find the broadcast variables.
+fn trace_first(interp: &mut Interp, st: &Step, carry: &Obj, trees: [&[Obj]; 3]) -> Result<()> {
+    let mut firsts = vec![];
+    for part in trees {
+        let sliced: Vec<Obj> = part
+            .iter()
+            .map(|t| index_leaves(interp, t, 0))
+            .collect::<Result<_>>()?;
+        firsts.push(sliced);
+    }
+    step(
+        interp,
+        st,
+        carry.clone(),
+        &firsts[0],
+        &firsts[1],
+        &firsts[2],
+    )?;
+    Ok(())
 }
 
 /// Refuses a body that changed a collection of the lifted modules that

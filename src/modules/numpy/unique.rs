@@ -123,7 +123,21 @@ fn unique(interp: &mut Interp, a: Args) -> Result<Obj> {
         );
     }
     let runs = Runs::of(&moved, equal_nan);
-    let mut out = vec![values(&moved, &runs, size, fill.as_ref(), axis)?];
+    outputs(&moved, &runs, &want, size, fill.as_ref(), axis, &shape)
+}
+
+/// The unique values of `moved` (the array with the unique axis first, or
+/// flattened) and the indices, inverse and counts `want` asks for.
+fn outputs(
+    moved: &Array,
+    runs: &Runs,
+    want: &Wanted,
+    size: Option<usize>,
+    fill: Option<&Obj>,
+    axis: Option<usize>,
+    shape: &[usize],
+) -> Result<Obj> {
+    let mut out = vec![values(moved, runs, size, fill, axis)?];
     let n = runs.starts.len();
     let positions = padded(&runs.starts, size.unwrap_or(n));
     if want.index {
@@ -133,7 +147,7 @@ fn unique(interp: &mut Interp, a: Args) -> Result<Obj> {
     if want.inverse {
         let inv = Value::Concrete(Array::from_i32(&[runs.perm.len()], runs.inverse())?);
         out.push(match axis {
-            None => jops::reshape(&inv, &shape)?,
+            None => jops::reshape(&inv, shape)?,
             Some(_) => inv,
         });
     }
