@@ -30,6 +30,17 @@ pub struct Parts {
 }
 
 impl Parts {
+    /// Parts whose indices are sorted and hold no duplicates.
+    pub fn canonical(data: Obj, indices: Obj, shape: Vec<usize>) -> Parts {
+        Parts {
+            data,
+            indices,
+            shape,
+            sorted: true,
+            unique: true,
+        }
+    }
+
     /// The parts of the `BCOO` `o`.
     pub fn of(o: &Obj) -> Result<Parts> {
         let Obj::Instance(i) = o else {

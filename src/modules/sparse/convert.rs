@@ -145,13 +145,7 @@ pub fn fromdense(interp: &mut Interp, a: Args) -> Result<Obj> {
     }
     let nse = nse_for(interp, &a, &mat, n_batch, n_dense)?;
     let (data, indices) = fromdense_bufs(interp, &mat, nse, n_batch, n_dense, index_dtype)?;
-    let p = Parts {
-        data,
-        indices,
-        shape,
-        sorted: true,
-        unique: true,
-    };
+    let p = Parts::canonical(data, indices, shape);
     new_bcoo(interp, p)
 }
 

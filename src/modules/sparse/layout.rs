@@ -230,13 +230,7 @@ fn sum_dups(interp: &mut Interp, mat: &Obj, nse: Option<Obj>, remove_zeros: bool
     let data_shape: Vec<usize> = [&[nse_out][..], &to_value(&p.data)?.shape()[1..]].concat();
     let dtype = to_value(&p.data)?.dtype();
     let data = super::scatter_add(&data_shape, dtype, &[inverse], &p.data)?;
-    let out = Parts {
-        data,
-        indices,
-        shape: p.shape.clone(),
-        sorted: true,
-        unique: true,
-    };
+    let out = Parts::canonical(data, indices, p.shape.clone());
     new_bcoo(interp, out)
 }
 
@@ -335,16 +329,7 @@ pub fn empty(interp: &mut Interp, a: Args) -> Result<Obj> {
         vec![int_tuple(&ind_shape), fill, index_dtype],
         vec![],
     )?;
-    new_bcoo(
-        interp,
-        Parts {
-            data,
-            indices,
-            shape,
-            sorted: true,
-            unique: true,
-        },
-    )
+    new_bcoo(interp, Parts::canonical(data, indices, shape))
 }
 
 /// Only the default `sparse_format='bcoo'` is built.
@@ -402,14 +387,5 @@ pub fn eye(interp: &mut Interp, a: Args) -> Result<Obj> {
         vec![],
     )?;
     let shape = vec![n as usize, m as usize];
-    new_bcoo(
-        interp,
-        Parts {
-            data,
-            indices,
-            shape,
-            sorted: true,
-            unique: true,
-        },
-    )
+    new_bcoo(interp, Parts::canonical(data, indices, shape))
 }
