@@ -1,8 +1,8 @@
 //! Multiply-adds as XLA's CPU backend compiles them.
 //!
 //! XLA compiles a program with floating-point contraction allowed, so a
-//! float32 `add` of a `mul` whose product has no other use is one fused
-//! multiply-add, rounded once (when both operands of the add are such
+//! float32 `add` or `sub` of a `mul` whose product has no other use is one
+//! fused multiply-add, rounded once (when both operands of the add are such
 //! products, the first is fused). A program run here does the same, so that
 //! a jitted `x * span + lo` (as in `jax.random.uniform`) gives JAX's bits
 //! rather than the twice-rounded result of separate operations, and
@@ -26,12 +26,21 @@ use crate::primitives::Prim;
 /// constants multiplied in float32 (so `jax.random.normal(...) * 0.02`
 /// scales by `sqrt(2) * 0.02`). Those products get the folded operands.
 pub(super) fn products(jaxpr: &Jaxpr) -> HashMap<Var, ([Atom; 2], bool)> {
+    let same = common_subexpressions(jaxpr);
+    let canon = |v: &Var| *same.get(v).unwrap_or(v);
     let mut uses: HashMap<Var, usize> = HashMap::new();
-    let reads = jaxpr.eqns.iter().flat_map(|e| e.inputs.iter());
-    for a in reads.chain(&jaxpr.outvars) {
+    let kept = jaxpr.eqns.iter().filter(|e| match e.outputs.first() {
+        Some(out) => !same.contains_key(out),
+        None => true,
+    });
+    for a in kept.flat_map(|e| e.inputs.iter()).chain(&jaxpr.outvars) {
         if let Atom::Var(v) = a {
-            *uses.entry(*v).or_default() += 1;
+            *uses.entry(canon(v)).or_default() += 1;
         }
+    }
+    for (repeat, first) in &same {
+        let n = uses.get(first).copied().unwrap_or(0);
+        uses.insert(*repeat, n);
     }
     let mut products: HashMap<Var, ([Atom; 2], bool)> = HashMap::new();
     for e in &jaxpr.eqns {
@@ -49,6 +58,43 @@ pub(super) fn products(jaxpr: &Jaxpr) -> HashMap<Var, ([Atom; 2], bool)> {
         products.insert(*out, (operands, computed && uses.get(out) == Some(&1)));
     }
     products
+}
+
+/// The outputs of elementwise equations that repeat an earlier one (the
+/// same operation on the same operands), each mapped to the earlier
+/// output. XLA eliminates common subexpressions before it fuses, so a
+/// product written twice in the source (`(a * b - c) * (a * b)`) is one
+/// product read twice there, and no add may fuse it.
+fn common_subexpressions(jaxpr: &Jaxpr) -> HashMap<Var, Var> {
+    let mut same: HashMap<Var, Var> = HashMap::new();
+    let mut seen: HashMap<String, Var> = HashMap::new();
+    for e in &jaxpr.eqns {
+        let elementwise = matches!(
+            e.prim,
+            Prim::Unary(_) | Prim::Binary(_) | Prim::IntegerPow(_) | Prim::Convert(..)
+        );
+        let ([out], true) = (e.outputs.as_slice(), elementwise) else {
+            continue;
+        };
+        let operand = |a: &Atom| match a {
+            Atom::Var(v) => format!("v{}", same.get(v).unwrap_or(v).0),
+            Atom::Lit(x) => match (x.ndim(), x.f32_data()) {
+                (0, Ok(d)) => format!("c{:?}", d.first().map(|f| f.to_bits())),
+                _ => format!("l{out:?}"),
+            },
+        };
+        let operands: Vec<String> = e.inputs.iter().map(operand).collect();
+        let key = format!("{:?} {}", e.prim, operands.join(" "));
+        match seen.get(&key) {
+            Some(first) => {
+                same.insert(*out, *first);
+            }
+            None => {
+                seen.insert(key, *out);
+            }
+        }
+    }
+    same
 }
 
 /// A float32 scalar constant.
@@ -84,14 +130,26 @@ fn fold_constants(
     Some([a.clone(), Atom::Lit(folded)])
 }
 
+/// Which operand of a fused multiply-add is negated: `a * b - c` is
+/// `fma(a, b, -c)` and `c - a * b` is `fma(-a, b, c)`, as LLVM contracts a
+/// subtraction (the negation is exact, so one rounding remains).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Negate {
+    None,
+    Addend,
+    Factor,
+}
+
 /// The operands `(a, b, c)` of `a * b + c` when `eqn` is a float32 `add`
-/// that fuses one of `products`, or None.
+/// or `sub` that fuses one of `products`, and which of them to negate.
+/// When both operands are fusible products, the first is fused, as LLVM
+/// does when their uses are equal (each is read once).
 pub(super) fn multiply_add<'a>(
     eqn: &'a Eqn,
     jaxpr: &Jaxpr,
     products: &'a HashMap<Var, ([Atom; 2], bool)>,
-) -> Option<[&'a Atom; 3]> {
-    let (Prim::Binary(BinaryOp::Add), [x, y], [out]) =
+) -> Option<([&'a Atom; 3], Negate)> {
+    let (Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)), [x, y], [out]) =
         (&eqn.prim, eqn.inputs.as_slice(), eqn.outputs.as_slice())
     else {
         return None;
@@ -103,10 +161,11 @@ pub(super) fn multiply_add<'a>(
         Atom::Var(v) => products.get(v).filter(|(_, fusible)| *fusible),
         Atom::Lit(_) => None,
     };
+    let sub = *op == BinaryOp::Sub;
     if let Some(([a, b], _)) = product(x) {
-        return Some([a, b, y]);
+        return Some(([a, b, y], if sub { Negate::Addend } else { Negate::None }));
     }
-    product(y).map(|([a, b], _)| [a, b, x])
+    product(y).map(|([a, b], _)| ([a, b, x], if sub { Negate::Factor } else { Negate::None }))
 }
 
 /// The operands a `mul` equation is computed from (see [`products`]).
@@ -125,7 +184,7 @@ pub(super) fn mul_operands<'a>(
 /// `a * b + c` rounded once, the operands broadcast together; the result
 /// is weakly typed when the add's would be (every operand weak). None when
 /// an operand is not float32.
-pub(super) fn fused(a: &Array, b: &Array, c: &Array) -> Result<Option<Array>> {
+pub(super) fn fused(a: &Array, b: &Array, c: &Array, negate: Negate) -> Result<Option<Array>> {
     if [a, b, c].iter().any(|x| x.dtype() != DType::F32) {
         return Ok(None);
     }
@@ -142,7 +201,11 @@ pub(super) fn fused(a: &Array, b: &Array, c: &Array) -> Result<Option<Array>> {
         .iter()
         .zip(b.f32_data()?)
         .zip(c.f32_data()?)
-        .map(|((&a, &b), &c)| a.mul_add(b, c))
+        .map(|((&a, &b), &c)| match negate {
+            Negate::None => a.mul_add(b, c),
+            Negate::Addend => a.mul_add(b, -c),
+            Negate::Factor => (-a).mul_add(b, c),
+        })
         .collect();
     Ok(Some(Array::from_f32(shape, data)?.with_weak(weak)))
 }

@@ -249,10 +249,10 @@ pub fn eval_lanes(
             }
             continue;
         }
-        if let Some([a, b, c]) = fusion::multiply_add(eqn, jaxpr, &products) {
+        if let Some(([a, b, c], negate)) = fusion::multiply_add(eqn, jaxpr, &products) {
             let (a, b, c) = (read(&env, a)?, read(&env, b)?, read(&env, c)?);
             let fused: Vec<Option<Array>> = (0..lanes)
-                .map(|l| fusion::fused(&a[l], &b[l], &c[l]))
+                .map(|l| fusion::fused(&a[l], &b[l], &c[l], negate))
                 .collect::<Result<_>>()?;
             if let Some(outs) = fused.into_iter().collect::<Option<Vec<_>>>() {
                 env[eqn.outputs[0].0 as usize] = Some(outs);
