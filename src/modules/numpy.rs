@@ -81,6 +81,10 @@ mod shape;
 pub mod special;
 mod statistics;
 mod testing;
+mod ufunc;
+mod ufunc_at;
+mod ufunc_logsumexp;
+mod ufunc_methods;
 mod ufuncs_more;
 mod unique;
 mod unique_traced;
@@ -257,7 +261,9 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     let m = b.build();
     arraylike::wrap_module(&m);
     x64_warning::wrap_module(&m);
-    super::sharding::context::placing_functions(m)
+    let m = super::sharding::context::placing_functions(m);
+    ufunc::install(&m);
+    m
 }
 
 /// NumPy's other names of its scalar types, on a 64-bit Linux machine

@@ -718,7 +718,8 @@ pub fn at_update_in(x: &Value, idx: &Obj, v: &Obj, how: &str, a: &Args) -> Resul
     let vv = jops::convert(&vv, xv.dtype())?;
     let vv = jops::broadcast_to(&vv, picked.shape())?;
     let flat_v = jops::reshape(&vv, &[picked.size()])?;
-    if how == "add" {
+    // Integer sums do not depend on their order: one scatter-add.
+    if how == "add" && !xv.dtype().is_inexact() {
         if let Some(out) = super::advanced_index::add_repeated(&xv, &picked, &flat_v)? {
             return Ok(out);
         }
@@ -751,8 +752,10 @@ fn picked_positions(
 }
 
 /// Combines `flat_v[k]` into `xv` (of `shape`) at position `picked[k]` by
-/// `how`; a later pick of the same position wins, and position -1 is
-/// skipped.
+/// `how`, position -1 skipped. A position picked more than once takes its
+/// updates one after another in selection order, as XLA's scatter applies
+/// them (`((x + u1) + u2)`, whose float rounding differs from
+/// `x + (u1 + u2)`); for `set` the last one stays.
 fn scatter_picked(
     xv: &Value,
     shape: &[usize],
@@ -761,33 +764,51 @@ fn scatter_picked(
     how: &str,
 ) -> Result<Value> {
     let size: usize = shape.iter().product();
-    let mut src = vec![0i32; size];
-    let mut mask = vec![false; size];
+    if picked.size() == 0 {
+        return Ok(xv.clone());
+    }
+    // rounds[r][p]: the update that is position p's (r+1)-th, if any.
+    let mut rounds: Vec<Vec<Option<i32>>> = vec![];
+    let mut count = vec![0usize; size];
     for (k, p) in picked.to_f64_vec().into_iter().enumerate() {
         if p < 0.0 {
             continue;
         }
-        src[p as usize] = k as i32;
-        mask[p as usize] = true;
+        let p = p as usize;
+        let r = if how == "set" { 0 } else { count[p] };
+        count[p] += 1;
+        if rounds.len() <= r {
+            rounds.push(vec![None; size]);
+        }
+        rounds[r][p] = Some(k as i32);
     }
-    if picked.size() == 0 {
-        return Ok(xv.clone());
+    let mut x = xv.clone();
+    for round in rounds {
+        let mask: Vec<bool> = round.iter().map(Option::is_some).collect();
+        let src: Vec<i32> = round.iter().map(|k| k.unwrap_or(0)).collect();
+        let gathered = jops::take(flat_v, &Value::Concrete(Array::from_i32(&[size], src)?), 0)?;
+        let gathered = jops::reshape(&gathered, shape)?;
+        let mask = Value::Concrete(Array::from_bool(shape, mask)?);
+        let updated = combine(how, &x, gathered)?;
+        x = jops::select(&mask, &updated, &x)?;
     }
-    let gathered = jops::take(flat_v, &Value::Concrete(Array::from_i32(&[size], src)?), 0)?;
-    let gathered = jops::reshape(&gathered, shape)?;
-    let mask = Value::Concrete(Array::from_bool(shape, mask)?);
-    let updated = match how {
-        "set" => gathered,
-        "add" => jops::add(xv, &gathered)?,
-        "multiply" | "mul" => jops::mul(xv, &gathered)?,
-        "min" => jops::minimum(xv, &gathered)?,
-        "max" => jops::maximum(xv, &gathered)?,
+    Ok(x)
+}
+
+/// `old` updated with `new` by `how` (`set`, `add`, `multiply`, ...).
+fn combine(how: &str, old: &Value, new: Value) -> Result<Value> {
+    Ok(match how {
+        "set" => new,
+        "add" => jops::add(old, &new)?,
+        "subtract" => jops::binary(crate::array::BinaryOp::Sub, old, &new)?,
+        "multiply" | "mul" => jops::mul(old, &new)?,
+        "min" => jops::minimum(old, &new)?,
+        "max" => jops::maximum(old, &new)?,
         other => bail!(
             NotImplementedError,
             "not supported by shardlab yet: x.at[...].{other}"
         ),
-    };
-    jops::select(&mask, &updated, xv)
+    })
 }
 
 /// `x.at[i, j, ...].set/add/...(v)` where the index is integers (some of
@@ -845,17 +866,7 @@ fn dynamic_at_update(x: &Value, idx: &Obj, v: &Obj, how: &str) -> Result<Option<
     let vv = jops::broadcast_to(&vv, &shape[items.len()..])?;
     let vv = jops::reshape(&vv, &block)?;
     let old = jops::dynamic_slice(&xv, &starts, &block)?;
-    let new = match how {
-        "set" => vv,
-        "add" => jops::add(&old, &vv)?,
-        "multiply" | "mul" => jops::mul(&old, &vv)?,
-        "min" => jops::minimum(&old, &vv)?,
-        "max" => jops::maximum(&old, &vv)?,
-        other => bail!(
-            NotImplementedError,
-            "not supported by shardlab yet: x.at[...].{other}"
-        ),
-    };
+    let new = combine(how, &old, vv)?;
     let updated = jops::dynamic_update_slice(&xv, &new, &starts)?;
     match in_bounds {
         Some(ok) => Ok(Some(jops::select(&ok, &updated, &xv)?)),
@@ -1087,7 +1098,9 @@ fn index_update_ref(x: &Value) -> Obj {
     Obj::native("at", move |_, a| {
         let idx = a.pos.first().cloned().unwrap_or(Obj::None);
         let mut attrs = vec![];
-        for how in ["set", "add", "multiply", "mul", "min", "max", "get"] {
+        for how in [
+            "set", "add", "subtract", "multiply", "mul", "min", "max", "get",
+        ] {
             let (x, idx) = (x.clone(), idx.clone());
             attrs.push((
                 how.to_string(),

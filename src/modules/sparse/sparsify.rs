@@ -57,7 +57,9 @@ fn run(interp: &mut Interp, f: &Obj, args: Args) -> Result<Obj> {
     let wrapped = saved
         .iter()
         .map(|(name, v)| match v {
+            // The functions, and the ufunc objects (`jnp.multiply`).
             Obj::Native(_) => (name.clone(), wrapper(name, v.clone())),
+            Obj::Lib(_) if v.type_name() == "ufunc" => (name.clone(), wrapper(name, v.clone())),
             _ => (name.clone(), v.clone()),
         })
         .collect();
