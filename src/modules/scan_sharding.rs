@@ -16,19 +16,7 @@ use crate::ir::{Aval, Jaxpr};
 use crate::sharding::{PartitionSpec, Placement};
 use crate::trace::Value;
 
-/// Where a value lives, if anywhere.
-pub type Placed = Option<Arc<Placement>>;
-
-/// Where each of `vals` lives: a concrete array's placement, or what the
-/// sharding rules give a tracer of a jitted function.
-pub fn placements(vals: &[Value]) -> Result<Vec<Placed>> {
-    vals.iter()
-        .map(|v| match v {
-            Value::Concrete(c) => Ok(c.placement_rc()),
-            Value::Traced(t) => crate::trace::tracer_placement(t),
-        })
-        .collect()
-}
+pub use crate::primitives::placement_scan::{value_placements as placements, Placed};
 
 /// What the body sees of the scanned arrays `xs`: their placements without
 /// the leading dimension, which JAX requires to be whole (ValueError).

@@ -9,16 +9,16 @@
 
 use std::sync::Arc;
 
-use crate::array::DType;
-use crate::mesh::{AxisType, Mesh};
-use crate::sharding::{NamedSharding, PartitionSpec, Placement};
 use super::sharding::placed::{type_spec, AbstractSharding};
+use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::ir::Aval;
+use crate::mesh::{AxisType, Mesh};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
+use crate::sharding::{NamedSharding, PartitionSpec, Placement};
 
 use super::numpy::dtypes::dtype_of;
 
@@ -56,14 +56,19 @@ impl ShapeDtypeStruct {
     /// `eval_shape` reports it: JAX gives it the sharding of its type when
     /// that is over a mesh whose axes are all explicit (the context mesh's,
     /// replicated, for a value placed nowhere), and no sharding otherwise.
-    pub fn placed(aval: &Aval, placement: Option<Arc<Placement>>, context: Option<&Mesh>) -> ShapeDtypeStruct {
+    pub fn placed(
+        aval: &Aval,
+        placement: Option<Arc<Placement>>,
+        context: Option<&Mesh>,
+    ) -> ShapeDtypeStruct {
         let explicit = |m: &Mesh| {
             !m.axis_names().is_empty() && m.axis_types().iter().all(|t| *t == AxisType::Explicit)
         };
         let typed = match placement.as_deref() {
-            Some(Placement::Named(s)) if explicit(&s.mesh) => {
-                Some(NamedSharding::new(s.mesh.clone(), type_spec(&s.spec, &s.mesh)))
-            }
+            Some(Placement::Named(s)) if explicit(&s.mesh) => Some(NamedSharding::new(
+                s.mesh.clone(),
+                type_spec(&s.spec, &s.mesh),
+            )),
             None => context
                 .filter(|m| explicit(m))
                 .map(|m| NamedSharding::new(m.clone(), PartitionSpec::replicated())),
@@ -176,9 +181,11 @@ fn like(_: &mut Interp, a: Args) -> Result<Obj> {
 pub fn placement_of(o: &Obj) -> Result<Option<Arc<Placement>>> {
     match o.downcast::<ShapeDtypeStruct>() {
         Some(s) => Ok(s.placement.clone()),
-        None => Ok(super::scan_sharding::placements(&[crate::python::array::to_value(o)?])?
-            .pop()
-            .flatten()),
+        None => Ok(
+            super::scan_sharding::placements(&[crate::python::array::to_value(o)?])?
+                .pop()
+                .flatten(),
+        ),
     }
 }
 

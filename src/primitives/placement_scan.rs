@@ -16,13 +16,28 @@ use super::placement::{propagate_jaxpr, Operand};
 use super::placement_vmap::{stacked, without_dim};
 use crate::error::Result;
 use crate::sharding::Placement;
+use crate::trace::Value;
 
-type Placed = Option<Arc<Placement>>;
+/// Where a value lives, if anywhere.
+pub type Placed = Option<Arc<Placement>>;
 
-/// What the body of `p` sees of operands placed at `ins` (consts, carry,
-/// scanned arrays of rank `ndims`).
-pub fn body_placements(p: &ScanParams, ins: &[Placed], ndims: &[usize]) -> Vec<Placed> {
-    let scanned = p.num_consts + p.num_carry;
+/// Where each of `vals` lives: a concrete array's placement, or what the
+/// sharding rules give a tracer of a jitted function.
+pub fn value_placements(vals: &[Value]) -> Result<Vec<Placed>> {
+    vals.iter()
+        .map(|v| match v {
+            Value::Concrete(c) => Ok(c.placement_rc()),
+            Value::Traced(t) => match &t.known {
+                Some(a) => Ok(a.placement_rc()),
+                None => crate::trace::tracer_placement(t),
+            },
+        })
+        .collect()
+}
+
+/// What a scan body sees of operands placed at `ins` (of ranks `ndims`)
+/// of which the first `scanned` are consts and carry, the rest scanned.
+pub fn step_placements(scanned: usize, ins: &[Placed], ndims: &[usize]) -> Vec<Placed> {
     ins.iter()
         .zip(ndims)
         .enumerate()
@@ -58,7 +73,8 @@ pub fn scan_outs(p: &ScanParams, ins: &[Operand]) -> Result<Option<Vec<Placed>>>
     let refs: Vec<&Placement> = ins.iter().filter_map(|o| o.placement).collect();
     super::placement::same_abstract_mesh(&refs)?;
     let ndims: Vec<usize> = ins.iter().map(|o| o.shape.len()).collect();
-    let outs = propagate_jaxpr(&p.body, &body_placements(p, &placed, &ndims))?;
+    let scanned = p.num_consts + p.num_carry;
+    let outs = propagate_jaxpr(&p.body, &step_placements(scanned, &placed, &ndims))?;
     let mesh = refs.iter().find_map(|q| match q {
         Placement::Named(s) => Some(s.mesh.clone()),
         _ => None,

@@ -137,13 +137,20 @@ pub fn with_sharding_constraint(interp: &mut Interp, a: Args) -> Result<Obj> {
 /// otherwise) and returns `x` unchanged.
 fn assert_shardings(interp: &mut Interp, x: &Obj, shardings: &Obj) -> Result<Obj> {
     let (leaves, def) = flatten(interp, x)?;
-    let targets = broadcast_prefix(shardings, &def, &is_target, "with_sharding_constraint shardings")?;
+    let targets = broadcast_prefix(
+        shardings,
+        &def,
+        &is_target,
+        "with_sharding_constraint shardings",
+    )?;
     for (leaf, t) in leaves.iter().zip(&targets) {
         let missing = |_: &PartitionSpec| crate::err!(RuntimeError, "no context mesh");
         let (want, _) = target(interp, t, &missing)?;
         let v = to_value(leaf)?;
         let ndim = v.ndim();
-        let have = match crate::modules::scan_sharding::placements(std::slice::from_ref(&v))?.remove(0) {
+        let have = match crate::modules::scan_sharding::placements(std::slice::from_ref(&v))?
+            .remove(0)
+        {
             Some(p) => match &*p {
                 crate::sharding::Placement::Named(s) => super::placed::type_spec(&s.spec, &s.mesh),
                 _ => PartitionSpec::replicated(),

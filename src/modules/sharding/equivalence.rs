@@ -29,7 +29,11 @@ pub fn method(s: &NamedSharding) -> Obj {
                 other.type_name()
             );
         };
-        Ok(Obj::Bool(equivalent(&me, &o, usize::try_from(ndim).unwrap_or(0))?))
+        Ok(Obj::Bool(equivalent(
+            &me,
+            &o,
+            usize::try_from(ndim).unwrap_or(0),
+        )?))
     })
 }
 
