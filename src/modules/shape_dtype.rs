@@ -153,6 +153,10 @@ fn given_sharding(interp: &mut Interp, s: Option<Obj>) -> Result<(Obj, Option<Ar
     }
     let mesh = crate::modules::sharding::context::context_mesh(interp);
     match (s.downcast::<PartitionSpec>(), mesh) {
+        (Some(_), None) => bail!(
+            TypeError,
+            "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh cannot be empty. Please use `jax.set_mesh` to set the mesh context."
+        ),
         (Some(spec), Some(mesh)) => {
             let ns = crate::modules::sharding::NamedSharding {
                 mesh,

@@ -487,10 +487,7 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
         }
     }
     if let Value::Concrete(a) = x {
-        crate::primitives::placement_slicing::check_eager_index(
-            a,
-            &picked_dims(&idx, &a.shape())?,
-        )?;
+        crate::primitives::placement_slicing::check_eager_index(a, &picked_dims(&idx, a.shape())?)?;
     }
     if let Some(out) = super::advanced_index::combined(x, &idx)? {
         return Ok(out);

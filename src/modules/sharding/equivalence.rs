@@ -31,7 +31,7 @@ pub fn method(s: &NamedSharding) -> Obj {
         };
         Ok(Obj::Bool(equivalent(
             &me,
-            &o,
+            o,
             usize::try_from(ndim).unwrap_or(0),
         )?))
     })
