@@ -125,8 +125,8 @@ fn what_jax_and_python_have_beyond_the_public_names_is_not_implemented() {
     let cases = [
         ("import jax\njax._src.lax\n", "jax._src.lax"),
         (
-            "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).is_equivalent_to(NamedSharding(m, P()), 1)\n",
-            "NamedSharding.is_equivalent_to",
+            "import jax\nfrom jax.sharding import NamedSharding, PartitionSpec as P\nm = jax.make_mesh((2,), ('x',))\nNamedSharding(m, P()).update(spec=P('x'))\n",
+            "NamedSharding.update",
         ),
         // A builtin base other than dict and list would bring storage and
         // methods: refused, not silently dropped.
@@ -1349,5 +1349,39 @@ fn sparse_refusals() {
             ("sparse.eye(3, sparse_format='bcsr')", "sparse arrays of format 'bcsr'"),
             ("B.sort_indices()", "sort_indices of a BCOO with batch dimensions or no sparse dimensions"),
         ],
+    );
+}
+
+#[test]
+fn sharded_shape_structs_refuse_what_they_cannot_carry() {
+    let head = "import jax, jax.numpy as jnp\n";
+    refused_by_name(
+        head,
+        2,
+        &[
+            (
+                "s = jax.ShapeDtypeStruct((2,), jnp.float32, sharding=jax.sharding.SingleDeviceSharding(jax.devices()[0]))",
+                "jax.ShapeDtypeStruct(sharding=) given a SingleDeviceSharding",
+            ),
+            (
+                "s = jax.jit(lambda n, x: x * n, static_argnums=0).eval_shape(2, jnp.ones(3))",
+                "eval_shape of a jitted function with static arguments",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_shape_struct_spec_needs_a_context_mesh() {
+    let (ty, msg, line) = error_of(
+        "import jax, jax.numpy as jnp\ns = jax.ShapeDtypeStruct((2,), jnp.float32, sharding=jax.sharding.PartitionSpec('x'))\n",
+    );
+    assert_eq!(
+        (ty.as_str(), msg.as_str(), line),
+        (
+            "TypeError",
+            "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh cannot be empty. Please use `jax.set_mesh` to set the mesh context.",
+            2
+        )
     );
 }

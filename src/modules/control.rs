@@ -27,6 +27,7 @@ use crate::{bail, err, ops as jops};
 
 use super::loop_refs::BodyRefs;
 use super::random::{keyed_objs, keyed_values};
+use super::scan_sharding::{self, Placed};
 use super::Builder;
 use crate::python::array::to_value;
 use crate::python::builtins::to_int;
@@ -86,15 +87,29 @@ fn trace_flat<F>(avals: &[Aval], f: F) -> Result<Body>
 where
     F: FnOnce(&[Value]) -> Result<(Vec<Value>, TreeDef, Vec<bool>)>,
 {
+    trace_flat_placed(avals, vec![], f)
+}
+
+/// [`trace_flat`] of a body whose arguments live at `placements` (a scan
+/// body's slices of sharded arrays), which its values' types then carry.
+fn trace_flat_placed<F>(avals: &[Aval], placements: Vec<Placed>, f: F) -> Result<Body>
+where
+    F: FnOnce(&[Value]) -> Result<(Vec<Value>, TreeDef, Vec<bool>)>,
+{
     let out_def = RefCell::new(None);
     let out_keys = RefCell::new(vec![]);
-    let traced = crate::trace::trace(avals, FrameAxes::default(), |vals| {
+    let body = |vals: &[Value]| {
         crate::trace::refs::set_policy(crate::trace::refs::RefPolicy::Lift);
         let (outs, def, keys) = f(vals)?;
         *out_def.borrow_mut() = Some(def);
         *out_keys.borrow_mut() = keys;
         Ok(outs)
-    })?;
+    };
+    let traced = if placements.iter().all(Option::is_none) {
+        crate::trace::trace(avals, FrameAxes::default(), body)?
+    } else {
+        crate::trace::trace_placed(avals, placements, body)?
+    };
     let mut jaxpr = traced.jaxpr;
     let refs = BodyRefs::split(&mut jaxpr, traced.refs, traced.refs_written);
     jaxpr.invars.rotate_left(avals.len());
@@ -144,7 +159,19 @@ fn trace_python(
     in_keys: &[bool],
     traced_for: &'static str,
 ) -> Result<Body> {
-    trace_flat(avals, |vals| {
+    trace_python_placed(interp, f, args_def, (avals, vec![]), in_keys, traced_for)
+}
+
+/// [`trace_python`] on arguments of `avals` placed at `placements`.
+fn trace_python_placed(
+    interp: &mut Interp,
+    f: &Obj,
+    args_def: &TreeDef,
+    (avals, placements): (&[Aval], Vec<Placed>),
+    in_keys: &[bool],
+    traced_for: &'static str,
+) -> Result<Body> {
+    trace_flat_placed(avals, placements, |vals| {
         crate::trace::set_debug_info(super::debug_info::of(f, args_def, traced_for));
         call_python(interp, f, args_def, vals, in_keys)
     })
@@ -331,21 +358,28 @@ fn check_carry(
     in_avals: &[Aval],
     out_def: &TreeDef,
     out_avals: &[Aval],
+    shardings: Option<(&[Placed], &[Placed])>,
 ) -> Result<()> {
     let component = |p: &str| carry_component(carry.as_deref(), p);
     check_carry_structure(name, &component, in_def, out_def)?;
     let paths = leaf_paths(in_def);
     let mut diffs = vec![];
     let mut pcasts = vec![];
-    for ((p, a), b) in paths.iter().zip(in_avals).zip(out_avals) {
-        if a.typematch(b) {
+    for (i, ((p, a), b)) in paths.iter().zip(in_avals).zip(out_avals).enumerate() {
+        // Over explicit mesh axes the sharding is part of the type.
+        let (ta, tb) = match shardings {
+            Some((x, y)) => (
+                super::scan_sharding::type_text(a, x.get(i)),
+                super::scan_sharding::type_text(b, y.get(i)),
+            ),
+            None => (aval_text(a), aval_text(b)),
+        };
+        if a.typematch(b) && ta == tb {
             continue;
         }
         diffs.push(format!(
-            "{} has type {} but the corresponding output carry component has type {}{}",
+            "{} has type {ta} but the corresponding output carry component has type {tb}{}",
             component(p),
-            aval_text(a),
-            aval_text(b),
             mismatch_extra(a, b)
         ));
         let extra: Vec<String> = b.vma.difference(&a.vma).cloned().collect();
@@ -903,6 +937,7 @@ fn while_loop(interp: &mut Interp, a: Args) -> Result<Obj> {
             &avals,
             &b.out_def,
             &outs,
+            None,
         )?;
         carry.check_keys(name, &b.out_keys)?;
         let outs = bind_while(interp, c, b, carry.vals.clone())?;
@@ -1031,6 +1066,7 @@ fn check_fori_carry(carry: &Carry, b: &Body, in_avals: &[Aval], skip: usize) -> 
         in_avals,
         &wrap(&b.out_def),
         &full_out,
+        None,
     )?;
     carry.check_keys(name, &b.out_keys)
 }
@@ -1112,13 +1148,17 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         Some(o) => usize::try_from(to_int(&o)?).unwrap_or(1),
     };
     let args_def = TreeDef::Tuple(vec![carry.def.clone(), xs_def]);
+    let xs_placed = scan_sharding::scanned_placements(&xvals)?;
     loop {
         let avals = carry.avals();
         let mut in_avals = avals.clone();
         in_avals.extend(step_avals(&xvals));
         let mut in_keys = carry.keys.clone();
         in_keys.extend(x_keys.iter().copied());
-        let b = trace_python(interp, &f, &args_def, &in_avals, &in_keys, "scan")?;
+        let mut placed = scan_sharding::placements(&carry.vals)?;
+        placed.extend(xs_placed.iter().cloned());
+        let traced_on = (in_avals.as_slice(), placed.clone());
+        let b = trace_python_placed(interp, &f, &args_def, traced_on, &in_keys, "scan")?;
         let (cdef, ydef) = match &b.out_def {
             TreeDef::Tuple(p) | TreeDef::List(p) if p.len() == 2 => (p[0].clone(), p[1].clone()),
             other => {
@@ -1135,6 +1175,7 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
         if nk == avals.len() && carry.promote(&outs[..nk])? || b.refs.promote(&b.jaxpr)? {
             continue;
         }
+        let outs_placed = scan_sharding::body_out_placements(&b.jaxpr, &b.consts, &placed)?;
         check_carry(
             "scan body",
             first_param(&f),
@@ -1142,6 +1183,7 @@ fn scan(interp: &mut Interp, a: Args) -> Result<Obj> {
             &avals,
             &cdef,
             &outs[..nk],
+            Some((&placed, &outs_placed)),
         )?;
         carry.check_keys("scan body", &b.out_keys)?;
         let out_keys = b.out_keys.clone();

@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::error::Result;
 use crate::ir::Aval;
@@ -1008,7 +1009,7 @@ fn puts_explicit(jaxpr: &crate::ir::Jaxpr) -> bool {
 
 /// `jax.eval_shape(f, *args)`: traces `f` without running it and returns
 /// the shapes and dtypes of its outputs.
-fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
+pub(crate) fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
     let f = a.req(Some(0), "fun", "eval_shape")?;
     let args = Obj::tuple(a.pos.get(1..).unwrap_or_default().to_vec());
     let (leaves, in_def) = flatten(i, &args)?;
@@ -1016,26 +1017,61 @@ fn eval_shape(i: &mut Interp, a: Args) -> Result<Obj> {
         .iter()
         .map(super::shape_dtype::aval_of)
         .collect::<Result<_>>()?;
+    let placements: Vec<Option<Arc<crate::sharding::Placement>>> = leaves
+        .iter()
+        .map(super::shape_dtype::placement_of)
+        .collect::<Result<_>>()?;
     let out_def = RefCell::new(None);
     let traced = {
         let (f, in_def, out_def, kw) = (&f, &in_def, &out_def, &a.kw);
-        crate::trace::trace(&avals, FrameAxes::default(), |v: &[Value]| {
-            call_flat(i, f, in_def, kw, v, out_def)
-        })?
+        let body = |v: &[Value]| call_flat(i, f, in_def, kw, v, out_def);
+        if placements.iter().all(Option::is_none) {
+            crate::trace::trace(&avals, FrameAxes::default(), body)?
+        } else {
+            crate::trace::trace_placed(&avals, placements.clone(), body)?
+        }
     };
-    let outs: Vec<Obj> = traced
-        .jaxpr
-        .outvars
-        .iter()
-        .map(|o| {
-            let av = traced.jaxpr.atom_aval(o);
-            Obj::lib(super::shape_dtype::ShapeDtypeStruct::of(&av))
-        })
-        .collect();
+    let outs = eval_shape_outs(i, &traced, placements)?;
     let def = out_def
         .into_inner()
         .ok_or_else(|| err!(RuntimeError, "eval_shape: the function was not traced"))?;
     unflatten(i, &def, &outs)
+}
+
+/// The structs `eval_shape` returns for the outputs of `traced`, whose
+/// inputs live at `placements`: with the shardings the sharding rules give
+/// them where JAX's types carry one (see [`ShapeDtypeStruct::placed`]).
+///
+/// [`ShapeDtypeStruct::placed`]: super::shape_dtype::ShapeDtypeStruct::placed
+fn eval_shape_outs(
+    i: &mut Interp,
+    traced: &crate::trace::Traced,
+    mut placements: Vec<Option<Arc<crate::sharding::Placement>>>,
+) -> Result<Vec<Obj>> {
+    let context = super::sharding::context::context_mesh(i);
+    placements.extend(super::scan_sharding::placements(&traced.captured)?);
+    let placed = if placements.iter().all(Option::is_none) && context.is_none() {
+        vec![None; traced.jaxpr.outvars.len()]
+    } else {
+        crate::primitives::placement::propagate_jaxpr(&traced.jaxpr, &placements)?
+    };
+    traced
+        .jaxpr
+        .outvars
+        .iter()
+        .zip(placed)
+        .map(|(o, p)| {
+            if let Some(crate::sharding::Placement::Unknown(what)) = p.as_deref() {
+                bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: the sharding of the result of {what} in eval_shape"
+                );
+            }
+            let av = traced.jaxpr.atom_aval(o);
+            let s = super::shape_dtype::ShapeDtypeStruct::placed(&av, p, context.as_deref());
+            Ok(Obj::lib(s))
+        })
+        .collect()
 }
 
 /// The number of devices: `N` when the program has set

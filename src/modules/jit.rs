@@ -238,9 +238,22 @@ impl Object for JitFunction {
         Some(format!("<PjitFunction of {}>", repr_of(&self.0.fun)))
     }
 
-    fn getattr(&self, _: &mut Interp, _: &Obj, name: &str) -> Result<Option<Obj>> {
+    fn getattr(&self, _: &mut Interp, this: &Obj, name: &str) -> Result<Option<Obj>> {
         let jitted = self.0.clone();
         Ok(match name {
+            // `jax.eval_shape` of the jitted function, as JAX defines it;
+            // static arguments would be traced as values there.
+            "eval_shape" if jitted.options.static_argnums.is_empty() && jitted.options.static_argnames.is_empty() => {
+                let me = this.clone();
+                Some(Obj::native("eval_shape", move |i, mut call| {
+                    call.pos.insert(0, me.clone());
+                    super::jax::eval_shape(i, call)
+                }))
+            }
+            "eval_shape" => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: eval_shape of a jitted function with static arguments"
+            ),
             // Named as the function, as `functools.wraps` names JAX's wrapper.
             "__name__" | "__qualname__" => Some(Obj::str(&self.0.name)),
             "__wrapped__" => Some(self.0.fun.clone()),

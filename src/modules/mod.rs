@@ -57,6 +57,7 @@ pub mod real_api;
 pub mod refs;
 pub mod remat;
 pub mod rich;
+pub mod scan_sharding;
 pub mod scipy;
 pub mod scipy_expm;
 pub mod scipy_fft;

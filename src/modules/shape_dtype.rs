@@ -7,18 +7,23 @@
 //! from it are float32; shardlab keeps that name for printing and computes
 //! with the canonical dtype.
 
+use std::sync::Arc;
+
+use super::sharding::placed::{type_spec, AbstractSharding};
 use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
 use crate::ir::Aval;
+use crate::mesh::{AxisType, Mesh};
 use crate::python::interp::Interp;
 use crate::python::object::Object;
 use crate::python::value::{Args, Obj};
+use crate::sharding::{NamedSharding, PartitionSpec, Placement};
 
 use super::numpy::dtypes::dtype_of;
 
 /// A `jax.ShapeDtypeStruct` instance.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct ShapeDtypeStruct {
     /// Dimensions.
     pub shape: Vec<usize>,
@@ -28,6 +33,10 @@ pub struct ShapeDtypeStruct {
     pub dtype_name: String,
     /// `weak_type=True`.
     pub weak_type: bool,
+    /// The sharding, as given or as `eval_shape` found it (None: none).
+    pub sharding: Obj,
+    /// Where arrays of this struct live, for tracing functions of it.
+    pub placement: Option<Arc<Placement>>,
 }
 
 impl ShapeDtypeStruct {
@@ -38,7 +47,40 @@ impl ShapeDtypeStruct {
             dtype: aval.dtype,
             dtype_name: aval.dtype.name().to_string(),
             weak_type: aval.weak,
+            sharding: Obj::None,
+            placement: None,
         }
+    }
+
+    /// The struct of a value of `aval` placed at `placement`, as
+    /// `eval_shape` reports it: JAX gives it the sharding of its type when
+    /// that is over a mesh whose axes are all explicit (the context mesh's,
+    /// replicated, for a value placed nowhere), and no sharding otherwise.
+    pub fn placed(
+        aval: &Aval,
+        placement: Option<Arc<Placement>>,
+        context: Option<&Mesh>,
+    ) -> ShapeDtypeStruct {
+        let explicit = |m: &Mesh| {
+            !m.axis_names().is_empty() && m.axis_types().iter().all(|t| *t == AxisType::Explicit)
+        };
+        let typed = match placement.as_deref() {
+            Some(Placement::Named(s)) if explicit(&s.mesh) => Some(NamedSharding::new(
+                s.mesh.clone(),
+                type_spec(&s.spec, &s.mesh),
+            )),
+            None => context
+                .filter(|m| explicit(m))
+                .map(|m| NamedSharding::new(m.clone(), PartitionSpec::replicated())),
+            _ => None,
+        };
+        let mut out = ShapeDtypeStruct::of(aval);
+        if let Some(mut s) = typed {
+            s.spec.entries.resize(aval.shape.len(), None);
+            out.placement = Some(Arc::new(Placement::Named(s.clone())));
+            out.sharding = Obj::lib(AbstractSharding(s));
+        }
+        out
     }
 
     /// The abstract value it stands for.
@@ -80,18 +122,11 @@ fn shape_of(o: &Obj) -> Result<Vec<usize>> {
 }
 
 /// `jax.ShapeDtypeStruct(shape, dtype, sharding=None, weak_type=False)`.
-fn construct(a: &Args) -> Result<Obj> {
+fn construct(interp: &mut Interp, a: &Args) -> Result<Obj> {
     let shape = shape_of(&a.req(Some(0), "shape", "ShapeDtypeStruct")?)?;
     let d = a.req(Some(1), "dtype", "ShapeDtypeStruct")?;
     let dtype = dtype_of(&d)?;
-    if let Some(s) = a.get(Some(2), "sharding") {
-        if !matches!(s, Obj::None) {
-            bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: jax.ShapeDtypeStruct(sharding=...)"
-            );
-        }
-    }
+    let (sharding, placement) = given_sharding(interp, a.get(Some(2), "sharding"))?;
     let weak_type = match a.get(None, "weak_type") {
         Some(w) => crate::python::ops::truthy(&w, "weak_type")?,
         None => false,
@@ -101,13 +136,61 @@ fn construct(a: &Args) -> Result<Obj> {
         dtype,
         dtype_name: given_name(&d, dtype),
         weak_type,
+        sharding,
+        placement,
     }))
+}
+
+/// A struct's `sharding=`: a `NamedSharding`, or a `PartitionSpec` over the
+/// context mesh, which JAX turns into a `NamedSharding` on it.
+fn given_sharding(interp: &mut Interp, s: Option<Obj>) -> Result<(Obj, Option<Arc<Placement>>)> {
+    let s = match s {
+        None | Some(Obj::None) => return Ok((Obj::None, None)),
+        Some(s) => s,
+    };
+    if let Some(ns) = s.downcast::<crate::modules::sharding::NamedSharding>() {
+        return Ok((s.clone(), Some(Arc::new(ns.placement()))));
+    }
+    let mesh = crate::modules::sharding::context::context_mesh(interp);
+    match (s.downcast::<PartitionSpec>(), mesh) {
+        (Some(_), None) => bail!(
+            TypeError,
+            "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh cannot be empty. Please use `jax.set_mesh` to set the mesh context."
+        ),
+        (Some(spec), Some(mesh)) => {
+            let ns = crate::modules::sharding::NamedSharding {
+                mesh,
+                spec: spec.clone(),
+                memory_kind: Default::default(),
+            };
+            let placement = Some(Arc::new(ns.placement()));
+            Ok((Obj::lib(ns), placement))
+        }
+        _ => bail!(
+            NotImplementedError,
+            "not supported by shardlab yet: jax.ShapeDtypeStruct(sharding=) given a {}",
+            s.type_name()
+        ),
+    }
 }
 
 /// `ShapeDtypeStruct.like(x)`: the struct of an array (or of a struct).
 fn like(_: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(0), "x", "ShapeDtypeStruct.like")?;
     Ok(Obj::lib(ShapeDtypeStruct::of(&aval_of(&x)?)))
+}
+
+/// Where an argument of `eval_shape` lives: a struct's sharding, or an
+/// array's placement.
+pub fn placement_of(o: &Obj) -> Result<Option<Arc<Placement>>> {
+    match o.downcast::<ShapeDtypeStruct>() {
+        Some(s) => Ok(s.placement.clone()),
+        None => Ok(
+            super::scan_sharding::placements(&[crate::python::array::to_value(o)?])?
+                .pop()
+                .flatten(),
+        ),
+    }
 }
 
 /// The abstract value of an argument of `eval_shape` or of a callback's
@@ -131,7 +214,7 @@ impl Object for ShapeDtypeStruct {
             "ndim" => Obj::Int(self.shape.len() as i64),
             "size" => Obj::Int(self.shape.iter().product::<usize>() as i64),
             "weak_type" => Obj::Bool(self.weak_type),
-            "sharding" => Obj::None,
+            "sharding" => self.sharding.clone(),
             _ => return Ok(None),
         }))
     }
@@ -142,8 +225,12 @@ impl Object for ShapeDtypeStruct {
         } else {
             ""
         };
+        let sharding = match &self.sharding {
+            Obj::None => String::new(),
+            s => format!(", sharding={}", crate::python::format::repr_of(s)),
+        };
         Some(format!(
-            "ShapeDtypeStruct(shape={}, dtype={}{weak})",
+            "ShapeDtypeStruct(shape={}, dtype={}{sharding}{weak})",
             crate::array::shape_tuple(&self.shape),
             self.dtype_name
         ))
@@ -154,6 +241,7 @@ impl Object for ShapeDtypeStruct {
             o.shape == self.shape
                 && o.dtype_name == self.dtype_name
                 && o.weak_type == self.weak_type
+                && o.placement == self.placement
         }))
     }
 }
@@ -174,8 +262,8 @@ impl Object for ShapeDtypeStructType {
         })
     }
 
-    fn call(&self, _: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
-        Some(construct(&a))
+    fn call(&self, interp: &mut Interp, _: &Obj, a: Args) -> Option<Result<Obj>> {
+        Some(construct(interp, &a))
     }
 
     fn callable(&self) -> bool {

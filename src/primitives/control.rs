@@ -19,6 +19,7 @@
 //! A `while` has no transpose, as in JAX: its trip count is not known when
 //! the backward pass is built.
 
+use super::placement_scan::Placed;
 use crate::array::DType;
 use crate::bail;
 use crate::error::Result;
@@ -90,7 +91,20 @@ fn trace_closed<F>(avals: &[Aval], f: F) -> Result<Jaxpr>
 where
     F: FnOnce(&[Value]) -> Result<Vec<Value>>,
 {
-    let traced = trace(avals, FrameAxes::default(), f)?;
+    trace_closed_placed(avals, vec![], f)
+}
+
+/// [`trace_closed`] on inputs placed at `placements`, so that rules that
+/// read where a value lives (a cotangent's sharding) see it in the body.
+fn trace_closed_placed<F>(avals: &[Aval], placements: Vec<Placed>, f: F) -> Result<Jaxpr>
+where
+    F: FnOnce(&[Value]) -> Result<Vec<Value>>,
+{
+    let traced = if placements.iter().all(Option::is_none) {
+        trace(avals, FrameAxes::default(), f)?
+    } else {
+        crate::trace::trace_placed(avals, placements, f)?
+    };
     if !traced.captured.is_empty() {
         bail!(
             RuntimeError,
@@ -554,7 +568,11 @@ impl ScanParams {
                 false => v.aval(),
             })
             .collect();
-        let body = trace_closed(&body_avals, |args| {
+        let carried = fcon.len() + fk.len();
+        let placed = super::placement_scan::value_placements(&operands)?;
+        let ndims: Vec<usize> = operands.iter().map(Value::ndim).collect();
+        let body_placed = super::placement_scan::step_placements(nc + carried, &placed, &ndims);
+        let body = trace_closed_placed(&body_avals, body_placed, |args| {
             let (consts, rest) = args.split_at(nc);
             let (acc, rest) = rest.split_at(fcon.len());
             let (ctk, rest) = rest.split_at(fk.len());
@@ -586,7 +604,6 @@ impl ScanParams {
             }
             Ok(all)
         })?;
-        let carried = fcon.len() + fk.len();
         let back = bind(self.with_body(body, nc, carried, !self.reverse), &operands)?;
         let mut result = vec![None; p.len()];
         for (j, &i) in fcon.iter().chain(&fk).chain(&fx).enumerate() {

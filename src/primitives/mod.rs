@@ -32,6 +32,8 @@ pub mod lu;
 pub mod maps;
 pub mod narrow;
 pub mod placement;
+pub mod placement_scan;
+pub mod placement_slicing;
 pub mod placement_vmap;
 pub mod reduce;
 pub mod remat;

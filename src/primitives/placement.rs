@@ -29,7 +29,7 @@ use crate::sharding::{py_frozenset, MemoryKind, NamedSharding, PartitionSpec, Pl
 
 use super::Prim;
 
-type Entry = Option<Vec<String>>;
+pub(super) type Entry = Option<Vec<String>>;
 
 /// An operand as the rules see it: its shape and where it lives (None for
 /// an array nobody placed).
@@ -151,6 +151,10 @@ fn own_rule(prim: &Prim, ins: &[Operand], n: usize) -> Result<Option<Vec<Option<
                 None => return Ok(None),
             }
         }
+        Prim::Scan(p) => match super::placement_scan::scan_outs(p, ins)? {
+            Some(placed) => placed,
+            None => return Ok(None),
+        },
         Prim::ShardingConstraint(c) => vec![Some(Arc::new(c.placement())); n],
         Prim::DevicePut(d) => d
             .targets
@@ -452,6 +456,8 @@ pub fn has_own_rule(prim: &Prim) -> bool {
         Prim::Map(m) if m.kind == super::MapKind::Vmap => {
             m.body.eqns.iter().any(|e| has_own_rule(&e.prim))
         }
+        // So does a scan whose body does.
+        Prim::Scan(s) => s.body.eqns.iter().any(|e| has_own_rule(&e.prim)),
         _ => false,
     }
 }
@@ -493,6 +499,12 @@ fn out_spec(prim: &Prim, ins: &[Operand], outs: &[&[usize]]) -> Result<Option<Ve
             return Ok(Some(e));
         }
         return dot_general(ins, contracting, batch);
+    }
+    if matches!(
+        prim,
+        Prim::Slice { .. } | Prim::DynamicSlice(_) | Prim::Rev(_) | Prim::Take(_)
+    ) {
+        return super::placement_slicing::spec(prim, ins, out);
     }
     let spec = simple(prim, ins, out);
     if let (Some(e), Prim::Binary(_) | Prim::Select) = (&spec, prim) {
@@ -726,7 +738,7 @@ fn dot_general(ins: &[Operand], contracting: &Dims, batch: &Dims) -> Result<Opti
 }
 
 /// `f32[8@Y,4]`: a type with its explicit splits, as JAX's messages write it.
-fn typed_short(shape: &[usize], dtype: crate::array::DType, e: &[Entry]) -> String {
+pub(super) fn typed_short(shape: &[usize], dtype: crate::array::DType, e: &[Entry]) -> String {
     let dims: Vec<String> = shape
         .iter()
         .enumerate()
@@ -754,7 +766,7 @@ fn out_shape(lhs: &Operand, rhs: &Operand, contracting: &Dims, batch: &Dims) -> 
 }
 
 /// An operand's spec, one entry per dimension (unplaced: all None).
-fn entries(a: &Operand, ndim: usize) -> Vec<Entry> {
+pub(super) fn entries(a: &Operand, ndim: usize) -> Vec<Entry> {
     let mut e = match a.placement {
         Some(Placement::Named(s)) => s.spec.entries().to_vec(),
         _ => vec![],

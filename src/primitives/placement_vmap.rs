@@ -128,7 +128,7 @@ fn entry_text(e: &Option<Vec<String>>) -> String {
 }
 
 /// `s` for the body's view of an operand of rank `ndim` mapped over `axis`.
-fn without_dim(s: &NamedSharding, ndim: usize, axis: usize) -> Placement {
+pub fn without_dim(s: &NamedSharding, ndim: usize, axis: usize) -> Placement {
     let mut entries = s.spec.entries.clone();
     entries.resize(ndim, None);
     entries.remove(axis);
@@ -138,7 +138,7 @@ fn without_dim(s: &NamedSharding, ndim: usize, axis: usize) -> Placement {
 
 /// A body result's placement `p` (rank `ndim`) with the mapped dimension
 /// put back at `axis`, split as `batch`.
-fn stacked(
+pub(super) fn stacked(
     p: Option<&Placement>,
     batch: &Option<Vec<String>>,
     mesh: Option<&Mesh>,

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use crate::array::{Array, BinaryOp, DType, C64};
 use crate::error::Result;
+use crate::primitives::placement_slicing::Picked;
 use crate::trace::{Conversion, Value};
 use crate::{bail, ops as jops};
 
@@ -485,6 +486,9 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
             }
         }
     }
+    if let Value::Concrete(a) = x {
+        crate::primitives::placement_slicing::check_eager_index(a, &picked_dims(&idx, a.shape())?)?;
+    }
     if let Some(out) = super::advanced_index::combined(x, &idx)? {
         return Ok(out);
     }
@@ -494,6 +498,39 @@ pub fn array_getitem(x: &Value, key: &Obj) -> Result<Value> {
         (cur, ax) = apply_index(cur, ax, i)?;
     }
     Ok(cur)
+}
+
+/// How a key (its ellipsis expanded) uses each dimension of an array of
+/// `shape`, for JAX's sharding rule of indexing (see
+/// [`crate::primitives::placement_slicing::check_eager_index`]).
+fn picked_dims(idx: &[Idx], shape: &[usize]) -> Result<Vec<Picked>> {
+    let mut dims = vec![];
+    for i in idx {
+        let n = shape.get(dims.len()).copied().unwrap_or(0);
+        match i {
+            Idx::NewAxis | Idx::Ellipsis => {}
+            Idx::Int(_) | Idx::Dynamic(_) => dims.push(Picked::Part(vec![])),
+            Idx::Slice(s) => {
+                let (start, stop, step) = slice_indices(s, n)?;
+                let len = if step > 0 {
+                    (stop - start).max(0) as usize
+                } else {
+                    (start - stop).max(0) as usize
+                };
+                dims.push(match (step.abs() == 1 && len == n, step) {
+                    (true, _) => Picked::Whole,
+                    (false, 1) => Picked::Part(vec![]),
+                    _ => Picked::Part(vec![len.div_ceil(step.unsigned_abs() as usize)]),
+                });
+            }
+            Idx::Take(v) => dims.push(Picked::Part(v.shape())),
+            Idx::Mask { dims: masked, at } => {
+                dims.push(Picked::Part(at.shape()));
+                dims.extend((1..masked.len()).map(|_| Picked::Part(vec![])));
+            }
+        }
+    }
+    Ok(dims)
 }
 
 /// Applies one basic index at axis `ax`, giving the array and the axis the

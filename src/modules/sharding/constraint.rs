@@ -89,6 +89,12 @@ fn drop_unused_entries(spec: &mut PartitionSpec, ndim: usize) {
 pub fn with_sharding_constraint(interp: &mut Interp, a: Args) -> Result<Obj> {
     let x = a.req(Some(0), "x", "with_sharding_constraint")?;
     let shardings = a.req(Some(1), "shardings", "with_sharding_constraint")?;
+    let all_explicit = context_mesh(interp).is_some_and(|m| {
+        !m.axis_names().is_empty() && m.axis_types().iter().all(|t| *t == AxisType::Explicit)
+    });
+    if all_explicit {
+        return assert_shardings(interp, &x, &shardings);
+    }
     constrain_tree(
         interp,
         &x,
@@ -123,6 +129,64 @@ pub fn with_sharding_constraint(interp: &mut Interp, a: Args) -> Result<Obj> {
             })
         },
     )
+}
+
+/// `with_sharding_constraint` under a context mesh whose axes are all
+/// explicit: the sharding is part of each value's type already, so JAX only
+/// checks that every leaf of `x` is laid out as asked (an AssertionError
+/// otherwise) and returns `x` unchanged.
+fn assert_shardings(interp: &mut Interp, x: &Obj, shardings: &Obj) -> Result<Obj> {
+    let (leaves, def) = flatten(interp, x)?;
+    let targets = broadcast_prefix(
+        shardings,
+        &def,
+        &is_target,
+        "with_sharding_constraint shardings",
+    )?;
+    for (leaf, t) in leaves.iter().zip(&targets) {
+        let missing = |_: &PartitionSpec| crate::err!(RuntimeError, "no context mesh");
+        let (want, _) = target(interp, t, &missing)?;
+        let v = to_value(leaf)?;
+        let ndim = v.ndim();
+        let placed = crate::modules::scan_sharding::placements(std::slice::from_ref(&v))?.pop();
+        let have = match placed.flatten().as_deref() {
+            Some(crate::sharding::Placement::Named(s)) => super::placed::type_spec(&s.spec, &s.mesh),
+            Some(crate::sharding::Placement::Unknown(what)) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: with_sharding_constraint of the result of {what} on sharded arrays"
+            ),
+            _ if !layout_known(&v) => bail!(
+                NotImplementedError,
+                "not supported by shardlab yet: with_sharding_constraint over explicit mesh axes inside a map or on a value the function closed over"
+            ),
+            _ => PartitionSpec::replicated(),
+        };
+        let full = |spec: &PartitionSpec| {
+            let mut e = spec.entries().to_vec();
+            e.resize(ndim.max(e.len()), None);
+            PartitionSpec::new(e)
+        };
+        let (have, want) = (full(&have), full(&want.spec));
+        if have.entries() != want.entries() {
+            bail!(
+                AssertionError,
+                "`with_sharding_constraint` acts as an assert when all axes of mesh are of type `Explicit`. The array sharding: {have} did not match the sharding provided: {want}. Please use `jax.sharding.reshard` to shard your input to the sharding you want."
+            );
+        }
+    }
+    Ok(x.clone())
+}
+
+/// Whether shardlab knows where `v` lives: a concrete array, a traced one
+/// with its value, or a tracer of a jitted function's own trace (inside a
+/// map body the type is per element or per device, which is not modelled).
+fn layout_known(v: &crate::trace::Value) -> bool {
+    match v {
+        crate::trace::Value::Concrete(_) => true,
+        crate::trace::Value::Traced(t) => {
+            t.known.is_some() || !crate::trace::in_map_body(t) && crate::trace::placement_known(t)
+        }
+    }
 }
 
 /// `jax.sharding.reshard(x, out_shardings)`.

@@ -5,6 +5,7 @@
 pub mod axes;
 pub mod constraint;
 pub mod context;
+pub mod equivalence;
 pub mod inspect;
 pub mod make_array;
 pub mod out_sharding;
@@ -200,13 +201,13 @@ impl Object for NamedSharding {
                     .all(|a| self.mesh.axis_size(a).is_ok_and(|n| n == 1)),
             )),
             "shard_shape" => Some(placed::shard_shape_method(self.placement())),
+            "is_equivalent_to" => Some(equivalence::method(self)),
             "addressable_devices_indices_map" | "devices_indices_map" => {
                 Some(make_array::indices_map_method(self.placement()))
             }
             // The rest of JAX 0.10.2's public NamedSharding attributes.
             "check_compatible_aval"
             | "has_addressable_devices"
-            | "is_equivalent_to"
             | "is_fully_addressable"
             | "replicated_axes"
             | "update" => bail!(

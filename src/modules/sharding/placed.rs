@@ -599,7 +599,7 @@ pub fn type_spec(spec: &PartitionSpec, mesh: &Mesh) -> PartitionSpec {
 }
 
 /// `jax.typeof(x).sharding`: the sharding over the abstract mesh.
-struct AbstractSharding(sharding::NamedSharding);
+pub struct AbstractSharding(pub sharding::NamedSharding);
 
 impl Object for AbstractSharding {
     fn type_name(&self) -> String {
