@@ -233,7 +233,7 @@ fn conv_params(
     padding: &Obj,
     o: Options,
 ) -> Result<ConvParams> {
-    let [lhs_spec, rhs_spec, out_spec] = dimension_numbers(o.dimension_numbers, &ls, &rs)?;
+    let [lhs_spec, rhs_spec, out_spec] = dimension_numbers(o.dimension_numbers, ls, rs)?;
     let nsp = ls.len().saturating_sub(2);
     let window_strides = usizes(strides, "window_strides")?;
     let lhs_dilation = match o.lhs_dilation {
