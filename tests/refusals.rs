@@ -965,15 +965,15 @@ fn numpy_dtypes_without_arrays_are_refused_by_name() {
 }
 
 /// linen's convolutions and attention refuse by name what shardlab does
-/// not model: the locally connected convolution, a non-float32 dtype, the
+/// not model: a non-float32 dtype (the locally connected convolution's too), the
 /// decoding cache and a custom attention function.
 #[test]
 fn linen_conv_and_attention_refusals() {
     let head = "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\n";
     let cases = [
         (
-            "nn.ConvLocal(2, (3,)).init(jax.random.key(0), jnp.ones((1, 5, 2)))",
-            "not supported by shardlab yet: flax.linen.ConvLocal",
+            "nn.ConvLocal(2, (3,), dtype=jnp.bfloat16).init(jax.random.key(0), jnp.ones((1, 5, 2)))",
+            "not supported by shardlab yet: linen ConvLocal with a dtype other than float32",
         ),
         (
             "nn.Conv(2, 3, dtype=jnp.bfloat16).init(jax.random.key(0), jnp.ones((1, 5, 2)))",

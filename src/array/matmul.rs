@@ -17,10 +17,10 @@ use crate::{bail, err};
 /// Where one operand's elements sit: for its batch, row and column groups of
 /// axes, the stride (in elements) with which each group advances, each group
 /// being walked as a single axis.
-type Layout = [isize; 3];
+pub(crate) type Layout = [isize; 3];
 
 /// The layout of a contiguous row-major `[nb, rows, cols]` block.
-fn row_major(rows: usize, cols: usize) -> Layout {
+pub(crate) fn row_major(rows: usize, cols: usize) -> Layout {
     [(rows * cols) as isize, cols as isize, 1]
 }
 
@@ -50,7 +50,7 @@ fn layout_of(shape: &[usize], groups: [&[usize]; 3]) -> Option<Layout> {
 /// place with the layouts `la` and `lb` (any strides: matrixmultiply packs
 /// its operands itself, so a transposed operand costs no copy); `C` is
 /// row-major.
-fn sgemm_batched(
+pub(crate) fn sgemm_batched(
     a: &[f32],
     la: Layout,
     b: &[f32],

@@ -23,7 +23,7 @@ use super::Builder;
 const DN_FIELDS: [&str; 3] = ["lhs_spec", "rhs_spec", "out_spec"];
 
 /// A `ConvDimensionNumbers` named tuple.
-fn dimension_numbers_obj(specs: [Vec<usize>; 3]) -> Obj {
+pub(super) fn dimension_numbers_obj(specs: [Vec<usize>; 3]) -> Obj {
     let fields = DN_FIELDS
         .iter()
         .zip(specs)
@@ -220,8 +220,20 @@ pub(super) fn conv_general(
     padding: &Obj,
     o: Options,
 ) -> Result<Value> {
-    let (ls, rs) = (lhs.shape(), rhs.shape());
-    let [lhs_spec, rhs_spec, out_spec] = dimension_numbers(o.dimension_numbers, &ls, &rs)?;
+    let p = conv_params(&lhs.shape(), &rhs.shape(), strides, padding, o)?;
+    bind_conv(lhs, rhs, p)
+}
+
+/// The primitive's parameters for operands of shapes `ls` and `rs`, the
+/// arguments resolved as JAX's wrapper resolves them.
+fn conv_params(
+    ls: &[usize],
+    rs: &[usize],
+    strides: &Obj,
+    padding: &Obj,
+    o: Options,
+) -> Result<ConvParams> {
+    let [lhs_spec, rhs_spec, out_spec] = dimension_numbers(o.dimension_numbers, ls, rs)?;
     let nsp = ls.len().saturating_sub(2);
     let window_strides = usizes(strides, "window_strides")?;
     let lhs_dilation = match o.lhs_dilation {
@@ -262,7 +274,7 @@ pub(super) fn conv_general(
         feature_group_count: o.feature_group_count,
         batch_group_count: o.batch_group_count,
     };
-    bind_conv(lhs, rhs, p)
+    Ok(p)
 }
 
 /// Padding given as (low, high) pairs.
@@ -673,6 +685,40 @@ pub fn conv_with(
     specs: [Vec<usize>; 3],
     feature_group_count: usize,
 ) -> Result<Value> {
+    let (ls, rs) = (lhs.shape(), rhs.shape());
+    let p = params_with(
+        &ls,
+        &rs,
+        strides,
+        padding,
+        dilations,
+        specs,
+        feature_group_count,
+    )?;
+    bind_conv(lhs, rhs, p)
+}
+
+/// The output shape of [`conv_with`] for operands of shapes `ls` and `rs`
+/// (`eval_shape` of the convolution), with JAX's errors.
+pub fn conv_with_shape(
+    (ls, rs): (&[usize], &[usize]),
+    strides: &[usize],
+    padding: &Obj,
+    dilations: (&[usize], &[usize]),
+    specs: [Vec<usize>; 3],
+) -> Result<Vec<usize>> {
+    params_with(ls, rs, strides, padding, dilations, specs, 1)?.out_shape(ls, rs)
+}
+
+fn params_with(
+    ls: &[usize],
+    rs: &[usize],
+    strides: &[usize],
+    padding: &Obj,
+    dilations: (&[usize], &[usize]),
+    specs: [Vec<usize>; 3],
+    feature_group_count: usize,
+) -> Result<ConvParams> {
     let tuple = |v: &[usize]| Obj::tuple(v.iter().map(|&d| Obj::Int(d as i64)).collect());
     let (l, r) = (tuple(dilations.0), tuple(dilations.1));
     let dn = dimension_numbers_obj(specs);
@@ -683,5 +729,5 @@ pub fn conv_with(
         feature_group_count,
         batch_group_count: 1,
     };
-    conv_general(lhs, rhs, &tuple(strides), padding, o)
+    conv_params(ls, rs, &tuple(strides), padding, o)
 }

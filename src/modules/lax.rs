@@ -268,6 +268,7 @@ pub fn module() -> Obj {
     }
     register_cumulative(&mut b);
     super::conv::register_lax(&mut b);
+    super::lax_conv_local::register(&mut b);
     super::lax_conv_transpose::register(&mut b);
     super::conv::register_window(&mut b);
     super::numpy::fft::register_lax(&mut b);

@@ -23,6 +23,7 @@ pub mod jit_donation;
 pub mod jit_refs;
 pub mod jit_shardings;
 pub mod lax;
+mod lax_conv_local;
 mod lax_conv_transpose;
 mod lax_dot;
 mod lax_elementwise;

@@ -13,10 +13,15 @@
 //! `batch_group_count` does the same with the input batch and the output
 //! features.
 //!
-//! The sum runs, as XLA's CPU convolution does, over the kernel's spatial
-//! positions in row-major order with the input feature innermost, each
-//! product fused into the running sum (`mul_add`); measured against JAX that
-//! gives the same bits for windows of up to a few hundred terms.
+//! The sum runs over the kernel's spatial positions in row-major order with
+//! the input feature innermost, each product fused into the running sum
+//! (`mul_add`). XLA's CPU backend (YNNPACK, in JAX 0.10.2) sums a small
+//! window the same way, so those results carry JAX's bits (measured for
+//! windows of up to 108 terms, up to 12 input features); for more input
+//! features it picks other orders (with 16 or 32 input features and 32
+//! outputs, two interleaved chains, even and odd terms, added at the end),
+//! and the last digits may differ. float32 runs as matrix products
+//! (`conv_gemm.rs`) with exactly this order; the loop here serves int32.
 //!
 //! The convolution is bilinear, so its derivative in each operand is again a
 //! convolution, and so is each transpose: the input's cotangent convolves
@@ -121,7 +126,7 @@ impl ConvParams {
     }
 
     /// The number of spatial dimensions.
-    fn nsp(&self) -> usize {
+    pub(super) fn nsp(&self) -> usize {
         self.rhs_spec.len().saturating_sub(2)
     }
 
@@ -275,27 +280,27 @@ pub fn abstract_eval(prim: &Prim, ins: &[Aval]) -> Result<Vec<Aval>> {
 }
 
 /// The operands' geometry, resolved once for the loops of [`convolve`].
-struct Geometry {
-    lstr: Vec<usize>,
-    rstr: Vec<usize>,
+pub(super) struct Geometry {
+    pub(super) lstr: Vec<usize>,
+    pub(super) rstr: Vec<usize>,
     /// The output's dimensions, and row-major strides.
-    oshape: Vec<usize>,
-    ostr: Vec<usize>,
+    pub(super) oshape: Vec<usize>,
+    pub(super) ostr: Vec<usize>,
     /// Input features per group, and output features per feature group and
     /// per batch group.
-    per_group_in: usize,
+    pub(super) per_group_in: usize,
     per_fgroup_out: usize,
     per_bgroup_out: usize,
-    out_batch: usize,
+    pub(super) out_batch: usize,
     /// Each kernel spatial position: its offset in the kernel's buffer and
     /// its dilated offset in each spatial dimension.
-    taps: Vec<(usize, Vec<i64>)>,
+    pub(super) taps: Vec<(usize, Vec<i64>)>,
     /// The dilated input's size in each spatial dimension.
     lhs_dilated: Vec<i64>,
 }
 
 impl Geometry {
-    fn new(p: &ConvParams, ls: &[usize], rs: &[usize], oshape: &[usize]) -> Geometry {
+    pub(super) fn new(p: &ConvParams, ls: &[usize], rs: &[usize], oshape: &[usize]) -> Geometry {
         let nsp = p.nsp();
         let rstr = crate::array::strides(rs);
         let ksz: Vec<usize> = (0..nsp).map(|s| rs[p.rhs_spec[s + 2]]).collect();
@@ -334,7 +339,7 @@ impl Geometry {
     /// The input's buffer offset of the window tap `dil` for the output
     /// position `pos`, or None where the tap falls on padding or on a hole
     /// of the dilation.
-    fn lhs_offset(&self, p: &ConvParams, pos: &[usize], dil: &[i64]) -> Option<usize> {
+    pub(super) fn lhs_offset(&self, p: &ConvParams, pos: &[usize], dil: &[i64]) -> Option<usize> {
         let mut off = 0;
         for (s, &d) in dil.iter().enumerate() {
             let at = (pos[s] * p.window_strides[s]) as i64 - p.padding[s].0 + d;
@@ -354,7 +359,7 @@ impl Geometry {
 /// The convolution of row-major `lhs` (shape `ls`) with `rhs` (shape
 /// `rs`) into an output of shape `oshape`, each product folded into the
 /// running sum by `fma(a, b, acc)`.
-fn convolve<T: Copy + Default>(
+pub(super) fn convolve<T: Copy + Default>(
     p: &ConvParams,
     (lhs, ls): (&[T], &[usize]),
     (rhs, rs): (&[T], &[usize]),
@@ -407,12 +412,11 @@ pub fn conv(lhs: &Array, rhs: &Array, p: &ConvParams) -> Result<Array> {
     let (ls, rs) = (lhs.shape(), rhs.shape());
     match (lhs.dtype(), rhs.dtype()) {
         (DType::F32, DType::F32) => {
-            let data = convolve(
+            let data = super::conv_gemm::convolve_f32(
                 p,
                 (lhs.f32_data()?, ls),
                 (rhs.f32_data()?, rs),
                 &oshape,
-                |a: f32, b: f32, acc: f32| a.mul_add(b, acc),
             );
             Array::from_f32(&oshape, data)
         }

@@ -18,6 +18,7 @@ pub mod collectives;
 pub mod constraint;
 pub mod control;
 pub mod conv;
+mod conv_gemm;
 pub mod cumulative;
 pub mod custom;
 pub mod debug;

@@ -1,4 +1,4 @@
-//! linen's `Conv` and `ConvTranspose`.
+//! linen's `Conv`, `ConvTranspose` and `ConvLocal`.
 //!
 //! Unlike the nnx layers, a linen convolution learns its input features
 //! from the first input it sees, so its kernel is made inside `__call__`
@@ -7,9 +7,15 @@
 //! `param`: the kernel's `params` key is drawn before the bias's, as Flax
 //! draws them. The arithmetic is the nnx layers' (`conv::conv_apply`,
 //! `conv_transpose::conv_transpose_apply`), which keeps Flax's order of
-//! operations, so `init` then `apply` gives Flax's digits.
+//! operations, so `init` then `apply` gives Flax's digits. `ConvLocal`
+//! learns its kernel's spatial shape too: one kernel per output position
+//! of the shared-weight convolution, applied by
+//! `lax.conv_general_dilated_local`.
 
-use super::conv::{check_mask, conv_apply, conv_prepare, Folded};
+use super::conv::{
+    canonical_padding, channels_last_specs, check_mask, conv_apply, conv_prepare, per_dim,
+    unfold_batch, Folded,
+};
 use super::conv_transpose::{conv_transpose_apply, conv_transpose_prepare};
 use super::linen::param;
 use super::linen_layers::{add_layers, field, LayerSpec};
@@ -27,20 +33,18 @@ fn refuse_settings(me: &Instance, x: &Value, layer: &str) -> Result<()> {
     super::linen_attention::refuse(me, x, &custom, layer)
 }
 
-/// The layer's kernel of `kernel_size + tail` and, with `use_bias`, its
-/// bias over `features`, made (or read) in that order; the kernel is
-/// multiplied by the layer's mask.
+/// The layer's kernel of `kernel_shape` and, with `use_bias`, its bias of
+/// `bias_shape`, made (or read) in that order; the kernel is multiplied by
+/// the layer's mask.
 fn kernel_and_bias(
     interp: &mut Interp,
     me: &Rc<Instance>,
-    f: &Folded,
-    tail: [i64; 2],
+    shape: &[usize],
+    bias_shape: &[usize],
 ) -> Result<(Value, Obj)> {
-    let mut shape: Vec<usize> = f.ks.iter().map(|&k| k.max(0) as usize).collect();
-    shape.extend(tail.iter().map(|&d| d.max(0) as usize));
     let mask = field(me, "mask");
     if !matches!(mask, Obj::None) {
-        check_mask(&to_value(&mask)?.shape(), &shape)?;
+        check_mask(&to_value(&mask)?.shape(), shape)?;
     }
     let dtype = field(me, "param_dtype");
     let dims = |s: &[usize]| Obj::tuple(s.iter().map(|&d| Obj::Int(d as i64)).collect());
@@ -50,22 +54,24 @@ fn kernel_and_bias(
         me,
         "kernel",
         &init,
-        vec![dims(&shape), dtype.clone()],
+        vec![dims(shape), dtype.clone()],
     )?;
     let kernel = super::conv::masked_kernel(&mask, to_value(&kernel)?)?;
     if !truthy(&field(me, "use_bias"), "use_bias")? {
         return Ok((kernel, Obj::None));
     }
-    let features = to_int(&field(me, "features"))?;
     let init = field(me, "bias_init");
-    let bias = param(
-        interp,
-        me,
-        "bias",
-        &init,
-        vec![dims(&[features.max(0) as usize]), dtype],
-    )?;
+    let bias = param(interp, me, "bias", &init, vec![dims(bias_shape), dtype])?;
     Ok((kernel, bias))
+}
+
+/// The kernel shape `kernel_size + tail` and the bias shape `(features,)`
+/// of a shared-weight convolution.
+fn shared_shapes(me: &Instance, f: &Folded, tail: [i64; 2]) -> Result<(Vec<usize>, Vec<usize>)> {
+    let mut shape: Vec<usize> = f.ks.iter().map(|&k| k.max(0) as usize).collect();
+    shape.extend(tail.iter().map(|&d| d.max(0) as usize));
+    let features = to_int(&field(me, "features"))?.max(0) as usize;
+    Ok((shape, vec![features]))
 }
 
 /// The features (last axis) of a prepared input.
@@ -86,7 +92,8 @@ fn conv_call(interp: &mut Interp, a: Args) -> Result<Obj> {
         bail!(AssertionError, "");
     }
     let features = to_int(&get("features"))?;
-    let (kernel, bias) = kernel_and_bias(interp, &me, &f, [din / groups, features])?;
+    let (shape, bias_shape) = shared_shapes(&me, &f, [din / groups, features])?;
+    let (kernel, bias) = kernel_and_bias(interp, &me, &shape, &bias_shape)?;
     Ok(Obj::Array(conv_apply(&get, f, &kernel, &bias)?))
 }
 
@@ -103,16 +110,100 @@ fn conv_transpose_call(interp: &mut Interp, a: Args) -> Result<Obj> {
         true => [features, din],
         false => [din, features],
     };
-    let (kernel, bias) = kernel_and_bias(interp, &me, &f, tail)?;
+    let (shape, bias_shape) = shared_shapes(&me, &f, tail)?;
+    let (kernel, bias) = kernel_and_bias(interp, &me, &shape, &bias_shape)?;
     Ok(Obj::Array(conv_transpose_apply(&get, f, kernel, &bias)?))
 }
 
-/// `nn.ConvLocal` needs `lax.conv_general_dilated_local`, which shardlab
-/// lacks; the class exists so that the refusal names it.
-fn conv_local_call(_: &mut Interp, _: Args) -> Result<Obj> {
+/// `ConvLocal.__call__(inputs)`: a kernel and a bias of their own at each
+/// output position, their shapes taken from the output shape of the
+/// shared-weight convolution, applied by `conv_general_dilated_local`.
+fn conv_local_call(interp: &mut Interp, a: Args) -> Result<Obj> {
+    let me = self_arg(&a, "ConvLocal.__call__")?;
+    let x = to_value(&a.req(Some(1), "inputs", "ConvLocal.__call__")?)?;
+    refuse_settings(&me, &x, "ConvLocal")?;
+    let get = |n: &str| field(&me, n);
+    let f = conv_prepare(&get, &x)?;
+    let groups = to_int(&get("feature_group_count"))?;
+    if groups != 1 {
+        bail!(
+            NotImplementedError,
+            "`lax.conv_general_dilated_local` does not support `feature_group_count != 1`, got `{groups}`."
+        );
+    }
+    let nsp = f.ks.len();
+    let filter: Vec<usize> = f.ks.iter().map(|&k| k.max(0) as usize).collect();
+    let din = in_features(&f).max(0) as usize;
+    let features = to_int(&get("features"))?.max(0) as usize;
+    let strides = per_dim(Some(get("strides")), nsp)?;
+    let dilations = (
+        per_dim(Some(get("input_dilation")), nsp)?,
+        per_dim(Some(get("kernel_dilation")), nsp)?,
+    );
+    let padding = canonical_padding(&get("padding"), nsp)?;
+    let specs = channels_last_specs(f.x.ndim());
+    let mut shared = filter.clone();
+    shared.extend([din, features]);
+    let out = crate::modules::conv::conv_with_shape(
+        (&f.x.shape(), &shared),
+        &strides,
+        &padding,
+        (&dilations.0, &dilations.1),
+        specs.clone(),
+    )?;
+    let mut shape = out[1..out.len() - 1].to_vec();
+    shape.extend([filter.iter().product::<usize>() * din, features]);
+    check_local_mask(&get("mask"), &shape)?;
+    let (kernel, bias) = kernel_and_bias(interp, &me, &shape, &out[1..])?;
+    let y = crate::modules::lax_conv_local::conv_local_with(
+        (&f.x, &kernel),
+        &filter,
+        &strides,
+        &padding,
+        (&dilations.0, &dilations.1),
+        specs,
+    )?;
+    let y = match bias {
+        Obj::None => y,
+        b => {
+            let b = to_value(&b)?;
+            let mut s = vec![1; y.ndim() - b.ndim()];
+            s.extend(b.shape());
+            jops::add(&y, &jops::reshape(&b, &s)?)?
+        }
+    };
+    Ok(Obj::Array(unfold_batch(&y, f.batch)?))
+}
+
+/// Flax's mask check for `ConvLocal`, whose kernel shape holds the
+/// window's size as a NumPy integer (`np.prod`), as its message shows.
+fn check_local_mask(mask: &Obj, kernel: &[usize]) -> Result<()> {
+    if matches!(mask, Obj::None) {
+        return Ok(());
+    }
+    let mask = to_value(mask)?.shape();
+    if mask == kernel {
+        return Ok(());
+    }
+    let n = kernel.len();
+    let dims: Vec<String> = kernel
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match i + 2 == n {
+            true => format!("np.int64({d})"),
+            false => d.to_string(),
+        })
+        .collect();
+    let mask: Vec<String> = mask.iter().map(|d| d.to_string()).collect();
+    let text = |v: &[String]| match v.len() {
+        1 => format!("({},)", v[0]),
+        _ => format!("({})", v.join(", ")),
+    };
     bail!(
-        NotImplementedError,
-        "not supported by shardlab yet: flax.linen.ConvLocal"
+        ValueError,
+        "Mask needs to have the same shape as weights. Shapes are: {}, {}",
+        text(&mask),
+        text(&dims)
     )
 }
 

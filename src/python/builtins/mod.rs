@@ -211,6 +211,17 @@ pub fn isinstance(o: &Obj, t: &Obj) -> bool {
     }
 }
 
+/// `isinstance(o, t)` for a value the library gives a class of its own
+/// (an nnx list, a list to the core but of a class that does not derive
+/// from `list`): of the builtin types only `object` holds it.
+fn isinstance_of_library_class(o: &Obj, t: &Obj) -> bool {
+    match t {
+        Obj::Tuple(ts) => ts.iter().any(|t| isinstance_of_library_class(o, t)),
+        Obj::Type(name) => *name == "object",
+        _ => isinstance(o, t),
+    }
+}
+
 /// `issubclass(c, t)` for classes and builtin types.
 fn issubclass(c: &Obj, t: &Obj) -> bool {
     match (c, t) {
@@ -797,13 +808,14 @@ fn install_attributes(b: &mut HashMap<String, Obj>) {
         i.setattr(&o, &n, a.req(Some(2), "value", "setattr")?)?;
         Ok(Obj::None)
     });
-    add("isinstance", |_, a| {
+    add("isinstance", |i, a| {
         let t = a.req(Some(1), "class_or_tuple", "isinstance")?;
         super::generic_alias::refuse_isinstance(&t)?;
-        Ok(Obj::Bool(isinstance(
-            &a.req(Some(0), "obj", "isinstance")?,
-            &t,
-        )))
+        let o = a.req(Some(0), "obj", "isinstance")?;
+        Ok(Obj::Bool(match i.library.type_of(&o) {
+            Some(_) => isinstance_of_library_class(&o, &t),
+            None => isinstance(&o, &t),
+        }))
     });
     add("issubclass", |_, a| {
         let c = a.req(Some(0), "cls", "issubclass")?;
