@@ -3,8 +3,12 @@
 // www/dist/wasm-core/ first):
 //
 //   www/dist/main.js        js/main.js with what it imports: the page's
-//                           modules, CodeMirror, and the npm package's
-//                           client, mesh helpers and report view (npm/src)
+//                           modules, the Python grammar, and the npm
+//                           package's client, mesh helpers and report view
+//                           (npm/src)
+//   www/dist/editor-*.js    js/editor.js, CodeMirror, which main.js imports
+//                           once the first result is shown
+//   www/dist/chunk-*.js     what both of them use (CodeMirror's core)
 //   www/dist/isolation.js   js/isolation.js, a small script of its own so
 //                           that it runs before the large bundle is loaded
 //   www/dist/style.css      style.css with the report view's rules
@@ -25,7 +29,7 @@
 //
 //   node scripts/build-page.mjs
 import { build } from 'esbuild';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -33,6 +37,11 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}www/dist`;
 await mkdir(dist, { recursive: true });
+// The chunks' names change with their content: the last build's go first
+// (the engines' folders stay).
+for (const entry of await readdir(dist, { withFileTypes: true })) {
+  if (entry.isFile()) await rm(`${dist}/${entry.name}`);
+}
 
 // The problems as [{ name, problem }] in the menu's order.
 async function exercises() {
@@ -72,6 +81,9 @@ await build({
   },
   outdir: dist,
   bundle: true,
+  // js/editor.js (CodeMirror) is imported after the first result: a chunk
+  // of its own.
+  splitting: true,
   format: 'esm',
   platform: 'browser',
   target: 'es2022',

@@ -7,7 +7,7 @@ import { MAX_DEVICES } from '../../npm/src/options.js';
 import { el } from '../../npm/src/view/dom.js';
 import { shownOutput } from '../../npm/src/view/output.js';
 import { renderReport } from '../../npm/src/view/report.js';
-import { Editor } from './editor.js';
+import { LazyEditor } from './lazy-editor.js';
 import { EXAMPLES, loadExample } from './examples.js';
 import { renameAxes, firstMeshNames } from './axes.js';
 import { deviceNeeds, neededCount, devicesRefusal } from './device-count.js';
@@ -643,7 +643,7 @@ async function start() {
   }
   const saved = decodeState(location.hash, EXAMPLES.map((x) => x.file));
   fillExerciseMenu();
-  editor = new Editor($('editor'), (saved && saved.code) || '', () => {
+  editor = new LazyEditor($('editor'), (saved && saved.code) || '', () => {
     if (exercise) {
       // An exercise is graded with Check, not run at every pause; the
       // learner's code is kept for their next visit.
@@ -712,4 +712,5 @@ async function start() {
   }
 }
 
-start();
+// CodeMirror comes after the first result (or once start gave up on one).
+start().finally(() => editor && editor.load());
