@@ -19,7 +19,8 @@
 // scripts/serve.mjs sends to browsers that accept them (docs/page.md says
 // what a static host needs to do the same).
 //
-// The Exercises menu's problems are bundled into main.js: the module
+// The Exercises menu's problems are a chunk of their own, which the page
+// imports after the first result: the module
 // 'shardlab:exercises' is made here from examples/exercises/*.json, sorted
 // by the order in examples/exercises/order.txt (the rest after it, by name).
 //

@@ -82,7 +82,7 @@ export function firstEngine() {
 // module lists of src/modules/mod.rs), as they are named on an import line.
 const LEFT_OUT_MODULES = [
   'flax', 'optax', 'scipy', 'sparse', 'checkify', 'linalg', 'nn',
-  'hashlib', 'array', 'string', 'pprint', 'copy', 'warnings', 'itertools', 'operator', 'enum', 'contextlib',
+  'test_util', 'rich', 'collections', 'dataclasses', 'hashlib', 'array', 'string', 'pprint', 'copy', 'warnings', 'itertools', 'operator', 'enum', 'contextlib',
   're', 'logging', 'pdb',
 ].join('|');
 const IMPORTS_LEFT_OUT = new RegExp(`^[ \\t]*(?:from|import)[ \\t][^\\n#]*\\b(?:${LEFT_OUT_MODULES})\\b`, 'm');

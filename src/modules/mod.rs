@@ -242,8 +242,12 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "jax.dtypes" => numpy::jax_dtypes::module(interp)?,
         "jax.debug" => jax::debug_module(),
         "jax.ref" => refs::module(),
+        #[cfg(feature = "test-util")]
         "jax.test_util" => test_util::module(),
+        #[cfg(feature = "test-util")]
         "jax._src.test_util" => test_util::private_module(),
+        #[cfg(not(feature = "test-util"))]
+        "jax.test_util" | "jax._src.test_util" => return Err(left_out("test-util", name)),
         "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
         "jax.extend" => {
             let core = import(interp, "jax.extend.core")?;
@@ -292,7 +296,9 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "jax.nn" | "jax.nn.initializers" => return Err(left_out("nn", name)),
         #[cfg(feature = "linalg")]
         "jax.lax.linalg" => linalg::lax_module(),
-        _ if name == "jax.scipy" || name.starts_with("jax.scipy.") => return scipy_module(interp, name),
+        _ if name == "jax.scipy" || name.starts_with("jax.scipy.") => {
+            return scipy_module(interp, name)
+        }
         #[cfg(not(feature = "checkify"))]
         "jax.experimental.checkify" => return Err(left_out("checkify", name)),
         #[cfg(not(feature = "sparse"))]
@@ -365,6 +371,9 @@ fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         _ if name == "flax" || name.starts_with("flax.") => return Err(left_out("flax", name)),
         #[cfg(not(feature = "optax"))]
         _ if name == "optax" || name.starts_with("optax.") => return Err(left_out("optax", name)),
+        #[cfg(not(feature = "rich"))]
+        _ if name == "rich" || name.starts_with("rich.") => return Err(left_out("rich", name)),
+        #[cfg(feature = "rich")]
         _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
             Some(m) => m,
             None => bail!(
@@ -499,18 +508,18 @@ fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "time" => self::std::time::module(),
         "abc" => self::std::abc::module(),
         _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
-        "collections" => self::std::collections::module(),
-        "collections.abc" => self::std::collections_abc::module(),
-        "dataclasses" => self::std::dataclasses::module(interp),
-        _ => return more_std_module(name),
+        _ => return more_std_module(interp, name),
     }))
 }
 
 /// The standard modules the first examples do not import, or None for
 /// another name.
 #[cfg(feature = "stdlib")]
-fn more_std_module(name: &str) -> Result<Option<Obj>> {
+fn more_std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
     Ok(Some(match name {
+        "collections" => self::std::collections::module(),
+        "collections.abc" => self::std::collections_abc::module(),
+        "dataclasses" => self::std::dataclasses::module(interp),
         "hashlib" => self::std::hashlib::module(),
         "array" => self::std::array::module(),
         "string" => self::std::string::module(),
@@ -531,10 +540,24 @@ fn more_std_module(name: &str) -> Result<Option<Obj>> {
 /// The standard modules the first examples do not import, left out of this
 /// engine.
 #[cfg(not(feature = "stdlib"))]
-fn more_std_module(name: &str) -> Result<Option<Obj>> {
-    const NAMES: [&str; 13] = [
-        "hashlib", "array", "string", "pprint", "copy", "warnings", "itertools", "operator",
-        "enum", "contextlib", "re", "logging", "pdb",
+fn more_std_module(_: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    const NAMES: [&str; 16] = [
+        "collections",
+        "collections.abc",
+        "dataclasses",
+        "hashlib",
+        "array",
+        "string",
+        "pprint",
+        "copy",
+        "warnings",
+        "itertools",
+        "operator",
+        "enum",
+        "contextlib",
+        "re",
+        "logging",
+        "pdb",
     ];
     if NAMES.contains(&name) {
         return Err(left_out("stdlib", name));
