@@ -3,8 +3,12 @@
 // www/dist/wasm-core/ first):
 //
 //   www/dist/main.js        js/main.js with what it imports: the page's
-//                           modules, CodeMirror, and the npm package's
-//                           client, mesh helpers and report view (npm/src)
+//                           modules, the Python grammar, and the npm
+//                           package's client, mesh helpers and report view
+//                           (npm/src)
+//   www/dist/editor-*.js    js/editor.js, CodeMirror, which main.js imports
+//                           once the first result is shown
+//   www/dist/chunk-*.js     what both of them use (CodeMirror's core)
 //   www/dist/isolation.js   js/isolation.js, a small script of its own so
 //                           that it runs before the large bundle is loaded
 //   www/dist/style.css      style.css with the report view's rules
@@ -15,7 +19,8 @@
 // scripts/serve.mjs sends to browsers that accept them (docs/page.md says
 // what a static host needs to do the same).
 //
-// The Exercises menu's problems are bundled into main.js: the module
+// The Exercises menu's problems are a chunk of their own, which the page
+// imports after the first result: the module
 // 'shardlab:exercises' is made here from examples/exercises/*.json, sorted
 // by the order in examples/exercises/order.txt (the rest after it, by name).
 //
@@ -25,7 +30,7 @@
 //
 //   node scripts/build-page.mjs
 import { build } from 'esbuild';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -33,6 +38,11 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}www/dist`;
 await mkdir(dist, { recursive: true });
+// The chunks' names change with their content: the last build's go first
+// (the engines' folders stay).
+for (const entry of await readdir(dist, { withFileTypes: true })) {
+  if (entry.isFile()) await rm(`${dist}/${entry.name}`);
+}
 
 // The problems as [{ name, problem }] in the menu's order.
 async function exercises() {
@@ -72,6 +82,9 @@ await build({
   },
   outdir: dist,
   bundle: true,
+  // js/editor.js (CodeMirror) is imported after the first result: a chunk
+  // of its own.
+  splitting: true,
   format: 'esm',
   platform: 'browser',
   target: 'es2022',

@@ -554,3 +554,23 @@ async fn unicode_name_escapes_are_refused_by_name() {
     );
     assert_eq!(text(&out, "stdout"), "");
 }
+
+/// This build has every Cargo feature, so it holds what the playground's
+/// core engine leaves out (`re`, jnp's compositions, SciPy) and never asks
+/// the page for another engine: `left_out` is null.
+#[wasm_bindgen_test]
+async fn the_whole_engine_leaves_nothing_out() {
+    install().await;
+    let source = "import re\nimport jax.numpy as jnp\nfrom jax.scipy.special import logsumexp\n\
+                  result = [len(re.findall('a', 'banana')), float(jnp.quantile(jnp.arange(5.0), 0.75)),\n\
+                  float(logsumexp(jnp.zeros(1)))]\n";
+    let out = run(source, true);
+    assert!(get(&out, "error").is_null(), "{:?}", get(&out, "error"));
+    assert!(get(&out, "left_out").is_null());
+    let result = get(&out, "result");
+    let values: Vec<f64> = (0..3)
+        .map(|i| at(&result, i).as_f64().unwrap_or(f64::NAN))
+        .collect();
+    // JAX: [3, 3.0, 0.0].
+    assert_eq!(values, vec![3.0, 3.0, 0.0]);
+}

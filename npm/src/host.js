@@ -78,18 +78,29 @@ export function firstEngine() {
   return isNode ? 'full' : 'core';
 }
 
-// Whether `source` imports a library the core engine leaves out (Flax,
-// Optax) in a way that shows in its text. Imports this misses (inside
-// `exec`, through `__import__`) reach the core engine's refusal, which
-// `leftOut` recognises, and the program then runs again on the full engine.
+// The modules the core engine leaves out (Cargo.toml's features; the
+// module lists of src/modules/mod.rs), as they are named on an import line.
+const LEFT_OUT_MODULES = [
+  'flax', 'optax', 'scipy', 'sparse', 'checkify', 'linalg', 'nn',
+  'test_util', 'rich', 'collections', 'dataclasses', 'hashlib', 'array', 'string', 'pprint', 'copy', 'warnings', 'itertools', 'operator', 'enum', 'contextlib',
+  're', 'logging', 'pdb',
+].join('|');
+const IMPORTS_LEFT_OUT = new RegExp(`^[ \\t]*(?:from|import)[ \\t][^\\n#]*\\b(?:${LEFT_OUT_MODULES})\\b`, 'm');
+
+// Whether `source` imports a module the core engine leaves out (Flax,
+// Optax, SciPy, ...) in a way that shows in its text. What this misses
+// (an import inside `exec`, a function of a module that is in the core
+// engine but whose part is not, like `jnp.fft`) reaches the core engine's
+// refusal, which `leftOut` recognises, and the program then runs again on
+// the full engine.
 export function importsLeftOut(source) {
-  return /^[ \t]*(?:from[ \t]+(?:flax|optax)\b|import[ \t][^\n#]*\b(?:flax|optax)\b)/m.test(source);
+  return IMPORTS_LEFT_OUT.test(source);
 }
 
-// Whether a run's error is the core engine's refusal of a library it was
+// Whether a run's error is the core engine's refusal of something it was
 // built without (src/modules/mod.rs, `left_out`).
 export function leftOut(error) {
   return Boolean(
-    error && error.type === 'NotImplementedError' && /built without its `(?:flax|optax)` feature/.test(error.message),
+    error && error.type === 'NotImplementedError' && /built without its `[\w-]+` feature/.test(error.message),
   );
 }

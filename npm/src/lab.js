@@ -189,11 +189,12 @@ export class Lab {
   }
 
   // Answers `ask()` from the engine `source` needs: the full engine when
-  // its text imports Flax or Optax, or when the core engine's answer
-  // `refused` an import it was built without; the program then runs again
-  // from the start, on the full engine.
-  async #withEngine(source, ask, refused) {
-    if (this.#engine === 'core' && importsLeftOut(source)) await this.#useFullEngine();
+  // `needsFull`, when its text imports a module the core engine leaves out
+  // (Flax, Optax, SciPy, ...), or when the core engine's answer `refused`
+  // something it was built without; the program then runs again from the
+  // start, on the full engine.
+  async #withEngine(source, ask, refused, needsFull = false) {
+    if (this.#engine === 'core' && (needsFull || importsLeftOut(source))) await this.#useFullEngine();
     const out = await ask();
     if (this.#engine !== 'core' || !refused(out)) return out;
     await this.#useFullEngine();
@@ -216,7 +217,9 @@ export class Lab {
         lockstep,
         maxMemory: opts.maxMemory,
       }));
-    const out = await this.#withEngine(source, ask, (o) => leftOut(o.error));
+    // `left_out`: the program reached something the core engine leaves out,
+    // even if it caught the refusal.
+    const out = await this.#withEngine(source, ask, (o) => leftOut(o.error) || Boolean(o.left_out));
     const run = {
       result: out.result === undefined ? null : out.result,
       resultText: out.result === null || out.result === undefined ? 'None' : resultText(out.result),
@@ -320,7 +323,8 @@ export class Lab {
           maxMemory: opts.maxMemory,
         }));
       const refused = (o) => ((o.verdict && o.verdict.cases) || []).some((c) => leftOut(c.error));
-      const out = await this.#withEngine(source, ask, refused);
+      // The core engine has no grader (Cargo feature `check`).
+      const out = await this.#withEngine(source, ask, refused, true);
       if (out.problem_error) throw new ShardlabError('ProblemError', out.problem_error);
       return out.verdict;
     });

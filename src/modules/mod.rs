@@ -244,8 +244,12 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "jax.dtypes" => numpy::jax_dtypes::module(interp)?,
         "jax.debug" => jax::debug_module(),
         "jax.ref" => refs::module(),
+        #[cfg(feature = "test-util")]
         "jax.test_util" => test_util::module(),
+        #[cfg(feature = "test-util")]
         "jax._src.test_util" => test_util::private_module(),
+        #[cfg(not(feature = "test-util"))]
+        "jax.test_util" | "jax._src.test_util" => return Err(left_out("test-util", name)),
         "jax.ad_checkpoint" => remat::ad_checkpoint_module(),
         "jax.extend" => {
             let core = import(interp, "jax.extend.core")?;
@@ -270,7 +274,9 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
                 .func("io_callback", callbacks::io_callback)
                 .build()
         }
+        #[cfg(feature = "checkify")]
         "jax.experimental.checkify" => checkify::module(interp),
+        #[cfg(feature = "sparse")]
         "jax.experimental.sparse" => sparse::module(interp),
         "jax.experimental.shard_map" => Builder::new("jax.experimental.shard_map")
             .func("shard_map", jax::shard_map)
@@ -284,8 +290,31 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
             .func("create_device_mesh", sharding::create_device_mesh)
             .build(),
         "jax.random" => sharding::context::placing_functions(random::module()),
+        #[cfg(feature = "nn")]
         "jax.nn" => nn::module(),
+        #[cfg(feature = "nn")]
         "jax.nn.initializers" => nn::initializers_module("jax.nn.initializers"),
+        #[cfg(not(feature = "nn"))]
+        "jax.nn" | "jax.nn.initializers" => return Err(left_out("nn", name)),
+        #[cfg(feature = "linalg")]
+        "jax.lax.linalg" => linalg::lax_module(),
+        _ if name == "jax.scipy" || name.starts_with("jax.scipy.") => {
+            return scipy_module(interp, name)
+        }
+        #[cfg(not(feature = "checkify"))]
+        "jax.experimental.checkify" => return Err(left_out("checkify", name)),
+        #[cfg(not(feature = "sparse"))]
+        "jax.experimental.sparse" => return Err(left_out("sparse", name)),
+        #[cfg(not(feature = "linalg"))]
+        "jax.lax.linalg" => return Err(left_out("linalg", name)),
+        _ => return Ok(None),
+    }))
+}
+
+/// `jax.scipy` and its submodules, or None for another name.
+#[cfg(feature = "scipy")]
+fn scipy_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
         "jax.scipy" => {
             let sp = import(interp, "jax.scipy.special")?;
             let la = import(interp, "jax.scipy.linalg")?;
@@ -311,10 +340,15 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "jax.scipy.fft" => scipy_fft::module(),
         "jax.scipy.signal" => scipy_signal::module(),
         "jax.scipy.linalg" => linalg::scipy_module(),
-        "jax.lax.linalg" => linalg::lax_module(),
         "jax.scipy.special" => nn::scipy_special_module(),
         _ => return Ok(None),
     }))
+}
+
+/// `jax.scipy` and its submodules, left out of this engine.
+#[cfg(not(feature = "scipy"))]
+fn scipy_module(_: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Err(left_out("scipy", name))
 }
 
 /// The libraries built on JAX (and NumPy, SciPy, rich), or None for
@@ -322,11 +356,15 @@ fn jax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
 fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
     Ok(Some(match name {
         "numpy" => numpy::np_module(interp),
+        #[cfg(feature = "scipy")]
         "scipy" => {
             let sp = import(interp, "scipy.special")?;
             Builder::new("scipy").attr("special", sp).build()
         }
+        #[cfg(feature = "scipy")]
         "scipy.special" => scipy::host_special_module(),
+        #[cfg(not(feature = "scipy"))]
+        "scipy" | "scipy.special" => return Err(left_out("scipy", name)),
         #[cfg(feature = "flax")]
         _ if name == "flax" || name.starts_with("flax.") => return flax_module(interp, name),
         #[cfg(feature = "optax")]
@@ -335,6 +373,9 @@ fn library_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         _ if name == "flax" || name.starts_with("flax.") => return Err(left_out("flax", name)),
         #[cfg(not(feature = "optax"))]
         _ if name == "optax" || name.starts_with("optax.") => return Err(left_out("optax", name)),
+        #[cfg(not(feature = "rich"))]
+        _ if name == "rich" || name.starts_with("rich.") => return Err(left_out("rich", name)),
+        #[cfg(feature = "rich")]
         _ if name == "rich" || name.starts_with("rich.") => match rich::module(name) {
             Some(m) => m,
             None => bail!(
@@ -414,18 +455,45 @@ fn optax_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
     }))
 }
 
-/// The refusal of `import name` by an engine built without the Cargo
-/// feature `feature` (the playground's first engine). The playground's lab
-/// reads the phrase "built without its `...` feature" to load the whole
-/// engine and run the program again.
-#[cfg(not(all(feature = "flax", feature = "optax")))]
-fn left_out(feature: &str, name: &str) -> crate::error::Error {
+thread_local! {
+    /// The feature of the last refusal by [`left_out`] in this thread's run.
+    static LEFT_OUT: ::std::cell::Cell<Option<&'static str>> = const { ::std::cell::Cell::new(None) };
+}
+
+/// The refusal of `what` (`import name`'s name, or a module attribute) by
+/// an engine built without the Cargo feature `feature` (the playground's
+/// first engine). The playground's lab reads the phrase "built without its
+/// `...` feature" to load the whole engine and run the program again; since
+/// a program may catch the error, the refusal is also noted for
+/// [`take_left_out`].
+pub(crate) fn left_out(feature: &'static str, what: &str) -> crate::error::Error {
+    LEFT_OUT.with(|l| l.set(Some(feature)));
     crate::err!(
         NotImplementedError,
-        "not supported by shardlab yet: import {name} in this engine: it was built without \
-         its `{feature}` feature (the playground's first engine leaves Flax and Optax out, \
-         to load quickly)"
+        "not supported by shardlab yet: {what} in this engine: it was built without its \
+         `{feature}` feature (the playground's first engine leaves it out, to load quickly)"
     )
+}
+
+/// The feature whose absence refused something since the last call, if
+/// any: a run that reached one, even in an error it caught, would run
+/// differently on the whole engine.
+pub fn take_left_out() -> Option<&'static str> {
+    LEFT_OUT.with(|l| l.take())
+}
+
+/// The feature this engine was built without that would have given
+/// `module.name` (a name of the real module), or None.
+fn left_out_attr(module: &str, name: &str) -> Option<&'static str> {
+    let (feature, built) = match (module, name) {
+        ("numpy", "random") => ("numpy-random", cfg!(feature = "numpy-random")),
+        ("numpy", "testing") => ("numpy-testing", cfg!(feature = "numpy-testing")),
+        ("jax.numpy", "fft") => ("fft", cfg!(feature = "fft")),
+        ("jax.numpy.linalg", _) => ("linalg", cfg!(feature = "linalg")),
+        ("jax.numpy", _) => ("jnp-compositions", cfg!(feature = "jnp-compositions")),
+        _ => return None,
+    };
+    (!built).then_some(feature)
 }
 
 /// Python's standard modules, or None for another name.
@@ -433,8 +501,6 @@ fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
     Ok(Some(match name {
         "functools" => self::std::functools::module(),
         "math" => self::std::math::module(),
-        "hashlib" => self::std::hashlib::module(),
-        "array" => self::std::array::module(),
         "typing" => self::std::typing::module(),
         "os" => self::std::os::module(interp)?,
         "os.path" => self::std::os::path_module(),
@@ -443,16 +509,27 @@ fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "__future__" => self::std::future::module(),
         "time" => self::std::time::module(),
         "abc" => self::std::abc::module(),
+        _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
+        _ => return more_std_module(interp, name),
+    }))
+}
+
+/// The standard modules the first examples do not import, or None for
+/// another name.
+#[cfg(feature = "stdlib")]
+fn more_std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    Ok(Some(match name {
+        "collections" => self::std::collections::module(),
+        "collections.abc" => self::std::collections_abc::module(),
+        "dataclasses" => self::std::dataclasses::module(interp),
+        "hashlib" => self::std::hashlib::module(),
+        "array" => self::std::array::module(),
         "string" => self::std::string::module(),
         "pprint" => self::std::pprint::module(),
         "copy" => self::std::copy::module(),
         "warnings" => self::std::warnings::module(),
         "itertools" => self::std::itertools::module(),
         "operator" => self::std::operator::module(),
-        _ if self::std::os::is_os_name(name) => return Err(self::std::os::refusal(name)),
-        "collections" => self::std::collections::module(),
-        "collections.abc" => self::std::collections_abc::module(),
-        "dataclasses" => self::std::dataclasses::module(interp),
         "enum" => self::std::r#enum::module(),
         "contextlib" => self::std::contextlib::module(),
         "re" => self::std::re::module(),
@@ -460,6 +537,34 @@ fn std_module(interp: &mut Interp, name: &str) -> Result<Option<Obj>> {
         "pdb" => self::std::pdb::module(),
         _ => return Ok(None),
     }))
+}
+
+/// The standard modules the first examples do not import, left out of this
+/// engine.
+#[cfg(not(feature = "stdlib"))]
+fn more_std_module(_: &mut Interp, name: &str) -> Result<Option<Obj>> {
+    const NAMES: [&str; 16] = [
+        "collections",
+        "collections.abc",
+        "dataclasses",
+        "hashlib",
+        "array",
+        "string",
+        "pprint",
+        "copy",
+        "warnings",
+        "itertools",
+        "operator",
+        "enum",
+        "contextlib",
+        "re",
+        "logging",
+        "pdb",
+    ];
+    if NAMES.contains(&name) {
+        return Err(left_out("stdlib", name));
+    }
+    Ok(None)
 }
 
 /// Hands the classes and instances a module defines to the run's cycle
@@ -516,10 +621,13 @@ fn module_attr_missing(interp: &mut Interp, module: &str, name: &str) -> Result<
         }
         _ => match self::std::missing_attr(module, name) {
             Some(e) => Err(e),
-            None if real_name(module, name) => bail!(
-                NotImplementedError,
-                "not supported by shardlab yet: {module}.{name}"
-            ),
+            None if real_name(module, name) => match left_out_attr(module, name) {
+                Some(feature) => Err(left_out(feature, &full)),
+                None => bail!(
+                    NotImplementedError,
+                    "not supported by shardlab yet: {module}.{name}"
+                ),
+            },
             None => bail!(AttributeError, "module '{module}' has no attribute '{name}'"),
         },
     }

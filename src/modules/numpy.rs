@@ -186,6 +186,7 @@ fn fill(b: &mut Builder, numpy: bool) {
     if !numpy {
         super::linalg::register_jnp(b);
         dtype_queries::register(b);
+        #[cfg(feature = "jnp-compositions")]
         register_compositions(b);
     } else {
         dtype_queries::register_abstract(b);
@@ -199,6 +200,7 @@ fn fill(b: &mut Builder, numpy: bool) {
 
 /// jnp's functions written as compositions of lax operations, one file
 /// per family (`numpy` has no 64-bit forms of them yet).
+#[cfg(feature = "jnp-compositions")]
 fn register_compositions(b: &mut Builder) {
     nan_reductions::register(b);
     complex_preds::register(b);
@@ -257,6 +259,7 @@ pub fn jnp_module(_: &mut Interp) -> Obj {
     }
     b.attr("euler_gamma", Obj::Float(0.577_215_664_901_532_9));
     super::conv::register_numpy(&mut b);
+    #[cfg(feature = "fft")]
     b.attr("fft", fft::module());
     let m = b.build();
     arraylike::wrap_module(&m);
@@ -294,7 +297,9 @@ pub fn wrap_host_module(m: &Obj) {
 pub fn np_module(_: &mut Interp) -> Obj {
     let mut b = Builder::new("numpy");
     fill(&mut b, true);
+    #[cfg(feature = "numpy-testing")]
     b.attr("testing", testing::module());
+    #[cfg(feature = "numpy-random")]
     b.attr("random", rng::module());
     b.func("unpackbits", |_, a| unpackbits(&a));
     b.func("dtype", |_, a| scalar_types::dtype(&a));

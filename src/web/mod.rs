@@ -17,6 +17,7 @@
 //! threads; only the fabric and the way devices are started differ. See
 //! `docs/web.md`.
 
+#[cfg(feature = "check")]
 pub mod check;
 mod clock;
 pub mod device;

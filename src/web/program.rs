@@ -73,6 +73,7 @@ pub(super) fn name_memory_stop(outcome: &mut crate::python::Outcome) {
 }
 
 /// Gives the runs of this thread a deadline `ms` from now (None: no limit).
+#[cfg_attr(not(feature = "check"), allow(dead_code))]
 pub(super) fn set_time_limit(ms: Option<f64>) {
     DEADLINE.with(|d| d.set(ms.map(|ms| now_ms() + ms)));
 }
@@ -103,6 +104,10 @@ struct RunOutcome {
     mode: &'static str,
     devices: usize,
     elapsed_ms: f64,
+    /// The Cargo feature this engine was built without that the program
+    /// reached (its refusal may have been caught), or null: the whole
+    /// engine would run it differently.
+    left_out: Option<&'static str>,
 }
 
 /// The exception that stopped a program.
@@ -116,7 +121,7 @@ struct RunError {
 }
 
 /// Runs `source` as a JAX program on `devices` simulated devices and returns
-/// `{result, stdout, error, report, mode, devices, elapsed_ms}` as a
+/// `{result, stdout, error, report, mode, devices, elapsed_ms, left_out}` as a
 /// JavaScript object (built with serde-wasm-bindgen): `result` is the
 /// program's global `result` (null when unset), `error` is null or `{type,
 /// message, line, col}`, and every array of the report (`{shape, dtype,
@@ -141,6 +146,7 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
         }
     });
     OVER_MEMORY.with(|o| o.set(false));
+    crate::modules::take_left_out();
     let (mut outcome, report) = run_recorded(source, &options);
     name_memory_stop(&mut outcome);
     let elapsed_ms = now_ms() - start;
@@ -158,6 +164,7 @@ pub fn run_program(source: &str, devices: u32, lockstep: bool) -> Result<JsValue
         mode: if lockstep { "lockstep" } else { "parallel" },
         devices,
         elapsed_ms,
+        left_out: crate::modules::take_left_out(),
     };
     crate::report::js::to_js(&out).map_err(Into::into)
 }

@@ -14,13 +14,26 @@ before(async () => {
 });
 after(() => h.close());
 
+// The examples that import neither Flax nor Optax run first: all of them on
+// the core engine, which the page loads first.
 test('every example runs without an error', async () => {
+  const wasm = [];
+  const count = (req) => {
+    if (req.url().endsWith('.wasm')) wasm.push(new URL(req.url()).pathname);
+  };
+  h.context.on('requestfinished', count);
   const page = await h.page();
   await runsDone(page, 1);
   const files = await page.$$eval('#example option', (os) => os.map((o) => o.value).filter((v) => v));
   assert.ok(files.length >= 10, `examples: ${files}`);
+  const full = (f) => /^\s*(?:import|from)\s[^\n]*\b(?:flax|optax)\b/m.test(readFileSync(`www/examples/${f}`, 'utf8'));
+  const core = files.filter((f) => !full(f));
   let runs = 1;
-  for (const file of files.filter((f) => f !== 'long_loop.py')) {
+  for (const file of [...core, null, ...files.filter(full)].filter((f) => f !== 'long_loop.py')) {
+    if (file === null) {
+      assert.deepEqual(wasm, ['/dist/wasm-core/shardlab_bg.wasm'], `${core} ran on the core engine`);
+      continue;
+    }
     await page.selectOption('#example', file);
     runs += 1;
     await runsDone(page, runs);
@@ -34,6 +47,7 @@ test('every example runs without an error', async () => {
       assert.ok(devices > 0, `${file} shows no device`);
     }
   }
+  h.context.off('requestfinished', count);
   await page.close();
 });
 

@@ -63,9 +63,12 @@ export async function open({ isolated = true } = {}) {
   };
 }
 
-// Waits until the page has finished `n` runs in all.
+// Waits until the page has finished `n` runs in all and, unless `editor` is
+// false, CodeMirror is in place.
 // An uncaught error in the page fails the wait at once.
-export async function runsDone(page, n, timeout = 120000) {
+export async function runsDone(page, n, timeout = 120000, { editor = true } = {}) {
   const done = page.waitForFunction((k) => Number(document.body.dataset.runs || 0) >= k, n, { timeout });
   await (page.broken ? Promise.race([done, page.broken]) : done);
+  // CodeMirror replaces the plain text area after the first result.
+  if (editor) await page.waitForSelector('.cm-content', { timeout });
 }

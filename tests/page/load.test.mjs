@@ -12,22 +12,33 @@ before(async () => {
 after(() => h.close());
 
 test('first load: bytes transferred and time to the first result', async () => {
-  let bytes = 0;
-  const files = [];
-  const count = async (req) => {
-    const sizes = await req.sizes().catch(() => null);
-    if (!sizes) return;
-    const size = sizes.responseBodySize + sizes.responseHeadersSize;
-    const response = await req.response();
-    const encoding = (response && (await response.headerValue('content-encoding'))) || 'identity';
-    bytes += size;
-    files.push({ url: new URL(req.url()).pathname, size, encoding });
+  const all = [];
+  const pending = [];
+  const count = (req) => {
+    const started = req.timing().startTime;
+    pending.push((async () => {
+      const sizes = await req.sizes().catch(() => null);
+      if (!sizes) return;
+      const size = sizes.responseBodySize + sizes.responseHeadersSize;
+      const response = await req.response();
+      const encoding = (response && (await response.headerValue('content-encoding'))) || 'identity';
+      all.push({ url: new URL(req.url()).pathname, size, encoding, started });
+    })());
   };
   h.context.on('requestfinished', count);
   const page = await h.page();
-  await runsDone(page, 1);
+  await runsDone(page, 1, undefined, { editor: false });
+  // The editor comes after the first result: wait for it, then count only
+  // what was asked for before the first result showed.
+  await page.waitForSelector('.cm-content');
   h.context.off('requestfinished', count);
-  const ms = Number(await page.evaluate(() => document.body.dataset.firstResultMs));
+  await Promise.all(pending);
+  const [origin, ms] = await page.evaluate(() => [performance.timeOrigin, Number(document.body.dataset.firstResultMs)]);
+  const files = all.filter((f) => f.started < origin + ms);
+  const bytes = files.reduce((n, f) => n + f.size, 0);
+  const later = all.filter((f) => !files.includes(f)).map((f) => f.url);
+  assert.ok(later.some((u) => /\/editor-[\w-]+\.js$/.test(u)), `the editor after the first result: ${later}`);
+  assert.ok(!files.some((f) => /\/editor-[\w-]+\.js$/.test(f.url)), 'the editor is not in the first load');
   console.log(`first load: ${files.length} files, ${bytes} bytes transferred, first result after ${ms} ms`);
   files.sort((a, b) => b.size - a.size);
   for (const f of files.slice(0, 6)) console.log(`  ${f.size} bytes ${f.url} (${f.encoding})`);
@@ -146,14 +157,28 @@ test('parallel mode (a Web Worker per device, the default) shows the same shards
   await page.close();
 });
 
-// A program that imports Flax or Optax runs on the full engine: fetched once,
-// when the first such program runs, and used from then on. An import the
-// page's quick look misses (here after `if True:`) reaches the core engine's
-// refusal, and the program runs again on the full engine.
+// A program that imports Flax or Optax, or reaches another part the core
+// engine leaves out, runs on the full engine: fetched once, when the first
+// such program runs, and used from then on. An import the page's quick look
+// misses (here after `if True:`) reaches the core engine's refusal, and the
+// program runs again on the full engine.
 test('Flax and Optax programs move the page to the full engine once', async () => {
-  for (const [what, code] of [
-    ['an import in the text', "import optax\ntx = optax.sgd(0.5)\nresult = tx.update({'w': 2.0}, tx.init({'w': 1.0}))[0]['w']\n"],
-    ['an import the page does not see', "if True: import optax\ntx = optax.sgd(0.5)\nresult = tx.update({'w': 2.0}, tx.init({'w': 1.0}))[0]['w']\n"],
+  const sgd = "tx = optax.sgd(0.5)\nresult = tx.update({'w': 2.0}, tx.init({'w': 1.0}))[0]['w']\n";
+  // optax.sgd(0.5) scales the gradient 2.0 by -0.5.
+  for (const [what, code, expected] of [
+    ['an import in the text', `import optax\n${sgd}`, /-1\b/],
+    ['an import the page does not see', `if True: import optax\n${sgd}`, /-1\b/],
+    // A part of a module the core engine has (jnp's compositions, jax.nn),
+    // reached as an attribute.
+    ['a jnp function the core engine leaves out', 'import jax.numpy as jnp\nresult = float(jnp.quantile(jnp.arange(5.0), 0.75))\n', /^3$/],
+    ['jax.nn as an attribute', 'import jax\nresult = float(jax.nn.relu(-2.0) + jax.nn.relu(3.5))\n', /^3\.5$/],
+    // The refusal is caught, yet the program runs again on the full engine,
+    // where `re` exists.
+    [
+      'a refusal the program catches',
+      "try:\n    if True: import re\n    result = len(re.sub('a', 'bb', 'banana'))\nexcept NotImplementedError:\n    result = -1\n",
+      /^9$/,
+    ],
   ]) {
     const wasm = [];
     const count = (req) => {
@@ -169,8 +194,7 @@ test('Flax and Optax programs move the page to the full engine once', async () =
     await runsDone(page, 2);
     const error = await page.$eval('[data-testid=error]', (e) => (e.hidden ? '' : e.textContent));
     assert.equal(error, '', what);
-    // optax.sgd(0.5) scales the gradient 2.0 by -0.5.
-    assert.match(await page.textContent('[data-testid=result]'), /-1\b/, what);
+    assert.match((await page.textContent('[data-testid=result]')).trim(), expected, what);
     h.context.off('requestfinished', count);
     const engines = wasm.map((u) => u.replace(/^.*\/(wasm(?:-core)?)\/shardlab_bg\.wasm$/, '$1'));
     assert.deepEqual(engines, ['wasm-core', 'wasm'], what);

@@ -1,13 +1,29 @@
 // The Exercises menu: the graded problems of examples/exercises/ (bundled
-// into the page by scripts/build-page.mjs as the module
-// 'shardlab:exercises'), a learner's progress in localStorage, and the
-// problem's statement and per-case results as DOM nodes.
-import PROBLEMS from 'shardlab:exercises';
+// by scripts/build-page.mjs as the module 'shardlab:exercises', a chunk the
+// page fetches after the first result, or first when a link names a
+// problem), a learner's progress in localStorage, and the problem's
+// statement and per-case results as DOM nodes.
 import { el } from '../../npm/src/view/dom.js';
 export { failureLines, takesGrads } from '../../npm/src/view/verdict.js';
 
-// [{ name, problem }], in the menu's order.
-export const EXERCISES = PROBLEMS;
+// [{ name, problem }], in the menu's order; empty until loadExercises.
+export let EXERCISES = [];
+let loading = null;
+
+// Fetches the problems once; resolves when EXERCISES holds them.
+export function loadExercises() {
+  if (!loading) {
+    loading = import('shardlab:exercises').then((m) => {
+      EXERCISES = m.default;
+    });
+  }
+  return loading;
+}
+
+// The problem a link names (`#exercise=NAME`), or null.
+export function exerciseNamed(hash) {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('exercise');
+}
 
 export function findExercise(name) {
   return EXERCISES.find((x) => x.name === name) || null;

@@ -7,7 +7,7 @@ import { MAX_DEVICES } from '../../npm/src/options.js';
 import { el } from '../../npm/src/view/dom.js';
 import { shownOutput } from '../../npm/src/view/output.js';
 import { renderReport } from '../../npm/src/view/report.js';
-import { Editor } from './editor.js';
+import { LazyEditor } from './lazy-editor.js';
 import { EXAMPLES, loadExample } from './examples.js';
 import { renameAxes, firstMeshNames } from './axes.js';
 import { deviceNeeds, neededCount, devicesRefusal } from './device-count.js';
@@ -15,7 +15,7 @@ import { findShardMaps, parseSpec, checkSpec, specText, replaceRange } from './s
 import { encodeState, decodeState } from './state.js';
 import { asJax, download } from './download.js';
 import { setUpGuide } from './guide.js';
-import { EXERCISES, findExercise, loadProgress, saveProgress, renderStatement, failureLines, takesGrads, caseWhere } from './exercises.js';
+import { EXERCISES, loadExercises, exerciseNamed, findExercise, loadProgress, saveProgress, renderStatement, failureLines, takesGrads, caseWhere } from './exercises.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -480,6 +480,7 @@ async function exampleChosen(file = ui.example.value) {
 
 // Back and Forward: the state in the URL the browser returned to.
 async function restoreHash() {
+  if (exerciseNamed(location.hash)) await loadExercises();
   if (exerciseInHash()) {
     openExercise(exerciseInHash().name);
     return;
@@ -518,7 +519,7 @@ function fillExerciseMenu() {
 
 // The exercise a `#exercise=NAME` link opens, or null.
 function exerciseInHash() {
-  const name = new URLSearchParams(location.hash.replace(/^#/, '')).get('exercise');
+  const name = exerciseNamed(location.hash);
   return name ? findExercise(name) : null;
 }
 
@@ -642,8 +643,10 @@ async function start() {
     ui.example.append(new Option(ex.title, ex.file));
   }
   const saved = decodeState(location.hash, EXAMPLES.map((x) => x.file));
+  // The problems come after the first result, unless the link opens one.
+  if (exerciseNamed(location.hash)) await loadExercises();
   fillExerciseMenu();
-  editor = new Editor($('editor'), (saved && saved.code) || '', () => {
+  editor = new LazyEditor($('editor'), (saved && saved.code) || '', () => {
     if (exercise) {
       // An exercise is graded with Check, not run at every pause; the
       // learner's code is kept for their next visit.
@@ -712,4 +715,9 @@ async function start() {
   }
 }
 
-start();
+// CodeMirror and the exercises come after the first result (or once start
+// gave up on one).
+start().finally(() => {
+  if (editor) editor.load();
+  loadExercises().then(fillExerciseMenu);
+});

@@ -1,9 +1,11 @@
 // The program's Python syntax tree, as the editor's language parses it
-// (CodeMirror's Python mode is a Lezer grammar), with the few questions the
+// (CodeMirror's Python mode is the Lezer grammar @lezer/python, imported
+// here on its own so that the page has it before the editor, which loads
+// after the first result), with the few questions the
 // controls ask of it: what a call is called, its arguments, and what a
 // string literal holds. Working on the tree means comments, the inside of
 // other strings and identifiers are never taken for axis names or numbers.
-import { pythonLanguage } from '@codemirror/lang-python';
+import { parser } from '@lezer/python';
 
 // The last text parsed and its tree. One edit asks several questions of
 // the same text (the Devices it needs, its mesh, its specs, then again as
@@ -11,7 +13,7 @@ import { pythonLanguage } from '@codemirror/lang-python';
 let last = { source: null, tree: null };
 
 export function parse(source) {
-  if (source !== last.source) last = { source, tree: pythonLanguage.parser.parse(source) };
+  if (source !== last.source) last = { source, tree: parser.parse(source) };
   return last.tree;
 }
 

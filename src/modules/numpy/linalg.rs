@@ -26,7 +26,7 @@ pub(super) fn register(b: &mut Builder, numpy: bool) {
         "jax.numpy.linalg"
     });
     linalg.func("norm", |_, a| norm(&a));
-    if !numpy {
+    if !numpy && cfg!(feature = "linalg") {
         crate::modules::linalg::register_numpy(&mut linalg);
     }
     b.attr("linalg", linalg.build());

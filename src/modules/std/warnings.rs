@@ -63,8 +63,11 @@ struct Filter {
     message: Option<String>,
     /// The category class, or a name resolved from the builtins.
     category: String,
-    /// A regular expression the whole module name must match.
+    /// A regular expression the start of the module name must match
+    /// (`filterwarnings`), or with `exact_module` the module's name itself
+    /// (CPython's default filters hold a name, not a pattern).
     module: Option<String>,
+    exact_module: bool,
     /// 0 for any line.
     lineno: usize,
 }
@@ -90,6 +93,7 @@ fn defaults() -> Vec<Filter> {
         message: None,
         category: category.into(),
         module: module.map(String::from),
+        exact_module: true,
         lineno: 0,
     };
     vec![
@@ -305,7 +309,13 @@ fn first_match(
                 None => true,
             }
             && match &f.module {
-                Some(p) => regex_matches(interp, &format!("(?:{p})\\Z"), module, false)?,
+                Some(p) if f.exact_module => p == module,
+                // Letters, digits and underscores match themselves: no
+                // regular expression engine needed.
+                Some(p) if p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    module.starts_with(p.as_str())
+                }
+                Some(p) => regex_matches(interp, p, module, false)?,
                 None => true,
             };
         if matches {
@@ -322,6 +332,12 @@ fn regex_matches(
     text: &str,
     ignore_case: bool,
 ) -> Result<bool> {
+    // Filters come from this module's functions, which an engine without
+    // the standard modules (Cargo feature `stdlib`) does not have; the gate
+    // keeps the regex crate out of that engine.
+    if !cfg!(feature = "stdlib") {
+        return Err(crate::modules::left_out("stdlib", "re"));
+    }
     let re = super::re::module();
     let matcher = getattr(interp, &re, "match")?;
     let mut args = Args::new(vec![Obj::str(pattern), Obj::str(text)]);
@@ -361,6 +377,7 @@ fn add_filter(interp: &mut Interp, filter: Filter, append: bool) {
             && f.message == filter.message
             && f.category == filter.category
             && f.module == filter.module
+            && f.exact_module == filter.exact_module
             && f.lineno == filter.lineno)
     });
     if append {
@@ -405,6 +422,7 @@ fn filterwarnings(interp: &mut Interp, a: Args) -> Result<Obj> {
         message: text_arg(interp, a.get(Some(1), "message"))?,
         category: filter_category(a.get(Some(2), "category"))?,
         module: text_arg(interp, a.get(Some(3), "module"))?,
+        exact_module: false,
         lineno: lineno_arg(a.get(Some(4), "lineno"))?,
     };
     let append = match a.get(Some(5), "append") {
@@ -423,6 +441,7 @@ fn simplefilter(interp: &mut Interp, a: Args) -> Result<Obj> {
         message: None,
         category: filter_category(a.get(Some(1), "category"))?,
         module: None,
+        exact_module: false,
         lineno: lineno_arg(a.get(Some(2), "lineno"))?,
     };
     let append = match a.get(Some(3), "append") {
