@@ -109,51 +109,13 @@ fn at_via_scan(interp: &mut Interp, me: &Obj, x: Obj, indices: Obj, b: Option<Ob
     if idx.is_empty() {
         return Ok(a);
     }
-    let is_slice = |o: &Obj| o.type_name() == "slice";
-    let mut shapes = vec![];
-    for i in idx.iter().filter(|o| !is_slice(o)) {
-        let s = jnp(interp, "shape", vec![i.clone()], vec![])?;
-        shapes.push(s);
-    }
-    let shape = match shapes.is_empty() {
-        true => vec![],
-        false => {
-            let s = call_in(interp, "jax.lax", "broadcast_shapes", shapes, vec![])?;
-            iterate(&s)?
-                .iter()
-                .map(crate::python::builtins::to_int)
-                .collect::<Result<_>>()?
-        }
-    };
+    let shape = index_shape(interp, &idx)?;
     let args: Vec<Obj> = b.into_iter().collect();
     if shape.is_empty() {
         return set_applied(interp, me, &a, Obj::tuple(idx), args);
     }
     let count: i64 = shape.iter().product();
-    let mut flat_args = vec![];
-    for arg in args {
-        let rest: Vec<i64> = arg_shape_rest(interp, &arg, shape.len())?;
-        let full: Vec<i64> = shape.iter().chain(&rest).copied().collect();
-        let arg = jnp(interp, "broadcast_to", vec![arg, int_tuple(&full)], vec![])?;
-        let flat: Vec<i64> = std::iter::once(count).chain(rest).collect();
-        flat_args.push(method(
-            interp,
-            &arg,
-            "reshape",
-            vec![int_tuple(&flat)],
-            vec![],
-        )?);
-    }
-    let mut flat_idx = vec![];
-    for i in idx {
-        flat_idx.push(match is_slice(&i) {
-            true => i,
-            false => {
-                let bi = jnp(interp, "broadcast_to", vec![i, int_tuple(&shape)], vec![])?;
-                method(interp, &bi, "ravel", vec![], vec![])?
-            }
-        });
-    }
+    let (flat_args, flat_idx) = flattened(interp, args, idx, &shape)?;
     let me2 = me.clone();
     let step = Obj::native("scan_fun", move |i, s| {
         let carry = s.pos.first().cloned().unwrap_or(Obj::None);
@@ -179,6 +141,60 @@ fn at_via_scan(interp: &mut Interp, me: &Obj, x: Obj, indices: Obj, b: Option<Ob
     let out = call_in(interp, "jax.lax", "scan", vec![step, init, Obj::None], kw)?;
     let carry = item(interp, &out, Obj::Int(0))?;
     item(interp, &carry, Obj::Int(1))
+}
+
+/// The shape the array indices among `idx` broadcast to (empty when
+/// there are none).
+fn index_shape(interp: &mut Interp, idx: &[Obj]) -> Result<Vec<i64>> {
+    let mut shapes = vec![];
+    for i in idx.iter().filter(|o| o.type_name() != "slice") {
+        shapes.push(jnp(interp, "shape", vec![i.clone()], vec![])?);
+    }
+    if shapes.is_empty() {
+        return Ok(vec![]);
+    }
+    let s = call_in(interp, "jax.lax", "broadcast_shapes", shapes, vec![])?;
+    iterate(&s)?
+        .iter()
+        .map(crate::python::builtins::to_int)
+        .collect()
+}
+
+/// The operands broadcast to the indices' `shape` and raveled along it,
+/// and the array indices broadcast and raveled (slices kept).
+fn flattened(
+    interp: &mut Interp,
+    args: Vec<Obj>,
+    idx: Vec<Obj>,
+    shape: &[i64],
+) -> Result<(Vec<Obj>, Vec<Obj>)> {
+    let is_slice = |o: &Obj| o.type_name() == "slice";
+    let count: i64 = shape.iter().product();
+    let mut flat_args = vec![];
+    for arg in args {
+        let rest: Vec<i64> = arg_shape_rest(interp, &arg, shape.len())?;
+        let full: Vec<i64> = shape.iter().chain(&rest).copied().collect();
+        let arg = jnp(interp, "broadcast_to", vec![arg, int_tuple(&full)], vec![])?;
+        let flat: Vec<i64> = std::iter::once(count).chain(rest).collect();
+        flat_args.push(method(
+            interp,
+            &arg,
+            "reshape",
+            vec![int_tuple(&flat)],
+            vec![],
+        )?);
+    }
+    let mut flat_idx = vec![];
+    for i in idx {
+        flat_idx.push(match is_slice(&i) {
+            true => i,
+            false => {
+                let bi = jnp(interp, "broadcast_to", vec![i, int_tuple(shape)], vec![])?;
+                method(interp, &bi, "ravel", vec![], vec![])?
+            }
+        });
+    }
+    Ok((flat_args, flat_idx))
 }
 
 /// The dimensions of `arg` past the first `n`.
@@ -208,16 +224,17 @@ fn one_dtype(interp: &mut Interp, me: &Obj, xs: &[&Obj]) -> Result<Obj> {
     getattr(interp, &s, "dtype")
 }
 
-/// `ufunc.reduceat(a, indices, axis)`: JAX's loop. The result starts as
-/// the elements at `indices`; step `i` folds element `i` of the axis into
-/// every segment it lies strictly inside.
-pub(super) fn reduceat(
-    interp: &mut Interp,
-    me: &Obj,
-    x: Obj,
-    indices: Obj,
-    axis: Obj,
-) -> Result<Obj> {
+/// `reduceat`'s operands, checked as JAX checks them.
+struct Operands {
+    a: Obj,
+    ind: Obj,
+    shape: Vec<i64>,
+    ind_len: i64,
+    /// The axis, non-negative.
+    ax: i64,
+}
+
+fn reduceat_operands(interp: &mut Interp, x: Obj, indices: Obj, axis: &Obj) -> Result<Operands> {
     let a = jnp(interp, "asarray", vec![x], vec![])?;
     let idx = index_tuple(&indices)?;
     let [ind] = <[Obj; 1]>::try_from(idx)
@@ -240,11 +257,11 @@ pub(super) fn reduceat(
             shown.join(", ")
         );
     }
-    if matches!(axis, Obj::None | Obj::Tuple(_) | Obj::List(_)) {
+    if matches!(*axis, Obj::None | Obj::Tuple(_) | Obj::List(_)) {
         bail!(ValueError, "reduceat requires a single integer axis.");
     }
     let n = shape.len() as i64;
-    let ax = crate::python::builtins::to_int(&axis)?;
+    let ax = crate::python::builtins::to_int(axis)?;
     if ax < -n || ax >= n {
         bail!(
             ValueError,
@@ -252,6 +269,33 @@ pub(super) fn reduceat(
         );
     }
     let ax = if ax < 0 { ax + n } else { ax };
+    Ok(Operands {
+        a,
+        ind,
+        ind_len: ind_shape[0],
+        shape,
+        ax: if ax < 0 { ax + n } else { ax },
+    })
+}
+
+/// `ufunc.reduceat(a, indices, axis)`: JAX's loop. The result starts as
+/// the elements at `indices`; step `i` folds element `i` of the axis into
+/// every segment it lies strictly inside.
+pub(super) fn reduceat(
+    interp: &mut Interp,
+    me: &Obj,
+    x: Obj,
+    indices: Obj,
+    axis: Obj,
+) -> Result<Obj> {
+    let Operands {
+        a,
+        ind,
+        shape,
+        ind_len,
+        ax,
+    } = reduceat_operands(interp, x, indices, &axis)?;
+    let n = shape.len() as i64;
     let axis_kw = || vec![("axis", Obj::Int(ax))];
     let out = jnp(interp, "take", vec![a.clone(), ind.clone()], axis_kw())?;
     let size = Obj::Int(shape[ax as usize]);
@@ -264,7 +308,7 @@ pub(super) fn reduceat(
         vec![appended, others],
         vec![],
     )?;
-    let len = ind_shape[0] + 1;
+    let len = ind_len + 1;
     let slice = |i: &mut Interp, lo: i64, hi: i64| {
         let pos = vec![bounds.clone(), Obj::Int(lo), Obj::Int(hi)];
         call_in(

@@ -182,7 +182,7 @@ fn reduce_via_loop(
 ) -> Result<Obj> {
     let [x, initial, where_] = <[Obj; 3]>::try_from(v)
         .map_err(|_| crate::err!(TypeError, "reduce takes three traced arguments"))?;
-    let mut arr = jnp(interp, "asarray", vec![x], vec![])?;
+    let arr = jnp(interp, "asarray", vec![x], vec![])?;
     let initial = match initial {
         Obj::None => identity.clone(),
         i => i,
@@ -191,6 +191,51 @@ fn reduce_via_loop(
         Some(d) => d.clone(),
         None => result_dtype(interp, me, &[&arr, &arr])?,
     };
+    let (arr, mask, final_shape) = arrange(interp, arr, where_, r)?;
+    let moved = shape_of(interp, &arr)?;
+    let n = moved.first().copied().unwrap_or(1);
+    if n == 0 {
+        if matches!(initial, Obj::None) {
+            bail!(
+                ValueError,
+                "zero-size array to reduction operation {} which has no identity",
+                str_of(&crate::python::ops::getattr(interp, me, "__name__")?)
+            );
+        }
+        let full = vec![int_tuple(&final_shape), initial, dtype];
+        return call_in(interp, "jax.lax", "full", full, vec![]);
+    }
+    let (start, first) = match initial {
+        Obj::None => (1, item(interp, &arr, Obj::Int(0))?),
+        i => (0, i),
+    };
+    let first = jnp(interp, "asarray", vec![first], vec![])?;
+    let first = method(interp, &first, "astype", vec![dtype.clone()], vec![])?;
+    let rest = int_tuple(&moved[1..]);
+    let start_value = jnp(interp, "broadcast_to", vec![first, rest], vec![])?;
+    let body = reduce_body(me.clone(), arr, mask, dtype);
+    let loop_args = vec![Obj::Int(start), Obj::Int(n), body, start_value];
+    let out = call_in(interp, "jax.lax", "fori_loop", loop_args, vec![])?;
+    match r.keepdims {
+        true => method(
+            interp,
+            &out,
+            "reshape",
+            vec![int_tuple(&final_shape)],
+            vec![],
+        ),
+        false => Ok(out),
+    }
+}
+
+/// The array (and mask) with the reduced axis in front, raveled when
+/// `axis` is None, and the shape of the result.
+fn arrange(
+    interp: &mut Interp,
+    mut arr: Obj,
+    where_: Obj,
+    r: &ReduceArgs,
+) -> Result<(Obj, Obj, Vec<i64>)> {
     let shape = shape_of(interp, &arr)?;
     let mut mask = match where_ {
         Obj::None => Obj::None,
@@ -237,29 +282,13 @@ fn reduce_via_loop(
             mask = to_front(interp, mask)?;
         }
     }
-    let moved = shape_of(interp, &arr)?;
-    let n = moved.first().copied().unwrap_or(1);
-    if n == 0 {
-        if matches!(initial, Obj::None) {
-            bail!(
-                ValueError,
-                "zero-size array to reduction operation {} which has no identity",
-                str_of(&crate::python::ops::getattr(interp, me, "__name__")?)
-            );
-        }
-        let full = vec![int_tuple(&final_shape), initial, dtype];
-        return call_in(interp, "jax.lax", "full", full, vec![]);
-    }
-    let (start, first) = match initial {
-        Obj::None => (1, item(interp, &arr, Obj::Int(0))?),
-        i => (0, i),
-    };
-    let first = jnp(interp, "asarray", vec![first], vec![])?;
-    let first = method(interp, &first, "astype", vec![dtype.clone()], vec![])?;
-    let rest = int_tuple(&moved[1..]);
-    let start_value = jnp(interp, "broadcast_to", vec![first, rest], vec![])?;
-    let (me2, arr2) = (me.clone(), arr.clone());
-    let body = Obj::native("body_fun", move |i, a| {
+    Ok((arr, mask, final_shape))
+}
+
+/// The loop body of [`reduce_via_loop`]: the running value folded with
+/// row `i` (where the mask, if any, allows it).
+fn reduce_body(me2: Obj, arr2: Obj, mask: Obj, dtype: Obj) -> Obj {
+    Obj::native("body_fun", move |i, a| {
         let [k, val] = <[Obj; 2]>::try_from(a.pos)
             .map_err(|_| crate::err!(TypeError, "body_fun takes two arguments"))?;
         let row = item(i, &arr2, k.clone())?;
@@ -272,19 +301,7 @@ fn reduce_via_loop(
                 jnp(i, "where", vec![keep, next, val], vec![])
             }
         }
-    });
-    let loop_args = vec![Obj::Int(start), Obj::Int(n), body, start_value];
-    let out = call_in(interp, "jax.lax", "fori_loop", loop_args, vec![])?;
-    match r.keepdims {
-        true => method(
-            interp,
-            &out,
-            "reshape",
-            vec![int_tuple(&final_shape)],
-            vec![],
-        ),
-        false => Ok(out),
-    }
+    })
 }
 
 pub(super) fn int_tuple(xs: &[i64]) -> Obj {
