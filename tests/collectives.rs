@@ -1568,3 +1568,53 @@ fn axis_index_groups_that_do_not_fit_the_axis_are_refused() {
         assert_eq!(e.kind, ErrorKind::ValueError);
     }
 }
+
+#[test]
+fn reductions_over_two_members_fold_in_rank_order_through_slots() {
+    // For pmax and pmin every third element is a NaN whose payload names
+    // its device: both keep the first operand's NaN, so a pair folded the
+    // wrong way round would give the other member's bits. (A sum of two
+    // NaNs has no fixed payload: the compiler may swap an addition's
+    // operands.) 3000 words take the path of large operands; 64-word slots
+    // cut them into many pieces.
+    let n = 3000;
+    let nan = |device: usize| f32::from_bits(0x7fc0_0000 | (device as u32 + 1));
+    let operands = |with_nans: bool| -> Vec<Array> {
+        (0..8)
+            .map(|p| {
+                let v = (0..n)
+                    .map(|i| match i % 3 {
+                        0 if with_nans => nan(p),
+                        0 | 1 => (i * (p + 1)) as f32 * 0.1,
+                        _ if p % 2 == 0 => 0.0,
+                        _ => -0.0,
+                    })
+                    .collect();
+                Array::from_f32(&[n], v).unwrap()
+            })
+            .collect()
+    };
+    let mesh = Mesh::new(&["x", "y"], &[2, 4]).unwrap();
+    // Device 0 is rank 1 of the group (3, 0).
+    let crossed = IndexGroups::new(vec![vec![3, 0], vec![2, 1]]).unwrap();
+    for slot in [64, 1 << 14] {
+        for op in [Op::Psum, Op::Pmax, Op::Pmin, Op::Pmean] {
+            let selects = matches!(op, Op::Pmax | Op::Pmin);
+            let xs = operands(selects);
+            let got = in_groups_everywhere(&mesh, slot, op, &xs, &names(&["y"]), &crossed).unwrap();
+            if selects {
+                assert_eq!(got[0].f32_data().unwrap()[0].to_bits(), nan(3).to_bits());
+            }
+            // Over 'x', of size 2: device 4 is rank 1, after device 0.
+            let axes = names(&["x"]);
+            let want = in_lockstep(&mesh, op, &xs, &axes).unwrap();
+            let got = on_threads(&mesh, slot, op, &xs, &axes).unwrap();
+            for (p, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(g.bitwise_eq(w), "{op:?} slot {slot}, device {p}");
+            }
+            if selects {
+                assert_eq!(got[4].f32_data().unwrap()[3].to_bits(), nan(0).to_bits());
+            }
+        }
+    }
+}

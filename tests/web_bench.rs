@@ -15,6 +15,7 @@ use wasm_bindgen_test::*;
 
 use shardlab::exec::run::{self, Run};
 use shardlab::exec::{Config, Mode};
+use shardlab::fabric::phases::{Phase, Totals, PHASES};
 use shardlab::ops;
 use shardlab::ops::parallel as par;
 use shardlab::web::{now_ms, Probe, ProbeStats, WorkerPool};
@@ -213,6 +214,83 @@ fn time_case(case: Case, p: usize, bytes: usize) -> f64 {
     let base = fastest(1);
     let long = fastest(1 + r);
     (long - base).max(1e-3) / r as f64 / 1e3
+}
+
+/// Calls in the longer chain of [`phase_row`].
+const PHASE_CALLS: usize = 24;
+
+/// Each device's phase totals and the wall time, in ms, of a chain of `k`
+/// calls of `case`, with the devices timing their phases.
+fn timed_chain(pool: &WorkerPool, case: Case, p: usize, k: usize, x: &Array) -> (f64, Vec<Totals>) {
+    pool.time_phases(true);
+    let ms = run_chain(case, p, x.size() / p, k, x);
+    pool.time_phases(false);
+    (ms, pool.phase_totals(p))
+}
+
+/// One call of `case` split into its phases, the mean over the devices of a
+/// chain of `1 + PHASE_CALLS` calls less a chain of one (the fastest of 3
+/// pairs): `(wall time, [ms per phase], [count per phase])`, per call.
+fn phase_row(pool: &WorkerPool, case: Case, p: usize, bytes: usize) -> (f64, Totals) {
+    let x = Array::zeros(&[p * bytes / 4], DType::F32);
+    let mut best: Option<(f64, Totals)> = None;
+    for _ in 0..3 {
+        let (base_ms, base) = timed_chain(pool, case, p, 1, &x);
+        let (long_ms, long) = timed_chain(pool, case, p, 1 + PHASE_CALLS, &x);
+        let per_call = (long_ms - base_ms) / PHASE_CALLS as f64;
+        let mut row = Totals::default();
+        for (b, l) in base.iter().zip(&long) {
+            for i in 0..PHASES {
+                row.ms[i] += (l.ms[i] - b.ms[i]) / (PHASE_CALLS * p) as f64;
+                row.count[i] += (l.count[i] - b.count[i]) / PHASE_CALLS as u32;
+            }
+        }
+        for c in &mut row.count {
+            *c /= p as u32;
+        }
+        if best.as_ref().is_none_or(|(t, _)| per_call < *t) {
+            best = Some((per_call, row));
+        }
+    }
+    best.expect("three runs")
+}
+
+/// The table of where a call's time goes, for the focused cases.
+fn phase_table(pool: &WorkerPool, counts: &[usize], sizes: &[usize], cases: &[Case]) {
+    out("");
+    out("| collective | devices | size/device | time | in collective | copy in | copy out | barriers | fold | local copy | alloc | rest of collective | outside collective |");
+    out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let us = |ms: f64| format!("{:.0}", ms * 1e3);
+    for &p in counts {
+        for &case in cases.iter().filter(|&&c| c != Case::Local) {
+            for &bytes in sizes {
+                let (ms, t) = phase_row(pool, case, p, bytes);
+                let at = |ph: Phase| Phase::ALL.iter().position(|&q| q == ph).unwrap_or(0);
+                let call = t.ms[at(Phase::Call)];
+                let parts: f64 = Phase::ALL[1..].iter().map(|&ph| t.ms[at(ph)]).sum();
+                let barriers = t.count[at(Phase::Barrier)];
+                let wait = t.ms[at(Phase::Barrier)];
+                out(&format!(
+                    "| {} | {p} | {} | {} | {} | {} | {} | {barriers} x {} = {} | {} | {} | {} | {} | {} |",
+                    case.name(),
+                    fmt_bytes(bytes),
+                    us(ms),
+                    us(call),
+                    us(t.ms[at(Phase::CopyIn)]),
+                    us(t.ms[at(Phase::CopyOut)]),
+                    us(wait / f64::from(barriers.max(1))),
+                    us(wait),
+                    us(t.ms[at(Phase::Fold)]),
+                    us(t.ms[at(Phase::Local)]),
+                    us(t.ms[at(Phase::Alloc)]),
+                    us(call - parts),
+                    us(ms - call),
+                ));
+            }
+        }
+    }
+    out("");
+    out("Microseconds per call, mean over the devices; barriers: count x mean wait.");
 }
 
 /// GB/s of a single-thread copy of `bytes` between two wasm buffers.
@@ -419,6 +497,7 @@ async fn measure_shardlab_in_wasm() {
         }
     }
     if focus {
+        phase_table(&pool, counts, &sizes, cases);
         return;
     }
     out("");

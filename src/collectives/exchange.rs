@@ -11,6 +11,7 @@ use super::DeviceCtx;
 use crate::array::{Array, Buffer, DType};
 use crate::err;
 use crate::error::Result;
+use crate::fabric::phases::{timed, Phase};
 use crate::fabric::{half_offset, half_words, Elems, ElemsMut, Fabric};
 
 /// Reductions of at most this many words per device skip the reduce-scatter:
@@ -79,12 +80,14 @@ impl Words<'_> {
 
     /// Places words `start..start + len` into `out` at `at`, as elements.
     pub(super) fn place_into(&self, start: usize, len: usize, out: &mut ElemsMut, at: usize) {
-        let mut block = [0u32; BLOCK];
-        for s in (0..len).step_by(BLOCK) {
-            let block = &mut block[..BLOCK.min(len - s)];
-            self.copy_to(start + s, block);
-            out.set_words(at + s, block);
-        }
+        timed(Phase::Local, || {
+            let mut block = [0u32; BLOCK];
+            for s in (0..len).step_by(BLOCK) {
+                let block = &mut block[..BLOCK.min(len - s)];
+                self.copy_to(start + s, block);
+                out.set_words(at + s, block);
+            }
+        })
     }
 
     /// Words `start..start + len`.
@@ -242,11 +245,11 @@ fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u32]) -> R) -> R {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut v) => {
             if v.len() < len {
-                v.resize(len, 0);
+                timed(Phase::Alloc, || v.resize(len, 0));
             }
             f(&mut v[..len])
         }
-        Err(_) => f(&mut vec![0u32; len]),
+        Err(_) => f(&mut timed(Phase::Alloc, || vec![0u32; len])),
     })
 }
 
@@ -276,6 +279,68 @@ fn all_reduce_small(
     }
     out.set_words(0, acc);
     Ok(())
+}
+
+/// [`all_reduce`] over two members: each writes its whole operand, a piece
+/// per epoch, reads the other's piece straight into `out` and folds its own
+/// into it. The same words cross the fabric as through a reduce-scatter
+/// (the operand in, the other's operand out, where the reduce-scatter moves
+/// half of each twice), but with one barrier per piece instead of one more
+/// than the pieces, and without working space.
+fn all_reduce_pair(
+    ctx: &DeviceCtx,
+    what: &str,
+    (op, dtype): (ReduceOp, DType),
+    members: &[usize],
+    rank: usize,
+    words: Words,
+    out: &mut ElemsMut,
+) -> Result<()> {
+    let other = [members[1 - rank]];
+    Exchange {
+        what,
+        group_size: 2,
+        chunks: 1,
+        chunk_words: words.len(),
+    }
+    .run_with(ctx, Some(words), None, &other, 0, |_, start, len, lies| {
+        if let Some(at) = lies {
+            ctx.fabric
+                .read_elems(at.from, at.offset, out.range(start, start + len));
+        }
+        timed(Phase::Fold, || {
+            fold_pair(op, dtype, rank, words, out, start, len)
+        });
+    })
+}
+
+/// Element `i` of `out[start..start + len]` (the other member's operand)
+/// made `x0[i] op x1[i]`, with this member's operand `words` as `x{rank}`:
+/// the rank order of [`fold`], a cache-sized block at a time.
+fn fold_pair(
+    op: ReduceOp,
+    dtype: DType,
+    rank: usize,
+    words: Words,
+    out: &mut ElemsMut,
+    start: usize,
+    len: usize,
+) {
+    let mut acc = [0u32; BLOCK];
+    let mut next = [0u32; BLOCK];
+    for s in (0..len).step_by(BLOCK) {
+        let b = BLOCK.min(len - s);
+        let (acc, next) = (&mut acc[..b], &mut next[..b]);
+        if rank == 0 {
+            words.copy_to(start + s, acc);
+            out.words(start + s, next);
+            fold(op, dtype, acc, next);
+        } else {
+            out.words(start + s, acc);
+            words.fold_into(op, dtype, acc, start + s);
+        }
+        out.set_words(start + s, acc);
+    }
 }
 
 /// How [`all_reduce`] cuts `n` words for `p` members into pieces that fit
@@ -321,6 +386,9 @@ pub(crate) fn all_reduce(
     if n <= SMALL_ALLREDUCE_WORDS && n <= half {
         return all_reduce_small(ctx, what, (op, dtype), members, words, out);
     }
+    if p == 2 {
+        return all_reduce_pair(ctx, what, (op, dtype), members, rank, words, out);
+    }
     let m = all_reduce_piece(n, p, half).ok_or_else(|| too_small(ctx, what, 2))?;
     let share_cap = m.div_ceil(p);
     let pieces = n.div_ceil(m);
@@ -352,17 +420,19 @@ pub(crate) fn all_reduce(
                 let at = read_base + share_cap + s;
                 for (r, &src) in members.iter().enumerate() {
                     match (r == rank, r == 0) {
-                        (true, true) => words.copy_to(start + s, acc),
-                        (true, false) => words.fold_into(op, dtype, acc, start + s),
+                        (true, true) => timed(Phase::Local, || words.copy_to(start + s, acc)),
+                        (true, false) => {
+                            timed(Phase::Fold, || words.fold_into(op, dtype, acc, start + s))
+                        }
                         (false, true) => fabric.read(src, at, acc),
                         (false, false) => {
                             fabric.read(src, at, buf);
-                            fold(op, dtype, acc, buf);
+                            timed(Phase::Fold, || fold(op, dtype, acc, buf));
                         }
                     }
                 }
                 fabric.write(me, write_base, acc);
-                out.set_words(start + s, acc);
+                timed(Phase::Local, || out.set_words(start + s, acc));
             }
             if t < pieces {
                 // Every share of piece t but this member's own, which it

@@ -32,7 +32,8 @@
 //! With `K` the number of pieces an operand is cut into to fit half a slot
 //! (1 when it fits):
 //! - `psum`, `pmax`, `pmin`, `pmean`: 1 barrier up to
-//!   [`SMALL_ALLREDUCE_WORDS`] words, otherwise `K + 1` (reduce-scatter and
+//!   [`SMALL_ALLREDUCE_WORDS`] words, `K` over groups of two (each member
+//!   reads the other's whole operand), otherwise `K + 1` (reduce-scatter and
 //!   all-gather overlap, one piece apart);
 //! - `all_gather`, `ppermute`, `psum_scatter`, `all_to_all`: `K`.
 //!
@@ -53,6 +54,7 @@ use std::sync::Arc;
 use crate::array::{Array, Buffer, DType};
 use crate::bail;
 use crate::error::Result;
+use crate::fabric::phases::{timed, Phase};
 use crate::fabric::{ElemsMut, Fabric, Lending};
 use crate::mesh::{fmt_names, Mesh};
 use crate::primitives::collectives::IndexGroups;
@@ -218,8 +220,10 @@ pub fn preduce(
         return uneven_reduce(ctx, &what, x, &members, op);
     }
     let dtype = x.dtype();
-    typed_result(x.shape(), op.result_dtype(dtype), |out| {
-        all_reduce(ctx, &what, op, dtype, &members, rank, Words::Array(x), out)
+    timed(Phase::Call, || {
+        typed_result(x.shape(), op.result_dtype(dtype), |out| {
+            all_reduce(ctx, &what, op, dtype, &members, rank, Words::Array(x), out)
+        })
     })
 }
 
@@ -234,21 +238,21 @@ fn typed_result(
     let n: usize = shape.iter().product();
     match dtype {
         DType::F32 => {
-            let mut out: Arc<[f32]> = std::iter::repeat_n(0.0, n).collect();
+            let mut out: Arc<[f32]> = timed(Phase::Alloc, || std::iter::repeat_n(0.0, n).collect());
             fill(&mut ElemsMut::F32(
                 Arc::get_mut(&mut out).expect("a new Arc is unique"),
             ))?;
             Array::from_buffer(shape, Buffer::F32(out))
         }
         DType::I32 => {
-            let mut out: Arc<[i32]> = std::iter::repeat_n(0, n).collect();
+            let mut out: Arc<[i32]> = timed(Phase::Alloc, || std::iter::repeat_n(0, n).collect());
             fill(&mut ElemsMut::I32(
                 Arc::get_mut(&mut out).expect("a new Arc is unique"),
             ))?;
             Array::from_buffer(shape, Buffer::I32(out))
         }
         DType::U32 => {
-            let mut out: Arc<[u32]> = std::iter::repeat_n(0, n).collect();
+            let mut out: Arc<[u32]> = timed(Phase::Alloc, || std::iter::repeat_n(0, n).collect());
             fill(&mut ElemsMut::U32(
                 Arc::get_mut(&mut out).expect("a new Arc is unique"),
             ))?;
@@ -366,28 +370,31 @@ pub fn all_gather(
     };
     let own = Words::Array(x);
     let mut buf = vec![];
-    typed_result(&plan.out_shape, x.dtype(), |out| {
-        exchange.run_with(ctx, Some(own), None, &members, 0, |r, start, len, lies| {
-            let place_run = |done: usize, dst: usize, run: usize, out: &mut ElemsMut| match lies {
-                Some(at) if r != rank => {
-                    let from = at.offset + done;
-                    ctx.fabric
-                        .read_elems(at.from, from, out.range(dst, dst + run));
+    timed(Phase::Call, || {
+        typed_result(&plan.out_shape, x.dtype(), |out| {
+            exchange.run_with(ctx, Some(own), None, &members, 0, |r, start, len, lies| {
+                let place_run = |done: usize, dst: usize, run: usize, out: &mut ElemsMut| match lies
+                {
+                    Some(at) if r != rank => {
+                        let from = at.offset + done;
+                        ctx.fabric
+                            .read_elems(at.from, from, out.range(dst, dst + run));
+                    }
+                    _ => own.place_into(start + done, run, out, dst),
+                };
+                if plan.inner >= DIRECT_RUN_WORDS || lies.is_none() || r == rank {
+                    gather_runs(&plan, p, r, start, len, |done, dst, run| {
+                        place_run(done, dst, run, out)
+                    });
+                } else if let Some(at) = lies {
+                    // Short runs: one read of the whole piece, placed from here.
+                    buf.resize(len.max(buf.len()), 0);
+                    ctx.fabric.read(at.from, at.offset, &mut buf[..len]);
+                    gather_runs(&plan, p, r, start, len, |done, dst, run| {
+                        out.set_words(dst, &buf[done..done + run])
+                    });
                 }
-                _ => own.place_into(start + done, run, out, dst),
-            };
-            if plan.inner >= DIRECT_RUN_WORDS || lies.is_none() || r == rank {
-                gather_runs(&plan, p, r, start, len, |done, dst, run| {
-                    place_run(done, dst, run, out)
-                });
-            } else if let Some(at) = lies {
-                // Short runs: one read of the whole piece, placed from here.
-                buf.resize(len.max(buf.len()), 0);
-                ctx.fabric.read(at.from, at.offset, &mut buf[..len]);
-                gather_runs(&plan, p, r, start, len, |done, dst, run| {
-                    out.set_words(dst, &buf[done..done + run])
-                });
-            }
+            })
         })
     })
 }
@@ -420,6 +427,21 @@ pub fn psum_scatter(
         let call = lent_call(ctx, lending, &what, &members, rank);
         return lent::psum_scatter(&call, x, &split, &out_shape);
     }
+    timed(Phase::Call, || {
+        psum_scatter_slots(ctx, x, &what, (&members, rank), &split, &out_shape)
+    })
+}
+
+/// [`psum_scatter`] through the fabric's slots.
+fn psum_scatter_slots(
+    ctx: &DeviceCtx,
+    x: &Array,
+    what: &str,
+    (members, rank): (&[usize], usize),
+    split: &layout::SplitPlan,
+    out_shape: &[usize],
+) -> Result<Array> {
+    let p = members.len();
     let dtype = x.dtype();
     let c = split.piece_words();
     // Split along the leading axes, the pieces already lie one after another
@@ -428,13 +450,13 @@ pub fn psum_scatter(
     let send = if split.outer == 1 {
         Words::Array(x)
     } else {
-        split_words = split_pieces(&x.to_words(), &split, p);
+        split_words = split_pieces(&x.to_words(), split, p);
         Words::Slice(&split_words)
     };
-    let mut acc = vec![0u32; c];
+    let mut acc = timed(Phase::Alloc, || vec![0u32; c]);
     let mut buf = vec![];
     Exchange {
-        what: &what,
+        what,
         group_size: p,
         chunks: p,
         chunk_words: c,
@@ -443,25 +465,31 @@ pub fn psum_scatter(
         ctx,
         Some(send),
         Some(rank),
-        &members,
+        members,
         rank,
         |r, start, len, lies| {
             // Folded in rank order; this member's own piece from its operand.
             let acc = &mut acc[start..start + len];
             let own = rank * c + start;
             match lies.filter(|_| r != rank) {
-                None if r == 0 => send.copy_to(own, acc),
-                None => send.fold_into(ReduceOp::Sum, dtype, acc, own),
+                None if r == 0 => timed(Phase::Local, || send.copy_to(own, acc)),
+                None => timed(Phase::Fold, || {
+                    send.fold_into(ReduceOp::Sum, dtype, acc, own)
+                }),
                 Some(at) if r == 0 => ctx.fabric.read(at.from, at.offset, acc),
                 Some(at) => {
                     buf.resize(len.max(buf.len()), 0);
                     ctx.fabric.read(at.from, at.offset, &mut buf[..len]);
-                    reduce::fold(ReduceOp::Sum, dtype, acc, &buf[..len]);
+                    timed(Phase::Fold, || {
+                        reduce::fold(ReduceOp::Sum, dtype, acc, &buf[..len])
+                    });
                 }
             }
         },
     )?;
-    Array::from_words(&out_shape, ReduceOp::Sum.result_dtype(dtype), &acc)
+    timed(Phase::Local, || {
+        Array::from_words(out_shape, ReduceOp::Sum.result_dtype(dtype), &acc)
+    })
 }
 
 /// `jax.lax.ppermute`: sends `x` from the member of rank `source` to the

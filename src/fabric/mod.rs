@@ -49,6 +49,7 @@
 //! value is free for reuse (`Arc::try_unwrap` tells). The default
 //! [`Fabric::lending`] offers nothing, and callers then use slots.
 
+pub mod phases;
 pub mod threads;
 
 pub use threads::{run_on_threads, ThreadFabric, WaitPolicy, DEFAULT_TIMEOUT};
@@ -232,6 +233,16 @@ impl ElemsMut<'_> {
             ElemsMut::I32(d) => ElemsMut::I32(&mut d[start..end]),
             ElemsMut::U32(d) => ElemsMut::U32(&mut d[start..end]),
         }
+    }
+
+    /// The words of elements `start..start + out.len()`.
+    pub fn words(&self, start: usize, out: &mut [u32]) {
+        let elems = match self {
+            ElemsMut::F32(d) => Elems::F32(d),
+            ElemsMut::I32(d) => Elems::I32(d),
+            ElemsMut::U32(d) => Elems::U32(d),
+        };
+        elems.words(start, out);
     }
 
     /// Sets elements `start..start + words.len()` from their words.

@@ -31,7 +31,7 @@ use crate::collectives::DeviceCtx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::exec::comm::OnFabric;
 use crate::exec::{eval_lanes, logged};
-use crate::fabric::{half_offset, half_words, Fabric};
+use crate::fabric::{half_offset, half_words, phases, Fabric};
 use crate::{bail, err};
 
 thread_local! {
@@ -217,8 +217,14 @@ fn run_program(job: &JsValue, fabric: &Rc<SabFabric>, position: usize) -> Result
     };
     let record = f64_field(job, "record", 0.0) > 0.0;
     LAST_LOG.with(|l| l.borrow_mut().clear());
-    let (outs, log) = logged(record, position, || eval_lanes(&program.body, args, &comm))
-        .map_err(name_memory_stop)?;
+    let timing = f64_field(job, "phases", 0.0) > 0.0;
+    phases::enable(timing.then_some(now_ms as fn() -> f64));
+    let evaluated = logged(record, position, || eval_lanes(&program.body, args, &comm));
+    if timing {
+        fabric.set_phase_totals(position, &phases::take());
+        phases::enable(None);
+    }
+    let (outs, log) = evaluated.map_err(name_memory_stop)?;
     // A device that grew past its limit in the last step fails too: its
     // memory stays that large, and the run must say so.
     super::memory::device_refresh();

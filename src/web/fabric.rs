@@ -28,6 +28,7 @@ use super::clock::now_ms;
 use super::wire::{kind_code, kind_from_code};
 use crate::err;
 use crate::error::{Error, ErrorKind, Result};
+use crate::fabric::phases::{self, timed, Phase, PHASES};
 use crate::fabric::{Elems, ElemsMut, Fabric};
 
 /// Indices of the header words.
@@ -81,8 +82,11 @@ const NOTE_WORDS: u32 = 64;
 /// The device's wasm memory in 64 KiB pages, as it last published it: the
 /// run's memory limit is a total over every worker's memory.
 const HELD_PAGES: u32 = NOTE + NOTE_WORDS;
+/// The device's [`phases::Totals`] from its last timed run: milliseconds
+/// (f32 bits) then counts, one word each per phase.
+const PHASE_TOTALS: u32 = HELD_PAGES + 1;
 /// Words of one device's record.
-const DEVICE_WORDS: u32 = HELD_PAGES + 1;
+const DEVICE_WORDS: u32 = PHASE_TOTALS + 2 * PHASES as u32;
 
 /// Polls of the generation word before a waiter goes to sleep. None by
 /// default: each poll is a call out to JavaScript, and measured on 2 cores
@@ -429,6 +433,31 @@ impl SabFabric {
         pages * 65536
     }
 
+    /// Publishes `device`'s phase totals (see [`phases`]).
+    pub fn set_phase_totals(&self, device: usize, totals: &phases::Totals) {
+        if device >= self.devices {
+            return;
+        }
+        for i in 0..PHASES {
+            let at = self.device_word(device, PHASE_TOTALS + 2 * i as u32);
+            self.store(at, (totals.ms[i] as f32).to_bits() as i32);
+            self.store(at + 1, totals.count[i] as i32);
+        }
+    }
+
+    /// The phase totals `device` last published.
+    pub fn phase_totals(&self, device: usize) -> phases::Totals {
+        let mut totals = phases::Totals::default();
+        if device < self.devices {
+            for i in 0..PHASES {
+                let at = self.device_word(device, PHASE_TOTALS + 2 * i as u32);
+                totals.ms[i] = f64::from(f32::from_bits(self.load(at) as u32));
+                totals.count[i] = self.load(at + 1) as u32;
+            }
+        }
+        totals
+    }
+
     /// How `device` has finished the current run so far.
     pub fn status(&self, device: usize) -> Status {
         if device >= self.devices {
@@ -495,6 +524,52 @@ impl SabFabric {
         );
         let at = self.slots_at + (device * self.slot_words + offset) as u32;
         (at, at + len as u32)
+    }
+
+    /// [`Fabric::barrier`]: arrives, and waits for everyone else.
+    fn meet(&self, device: usize, what: &str) -> Result<()> {
+        let n = self.devices;
+        if device >= n {
+            return Err(err!(
+                RuntimeError,
+                "{what}: device {device} does not exist (the fabric has {n} devices)"
+            ));
+        }
+        if self.load(header::ABORT) != 0 {
+            return Err(self.abort_error(what));
+        }
+        let target = self.load(self.device_word(device, ARRIVED)).wrapping_add(1);
+        let hash = hash_str(what);
+        self.store(self.device_word(device, WHAT_HASH), hash);
+        self.write_text(
+            self.device_word(device, WHAT),
+            WHAT_WORDS,
+            self.device_word(device, WHAT_LEN),
+            what,
+        );
+        self.store(self.device_word(device, ARRIVED), target);
+
+        // Arrivals are one chain of atomic read-modify-writes, so the last
+        // device to arrive sees every earlier arrival's writes; its store of
+        // the generation then publishes them to the waiters.
+        let before = self.add(header::ARRIVALS, 1);
+        if before.wrapping_add(1) == target.wrapping_mul(n as i32) {
+            if let Some(message) = self.check_same_collective(device, hash) {
+                self.abort_with(ErrorKind::RuntimeError, &message);
+                return Err(err!(RuntimeError, "{message}"));
+            }
+            self.store(header::GENERATION, target);
+            self.wake_all();
+            return Ok(());
+        }
+
+        let start = now_ms();
+        for _ in 0..self.spins {
+            if reached(self.load(header::GENERATION), target) {
+                return Ok(());
+            }
+        }
+        self.sleep_until(device, target, what, start)
     }
 
     /// Sleeps until barrier `target` completes, the fabric is aborted, a
@@ -575,29 +650,31 @@ impl Fabric for SabFabric {
             return;
         }
         let at = self.slots_at + (device * self.slot_words + offset) as u32;
-        self.data
-            .subarray(at, at + data.len() as u32)
-            .copy_from(data);
+        timed(Phase::CopyIn, || {
+            self.data
+                .subarray(at, at + data.len() as u32)
+                .copy_from(data)
+        });
     }
 
     /// One typed-array copy whatever the length: each call out to
     /// JavaScript costs about as much as copying a few KiB.
     fn write_elems(&self, device: usize, offset: usize, data: Elems) {
         let at = self.slot_range(device, offset, data.len(), "write");
-        match data {
+        timed(Phase::CopyIn, || match data {
             Elems::F32(d) => self.floats.subarray(at.0, at.1).copy_from(d),
             Elems::I32(d) => self.control.subarray(at.0, at.1).copy_from(d),
             Elems::U32(d) => self.data.subarray(at.0, at.1).copy_from(d),
-        }
+        });
     }
 
     fn read_elems(&self, from: usize, offset: usize, out: ElemsMut) {
         let at = self.slot_range(from, offset, out.len(), "read");
-        match out {
+        timed(Phase::CopyOut, || match out {
             ElemsMut::F32(d) => self.floats.subarray(at.0, at.1).copy_to(d),
             ElemsMut::I32(d) => self.control.subarray(at.0, at.1).copy_to(d),
             ElemsMut::U32(d) => self.data.subarray(at.0, at.1).copy_to(d),
-        }
+        });
     }
 
     fn read(&self, from: usize, offset: usize, out: &mut [u32]) {
@@ -610,52 +687,13 @@ impl Fabric for SabFabric {
             return;
         }
         let at = self.slots_at + (from * self.slot_words + offset) as u32;
-        self.data.subarray(at, at + out.len() as u32).copy_to(out);
+        timed(Phase::CopyOut, || {
+            self.data.subarray(at, at + out.len() as u32).copy_to(out)
+        });
     }
 
     fn barrier(&self, device: usize, what: &str) -> Result<()> {
-        let n = self.devices;
-        if device >= n {
-            return Err(err!(
-                RuntimeError,
-                "{what}: device {device} does not exist (the fabric has {n} devices)"
-            ));
-        }
-        if self.load(header::ABORT) != 0 {
-            return Err(self.abort_error(what));
-        }
-        let target = self.load(self.device_word(device, ARRIVED)).wrapping_add(1);
-        let hash = hash_str(what);
-        self.store(self.device_word(device, WHAT_HASH), hash);
-        self.write_text(
-            self.device_word(device, WHAT),
-            WHAT_WORDS,
-            self.device_word(device, WHAT_LEN),
-            what,
-        );
-        self.store(self.device_word(device, ARRIVED), target);
-
-        // Arrivals are one chain of atomic read-modify-writes, so the last
-        // device to arrive sees every earlier arrival's writes; its store of
-        // the generation then publishes them to the waiters.
-        let before = self.add(header::ARRIVALS, 1);
-        if before.wrapping_add(1) == target.wrapping_mul(n as i32) {
-            if let Some(message) = self.check_same_collective(device, hash) {
-                self.abort_with(ErrorKind::RuntimeError, &message);
-                return Err(err!(RuntimeError, "{message}"));
-            }
-            self.store(header::GENERATION, target);
-            self.wake_all();
-            return Ok(());
-        }
-
-        let start = now_ms();
-        for _ in 0..self.spins {
-            if reached(self.load(header::GENERATION), target) {
-                return Ok(());
-            }
-        }
-        self.sleep_until(device, target, what, start)
+        timed(Phase::Barrier, || self.meet(device, what))
     }
 
     fn epoch(&self, device: usize) -> u64 {

@@ -24,6 +24,7 @@ use crate::array::{numel, Array};
 use crate::error::{Error, ErrorKind, Result};
 use crate::exec::log::DeviceLog;
 use crate::exec::{config, Devices};
+use crate::fabric::phases::Totals;
 use crate::fabric::Fabric;
 use crate::ir::{Aval, Jaxpr};
 use crate::mesh::Mesh;
@@ -132,6 +133,8 @@ struct Inner {
     grown: Cell<bool>,
     /// What each worker's wasm memory held after its last map.
     memory: DeviceMemory,
+    /// Whether devices time the phases of their collectives.
+    phases: Cell<bool>,
 }
 
 impl Drop for Inner {
@@ -166,6 +169,7 @@ impl WorkerPool {
                 lost: Cell::new(false),
                 grown: Cell::new(false),
                 memory: DeviceMemory::default(),
+                phases: Cell::new(false),
             }),
         })
     }
@@ -178,6 +182,26 @@ impl WorkerPool {
         let large = crate::python::budget::max_memory()
             .is_some_and(|max| self.inner.memory.total() > max / 2);
         self.inner.grown.get() || large
+    }
+
+    /// Makes the devices of later runs time the phases of their
+    /// collectives (see [`crate::fabric::phases`]), or stop.
+    pub fn time_phases(&self, on: bool) {
+        self.inner.phases.set(on);
+    }
+
+    /// The phase totals of each of the first `devices` devices in the last
+    /// run made with [`Self::time_phases`] on.
+    pub fn phase_totals(&self, devices: usize) -> Vec<Totals> {
+        let fabric = self.inner.fabric.borrow();
+        (0..devices)
+            .map(|d| {
+                fabric
+                    .as_ref()
+                    .map(|f| f.phase_totals(d))
+                    .unwrap_or_default()
+            })
+            .collect()
     }
 
     /// Number of device workers.
@@ -416,6 +440,10 @@ impl WorkerPool {
                     ("logCap", (log_cap as f64).into()),
                     ("maxMemory", max_memory.into()),
                     ("heldElsewhere", outside.into()),
+                    (
+                        "phases",
+                        f64::from(u8::from(self.inner.phases.get())).into(),
+                    ),
                 ],
             )
         })?;
