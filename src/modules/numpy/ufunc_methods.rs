@@ -61,7 +61,7 @@ fn canonical_axis(axis: &Obj, ndim: usize) -> Result<usize> {
 }
 
 /// The keyword arguments among `kw` that were given (not None).
-fn given<'a>(kw: Vec<(&'a str, Option<Obj>)>) -> Vec<(&'a str, Obj)> {
+fn given(kw: Vec<(&str, Option<Obj>)>) -> Vec<(&str, Obj)> {
     kw.into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect()
