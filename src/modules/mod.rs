@@ -157,6 +157,33 @@ impl Builder {
     }
 }
 
+/// `obj.name(*pos, **kw)`, for library code written in terms of another
+/// library's Python-level functions (as JAX writes `jnp.add.reduce` with
+/// `jnp.sum`).
+pub fn call_method(
+    interp: &mut Interp,
+    obj: &Obj,
+    name: &str,
+    pos: Vec<Obj>,
+    kw: Vec<(&str, Obj)>,
+) -> Result<Obj> {
+    let f = crate::python::ops::getattr(interp, obj, name)?;
+    let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    interp.call(&f, Args::with(pos, kw))
+}
+
+/// `module.name(*pos, **kw)`, the module imported first.
+pub fn call_in(
+    interp: &mut Interp,
+    module: &str,
+    name: &str,
+    pos: Vec<Obj>,
+    kw: Vec<(&str, Obj)>,
+) -> Result<Obj> {
+    let m = import(interp, module)?;
+    call_method(interp, &m, name, pos, kw)
+}
+
 /// The modules as the interpreter core sees them.
 pub struct Modules;
 

@@ -244,30 +244,7 @@ impl Ufunc {
     }
 }
 
-/// `obj.name(*pos, **kw)`.
-pub(super) fn method(
-    interp: &mut Interp,
-    obj: &Obj,
-    name: &str,
-    pos: Vec<Obj>,
-    kw: Vec<(&str, Obj)>,
-) -> Result<Obj> {
-    let f = getattr(interp, obj, name)?;
-    let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    interp.call(&f, Args::with(pos, kw))
-}
-
-/// `module.name(*pos, **kw)` for `jax` or `jax.lax`.
-pub(super) fn call_in(
-    interp: &mut Interp,
-    module: &str,
-    name: &str,
-    pos: Vec<Obj>,
-    kw: Vec<(&str, Obj)>,
-) -> Result<Obj> {
-    let m = crate::modules::import(interp, module)?;
-    method(interp, &m, name, pos, kw)
-}
+pub(super) use crate::modules::{call_in, call_method as method};
 
 /// `x[key]`.
 pub(super) fn item(interp: &mut Interp, x: &Obj, key: Obj) -> Result<Obj> {

@@ -9,7 +9,7 @@ use rustpython_parser::ast::Operator;
 use crate::error::Result;
 use crate::python::interp::Interp;
 use crate::python::ops::getattr;
-use crate::python::value::{Args, Obj};
+use crate::python::value::Obj;
 
 /// `module.name(*pos, **kw)`.
 pub(super) fn call(
@@ -19,10 +19,7 @@ pub(super) fn call(
     pos: Vec<Obj>,
     kw: Vec<(&str, Obj)>,
 ) -> Result<Obj> {
-    let m = super::super::import(interp, module)?;
-    let f = getattr(interp, &m, name)?;
-    let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    interp.call(&f, Args::with(pos, kw))
+    crate::modules::call_in(interp, module, name, pos, kw)
 }
 
 /// `jnp.name(*pos)`.

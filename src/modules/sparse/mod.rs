@@ -109,9 +109,7 @@ fn method(
     pos: Vec<Obj>,
     kw: Vec<(&str, Obj)>,
 ) -> Result<Obj> {
-    let f = getattr(interp, o, name)?;
-    let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    interp.call(&f, Args::with(pos, kw))
+    crate::modules::call_method(interp, o, name, pos, kw)
 }
 
 /// `zeros(shape, dtype).at[idx].add(v)` (out-of-range indices dropped, as
