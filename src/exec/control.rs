@@ -13,7 +13,7 @@
 //! branch and its own number of steps.
 
 use super::comm::Comm;
-use super::eval_lanes;
+use super::{eval_lanes, eval_planned, Plan};
 use crate::array::Array;
 use crate::bail;
 use crate::error::Result;
@@ -76,6 +76,7 @@ pub fn eval_while(
     let (cconsts, rest) = split(ins, p.cond_nconsts);
     let (bconsts, mut carry) = split(rest, p.body_nconsts);
     let mut holds: Vec<bool> = vec![];
+    let (cond_plan, body_plan) = (Plan::of(&p.cond, comm)?, Plan::of(&p.body, comm)?);
     loop {
         if let Some(reason) = comm.stopped() {
             bail!(
@@ -86,7 +87,8 @@ pub fn eval_while(
         }
         let mut args = cconsts.clone();
         args.extend(carry.iter().cloned());
-        let pred = eval_lanes(&p.cond, args, comm).map_err(|e| on_devices(e, &holds, comm))?;
+        let pred = eval_planned(&p.cond, &cond_plan, args, comm)
+            .map_err(|e| on_devices(e, &holds, comm))?;
         holds = pred
             .first()
             .map(|l| scalars(l).iter().map(|&v| v != 0.0).collect())
@@ -96,7 +98,8 @@ pub fn eval_while(
         }
         let mut args = bconsts.clone();
         args.extend(carry.iter().cloned());
-        let next = eval_lanes(&p.body, args, comm).map_err(|e| on_devices(e, &holds, comm))?;
+        let next = eval_planned(&p.body, &body_plan, args, comm)
+            .map_err(|e| on_devices(e, &holds, comm))?;
         carry = next
             .into_iter()
             .zip(carry)
@@ -159,6 +162,7 @@ pub fn eval_scan(p: &ScanParams, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Resul
     // ys[output][lane][step]
     let mut ys: Vec<Vec<Vec<Array>>> =
         vec![vec![Vec::with_capacity(p.length.min(1 << 16)); lanes]; n_ys];
+    let plan = Plan::of(&p.body, comm)?;
     for k in 0..p.length {
         let i = if p.reverse { p.length - 1 - k } else { k };
         let mut args = consts.clone();
@@ -170,7 +174,7 @@ pub fn eval_scan(p: &ScanParams, ins: Vec<Vec<Array>>, comm: &dyn Comm) -> Resul
                     .collect::<Result<_>>()?,
             );
         }
-        let mut outs = eval_lanes(&p.body, args, comm)?;
+        let mut outs = eval_planned(&p.body, &plan, args, comm)?;
         let step_ys = outs.split_off(p.num_carry.min(outs.len()));
         carry = outs;
         for (y, lanes_y) in ys.iter_mut().zip(step_ys) {

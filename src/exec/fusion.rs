@@ -67,35 +67,59 @@ pub(super) fn products(jaxpr: &Jaxpr) -> HashMap<Var, ([Atom; 2], bool)> {
 /// product read twice there, and no add may fuse it.
 fn common_subexpressions(jaxpr: &Jaxpr) -> HashMap<Var, Var> {
     let mut same: HashMap<Var, Var> = HashMap::new();
-    let mut seen: HashMap<String, Var> = HashMap::new();
+    let mut seen: HashMap<Expr, Var> = HashMap::new();
     for e in &jaxpr.eqns {
-        let elementwise = matches!(
-            e.prim,
-            Prim::Unary(_) | Prim::Binary(_) | Prim::IntegerPow(_) | Prim::Convert(..)
-        );
-        let ([out], true) = (e.outputs.as_slice(), elementwise) else {
+        let [out] = e.outputs.as_slice() else {
             continue;
         };
         let operand = |a: &Atom| match a {
-            Atom::Var(v) => format!("v{}", same.get(v).unwrap_or(v).0),
+            Atom::Var(v) => Operand::Var(*same.get(v).unwrap_or(v)),
             Atom::Lit(x) => match (x.ndim(), x.f32_data()) {
-                (0, Ok(d)) => format!("c{:?}", d.first().map(|f| f.to_bits())),
-                _ => format!("l{out:?}"),
+                (0, Ok(d)) => d
+                    .first()
+                    .map_or(Operand::Distinct(*out), |f| Operand::Scalar(f.to_bits())),
+                _ => Operand::Distinct(*out),
             },
         };
-        let operands: Vec<String> = e.inputs.iter().map(operand).collect();
-        let key = format!("{:?} {}", e.prim, operands.join(" "));
-        match seen.get(&key) {
+        let operands: Vec<Operand> = e.inputs.iter().map(operand).collect();
+        let op = match e.prim {
+            Prim::Unary(op) => Op::Unary(op),
+            Prim::Binary(op) => Op::Binary(op),
+            Prim::IntegerPow(n) => Op::Pow(n),
+            Prim::Convert(d, weak) => Op::Convert(d, weak),
+            _ => continue,
+        };
+        match seen.get(&(op, operands.clone())) {
             Some(first) => {
                 same.insert(*out, *first);
             }
             None => {
-                seen.insert(key, *out);
+                seen.insert((op, operands), *out);
             }
         }
     }
     same
 }
+
+/// An elementwise operation, as [`common_subexpressions`] compares them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Op {
+    Unary(crate::array::UnaryOp),
+    Binary(BinaryOp),
+    Pow(i32),
+    Convert(DType, bool),
+}
+
+/// An operand: a variable (the first of its repeats), a float32 scalar
+/// constant by its bits, or anything else, which matches nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Operand {
+    Var(Var),
+    Scalar(u32),
+    Distinct(Var),
+}
+
+type Expr = (Op, Vec<Operand>);
 
 /// A float32 scalar constant.
 fn scalar_constant(a: &Atom) -> Option<f32> {

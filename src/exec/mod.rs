@@ -200,6 +200,36 @@ pub fn eval_program(
     Ok(outs.into_iter().map(|mut l| l.remove(0)).collect())
 }
 
+/// What running a program needs to know about it beyond its equations:
+/// the products fusion computes in place of separate operations, the pure
+/// callbacks nothing reads, and what each equation leaves dead. A loop
+/// makes it once for its body rather than at every step.
+pub struct Plan {
+    products: HashMap<Var, ([Atom; 2], bool)>,
+    dead: Vec<bool>,
+    freed: Vec<Vec<Var>>,
+}
+
+impl Plan {
+    /// The plan of `jaxpr` run by `comm` (which says whether it fuses).
+    pub fn of(jaxpr: &Jaxpr, comm: &dyn Comm) -> Result<Plan> {
+        let products = match comm.fuses() {
+            true => {
+                fusion::refuse_excess_precision(jaxpr)?;
+                fusion::products(jaxpr)
+            }
+            false => Default::default(),
+        };
+        let dead = callback::dead_pure_callbacks(jaxpr);
+        let freed = freed_after(jaxpr, &products);
+        Ok(Plan {
+            products,
+            dead,
+            freed,
+        })
+    }
+}
+
 /// Runs `jaxpr` for every lane of `comm`. `args[i][l]` is input `i` on lane
 /// `l`; the result is indexed the same way.
 pub fn eval_lanes(
@@ -207,6 +237,21 @@ pub fn eval_lanes(
     args: Vec<Vec<Array>>,
     comm: &dyn Comm,
 ) -> Result<Vec<Vec<Array>>> {
+    eval_planned(jaxpr, &Plan::of(jaxpr, comm)?, args, comm)
+}
+
+/// [`eval_lanes`] with the program's plan made already.
+pub fn eval_planned(
+    jaxpr: &Jaxpr,
+    plan: &Plan,
+    args: Vec<Vec<Array>>,
+    comm: &dyn Comm,
+) -> Result<Vec<Vec<Array>>> {
+    let Plan {
+        products,
+        dead,
+        freed,
+    } = plan;
     let lanes = comm.lanes();
     jaxpr.check_arity(args.len())?;
     let mut env = bind_inputs(jaxpr, args, lanes)?;
@@ -219,15 +264,6 @@ pub fn eval_lanes(
         }
     };
     let count = jaxpr.eqns.len();
-    let products = match comm.fuses() {
-        true => {
-            fusion::refuse_excess_precision(jaxpr)?;
-            fusion::products(jaxpr)
-        }
-        false => Default::default(),
-    };
-    let dead = callback::dead_pure_callbacks(jaxpr);
-    let freed = freed_after(jaxpr, &products);
     for (i, eqn) in jaxpr.eqns.iter().enumerate() {
         if let Some(vars) = i.checked_sub(1).map(|prev| &freed[prev]) {
             for v in vars {
@@ -249,7 +285,7 @@ pub fn eval_lanes(
             }
             continue;
         }
-        if let Some(([a, b, c], negate)) = fusion::multiply_add(eqn, jaxpr, &products) {
+        if let Some(([a, b, c], negate)) = fusion::multiply_add(eqn, jaxpr, products) {
             let (a, b, c) = (read(&env, a)?, read(&env, b)?, read(&env, c)?);
             let fused: Vec<Option<Array>> = (0..lanes)
                 .map(|l| fusion::fused(&a[l], &b[l], &c[l], negate))
@@ -259,7 +295,7 @@ pub fn eval_lanes(
                 continue;
             }
         }
-        let ins: Vec<Vec<Array>> = fusion::mul_operands(eqn, &products)
+        let ins: Vec<Vec<Array>> = fusion::mul_operands(eqn, products)
             .iter()
             .map(|a| read(&env, a))
             .collect::<Result<_>>()?;
