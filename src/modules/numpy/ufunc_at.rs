@@ -260,21 +260,13 @@ fn reduceat_operands(interp: &mut Interp, x: Obj, indices: Obj, axis: &Obj) -> R
     if matches!(*axis, Obj::None | Obj::Tuple(_) | Obj::List(_)) {
         bail!(ValueError, "reduceat requires a single integer axis.");
     }
-    let n = shape.len() as i64;
-    let ax = crate::python::builtins::to_int(axis)?;
-    if ax < -n || ax >= n {
-        bail!(
-            ValueError,
-            "axis {ax} is out of bounds for array of dimension {n}"
-        );
-    }
-    let ax = if ax < 0 { ax + n } else { ax };
+    let ax = crate::ops::norm_axis(crate::python::builtins::to_int(axis)?, shape.len())? as i64;
     Ok(Operands {
         a,
         ind,
         ind_len: ind_shape[0],
         shape,
-        ax: if ax < 0 { ax + n } else { ax },
+        ax,
     })
 }
 

@@ -39,19 +39,12 @@ pub(super) fn reduce(interp: &mut Interp, name: &str, x: Obj, r: &ReduceArgs) ->
 
 /// The reduced axes of an array of `ndim` dimensions, non-negative.
 fn reduced_axes(axis: &Obj, ndim: usize) -> Result<Vec<i64>> {
-    let n = ndim as i64;
     let one = |a: &Obj| -> Result<i64> {
         let a = crate::python::builtins::to_int(a)?;
-        if a < -n || a >= n {
-            crate::bail!(
-                ValueError,
-                "axis {a} is out of bounds for array of dimension {ndim}"
-            );
-        }
-        Ok(if a < 0 { a + n } else { a })
+        Ok(crate::ops::norm_axis(a, ndim)? as i64)
     };
     match axis {
-        Obj::None => Ok((0..n).collect()),
+        Obj::None => Ok((0..ndim as i64).collect()),
         Obj::Tuple(_) | Obj::List(_) => iterate(axis)?.iter().map(one).collect(),
         a => Ok(vec![one(a)?]),
     }

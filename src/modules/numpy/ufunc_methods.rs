@@ -49,15 +49,7 @@ fn shape_of(interp: &mut Interp, x: &Obj) -> Result<Vec<i64>> {
 
 /// `axis` made non-negative for an array of `ndim` dimensions.
 fn canonical_axis(axis: &Obj, ndim: usize) -> Result<usize> {
-    let a = to_int(axis)?;
-    let n = ndim as i64;
-    if a < -n || a >= n {
-        bail!(
-            ValueError,
-            "axis {a} is out of bounds for array of dimension {ndim}"
-        );
-    }
-    Ok(if a < 0 { a + n } else { a } as usize)
+    crate::ops::norm_axis(to_int(axis)?, ndim)
 }
 
 /// The keyword arguments among `kw` that were given (not None).
