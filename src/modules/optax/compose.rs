@@ -12,15 +12,7 @@ use crate::python::ops::getattr;
 use crate::python::value::Obj;
 
 /// `module.name(*pos, **kw)`.
-pub(super) fn call(
-    interp: &mut Interp,
-    module: &str,
-    name: &str,
-    pos: Vec<Obj>,
-    kw: Vec<(&str, Obj)>,
-) -> Result<Obj> {
-    crate::modules::call_in(interp, module, name, pos, kw)
-}
+pub(super) use crate::modules::call_in as call;
 
 /// `jnp.name(*pos)`.
 pub(super) fn jnp(interp: &mut Interp, name: &str, pos: Vec<Obj>) -> Result<Obj> {
